@@ -1,0 +1,116 @@
+"""The ``ndd-migrate`` command line: thin wrappers over the engine, the lint and verify."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(
+    name="ndd-migrate",
+    help="Migrate NVIDIA DALI pipeline-mode code to dynamic mode (ndd): codemod, lint, equivalence check.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.command()
+def migrate(
+    paths: List[Path] = typer.Argument(..., help="Files and directories (searched recursively)."),
+    diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing."),
+    check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if any file would change."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Parallel worker processes (default: CPU count)."),
+    exclude: List[str] = typer.Option([], "--exclude", help="Glob patterns of paths to skip."),
+) -> None:
+    """Rewrite pipeline-mode code into dynamic-mode code, in place."""
+    from ndd_migrate import engine, files
+    from ndd_migrate.context import Policy
+    from ndd_migrate.report.summary import print_summary, unified_diff
+
+    out, err = Console(highlight=False), Console(stderr=True, highlight=False)
+    try:
+        targets = files.discover(paths, exclude=exclude)
+    except files.SourceError as exc:
+        err.print(f"[red]error[/] {exc}")
+        raise typer.Exit(2)
+    summary = engine.run(targets, Policy.migrate(), jobs)
+    write = not (diff or check)
+    for result in summary.changed:
+        if diff:
+            out.out(unified_diff(result.path, result.old_source, result.new_source), end="")
+        if write:
+            _write(result, summary)
+    print_summary(summary, err, wrote=write)
+    if summary.failed:
+        raise typer.Exit(2)
+    if summary.manual or (check and summary.changed):
+        raise typer.Exit(1)
+
+
+def _write(result, summary) -> None:
+    """Replace the file atomically, unless it changed on disk since it was read."""
+    from ndd_migrate import files
+    from ndd_migrate.diagnostics import FileError
+
+    try:
+        current = files.read_source(result.path)
+        if not _same_text(current.text, result):
+            raise files.SourceError(result.path, "changed on disk during the run; left as it is")
+        files.write_source(result.path, result.new_source, current)
+    except files.SourceError as exc:
+        result.error = FileError(result.path, exc.message, exc.line)
+        result.changed = False
+
+
+def _same_text(text: str, result) -> bool:
+    return text == result.old_source
+
+
+@app.command()
+def rules(
+    output_format: str = typer.Option("text", "--output-format", help="text or json"),
+) -> None:
+    """List the rule catalogue."""
+    from ndd_migrate.catalog import all_rules
+
+    if output_format == "json":
+        import json
+
+        typer.echo(json.dumps([
+            {"code": r.code, "name": r.name, "summary": r.summary, "fix_safety": r.fix_safety.value}
+            for r in all_rules()
+        ], indent=2))
+        return
+    from rich.table import Table
+
+    table = Table(title="ndd-migrate rules")
+    for col in ("code", "name", "fix", "summary"):
+        table.add_column(col)
+    for r in all_rules():
+        table.add_row(r.code, r.name, r.fix_safety.value, r.summary)
+    Console().print(table)
+
+
+@app.command()
+def explain(code: str = typer.Argument(..., help="A rule code, e.g. NDD103.")) -> None:
+    """Print one rule's documentation and examples."""
+    from ndd_migrate.catalog import get_rule
+    from ndd_migrate.docs import rule_markdown
+
+    rule = get_rule(code)
+    if rule is None:
+        Console(stderr=True).print(f"[red]error[/] unknown rule code {code!r}; `ndd-migrate rules` lists them")
+        raise typer.Exit(2)
+    typer.echo(rule_markdown(rule))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,447 @@
+"""``[tool.ndd-migrate]`` in ``pyproject.toml``, merged with command-line options, ruff-style.
+
+Keys::
+
+    [tool.ndd-migrate]
+    select = ["ALL"]              # codes or prefixes to report (default: every rule)
+    extend-select = []            # added to select (useful when select comes from elsewhere)
+    ignore = ["NDD9"]             # codes or prefixes not to report
+    exclude = ["legacy/"]         # paths not to check; replaces the default list
+    extend-exclude = []           # paths not to check, on top of exclude
+    per-file-ignores = { "tests/*" = ["NDD5"] }
+
+Why ruff's semantics: users of the lint already know them from ruff, and they make project-wide
+settings overridable without restating them. In particular:
+
+* A selector is ``ALL``, ``NDD``, or ``NDD`` and up to three digits; it selects every code it
+  prefixes (``NDD1`` → all operator rules).
+* For a code, the most specific matching selector among select/extend-select/ignore decides; on a
+  tie, ignore wins. So ``select = ["NDD1"], ignore = ["NDD103"]`` drops NDD103 only, and
+  ``select = ["NDD103"], ignore = ["NDD1"]`` keeps it.
+* Sources are layered: built-in default (``select = ["ALL"]``), then the file, then the command
+  line. A layer that sets ``select`` starts afresh; one that only extends or ignores adjusts the
+  layer below. ``per-file-ignores`` applies last and always wins.
+* The settings for a file come from the first ``pyproject.toml`` that has a ``[tool.ndd-migrate]``
+  table, walking up from the file's directory (lookups are cached per directory, so a large tree
+  reads each ``pyproject.toml`` once). Path patterns in a file are relative to that file's
+  directory; patterns given on the command line are relative to the current directory.
+
+Path patterns are globs over ``/``-separated paths: ``*`` and ``?`` stay within one path component,
+``**`` spans any number of them. A pattern without ``/`` matches any single component (``build``
+excludes every ``build`` directory, ``*_pb2.py`` every such file); a pattern with ``/`` matches from
+the base directory, and matching a directory covers everything below it (``tests/*`` covers
+``tests/unit/test_a.py``).
+
+This module is on the pre-commit path: it imports only the standard library.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TABLE = "ndd-migrate"
+KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores")
+SELECTOR_RE = re.compile(r"^(?:ALL|NDD\d{0,3})$")
+
+#: Excluded unless ``exclude`` replaces them: tool caches, environments and build output, where
+#: DALI code is vendored or generated rather than written.
+DEFAULT_EXCLUDE = (
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".hg",
+    ".ipynb_checkpoints",
+    ".mypy_cache",
+    ".nox",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    "__pypackages__",
+    "__pycache__",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+)
+
+
+class ConfigError(Exception):
+    """Configuration that cannot be used. ``source`` names the file (or ``command line``) so the
+    user knows what to edit; the CLI prints the message and exits with status 2."""
+
+    def __init__(self, source: str | os.PathLike, message: str) -> None:
+        self.source = str(source)
+        self.message = message
+        super().__init__(f"{self.source}: {message}")
+
+
+# --------------------------------------------------------------------------------------------------
+# Selectors
+
+
+def specificity(selector: str) -> int:
+    """``ALL`` < ``NDD`` < ``NDD1`` < ``NDD10`` < ``NDD103``."""
+    return 0 if selector == "ALL" else len(selector)
+
+
+def selector_matches(selector: str, code: str) -> bool:
+    return selector == "ALL" or code.startswith(selector)
+
+
+def _selectors(value: object, key: str, source: str) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise ConfigError(source, f"{key}: expected a list of rule codes, got {value!r}")
+    for selector in value:
+        if not isinstance(selector, str) or not SELECTOR_RE.match(selector):
+            raise ConfigError(
+                source,
+                f"{key}: bad rule selector {selector!r} "
+                "(expected ALL, or NDD followed by up to 3 digits, e.g. NDD1 or NDD103)",
+            )
+    return tuple(value)
+
+
+def _patterns(value: object, key: str, source: str) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise ConfigError(source, f"{key}: expected a list of path patterns, got {value!r}")
+    for pattern in value:
+        if not isinstance(pattern, str) or not pattern.strip():
+            raise ConfigError(source, f"{key}: bad path pattern {pattern!r}")
+    return tuple(value)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """One layer's select/extend-select/ignore. ``select is None``: the layer did not set it."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def decide(self, code: str, below: bool) -> bool:
+        """Whether ``code`` is on after this layer, given whether it was on in the layers below."""
+        best: tuple[int, bool] | None = None  # (specificity, is_ignore): max wins, ignore on ties
+        for selector in (*(self.select or ()), *self.extend_select):
+            if selector_matches(selector, code):
+                best = max(best or (-1, False), (specificity(selector), False))
+        for selector in self.ignore:
+            if selector_matches(selector, code):
+                best = max(best or (-1, False), (specificity(selector), True))
+        if best is None:
+            return below if self.select is None else False
+        return not best[1]
+
+    def selectors(self) -> tuple[str, ...]:
+        return (*(self.select or ()), *self.extend_select, *self.ignore)
+
+
+# --------------------------------------------------------------------------------------------------
+# Path patterns
+
+
+def _glob_to_regex(pattern: str) -> str:
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]*/)*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) != -1:
+            body = pattern[i + 1 : end]
+            body = "^" + body[1:] if body.startswith("!") else body
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class PathGlob:
+    """A path pattern and the directory it is relative to (see the module docstring)."""
+
+    pattern: str
+    base: str
+    regex: re.Pattern = field(compare=False, repr=False)
+    anywhere: bool = field(compare=False, repr=False)
+
+    @classmethod
+    def compile(cls, pattern: str, base: str | os.PathLike) -> PathGlob:
+        base = os.path.abspath(base)
+        text = pattern
+        if os.path.isabs(pattern):  # matched from the filesystem root
+            anchor = Path(pattern).anchor
+            base, text = anchor, pattern[len(anchor) :]
+        text = text.replace(os.sep, "/") if os.sep != "/" else text
+        while text.startswith("./"):
+            text = text[2:]
+        text = text.rstrip("/") or "."
+        return cls(pattern, base, re.compile(_glob_to_regex(text)), "/" not in text)
+
+    def matches(self, path: str | os.PathLike) -> bool:
+        rel = os.path.relpath(os.path.abspath(path), self.base)
+        rel = rel.replace(os.sep, "/") if os.sep != "/" else rel
+        if rel == ".." or rel.startswith("../"):
+            return False
+        parts = rel.split("/")
+        if self.anywhere:
+            return any(self.regex.fullmatch(part) for part in parts)
+        return any(self.regex.fullmatch("/".join(parts[:k])) for k in range(1, len(parts) + 1))
+
+
+# --------------------------------------------------------------------------------------------------
+# Layers and settings
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """The options of one source: a ``[tool.ndd-migrate]`` table or the command line.
+
+    ``None`` means "not given": ``select``, ``exclude`` and ``per_file_ignores`` then come from the
+    layer below; when given, they replace it (``extend_*`` and ``ignore`` add to it).
+    """
+
+    select: Sequence[str] | None = None
+    extend_select: Sequence[str] = ()
+    ignore: Sequence[str] = ()
+    exclude: Sequence[str] | None = None
+    extend_exclude: Sequence[str] = ()
+    per_file_ignores: Mapping[str, Sequence[str]] | None = None
+
+    def validated(self, source: str) -> Overrides:
+        """A copy with every value checked and turned into tuples; raises :class:`ConfigError`."""
+        per_file = None
+        if self.per_file_ignores is not None:
+            if not isinstance(self.per_file_ignores, Mapping):
+                raise ConfigError(source, f"per-file-ignores: expected a table of pattern = [codes], got {self.per_file_ignores!r}")
+            per_file = {
+                _patterns([pattern], "per-file-ignores", source)[0]: _selectors(codes, f"per-file-ignores.{pattern!r}", source)
+                for pattern, codes in self.per_file_ignores.items()
+            }
+        return Overrides(
+            select=None if self.select is None else _selectors(self.select, "select", source),
+            extend_select=_selectors(self.extend_select, "extend-select", source),
+            ignore=_selectors(self.ignore, "ignore", source),
+            exclude=None if self.exclude is None else _patterns(self.exclude, "exclude", source),
+            extend_exclude=_patterns(self.extend_exclude, "extend-exclude", source),
+            per_file_ignores=per_file,
+        )
+
+    def selection(self) -> Selection:
+        return Selection(
+            None if self.select is None else tuple(self.select), tuple(self.extend_select), tuple(self.ignore)
+        )
+
+
+def parse_table(table: object, source: str) -> Overrides:
+    """Validate a ``[tool.ndd-migrate]`` table (already parsed from TOML)."""
+    if not isinstance(table, dict):
+        raise ConfigError(source, f"[tool.{TABLE}] must be a table")
+    for key in table:
+        if key not in KEYS:
+            close = difflib.get_close_matches(key.replace("_", "-"), KEYS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f" (known keys: {', '.join(KEYS)})"
+            raise ConfigError(source, f"unknown key {key!r} in [tool.{TABLE}]{hint}")
+    return Overrides(
+        select=table.get("select"),
+        extend_select=table.get("extend-select", ()),
+        ignore=table.get("ignore", ()),
+        exclude=table.get("exclude"),
+        extend_exclude=table.get("extend-exclude", ()),
+        per_file_ignores=table.get("per-file-ignores"),
+    ).validated(source)
+
+
+def read_table(pyproject: Path) -> Overrides | None:
+    """The validated ``[tool.ndd-migrate]`` table of ``pyproject``, or ``None`` if it has none."""
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(pyproject, f"invalid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(pyproject, f"cannot read: {exc}") from None
+    tool = data.get("tool")
+    if not isinstance(tool, dict) or TABLE not in tool:
+        return None
+    return parse_table(tool[TABLE], str(pyproject))
+
+
+@dataclass
+class Settings:
+    """The effective settings for the files governed by one configuration file.
+
+    ``path`` is that ``pyproject.toml`` (``None`` when no file was found and only defaults and
+    command-line options apply); ``root`` is the directory its patterns are relative to.
+    """
+
+    path: Path | None
+    root: Path
+    layers: tuple[Selection, ...]
+    exclude: tuple[PathGlob, ...]
+    per_file_ignores: tuple[tuple[PathGlob, tuple[str, ...]], ...]
+    _selected: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
+    _file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def build(
+        cls,
+        file: Overrides | None = None,
+        *,
+        path: Path | None = None,
+        cli: Overrides | None = None,
+        cwd: Path | None = None,
+    ) -> Settings:
+        """Layer defaults, the file's table (patterns relative to ``path``'s directory) and the
+        command line (patterns relative to ``cwd``). Both layers must already be validated."""
+        cwd = Path(os.path.abspath(cwd or os.getcwd()))
+        root = Path(os.path.abspath(path)).parent if path is not None else cwd
+        file = file or Overrides()
+        cli = cli or Overrides()
+        layers = (Selection(select=("ALL",)), file.selection(), cli.selection())
+        if cli.exclude is not None:
+            exclude = [PathGlob.compile(p, cwd) for p in cli.exclude]
+        else:
+            exclude = [PathGlob.compile(p, root) for p in (DEFAULT_EXCLUDE if file.exclude is None else file.exclude)]
+        exclude += [PathGlob.compile(p, root) for p in file.extend_exclude]
+        exclude += [PathGlob.compile(p, cwd) for p in cli.extend_exclude]
+        if cli.per_file_ignores is not None:
+            per_file, base = cli.per_file_ignores, cwd
+        else:
+            per_file, base = file.per_file_ignores or {}, root
+        ignores = tuple((PathGlob.compile(p, base), tuple(codes)) for p, codes in per_file.items())
+        return cls(path, root, layers, tuple(exclude), ignores)
+
+    def is_selected(self, code: str) -> bool:
+        """Whether ``code`` is on by select/extend-select/ignore, before per-file ignores."""
+        try:
+            return self._selected[code]
+        except KeyError:
+            on = True
+            for layer in self.layers:
+                on = layer.decide(code, on)
+            self._selected[code] = on
+            return on
+
+    def ignored_for(self, path: str | os.PathLike) -> tuple[str, ...]:
+        """The per-file-ignores selectors that apply to ``path``."""
+        key = os.path.abspath(path)
+        if key not in self._file_ignores:
+            self._file_ignores[key] = tuple(
+                selector for glob, codes in self.per_file_ignores if glob.matches(key) for selector in codes
+            )
+        return self._file_ignores[key]
+
+    def is_enabled(self, code: str, path: str | os.PathLike | None = None) -> bool:
+        """Whether findings of ``code`` in ``path`` are reported."""
+        if not self.is_selected(code):
+            return False
+        if path is None or not self.per_file_ignores:
+            return True
+        return not any(selector_matches(s, code) for s in self.ignored_for(path))
+
+    def is_excluded(self, path: str | os.PathLike) -> bool:
+        """Whether ``path`` (a file or a directory) is excluded from checking."""
+        return any(glob.matches(path) for glob in self.exclude)
+
+    def unmatched_selectors(self, known_codes: Iterable[str]) -> list[str]:
+        """Selectors (from the file and the command line) that match no known rule: almost always a
+        typo, which the CLI should warn about. Not checked at load time because that would import
+        the whole rule catalogue on the pre-commit path."""
+        known = tuple(known_codes)
+        used = {s for layer in self.layers[1:] for s in layer.selectors()}
+        used |= {s for _, codes in self.per_file_ignores for s in codes}
+        return sorted(s for s in used if not any(selector_matches(s, code) for code in known))
+
+
+class Configuration:
+    """Finds the settings for each file: explicit ``config_file`` if given, else the nearest
+    ``pyproject.toml`` with a ``[tool.ndd-migrate]`` table, with ``cli`` on top.
+
+    One instance per run; it caches which configuration governs each directory and the settings
+    built from each file, so checking thousands of files reads each ``pyproject.toml`` once.
+    """
+
+    def __init__(
+        self,
+        cli: Overrides | None = None,
+        *,
+        config_file: str | os.PathLike | None = None,
+        cwd: str | os.PathLike | None = None,
+    ) -> None:
+        self.cwd = Path(os.path.abspath(cwd or os.getcwd()))
+        self.cli = (cli or Overrides()).validated("command line")
+        self._dirs: dict[str, Path | None] = {}
+        self._settings: dict[Path | None, Settings] = {}
+        self._explicit: Path | None = None
+        if config_file is not None:
+            path = Path(os.path.abspath(config_file))
+            table = read_table(path)
+            if table is None:
+                raise ConfigError(path, f"no [tool.{TABLE}] table")
+            self._explicit = path
+            self._settings[path] = Settings.build(table, path=path, cli=self.cli, cwd=self.cwd)
+
+    def find_config(self, directory: str | os.PathLike) -> Path | None:
+        """The nearest ``pyproject.toml`` at or above ``directory`` that has our table."""
+        start = os.path.abspath(directory)
+        visited: list[str] = []
+        current = start
+        found: Path | None = None
+        while True:
+            if current in self._dirs:
+                found = self._dirs[current]
+                break
+            visited.append(current)
+            candidate = Path(current, "pyproject.toml")
+            if candidate.is_file():
+                table = read_table(candidate)
+                if table is not None:
+                    self._settings.setdefault(
+                        candidate, Settings.build(table, path=candidate, cli=self.cli, cwd=self.cwd)
+                    )
+                    found = candidate
+                    break
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+        for directory in visited[:0]:
+            self._dirs[directory] = found
+        return found
+
+    def for_path(self, path: str | os.PathLike) -> Settings:
+        """The settings that govern ``path`` (a file, or a directory met during discovery)."""
+        if self._explicit is not None:
+            return self._settings[self._explicit]
+        absolute = os.path.abspath(path)
+        directory = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+        config = self.find_config(directory)
+        if config is None and None not in self._settings:
+            self._settings[None] = Settings.build(None, cli=self.cli, cwd=self.cwd)
+        return self._settings[config]
+
+    def is_enabled(self, code: str, path: str | os.PathLike) -> bool:
+        return self.for_path(path).is_enabled(code, path)
+
+    def is_excluded(self, path: str | os.PathLike) -> bool:
+        return self.for_path(path).is_excluded(path)

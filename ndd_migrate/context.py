@@ -1,0 +1,160 @@
+"""Per-file state shared by all rules during one run: the module model, what may be fixed, the
+diagnostics found, and the TODO comments to leave.
+
+``migrate`` applies every fix and leaves TODO comments; ``check`` reports, and applies fixes only
+with ``--fix`` (safe ones) or ``--fix --unsafe-fixes``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import libcst as cst
+from libcst.metadata import PositionProvider, ScopeProvider
+
+from ndd_migrate import names
+from ndd_migrate.analysis import Kind, ModuleModel, PipelineFunction, lookup
+from ndd_migrate.catalog import get_rule
+from ndd_migrate.diagnostics import Diagnostic, FixSafety
+
+TODO_PREFIX = "# TODO(ndd-migrate): "
+
+
+@dataclass
+class Policy:
+    """What a run may change. ``is_enabled(code)`` is the --select/--ignore/config decision."""
+
+    mode: str = "migrate"  # "migrate" or "check"
+    fix: bool = True
+    unsafe_fixes: bool = True
+    is_enabled: Callable[[str], bool] = lambda code: True
+
+    @classmethod
+    def migrate(cls) -> "Policy":
+        return cls()
+
+    @classmethod
+    def check(cls, fix=False, unsafe_fixes=False, is_enabled=lambda code: True) -> "Policy":
+        return cls("check", fix, unsafe_fixes, is_enabled)
+
+
+@dataclass
+class Context:
+    path: str
+    model: ModuleModel
+    policy: Policy
+    resolver: cst.MetadataDependent
+    suppressed: Callable[[str, int], bool] = lambda code, line: False
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    pending_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
+    statement_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
+    statement_stack: list[cst.CSTNode] = field(default_factory=list)
+    function_stack: list[cst.FunctionDef] = field(default_factory=list)
+    op_rngs: dict[cst.Call, str] = field(default_factory=dict)  # random op with its own seed → RNG name
+    pipeline_rng: dict[str, str] = field(default_factory=dict)  # pipeline qualname → its RNG's name
+    uses_ndd: bool = False
+    uses_numpy: bool = False
+
+    # -- names -----------------------------------------------------------------------------
+    def dali_name(self, node: cst.CSTNode) -> str | None:
+        return names.dali_name(self.resolver, node)
+
+    def ndd(self, path: str = "") -> cst.BaseExpression:
+        """An expression for ``ndd.<path>`` under the module's ndd alias (import added later)."""
+        self.uses_ndd = True
+        alias = self.model.ndd_alias or "ndd"
+        return names.build_dotted(f"{alias}.{path}" if path else alias)
+
+    def numpy(self, attr: str) -> cst.BaseExpression:
+        self.uses_numpy = True
+        return names.build_dotted(f"{self.model.numpy_alias or 'np'}.{attr}")
+
+    def kind(self, node: cst.BaseExpression) -> tuple[Kind, PipelineFunction] | None:
+        """What an original expression holds (pipeline, batches, batch), or None if unknown."""
+        if isinstance(node, cst.Name):
+            scope = self.resolver.get_metadata(ScopeProvider, node, None)
+            return lookup(self.model, scope, node)
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "run" and not node.args:
+                recv = self.kind(func.value)
+                if recv and recv[0] is Kind.PIPELINE:
+                    return (Kind.BATCHES, recv[1])
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+            recv = self.kind(node.value)
+            if recv and recv[0] is Kind.BATCHES and isinstance(node.slice[0].slice, cst.Index):
+                return (Kind.BATCH, recv[1])
+        return None
+
+    def converted_kind(self, node: cst.BaseExpression, *kinds: Kind) -> PipelineFunction | None:
+        """The pipeline behind ``node`` when it is of one of ``kinds`` and that pipeline is rewritten."""
+        found = self.kind(node)
+        if found and found[0] in kinds and found[1].convert:
+            return found[1]
+        return None
+
+    def enclosing_pipeline(self) -> PipelineFunction | None:
+        """The pipeline function whose body (nested helpers included) is being visited."""
+        for node in reversed(self.function_stack):
+            fn = self.model.by_node.get(node)
+            if fn is not None:
+                return fn
+        return None
+
+    def may_rewrite_dali_calls(self) -> bool:
+        """``fn.*`` calls may become ``ndd.*`` calls here: inside a pipeline function only when it
+        is converted; outside any, only when no pipeline of the module stays (helpers they call
+        would otherwise break)."""
+        fn = self.enclosing_pipeline()
+        if fn is not None:
+            return fn.convert
+        return all(p.convert for p in self.model.pipelines.values())
+
+    # -- positions, policy -----------------------------------------------------------------
+    def line_of(self, node: cst.CSTNode) -> tuple[int, int, int, int]:
+        pos = self.resolver.get_metadata(PositionProvider, node, None)
+        if pos is None:
+            return (1, 0, 1, 0)
+        return (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+
+    def applies(self, code: str, node: cst.CSTNode) -> bool:
+        """May this run rewrite ``node`` for rule ``code``? (mode, fix safety, ``# noqa``)."""
+        if self.suppressed(code, self.line_of(node)[0]):
+            return False
+        if self.policy.mode == "migrate":
+            return True
+        rule = get_rule(code)
+        safety = rule.fix_safety if rule else FixSafety.MANUAL
+        if not self.policy.fix or safety is FixSafety.MANUAL:
+            return False
+        return safety is FixSafety.SAFE or self.policy.unsafe_fixes
+
+    # -- findings ----------------------------------------------------------------------------
+    def report(self, code: str, node: cst.CSTNode, message: str, *, hint: str = "", fixed: bool) -> None:
+        """Record a finding at ``node``; when not fixed, ``migrate`` also leaves a TODO there."""
+        line, col, end_line, end_col = self.line_of(node)
+        if self.suppressed(code, line) or not self.policy.is_enabled(code):
+            return
+        rule = get_rule(code)
+        diag = Diagnostic(
+            code=code,
+            message=message,
+            path=self.path,
+            line=line,
+            column=col,
+            end_line=end_line,
+            end_column=end_col,
+            fix=rule.fix_safety if rule else FixSafety.MANUAL,
+            fixed=fixed,
+            hint=hint,
+        )
+        if diag in self.diagnostics:
+            return
+        self.diagnostics.append(diag)
+        if not fixed and self.policy.mode == "migrate":
+            text = f"{TODO_PREFIX}{code} {hint or message}"
+            if self.statement_stack:
+                self.statement_todos.setdefault(self.statement_stack[-1], []).append(text)
+            else:
+                self.pending_todos.setdefault(node, []).append(text)

@@ -1,0 +1,106 @@
+"""Small libcst helpers shared by the rules: reading and editing call arguments without disturbing
+the user's formatting (trailing commas, one argument per line)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+
+def kwarg(call: cst.Call, name: str) -> cst.Arg | None:
+    return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+
+
+def positional_count(call: cst.Call) -> int:
+    return sum(1 for a in call.args if a.keyword is None and not a.star)
+
+
+def has_star(call: cst.Call) -> bool:
+    return any(a.star for a in call.args)
+
+
+def add_kwarg(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
+    """Append ``name=value``, following the call's comma style (one per line stays one per line)."""
+    new = cst.Arg(
+        keyword=cst.Name(name),
+        value=value,
+        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+    )
+    args = list(call.args)
+    if not args:
+        return call.with_changes(args=[new])
+    last = args[-1]
+    if isinstance(last.comma, cst.Comma):  # trailing comma: keep it at the end
+        between = args[-2].comma if len(args) > 1 and isinstance(args[-2].comma, cst.Comma) else cst.Comma(
+            whitespace_after=cst.SimpleWhitespace(" ")
+        )
+        args[-1] = last.with_changes(comma=between)
+        args.append(new.with_changes(comma=last.comma))
+    else:
+        between = args[-2].comma if len(args) > 1 and isinstance(args[-2].comma, cst.Comma) else cst.Comma(
+            whitespace_after=cst.SimpleWhitespace(" ")
+        )
+        args[-1] = last.with_changes(comma=between)
+        args.append(new)
+    return call.with_changes(args=args)
+
+
+def remove_kwargs(call: cst.Call, names: set[str]) -> cst.Call:
+    """Drop keyword arguments by name, keeping the comma style of what remains."""
+    args = list(call.args)
+    kept = [a for a in args if not (a.keyword is not None and a.keyword.value in names)]
+    if len(kept) == len(args):
+        return call
+    if kept and args and kept[-1] is not args[-1]:
+        kept[-1] = kept[-1].with_changes(comma=args[-1].comma)
+    return call.with_changes(args=kept)
+
+
+def rename_kwarg(call: cst.Call, old: str, new: str) -> cst.Call:
+    return call.with_changes(
+        args=[
+            a.with_changes(keyword=cst.Name(new)) if a.keyword is not None and a.keyword.value == old else a
+            for a in call.args
+        ]
+    )
+
+
+def string_value(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.SimpleString):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def literal_value(expr: cst.BaseExpression):
+    """The Python value of a simple literal (number, string, bool, None, unary minus), else a marker."""
+    if isinstance(expr, cst.SimpleString):
+        return expr.evaluated_value
+    if isinstance(expr, cst.Integer):
+        return int(expr.value, 0)
+    if isinstance(expr, cst.Float):
+        return float(expr.value)
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[expr.value]
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = literal_value(expr.expression)
+        if isinstance(inner, (int, float)) and not isinstance(inner, bool):
+            return -inner
+    return NOT_LITERAL
+
+
+NOT_LITERAL = object()
+
+
+def replace_string(expr: cst.SimpleString, new: str) -> cst.SimpleString:
+    """Same quotes and prefix, new text (for plain ASCII identifiers such as device names)."""
+    prefix_len = len(expr.prefix)
+    quote = expr.quote
+    return expr.with_changes(value=f"{expr.value[:prefix_len]}{quote}{new}{quote}")
+
+
+def one_tuple(expr: cst.BaseExpression) -> cst.Tuple:
+    return cst.Tuple(elements=[cst.Element(expr)], lpar=[], rpar=[])
+
+
+def statement(code: str) -> cst.BaseStatement:
+    return cst.parse_statement(code)

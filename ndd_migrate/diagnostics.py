@@ -1,0 +1,86 @@
+"""What a rule reports: a :class:`Diagnostic` at a source position, and how safe its fix is.
+
+``check`` prints diagnostics; ``migrate`` prints the ones that still need a human. Both come from the
+same rule code, so a finding always carries the rule code, the place and the advice.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+
+
+class FixSafety(str, enum.Enum):
+    """How far an automatic fix can be trusted (ruff's "fix safety", plus ``manual``).
+
+    * ``safe``: the rewrite keeps the program's meaning; ``check --fix`` applies it.
+    * ``unsafe``: the rewrite is right for the code we have seen but can change meaning in corner
+      cases (e.g. restructuring a pipeline function); applied by ``migrate`` and by
+      ``check --fix --unsafe-fixes``.
+    * ``manual``: no automatic rewrite; ``migrate`` leaves a ``# TODO(ndd-migrate): CODE ...`` comment.
+    """
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+    MANUAL = "manual"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding of one rule in one file.
+
+    ``line``/``column`` are 1-based line and 0-based column (libcst's convention). ``fixed`` tells
+    whether this run applied the fix; a diagnostic with ``fix == MANUAL`` or ``fixed == False`` is
+    work left for a human, and ``hint`` says what to do.
+    """
+
+    code: str
+    message: str
+    path: str
+    line: int
+    column: int = 0
+    end_line: int | None = None
+    end_column: int | None = None
+    fix: FixSafety = FixSafety.MANUAL
+    fixed: bool = False
+    hint: str = ""
+
+    @property
+    def needs_human(self) -> bool:
+        return not self.fixed
+
+    def location(self) -> str:
+        return f"{self.path}:{self.line}:{self.column + 1}"
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["fix"] = self.fix.value
+        return data
+
+
+@dataclass
+class FileError:
+    """A file that could not be processed at all (unreadable, unparsable, a rule crashed).
+
+    The file is left byte-for-byte unchanged; the run goes on with the other files.
+    """
+
+    path: str
+    message: str
+    line: int | None = None
+
+    def location(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+
+@dataclass
+class FileResult:
+    """The outcome of one file: its diagnostics, and the new text when it changed."""
+
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    changed: bool = False
+    new_source: str | None = None
+    old_source: str | None = None
+    error: FileError | None = None
+    skipped: bool = False  # the byte prefilter found nothing DALI-related

@@ -1,0 +1,347 @@
+"""Finding the files to migrate, and reading and writing them so that nothing is lost.
+
+Everything here is pure standard library on purpose: discovery and the byte prefilter run before
+``libcst`` is imported (about 0.35 s), so that a pre-commit run over files that never mention DALI
+costs little more than reading their bytes.
+
+Reading keeps what an editor would keep: the PEP 263 encoding, a UTF-8 byte-order mark and the
+newlines exactly as they are in the file (CRLF, lone CR, mixed). Writing encodes back the same way and
+replaces the file atomically, so a file is either the old bytes or the new ones, never half of each.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import fnmatch
+import io
+import os
+import re
+import stat
+import tempfile
+import tokenize
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ndd_migrate.diagnostics import FileError
+
+DEFAULT_EXTENSIONS = (".py", ".ipynb")
+
+#: Directories never searched when walking a tree: version control, virtual environments, caches and
+#: build output hold copies of code (or other people's code) that must not be rewritten. Jupyter's
+#: ``.ipynb_checkpoints`` holds autosaved copies of notebooks; migrating them would only create
+#: confusing duplicates. A path named explicitly is still searched.
+SKIPPED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        "__pycache__",
+        "node_modules",
+        "build",
+        "dist",
+        ".tox",
+        ".nox",
+        ".eggs",
+        "site-packages",
+        ".ipynb_checkpoints",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LINE_BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
+# PEP 263: a coding declaration is a comment on line 1 or 2 matching this expression.
+_CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+class SourceError(Exception):
+    """A file that cannot be found, read, decoded or written; it is left as it was.
+
+    ``line`` (1-based) is where the problem is when it can be told, e.g. the first undecodable byte.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], message: str, line: int | None = None):
+        self.path = os.fspath(path)
+        self.message = message
+        self.line = line
+        super().__init__(f"{self.path}:{line}: {message}" if line else f"{self.path}: {message}")
+
+    def to_file_error(self) -> FileError:
+        """The engine's per-file error record, so the run can report it and go on."""
+        return FileError(self.path, self.message, self.line)
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """A decoded file and what is needed to write it back the same way.
+
+    ``text`` is the content without the byte-order mark and with newlines untranslated; ``raw`` is
+    the bytes as read, so a writer can tell whether the file changed on disk in the meantime.
+    """
+
+    text: str
+    encoding: str
+    bom: bool
+    raw: bytes
+
+
+# --------------------------------------------------------------------------------------- discovery
+
+
+def discover(
+    paths: Iterable[str | os.PathLike[str]],
+    exclude: Iterable[str] = (),
+    extensions: Iterable[str] = DEFAULT_EXTENSIONS,
+    *,
+    root: str | os.PathLike[str] | None = None,
+    force_exclude: bool = False,
+) -> list[Path]:
+    """The files to process under ``paths``, sorted and without duplicates.
+
+    Directories are walked recursively for files with one of ``extensions``, skipping
+    :data:`SKIPPED_DIRS` and anything matching an ``exclude`` pattern. Like ruff's ``exclude``, a
+    pattern is a glob matched against a file's or directory's name (``legacy``, ``*_pb2.py``) and
+    against its path relative to ``root`` (``src/generated/*``, ``**/fixtures``); ``root`` is the
+    project root, the current directory by default. A matching directory is not entered.
+
+    A file named explicitly is always included, whatever its extension (the user asked for it), and
+    also when excluded, unless ``force_exclude`` is set: pre-commit passes every staged file by name,
+    and the project's excludes must still hold there (ruff's ``--force-exclude``).
+
+    Symlinked directories are not followed (no loops, no rewriting code outside the tree); files
+    reached twice (``a.py`` and a symlink to it, or a file named both alone and within its directory)
+    are returned once. Raises :class:`SourceError` for a path that does not exist or a directory
+    that cannot be listed: silently skipping it would leave code unmigrated without a word.
+    """
+    root_dir = os.path.abspath(root if root is not None else os.getcwd())
+    patterns = _normalize_patterns(exclude)
+    suffixes = tuple(extensions)
+    below_root = os.path.join(root_dir, "")
+
+    def excluded(path: str) -> bool:
+        if not patterns:
+            return False
+        name = os.path.basename(path)
+        relative = os.path.relpath(os.path.abspath(path), root_dir).replace(os.sep, "/")
+        return any(
+            fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(relative, pattern)
+            for pattern in patterns
+        )
+
+    def excluded_with_ancestors(path: str) -> bool:
+        """``path`` excluded, or inside a skipped or excluded directory below ``root_dir``."""
+        current = os.path.abspath(path)
+        if excluded(current):
+            return True
+        parent = os.path.dirname(current)
+        while parent.startswith(below_root):
+            if os.path.basename(parent) in SKIPPED_DIRS or excluded(parent):
+                return True
+            parent = os.path.dirname(parent)
+        return False
+
+    def walk_error(error: OSError) -> None:
+        raise SourceError(error.filename or "?", f"cannot list directory: {error.strerror}")
+
+    found: list[Path] = []
+    for given in paths:
+        top = os.fspath(given)
+        if not os.path.lexists(top):
+            raise SourceError(top, "no such file or directory")
+        if force_exclude and excluded_with_ancestors(top):
+            continue
+        if os.path.isfile(top):
+            found.append(Path(top))
+        elif os.path.isdir(top):
+            for directory, dirnames, filenames in os.walk(top, onerror=walk_error):
+                dirnames[:] = sorted(
+                    name
+                    for name in dirnames
+                    if name not in SKIPPED_DIRS and not excluded(os.path.join(directory, name))
+                )
+                found.extend(
+                    Path(directory, name)
+                    for name in filenames
+                    if name.endswith(suffixes) and not excluded(os.path.join(directory, name))
+                )
+        else:
+            raise SourceError(top, "not a regular file or directory")
+
+    unique: list[Path] = []
+    seen: set[str] = set()
+    for path in sorted(found):
+        real = os.path.realpath(path)
+        if real not in seen:
+            seen.add(real)
+            unique.append(path)
+    return unique
+
+
+def _normalize_patterns(exclude: Iterable[str]) -> list[str]:
+    """Patterns as matched: ``./x`` and ``x/`` mean ``x``; ``**/x`` also matches ``x`` at the root."""
+    patterns = []
+    for pattern in exclude:
+        pattern = pattern.replace("\\", "/").rstrip("/")
+        while pattern.startswith("./"):
+            pattern = pattern[2:]
+        if pattern:
+            patterns.append(pattern)
+            if pattern.startswith("**/"):
+                patterns.append(pattern[3:])
+    return patterns
+
+
+def mentions_dali(data: bytes) -> bool:
+    """The byte prefilter: can this file involve DALI at all? ``False`` means skip it unparsed.
+
+    A Python file can only reach DALI by naming the package ``nvidia.dali`` somewhere in its own
+    text: ``import nvidia.dali.fn as fn``, ``from nvidia import dali``, ``from nvidia.dali import
+    pipeline_def``, ``import nvidia.dali.experimental.dynamic as ndd``, ``__import__("nvidia.dali")``
+    and ``importlib.import_module("nvidia.dali.fn")`` all contain the four bytes ``dali``. Every
+    encoding a Python file can use is ASCII-compatible, and notebooks are UTF-8 JSON in which ASCII
+    letters are never escaped, so those bytes are there in every case. The name resolver needs such
+    an import in the same file before any rule fires, so the filter never skips a file a rule would
+    have changed. (Not caught, and not resolvable either: DALI objects that arrive through another
+    module's re-export, or an identifier spelled with non-ASCII look-alikes that NFKC turns into
+    ``dali``.)
+
+    It is a substring test on purpose: no decoding, no regular expression, a few milliseconds for a
+    whole repository.
+    """
+    return b"dali" in data
+
+
+# ------------------------------------------------------------------------------------------ reading
+
+
+def read_source(path: str | os.PathLike[str]) -> SourceText:
+    """Read and decode a Python file or notebook; see :func:`decode_source`."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise SourceError(path, f"cannot read: {error.strerror or error}") from error
+    return decode_source(raw, path)
+
+
+def decode_source(raw: bytes, path: str | os.PathLike[str]) -> SourceText:
+    """Decode bytes already read (the engine reads once, prefilters, then decodes).
+
+    Python files are decoded as PEP 263 says: a UTF-8 byte-order mark, else a coding cookie on line
+    1 or 2, else UTF-8. Notebooks are JSON, which is always UTF-8, so a cookie-like line inside one
+    means nothing. ``bytes.decode`` never translates newlines, so CRLF and mixed newlines survive.
+    """
+    bom = raw.startswith(codecs.BOM_UTF8)
+    if os.fspath(path).endswith(".ipynb"):
+        encoding = "utf-8"
+    else:
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        except SyntaxError as error:
+            raise SourceError(
+                path, f"bad encoding declaration: {error.msg}", _cookie_line(raw)
+            ) from error
+        if encoding == "utf-8-sig":
+            encoding = "utf-8"
+    body = raw[len(codecs.BOM_UTF8) :] if bom else raw
+    try:
+        text = body.decode(encoding)
+    except UnicodeDecodeError as error:
+        offset = error.start + (len(codecs.BOM_UTF8) if bom else 0)
+        raise SourceError(
+            path,
+            f"cannot decode byte 0x{raw[offset]:02x} as {encoding}"
+            " (declare the file's encoding with a '# -*- coding: ... -*-' line)",
+            _line_at(_LINE_BREAK_BYTES, raw, offset),
+        ) from error
+    return SourceText(text=text, encoding=encoding, bom=bom, raw=raw)
+
+
+def _cookie_line(raw: bytes) -> int | None:
+    """The line (1 or 2) holding the coding declaration, if there is one."""
+    for number, line in enumerate(raw.splitlines()[:2], start=1):
+        if _CODING_COOKIE.match(line):
+            return number
+    return None
+
+
+def _line_at(pattern: re.Pattern, data, offset: int) -> int:
+    """The 1-based line of ``data[offset]``, counting CRLF, CR and LF as Python does."""
+    return len(pattern.findall(data, 0, offset)) + 1
+
+
+# ------------------------------------------------------------------------------------------ writing
+
+
+def write_source(path: str | os.PathLike[str], new_text: str, original: SourceText) -> None:
+    """Write ``new_text`` over the file read as ``original``, atomically, in the original's encoding.
+
+    The new bytes go to a temporary file in the same directory (same file system, so the final
+    rename is atomic), get the original's permission bits (and owner, where allowed), are fsynced,
+    and replace the file with ``os.replace``. A symlink is written through, to its target, and stays
+    a symlink. Nothing is written when the bytes are unchanged, so a second run leaves even
+    modification times alone.
+
+    Raises :class:`SourceError`, with the file untouched and no temporary file left, when the new
+    text holds a character the original encoding cannot represent, when the file changed on disk
+    since it was read (an editor saved it meanwhile: its edits win), or when writing fails.
+    """
+    try:
+        data = new_text.encode(original.encoding)
+    except UnicodeEncodeError as error:
+        raise SourceError(
+            path,
+            f"the new text contains {new_text[error.start]!r}, which {original.encoding}"
+            " cannot encode; file left unchanged",
+            _line_at(_LINE_BREAK, new_text, error.start),
+        ) from error
+    if original.bom:
+        data = codecs.BOM_UTF8 + data
+    if data == original.raw:
+        return
+
+    target = os.path.realpath(path)
+    try:
+        current = Path(target).read_bytes()
+        status = os.stat(target)
+    except OSError as error:
+        raise SourceError(path, f"cannot write: {error.strerror or error}") from error
+    if current != original.raw:
+        raise SourceError(path, "the file changed on disk since it was read; not overwritten")
+
+    directory, name = os.path.split(target)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".ndd-tmp", dir=directory)
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, stat.S_IMODE(status.st_mode))
+        _copy_owner(temporary, status)
+        os.replace(temporary, target)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        if isinstance(error, OSError):
+            raise SourceError(path, f"cannot write: {error.strerror or error}") from error
+        raise
+
+
+def _copy_owner(path: str, status: os.stat_result) -> None:
+    """Give ``path`` the original's owner and group: a run as root must not take users' files.
+
+    Only root can do it (or a group member, for the group); otherwise the new file is ours already.
+    """
+    if not hasattr(os, "chown"):
+        return
+    mine = os.stat(path)
+    if (mine.st_uid, mine.st_gid) != (status.st_uid, status.st_gid):
+        try:
+            os.chown(path, status.st_uid, status.st_gid)
+        except PermissionError:
+            pass

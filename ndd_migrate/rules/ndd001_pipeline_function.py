@@ -1,0 +1,282 @@
+"""NDD001 pipeline-function: a ``@pipeline_def`` function becomes a dynamic-mode generator function."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate import cstutil, names, pipeline_args
+from ndd_migrate.analysis import PipelineFunction
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules.base import RuleImpl
+
+RULE = Rule(
+    code="NDD001",
+    name="pipeline-function",
+    summary="a `@pipeline_def` function declares a graph; dynamic mode runs plain Python",
+    what=(
+        "Rewrites a `@pipeline_def` function (bare, called, with arguments; any import alias) into the "
+        "generator function of docs/target-shape.md: same name and parameters, pipeline-level settings as "
+        "keyword-only parameters, the reader, RNG and context created once, and one batch of outputs per "
+        "`next()`, continuing across epochs exactly as `pipe.run()` did. A function that cannot be rewritten "
+        "faithfully (several readers, a reader inside an expression, an early `return`, conditionals, "
+        "checkpointing, an op without dynamic-mode form) is left as it is, with a TODO saying why."
+    ),
+    why=(
+        "Dynamic mode has no graph object: there is nothing to build or run. A reader created per call "
+        "would restart its shuffle and shard position every batch, so it must be created once."
+    ),
+    fix_safety=FixSafety.UNSAFE,
+    fix=(
+        "Changes the function's type (pipeline factory → generator); its call sites are rewritten in the "
+        "same run (NDD002, NDD003, NDD004). Uses of the pipeline object that have no counterpart are "
+        "reported (NDD005). Verify the result with `ndd-migrate verify`."
+    ),
+    examples=(
+        Example(
+            title="reader hoisted, batches across epochs",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4, num_threads=2, device_id=0)\n"
+                "def features(root):\n"
+                "    (data,) = fn.readers.numpy(file_root=root)\n"
+                "    return data * 2\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def features(root, *, batch_size=4, num_threads=2, device_id=0):\n"
+                "    ndd.set_num_threads(num_threads)\n"
+                "    reader = ndd.readers.Numpy(file_root=root)\n"
+                "    while True:\n"
+                "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+                "            yield data * 2,\n"
+            ),
+        ),
+        Example(
+            title="several readers: left for a human",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def two(a, b):\n"
+                "    x = fn.readers.numpy(file_root=a)\n"
+                "    y = fn.readers.numpy(file_root=b)\n"
+                "    return x, y\n"
+            ),
+            after=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def two(a, b):\n"
+                "    x = fn.readers.numpy(file_root=a)\n"
+                "    # TODO(ndd-migrate): NDD001 not migrated: more than one reader: decide how their epochs "
+                "line up; rewrite `two` by hand (see docs/target-shape.md)\n"
+                "    y = fn.readers.numpy(file_root=b)\n"
+                "    return x, y\n"
+            ),
+        ),
+    ),
+    valid=(
+        "def pipeline_def(f):\n    return f\n\n\n@pipeline_def\ndef p():\n    return 1\n",
+        "# a comment about @pipeline_def and fn.readers.file\nx = 'pipe.build(); pipe.run()'\n",
+    ),
+)
+
+
+class Impl(RuleImpl):
+    rule = RULE
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        fn = self.ctx.model.by_node.get(node)
+        if fn is None or not fn.convert:
+            return
+        used = fn.local_names | {p.name.value for p in _all_params(node.params)}
+        if fn.given("seed"):
+            self.ctx.pipeline_rng[fn.qualname] = _fresh("rng", used)
+        for call in fn.random_calls:
+            if cstutil.kwarg(call, "seed") is not None:
+                self.ctx.op_rngs[call] = _fresh("rng", used)
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        fn = self.ctx.model.by_node.get(original)
+        if fn is None or not fn.convert:
+            return updated
+        self.ctx.report(self.code, original.name, f"`{original.name.value}` is now a dynamic-mode generator", fixed=True)
+        for name, arg in fn.decorator_args.items():
+            if name in pipeline_args.EXECUTOR_ONLY:
+                self.ctx.report(
+                    "NDD004", arg, f"`{name}` has no dynamic-mode counterpart and was dropped", fixed=True
+                )
+        return updated.with_changes(
+            decorators=[d for d, o in zip(updated.decorators, original.decorators) if o is not fn.decorator],
+            params=self._params(fn, updated.params),
+            body=updated.body.with_changes(body=self._body(fn, original, updated)),
+        )
+
+    # -- signature -----------------------------------------------------------------------------
+    def _params(self, fn: PipelineFunction, params: cst.Parameters) -> cst.Parameters:
+        existing = {p.name.value for p in _all_params(params)}
+        new = [
+            cst.Param(
+                name=cst.Name(name),
+                default=default,
+                equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")) if default else cst.MaybeSentinel.DEFAULT,
+            )
+            for name, default in fn.parameters()
+            if name not in existing
+        ]
+        if not new:
+            return params
+        star = params.star_arg
+        if not isinstance(star, (cst.Param, cst.ParamStar)):
+            star = cst.ParamStar()
+        return params.with_changes(star_arg=star, kwonly_params=[*params.kwonly_params, *new])
+
+    # -- body ----------------------------------------------------------------------------------
+    def _body(self, fn: PipelineFunction, original: cst.FunctionDef, updated: cst.FunctionDef) -> list:
+        orig_body = list(original.body.body)
+        body = list(updated.body.body)
+        head: list = []
+        if body and _is_docstring(body[0]):
+            head.append(body.pop(0))
+            orig_body.pop(0)
+            reader_index = fn.reader_index - 1 if fn.reader_index is not None else None
+        else:
+            reader_index = fn.reader_index
+        ret = body.pop()
+        outputs = _yield_value(ret.body[0].value)
+        used = fn.local_names | {p.name.value for p in _all_params(original.params)}
+        used |= set(self.ctx.op_rngs.values()) | set(self.ctx.pipeline_rng.values())
+
+        prologue: list = []
+        if fn.given("num_threads"):
+            prologue.append(_expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(cst.Name("num_threads"))])))
+        ctx_name = None
+        if self._needs_context(fn):
+            ctx_name = _fresh("ctx", used)
+            prologue.append(_assign(ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [_kw("device_id", cst.Name("device_id"))])))
+        rng = self.ctx.pipeline_rng.get(fn.qualname)
+        if rng:
+            prologue.append(_assign(rng, self._rng_call(cst.Name("seed"))))
+        for call in fn.random_calls:
+            if call in self.ctx.op_rngs:
+                prologue.append(_assign(self.ctx.op_rngs[call], self._rng_call(cstutil.kwarg(call, "seed").value)))
+
+        per_batch: list = []
+        loop_target = None
+        reader_stmt = None
+        for index, (orig_stmt, stmt) in enumerate(zip(orig_body, body)):
+            if index == reader_index:
+                reader_stmt = stmt
+                loop_target = _loop_target(stmt.body[0].targets[0].target, fn.reader_outputs)
+            elif reader_index is not None and index < reader_index and not self._has_dali_call(orig_stmt):
+                prologue.append(stmt)  # plain Python the reader may need (paths, lists)
+            else:
+                per_batch.append(stmt)
+
+        yield_stmt = cst.SimpleStatementLine(
+            body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines
+        )
+        if ctx_name and per_batch:
+            per_batch = [cst.With(items=[cst.WithItem(cst.Name(ctx_name))], body=cst.IndentedBlock(per_batch))]
+        inner = [*per_batch, yield_stmt]
+        if reader_stmt is not None:
+            reader_name = _fresh("reader", used)
+            prologue.append(
+                reader_stmt.with_changes(
+                    body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=reader_stmt.body[0].value)]
+                )
+            )
+            epoch_args = [_kw("batch_size", cst.Name("batch_size"))]
+            if ctx_name:
+                epoch_args.append(_kw("ctx", cst.Name(ctx_name)))
+            next_epoch = cst.Call(cst.Attribute(cst.Name(reader_name), cst.Name("next_epoch")), _commas(epoch_args))
+            inner = [cst.For(target=loop_target, iter=next_epoch, body=cst.IndentedBlock(inner))]
+        loop = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner))
+        return [*head, *prologue, loop]
+
+    def _needs_context(self, fn: PipelineFunction) -> bool:
+        if fn.given("device_id") is False:
+            return False
+        arg = fn.decorator_args.get("device_id")
+        literal_default = arg is not None and cstutil.literal_value(arg.value) in (0, None) and not isinstance(
+            cstutil.literal_value(arg.value), bool
+        )
+        return not (literal_default and "device_id" not in fn.call_site_args)
+
+    def _rng_call(self, seed: cst.BaseExpression) -> cst.Call:
+        return cst.Call(self.ctx.ndd("random.RNG"), [_kw("seed", seed)])
+
+    def _has_dali_call(self, stmt: cst.CSTNode) -> bool:
+        finder = _DaliCallFinder(self.ctx)
+        stmt.visit(finder)
+        return finder.found
+
+
+class _DaliCallFinder(cst.CSTVisitor):
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        dali = self.ctx.dali_name(node.func)
+        if dali and (names.fn_path(dali) or names.math_function(dali)):
+            self.found = True
+
+
+def _all_params(params: cst.Parameters) -> list[cst.Param]:
+    out = [*params.posonly_params, *params.params, *params.kwonly_params]
+    for extra in (params.star_arg, params.star_kwarg):
+        if isinstance(extra, cst.Param):
+            out.append(extra)
+    return out
+
+
+def _fresh(base: str, used: set[str]) -> str:
+    name, n = base, 2
+    while name in used:
+        name, n = f"{base}_{n}", n + 1
+    used.add(name)
+    return name
+
+
+def _is_docstring(stmt: cst.CSTNode) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _yield_value(value: cst.BaseExpression) -> cst.BaseExpression:
+    """What one ``next()`` gives: a tuple with one batch per pipeline output, as ``pipe.run()`` did."""
+    if isinstance(value, cst.Tuple):
+        return value
+    if isinstance(value, cst.List):
+        return cst.Tuple(elements=value.elements, lpar=[], rpar=[])
+    return cstutil.one_tuple(value)
+
+
+def _loop_target(target: cst.BaseAssignTargetExpression, outputs: int | None) -> cst.BaseAssignTargetExpression:
+    if isinstance(target, cst.Name) and outputs == 1:
+        return cst.Tuple(elements=[cst.Element(target)])
+    if isinstance(target, cst.List):
+        return cst.Tuple(elements=target.elements, lpar=[], rpar=[])
+    return target
+
+
+def _kw(name: str, value: cst.BaseExpression) -> cst.Arg:
+    return cst.Arg(
+        keyword=cst.Name(name), value=value, equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+    )
+
+
+def _commas(args: list[cst.Arg]) -> list[cst.Arg]:
+    return [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + args[-1:]
+
+
+def _assign(name: str, value: cst.BaseExpression) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=value)])
+
+
+def _expr_stmt(value: cst.BaseExpression) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([cst.Expr(value)])

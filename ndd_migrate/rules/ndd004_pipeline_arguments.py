@@ -1,0 +1,71 @@
+"""NDD004 pipeline-arguments: executor-only pipeline arguments are dropped at call sites."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate import cstutil, pipeline_args
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules.base import RuleImpl
+
+RULE = Rule(
+    code="NDD004",
+    name="pipeline-arguments",
+    summary="executor-only pipeline arguments have no dynamic-mode counterpart",
+    what=(
+        "At call sites of a migrated pipeline function (and in its decorator), drops the arguments that "
+        "only tune pipeline mode's executor: `prefetch_queue_depth`, `exec_async`, `exec_pipelined`, "
+        "`exec_dynamic`, `set_affinity`, `bytes_per_sample`, `max_streams`, `py_num_workers`, ... "
+        "`batch_size`, `num_threads`, `device_id` and `seed` stay: they are parameters of the migrated "
+        "function. Arguments passed through `**kwargs` cannot be checked and are reported."
+    ),
+    why="The migrated generator does not accept them: passing one would raise `TypeError`.",
+    fix_safety=FixSafety.UNSAFE,
+    fix=(
+        "Dropping them changes no output. Dynamic mode has no pipeline prefetch; "
+        "`reader.next_epoch(capture=True)` is the closest lever (see docs/benchmarks.md)."
+    ),
+    examples=(
+        Example(
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def\n"
+                "def p():\n"
+                "    return fn.random.uniform()\n\n\n"
+                "pipe = p(batch_size=8, prefetch_queue_depth=3, exec_async=False)\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def p(*, batch_size):\n"
+                "    while True:\n"
+                "        yield ndd.random.uniform(batch_size=batch_size),\n\n\n"
+                "pipe = p(batch_size=8)\n"
+            ),
+        ),
+    ),
+)
+
+
+class Impl(RuleImpl):
+    rule = RULE
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        fn = self.ctx.model.call_sites.get(original)
+        if fn is None or not fn.convert or not isinstance(updated, cst.Call):
+            return updated
+        if any(a.star == "**" for a in original.args):
+            self.ctx.report(
+                self.code, original, "arguments passed through `**` may include executor-only settings",
+                hint="remove executor-only settings (prefetch_queue_depth, exec_*, ...) from the mapping", fixed=False,
+            )
+        dropped = {
+            a.keyword.value
+            for a in original.args
+            if a.keyword is not None and a.keyword.value in pipeline_args.EXECUTOR_ONLY
+        }
+        if not dropped or not self.ctx.applies(self.code, original):
+            return updated
+        for name in sorted(dropped):
+            self.ctx.report(self.code, cstutil.kwarg(original, name), f"`{name}` has no dynamic-mode counterpart and was dropped", fixed=True)
+        return cstutil.remove_kwargs(updated, dropped)

@@ -1,0 +1,98 @@
+"""NDD101 fn-call: ``fn.*`` operators become ``ndd.*`` calls (readers become their classes)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate import names
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.rules.tables import op_info
+
+RULE = Rule(
+    code="NDD101",
+    name="fn-call",
+    summary="`fn.<op>` is a pipeline-mode graph node; dynamic mode calls `ndd.<op>`",
+    what=(
+        "Rewrites every reference to an operator of `nvidia.dali.fn` (under any import alias, including "
+        "`dali.fn.x` and `from nvidia.dali.fn import x`) to its dynamic-mode name from the table generated "
+        "from DALI's op schemas: readers become their classes (`fn.readers.file` → `ndd.readers.File`, "
+        "`fn.readers.coco` → `ndd.readers.COCO`), deprecated aliases become current names "
+        "(`fn.coin_flip` → `ndd.random.coin_flip`)."
+    ),
+    why=(
+        "`fn.*` calls only declare graph nodes inside a pipeline definition; outside one they fail. Reader "
+        "class names are not a mechanical PascalCase (`COCO`, `MXNet`, `TFRecord`), so a table is needed."
+    ),
+    fix_safety=FixSafety.UNSAFE,
+    fix=(
+        "Applied by `migrate` together with the pipeline rewrite (NDD001): an `ndd.*` call outside the "
+        "rewritten function would run eagerly where the pipeline expected a graph node. Calls inside a "
+        "pipeline that cannot be rewritten are left alone."
+    ),
+    examples=(
+        Example(
+            before=(
+                "import nvidia.dali.fn as fn\n\n\n"
+                "def augment(images):\n"
+                "    images = fn.flip(images, horizontal=1)\n"
+                "    return fn.coin_flip(images)\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def augment(images):\n"
+                "    images = ndd.flip(images, horizontal=1)\n"
+                "    return ndd.random.coin_flip(images)\n"
+            ),
+            title="deprecated names become current names",
+        ),
+    ),
+    valid=(
+        "import nvidia.dali.experimental.dynamic as ndd\n\nx = ndd.flip(ndd.zeros(shape=[2]))\n",
+        "import fn\n\nfn.readers.file(file_root='x')\n",
+    ),
+)
+
+
+class Impl(RuleImpl):
+    rule = RULE
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._in_import = 0
+
+    def visit_Import(self, node) -> None:
+        self._in_import += 1
+
+    def leave_Import(self, original, updated):
+        self._in_import -= 1
+        return updated
+
+    visit_ImportFrom = visit_Import
+    leave_ImportFrom = leave_Import
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
+        return self._rewrite(original, updated)
+
+    def leave_Name(self, original: cst.Name, updated: cst.BaseExpression) -> cst.BaseExpression:
+        return self._rewrite(original, updated) if not self._in_import else updated
+
+    def _rewrite(self, original, updated):
+        path = names.fn_path(self.dali_name(original))
+        if path is None:
+            return updated
+        info = op_info(path)
+        if info is None or info.ndd is None:
+            return updated  # no dynamic-mode form: NDD901 reports it
+        if not self.ctx.may_rewrite_dali_calls():
+            return updated
+        target = f"ndd.{info.ndd}"
+        message = f"`fn.{path}` → `{target}`" + (
+            f" (`fn.{path}` is deprecated, current name `fn.{info.deprecated_for}`)" if info.deprecated_for else ""
+        )
+        if not self.ctx.applies(self.code, original):
+            self.ctx.report(self.code, original, message, fixed=False, hint=f"use `{target}`")
+            return updated
+        self.ctx.report(self.code, original, message, fixed=True)
+        return self.ctx.ndd(info.ndd)

@@ -1,0 +1,72 @@
+"""NDD104 batch-size: operators without a batch input get ``batch_size=batch_size``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate import cstutil, names
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.rules.tables import op_info
+
+RULE = Rule(
+    code="NDD104",
+    name="batch-size",
+    summary="an operator without a batch input needs `batch_size=` in dynamic mode",
+    what=(
+        "Inside a migrated pipeline function, adds `batch_size=batch_size` to every operator called "
+        "without a positional input that is not a reader: random ops (`random.uniform`, `random.coin_flip`, "
+        "...) above all. Outside a pipeline function, where the batch size is unknown, it reports the call."
+    ),
+    why=(
+        "In a pipeline every op produces a whole batch. In dynamic mode an op with no batch input and no "
+        "`batch_size=` returns ONE `Tensor`, which later ops broadcast to every sample: every image gets the "
+        "same random flip. Nothing fails; the meaning silently changes."
+    ),
+    fix_safety=FixSafety.UNSAFE,
+    fix="Applied by `migrate` as part of the pipeline rewrite (NDD001), which defines `batch_size`.",
+    examples=(
+        Example(
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=8)\n"
+                "def noise():\n"
+                "    return fn.random.uniform(range=[0.0, 1.0])\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def noise(*, batch_size=8):\n"
+                "    while True:\n"
+                "        yield ndd.random.uniform(range=[0.0, 1.0], batch_size=batch_size),\n"
+            ),
+        ),
+    ),
+    valid=("import nvidia.dali.experimental.dynamic as ndd\n\nx = ndd.random.uniform(range=[0, 1], batch_size=4)\n",),
+)
+
+
+class Impl(RuleImpl):
+    rule = RULE
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        path = names.fn_path(self.dali_name(original.func))
+        info = op_info(path) if path else None
+        if info is None or info.ndd is None or info.reader or not info.batch_size_arg:
+            return updated
+        if cstutil.positional_count(original) or cstutil.has_star(original) or cstutil.kwarg(original, "batch_size"):
+            return updated
+        fn = self.ctx.enclosing_pipeline()
+        if fn is None:
+            self.ctx.report(
+                self.code,
+                original,
+                f"`fn.{path}` has no batch input: in dynamic mode it returns one sample unless given `batch_size=`",
+                hint=f"pass `batch_size=` (the pipeline's batch size) to this call",
+                fixed=False,
+            )
+            return updated
+        if not fn.convert or not isinstance(updated, cst.Call):
+            return updated
+        self.ctx.report(self.code, original, f"`batch_size=batch_size` added to `fn.{path}`", fixed=True)
+        return cstutil.add_kwarg(updated, "batch_size", cst.Name("batch_size"))

@@ -1,0 +1,92 @@
+"""NDD105 seed-to-rng: pipeline and per-op seeds become ``ndd.random.RNG`` objects passed as ``rng=``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate import cstutil, names
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.rules.tables import op_info
+
+RULE = Rule(
+    code="NDD105",
+    name="seed-to-rng",
+    summary="random ops take `rng=` in dynamic mode, not `seed=`",
+    what=(
+        "In a migrated pipeline function, a pipeline-level `seed` becomes `rng = ndd.random.RNG(seed=seed)` "
+        "created once and passed as `rng=rng` to every random op; a random op's own `seed=S` becomes its own "
+        "`ndd.random.RNG(seed=S)`, also created once. Outside a pipeline function, `seed=` on a random op "
+        "is reported (also in hand-written `ndd` code, where it is a `TypeError`)."
+    ),
+    why=(
+        "Dynamic-mode random ops do not accept `seed=`. An RNG created per call would repeat the same "
+        "numbers every batch; created once, it advances like the pipeline's generator."
+    ),
+    fix_safety=FixSafety.UNSAFE,
+    fix=(
+        "The same seed does not give the same numbers in both modes (the pipeline derives per-op seeds "
+        "differently): the stream is reproducible, not identical. `verify` aligns random states to prove "
+        "the translation instead."
+    ),
+    examples=(
+        Example(
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=8, seed=7)\n"
+                "def noise():\n"
+                "    a = fn.random.uniform(range=[0.0, 1.0])\n"
+                "    b = fn.random.normal(seed=123)\n"
+                "    return a, b\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def noise(*, batch_size=8, seed=7):\n"
+                "    rng = ndd.random.RNG(seed=seed)\n"
+                "    rng_2 = ndd.random.RNG(seed=123)\n"
+                "    while True:\n"
+                "        a = ndd.random.uniform(range=[0.0, 1.0], batch_size=batch_size, rng=rng)\n"
+                "        b = ndd.random.normal(batch_size=batch_size, rng=rng_2)\n"
+                "        yield a, b\n"
+            ),
+        ),
+    ),
+    valid=("import nvidia.dali.experimental.dynamic as ndd\n\nrng = ndd.random.RNG(seed=1)\nx = ndd.random.normal(batch_size=2, rng=rng)\n",),
+)
+
+
+class Impl(RuleImpl):
+    rule = RULE
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        dali = self.dali_name(original.func)
+        path = names.fn_path(dali)
+        if path is None and names.is_ndd(dali):
+            return self._ndd_seed(original, updated, dali)
+        info = op_info(path) if path else None
+        if info is None or not info.random or info.ndd is None:
+            return updated
+        fn = self.ctx.enclosing_pipeline()
+        seed = cstutil.kwarg(original, "seed")
+        if fn is None:
+            if seed is not None:
+                self.ctx.report(self.code, seed, "`seed=` is not accepted by dynamic-mode random ops",
+                                hint="create `ndd.random.RNG(seed=...)` once and pass it as `rng=`", fixed=False)
+            return updated
+        if not fn.convert or not isinstance(updated, cst.Call):
+            return updated
+        rng_name = self.ctx.op_rngs.get(original) or self.ctx.pipeline_rng.get(fn.qualname)
+        if rng_name is None or cstutil.kwarg(original, "rng"):
+            return updated
+        self.ctx.report(self.code, seed or original, f"`fn.{path}` draws from `{rng_name}`", fixed=True)
+        updated = cstutil.remove_kwargs(updated, {"seed"})
+        return cstutil.add_kwarg(updated, "rng", cst.Name(rng_name))
+
+    def _ndd_seed(self, original: cst.Call, updated, dali: str):
+        path = dali[len(names.NDD) + 1:]
+        seed = cstutil.kwarg(original, "seed")
+        if seed is not None and path.startswith("random.") and path != "random.RNG":
+            self.ctx.report(self.code, seed, f"`ndd.{path}` does not accept `seed=`",
+                            hint="create `ndd.random.RNG(seed=...)` once and pass it as `rng=`", fixed=False)
+        return updated

@@ -1,0 +1,162 @@
+"""NDD301 imports: the ndd import added once; pipeline-only imports removed when no longer used."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import QualifiedNameProvider
+
+from ndd_migrate import names
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules.base import RuleImpl
+
+RULE = Rule(
+    code="NDD301",
+    name="imports",
+    summary="add `import nvidia.dali.experimental.dynamic as ndd`; drop imports the migration left unused",
+    what=(
+        "When the migration introduced `ndd.*` (or `np.*`) references, adds `import "
+        "nvidia.dali.experimental.dynamic as ndd` (and `import numpy as np`) once, next to the DALI imports, "
+        "unless the module already imports them under some name, which is then used. Removes imports of "
+        "`pipeline_def`, `Pipeline`, `nvidia.dali.fn`, `nvidia.dali.math` and `nvidia.dali` that were used "
+        "before the migration and are not any more. Other imports (`types`, plugins, anything else) are left "
+        "as they are."
+    ),
+    why="A migrated module must import what it uses and should not keep pipeline-mode imports alive.",
+    fix_safety=FixSafety.SAFE,
+    fix="Only imports whose every use the migration removed are dropped; comments on them move to the next line.",
+    examples=(
+        Example(
+            before=(
+                "from nvidia.dali import fn, types\n\n\n"
+                "def prep(images):\n"
+                "    return fn.cast(images, dtype=types.FLOAT)\n"
+            ),
+            after=(
+                "from nvidia.dali import types\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def prep(images):\n"
+                "    return ndd.cast(images, dtype=types.FLOAT)\n"
+            ),
+        ),
+    ),
+)
+
+_REMOVABLE = (names.FN, names.PIPELINE_DEF, names.PIPELINE, names.MATH, names.DALI)
+
+
+class Impl(RuleImpl):
+    rule = RULE
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        if not (self.ctx.uses_ndd or self.ctx.uses_numpy) and not self._changed(original, updated):
+            return updated
+        before = _used_names(original)
+        after = _used_names(updated)
+        body: list = []
+        carried: list = []
+        anchor = None
+        for stmt in updated.body:
+            pruned, is_dali = self._prune(stmt, before, after)
+            if is_dali:
+                anchor = len(body) + (1 if pruned is not None else 0)
+            if pruned is None:
+                carried.extend(stmt.leading_lines)
+                continue
+            if carried:
+                pruned = pruned.with_changes(leading_lines=[*carried, *pruned.leading_lines])
+                carried = []
+            body.append(pruned)
+        if anchor is None:
+            anchor = _after_header(body)
+        new_imports = []
+        if self.ctx.uses_numpy and self.ctx.model.numpy_alias is None:
+            new_imports.append(cst.parse_statement("import numpy as np\n"))
+        if self.ctx.uses_ndd and self.ctx.model.ndd_alias is None:
+            new_imports.append(cst.parse_statement("import nvidia.dali.experimental.dynamic as ndd\n"))
+        if new_imports:
+            self.ctx.report(self.code, original, "ndd import added", fixed=True)
+            if carried and anchor == len(body):
+                new_imports[0] = new_imports[0].with_changes(leading_lines=carried)
+                carried = []
+            body[anchor:anchor] = new_imports
+        return updated.with_changes(body=body)
+
+    def _changed(self, original: cst.Module, updated: cst.Module) -> bool:
+        return not original.deep_equals(updated)
+
+    def _prune(self, stmt, before: set[str], after: set[str]):
+        """The import statement without DALI names the migration made unused (None: all gone)."""
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+            return stmt, False
+        imp = stmt.body[0]
+        if isinstance(imp, cst.Import):
+            targets = [(a, names.canonical(names.dotted(a.name) or "")) for a in imp.names]
+            bound = lambda a: (a.asname.name.value if a.asname else (names.dotted(a.name) or "").split(".")[0])
+        elif isinstance(imp, cst.ImportFrom) and not isinstance(imp.names, cst.ImportStar) and imp.module:
+            module = names.dotted(imp.module) or ""
+            targets = [(a, names.canonical(f"{module}.{a.name.value}")) for a in imp.names]
+            bound = lambda a: a.asname.name.value if a.asname else a.name.value
+        else:
+            return stmt, False
+        is_dali = any(t == names.DALI or t.startswith(names.DALI + ".") for _, t in targets)
+        keep = []
+        for alias, target in targets:
+            name = bound(alias)
+            removable = (
+                (target in _REMOVABLE or target.startswith(names.FN + ".") or target.startswith(names.MATH + "."))
+                and (isinstance(imp, cst.ImportFrom) or alias.asname or target == names.DALI)
+            )
+            if removable and name in before and name not in after:
+                continue
+            keep.append(alias)
+        if len(keep) == len(targets):
+            return stmt, is_dali
+        if not keep:
+            return None, is_dali
+        keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return stmt.with_changes(body=[imp.with_changes(names=keep)]), is_dali
+
+
+def _after_header(body: list) -> int:
+    """Index after the module docstring and ``from __future__`` imports."""
+    index = 0
+    for index, stmt in enumerate(body):
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+            small = stmt.body[0]
+            if index == 0 and isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
+                continue
+            if isinstance(small, cst.ImportFrom) and names.dotted(small.module) == "__future__":
+                continue
+        return index
+    return len(body)
+
+
+class _UsedNames(cst.CSTVisitor):
+    """Names read anywhere outside import statements (attribute names and keywords excluded)."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Import(self, node) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def _used_names(module: cst.Module) -> set[str]:
+    visitor = _UsedNames()
+    module.visit(visitor)
+    return visitor.names

@@ -1,0 +1,66 @@
+"""NDD901 no-ndd-form: an operator with no dynamic-mode counterpart."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate import names
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.rules.tables import op_info
+
+RULE = Rule(
+    code="NDD901",
+    name="no-ndd-form",
+    summary="this operator has no dynamic-mode form",
+    what=(
+        "Reports `fn.*` operators that dynamic mode does not provide (`fn.ssd_random_crop`, "
+        "`fn.python_function`, `fn.external_source` outside the cases NDD4xx rewrites, ...) and names the "
+        "table generated from DALI's schemas cannot find. A pipeline function that uses one is not rewritten."
+    ),
+    why="There is nothing to call: the logic must be rewritten (plain Python on the samples, another op).",
+    fix_safety=FixSafety.MANUAL,
+    fix="None: a human decides the replacement.",
+    examples=(
+        Example(
+            before=(
+                "import nvidia.dali.fn as fn\n\n\n"
+                "def crop(images, boxes, labels):\n"
+                "    return fn.ssd_random_crop(images, boxes, labels)\n"
+            ),
+            after=(
+                "import nvidia.dali.fn as fn\n\n\n"
+                "def crop(images, boxes, labels):\n"
+                "    # TODO(ndd-migrate): NDD901 `fn.ssd_random_crop` has no dynamic-mode form: rewrite it "
+                "(e.g. `ndd.random_bbox_crop` + `ndd.slice`)\n"
+                "    return fn.ssd_random_crop(images, boxes, labels)\n"
+            ),
+        ),
+    ),
+)
+
+_ADVICE = {
+    "ssd_random_crop": "e.g. `ndd.random_bbox_crop` + `ndd.slice`",
+    "python_function": "plain Python on `np.asarray(tensor)` per sample, then `ndd.as_batch(...)`",
+    "external_source": "call the source in the loop and wrap with `ndd.as_batch(...)`",
+}
+
+
+class Impl(RuleImpl):
+    rule = RULE
+
+    def leave_Call(self, original: cst.Call, updated):
+        path = names.fn_path(self.dali_name(original.func))
+        if path is None or self.ctx.enclosing_pipeline() is not None:
+            return updated  # inside a pipeline function the analysis reports it (and blocks the rewrite)
+        info = op_info(path)
+        if info is not None and info.ndd is not None:
+            return updated
+        base = path.rsplit(".", 1)[-1]
+        self.ctx.report(
+            self.code, original, f"`fn.{path}` has no dynamic-mode form",
+            hint=f"`fn.{path}` has no dynamic-mode form: rewrite it ({_ADVICE.get(base, 'see docs/rules.md')})",
+            fixed=False,
+        )
+        return updated

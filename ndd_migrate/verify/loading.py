@@ -1,0 +1,312 @@
+"""Loading the two sides: a module from a file path under a unique name, and the function in it.
+
+Stdlib only; runs in the worker processes (loading) and in the parent (discovery by AST).
+
+Why not ``import``: the original and the migrated file usually have the same module name (one is the
+other's previous version), and ``--base REV`` runs text that is not on disk at all. Each side is
+therefore compiled from its source under a unique module name, with the real file as ``__file__``
+and its directory on ``sys.path``, so sibling imports and ``__file__``-relative data paths work.
+
+Why a "definitions" mode: the files people migrate are scripts. Their top level builds pipelines
+and runs them (``pipe = train_pipe("/data"); pipe.build(); for ...: pipe.run()``), often on data
+that is not there when verifying. In ``definitions`` mode (the default for files) the top-level
+statements that *run* the pipelines are skipped; everything that *defines* things runs. A
+statement is skipped when it is
+
+* the ``if __name__ == "__main__":`` block;
+* an expression statement calling a function defined in the module (``main()``);
+* any statement calling a pipeline-producing callable defined in the module: a ``@pipeline_def``
+  function, a ``Pipeline`` subclass, a generator function (the migrated form);
+* any statement using a name bound by a skipped statement (``pipe.build()``, ``pipe.run()``,
+  ``it = DALIGenericIterator(pipe, ...)``), transitively.
+
+Imports, ``def``/``class``, constants and helper calls (``DATA = os.path.join(...)``,
+``plugin_manager.load_library(...)``) run. ``module`` mode executes the whole module, as an import
+(``__name__`` is not ``"__main__"``).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import itertools
+import linecache
+import os
+import sys
+import traceback
+import types
+from dataclasses import dataclass
+
+from ndd_migrate.verify.errors import SetupError
+
+_counter = itertools.count()
+
+
+# --------------------------------------------------------------------------------------------
+# Discovery (parent side, no execution)
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    name: str
+    line: int
+    is_pipeline_def: bool
+    is_generator: bool
+
+
+def _decorator_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return ""
+
+
+def _is_generator(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """True when ``func`` itself (not a nested function) contains ``yield``."""
+    stack: list[ast.AST] = list(func.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def parse_source(source: str, filename: str) -> ast.Module:
+    try:
+        return ast.parse(source, filename=filename)
+    except SyntaxError as e:
+        raise SetupError(
+            "syntax", f"{filename}:{e.lineno}: syntax error: {e.msg}", location=f"{filename}:{e.lineno}"
+        ) from None
+
+
+def top_level_functions(source: str, filename: str = "<source>") -> list[FunctionInfo]:
+    """Module-level functions, with whether each is a ``@pipeline_def`` function (decorated with
+    something called ``pipeline_def``, bare or called) or a generator function."""
+    tree = parse_source(source, filename)
+    out = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.append(
+                FunctionInfo(
+                    name=node.name,
+                    line=node.lineno,
+                    is_pipeline_def=any(
+                        _decorator_name(d) == "pipeline_def" for d in node.decorator_list
+                    ),
+                    is_generator=_is_generator(node),
+                )
+            )
+    return out
+
+
+def read_source(path: str) -> str:
+    if not os.path.exists(path):
+        raise SetupError("missing-file", f"no such file: {path}")
+    if os.path.isdir(path):
+        raise SetupError("missing-file", f"{path} is a directory, expected a Python file")
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise SetupError("missing-file", f"cannot read {path}: {e.strerror}") from None
+    # Decode like the interpreter does (PEP 263 cookie, BOM).
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError) as e:
+        raise SetupError("syntax", f"cannot decode {path}: {e}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Definitions-only filtering
+
+
+def _bound_names(node: ast.AST) -> set[str]:
+    """Names a top-level statement binds (assignment targets, loop and with targets, imports,
+    defs)."""
+    names: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            names.add(sub.id)
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(sub.name)
+        elif isinstance(sub, ast.alias):
+            names.add((sub.asname or sub.name).split(".")[0])
+    return names
+
+
+def _loaded_names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _called_names(node: ast.AST) -> set[str]:
+    return {
+        n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.comparators) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
+
+
+def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
+    """Drop the top-level statements that run pipelines (see the module docstring). Returns the
+    filtered module and the line numbers of the dropped statements (for the report)."""
+    local_funcs: set[str] = set()
+    producers: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            local_funcs.add(node.name)
+            if _is_generator(node) or any(
+                _decorator_name(d) == "pipeline_def" for d in node.decorator_list
+            ):
+                producers.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            if any("Pipeline" in ast.unparse(b) for b in node.bases):
+                producers.add(node.name)
+
+    tainted: set[str] = set()
+    kept: list[ast.stmt] = []
+    dropped: list[int] = []
+    for node in tree.body:
+        if isinstance(
+            node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        ):
+            kept.append(node)
+            tainted -= _bound_names(node)
+            continue
+        drop = (
+            _is_main_guard(node)
+            or bool(_called_names(node) & producers)
+            or bool(_loaded_names(node) & tainted)
+            or (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Call)
+                and bool(_called_names(node) & local_funcs)
+            )
+        )
+        if drop:
+            dropped.append(node.lineno)
+            tainted |= _bound_names(node)
+        else:
+            kept.append(node)
+    return ast.Module(body=kept, type_ignores=tree.type_ignores), dropped
+
+
+# --------------------------------------------------------------------------------------------
+# Loading (worker side)
+
+
+@dataclass
+class LoadedModule:
+    module: types.ModuleType
+    filename: str
+    skipped_lines: list[int]
+
+
+def load_module(
+    path: str, *, source: str | None = None, display: str | None = None, mode: str = "definitions"
+) -> LoadedModule:
+    """Execute the file (or ``source`` under the file's identity) as a fresh module.
+
+    The module gets a unique name (two sides with one file name never collide, and neither
+    shadows an installed module), is registered in ``sys.modules`` (dataclasses, pickling and
+    ``typing`` look modules up there) and has the file's directory first on ``sys.path``.
+    Exceptions from the module's own top level propagate: the worker reports them with their
+    location in the user's file.
+    """
+    path = os.path.abspath(path)
+    if source is None:
+        source = read_source(path)
+    filename = display or path
+    if display is not None:
+        # Tracebacks and linecache must show the text that ran, not today's file on disk.
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    tree = parse_source(source, filename)
+    skipped: list[int] = []
+    if mode == "definitions":
+        tree, skipped = definitions_only(tree)
+    code = compile(tree, filename, "exec")
+
+    digest = hashlib.sha1(f"{filename}\0{next(_counter)}".encode()).hexdigest()[:10]
+    stem = os.path.splitext(os.path.basename(path))[0]
+    name = f"_ndd_verify_{''.join(c if c.isalnum() else '_' for c in stem)}_{digest}"
+    module = types.ModuleType(name)
+    module.__file__ = path
+    module.__loader__ = None
+    module.__builtins__ = __builtins__
+    directory = os.path.dirname(path)
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    sys.modules[name] = module
+    exec(code, module.__dict__)
+    return LoadedModule(module, filename, skipped)
+
+
+def find_function(loaded: LoadedModule, name: str, *, kind: str):
+    """The module attribute ``name`` (dotted names walk attributes), or a :class:`SetupError` that
+    lists what the file does define, so a typo is a one-line fix."""
+    obj: object = loaded.module
+    for part in name.split("."):
+        if not hasattr(obj, part):
+            candidates = sorted(
+                k
+                for k, v in vars(loaded.module).items()
+                if callable(v) and not k.startswith("_") and getattr(v, "__module__", None)
+                in (loaded.module.__name__, None)
+            )
+            hint = f"; it defines: {', '.join(candidates)}" if candidates else ""
+            skipped = (
+                f" (top-level statements at lines {', '.join(map(str, loaded.skipped_lines))} were "
+                "skipped as script code; use load mode 'module' to run them)"
+                if loaded.skipped_lines
+                else ""
+            )
+            raise SetupError(
+                "no-function",
+                f"{kind} file {loaded.filename} has no function `{name}`{hint}{skipped}",
+            )
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise SetupError("no-function", f"`{name}` in {loaded.filename} is not callable")
+    return obj
+
+
+# --------------------------------------------------------------------------------------------
+# Locating user code in tracebacks
+
+
+def user_location(tb: traceback.StackSummary | list, filenames: set[str]) -> str | None:
+    """``file:line`` of the innermost frame that is in one of the user's files: where the user's
+    code called into what failed. Falls back to the innermost frame outside ndd-migrate."""
+    own = os.path.dirname(os.path.abspath(__file__))
+    best = None
+    for frame in tb:
+        if frame.filename in filenames:
+            best = f"{frame.filename}:{frame.lineno}"
+    if best is not None:
+        return best
+    for frame in reversed(list(tb)):
+        if not os.path.abspath(frame.filename).startswith(own):
+            return f"{frame.filename}:{frame.lineno}"
+    return None

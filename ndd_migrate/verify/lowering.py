@@ -1,0 +1,137 @@
+"""CPU lowering: run both sides on the CPU when there is no GPU (or ``--device cpu``).
+
+Both sides then run the same CPU kernels, so outputs stay comparable bit for bit — what
+``dali-dynamic-mode.md`` §6 observed and what the tests check. What changes:
+
+pipeline side
+    every operator constructed with ``device="gpu"`` or ``"mixed"`` gets ``"cpu"`` (through the
+    construction hook, before the ``OpSpec`` exists); ``DataNode.gpu()`` returns the node itself;
+    every ``Pipeline`` is created with ``device_id=None`` (CPU-only), also when the user's code
+    hard-codes a device id.
+ndd side
+    every ``Device("gpu"[:k])``/``"cuda"`` resolves to the CPU, so ``device="gpu"`` arguments,
+    ``.gpu()`` and ``to_device("gpu")`` all stay on the CPU (``Batch.to_device`` returns ``self``
+    for the device it is on); ``EvalContext(device_id=k)`` becomes a CPU context.
+
+An op with no CPU backend (``jitter``, ``optical_flow``, video readers, ``experimental.resize``...)
+cannot be lowered. The pipeline side lets graph definition finish so that *all* of them are named
+at once; the ndd side fails at the first one (DALI raises ``Invalid device "cpu" for operator``),
+which :func:`no_cpu_backend_from_error` recognises. Either way the verdict is "could not run"
+(exit 2) naming the ops, never a crash.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ndd_migrate.verify.patching import ConstructionHooks, Patches, fn_name
+
+
+class NoCpuBackend(Exception):
+    """Ops that have no CPU implementation, so the check cannot run CPU-lowered."""
+
+    def __init__(self, ops: list[str], side: str):
+        self.ops = sorted(set(ops))
+        self.side = side
+        super().__init__(
+            f"cannot lower to CPU: no CPU backend for {', '.join(self.ops)} ({side}); "
+            "run on a GPU machine with --device gpu"
+        )
+
+
+class PipelineLowering:
+    """Context manager: the pipeline side, CPU-lowered (see module docstring)."""
+
+    def __init__(self) -> None:
+        self.no_cpu_backend: list[str] = []
+        self.lowered_ops: list[str] = []
+        self._patches = Patches()
+
+    def _transform(self, op_cls: type, kwargs: dict) -> dict:
+        from nvidia.dali.ops import _registry
+
+        name = getattr(op_cls, "schema_name", None)
+        device = kwargs.get("device", "cpu")
+        if device in ("gpu", "mixed"):
+            if name and name not in _registry.cpu_ops():
+                # Keep the GPU device so that graph definition goes on and every such op is
+                # named; the worker fails before build().
+                self.no_cpu_backend.append(fn_name(name))
+                return kwargs
+            self.lowered_ops.append(fn_name(name) if name else op_cls.__name__)
+            return {**kwargs, "device": "cpu"}
+        if name and name not in _registry.cpu_ops() and device == "cpu":
+            self.no_cpu_backend.append(fn_name(name))
+        return kwargs
+
+    def __enter__(self) -> "PipelineLowering":
+        from nvidia.dali import data_node
+        from nvidia.dali.pipeline import Pipeline
+
+        ConstructionHooks.add(self._transform)
+        self._patches.set(data_node.DataNode, "gpu", lambda node: node)
+
+        original_init = Pipeline.__init__
+
+        def pipeline_init(pipe, *args, **kwargs):
+            if len(args) >= 3:  # Pipeline(batch_size, num_threads, device_id, ...)
+                args = args[:2] + (None,) + args[3:]
+            else:
+                kwargs["device_id"] = None
+            original_init(pipe, *args, **kwargs)
+
+        self._patches.set(Pipeline, "__init__", pipeline_init)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        ConstructionHooks.remove(self._transform)
+        self._patches.undo()
+
+
+class NddLowering:
+    """Context manager: the ndd side, CPU-lowered (see module docstring)."""
+
+    def __init__(self) -> None:
+        self._patches = Patches()
+
+    def __enter__(self) -> "NddLowering":
+        from nvidia.dali.experimental.dynamic import _device, _eval_context
+
+        Device = _device.Device
+        original_device_init = Device.__init__
+
+        def device_init(dev, name, device_id=None):
+            device_type = name.split(":")[0] if isinstance(name, str) else name
+            if device_type in ("gpu", "cuda"):
+                name, device_id = "cpu", None
+            original_device_init(dev, name, device_id)
+
+        self._patches.set(Device, "__init__", device_init)
+        self._patches.set(Device, "_default_device_type", staticmethod(lambda: "cpu"))
+
+        EvalContext = _eval_context.EvalContext
+        original_ctx_init = EvalContext.__init__
+
+        def ctx_init(ctx, *, device_id=None, cuda_stream=None, **kwargs):
+            original_ctx_init(ctx, device_id=None, **kwargs)
+
+        self._patches.set(EvalContext, "__init__", ctx_init)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._patches.undo()
+
+
+_INVALID_DEVICE = re.compile(r'Invalid device "cpu" for operator `([^`]+)`')
+
+
+def no_cpu_backend_from_error(exc: BaseException) -> NoCpuBackend | None:
+    """Recognise the ndd error for an op that cannot run on the CPU (raised by the op builder or
+    by a reader's constructor once its ``device="gpu"`` was lowered)."""
+    m = _INVALID_DEVICE.search(str(exc))
+    if not m:
+        return None
+    name = m.group(1)
+    if "__" in name or name[:1].isupper():  # a schema name such as readers__Video or Jitter
+        name = fn_name(name)
+    return NoCpuBackend([name], "migrated")
