@@ -269,7 +269,7 @@ class Analyzer(cst.CSTVisitor):
                 self.model.kinds.pop((scope, name), None)
 
     def _value_kinds(self, scope, target, value) -> list[tuple[str, tuple | None]]:
-        kind = self._expr_kind(scope, value)
+        kind = expr_kind(self.model, value, lambda name: scope, self._qualnames)
         if isinstance(target, cst.Name):
             return [(target.value, kind)]
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -279,25 +279,35 @@ class Analyzer(cst.CSTVisitor):
             ]
         return []
 
-    def _expr_kind(self, scope, expr) -> tuple | None:
-        if isinstance(expr, cst.Call):
-            for qual in self._qualnames(expr.func):
-                if qual in self.model.pipelines:
-                    return (Kind.PIPELINE, self.model.pipelines[qual])
-            func = expr.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "run" and not expr.args:
-                recv = lookup(self.model, scope, func.value)
-                if recv and recv[0] is Kind.PIPELINE:
-                    return (Kind.BATCHES, recv[1])
-        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
-            recv = lookup(self.model, scope, expr.value)
-            if recv is None:
-                recv = self._expr_kind(scope, expr.value)
-            if recv and recv[0] is Kind.BATCHES and isinstance(expr.slice[0].slice, cst.Index):
-                return (Kind.BATCH, recv[1])
-        if isinstance(expr, cst.Name):
-            return lookup(self.model, scope, expr)
-        return None
+
+# Methods that give a batch back from a batch, in both modes (``as_cpu`` is pipeline mode's ``cpu``).
+_BATCH_TO_BATCH = {"cpu", "gpu", "as_cpu"}
+
+
+def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames) -> tuple | None:
+    """What an (original) expression holds: ``(Kind, PipelineFunction)`` or None when unknown.
+
+    ``scope_of(name_node)`` gives the scope a name is looked up from; ``qualnames(node)`` its
+    qualified names. One function for the analysis and for the rules, so both agree.
+    """
+    if isinstance(expr, cst.Name):
+        return lookup(model, scope_of(expr), expr)
+    if isinstance(expr, cst.Call):
+        for qual in qualnames(expr.func):
+            if qual in model.pipelines:
+                return (Kind.PIPELINE, model.pipelines[qual])
+        func = expr.func
+        if isinstance(func, cst.Attribute) and not expr.args:
+            recv = expr_kind(model, func.value, scope_of, qualnames)
+            if recv and recv[0] is Kind.PIPELINE and func.attr.value == "run":
+                return (Kind.BATCHES, recv[1])
+            if recv and recv[0] is Kind.BATCH and func.attr.value in _BATCH_TO_BATCH:
+                return recv
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        recv = expr_kind(model, expr.value, scope_of, qualnames)
+        if recv and recv[0] is Kind.BATCHES:
+            return (Kind.BATCH, recv[1])
+    return None
 
 
 def lookup(model: ModuleModel, scope, expr: cst.BaseExpression) -> tuple | None:

@@ -40,10 +40,15 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import tomllib
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, from PyPI (needs `tomli; python_version < "3.11"`)
+    import tomli as tomllib
 
 TABLE = "ndd-migrate"
 KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores")
@@ -425,7 +430,7 @@ class Configuration:
             if parent == current:
                 break
             current = parent
-        for directory in visited[:0]:
+        for directory in visited:
             self._dirs[directory] = found
         return found
 

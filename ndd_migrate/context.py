@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import libcst as cst
-from libcst.metadata import PositionProvider, ScopeProvider
+from libcst.metadata import PositionProvider, QualifiedNameProvider, ScopeProvider
 
 from ndd_migrate import names
-from ndd_migrate.analysis import Kind, ModuleModel, PipelineFunction, lookup
+from ndd_migrate.analysis import Kind, ModuleModel, PipelineFunction, expr_kind
 from ndd_migrate.catalog import get_rule
 from ndd_migrate.diagnostics import Diagnostic, FixSafety
 
@@ -72,20 +72,12 @@ class Context:
 
     def kind(self, node: cst.BaseExpression) -> tuple[Kind, PipelineFunction] | None:
         """What an original expression holds (pipeline, batches, batch), or None if unknown."""
-        if isinstance(node, cst.Name):
-            scope = self.resolver.get_metadata(ScopeProvider, node, None)
-            return lookup(self.model, scope, node)
-        if isinstance(node, cst.Call):
-            func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "run" and not node.args:
-                recv = self.kind(func.value)
-                if recv and recv[0] is Kind.PIPELINE:
-                    return (Kind.BATCHES, recv[1])
-        if isinstance(node, cst.Subscript) and len(node.slice) == 1:
-            recv = self.kind(node.value)
-            if recv and recv[0] is Kind.BATCHES and isinstance(node.slice[0].slice, cst.Index):
-                return (Kind.BATCH, recv[1])
-        return None
+        return expr_kind(
+            self.model,
+            node,
+            lambda name: self.resolver.get_metadata(ScopeProvider, name, None),
+            lambda n: {q.name for q in self.resolver.get_metadata(QualifiedNameProvider, n, None) or ()},
+        )
 
     def converted_kind(self, node: cst.BaseExpression, *kinds: Kind) -> PipelineFunction | None:
         """The pipeline behind ``node`` when it is of one of ``kinds`` and that pipeline is rewritten."""

@@ -51,7 +51,7 @@ def remove_kwargs(call: cst.Call, names: set[str]) -> cst.Call:
     if len(kept) == len(args):
         return call
     if kept and args and kept[-1] is not args[-1]:
-        kept[-1] = kept[-1].with_changes(comma=args[-1].comma)
+        kept[-1] = kept[-1].with_changes(comma=args[-1].comma, whitespace_after_arg=args[-1].whitespace_after_arg)
     return call.with_changes(args=kept)
 
 

@@ -120,7 +120,9 @@ def notebook_to_module(text: str) -> tuple[str, NotebookLayout]:
             elif isinstance(source, str):
                 code_cells.append((number, source, False))
             else:
-                raise NotebookError(f"cell {number}: 'source' must be a string or a list of strings")
+                raise NotebookError(
+                    f"cell {number}: 'source' must be a string or a list of strings"
+                )
 
     tag = _unique_tag(code for _, code, _ in code_cells)
     parts: list[str] = []
@@ -209,9 +211,13 @@ def _load(text: str) -> dict:
     metadata = notebook.get("metadata")
     if isinstance(metadata, dict):
         for key, field in (("language_info", "name"), ("kernelspec", "language")):
-            language = metadata.get(key, {}).get(field) if isinstance(metadata.get(key), dict) else None
+            language = (
+                metadata.get(key, {}).get(field) if isinstance(metadata.get(key), dict) else None
+            )
             if isinstance(language, str) and language.lower() != "python":
-                raise NotebookError(f"not a Python notebook (its kernel's language is {language!r})")
+                raise NotebookError(
+                    f"not a Python notebook (its kernel's language is {language!r})"
+                )
     return notebook
 
 
@@ -264,7 +270,9 @@ def _source_spans(text: str) -> dict[int, tuple[int, int]]:
                 spans[position] = (value_start, value_end)
             return value_end
 
-        return _walk_object(text, start, on_member) if text[start] == "{" else _value_end(text, start)
+        return (
+            _walk_object(text, start, on_member) if text[start] == "{" else _value_end(text, start)
+        )
 
     def on_top(key: str, start: int) -> int:
         if key == "cells":
@@ -393,16 +401,26 @@ def _split_module(new_module: str, layout: NotebookLayout) -> dict[int, str]:
             continue
         indent, kind, number = match.group(1), match.group(2), int(match.group(3))
         if kind == "cell":
-            if next_cell >= len(layout.cells) or layout.cells[next_cell].number != number:
+            expected = layout.cells[next_cell].number if next_cell < len(layout.cells) else None
+            if number != expected:
                 raise NotebookError(
-                    f"cannot put the notebook back together: the marker of cell {number} is"
-                    " duplicated or out of order after the rewrite"
+                    "cannot put the notebook back together: the rewrite removed, moved or"
+                    f" duplicated a cell marker (found cell {number}'s where"
+                    + (
+                        f" cell {expected}'s was expected)"
+                        if expected
+                        else " no more were expected)"
+                    )
                 )
             next_cell += 1
             current = number
             chunk = chunks[number] = []
         else:
-            if number >= len(layout.masks) or number in restored or layout.masks[number].cell != current:
+            if (
+                number >= len(layout.masks)
+                or number in restored
+                or layout.masks[number].cell != current
+            ):
                 raise NotebookError(
                     "cannot put the notebook back together: the rewrite duplicated an IPython line"
                     " or moved it to another cell"
@@ -424,7 +442,9 @@ def _split_module(new_module: str, layout: NotebookLayout) -> dict[int, str]:
         )
     if before_first:
         if not layout.cells:
-            raise NotebookError("the rewrite added code, but the notebook has no code cell to hold it")
+            raise NotebookError(
+                "the rewrite added code, but the notebook has no code cell to hold it"
+            )
         chunks[layout.cells[0].number][:0] = before_first
 
     codes = {}

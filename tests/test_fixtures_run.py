@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import inspect
 import io
 import json
 import math
@@ -164,6 +165,8 @@ def run_both(name: str, data_dirs, monkeypatch, steps: int | None = None):
     created: list[tuple[str, bool]] = []
     with lower_to_cpu(monkeypatch, created):
         pipe = original(**kwargs, batch_size=batch_size, device_id=None)
+        # ndd operators also instantiate legacy operators (for their specs): keep the graph's only.
+        pipeline_ops = list(created)
         pipe.build()
         if steps is None:
             epoch = pipe.epoch_size("Reader")
@@ -171,15 +174,19 @@ def run_both(name: str, data_dirs, monkeypatch, steps: int | None = None):
             steps = math.ceil(2 * epoch / batch_size) + 1
         gen = migrated(**kwargs, batch_size=batch_size, device_id=None)
         results = []
-        for _ in range(steps):
-            p_out, m_out = pipe.run(), next(gen)
-            results.append(
-                (
-                    [(o.layout() or "", pipeline_samples(o)) for o in p_out],
-                    [(o.layout or "", batch_samples(o)) for o in m_out],
+        # Close the generator here, not at some later garbage collection: ndd's reader keeps its
+        # EvalContext entered across its own `yield` (Reader._batches), and finalizing it while
+        # another context is on top of the thread's context stack fails an assertion.
+        with contextlib.closing(gen):
+            for _ in range(steps):
+                p_out, m_out = pipe.run(), next(gen)
+                results.append(
+                    (
+                        [(o.layout() or "", pipeline_samples(o)) for o in p_out],
+                        [(o.layout or "", batch_samples(o)) for o in m_out],
+                    )
                 )
-            )
-    return case, created, results
+    return case, pipeline_ops, results
 
 
 # --------------------------------------------------------------------------------------------------
@@ -239,7 +246,9 @@ def test_fixture_script_runs(name, which, data_dirs, monkeypatch):
         monkeypatch.setattr(dali_pipeline.Pipeline, "_get_params", cpu_params)
         monkeypatch.setattr(sys, "argv", [str(path), *positional, "--iters", "4"])
         with contextlib.redirect_stdout(stdout):
-            runpy.run_path(str(path), run_name="__main__")
+            namespace = runpy.run_path(str(path), run_name="__main__")
+        if inspect.isgenerator(namespace.get("pipe")):  # see run_both: close it while on top
+            namespace["pipe"].close()
     assert stdout.getvalue().count("step ") == 4, stdout.getvalue()
 
 

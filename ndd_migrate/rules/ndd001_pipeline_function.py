@@ -175,6 +175,7 @@ class Impl(RuleImpl):
         yield_stmt = cst.SimpleStatementLine(
             body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines
         )
+        per_batch = _strip_blank_head(per_batch)
         if ctx_name and per_batch:
             per_batch = [cst.With(items=[cst.WithItem(cst.Name(ctx_name))], body=cst.IndentedBlock(per_batch))]
         inner = [*per_batch, yield_stmt]
@@ -220,6 +221,17 @@ class _DaliCallFinder(cst.CSTVisitor):
         dali = self.ctx.dali_name(node.func)
         if dali and (names.fn_path(dali) or names.math_function(dali)):
             self.found = True
+
+
+def _strip_blank_head(stmts: list) -> list:
+    """A statement that opens a new block loses the blank lines above it (comments stay)."""
+    if not stmts:
+        return stmts
+    first = stmts[0]
+    lines = list(first.leading_lines)
+    while lines and lines[0].comment is None:
+        lines.pop(0)
+    return [first.with_changes(leading_lines=lines), *stmts[1:]]
 
 
 def _all_params(params: cst.Parameters) -> list[cst.Param]:

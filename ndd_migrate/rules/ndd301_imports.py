@@ -33,8 +33,8 @@ RULE = Rule(
                 "    return fn.cast(images, dtype=types.FLOAT)\n"
             ),
             after=(
-                "from nvidia.dali import types\n"
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n"
+                "from nvidia.dali import types\n\n\n"
                 "def prep(images):\n"
                 "    return ndd.cast(images, dtype=types.FLOAT)\n"
             ),
@@ -54,12 +54,12 @@ class Impl(RuleImpl):
         before = _used_names(original)
         after = _used_names(updated)
         body: list = []
-        carried: list = []
-        anchor = None
+        carried: list = []  # comments of removed imports, for the next statement
+        anchor = None  # where the DALI imports started
         for stmt in updated.body:
             pruned, is_dali = self._prune(stmt, before, after)
-            if is_dali:
-                anchor = len(body) + (1 if pruned is not None else 0)
+            if is_dali and anchor is None:
+                anchor = len(body)
             if pruned is None:
                 carried.extend(stmt.leading_lines)
                 continue
@@ -67,20 +67,20 @@ class Impl(RuleImpl):
                 pruned = pruned.with_changes(leading_lines=[*carried, *pruned.leading_lines])
                 carried = []
             body.append(pruned)
-        if anchor is None:
-            anchor = _after_header(body)
         new_imports = []
         if self.ctx.uses_numpy and self.ctx.model.numpy_alias is None:
-            new_imports.append(cst.parse_statement("import numpy as np\n"))
+            new_imports.append(("numpy", "import numpy as np\n"))
         if self.ctx.uses_ndd and self.ctx.model.ndd_alias is None:
-            new_imports.append(cst.parse_statement("import nvidia.dali.experimental.dynamic as ndd\n"))
-        if new_imports:
-            self.ctx.report(self.code, original, "ndd import added", fixed=True)
-            if carried and anchor == len(body):
-                new_imports[0] = new_imports[0].with_changes(leading_lines=carried)
-                carried = []
-            body[anchor:anchor] = new_imports
-        return updated.with_changes(body=body)
+            new_imports.append((names.NDD, "import nvidia.dali.experimental.dynamic as ndd\n"))
+        for module, code in new_imports:
+            self.ctx.report(self.code, original, f"`{code.strip()}` added", fixed=True)
+            at = _sorted_position(body, anchor if anchor is not None else _after_header(body), module)
+            stmt = cst.parse_statement(code)
+            if at < len(body) and _import_key(body[at]) is not None and _starts_block(body, at):
+                stmt = stmt.with_changes(leading_lines=body[at].leading_lines)
+                body[at] = body[at].with_changes(leading_lines=[])
+            body.insert(at, stmt)
+        return updated.with_changes(body=body, footer=[*carried, *updated.footer])
 
     def _changed(self, original: cst.Module, updated: cst.Module) -> bool:
         return not original.deep_equals(updated)
@@ -116,6 +116,43 @@ class Impl(RuleImpl):
             return None, is_dali
         keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return stmt.with_changes(body=[imp.with_changes(names=keep)]), is_dali
+
+
+def _import_key(stmt) -> tuple[int, str] | None:
+    """isort's order inside a section: plain imports first, then ``from`` imports, each by module."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return None
+    small = stmt.body[0]
+    if isinstance(small, cst.Import):
+        return (0, names.dotted(small.names[0].name) or "")
+    if isinstance(small, cst.ImportFrom):
+        return (1, names.dotted(small.module) if small.module else "")
+    return None
+
+
+def _starts_block(body: list, index: int) -> bool:
+    """Is ``body[index]`` the first of a run of imports (preceded by a blank line or a non-import)?"""
+    return index == 0 or _import_key(body[index - 1]) is None or any(
+        line.comment is None for line in body[index].leading_lines
+    )
+
+
+def _sorted_position(body: list, anchor: int, module: str) -> int:
+    """Where ``import <module>`` goes in the run of imports at ``anchor`` (the section, as isort
+    sees it: no blank line inside), so a sorted import block stays sorted."""
+    if anchor >= len(body) or _import_key(body[anchor]) is None:
+        return anchor
+    start = anchor
+    while start > 0 and not _starts_block(body, start):
+        start -= 1
+    index = start
+    while index < len(body) and _import_key(body[index]) is not None:
+        if index > start and _starts_block(body, index):
+            break
+        if _import_key(body[index]) > (0, module):
+            return index
+        index += 1
+    return index
 
 
 def _after_header(body: list) -> int:

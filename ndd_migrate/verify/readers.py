@@ -1,0 +1,191 @@
+"""Same data in the same order: reader seeds on both sides, and epoch tracking on the ndd side.
+
+A shuffling reader's order comes from its own ``seed`` (readers draw nothing from an ``RNG``). A
+pipeline reader without ``seed=`` gets one derived from the pipeline seed by the C++ pipeline
+(``std::seed_seq`` indexed by op order after ``build()``); a dynamic-mode reader without ``seed=``
+gets a fresh random one. The migration cannot reproduce the former, so instead ``verify`` gives
+every reader that lacks a seed an explicit one, the same on both sides, matched by order of
+construction:
+
+* the migrated side runs first; each of its readers keeps its explicit seed, or gets the verify
+  reader seed (``--seed`` or a fixed default);
+* the pipeline side's reader *i* keeps its explicit seed, or gets the seed the migrated reader *i*
+  used.
+
+Where exactly one side had an explicit seed the report says so: an explicit seed in the original
+that the migration dropped is an error (the migrated order is random on every run); a seed only the
+migration gives is fine, the original's was derived and cannot be reproduced.
+
+On the ndd side ``Reader.next_epoch`` is also wrapped to count epochs — that is how
+``--epochs N`` knows exactly which step starts epoch N+1 — and, for ``capture``, to request
+``next_epoch(capture=True)`` even when the migrated function has no way to ask for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from ndd_migrate.verify.patching import ConstructionHooks, Patches, fn_name, schema_of
+
+
+@dataclass
+class ReaderRecord:
+    index: int
+    op: str
+    explicit_seed: int | None
+    used_seed: int
+    name: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _explicit(seed) -> int | None:
+    if seed is None:
+        return None
+    seed = int(seed)
+    return None if seed == -1 else seed  # -1 is DALI's "pick one for me"
+
+
+def _is_reader_schema(schema) -> bool:
+    return "readers" in schema.ModulePath() or schema.Name().endswith("Reader")
+
+
+class PipelineReaderSeeds:
+    """Context manager for the pipeline side: seed readers that lack ``seed=``."""
+
+    def __init__(self, planned: list[int], default: int) -> None:
+        self.planned = list(planned)
+        self.default = default
+        self.records: list[ReaderRecord] = []
+
+    def _transform(self, op_cls: type, kwargs: dict) -> dict:
+        schema = schema_of(op_cls)
+        if schema is None or not _is_reader_schema(schema):
+            return kwargs
+        index = len(self.records)
+        explicit = _explicit(kwargs.get("seed"))
+        if explicit is not None:
+            used = explicit
+        else:
+            used = self.planned[index] if index < len(self.planned) else self.default
+            kwargs = {**kwargs, "seed": used}
+        self.records.append(
+            ReaderRecord(index, fn_name(schema.Name()), explicit, used, kwargs.get("name"))
+        )
+        return kwargs
+
+    def __enter__(self) -> "PipelineReaderSeeds":
+        ConstructionHooks.add(self._transform)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        ConstructionHooks.remove(self._transform)
+
+
+class NddReaders:
+    """Context manager for the ndd side: seeds readers, counts epochs, can force capture."""
+
+    def __init__(self, default_seed: int, *, force_capture: bool = False) -> None:
+        self.default_seed = default_seed
+        self.force_capture = force_capture
+        self.records: list[ReaderRecord] = []
+        self.readers: list[object] = []
+        self.epochs_started: list[int] = []
+        self._patches = Patches()
+
+    @property
+    def primary_epochs(self) -> int:
+        """Epochs started by the first reader created (0 without readers)."""
+        return self.epochs_started[0] if self.epochs_started else 0
+
+    def metadata(self) -> list[dict]:
+        out = []
+        for reader in self.readers:
+            try:
+                out.append(dict(reader.get_metadata()))
+            except Exception:  # metadata is informational; a captured reader may refuse it
+                out.append({})
+        return out
+
+    def __enter__(self) -> "NddReaders":
+        from nvidia.dali.experimental.dynamic import _ops
+
+        Reader = _ops.Reader
+        original_init = Reader.__init__
+        original_next_epoch = Reader.next_epoch
+        tracker = self
+
+        def reader_init(reader, *args, **kwargs):
+            explicit = _explicit(kwargs.get("seed"))
+            used = explicit if explicit is not None else tracker.default_seed
+            kwargs["seed"] = used
+            original_init(reader, *args, **kwargs)
+            tracker.records.append(
+                ReaderRecord(
+                    len(tracker.records),
+                    fn_name(type(reader)._schema_name),
+                    explicit,
+                    used,
+                    kwargs.get("name") if "name" in kwargs else (args[1] if len(args) > 1 else None),
+                )
+            )
+            tracker.readers.append(reader)
+            tracker.epochs_started.append(0)
+
+        def next_epoch(reader, batch_size=None, ctx=None, capture=False):
+            for i, r in enumerate(tracker.readers):
+                if r is reader:
+                    tracker.epochs_started[i] += 1
+            if tracker.force_capture:
+                capture = True
+            return original_next_epoch(reader, batch_size, ctx, capture)
+
+        self._patches.set(Reader, "__init__", reader_init)
+        self._patches.set(Reader, "next_epoch", next_epoch)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._patches.undo()
+
+
+def seed_findings(pipeline: list[dict], ndd: list[dict]) -> list[tuple[str, str]]:
+    """(severity, message) about reader seeds and reader counts of the two sides."""
+    findings: list[tuple[str, str]] = []
+    if len(pipeline) != len(ndd):
+        findings.append(
+            (
+                "error",
+                f"the original creates {len(pipeline)} reader(s) "
+                f"({', '.join(r['op'] for r in pipeline) or 'none'}), the migrated code "
+                f"{len(ndd)} ({', '.join(r['op'] for r in ndd) or 'none'})",
+            )
+        )
+    for p, n in zip(pipeline, ndd):
+        where = f"reader #{p['index']} ({p['op']} / {n['op']})"
+        if p["op"] != n["op"]:
+            findings.append(("error", f"{where}: different reader ops"))
+        pe, ne = p["explicit_seed"], n["explicit_seed"]
+        if pe is not None and ne is None:
+            findings.append(
+                (
+                    "error",
+                    f"{where}: the original gives seed={pe}, the migrated reader has no seed= "
+                    "(its order changes on every run); keep seed=",
+                )
+            )
+        elif pe is not None and ne is not None and pe != ne:
+            findings.append(("error", f"{where}: seed={pe} in the original, seed={ne} migrated"))
+        elif pe is None and ne is None:
+            findings.append(
+                ("info", f"{where}: no seed on either side; both given seed={n['used_seed']}")
+            )
+        elif pe is None:
+            findings.append(
+                (
+                    "info",
+                    f"{where}: the original derives its seed from the pipeline seed; aligned to "
+                    f"the migrated seed={ne}",
+                )
+            )
+    return findings

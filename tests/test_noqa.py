@@ -1,0 +1,154 @@
+"""``# noqa``: which comments count, which lines they cover, and that clean files pay nothing."""
+
+from __future__ import annotations
+
+import textwrap
+import tokenize
+
+import pytest
+
+from ndd_migrate import noqa
+from ndd_migrate.diagnostics import Diagnostic
+from ndd_migrate.noqa import ALL, is_suppressed, noqa_lines, parse_directive, unsuppressed
+
+
+def lines(src: str) -> dict:
+    return noqa_lines(textwrap.dedent(src))
+
+
+@pytest.mark.parametrize(
+    ("comment", "expected"),
+    [
+        ("# noqa", ALL),
+        ("#noqa", ALL),
+        ("# NOQA", ALL),
+        ("# NoQa", ALL),
+        ("# noqa because the reader is shared", ALL),
+        ("# noqa: NDD002", frozenset({"NDD002"})),
+        ("#noqa:NDD002", frozenset({"NDD002"})),
+        ("# NOQA : NDD002,NDD101", frozenset({"NDD002", "NDD101"})),
+        ("# noqa: NDD002, NDD101 NDD103", frozenset({"NDD002", "NDD101", "NDD103"})),
+        ("# noqa: NDD103 keeps the old reader", frozenset({"NDD103"})),
+        ("# noqa: E501, NDD103", frozenset({"E501", "NDD103"})),
+        ("# type: ignore  # noqa: NDD103", frozenset({"NDD103"})),
+        ("# noqa:", None),  # not a blanket noqa: it suppresses nothing
+        ("# noqa: ndd103", None),  # codes are exact, upper case
+        ("# noqa: because", None),
+        ("# noqalike", None),
+        ("# this is not noqa", None),
+        ("# nothing here", None),
+    ],
+)
+def test_parse_directive(comment, expected):
+    assert parse_directive(comment) == expected
+
+
+def test_only_real_comments_count():
+    src = '''\
+        a = "# noqa"
+        b = 'x  # noqa: NDD103'
+        c = f"{a}  # noqa"
+        d = """
+        # noqa
+        """
+        e = 1  # noqa: NDD103
+        '''
+    assert lines(src) == {7: frozenset({"NDD103"})}
+
+
+def test_multi_line_string_is_covered_by_its_last_line():
+    src = '''\
+        x = 1
+        doc = """first
+        second
+        third"""  # noqa: NDD101
+        y = 2
+        '''
+    assert lines(src) == {2: {"NDD101"}, 3: {"NDD101"}, 4: {"NDD101"}}
+
+
+def test_multi_line_fstring_is_covered_by_its_last_line():
+    src = '''\
+        msg = f"""{a}
+        {b}"""  # noqa
+        '''
+    assert lines(src) == {1: ALL, 2: ALL}
+
+
+def test_backslash_continuation_is_one_line():
+    src = """\
+        x = fn.resize(a) + \\
+            fn.crop(b) + \\
+            fn.flip(c)  # noqa: NDD103
+        y = 1  # noqa
+        """
+    assert lines(src) == {1: {"NDD103"}, 2: {"NDD103"}, 3: {"NDD103"}, 4: ALL}
+
+
+def test_bracketed_statement_lines_are_separate():
+    """As in ruff: inside brackets a comment can sit on any line, so it covers only its own."""
+    src = """\
+        out = fn.resize(  # noqa: NDD103
+            images,
+            size=224,  # noqa: NDD104
+        )
+        """
+    assert lines(src) == {1: {"NDD103"}, 3: {"NDD104"}}
+
+
+def test_codes_on_one_line_merge():
+    src = '''\
+        s = """a
+        b"""  # noqa: NDD1
+        '''
+    assert lines(src)[1] == {"NDD1"}
+    src2 = 's = """a\nb""" + \\\n  t  # noqa: NDD2\n'
+    assert noqa_lines(src2) == {1: {"NDD2"}, 2: {"NDD2"}, 3: {"NDD2"}}
+
+
+def test_no_noqa_means_no_tokenizing(monkeypatch):
+    def fail(*args, **kwargs):
+        raise AssertionError("tokenized a file without noqa")
+
+    monkeypatch.setattr(tokenize, "generate_tokens", fail)
+    big = "import nvidia.dali.fn as fn\nx = fn.resize(y)\n" * 10_000
+    assert noqa_lines(big) == {}
+    diagnostics = [Diagnostic("NDD103", "m", "a.py", 2)]
+    assert unsuppressed(diagnostics, big) == diagnostics
+
+
+def test_untokenizable_source_falls_back_to_a_line_scan():
+    src = "x = fn.resize(  # noqa: NDD103\n"  # unclosed bracket: tokenize fails at EOF
+    with pytest.raises(tokenize.TokenError):
+        list(tokenize.generate_tokens(iter([src]).__next__))
+    assert noqa_lines(src) == {1: {"NDD103"}}
+
+
+@pytest.mark.parametrize(
+    ("code", "line", "expected"),
+    [
+        ("NDD103", 1, True),
+        ("NDD104", 1, False),
+        ("NDD103", 2, True),  # blanket
+        ("NDD103", 3, False),
+        ("NDD1034", 4, False),  # exact, not prefix
+        ("NDD103", 4, False),
+    ],
+)
+def test_is_suppressed(code, line, expected):
+    noqa_map = noqa_lines("a = 1  # noqa: NDD103\nb = 2  # noqa\nc = 3\nd = 4  # noqa: NDD10\n")
+    assert is_suppressed(Diagnostic(code, "m", "a.py", line), noqa_map) is expected
+
+
+def test_unsuppressed_filters():
+    src = "a = 1  # noqa: NDD103\nb = 2\n"
+    keep = Diagnostic("NDD103", "m", "a.py", 2)
+    drop = Diagnostic("NDD103", "m", "a.py", 1)
+    other = Diagnostic("NDD104", "m", "a.py", 1)
+    assert unsuppressed([drop, keep, other], src) == [keep, other]
+    assert unsuppressed([], src) == []
+
+
+def test_all_is_a_distinct_sentinel():
+    assert noqa.ALL is ALL and repr(ALL) == "ALL"
+    assert ALL != frozenset() and not isinstance(ALL, frozenset)
