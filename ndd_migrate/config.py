@@ -37,7 +37,6 @@ This module is on the pre-commit path: it imports only the standard library.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import sys
@@ -237,12 +236,13 @@ class Overrides:
         """A copy with every value checked and turned into tuples; raises :class:`ConfigError`."""
         per_file = None
         if self.per_file_ignores is not None:
-            if not isinstance(self.per_file_ignores, Mapping):
-                raise ConfigError(source, f"per-file-ignores: expected a table of pattern = [codes], got {self.per_file_ignores!r}")
-            per_file = {
-                _patterns([pattern], "per-file-ignores", source)[0]: _selectors(codes, f"per-file-ignores.{pattern!r}", source)
-                for pattern, codes in self.per_file_ignores.items()
-            }
+            table = self.per_file_ignores
+            if not isinstance(table, Mapping):
+                raise ConfigError(source, f"per-file-ignores: expected a table of pattern = [codes], got {table!r}")
+            per_file = {}
+            for pattern, codes in table.items():
+                _patterns([pattern], "per-file-ignores", source)
+                per_file[pattern] = _selectors(codes, f"per-file-ignores.{pattern!r}", source)
         return Overrides(
             select=None if self.select is None else _selectors(self.select, "select", source),
             extend_select=_selectors(self.extend_select, "extend-select", source),
@@ -264,6 +264,8 @@ def parse_table(table: object, source: str) -> Overrides:
         raise ConfigError(source, f"[tool.{TABLE}] must be a table")
     for key in table:
         if key not in KEYS:
+            import difflib  # only on the error path: this module is on every run's start-up path
+
             close = difflib.get_close_matches(key.replace("_", "-"), KEYS, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else f" (known keys: {', '.join(KEYS)})"
             raise ConfigError(source, f"unknown key {key!r} in [tool.{TABLE}]{hint}")

@@ -21,6 +21,11 @@ from ndd_migrate.diagnostics import Diagnostic, FixSafety
 TODO_PREFIX = "# TODO(ndd-migrate): "
 
 
+def every_rule(code: str) -> bool:
+    """The default selection: every rule (a module-level function, so a Policy pickles to workers)."""
+    return True
+
+
 @dataclass
 class Policy:
     """What a run may change. ``is_enabled(code)`` is the --select/--ignore/config decision."""
@@ -28,14 +33,14 @@ class Policy:
     mode: str = "migrate"  # "migrate" or "check"
     fix: bool = True
     unsafe_fixes: bool = True
-    is_enabled: Callable[[str], bool] = lambda code: True
+    is_enabled: Callable[[str], bool] = every_rule
 
     @classmethod
     def migrate(cls) -> "Policy":
         return cls()
 
     @classmethod
-    def check(cls, fix=False, unsafe_fixes=False, is_enabled=lambda code: True) -> "Policy":
+    def check(cls, fix=False, unsafe_fixes=False, is_enabled=every_rule) -> "Policy":
         return cls("check", fix, unsafe_fixes, is_enabled)
 
 

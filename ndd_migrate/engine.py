@@ -120,7 +120,7 @@ def transform(source: str, path: str, policy: Policy) -> FileResult:
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        result.error = FileError(path, f"cannot parse: {exc.message}", exc.raw_line)
+        result.error = _syntax_error(source, path, exc)
         return result
     try:
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
@@ -154,6 +154,18 @@ def transform(source: str, path: str, policy: Policy) -> FileResult:
         result.changed = True
         result.new_source = new_source
     return result
+
+
+def _syntax_error(source: str, path: str, exc: cst.ParserSyntaxError) -> FileError:
+    """Python's own message and line where it has one (libcst's point at where parsing gave up)."""
+    try:
+        compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as py:
+        return FileError(path, f"cannot parse: {py.msg}", py.lineno)
+    except ValueError:
+        pass
+    first = exc.message.splitlines()[0] if exc.message else "syntax error"
+    return FileError(path, f"cannot parse: {first}", exc.raw_line)
 
 
 def _suppression(source: str):

@@ -5,54 +5,34 @@ Everything here is pure standard library on purpose: discovery and the byte pref
 costs little more than reading their bytes.
 
 Reading keeps what an editor would keep: the PEP 263 encoding, a UTF-8 byte-order mark and the
-newlines exactly as they are in the file (CRLF, lone CR, mixed). Writing encodes back the same way and
-replaces the file atomically, so a file is either the old bytes or the new ones, never half of each.
+newlines exactly as they are in the file (CRLF, lone CR, mixed). Writing encodes back the same way
+and replaces the file atomically, so a file is either the old bytes or the new ones, never a mix.
 """
 
 from __future__ import annotations
 
 import codecs
 import contextlib
-import fnmatch
 import io
 import os
 import re
 import stat
 import tempfile
 import tokenize
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ndd_migrate.config import DEFAULT_EXCLUDE, PathGlob
 from ndd_migrate.diagnostics import FileError
 
 DEFAULT_EXTENSIONS = (".py", ".ipynb")
 
-#: Directories never searched when walking a tree: version control, virtual environments, caches and
-#: build output hold copies of code (or other people's code) that must not be rewritten. Jupyter's
-#: ``.ipynb_checkpoints`` holds autosaved copies of notebooks; migrating them would only create
-#: confusing duplicates. A path named explicitly is still searched.
-SKIPPED_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        ".venv",
-        "venv",
-        "__pycache__",
-        "node_modules",
-        "build",
-        "dist",
-        ".tox",
-        ".nox",
-        ".eggs",
-        "site-packages",
-        ".ipynb_checkpoints",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-    }
-)
+#: Directories never entered when walking a tree, unless the caller's ``is_excluded`` takes over:
+#: version control, environments, caches and build output hold copies of code, or other people's
+#: code, which must not be rewritten (``.ipynb_checkpoints`` holds autosaved copies of notebooks).
+#: The same list as the configuration's default ``exclude``, so both say the same thing.
+SKIPPED_DIRS = frozenset(DEFAULT_EXCLUDE)
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LINE_BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
@@ -100,51 +80,45 @@ def discover(
     extensions: Iterable[str] = DEFAULT_EXTENSIONS,
     *,
     root: str | os.PathLike[str] | None = None,
+    is_excluded: Callable[[str], bool] | None = None,
     force_exclude: bool = False,
 ) -> list[Path]:
     """The files to process under ``paths``, sorted and without duplicates.
 
-    Directories are walked recursively for files with one of ``extensions``, skipping
-    :data:`SKIPPED_DIRS` and anything matching an ``exclude`` pattern. Like ruff's ``exclude``, a
-    pattern is a glob matched against a file's or directory's name (``legacy``, ``*_pb2.py``) and
-    against its path relative to ``root`` (``src/generated/*``, ``**/fixtures``); ``root`` is the
-    project root, the current directory by default. A matching directory is not entered.
+    Directories are walked recursively for files with one of ``extensions``. Left out: directories
+    named in :data:`SKIPPED_DIRS`, and paths matching an ``exclude`` pattern, in the
+    configuration's glob syntax (:class:`~ndd_migrate.config.PathGlob`: ``legacy`` and
+    ``*_pb2.py`` match a name anywhere, ``src/generated`` or ``**/fixtures`` match from ``root``,
+    the current directory by default). An excluded directory is not entered.
+
+    ``is_excluded`` plugs in the project's configuration (``Configuration.is_excluded``, which
+    applies each ``pyproject.toml``'s excludes and defaults); when it is given it replaces
+    :data:`SKIPPED_DIRS`, so that a project whose ``exclude`` replaces the default list (ruff's
+    semantics) gets what it asked for.
 
     A file named explicitly is always included, whatever its extension (the user asked for it), and
-    also when excluded, unless ``force_exclude`` is set: pre-commit passes every staged file by name,
-    and the project's excludes must still hold there (ruff's ``--force-exclude``).
+    also when excluded, unless ``force_exclude`` is set: pre-commit passes every staged file by
+    name, and the project's excludes must still hold there (ruff's ``--force-exclude``).
 
     Symlinked directories are not followed (no loops, no rewriting code outside the tree); files
-    reached twice (``a.py`` and a symlink to it, or a file named both alone and within its directory)
+    reached twice (``a.py`` and a symlink to it, or a file named alone and within its directory)
     are returned once. Raises :class:`SourceError` for a path that does not exist or a directory
     that cannot be listed: silently skipping it would leave code unmigrated without a word.
     """
-    root_dir = os.path.abspath(root if root is not None else os.getcwd())
-    patterns = _normalize_patterns(exclude)
+    base = os.path.abspath(root if root is not None else os.getcwd())
+    globs = [PathGlob.compile(pattern, base) for pattern in exclude]
     suffixes = tuple(extensions)
-    below_root = os.path.join(root_dir, "")
 
     def excluded(path: str) -> bool:
-        if not patterns:
-            return False
-        name = os.path.basename(path)
-        relative = os.path.relpath(os.path.abspath(path), root_dir).replace(os.sep, "/")
-        return any(
-            fnmatch.fnmatchcase(name, pattern) or fnmatch.fnmatchcase(relative, pattern)
-            for pattern in patterns
+        """Excluded by a pattern or by the caller, itself or through an excluded ancestor."""
+        return any(glob.matches(path) for glob in globs) or (
+            is_excluded is not None and is_excluded(path)
         )
 
-    def excluded_with_ancestors(path: str) -> bool:
-        """``path`` excluded, or inside a skipped or excluded directory below ``root_dir``."""
-        current = os.path.abspath(path)
-        if excluded(current):
-            return True
-        parent = os.path.dirname(current)
-        while parent.startswith(below_root):
-            if os.path.basename(parent) in SKIPPED_DIRS or excluded(parent):
-                return True
-            parent = os.path.dirname(parent)
-        return False
+    def skipped_by_default(path: str) -> bool:
+        """``path`` lies in a :data:`SKIPPED_DIRS` directory below ``base`` (for explicit paths)."""
+        parts = os.path.relpath(os.path.abspath(path), base).split(os.sep)
+        return is_excluded is None and parts[0] != ".." and not SKIPPED_DIRS.isdisjoint(parts)
 
     def walk_error(error: OSError) -> None:
         raise SourceError(error.filename or "?", f"cannot list directory: {error.strerror}")
@@ -154,7 +128,7 @@ def discover(
         top = os.fspath(given)
         if not os.path.lexists(top):
             raise SourceError(top, "no such file or directory")
-        if force_exclude and excluded_with_ancestors(top):
+        if force_exclude and (skipped_by_default(top) or excluded(top)):
             continue
         if os.path.isfile(top):
             found.append(Path(top))
@@ -163,7 +137,8 @@ def discover(
                 dirnames[:] = sorted(
                     name
                     for name in dirnames
-                    if name not in SKIPPED_DIRS and not excluded(os.path.join(directory, name))
+                    if not (is_excluded is None and name in SKIPPED_DIRS)
+                    and not excluded(os.path.join(directory, name))
                 )
                 found.extend(
                     Path(directory, name)
@@ -183,36 +158,22 @@ def discover(
     return unique
 
 
-def _normalize_patterns(exclude: Iterable[str]) -> list[str]:
-    """Patterns as matched: ``./x`` and ``x/`` mean ``x``; ``**/x`` also matches ``x`` at the root."""
-    patterns = []
-    for pattern in exclude:
-        pattern = pattern.replace("\\", "/").rstrip("/")
-        while pattern.startswith("./"):
-            pattern = pattern[2:]
-        if pattern:
-            patterns.append(pattern)
-            if pattern.startswith("**/"):
-                patterns.append(pattern[3:])
-    return patterns
-
-
 def mentions_dali(data: bytes) -> bool:
     """The byte prefilter: can this file involve DALI at all? ``False`` means skip it unparsed.
 
     A Python file can only reach DALI by naming the package ``nvidia.dali`` somewhere in its own
     text: ``import nvidia.dali.fn as fn``, ``from nvidia import dali``, ``from nvidia.dali import
-    pipeline_def``, ``import nvidia.dali.experimental.dynamic as ndd``, ``__import__("nvidia.dali")``
-    and ``importlib.import_module("nvidia.dali.fn")`` all contain the four bytes ``dali``. Every
-    encoding a Python file can use is ASCII-compatible, and notebooks are UTF-8 JSON in which ASCII
-    letters are never escaped, so those bytes are there in every case. The name resolver needs such
-    an import in the same file before any rule fires, so the filter never skips a file a rule would
-    have changed. (Not caught, and not resolvable either: DALI objects that arrive through another
-    module's re-export, or an identifier spelled with non-ASCII look-alikes that NFKC turns into
-    ``dali``.)
+    pipeline_def``, ``import nvidia.dali.experimental.dynamic as ndd``,
+    ``__import__("nvidia.dali")`` and ``importlib.import_module("nvidia.dali.fn")`` all contain
+    the four bytes ``dali``. PEP 263 allows only ASCII-compatible source encodings, and notebooks
+    are UTF-8 JSON in which ASCII letters are never escaped, so those bytes are there in every case.
+    The name resolver needs such an import in the same file before any rule fires, so the filter
+    never skips a file a rule would have changed. (Missed, and unresolvable anyway: DALI objects
+    that arrive through another module's re-export, and a ``dali`` spelled with non-ASCII
+    look-alike letters, which Python's NFKC normalization of identifiers would accept.)
 
-    It is a substring test on purpose: no decoding, no regular expression, a few milliseconds for a
-    whole repository.
+    It is a plain substring test on purpose: no decoding, no regular expression, so it costs next
+    to nothing beside reading the bytes.
     """
     return b"dali" in data
 
@@ -279,7 +240,7 @@ def _line_at(pattern: re.Pattern, data, offset: int) -> int:
 
 
 def write_source(path: str | os.PathLike[str], new_text: str, original: SourceText) -> None:
-    """Write ``new_text`` over the file read as ``original``, atomically, in the original's encoding.
+    """Write ``new_text`` over the file read as ``original``: atomically, in the same encoding.
 
     The new bytes go to a temporary file in the same directory (same file system, so the final
     rename is atomic), get the original's permission bits (and owner, where allowed), are fsynced,
@@ -341,7 +302,5 @@ def _copy_owner(path: str, status: os.stat_result) -> None:
         return
     mine = os.stat(path)
     if (mine.st_uid, mine.st_gid) != (status.st_uid, status.st_gid):
-        try:
+        with contextlib.suppress(PermissionError):
             os.chown(path, status.st_uid, status.st_gid)
-        except PermissionError:
-            pass

@@ -14,8 +14,8 @@ marker comment (``pass  # ndd-migrate:cell 3``, ``pass  # ndd-migrate:mask 0``):
 They are statements rather than bare comments because libcst keeps a comment above a statement as
 part of that statement: a rule that deletes ``pipe.build()`` would silently delete the marker or the
 ``!nvidia-smi`` line above it. A statement is only removed by a rule that means to remove it, and
-``pass`` is also valid alone in an indented block (``for ...:`` followed by ``%time step()``), where a
-comment is not. ``pass`` means nothing to any rule.
+``pass`` is also valid alone in an indented block (``for ...:`` followed by ``%time step()``),
+where a comment is not. ``pass`` means nothing to any rule.
 
 Putting a notebook back touches only the ``source`` values of the code cells that changed, spliced
 into the original JSON text; outputs, execution counts, metadata, cell ids, key order, indentation
@@ -33,9 +33,9 @@ from dataclasses import dataclass
 
 _TAG = "ndd-migrate"
 
-# Cell magics whose body is Python run in the notebook's namespace: only their ``%%`` line is masked,
-# so the rules still migrate the timed code. Any other cell magic (``%%bash``, ``%%writefile``,
-# ``%%html``...) makes the whole cell foreign text.
+# Cell magics whose body is Python run in the notebook's namespace: only their ``%%`` line is
+# masked, so the rules still migrate the timed code. Any other cell magic (``%%bash``,
+# ``%%writefile``, ``%%html``...) makes the whole cell foreign text.
 _PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 
 # Characters that start an IPython escape at the beginning of a logical line: magics (``%``), shell
@@ -211,9 +211,8 @@ def _load(text: str) -> dict:
     metadata = notebook.get("metadata")
     if isinstance(metadata, dict):
         for key, field in (("language_info", "name"), ("kernelspec", "language")):
-            language = (
-                metadata.get(key, {}).get(field) if isinstance(metadata.get(key), dict) else None
-            )
+            section = metadata.get(key)
+            language = section.get(field) if isinstance(section, dict) else None
             if isinstance(language, str) and language.lower() != "python":
                 raise NotebookError(
                     f"not a Python notebook (its kernel's language is {language!r})"
@@ -306,8 +305,8 @@ def _masked_lines(contents: list[str]) -> dict[int, str]:
     """The cell's lines that are IPython syntax, each with the indentation its mask gets.
 
     As in IPython, an escape counts only at the start of a logical line: a ``!`` or ``%`` inside a
-    triple-quoted string or an open bracket is Python. A line magic keeps its indentation (it may sit
-    in a block) and takes its backslash-continued lines with it; a foreign cell's lines are all
+    triple-quoted string or an open bracket is Python. A line magic keeps its indentation (it may
+    sit in a block) and takes its backslash-continued lines with it; a foreign cell's lines are all
     masked at column 0, whatever their own indentation.
     """
     masked: dict[int, str] = {}
@@ -324,31 +323,32 @@ def _masked_lines(contents: list[str]) -> dict[int, str]:
     index = start
     while index < len(contents):
         content = contents[index]
-        if depth == 0 and quote is None and not continued and _is_ipython(content):
+        at_start = depth == 0 and quote is None and not continued
+        scanned = _scan(content, depth, quote)
+        # A '?' in code is a help request: ``obj?``, ``obj??``, ``fn.resize?``.
+        if at_start and (_is_escape(content) or scanned[3]):
             indent = content[: len(content) - len(content.lstrip(" \t"))]
             masked[index] = indent
             while contents[index].endswith("\\") and index + 1 < len(contents):
                 index += 1
                 masked[index] = indent
         else:
-            depth, quote, continued, _ = _scan(content, depth, quote)
+            depth, quote, continued, _ = scanned
         index += 1
     return masked
 
 
-def _is_ipython(content: str) -> bool:
-    """Whether a line that starts a logical line is IPython syntax rather than Python."""
-    if content.lstrip(" \t").startswith(_ESCAPES) or _ASSIGNED_ESCAPE.match(content):
-        return True
-    return _scan(content, 0, None)[3]  # a '?' in code: help (``obj?``, ``obj??``, ``fn.resize?``)
+def _is_escape(content: str) -> bool:
+    """Whether a line starting a logical line begins with an IPython escape (or assigns one)."""
+    return content.lstrip(" \t").startswith(_ESCAPES) or bool(_ASSIGNED_ESCAPE.match(content))
 
 
 def _scan(line: str, depth: int, quote: str | None) -> tuple[int, str | None, bool, bool]:
     """Lex one line just enough to know whether the next one starts a logical line.
 
     Takes and returns the bracket depth and the open string's quote; also returns whether the line
-    ends with a backslash continuation and whether it has a ``?`` outside strings and comments (which
-    Python never has). String prefixes need no care: they are letters before the quote.
+    ends with a backslash continuation and whether it has a ``?`` outside strings and comments
+    (which Python never has). String prefixes need no care: they are letters before the quote.
     """
     index, end, question = 0, len(line), False
     while index < end:

@@ -68,7 +68,8 @@ def test_per_file_ignores_win_over_select(tmp_path):
     write(
         tmp_path / "pyproject.toml",
         '[tool.ndd-migrate]\nselect = ["NDD103", "NDD2"]\n'
-        '[tool.ndd-migrate.per-file-ignores]\n"tests/*" = ["NDD1"]\n"__init__.py" = ["ALL"]\n"src/**/gen_*.py" = ["NDD201"]\n',
+        "[tool.ndd-migrate.per-file-ignores]\n"
+        '"tests/*" = ["NDD1"]\n"__init__.py" = ["ALL"]\n"src/**/gen_*.py" = ["NDD201"]\n',
     )
     conf = Configuration(cwd=tmp_path)
     assert conf.is_enabled("NDD103", tmp_path / "src" / "a.py")

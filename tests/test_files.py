@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ndd_migrate import files
+from ndd_migrate.config import Configuration
 from ndd_migrate.diagnostics import FileError
 from ndd_migrate.files import (
     SourceError,
@@ -101,6 +102,20 @@ def test_discover_matches_relative_patterns_against_root(tmp_path, monkeypatch):
     make_tree(tmp_path, ["proj/src/gen/a.py", "proj/src/b.py"])
     monkeypatch.chdir(tmp_path / "proj")
     assert [p.as_posix() for p in discover(["src"], exclude=["src/gen"])] == ["src/b.py"]
+
+
+def test_discover_uses_the_project_configuration(tmp_path):
+    make_tree(tmp_path, ["src/a.py", "src/legacy/old.py", ".venv/x.py", "vendor/v.py"])
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.ndd-migrate]\nextend-exclude = ["legacy"]\n')
+    configuration = Configuration(cwd=tmp_path)
+    found = discover([tmp_path], ["vendor"], root=tmp_path, is_excluded=configuration.is_excluded)
+    assert relative(found, tmp_path) == ["src/a.py"]
+
+    # A project's own `exclude` replaces the default list, as in ruff: nothing is skipped unasked.
+    pyproject.write_text('[tool.ndd-migrate]\nexclude = ["legacy"]\n')
+    found = discover([tmp_path], root=tmp_path, is_excluded=Configuration(cwd=tmp_path).is_excluded)
+    assert relative(found, tmp_path) == [".venv/x.py", "src/a.py", "vendor/v.py"]
 
 
 def test_discover_extensions(tmp_path):

@@ -24,6 +24,7 @@ import io
 import json
 import math
 import runpy
+import struct
 import sys
 from pathlib import Path
 
@@ -31,7 +32,7 @@ import numpy as np
 import pytest
 
 try:
-    import nvidia.dali.experimental.dynamic as ndd
+    import nvidia.dali.experimental.dynamic  # noqa: F401  (the migrated side needs it)
     import nvidia.dali.ops as dali_ops
     from nvidia.dali import backend as dali_backend
     from nvidia.dali import pipeline as dali_pipeline
@@ -44,7 +45,8 @@ except (ImportError, OSError) as exc:  # OSError: DALI installed but its native 
     )
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # `fixtures` is not an installed package; `pytest` alone lacks the root
+# `fixtures` is not an installed package: plain `pytest` (unlike `python -m pytest`) lacks the root.
+if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from fixtures import datasets  # noqa: E402
@@ -137,8 +139,11 @@ def load_module(name: str, which: str):
 
 
 def case_args(case: dict, data_dir: Path) -> dict:
-    return {k: v.replace("{data}", str(data_dir)) if isinstance(v, str) else v
-            for k, v in case["args"].items()}
+    """``case["args"]`` with ``{data}`` replaced by the directory of the case's dataset."""
+    return {
+        key: value.replace("{data}", str(data_dir)) if isinstance(value, str) else value
+        for key, value in case["args"].items()
+    }
 
 
 def pipeline_samples(out) -> list[np.ndarray]:
@@ -151,10 +156,11 @@ def batch_samples(out) -> list[np.ndarray]:
     return [np.asarray(out.tensors[i]) for i in range(out.batch_size)]
 
 
-def run_both(name: str, data_dirs, monkeypatch, steps: int | None = None):
-    """Run the original pipeline and the migrated generator side by side, lowered to the CPU.
+def run_both(name: str, data_dirs, monkeypatch):
+    """Run the original pipeline and the migrated generator side by side, lowered to the CPU, for
+    two epochs and one batch more (the pipeline's reader is named ``"Reader"`` in every fixture).
 
-    Returns ``(case, created ops, [(pipeline outputs, migrated outputs) per step])`` where each
+    Returns ``(case, pipeline ops, [(pipeline outputs, migrated outputs) per step])`` where each
     outputs entry is a list (one per output) of ``(layout, [samples])``.
     """
     case = load_case(name)
@@ -168,10 +174,9 @@ def run_both(name: str, data_dirs, monkeypatch, steps: int | None = None):
         # ndd operators also instantiate legacy operators (for their specs): keep the graph's only.
         pipeline_ops = list(created)
         pipe.build()
-        if steps is None:
-            epoch = pipe.epoch_size("Reader")
-            assert epoch % batch_size, "dataset size should not be a multiple of the batch size"
-            steps = math.ceil(2 * epoch / batch_size) + 1
+        epoch = pipe.epoch_size("Reader")
+        assert epoch % batch_size, "dataset size should not be a multiple of the batch size"
+        steps = math.ceil(2 * epoch / batch_size) + 1
         gen = migrated(**kwargs, batch_size=batch_size, device_id=None)
         results = []
         # Close the generator here, not at some later garbage collection: ndd's reader keeps its
@@ -232,7 +237,7 @@ def test_fixture_script_runs(name, which, data_dirs, monkeypatch):
     """
     case = load_case(name)
     args = case_args(case, data_dirs[case["dataset"]])
-    positional = [v for k, v in args.items() if isinstance(v, str)]
+    positional = [value for value in args.values() if isinstance(value, str)]  # paths, in order
     original_get_params = dali_pipeline.Pipeline._get_params
 
     def cpu_params(self):
@@ -283,3 +288,47 @@ def test_tfrecord_dataset_reads(data_dirs):
         assert bytes(texts.at(i)) == f"class_{label}".encode()
         assert images.at(i).ndim == 3 and images.at(i).shape[2] == 3
         assert features.at(i).dtype == np.float32 and features.at(i).shape == (3,)
+
+
+def test_datasets_deterministic_and_idempotent(tmp_path):
+    """Same bytes in two fresh directories; a second run over one of them rewrites nothing."""
+    first = datasets.make_all(tmp_path / "a")
+    again = datasets.make_all(tmp_path / "b")
+
+    def snapshot(root: Path) -> dict:
+        return {
+            p.relative_to(root): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(root.rglob("*"))
+            if p.is_file()
+        }
+
+    before = snapshot(tmp_path / "a")
+    assert datasets.make_all(tmp_path / "a") == first
+    assert snapshot(tmp_path / "a") == before
+    assert {k: v[0] for k, v in before.items()} == {
+        k: v[0] for k, v in snapshot(tmp_path / "b").items()
+    }
+    assert set(first) == set(again) == set(datasets.KINDS)
+    assert len(list(first["jpeg"].rglob("*.jpg"))) == sum(datasets.JPEG_CLASSES.values())
+    assert len(list(first["numpy"].glob("*.npy"))) == datasets.NUMPY_COUNT
+    assert len(list(first["audio"].rglob("*.wav"))) == datasets.AUDIO_COUNT
+    assert len(list((first["coco"] / "images").glob("*.jpg"))) == datasets.COCO_COUNT
+
+
+def test_tfrecord_framing(data_dirs):
+    """Every index line points at a record whose length and data CRCs check out."""
+    assert datasets.crc32c(b"123456789") == 0xE3069283  # the CRC-32C check value
+    root = data_dirs["tfrecord"]
+    blob = (root / "train.tfrecord").read_bytes()
+    entries = [
+        tuple(map(int, line.split())) for line in (root / "train.idx").read_text().splitlines()
+    ]
+    assert len(entries) == datasets.TFRECORD_COUNT
+    assert sum(size for _, size in entries) == len(blob)
+    for offset, size in entries:
+        record = blob[offset : offset + size]
+        (length,) = struct.unpack("<Q", record[:8])
+        assert size == 8 + 4 + length + 4
+        assert struct.unpack("<I", record[8:12])[0] == datasets.masked_crc32c(record[:8])
+        data = record[12 : 12 + length]
+        assert struct.unpack("<I", record[12 + length :])[0] == datasets.masked_crc32c(data)

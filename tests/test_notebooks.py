@@ -9,6 +9,7 @@ import json
 import libcst as cst
 import pytest
 
+from ndd_migrate.files import read_source, write_source
 from ndd_migrate.notebooks import (
     NotebookError,
     cell_position,
@@ -16,7 +17,9 @@ from ndd_migrate.notebooks import (
     notebook_to_module,
 )
 
-PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==\n"
+PNG = (  # a 1x1 image, as a display_data output holds it
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==\n"
+)
 
 NOTEBOOK = {
     "cells": [
@@ -200,7 +203,7 @@ def with_code(notebook: dict, changes: dict[int, str]) -> dict:
 
 
 class RewritePipelineCalls(cst.CSTTransformer):
-    """A stand-in for the rules: drops ``pipe.build()``, turns ``pipe.run()`` into ``next(pipe)``."""
+    """A stand-in for the rules: drop ``pipe.build()``, turn ``pipe.run()`` into ``next(pipe)``."""
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
         if cst.Module([]).code_for_node(original_node.body[0]).strip() == "pipe.build()":
@@ -228,7 +231,7 @@ def test_unchanged_round_trip_is_byte_identical(dumps):
 
 
 def test_module_holds_all_code_cells_with_ipython_masked():
-    module, layout = notebook_to_module(nbformat_dumps(NOTEBOOK))
+    module, _ = notebook_to_module(nbformat_dumps(NOTEBOOK))
     for number in (2, 3, 5, 6, 7):
         for line in cell_code(NOTEBOOK, number).splitlines():
             if not line.lstrip().startswith(("!", "%", "?", "files =", "fn.decoders.image?")):
@@ -410,3 +413,64 @@ def test_damaged_markers_raise(damage, message):
     module, layout = notebook_to_module(nbformat_dumps(NOTEBOOK))
     with pytest.raises(NotebookError, match=message):
         module_to_notebook(damage(module), layout)
+
+
+def one_cell(code: str) -> str:
+    return nbformat_dumps(
+        {
+            "cells": [
+                {
+                    "cell_type": "code",
+                    "execution_count": None,
+                    "metadata": {},
+                    "outputs": [],
+                    "source": code,
+                }
+            ],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "code, masked",
+    [
+        ("x = 5 % 3\nok = a != b\n", []),
+        ("s = 'why?'  # really?\nt = f'{s!r}'\n", []),
+        ("x = (1,\n     2)\ny?\nfn.resize??\n", ["y?", "fn.resize??"]),
+        ("x = '''\n%not a magic\n!nor this\n'''\n", []),
+        ("x = 'a\\\n!b'\n", []),
+        ("!ls \\\n  -la\nx = 1\n", ["!ls \\", "  -la"]),
+        ("files = !ls\nout = %sx echo hi\n", ["files = !ls", "out = %sx echo hi"]),
+        ("/f 1\n,g a b\n;h a\n", ["/f 1", ",g a b", ";h a"]),
+        ("if x:\n    %time f()\nelse:\n    ?g\n", ["    %time f()", "    ?g"]),
+        ("\n%%timeit -n 3\npipe.run()\n", ["%%timeit -n 3"]),
+        (
+            "%%writefile run.py\nimport nvidia.dali as dali\n",
+            ["%%writefile run.py", "import nvidia.dali as dali"],
+        ),
+    ],
+)
+def test_ipython_lines_are_masked_and_python_is_not(code, masked):
+    text = one_cell(code)
+    module, layout = notebook_to_module(text)
+    ast.parse(module)
+    module_lines = module.splitlines()[1:]
+    assert [
+        line
+        for line, in_module in zip(code.splitlines(), module_lines, strict=True)
+        if "ndd-migrate:mask" in in_module
+    ] == masked
+    assert module_to_notebook(module, layout) == text
+    assert module_to_notebook(module + "x = 1\n", layout) == one_cell(code + "x = 1\n")
+
+
+def test_notebook_file_round_trip_through_read_and_write(tmp_path):
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(nbformat_dumps(NOTEBOOK).encode())
+    source = read_source(path)
+    module, layout = notebook_to_module(source.text)
+    write_source(path, module_to_notebook(rewrite(module), layout), source)
+    assert json.loads(path.read_bytes())["cells"][4]["source"] == ["pipe = decode_pipeline()"]

@@ -131,7 +131,8 @@ def test_concise_marks_and_summary():
     assert "src/train.py:5:1: NDD902 no dynamic-mode form" in text
     assert "NDD301" not in text  # fixed findings are not listed ...
     assert "Found 5 errors (1 fixed, 4 remaining)." in text  # ... but counted
-    assert "[*] 1 fixable with the `--fix` option (1 hidden fix can be enabled with the `--unsafe-fixes` option)." in text
+    hidden = "(1 hidden fix can be enabled with the `--unsafe-fixes` option)"
+    assert f"[*] 1 fixable with the `--fix` option {hidden}." in text
     assert "broken.py:3: error: cannot parse:\n  unexpected indent" in text
     assert text.endswith("1 file could not be checked.\n")
 
@@ -196,7 +197,7 @@ def test_json_fields():
     assert ndd103["end_location"] == {"row": 6, "column": 68}
     assert ndd103["fix"] == {"applicability": "safe", "applied": False}
     assert ndd103["name"] == "mixed-device"
-    assert ndd103["url"].endswith("#ndd103")
+    assert ndd103["url"].endswith("#ndd103-mixed-device")
     assert by_code["NDD301"]["fix"] == {"applicability": "safe", "applied": True}  # json keeps fixed ones
     assert by_code["NDD001"]["fix"]["applicability"] == "unsafe"
     error = items[-1]
@@ -276,7 +277,7 @@ def test_sarif_content():
     ndd103 = rules[1]
     assert ndd103["name"] == "mixed-device"
     assert ndd103["shortDescription"]["text"] == RULE.summary
-    assert ndd103["helpUri"].endswith("#ndd103")
+    assert ndd103["helpUri"].endswith("#ndd103-mixed-device")
     assert ndd103["properties"]["fixSafety"] == "safe"
     for result in run["results"]:
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]

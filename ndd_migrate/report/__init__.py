@@ -48,7 +48,8 @@ def render(
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
-    opts = Options(root=Path.cwd() if root is None else Path(root), rules=RuleInfo(rule_lookup), unsafe_fixes=unsafe_fixes)
+    root = Path.cwd() if root is None else Path(root)
+    opts = Options(root=root, rules=RuleInfo(rule_lookup), unsafe_fixes=unsafe_fixes)
     results = list(results)
     if statistics:
         from ndd_migrate.report import statistics as stats

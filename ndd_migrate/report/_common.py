@@ -8,23 +8,27 @@ for codes that actually have findings.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ndd_migrate.diagnostics import Diagnostic, FileError, FileResult, FixSafety
 
-#: The documentation, and the rule reference in it, where each rule has the anchor ``#ndd103`` (its
-#: code, lower case). The single place to change when the documentation moves.
+#: The documentation, and the rule reference in it (``docs/rules.md``). The single place to change
+#: when the documentation moves.
 DOCS_URL = "https://ndd-migrate.readthedocs.io/en/latest/"
 RULES_DOCS_URL = DOCS_URL + "rules/"
 
 #: Returns a rule's metadata (a :class:`ndd_migrate.catalog.Rule`) or ``None`` for an unknown code.
-RuleLookup = Callable[[str], "object | None"]
+RuleLookup = Callable[[str], object]
 
 
-def rule_url(code: str) -> str:
-    return f"{RULES_DOCS_URL}#{code.lower()}"
+def rule_url(code: str, name: str) -> str:
+    """The rule's section in the rule reference. Its heading is ``## NDD103 `mixed-device```
+    (:mod:`ndd_migrate.docs`), which GitHub and MkDocs both turn into ``#ndd103-mixed-device``."""
+    slug = re.sub(r"[^a-z0-9]+", "-", f"{code} {name}".lower()).strip("-")
+    return f"{RULES_DOCS_URL}#{slug}"
 
 
 def catalog_lookup(code: str):

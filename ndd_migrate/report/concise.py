@@ -33,7 +33,8 @@ def fix_marker(diagnostic: Diagnostic, unsafe_fixes: bool) -> str:
 def diagnostic_line(diagnostic: Diagnostic, opts: Options) -> str:
     path = display_path(diagnostic.path, opts.root)
     marker = fix_marker(diagnostic, opts.unsafe_fixes)
-    return f"{path}:{diagnostic.line}:{diagnostic.column + 1}: {diagnostic.code} {marker}{indent_continuation(diagnostic.message)}"
+    message = indent_continuation(diagnostic.message)
+    return f"{path}:{diagnostic.line}:{diagnostic.column + 1}: {diagnostic.code} {marker}{message}"
 
 
 def error_line(error: FileError, opts: Options) -> str:

@@ -55,7 +55,7 @@ def notes(diagnostic: Diagnostic, opts: Options) -> list[str]:
     rule = opts.rules.get(diagnostic.code)
     if rule is not None:
         out.append(f"= {diagnostic.code} ({rule.name}): {rule.summary}")
-        out.append(f"= docs: {rule_url(diagnostic.code)}")
+        out.append(f"= docs: {rule_url(diagnostic.code, rule.name)}")
     gutter = " " * len(str(diagnostic.line))
     return [f"{gutter} {line}".replace("\n", f"\n{gutter}   ") for line in out]
 

@@ -32,18 +32,18 @@ def diagnostic_object(diagnostic: Diagnostic, opts: Options) -> dict:
     fix = None
     if diagnostic.fix is not FixSafety.MANUAL:
         fix = {"applicability": diagnostic.fix.value, "applied": diagnostic.fixed}
-    known = opts.rules.get(diagnostic.code) is not None
+    rule = opts.rules.get(diagnostic.code)
     return {
         "kind": "diagnostic",
         "code": diagnostic.code,
-        "name": opts.rules.name(diagnostic.code),
+        "name": rule.name if rule is not None else None,
         "message": diagnostic.message,
         "filename": posix_path(display_path(diagnostic.path, opts.root)),
         "location": {"row": diagnostic.line, "column": diagnostic.column + 1},
         "end_location": end,
         "fix": fix,
         "hint": diagnostic.hint or None,
-        "url": rule_url(diagnostic.code) if known else None,
+        "url": rule_url(diagnostic.code, rule.name) if rule is not None else None,
     }
 
 

@@ -59,7 +59,7 @@ def rule_descriptor(code: str, opts: Options) -> dict:
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.what or rule.summary},
         "help": {"text": help_text or rule.summary},
-        "helpUri": rule_url(code),
+        "helpUri": rule_url(code, rule.name),
         "defaultConfiguration": {"level": "error"},
         "properties": {"fixSafety": rule.fix_safety.value},
     }

@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 
 from rich.console import Console
-from rich.table import Table
 
 from ndd_migrate.engine import RunSummary
 
@@ -29,15 +28,14 @@ def print_summary(summary: RunSummary, console: Console, *, wrote: bool) -> None
         f"{scanned - changed - failed} unchanged, {failed} failed"
     )
     for result in summary.failed:
-        console.print(f"[red]error[/] {result.error.location()}: {result.error.message}", highlight=False)
+        console.print(f"[red]error[/] {result.error.location()}: {result.error.message}", soft_wrap=True)
     manual = summary.manual
     if not manual:
         return
-    table = Table(title=f"Needs a human ({len(manual)})", title_justify="left", show_lines=False)
-    table.add_column("rule", style="bold yellow", no_wrap=True)
-    table.add_column("where", no_wrap=True)
-    table.add_column("why")
-    table.add_column("what to do")
+    console.print(f"[bold]Needs a human ({len(manual)}):[/]")
     for diag in manual:
-        table.add_row(diag.code, f"{diag.path}:{diag.line}", diag.message, diag.hint or "see `ndd-migrate explain " + diag.code + "`")
-    console.print(table)
+        advice = diag.hint or f"see `ndd-migrate explain {diag.code}`"
+        console.print(
+            f"  [bold yellow]{diag.code}[/] {diag.path}:{diag.line}: {diag.message}\n      → {advice}",
+            soft_wrap=True,
+        )

@@ -22,6 +22,7 @@ which :func:`no_cpu_backend_from_error` recognises. Either way the verdict is "c
 
 from __future__ import annotations
 
+import inspect
 import re
 
 from ndd_migrate.verify.patching import ConstructionHooks, Patches, fn_name
@@ -72,14 +73,16 @@ class PipelineLowering:
         self._patches.set(data_node.DataNode, "gpu", lambda node: node)
 
         original_init = Pipeline.__init__
+        signature = inspect.signature(original_init)
 
         def pipeline_init(pipe, *args, **kwargs):
-            if len(args) >= 3:  # Pipeline(batch_size, num_threads, device_id, ...)
-                args = args[:2] + (None,) + args[3:]
-            else:
-                kwargs["device_id"] = None
-            original_init(pipe, *args, **kwargs)
+            bound = signature.bind(pipe, *args, **kwargs)
+            bound.arguments["device_id"] = None
+            original_init(*bound.args, **bound.kwargs)
 
+        # @pipeline_def sorts call arguments with inspect.getfullargspec(Pipeline.__init__):
+        # the replacement must show the original signature.
+        pipeline_init.__signature__ = signature
         self._patches.set(Pipeline, "__init__", pipeline_init)
         return self
 
@@ -112,8 +115,13 @@ class NddLowering:
         EvalContext = _eval_context.EvalContext
         original_ctx_init = EvalContext.__init__
 
+        sentinel = EvalContext._default_context_stream_sentinel
+
         def ctx_init(ctx, *, device_id=None, cuda_stream=None, **kwargs):
-            original_ctx_init(ctx, device_id=None, **kwargs)
+            # A CUDA stream means nothing on the CPU; the sentinel is how DALI builds its
+            # default contexts and must pass through.
+            stream = cuda_stream if cuda_stream is sentinel else None
+            original_ctx_init(ctx, device_id=None, cuda_stream=stream, **kwargs)
 
         self._patches.set(EvalContext, "__init__", ctx_init)
         return self

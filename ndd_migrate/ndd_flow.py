@@ -1,0 +1,300 @@
+"""A small, honest data flow for hand-written dynamic-mode code: what does a name hold?
+
+The NDD5xx rules need to know whether an expression is an ndd ``Batch`` (``batch[i]`` and
+``len(batch)`` fail on it), some ndd data (a ``Batch`` or a ``Tensor``: ``bool()`` of either is always
+true) or an ndd reader. The answer comes from where each name is bound, never from its spelling:
+
+* ``ndd.<op>(...)`` (any import form of ``nvidia.dali.experimental.dynamic``, found through
+  :func:`ndd_migrate.names.dali_name`) gives data; a ``Batch`` when it has ``batch_size=`` or a
+  ``Batch`` input. A single-output op's result is the data itself; a multi-output op's is a tuple
+  whose unpacked elements are data.
+* ``ndd.batch(...)`` / ``ndd.as_batch(...)`` give a ``Batch``; ``ndd.tensor``/``ndd.as_tensor`` and
+  ``x.tensors[i]`` a ``Tensor``.
+* ``for a, b in reader.next_epoch(...)`` binds each unpacked target to a ``Batch`` (a single target
+  gets the tuple itself, so it is *not* a batch).
+* ``ndd.readers.X(...)`` gives a reader.
+
+A name is of a kind only when **every** binding of it in its scope is (a parameter, an import, a
+``with ... as``, an augmented assignment or any other value makes it unknown). Unknown means no
+finding. Recursive bindings (``images = ndd.resize(images)``) are resolved optimistically: the name
+being decided counts as what is being asked about, the greatest fixed point.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+
+import libcst as cst
+from libcst.metadata import ScopeProvider
+
+from ndd_migrate import names
+from ndd_migrate.rules.tables import OpInfo, load_table, op_info
+
+
+class Data(enum.Enum):
+    BATCH = "Batch"
+    TENSOR = "Tensor"
+    DATA = "Batch or Tensor"  # an op result whose batch-ness is not known
+    READER = "reader"
+
+
+DATA_KINDS = (Data.BATCH, Data.TENSOR, Data.DATA)
+
+
+@functools.cache
+def _ndd_index() -> dict[str, OpInfo]:
+    """ndd path → the operator's :class:`OpInfo` (the current name wins over deprecated aliases)."""
+    found: dict[str, OpInfo] = {}
+    for path in load_table()["ops"]:
+        info = op_info(path)
+        if info is None or info.ndd is None:
+            continue
+        if info.ndd not in found or path == info.ndd or info.deprecated_for is None:
+            found[info.ndd] = info
+    return found
+
+
+def ndd_op_info(ndd_path: str) -> OpInfo | None:
+    """The operator behind ``nvidia.dali.experimental.dynamic.<ndd_path>``, or None."""
+    return _ndd_index().get(ndd_path)
+
+
+def ndd_path(ctx, expr: cst.CSTNode) -> str | None:
+    """``ndd.readers.File`` (any alias) → ``"readers.File"``; None when not an ndd name."""
+    dali = ctx.dali_name(expr)
+    if dali and dali.startswith(names.NDD + "."):
+        return dali[len(names.NDD) + 1:]
+    return None
+
+
+def reader_info(path: str | None) -> OpInfo | None:
+    """The reader an ndd path names: ``readers.File``, or a wrong spelling of it (``readers.file``,
+    the pipeline name) that the table maps to one."""
+    if not path:
+        return None
+    info = ndd_op_info(path)
+    if info is None and ("readers." in path or path.endswith("_reader")):
+        info = op_info(path)
+    return info if info is not None and info.reader and info.ndd else None
+
+
+def is_data(kind: Data | None) -> bool:
+    return kind in DATA_KINDS
+
+
+def loop_reader_iter(ctx, node: cst.For) -> cst.Call | None:
+    """The ``reader.next_epoch(...)`` call a ``for`` loop iterates, or None."""
+    it = node.iter
+    if (
+        isinstance(it, cst.Call)
+        and isinstance(it.func, cst.Attribute)
+        and it.func.attr.value == "next_epoch"
+        and Flow.of(ctx).kind(it.func.value) is Data.READER
+    ):
+        return it
+    return None
+
+
+class _Bindings(cst.CSTVisitor):
+    """Every stored ``Name`` of the module → how it was bound: ``("value", expr)``,
+    ``("unpack", expr)`` (an element of a tuple/list target) or ``("iter", For, unpacked)``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bindings: dict[cst.Name, tuple] = {}
+
+    def _targets(self, target: cst.BaseExpression, how: str, value) -> None:
+        if isinstance(target, cst.Name):
+            self.bindings[target] = (how, value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                inner = el.value
+                if isinstance(el, cst.StarredElement):
+                    continue  # a starred target is a list: unknown
+                if isinstance(inner, cst.Name):
+                    self.bindings[inner] = ("unpack" if how == "value" else how, value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            self._targets(t.target, "value", node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._targets(node.target, "value", node.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        if isinstance(node.target, cst.Name):
+            self.bindings[node.target] = ("iter", node, False)
+        elif isinstance(node.target, (cst.Tuple, cst.List)):
+            for el in node.target.elements:
+                if isinstance(el.value, cst.Name) and not isinstance(el, cst.StarredElement):
+                    self.bindings[el.value] = ("iter", node, True)
+
+
+class Flow:
+    """The per-file answers; one instance per :class:`~ndd_migrate.context.Context`."""
+
+    def __init__(self, ctx, module: cst.Module) -> None:
+        self.ctx = ctx
+        visitor = _Bindings()
+        module.visit(visitor)
+        self.bindings = visitor.bindings
+        self._cache: dict[cst.CSTNode, Data | None] = {}
+        self._busy: set[cst.Name] = set()
+
+    @staticmethod
+    def attach(ctx, module: cst.Module) -> "Flow":
+        flow = getattr(ctx, "_ndd_flow", None)
+        if flow is None or flow.module is not module:
+            flow = Flow(ctx, module)
+            flow.module = module
+            ctx._ndd_flow = flow  # per-file cache; Context has no slot for it
+        return flow
+
+    @staticmethod
+    def of(ctx) -> "Flow":
+        return ctx._ndd_flow
+
+    # -- expressions ----------------------------------------------------------------------------
+    def kind(self, expr: cst.BaseExpression) -> Data | None:
+        """What an *original* expression holds, or None when unknown."""
+        if isinstance(expr, cst.Name):
+            return self._name_kind(expr)
+        if isinstance(expr, cst.Call):
+            return self._call_kind(expr)
+        if isinstance(expr, cst.Subscript):
+            if isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "tensors":
+                if self.kind(expr.value.value) is Data.BATCH and _single_index(expr):
+                    return Data.TENSOR
+            return None
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = self.kind(expr.left), self.kind(expr.right)
+            if Data.BATCH in (left, right):
+                return Data.BATCH
+            if is_data(left) or is_data(right):
+                return Data.DATA
+            return None
+        if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+            k = self.kind(expr.expression)
+            return k if is_data(k) else None
+        return None
+
+    def _call_kind(self, call: cst.Call) -> Data | None:
+        func = call.func
+        path = ndd_path(self.ctx, func)
+        if path is None:
+            # .cpu() / .gpu() keep a Batch a Batch and a Tensor a Tensor
+            if isinstance(func, cst.Attribute) and func.attr.value in ("cpu", "gpu") and not call.args:
+                k = self.kind(func.value)
+                return k if is_data(k) else None
+            return None
+        if path in ("batch", "as_batch"):
+            return Data.BATCH
+        if path in ("tensor", "as_tensor"):
+            return Data.TENSOR
+        if reader_info(path) is not None and path == reader_info(path).ndd:
+            return Data.READER
+        info = ndd_op_info(path)
+        is_math = path.startswith("math.")
+        if info is None and not is_math:
+            return None
+        if info is not None and (info.reader or info.num_outputs != 1):
+            return None  # a tuple, or depends on the arguments
+        return self._op_result(call)
+
+    def _op_result(self, call: cst.Call) -> Data:
+        if any(a.keyword is not None and a.keyword.value == "batch_size" for a in call.args):
+            return Data.BATCH
+        if any(a.keyword is None and not a.star and self.kind(a.value) is Data.BATCH for a in call.args):
+            return Data.BATCH
+        return Data.DATA
+
+    def _unpacked_kind(self, value: cst.BaseExpression) -> Data | None:
+        """An element of ``a, b = value``."""
+        if not isinstance(value, cst.Call):
+            return None
+        path = ndd_path(self.ctx, value.func)
+        info = ndd_op_info(path) if path else None
+        if info is None or info.reader or info.num_outputs == 1:
+            return None
+        return self._op_result(value)
+
+    # -- names ----------------------------------------------------------------------------------
+    def _name_kind(self, name: cst.Name) -> Data | None:
+        if name in self._cache:
+            return self._cache[name]
+        scope = self.ctx.resolver.get_metadata(ScopeProvider, name, None)
+        if scope is None:
+            return None
+        assignments = scope[name.value]
+        if not assignments:
+            return None
+        kinds: set[Data | None] = set()
+        for assignment in assignments:
+            node = getattr(assignment, "node", None)
+            binding = self.bindings.get(node) if isinstance(node, cst.Name) else None
+            if binding is None:
+                return self._remember(name, None)
+            if node in self._busy:
+                continue  # recursive binding: optimistic
+            self._busy.add(node)
+            try:
+                kinds.add(self._binding_kind(binding))
+            finally:
+                self._busy.discard(node)
+            if None in kinds:
+                return self._remember(name, None)
+        if not kinds:
+            return None  # only recursive bindings: decide nothing (and cache nothing)
+        if len(kinds) == 1:
+            return self._remember(name, kinds.pop())
+        if kinds <= set(DATA_KINDS):
+            return self._remember(name, Data.DATA)
+        return self._remember(name, None)
+
+    def _remember(self, name: cst.Name, kind: Data | None) -> Data | None:
+        if not self._busy:  # answers computed under an optimistic assumption are not cached
+            self._cache[name] = kind
+        return kind
+
+    def _binding_kind(self, binding: tuple) -> Data | None:
+        how = binding[0]
+        if how == "value":
+            return self.kind(binding[1])
+        if how == "unpack":
+            return self._unpacked_kind(binding[1])
+        if how == "iter":
+            loop, unpacked = binding[1], binding[2]
+            if unpacked and loop_reader_iter(self.ctx, loop) is not None:
+                return Data.BATCH
+        return None
+
+
+def _single_index(sub: cst.Subscript) -> bool:
+    return len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index)
+
+
+def enclosing_loops(stack: list[cst.CSTNode]) -> list[cst.CSTNode]:
+    """Loops of a node stack (outermost first), stopping at the innermost function or class."""
+    loops: list[cst.CSTNode] = []
+    for node in reversed(stack):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            break
+        if isinstance(node, (cst.For, cst.While)):
+            loops.append(node)
+    return loops[::-1]
+
+
+from ndd_migrate.rules.base import RuleImpl  # noqa: E402  (rules.base imports nothing of ours)
+
+
+class FlowRule(RuleImpl):
+    """Base of the NDD5xx rules: builds (once per file) the :class:`Flow` they query."""
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.flow = Flow.attach(self.ctx, node)
+
+    def loops(self) -> list[cst.CSTNode]:
+        """``for``/``while`` statements around the node being visited, in the current function."""
+        return enclosing_loops(self.ctx.statement_stack)

@@ -1,0 +1,85 @@
+"""NDD509 bool-of-batch: ``if batch:`` / ``not tensor`` on ndd data is always true / false."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.ndd_flow import FlowRule, is_data
+
+RULE = Rule(
+    code="NDD509",
+    name="bool-of-batch",
+    summary="the truth value of an ndd `Batch` or `Tensor` is always `True`",
+    what=(
+        "Finds an ndd `Batch` or `Tensor` used as a condition: `if x:`, `while x:`, `assert x`, "
+        "`a if x else b`, `not x`, and operands of `and`/`or`."
+    ),
+    why=(
+        "`bool(Batch)` and `bool(Tensor)` are always `True`, whatever the data (DALI 2.4.0: a batch of "
+        "negative numbers, a zero tensor): the condition never tests the data. This is the trap of copying a "
+        "pipeline written with `enable_conditionals=True`."
+    ),
+    fix_safety=FixSafety.MANUAL,
+    fix=(
+        "Manual: for a scalar, test its value (`x.item()` on a `Tensor`, `np.asarray(...)`); for per-sample "
+        "conditions, select the samples (see the dynamic-mode notes on conditionals)."
+    ),
+    examples=(
+        Example(
+            before=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "flip = ndd.random.coin_flip(probability=0.5)\n"
+                "if flip:\n"
+                "    print('flipped')\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "flip = ndd.random.coin_flip(probability=0.5)\n"
+                "# TODO(ndd-migrate): NDD509 test a value (`.item()`, `np.asarray(...)`) or select samples per sample\n"
+                "if flip:\n"
+                "    print('flipped')\n"
+            ),
+        ),
+    ),
+    valid=(
+        "import nvidia.dali.experimental.dynamic as ndd\n\n"
+        "flip = ndd.random.coin_flip(probability=0.5)\nif flip.item():\n    print('flipped')\n",
+        "import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/d')\nif reader:\n    pass\n",
+        "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef f(flip=None):\n    if flip:\n        pass\n",
+    ),
+    lint_only=True,
+)
+
+_HINT = "test a value (`.item()`, `np.asarray(...)`) or select samples per sample"
+
+
+class Impl(FlowRule):
+    rule = RULE
+
+    def _check(self, expr: cst.BaseExpression) -> None:
+        kind = self.flow.kind(expr)
+        if is_data(kind):
+            self.ctx.report(self.code, expr, f"the truth value of an ndd {kind.value} is always True",
+                            hint=_HINT, fixed=False)
+
+    def visit_If(self, node: cst.If) -> None:
+        self._check(node.test)
+
+    def visit_While(self, node: cst.While) -> None:
+        self._check(node.test)
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._check(node.test)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._check(node.test)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if isinstance(node.operator, cst.Not):
+            self._check(node.expression)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        self._check(node.left)
+        self._check(node.right)

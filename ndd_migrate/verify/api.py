@@ -1,0 +1,563 @@
+"""Public API of the equivalence check.
+
+* :func:`assert_equivalent` — for tests: two functions in, a report out, or :class:`NotEquivalent`
+  (outputs differ) / :class:`CouldNotVerify` (could not run) raised with the same report.
+* :func:`verify_files` — two files, pipelines paired by function name.
+* :func:`verify_base` — files against their own text at a git revision.
+* :func:`verify_pair` — the primitive the others use: one :class:`SideSpec` per side.
+
+How a pair is checked (details in the modules named):
+
+1. the migrated side runs in a worker process first (:mod:`.worker`): ``g = f(*args,
+   batch_size=B, device_id=D, seed=S, **kw)`` and ``next(g)`` N times (or until ``--epochs`` are
+   done), recording every random state drawn (:mod:`.rng`) and every reader seed
+   (:mod:`.readers`); outputs go to one file per step;
+2. the original runs in another worker: ``pipe = f(...)``, ``build()``, ``run()`` N times, with
+   the recorded states fed to its random ops and the same reader seeds;
+3. this process compares the steps as they are read (:mod:`.compare`) and assembles the report
+   (:mod:`.report`), with the throughput of both sides when asked (:mod:`.timing`).
+
+Nothing here imports DALI: it runs in the workers only.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import os
+import pickle
+import shutil
+import sys
+import tempfile
+from typing import Any, Callable, Iterable, Mapping
+
+from ndd_migrate.verify.errors import INSTALL_HINT, CouldNotVerify, NotEquivalent, SetupError
+from ndd_migrate.verify.model import BenchConfig, Settings, SideSpec
+from ndd_migrate.verify.report import (
+    DIFFERENT,
+    EQUAL,
+    EQUAL_TOL,
+    ERROR,
+    ErrorInfo,
+    Finding,
+    PairReport,
+    VerifyReport,
+)
+
+ToleranceSpec = Mapping[int, "tuple[float, float] | Any"]
+
+
+# --------------------------------------------------------------------------------------------
+# Options
+
+
+def make_settings(
+    *,
+    args: Iterable[Any] = (),
+    kwargs: Mapping[str, Any] | None = None,
+    batch_size: int | None = None,
+    iterations: int | None = None,
+    epochs: int | None = None,
+    seed: int | None = None,
+    device: str = "auto",
+    device_id: int = 0,
+    align_random: bool = True,
+    reader_seed: int | None = None,
+    bench: bool | BenchConfig = False,
+    capture: bool = False,
+    load_mode: str = "definitions",
+    timeout: float = 300.0,
+) -> Settings:
+    """Validate the options shared by every entry point into a :class:`Settings`.
+
+    ``capture=True`` asks for ``reader.next_epoch(capture=True)`` on the migrated side without
+    the migrated function having to support it: verify forces it on every reader. The comparison
+    itself always runs eagerly (that is the migrated code as written); with ``capture`` the
+    migrated side is run a second time captured and must give the same bytes as eagerly (a report
+    section of its own), and ``bench`` times the captured variant.
+    """
+    if bench is True:
+        bench_config: BenchConfig | None = BenchConfig()
+    elif bench is False or bench is None:
+        bench_config = None
+    else:
+        bench_config = bench
+    return Settings(
+        args=tuple(args),
+        kwargs=dict(kwargs or {}),
+        batch_size=batch_size,
+        seed=seed,
+        device=device,
+        device_id=device_id,
+        iterations=iterations,
+        epochs=epochs,
+        align_random=align_random,
+        reader_seed=reader_seed,
+        bench=bench_config,
+        capture=capture,
+        load_mode=load_mode,
+        timeout=timeout,
+    )
+
+
+def make_tolerances(
+    rtol: float | None, atol: float | None, tolerance: ToleranceSpec | None
+):
+    """(per-output tolerances, default tolerance). ``rtol``/``atol`` apply to every output;
+    ``tolerance={index: (rtol, atol)}`` to single outputs (and wins for them)."""
+    from ndd_migrate.verify.compare import Tolerance
+
+    default = Tolerance(rtol or 0.0, atol or 0.0)
+    per: dict[int, Tolerance] = {}
+    for index, value in (tolerance or {}).items():
+        if isinstance(value, Tolerance):
+            per[int(index)] = value
+        else:
+            r, a = value
+            per[int(index)] = Tolerance(float(r), float(a))
+    for t in [default, *per.values()]:
+        if t.rtol < 0 or t.atol < 0:
+            raise ValueError("tolerances must be >= 0")
+    return per, default
+
+
+def _preflight() -> ErrorInfo | None:
+    """The parent needs numpy to compare; the workers need DALI. Checked before starting
+    processes, so a missing extra is one clear line and exit code 2."""
+    missing = [m for m in ("nvidia.dali", "numpy") if _find_spec(m) is None]
+    if missing:
+        return ErrorInfo(
+            "missing-dali" if "nvidia.dali" in missing else "missing-numpy",
+            f"{' and '.join(missing)} not installed; {INSTALL_HINT}",
+        )
+    return None
+
+
+def _find_spec(name: str):
+    try:
+        return importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# One pair
+
+
+def _error_info(result: dict, side: str) -> ErrorInfo:
+    e = result.get("error") or {"kind": "crash", "message": "no result"}
+    return ErrorInfo(
+        kind=e.get("kind", "exception"),
+        message=e.get("message", ""),
+        side=side,
+        location=e.get("location"),
+        phase=e.get("phase"),
+        traceback=e.get("traceback"),
+        stderr_tail=e.get("stderr_tail"),
+        ops=list(e.get("ops") or []),
+    )
+
+
+def _load_step(path: str) -> list[dict]:
+    with open(path, "rb") as f:
+        return pickle.load(f)
+
+
+def verify_pair(
+    original: SideSpec,
+    migrated: SideSpec,
+    settings: Settings,
+    *,
+    tolerances: Mapping[int, Any] | None = None,
+    default_tolerance: Any = None,
+    name: str | None = None,
+    workdir: str | None = None,
+) -> PairReport:
+    """Check one original pipeline function against one migrated generator function."""
+    report = PairReport(
+        name=name or original.function, original=original.label, migrated=migrated.label
+    )
+    pre = _preflight()
+    if pre is not None:
+        report.error = pre
+        report.verdict = ERROR
+        return report
+
+    from ndd_migrate.verify.compare import Comparator, Tolerance
+    from ndd_migrate.verify.readers import seed_findings
+    from ndd_migrate.verify.rng import alignment_findings
+    from ndd_migrate.verify.runner import run_side
+    from ndd_migrate.verify.worker import step_path
+
+    own_dir = workdir is None
+    workdir = workdir or tempfile.mkdtemp(prefix="ndd-verify-")
+    try:
+        mig = run_side("migrated", migrated, settings, workdir)
+        report.dali_version = mig.get("dali_version")
+        report.notes.extend(mig.get("notes", []))
+        if not mig["ok"]:
+            report.error = _error_info(mig, "migrated")
+            report.verdict = ERROR
+            return report
+        lowered = mig["lowered"]
+        report.device = (
+            "CPU-lowered" if lowered else f"native GPU (device_id={settings.device_id})"
+        )
+        report.iterations = mig["iterations"]
+        report.epochs = mig.get("epochs") or None
+        report.iterations_per_epoch = mig.get("iterations_per_epoch")
+
+        states = [[tuple(c["words"]) for c in step] for step in mig["random_calls"]]
+        orig = run_side(
+            "original",
+            original,
+            settings,
+            workdir,
+            lowered=lowered,
+            states=states,
+            reader_seeds=[r["used_seed"] for r in mig["readers"]],
+            iterations=mig["iterations"],
+        )
+        report.notes.extend(orig.get("notes", []))
+        if not orig["ok"]:
+            report.error = _error_info(orig, "original")
+            report.verdict = ERROR
+            return report
+
+        # Outputs, step by step.
+        comparator = Comparator(tolerances, default_tolerance or Tolerance())
+        for k in range(report.iterations):
+            o = _load_step(step_path(workdir, "original", k))
+            m = _load_step(step_path(workdir, "migrated", k))
+            if k == 0 and o and o[0]["samples"]:
+                report.batch_size = len(o[0]["samples"])
+            comparator.add_step(k, o, m)
+            os.remove(step_path(workdir, "original", k))
+        report.outputs = comparator.results()
+        for msg in comparator.structure_findings:
+            report.findings.append(Finding("error", msg))
+        for o in report.outputs:
+            if o.device[0] and o.device[0] != o.device[1] and not lowered:
+                report.findings.append(
+                    Finding(
+                        "warning",
+                        f"output {o.index} is on the {o.device[0]} in the original and on the "
+                        f"{o.device[1]} in the migrated code",
+                    )
+                )
+
+        # Random states and readers.
+        pipeline_ops = orig.get("random_ops", [])
+        ndd_steps = mig.get("random_calls", [])
+        random_findings = alignment_findings(pipeline_ops, ndd_steps, settings.align_random)
+        any_random = bool(pipeline_ops) or any(ndd_steps)
+        if not any_random:
+            status = "none"
+        elif not settings.align_random:
+            status = "NOT aligned: alignment turned off"
+        elif any(sev == "error" and "step" in msg for sev, msg in random_findings):
+            status = "MISMATCH, fed by position"
+        else:
+            status = f"aligned, {len(pipeline_ops)} per step, in this order"
+        report.random = {
+            "status": status,
+            "aligned": settings.align_random and any_random,
+            "original": [o["display"] for o in pipeline_ops],
+            "migrated": [c["display"] for c in (ndd_steps[0] if ndd_steps else [])],
+        }
+        report.readers = {
+            "original": orig.get("readers", []),
+            "migrated": mig.get("readers", []),
+            "original_meta": orig.get("reader_meta", []),
+            "migrated_meta": mig.get("reader_meta", []),
+        }
+        for sev, msg in random_findings + seed_findings(
+            orig.get("readers", []), mig.get("readers", [])
+        ):
+            report.findings.append(Finding(sev, msg))
+
+        # capture=True must reproduce eager mode exactly.
+        if mig.get("captured"):
+            cap = Comparator()
+            for k in range(report.iterations):
+                cap.add_step(
+                    k,
+                    _load_step(step_path(workdir, "migrated", k)),
+                    _load_step(step_path(workdir, "captured", k)),
+                )
+            bad = [o for o in cap.results() if not o.ok] or cap.structure_findings
+            report.capture = {
+                "checked": True,
+                "equal": not bad,
+                "detail": "captured run identical to the eager run"
+                if not bad
+                else "captured run differs from the eager run: "
+                + "; ".join(
+                    f"output {o.index}: {o.first_failure.reason} at step {o.first_failure.iteration}"
+                    for o in cap.results()
+                    if not o.ok
+                ),
+            }
+            if bad:
+                report.findings.append(Finding("error", report.capture["detail"]))
+
+        if settings.bench and (orig.get("timing") or mig.get("timing")):
+            from ndd_migrate.verify.timing import Throughput, ratio
+
+            to = orig.get("timing")
+            tm = mig.get("timing")
+            report.timing = {
+                "original": to,
+                "migrated": tm,
+                "ratio": ratio(
+                    Throughput(**to) if to else None, Throughput(**tm) if tm else None
+                ),
+            }
+
+        report.verdict = _verdict(report)
+        return report
+    finally:
+        if own_dir:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _verdict(report: PairReport) -> str:
+    if report.error is not None:
+        return ERROR
+    if any(not o.ok for o in report.outputs) or any(
+        f.severity == "error" for f in report.findings
+    ):
+        return DIFFERENT
+    if any(o.samples_within_tolerance for o in report.outputs):
+        return EQUAL_TOL
+    return EQUAL
+
+
+# --------------------------------------------------------------------------------------------
+# Pairing functions of two files
+
+
+def _parse_pipeline(pipeline: str | None) -> tuple[str, str] | None:
+    if pipeline is None:
+        return None
+    if ":" in pipeline:
+        a, b = pipeline.split(":", 1)
+        return a.strip(), b.strip()
+    return pipeline.strip(), pipeline.strip()
+
+
+def _pairs_for(
+    original_path: str,
+    original_source: str,
+    original_display: str | None,
+    migrated_path: str,
+    migrated_source: str | None,
+    pipeline: str | None,
+) -> tuple[list[tuple[SideSpec, SideSpec]], list[PairReport]]:
+    """Specs of the pairs to run, and reports for pairs that cannot be formed."""
+    from ndd_migrate.verify.loading import top_level_functions
+
+    explicit = _parse_pipeline(pipeline)
+    if explicit is not None:
+        names = [explicit]
+    else:
+        funcs = top_level_functions(original_source, original_display or original_path)
+        names = [(f.name, f.name) for f in funcs if f.is_pipeline_def]
+        if not names:
+            raise SetupError(
+                "no-function",
+                f"{original_display or original_path} has no @pipeline_def function; "
+                "name the pipeline with --pipeline NAME",
+            )
+    migrated_names = None
+    if explicit is None and migrated_source is not None:
+        migrated_names = {f.name for f in top_level_functions(migrated_source, migrated_path)}
+    runnable, missing = [], []
+    for orig_name, mig_name in names:
+        o = SideSpec(original_path, orig_name, source=None, display=original_display)
+        m = SideSpec(migrated_path, mig_name)
+        if migrated_names is not None and mig_name not in migrated_names:
+            rep = PairReport(name=orig_name, original=o.label, migrated=m.label)
+            rep.error = ErrorInfo(
+                "no-function",
+                f"the migrated file {migrated_path} has no function `{mig_name}` "
+                f"(pipelines are paired by name)",
+                side="migrated",
+            )
+            missing.append(rep)
+        else:
+            runnable.append((o, m))
+    return runnable, missing
+
+
+def _run_pairs(pairs, settings, tolerances, default, report: VerifyReport, source=None) -> None:
+    for o, m in pairs:
+        if source is not None:
+            o = SideSpec(o.path, o.function, source=source, display=o.display)
+        report.pairs.append(
+            verify_pair(o, m, settings, tolerances=tolerances, default_tolerance=default)
+        )
+
+
+def verify_files(
+    original_path: str | os.PathLike,
+    migrated_path: str | os.PathLike,
+    pipeline: str | None = None,
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+    tolerance: ToleranceSpec | None = None,
+    **options: Any,
+) -> VerifyReport:
+    """Verify the pipelines of ``original_path`` against the migrated ``migrated_path``.
+
+    ``pipeline`` names one function (``"train_pipe"``), or a pair when the names differ
+    (``"train_pipe:train_pipe_v2"``); without it every ``@pipeline_def`` function of the original
+    is paired with the migrated function of the same name. ``options`` are those of
+    :func:`make_settings` (``args``, ``kwargs``, ``batch_size``, ``iterations``/``epochs``, ``seed``,
+    ``device``, ``bench``, ``capture``, ``timeout``, ``load_mode``...).
+    """
+    report = VerifyReport()
+    try:
+        settings = make_settings(**options)
+        tolerances, default = make_tolerances(rtol, atol, tolerance)
+        from ndd_migrate.verify.loading import read_source
+
+        original_path, migrated_path = os.fspath(original_path), os.fspath(migrated_path)
+        original_source = read_source(original_path)
+        migrated_source = read_source(migrated_path)
+        pairs, missing = _pairs_for(
+            original_path, original_source, None, migrated_path, migrated_source, pipeline
+        )
+    except SetupError as e:
+        report.error = ErrorInfo(e.kind, str(e), location=e.location)
+        return report
+    report.pairs.extend(missing)
+    _run_pairs(pairs, settings, tolerances, default, report)
+    return report
+
+
+def verify_base(
+    rev: str,
+    paths: Iterable[str | os.PathLike],
+    pipeline: str | None = None,
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+    tolerance: ToleranceSpec | None = None,
+    **options: Any,
+) -> VerifyReport:
+    """Verify each file in ``paths`` (migrated, in the working tree) against its own text at git
+    revision ``rev`` (see :mod:`.gitbase`)."""
+    from ndd_migrate.verify.gitbase import git_show
+    from ndd_migrate.verify.loading import read_source
+
+    report = VerifyReport()
+    try:
+        settings = make_settings(**options)
+        tolerances, default = make_tolerances(rtol, atol, tolerance)
+    except (SetupError, ValueError) as e:
+        report.error = ErrorInfo(getattr(e, "kind", "usage"), str(e))
+        return report
+    paths = [os.fspath(p) for p in paths]
+    if not paths:
+        report.error = ErrorInfo("usage", "--base needs at least one path")
+        return report
+    for path in paths:
+        try:
+            migrated_source = read_source(path)
+            base_source = git_show(path, rev)
+            pairs, missing = _pairs_for(
+                path, base_source, f"{path}@{rev}", path, migrated_source, pipeline
+            )
+        except SetupError as e:
+            rep = PairReport(name=os.path.basename(path), original=f"{path}@{rev}", migrated=path)
+            rep.error = ErrorInfo(e.kind, str(e), location=e.location)
+            report.pairs.append(rep)
+            continue
+        report.pairs.extend(missing)
+        _run_pairs(pairs, settings, tolerances, default, report, source=base_source)
+    return report
+
+
+# --------------------------------------------------------------------------------------------
+# Functions in, exception out
+
+
+def side_from_function(fn: Callable, kind: str) -> SideSpec:
+    """The file and module-level name a function can be loaded from in a worker process."""
+    target = inspect.unwrap(fn)
+    name = getattr(fn, "__name__", None)
+    qualname = getattr(fn, "__qualname__", name) or ""
+    if not name or "<locals>" in qualname or "<lambda>" in qualname:
+        raise SetupError(
+            "no-function",
+            f"the {kind} function {qualname or fn!r} must be defined at module level in a file "
+            "(it runs in a separate process, which loads it from there)",
+        )
+    try:
+        path = inspect.getsourcefile(target)
+    except TypeError:
+        path = None
+    if path is None:
+        module = sys.modules.get(getattr(fn, "__module__", ""), None)
+        path = getattr(module, "__file__", None)
+    if path is None or not os.path.exists(path):
+        raise SetupError(
+            "no-function", f"cannot find the file that defines the {kind} function `{name}`"
+        )
+    return SideSpec(path, qualname)
+
+
+def assert_equivalent(
+    original_fn: Callable,
+    migrated_fn: Callable,
+    args: Iterable[Any] = (),
+    kwargs: Mapping[str, Any] | None = None,
+    *,
+    batch_size: int | None = None,
+    iterations: int | None = None,
+    epochs: int | None = None,
+    seed: int | None = None,
+    device: str = "auto",
+    rtol: float | None = None,
+    atol: float | None = None,
+    tolerance: ToleranceSpec | None = None,
+    load_mode: str = "module",
+    **options: Any,
+) -> VerifyReport:
+    """Assert that ``migrated_fn`` (a generator function in the target shape) reproduces
+    ``original_fn`` (a ``@pipeline_def`` function or any function returning a ``Pipeline``).
+
+    Both must be module-level functions of importable files. Returns the report when equal (also
+    "equal within tolerance"); raises :class:`NotEquivalent` when they differ and
+    :class:`CouldNotVerify` when the check cannot run, both carrying the report (``e.report``),
+    whose text is the exception message. Extra ``options``: see :func:`make_settings`.
+    """
+    report = VerifyReport()
+    try:
+        o = side_from_function(original_fn, "original")
+        m = side_from_function(migrated_fn, "migrated")
+        settings = make_settings(
+            args=args,
+            kwargs=kwargs,
+            batch_size=batch_size,
+            iterations=iterations,
+            epochs=epochs,
+            seed=seed,
+            device=device,
+            load_mode=load_mode,
+            **options,
+        )
+        tolerances, default = make_tolerances(rtol, atol, tolerance)
+    except SetupError as e:
+        report.error = ErrorInfo(e.kind, str(e))
+        raise CouldNotVerify(report) from None
+    report.pairs.append(
+        verify_pair(o, m, settings, tolerances=tolerances, default_tolerance=default)
+    )
+    if report.exit_code == 2:
+        raise CouldNotVerify(report)
+    if report.exit_code == 1:
+        raise NotEquivalent(report)
+    return report

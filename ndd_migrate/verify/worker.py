@@ -1,0 +1,379 @@
+"""The worker process: runs one side and writes what it saw.
+
+``python -m ndd_migrate.verify.worker JOB RESULT`` — ``JOB`` is a pickle written by
+:mod:`ndd_migrate.verify.runner`; ``RESULT`` a pickle this process writes. Each step's outputs go to
+their own file in the job's directory, so neither process ever holds all steps in memory.
+
+Why a process per side: the two sides must not share DALI state (thread pools, the dynamic-mode
+operator cache, our patches), a crash or hang in user code must not take the caller down, and
+a timeout must be able to kill it. The migrated (ndd) side runs first: it records the random
+states and reader seeds the pipeline side then receives (see :mod:`~ndd_migrate.verify.rng` and
+:mod:`~ndd_migrate.verify.readers`).
+
+Diagnostics for a side that never writes its result: the current phase (``step 3``) is kept in a
+status file, and ``faulthandler`` writes every thread's Python stack to a file on a fatal signal
+and shortly before the parent's timeout, so a crash or a hang still points at a line of user code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import faulthandler
+import inspect
+import os
+import pickle
+import sys
+import traceback
+from typing import Any
+
+from ndd_migrate.verify.errors import INSTALL_HINT, SetupError
+from ndd_migrate.verify.loading import find_function, load_module, user_location
+from ndd_migrate.verify.model import DEFAULT_ITERATIONS, Settings, SideSpec
+
+
+def step_path(directory: str, tag: str, index: int) -> str:
+    return os.path.join(directory, f"{tag}_{index:05d}.pkl")
+
+
+def _write_pickle(path: str, obj: Any) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, path)
+
+
+class Status:
+    """The phase the worker is in, readable by the parent after a timeout or crash."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.phase = "starting"
+
+    def __call__(self, phase: str) -> None:
+        self.phase = phase
+        with open(self.path, "w") as f:
+            f.write(phase)
+
+
+# --------------------------------------------------------------------------------------------
+# Calling the user's function
+
+
+def _accepts(func: Any, name: str) -> bool:
+    if getattr(func, "_is_pipeline_def", False):
+        return True  # create_pipeline(*args, **kwargs) passes Pipeline arguments through
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return True
+    params = sig.parameters
+    if name in params and params[name].kind in (
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        inspect.Parameter.KEYWORD_ONLY,
+    ):
+        return True
+    return any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def call_kwargs(func: Any, settings: Settings, device_id: int | None, label: str):
+    """The keyword arguments ``verify`` passes (docs/target-shape.md: ``batch_size``,
+    ``device_id``, ``seed`` on top of the user's own), minus those the function cannot take —
+    a migrated function without randomness has no ``seed`` parameter. Returns (kwargs, notes)."""
+    kwargs = dict(settings.kwargs)
+    notes = []
+    wanted = {"device_id": device_id}
+    if settings.batch_size is not None:
+        wanted["batch_size"] = settings.batch_size
+    if settings.seed is not None:
+        wanted["seed"] = settings.seed
+    for name, value in wanted.items():
+        if _accepts(func, name):
+            kwargs[name] = value
+        elif name != "device_id" or value is not None:
+            notes.append(f"{label} takes no `{name}` parameter; {name}={value!r} not passed")
+    return kwargs, notes
+
+
+# --------------------------------------------------------------------------------------------
+# Sides
+
+
+def _resolve_device(settings: Settings) -> bool:
+    """True when the run is CPU-lowered."""
+    from nvidia.dali import backend
+
+    try:
+        gpus = backend.GetCUDADeviceCount()
+    except Exception:
+        gpus = 0
+    if settings.device == "gpu" and gpus == 0:
+        raise SetupError(
+            "no-gpu", "--device gpu was requested but no GPU is visible; use --device cpu or auto"
+        )
+    return settings.device == "cpu" or (settings.device == "auto" and gpus == 0)
+
+
+def run_migrated(job: dict, result: dict, status: Status) -> None:
+    from ndd_migrate.verify.lowering import NddLowering
+    from ndd_migrate.verify.outputs import ndd_step
+    from ndd_migrate.verify.readers import NddReaders
+    from ndd_migrate.verify.rng import NddRandomRecorder
+
+    settings: Settings = job["settings"]
+    spec: SideSpec = job["spec"]
+    lowered = _resolve_device(settings)
+    result["lowered"] = lowered
+    device_id = None if lowered else settings.device_id
+    reader_seed = settings.effective_reader_seed
+
+    with NddLowering() if lowered else contextlib.nullcontext():
+        status("loading")
+        loaded = load_module(spec.path, source=spec.source, display=spec.display, mode=settings.load_mode)
+        result["user_files"].append(loaded.filename)
+        func = find_function(loaded, spec.function, kind="migrated")
+        kwargs, notes = call_kwargs(func, settings, device_id, f"migrated `{spec.function}`")
+        result["notes"].extend(notes)
+
+        def start():
+            gen = func(*settings.args, **kwargs)
+            if not hasattr(gen, "__next__"):
+                raise SetupError(
+                    "bad-shape",
+                    f"migrated `{spec.function}` returned a {type(gen).__name__}, not a generator: "
+                    "the migrated function must yield one tuple of batches per step "
+                    "(docs/target-shape.md)",
+                )
+            return gen
+
+        with NddReaders(reader_seed) as readers, NddRandomRecorder() as recorder:
+            status("calling the function")
+            gen = start()
+            target = settings.iterations or (None if settings.epochs else DEFAULT_ITERATIONS)
+            steps, epoch_starts, epochs_touched = 0, [], 0
+            while target is None or steps < target:
+                if steps >= settings.max_iterations:
+                    raise SetupError(
+                        "epochs",
+                        f"{settings.epochs} epoch(s) not reached after {steps} steps",
+                    )
+                status(f"step {steps}")
+                if steps:
+                    recorder.next_step()
+                before = readers.primary_epochs
+                try:
+                    out = next(gen)
+                except StopIteration:
+                    raise SetupError(
+                        "bad-shape",
+                        f"the migrated generator stopped after {steps} step(s); like a pipeline it "
+                        "must never end (`while True:` around `reader.next_epoch(...)`)",
+                    ) from None
+                if readers.primary_epochs != before:
+                    epoch_starts.append(steps)
+                if settings.epochs:
+                    if not readers.readers:
+                        raise SetupError(
+                            "epochs", "--epochs needs a reader; the migrated code created none"
+                        )
+                    if readers.primary_epochs > settings.epochs:
+                        # This step opened epoch N+1: not compared, its random calls forgotten.
+                        recorder.drop_last_step()
+                        epoch_starts.pop()
+                        break
+                epochs_touched = readers.primary_epochs
+                host, step_notes = ndd_step(out)
+                for note in step_notes:
+                    if note not in result["notes"]:
+                        result["notes"].append(note)
+                _write_pickle(step_path(job["dir"], "migrated", steps), host)
+                steps += 1
+            result["iterations"] = steps
+            result["epochs"] = epochs_touched
+            result["iterations_per_epoch"] = (
+                epoch_starts[1] - epoch_starts[0] if len(epoch_starts) >= 2 else None
+            )
+            result["random_calls"] = [[c.to_dict() for c in s] for s in recorder.steps[:steps]]
+            result["readers"] = [r.to_dict() for r in readers.records]
+            result["reader_meta"] = readers.metadata()
+            del gen
+
+        if settings.capture:
+            status("capture check")
+            with NddReaders(reader_seed, force_capture=True):
+                gen = start()
+                for k in range(result["iterations"]):
+                    status(f"capture check, step {k}")
+                    host, _ = ndd_step(next(gen))
+                    _write_pickle(step_path(job["dir"], "captured", k), host)
+                del gen
+            result["captured"] = True
+
+        if settings.bench:
+            from ndd_migrate.verify.timing import measure, ndd_stepper
+
+            status("benchmark")
+            with NddReaders(reader_seed, force_capture=settings.capture):
+                gen = start()
+                result["timing"] = measure(ndd_stepper(gen), settings.bench).to_dict()
+                if settings.capture:
+                    result["timing"]["note"] = "next_epoch(capture=True)"
+                del gen
+
+
+def run_original(job: dict, result: dict, status: Status) -> None:
+    from nvidia.dali.pipeline import Pipeline
+
+    from ndd_migrate.verify.lowering import NoCpuBackend, PipelineLowering
+    from ndd_migrate.verify.outputs import pipeline_step
+    from ndd_migrate.verify.readers import PipelineReaderSeeds
+    from ndd_migrate.verify.rng import PipelineRandomFeeder
+
+    settings: Settings = job["settings"]
+    spec: SideSpec = job["spec"]
+    lowered = job["lowered"]
+    result["lowered"] = lowered
+    device_id = None if lowered else settings.device_id
+    planned_seeds = job["reader_seeds"]
+    default_seed = settings.effective_reader_seed
+    lowering = PipelineLowering() if lowered else None
+
+    with lowering if lowering else contextlib.nullcontext():
+        status("loading")
+        loaded = load_module(spec.path, source=spec.source, display=spec.display, mode=settings.load_mode)
+        result["user_files"].append(loaded.filename)
+        func = find_function(loaded, spec.function, kind="original")
+        kwargs, notes = call_kwargs(func, settings, device_id, f"original `{spec.function}`")
+        result["notes"].extend(notes)
+
+        def check_lowering():
+            if lowering and lowering.no_cpu_backend:
+                raise NoCpuBackend(lowering.no_cpu_backend, "original")
+
+        def make_pipeline():
+            pipe = func(*settings.args, **kwargs)
+            check_lowering()
+            if not isinstance(pipe, Pipeline):
+                raise SetupError(
+                    "bad-shape",
+                    f"original `{spec.function}` returned a {type(pipe).__name__}, not a DALI "
+                    "Pipeline (is it a @pipeline_def function?)",
+                )
+            return pipe
+
+        def build(pipe):
+            try:
+                pipe.build()
+            except Exception:
+                check_lowering()  # a Pipeline subclass defines its graph in build()
+                raise
+            check_lowering()
+
+        states = job["states"] if settings.align_random else None
+        with PipelineReaderSeeds(planned_seeds, default_seed) as seeds, PipelineRandomFeeder(
+            states
+        ) as feeder:
+            status("defining the graph")
+            pipe = make_pipeline()
+            status("build")
+            build(pipe)
+            for k in range(job["iterations"]):
+                status(f"step {k}")
+                host = pipeline_step(pipe.run())
+                _write_pickle(step_path(job["dir"], "original", k), host)
+            result["iterations"] = job["iterations"]
+            result["random_ops"] = [o.to_dict() for o in feeder.ops]
+            result["readers"] = [r.to_dict() for r in seeds.records]
+            try:
+                meta = pipe.reader_meta()
+                result["reader_meta"] = [dict(v, name=k) for k, v in meta.items()]
+            except Exception:
+                result["reader_meta"] = []
+            del pipe
+
+        if settings.bench:
+            from ndd_migrate.verify.timing import measure, pipeline_stepper
+
+            status("benchmark")
+            with PipelineReaderSeeds(planned_seeds, default_seed):
+                pipe = make_pipeline()
+                stepper = pipeline_stepper(pipe)
+            result["timing"] = measure(stepper, settings.bench).to_dict()
+            del pipe
+
+
+# --------------------------------------------------------------------------------------------
+# Entry point
+
+
+def _error(result: dict, kind: str, message: str, **extra) -> None:
+    result["ok"] = False
+    result["error"] = {"kind": kind, "message": message, **extra}
+
+
+def run_job(job: dict) -> dict:
+    side = job["side"]
+    status = Status(job["status_path"])
+    result: dict = {
+        "ok": False,
+        "side": side,
+        "error": None,
+        "notes": [],
+        "user_files": [],
+        "timing": None,
+    }
+    try:
+        try:
+            import nvidia.dali as dali
+        except ImportError as e:
+            _error(result, "missing-dali", f"DALI cannot be imported ({e}); {INSTALL_HINT}")
+            return result
+        result["dali_version"] = getattr(dali, "__version__", "?")
+        if side == "migrated":
+            run_migrated(job, result, status)
+        else:
+            run_original(job, result, status)
+        result["ok"] = True
+    except SetupError as e:
+        _error(result, e.kind, str(e), location=e.location, phase=status.phase)
+    except BaseException as e:  # user code: anything, SystemExit included
+        from ndd_migrate.verify.lowering import NoCpuBackend, no_cpu_backend_from_error
+
+        ncb = e if isinstance(e, NoCpuBackend) else None
+        if ncb is None and result.get("lowered") and side == "migrated":
+            ncb = no_cpu_backend_from_error(e)
+        if ncb is not None:
+            _error(result, "no-cpu-backend", str(ncb), ops=ncb.ops, phase=status.phase)
+        else:
+            tb = traceback.extract_tb(e.__traceback__)
+            files = set(result["user_files"]) | {os.path.abspath(job["spec"].path)}
+            _error(
+                result,
+                "exception",
+                f"{type(e).__name__}: {e}".strip(),
+                exception_type=type(e).__name__,
+                location=user_location(tb, files),
+                traceback="".join(traceback.format_exception(type(e), e, e.__traceback__)),
+                phase=status.phase,
+            )
+    return result
+
+
+def main(argv: list[str]) -> int:
+    job_path, result_path = argv
+    with open(job_path, "rb") as f:
+        job = pickle.load(f)
+    with open(job["faults_path"], "w") as faults:
+        faulthandler.enable(file=faults, all_threads=True)
+        timeout = job["settings"].timeout
+        faulthandler.dump_traceback_later(max(0.5, timeout - min(2.0, timeout * 0.1)), file=faults)
+        result = run_job(job)
+        faulthandler.cancel_dump_traceback_later()
+        _write_pickle(result_path, result)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # DALI's thread pools and pipelines may take long to tear down; the result is written.
+        os._exit(0)
+
+
+if __name__ == "__main__":  # pragma: no cover - run as a subprocess
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,34 @@
+"""Shared test helpers: run the engine on text, and on real files through the CLI."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ndd_migrate.cli import app
+from ndd_migrate.context import Policy
+from ndd_migrate.engine import transform
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+
+HAS_DALI = importlib.util.find_spec("nvidia") is not None and importlib.util.find_spec("nvidia.dali") is not None
+
+
+def migrate_text(source: str, path: str = "example.py"):
+    """(new text or the input when unchanged, result) of ``migrate`` on a source text."""
+    result = transform(source, path, Policy.migrate())
+    return (result.new_source if result.changed else source), result
+
+
+@pytest.fixture
+def cli():
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+    return invoke

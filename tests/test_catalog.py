@@ -1,0 +1,66 @@
+"""The rule catalogue: every rule's examples and valid snippets run; docs stay in sync."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ndd_migrate.catalog import FAMILIES, all_rules, get_rule, rule_module
+from ndd_migrate.docs import catalogue_markdown
+from tests.conftest import ROOT, migrate_text
+
+RULES = all_rules()
+EXAMPLES = [(r.code, i, ex) for r in RULES for i, ex in enumerate(r.examples)]
+VALID = [(r.code, i, snippet) for r in RULES for i, snippet in enumerate(r.valid)]
+
+
+def test_catalogue_is_complete_and_well_formed():
+    codes = [r.code for r in RULES]
+    assert len(codes) == len(set(codes))
+    for rule in RULES:
+        assert re.fullmatch(r"NDD\d{3}", rule.code)
+        assert rule.code[:4] in FAMILIES
+        assert rule.examples, f"{rule.code} has no example"
+        assert rule.what and rule.why and rule.fix and rule.summary
+        assert rule_module(rule.code).__name__.endswith(rule.code.lower() + "_" + rule.name.replace("-", "_"))
+
+
+@pytest.mark.parametrize("code,index,example", EXAMPLES, ids=[f"{c}-{i}" for c, i, _ in EXAMPLES])
+def test_example_migrates_exactly(code, index, example):
+    got, result = migrate_text(example.before)
+    assert result.error is None
+    assert got == example.after
+    assert any(d.code == code for d in result.diagnostics), f"{code} reported nothing on its own example"
+    again, second = migrate_text(got)
+    assert again == got, "a second run changed the output"
+
+
+@pytest.mark.parametrize("code,index,snippet", VALID, ids=[f"{c}-valid{i}" for c, i, _ in VALID])
+def test_valid_snippet_is_left_alone(code, index, snippet):
+    got, result = migrate_text(snippet)
+    assert result.error is None
+    assert [d for d in result.diagnostics if d.code == code] == []
+    assert got == snippet
+
+
+def test_docs_rules_md_is_in_sync():
+    assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == catalogue_markdown(), (
+        "regenerate with: python -m ndd_migrate.docs > docs/rules.md"
+    )
+
+
+def test_rules_and_explain_commands(cli):
+    listing = cli("rules", "--output-format", "json")
+    assert listing.exit_code == 0
+    assert '"NDD103"' in listing.stdout
+    explained = cli("explain", "ndd103")
+    assert explained.exit_code == 0
+    assert "## NDD103 `mixed-device`" in explained.stdout
+    assert "### Fix safety" in explained.stdout
+    assert cli("explain", "NDD999").exit_code == 2
+
+
+def test_get_rule_is_case_insensitive():
+    assert get_rule("ndd001").code == "NDD001"
+    assert get_rule("NDD000") is None

@@ -1,0 +1,153 @@
+"""``ndd-migrate migrate`` on real files: what is written, what is left alone, exit codes.
+
+"Nothing is lost": every file either stays byte-for-byte as it was or is replaced by output that
+parses, with its encoding, BOM, line endings and permissions kept."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from ndd_migrate import engine
+from tests.conftest import FIXTURES
+
+PIPELINE = (
+    "from nvidia.dali import pipeline_def, fn\n"
+    "\n"
+    "\n"
+    "@pipeline_def(batch_size=2)\n"
+    "def p(root):\n"
+    "    # note: é\n"
+    "    data = fn.readers.numpy(file_root=root)\n"
+    "    return data\n"
+)
+MIGRATED = (
+    "import nvidia.dali.experimental.dynamic as ndd\n"
+    "\n"
+    "\n"
+    "def p(root, *, batch_size=2):\n"
+    "    # note: é\n"
+    "    reader = ndd.readers.Numpy(file_root=root)\n"
+    "    while True:\n"
+    "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+    "            yield data,\n"
+)
+
+
+def write(path, text, encoding="utf-8", bom=False, newline="\n"):
+    data = text.replace("\n", newline).encode(encoding)
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + data)
+    return path
+
+
+def test_rewrites_in_place_and_exits_0(tmp_path, cli):
+    f = write(tmp_path / "p.py", PIPELINE)
+    result = cli("migrate", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert f.read_text(encoding="utf-8") == MIGRATED
+    assert "1 changed" in result.stderr
+
+
+def test_crlf_encoding_cookie_bom_and_permissions_are_kept(tmp_path, cli):
+    crlf = write(tmp_path / "crlf.py", PIPELINE, newline="\r\n")
+    latin = write(tmp_path / "latin.py", "# -*- coding: latin-1 -*-\n" + PIPELINE, encoding="latin-1")
+    bom = write(tmp_path / "bom.py", PIPELINE, bom=True)
+    os.chmod(crlf, 0o755)
+    assert cli("migrate", tmp_path).exit_code == 0
+    assert crlf.read_bytes() == MIGRATED.replace("\n", "\r\n").encode()
+    assert stat.S_IMODE(crlf.stat().st_mode) == 0o755
+    assert latin.read_bytes() == ("# -*- coding: latin-1 -*-\n" + MIGRATED).encode("latin-1")
+    assert bom.read_bytes() == b"\xef\xbb\xbf" + MIGRATED.encode()
+
+
+def test_diff_and_check_write_nothing(tmp_path, cli):
+    f = write(tmp_path / "p.py", PIPELINE)
+    diff = cli("migrate", "--diff", f)
+    assert diff.exit_code == 0
+    assert "-@pipeline_def(batch_size=2)" in diff.stdout and "+import nvidia.dali.experimental.dynamic as ndd" in diff.stdout
+    check = cli("migrate", "--check", f)
+    assert check.exit_code == 1
+    assert f.read_text(encoding="utf-8") == PIPELINE
+
+
+def test_bad_files_are_reported_and_left_untouched_while_others_go_on(tmp_path, cli):
+    broken = write(tmp_path / "broken.py", "import nvidia.dali.fn as fn\ndef f(:\n    pass\n")
+    undecodable = tmp_path / "undecodable.py"
+    undecodable.write_bytes(b"import nvidia.dali\nx = '\xff\xfe'\n")
+    good = write(tmp_path / "good.py", PIPELINE)
+    before = {p: p.read_bytes() for p in (broken, undecodable)}
+    result = cli("migrate", tmp_path)
+    assert result.exit_code == 2
+    assert good.read_text(encoding="utf-8") == MIGRATED
+    for path, data in before.items():
+        assert path.read_bytes() == data
+    assert "broken.py:2" in result.stderr
+    assert "undecodable.py" in result.stderr
+
+
+def test_missing_path_is_a_usage_error(tmp_path, cli):
+    assert cli("migrate", tmp_path / "nope.py").exit_code == 2
+
+
+def test_a_rule_that_crashes_leaves_the_file_untouched(tmp_path, cli, monkeypatch):
+    from ndd_migrate.rules import ndd104_batch_size
+
+    def boom(self, original, updated):
+        raise RuntimeError("rule bug")
+
+    monkeypatch.setattr(ndd104_batch_size.Impl, "leave_Call", boom)
+    f = write(tmp_path / "p.py", PIPELINE.replace("return data", "return fn.random.uniform()"))
+    data = f.read_bytes()
+    result = cli("migrate", "--jobs", "1", f)
+    assert result.exit_code == 2
+    assert "internal error" in result.stderr and "rule bug" in result.stderr
+    assert f.read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# this project once used nvidia.dali pipelines: @pipeline_def, fn.readers.file, pipe.run()\nx = 1\n",
+        "DOC = 'call pipe.build() then pipe.run() with device=\"mixed\" (nvidia.dali)'\n",
+        "def pipeline_def(f):\n    return f\n\n\n@pipeline_def\ndef p():\n    fn = object()\n    return fn\n# dali\n",
+        "import nvidia.dali.experimental.dynamic as ndd\n\nr = ndd.readers.File(file_root='x')\n"
+        "for images, labels in r.next_epoch(batch_size=4):\n    x = ndd.flip(images)\n",
+    ],
+    ids=["comment", "string", "local-pipeline_def", "ndd-code"],
+)
+def test_files_that_merely_mention_dali_are_byte_for_byte_unchanged(tmp_path, cli, text):
+    f = write(tmp_path / "m.py", text)
+    data = f.read_bytes()
+    result = cli("migrate", f)
+    assert result.exit_code == 0, result.output
+    assert f.read_bytes() == data
+
+
+def test_manual_work_exits_1_and_todo_is_never_added_twice(tmp_path, cli):
+    source = PIPELINE.replace("    return data\n", "    other = fn.readers.numpy(file_root=root)\n    return data, other\n")
+    f = write(tmp_path / "two.py", source)
+    first = cli("migrate", f)
+    assert first.exit_code == 1
+    assert "NDD001" in first.stderr and "two.py:" in first.stderr
+    once = f.read_text(encoding="utf-8")
+    assert once.count("TODO(ndd-migrate): NDD001") == 1
+    second = cli("migrate", f)
+    assert second.exit_code == 1
+    assert f.read_text(encoding="utf-8") == once
+
+
+def test_parallel_run_gives_the_same_output_as_serial(tmp_path):
+    from ndd_migrate.context import Policy
+
+    paths = []
+    for i in range(10):
+        for fixture in sorted(FIXTURES.glob("*/pipeline.py")):
+            target = tmp_path / f"{fixture.parent.name}_{i}.py"
+            target.write_bytes(fixture.read_bytes())
+            paths.append(target)
+    serial = engine.run(paths, Policy.migrate(), jobs=1)
+    parallel = engine.run(paths, Policy.migrate(), jobs=2)
+    assert [r.new_source for r in serial.results] == [r.new_source for r in parallel.results]
+    assert all(r.changed for r in parallel.results)
