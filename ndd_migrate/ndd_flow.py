@@ -199,7 +199,7 @@ class Flow:
         is_math = path.startswith("math.")
         if info is None and not is_math:
             return None
-        if info is not None and (info.reader or info.num_outputs != 1):
+        if info is not None and (info.reader or _outputs(info, call) != 1):
             return None  # a tuple, or depends on the arguments
         return self._op_result(call)
 
@@ -216,7 +216,7 @@ class Flow:
             return None
         path = ndd_path(self.ctx, value.func)
         info = ndd_op_info(path) if path else None
-        if info is None or info.reader or info.num_outputs == 1:
+        if info is None or info.reader or _outputs(info, value) == 1:
             return None
         return self._op_result(value)
 
@@ -269,6 +269,17 @@ class Flow:
             if unpacked and loop_reader_iter(self.ctx, loop) is not None:
                 return Data.BATCH
         return None
+
+
+def _outputs(info: OpInfo, call: cst.Call) -> int | None:
+    """Outputs of one call: the table's count; for the resize family (``num_outputs`` depends on
+    ``save_attrs``, default ``False``) one output when ``save_attrs`` is not given."""
+    if info.num_outputs is None and info.defaults.get("save_attrs") is False:
+        if not any(a.keyword is not None and a.keyword.value == "save_attrs" for a in call.args) and not any(
+            a.star == "**" for a in call.args
+        ):
+            return 1
+    return info.num_outputs
 
 
 def _single_index(sub: cst.Subscript) -> bool:

@@ -310,6 +310,33 @@ def _error(result: dict, kind: str, message: str, **extra) -> None:
     result["error"] = {"kind": kind, "message": message, **extra}
 
 
+def _wait_for_go(job: dict, status: Status) -> bool:
+    """Pre-started workers (the original side starts while the migrated side runs, so that its
+    DALI import overlaps) wait here for the rest of their job. False: the parent gave up."""
+    import time
+
+    status("waiting for the migrated side")
+    path = job["go_path"]
+    while not os.path.exists(path):
+        time.sleep(0.02)
+    with open(path, "rb") as f:
+        go = pickle.load(f)
+    if go.get("abort"):
+        return False
+    job.update(go)
+    return True
+
+
+def _arm_fault_dump(job: dict) -> None:
+    timeout = job["settings"].timeout
+    faulthandler.dump_traceback_later(
+        max(0.5, timeout - min(2.0, timeout * 0.1)), file=sys.stderr if _FAULTS is None else _FAULTS
+    )
+
+
+_FAULTS = None
+
+
 def run_job(job: dict) -> dict:
     side = job["side"]
     status = Status(job["status_path"])
@@ -328,6 +355,15 @@ def run_job(job: dict) -> dict:
             _error(result, "missing-dali", f"DALI cannot be imported ({e}); {INSTALL_HINT}")
             return result
         result["dali_version"] = getattr(dali, "__version__", "?")
+        if job.get("go_path"):
+            import numpy  # noqa: F401 - warm up while waiting
+            import nvidia.dali.fn  # noqa: F401
+            import nvidia.dali.pipeline  # noqa: F401
+
+            if not _wait_for_go(job, status):
+                _error(result, "aborted", "the other side failed")
+                return result
+        _arm_fault_dump(job)
         if side == "migrated":
             run_migrated(job, result, status)
         else:
@@ -359,13 +395,13 @@ def run_job(job: dict) -> dict:
 
 
 def main(argv: list[str]) -> int:
+    global _FAULTS
     job_path, result_path = argv
     with open(job_path, "rb") as f:
         job = pickle.load(f)
     with open(job["faults_path"], "w") as faults:
+        _FAULTS = faults
         faulthandler.enable(file=faults, all_threads=True)
-        timeout = job["settings"].timeout
-        faulthandler.dump_traceback_later(max(0.5, timeout - min(2.0, timeout * 0.1)), file=faults)
         result = run_job(job)
         faulthandler.cancel_dump_traceback_later()
         _write_pickle(result_path, result)
