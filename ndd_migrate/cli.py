@@ -71,6 +71,59 @@ def _same_text(text: str, result) -> bool:
 
 
 @app.command()
+def check(
+    paths: List[Path] = typer.Argument(None, help="Files and directories (default: the current directory)."),
+    fix: bool = typer.Option(False, "--fix", help="Apply safe fixes."),
+    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="With --fix, also apply unsafe fixes."),
+    select: Optional[str] = typer.Option(None, "--select", help="Comma-separated codes or prefixes (NDD1, ALL)."),
+    extend_select: Optional[str] = typer.Option(None, "--extend-select"),
+    ignore: Optional[str] = typer.Option(None, "--ignore", help="Comma-separated codes or prefixes."),
+    exclude: Optional[str] = typer.Option(None, "--exclude", help="Comma-separated glob patterns."),
+    force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply excludes to files named explicitly (pre-commit)."),
+    output_format: str = typer.Option("concise", "--output-format", help="concise, full, json, sarif or github."),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
+    statistics: bool = typer.Option(False, "--statistics", help="Counts per rule code."),
+    config: Optional[Path] = typer.Option(None, "--config", help="A pyproject.toml to use instead of discovery."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j"),
+) -> None:
+    """Lint: pipeline-mode leftovers and dynamic-mode mistakes, with rule codes."""
+    from ndd_migrate import engine, files
+    from ndd_migrate.catalog import all_rules
+    from ndd_migrate.config import ConfigError, Configuration, Overrides
+    from ndd_migrate.context import Policy
+    from ndd_migrate.report import exit_code, render
+
+    err = Console(stderr=True, highlight=False)
+    split = lambda value: tuple(v.strip() for v in value.split(",") if v.strip()) if value else None
+    try:
+        conf = Configuration(
+            Overrides(
+                select=split(select),
+                extend_select=split(extend_select) or (),
+                ignore=split(ignore) or (),
+                exclude=split(exclude),
+            ),
+            config_file=config,
+        )
+        targets = files.discover(paths or [Path(".")], is_excluded=conf.is_excluded, force_exclude=force_exclude)
+        for selector in conf.for_path(Path.cwd()).unmatched_selectors(r.code for r in all_rules()):
+            err.print(f"[yellow]warning[/] `{selector}` selects no rule", soft_wrap=True)
+    except (ConfigError, files.SourceError) as exc:
+        err.print(f"[red]error[/] {exc}", soft_wrap=True)
+        raise typer.Exit(2)
+    policy = Policy.check(fix=fix, unsafe_fixes=unsafe_fixes, is_enabled=conf.is_enabled)
+    summary = engine.run(targets, policy, jobs)
+    if fix:
+        for result in summary.changed:
+            _write(result, summary)
+    text = render(output_format, summary.results, statistics=statistics, unsafe_fixes=unsafe_fixes)
+    if text:
+        typer.echo(text, nl=not text.endswith("\n"))
+    code = exit_code(summary.results)
+    raise typer.Exit(0 if exit_zero and code == 1 else code)
+
+
+@app.command()
 def rules(
     output_format: str = typer.Option("text", "--output-format", help="text or json"),
 ) -> None:

@@ -21,7 +21,7 @@ from ndd_migrate.diagnostics import Diagnostic, FixSafety
 TODO_PREFIX = "# TODO(ndd-migrate): "
 
 
-def every_rule(code: str) -> bool:
+def every_rule(code: str, path: str | None = None) -> bool:
     """The default selection: every rule (a module-level function, so a Policy pickles to workers)."""
     return True
 
@@ -33,7 +33,7 @@ class Policy:
     mode: str = "migrate"  # "migrate" or "check"
     fix: bool = True
     unsafe_fixes: bool = True
-    is_enabled: Callable[[str], bool] = every_rule
+    is_enabled: Callable[[str, str], bool] = every_rule  # (code, path) -> selected?
 
     @classmethod
     def migrate(cls) -> "Policy":
@@ -46,10 +46,15 @@ class Policy:
 
 @dataclass
 class Context:
+    """``fix_level``: "all" rewrites with every rule (migrate, and the reporting pass of check),
+    "safe" only with rules whose fix is safe (``check --fix``). ``todos``: leave TODO comments."""
+
     path: str
     model: ModuleModel
     policy: Policy
     resolver: cst.MetadataDependent
+    fix_level: str = "all"
+    todos: bool = True
     suppressed: Callable[[str, int], bool] = lambda code, line: False
     diagnostics: list[Diagnostic] = field(default_factory=list)
     pending_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
@@ -116,22 +121,19 @@ class Context:
         return (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
 
     def applies(self, code: str, node: cst.CSTNode) -> bool:
-        """May this run rewrite ``node`` for rule ``code``? (mode, fix safety, ``# noqa``)."""
+        """May this run rewrite ``node`` for rule ``code``? (fix level, fix safety, ``# noqa``)."""
         if self.suppressed(code, self.line_of(node)[0]):
             return False
-        if self.policy.mode == "migrate":
+        if self.fix_level == "all":
             return True
         rule = get_rule(code)
-        safety = rule.fix_safety if rule else FixSafety.MANUAL
-        if not self.policy.fix or safety is FixSafety.MANUAL:
-            return False
-        return safety is FixSafety.SAFE or self.policy.unsafe_fixes
+        return rule is not None and rule.fix_safety is FixSafety.SAFE
 
     # -- findings ----------------------------------------------------------------------------
     def report(self, code: str, node: cst.CSTNode, message: str, *, hint: str = "", fixed: bool) -> None:
         """Record a finding at ``node``; when not fixed, ``migrate`` also leaves a TODO there."""
         line, col, end_line, end_col = self.line_of(node)
-        if self.suppressed(code, line) or not self.policy.is_enabled(code):
+        if self.suppressed(code, line) or not self.policy.is_enabled(code, self.path):
             return
         rule = get_rule(code)
         diag = Diagnostic(
@@ -149,7 +151,7 @@ class Context:
         if diag in self.diagnostics:
             return
         self.diagnostics.append(diag)
-        if not fixed and self.policy.mode == "migrate":
+        if not fixed and self.todos:
             text = f"{TODO_PREFIX}{code} {hint or message}"
             if self.statement_stack:
                 self.statement_todos.setdefault(self.statement_stack[-1], []).append(text)

@@ -12,7 +12,7 @@ import os
 import traceback
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import libcst as cst
@@ -115,7 +115,30 @@ def _same_todo_present(text: str, present: set[str]) -> bool:
 
 
 def transform(source: str, path: str, policy: Policy) -> FileResult:
-    """Run the rules over one source text. Never raises for bad input: errors come back in the result."""
+    """Run the rules over one source text. Never raises for bad input: errors come back in the result.
+
+    ``migrate`` rewrites with every rule and leaves TODOs. ``check`` always reports what the full
+    migration would report (conversion rules depend on each other, so reporting runs them all);
+    with ``--fix`` it keeps the full rewrite only under ``--unsafe-fixes``, else a second pass
+    applies just the safe fixes.
+    """
+    if policy.mode == "migrate":
+        return _run(source, path, policy, "all", todos=True)
+    full = _run(source, path, policy, "all", todos=False)
+    if full.error or (policy.fix and policy.unsafe_fixes):
+        return full
+    if not policy.fix:
+        full.diagnostics = [replace(d, fixed=False) for d in full.diagnostics]
+        full.changed, full.new_source = False, None
+        return full
+    safe = _run(source, path, policy, "safe", todos=False)
+    done = {(d.code, d.line, d.column) for d in safe.diagnostics if d.fixed}
+    full.diagnostics = [replace(d, fixed=(d.code, d.line, d.column) in done) for d in full.diagnostics]
+    full.changed, full.new_source, full.error = safe.changed, safe.new_source, safe.error
+    return full
+
+
+def _run(source: str, path: str, policy: Policy, fix_level: str, todos: bool) -> FileResult:
     result = FileResult(path=path, old_source=source)
     try:
         module = cst.parse_module(source)
@@ -132,6 +155,8 @@ def transform(source: str, path: str, policy: Policy) -> FileResult:
             policy=policy,
             resolver=None,
             suppressed=_suppression(source),
+            fix_level=fix_level,
+            todos=todos,
         )
         new_module = wrapper.visit(Dispatcher(ctx))
     except Exception as exc:  # a rule crashed: report it, lose nothing
@@ -202,7 +227,7 @@ def _process_notebook(path: str, text: str, policy: Policy) -> FileResult:
     try:
         module, layout = notebooks.notebook_to_module(text)
     except notebooks.NotebookError as exc:
-        return FileResult(path=path, error=FileError(path, str(exc)))
+        return FileResult(path=path, error=FileError(path, exc.message, exc.line))
     result = transform(module, path, policy)
     result.old_source = text
     result.diagnostics = [_cell_diagnostic(d, layout) for d in result.diagnostics]
@@ -219,8 +244,6 @@ def _process_notebook(path: str, text: str, policy: Policy) -> FileResult:
 
 
 def _cell_diagnostic(diag, layout):
-    from dataclasses import replace
-
     from ndd_migrate import notebooks
 
     cell, line = notebooks.cell_position(layout, diag.line)

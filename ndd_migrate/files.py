@@ -1,8 +1,8 @@
 """Finding the files to migrate, and reading and writing them so that nothing is lost.
 
-Everything here is pure standard library on purpose: discovery and the byte prefilter run before
-``libcst`` is imported (about 0.35 s), so that a pre-commit run over files that never mention DALI
-costs little more than reading their bytes.
+Everything here (and in the two project modules it uses) is standard library only, on purpose:
+discovery and the byte prefilter run before ``libcst`` is imported (about 0.35 s), so that a
+pre-commit run over files that never mention DALI costs little more than reading their bytes.
 
 Reading keeps what an editor would keep: the PEP 263 encoding, a UTF-8 byte-order mark and the
 newlines exactly as they are in the file (CRLF, lone CR, mixed). Writing encodes back the same way
@@ -198,7 +198,8 @@ def decode_source(raw: bytes, path: str | os.PathLike[str]) -> SourceText:
     means nothing. ``bytes.decode`` never translates newlines, so CRLF and mixed newlines survive.
     """
     bom = raw.startswith(codecs.BOM_UTF8)
-    if os.fspath(path).endswith(".ipynb"):
+    notebook = os.fspath(path).endswith(".ipynb")
+    if notebook:
         encoding = "utf-8"
     else:
         try:
@@ -217,7 +218,11 @@ def decode_source(raw: bytes, path: str | os.PathLike[str]) -> SourceText:
         raise SourceError(
             path,
             f"cannot decode byte 0x{raw[offset]:02x} as {encoding}"
-            " (declare the file's encoding with a '# -*- coding: ... -*-' line)",
+            + (
+                " (a notebook must be UTF-8)"
+                if notebook
+                else " (declare the file's encoding with a '# -*- coding: ... -*-' line)"
+            ),
             _line_at(_LINE_BREAK_BYTES, raw, offset),
         ) from error
     return SourceText(text=text, encoding=encoding, bom=bom, raw=raw)

@@ -99,11 +99,11 @@ class Impl(RuleImpl):
         fn = self.ctx.model.by_node.get(original)
         if fn is None or not fn.convert:
             return updated
-        self.ctx.report(self.code, original.name, f"`{original.name.value}` is now a dynamic-mode generator", fixed=True)
+        self.ctx.report(self.code, original.name, f"`@pipeline_def` function `{original.name.value}` → dynamic-mode generator", fixed=True)
         for name, arg in fn.decorator_args.items():
             if name in pipeline_args.EXECUTOR_ONLY:
                 self.ctx.report(
-                    "NDD004", arg, f"`{name}` has no dynamic-mode counterpart and was dropped", fixed=True
+                    "NDD004", arg, f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True
                 )
         return updated.with_changes(
             decorators=[d for d, o in zip(updated.decorators, original.decorators) if o is not fn.decorator],

@@ -67,5 +67,5 @@ class Impl(RuleImpl):
         if not dropped or not self.ctx.applies(self.code, original):
             return updated
         for name in sorted(dropped):
-            self.ctx.report(self.code, cstutil.kwarg(original, name), f"`{name}` has no dynamic-mode counterpart and was dropped", fixed=True)
+            self.ctx.report(self.code, cstutil.kwarg(original, name), f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True)
         return cstutil.remove_kwargs(updated, dropped)

@@ -73,7 +73,7 @@ class Impl(RuleImpl):
         if self.ctx.uses_ndd and self.ctx.model.ndd_alias is None:
             new_imports.append((names.NDD, "import nvidia.dali.experimental.dynamic as ndd\n"))
         for module, code in new_imports:
-            self.ctx.report(self.code, original, f"`{code.strip()}` added", fixed=True)
+            self.ctx.report(self.code, original, f"needs `{code.strip()}`", fixed=True)
             at = _sorted_position(body, anchor if anchor is not None else _after_header(body), module)
             stmt = cst.parse_statement(code)
             if at < len(body) and _import_key(body[at]) is not None and _starts_block(body, at):

@@ -30,13 +30,13 @@ RULE = Rule(
         Example(
             before=(
                 "import nvidia.dali.experimental.dynamic as ndd\n\n"
-                "flip = ndd.random.coin_flip(probability=0.5)\n"
+                "flip = ndd.random.coin_flip(probability=0.3)\n"
                 "if flip:\n"
                 "    print('flipped')\n"
             ),
             after=(
                 "import nvidia.dali.experimental.dynamic as ndd\n\n"
-                "flip = ndd.random.coin_flip(probability=0.5)\n"
+                "flip = ndd.random.coin_flip(probability=0.3)\n"
                 "# TODO(ndd-migrate): NDD509 test a value (`.item()`, `np.asarray(...)`) or select samples per sample\n"
                 "if flip:\n"
                 "    print('flipped')\n"
@@ -45,7 +45,7 @@ RULE = Rule(
     ),
     valid=(
         "import nvidia.dali.experimental.dynamic as ndd\n\n"
-        "flip = ndd.random.coin_flip(probability=0.5)\nif flip.item():\n    print('flipped')\n",
+        "flip = ndd.random.coin_flip(probability=0.3)\nif flip.item():\n    print('flipped')\n",
         "import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/d')\nif reader:\n    pass\n",
         "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef f(flip=None):\n    if flip:\n        pass\n",
     ),

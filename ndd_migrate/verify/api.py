@@ -186,13 +186,17 @@ def verify_pair(
     from ndd_migrate.verify.compare import Comparator, Tolerance
     from ndd_migrate.verify.readers import seed_findings
     from ndd_migrate.verify.rng import alignment_findings
-    from ndd_migrate.verify.runner import run_side
+    from ndd_migrate.verify.runner import SideProcess
     from ndd_migrate.verify.worker import step_path
 
     own_dir = workdir is None
     workdir = workdir or tempfile.mkdtemp(prefix="ndd-verify-")
+    original_proc = None
     try:
-        mig = run_side("migrated", migrated, settings, workdir)
+        # The original side starts now and imports DALI while the migrated side runs; it gets the
+        # recorded states and reader seeds when they exist.
+        original_proc = SideProcess("original", original, settings, workdir, pre_start=True)
+        mig = SideProcess("migrated", migrated, settings, workdir).wait()
         report.dali_version = mig.get("dali_version")
         report.notes.extend(mig.get("notes", []))
         if not mig["ok"]:
@@ -208,16 +212,13 @@ def verify_pair(
         report.iterations_per_epoch = mig.get("iterations_per_epoch")
 
         states = [[tuple(c["words"]) for c in step] for step in mig["random_calls"]]
-        orig = run_side(
-            "original",
-            original,
-            settings,
-            workdir,
+        original_proc.release(
             lowered=lowered,
             states=states,
             reader_seeds=[r["used_seed"] for r in mig["readers"]],
             iterations=mig["iterations"],
         )
+        orig = original_proc.wait()
         report.notes.extend(orig.get("notes", []))
         if not orig["ok"]:
             report.error = _error_info(orig, "original")
@@ -317,6 +318,8 @@ def verify_pair(
         report.verdict = _verdict(report)
         return report
     finally:
+        if original_proc is not None:
+            original_proc.abort()
         if own_dir:
             shutil.rmtree(workdir, ignore_errors=True)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from typing import Any, Sequence
 
 from ndd_migrate.verify.model import DEVICES
@@ -93,7 +94,8 @@ def verify_command(
     from rich.console import Console
 
     err = console or Console(stderr=True)
-    console = console or Console()
+    # Piped output (CI logs) gets a wide, fixed width instead of rich's 80 columns.
+    console = console or (Console() if sys.stdout.isatty() else Console(width=120))
     try:
         if output_format not in OUTPUT_FORMATS:
             raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")

@@ -214,16 +214,22 @@ def _render_pair(console, pair: PairReport) -> None:
         batch = f" × batch {pair.batch_size}" if pair.batch_size else ""
         facts.append(f"{pair.iterations} step(s){batch}")
     if pair.epochs:
-        per = f", {pair.iterations_per_epoch} steps/epoch" if pair.iterations_per_epoch else ""
-        facts.append(f"epochs covered: {pair.epochs}{per}")
+        per = pair.iterations_per_epoch
+        if per and pair.iterations == per * pair.epochs:
+            facts.append(f"epochs: {pair.epochs} complete, {per} steps/epoch")
+        else:
+            facts.append(f"epochs touched: {pair.epochs}" + (f", {per} steps/epoch" if per else ""))
     if pair.dali_version:
         facts.append(f"DALI {pair.dali_version}")
     if facts:
         console.print("  " + escape(" · ".join(facts)))
     if pair.random:
         r = pair.random
-        names = " → ".join(r.get("original") or []) or "none"
-        console.print(f"  random ops ({escape(r.get('status', ''))}): {escape(names)}")
+        if r.get("status") == "none":
+            console.print("  random ops: none")
+        else:
+            names = " → ".join(r.get("original") or []) or "none"
+            console.print(f"  random ops ({escape(r.get('status', ''))}): {escape(names)}")
     if pair.error:
         _render_error(console, pair.error)
 

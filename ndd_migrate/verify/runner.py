@@ -61,81 +61,122 @@ def _kill_group(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-def run_side(side: str, spec: SideSpec, settings: Settings, workdir: str, **extra) -> dict:
-    """Run one side (``"migrated"`` or ``"original"``) and return the worker's result dict
-    (see :mod:`ndd_migrate.verify.worker`), synthesised for timeouts and crashes."""
-    tag = side
-    job = {
-        "side": side,
-        "spec": spec,
-        "settings": settings,
-        "dir": workdir,
-        "status_path": os.path.join(workdir, f"{tag}.status"),
-        "faults_path": os.path.join(workdir, f"{tag}.faults"),
-        **extra,
-    }
-    job_path = os.path.join(workdir, f"{tag}.job")
-    result_path = os.path.join(workdir, f"{tag}.result")
-    stdout_path = os.path.join(workdir, f"{tag}.stdout")
-    stderr_path = os.path.join(workdir, f"{tag}.stderr")
-    with open(job_path, "wb") as f:
-        pickle.dump(job, f, protocol=pickle.HIGHEST_PROTOCOL)
+class SideProcess:
+    """One worker process. With ``pre_start=True`` it imports DALI right away and then waits for
+    :meth:`release` to hand it the rest of its job (what the migrated side found): on a 2-core
+    machine the import then overlaps with the other side's run. The timeout counts from
+    :meth:`release`."""
 
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p
-    )
-    env.setdefault("PYTHONFAULTHANDLER", "1")
-    cmd = [sys.executable, "-m", "ndd_migrate.verify.worker", job_path, result_path]
-    start = time.monotonic()
-    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-        proc = subprocess.Popen(
-            cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, start_new_session=True
+    def __init__(
+        self, side: str, spec: SideSpec, settings: Settings, workdir: str, *, pre_start: bool = False, **extra
+    ) -> None:
+        self.side, self.spec, self.settings = side, spec, settings
+        self.paths = {
+            k: os.path.join(workdir, f"{side}.{k}")
+            for k in ("job", "result", "stdout", "stderr", "status", "faults", "go")
+        }
+        job = {
+            "side": side,
+            "spec": spec,
+            "settings": settings,
+            "dir": workdir,
+            "status_path": self.paths["status"],
+            "faults_path": self.paths["faults"],
+            "go_path": self.paths["go"] if pre_start else None,
+            **extra,
+        }
+        with open(self.paths["job"], "wb") as f:
+            pickle.dump(job, f, protocol=pickle.HIGHEST_PROTOCOL)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p
         )
+        cmd = [sys.executable, "-m", "ndd_migrate.verify.worker", self.paths["job"], self.paths["result"]]
+        self._out = open(self.paths["stdout"], "wb")
+        self._err = open(self.paths["stderr"], "wb")
+        self.proc = subprocess.Popen(
+            cmd,
+            stdout=self._out,
+            stderr=self._err,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,  # so a timeout can kill what user code started, too
+        )
+        self.started = time.monotonic()
+
+    def release(self, **extra) -> None:
+        tmp = self.paths["go"] + ".tmp"
+        with open(tmp, "wb") as f:
+            pickle.dump(extra, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, self.paths["go"])
+        self.started = time.monotonic()
+
+    def abort(self) -> None:
+        if self.proc.poll() is None:
+            _kill_group(self.proc)
+        self._close()
+
+    def _close(self) -> None:
+        for f in (self._out, self._err):
+            if not f.closed:
+                f.close()
+
+    def wait(self) -> dict:
+        """The worker's result dict (see :mod:`ndd_migrate.verify.worker`), synthesised for
+        timeouts and crashes."""
         timed_out = False
+        remaining = self.settings.timeout - (time.monotonic() - self.started)
         try:
-            proc.wait(timeout=settings.timeout)
+            self.proc.wait(timeout=max(remaining, 0.01))
         except subprocess.TimeoutExpired:
             timed_out = True
-            _kill_group(proc)
-    wall = time.monotonic() - start
+            _kill_group(self.proc)
+        self._close()
+        wall = time.monotonic() - self.started
+        if not timed_out and os.path.exists(self.paths["result"]):
+            with open(self.paths["result"], "rb") as f:
+                result = pickle.load(f)
+            result["wall_s"] = wall
+            return result
+        return self._failure(timed_out, wall)
 
-    user_files = {os.path.abspath(spec.path)} | ({spec.display} if spec.display else set())
-    if not timed_out and os.path.exists(result_path):
-        with open(result_path, "rb") as f:
-            result = pickle.load(f)
-        result["wall_s"] = wall
-        return result
-
-    phase = _read(job["status_path"]) or "starting"
-    dump = _read(job["faults_path"])
-    location = _location_from_dump(dump, user_files)
-    if timed_out:
-        message = f"timed out after {settings.timeout:g} s (in phase: {phase})"
-        kind = "timeout"
-    else:
-        code = proc.returncode
-        if code is not None and code < 0:
-            try:
-                how = f"killed by signal {signal.Signals(-code).name}"
-            except ValueError:
-                how = f"killed by signal {-code}"
+    def _failure(self, timed_out: bool, wall: float) -> dict:
+        spec = self.spec
+        user_files = {os.path.abspath(spec.path)} | ({spec.display} if spec.display else set())
+        phase = _read(self.paths["status"]) or "starting"
+        dump = _read(self.paths["faults"])
+        location = _location_from_dump(dump, user_files)
+        if timed_out:
+            message = f"timed out after {self.settings.timeout:g} s (in phase: {phase})"
+            kind = "timeout"
         else:
-            how = f"exited with code {code} without a result"
-        message = f"the worker process {how} (in phase: {phase})"
-        kind = "crash"
-    return {
-        "ok": False,
-        "side": side,
-        "wall_s": wall,
-        "notes": [],
-        "timing": None,
-        "error": {
-            "kind": kind,
-            "message": message,
-            "location": location,
-            "phase": phase,
-            "traceback": dump.strip() or None,
-            "stderr_tail": _tail(stderr_path),
-        },
-    }
+            code = self.proc.returncode
+            if code is not None and code < 0:
+                try:
+                    how = f"killed by signal {signal.Signals(-code).name}"
+                except ValueError:
+                    how = f"killed by signal {-code}"
+            else:
+                how = f"exited with code {code} without a result"
+            message = f"the worker process {how} (in phase: {phase})"
+            kind = "crash"
+        return {
+            "ok": False,
+            "side": self.side,
+            "wall_s": wall,
+            "notes": [],
+            "timing": None,
+            "error": {
+                "kind": kind,
+                "message": message,
+                "location": location,
+                "phase": phase,
+                "traceback": dump.strip() or None,
+                "stderr_tail": _tail(self.paths["stderr"]),
+            },
+        }
+
+
+def run_side(side: str, spec: SideSpec, settings: Settings, workdir: str, **extra) -> dict:
+    """Run one side to completion (no pre-start) and return its result dict."""
+    return SideProcess(side, spec, settings, workdir, **extra).wait()
