@@ -124,6 +124,36 @@ def check(
 
 
 @app.command()
+def verify(
+    paths: List[str] = typer.Argument(..., help="ORIGINAL.py MIGRATED.py, or with --base the migrated files."),
+    base: Optional[str] = typer.Option(None, "--base", help="CI mode: the original is each file at this git revision."),
+    pipeline: Optional[str] = typer.Option(None, "--pipeline", help="The function to compare (default: every pair)."),
+    args: Optional[str] = typer.Option(None, "--args", help="JSON object of keyword arguments for the function."),
+    args_file: Optional[str] = typer.Option(None, "--args-file", help="A JSON file of keyword arguments."),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size"),
+    iterations: Optional[int] = typer.Option(None, "--iterations"),
+    epochs: Optional[int] = typer.Option(None, "--epochs"),
+    seed: Optional[int] = typer.Option(None, "--seed"),
+    device: str = typer.Option("auto", "--device", help="auto, cpu (lower both sides) or gpu."),
+    rtol: Optional[float] = typer.Option(None, "--rtol"),
+    atol: Optional[float] = typer.Option(None, "--atol"),
+    bench: bool = typer.Option(False, "--bench", help="Also time both sides."),
+    output_format: str = typer.Option("text", "--output-format", help="text or json"),
+    report: Optional[str] = typer.Option(None, "--report", help="Write the JSON report to this file."),
+) -> None:
+    """Prove a migrated loader gives the same outputs as its pipeline (exit 0 equal, 1 different, 2 error)."""
+    from ndd_migrate.verify.command import verify_command
+
+    raise typer.Exit(
+        verify_command(
+            paths, base=base, pipeline=pipeline, args_json=args, args_file=args_file, batch_size=batch_size,
+            iterations=iterations, epochs=epochs, seed=seed, device=device, rtol=rtol, atol=atol, bench=bench,
+            output_format=output_format, report_file=report,
+        )
+    )
+
+
+@app.command()
 def rules(
     output_format: str = typer.Option("text", "--output-format", help="text or json"),
 ) -> None:

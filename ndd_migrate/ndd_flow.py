@@ -144,7 +144,7 @@ class Flow:
         self._busy: set[cst.Name] = set()
 
     @staticmethod
-    def attach(ctx, module: cst.Module) -> "Flow":
+    def attach(ctx, module: cst.Module) -> Flow:
         flow = getattr(ctx, "_ndd_flow", None)
         if flow is None or flow.module is not module:
             flow = Flow(ctx, module)
@@ -153,7 +153,7 @@ class Flow:
         return flow
 
     @staticmethod
-    def of(ctx) -> "Flow":
+    def of(ctx) -> Flow:
         return ctx._ndd_flow
 
     # -- expressions ----------------------------------------------------------------------------
@@ -164,9 +164,9 @@ class Flow:
         if isinstance(expr, cst.Call):
             return self._call_kind(expr)
         if isinstance(expr, cst.Subscript):
-            if isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "tensors":
-                if self.kind(expr.value.value) is Data.BATCH and _single_index(expr):
-                    return Data.TENSOR
+            tensors = isinstance(expr.value, cst.Attribute) and expr.value.attr.value == "tensors"
+            if tensors and _single_index(expr) and self.kind(expr.value.value) is Data.BATCH:
+                return Data.TENSOR
             return None
         if isinstance(expr, cst.BinaryOperation):
             left, right = self.kind(expr.left), self.kind(expr.right)
@@ -274,11 +274,9 @@ class Flow:
 def _outputs(info: OpInfo, call: cst.Call) -> int | None:
     """Outputs of one call: the table's count; for the resize family (``num_outputs`` depends on
     ``save_attrs``, default ``False``) one output when ``save_attrs`` is not given."""
-    if info.num_outputs is None and info.defaults.get("save_attrs") is False:
-        if not any(a.keyword is not None and a.keyword.value == "save_attrs" for a in call.args) and not any(
-            a.star == "**" for a in call.args
-        ):
-            return 1
+    given = any(a.star == "**" or (a.keyword is not None and a.keyword.value == "save_attrs") for a in call.args)
+    if info.num_outputs is None and info.defaults.get("save_attrs") is False and not given:
+        return 1
     return info.num_outputs
 
 
@@ -297,7 +295,7 @@ def enclosing_loops(stack: list[cst.CSTNode]) -> list[cst.CSTNode]:
     return loops[::-1]
 
 
-from ndd_migrate.rules.base import RuleImpl  # noqa: E402  (rules.base imports nothing of ours)
+from ndd_migrate.rules.base import RuleImpl
 
 
 class FlowRule(RuleImpl):

@@ -34,8 +34,8 @@ RULE = Rule(
     valid=(
         "import nvidia.dali.experimental.dynamic as ndd\n\nb = ndd.random.normal(batch_size=8)\nn = b.batch_size\n",
         "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef f(b):\n    return len(b)\n",
-        "import nvidia.dali.experimental.dynamic as ndd\n\nb = ndd.random.normal(batch_size=8)\n\n\n"
-        "def len(x):\n    return 1\n\n\nn = len(b)\n",
+        ("import nvidia.dali.experimental.dynamic as ndd\n\nb = ndd.random.normal(batch_size=8)\n\n\n"
+        "def len(x):\n    return 1\n\n\nn = len(b)\n"),
     ),
     lint_only=True,
 )

@@ -42,8 +42,8 @@ RULE = Rule(
         ),
     ),
     valid=(
-        "import numpy as np\nimport nvidia.dali.experimental.dynamic as ndd\n\n"
-        "b = ndd.random.uniform(batch_size=4, shape=[2])\narr = np.asarray(ndd.as_tensor(b))\nfirst = np.asarray(b.tensors[0])\n",
+        ("import numpy as np\nimport nvidia.dali.experimental.dynamic as ndd\n\n"
+        "b = ndd.random.uniform(batch_size=4, shape=[2])\narr = np.asarray(ndd.as_tensor(b))\nfirst = np.asarray(b.tensors[0])\n"),
         # a Tensor converts fine
         "import numpy as np\nimport nvidia.dali.experimental.dynamic as ndd\n\nt = ndd.random.uniform(shape=[2])\narr = np.asarray(t)\n",
     ),

@@ -34,8 +34,8 @@ RULE = Rule(
         ),
     ),
     valid=(
-        "import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/data')\n"
-        "for x, y in reader.next_epoch(batch_size=32):\n    pass\n",
+        ("import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/data')\n"
+        "for x, y in reader.next_epoch(batch_size=32):\n    pass\n"),
         "import nvidia.dali.experimental.dynamic as ndd\n\nx = ndd.random.uniform(batch_size=32)\n",
     ),
     lint_only=True,

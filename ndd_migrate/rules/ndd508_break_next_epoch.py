@@ -50,10 +50,10 @@ RULE = Rule(
         ),
     ),
     valid=(
-        "import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/data')\n"
-        "for jpegs, labels in reader.next_epoch(batch_size=8):\n    for i in range(3):\n        break\n",
-        "import nvidia.dali.experimental.dynamic as ndd\n\n"
-        "while True:\n    for i in range(3):\n        break\n    break\n",
+        ("import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/data')\n"
+        "for jpegs, labels in reader.next_epoch(batch_size=8):\n    for i in range(3):\n        break\n"),
+        ("import nvidia.dali.experimental.dynamic as ndd\n\n"
+        "while True:\n    for i in range(3):\n        break\n    break\n"),
     ),
     lint_only=True,
 )

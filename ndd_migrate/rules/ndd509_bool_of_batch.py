@@ -44,8 +44,8 @@ RULE = Rule(
         ),
     ),
     valid=(
-        "import nvidia.dali.experimental.dynamic as ndd\n\n"
-        "flip = ndd.random.coin_flip(probability=0.3)\nif flip.item():\n    print('flipped')\n",
+        ("import nvidia.dali.experimental.dynamic as ndd\n\n"
+        "flip = ndd.random.coin_flip(probability=0.3)\nif flip.item():\n    print('flipped')\n"),
         "import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/d')\nif reader:\n    pass\n",
         "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef f(flip=None):\n    if flip:\n        pass\n",
     ),

@@ -35,8 +35,8 @@ class NoCpuBackend(Exception):
         self.ops = sorted(set(ops))
         self.side = side
         super().__init__(
-            f"cannot lower to CPU: no CPU backend for {', '.join(self.ops)} ({side}); "
-            "run on a GPU machine with --device gpu"
+            f"cannot lower to CPU: no CPU backend for {', '.join(self.ops)}; "
+            "run on a machine with a GPU (--device gpu)"
         )
 
 
@@ -124,6 +124,21 @@ class NddLowering:
             original_ctx_init(ctx, device_id=None, cuda_stream=stream, **kwargs)
 
         self._patches.set(EvalContext, "__init__", ctx_init)
+
+        # An op with only a GPU backend and CPU (lowered) inputs would be given its GPU backend
+        # by ndd's device inference and then fail deep inside with a device assertion; stop it
+        # at construction with the op's name instead.
+        from nvidia.dali.experimental.dynamic import _ops
+
+        original_op_init = _ops.Operator.__init__
+
+        def op_init(op, *args, _backend=None, **kwargs):
+            cls = type(op)
+            if _backend in ("gpu", "mixed") or "cpu" not in cls._supported_backends:
+                raise NoCpuBackend([fn_name(cls._schema_name)], "migrated")
+            original_op_init(op, *args, _backend=_backend, **kwargs)
+
+        self._patches.set(_ops.Operator, "__init__", op_init)
         return self
 
     def __exit__(self, *exc) -> None:

@@ -83,6 +83,7 @@ class SideProcess:
             "status_path": self.paths["status"],
             "faults_path": self.paths["faults"],
             "go_path": self.paths["go"] if pre_start else None,
+            "deadline": time.time() + settings.timeout,
             **extra,
         }
         with open(self.paths["job"], "wb") as f:
@@ -105,6 +106,7 @@ class SideProcess:
         self.started = time.monotonic()
 
     def release(self, **extra) -> None:
+        extra["deadline"] = time.time() + self.settings.timeout
         tmp = self.paths["go"] + ".tmp"
         with open(tmp, "wb") as f:
             pickle.dump(extra, f, protocol=pickle.HIGHEST_PROTOCOL)

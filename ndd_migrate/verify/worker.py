@@ -98,6 +98,21 @@ def call_kwargs(func: Any, settings: Settings, device_id: int | None, label: str
 # Sides
 
 
+def _close(gen: Any) -> None:
+    """Finish a migrated generator now, not whenever it is collected: a suspended generator
+    inside ``next_epoch(capture=True)`` keeps its capture loop active, and DALI allows only one
+    at a time."""
+    import gc
+
+    close = getattr(gen, "close", None)
+    if close is not None:
+        try:
+            close()
+        except Exception:
+            pass
+    gc.collect()
+
+
 def _resolve_device(settings: Settings) -> bool:
     """True when the run is CPU-lowered."""
     from nvidia.dali import backend
@@ -195,7 +210,7 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
             result["random_calls"] = [[c.to_dict() for c in s] for s in recorder.steps[:steps]]
             result["readers"] = [r.to_dict() for r in readers.records]
             result["reader_meta"] = readers.metadata()
-            del gen
+            _close(gen)
 
         if settings.capture:
             status("capture check")
@@ -205,7 +220,7 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                     status(f"capture check, step {k}")
                     host, _ = ndd_step(next(gen))
                     _write_pickle(step_path(job["dir"], "captured", k), host)
-                del gen
+                _close(gen)
             result["captured"] = True
 
         if settings.bench:
@@ -217,7 +232,7 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                 result["timing"] = measure(ndd_stepper(gen), settings.bench).to_dict()
                 if settings.capture:
                     result["timing"]["note"] = "next_epoch(capture=True)"
-                del gen
+                _close(gen)
 
 
 def run_original(job: dict, result: dict, status: Status) -> None:
@@ -328,13 +343,32 @@ def _wait_for_go(job: dict, status: Status) -> bool:
 
 
 def _arm_fault_dump(job: dict) -> None:
+    """Dump every thread's stack shortly before the parent's deadline (``job["deadline"]``, wall
+    clock), so that a hang is located even though the process gets killed."""
+    import time
+
     timeout = job["settings"].timeout
+    left = job.get("deadline", time.time() + timeout) - time.time()
+    margin = min(1.5, timeout * 0.1)
     faulthandler.dump_traceback_later(
-        max(0.5, timeout - min(2.0, timeout * 0.1)), file=sys.stderr if _FAULTS is None else _FAULTS
+        max(0.1, left - margin), file=sys.stderr if _FAULTS is None else _FAULTS
     )
 
 
 _FAULTS = None
+
+
+def _format_user_traceback(exc: BaseException, tb: traceback.StackSummary) -> str:
+    """The traceback without the worker's own outer frames: it starts where user code (or DALI
+    called by it) begins."""
+    own = os.path.dirname(os.path.abspath(__file__))
+    start = 0
+    while start < len(tb) - 1 and os.path.abspath(tb[start].filename).startswith(own):
+        start += 1
+    lines = ["Traceback (most recent call last):\n"]
+    lines += traceback.format_list(tb[start:])
+    lines += traceback.format_exception_only(type(exc), exc)
+    return "".join(lines)
 
 
 def run_job(job: dict) -> dict:
@@ -388,7 +422,7 @@ def run_job(job: dict) -> dict:
                 f"{type(e).__name__}: {e}".strip(),
                 exception_type=type(e).__name__,
                 location=user_location(tb, files),
-                traceback="".join(traceback.format_exception(type(e), e, e.__traceback__)),
+                traceback=_format_user_traceback(e, tb),
                 phase=status.phase,
             )
     return result
