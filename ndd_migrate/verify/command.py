@@ -141,7 +141,7 @@ def verify_command(
 
         make_settings(**options)  # validate before starting anything
     except (UsageError, ValueError) as e:
-        err.print(f"[red]error:[/red] {e}", highlight=False)
+        err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
         return 2
 
     from ndd_migrate.verify.api import verify_base, verify_files
@@ -164,7 +164,9 @@ def verify_command(
             with open(report_file, "w", encoding="utf-8") as f:
                 f.write(report.to_json() + "\n")
         except OSError as e:
-            err.print(f"[red]error:[/red] cannot write --report {report_file}: {e.strerror}")
+            err.print(
+                f"[red]error:[/red] cannot write --report {report_file}: {e.strerror}", soft_wrap=True
+            )
             return 2
     return report.exit_code
 

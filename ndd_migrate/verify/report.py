@@ -184,7 +184,7 @@ def _fmt_err(x: float) -> str:
 def _render_error(console, error: ErrorInfo) -> None:
     from rich.markup import escape
 
-    console.print(f"  [red]could not run[/red] ({error.kind}): {escape(error.headline())}")
+    console.print(f"  [red]could not run[/red] ({error.kind}): {escape(error.headline())}", soft_wrap=True)
     if error.phase:
         console.print(f"  phase: {escape(error.phase)}")
     if error.traceback:
@@ -264,7 +264,7 @@ def _render_pair(console, pair: PairReport) -> None:
             if f is None:
                 continue
             where = f"step {f.iteration}" + (f", sample {f.sample}" if f.sample is not None else "")
-            console.print(f"  [red]output {o.index}[/]: first failure at {where}: {escape(f.reason)} — {escape(f.detail)}")
+            console.print(f"  [red]output {o.index}[/]: first failure at {where}: {escape(f.reason)} — {escape(f.detail)}", soft_wrap=True)
             for e in f.excerpt:
                 console.print(
                     f"      at {tuple(e['index'])}: original {e['original']!r}, migrated {e['migrated']!r}",
@@ -273,14 +273,14 @@ def _render_pair(console, pair: PairReport) -> None:
 
     for finding in pair.findings:
         style = _SEVERITY.get(finding.severity, "")
-        console.print(f"  [{style}]{finding.severity}[/]: {escape(finding.message)}")
+        console.print(f"  [{style}]{finding.severity}[/]: {escape(finding.message)}", soft_wrap=True)
     for note in pair.notes:
-        console.print(f"  [dim]note: {escape(note)}[/]")
+        console.print(f"  [dim]note: {escape(note)}[/]", soft_wrap=True)
 
     if pair.capture:
         c = pair.capture
         style = "green" if c.get("equal") else "red"
-        console.print(f"  capture=True check: [{style}]{escape(c.get('detail', ''))}[/]")
+        console.print(f"  capture=True check: [{style}]{escape(c.get('detail', ''))}[/]", soft_wrap=True)
 
     if pair.timing:
         t = pair.timing
@@ -306,7 +306,7 @@ def render(report: VerifyReport, console) -> None:
     from rich.markup import escape
 
     if report.error is not None:
-        console.print(f"[bold red]ERROR[/] {escape(report.error.headline())}")
+        console.print(f"[bold red]ERROR[/] {escape(report.error.headline())}", soft_wrap=True)
         if report.error.traceback:
             console.print(escape(report.error.traceback), style="dim")
     for i, pair in enumerate(report.pairs):

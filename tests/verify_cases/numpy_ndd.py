@@ -26,6 +26,16 @@ def epoch_pipe(data_dir, pad=False, *, batch_size=3, num_threads=1, device_id=0,
             yield (data.gpu(),)
 
 
+def epoch_pipe_ignores_pad(data_dir, pad=False, *, batch_size=3, num_threads=1, device_id=0, seed=11):
+    """Wrong on purpose: pad_last_batch was dropped in translation."""
+    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(device_id=device_id)
+    reader = ndd.readers.Numpy(file_root=data_dir, random_shuffle=True)
+    while True:
+        for (data,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            yield (data.gpu(),)
+
+
 def shard_pipe(data_dir, *, batch_size=2, num_threads=1, device_id=0, seed=5):
     ndd.set_num_threads(num_threads)
     ctx = ndd.EvalContext(device_id=device_id)
