@@ -260,7 +260,9 @@ def test_unpaired_function_reported_without_running(tmp_path):
 
     a = tmp_path / "a.py"
     b = tmp_path / "b.py"
-    a.write_text("from nvidia.dali import pipeline_def\n@pipeline_def\ndef only_here():\n    pass\n")
+    a.write_text(
+        "from nvidia.dali import pipeline_def\n@pipeline_def\ndef only_here():\n    pass\n"
+    )
     b.write_text("def other():\n    yield 1\n")
     report = verify_files(a, b)
     assert report.exit_code == 2
@@ -348,7 +350,9 @@ def test_report_exit_codes_json_and_text():
     from ndd_migrate.verify.compare import OutputComparison
 
     eq = PairReport("a", "o.py:a", "m.py:a", verdict="equal", device="CPU-lowered")
-    eq.outputs = [OutputComparison(0, dtype=("FLOAT", "FLOAT"), samples_compared=4, samples_equal=4)]
+    eq.outputs = [
+        OutputComparison(0, dtype=("FLOAT", "FLOAT"), samples_compared=4, samples_equal=4)
+    ]
     diff = PairReport("b", "o.py:b", "m.py:b", verdict="different")
     diff.findings = [Finding("error", "step 0: random calls in a different order")]
     err = PairReport("c", "o.py:c", "m.py:c")
@@ -378,8 +382,13 @@ def _git(repo, *args):
         ["git", "-C", str(repo), *args],
         check=True,
         capture_output=True,
-        env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-             "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"},
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+        },
     )
 
 

@@ -100,9 +100,7 @@ def make_settings(
     )
 
 
-def make_tolerances(
-    rtol: float | None, atol: float | None, tolerance: ToleranceSpec | None
-):
+def make_tolerances(rtol: float | None, atol: float | None, tolerance: ToleranceSpec | None):
     """(per-output tolerances, default tolerance). ``rtol``/``atol`` apply to every output;
     ``tolerance={index: (rtol, atol)}`` to single outputs (and wins for them)."""
     from ndd_migrate.verify.compare import Tolerance
@@ -183,20 +181,19 @@ def verify_pair(
         report.verdict = ERROR
         return report
 
-    from ndd_migrate.verify.compare import Comparator, Tolerance
-    from ndd_migrate.verify.readers import seed_findings
-    from ndd_migrate.verify.rng import alignment_findings
     from ndd_migrate.verify.runner import SideProcess
-    from ndd_migrate.verify.worker import step_path
 
     own_dir = workdir is None
     workdir = workdir or tempfile.mkdtemp(prefix="ndd-verify-")
-    original_proc = None
+    processes: list = []
     try:
         # The original side starts now and imports DALI while the migrated side runs; it gets the
         # recorded states and reader seeds when they exist.
         original_proc = SideProcess("original", original, settings, workdir, pre_start=True)
-        mig = SideProcess("migrated", migrated, settings, workdir).wait()
+        processes.append(original_proc)
+        migrated_proc = SideProcess("migrated", migrated, settings, workdir)
+        processes.append(migrated_proc)
+        mig = migrated_proc.wait()
         report.dali_version = mig.get("dali_version")
         report.notes.extend(mig.get("notes", []))
         if not mig["ok"]:
@@ -204,9 +201,7 @@ def verify_pair(
             report.verdict = ERROR
             return report
         lowered = mig["lowered"]
-        report.device = (
-            "CPU-lowered" if lowered else f"native GPU (device_id={settings.device_id})"
-        )
+        report.device = "CPU-lowered" if lowered else f"native GPU (device_id={settings.device_id})"
         report.iterations = mig["iterations"]
         report.epochs = mig.get("epochs") or None
         report.iterations_per_epoch = mig.get("iterations_per_epoch")
@@ -225,111 +220,125 @@ def verify_pair(
             report.verdict = ERROR
             return report
 
-        # Outputs, step by step.
-        comparator = Comparator(tolerances, default_tolerance or Tolerance())
-        for k in range(report.iterations):
-            o = _load_step(step_path(workdir, "original", k))
-            m = _load_step(step_path(workdir, "migrated", k))
-            if k == 0 and o and o[0]["samples"]:
-                report.batch_size = len(o[0]["samples"])
-            comparator.add_step(k, o, m)
-            os.remove(step_path(workdir, "original", k))
-        report.outputs = comparator.results()
-        for msg in comparator.structure_findings:
-            report.findings.append(Finding("error", msg))
-        for o in report.outputs:
-            if o.device[0] and o.device[0] != o.device[1] and not lowered:
-                report.findings.append(
-                    Finding(
-                        "warning",
-                        f"output {o.index} is on the {o.device[0]} in the original and on the "
-                        f"{o.device[1]} in the migrated code",
-                    )
-                )
-
-        # Random states and readers.
-        pipeline_ops = orig.get("random_ops", [])
-        ndd_steps = mig.get("random_calls", [])
-        random_findings = alignment_findings(pipeline_ops, ndd_steps, settings.align_random)
-        any_random = bool(pipeline_ops) or any(ndd_steps)
-        if not any_random:
-            status = "none"
-        elif not settings.align_random:
-            status = "NOT aligned: alignment turned off"
-        elif any(sev == "error" and "step" in msg for sev, msg in random_findings):
-            status = "MISMATCH, fed by position"
-        else:
-            status = f"aligned, {len(pipeline_ops)} per step, in this order"
-        report.random = {
-            "status": status,
-            "aligned": settings.align_random and any_random,
-            "original": [o["display"] for o in pipeline_ops],
-            "migrated": [c["display"] for c in (ndd_steps[0] if ndd_steps else [])],
-        }
-        report.readers = {
-            "original": orig.get("readers", []),
-            "migrated": mig.get("readers", []),
-            "original_meta": orig.get("reader_meta", []),
-            "migrated_meta": mig.get("reader_meta", []),
-        }
-        for sev, msg in random_findings + seed_findings(
-            orig.get("readers", []), mig.get("readers", [])
-        ):
-            report.findings.append(Finding(sev, msg))
-
-        # capture=True must reproduce eager mode exactly.
+        _compare_outputs(report, workdir, tolerances, default_tolerance, lowered)
+        _random_and_readers(report, orig, mig, settings.align_random)
         if mig.get("captured"):
-            cap = Comparator()
-            for k in range(report.iterations):
-                cap.add_step(
-                    k,
-                    _load_step(step_path(workdir, "migrated", k)),
-                    _load_step(step_path(workdir, "captured", k)),
-                )
-            bad = [o for o in cap.results() if not o.ok] or cap.structure_findings
-            report.capture = {
-                "checked": True,
-                "equal": not bad,
-                "detail": "captured run identical to the eager run"
-                if not bad
-                else "captured run differs from the eager run: "
-                + "; ".join(
-                    f"output {o.index}: {o.first_failure.reason} at step {o.first_failure.iteration}"
-                    for o in cap.results()
-                    if not o.ok
-                ),
-            }
-            if bad:
-                report.findings.append(Finding("error", report.capture["detail"]))
-
-        if settings.bench and (orig.get("timing") or mig.get("timing")):
-            from ndd_migrate.verify.timing import Throughput, ratio
-
-            to = orig.get("timing")
-            tm = mig.get("timing")
-            report.timing = {
-                "original": to,
-                "migrated": tm,
-                "ratio": ratio(
-                    Throughput(**to) if to else None, Throughput(**tm) if tm else None
-                ),
-            }
-
+            _capture_check(report, workdir)
+        if settings.bench:
+            _timing(report, orig, mig)
         report.verdict = _verdict(report)
         return report
     finally:
-        if original_proc is not None:
-            original_proc.abort()
+        for proc in processes:
+            proc.abort()  # no-op for a finished worker
         if own_dir:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _compare_outputs(report, workdir, tolerances, default_tolerance, lowered) -> None:
+    """Stream both sides' step files through the comparator."""
+    from ndd_migrate.verify.compare import Comparator, Tolerance
+    from ndd_migrate.verify.worker import step_path
+
+    comparator = Comparator(tolerances, default_tolerance or Tolerance())
+    for k in range(report.iterations):
+        o = _load_step(step_path(workdir, "original", k))
+        m = _load_step(step_path(workdir, "migrated", k))
+        if k == 0 and o and o[0]["samples"]:
+            report.batch_size = len(o[0]["samples"])
+        comparator.add_step(k, o, m)
+        os.remove(step_path(workdir, "original", k))
+    report.outputs = comparator.results()
+    for msg in comparator.structure_findings:
+        report.findings.append(Finding("error", msg))
+    for o in report.outputs:
+        if o.device[0] and o.device[0] != o.device[1] and not lowered:
+            report.findings.append(
+                Finding(
+                    "warning",
+                    f"output {o.index} is on the {o.device[0]} in the original and on the "
+                    f"{o.device[1]} in the migrated code",
+                )
+            )
+
+
+def _random_and_readers(report: PairReport, orig: dict, mig: dict, align: bool) -> None:
+    """The random-op and reader sections, with their findings."""
+    from ndd_migrate.verify.readers import seed_findings
+    from ndd_migrate.verify.rng import alignment_findings
+
+    pipeline_ops = orig.get("random_ops", [])
+    ndd_steps = mig.get("random_calls", [])
+    random_findings, mismatch = alignment_findings(pipeline_ops, ndd_steps, align)
+    any_random = bool(pipeline_ops) or any(ndd_steps)
+    if not any_random:
+        status = "none"
+    elif not align:
+        status = "NOT aligned: alignment turned off"
+    elif mismatch:
+        status = "MISMATCH, fed by position"
+    else:
+        status = f"aligned, {len(pipeline_ops)} per step, in this order"
+    report.random = {
+        "status": status,
+        "aligned": align and any_random,
+        "original": [o["display"] for o in pipeline_ops],
+        "migrated": [c["display"] for c in (ndd_steps[0] if ndd_steps else [])],
+    }
+    report.readers = {
+        "original": orig.get("readers", []),
+        "migrated": mig.get("readers", []),
+        "original_meta": orig.get("reader_meta", []),
+        "migrated_meta": mig.get("reader_meta", []),
+    }
+    for sev, msg in random_findings + seed_findings(
+        report.readers["original"], report.readers["migrated"]
+    ):
+        report.findings.append(Finding(sev, msg))
+
+
+def _capture_check(report: PairReport, workdir: str) -> None:
+    """``capture=True`` must reproduce the eager run of the migrated code exactly."""
+    from ndd_migrate.verify.compare import Comparator
+    from ndd_migrate.verify.worker import step_path
+
+    cap = Comparator()
+    for k in range(report.iterations):
+        cap.add_step(
+            k,
+            _load_step(step_path(workdir, "migrated", k)),
+            _load_step(step_path(workdir, "captured", k)),
+        )
+    failures = [
+        f"output {o.index}: {o.first_failure.reason} at step {o.first_failure.iteration}"
+        for o in cap.results()
+        if not o.ok
+    ] + cap.structure_findings
+    if failures:
+        detail = "captured run differs from the eager run: " + "; ".join(failures)
+        report.findings.append(Finding("error", detail))
+    else:
+        detail = "captured run identical to the eager run"
+    report.capture = {"checked": True, "equal": not failures, "detail": detail}
+
+
+def _timing(report: PairReport, orig: dict, mig: dict) -> None:
+    from ndd_migrate.verify.timing import Throughput, ratio
+
+    to, tm = orig.get("timing"), mig.get("timing")
+    if not (to or tm):
+        return
+    report.timing = {
+        "original": to,
+        "migrated": tm,
+        "ratio": ratio(Throughput(**to) if to else None, Throughput(**tm) if tm else None),
+    }
 
 
 def _verdict(report: PairReport) -> str:
     if report.error is not None:
         return ERROR
-    if any(not o.ok for o in report.outputs) or any(
-        f.severity == "error" for f in report.findings
-    ):
+    if any(not o.ok for o in report.outputs) or any(f.severity == "error" for f in report.findings):
         return DIFFERENT
     if any(o.samples_within_tolerance for o in report.outputs):
         return EQUAL_TOL
@@ -417,8 +426,8 @@ def verify_files(
     ``pipeline`` names one function (``"train_pipe"``), or a pair when the names differ
     (``"train_pipe:train_pipe_v2"``); without it every ``@pipeline_def`` function of the original
     is paired with the migrated function of the same name. ``options`` are those of
-    :func:`make_settings` (``args``, ``kwargs``, ``batch_size``, ``iterations``/``epochs``, ``seed``,
-    ``device``, ``bench``, ``capture``, ``timeout``, ``load_mode``...).
+    :func:`make_settings` (``args``, ``kwargs``, ``batch_size``, ``iterations``/``epochs``,
+    ``seed``, ``device``, ``bench``, ``capture``, ``timeout``, ``load_mode``...).
     """
     report = VerifyReport()
     try:

@@ -61,7 +61,9 @@ def parse_tolerance(items: Sequence[str]) -> dict[int, tuple[float, float]]:
         try:
             out[int(parts[0])] = (float(parts[1]), float(parts[2]))
         except ValueError:
-            raise UsageError(f"--tolerance {item!r}: OUTPUT is an integer, RTOL/ATOL numbers") from None
+            raise UsageError(
+                f"--tolerance {item!r}: OUTPUT is an integer, RTOL/ATOL numbers"
+            ) from None
     return out
 
 
@@ -165,7 +167,8 @@ def verify_command(
                 f.write(report.to_json() + "\n")
         except OSError as e:
             err.print(
-                f"[red]error:[/red] cannot write --report {report_file}: {e.strerror}", soft_wrap=True
+                f"[red]error:[/red] cannot write --report {report_file}: {e.strerror}",
+                soft_wrap=True,
             )
             return 2
     return report.exit_code

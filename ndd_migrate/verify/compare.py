@@ -163,7 +163,9 @@ def _excerpt(a: np.ndarray, b: np.ndarray, mask: np.ndarray | None) -> list[dict
 class Comparator:
     """Accumulates comparisons step by step (the parent streams step files through it)."""
 
-    def __init__(self, tolerances: dict[int, Tolerance] | None = None, default: Tolerance = Tolerance()):
+    def __init__(
+        self, tolerances: dict[int, Tolerance] | None = None, default: Tolerance = Tolerance()
+    ):
         self.tolerances = tolerances or {}
         self.default = default
         self.outputs: dict[int, OutputComparison] = {}
@@ -173,9 +175,7 @@ class Comparator:
 
     def _output(self, index: int) -> OutputComparison:
         if index not in self.outputs:
-            self.outputs[index] = OutputComparison(
-                index, self.tolerances.get(index, self.default)
-            )
+            self.outputs[index] = OutputComparison(index, self.tolerances.get(index, self.default))
         return self.outputs[index]
 
     def add_step(self, iteration: int, original: list[dict], migrated: list[dict]) -> None:
@@ -208,7 +208,9 @@ class Comparator:
             cmp.device = (o["device"], m["device"])
         os_, ms = o["samples"], m["samples"]
         if len(os_) != len(ms):
-            extra = " (the migrated output is one Tensor, not a Batch)" if m["kind"] == "Tensor" else ""
+            extra = (
+                " (the migrated output is one Tensor, not a Batch)" if m["kind"] == "Tensor" else ""
+            )
             self._fail(
                 cmp,
                 Failure(
@@ -242,14 +244,15 @@ class Comparator:
                 self._fail(
                     cmp,
                     Failure(
-                        iteration, s, "shape", f"original {tuple(a.shape)}, migrated {tuple(b.shape)}"
+                        iteration,
+                        s,
+                        "shape",
+                        f"original {tuple(a.shape)}, migrated {tuple(b.shape)}",
                     ),
                 )
                 continue
             cmp.elements_compared += a.size
-            identical, within, n_diff, max_abs, max_rel, mask = compare_arrays(
-                a, b, cmp.tolerance
-            )
+            identical, within, n_diff, max_abs, max_rel, mask = compare_arrays(a, b, cmp.tolerance)
             cmp.elements_differing += n_diff
             cmp.max_abs_error = max(cmp.max_abs_error, max_abs)
             cmp.max_rel_error = max(cmp.max_rel_error, max_rel)
@@ -258,8 +261,10 @@ class Comparator:
             elif within:
                 cmp.samples_within_tolerance += 1
             else:
-                tol = "" if cmp.tolerance.exact else (
-                    f" beyond rtol={cmp.tolerance.rtol:g}, atol={cmp.tolerance.atol:g}"
+                tol = (
+                    ""
+                    if cmp.tolerance.exact
+                    else (f" beyond rtol={cmp.tolerance.rtol:g}, atol={cmp.tolerance.atol:g}")
                 )
                 self._fail(
                     cmp,

@@ -32,6 +32,7 @@ import hashlib
 import itertools
 import linecache
 import os
+import re
 import sys
 import traceback
 import types
@@ -82,7 +83,9 @@ def parse_source(source: str, filename: str) -> ast.Module:
         return ast.parse(source, filename=filename)
     except SyntaxError as e:
         raise SetupError(
-            "syntax", f"{filename}:{e.lineno}: syntax error: {e.msg}", location=f"{filename}:{e.lineno}"
+            "syntax",
+            f"{filename}:{e.lineno}: syntax error: {e.msg}",
+            location=f"{filename}:{e.lineno}",
         ) from None
 
 
@@ -151,7 +154,9 @@ def _loaded_names(node: ast.AST) -> set[str]:
 
 def _called_names(node: ast.AST) -> set[str]:
     return {
-        n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        n.func.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
     }
 
 
@@ -272,8 +277,9 @@ def find_function(loaded: LoadedModule, name: str, *, kind: str):
             candidates = sorted(
                 k
                 for k, v in vars(loaded.module).items()
-                if callable(v) and not k.startswith("_") and getattr(v, "__module__", None)
-                in (loaded.module.__name__, None)
+                if callable(v)
+                and not k.startswith("_")
+                and getattr(v, "__module__", None) in (loaded.module.__name__, None)
             )
             hint = f"; it defines: {', '.join(candidates)}" if candidates else ""
             skipped = (
@@ -296,14 +302,25 @@ def find_function(loaded: LoadedModule, name: str, *, kind: str):
 # Locating user code in tracebacks
 
 
-def user_location(tb: traceback.StackSummary | list, filenames: set[str]) -> str | None:
+_MESSAGE_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def user_location(
+    tb: traceback.StackSummary | list, filenames: set[str], message: str = ""
+) -> str | None:
     """``file:line`` of the innermost frame that is in one of the user's files: where the user's
-    code called into what failed. Falls back to the innermost frame outside ndd-migrate."""
+    code called into what failed. A pipeline's run-time error is raised from ``pipe.run()``, but
+    DALI puts the op's definition traceback into the message ("which was used in the pipeline
+    definition with the following traceback: File ..., line N"): that line is the answer then.
+    Falls back to the innermost frame outside ndd-migrate."""
     own = os.path.dirname(os.path.abspath(__file__))
     best = None
     for frame in tb:
         if frame.filename in filenames:
             best = f"{frame.filename}:{frame.lineno}"
+    in_message = [m for m in _MESSAGE_FRAME.finditer(message) if m.group(1) in filenames]
+    if in_message:
+        return f"{in_message[-1].group(1)}:{in_message[-1].group(2)}"
     if best is not None:
         return best
     for frame in reversed(list(tb)):

@@ -10,8 +10,8 @@ created by calling a class whose metaclass is ``nvidia.dali.ops._DaliOperatorMet
 ``ops/__init__.py``; ``ExternalSource`` is the one plain class). Defining ``__call__`` on that
 metaclass therefore sees every constructor call with its keyword arguments (``device``, ``seed``)
 before DALI turns them into an ``OpSpec`` — after that, an argument can no longer be replaced
-(``OpSpec.AddArg`` refuses duplicates). :class:`ConstructionHooks` installs that ``__call__`` once and
-runs the active transformers in order.
+(``OpSpec.AddArg`` refuses duplicates). :class:`ConstructionHooks` installs that ``__call__`` once
+and runs the active transformers in order.
 """
 
 from __future__ import annotations

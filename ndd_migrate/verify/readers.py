@@ -3,9 +3,10 @@
 A shuffling reader's order comes from its own ``seed`` (readers draw nothing from an ``RNG``). A
 pipeline reader without ``seed=`` gets one derived from the pipeline seed by the C++ pipeline
 (``std::seed_seq`` indexed by op order after ``build()``); a dynamic-mode reader without ``seed=``
-gets a fresh random one. The migration cannot reproduce the former, so instead ``verify`` gives
-every reader that lacks a seed an explicit one, the same on both sides, matched by order of
-construction:
+behaves as ``seed=-1``, which in DALI 2.4.0 is one fixed order, the same in every process (and not
+the order of any pipeline seed). The migration cannot reproduce the pipeline's derivation, so
+instead ``verify`` gives every reader that lacks a seed an explicit one, the same on both sides,
+matched by order of construction:
 
 * the migrated side runs first; each of its readers keeps its explicit seed, or gets the verify
   reader seed (``--seed`` or a fixed default);
@@ -13,8 +14,9 @@ construction:
   used.
 
 Where exactly one side had an explicit seed the report says so: an explicit seed in the original
-that the migration dropped is an error (the migrated order is random on every run); a seed only the
-migration gives is fine, the original's was derived and cannot be reproduced.
+that the migration dropped is an error (the migrated reader silently shuffles in DALI's default
+order instead); a seed only the migration gives is fine, the original's was derived from the
+pipeline seed and cannot be reproduced.
 
 On the ndd side ``Reader.next_epoch`` is also wrapped to count epochs — that is how
 ``--epochs N`` knows exactly which step starts epoch N+1 — and, for ``capture``, to request
@@ -127,7 +129,9 @@ class NddReaders:
                     fn_name(type(reader)._schema_name),
                     explicit,
                     used,
-                    kwargs.get("name") if "name" in kwargs else (args[1] if len(args) > 1 else None),
+                    kwargs.get("name")
+                    if "name" in kwargs
+                    else (args[1] if len(args) > 1 else None),
                 )
             )
             tracker.readers.append(reader)
@@ -171,7 +175,7 @@ def seed_findings(pipeline: list[dict], ndd: list[dict]) -> list[tuple[str, str]
                 (
                     "error",
                     f"{where}: the original gives seed={pe}, the migrated reader has no seed= "
-                    "(its order changes on every run); keep seed=",
+                    "(it shuffles in DALI's default order instead); keep seed=",
                 )
             )
         elif pe is not None and ne is not None and pe != ne:

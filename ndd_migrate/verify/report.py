@@ -184,7 +184,9 @@ def _fmt_err(x: float) -> str:
 def _render_error(console, error: ErrorInfo) -> None:
     from rich.markup import escape
 
-    console.print(f"  [red]could not run[/red] ({error.kind}): {escape(error.headline())}", soft_wrap=True)
+    console.print(
+        f"  [red]could not run[/red] ({error.kind}): {escape(error.headline())}", soft_wrap=True
+    )
     if error.phase:
         console.print(f"  phase: {escape(error.phase)}")
     if error.traceback:
@@ -235,14 +237,34 @@ def _render_pair(console, pair: PairReport) -> None:
 
     if pair.outputs:
         table = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 1))
-        for col in ("out", "dtype", "shape", "layout", "samples", "result", "max abs", "max rel", "differing"):
-            table.add_column(col, justify="right" if col in ("out", "samples", "max abs", "max rel", "differing") else "left")
+        for col in (
+            "out",
+            "dtype",
+            "shape",
+            "layout",
+            "samples",
+            "result",
+            "max abs",
+            "max rel",
+            "differing",
+        ):
+            table.add_column(
+                col,
+                justify="right"
+                if col in ("out", "samples", "max abs", "max rel", "differing")
+                else "left",
+            )
         for o in pair.outputs:
+
             def both(x):
                 return x[0] if x[0] == x[1] else f"{x[0]} ≠ {x[1]}"
 
             if not o.ok:
-                result = f"[red]{o.first_failure.reason} differs[/]" if o.first_failure.reason not in ("missing output", "batch size") else f"[red]{o.first_failure.reason}[/]"
+                result = (
+                    f"[red]{o.first_failure.reason} differs[/]"
+                    if o.first_failure.reason not in ("missing output", "batch size")
+                    else f"[red]{o.first_failure.reason}[/]"
+                )
             elif o.samples_within_tolerance:
                 result = "[yellow]within tolerance[/]"
             else:
@@ -264,23 +286,31 @@ def _render_pair(console, pair: PairReport) -> None:
             if f is None:
                 continue
             where = f"step {f.iteration}" + (f", sample {f.sample}" if f.sample is not None else "")
-            console.print(f"  [red]output {o.index}[/]: first failure at {where}: {escape(f.reason)} — {escape(f.detail)}", soft_wrap=True)
+            console.print(
+                f"  [red]output {o.index}[/]: first failure at {where}: "
+                f"{escape(f.reason)} — {escape(f.detail)}",
+                soft_wrap=True,
+            )
             for e in f.excerpt:
                 console.print(
-                    f"      at {tuple(e['index'])}: original {e['original']!r}, migrated {e['migrated']!r}",
+                    f"      at {tuple(e['index'])}: "
+                    f"original {e['original']!r}, migrated {e['migrated']!r}",
                     style="dim",
                 )
 
     for finding in pair.findings:
         style = _SEVERITY.get(finding.severity, "")
-        console.print(f"  [{style}]{finding.severity}[/]: {escape(finding.message)}", soft_wrap=True)
+        message = escape(finding.message).replace("\n", "\n    ")
+        console.print(f"  [{style}]{finding.severity}[/]: {message}", soft_wrap=True)
     for note in pair.notes:
         console.print(f"  [dim]note: {escape(note)}[/]", soft_wrap=True)
 
     if pair.capture:
         c = pair.capture
         style = "green" if c.get("equal") else "red"
-        console.print(f"  capture=True check: [{style}]{escape(c.get('detail', ''))}[/]", soft_wrap=True)
+        console.print(
+            f"  capture=True check: [{style}]{escape(c.get('detail', ''))}[/]", soft_wrap=True
+        )
 
     if pair.timing:
         t = pair.timing

@@ -175,8 +175,10 @@ class PipelineRandomFeeder:
 
 def alignment_findings(
     pipeline_ops: list[dict], ndd_steps: list[list[dict]], aligned: bool
-) -> list[tuple[str, str]]:
-    """(severity, message) comparing the pipeline's random ops with the ndd calls of each step."""
+) -> tuple[list[tuple[str, str]], bool]:
+    """Compare the pipeline's random ops with the ndd calls of each step: ``(findings, mismatch)``
+    with findings as (severity, message) and ``mismatch`` when number, kind or order differ in
+    some step (each distinct mismatch is reported once, with both lists)."""
     findings: list[tuple[str, str]] = []
     p_names = [o["display"] for o in pipeline_ops]
     p_ops = [o["op"] for o in pipeline_ops]
@@ -184,7 +186,7 @@ def alignment_findings(
     def listing(names: list[str]) -> str:
         return " → ".join(names) if names else "(none)"
 
-    reported_kinds = set()
+    reported_kinds: set = set()
     for step, calls in enumerate(ndd_steps):
         n_ops = [c["op"] for c in calls]
         n_names = [c["display"] for c in calls]
@@ -208,13 +210,11 @@ def alignment_findings(
         findings.append(
             (
                 "error",
-                f"{msg}\n  original: {listing(p_names)}\n  migrated: {listing(n_names)}"
-                + ("\n  states were fed by position" if aligned else ""),
+                f"{msg}\noriginal: {listing(p_names)}\nmigrated: {listing(n_names)}"
+                + ("\n(states were fed by position)" if aligned else ""),
             )
         )
-    unbatched = sorted(
-        {c["display"] for calls in ndd_steps for c in calls if not c["batched"]}
-    )
+    unbatched = sorted({c["display"] for calls in ndd_steps for c in calls if not c["batched"]})
     if unbatched:
         findings.append(
             (
@@ -224,4 +224,4 @@ def alignment_findings(
                 "pass batch_size=batch_size",
             )
         )
-    return findings
+    return findings, bool(reported_kinds)

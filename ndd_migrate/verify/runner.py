@@ -68,7 +68,14 @@ class SideProcess:
     :meth:`release`."""
 
     def __init__(
-        self, side: str, spec: SideSpec, settings: Settings, workdir: str, *, pre_start: bool = False, **extra
+        self,
+        side: str,
+        spec: SideSpec,
+        settings: Settings,
+        workdir: str,
+        *,
+        pre_start: bool = False,
+        **extra,
     ) -> None:
         self.side, self.spec, self.settings = side, spec, settings
         self.paths = {
@@ -92,7 +99,13 @@ class SideProcess:
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p
         )
-        cmd = [sys.executable, "-m", "ndd_migrate.verify.worker", self.paths["job"], self.paths["result"]]
+        cmd = [
+            sys.executable,
+            "-m",
+            "ndd_migrate.verify.worker",
+            self.paths["job"],
+            self.paths["result"],
+        ]
         self._out = open(self.paths["stdout"], "wb")
         self._err = open(self.paths["stderr"], "wb")
         self.proc = subprocess.Popen(
@@ -133,6 +146,9 @@ class SideProcess:
         except subprocess.TimeoutExpired:
             timed_out = True
             _kill_group(self.proc)
+        except BaseException:  # Ctrl-C: the worker is in its own session, take it down too
+            self.abort()
+            raise
         self._close()
         wall = time.monotonic() - self.started
         if not timed_out and os.path.exists(self.paths["result"]):

@@ -34,8 +34,9 @@ class Throughput:
         return asdict(self)
 
 
-def measure(step: Callable[[], int], config: BenchConfig = BenchConfig()) -> Throughput:
+def measure(step: Callable[[], int], config: BenchConfig | None = None) -> Throughput:
     """Time ``step`` (one batch; returns the number of samples it produced)."""
+    config = config or BenchConfig()
     for _ in range(config.warmup):
         step()
     rates = []

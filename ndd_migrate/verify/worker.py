@@ -143,7 +143,9 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
 
     with NddLowering() if lowered else contextlib.nullcontext():
         status("loading")
-        loaded = load_module(spec.path, source=spec.source, display=spec.display, mode=settings.load_mode)
+        loaded = load_module(
+            spec.path, source=spec.source, display=spec.display, mode=settings.load_mode
+        )
         result["user_files"].append(loaded.filename)
         func = find_function(loaded, spec.function, kind="migrated")
         kwargs, notes = call_kwargs(func, settings, device_id, f"migrated `{spec.function}`")
@@ -254,7 +256,9 @@ def run_original(job: dict, result: dict, status: Status) -> None:
 
     with lowering if lowering else contextlib.nullcontext():
         status("loading")
-        loaded = load_module(spec.path, source=spec.source, display=spec.display, mode=settings.load_mode)
+        loaded = load_module(
+            spec.path, source=spec.source, display=spec.display, mode=settings.load_mode
+        )
         result["user_files"].append(loaded.filename)
         func = find_function(loaded, spec.function, kind="original")
         kwargs, notes = call_kwargs(func, settings, device_id, f"original `{spec.function}`")
@@ -284,9 +288,10 @@ def run_original(job: dict, result: dict, status: Status) -> None:
             check_lowering()
 
         states = job["states"] if settings.align_random else None
-        with PipelineReaderSeeds(planned_seeds, default_seed) as seeds, PipelineRandomFeeder(
-            states
-        ) as feeder:
+        with (
+            PipelineReaderSeeds(planned_seeds, default_seed) as seeds,
+            PipelineRandomFeeder(states) as feeder,
+        ):
             status("defining the graph")
             pipe = make_pipeline()
             status("build")
@@ -359,16 +364,15 @@ _FAULTS = None
 
 
 def _format_user_traceback(exc: BaseException, tb: traceback.StackSummary) -> str:
-    """The traceback without the worker's own outer frames: it starts where user code (or DALI
-    called by it) begins."""
+    """The traceback's frames without the worker's own outer frames: it starts where user code
+    (or DALI called by it) begins."""
     own = os.path.dirname(os.path.abspath(__file__))
     start = 0
     while start < len(tb) - 1 and os.path.abspath(tb[start].filename).startswith(own):
         start += 1
     lines = ["Traceback (most recent call last):\n"]
     lines += traceback.format_list(tb[start:])
-    lines += traceback.format_exception_only(type(exc), exc)
-    return "".join(lines)
+    return "".join(lines)  # the exception itself is the error's message
 
 
 def run_job(job: dict) -> dict:
@@ -421,7 +425,7 @@ def run_job(job: dict) -> dict:
                 "exception",
                 f"{type(e).__name__}: {e}".strip(),
                 exception_type=type(e).__name__,
-                location=user_location(tb, files),
+                location=user_location(tb, files, str(e)),
                 traceback=_format_user_traceback(e, tb),
                 phase=status.phase,
             )

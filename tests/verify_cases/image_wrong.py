@@ -59,7 +59,7 @@ def dropped_mirror(data_dir, crop=16, *, batch_size=4, num_threads=1, device_id=
             with ctx:
                 images = ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB)
                 images = ndd.random_resized_crop(images, size=crop, rng=rng)
-                mirror = ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng)
+                ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng)
                 images = ndd.crop_mirror_normalize(images, dtype=types.FLOAT)
             yield images, labels.gpu()
 

@@ -26,7 +26,9 @@ def epoch_pipe(data_dir, pad=False, *, batch_size=3, num_threads=1, device_id=0,
             yield (data.gpu(),)
 
 
-def epoch_pipe_ignores_pad(data_dir, pad=False, *, batch_size=3, num_threads=1, device_id=0, seed=11):
+def epoch_pipe_ignores_pad(
+    data_dir, pad=False, *, batch_size=3, num_threads=1, device_id=0, seed=11
+):
     """Wrong on purpose: pad_last_batch was dropped in translation."""
     ndd.set_num_threads(num_threads)
     ctx = ndd.EvalContext(device_id=device_id)

@@ -42,3 +42,9 @@ def jitter_pipe(data_dir):
     data = fn.readers.numpy(file_root=data_dir)
     images = fn.cast(data, dtype=types.UINT8)
     return fn.jitter(images.gpu())
+
+
+@pipeline_def(batch_size=3, num_threads=1, device_id=0)
+def run_error_pipe(data_dir):
+    data = fn.readers.numpy(file_root=data_dir)
+    return data, fn.reshape(data, shape=[100])  # fails in pipe.run(), not while defining
