@@ -128,16 +128,22 @@ def verify(
     paths: List[str] = typer.Argument(..., help="ORIGINAL.py MIGRATED.py, or with --base the migrated files."),
     base: Optional[str] = typer.Option(None, "--base", help="CI mode: the original is each file at this git revision."),
     pipeline: Optional[str] = typer.Option(None, "--pipeline", help="The function to compare (default: every pair)."),
-    args: Optional[str] = typer.Option(None, "--args", help="JSON object of keyword arguments for the function."),
+    args: Optional[str] = typer.Option(None, "--args", help='JSON: list = positional, object = keyword, or {"args": [...], "kwargs": {...}}.'),
     args_file: Optional[str] = typer.Option(None, "--args-file", help="A JSON file of keyword arguments."),
     batch_size: Optional[int] = typer.Option(None, "--batch-size"),
     iterations: Optional[int] = typer.Option(None, "--iterations"),
     epochs: Optional[int] = typer.Option(None, "--epochs"),
     seed: Optional[int] = typer.Option(None, "--seed"),
     device: str = typer.Option("auto", "--device", help="auto, cpu (lower both sides) or gpu."),
+    device_id: int = typer.Option(0, "--device-id"),
     rtol: Optional[float] = typer.Option(None, "--rtol"),
     atol: Optional[float] = typer.Option(None, "--atol"),
+    tolerance: List[str] = typer.Option([], "--tolerance", help="OUT:RTOL:ATOL for one output (repeatable)."),
     bench: bool = typer.Option(False, "--bench", help="Also time both sides."),
+    capture: bool = typer.Option(False, "--capture", help="Also run the migrated side with next_epoch(capture=True)."),
+    no_align: bool = typer.Option(False, "--no-align", help="Do not align random states."),
+    exec_module: bool = typer.Option(False, "--exec-module", help="Run the files' top-level code too."),
+    timeout: float = typer.Option(300.0, "--timeout", help="Seconds per side."),
     output_format: str = typer.Option("text", "--output-format", help="text or json"),
     report: Optional[str] = typer.Option(None, "--report", help="Write the JSON report to this file."),
 ) -> None:
@@ -147,8 +153,9 @@ def verify(
     raise typer.Exit(
         verify_command(
             paths, base=base, pipeline=pipeline, args_json=args, args_file=args_file, batch_size=batch_size,
-            iterations=iterations, epochs=epochs, seed=seed, device=device, rtol=rtol, atol=atol, bench=bench,
-            output_format=output_format, report_file=report,
+            iterations=iterations, epochs=epochs, seed=seed, device=device, device_id=device_id, rtol=rtol,
+            atol=atol, tolerance=tolerance, bench=bench, capture=capture, no_align=no_align,
+            exec_module=exec_module, timeout=timeout, output_format=output_format, report_file=report,
         )
     )
 
