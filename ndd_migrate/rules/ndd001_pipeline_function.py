@@ -195,13 +195,15 @@ class Impl(RuleImpl):
         return [*head, *prologue, loop]
 
     def _needs_context(self, fn: PipelineFunction) -> bool:
-        if fn.given("device_id") is False:
-            return False
+        """An EvalContext only when some device id other than the defaults (literal 0/None) may
+        arrive: from a call site, or a non-literal decorator value."""
+        if "device_id" in fn.call_site_args:
+            return True
         arg = fn.decorator_args.get("device_id")
-        literal_default = arg is not None and cstutil.literal_value(arg.value) in (0, None) and not isinstance(
-            cstutil.literal_value(arg.value), bool
-        )
-        return not (literal_default and "device_id" not in fn.call_site_args)
+        if arg is None:
+            return False
+        value = cstutil.literal_value(arg.value)
+        return isinstance(value, bool) or value not in (0, None)
 
     def _rng_call(self, seed: cst.BaseExpression) -> cst.Call:
         return cst.Call(self.ctx.ndd("random.RNG"), [_kw("seed", seed)])
