@@ -11,10 +11,12 @@ import enum
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import QualifiedNameProvider, ScopeProvider
+from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate import names, pipeline_args
+from ndd_migrate import checkpoints, crossfile, external_source, iterators, manual_uses, names, pipeline_args
 from ndd_migrate.rules.tables import op_info
+from ndd_migrate.rules.ndd423_conditionals import explain as explain_conditionals
+from ndd_migrate.rules.ndd422_python_function import unsupported as python_function_unsupported
 
 
 class Kind(enum.Enum):
@@ -30,6 +32,7 @@ class Problem:
     code: str
     node: cst.CSTNode
     message: str
+    hint: str = ""  # what to do instead, when it is not "rewrite the function by hand"
 
 
 @dataclass(eq=False)
@@ -43,9 +46,14 @@ class PipelineFunction:
     reader_index: int | None = None
     reader_outputs: int | None = None
     random_calls: list[cst.Call] = field(default_factory=list)
+    external_sources: list[cst.Call] = field(default_factory=list)
+    source: external_source.SourceSpec | None = None  # an external source in the reader's role (NDD421)
+    conditionals: list[cst.If] = field(default_factory=list)  # data-dependent `if`s NDD423 rewrites
     top_level_readers: list[cst.Call] = field(default_factory=list)
     local_names: set[str] = field(default_factory=set)
     convert: bool = False  # decided by the engine: no problems and NDD001 may apply
+    epochs: bool = False  # feeds a framework iterator / asks for reader metadata (ndd_migrate.iterators)
+    checkpointing: bool = False  # `enable_checkpointing`/`checkpoint` given (ndd_migrate.checkpoints)
 
     def parameters(self) -> list[tuple[str, cst.BaseExpression | None]]:
         """Pipeline-level settings that become keyword-only parameters, with their defaults."""
@@ -53,12 +61,44 @@ class PipelineFunction:
         for name in pipeline_args.PARAMETERS:
             if name in self.decorator_args:
                 out.append((name, self.decorator_args[name].value))
-            elif name in self.call_site_args:
+            elif name in self.call_site_args or name == "batch_size":
+                # batch_size is required in pipeline mode: a keyword-only parameter without a
+                # default when the module never gives it (the caller must, as before).
                 out.append((name, None))
+        if self.checkpointing:
+            out.append(("checkpoint", cst.Name("None")))  # an ndd.checkpoint.Checkpoint (NDD415)
         return out
 
     def given(self, name: str) -> bool:
         return name in self.decorator_args or name in self.call_site_args
+
+
+@dataclass(frozen=True)
+class ImportedPipeline:
+    """A pipeline function (or factory) that another file of the run defines (see crossfile.py)."""
+
+    qualname: str
+    convert: bool  # migrated there, so calls here give a generator
+    epochs = False  # the epoch-aware and checkpoint rewrites need the function's own model
+    checkpointing = False
+
+
+@dataclass(frozen=True)
+class PipelineGroup:
+    """A name bound to the same Kind from several pipelines (``images, labels = train.run()`` and
+    later ``= val.run()``): it is rewritten only when every one of them is migrated."""
+
+    members: tuple
+    epochs = False  # the epoch-aware and checkpoint rewrites need one function
+    checkpointing = False
+
+    @property
+    def convert(self) -> bool:
+        return all(fn.convert for fn in self.members)
+
+    @property
+    def qualname(self) -> str:
+        return "/".join(fn.qualname for fn in self.members)
 
 
 @dataclass
@@ -67,9 +107,17 @@ class ModuleModel:
     by_node: dict[cst.FunctionDef, PipelineFunction] = field(default_factory=dict)
     call_sites: dict[cst.Call, PipelineFunction] = field(default_factory=dict)
     kinds: dict[tuple[object, str], tuple[Kind, PipelineFunction]] = field(default_factory=dict)
+    factories: dict[str, PipelineFunction] = field(default_factory=dict)  # qualname → pipeline it returns
+    imported: dict[str, bool] = field(default_factory=dict)  # Policy.imported_pipelines
+    escapes: dict[cst.Return, object] = field(default_factory=dict)  # `return pipe` outside factories
+    # Names bound from a call of an imported function the run does not define, with `.build()` and
+    # `.run()` called on them: (scope, name) → the function's qualified name (NDD007).
+    foreign_pipelines: dict[tuple[object, str], str] = field(default_factory=dict)
     ndd_alias: str | None = None
     numpy_alias: str | None = None
     module_names: set[str] = field(default_factory=set)
+    # `Pipeline(...)` built by hand (`with pipe:` + `set_outputs`): stays in pipeline mode (NDD403).
+    explicit_pipelines: list[cst.Call] = field(default_factory=list)
 
 
 class Analyzer(cst.CSTVisitor):
@@ -77,13 +125,27 @@ class Analyzer(cst.CSTVisitor):
 
     METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider)
 
-    def __init__(self) -> None:
+    def __init__(self, imported: dict[str, bool] | None = None) -> None:
         super().__init__()
-        self.model = ModuleModel()
+        self.model = ModuleModel(imported=imported or {})
         self._stack: list[PipelineFunction] = []
         self._depth: list[cst.FunctionDef] = []
         self._calls: list[tuple[cst.Call, str]] = []
         self._assigns: list[tuple[object, cst.BaseAssignTargetExpression, cst.BaseExpression]] = []
+        self._returns: dict[cst.FunctionDef, list[cst.Return]] = {}  # of functions other than pipelines
+        self._consumed: list[tuple[cst.Call, str, cst.BaseExpression, tuple[str, str]]] = []  # see manual_uses
+        self._generators: set[cst.FunctionDef] = set()
+        self._conditionals_explained: set[PipelineFunction] = set()
+        self._pipeline_methods: list[tuple[cst.Name, str]] = []  # `name.build()` / `name.run()`
+        self._epoch_uses: list[cst.BaseExpression] = []  # see ndd_migrate.iterators
+
+    # No per-attribute hooks (``visit_Call_func``) here: skip libcst's by-name lookup of them for
+    # every field of every node.
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        pass
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        pass
 
     # -- helpers -----------------------------------------------------------------------------
     def _qualnames(self, node: cst.CSTNode) -> set[str]:
@@ -114,6 +176,17 @@ class Analyzer(cst.CSTVisitor):
         for fn in self._stack:
             fn.local_names.add(node.value)
 
+    # -- legacy Pipeline subclasses (ndd_migrate.legacy) ---------------------------------------
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        from ndd_migrate import legacy  # imported here: it builds on this module's classes
+
+        qual = next(iter(self._qualnames(node.name)), node.name.value)
+        found = legacy.read_class(self, node, qual, self.model)
+        if found is not None:
+            self.model.pipelines[qual] = found  # its instances are Kind.PIPELINE, like a @pipeline_def's
+            if found.graph is not None:
+                self.model.by_node[found.graph] = found  # fn.* calls in define_graph see their pipeline
+
     # -- pipeline functions -------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         decorator = next(
@@ -124,6 +197,9 @@ class Analyzer(cst.CSTVisitor):
             fn = PipelineFunction(qualname=qual, node=node, decorator=decorator)
             self._read_decorator(fn)
             self._read_body(fn)
+            autoserialize = manual_uses.autoserialize_decorator(self, node)
+            if autoserialize is not None:
+                fn.problems.append(Problem("NDD903", autoserialize, *manual_uses.AUTOSERIALIZE))
             self.model.pipelines[qual] = fn
             self.model.by_node[node] = fn
             self._stack.append(fn)
@@ -154,9 +230,19 @@ class Analyzer(cst.CSTVisitor):
             self._check_blocking(fn, arg.keyword.value)
 
     def _check_blocking(self, fn: PipelineFunction, name: str) -> None:
+        fn.checkpointing = fn.checkpointing or name in pipeline_args.CHECKPOINTING
+        if name == "enable_conditionals":  # NDD423: rewritten, or reported where and why
+            self._explain_conditionals(fn)
+            return
         reason = pipeline_args.BLOCKING.get(name)
         if reason:
             fn.problems.append(Problem("NDD001", fn.node, f"`{name}`: {reason}"))
+
+    def _explain_conditionals(self, fn: PipelineFunction) -> None:
+        if fn not in self._conditionals_explained:
+            self._conditionals_explained.add(fn)
+            problems, fn.conditionals = explain_conditionals(self, fn.node)
+            fn.problems.extend(Problem("NDD423", node, why) for node, why in problems)
 
     def _read_body(self, fn: PipelineFunction) -> None:
         body = fn.node.body.body if isinstance(fn.node.body, cst.IndentedBlock) else ()
@@ -190,6 +276,8 @@ class Analyzer(cst.CSTVisitor):
     def visit_Return(self, node: cst.Return) -> None:
         fn = self._innermost_pipeline()
         if fn is None:
+            if self._depth:
+                self._returns.setdefault(self._depth[-1], []).append(node)
             return
         body = fn.node.body.body
         last = body[-1] if body else None
@@ -197,6 +285,8 @@ class Analyzer(cst.CSTVisitor):
             fn.problems.append(Problem("NDD001", node, "a `return` before the end of the function"))
 
     def visit_Yield(self, node: cst.Yield) -> None:
+        if self._depth:
+            self._generators.add(self._depth[-1])
         fn = self._innermost_pipeline()
         if fn is not None:
             fn.problems.append(Problem("NDD001", node, "`yield` inside a pipeline function"))
@@ -210,11 +300,19 @@ class Analyzer(cst.CSTVisitor):
     # -- calls -----------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         dali = names.dali_name(self, node.func)
+        if dali == names.PIPELINE:
+            self.model.explicit_pipelines.append(node)
         path = names.fn_path(dali)
         fn = self._stack[-1] if self._stack else None
         if path is not None and fn is not None:
             info = op_info(path)
-            if info is None or info.ndd is None:
+            if path == "external_source":
+                fn.external_sources.append(node)  # resolved in leave_Module (NDD421)
+            elif path == "python_function":  # written out as plain Python (NDD422) when it can be
+                reason = python_function_unsupported(node)
+                if reason:
+                    fn.problems.append(Problem("NDD422", node, reason))
+            elif info is None or info.ndd is None:
                 fn.problems.append(Problem("NDD901", node, f"`fn.{path}` has no dynamic-mode form"))
             else:
                 if info.reader and not self._is_hoistable_reader(fn, node):
@@ -225,6 +323,15 @@ class Analyzer(cst.CSTVisitor):
                     fn.random_calls.append(node)
         for qual in self._qualnames(node.func):
             self._calls.append((node, qual))
+        epoch_use = iterators.epoch_aware(node, names.dali_name(self, node.func)) or iterators.metadata_receiver(node)
+        if epoch_use is not None:
+            self._epoch_uses.append(epoch_use)
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in ("build", "run"):
+            self._pipeline_methods.append((func.value, func.attr.value))  # NDD007
+        consumed = manual_uses.consumed_pipeline(self, node)
+        if consumed is not None:
+            self._consumed.append((node, *consumed))
 
     def _is_hoistable_reader(self, fn: PipelineFunction, call: cst.Call) -> bool:
         return self._innermost_pipeline() is fn and any(call is c for c in fn.top_level_readers)
@@ -247,7 +354,96 @@ class Analyzer(cst.CSTVisitor):
                     if arg.keyword.value in pipeline_args.PARAMETERS:
                         fn.call_site_args.add(arg.keyword.value)
                     self._check_blocking(fn, arg.keyword.value)
+        for fn in self.model.pipelines.values():
+            self._resolve_external_source(fn, original_node)
         self._resolve_kinds()
+        while self._find_factories():
+            self._resolve_kinds()
+        self._find_escapes()
+        for call, code, expr, advice in self._consumed:
+            found = expr_kind(self.model, expr, self._scope_of, self._qualnames)
+            if found and found[0] is Kind.PIPELINE:
+                members = found[1].members if isinstance(found[1], PipelineGroup) else (found[1],)
+                for fn in members:
+                    if isinstance(fn, PipelineFunction):  # not one another module defines
+                        fn.problems.append(Problem(code, call, *advice))
+        self._find_foreign_pipelines()
+        iterators.mark(self, self._epoch_uses)
+        for fn, node, why in checkpoints.blocked(self.model, self._assigns):
+            fn.problems.append(Problem("NDD415", node, why))
+
+    def _resolve_external_source(self, fn: PipelineFunction, module: cst.Module) -> None:
+        """One external source that can play the reader's role becomes ``fn.source``; any other
+        blocks the rewrite with the reason (NDD421)."""
+        for call in fn.external_sources:
+            index = next((i for i, s in enumerate(fn.node.body.body) if _assigned_call(s) is call), None)
+            found = external_source.analyse(fn.node, module, call, index, fn.reader_index is not None)
+            if fn.source is not None:
+                found = "more than one external source: decide how their epochs line up"
+            elif not isinstance(found, str) and not found.batch and not fn.given("batch_size"):
+                found = "`batch=False` needs the pipeline's `batch_size`, which neither the decorator nor a call gives"
+            if isinstance(found, str):
+                fn.problems.append(Problem("NDD421", call, found))
+            else:
+                fn.source = found
+
+    def _find_foreign_pipelines(self) -> None:
+        """A name bound once from ``imported_function(...)`` on which both ``build()`` and ``run()``
+        are called is, in a file that mentions DALI, almost surely a pipeline made in a module this
+        run does not see; NDD007 says what to change if that module is migrated."""
+        methods: dict[tuple[object, str], set[str]] = {}
+        for name, attr in self._pipeline_methods:
+            methods.setdefault((self._scope_of(name), name.value), set()).add(attr)
+        for scope, target, value in self._assigns:
+            if not (isinstance(target, cst.Name) and isinstance(value, cst.Call)):
+                continue
+            key = (scope, target.value)
+            if methods.get(key) != {"build", "run"} or key in self.model.kinds:
+                continue
+            if scope is None or len(scope.assignments[target.value]) != 1:
+                continue
+            qual = next(
+                (
+                    q.name
+                    for q in self.get_metadata(QualifiedNameProvider, value.func, None) or ()
+                    if q.source is QualifiedNameSource.IMPORT and not q.name.startswith(names.DALI + ".")
+                ),
+                None,
+            )
+            if qual is not None and crossfile.lookup(self.model.imported, qual) is None:
+                self.model.foreign_pipelines[key] = qual
+
+    def _scope_of(self, node: cst.CSTNode):
+        return self.get_metadata(ScopeProvider, node, None)
+
+    def _find_factories(self) -> bool:
+        """Record functions whose every ``return`` gives a pipeline (they build and return it:
+        ``pipe = train_pipe(...); return pipe``), so that what they return is a PIPELINE too.
+        True when new ones were found: names bound from them need resolving again."""
+        new = False
+        for node, returns in self._returns.items():
+            qual = next(iter(self._qualnames(node.name)), node.name.value)
+            if qual in self.model.factories or node in self._generators or not _ends_with_return(node):
+                continue
+            found = [self._return_kind(r) for r in returns]
+            if all(kind is not None and kind[0] is Kind.PIPELINE for kind in found):
+                self.model.factories[qual] = _one_of(kind[1] for kind in found)
+                new = True
+        return new
+
+    def _return_kind(self, ret: cst.Return) -> tuple | None:
+        return expr_kind(self.model, ret.value, self._scope_of, self._qualnames) if ret.value else None
+
+    def _find_escapes(self) -> None:
+        """``return pipe`` in a function that is not a factory (it returns something else on
+        another path): its callers are not followed, so NDD006 reports the return."""
+        for node, returns in self._returns.items():
+            if next(iter(self._qualnames(node.name)), node.name.value) in self.model.factories:
+                continue
+            for ret in returns:
+                found = self._return_kind(ret)
+                if found and found[0] is Kind.PIPELINE:
+                    self.model.escapes[ret] = found[1]
 
     def _resolve_kinds(self) -> None:
         """Give each local name one Kind when every binding of it agrees; otherwise none.
@@ -255,12 +451,13 @@ class Analyzer(cst.CSTVisitor):
         Flow-insensitive on purpose: a name rebound to something else anywhere in its scope is
         not rewritten (no guessing)."""
         found: dict[tuple[object, str], list] = {}
+        self.model.kinds.clear()
         for scope, target, value in self._assigns:  # source order: `pipe` is known before `pipe.run()`
             for name, kind in self._value_kinds(scope, target, value):
                 seen = found.setdefault((scope, name), [])
                 seen.append(kind)
-                if kind is not None and all(k == kind for k in seen):
-                    self.model.kinds[(scope, name)] = kind
+                if kind is not None and all(k is not None and k[0] is kind[0] for k in seen):
+                    self.model.kinds[(scope, name)] = (kind[0], _one_of(k[1] for k in seen))
                 else:
                     self.model.kinds.pop((scope, name), None)
         for (scope, name), kinds in found.items():
@@ -294,8 +491,9 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
         return lookup(model, scope_of(expr), expr)
     if isinstance(expr, cst.Call):
         for qual in qualnames(expr.func):
-            if qual in model.pipelines:
-                return (Kind.PIPELINE, model.pipelines[qual])
+            fn = model.pipelines.get(qual) or model.factories.get(qual) or _imported(model, qual)
+            if fn is not None:
+                return (Kind.PIPELINE, fn)
         func = expr.func
         if isinstance(func, cst.Attribute) and not expr.args:
             recv = expr_kind(model, func.value, scope_of, qualnames)
@@ -324,6 +522,24 @@ def lookup(model: ModuleModel, scope, expr: cst.BaseExpression) -> tuple | None:
         if parent is current:
             return None
         current = parent
+
+
+def _one_of(pipelines) -> object:
+    """The one pipeline behind all bindings of a name, or a :class:`PipelineGroup` of them."""
+    unique = tuple(dict.fromkeys(pipelines))
+    return unique[0] if len(unique) == 1 else PipelineGroup(unique)
+
+
+def _imported(model: ModuleModel, qualname: str) -> ImportedPipeline | None:
+    converted = crossfile.lookup(model.imported, qualname) if model.imported else None
+    return None if converted is None else ImportedPipeline(qualname.lstrip("."), converted)
+
+
+def _ends_with_return(node: cst.FunctionDef) -> bool:
+    """The body's last statement is a ``return``: no path falls off the end returning None."""
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    last = body[-1] if body else None
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
 
 
 def _assigned_call(stmt: cst.CSTNode) -> cst.Call | None:

@@ -14,7 +14,7 @@ Numbering scheme (``NDD`` + 3 digits, the first digit is the family; ``--select 
 * ``NDD3xx`` imports
 * ``NDD4xx`` legacy APIs and integrations: ``Pipeline`` subclasses, ``ops.*``, framework iterators,
   external sources, python operators, conditionals, checkpointing
-* ``NDD5xx`` mistakes in hand-written dynamic-mode code (lint only)
+* ``NDD5xx`` mistakes in hand-written dynamic-mode code (NDD512 also cleans what `migrate` writes)
 * ``NDD9xx`` constructs with no dynamic-mode form (always manual)
 """
 
@@ -70,7 +70,6 @@ class Rule:
     fix: str
     examples: tuple[Example, ...] = ()
     valid: tuple[str, ...] = ()
-    lint_only: bool = False
     since: str = "0.1.0"
     extra: dict = field(default_factory=dict)
 
@@ -84,14 +83,24 @@ class Rule:
 
 
 @functools.cache
-def _rule_modules() -> tuple:
+def _rule_module_names() -> tuple[str, ...]:
+    """Names of the rule modules (``ndd103_mixed_device``), sorted, found without importing them."""
     import ndd_migrate.rules as pkg
 
-    mods = []
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
-        if re.match(r"^ndd\d{3}_", info.name):
-            mods.append(importlib.import_module(f"{pkg.__name__}.{info.name}"))
-    return tuple(mods)
+    found = (info.name for info in pkgutil.iter_modules(pkg.__path__))
+    return tuple(sorted(name for name in found if re.match(r"^ndd\d{3}_", name)))
+
+
+@functools.cache
+def _rule_modules() -> tuple:
+    return tuple(importlib.import_module(f"ndd_migrate.rules.{name}") for name in _rule_module_names())
+
+
+def rule_codes() -> tuple[str, ...]:
+    """Every rule code, in order, read from the rule modules' names without importing them (they
+    import libcst): the CLI checks ``--select`` against these before it knows whether any file
+    needs the rules. :func:`all_rules` makes sure each module's name and code agree."""
+    return tuple(name[:6].upper() for name in _rule_module_names())
 
 
 @functools.cache

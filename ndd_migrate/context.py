@@ -17,31 +17,9 @@ from ndd_migrate import names
 from ndd_migrate.analysis import Kind, ModuleModel, PipelineFunction, expr_kind
 from ndd_migrate.catalog import get_rule
 from ndd_migrate.diagnostics import Diagnostic, FixSafety
+from ndd_migrate.policy import Policy, every_rule  # noqa: F401  (re-exported: rules and tests use them from here)
 
 TODO_PREFIX = "# TODO(ndd-migrate): "
-
-
-def every_rule(code: str, path: str | None = None) -> bool:
-    """The default selection: every rule (a module-level function, so a Policy pickles to workers)."""
-    return True
-
-
-@dataclass
-class Policy:
-    """What a run may change. ``is_enabled(code)`` is the --select/--ignore/config decision."""
-
-    mode: str = "migrate"  # "migrate" or "check"
-    fix: bool = True
-    unsafe_fixes: bool = True
-    is_enabled: Callable[[str, str], bool] = every_rule  # (code, path) -> selected?
-
-    @classmethod
-    def migrate(cls) -> "Policy":
-        return cls()
-
-    @classmethod
-    def check(cls, fix=False, unsafe_fixes=False, is_enabled=every_rule) -> "Policy":
-        return cls("check", fix, unsafe_fixes, is_enabled)
 
 
 @dataclass
@@ -65,6 +43,8 @@ class Context:
     pipeline_rng: dict[str, str] = field(default_factory=dict)  # pipeline qualname → its RNG's name
     uses_ndd: bool = False
     uses_numpy: bool = False
+    dali_types_alias: str | None = None  # the module's own name for nvidia.dali.types (read by NDD421)
+    needs_types_import: bool = False
 
     # -- names -----------------------------------------------------------------------------
     def dali_name(self, node: cst.CSTNode) -> str | None:
@@ -79,6 +59,13 @@ class Context:
     def numpy(self, attr: str) -> cst.BaseExpression:
         self.uses_numpy = True
         return names.build_dotted(f"{self.model.numpy_alias or 'np'}.{attr}")
+
+    def types_name(self) -> str:
+        """An expression name for ``nvidia.dali.types``: the module's own, else one NDD421 imports."""
+        if self.dali_types_alias:
+            return self.dali_types_alias
+        self.needs_types_import = True
+        return "dali_types" if "types" in self.model.module_names else "types"
 
     def kind(self, node: cst.BaseExpression) -> tuple[Kind, PipelineFunction] | None:
         """What an original expression holds (pipeline, batches, batch), or None if unknown."""
@@ -111,6 +98,8 @@ class Context:
         fn = self.enclosing_pipeline()
         if fn is not None:
             return fn.convert
+        if self.model.explicit_pipelines:
+            return False  # a graph built by hand (`with pipe:`) stays pipeline-mode code
         return all(p.convert for p in self.model.pipelines.values())
 
     # -- positions, policy -----------------------------------------------------------------

@@ -44,13 +44,19 @@ class Diagnostic:
     fix: FixSafety = FixSafety.MANUAL
     fixed: bool = False
     hint: str = ""
+    cell: int | None = None  # in a notebook: the cell (1-based, markdown counted); lines are the cell's
 
     @property
     def needs_human(self) -> bool:
         return not self.fixed
 
+    def position(self) -> str:
+        """``line:column``, or ``cell N:line:column`` in a notebook (ruff's spelling)."""
+        where = f"{self.line}:{self.column + 1}"
+        return f"cell {self.cell}:{where}" if self.cell is not None else where
+
     def location(self) -> str:
-        return f"{self.path}:{self.line}:{self.column + 1}"
+        return f"{self.path}:{self.position()}"
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -84,3 +90,4 @@ class FileResult:
     old_source: str | None = None
     error: FileError | None = None
     skipped: bool = False  # the byte prefilter found nothing DALI-related
+    pipelines: dict[str, bool] = field(default_factory=dict)  # top-level pipeline functions → migrated?

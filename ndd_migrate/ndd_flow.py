@@ -10,8 +10,9 @@ true) or an ndd reader. The answer comes from where each name is bound, never fr
   whose unpacked elements are data.
 * ``ndd.batch(...)`` / ``ndd.as_batch(...)`` give a ``Batch``; ``ndd.tensor``/``ndd.as_tensor`` and
   ``x.tensors[i]`` a ``Tensor``.
-* ``for a, b in reader.next_epoch(...)`` binds each unpacked target to a ``Batch`` (a single target
-  gets the tuple itself, so it is *not* a batch).
+* ``for a, b in reader.next_epoch(batch_size=...)`` binds each unpacked target to a ``Batch`` (a
+  single target gets the tuple itself, so it is *not* a batch); ``next_epoch()`` with no batch size
+  yields samples, so there they are ``Tensor`` objects (DALI 2.4.0).
 * ``ndd.readers.X(...)`` gives a reader.
 
 A name is of a kind only when **every** binding of it in its scope is (a parameter, an import, a
@@ -61,7 +62,10 @@ def ndd_op_info(ndd_path: str) -> OpInfo | None:
 
 
 def ndd_path(ctx, expr: cst.CSTNode) -> str | None:
-    """``ndd.readers.File`` (any alias) → ``"readers.File"``; None when not an ndd name."""
+    """``ndd.readers.File`` (any alias) → ``"readers.File"``; None when not an ndd name (also for
+    ``ndd.resize(x).evaluate``: qualified names see through the call, a dotted name does not)."""
+    if names.dotted(expr) is None:
+        return None
     dali = ctx.dali_name(expr)
     if dali and dali.startswith(names.NDD + "."):
         return dali[len(names.NDD) + 1:]
@@ -93,6 +97,15 @@ def loop_reader_iter(ctx, node: cst.For) -> cst.Call | None:
         and Flow.of(ctx).kind(it.func.value) is Data.READER
     ):
         return it
+    return None
+
+
+def epoch_batch_size(call: cst.Call) -> cst.BaseExpression | None:
+    """The batch size given to ``reader.next_epoch(...)`` (keyword or first positional), or None."""
+    for i, arg in enumerate(call.args):
+        named = arg.keyword is not None and arg.keyword.value == "batch_size"
+        if named or (i == 0 and arg.keyword is None and not arg.star):
+            return arg.value
     return None
 
 
@@ -182,12 +195,13 @@ class Flow:
 
     def _call_kind(self, call: cst.Call) -> Data | None:
         func = call.func
+        # .cpu() / .gpu() / .evaluate() keep a Batch a Batch and a Tensor a Tensor
+        if isinstance(func, cst.Attribute) and func.attr.value in ("cpu", "gpu", "evaluate") and not call.args:
+            k = self.kind(func.value)
+            if is_data(k):
+                return k
         path = ndd_path(self.ctx, func)
         if path is None:
-            # .cpu() / .gpu() keep a Batch a Batch and a Tensor a Tensor
-            if isinstance(func, cst.Attribute) and func.attr.value in ("cpu", "gpu") and not call.args:
-                k = self.kind(func.value)
-                return k if is_data(k) else None
             return None
         if path in ("batch", "as_batch"):
             return Data.BATCH
@@ -266,8 +280,11 @@ class Flow:
             return self._unpacked_kind(binding[1])
         if how == "iter":
             loop, unpacked = binding[1], binding[2]
-            if unpacked and loop_reader_iter(self.ctx, loop) is not None:
+            it = loop_reader_iter(self.ctx, loop) if unpacked else None
+            if it is not None and epoch_batch_size(it) is not None:
                 return Data.BATCH
+            if it is not None and not it.args:
+                return Data.TENSOR  # without a batch size an epoch yields one sample at a time
         return None
 
 

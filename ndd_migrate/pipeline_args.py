@@ -36,6 +36,8 @@ EXECUTOR_ONLY = frozenset(
 # (or a later rule) must decide. Maps the argument to the reason shown in the TODO.
 BLOCKING = {
     "enable_conditionals": "data-dependent `if` needs per-sample selection in dynamic mode",
-    "enable_checkpointing": "checkpointing moves to ndd.checkpoint.Checkpoint with registered readers and RNGs",
-    "checkpoint": "restoring a pipeline checkpoint has no dynamic-mode equivalent",
 }
+
+# Checkpointing: the migrated function takes an ``ndd.checkpoint.Checkpoint`` as ``checkpoint=`` and
+# registers its reader and RNGs in it (NDD415, ndd_migrate.checkpoints).
+CHECKPOINTING = ("enable_checkpointing", "checkpoint")

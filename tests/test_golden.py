@@ -38,3 +38,10 @@ def test_no_unmarked_pipeline_construct_left(name):
         if LEFTOVER.search(code):
             previous = lines[number - 1] if number else ""
             assert "TODO(ndd-migrate)" in previous, f"{name}:{number + 1}: {line.strip()}"
+
+
+def test_target_shape_page_example_is_engine_output():
+    """docs/target-shape.md's first Before/After pair is what the engine really produces."""
+    text = (FIXTURES.parent / "docs" / "target-shape.md").read_text(encoding="utf-8")
+    before, after = re.findall(r"```python\n(.*?)```", text, re.DOTALL)[:2]
+    assert migrate_text(before)[0] == after

@@ -10,7 +10,7 @@ import stat
 
 import pytest
 
-from ndd_migrate import engine
+from ndd_migrate import runner
 from tests.conftest import FIXTURES
 
 PIPELINE = (
@@ -147,7 +147,7 @@ def test_parallel_run_gives_the_same_output_as_serial(tmp_path):
             target = tmp_path / f"{fixture.parent.name}_{i}.py"
             target.write_bytes(fixture.read_bytes())
             paths.append(target)
-    serial = engine.run(paths, Policy.migrate(), jobs=1)
-    parallel = engine.run(paths, Policy.migrate(), jobs=2)
+    serial = runner.run(paths, Policy.migrate(), jobs=1)
+    parallel = runner.run(paths, Policy.migrate(), jobs=2)
     assert [r.new_source for r in serial.results] == [r.new_source for r in parallel.results]
     assert all(r.changed for r in parallel.results)

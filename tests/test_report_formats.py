@@ -185,7 +185,7 @@ def test_paths_relative_to_cwd_by_default(tmp_path, monkeypatch):
 
 # --- json -----------------------------------------------------------------------------------------
 
-JSON_KEYS = {"kind", "code", "name", "message", "filename", "location", "end_location", "fix", "hint", "url"}
+JSON_KEYS = {"kind", "code", "name", "message", "filename", "location", "end_location", "cell", "fix", "hint", "url"}
 
 
 def test_json_fields():

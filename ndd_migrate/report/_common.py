@@ -90,7 +90,7 @@ def sorted_results(results: Iterable[FileResult], root: Path) -> list[FileResult
 
 
 def sorted_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    return sorted(diagnostics, key=lambda d: (d.line, d.column, d.code, d.message))
+    return sorted(diagnostics, key=lambda d: (d.cell or 0, d.line, d.column, d.code, d.message))
 
 
 def remaining(results: Iterable[FileResult], root: Path) -> Iterator[Diagnostic]:

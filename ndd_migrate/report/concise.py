@@ -34,7 +34,7 @@ def diagnostic_line(diagnostic: Diagnostic, opts: Options) -> str:
     path = display_path(diagnostic.path, opts.root)
     marker = fix_marker(diagnostic, opts.unsafe_fixes)
     message = indent_continuation(diagnostic.message)
-    return f"{path}:{diagnostic.line}:{diagnostic.column + 1}: {diagnostic.code} {marker}{message}"
+    return f"{path}:{diagnostic.position()}: {diagnostic.code} {marker}{message}"
 
 
 def error_line(error: FileError, opts: Options) -> str:

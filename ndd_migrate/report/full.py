@@ -27,6 +27,17 @@ def _source_lines(result: FileResult) -> list[str] | None:
     return text.splitlines() if text is not None else None
 
 
+def _cell_lines(result: FileResult, cell: int) -> list[str] | None:
+    """A notebook cell's source lines (a notebook's findings count lines within their cell)."""
+    import json
+
+    try:
+        source = json.loads(result.old_source or "")["cells"][cell - 1]["source"]
+    except (ValueError, LookupError, TypeError):
+        return None
+    return ("".join(source) if isinstance(source, list) else source).splitlines()
+
+
 def snippet(diagnostic: Diagnostic, lines: list[str] | None) -> list[str]:
     """The source line with a caret under the reported span (to the line's end if it spans lines)."""
     if not lines or not 1 <= diagnostic.line <= len(lines):
@@ -68,7 +79,8 @@ def render(results: list[FileResult], opts: Options) -> str:
         todo = [d for d in sorted_diagnostics(result.diagnostics) if not d.fixed]
         lines = _source_lines(result) if todo else None
         for diagnostic in todo:
-            block = [diagnostic_line(diagnostic, opts), *snippet(diagnostic, lines), *notes(diagnostic, opts)]
+            shown = _cell_lines(result, diagnostic.cell) if diagnostic.cell is not None else lines
+            block = [diagnostic_line(diagnostic, opts), *snippet(diagnostic, shown), *notes(diagnostic, opts)]
             blocks.append("\n".join(block))
     body = "\n\n".join(blocks)
     return (body + "\n\n" if body else "") + "\n".join(summary(results, opts)) + "\n"

@@ -42,11 +42,13 @@ def diagnostic_command(diagnostic: Diagnostic, opts: Options) -> str:
         "line": diagnostic.line,
         "col": diagnostic.column + 1,
     }
-    if diagnostic.end_line is not None:
+    if diagnostic.cell is not None:  # lines count within the cell: GitHub would point into the JSON
+        del props["line"], props["col"]
+    elif diagnostic.end_line is not None:
         props["endLine"] = diagnostic.end_line
         if diagnostic.end_column is not None:
             props["endColumn"] = diagnostic.end_column + 1
-    message = f"{path}:{diagnostic.line}:{diagnostic.column + 1}: {diagnostic.code} {diagnostic.message}"
+    message = f"{path}:{diagnostic.position()}: {diagnostic.code} {diagnostic.message}"
     if diagnostic.hint:
         message += f"\nhint: {diagnostic.hint}"
     return command(props, message)

@@ -41,6 +41,7 @@ def diagnostic_object(diagnostic: Diagnostic, opts: Options) -> dict:
         "filename": posix_path(display_path(diagnostic.path, opts.root)),
         "location": {"row": diagnostic.line, "column": diagnostic.column + 1},
         "end_location": end,
+        "cell": diagnostic.cell,  # notebooks: rows count within this cell, as in ruff's output
         "fix": fix,
         "hint": diagnostic.hint or None,
         "url": rule_url(diagnostic.code, rule.name) if rule is not None else None,
@@ -56,6 +57,7 @@ def error_object(error: FileError, opts: Options) -> dict:
         "filename": posix_path(display_path(error.path, opts.root)),
         "location": {"row": error.line, "column": 1} if error.line else None,
         "end_location": None,
+        "cell": None,
         "fix": None,
         "hint": None,
         "url": None,

@@ -67,14 +67,17 @@ def rule_descriptor(code: str, opts: Options) -> dict:
 
 def _result(diagnostic: Diagnostic, index: int, opts: Options) -> dict:
     text = diagnostic.message + (f"\n\n{diagnostic.hint}" if diagnostic.hint else "")
+    physical = {"artifactLocation": _artifact(diagnostic.path, opts)}
+    if diagnostic.cell is None:
+        physical["region"] = _region(diagnostic)
+    else:  # a notebook: a region would count lines of the JSON file
+        text = f"cell {diagnostic.cell}, line {diagnostic.line}: {text}"
     return {
         "ruleId": diagnostic.code,
         "ruleIndex": index,
         "level": "error",
         "message": {"text": text},
-        "locations": [
-            {"physicalLocation": {"artifactLocation": _artifact(diagnostic.path, opts), "region": _region(diagnostic)}}
-        ],
+        "locations": [{"physicalLocation": physical}],
         "properties": {"fixSafety": diagnostic.fix.value},
     }
 

@@ -6,7 +6,7 @@ import difflib
 
 from rich.console import Console
 
-from ndd_migrate.engine import RunSummary
+from ndd_migrate.runner import RunSummary
 
 
 def unified_diff(path: str, old: str, new: str) -> str:
@@ -35,7 +35,8 @@ def print_summary(summary: RunSummary, console: Console, *, wrote: bool) -> None
     console.print(f"[bold]Needs a human ({len(manual)}):[/]")
     for diag in manual:
         advice = diag.hint or f"see `ndd-migrate explain {diag.code}`"
+        line = f"cell {diag.cell}:{diag.line}" if diag.cell is not None else diag.line
         console.print(
-            f"  [bold yellow]{diag.code}[/] {diag.path}:{diag.line}: {diag.message}\n      → {advice}",
+            f"  [bold yellow]{diag.code}[/] {diag.path}:{line}: {diag.message}\n      → {advice}",
             soft_wrap=True,
         )

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil, names, pipeline_args
+from ndd_migrate import checkpoints, cstutil, names, pipeline_args
 from ndd_migrate.analysis import PipelineFunction
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules import epoch_shape
+from ndd_migrate.rules import shape
 from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.rules.ndd421_external_source import plan as external_source_plan
 
 RULE = Rule(
     code="NDD001",
@@ -19,8 +22,10 @@ RULE = Rule(
         "generator function of docs/target-shape.md: same name and parameters, pipeline-level settings as "
         "keyword-only parameters, the reader, RNG and context created once, and one batch of outputs per "
         "`next()`, continuing across epochs exactly as `pipe.run()` did. A function that cannot be rewritten "
-        "faithfully (several readers, a reader inside an expression, an early `return`, conditionals, "
-        "checkpointing, an op without dynamic-mode form) is left as it is, with a TODO saying why."
+        "faithfully (several readers, a reader inside an expression, an early `return`, a data-dependent "
+        "`if` that is not simple (NDD423), an op without dynamic-mode form) is left as it is, with a TODO "
+        "saying why. An external source takes the reader's place (NDD421). Pipelines that feed a "
+        "framework iterator get the epoch-aware shape (NDD411); checkpointing ones take `checkpoint=` (NDD415)."
     ),
     why=(
         "Dynamic mode has no graph object: there is nothing to build or run. A reader created per call "
@@ -86,18 +91,18 @@ class Impl(RuleImpl):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         fn = self.ctx.model.by_node.get(node)
-        if fn is None or not fn.convert:
+        if fn is None or not fn.convert or fn.node is not node:  # not: a legacy class's define_graph
             return
-        used = fn.local_names | {p.name.value for p in _all_params(node.params)}
+        used = fn.local_names | {p.name.value for p in shape.all_params(node.params)}
         if fn.given("seed"):
-            self.ctx.pipeline_rng[fn.qualname] = _fresh("rng", used)
+            self.ctx.pipeline_rng[fn.qualname] = shape.fresh("rng", used)
         for call in fn.random_calls:
             if cstutil.kwarg(call, "seed") is not None:
-                self.ctx.op_rngs[call] = _fresh("rng", used)
+                self.ctx.op_rngs[call] = shape.fresh("rng", used)
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         fn = self.ctx.model.by_node.get(original)
-        if fn is None or not fn.convert:
+        if fn is None or not fn.convert or fn.node is not original:
             return updated
         self.ctx.report(self.code, original.name, f"`@pipeline_def` function `{original.name.value}` → dynamic-mode generator", fixed=True)
         for name, arg in fn.decorator_args.items():
@@ -113,7 +118,7 @@ class Impl(RuleImpl):
 
     # -- signature -----------------------------------------------------------------------------
     def _params(self, fn: PipelineFunction, params: cst.Parameters) -> cst.Parameters:
-        existing = {p.name.value for p in _all_params(params)}
+        existing = {p.name.value for p in shape.all_params(params)}
         new = [
             cst.Param(
                 name=cst.Name(name),
@@ -135,39 +140,43 @@ class Impl(RuleImpl):
         orig_body = list(original.body.body)
         body = list(updated.body.body)
         head: list = []
-        if body and _is_docstring(body[0]):
+        if body and shape.is_docstring(body[0]):
             head.append(body.pop(0))
             orig_body.pop(0)
             reader_index = fn.reader_index - 1 if fn.reader_index is not None else None
         else:
             reader_index = fn.reader_index
+        source_index = fn.source.index - len(head) if fn.source is not None else None  # NDD421
+        anchor = reader_index if reader_index is not None else source_index
         ret = body.pop()
-        outputs = _yield_value(ret.body[0].value)
-        used = fn.local_names | {p.name.value for p in _all_params(original.params)}
+        outputs = shape.yield_value(ret.body[0].value)
+        used = fn.local_names | {p.name.value for p in shape.all_params(original.params)}
         used |= set(self.ctx.op_rngs.values()) | set(self.ctx.pipeline_rng.values())
 
         prologue: list = []
         if fn.given("num_threads"):
-            prologue.append(_expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(cst.Name("num_threads"))])))
+            prologue.append(shape.expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(cst.Name("num_threads"))])))
         ctx_name = None
         if self._needs_context(fn):
-            ctx_name = _fresh("ctx", used)
-            prologue.append(_assign(ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [_kw("device_id", cst.Name("device_id"))])))
+            ctx_name = shape.fresh("ctx", used)
+            prologue.append(shape.assign(ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", cst.Name("device_id"))])))
         rng = self.ctx.pipeline_rng.get(fn.qualname)
         if rng:
-            prologue.append(_assign(rng, self._rng_call(cst.Name("seed"))))
+            prologue.append(shape.assign(rng, self._rng_call(cst.Name("seed"))))
         for call in fn.random_calls:
             if call in self.ctx.op_rngs:
-                prologue.append(_assign(self.ctx.op_rngs[call], self._rng_call(cstutil.kwarg(call, "seed").value)))
+                prologue.append(shape.assign(self.ctx.op_rngs[call], self._rng_call(cstutil.kwarg(call, "seed").value)))
 
         per_batch: list = []
         loop_target = None
-        reader_stmt = None
+        reader_stmt = source = None
         for index, (orig_stmt, stmt) in enumerate(zip(orig_body, body)):
             if index == reader_index:
                 reader_stmt = stmt
-                loop_target = _loop_target(stmt.body[0].targets[0].target, fn.reader_outputs)
-            elif reader_index is not None and index < reader_index and not self._has_dali_call(orig_stmt):
+                loop_target = shape.loop_target(stmt.body[0].targets[0].target, fn.reader_outputs)
+            elif index == source_index:
+                source = external_source_plan(self.ctx, fn, stmt, used, shape.fresh)
+            elif anchor is not None and index < anchor and not self._has_dali_call(orig_stmt):
                 prologue.append(stmt)  # plain Python the reader may need (paths, lists)
             else:
                 per_batch.append(stmt)
@@ -175,23 +184,33 @@ class Impl(RuleImpl):
         yield_stmt = cst.SimpleStatementLine(
             body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines
         )
-        per_batch = _strip_blank_head(per_batch)
+        if source is not None:
+            per_batch = [*source.convert, *per_batch]
+        per_batch = shape.strip_blank_head(per_batch)
         if ctx_name and per_batch:
             per_batch = [cst.With(items=[cst.WithItem(cst.Name(ctx_name))], body=cst.IndentedBlock(per_batch))]
         inner = [*per_batch, yield_stmt]
         if reader_stmt is not None:
-            reader_name = _fresh("reader", used)
+            reader_name = shape.fresh("reader", used)
             prologue.append(
                 reader_stmt.with_changes(
                     body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=reader_stmt.body[0].value)]
                 )
             )
-            epoch_args = [_kw("batch_size", cst.Name("batch_size"))]
+            epoch_args = [shape.kw("batch_size", cst.Name("batch_size"))]
             if ctx_name:
-                epoch_args.append(_kw("ctx", cst.Name(ctx_name)))
-            next_epoch = cst.Call(cst.Attribute(cst.Name(reader_name), cst.Name("next_epoch")), _commas(epoch_args))
+                epoch_args.append(shape.kw("ctx", cst.Name(ctx_name)))
+            next_epoch = cst.Call(cst.Attribute(cst.Name(reader_name), cst.Name("next_epoch")), shape.commas(epoch_args))
             inner = [cst.For(target=loop_target, iter=next_epoch, body=cst.IndentedBlock(inner))]
+        if fn.checkpointing:  # NDD415: registered (and so restored) before the first next_epoch
+            rngs = [r for r in [rng, *(self.ctx.op_rngs.get(c) for c in fn.random_calls)] if r]
+            reader = reader_stmt.body[0].value if reader_stmt is not None else None
+            prologue += checkpoints.registrations(reader, reader_name if reader is not None else None, rngs)
+        if source is not None:  # the external source's loop replaces `while True:`
+            return [*head, *prologue, *source.prologue, *source.loop(inner)]
         loop = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner))
+        if fn.epochs:  # docs/target-shape.md, "Framework iterators"
+            return [*head, *epoch_shape.body(prologue, loop, reader_name, shape.fresh("batches", used))]
         return [*head, *prologue, loop]
 
     def _needs_context(self, fn: PipelineFunction) -> bool:
@@ -206,7 +225,7 @@ class Impl(RuleImpl):
         return isinstance(value, bool) or value not in (0, None)
 
     def _rng_call(self, seed: cst.BaseExpression) -> cst.Call:
-        return cst.Call(self.ctx.ndd("random.RNG"), [_kw("seed", seed)])
+        return cst.Call(self.ctx.ndd("random.RNG"), [shape.kw("seed", seed)])
 
     def _has_dali_call(self, stmt: cst.CSTNode) -> bool:
         finder = _DaliCallFinder(self.ctx)
@@ -223,74 +242,3 @@ class _DaliCallFinder(cst.CSTVisitor):
         dali = self.ctx.dali_name(node.func)
         if dali and (names.fn_path(dali) or names.math_function(dali)):
             self.found = True
-
-
-def _strip_blank_head(stmts: list) -> list:
-    """A statement that opens a new block loses the blank lines above it (comments stay)."""
-    if not stmts:
-        return stmts
-    first = stmts[0]
-    lines = list(first.leading_lines)
-    while lines and lines[0].comment is None:
-        lines.pop(0)
-    return [first.with_changes(leading_lines=lines), *stmts[1:]]
-
-
-def _all_params(params: cst.Parameters) -> list[cst.Param]:
-    out = [*params.posonly_params, *params.params, *params.kwonly_params]
-    for extra in (params.star_arg, params.star_kwarg):
-        if isinstance(extra, cst.Param):
-            out.append(extra)
-    return out
-
-
-def _fresh(base: str, used: set[str]) -> str:
-    name, n = base, 2
-    while name in used:
-        name, n = f"{base}_{n}", n + 1
-    used.add(name)
-    return name
-
-
-def _is_docstring(stmt: cst.CSTNode) -> bool:
-    return (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Expr)
-        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
-
-
-def _yield_value(value: cst.BaseExpression) -> cst.BaseExpression:
-    """What one ``next()`` gives: a tuple with one batch per pipeline output, as ``pipe.run()`` did."""
-    if isinstance(value, cst.Tuple):
-        return value
-    if isinstance(value, cst.List):
-        return cst.Tuple(elements=value.elements, lpar=[], rpar=[])
-    return cstutil.one_tuple(value)
-
-
-def _loop_target(target: cst.BaseAssignTargetExpression, outputs: int | None) -> cst.BaseAssignTargetExpression:
-    if isinstance(target, cst.Name) and outputs == 1:
-        return cst.Tuple(elements=[cst.Element(target)])
-    if isinstance(target, cst.List):
-        return cst.Tuple(elements=target.elements, lpar=[], rpar=[])
-    return target
-
-
-def _kw(name: str, value: cst.BaseExpression) -> cst.Arg:
-    return cst.Arg(
-        keyword=cst.Name(name), value=value, equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
-    )
-
-
-def _commas(args: list[cst.Arg]) -> list[cst.Arg]:
-    return [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + args[-1:]
-
-
-def _assign(name: str, value: cst.BaseExpression) -> cst.SimpleStatementLine:
-    return cst.SimpleStatementLine([cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=value)])
-
-
-def _expr_stmt(value: cst.BaseExpression) -> cst.SimpleStatementLine:
-    return cst.SimpleStatementLine([cst.Expr(value)])

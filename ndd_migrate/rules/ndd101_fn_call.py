@@ -36,13 +36,13 @@ RULE = Rule(
             before=(
                 "import nvidia.dali.fn as fn\n\n\n"
                 "def augment(images):\n"
-                "    images = fn.flip(images, horizontal=1)\n"
+                "    images = fn.flip(images, vertical=1)\n"
                 "    return fn.coin_flip(images)\n"
             ),
             after=(
                 "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
                 "def augment(images):\n"
-                "    images = ndd.flip(images, horizontal=1)\n"
+                "    images = ndd.flip(images, vertical=1)\n"
                 "    return ndd.random.coin_flip(images)\n"
             ),
             title="deprecated names become current names",

@@ -57,12 +57,14 @@ class Impl(RuleImpl):
         if cstutil.positional_count(original) or cstutil.has_star(original) or cstutil.kwarg(original, "batch_size"):
             return updated
         fn = self.ctx.enclosing_pipeline()
+        if fn is None and self.ctx.model.explicit_pipelines:
+            return updated  # a graph built by hand stays pipeline-mode code (NDD403)
         if fn is None:
             self.ctx.report(
                 self.code,
                 original,
                 f"`fn.{path}` has no batch input: in dynamic mode it returns one sample unless given `batch_size=`",
-                hint=f"pass `batch_size=` (the pipeline's batch size) to this call",
+                hint="pass `batch_size=` (the pipeline's batch size) to this call",
                 fixed=False,
             )
             return updated

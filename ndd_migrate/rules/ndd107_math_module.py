@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import libcst as cst
 
 from ndd_migrate import names
 from ndd_migrate.catalog import Example, Rule

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate import names
 from ndd_migrate.catalog import Example, Rule
@@ -18,8 +17,8 @@ RULE = Rule(
         "When the migration introduced `ndd.*` (or `np.*`) references, adds `import "
         "nvidia.dali.experimental.dynamic as ndd` (and `import numpy as np`) once, next to the DALI imports, "
         "unless the module already imports them under some name, which is then used. Removes imports of "
-        "`pipeline_def`, `Pipeline`, `nvidia.dali.fn`, `nvidia.dali.math` and `nvidia.dali` that were used "
-        "before the migration and are not any more. Other imports (`types`, plugins, anything else) are left "
+        "`pipeline_def`, `Pipeline`, `nvidia.dali.fn`, `nvidia.dali.ops`, `nvidia.dali.math`, `nvidia.dali.types` and `nvidia.dali` that were used "
+        "before the migration and are not any more. Other imports (plugins, anything else) are left "
         "as they are."
     ),
     why="A migrated module must import what it uses and should not keep pipeline-mode imports alive.",
@@ -42,7 +41,9 @@ RULE = Rule(
     ),
 )
 
-_REMOVABLE = (names.FN, names.PIPELINE_DEF, names.PIPELINE, names.MATH, names.DALI)
+# Removed only when the migration made them unused (used before, not after): `types` loses its
+# last use when NDD512 drops a default such as `dtype=types.FLOAT`.
+_REMOVABLE = (names.FN, names.OPS, names.PIPELINE_DEF, names.PIPELINE, names.MATH, names.DALI, names.TYPES)
 
 
 class Impl(RuleImpl):
@@ -56,10 +57,14 @@ class Impl(RuleImpl):
         body: list = []
         carried: list = []  # comments of removed imports, for the next statement
         anchor = None  # where the DALI imports started
+        gap_lines: list = []  # blank lines/comments above a removed first DALI import
         for stmt in updated.body:
             pruned, is_dali = self._prune(stmt, before, after)
             if is_dali and anchor is None:
                 anchor = len(body)
+                if pruned is None:
+                    gap_lines = list(stmt.leading_lines)  # the new imports take its place
+                    continue
             if pruned is None:
                 carried.extend(stmt.leading_lines)
                 continue
@@ -79,7 +84,15 @@ class Impl(RuleImpl):
             if at < len(body) and _import_key(body[at]) is not None and _starts_block(body, at):
                 stmt = stmt.with_changes(leading_lines=body[at].leading_lines)
                 body[at] = body[at].with_changes(leading_lines=[])
+            elif gap_lines and at == anchor:
+                stmt = stmt.with_changes(leading_lines=gap_lines)
+                gap_lines = []
             body.insert(at, stmt)
+        if gap_lines:  # nothing took the removed import's place: its lines go to what follows
+            if anchor < len(body):
+                body[anchor] = body[anchor].with_changes(leading_lines=[*gap_lines, *body[anchor].leading_lines])
+            else:
+                carried = [*gap_lines, *carried]
         return updated.with_changes(body=body, footer=[*carried, *updated.footer])
 
     def _changed(self, original: cst.Module, updated: cst.Module) -> bool:

@@ -51,7 +51,6 @@ RULE = Rule(
         # rebound to something unknown
         "import nvidia.dali.experimental.dynamic as ndd\n\nb = ndd.random.uniform(batch_size=4)\nb = [1, 2]\nx = b[0]\n",
     ),
-    lint_only=True,
 )
 
 

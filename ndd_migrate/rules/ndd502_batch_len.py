@@ -37,7 +37,6 @@ RULE = Rule(
         ("import nvidia.dali.experimental.dynamic as ndd\n\nb = ndd.random.normal(batch_size=8)\n\n\n"
         "def len(x):\n    return 1\n\n\nn = len(b)\n"),
     ),
-    lint_only=True,
 )
 
 

@@ -47,7 +47,6 @@ RULE = Rule(
         # a Tensor converts fine
         "import numpy as np\nimport nvidia.dali.experimental.dynamic as ndd\n\nt = ndd.random.uniform(shape=[2])\narr = np.asarray(t)\n",
     ),
-    lint_only=True,
 )
 
 

@@ -42,7 +42,6 @@ RULE = Rule(
         "import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/data')\n",
         "import mylib as ndd\n\nreader = ndd.readers.file(file_root='/data')\n",
     ),
-    lint_only=True,
 )
 
 

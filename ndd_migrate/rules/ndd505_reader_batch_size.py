@@ -38,7 +38,6 @@ RULE = Rule(
         "for x, y in reader.next_epoch(batch_size=32):\n    pass\n"),
         "import nvidia.dali.experimental.dynamic as ndd\n\nx = ndd.random.uniform(batch_size=32)\n",
     ),
-    lint_only=True,
 )
 
 

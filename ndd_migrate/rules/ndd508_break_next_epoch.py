@@ -55,7 +55,6 @@ RULE = Rule(
         ("import nvidia.dali.experimental.dynamic as ndd\n\n"
         "while True:\n    for i in range(3):\n        break\n    break\n"),
     ),
-    lint_only=True,
 )
 
 

@@ -49,7 +49,6 @@ RULE = Rule(
         "import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/d')\nif reader:\n    pass\n",
         "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef f(flip=None):\n    if flip:\n        pass\n",
     ),
-    lint_only=True,
 )
 
 _HINT = "test a value (`.item()`, `np.asarray(...)`) or select samples per sample"

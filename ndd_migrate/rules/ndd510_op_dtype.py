@@ -48,11 +48,10 @@ RULE = Rule(
         ),
     ),
     valid=(
-        "import nvidia.dali.experimental.dynamic as ndd\nfrom nvidia.dali import types\n\n"
-        "x = ndd.cast(y, dtype=ndd.float16)\nz = ndd.cast(y, dtype=types.FLOAT)\n",
+        ("import nvidia.dali.experimental.dynamic as ndd\nfrom nvidia.dali import types\n\n"
+        "x = ndd.cast(y, dtype=ndd.float16)\nz = ndd.cast(y, dtype=types.FLOAT)\n"),
         "import numpy as np\n\nx = np.zeros(3, dtype='float32')\n",
     ),
-    lint_only=True,
 )
 
 

@@ -462,7 +462,7 @@ def verify_base(
     """Verify each file in ``paths`` (migrated, in the working tree) against its own text at git
     revision ``rev`` (see :mod:`.gitbase`)."""
     from ndd_migrate.verify.gitbase import git_show
-    from ndd_migrate.verify.loading import read_source
+    from ndd_migrate.verify.loading import python_of, read_source
 
     report = VerifyReport()
     try:
@@ -478,7 +478,7 @@ def verify_base(
     for path in paths:
         try:
             migrated_source = read_source(path)
-            base_source = git_show(path, rev)
+            base_source = python_of(path, git_show(path, rev))
             pairs, missing = _pairs_for(
                 path, base_source, f"{path}@{rev}", path, migrated_source, pipeline
             )

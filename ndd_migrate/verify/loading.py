@@ -125,9 +125,25 @@ def read_source(path: str) -> str:
 
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        return data.decode(encoding)
+        text = data.decode(encoding)
     except (SyntaxError, UnicodeDecodeError) as e:
         raise SetupError("syntax", f"cannot decode {path}: {e}") from None
+    return python_of(path, text)
+
+
+def python_of(path: str, text: str) -> str:
+    """The Python a file runs: a notebook's code cells joined into one module, its IPython lines
+    (``!pip``, ``%matplotlib``) masked as ``pass`` — the module ``migrate`` rewrites, see
+    :mod:`ndd_migrate.notebooks`; line numbers in tracebacks count in that module. Any other file
+    as it is."""
+    if not path.endswith(".ipynb"):
+        return text
+    from ndd_migrate.notebooks import NotebookError, notebook_to_module
+
+    try:
+        return notebook_to_module(text)[0]
+    except NotebookError as e:
+        raise SetupError("syntax", f"cannot read the notebook {path}: {e.message}") from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -244,8 +260,9 @@ def load_module(
     if source is None:
         source = read_source(path)
     filename = display or path
-    if display is not None:
-        # Tracebacks and linecache must show the text that ran, not today's file on disk.
+    if display is not None or path.endswith(".ipynb"):
+        # Tracebacks and linecache must show the text that ran, not today's file on disk (nor a
+        # notebook's JSON).
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     tree = parse_source(source, filename)
     skipped: list[int] = []

@@ -1,0 +1,274 @@
+"""What an ``fn.external_source(source=...)`` in a pipeline function feeds, read from the code alone.
+
+DALI decides at run time how to draw from ``source`` (``_utils/external_source_impl.py``,
+``get_callback_from_source``): a generator function is called once and iterated; otherwise
+``iter(source)`` is tried, and only a source that is not iterable is called, once per batch
+(``batch=True``) or once per sample (``batch=False``), with a ``BatchInfo``/iteration number or a
+``SampleInfo`` when it accepts one positional argument. The migration must choose one of these
+shapes when it writes the code, so it resolves ``source`` statically — a function, a lambda, a
+generator function, an instance of a class of this module with ``__iter__``/``__call__``, a
+literal list — and leaves anything it cannot resolve to a human (NDD421) rather than guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ndd_migrate import cstutil
+
+ITERABLE = "iterable"  # iterated once (or once per epoch with `cycle`)
+GENERATOR = "generator function"  # called once per epoch, then iterated
+CALLABLE = "callable"  # called per batch / per sample
+
+# Arguments that only tune how the pipeline copies or queues the data: nothing to carry over.
+_DROPPED = {"name", "ndim", "no_copy", "blocking", "cuda_stream", "use_copy_kernel",
+            "prefetch_queue_depth", "bytes_per_sample_hint", "preserve", "seed"}
+# Arguments carried to `ndd.as_batch`.
+CARRIED = ("dtype", "layout", "device")
+_KNOWN = {"source", "num_outputs", "batch", "batch_info", "cycle", "parallel", "repeat_last",
+          *_DROPPED, *CARRIED}
+
+
+@dataclass
+class SourceSpec:
+    """A migratable external source: the statement ``targets = fn.external_source(...)``."""
+
+    call: cst.Call
+    index: int  # position of its statement in the function body
+    kind: str
+    takes_info: bool  # a callable with one positional parameter
+    batch: bool
+    batch_info: bool
+    cycle: bool  # "quiet"/True: restart silently at the end of the data
+    targets: list[str]  # one name per output
+
+
+def source_expr(call: cst.Call) -> cst.BaseExpression | None:
+    arg = cstutil.kwarg(call, "source")
+    if arg is not None:
+        return arg.value
+    positional = [a for a in call.args if a.keyword is None]
+    return positional[0].value if positional else None
+
+
+def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
+            index: int | None, has_reader: bool) -> SourceSpec | str:
+    """The spec of ``call`` in pipeline function ``fn_node``, or why it cannot be migrated."""
+    if index is None:
+        return "an external source that is not a statement `outputs = fn.external_source(...)` of its own"
+    if has_reader:
+        return ("a reader and an external source in one pipeline: the reader's epochs wrap while the "
+                "source ends with `StopIteration`; decide how they line up")
+    if cstutil.has_star(call) or any(a.keyword and a.keyword.value not in _KNOWN for a in call.args):
+        return "an external source with arguments the migration does not know"
+    source = source_expr(call)
+    if source is None:
+        return ("no `source=`: the data arrives through `pipe.feed_input(...)`; call `ndd.as_batch(data)` "
+                "where it is fed instead")
+    flags = {}
+    for name, default in (("batch", True), ("batch_info", False), ("parallel", False), ("repeat_last", False)):
+        arg = cstutil.kwarg(call, name)
+        value = default if arg is None else cstutil.literal_value(arg.value)
+        if not isinstance(value, bool):
+            return f"`{name}=` is not a literal True/False"
+        flags[name] = value
+    if flags["parallel"]:
+        return ("`parallel=True` runs the source in worker processes with its own prefetching; dynamic mode "
+                "has no equivalent: call the source in the loop (serially) or feed it from your own "
+                "`multiprocessing` pool")
+    if flags["repeat_last"]:
+        return "`repeat_last=True` repeats data fed by `feed_input`; there is nothing to feed in dynamic mode"
+    cycle = _cycle(call)
+    if isinstance(cycle, str):
+        return cycle
+    targets = _targets(fn_node.body.body[index], call)
+    if isinstance(targets, str):
+        return targets
+    kind, params = classify(source, fn_node, module, index)
+    if kind is None:
+        return ("cannot tell from the code whether `source` is iterable or callable (DALI decides at run "
+                "time); write the loop that draws from it by hand")
+    if cycle and kind == CALLABLE:
+        return "`cycle=` needs an iterable source; DALI rejects it for a callable"
+    if cycle and not flags["batch"]:
+        return "`cycle=` with `batch=False` rewinds in the middle of a batch: write the loop by hand"
+    if kind == CALLABLE and params not in (0, 1):
+        return "a `source` callable must take 0 or 1 positional arguments"
+    return SourceSpec(call, index, kind, kind == CALLABLE and params == 1, flags["batch"],
+                      flags["batch_info"], cycle, targets)
+
+
+def _cycle(call: cst.Call) -> bool | str:
+    arg = cstutil.kwarg(call, "cycle")
+    if arg is None:
+        return False
+    value = cstutil.literal_value(arg.value)
+    if value in (None, False, "no"):
+        return False
+    if value in (True, "quiet"):
+        return True
+    if value == "raise":
+        return ("`cycle=\"raise\"` raises `StopIteration` at every epoch end and goes on after "
+                "`pipe.reset()`; a generator cannot go on after it stops: give the caller one generator "
+                "per epoch")
+    return "`cycle=` is not a literal"
+
+
+def _targets(stmt: cst.CSTNode, call: cst.Call) -> list[str] | str:
+    target = stmt.body[0].targets[0].target
+    arg = cstutil.kwarg(call, "num_outputs")
+    if arg is None:
+        if isinstance(target, cst.Name):
+            return [target.value]
+        return "unpacking the one output of an external source"
+    count = cstutil.literal_value(arg.value)
+    elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else None
+    if (
+        not isinstance(count, int)
+        or elements is None
+        or len(elements) != count
+        or not all(isinstance(e.value, cst.Name) for e in elements)
+    ):
+        return "`num_outputs=` outputs must be unpacked into as many names (`a, b = fn.external_source(...)`)"
+    return [e.value.value for e in elements]
+
+
+def classify(source: cst.BaseExpression, fn_node: cst.FunctionDef, module: cst.Module,
+             index: int) -> tuple[str | None, int | None]:
+    """``(kind, positional parameters of a callable)``, or ``(None, None)`` when unknown."""
+    if isinstance(source, cst.Lambda):
+        return CALLABLE, _positional(source.params)
+    if isinstance(source, (cst.List, cst.Tuple, cst.GeneratorExp, cst.ListComp)):
+        return ITERABLE, None
+    if isinstance(source, cst.Call) and isinstance(source.func, cst.Name):
+        if source.func.value in ("iter", "range", "zip", "enumerate"):
+            return ITERABLE, None
+        found = _definition(source.func.value, fn_node, module, index)
+        if isinstance(found, cst.FunctionDef) and _is_generator(found):
+            return ITERABLE, None  # a generator object
+        if isinstance(found, cst.ClassDef):
+            return _class_kind(found)
+        return None, None
+    if not isinstance(source, cst.Name):
+        return None, None
+    found = _definition(source.value, fn_node, module, index)
+    if isinstance(found, cst.FunctionDef):
+        if _is_generator(found):
+            return GENERATOR, None
+        return CALLABLE, _positional(found.params)
+    if isinstance(found, cst.BaseExpression):  # an assigned value: a lambda, an instance, a list...
+        return classify(found, fn_node, module, index) if not isinstance(found, cst.Name) else (None, None)
+    return None, None
+
+
+def _class_kind(cls: cst.ClassDef) -> tuple[str | None, int | None]:
+    """An instance of a class of this module (no base classes: their methods are unknown)."""
+    if cls.bases:
+        return None, None
+    methods = {
+        s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)
+    }
+    call = methods.get("__call__")
+    if call is not None and _is_generator(call):
+        return GENERATOR, None
+    if "__iter__" in methods:
+        return ITERABLE, None
+    if call is not None:
+        return CALLABLE, _positional(call.params) - 1
+    return None, None
+
+
+def _definition(name: str, fn_node: cst.FunctionDef, module: cst.Module, index: int):
+    """The one binding of ``name``: in the pipeline function's body before ``index``, else at module
+    level. A ``def``/``class`` node or an assigned expression; None when absent or bound twice."""
+    params = fn_node.params
+    if name in {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}:
+        return None  # a parameter: anything may arrive
+    for body in (list(fn_node.body.body)[:index], list(module.body)):
+        found = [b for stmt in body for b in _bindings(stmt, name)]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            return None
+    return None
+
+
+def _bindings(stmt: cst.CSTNode, name: str) -> list:
+    """What ``stmt`` binds ``name`` to: a ``def``/``class`` node, an assigned expression, or None for
+    a binding whose value is unknown (unpacking, ``for``, ``with``, ``import``, ...)."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return [stmt] if stmt.name.value == name else []
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
+        assign = stmt.body[0]
+        if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+            return [assign.value] if assign.targets[0].target.value == name else []
+    finder = _BindingFinder(name)
+    stmt.visit(finder)
+    return [None] * finder.count
+
+
+class _BindingFinder(cst.CSTVisitor):
+    """Counts the places a statement binds one name (targets, imports, nested definitions)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.count = 0
+
+    def _target(self, node: cst.CSTNode | None) -> None:
+        if node is not None:
+            self.count += sum(isinstance(n, cst.Name) and n.value == self.name for n in _walk(node))
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._target(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._target(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._target(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._target(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._target(node.name)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is None:
+            first = node.name
+            while isinstance(first, cst.Attribute):
+                first = first.value
+            self._target(first)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._target(node.name)
+        return False  # its body is another scope
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self._target(node.name)
+        return False
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _positional(params: cst.Parameters) -> int:
+    if params.star_arg is not None and isinstance(params.star_arg, cst.Param):
+        return -1
+    return len(params.posonly_params) + len(params.params)  # DALI counts them all, defaults included
+
+
+def _is_generator(node: cst.FunctionDef) -> bool:
+    """A ``yield`` in the function's own body (not in a nested function or lambda)."""
+    def visit(n: cst.CSTNode) -> bool:
+        if isinstance(n, (cst.Yield)):
+            return True
+        if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and n is not node:
+            return False
+        return any(visit(c) for c in n.children)
+    return visit(node)

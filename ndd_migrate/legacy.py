@@ -1,0 +1,467 @@
+"""Legacy ``Pipeline`` subclasses (``__init__`` creating ``ops.*`` objects, ``define_graph`` calling
+them): what the analysis reads from one, so NDD401/NDD402 can turn it into the generator function
+of docs/target-shape.md ("Legacy `Pipeline` subclasses").
+
+A class is registered in the module model like a ``@pipeline_def`` function (its instances are
+``Kind.PIPELINE``), so the call-site rules (``build()`` removed, ``run()`` → ``next()``, outputs)
+apply to it unchanged. Everything that the rewrite cannot carry over faithfully becomes a
+:class:`~ndd_migrate.analysis.Problem` and the class is left as it is, with a TODO.
+
+Nodes here are *original* nodes: the rules map them to their rewritten counterparts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import QualifiedNameProvider
+
+from ndd_migrate import names, pipeline_args
+from ndd_migrate.analysis import PipelineFunction, Problem
+from ndd_migrate.rules import shape
+from ndd_migrate.rules.tables import OpInfo, fn_path_of_legacy_op, op_info
+
+# ``Pipeline.__init__``'s positional parameters (DALI 2.4.0), in order.
+_POSITIONAL = (
+    "batch_size",
+    "num_threads",
+    "device_id",
+    "seed",
+    "exec_pipelined",
+    "prefetch_queue_depth",
+    "exec_async",
+    "bytes_per_sample",
+    "set_affinity",
+    "max_streams",
+    "default_cuda_stream_priority",
+)
+
+_METHOD_HINTS = {
+    "iter_setup": "`iter_setup` feeds external input (`feed_input`) every iteration: call the ndd ops on "
+    "the data you would feed instead (see NDD42x)",
+}
+
+
+_NO_FORM = {
+    "ExternalSource": "`ops.ExternalSource` has no dynamic-mode form: pass the data you feed to the ndd ops "
+    "directly (see NDD42x)",
+}
+
+
+@dataclass(eq=False)
+class OpObject:
+    """``self.<attr> = ops.<ops_path>(...)`` in ``__init__``."""
+
+    attr: str
+    ops_path: str
+    info: OpInfo
+    ctor: cst.Call
+
+
+@dataclass(eq=False)
+class LegacyPipeline(PipelineFunction):
+    """A ``Pipeline`` subclass; ``node`` is the ``ClassDef``."""
+
+    init: cst.FunctionDef | None = None
+    graph: cst.FunctionDef | None = None
+    settings: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    dropped_settings: list[tuple[str, cst.Arg]] = field(default_factory=list)  # executor-only
+    init_dropped: set[int] = field(default_factory=set)  # __init__ statements that disappear
+    ops: dict[str, OpObject] = field(default_factory=dict)
+    op_calls: dict[cst.Call, OpObject] = field(default_factory=dict)  # self.<op>(...) in define_graph
+    data_attrs: set[str] = field(default_factory=set)  # self.<attr> that become the local <attr>
+    reader_call: cst.Call | None = None
+    other_ops: set[str] = field(default_factory=set)  # operator objects without a dynamic-mode form
+    super_index: int | None = None  # the `super().__init__(...)` statement
+    # Decided by NDD401 before the class's body is rewritten:
+    op_rngs: dict[str, str] = field(default_factory=dict)  # op object with its own seed → its RNG's name
+    ctx_name: str | None = None
+    reader_name: str = "reader"
+    outputs_name: str = "outputs"
+    batches_name: str = "batches"
+
+    def given(self, name: str) -> bool:
+        return name in self.settings
+
+
+def owner(model, function_stack: list[cst.FunctionDef]) -> LegacyPipeline | None:
+    """The legacy pipeline whose ``__init__`` or ``define_graph`` is being visited."""
+    for node in reversed(function_stack):
+        for fn in model.pipelines.values():
+            if isinstance(fn, LegacyPipeline) and (node is fn.init or node is fn.graph):
+                return fn
+    return None
+
+
+def localize(expr: cst.BaseExpression, fn: LegacyPipeline) -> cst.BaseExpression:
+    """``expr`` with ``self.<attr>`` of the class's values read from the local ``<attr>``."""
+    return expr.visit(_Localize(fn.data_attrs))
+
+
+class _Localize(cst.CSTTransformer):
+    def __init__(self, attrs: set[str]) -> None:
+        self.attrs = attrs
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
+        attr = self_attr(original)
+        return cst.Name(attr) if attr in self.attrs else updated
+
+
+def read_class(resolver: cst.MetadataDependent, node: cst.ClassDef, qualname: str, model) -> LegacyPipeline | None:
+    """The legacy pipeline a class defines, or None when it does not derive from ``Pipeline``.
+
+    A class deriving from a legacy pipeline of ``model`` keeps that one as it is: a function cannot
+    be subclassed."""
+    for base in node.bases:
+        for qual in resolver.get_metadata(QualifiedNameProvider, base.value, None) or ():
+            parent = model.pipelines.get(qual.name)
+            if isinstance(parent, LegacyPipeline):
+                parent.problems.append(
+                    Problem("NDD401", parent.node, f"subclassed by `{node.name.value}`: a function cannot be")
+                )
+    if not any(names.dali_name(resolver, base.value) == names.PIPELINE for base in node.bases):
+        return None
+    fn = LegacyPipeline(qualname=qualname, node=node, decorator=None)
+    fn.local_names = _names_in(node)
+    _Reader(resolver, fn).read()
+    return fn
+
+
+class _Reader:
+    def __init__(self, resolver: cst.MetadataDependent, fn: LegacyPipeline) -> None:
+        self.resolver = resolver
+        self.fn = fn
+
+    def problem(self, node: cst.CSTNode, message: str, code: str = "NDD401") -> None:
+        self.fn.problems.append(Problem(code, node, message))
+
+    def read(self) -> None:
+        fn = self.fn
+        body = fn.node.body.body if isinstance(fn.node.body, cst.IndentedBlock) else ()
+        for index, stmt in enumerate(body):
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__" and not stmt.decorators:
+                fn.init = stmt
+            elif isinstance(stmt, cst.FunctionDef) and stmt.name.value == "define_graph" and not stmt.decorators:
+                fn.graph = stmt
+            elif not (index == 0 and is_docstring(stmt)):
+                name = stmt.name.value if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else None
+                self.problem(
+                    stmt,
+                    _METHOD_HINTS.get(name or "", f"`{name}` has no counterpart in a generator function")
+                    if name
+                    else "class-level statements have no counterpart in a generator function",
+                )
+        if fn.node.decorators:
+            self.problem(fn.node, "a decorated `Pipeline` subclass: the decorator expects a class")
+        if fn.init is None or fn.graph is None:
+            self.problem(fn.node, "a `Pipeline` subclass without both `__init__` and `define_graph`")
+            return
+        self.read_init(fn.init)
+        self.read_graph(fn.graph)
+        self.check_names()
+
+    # -- __init__ ------------------------------------------------------------------------------
+    def read_init(self, init: cst.FunctionDef) -> None:
+        params = init.params
+        if not params.params or params.params[0].name.value != "self" or params.posonly_params:
+            self.problem(init, "`__init__` whose first parameter is not `self`")
+            return
+        found_super = False
+        for index, stmt in enumerate(init.body.body):
+            if index == 0 and is_docstring(stmt):
+                self.fn.init_dropped.add(index)
+                continue
+            call = _expr_call(stmt)
+            if call is not None and self.is_super_init(call):
+                found_super = True
+                self.fn.super_index = index
+                self.read_settings(call)
+                continue
+            target, value = _self_assignment(stmt)
+            if target is not None:
+                self.read_attribute(index, stmt, target, value)
+            elif _uses_self(stmt):
+                self.problem(stmt, "this use of `self` in `__init__` has no counterpart in a generator function")
+        if not found_super:
+            self.problem(init, "`__init__` does not call `super().__init__(batch_size, num_threads, device_id, ...)`")
+
+    def is_super_init(self, call: cst.Call) -> bool:
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "__init__"):
+            return False
+        owner = func.value
+        if isinstance(owner, cst.Call) and isinstance(owner.func, cst.Name) and owner.func.value == "super":
+            return True
+        return names.dali_name(self.resolver, owner) == names.PIPELINE
+
+    def read_settings(self, call: cst.Call) -> None:
+        args = list(call.args)
+        if names.dali_name(self.resolver, call.func.value) == names.PIPELINE:
+            args = args[1:]  # Pipeline.__init__(self, ...)
+        for position, arg in enumerate(args):
+            if arg.star:
+                self.problem(arg, "`*args`/`**kwargs` passed to `Pipeline.__init__` cannot be read")
+                continue
+            name = arg.keyword.value if arg.keyword else _POSITIONAL[position] if position < len(_POSITIONAL) else None
+            if name in pipeline_args.PARAMETERS:
+                self.fn.settings[name] = arg.value
+            elif name in pipeline_args.BLOCKING:
+                self.problem(arg, f"`{name}`: {pipeline_args.BLOCKING[name]}")
+            elif name in pipeline_args.EXECUTOR_ONLY or name == "exec_pipelined":
+                self.fn.dropped_settings.append((name, arg))
+            else:
+                self.problem(arg, f"`Pipeline.__init__` argument `{name}` is not understood")
+        if "batch_size" not in self.fn.settings:
+            self.problem(call, "no `batch_size` given to `Pipeline.__init__`")
+
+    def read_attribute(self, index: int, stmt, target: str, value: cst.BaseExpression) -> None:
+        dali = names.dali_name(self.resolver, value.func) if isinstance(value, cst.Call) else None
+        if dali is None or not dali.startswith(names.OPS + "."):
+            self.fn.data_attrs.add(target)
+            if isinstance(value, cst.Name) and value.value == target:
+                self.fn.init_dropped.add(index)  # `self.x = x`: the parameter is the local
+            return
+        ops_path = dali[len(names.OPS) + 1:]
+        info = op_info(fn_path_of_legacy_op(ops_path) or "")
+        self.fn.init_dropped.add(index)
+        if info is None or info.ndd is None:
+            self.fn.other_ops.add(target)
+            self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), code="NDD402")
+        elif any(a.keyword is None for a in value.args):
+            self.problem(stmt, f"`ops.{ops_path}` with positional or `**` arguments cannot be read", code="NDD402")
+        elif target in self.fn.ops:
+            self.problem(stmt, f"`self.{target}` is assigned more than one operator", code="NDD402")
+        else:
+            self.fn.ops[target] = OpObject(target, ops_path, info, value)
+
+    # -- define_graph --------------------------------------------------------------------------
+    def read_graph(self, graph: cst.FunctionDef) -> None:
+        fn = self.fn
+        params = graph.params
+        extra = isinstance(params.star_arg, (cst.Param, cst.ParamStar)) or isinstance(params.star_kwarg, cst.Param)
+        if len(params.params) != 1 or params.kwonly_params or extra:
+            self.problem(graph, "`define_graph` with parameters other than `self`")
+        body = graph.body.body
+        last = body[-1] if body else None
+        if not (
+            isinstance(last, cst.SimpleStatementLine)
+            and isinstance(last.body[0], cst.Return)
+            and last.body[0].value is not None
+        ):
+            self.problem(graph, "`define_graph` does not end with `return <outputs>`")
+        uses = _SelfUses()
+        graph.visit(uses)
+        for ret in uses.returns:
+            if last is None or ret is not last.body[0]:
+                self.problem(ret, "a `return` before the end of `define_graph`")
+        for call, attr in uses.calls:
+            op = fn.ops.get(attr)
+            if op is None and attr in fn.other_ops:
+                continue  # reported where it is created
+            if op is None:
+                self.problem(call, f"`self.{attr}` is not an operator created in `__init__`", code="NDD402")
+                continue
+            if any(a.star for a in call.args):
+                self.problem(call, f"`self.{attr}(*...)`: inputs passed through `*`/`**` cannot be read", code="NDD402")
+            both = _keywords(call) & _keywords(op.ctor)
+            if both:
+                self.problem(call, f"`self.{attr}(...)` repeats constructor arguments: {', '.join(sorted(both))}", code="NDD402")
+            fn.op_calls[call] = op
+            if op.info.reader:
+                self.read_reader_call(body, call)
+        for node, attr in uses.attributes:
+            if attr in fn.ops:
+                self.problem(node, f"operator `self.{attr}` used other than by calling it", code="NDD402")
+            elif attr not in fn.data_attrs and attr not in uses.assigned:
+                self.problem(node, f"`self.{attr}` is not set in this class")
+        fn.data_attrs |= uses.assigned
+        for node in uses.bare_self:
+            self.problem(node, "`self` passed on: the pipeline object no longer exists")
+        for call in uses.fn_calls:
+            info = op_info(names.fn_path(names.dali_name(self.resolver, call.func)) or "")
+            if info is None:
+                continue
+            if info.ndd is None:
+                self.problem(call, f"`fn.{info.fn_path}` has no dynamic-mode form", code="NDD901")
+            elif info.reader:
+                self.problem(call, "an `fn.readers.*` call inside `define_graph`: create it once by hand")
+            elif info.random:
+                fn.random_calls.append(call)
+
+    def read_reader_call(self, body, call: cst.Call) -> None:
+        fn = self.fn
+        if fn.reader_call is not None:
+            self.problem(call, "more than one reader call: decide how their epochs line up")
+            return
+        fn.reader_call = call
+        for index, stmt in enumerate(body):
+            if _assigned_value(stmt) is call:
+                fn.reader_index = index
+                fn.reader_outputs = fn.op_calls[call].info.num_outputs
+                return
+        self.problem(call, "a reader called inside an expression cannot be created once")
+
+    def check_names(self) -> None:
+        """Both methods become one function: a name bound in both would change meaning."""
+        fn = self.fn
+        init_bound = _bound_names(fn.init) | {p.name.value for p in shape.all_params(fn.init.params)[1:]}
+        graph_bound = _bound_names(fn.graph)
+        for name in sorted(init_bound & graph_bound):
+            self.problem(fn.graph, f"`{name}` is bound in both `__init__` and `define_graph`: rename one")
+        for attr in sorted(fn.data_attrs & (init_bound | graph_bound)):
+            trivial = attr in init_bound and attr not in graph_bound and _is_trivial_attr(fn.init, attr)
+            if not trivial:
+                self.problem(fn.node, f"`self.{attr}` would become the local `{attr}`, which is already used")
+        if "batch_size" in (init_bound | graph_bound) and not _is_name(fn.settings.get("batch_size"), "batch_size"):
+            self.problem(fn.init, "`batch_size` names something else than the pipeline's batch size: rename it")
+
+
+# -- small readers -------------------------------------------------------------------------------
+
+
+class _SelfUses(cst.CSTVisitor):
+    """``self.<op>(...)`` calls, other ``self.<attr>`` loads, attributes assigned, bare ``self``,
+    ``return`` statements and other calls (``fn.*``) of ``define_graph``."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[cst.Call, str]] = []
+        self.attributes: list[tuple[cst.Attribute, str]] = []
+        self.assigned: set[str] = set()
+        self.bare_self: list[cst.Name] = []
+        self.returns: list[cst.Return] = []
+        self.fn_calls: list[cst.Call] = []
+        self._handled: set[int] = set()
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.returns.append(node)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        for target in _flatten(node.target):
+            attr = self_attr(target)
+            if attr is not None:
+                self.assigned.add(attr)
+                self._handled.add(id(target))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        attr = self_attr(node.func)
+        if attr is not None:
+            self.calls.append((node, attr))
+            self._handled.add(id(node.func))
+        else:
+            self.fn_calls.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        attr = self_attr(node)
+        if attr is None:
+            return True
+        if id(node) not in self._handled:
+            self.attributes.append((node, attr))
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == "self":
+            self.bare_self.append(node)
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        return False
+
+
+def self_attr(node: cst.CSTNode) -> str | None:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+def _keywords(call: cst.Call) -> set[str]:
+    return {a.keyword.value for a in call.args if a.keyword is not None}
+
+
+def _flatten(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [t for el in target.elements for t in _flatten(el.value)]
+    return [target]
+
+
+def _self_assignment(stmt) -> tuple[str | None, cst.BaseExpression | None]:
+    value = _assigned_value(stmt)
+    if value is None:
+        return None, None
+    return self_attr(stmt.body[0].targets[0].target), value
+
+
+def _assigned_value(stmt) -> cst.BaseExpression | None:
+    if (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Assign)
+        and len(stmt.body[0].targets) == 1
+    ):
+        return stmt.body[0].value
+    return None
+
+
+def _expr_call(stmt) -> cst.Call | None:
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr):
+        value = stmt.body[0].value
+        return value if isinstance(value, cst.Call) else None
+    return None
+
+
+def _uses_self(node: cst.CSTNode) -> bool:
+    finder = _SelfUses()
+    node.visit(finder)
+    return bool(finder.bare_self or finder.attributes or finder.calls or finder.assigned)
+
+
+def is_docstring(stmt) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _is_name(expr, name: str) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == name
+
+
+def _is_trivial_attr(init: cst.FunctionDef, attr: str) -> bool:
+    """Every ``self.<attr> = ...`` in ``__init__`` is ``self.<attr> = <attr>``."""
+    values = [v for t, v in map(_self_assignment, init.body.body) if t == attr]
+    return bool(values) and all(_is_name(v, attr) for v in values)
+
+
+class _Bound(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.names |= {t.value for t in _flatten(node.target) if isinstance(t, cst.Name)}
+
+    def visit_For(self, node: cst.For) -> None:
+        self.names |= {t.value for t in _flatten(node.target) if isinstance(t, cst.Name)}
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.names.add(node.target.value)
+
+
+def _bound_names(fn: cst.FunctionDef) -> set[str]:
+    finder = _Bound()
+    fn.body.visit(finder)
+    return finder.names
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    finder = _Names()
+    node.visit(finder)
+    return finder.names

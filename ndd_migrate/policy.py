@@ -1,0 +1,37 @@
+"""What a run may change: a plain value, standard library only.
+
+It lives apart from :mod:`ndd_migrate.context` (which needs libcst) so that the command line can
+build it before knowing whether any file mentions DALI: a run over files that do not pays nothing
+for libcst (see :mod:`ndd_migrate.runner`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+
+def every_rule(code: str, path: str | None = None) -> bool:
+    """The default selection: every rule (a module-level function, so a Policy pickles to workers)."""
+    return True
+
+
+@dataclass
+class Policy:
+    """What a run may change. ``is_enabled(code)`` is the --select/--ignore/config decision."""
+
+    mode: str = "migrate"  # "migrate" or "check"
+    fix: bool = True
+    unsafe_fixes: bool = True
+    is_enabled: Callable[[str, str], bool] = every_rule  # (code, path) -> selected?
+    # Pipelines that other files of the run define, as ``module.name`` -> migrated? (crossfile.py)
+    imported_pipelines: dict[str, bool] = field(default_factory=dict)
+
+    @classmethod
+    def migrate(cls) -> "Policy":
+        return cls()
+
+    @classmethod
+    def check(cls, fix=False, unsafe_fixes=False, is_enabled=every_rule) -> "Policy":
+        return cls("check", fix, unsafe_fixes, is_enabled)
+

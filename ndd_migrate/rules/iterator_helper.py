@@ -1,0 +1,62 @@
+"""The function a migrated module gets in place of a DALI framework iterator (NDD411).
+
+A ``DALIGenericIterator(pipe, reader_name=...)`` slices the endless stream of ``pipe.run()`` batches
+into epochs by counting samples against the reader's metadata, trimming (PARTIAL), dropping (DROP)
+or carrying over (FILL) the batch that crosses the epoch end, and moving to the next shard each
+epoch. The migrated pipeline yields the same stream (docs/target-shape.md), so the same counting over
+it gives the same batches per epoch. ``HELPER`` is that counting, ported from
+``nvidia/dali/plugin/base_iterator.py`` (DALI 2.4.0) for one pipeline with ``reader_name``; it is
+inserted as source text, so the migrated program needs nothing from ndd-migrate at run time.
+"""
+
+NAME = "dali_iterator_epochs"
+
+HELPER = '''
+def dali_iterator_epochs(stream, meta, output_map, last_batch_policy="fill"):
+    """Per-epoch iterators over ``stream`` giving ``[{name: torch tensor}]`` per batch: the batches a
+    DALIGenericIterator(reader_name=...) gave. ``meta`` is ``reader.get_metadata()``. Written by
+    ndd-migrate (NDD411) after DALI's iterator; run each epoch to its end before taking the next."""
+    shards, total = meta["number_of_shards"], meta["epoch_size"]
+    shard, stick, padded = meta["shard_id"], meta["stick_to_shard"], meta["pad_last_batch"]
+    initial = [(i + 1) * total // shards - i * total // shards for i in range(shards)]
+    sizes, per_shard, counter = list(initial), [0] * shards, 0
+    fill = last_batch_policy == "fill" and not padded
+    size = step = None
+
+    def epoch():
+        nonlocal counter, size, step
+        while size is None or counter < size:
+            batch = next(stream)
+            if size is None:  # the first batch gives the batch size
+                step = batch[0].batch_size
+                if last_batch_policy == "drop":
+                    size = total // shards
+                elif padded:
+                    size = meta["epoch_size_padded"] // shards
+                else:
+                    size = -(-(-(-total // shards)) // step) * step
+            counter += step
+            if last_batch_policy == "drop" and any(p + counter > s for p, s in zip(per_shard, sizes)):
+                return
+            keep = step - (counter - initial[shard]) if last_batch_policy == "partial" else step
+            yield [{name: out.torch()[:keep] for name, out in zip(output_map, batch)}]
+
+    while True:
+        yield epoch()
+        if fill:
+            counter -= min(per_shard)
+            per_shard = [p + counter - s for p, s in zip(per_shard, sizes)]
+            counter = min(per_shard)
+        else:
+            counter = 0
+        if not stick:
+            shard = (shard + 1) % shards
+        if fill:
+            if not stick:
+                sizes = sizes[-1:] + sizes[:-1]
+            size = -(-max(s - p for s, p in zip(sizes, per_shard)) // step) * step
+            if size == 0:  # read so far ahead that the next epoch is done already
+                per_shard, counter = [0] * shards, 0
+                sizes = sizes[-1:] + sizes[:-1]
+                size = -(-max(sizes) // step) * step
+'''

@@ -1,0 +1,297 @@
+"""NDD401 pipeline-subclass: a legacy ``Pipeline`` subclass becomes a dynamic-mode generator function."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate import cstutil, legacy
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules import epoch_shape, shape
+from ndd_migrate.rules.base import RuleImpl
+
+
+_LEGACY_BEFORE = (
+    "import nvidia.dali.ops as ops\n"
+    "from nvidia.dali.pipeline import Pipeline\n\n\n"
+    "class TrainPipe(Pipeline):\n"
+    "    def __init__(self, batch_size, num_threads, device_id, root):\n"
+    "        super().__init__(batch_size, num_threads, device_id, seed=7)\n"
+    "        self.input = ops.readers.File(file_root=root, random_shuffle=True)\n"
+    "        self.decode = ops.decoders.Image(device=\"mixed\")\n"
+    "        self.resize = ops.Resize(device=\"gpu\", resize_x=224, resize_y=224)\n"
+    "        self.coin = ops.random.CoinFlip(probability=0.3)\n\n"
+    "    def define_graph(self):\n"
+    "        self.jpegs, self.labels = self.input(name=\"Reader\")\n"
+    "        images = self.resize(self.decode(self.jpegs))\n"
+    "        return images, self.labels, self.coin()\n\n\n"
+    "pipe = TrainPipe(32, 4, 0, \"/data\")\n"
+    "pipe.build()\n"
+    "images, labels, flips = pipe.run()\n"
+)
+
+_LEGACY_AFTER = (
+    "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+    "def TrainPipe(batch_size, num_threads, device_id, root):\n"
+    "    ndd.set_num_threads(num_threads)\n"
+    "    ctx = ndd.EvalContext(device_id=device_id)\n"
+    "    rng = ndd.random.RNG(seed=7)\n"
+    "    reader = ndd.readers.File(file_root=root, random_shuffle=True, name=\"Reader\")\n"
+    "    while True:\n"
+    "        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n"
+    "            with ctx:\n"
+    "                images = ndd.resize(ndd.decoders.image(jpegs, device=\"gpu\"), device=\"gpu\", resize_x=224, "
+    "resize_y=224)\n"
+    "                outputs = images, labels, ndd.random.coin_flip(probability=0.3, batch_size=batch_size, rng=rng)\n"
+    "            yield outputs\n\n\n"
+    "pipe = TrainPipe(32, 4, 0, \"/data\")\n"
+    "images, labels, flips = next(pipe)\n"
+)
+
+RULE = Rule(
+    code="NDD401",
+    name="pipeline-subclass",
+    summary="a legacy `Pipeline` subclass (`define_graph` + `ops.*` objects) becomes a generator function",
+    what=(
+        "Rewrites `class P(Pipeline)` with `__init__(self, ...)` calling `super().__init__(batch_size, "
+        "num_threads, device_id, seed=...)` and a `define_graph` into a generator function named `P` with "
+        "`__init__`'s parameters, so `pipe = P(...)` keeps working. The pipeline settings become the "
+        "`set_num_threads`/`EvalContext`/`RNG` prologue of docs/target-shape.md, the reader is created once "
+        "and iterated with `next_epoch`, `define_graph`'s body runs once per batch and its return value is "
+        "yielded. `self.x` values become locals. Instances get the call-site rewrites of `@pipeline_def` "
+        "pipelines (`build()` removed, `run()` → `next()`, outputs). A class that cannot be carried over "
+        "faithfully (other methods such as `iter_setup`, a subclass of it, several readers, a reader inside an expression, "
+        "`self` used otherwise, a name bound in both methods, an op with no dynamic-mode form) is left as it "
+        "is, with a TODO saying why."
+    ),
+    why=(
+        "Dynamic mode has no graph to define: a subclass of `Pipeline` keeps every op object alive for "
+        "nothing and cannot be iterated. The generator keeps the constructor's signature and the call order "
+        "of `define_graph`, so random ops draw their states in the same order."
+    ),
+    fix_safety=FixSafety.UNSAFE,
+    fix=(
+        "Changes a class into a function: `isinstance(pipe, P)` and subclasses of `P` break (reported by "
+        "the rules on their uses). Verify the result with `ndd-migrate verify`."
+    ),
+    examples=(
+        Example(title="ops objects become calls, the reader is created once", before=_LEGACY_BEFORE, after=_LEGACY_AFTER),
+        Example(
+            title="external input fed in `iter_setup`: left for a human",
+            before=(
+                "import nvidia.dali.ops as ops\n"
+                "from nvidia.dali.pipeline import Pipeline\n\n\n"
+                "class Fed(Pipeline):\n"
+                "    def __init__(self, batch_size, num_threads, device_id, data):\n"
+                "        super().__init__(batch_size, num_threads, device_id)\n"
+                "        self.source = ops.ExternalSource()\n"
+                "        self.data = data\n\n"
+                "    def define_graph(self):\n"
+                "        self.x = self.source()\n"
+                "        return self.x\n\n"
+                "    def iter_setup(self):\n"
+                "        self.feed_input(self.x, self.data)\n"
+            ),
+            after=(
+                "import nvidia.dali.ops as ops\n"
+                "from nvidia.dali.pipeline import Pipeline\n\n\n"
+                "class Fed(Pipeline):\n"
+                "    def __init__(self, batch_size, num_threads, device_id, data):\n"
+                "        super().__init__(batch_size, num_threads, device_id)\n"
+                "        # TODO(ndd-migrate): NDD402 not migrated: `ops.ExternalSource` has no dynamic-mode form: pass the data you feed "
+                "to the ndd ops directly (see NDD42x); "
+                "rewrite `Fed` by hand (see docs/target-shape.md)\n"
+                "        self.source = ops.ExternalSource()\n"
+                "        self.data = data\n\n"
+                "    def define_graph(self):\n"
+                "        self.x = self.source()\n"
+                "        return self.x\n\n"
+                "    # TODO(ndd-migrate): NDD401 not migrated: `iter_setup` feeds external input (`feed_input`) every "
+                "iteration: call the ndd ops on the data you would feed instead (see NDD42x); rewrite `Fed` by hand "
+                "(see docs/target-shape.md)\n"
+                "    def iter_setup(self):\n"
+                "        self.feed_input(self.x, self.data)\n"
+            ),
+        ),
+    ),
+    valid=(
+        "class Pipeline:\n    pass\n\n\nclass P(Pipeline):\n    def define_graph(self):\n        return 1\n",
+        (
+            "import nvidia.dali.experimental.dynamic as ndd\n\n\nclass Net:\n    def __init__(self):\n"
+            "        self.rng = ndd.random.RNG(seed=1)\n"
+        ),
+    ),
+)
+
+
+class Impl(RuleImpl):
+    rule = RULE
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for fn in self.ctx.model.pipelines.values():
+            if isinstance(fn, legacy.LegacyPipeline):
+                fn.convert = not fn.problems and self.ctx.applies(self.code, fn.node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        """Name the RNGs before ``define_graph``'s calls are rewritten (NDD402, NDD105 use them)."""
+        fn = self._converted(node)
+        if fn is None:
+            return
+        used = set(fn.local_names) | self.ctx.model.module_names
+        if fn.given("seed") and not _is_unset(fn.settings["seed"]):
+            self.ctx.pipeline_rng[fn.qualname] = shape.fresh("rng", used)
+        for op in fn.ops.values():
+            if op.info.random and cstutil.kwarg(op.ctor, "seed") is not None:
+                fn.op_rngs[op.attr] = shape.fresh("rng", used)
+        for call in fn.random_calls:
+            if cstutil.kwarg(call, "seed") is not None:
+                self.ctx.op_rngs[call] = shape.fresh("rng", used)
+        fn.ctx_name = shape.fresh("ctx", used) if _needs_context(fn) else None
+        fn.reader_name = shape.fresh("reader", used)
+        fn.outputs_name = shape.fresh("outputs", used)
+        fn.batches_name = shape.fresh("batches", used)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
+        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        attr = legacy.self_attr(original)
+        if fn is None or not fn.convert or attr not in fn.data_attrs:
+            return updated
+        return cst.Name(attr)
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.BaseStatement:
+        fn = self._converted(original)
+        if fn is None:
+            return updated
+        self.ctx.report(self.code, original.name, f"`Pipeline` subclass `{original.name.value}` → dynamic-mode generator", fixed=True)
+        for name, arg in fn.dropped_settings:
+            self.ctx.report("NDD004", arg, f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True)
+        methods = dict(zip(original.body.body, updated.body.body))
+        init, graph = methods[fn.init], methods[fn.graph]
+        head = [updated.body.body[0]] if legacy.is_docstring(original.body.body[0]) else []
+        loop, reader = self._loop(fn, graph)
+        prologue = self._prologue(fn, init) + ([reader] if reader is not None else [])
+        body = [*prologue, loop]
+        if fn.epochs:  # fed to a framework iterator: docs/target-shape.md, "Framework iterators"
+            body = epoch_shape.body(prologue, loop, fn.reader_name, fn.batches_name)
+        return cst.FunctionDef(
+            name=updated.name,
+            params=init.params.with_changes(params=init.params.params[1:]),
+            body=cst.IndentedBlock([*head, *body]),
+            leading_lines=updated.leading_lines,
+        )
+
+    def _converted(self, node: cst.ClassDef) -> legacy.LegacyPipeline | None:
+        fn = next((p for p in self.ctx.model.pipelines.values() if p.node is node), None)
+        return fn if isinstance(fn, legacy.LegacyPipeline) and fn.convert else None
+
+    # -- the generator's parts ----------------------------------------------------------------
+    def _prologue(self, fn: legacy.LegacyPipeline, init: cst.FunctionDef) -> list:
+        """``__init__``'s own statements, with the pipeline settings where ``super().__init__`` was,
+        then the op objects' own RNGs and the reader."""
+        out: list = []
+        comments: list = []  # of dropped statements (`self.x = ops.X(...)`): kept on what follows
+        for index, stmt in enumerate(init.body.body):
+            if index == fn.super_index:
+                out.extend(self._settings(fn))
+            elif index not in fn.init_dropped:
+                out.append(stmt)
+            else:
+                comments.extend(_comments_of(stmt))
+                continue
+            if comments and out:
+                first = len(out) - (len(self._settings(fn)) if index == fn.super_index else 1)
+                out[first] = out[first].with_changes(leading_lines=[*comments, *out[first].leading_lines])
+                comments = []
+        if comments and out:
+            out[-1] = out[-1].with_changes(leading_lines=[*out[-1].leading_lines, *comments])
+        for attr, name in fn.op_rngs.items():
+            out.append(shape.assign(name, self._rng(legacy.localize(cstutil.kwarg(fn.ops[attr].ctor, "seed").value, fn))))
+        for call, name in self.ctx.op_rngs.items():
+            if call in fn.random_calls:
+                out.append(shape.assign(name, self._rng(cstutil.kwarg(call, "seed").value)))
+        return out
+
+    def _settings(self, fn: legacy.LegacyPipeline) -> list:
+        out: list = []
+        threads = fn.settings.get("num_threads")
+        if threads is not None and not _is_unset(threads):
+            out.append(shape.expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(threads)])))
+        if fn.ctx_name:
+            out.append(shape.assign(fn.ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", fn.settings["device_id"])])))
+        batch = fn.settings["batch_size"]
+        if not (isinstance(batch, cst.Name) and batch.value == "batch_size"):
+            out.append(shape.assign("batch_size", batch))
+        rng = self.ctx.pipeline_rng.get(fn.qualname)
+        if rng:
+            out.append(shape.assign(rng, self._rng(fn.settings["seed"])))
+        return out
+
+    def _rng(self, seed: cst.BaseExpression) -> cst.Call:
+        return cst.Call(self.ctx.ndd("random.RNG"), [shape.kw("seed", seed)])
+
+    def _loop(self, fn: legacy.LegacyPipeline, graph: cst.FunctionDef) -> tuple[cst.While, cst.CSTNode | None]:
+        """``while True: for <reader targets> in reader.next_epoch(...): <define_graph body>; yield``,
+        and the statement creating the reader (None without one)."""
+        body = list(graph.body.body)
+        ret = body.pop()
+        outputs = shape.yield_value(ret.body[0].value)
+        if fn.ctx_name and _has_call(outputs):
+            # Ops in the returned expression run inside the context too; the yield stays outside.
+            body.append(shape.assign(fn.outputs_name, outputs))
+            outputs = cst.Name(fn.outputs_name)
+        yield_stmt = cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)
+        reader_stmt = body.pop(fn.reader_index) if fn.reader_index is not None else None
+        per_batch = shape.strip_blank_head(body)
+        if fn.ctx_name and per_batch:
+            per_batch = [cst.With(items=[cst.WithItem(cst.Name(fn.ctx_name))], body=cst.IndentedBlock(per_batch))]
+        inner = [*per_batch, yield_stmt]
+        creation = None
+        if reader_stmt is not None:
+            assign = reader_stmt.body[0]
+            creation = reader_stmt.with_changes(
+                body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(fn.reader_name))], value=assign.value)]
+            )
+            epoch_args = [shape.kw("batch_size", cst.Name("batch_size"))]
+            if fn.ctx_name:
+                epoch_args.append(shape.kw("ctx", cst.Name(fn.ctx_name)))
+            next_epoch = cst.Call(cst.Attribute(cst.Name(fn.reader_name), cst.Name("next_epoch")), shape.commas(epoch_args))
+            target = shape.loop_target(assign.targets[0].target, fn.reader_outputs)
+            inner = [cst.For(target=target, iter=next_epoch, body=cst.IndentedBlock(inner))]
+        return cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner)), creation
+
+
+def _comments_of(stmt: cst.CSTNode) -> list[cst.EmptyLine]:
+    """The comment lines above a statement and its trailing comment, as lines of their own."""
+    lines = [line for line in getattr(stmt, "leading_lines", ()) if line.comment is not None]
+    trailing = getattr(getattr(stmt, "trailing_whitespace", None), "comment", None)
+    if trailing is not None:
+        lines.append(cst.EmptyLine(comment=trailing))
+    return lines
+
+
+def _has_call(expr: cst.CSTNode) -> bool:
+    found = []
+    expr.visit(_CallFinder(found))
+    return bool(found)
+
+
+class _CallFinder(cst.CSTVisitor):
+    def __init__(self, found: list) -> None:
+        self.found = found
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found.append(node)
+
+
+def _is_unset(expr: cst.BaseExpression) -> bool:
+    """``None`` or ``-1``: pipeline mode's "not set" values for threads, device and seed."""
+    value = cstutil.literal_value(expr)
+    return value is None or (value == -1 and not isinstance(value, bool))
+
+
+def _needs_context(fn: legacy.LegacyPipeline) -> bool:
+    device = fn.settings.get("device_id")
+    if device is None:
+        return False
+    value = cstutil.literal_value(device)
+    return isinstance(value, bool) or value not in (0, None)

@@ -1,0 +1,129 @@
+"""NDD402 ops-object: a call of a legacy ``ops.*`` object becomes the ``ndd`` call with the same arguments."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate import cstutil, legacy
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules.base import RuleImpl
+
+RULE = Rule(
+    code="NDD402",
+    name="ops-object",
+    summary="an `ops.*` object called in `define_graph` becomes one `ndd.*` call",
+    what=(
+        "In a legacy `Pipeline` subclass that NDD401 rewrites, each call of an operator object created in "
+        "`__init__` (`self.resize = ops.Resize(resize_x=224)` + `self.resize(images)`) becomes the `ndd` call "
+        "with the constructor's arguments followed by the call's (`ndd.resize(images, resize_x=224)`). Pre-1.0 "
+        "names (`ops.FileReader`, `ops.ImageDecoder`, `ops.CaffeReader`, `ops.MXNetReader`, `ops.COCOReader`, "
+        "`ops.TFRecordReader`, ...) map to their current `ndd` form; `device=\"mixed\"` becomes `\"gpu\"`; "
+        "arguments dynamic mode rejects are dropped. Random ops get `batch_size=` (without a batch input) and "
+        "`rng=`: the pipeline's RNG, or their own `ndd.random.RNG(seed=...)` when the object was created with "
+        "`seed=`. The reader object becomes the reader created once. Operator objects with no dynamic-mode "
+        "form (`ops.ExternalSource`, `ops.PythonFunction`, ...) keep the class as it is, with a TODO."
+    ),
+    why=(
+        "Dynamic mode has no operator objects: an op is a function called on data. Each call of an `ops` "
+        "object in `define_graph` is one operator instance, so one `ndd` call per call keeps the random-state "
+        "order."
+    ),
+    fix_safety=FixSafety.UNSAFE,
+    fix="Applied together with NDD401.",
+    examples=(
+        Example(
+            title="constructor arguments move to the call",
+            before=(
+                "from nvidia.dali import ops, Pipeline\n\n\n"
+                "class Noise(Pipeline):\n"
+                "    def __init__(self, batch_size):\n"
+                "        super().__init__(batch_size, 1, None)\n"
+                "        self.uniform = ops.Uniform(range=[0.0, 1.0], seed=3)\n"
+                "        self.scale = 2.0\n\n"
+                "    def define_graph(self):\n"
+                "        return self.uniform(shape=[2]) * self.scale\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def Noise(batch_size):\n"
+                "    ndd.set_num_threads(1)\n"
+                "    scale = 2.0\n"
+                "    rng = ndd.random.RNG(seed=3)\n"
+                "    while True:\n"
+                "        yield ndd.random.uniform(range=[0.0, 1.0], shape=[2], batch_size=batch_size, rng=rng) * scale,\n"
+            ),
+        ),
+    ),
+    valid=(
+        "import nvidia.dali.ops as ops\n\nresize = ops.Resize(resize_x=224)\n",
+    ),
+)
+
+
+class Impl(RuleImpl):
+    rule = RULE
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._ctors: dict[cst.Call, cst.Call] = {}  # original op constructor → rewritten (self.x localized, ...)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if fn is None or not fn.convert:
+            return updated
+        if any(original is op.ctor for op in fn.ops.values()):
+            self._ctors[original] = updated
+        if original not in fn.op_calls:
+            return updated
+        op = fn.op_calls[original]
+        info = op.info
+        self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) → `ndd.{info.ndd}(...)`", fixed=True)
+        inputs = [a for a in updated.args if a.keyword is None]
+        ctor = self._ctors.get(op.ctor)  # None when define_graph comes before __init__
+        kwargs = list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, fn)) for a in op.ctor.args]
+        kwargs += [a for a in updated.args if a.keyword is not None]
+        dropped = set(info.dropped_args) | ({"seed"} if info.random else set())
+        args = [_arg(a, info) for a in [*inputs, *kwargs] if a.keyword is None or a.keyword.value not in dropped]
+        call = _layout(cst.Call(self.ctx.ndd(info.ndd), args), multiline=_is_multiline(op.ctor))
+        if info.reader:
+            return call
+        if info.batch_size_arg and not inputs and cstutil.kwarg(call, "batch_size") is None:
+            call = cstutil.add_kwarg(call, "batch_size", cst.Name("batch_size"))
+        rng = fn.op_rngs.get(op.attr) or self.ctx.pipeline_rng.get(fn.qualname)
+        if info.random and rng:
+            call = cstutil.add_kwarg(call, "rng", cst.Name(rng))
+        return call
+
+
+def _arg(arg: cst.Arg, info) -> cst.Arg:
+    """One argument in ``ndd`` spelling: current keyword names, ``"mixed"`` → ``"gpu"``."""
+    if arg.keyword is None:
+        return arg
+    if arg.keyword.value in info.renamed_args:
+        arg = arg.with_changes(keyword=cst.Name(info.renamed_args[arg.keyword.value]))
+    if arg.keyword.value == "device" and cstutil.string_value(arg.value) == "mixed":
+        arg = arg.with_changes(value=cstutil.replace_string(arg.value, "gpu"))
+    return arg
+
+
+def _is_multiline(call: cst.Call) -> bool:
+    return "\n" in cst.Module([]).code_for_node(call)
+
+
+def _layout(call: cst.Call, multiline: bool) -> cst.Call:
+    """Arguments from two places (constructor and call) laid out afresh: on one line, or one per line
+    with a trailing comma when the constructor was written that way."""
+    args = list(call.args)
+    if not args:
+        return call
+    if not multiline:
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args = [a.with_changes(comma=comma, whitespace_after_arg=cst.SimpleWhitespace("")) for a in args]
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return call.with_changes(args=args)
+    inner = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace("    "))
+    outer = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(""))
+    args = [a.with_changes(comma=cst.Comma(whitespace_after=inner), whitespace_after_arg=cst.SimpleWhitespace("")) for a in args]
+    args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=outer))
+    return call.with_changes(args=args, whitespace_before_args=inner)

@@ -1,0 +1,242 @@
+"""NDD411 framework-iterator: a DALI PyTorch iterator becomes per-epoch iterators over the migrated
+pipeline's batches, with the same batches per epoch and last-batch policy."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate import cstutil, iterators
+from ndd_migrate.analysis import Kind
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules import iterator_helper
+from ndd_migrate.rules.base import RuleImpl
+
+POLICIES = {"FILL": "fill", "PARTIAL": "partial", "DROP": "drop"}
+# Iterator arguments that change nothing in the batches of one pipeline with `reader_name`.
+IGNORED = {"reader_name", "auto_reset", "dynamic_shape", "prepare_first_batch", "output_map", "last_batch_policy"}
+
+_BEFORE = (
+    "from nvidia.dali import fn, pipeline_def\n"
+    "from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy\n\n\n"
+    "@pipeline_def(batch_size=8)\n"
+    "def p(root):\n"
+    "    jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n"
+    "    return fn.decoders.image(jpegs), labels\n\n\n"
+    "pipe = p('/data')\n"
+    "loader = DALIClassificationIterator(pipe, reader_name='Reader', last_batch_policy=LastBatchPolicy.PARTIAL)\n"
+    "for epoch in range(2):\n"
+    "    for data in loader:\n"
+    "        images = data[0]['data']\n"
+    "    loader.reset()\n"
+)
+
+_AFTER = (
+    "import nvidia.dali.experimental.dynamic as ndd\n"
+    "from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy\n\n\n"
+    "def p(root, *, batch_size=8):\n"
+    "    reader = ndd.readers.File(file_root=root, name='Reader', max_batch_size=batch_size)\n\n"
+    "    def batches():\n"
+    "        while True:\n"
+    "            for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+    "                yield ndd.decoders.image(jpegs), labels\n\n"
+    "    return reader.get_metadata(), batches()\n\n\n"
+    + iterator_helper.HELPER.lstrip("\n")
+    + "\n\n"
+    "pipe_meta, pipe = p('/data')\n"
+    "loader = dali_iterator_epochs(pipe, pipe_meta, [\"data\", \"label\"], \"partial\")\n"
+    "for epoch in range(2):\n"
+    "    for data in next(loader):\n"
+    "        images = data[0]['data']\n"
+)
+
+RULE = Rule(
+    code="NDD411",
+    name="framework-iterator",
+    summary="a DALI framework iterator wraps a pipeline object; dynamic mode iterates the reader",
+    what=(
+        "Rewrites `DALIGenericIterator(pipe, output_map, reader_name=..., last_batch_policy=...)` and "
+        "`DALIClassificationIterator(...)` (nvidia.dali.plugin.pytorch) over a migrated pipeline into "
+        "`dali_iterator_epochs(pipe, pipe_meta, output_map, policy)`, a generator of epochs inserted into "
+        "the module: each `next()` gives one epoch of `[{name: tensor}]` batches, the batches the iterator "
+        "gave, trimmed (PARTIAL), dropped (DROP) or carried over (FILL) at the epoch end with the reader's "
+        "metadata, shards moving as in DALI. The pipeline call becomes `pipe_meta, pipe = p(...)` "
+        "(docs/target-shape.md, \"Framework iterators\"); `for data in loader` becomes "
+        "`for data in next(loader)` and `loader.reset()` goes. Iterators without `reader_name`, with "
+        "`size=`, over several pipelines, other uses of the iterator (`len(loader)`) and the iterators "
+        "of the other plugins (tf, jax, paddle, mxnet, `DALIRaggedIterator`) are reported."
+    ),
+    why=(
+        "Dynamic mode has no iterator class: a reader gives full batches per epoch that wrap into the "
+        "next one, so an epoch's end must be cut by counting samples, as the DALI iterator did."
+    ),
+    fix_safety=FixSafety.UNSAFE,
+    fix=(
+        "Same batches per epoch as the DALI iterator, tensors from `.torch()` without a `.cpu()` round "
+        "trip (checked against DALI for FILL, PARTIAL and DROP, with and without sharding). The loop "
+        "must run each epoch to its end before taking the next one."
+    ),
+    examples=(
+        Example(
+            title="PARTIAL last batch, per-epoch loop",
+            before=_BEFORE,
+            after=_AFTER,
+        ),
+    ),
+    valid=(
+        "from torch.utils.data import DataLoader\n\nloader = DataLoader([1, 2])\nfor x in loader:\n    pass\n",
+    ),
+)
+
+
+class Impl(RuleImpl):
+    rule = RULE
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.loaders: set[str] = set()
+        self.helper_after: set[str] = set()  # names of pipeline functions the helper goes after
+
+    # -- the pipeline call site: `pipe = p(...)` → `pipe_meta, pipe = p(...)` --------------------
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
+        target = original.targets[0].target if len(original.targets) == 1 else None
+        if not isinstance(target, cst.Name):
+            return updated
+        fn = self.ctx.model.call_sites.get(original.value)
+        if fn is not None and fn.epochs and fn.convert:
+            meta = cst.Element(cst.Name(iterators.meta_name(target.value)), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            pair = cst.Tuple([meta, cst.Element(cst.Name(target.value))], lpar=[], rpar=[])
+            return updated.with_changes(targets=[updated.targets[0].with_changes(target=pair)])
+        if (
+            isinstance(original.value, cst.Call)
+            and self.dali_name(original.value.func) in iterators.TORCH_ITERATORS
+            and isinstance(updated.value, cst.Call)
+            and _is_helper_call(updated.value)
+        ):
+            self.loaders.add(target.value)  # the DALI iterator was rewritten
+        return updated
+
+    # -- the iterator ------------------------------------------------------------------------
+    def leave_Call(self, original: cst.Call, updated: cst.Call):
+        if any(self._is_loader(a.value) for a in original.args):
+            return self._loader_passed(original, updated)
+        dali = self.dali_name(original.func)
+        if dali in iterators.OTHER_ITERATORS:
+            self.ctx.report(
+                self.code, original, f"`{dali.rsplit('.', 1)[-1]}` of `{dali.rsplit('.', 2)[-2]}` has no dynamic-mode form",
+                hint="iterate `reader.next_epoch(batch_size=...)` and convert the batches for the framework "
+                "(e.g. via DLPack); trim the last batch with `reader.get_metadata()['epoch_size']`",
+                fixed=False,
+            )
+            return updated
+        if dali not in iterators.TORCH_ITERATORS:
+            return updated
+        pipe = iterators.epoch_aware(original, dali)
+        fn = self.ctx.converted_kind(pipe, Kind.PIPELINE) if pipe is not None else None
+        why = self._unsupported(original, dali) if fn is not None and fn.epochs else "the pipeline is not migrated as epoch-aware"
+        if why or not self.ctx.applies(self.code, original):
+            if why:
+                self.ctx.report(self.code, original, f"DALI iterator not rewritten: {why}",
+                                hint=f"{why}: iterate the migrated pipeline by hand (docs/target-shape.md, \"Framework iterators\")", fixed=False)
+            return updated
+        self.helper_after.add(fn.node.name.value)
+        self.ctx.report(self.code, original, "DALI iterator → per-epoch iterators over the migrated pipeline", fixed=True)
+        output_map = _output_map(original, dali)
+        policy = self._policy(original)
+        args = [pipe, cst.Name(iterators.meta_name(pipe.value)), output_map]
+        if policy != "fill":
+            args.append(cst.SimpleString(f'"{policy}"'))
+        return cst.Call(cst.Name(iterator_helper.NAME), [cst.Arg(a, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + [cst.Arg(args[-1])])
+
+    def _unsupported(self, call: cst.Call, dali: str) -> str | None:
+        given = {a.keyword.value for a in call.args if a.keyword is not None}
+        positional = sum(a.keyword is None for a in call.args)
+        if "reader_name" not in given:
+            return "without `reader_name` the epoch length is not the reader's"
+        extra = given - IGNORED
+        if extra or positional > (1 if iterators.TORCH_ITERATORS[dali] else 2):
+            return f"arguments {sorted(extra) or 'given by position'} are not handled"
+        if iterators.TORCH_ITERATORS[dali] is None and _output_map(call, dali) is None:
+            return "no `output_map`"
+        if self._policy(call) is None:
+            return "the `last_batch_policy` is not a `LastBatchPolicy` member"
+        return None
+
+    def _policy(self, call: cst.Call) -> str | None:
+        arg = cstutil.kwarg(call, "last_batch_policy")
+        if arg is None:
+            return "fill"
+        name = self.dali_name(arg.value) or ""
+        return POLICIES.get(name.rsplit(".", 1)[-1]) if ".LastBatchPolicy." in name else None
+
+    # -- the loop: `for data in loader` → `for data in next(loader)`; `loader.reset()` goes -------
+    def leave_For(self, original: cst.For, updated: cst.For):
+        it = updated.iter
+        if isinstance(it, cst.Name) and it.value in self.loaders:
+            return updated.with_changes(iter=_next(it))
+        return updated
+
+    def _is_loader(self, node: cst.BaseExpression) -> bool:
+        return isinstance(node, cst.Name) and node.value in self.loaders
+
+    def _loader_passed(self, original: cst.Call, updated: cst.Call):
+        """``f(loader)`` → ``f(next(loader))``: the callee gets one epoch, as it iterated the DALI
+        iterator once; ``len(loader)``, ``next(loader)`` and ``iter(loader)`` meant something else."""
+        func = original.func
+        if isinstance(func, cst.Name) and func.value in ("len", "next", "iter"):
+            self.ctx.report(
+                self.code, original, f"`{func.value}()` of a DALI iterator has no counterpart on the epoch generator",
+                hint="`next(loader)` gives one epoch's iterator; count batches with the reader metadata (`pipe_meta`)",
+                fixed=False,
+            )
+            return updated
+        self.ctx.report(self.code, original, "the iterator passed on becomes one epoch: `next(loader)`", fixed=True)
+        args = [a.with_changes(value=_next(a.value)) if self._is_loader(a.value) else a for a in updated.args]
+        return updated.with_changes(args=args)
+
+    def leave_Attribute(self, original: cst.Attribute, updated):
+        if self._is_loader(original.value) and original.attr.value != "reset":
+            self.ctx.report(
+                self.code, original, f"`.{original.attr.value}` of a DALI iterator has no counterpart on the epoch generator",
+                hint="use the reader metadata (`pipe_meta`) for sizes; `next(loader)` gives one epoch",
+                fixed=False,
+            )
+        return updated
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated):
+        stmt = original.body[0] if len(original.body) == 1 else None
+        call = stmt.value if isinstance(stmt, cst.Expr) else None
+        if (
+            isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "reset"
+            and isinstance(call.func.value, cst.Name) and call.func.value.value in self.loaders
+        ):
+            self.ctx.report(self.code, original, "`loader.reset()` removed: `next(loader)` starts the next epoch", fixed=True)
+            return cst.RemovalSentinel.REMOVE
+        return updated
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module):
+        if not self.helper_after:
+            return updated
+        body = list(updated.body)
+        index = max(i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef) and s.name.value in self.helper_after)
+        helper = cst.parse_module(iterator_helper.HELPER.lstrip("\n")).body[0]
+        helper = helper.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+        return updated.with_changes(body=[*body[: index + 1], helper, *body[index + 1 :]])
+
+
+def _is_helper_call(call: cst.Call) -> bool:
+    return isinstance(call.func, cst.Name) and call.func.value == iterator_helper.NAME
+
+
+def _next(name: cst.Name) -> cst.Call:
+    return cst.Call(cst.Name("next"), [cst.Arg(name)])
+
+
+def _output_map(call: cst.Call, dali: str) -> cst.BaseExpression | None:
+    fixed = iterators.TORCH_ITERATORS[dali]
+    if fixed is not None:
+        return cst.List([cst.Element(cst.SimpleString(f'"{n}"'), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for n in fixed[:-1]] + [cst.Element(cst.SimpleString(f'"{fixed[-1]}"'))])
+    arg = cstutil.kwarg(call, "output_map")
+    if arg is not None:
+        return arg.value
+    return call.args[1].value if len(call.args) > 1 and call.args[1].keyword is None else None

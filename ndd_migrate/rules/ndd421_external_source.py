@@ -1,0 +1,279 @@
+"""NDD421 external-source: ``fn.external_source(source=...)`` becomes the loop that draws from the source.
+
+The external source plays the reader's role in the generator of docs/target-shape.md: the loop
+draws from ``source`` exactly as DALI did (``nvidia/dali/external_source.py``, ``get_batch``) and
+wraps what it gets with ``ndd.as_batch`` (``ndd.ExternalSource`` would take a returned list as ONE
+tensor). ``NDD001`` asks :func:`plan` for the statements; this module reports and documents them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import libcst as cst
+
+from ndd_migrate import cstutil, names
+from ndd_migrate.analysis import PipelineFunction
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.external_source import CALLABLE, CARRIED, GENERATOR, source_expr
+from ndd_migrate.rules.base import RuleImpl
+
+RULE = Rule(
+    code="NDD421",
+    name="external-source",
+    summary="`fn.external_source(source=...)` becomes a loop that draws from the source",
+    what=(
+        "In a pipeline function without a reader, the statement `outputs = fn.external_source(source=S, ...)` "
+        "becomes the loop of the generator: an iterable is iterated (`for outputs in S:`), a generator function "
+        "is called once and iterated, a callable is called once per batch (`batch=True`, with the iteration "
+        "number or `BatchInfo` when it takes an argument and `batch_info=True`) or once per sample "
+        "(`batch=False`, with `SampleInfo(idx_in_epoch, idx_in_batch, iteration, epoch_idx)`); each output is "
+        "wrapped with `ndd.as_batch(..., layout=, dtype=, device=)`. `cycle=True`/`\"quiet\"` restarts the "
+        "iterable forever; otherwise the generator stops where the pipeline raised `StopIteration`. "
+        "Reported for a human: `parallel=True`, `cycle=\"raise\"`, no `source` (`feed_input`), a source "
+        "the code does not show to be iterable or callable (a parameter, an imported object), a reader "
+        "and an external source in one pipeline, several external sources."
+    ),
+    why=(
+        "Dynamic mode has no graph to feed: data from Python enters as `ndd.as_batch(list_of_arrays)`. "
+        "`ndd.ExternalSource` treats a returned list as one tensor, not as a batch."
+    ),
+    fix_safety=FixSafety.UNSAFE,
+    fix=(
+        "The source is resolved from the code (DALI decides at run time). The source is first drawn from "
+        "when the generator starts, not when the pipeline is defined, and nothing is prefetched: a source "
+        "with side effects sees them later. With `cycle`, an iterator whose `__iter__` cannot restart makes "
+        "the migrated loop spin where DALI raised `StopIteration`. `pipe.reset()` after the end has no "
+        "counterpart (NDD005): create a new generator. Verify with `ndd-migrate verify`."
+    ),
+    examples=(
+        Example(
+            title="an iterable that yields batches",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "class Batches:\n"
+                "    def __iter__(self):\n"
+                "        return iter(load_batches())\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def pipe():\n"
+                "    images, labels = fn.external_source(source=Batches(), num_outputs=2, layout=['HWC', ''])\n"
+                "    return images / 255, labels\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "class Batches:\n"
+                "    def __iter__(self):\n"
+                "        return iter(load_batches())\n\n\n"
+                "def pipe(*, batch_size=4):\n"
+                "    feed = Batches()\n"
+                "    for images, labels in feed:\n"
+                "        images = ndd.as_batch(images, layout='HWC')\n"
+                "        labels = ndd.as_batch(labels)\n"
+                "        yield images / 255, labels\n"
+            ),
+        ),
+        Example(
+            title="a per-sample callable with SampleInfo",
+            before=(
+                "import numpy as np\n"
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "def sample(info):\n"
+                "    if info.iteration >= 10:\n"
+                "        raise StopIteration\n"
+                "    return np.full((2,), info.idx_in_epoch, dtype=np.int32)\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def pipe():\n"
+                "    data = fn.external_source(source=sample, batch=False)\n"
+                "    return data + 1\n"
+            ),
+            after=(
+                "import numpy as np\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n"
+                "from nvidia.dali import types\n\n\n"
+                "def sample(info):\n"
+                "    if info.iteration >= 10:\n"
+                "        raise StopIteration\n"
+                "    return np.full((2,), info.idx_in_epoch, dtype=np.int32)\n\n\n"
+                "def pipe(*, batch_size=4):\n"
+                "    iteration = 0\n"
+                "    while True:\n"
+                "        try:\n"
+                "            data = [sample(types.SampleInfo(iteration * batch_size + i, i, iteration, 0)) "
+                "for i in range(batch_size)]\n"
+                "        except StopIteration:\n"
+                "            return\n"
+                "        iteration += 1\n"
+                "        data = ndd.as_batch(data)\n"
+                "        yield data + 1,\n"
+            ),
+        ),
+        Example(
+            title="parallel external source: left for a human",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def pipe(source):\n"
+                "    data = fn.external_source(source=source, parallel=True)\n"
+                "    return data\n"
+            ),
+            after=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def pipe(source):\n"
+                "    # TODO(ndd-migrate): NDD421 not migrated: `parallel=True` runs the source in worker processes "
+                "with its own prefetching; dynamic mode has no equivalent: call the source in the loop (serially) "
+                "or feed it from your own `multiprocessing` pool; rewrite `pipe` by hand (see docs/target-shape.md)\n"
+                "    data = fn.external_source(source=source, parallel=True)\n"
+                "    return data\n"
+            ),
+        ),
+    ),
+    valid=(
+        "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef batches(source):\n"
+        "    for data in source:\n        yield ndd.as_batch(data, layout='HWC')\n",
+    ),
+)
+
+
+@dataclass
+class Plan:
+    """What NDD001 puts in the generator for an external source."""
+
+    prologue: list  # before the loop
+    convert: list  # at the head of the per-batch body: `x = ndd.as_batch(x, ...)`
+    loop: Callable[[list], list]  # the per-batch statements → the loop around them
+
+
+def plan(ctx, fn: PipelineFunction, stmt: cst.SimpleStatementLine, used: set[str], fresh) -> Plan:
+    """The statements that replace ``stmt`` (the updated external-source statement)."""
+    spec = fn.source
+    call = stmt.body[0].value
+    code = cst.Module([]).code_for_node
+    source = code(source_expr(call))
+    prologue: list = []
+    if not isinstance(source_expr(call), (cst.Name, cst.Attribute)) and (spec.batch or spec.kind == CALLABLE):
+        # evaluated once, as when the pipeline was defined (`Counter()` is one object, not one per call)
+        hoisted = fresh("feed", used)
+        prologue.append(cst.parse_statement(f"{hoisted} = {source}\n"))
+        source = hoisted
+    if spec.kind == GENERATOR:
+        source = f"{source}()"
+    ctx.report(RULE.code, spec.call, f"external source ({spec.kind}) → the generator's loop", fixed=True)
+    targets = spec.targets
+    convert = [_as_batch(ctx, call, name, i, len(targets)) for i, name in enumerate(targets)]
+    unpacked = ", ".join(targets)
+
+    if spec.kind != CALLABLE and spec.batch:
+        def loop(inner: list) -> list:
+            body = [cst.parse_statement(f"for {unpacked} in {source}:\n    pass\n").with_changes(
+                body=cst.IndentedBlock(inner))]
+            return [_while_true(body)] if spec.cycle else body
+        return Plan(prologue, convert, loop)
+
+    counter = None
+    if spec.kind != CALLABLE:  # an iterable drawn one sample at a time
+        iterator = fresh("feed", used)
+        prologue.append(cst.parse_statement(f"{iterator} = iter({source})\n"))
+        draw = f"[next({iterator}) for _ in range(batch_size)]"
+    else:
+        counter = fresh("iteration", used) if spec.takes_info else None
+        draw = _callable_draw(ctx, spec, source, counter)
+    if spec.batch:
+        fetch = f"{unpacked} = {draw}"
+    else:
+        samples = targets[0] if len(targets) == 1 else fresh("samples", used)
+        fetch = f"{samples} = {draw}"
+        if len(targets) > 1:
+            convert = [_as_batch(ctx, call, name, i, len(targets), f"[s[{i}] for s in {samples}]")
+                       for i, name in enumerate(targets)]
+    if counter:
+        prologue.append(cst.parse_statement(f"{counter} = 0\n"))
+    head = [cst.parse_statement(f"try:\n    {fetch}\nexcept StopIteration:\n    return\n")]
+    if counter:
+        head.append(cst.parse_statement(f"{counter} += 1\n"))
+    return Plan(prologue, convert, lambda inner: [_while_true([*head, *inner])])
+
+
+def _callable_draw(ctx, spec, source: str, counter: str | None) -> str:
+    """One call per batch, or a list of one call per sample, with DALI's arguments
+    (``_ExternalSourceGroup.callback_args``; the epoch is always 0: the generator ends with it)."""
+    if spec.batch:
+        if counter is None:
+            return f"{source}()"
+        if spec.batch_info:
+            return f"{source}({ctx.types_name()}.BatchInfo({counter}, 0))"
+        return f"{source}({counter})"
+    if counter is None:
+        return f"[{source}() for _ in range(batch_size)]"
+    info = f"{ctx.types_name()}.SampleInfo({counter} * batch_size + i, i, {counter}, 0)"
+    return f"[{source}({info}) for i in range(batch_size)]"
+
+
+def _as_batch(ctx, call: cst.Call, name: str, index: int, outputs: int, value: str | None = None):
+    """``name = ndd.as_batch(value, layout=..., dtype=..., device=...)``; a list-valued argument of a
+    multi-output source gives each output its own element (empty layouts are dropped)."""
+    args = [cst.Arg(cst.parse_expression(value or name))]
+    for arg in call.args:
+        key = arg.keyword.value if arg.keyword else None
+        if key not in CARRIED:
+            continue
+        val = arg.value
+        if outputs > 1 and isinstance(val, (cst.List, cst.Tuple)):
+            val = val.elements[index].value
+        if cstutil.string_value(val) in ("", "cpu") and key in ("layout", "device"):
+            continue
+        args.append(cst.Arg(keyword=cst.Name(key), value=val,
+                            equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
+    args = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + args[-1:]
+    value_call = cst.Call(ctx.ndd("as_batch"), args)
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value_call)])
+
+
+def _while_true(body: list) -> cst.While:
+    return cst.While(test=cst.Name("True"), body=cst.IndentedBlock(body))
+
+
+class Impl(RuleImpl):
+    """Adds ``from nvidia.dali import types`` when the loop needs ``SampleInfo``/``BatchInfo`` and
+    the module has no name for ``nvidia.dali.types`` (NDD301 keeps imports of ``types``)."""
+
+    rule = RULE
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.ctx.dali_types_alias = _types_alias(node)
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        if not self.ctx.needs_types_import:
+            return updated
+        body = list(updated.body)
+        at = max((i + 1 for i, s in enumerate(body) if _is_import(s)), default=0)
+        stmt = cst.parse_statement(f"from nvidia.dali import types{_as(self.ctx.types_name())}\n")
+        return updated.with_changes(body=[*body[:at], stmt, *body[at:]])
+
+
+def _types_alias(module: cst.Module) -> str | None:
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.ImportFrom) and small.module and not isinstance(small.names, cst.ImportStar):
+                if names.dotted(small.module) == names.DALI:
+                    for alias in small.names:
+                        if alias.name.value == "types":
+                            return alias.asname.name.value if alias.asname else "types"
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    if names.dotted(alias.name) == names.TYPES and alias.asname:
+                        return alias.asname.name.value
+    return None
+
+
+def _as(name: str) -> str:
+    return "" if name == "types" else f" as {name}"
+
+
+def _is_import(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)

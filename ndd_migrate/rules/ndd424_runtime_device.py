@@ -1,0 +1,234 @@
+"""NDD424 runtime-device: a pipeline parameter that reaches ``device=`` of a decoder may carry "mixed".
+
+NDD103 rewrites ``device="mixed"`` written at the op. When the op says ``device=device`` and
+``device`` is a parameter of the pipeline function, the "mixed" arrives from the parameter's default
+or from a caller. The choice made here: every literal "mixed" the module shows (the default, the
+call sites' arguments) becomes "gpu", so the migrated code reads as dynamic-mode code; and when some
+value is not a literal (a caller passes a variable, or a caller outside the module may pass "mixed"),
+the migrated function starts with ``device = "gpu" if device == "mixed" else device``, which maps
+every value that was "mixed" to "gpu" whoever passes it.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate import cstutil, names
+from ndd_migrate.analysis import PipelineFunction
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.rules.ndd103_mixed_device import _has_mixed, _to_gpu
+from ndd_migrate.rules.tables import op_info
+
+RULE = Rule(
+    code="NDD424",
+    name="runtime-device",
+    summary='a pipeline parameter passed as `device=` to a decoder may be "mixed": map it to "gpu"',
+    what=(
+        "In a migrated pipeline function, a parameter used as `device=<param>` of an op that has a mixed "
+        "backend (the decoders): a literal \"mixed\" default and literal \"mixed\" arguments at the module's "
+        "call sites become \"gpu\"; when a call site passes something that is not a literal, the function "
+        "starts with `<param> = \"gpu\" if <param> == \"mixed\" else <param>`. A module constant "
+        "(`DEVICE = \"mixed\"`) read only as such a `device=` becomes \"gpu\"; read anywhere else too, it is "
+        "reported."
+    ),
+    why='Dynamic mode rejects `device="mixed"`; a decoder on the GPU is `device="gpu"`.',
+    fix_safety=FixSafety.UNSAFE,
+    fix=(
+        "Callers outside the module are not seen: one that passes \"mixed\" to a function whose values are "
+        "all literals here gets an error from ndd (nothing silent). Code in the function that compares the "
+        "parameter with \"mixed\" sees \"gpu\" after the inserted line."
+    ),
+    examples=(
+        Example(
+            title="literal values: rewritten where they are written",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def pipe(root, device='mixed'):\n"
+                "    jpegs, labels = fn.readers.file(file_root=root)\n"
+                "    return fn.decoders.image(jpegs, device=device), labels\n\n\n"
+                "cpu_pipe = pipe('/data', device='cpu')\n"
+                "gpu_pipe = pipe('/data', device='mixed')\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def pipe(root, device='gpu', *, batch_size=4):\n"
+                "    reader = ndd.readers.File(file_root=root)\n"
+                "    while True:\n"
+                "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+                "            yield ndd.decoders.image(jpegs, device=device), labels\n\n\n"
+                "cpu_pipe = pipe('/data', device='cpu')\n"
+                "gpu_pipe = pipe('/data', device='gpu')\n"
+            ),
+        ),
+        Example(
+            title="a value only known at run time",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def pipe(root, device):\n"
+                "    jpegs, labels = fn.readers.file(file_root=root)\n"
+                "    return fn.decoders.image(jpegs, device=device), labels\n\n\n"
+                "p = pipe('/data', device=DEVICE)\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def pipe(root, device, *, batch_size=4):\n"
+                "    device = \"gpu\" if device == \"mixed\" else device\n"
+                "    reader = ndd.readers.File(file_root=root)\n"
+                "    while True:\n"
+                "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+                "            yield ndd.decoders.image(jpegs, device=device), labels\n\n\n"
+                "p = pipe('/data', device=DEVICE)\n"
+            ),
+        ),
+    ),
+    valid=(
+        "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+        "def decode(jpegs, device='gpu'):\n    return ndd.decoders.image(jpegs, device=device)\n",
+    ),
+)
+
+
+class Impl(RuleImpl):
+    rule = RULE
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._params: dict[PipelineFunction, dict[str, int | None]] = {}  # param → positional index
+        self._normalize: dict[PipelineFunction, list[str]] = {}
+        self._call_args: dict[cst.Arg, PipelineFunction] = {}  # call-site arguments to rewrite
+        self._constants: set[cst.Assign] = set()  # module constants holding "mixed" to rewrite
+
+    def visit_Module(self, node: cst.Module) -> None:
+        device_names: list[str] = []
+        for fn in self.ctx.model.pipelines.values():
+            # Not a legacy Pipeline subclass (its node is the ClassDef; NDD402 spells its devices).
+            if not fn.convert or not isinstance(fn.node, cst.FunctionDef):
+                continue
+            finder = _DeviceNames(self.ctx)
+            fn.node.body.visit(finder)
+            params = self._device_params(fn, finder.found)
+            if params:
+                self._plan(fn, params)
+            device_names += [n for n in finder.found if n not in params]
+        self._plan_constants(node, device_names)
+
+    def _plan_constants(self, module: cst.Module, device_names: list[str]) -> None:
+        """A module constant (``DEVICE = "mixed"``) read only as ``device=`` of decoders in migrated
+        pipelines: its value is rewritten. Read anywhere else, it may mean "mixed" there: left alone."""
+        for stmt in module.body:
+            assign = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+            if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+                    and isinstance(assign.targets[0].target, cst.Name) and _has_mixed(assign.value)):
+                continue
+            name = assign.targets[0].target.value
+            uses = sum(isinstance(n, cst.Name) and n.value == name for n in _walk(module))
+            if name in device_names and uses == 1 + device_names.count(name):
+                self._constants.add(assign)
+            elif name in device_names:
+                self.ctx.report(self.code, assign, f'`{name}` is "mixed" and reaches a decoder\'s `device=`',
+                                hint=f'ndd rejects "mixed": pass "gpu" to the decoder; `{name}` is also read '
+                                     "elsewhere, where it may need to stay \"mixed\"", fixed=False)
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
+        if original not in self._constants:
+            return updated
+        self.ctx.report(self.code, original, 'a constant used as a decoder\'s `device=`: "mixed" → "gpu"', fixed=True)
+        return updated.with_changes(value=_to_gpu(updated.value))
+
+    def _device_params(self, fn: PipelineFunction, found: list[str]) -> dict[str, int | None]:
+        """Parameters used as ``device=`` of an op with a mixed backend, with their positions."""
+        positions = {p.name.value: i for i, p in enumerate([*fn.node.params.posonly_params, *fn.node.params.params])}
+        positions.update({p.name.value: None for p in fn.node.params.kwonly_params})
+        return {name: positions[name] for name in found if name in positions}
+
+    def _plan(self, fn: PipelineFunction, params: dict[str, int | None]) -> None:
+        by_name = {p.name.value: p for p in (*fn.node.params.posonly_params, *fn.node.params.params,
+                                               *fn.node.params.kwonly_params)}
+        for name, position in params.items():
+            values = [by_name[name].default] if by_name[name].default is not None else []
+            for call, target in self.ctx.model.call_sites.items():
+                if target is not fn:
+                    continue
+                arg = cstutil.kwarg(call, name)
+                positional = [a for a in call.args if a.keyword is None]
+                if arg is None and position is not None and position < len(positional):
+                    arg = positional[position]
+                if arg is not None:
+                    values.append(arg.value)
+                    self._call_args[arg] = fn
+            self._params.setdefault(fn, {})[name] = position
+            if not values or any(not _is_literal(v) for v in values):  # nothing known, or a run-time value
+                self._normalize.setdefault(fn, []).append(name)
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        if original not in self._call_args or not _has_mixed(original.value):
+            return updated
+        self.ctx.report(self.code, original, '"mixed" passed on to a decoder\'s `device=` → "gpu"', fixed=True)
+        return updated.with_changes(value=_to_gpu(updated.value))
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        fn = self.ctx.model.by_node.get(original)
+        if fn not in self._params:
+            return updated
+        params = updated.params
+        for name in self._params[fn]:
+            params = _rewrite_default(self, params, name)
+        body = list(updated.body.body)
+        at = 1 if body and _is_docstring(body[0]) else 0
+        lines = [
+            cst.parse_statement(f'{name} = "gpu" if {name} == "mixed" else {name}\n')
+            for name in self._normalize.get(fn, ())
+        ]
+        for name in self._normalize.get(fn, ()):
+            self.ctx.report(self.code, original.name, f'`{name}` may be "mixed" at run time: mapped to "gpu"', fixed=True)
+        return updated.with_changes(params=params, body=updated.body.with_changes(body=[*body[:at], *lines, *body[at:]]))
+
+
+def _rewrite_default(impl: Impl, params: cst.Parameters, name: str) -> cst.Parameters:
+    def fix(group):
+        out = []
+        for p in group:
+            if p.name.value == name and p.default is not None and _has_mixed(p.default):
+                impl.ctx.report(impl.code, p, f'default of `{name}` "mixed" → "gpu"', fixed=True)
+                p = p.with_changes(default=_to_gpu(p.default))
+            out.append(p)
+        return out
+
+    return params.with_changes(posonly_params=fix(params.posonly_params), params=fix(params.params),
+                               kwonly_params=fix(params.kwonly_params))
+
+
+def _is_literal(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.IfExp):
+        return _is_literal(expr.body) and _is_literal(expr.orelse)
+    return isinstance(cstutil.string_value(expr), str)
+
+
+def _is_docstring(stmt: cst.CSTNode) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
+class _DeviceNames(cst.CSTVisitor):
+    """Names passed as ``device=`` to DALI ops that have a mixed backend."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.found: list[str] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        path = names.fn_path(self.ctx.dali_name(node.func))
+        info = op_info(path) if path else None
+        arg = cstutil.kwarg(node, "device")
+        if info and "mixed" in info.backends and arg is not None and isinstance(arg.value, cst.Name):
+            self.found.append(arg.value.value)  # once per use (constants count their uses)
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)

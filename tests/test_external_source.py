@@ -1,0 +1,196 @@
+"""NDD421: external sources migrated into the generator's loop give the pipeline's batches, and stop
+where the pipeline raised ``StopIteration`` — checked by running both sides with real DALI."""
+
+from __future__ import annotations
+
+import types as pytypes
+
+import pytest
+
+from tests.conftest import HAS_DALI, migrate_text
+
+HEADER = "import numpy as np\nfrom nvidia.dali import fn, pipeline_def, types\n\n"
+LIMIT = 12  # batches drawn at most (for sources that never end)
+
+CASES = {
+    "iterable, two outputs, layouts": (
+        "class Batches:\n"
+        "    def __iter__(self):\n"
+        "        for i in range(3):\n"
+        "            yield ([np.full((2, 3), 4 * i + j, dtype=np.uint8) for j in range(4)],\n"
+        "                   np.arange(4 * i, 4 * i + 4, dtype=np.int32).reshape(4, 1))\n\n"
+        "source = Batches()\n\n"
+        "@pipeline_def(batch_size=4, num_threads=1, device_id=None)\n"
+        "def pipe():\n"
+        "    images, labels = fn.external_source(source=source, num_outputs=2, layout=['HW', ''])\n"
+        "    return images * 2, labels\n"
+    ),
+    "generator function, cycle": (
+        "def gen():\n"
+        "    for i in range(3):\n"
+        "        yield [np.array([i, j], dtype=np.float32) for j in range(2)]\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def pipe():\n"
+        "    data = fn.external_source(source=gen, cycle='quiet', dtype=types.FLOAT)\n"
+        "    return data + 1.0\n"
+    ),
+    "callable without argument": (
+        "class Counter:\n"
+        "    def __init__(self):\n"
+        "        self.n = 0\n"
+        "    def __call__(self):\n"
+        "        self.n += 1\n"
+        "        if self.n > 5:\n"
+        "            raise StopIteration\n"
+        "        return np.full((3, 2), self.n, dtype=np.int16)\n\n"
+        "@pipeline_def(batch_size=3, num_threads=1, device_id=None)\n"
+        "def pipe():\n"
+        "    data = fn.external_source(source=Counter())\n"
+        "    return data\n"
+    ),
+    "callable with the iteration number": (
+        "def batch(i):\n"
+        "    if i == 4:\n"
+        "        raise StopIteration\n"
+        "    return [np.array([i, k], dtype=np.int32) for k in range(2)]\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def pipe():\n"
+        "    data = fn.external_source(batch)\n"
+        "    return data\n"
+    ),
+    "callable with BatchInfo": (
+        "def batch(info):\n"
+        "    if info.iteration == 3:\n"
+        "        raise StopIteration\n"
+        "    return [np.array([info.iteration, info.epoch_idx, k], dtype=np.int32) for k in range(2)]\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def pipe():\n"
+        "    data = fn.external_source(source=batch, batch_info=True)\n"
+        "    return data\n"
+    ),
+    "per-sample callable with SampleInfo, two outputs": (
+        "def sample(info):\n"
+        "    if info.idx_in_epoch >= 10:\n"
+        "        raise StopIteration\n"
+        "    v = [info.idx_in_epoch, info.idx_in_batch, info.iteration, info.epoch_idx]\n"
+        "    return np.array(v, dtype=np.int64), np.float32(info.idx_in_epoch)\n\n"
+        "@pipeline_def(batch_size=3, num_threads=1, device_id=None)\n"
+        "def pipe():\n"
+        "    a, b = fn.external_source(source=sample, batch=False, num_outputs=2)\n"
+        "    return a, b * 2\n"
+    ),
+    "per-sample iterable (generator object)": (
+        "def samples():\n"
+        "    for i in range(7):\n"
+        "        yield np.arange(i + 1, dtype=np.uint8)\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def pipe():\n"
+        "    data = fn.external_source(source=samples(), batch=False)\n"
+        "    return data\n"
+    ),
+    "lambda, random op after it": (
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=3)\n"
+        "def pipe():\n"
+        "    data = fn.external_source(lambda: [np.ones((2,), np.float32)] * 2)\n"
+        "    noise = fn.random.uniform(range=[0.0, 1.0])\n"
+        "    return data + noise * 0.0\n"
+    ),
+}
+
+
+def _load(text: str) -> pytypes.ModuleType:
+    module = pytypes.ModuleType("case")
+    exec(compile(text, "case.py", "exec"), module.__dict__)
+    return module
+
+
+def _collect(step) -> list:
+    """Batches as lists of numpy samples, until StopIteration (or LIMIT)."""
+    import numpy as np
+
+    out = []
+    for _ in range(LIMIT):
+        try:
+            batches = step()
+        except StopIteration:
+            out.append("StopIteration")
+            break
+        out.append([[np.asarray(t).tolist() for t in _samples(b)] + [str(_layout(b))] for b in batches])
+    return out
+
+
+def _samples(batch):
+    return [batch.at(i) for i in range(len(batch))] if hasattr(batch, "at") else list(batch.tensors)
+
+
+def _layout(batch):
+    layout = batch.layout
+    return (layout() if callable(layout) else layout) or ""  # no layout: "" in a pipeline, None in ndd
+
+
+def _run_both(text: str):
+    source = HEADER + text
+    migrated, result = migrate_text(source)
+    assert result.error is None and not [d for d in result.diagnostics if d.needs_human], migrated
+    pipe = _load(source).pipe()
+    pipe.build()
+    return _collect(pipe.run), _collect(_load(migrated).pipe().__next__), migrated
+
+
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize("name", CASES)
+def test_same_batches_as_pipeline(name):
+    original, migrated, text = _run_both(CASES[name])
+    assert migrated == original, text
+    assert len(original) > 1
+
+
+def test_iterable_becomes_the_loop():
+    text, _ = migrate_text(HEADER + CASES["iterable, two outputs, layouts"])
+    assert "    for images, labels in source:\n" in text
+    assert "images = ndd.as_batch(images, layout='HW')" in text
+    assert "labels = ndd.as_batch(labels)\n" in text
+
+
+def test_cycle_wraps_the_loop_forever():
+    text, _ = migrate_text(HEADER + CASES["generator function, cycle"])
+    assert "    while True:\n        for data in gen():\n" in text
+    assert "dtype=types.FLOAT" in text
+
+
+def test_types_import_added_when_missing():
+    source = CASES["per-sample callable with SampleInfo, two outputs"]
+    text, _ = migrate_text("import numpy as np\nfrom nvidia.dali import fn, pipeline_def\n\n" + source)
+    assert "from nvidia.dali import types\n" in text
+    assert "types.SampleInfo(iteration * batch_size + i, i, iteration, 0)" in text
+    assert migrate_text(text)[0] == text
+
+
+BLOCKED = {
+    "parallel": ("data = fn.external_source(source=gen, parallel=True)", "`parallel=True`"),
+    "cycle raise": ("data = fn.external_source(source=gen, cycle='raise')", 'cycle="raise"'),
+    "no source": ("data = fn.external_source(name='in')", "feed_input"),
+    "parameter": ("data = fn.external_source(source=src)", "cannot tell from the code"),
+    "reader too": (
+        "jpegs, labels = fn.readers.file(file_root='x')\n    data = fn.external_source(source=gen)",
+        "a reader and an external source",
+    ),
+    "cycle callable": ("data = fn.external_source(source=call, cycle=True)", "needs an iterable source"),
+    "nested": ("data = fn.external_source(source=gen) + 1", "not a statement"),
+}
+
+
+@pytest.mark.parametrize("name", BLOCKED)
+def test_blocked_with_reason(name):
+    statement, reason = BLOCKED[name]
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "def gen():\n    yield [1]\n\n\n"
+        "def call():\n    return [1]\n\n\n"
+        "@pipeline_def(batch_size=2)\n"
+        f"def pipe(src):\n    {statement}\n    return data\n"
+    )
+    text, result = migrate_text(source)
+    todos = [d for d in result.diagnostics if d.code == "NDD421" and d.needs_human]
+    assert todos and reason in todos[0].message, [d.message for d in result.diagnostics]
+    assert "@pipeline_def" in text and "# TODO(ndd-migrate): NDD421" in text

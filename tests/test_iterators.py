@@ -1,0 +1,144 @@
+"""Framework iterators (NDD411, epoch-aware shape, NDD005 metadata): the migrated training loop gives
+the batches the DALI iterator gave, epoch by epoch, for every last-batch policy and sharding."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import HAS_DALI, ROOT, migrate_text
+
+SOURCE = """\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
+
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=None)
+def train_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, seed=7, name="Reader"{reader})
+    images = fn.decoders.image(jpegs)
+    images = fn.resize(images, size=[16, 16])
+    return images, labels
+
+
+pipe = train_pipe(ROOT)
+pipe.build()
+samples = pipe.epoch_size("Reader")
+loader = DALIClassificationIterator(pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.{policy}{auto})
+for epoch in range(3):
+    for i, data in enumerate(loader):
+        SEEN.append((epoch, data[0]["data"].numpy(), data[0]["label"].numpy()))
+{reset}"""
+
+
+def source(policy="PARTIAL", reader="", auto=True):
+    return SOURCE.format(
+        policy=policy, reader=reader, auto=", auto_reset=True" if auto else "", reset="" if auto else "    loader.reset()\n"
+    )
+
+
+def test_iterator_loop_is_rewritten():
+    out, _ = migrate_text(source(auto=False))
+    assert "pipe_meta, pipe = train_pipe(ROOT)" in out
+    assert 'samples = pipe_meta["epoch_size"]' in out
+    assert 'loader = dali_iterator_epochs(pipe, pipe_meta, ["data", "label"], "partial")' in out
+    assert "for i, data in enumerate(next(loader)):" in out
+    assert "reset()" not in out and "TODO" not in out
+    assert "max_batch_size=batch_size" in out and "return reader.get_metadata(), batches()" in out
+    assert migrate_text(out)[0] == out
+
+
+@pytest.mark.parametrize(
+    "call, why",
+    [
+        ("DALIClassificationIterator(pipe)", "without `reader_name`"),
+        ("DALIClassificationIterator(pipe, size=13)", "without `reader_name`"),
+        ("DALIClassificationIterator(pipe, reader_name='R', fill_last_batch=False)", "fill_last_batch"),
+        ("DALIClassificationIterator(pipe, reader_name='R', last_batch_policy=POLICY)", "not a `LastBatchPolicy`"),
+        ("DALIGenericIterator(pipe, reader_name='R')", "no `output_map`"),
+    ],
+)
+def test_unsupported_iterators_are_reported(call, why):
+    text = source().replace(
+        'DALIClassificationIterator(pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True)',
+        call,
+    ).replace("import DALIClassificationIterator", "import DALIClassificationIterator, DALIGenericIterator")
+    out, result = migrate_text(text)
+    found = [d for d in result.diagnostics if d.code == "NDD411"]
+    assert found and not found[0].fixed and why in found[0].hint
+    assert "dali_iterator_epochs" not in out
+
+
+def test_other_framework_iterators_are_reported():
+    text = (
+        "from nvidia.dali.plugin.jax import DALIGenericIterator\n\n"
+        "it = DALIGenericIterator(make(), ['x'], reader_name='R')\n"
+    )
+    out, result = migrate_text(text)
+    assert [d.code for d in result.diagnostics if not d.fixed] == ["NDD411"]
+    assert "TODO(ndd-migrate): NDD411" in out
+
+
+def test_pipeline_without_iterator_keeps_the_generator_shape():
+    text = source().split("pipe = train_pipe")[0] + "pipe = train_pipe(ROOT)\nout = pipe.run()\n"
+    out, _ = migrate_text(text)
+    assert "get_metadata" not in out and "max_batch_size" not in out
+
+
+CASES = [
+    (policy, reader)
+    for policy in ("FILL", "PARTIAL", "DROP")
+    for reader in ("", ", num_shards=2, shard_id=1", ", num_shards=3, shard_id=0, stick_to_shard=True",
+                   ", num_shards=2, shard_id=0, pad_last_batch=True")
+]
+
+
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize("policy, reader", CASES)
+def test_same_batches_per_epoch_as_dali_iterator(policy, reader, tmp_path):
+    pytest.importorskip("torch")
+    from fixtures.datasets import make_jpeg
+
+    root = str(make_jpeg(tmp_path))
+    original = source(policy, reader, auto=policy != "DROP")
+    migrated, _ = migrate_text(original)
+    assert "dali_iterator_epochs" in migrated and "TODO" not in migrated, migrated
+    expected, got = (_run_program(text, root, tmp_path / name) for name, text in (("a", original), ("b", migrated)))
+    assert [(e, len(lab)) for e, _, lab in got] == [(e, len(lab)) for e, _, lab in expected]
+    for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):
+        assert images_a.shape == images_b.shape and (images_a == images_b).all()
+        assert (labels_a == labels_b).all()
+
+
+_RUNNER = """
+import pickle, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+scope = {"ROOT": sys.argv[2], "SEEN": [], "__name__": "case"}
+exec(compile(text, "case.py", "exec"), scope)
+with open(sys.argv[3], "wb") as f:
+    pickle.dump(scope["SEEN"], f)
+"""
+
+
+def _run_program(text: str, root: str, workdir) -> list:
+    """Run one test program in its own process and return what it recorded in ``SEEN``.
+
+    Each side gets a fresh process: a DALI pipeline and dynamic-mode worker threads sharing one
+    test process were seen to deadlock inside DALI (``SetupAndRun`` never returning) under load.
+    A process that hangs is retried once, then the test fails with DALI's stack dump.
+    """
+    workdir.mkdir()
+    program, out = workdir / "case.py", workdir / "seen.pkl"
+    program.write_text(text, encoding="utf-8")
+    command = [sys.executable, "-X", "faulthandler", "-c", _RUNNER, str(program), root, str(out)]
+    run = lambda: subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    try:
+        done = run()
+    except subprocess.TimeoutExpired:
+        done = run()
+    assert done.returncode == 0, done.stderr[-3000:]
+    with open(out, "rb") as f:
+        return pickle.load(f)

@@ -1,0 +1,338 @@
+"""Legacy ``Pipeline`` subclasses (NDD401/NDD402) and hand-built pipelines (NDD403).
+
+The fixture ``fixtures/legacy_classification`` is proven equal by ``verify`` in
+``test_verify_fixtures.py``; here: each piece of the rewrite, and each reason to leave a class alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import ROOT, migrate_text
+
+HEADER = "import nvidia.dali.fn as fn\nimport nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+
+
+def legacy(init: str, graph: str, extra: str = "", signature: str = "batch_size, num_threads, device_id") -> str:
+    def indent(text: str) -> str:
+        return "".join(f"        {line}\n" for line in text.strip("\n").splitlines())
+
+    return (
+        f"{HEADER}class P(Pipeline):\n    def __init__(self, {signature}):\n{indent(init)}\n"
+        f"    def define_graph(self):\n{indent(graph)}{extra}"
+    )
+
+
+def migrate(source: str) -> tuple[str, list]:
+    out, result = migrate_text(source)
+    assert result.error is None
+    again, _ = migrate_text(out)
+    assert again == out, "a second run must change nothing"
+    return out, result.diagnostics
+
+
+def todos(out: str) -> list[str]:
+    return [line.strip() for line in out.splitlines() if "TODO(ndd-migrate)" in line]
+
+
+def test_fixture_golden_is_engine_output():
+    source = (ROOT / "fixtures/legacy_classification/pipeline.py").read_text(encoding="utf-8")
+    out, diagnostics = migrate(source)
+    assert out == (ROOT / "fixtures/legacy_classification/migrated.py").read_text(encoding="utf-8")
+    assert not [d for d in diagnostics if d.needs_human]
+
+
+def test_docs_example_is_engine_output():
+    text = (ROOT / "docs/target-shape.md").read_text(encoding="utf-8")
+    section = text[text.index("## Legacy `Pipeline` subclasses"):text.index("## How `verify`")]
+    before, after = re.findall(r"```python\n(.*?)```", section, re.DOTALL)[:2]
+    out, _ = migrate(before)
+    assert _non_blank(out) == _non_blank(after)  # the page separates definitions by one blank line
+
+
+def _non_blank(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def test_settings_positional_and_executor_only_dropped():
+    out, diagnostics = migrate(
+        legacy(
+            "Pipeline.__init__(self, batch_size, num_threads, device_id, 5, True, 3)\nself.u = ops.random.Uniform()",
+            "return self.u()",
+        )
+    )
+    assert "def P(batch_size, num_threads, device_id):" in out
+    assert "ndd.set_num_threads(num_threads)" in out
+    assert "ctx = ndd.EvalContext(device_id=device_id)" in out
+    assert "rng = ndd.random.RNG(seed=5)" in out
+    # Ops in the returned expression run inside the context; the yield stays outside it.
+    assert "with ctx:\n            outputs = ndd.random.uniform(batch_size=batch_size, rng=rng),\n        yield outputs\n" in out
+    dropped = sorted(d.message for d in diagnostics if d.code == "NDD004")
+    assert dropped == [
+        "`exec_pipelined` has no dynamic-mode counterpart: dropped",
+        "`prefetch_queue_depth` has no dynamic-mode counterpart: dropped",
+    ]
+
+
+def test_literal_settings_and_batch_size_binding():
+    out, _ = migrate(
+        legacy(
+            "super(P, self).__init__(batch_size=16, num_threads=None, device_id=0)\nself.u = ops.Uniform(range=[0, 1])",
+            "return self.u()",
+            signature="root",
+        )
+    )
+    assert "def P(root):\n    batch_size = 16\n    while True:" in out
+    assert "set_num_threads" not in out and "EvalContext" not in out and "RNG" not in out
+    assert "ndd.random.uniform(range=[0, 1], batch_size=batch_size)," in out
+
+
+@pytest.mark.parametrize(
+    "ops_class,ndd_class",
+    [
+        ("FileReader", "readers.File"),
+        ("CaffeReader", "readers.Caffe"),
+        ("MXNetReader", "readers.MXNet"),
+        ("COCOReader", "readers.COCO"),
+        ("TFRecordReader", "readers.TFRecord"),
+        ("readers.File", "readers.File"),
+    ],
+)
+def test_pre_1_0_reader_names(ops_class, ndd_class):
+    out, _ = migrate(
+        legacy(
+            f"super().__init__(batch_size, num_threads, device_id)\nself.input = ops.{ops_class}(path='x')",
+            "data, labels = self.input(name='Reader')\nreturn data, labels",
+        )
+    )
+    assert f"reader = ndd.{ndd_class}(path='x', name='Reader')" in out
+    assert "for data, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):" in out
+
+
+def test_op_objects_keep_call_order_and_get_their_own_rng():
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id, seed=1)\n"
+            "self.flip = ops.CoinFlip(probability=0.3, seed=9)\n"
+            "self.angle = ops.Uniform(range=[-10.0, 10.0])\n"
+            "self.rotate = ops.Rotate(device='gpu')\n"
+            "self.decode = ops.ImageDecoder(device='mixed')\n",
+            "images = self.decode(fn.random.uniform(shape=[4]))\n"
+            "b = self.flip()\n"
+            "a = self.flip()\n"
+            "return self.rotate(images, angle=self.angle()), a, b",
+        )
+    )
+    body = out[out.index("def P"):]
+    assert "    rng = ndd.random.RNG(seed=1)\n    rng_2 = ndd.random.RNG(seed=9)\n" in body
+    expected = [
+        # an fn.* call in define_graph gets the @pipeline_def rewrites (batch_size, the pipeline's rng)
+        "images = ndd.decoders.image(ndd.random.uniform(shape=[4], batch_size=batch_size, rng=rng), device='gpu')",
+        # one ndd call per call of the object, in define_graph's order, from the object's own RNG
+        "b = ndd.random.coin_flip(probability=0.3, batch_size=batch_size, rng=rng_2)",
+        "a = ndd.random.coin_flip(probability=0.3, batch_size=batch_size, rng=rng_2)",
+        # with a batch input no batch_size; the argument call first, as Python evaluates it
+        (
+            "outputs = ndd.rotate(images, device='gpu', angle=ndd.random.uniform(range=[-10.0, 10.0], "
+            "batch_size=batch_size, rng=rng)), a, b"
+        ),
+    ]
+    lines = [line.strip() for line in body.splitlines()]
+    assert [line for line in lines if line in expected] == expected
+
+
+def test_values_on_self_become_locals():
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.root = root\n"
+            "self.mean = [1.0, 2.0]\n"
+            "self.input = ops.readers.Numpy(file_root=self.root)",
+            "self.data = self.input()\nreturn fn.normalize(self.data, mean=self.mean[0])",
+            signature="batch_size, num_threads, device_id, root",
+        )
+    )
+    assert "self" not in out
+    assert "    mean = [1.0, 2.0]\n    reader = ndd.readers.Numpy(file_root=root)\n" in out
+    assert "root = root" not in out
+    assert "for (data,) in reader.next_epoch(" in out
+    assert "outputs = ndd.normalize(data, mean=mean[0])," in out
+
+
+def test_multiline_constructor_gives_multiline_call():
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.norm = ops.Normalize(\n    mean=1.0,\n    stddev=2.0,\n)",
+            "return self.norm(fn.random.normal(shape=[3]))",
+        )
+    )
+    assert (
+        "            outputs = ndd.normalize(\n"
+        "                ndd.random.normal(shape=[3], batch_size=batch_size),\n"
+        "                mean=1.0,\n"
+        "                stddev=2.0,\n"
+        "            ),\n"
+    ) in out
+
+
+def test_call_sites_rewritten():
+    source = legacy(
+        "super().__init__(batch_size, num_threads, device_id)\nself.u = ops.Uniform(range=[0, 1])",
+        "return self.u()",
+    ) + "\n\npipe = P(8, 2, 0)\npipe.build()\nout = pipe.run()\nprint(len(out[0]), pipe.epoch_size())\n"
+    out, diagnostics = migrate(source)
+    assert "pipe = P(8, 2, 0)\n" in out and "pipe.build()" not in out
+    assert "out = next(pipe)" in out and "out[0].batch_size" in out
+    assert {d.code for d in diagnostics if d.needs_human} == {"NDD005"}
+    assert "import nvidia.dali.ops" not in out and "Pipeline" not in out.replace("NDD", "")
+
+
+BLOCKED = {
+    "iter_setup": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.u = ops.Uniform()",
+            "return self.u()",
+            extra="\n    def iter_setup(self):\n        pass\n",
+        ),
+        "NDD401 not migrated: `iter_setup` feeds external input",
+    ),
+    "two readers": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.a = ops.readers.Numpy(file_root='a')\nself.b = ops.readers.Numpy(file_root='b')",
+            "x = self.a()\ny = self.b()\nreturn x, y",
+        ),
+        "more than one reader call",
+    ),
+    "reader in an expression": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.a = ops.readers.Numpy(file_root='a')",
+            "return fn.cast(self.a(), dtype=1)",
+        ),
+        "a reader called inside an expression",
+    ),
+    "name in both methods": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nx = 1\nself.u = ops.Uniform(range=[0, x])",
+            "x = self.u()\nreturn x",
+        ),
+        "`x` is bound in both `__init__` and `define_graph`",
+    ),
+    "self passed on": (
+        legacy("super().__init__(batch_size, num_threads, device_id)", "return helper(self)"),
+        "`self` passed on",
+    ),
+    "unknown attribute": (
+        legacy("super().__init__(batch_size, num_threads, device_id)", "return self.missing"),
+        "`self.missing` is not set in this class",
+    ),
+    "repeated argument": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.u = ops.Uniform(range=[0, 1])",
+            "return self.u(range=[0, 2])",
+        ),
+        "repeats constructor arguments: range",
+    ),
+    "external source": (
+        legacy("super().__init__(batch_size, num_threads, device_id)\nself.s = ops.ExternalSource()", "return self.s()"),
+        "`ops.ExternalSource` has no dynamic-mode form",
+    ),
+    "subclassed": (
+        legacy("super().__init__(batch_size, num_threads, device_id)", "return 1")
+        + "\n\nclass Q(P):\n    pass\n",
+        "subclassed by `Q`: a function cannot be",
+    ),
+    "no super call": (
+        legacy("self.u = ops.Uniform()", "return self.u()"),
+        "does not call `super().__init__",
+    ),
+    "batch_size names something else": (
+        legacy(
+            "super().__init__(32, num_threads, device_id)\nself.u = ops.Uniform()",
+            "return self.u()",
+            signature="batch_size, num_threads, device_id",
+        ),
+        "`batch_size` names something else",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BLOCKED))
+def test_left_for_a_human(case):
+    source, reason = BLOCKED[case]
+    out, diagnostics = migrate(source)
+    assert "class P(Pipeline):" in out, "the class must stay"
+    assert any(reason in line for line in todos(out)), todos(out)
+    assert any(d.needs_human for d in diagnostics)
+    assert "ndd." not in out.split("class P")[1], "nothing inside the class may be rewritten"
+
+
+def test_unconverted_class_keeps_mixed_device():
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.d = ops.ImageDecoder(device='mixed')",
+            "return self.d(fn.random.uniform())",
+            extra="\n    def iter_setup(self):\n        pass\n",
+        )
+    )
+    assert "ops.ImageDecoder(device='mixed')" in out
+    assert "fn.random.uniform()" in out
+
+
+def test_noqa_on_the_class_keeps_it():
+    source = legacy(
+        "super().__init__(batch_size, num_threads, device_id)\nself.u = ops.Uniform()", "return self.u()"
+    ).replace("class P(Pipeline):", "class P(Pipeline):  # noqa: NDD401")
+    out, _ = migrate(source)
+    assert out == source
+
+
+def test_hand_built_pipeline_is_reported_and_left_in_pipeline_mode():
+    source = (
+        "from nvidia.dali import Pipeline, fn\n\n"
+        "pipe = Pipeline(batch_size=8, num_threads=2, device_id=0)\n"
+        "with pipe:\n"
+        "    data = fn.random.uniform(range=[0, 1])\n"
+        "    pipe.set_outputs(data)\n"
+        "pipe.build()\n"
+        "out = pipe.run()\n"
+    )
+    out, diagnostics = migrate(source)
+    assert out.replace(out.splitlines()[2] + "\n", "", 1) == source
+    assert todos(out) == [todos(out)[0]] and todos(out)[0].startswith("# TODO(ndd-migrate): NDD403 move the statements")
+    assert [d.code for d in diagnostics] == ["NDD403"]
+
+
+def test_fed_to_a_framework_iterator_gets_the_epoch_shape():
+    source = legacy(
+        "super().__init__(batch_size, num_threads, device_id)\nself.input = ops.readers.Numpy(file_root='x')",
+        "(data,) = self.input(name='Reader')\nreturn data",
+    ).replace(HEADER, HEADER.replace("\n\n\n", "\nfrom nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n\n"))
+    source += "\n\npipe = P(8, 2, 0)\npipe.build()\nit = DALIGenericIterator(pipe, ['data'], reader_name='Reader')\n"
+    out, _ = migrate(source)
+    assert "    reader = ndd.readers.Numpy(file_root='x', name='Reader', max_batch_size=batch_size)\n" in out
+    assert "    def batches():\n" in out and "    return reader.get_metadata(), batches()\n" in out
+    assert "pipe_meta, pipe = P(8, 2, 0)\n" in out
+
+
+def test_comments_on_removed_op_objects_are_kept():
+    source = (
+        "from nvidia.dali.pipeline import Pipeline\n"
+        "import nvidia.dali.ops as ops\n\n\n"
+        "class P(Pipeline):\n"
+        "    def __init__(self, batch_size, num_threads, device_id, root):\n"
+        "        super().__init__(batch_size, num_threads, device_id)\n"
+        "        # the reader\n"
+        "        self.input = ops.readers.File(file_root=root)\n"
+        "        self.flip = ops.Flip(vertical=1)  # flip it\n"
+        "        self.x = 3\n\n"
+        "    def define_graph(self):\n"
+        "        jpegs, labels = self.input()\n"
+        "        return self.flip(jpegs), labels\n"
+    )
+    out, _ = migrate(source)
+    assert "# the reader" in out and "# flip it" in out
+    assert "ndd.flip(jpegs, vertical=1)" in out

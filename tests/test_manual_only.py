@@ -1,0 +1,108 @@
+"""Constructs only a pipeline-mode pipeline can serve (NDD902-904): reported with what to do
+instead, and the pipeline function they need is left in pipeline mode."""
+
+from __future__ import annotations
+
+from tests.conftest import migrate_text
+
+HEAD = (
+    "from nvidia.dali import fn, pipeline_def\n\n\n"
+    "@pipeline_def(batch_size=2)\n"
+    "def p():\n"
+    "    return fn.random.uniform()\n\n\n"
+)
+
+
+def codes(result):
+    return sorted(d.code for d in result.diagnostics if d.needs_human)
+
+
+def test_serialize_through_a_factory_blocks_the_conversion():
+    source = HEAD + "def make():\n    pipe = p()\n    return pipe\n\n\nproto = make().serialize()\n"
+    out, result = migrate_text(source)
+    assert "@pipeline_def(batch_size=2)" in out
+    assert codes(result) == ["NDD902"]
+    (diag,) = result.diagnostics
+    assert diag.line == 14 and "keep it in pipeline mode" in diag.hint
+
+
+def test_tf_serialize_pipeline_blocks_the_conversion():
+    source = (
+        "import nvidia.dali.plugin.tf as dali_tf\n" + HEAD + "proto = dali_tf.serialize_pipeline(p())\n"
+    )
+    out, result = migrate_text(source)
+    assert "@pipeline_def" in out and codes(result) == ["NDD902"]
+
+
+def test_serialized_pipeline_argument_is_reported():
+    source = (
+        "import nvidia.dali.plugin.tf as dali_tf\n\n"
+        "it = dali_tf.DALIIteratorWrapper(serialized_pipeline=proto, batch_size=8)\n"
+    )
+    out, result = migrate_text(source)
+    assert codes(result) == ["NDD902"]
+    assert "# TODO(ndd-migrate): NDD902 dynamic mode cannot load a serialized pipeline" in out
+
+
+def test_deserialize_through_the_pipeline_module_is_reported():
+    source = "import nvidia.dali.pipeline as pl\n\npipe = pl.Pipeline.deserialize(serialized_pipeline=s)\n"
+    _, result = migrate_text(source)
+    assert codes(result) == ["NDD902"]  # one finding for the call, none more for its argument
+
+
+def test_serialize_of_other_objects_is_not_reported():
+    source = HEAD + "class M:\n    def serialize(self):\n        return ''\n\n\nM().serialize()\n"
+    out, result = migrate_text(source)
+    assert "def p(*, batch_size=2):" in out and codes(result) == []
+
+
+def test_autoserialize_through_a_module_alias_blocks_the_conversion():
+    source = (
+        "import nvidia.dali.plugin.triton as triton\n"
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "@triton.autoserialize\n"
+        "@pipeline_def(batch_size=2)\n"
+        "def p():\n"
+        "    return fn.random.uniform()\n"
+    )
+    out, result = migrate_text(source)
+    assert out == source.replace(
+        "@triton.autoserialize",
+        "# TODO(ndd-migrate): NDD903 not migrated: `@autoserialize` exports it to Triton's DALI backend, "
+        "which loads a serialized pipeline; keep it in pipeline mode for the Triton model; migrate a copy "
+        "for Python code that only runs it\n@triton.autoserialize",
+    )
+    assert codes(result) == ["NDD903"]
+
+
+def test_tf_dataset_with_inputs_blocks_the_conversion_of_a_positional_pipeline():
+    source = (
+        "import nvidia.dali.plugin.tf as dali_tf\n" + HEAD
+        + "pipe = p()\nds = dali_tf.experimental.DALIDatasetWithInputs(pipe, input_datasets={})\n"
+    )
+    out, result = migrate_text(source)
+    assert "@pipeline_def" in out and codes(result) == ["NDD904"]
+
+
+def test_tf_dataset_over_an_unknown_pipeline_is_reported_at_the_call():
+    source = "from nvidia.dali.plugin.tf import DALIDataset\n\nds = DALIDataset(pipeline=build(), batch_size=8)\n"
+    out, result = migrate_text(source)
+    assert codes(result) == ["NDD904"]
+    assert "`tf.data.Dataset.from_generator`" in result.diagnostics[0].hint
+
+
+def test_other_pipelines_of_the_module_are_still_migrated():
+    source = HEAD.replace("def p", "def q") + HEAD.split("\n\n\n", 1)[1] + "q().serialize()\npipe = p()\n"
+    out, result = migrate_text(source)
+    assert "def q():" in out and "def p(*, batch_size=2):" in out
+    assert codes(result) == ["NDD902"]
+
+
+def test_serializing_a_name_bound_to_two_pipelines_blocks_both():
+    source = (
+        HEAD + HEAD.split("\n\n\n", 1)[1].replace("def p", "def q")
+        + "pipe = p()\npipe = q()\npipe.serialize()\n"
+    )
+    out, result = migrate_text(source)
+    assert out.count("@pipeline_def") == 2
+    assert codes(result) == ["NDD902", "NDD902"]

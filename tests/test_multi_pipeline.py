@@ -1,0 +1,197 @@
+"""Several pipelines per file, pipeline factories, and pipelines run in another module than the
+one that defines them (NDD006, NDD007, ndd_migrate/crossfile.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ndd_migrate import crossfile, runner
+from ndd_migrate.policy import Policy
+from tests.conftest import migrate_text
+
+PIPE = (
+    "from nvidia.dali import fn, pipeline_def\n\n\n"
+    "@pipeline_def(batch_size=2)\n"
+    "def train_pipe():\n"
+    "    return fn.random.uniform()\n"
+)
+MIGRATED_PIPE = (
+    "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+    "def train_pipe(*, batch_size=2):\n"
+    "    while True:\n"
+    "        yield ndd.random.uniform(batch_size=batch_size),\n"
+)
+USE = "pipe.build()\nout = pipe.run()\n"
+USED = "out = next(pipe)\n"
+
+
+def needs_human(result):
+    return sorted(d.code for d in result.diagnostics if d.needs_human)
+
+
+# -- factories in one file -------------------------------------------------------------------
+
+
+def test_a_factory_that_returns_the_call_is_followed():
+    out, result = migrate_text(PIPE + "\n\ndef make():\n    return train_pipe()\n\n\npipe = make()\n" + USE)
+    assert out.endswith("pipe = make()\n" + USED)
+    assert needs_human(result) == []
+
+
+def test_a_factory_of_a_factory_is_followed():
+    source = PIPE + (
+        "\n\ndef make(bs):\n    pipe = train_pipe(batch_size=bs)\n    return pipe\n"
+        "\n\ndef make_default():\n    return make(8)\n\n\npipe = make_default()\n"
+    ) + USE
+    out, _ = migrate_text(source)
+    assert out.endswith("pipe = make_default()\n" + USED)
+
+
+def test_a_factory_choosing_between_two_pipelines_is_followed():
+    source = PIPE + PIPE.split("\n\n\n", 1)[1].replace("train_pipe", "val_pipe") + (
+        "\n\ndef make(train):\n    if train:\n        return train_pipe()\n    return val_pipe()\n"
+        "\n\npipe = make(False)\n"
+    ) + USE
+    out, result = migrate_text(source)
+    assert out.endswith("pipe = make(False)\n" + USED)
+    assert [d.line for d in result.diagnostics if d.code == "NDD006"] == [12]  # reported at the factory
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [
+        "def make(flag):\n    if flag:\n        return train_pipe()\n    return None\n",
+        "def make(flag):\n    if flag:\n        return train_pipe()\n",  # falls off the end: None
+        "def make(flag):\n    yield 1\n    return train_pipe()\n",  # a generator
+    ],
+)
+def test_a_pipeline_returned_on_some_paths_only_is_reported_and_callers_left(factory):
+    out, result = migrate_text(PIPE + "\n\n" + factory + "\n\npipe = make(True)\n" + USE)
+    assert out.endswith("pipe = make(True)\n" + USE)
+    assert needs_human(result) == ["NDD006"]
+
+
+def test_a_factory_of_a_kept_pipeline_changes_nothing():
+    source = PIPE.replace("def train_pipe():", "def train_pipe():  # noqa: NDD001") + (
+        "\n\ndef make():\n    return train_pipe()\n\n\npipe = make()\n"
+    ) + USE
+    out, result = migrate_text(source)
+    assert out == source and "NDD006" not in needs_human(result)
+
+
+# -- several pipelines in one file ------------------------------------------------------------
+
+
+def test_batches_of_two_pipelines_under_one_name_are_rewritten_when_both_are_migrated():
+    two = PIPE + PIPE.split("\n\n\n", 1)[1].replace("train_pipe", "val_pipe")
+    tail = "\n\nt = train_pipe()\nv = val_pipe()\n(x,) = t.run()\n(x,) = v.run()\nn = len(x)\n"
+    out, _ = migrate_text(two + tail)
+    assert out.endswith("(x,) = next(t)\n(x,) = next(v)\nn = x.batch_size\n")
+    kept = two.replace("def val_pipe():", "def val_pipe():  # noqa: NDD001")
+    out, _ = migrate_text(kept + tail)
+    assert out.endswith("(x,) = next(t)\n(x,) = v.run()\nn = len(x)\n")  # `x` may be a TensorList
+
+
+# -- across modules ---------------------------------------------------------------------------
+
+
+def write_tree(root, files):
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return [root / name for name in files]
+
+
+FACTORY = (
+    "from pkg.train import train_pipe\n\n\ndef make_pipe(bs):\n    pipe = train_pipe(batch_size=bs)\n    return pipe\n"
+)
+
+
+@pytest.mark.parametrize(
+    "imports,call",
+    [
+        ("from train import train_pipe\n", "train_pipe()"),
+        ("import pkg.train as t\n", "t.train_pipe()"),
+        ("from pkg import train\n", "train.train_pipe()"),
+        ("from pkg.factory import make_pipe\n", "make_pipe(4)"),  # a factory that imports the pipeline
+    ],
+)
+def test_call_sites_in_another_module_follow_the_migration(tmp_path, cli, imports, call):
+    main = imports + "\npipe = " + call + "\n" + USE
+    write_tree(tmp_path, {"pkg/train.py": PIPE, "pkg/factory.py": FACTORY, "pkg/main.py": main})
+    result = cli("migrate", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "pkg/train.py").read_text() == MIGRATED_PIPE
+    assert (tmp_path / "pkg/main.py").read_text() == main.replace(USE, USED)
+
+
+def test_relative_imports_inside_a_package_are_followed(tmp_path):
+    main = "from .train import train_pipe\n\npipe = train_pipe()\n" + USE
+    paths = write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/train.py": PIPE, "pkg/main.py": main})
+    summary = runner.run(paths, Policy.migrate())
+    assert summary.results[2].new_source == main.replace(USE, USED)
+    assert summary.results[2].old_source == main
+
+
+def test_without_the_defining_module_the_call_sites_are_reported(tmp_path):
+    main = "from train import train_pipe\n\npipe = train_pipe()\n" + USE
+    (path,) = write_tree(tmp_path, {"main.py": "import nvidia.dali  # noqa: F401\n" + main})
+    (result,) = runner.run([path], Policy.check()).results
+    hints = [d.hint for d in result.diagnostics if d.code == "NDD007"]
+    assert hints == [
+        "if `train_pipe` of `train` is migrated (a generator function), remove `pipe.build()`; migrate "
+        "both files in one run to have it done",
+        "if `train_pipe` of `train` is migrated (a generator function), `pipe.run()` → `next(pipe)`; "
+        "migrate both files in one run to have it done",
+    ]
+
+
+def test_an_imported_pipeline_that_stays_in_pipeline_mode_changes_nothing(tmp_path):
+    train = PIPE + "\n\ntrain_pipe().serialize()\n"  # NDD902 keeps it a pipeline
+    main = "from train import train_pipe\n\npipe = train_pipe()\n" + USE
+    paths = write_tree(tmp_path, {"train.py": train, "main.py": main})
+    summary = runner.run(paths, Policy.check())
+    assert [d.code for d in summary.results[1].diagnostics] == []  # neither rewritten nor NDD007
+
+
+def test_a_name_two_files_define_differently_is_not_rewritten(tmp_path):
+    kept = PIPE + "\n\ntrain_pipe().serialize()\n"
+    main = "from train import train_pipe\n\npipe = train_pipe()\n" + USE
+    paths = write_tree(tmp_path, {"a/train.py": PIPE, "b/train.py": kept, "main.py": main})
+    summary = runner.run(paths, Policy.migrate())
+    assert not summary.results[2].changed
+
+
+def test_module_names_are_every_importable_suffix_of_the_path():
+    assert crossfile.module_names("/src/my-repo/pkg/sub/train.py")[:3] == ["train", "sub.train", "pkg.sub.train"]
+    assert "my-repo.pkg.sub.train" not in crossfile.module_names("/src/my-repo/pkg/sub/train.py")
+    assert crossfile.module_names("/src/pkg/__init__.py")[0] == "pkg"
+
+
+def test_lookup_accepts_relative_qualified_names():
+    assert crossfile.lookup({"train.train_pipe": True}, "..train.train_pipe") is True
+    assert crossfile.lookup({"train.train_pipe": True}, "other.train_pipe") is None
+
+
+def test_only_files_importing_a_module_that_migrated_a_pipeline_are_run_again():
+    modules = {"train"}
+    assert crossfile.imports_any(b"import os\nfrom pkg.train import train_pipe\n", modules)
+    assert crossfile.imports_any(b"from pkg import train, val\n", modules)
+    assert crossfile.imports_any(b'   "from .train import make\\n",\n', modules)  # a notebook's JSON
+    assert not crossfile.imports_any(b"from pkg import training\n", modules)
+    assert not crossfile.imports_any(b"x = train_pipe()  # from train import\n", modules)
+    assert not crossfile.imports_any(b"import train\n", set())
+
+
+def test_an_epoch_aware_pipeline_is_not_exported(tmp_path):
+    """Its migrated function returns (metadata, batches): importers are reported, not rewritten."""
+    reader = "    data, _ = fn.readers.file(file_root='d', name='R')\n    return data"
+    train = PIPE.replace("    return fn.random.uniform()", reader) + (
+        "\n\npipe = train_pipe()\nn = pipe.epoch_size('R')\n"
+    )
+    main = "import nvidia.dali  # noqa: F401\nfrom train import train_pipe\n\npipe = train_pipe()\n" + USE
+    paths = write_tree(tmp_path, {"train.py": train, "main.py": main})
+    summary = runner.run(paths, Policy.check())
+    assert summary.results[0].pipelines == {}
+    assert [d.code for d in summary.results[1].diagnostics] == ["NDD007", "NDD007"]

@@ -1,0 +1,143 @@
+"""Running over many files: files without DALI cost no libcst, each file is read once, results keep
+the order of the files, and worker processes are used only when they pay off."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ndd_migrate import engine, runner
+from ndd_migrate.catalog import all_rules, rule_codes
+from ndd_migrate.policy import Policy
+
+PIPELINE = (
+    "from nvidia.dali import pipeline_def, fn\n"
+    "\n"
+    "\n"
+    "@pipeline_def(batch_size=2)\n"
+    "def p(root):\n"
+    "    data = fn.readers.numpy(file_root=root)\n"
+    "    return data\n"
+)
+PLAIN = "import os\n\n\ndef cwd():\n    return os.getcwd()\n"
+
+# Runs the CLI in a fresh interpreter and prints which heavy modules it imported.
+_LOADED = """
+import json, sys
+from ndd_migrate.cli import main
+sys.argv = ["ndd-migrate", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+heavy = ("libcst", "rich", "ndd_migrate.engine", "ndd_migrate.context", "ndd_migrate.rules.ndd")
+print(json.dumps(sorted({m for m in sys.modules for h in heavy if m == h or m.startswith(h)})))
+"""
+
+
+def loaded_modules(*args) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED, *map(str, args)], capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_check_over_files_without_dali_never_imports_libcst_or_the_rules(tmp_path):
+    for i in range(3):
+        (tmp_path / f"m{i}.py").write_text(PLAIN)
+    assert loaded_modules("check", "--select", "NDD1", tmp_path) == []
+
+
+def test_migrate_over_files_without_dali_never_imports_libcst(tmp_path):
+    (tmp_path / "m.py").write_text(PLAIN)
+    assert not [m for m in loaded_modules("migrate", "--check", tmp_path) if "rich" not in m]
+
+
+def test_a_file_with_dali_does_load_the_engine(tmp_path):
+    # The control for the two tests above: the probe does see libcst when it is needed.
+    (tmp_path / "m.py").write_text(PLAIN)
+    (tmp_path / "p.py").write_text(PIPELINE)
+    modules = loaded_modules("check", tmp_path)
+    assert "libcst" in modules and "ndd_migrate.engine" in modules
+
+
+def test_each_file_is_read_once_and_its_bytes_handed_to_the_engine(tmp_path, monkeypatch):
+    # The files exist only behind the runner's `open`: any second read would fail.
+    contents = {str(tmp_path / "p.py"): PIPELINE.encode(), str(tmp_path / "m.py"): PLAIN.encode()}
+    opened = []
+
+    def fake_open(path, mode="r"):
+        assert mode == "rb"
+        opened.append(path)
+        return io.BytesIO(contents[path])
+
+    monkeypatch.setattr(runner, "open", fake_open, raising=False)
+    summary = runner.run(list(contents), Policy.check(), jobs=1)
+    assert sorted(opened) == sorted(contents)
+    processed, skipped = summary.results
+    assert processed.error is None and {d.code for d in processed.diagnostics} >= {"NDD001"}
+    assert skipped.skipped and not skipped.diagnostics
+
+
+def test_results_keep_the_order_of_the_files_with_unreadable_ones_as_errors(tmp_path):
+    a, b, missing, c = (tmp_path / name for name in ("a.py", "b.py", "gone.py", "c.py"))
+    a.write_text(PIPELINE)
+    b.write_text(PLAIN)
+    c.write_text(PIPELINE)
+    results = runner.run([a, b, missing, c], Policy.check(), jobs=1).results
+    assert [r.path for r in results] == [str(a), str(b), str(missing), str(c)]
+    assert [r.skipped for r in results] == [False, True, False, False]
+    assert results[2].error is not None and "cannot read" in results[2].error.message
+    assert results[0].diagnostics and results[3].diagnostics
+
+
+@pytest.mark.parametrize(
+    ("count", "jobs", "forked", "expected"),
+    [
+        (1, 2, True, 1),
+        (3, 2, True, 1),  # one file each does not pay for a second process
+        (4, 2, True, 2),
+        (100, 8, True, 8),
+        (10, 8, False, 1),  # a spawned worker re-imports libcst: it needs more files
+        (16, 8, False, 2),
+    ],
+)
+def test_worker_processes_only_when_enough_files_pay_for_them(count, jobs, forked, expected):
+    assert engine.worker_count(count, jobs, forked=forked) == expected
+
+
+def test_rule_codes_come_from_module_names_and_match_the_catalogue():
+    assert rule_codes() == tuple(rule.code for rule in all_rules())
+
+
+def test_check_without_fix_reports_the_same_findings_as_check_with_fix():
+    # `check` alone skips generating the rewrite it would throw away; the findings are the same.
+    plain = engine.transform(PIPELINE, "p.py", Policy.check())
+    fixing = engine.transform(PIPELINE, "p.py", Policy.check(fix=True, unsafe_fixes=True))
+    assert plain.new_source is None and not plain.changed and fixing.changed
+    assert [(d.code, d.line, d.column) for d in plain.diagnostics] == [
+        (d.code, d.line, d.column) for d in fixing.diagnostics
+    ]
+    assert not any(d.fixed for d in plain.diagnostics)
+
+
+def test_qualified_names_on_demand_equal_libcsts_provider():
+    # The engine replaces libcst's whole-tree QualifiedNameProvider pass with a lookup on demand:
+    # every node of real code must get the same names.
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, QualifiedNameProvider
+
+    from tests.conftest import FIXTURES
+
+    for path in sorted(FIXTURES.glob("*/*.py")):
+        module = cst.parse_module(path.read_text(encoding="utf-8"))
+        eager = MetadataWrapper(module, unsafe_skip_copy=True).resolve(QualifiedNameProvider)
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        engine._qualified_names_on_demand(wrapper)
+        lazy = wrapper.resolve(QualifiedNameProvider)
+        for node, names in eager.items():
+            assert set(names() if callable(names) else names) == set(lazy[node]), (path, node)
