@@ -91,6 +91,8 @@ class Dispatcher(cst.CSTTransformer):
             self.ctx.statement_stack.append(node)
         if node_type is cst.FunctionDef:
             self.ctx.function_stack.append(node)
+        elif node_type is cst.Import or node_type is cst.ImportFrom:
+            self.ctx.in_import = True
         todos = self.ctx.pending_todos.pop(node, None)
         if todos and self.ctx.statement_stack:
             self.ctx.statement_todos.setdefault(self.ctx.statement_stack[-1], []).extend(todos)
@@ -122,6 +124,8 @@ class Dispatcher(cst.CSTTransformer):
                 break  # a rule turned the node into something else: other rules' hooks no longer apply
         if node_type is cst.FunctionDef:
             self.ctx.function_stack.pop()
+        elif node_type is cst.Import or node_type is cst.ImportFrom:
+            self.ctx.in_import = False
         if _is_statement(node_type):
             self.ctx.statement_stack.pop()
             todos = self.ctx.statement_todos.pop(original, None)

@@ -58,25 +58,11 @@ RULE = Rule(
 class Impl(RuleImpl):
     rule = RULE
 
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        self._in_import = 0
-
-    def visit_Import(self, node) -> None:
-        self._in_import += 1
-
-    def leave_Import(self, original, updated):
-        self._in_import -= 1
-        return updated
-
-    visit_ImportFrom = visit_Import
-    leave_ImportFrom = leave_Import
-
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         return self._rewrite(original, updated)
 
     def leave_Name(self, original: cst.Name, updated: cst.BaseExpression) -> cst.BaseExpression:
-        return self._rewrite(original, updated) if not self._in_import else updated
+        return self._rewrite(original, updated) if not self.ctx.in_import else updated
 
     def _rewrite(self, original, updated):
         path = names.fn_path(self.dali_name(original))

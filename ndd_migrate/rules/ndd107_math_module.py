@@ -38,25 +38,11 @@ RULE = Rule(
 class Impl(RuleImpl):
     rule = RULE
 
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        self._in_import = 0
-
-    def visit_Import(self, node) -> None:
-        self._in_import += 1
-
-    def leave_Import(self, original, updated):
-        self._in_import -= 1
-        return updated
-
-    visit_ImportFrom = visit_Import
-    leave_ImportFrom = leave_Import
-
     def leave_Attribute(self, original, updated):
         return self._rewrite(original, updated)
 
     def leave_Name(self, original, updated):
-        return updated if self._in_import else self._rewrite(original, updated)
+        return updated if self.ctx.in_import else self._rewrite(original, updated)
 
     def _rewrite(self, original, updated):
         func = names.math_function(self.dali_name(original))

@@ -48,22 +48,8 @@ RULE = Rule(
 class Impl(FlowRule):
     rule = RULE
 
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        self._in_import = 0
-
-    def visit_Import(self, node) -> None:
-        self._in_import += 1
-
-    def leave_Import(self, original, updated):
-        self._in_import -= 1
-        return updated
-
-    visit_ImportFrom = visit_Import
-    leave_ImportFrom = leave_Import
-
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
-        if self._in_import:
+        if self.ctx.in_import:
             return updated
         path = ndd_path(self.ctx, original)
         info = reader_info(path)
