@@ -143,13 +143,7 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
 
     with NddLowering() if lowered else contextlib.nullcontext():
         status("loading")
-        loaded = load_module(
-            spec.path, source=spec.source, display=spec.display, mode=settings.load_mode
-        )
-        result["user_files"].append(loaded.filename)
-        func = find_function(loaded, spec.function, kind="migrated")
-        kwargs, notes = call_kwargs(func, settings, device_id, f"migrated `{spec.function}`")
-        result["notes"].extend(notes)
+        func, kwargs = _load_side(spec, settings, device_id, "migrated", result)
 
         def start():
             gen = func(*settings.args, **kwargs)
@@ -256,13 +250,7 @@ def run_original(job: dict, result: dict, status: Status) -> None:
 
     with lowering if lowering else contextlib.nullcontext():
         status("loading")
-        loaded = load_module(
-            spec.path, source=spec.source, display=spec.display, mode=settings.load_mode
-        )
-        result["user_files"].append(loaded.filename)
-        func = find_function(loaded, spec.function, kind="original")
-        kwargs, notes = call_kwargs(func, settings, device_id, f"original `{spec.function}`")
-        result["notes"].extend(notes)
+        func, kwargs = _load_side(spec, settings, device_id, "original", result)
 
         def check_lowering():
             if lowering and lowering.no_cpu_backend:
@@ -447,6 +435,18 @@ def main(argv: list[str]) -> int:
         sys.stderr.flush()
         # DALI's thread pools and pipelines may take long to tear down; the result is written.
         os._exit(0)
+
+
+def _load_side(spec, settings, device_id, kind: str, result: dict):
+    """Load one side's module and function and its call arguments; record the file and notes.
+
+    Shared by both sides so they are loaded, and report problems, the same way."""
+    loaded = load_module(spec.path, source=spec.source, display=spec.display, mode=settings.load_mode)
+    result["user_files"].append(loaded.filename)
+    func = find_function(loaded, spec.function, kind=kind)
+    kwargs, notes = call_kwargs(func, settings, device_id, f"{kind} `{spec.function}`")
+    result["notes"].extend(notes)
+    return func, kwargs
 
 
 if __name__ == "__main__":  # pragma: no cover - run as a subprocess
