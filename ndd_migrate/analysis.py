@@ -14,6 +14,8 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
 from ndd_migrate import checkpoints, crossfile, external_source, iterators, manual_uses, names, pipeline_args
+from ndd_migrate.cstutil import SkipsTrivia
+from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.rules.tables import op_info
 from ndd_migrate.rules.ndd423_conditionals import explain as explain_conditionals
 from ndd_migrate.rules.ndd422_python_function import unsupported as python_function_unsupported
@@ -115,19 +117,23 @@ class ModuleModel:
     foreign_pipelines: dict[tuple[object, str], str] = field(default_factory=dict)
     ndd_alias: str | None = None
     numpy_alias: str | None = None
-    module_names: set[str] = field(default_factory=set)
+    module_names: set[str] = field(default_factory=set)  # spelled outside functions: region.module_level_names
+    # Names read outside import statements (attribute names and keywords are not reads): NDD301.
+    read_names: set[str] = field(default_factory=set)
+    # How each stored name is bound (ndd_flow.record_binding): the NDD5xx data flow.
+    bindings: dict[cst.Name, tuple] = field(default_factory=dict)
     # `Pipeline(...)` built by hand (`with pipe:` + `set_outputs`): stays in pipeline mode (NDD403).
     explicit_pipelines: list[cst.Call] = field(default_factory=list)
 
 
-class Analyzer(cst.CSTVisitor):
+class Analyzer(SkipsTrivia, cst.CSTVisitor):
     """Builds a :class:`ModuleModel` in one traversal (plus a cheap resolution of assignments)."""
 
     METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider)
 
-    def __init__(self, imported: dict[str, bool] | None = None) -> None:
+    def __init__(self, imported: dict[str, bool] | None = None, module_names: set[str] | None = None) -> None:
         super().__init__()
-        self.model = ModuleModel(imported=imported or {})
+        self.model = ModuleModel(imported=imported or {}, module_names=module_names or set())
         self._stack: list[PipelineFunction] = []
         self._depth: list[cst.FunctionDef] = []
         self._calls: list[tuple[cst.Call, str]] = []
@@ -138,6 +144,8 @@ class Analyzer(cst.CSTVisitor):
         self._conditionals_explained: set[PipelineFunction] = set()
         self._pipeline_methods: list[tuple[cst.Name, str]] = []  # `name.build()` / `name.run()`
         self._epoch_uses: list[cst.BaseExpression] = []  # see ndd_migrate.iterators
+        self._in_import = False
+        self._not_read: set[cst.Name] = set()  # attribute names and keywords: not reads of a name
 
     # No per-attribute hooks (``visit_Call_func``) here: skip libcst's by-name lookup of them for
     # every field of every node.
@@ -153,6 +161,7 @@ class Analyzer(cst.CSTVisitor):
 
     # -- imports ------------------------------------------------------------------------------
     def visit_Import(self, node: cst.Import) -> None:
+        self._in_import = True
         for alias in node.names:
             full = names.dotted(alias.name)
             bound = alias.asname.name.value if alias.asname else None
@@ -162,6 +171,7 @@ class Analyzer(cst.CSTVisitor):
                 self.model.numpy_alias = self.model.numpy_alias or bound or "numpy"
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self._in_import = True
         module = names.dotted(node.module) if node.module else None
         if isinstance(node.names, cst.ImportStar) or module is None:
             return
@@ -170,11 +180,24 @@ class Analyzer(cst.CSTVisitor):
             if f"{module}.{alias.name.value}" == names.NDD:
                 self.model.ndd_alias = self.model.ndd_alias or bound
 
+    def leave_Import(self, node: cst.Import) -> None:
+        self._in_import = False
+
+    def leave_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self._in_import = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._not_read.add(node.attr)
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._not_read.add(node.keyword)
+
     def visit_Name(self, node: cst.Name) -> None:
-        if not self._depth:
-            self.model.module_names.add(node.value)
         for fn in self._stack:
             fn.local_names.add(node.value)
+        if not self._in_import and node not in self._not_read:
+            self.model.read_names.add(node.value)
 
     # -- legacy Pipeline subclasses (ndd_migrate.legacy) ---------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -337,7 +360,14 @@ class Analyzer(cst.CSTVisitor):
         return self._innermost_pipeline() is fn and any(call is c for c in fn.top_level_readers)
 
     # -- assignments (for Kind) ----------------------------------------------------------------
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        record_binding(node, self.model.bindings)
+
+    def visit_For(self, node: cst.For) -> None:
+        record_binding(node, self.model.bindings)
+
     def visit_Assign(self, node: cst.Assign) -> None:
+        record_binding(node, self.model.bindings)
         if len(node.targets) != 1:
             return
         scope = self.get_metadata(ScopeProvider, node, None)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import libcst as cst
-from libcst.metadata import PositionProvider, QualifiedNameProvider, ScopeProvider
+from libcst.metadata import CodeRange, QualifiedNameProvider, ScopeProvider
 
 from ndd_migrate import names
 from ndd_migrate.analysis import Kind, ModuleModel, PipelineFunction, expr_kind
@@ -34,6 +34,9 @@ class Context:
     fix_level: str = "all"
     todos: bool = True
     suppressed: Callable[[str, int], bool] = lambda code, line: False
+    # The module's line for a line of the parsed text (they differ when only the region is parsed).
+    original_line: Callable[[int], int] = lambda line: line
+    positions: Callable[[cst.CSTNode], CodeRange | None] = lambda node: None  # of original nodes
     diagnostics: list[Diagnostic] = field(default_factory=list)
     pending_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
     statement_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
@@ -43,6 +46,7 @@ class Context:
     op_rngs: dict[cst.Call, str] = field(default_factory=dict)  # random op with its own seed → RNG name
     pipeline_rng: dict[str, str] = field(default_factory=dict)  # pipeline qualname → its RNG's name
     uses_ndd: bool = False
+    rewritten: bool = False  # some rule replaced a node (set by the dispatcher)
     uses_numpy: bool = False
     dali_types_alias: str | None = None  # the module's own name for nvidia.dali.types (read by NDD421)
     needs_types_import: bool = False
@@ -105,10 +109,11 @@ class Context:
 
     # -- positions, policy -----------------------------------------------------------------
     def line_of(self, node: cst.CSTNode) -> tuple[int, int, int, int]:
-        pos = self.resolver.get_metadata(PositionProvider, node, None)
+        pos = self.positions(node)
         if pos is None:
             return (1, 0, 1, 0)
-        return (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+        line = self.original_line
+        return (line(pos.start.line), pos.start.column, line(pos.end.line), pos.end.column)
 
     def applies(self, code: str, node: cst.CSTNode) -> bool:
         """May this run rewrite ``node`` for rule ``code``? (fix level, fix safety, ``# noqa``)."""

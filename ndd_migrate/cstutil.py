@@ -6,6 +6,40 @@ from __future__ import annotations
 import libcst as cst
 
 
+def _concrete_subclasses(*bases: type) -> set[type]:
+    found: set[type] = set()
+    todo = list(bases)
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            found.add(sub)
+            todo.append(sub)
+    return found
+
+
+#: Whitespace, comments and punctuation: nodes no rule looks at, whose children are more of the
+#: same. About half the nodes of a tree; visitors that skip them (:class:`SkipsTrivia`) do half
+#: the work, and a transformer that skips them also does not rebuild them.
+TRIVIA: frozenset[type] = frozenset(
+    {
+        cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.EmptyLine,
+        cst.Newline, cst.Comment, cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual,
+        cst.ImportStar, cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
+        cst.LeftCurlyBrace, cst.RightCurlyBrace,
+    }
+    | _concrete_subclasses(cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp)
+)
+
+
+class SkipsTrivia:
+    """Mixin for a ``CSTVisitor``/``CSTTransformer`` that never needs :data:`TRIVIA` nodes: they
+    are not entered (a transformer keeps them as they are)."""
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if type(node) in TRIVIA:
+            return False
+        return super().on_visit(node)
+
+
 def kwarg(call: cst.Call, name: str) -> cst.Arg | None:
     return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
 

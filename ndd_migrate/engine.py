@@ -24,10 +24,11 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider, ScopeProvider
 
-from ndd_migrate import crossfile, files, noqa
+from ndd_migrate import crossfile, files, noqa, region
 from ndd_migrate.analysis import Analyzer
 from ndd_migrate.catalog import _rule_modules
 from ndd_migrate.context import TODO_PREFIX, Context
+from ndd_migrate.cstutil import TRIVIA
 from ndd_migrate.diagnostics import FileError, FileResult
 from ndd_migrate.policy import Policy
 
@@ -62,7 +63,8 @@ def _is_statement(node_type: type) -> bool:
 class Dispatcher(cst.CSTTransformer):
     """Runs every rule's ``visit_X``/``leave_X`` hooks in one traversal and places TODO comments."""
 
-    METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider, PositionProvider)
+    # Positions are not among them: computed only when a finding needs one (Context.positions).
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider)
 
     def __init__(self, ctx: Context) -> None:
         super().__init__()
@@ -85,6 +87,8 @@ class Dispatcher(cst.CSTTransformer):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         node_type = type(node)
+        if node_type in TRIVIA:  # no rule looks at whitespace or punctuation (see test_catalog)
+            return False
         if node_type is cst.Module:
             self._decide_conversions()
         if _is_statement(node_type):
@@ -118,8 +122,13 @@ class Dispatcher(cst.CSTTransformer):
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
         result = updated
         node_type = type(original)
+        if node_type in TRIVIA:
+            return result
         for hook in self._leave.get(node_type.__name__, ()):
+            given = result
             result = hook(original, result)
+            if result is not given:
+                self.ctx.rewritten = True
             if type(result) is not node_type:
                 break  # a rule turned the node into something else: other rules' hooks no longer apply
         if node_type is cst.FunctionDef:
@@ -152,7 +161,7 @@ def _same_todo_present(text: str, present: set[str]) -> bool:
     return any(p.startswith(f"{TODO_PREFIX}{code} ") and p == text for p in present)
 
 
-def transform(source: str, path: str, policy: Policy) -> FileResult:
+def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) -> FileResult:
     """Run the rules over one source text. Never raises for bad input: errors come back in the result.
 
     ``migrate`` rewrites with every rule and leaves TODOs. ``check`` always reports what the full
@@ -160,24 +169,50 @@ def transform(source: str, path: str, policy: Policy) -> FileResult:
     with ``--fix`` it keeps the full rewrite only under ``--unsafe-fixes``, else a second pass
     applies just the safe fixes. Without ``--fix`` the rewrite is thrown away, so it is not even
     generated (nor re-parsed to validate it).
+
+    ``check`` first looks only at the module's DALI region (:mod:`ndd_migrate.region`; ``narrow``
+    False turns that off, for tests that compare): the findings are the same, for a fraction of
+    the cost. Only a ``--fix`` with something to fix goes on to the whole module.
     """
+    tree = region.parse(source)
+    module_names = region.module_level_names(tree) if tree is not None else set()
     if policy.mode == "migrate":
-        return _run(source, path, policy, "all", todos=True)
-    full = _run(source, path, policy, "all", todos=False, rewrite=policy.fix)
+        return _run(source, path, policy, "all", module_names, todos=True)
+    part = region.dali_region(source, tree) if narrow and tree is not None and not policy.imported_pipelines else None
+    if part is not None:
+        found = _run(part.text, path, policy, "all", module_names, todos=False, rewrite=False, lines=part, module_source=source)
+        if not found.error and not (policy.fix and found.diagnostics):
+            found.old_source = source
+            found.diagnostics = [replace(d, fixed=False) for d in found.diagnostics]
+            return found
+    full = _run(source, path, policy, "all", module_names, todos=False, rewrite=policy.fix)
     if full.error or (policy.fix and policy.unsafe_fixes):
         return full
     if not policy.fix:
         full.diagnostics = [replace(d, fixed=False) for d in full.diagnostics]
         full.changed, full.new_source = False, None
         return full
-    safe = _run(source, path, policy, "safe", todos=False)
+    safe = _run(source, path, policy, "safe", module_names, todos=False)
     done = {(d.code, d.line, d.column) for d in safe.diagnostics if d.fixed}
     full.diagnostics = [replace(d, fixed=(d.code, d.line, d.column) in done) for d in full.diagnostics]
     full.changed, full.new_source, full.error = safe.changed, safe.new_source, safe.error
     return full
 
 
-def _run(source: str, path: str, policy: Policy, fix_level: str, todos: bool, rewrite: bool = True) -> FileResult:
+def _run(
+    source: str,
+    path: str,
+    policy: Policy,
+    fix_level: str,
+    module_names: set[str],
+    *,
+    todos: bool,
+    rewrite: bool = True,
+    lines: region.Region | None = None,
+    module_source: str | None = None,
+) -> FileResult:
+    """One pass of the rules over ``source``: the whole module, or its region (then ``lines`` maps
+    the region's lines back to the module's, whose ``# noqa`` comments are in ``module_source``)."""
     result = FileResult(path=path, old_source=source)
     try:
         module = cst.parse_module(source)
@@ -187,16 +222,18 @@ def _run(source: str, path: str, policy: Policy, fix_level: str, todos: bool, re
     try:
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         _qualified_names_on_demand(wrapper)
-        analyzer = Analyzer(policy.imported_pipelines)
+        analyzer = Analyzer(policy.imported_pipelines, set(module_names))
         wrapper.visit(analyzer)
         ctx = Context(
             path=path,
             model=analyzer.model,
             policy=policy,
             resolver=None,
-            suppressed=_suppression(source),
+            suppressed=_suppression(module_source or source),
             fix_level=fix_level,
             todos=todos,
+            original_line=lines.original_line if lines is not None else _same_line,
+            positions=_positions_on_demand(wrapper),
         )
         new_module = wrapper.visit(Dispatcher(ctx))
     except Exception as exc:  # a rule crashed: report it, lose nothing
@@ -222,6 +259,25 @@ def _run(source: str, path: str, policy: Policy, fix_level: str, todos: bool, re
         result.changed = True
         result.new_source = new_source
     return result
+
+
+def _positions_on_demand(wrapper: MetadataWrapper):
+    """``node -> CodeRange | None``, resolving libcst's positions (a code generation pass over the
+    whole module, a sixth of the time spent on a file) at the first question, so a file without
+    findings never pays for them."""
+    table = None
+
+    def position(node: cst.CSTNode):
+        nonlocal table
+        if table is None:
+            table = wrapper.resolve(PositionProvider)
+        return table.get(node)
+
+    return position
+
+
+def _same_line(line: int) -> int:
+    return line
 
 
 class _QualifiedNames(Mapping):

@@ -109,40 +109,36 @@ def epoch_batch_size(call: cst.Call) -> cst.BaseExpression | None:
     return None
 
 
-class _Bindings(cst.CSTVisitor):
-    """Every stored ``Name`` of the module → how it was bound: ``("value", expr)``,
-    ``("unpack", expr)`` (an element of a tuple/list target) or ``("iter", For, unpacked)``."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.bindings: dict[cst.Name, tuple] = {}
-
-    def _targets(self, target: cst.BaseExpression, how: str, value) -> None:
-        if isinstance(target, cst.Name):
-            self.bindings[target] = (how, value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for el in target.elements:
-                inner = el.value
-                if isinstance(el, cst.StarredElement):
-                    continue  # a starred target is a list: unknown
-                if isinstance(inner, cst.Name):
-                    self.bindings[inner] = ("unpack" if how == "value" else how, value)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
+def record_binding(node: cst.CSTNode, bindings: dict[cst.Name, tuple]) -> None:
+    """Note how ``node`` (an ``Assign``, ``AnnAssign`` or ``For``) binds its names, in ``bindings``:
+    stored ``Name`` → ``("value", expr)``, ``("unpack", expr)`` (an element of a tuple/list
+    target) or ``("iter", For, unpacked)``. The analysis pre-pass calls it for every such node of
+    the module, so the flow needs no traversal of its own."""
+    if isinstance(node, cst.Assign):
         for t in node.targets:
-            self._targets(t.target, "value", node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            _record_targets(t.target, "value", node.value, bindings)
+    elif isinstance(node, cst.AnnAssign):
         if node.value is not None:
-            self._targets(node.target, "value", node.value)
-
-    def visit_For(self, node: cst.For) -> None:
+            _record_targets(node.target, "value", node.value, bindings)
+    elif isinstance(node, cst.For):
         if isinstance(node.target, cst.Name):
-            self.bindings[node.target] = ("iter", node, False)
+            bindings[node.target] = ("iter", node, False)
         elif isinstance(node.target, (cst.Tuple, cst.List)):
             for el in node.target.elements:
                 if isinstance(el.value, cst.Name) and not isinstance(el, cst.StarredElement):
-                    self.bindings[el.value] = ("iter", node, True)
+                    bindings[el.value] = ("iter", node, True)
+
+
+def _record_targets(target: cst.BaseExpression, how: str, value, bindings: dict) -> None:
+    if isinstance(target, cst.Name):
+        bindings[target] = (how, value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            inner = el.value
+            if isinstance(el, cst.StarredElement):
+                continue  # a starred target is a list: unknown
+            if isinstance(inner, cst.Name):
+                bindings[inner] = ("unpack" if how == "value" else how, value)
 
 
 class Flow:
@@ -150,9 +146,7 @@ class Flow:
 
     def __init__(self, ctx, module: cst.Module) -> None:
         self.ctx = ctx
-        visitor = _Bindings()
-        module.visit(visitor)
-        self.bindings = visitor.bindings
+        self.bindings = ctx.model.bindings
         self._cache: dict[cst.CSTNode, Data | None] = {}
         self._busy: set[cst.Name] = set()
 

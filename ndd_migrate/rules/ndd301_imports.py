@@ -6,6 +6,7 @@ import libcst as cst
 
 from ndd_migrate import names
 from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
 
@@ -50,9 +51,9 @@ class Impl(RuleImpl):
     rule = RULE
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        if not (self.ctx.uses_ndd or self.ctx.uses_numpy) and not self._changed(original, updated):
+        if not (self.ctx.uses_ndd or self.ctx.uses_numpy or self.ctx.rewritten):
             return updated
-        before = _used_names(original)
+        before = self.ctx.model.read_names  # the same reads as _used_names, from the analysis pass
         after = _used_names(updated)
         body: list = []
         carried: list = []  # comments of removed imports, for the next statement
@@ -94,9 +95,6 @@ class Impl(RuleImpl):
             else:
                 carried = [*gap_lines, *carried]
         return updated.with_changes(body=body, footer=[*carried, *updated.footer])
-
-    def _changed(self, original: cst.Module, updated: cst.Module) -> bool:
-        return not original.deep_equals(updated)
 
     def _prune(self, stmt, before: set[str], after: set[str]):
         """The import statement without DALI names the migration made unused (None: all gone)."""
@@ -182,7 +180,7 @@ def _after_header(body: list) -> int:
     return len(body)
 
 
-class _UsedNames(cst.CSTVisitor):
+class _UsedNames(SkipsTrivia, cst.CSTVisitor):
     """Names read anywhere outside import statements (attribute names and keywords excluded)."""
 
     def __init__(self) -> None:
