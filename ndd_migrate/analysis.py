@@ -147,14 +147,6 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._in_import = False
         self._not_read: set[cst.Name] = set()  # attribute names and keywords: not reads of a name
 
-    # No per-attribute hooks (``visit_Call_func``) here: skip libcst's by-name lookup of them for
-    # every field of every node.
-    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
-        pass
-
-    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
-        pass
-
     # -- helpers -----------------------------------------------------------------------------
     def _qualnames(self, node: cst.CSTNode) -> set[str]:
         return {q.name for q in self.get_metadata(QualifiedNameProvider, node, None) or ()}

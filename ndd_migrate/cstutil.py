@@ -31,13 +31,20 @@ TRIVIA: frozenset[type] = frozenset(
 
 
 class SkipsTrivia:
-    """Mixin for a ``CSTVisitor``/``CSTTransformer`` that never needs :data:`TRIVIA` nodes: they
-    are not entered (a transformer keeps them as they are)."""
+    """Mixin for a ``CSTVisitor``/``CSTTransformer`` of this project: :data:`TRIVIA` nodes are not
+    entered (a transformer keeps them as they are), and no per-field hook (``visit_Call_func``) is
+    looked up: none is defined here, and libcst looks one up by name for every field of every node."""
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if type(node) in TRIVIA:
             return False
         return super().on_visit(node)
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        pass
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        pass
 
 
 def kwarg(call: cst.Call, name: str) -> cst.Arg | None:

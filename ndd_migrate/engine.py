@@ -17,14 +17,13 @@ import os
 import sys
 import traceback
 from collections import defaultdict
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider, ScopeProvider
+from libcst.metadata import MetadataWrapper, QualifiedNameProvider, ScopeProvider
 
-from ndd_migrate import crossfile, files, noqa, region
+from ndd_migrate import crossfile, files, noqa, region, scopes
 from ndd_migrate.analysis import Analyzer
 from ndd_migrate.catalog import _rule_modules
 from ndd_migrate.context import TODO_PREFIX, Context
@@ -221,7 +220,7 @@ def _run(
         return result
     try:
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        _qualified_names_on_demand(wrapper)
+        scopes.resolve(wrapper)
         analyzer = Analyzer(policy.imported_pipelines, set(module_names))
         wrapper.visit(analyzer)
         ctx = Context(
@@ -270,7 +269,7 @@ def _positions_on_demand(wrapper: MetadataWrapper):
     def position(node: cst.CSTNode):
         nonlocal table
         if table is None:
-            table = wrapper.resolve(PositionProvider)
+            table = scopes.positions(wrapper)
         return table.get(node)
 
     return position
@@ -278,43 +277,6 @@ def _positions_on_demand(wrapper: MetadataWrapper):
 
 def _same_line(line: int) -> int:
     return line
-
-
-class _QualifiedNames(Mapping):
-    """What :class:`QualifiedNameProvider` computes, computed only for the nodes asked about.
-
-    libcst's provider walks the whole tree to store, for every node, a lazy call of
-    ``scope.get_qualified_names_for(node)``: a traversal of its own, about a fifth of the time
-    spent on a DALI file, though the rules ask about few nodes. This mapping makes the same call
-    on first access and remembers the answer; a node without a scope (whitespace, the ``attr`` of
-    an attribute, a keyword's name) has no qualified names, as with libcst's provider.
-    """
-
-    def __init__(self, scopes: Mapping) -> None:
-        self._scopes = scopes
-        self._names: dict[cst.CSTNode, object] = {}
-
-    def __getitem__(self, node: cst.CSTNode):
-        names = self._names.get(node)
-        if names is None:
-            scope = self._scopes.get(node)
-            names = scope.get_qualified_names_for(node) if scope is not None else set()
-            self._names[node] = names
-        return names
-
-    def __iter__(self):
-        return iter(self._scopes)
-
-    def __len__(self) -> int:
-        return len(self._scopes)
-
-
-def _qualified_names_on_demand(wrapper: MetadataWrapper) -> None:
-    """Give ``wrapper`` a :class:`_QualifiedNames` as its ``QualifiedNameProvider`` metadata, so
-    visitors that declare the provider get names on demand instead of a traversal computing them.
-    (``_metadata`` is the wrapper's cache of resolved providers; libcst has no public way to
-    supply one.)"""
-    wrapper._metadata[QualifiedNameProvider] = _QualifiedNames(wrapper.resolve(ScopeProvider))
 
 
 def _syntax_error(source: str, path: str, exc: cst.ParserSyntaxError) -> FileError:

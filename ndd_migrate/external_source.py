@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate import cstutil
 
 ITERABLE = "iterable"  # iterated once (or once per epoch with `cycle`)
@@ -209,7 +210,7 @@ def _bindings(stmt: cst.CSTNode, name: str) -> list:
     return [None] * finder.count
 
 
-class _BindingFinder(cst.CSTVisitor):
+class _BindingFinder(SkipsTrivia, cst.CSTVisitor):
     """Counts the places a statement binds one name (targets, imports, nested definitions)."""
 
     def __init__(self, name: str) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
+from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate import names, pipeline_args
 from ndd_migrate.analysis import PipelineFunction, Problem
 from ndd_migrate.rules import shape
@@ -99,7 +100,7 @@ def localize(expr: cst.BaseExpression, fn: LegacyPipeline) -> cst.BaseExpression
     return expr.visit(_Localize(fn.data_attrs))
 
 
-class _Localize(cst.CSTTransformer):
+class _Localize(SkipsTrivia, cst.CSTTransformer):
     def __init__(self, attrs: set[str]) -> None:
         self.attrs = attrs
 
@@ -320,7 +321,7 @@ class _Reader:
 # -- small readers -------------------------------------------------------------------------------
 
 
-class _SelfUses(cst.CSTVisitor):
+class _SelfUses(SkipsTrivia, cst.CSTVisitor):
     """``self.<op>(...)`` calls, other ``self.<attr>`` loads, attributes assigned, bare ``self``,
     ``return`` statements and other calls (``fn.*``) of ``define_graph``."""
 
@@ -432,7 +433,7 @@ def _is_trivial_attr(init: cst.FunctionDef, attr: str) -> bool:
     return bool(values) and all(_is_name(v, attr) for v in values)
 
 
-class _Bound(cst.CSTVisitor):
+class _Bound(SkipsTrivia, cst.CSTVisitor):
     def __init__(self) -> None:
         self.names: set[str] = set()
 
@@ -453,7 +454,7 @@ def _bound_names(fn: cst.FunctionDef) -> set[str]:
     return finder.names
 
 
-class _Names(cst.CSTVisitor):
+class _Names(SkipsTrivia, cst.CSTVisitor):
     def __init__(self) -> None:
         self.names: set[str] = set()
 

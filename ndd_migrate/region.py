@@ -69,11 +69,11 @@ def dali_region(source: str, tree: ast.Module) -> Region | None:
     if _LONE_CR.search(source):
         return None
     statements = tree.body
-    facts = [_Facts.of(stmt) for stmt in statements]
+    lines = source.split("\n")
+    facts = [_Facts(stmt, "\n".join(lines[_first_line(stmt) - 1 : stmt.end_lineno])) for stmt in statements]
     if any(f.star_from_nvidia for f in facts):
         return None
     keep = _closure(facts)
-    lines = source.split("\n")
     cut = _cut_lines(statements, keep, len(lines))
     if len(cut) < _MIN_CUT * len(lines):
         return None
@@ -86,34 +86,50 @@ def dali_region(source: str, tree: ast.Module) -> Region | None:
     return Region(text=text, lines=tuple(kept))
 
 
-@dataclass
+def _first_line(stmt: ast.stmt) -> int:
+    return min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+
+
+#: Text without these cannot hold a seed, so its tree is not searched for one.
+_SEED_HINT = re.compile(r"import|\.[\s\\]*(?:build|run|serialize)\b")
+
+
 class _Facts:
-    """What the closure needs to know of one top-level statement."""
+    """What the closure needs to know of one top-level statement (``text``: its lines). Walking
+    trees is the slow part here, so only what the text says may matter is walked for."""
 
-    identifiers: set[str]  # names it may read or bind in the module's namespace
-    bound: set[str]  # names it binds at the top level (over-approximated)
-    seed: bool
-    is_import: bool
-    star_from_nvidia: bool
+    def __init__(self, stmt: ast.stmt, text: str) -> None:
+        self.stmt = stmt
+        self.text = text
+        self.is_import = isinstance(stmt, (ast.Import, ast.ImportFrom))
+        self.seed = self.star_from_nvidia = False
+        if _SEED_HINT.search(text):
+            self._find_seed()
+        self.bound = _top_level_bindings(stmt, text)  # names it binds at the top level (over-approximated)
+        self._identifiers: set[str] | None = None
 
-    @classmethod
-    def of(cls, stmt: ast.stmt) -> "_Facts":
-        seed = star = False
-        for node in ast.walk(stmt):
+    def _find_seed(self) -> None:
+        for node in ast.walk(self.stmt):
             if isinstance(node, ast.Import):
-                seed = seed or any(_is_seed_module(a.name) for a in node.names)
+                self.seed = self.seed or any(_is_seed_module(a.name) for a in node.names)
             elif isinstance(node, ast.ImportFrom):
                 if not node.level and node.module and _is_seed_module(node.module):
-                    seed = True
-                    star = star or (node.module.startswith("nvidia") and any(a.name == "*" for a in node.names))
+                    self.seed = True
+                    if node.module.startswith("nvidia") and any(a.name == "*" for a in node.names):
+                        self.star_from_nvidia = True
             elif isinstance(node, ast.Attribute) and node.attr in _SEED_METHODS:
-                seed = True
-        bound = _top_level_bindings(stmt)
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            identifiers = bound | _outer_names(stmt) | _free_names(stmt)
-        else:
-            identifiers = _all_names(stmt)
-        return cls(identifiers, bound, seed, isinstance(stmt, (ast.Import, ast.ImportFrom)), star)
+                self.seed = True
+
+    @property
+    def identifiers(self) -> set[str]:
+        """Names it may read or bind in the module's namespace (computed on first use)."""
+        if self._identifiers is None:
+            stmt = self.stmt
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self._identifiers = self.bound | _outer_names(stmt) | _free_names(stmt)
+            else:
+                self._identifiers = _all_names(stmt)
+        return self._identifiers
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
@@ -219,10 +235,12 @@ def _is_seed_module(module: str) -> bool:
     return root in ("nvidia", "numpy")
 
 
-def _top_level_bindings(stmt: ast.stmt) -> set[str]:
+def _top_level_bindings(stmt: ast.stmt, text: str) -> set[str]:
     """Names ``stmt`` may bind in the module's namespace: a ``def``/``class`` binds its name (and
     what its body declares ``global``); any other statement, every name stored anywhere in it."""
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if "global" not in text:
+            return {stmt.name}
         declared = {name for node in ast.walk(stmt) if isinstance(node, ast.Global) for name in node.names}
         return {stmt.name} | declared
     bound: set[str] = set()
@@ -252,10 +270,14 @@ def _closure(facts: list[_Facts]) -> set[int]:
     for f in facts:
         if f.seed or not f.is_import:
             connecting |= f.bound
+    # Only a statement whose text spells a connecting name can share one: the others are not
+    # walked for their identifiers at all.
+    spelled = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(connecting))) + r")\b") if connecting else None
     users: dict[str, list[int]] = defaultdict(list)
     for index, f in enumerate(facts):
-        for name in f.identifiers & connecting:
-            users[name].append(index)
+        if f.seed or (spelled is not None and spelled.search(f.text)):
+            for name in f.identifiers & connecting:
+                users[name].append(index)
     keep = {index for index, f in enumerate(facts) if f.seed}
     todo = list(keep)
     while todo:
@@ -272,8 +294,7 @@ def _cut_lines(statements: list[ast.stmt], keep: set[int], line_count: int) -> s
     cut: set[int] = set()
     kept: set[int] = set()
     for index, stmt in enumerate(statements):
-        first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
-        span = range(first, (stmt.end_lineno or stmt.lineno) + 1)
+        span = range(_first_line(stmt), (stmt.end_lineno or stmt.lineno) + 1)
         (kept if index in keep else cut).update(span)
     return {line for line in cut - kept if line <= line_count}
 

@@ -123,21 +123,3 @@ def test_check_without_fix_reports_the_same_findings_as_check_with_fix():
         (d.code, d.line, d.column) for d in fixing.diagnostics
     ]
     assert not any(d.fixed for d in plain.diagnostics)
-
-
-def test_qualified_names_on_demand_equal_libcsts_provider():
-    # The engine replaces libcst's whole-tree QualifiedNameProvider pass with a lookup on demand:
-    # every node of real code must get the same names.
-    import libcst as cst
-    from libcst.metadata import MetadataWrapper, QualifiedNameProvider
-
-    from tests.conftest import FIXTURES
-
-    for path in sorted(FIXTURES.glob("*/*.py")):
-        module = cst.parse_module(path.read_text(encoding="utf-8"))
-        eager = MetadataWrapper(module, unsafe_skip_copy=True).resolve(QualifiedNameProvider)
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        engine._qualified_names_on_demand(wrapper)
-        lazy = wrapper.resolve(QualifiedNameProvider)
-        for node, names in eager.items():
-            assert set(names() if callable(names) else names) == set(lazy[node]), (path, node)

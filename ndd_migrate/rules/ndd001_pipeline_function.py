@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate import checkpoints, cstutil, names, pipeline_args
 from ndd_migrate.analysis import PipelineFunction
 from ndd_migrate.catalog import Example, Rule
@@ -233,7 +234,7 @@ class Impl(RuleImpl):
         return finder.found
 
 
-class _DaliCallFinder(cst.CSTVisitor):
+class _DaliCallFinder(SkipsTrivia, cst.CSTVisitor):
     def __init__(self, ctx) -> None:
         self.ctx = ctx
         self.found = False

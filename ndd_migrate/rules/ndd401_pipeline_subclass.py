@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate import cstutil, legacy
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -275,7 +276,7 @@ def _has_call(expr: cst.CSTNode) -> bool:
     return bool(found)
 
 
-class _CallFinder(cst.CSTVisitor):
+class _CallFinder(SkipsTrivia, cst.CSTVisitor):
     def __init__(self, found: list) -> None:
         self.found = found
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate import cstutil, names
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -117,7 +118,7 @@ def explain(resolver, fn_node: cst.FunctionDef) -> tuple[list[tuple[cst.CSTNode,
     return finder.found, finder.simple
 
 
-class _Conditionals(cst.CSTVisitor):
+class _Conditionals(SkipsTrivia, cst.CSTVisitor):
     def __init__(self, resolver, fn_node: cst.FunctionDef) -> None:
         self.resolver = resolver
         self.fn_node = fn_node
@@ -294,7 +295,7 @@ def _names(expr: cst.CSTNode) -> set[str]:
     return finder.seen
 
 
-class _Rename(cst.CSTTransformer):
+class _Rename(SkipsTrivia, cst.CSTTransformer):
     """Renames the names an expression reads (not keyword names, attribute names or lambdas) and
     collects them in ``seen``."""
 
@@ -358,7 +359,7 @@ class Impl(RuleImpl):
         return cstutil.remove_kwargs(updated, {"enable_conditionals"})
 
 
-class _Replace(cst.CSTTransformer):
+class _Replace(SkipsTrivia, cst.CSTTransformer):
     def __init__(self, pending: dict[cst.BaseExpression, list]) -> None:
         self.pending = pending
 

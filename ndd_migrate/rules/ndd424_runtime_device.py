@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate import cstutil, names
 from ndd_migrate.analysis import PipelineFunction
 from ndd_migrate.catalog import Example, Rule
@@ -213,7 +214,7 @@ def _is_docstring(stmt: cst.CSTNode) -> bool:
             and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
-class _DeviceNames(cst.CSTVisitor):
+class _DeviceNames(SkipsTrivia, cst.CSTVisitor):
     """Names passed as ``device=`` to DALI ops that have a mixed backend."""
 
     def __init__(self, ctx) -> None:

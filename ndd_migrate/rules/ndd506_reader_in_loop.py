@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import libcst as cst
+
+from ndd_migrate.cstutil import SkipsTrivia
 from libcst.metadata import ScopeProvider
 
 from ndd_migrate.catalog import Example, Rule
@@ -120,7 +122,7 @@ def _next_epoch_receivers(body: cst.CSTNode) -> list[cst.BaseExpression]:
     """``x`` of every ``x.next_epoch(...)`` in ``body`` (nested functions included: they run per epoch too)."""
     found: list[cst.BaseExpression] = []
 
-    class Visitor(cst.CSTVisitor):
+    class Visitor(SkipsTrivia, cst.CSTVisitor):
         def visit_Call(self, call: cst.Call) -> None:
             if isinstance(call.func, cst.Attribute) and call.func.attr.value == "next_epoch":
                 found.append(call.func.value)
