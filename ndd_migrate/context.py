@@ -33,6 +33,7 @@ class Context:
     resolver: cst.MetadataDependent
     fix_level: str = "all"
     todos: bool = True
+    rewrite: bool = True  # the rewritten module is kept (False: only the findings are wanted)
     suppressed: Callable[[str, int], bool] = lambda code, line: False
     # The module's line for a line of the parsed text (they differ when only the region is parsed).
     original_line: Callable[[int], int] = lambda line: line
@@ -50,10 +51,17 @@ class Context:
     uses_numpy: bool = False
     dali_types_alias: str | None = None  # the module's own name for nvidia.dali.types (read by NDD421)
     needs_types_import: bool = False
+    _dali_names: dict[cst.CSTNode, str | None] = field(default_factory=dict, repr=False)
 
     # -- names -----------------------------------------------------------------------------
     def dali_name(self, node: cst.CSTNode) -> str | None:
-        return names.dali_name(self.resolver, node)
+        """The canonical DALI name ``node`` refers to (:func:`names.dali_name`); remembered, since
+        several rules ask about the same node."""
+        try:
+            return self._dali_names[node]
+        except KeyError:
+            found = self._dali_names[node] = names.dali_name(self.resolver, node)
+            return found
 
     def ndd(self, path: str = "") -> cst.BaseExpression:
         """An expression for ``ndd.<path>`` under the module's ndd alias (import added later)."""

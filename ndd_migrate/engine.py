@@ -231,6 +231,7 @@ def _run(
             suppressed=_suppression(module_source or source),
             fix_level=fix_level,
             todos=todos,
+            rewrite=rewrite,
             original_line=lines.original_line if lines is not None else _same_line,
             positions=_positions_on_demand(wrapper),
         )

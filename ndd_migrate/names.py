@@ -10,6 +10,8 @@ DALI names, so that the many public spellings of one object compare equal.
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
@@ -32,6 +34,7 @@ _ALIASES = {
 }
 
 
+@functools.lru_cache(maxsize=4096)
 def canonical(qualified: str) -> str:
     """Map a dotted DALI name to the spelling the rules use (re-exports folded together)."""
     for prefix, target in _ALIASES.items():

@@ -53,6 +53,10 @@ class Impl(RuleImpl):
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if not (self.ctx.uses_ndd or self.ctx.uses_numpy or self.ctx.rewritten):
             return updated
+        if not self.ctx.rewrite:  # only the findings are wanted: nothing to rebuild
+            for _, code in self._new_imports():
+                self.ctx.report(self.code, original, f"needs `{code.strip()}`", fixed=True)
+            return updated
         before = self.ctx.model.read_names  # the same reads as _used_names, from the analysis pass
         after = _used_names(updated)
         body: list = []
@@ -73,12 +77,7 @@ class Impl(RuleImpl):
                 pruned = pruned.with_changes(leading_lines=[*carried, *pruned.leading_lines])
                 carried = []
             body.append(pruned)
-        new_imports = []
-        if self.ctx.uses_numpy and self.ctx.model.numpy_alias is None:
-            new_imports.append(("numpy", "import numpy as np\n"))
-        if self.ctx.uses_ndd and self.ctx.model.ndd_alias is None:
-            new_imports.append((names.NDD, "import nvidia.dali.experimental.dynamic as ndd\n"))
-        for module, code in new_imports:
+        for module, code in self._new_imports():
             self.ctx.report(self.code, original, f"needs `{code.strip()}`", fixed=True)
             at = _sorted_position(body, anchor if anchor is not None else _after_header(body), module)
             stmt = cst.parse_statement(code)
@@ -95,6 +94,15 @@ class Impl(RuleImpl):
             else:
                 carried = [*gap_lines, *carried]
         return updated.with_changes(body=body, footer=[*carried, *updated.footer])
+
+    def _new_imports(self) -> list[tuple[str, str]]:
+        """``(module, import statement)`` for what the migrated module uses and does not import."""
+        new_imports = []
+        if self.ctx.uses_numpy and self.ctx.model.numpy_alias is None:
+            new_imports.append(("numpy", "import numpy as np\n"))
+        if self.ctx.uses_ndd and self.ctx.model.ndd_alias is None:
+            new_imports.append((names.NDD, "import nvidia.dali.experimental.dynamic as ndd\n"))
+        return new_imports
 
     def _prune(self, stmt, before: set[str], after: set[str]):
         """The import statement without DALI names the migration made unused (None: all gone)."""

@@ -123,10 +123,10 @@ class Impl(RuleImpl):
         return updated
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
-        return updated.with_changes(body=self._insert(updated.body))
+        return updated.with_changes(body=self._insert(updated.body)) if self.insert_before else updated
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
-        return updated.with_changes(body=self._insert(updated.body))
+        return updated.with_changes(body=self._insert(updated.body)) if self.insert_before else updated
 
     def _insert(self, body) -> list:
         out = []
