@@ -101,9 +101,11 @@ def import_test(modules: set[str]):
     return lambda raw: named(raw) is not None and import_line(raw) is not None
 
 
-def follow_imports(results: list[FileResult], policy: Policy, process) -> None:
+def follow_imports(results: list[FileResult], policy: Policy, process, read=None) -> None:
     """Run the files that may import a migrated pipeline of another file again, with what the run
-    knows (in place). ``process(sources, policy)`` runs the engine over ``[(path, bytes)]``."""
+    knows (in place). ``process(sources, policy)`` runs the engine over ``[(path, bytes)]``;
+    ``read(path)`` gives a file's bytes, or None when it cannot be read (default: from disk)."""
+    read = read or read_bytes
     known: dict[str, bool] = {}
     for _ in range(MAX_PASSES):
         found = imported_pipelines(results)
@@ -120,7 +122,7 @@ def follow_imports(results: list[FileResult], policy: Policy, process) -> None:
         for index, result in enumerate(results):
             if result.error:
                 continue
-            raw = _read(result.path)
+            raw = read(result.path)
             if raw is not None and imports(raw):
                 todo.append((index, result.path, raw))
         if not todo:
@@ -131,7 +133,8 @@ def follow_imports(results: list[FileResult], policy: Policy, process) -> None:
                 results[index] = result  # a file without DALI stays skipped unless it uses one
 
 
-def _read(path: str) -> bytes | None:
+def read_bytes(path: str) -> bytes | None:
+    """A file's bytes, or None when it cannot be read (it is then left out of the pass)."""
     try:
         with open(path, "rb") as stream:
             return stream.read()

@@ -373,10 +373,19 @@ def process_sources(sources: list[tuple[str, bytes]], policy: Policy, jobs: int 
         return [process_source(path, raw, policy) for path, raw in sources]
     from concurrent.futures import ProcessPoolExecutor
 
-    paths, raws = zip(*sources)
-    chunksize = max(1, len(sources) // (workers * 4))
+    # Largest files first, in small chunks: a file costs roughly in proportion to its size, and
+    # the run ends when the busiest worker does (with big chunks in the given order one worker
+    # could be left with a long tail alone).
+    order = sorted(range(len(sources)), key=lambda i: -len(sources[i][1]))
+    paths = [sources[i][0] for i in order]
+    raws = [sources[i][1] for i in order]
+    chunksize = max(1, len(sources) // (workers * 16))
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        return list(pool.map(process_source, paths, raws, [policy] * len(sources), chunksize=chunksize))
+        done = list(pool.map(process_source, paths, raws, [policy] * len(sources), chunksize=chunksize))
+    results: list[FileResult] = [None] * len(sources)  # type: ignore[list-item]
+    for position, result in zip(order, done):
+        results[position] = result
+    return results
 
 
 def worker_count(count: int, jobs: int | None, *, forked: bool) -> int:

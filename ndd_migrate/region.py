@@ -1,11 +1,13 @@
-"""What libcst needs to see of a module: found first with the stdlib ``ast``, which is ten times cheaper.
+"""What libcst needs to see of a module, found first with the stdlib ``ast`` (ten times cheaper).
 
 libcst is pure Python: parsing a module, resolving its names and computing positions costs
 about a millisecond per line, and a module that imports DALI is mostly other code. ``check``
 only reports, so it can hand libcst just the part of the module that the rules can act on: the
 *region*. The region is a set of whole top-level statements, closed over the names that connect
 them; every other top-level statement is cut out. Findings are mapped back to the original
-lines (:meth:`Region.original_line`), so nothing downstream can tell the difference.
+lines (:meth:`Region.original_line`), so nothing downstream can tell the difference; the test
+suite checks that the findings are the same as on the whole module for every example it has.
+(``check --fix`` with something to fix, and ``migrate``, work on the whole module.)
 
 Which statements are in the region (everything here errs on the side of keeping):
 
@@ -15,7 +17,9 @@ Which statements are in the region (everything here errs on the side of keeping)
   made in modules the run does not see by those calls alone);
 * **the closure**: a statement that shares an identifier with a region statement joins it, when
   that identifier is bound at the top level (by an assignment, ``def``, ``class``, ``for``,
-  ``with``, ``global``...) or by a seed. That brings in the uses of everything the DALI code
+  ``with``, ``global``...) or by a seed. A function's identifiers are the names it may read or
+  bind in the module's namespace, not its local variables: two functions that both loop over
+  ``i`` share nothing. That brings in the uses of everything the DALI code
   binds (``pipe = train_pipe(...)`` → ``pipe.run()``), the helpers and constants DALI code uses
   (``def train(pipe): ...`` when a region statement calls ``train``), and it keeps every binding of
   a region name, so libcst resolves each name in the region exactly as in the whole module;

@@ -258,3 +258,13 @@ def test_relative_paths_are_relative_to_the_current_directory(tmp_path, monkeypa
     conf = Configuration()
     assert not conf.is_enabled("NDD103", os.path.join("tests", "a.py"))
     assert conf.is_enabled("NDD103", "a.py")
+
+
+def test_relative_parts_is_lexical_like_relpath():
+    from ndd_migrate.config import relative_parts
+
+    assert relative_parts("/proj/src/a.py", "/proj") == ["src", "a.py"]
+    assert relative_parts("/proj", "/proj") == ["."]
+    assert relative_parts("/project/a.py", "/proj") is None  # a sibling with a longer name
+    assert relative_parts("/other/a.py", "/proj") is None
+    assert relative_parts("/a.py", "/") == ["a.py"]

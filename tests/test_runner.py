@@ -123,3 +123,29 @@ def test_check_without_fix_reports_the_same_findings_as_check_with_fix():
         (d.code, d.line, d.column) for d in fixing.diagnostics
     ]
     assert not any(d.fixed for d in plain.diagnostics)
+
+
+def test_bytes_kept_for_the_cross_file_pass_within_a_budget(tmp_path, monkeypatch):
+    from ndd_migrate import runner
+
+    small, big = tmp_path / "small.py", tmp_path / "big.py"
+    small.write_bytes(b"x = 1\n")
+    big.write_bytes(b"y = 2\n" * 10)
+    monkeypatch.setattr(runner._KeptBytes, "BUDGET", 20)
+    kept = runner._KeptBytes()
+    kept.add(str(small), small.read_bytes())
+    kept.add(str(big), big.read_bytes())  # over the budget: not kept
+    small.write_bytes(b"changed\n")
+    big.write_bytes(b"changed too\n")
+    assert kept.read(str(small)) == b"x = 1\n"  # from memory
+    assert kept.read(str(big)) == b"changed too\n"  # read again
+    assert kept.read(str(tmp_path / "gone.py")) is None
+
+
+def test_worker_processes_return_results_in_the_order_given():
+    # The pool takes the largest files first; results must still line up with the input.
+    body = "import nvidia.dali.fn as fn\n\n\ndef f{n}(x):\n    return fn.cast(x)\n"
+    sources = [(f"m{n}.py", (body.format(n=n) + "# pad\n" * (n * 7 % 5)).encode()) for n in range(8)]
+    results = engine.process_sources(sources, Policy.check(), jobs=2)
+    assert [r.path for r in results] == [path for path, _ in sources]
+    assert all(any(d.code == "NDD101" for d in r.diagnostics) for r in results)
