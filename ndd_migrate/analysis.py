@@ -118,6 +118,9 @@ class ModuleModel:
     ndd_alias: str | None = None
     numpy_alias: str | None = None
     module_names: set[str] = field(default_factory=set)  # spelled outside functions: region.module_level_names
+    # Names bound by imports from `nvidia` anywhere in the module: only an expression rooted in
+    # one of them can resolve to a DALI name (Context.dali_name skips the others).
+    dali_roots: set[str] = field(default_factory=set)
     # Names read outside import statements (attribute names and keywords are not reads): NDD301.
     read_names: set[str] = field(default_factory=set)
     # How each stored name is bound (ndd_flow.record_binding): the NDD5xx data flow.
@@ -157,6 +160,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         for alias in node.names:
             full = names.dotted(alias.name)
             bound = alias.asname.name.value if alias.asname else None
+            if full and full.split(".")[0] == "nvidia":
+                self.model.dali_roots.add(bound or "nvidia")
             if full == names.NDD and bound:
                 self.model.ndd_alias = self.model.ndd_alias or bound
             if full == "numpy":
@@ -169,6 +174,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             return
         for alias in node.names:
             bound = alias.asname.name.value if alias.asname else alias.name.value
+            if not node.relative and module.split(".")[0] == "nvidia":
+                self.model.dali_roots.add(bound)
             if f"{module}.{alias.name.value}" == names.NDD:
                 self.model.ndd_alias = self.model.ndd_alias or bound
 

@@ -56,11 +56,19 @@ class Context:
     # -- names -----------------------------------------------------------------------------
     def dali_name(self, node: cst.CSTNode) -> str | None:
         """The canonical DALI name ``node`` refers to (:func:`names.dali_name`); remembered, since
-        several rules ask about the same node."""
+        several rules ask about the same node. Only a name or attribute chain whose root some
+        import from ``nvidia`` binds can have one: the others are not even resolved."""
         try:
             return self._dali_names[node]
         except KeyError:
-            found = self._dali_names[node] = names.dali_name(self.resolver, node)
+            root = node
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if isinstance(root, cst.Name) and root.value in self.model.dali_roots:
+                found = names.dali_name(self.resolver, node)
+            else:
+                found = None
+            self._dali_names[node] = found
             return found
 
     def ndd(self, path: str = "") -> cst.BaseExpression:
