@@ -380,12 +380,28 @@ def process_sources(sources: list[tuple[str, bytes]], policy: Policy, jobs: int 
     paths = [sources[i][0] for i in order]
     raws = [sources[i][1] for i in order]
     chunksize = max(1, len(sources) // (workers * 16))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        done = list(pool.map(process_source, paths, raws, [policy] * len(sources), chunksize=chunksize))
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_set_worker_policy, initargs=(policy,)
+    ) as pool:
+        done = list(pool.map(_process_in_worker, paths, raws, chunksize=chunksize))
     results: list[FileResult] = [None] * len(sources)  # type: ignore[list-item]
     for position, result in zip(order, done):
         results[position] = result
     return results
+
+
+#: The policy of the run, set once in each worker process: it holds the project's configuration,
+#: which costs milliseconds to unpickle, too much to send along with every file.
+_worker_policy: Policy | None = None
+
+
+def _set_worker_policy(policy: Policy) -> None:
+    global _worker_policy
+    _worker_policy = policy
+
+
+def _process_in_worker(path: str, raw: bytes) -> FileResult:
+    return process_source(path, raw, _worker_policy)
 
 
 def worker_count(count: int, jobs: int | None, *, forked: bool) -> int:

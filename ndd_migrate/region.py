@@ -113,7 +113,7 @@ class _Facts:
         self._identifiers: set[str] | None = None
 
     def _find_seed(self) -> None:
-        for node in ast.walk(self.stmt):
+        for node in _walk(self.stmt):
             if isinstance(node, ast.Import):
                 self.seed = self.seed or any(_is_seed_module(a.name) for a in node.names)
             elif isinstance(node, ast.ImportFrom):
@@ -143,7 +143,7 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.
 def _all_names(node: ast.AST) -> set[str]:
     """Every identifier under ``node``, whatever scope it belongs to."""
     found: set[str] = set()
-    for child in ast.walk(node):
+    for child in _walk(node):
         if isinstance(child, ast.Name):
             found.add(child.id)
         elif isinstance(child, ast.arg):
@@ -220,7 +220,7 @@ def _free_names(scope: ast.AST) -> set[str]:
             bound.add(node.name)
         elif isinstance(node, ast.MatchMapping) and node.rest:
             bound.add(node.rest)
-        todo.extend(ast.iter_child_nodes(node))
+        todo.extend(_children(node))
     if isinstance(scope, _COMPREHENSIONS):
         # Its stores are loop targets (or walrus targets, local to the enclosing function); its
         # first iterable is evaluated outside: `[x for x in x]` reads an outer `x`.
@@ -234,6 +234,38 @@ def _free_names(scope: ast.AST) -> set[str]:
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
+#: Fields that hold no names: expression contexts (``Load()``...) and operators are nodes too, a
+#: third of a tree, and skipping them is most of what makes these walks cheaper than ``ast.walk``.
+_NAMELESS_FIELDS = frozenset({"ctx", "op", "ops"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """``ast.iter_child_nodes`` without contexts and operators."""
+    fields = _FIELDS.get(type(node))
+    if fields is None:
+        fields = _FIELDS[type(node)] = tuple(f for f in node._fields if f not in _NAMELESS_FIELDS)
+    out: list[ast.AST] = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, ast.AST))
+    return out
+
+
+def _walk(node: ast.AST) -> list[ast.AST]:
+    """``ast.walk`` (in another order) without contexts and operators."""
+    found = [node]
+    todo = [node]
+    while todo:
+        children = _children(todo.pop())
+        found.extend(children)
+        todo.extend(children)
+    return found
+
+
 def _is_seed_module(module: str) -> bool:
     root = module.split(".")[0]
     return root in ("nvidia", "numpy")
@@ -245,10 +277,10 @@ def _top_level_bindings(stmt: ast.stmt, text: str) -> set[str]:
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         if "global" not in text:
             return {stmt.name}
-        declared = {name for node in ast.walk(stmt) if isinstance(node, ast.Global) for name in node.names}
+        declared = {name for node in _walk(stmt) if isinstance(node, ast.Global) for name in node.names}
         return {stmt.name} | declared
     bound: set[str] = set()
-    for node in ast.walk(stmt):
+    for node in _walk(stmt):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             bound.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -314,7 +346,7 @@ def module_level_names(tree: ast.Module) -> set[str]:
     todo: list[ast.AST] = [tree]
     while todo:
         node = todo.pop()
-        for child in ast.iter_child_nodes(node):
+        for child in _children(node):
             if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 todo.append(child)
         if isinstance(node, ast.Name):
