@@ -196,7 +196,8 @@ def own_work(tree: Path, dali_files: list[Path]) -> dict:
 
     start = time.perf_counter()
     found = files.discover([tree])
-    kept = [p for p in found if files.mentions_dali(p.read_bytes())]
+    read = {str(p): p.read_bytes() for p in found}  # the run keeps the bytes for the cross-file pass
+    kept = [p for p in found if files.mentions_dali(read[str(p)])]
     prefilter = time.perf_counter() - start
     start = time.perf_counter()
     from ndd_migrate import engine
@@ -216,7 +217,9 @@ def own_work(tree: Path, dali_files: list[Path]) -> dict:
     # The runner's second pass: files that may import a pipeline another file defines.
     results = [by_path.get(str(p)) or FileResult(path=str(p), skipped=True) for p in found]
     start = time.perf_counter()
-    crossfile.follow_imports(results, policy, lambda sources, known: engine.process_sources(sources, known, 1))
+    crossfile.follow_imports(
+        results, policy, lambda sources, known: engine.process_sources(sources, known, 1), read=read.get
+    )
     cross = time.perf_counter() - start
     return {
         "files": len(found),
@@ -281,7 +284,7 @@ Where our time goes:
 | importing the engine, libcst and the rules (once per process, wall) | {ms(work['engine_import'])} |
 | engine per DALI file, CPU (best of {REPEATS} runs): median / p90 / max | {ms(statistics.median(per))} / {ms(p90)} / {ms(per[-1])} (target 50 ms: {budget}) |
 | engine on all {len(per)} DALI files, CPU (split over the worker processes in a run) | {ms(sum(per))} |
-| cross-file pass (re-reads every file, searches it for pipeline names other files define), wall | {ms(work['crossfile'])} |
+| cross-file pass (searches the bytes of every file for imports of pipelines other files define), wall | {ms(work['crossfile'])} |
 
 Files without DALI cost only their bytes: nothing is parsed before the byte prefilter, and libcst,
 the rules and the catalogue are not even imported unless some file mentions DALI. A file that does
