@@ -492,4 +492,5 @@ class Configuration:
         return self.for_path(path).is_enabled(code, path)
 
     def is_excluded(self, path: str | os.PathLike) -> bool:
-        return self.for_path(path).is_excluded(path)
+        absolute = os.path.abspath(path)
+        return self.for_path(absolute).is_excluded(absolute)

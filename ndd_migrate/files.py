@@ -133,17 +133,21 @@ def discover(
         if os.path.isfile(top):
             found.append(Path(top))
         elif os.path.isdir(top):
+            # Exclusion is tested on absolute paths: cheaper to match than relative ones, which
+            # cost a `getcwd` each. os.walk's directories all start with `top`.
+            absolute_top = os.path.abspath(top)
             for directory, dirnames, filenames in os.walk(top, onerror=walk_error):
+                absolute = absolute_top + directory[len(top) :]
                 dirnames[:] = sorted(
                     name
                     for name in dirnames
                     if not (is_excluded is None and name in SKIPPED_DIRS)
-                    and not excluded(os.path.join(directory, name))
+                    and not excluded(os.path.join(absolute, name))
                 )
                 found.extend(
                     Path(directory, name)
                     for name in filenames
-                    if name.endswith(suffixes) and not excluded(os.path.join(directory, name))
+                    if name.endswith(suffixes) and not excluded(os.path.join(absolute, name))
                 )
         else:
             raise SourceError(top, "not a regular file or directory")
