@@ -6,7 +6,9 @@ that does not parse — turns into a :class:`FileError` and the text is left as 
 only what this module returns as ``new_source``.
 
 Reading the files and skipping those without DALI happen before this module (and libcst) is
-imported, in :mod:`ndd_migrate.runner`, which hands over the bytes it read.
+imported, in :mod:`ndd_migrate.runner`, which hands over the bytes it read. ``check`` parses only
+the module's DALI region (:mod:`ndd_migrate.region`), and names are resolved by
+:mod:`ndd_migrate.scopes`: both keep a DALI file's cost to its DALI code.
 """
 
 from __future__ import annotations
