@@ -148,19 +148,25 @@ def _all_names(node: ast.AST) -> set[str]:
             found.add(child.id)
         elif isinstance(child, ast.arg):
             found.add(child.arg)
-        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found.add(child.name)
         elif isinstance(child, (ast.Global, ast.Nonlocal)):
             found.update(child.names)
-        elif isinstance(child, ast.alias):
-            found.add((child.asname or child.name).split(".")[0])
-        elif isinstance(child, ast.ExceptHandler) and child.name:
-            found.add(child.name)
-        elif isinstance(child, (ast.MatchAs, ast.MatchStar)) and child.name:
-            found.add(child.name)
-        elif isinstance(child, ast.MatchMapping) and child.rest:
-            found.add(child.rest)
+        else:
+            found.update(_binder_names(child))
     return found
+
+
+def _binder_names(node: ast.AST) -> list[str]:
+    """Names a node binds other than a ``Name`` target or a parameter: a ``def`` or ``class``, an
+    import alias, ``except ... as``, a ``match`` capture."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, ast.alias):
+        return [(node.asname or node.name).split(".")[0]]
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return [node.name] if node.name else []
+    if isinstance(node, ast.MatchMapping):
+        return [node.rest] if node.rest else []
+    return []
 
 
 def _outer_names(scope: ast.AST) -> set[str]:
@@ -212,14 +218,8 @@ def _free_names(scope: ast.AST) -> set[str]:
             (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             declared.update(node.names)
-        elif isinstance(node, ast.alias):
-            bound.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            bound.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            bound.add(node.rest)
+        else:
+            bound.update(_binder_names(node))
         todo.extend(_children(node))
     if isinstance(scope, _COMPREHENSIONS):
         # Its stores are loop targets (or walrus targets, local to the enclosing function); its
@@ -281,20 +281,13 @@ def _top_level_bindings(stmt: ast.stmt, text: str) -> set[str]:
         return {stmt.name} | declared
     bound: set[str] = set()
     for node in _walk(stmt):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bound.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, ast.alias):
-            bound.add((node.asname or node.name).split(".")[0])
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                bound.add(node.id)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             bound.update(node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            bound.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            bound.add(node.rest)
+        else:
+            bound.update(_binder_names(node))
     return bound
 
 
