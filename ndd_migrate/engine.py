@@ -88,7 +88,7 @@ class Dispatcher(cst.CSTTransformer):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         node_type = type(node)
-        if node_type in TRIVIA:  # no rule looks at whitespace or punctuation (see test_catalog)
+        if node_type in TRIVIA:  # no rule looks at whitespace or punctuation (tests/test_scopes.py)
             return False
         if node_type is cst.Module:
             self._decide_conversions()
@@ -181,7 +181,9 @@ def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) ->
         return _run(source, path, policy, "all", module_names, todos=True)
     part = region.dali_region(source, tree) if narrow and tree is not None and not policy.imported_pipelines else None
     if part is not None:
-        found = _run(part.text, path, policy, "all", module_names, todos=False, rewrite=False, lines=part, module_source=source)
+        found = _run(
+            part.text, path, policy, "all", module_names, todos=False, rewrite=False, lines=part, module_source=source
+        )
         if not found.error and not (policy.fix and found.diagnostics):
             found.old_source = source
             found.diagnostics = [replace(d, fixed=False) for d in found.diagnostics]
@@ -234,9 +236,10 @@ def _run(
             fix_level=fix_level,
             todos=todos,
             rewrite=rewrite,
-            original_line=lines.original_line if lines is not None else _same_line,
-            positions=_positions_on_demand(wrapper),
+            positions=scopes.positions_on_demand(wrapper),
         )
+        if lines is not None:
+            ctx.original_line = lines.original_line
         new_module = wrapper.visit(Dispatcher(ctx))
     except Exception as exc:  # a rule crashed: report it, lose nothing
         frame = traceback.extract_tb(exc.__traceback__)[-1]
@@ -261,25 +264,6 @@ def _run(
         result.changed = True
         result.new_source = new_source
     return result
-
-
-def _positions_on_demand(wrapper: MetadataWrapper):
-    """``node -> CodeRange | None``, resolving libcst's positions (a code generation pass over the
-    whole module, a sixth of the time spent on a file) at the first question, so a file without
-    findings never pays for them."""
-    table = None
-
-    def position(node: cst.CSTNode):
-        nonlocal table
-        if table is None:
-            table = scopes.positions(wrapper)
-        return table.get(node)
-
-    return position
-
-
-def _same_line(line: int) -> int:
-    return line
 
 
 def _syntax_error(source: str, path: str, exc: cst.ParserSyntaxError) -> FileError:

@@ -137,7 +137,16 @@ def resolve(wrapper: MetadataWrapper) -> None:
     wrapper._metadata[QualifiedNameProvider] = _QualifiedNames(scopes)
 
 
-def positions(wrapper: MetadataWrapper) -> Mapping:
-    """libcst's ``PositionProvider`` metadata of the wrapper's module, without the wasted batched
-    traversal (see :func:`resolve`)."""
-    return PositionProvider()._gen(wrapper)
+def positions_on_demand(wrapper: MetadataWrapper):
+    """``node -> CodeRange | None`` for the wrapper's module: libcst's ``PositionProvider`` (a code
+    generation pass over the whole module) run at the first question, so a file without findings
+    never pays for it, and without the wasted batched traversal (see :func:`resolve`)."""
+    table = None
+
+    def position(node: cst.CSTNode):
+        nonlocal table
+        if table is None:
+            table = PositionProvider()._gen(wrapper)
+        return table.get(node)
+
+    return position
