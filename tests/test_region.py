@@ -256,3 +256,36 @@ def test_region_finds_what_the_whole_module_finds(name, text):
 def test_the_corpus_is_really_narrowed():
     narrowed = sum(region_of(_padded(text)) is not None for _, text in CORPUS)
     assert len(CORPUS) > 100 and narrowed > 0.9 * len(CORPUS)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+def test_crlf_aliases_and_non_ascii_text_give_the_same_findings(newline):
+    body = textwrap.dedent('''\
+        from nvidia.dali import fn as dfn, pipeline_def as pdef
+
+        LABEL = "données"  # non-ASCII text before the findings on the same lines
+
+
+        @pdef(batch_size=2)
+        def pipe():
+            images = dfn.random.uniform(range=[0, 1])  # é
+            return dfn.cast(images, dtype=None)
+
+
+        p = pipe()
+        p.build()
+        ''')
+    source = (PLAIN_BEFORE + body + PLAIN_AFTER).replace("\n", newline)
+    assert region_of(source) is not None
+    narrow = transform(source, "m.py", Policy.check())
+    whole = transform(source, "m.py", Policy.check(), narrow=False)
+    assert narrow.error is None and narrow.diagnostics == whole.diagnostics
+    assert {d.code for d in narrow.diagnostics} >= {"NDD001", "NDD002"}
+
+
+def test_unparsable_file_is_reported_by_check_and_left_alone():
+    source = PLAIN_BEFORE + "import nvidia.dali.fn as fn\ndef broken(:\n    pass\n"
+    result = transform(source, "m.py", Policy.check(fix=True))
+    assert result.error is not None and "cannot parse" in result.error.message
+    assert result.error.line == PLAIN_BEFORE.count("\n") + 2
+    assert not result.changed and result.new_source is None
