@@ -4,7 +4,7 @@ A pre-commit hook must feel instant, and most files of a repository never mentio
 module, like everything it imports, is standard library only: each file is read once, as bytes,
 and the byte prefilter (:func:`ndd_migrate.files.mentions_dali`) drops the ones that cannot
 involve DALI. Only when some file is left is :mod:`ndd_migrate.engine` imported, and with it
-libcst and the rules (about 0.4 s); the bytes already read are handed on, and kept for the
+libcst and the rules (about 0.5 s); the bytes already read are handed on, and kept for the
 cross-file pass (within a memory budget), so they are not read again.
 """
 

@@ -1,7 +1,7 @@
 """Name resolution for the rules: libcst's scope analysis, without the work the rules never use.
 
 The rules resolve names through libcst's ``ScopeProvider`` and ``QualifiedNameProvider`` (see
-:mod:`ndd_migrate.names`). Computed the standard way they cost about half of the time spent on a
+:mod:`ndd_migrate.names`). Computed the standard way they cost about a third of the time spent on a
 DALI file, in three traversals of the whole tree. Here the same libcst visitors compute the same
 answers with less:
 
