@@ -18,9 +18,16 @@ FIXTURES = ROOT / "fixtures"
 HAS_DALI = importlib.util.find_spec("nvidia") is not None and importlib.util.find_spec("nvidia.dali") is not None
 
 
-def migrate_text(source: str, path: str = "example.py"):
-    """(new text or the input when unchanged, result) of ``migrate`` on a source text."""
+def migrate_text(source: str, path: str = "example.py", *, expect_error: bool = False):
+    """(new text or the input when unchanged, result) of ``migrate`` on a source text.
+
+    An engine error fails the calling test (a crash must never pass for "nothing to change"),
+    unless ``expect_error``: then the error is required."""
     result = transform(source, path, Policy.migrate())
+    if expect_error:
+        assert result.error is not None, "expected the engine to refuse this input"
+    else:
+        assert result.error is None, f"engine error: {result.error}"
     return (result.new_source if result.changed else source), result
 
 

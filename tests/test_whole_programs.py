@@ -1,0 +1,85 @@
+"""Whole programs (tests/programs/*.py) migrated and run end to end: what ``migrate`` promises about a
+program, not only about a pipeline function (see tests/programs/README.md)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import HAS_DALI, ROOT, migrate_text
+
+PROGRAMS = ROOT / "tests" / "programs"
+CASES = sorted(p.name for p in PROGRAMS.glob("*.py"))
+TODO = re.compile(r"^[ \t]*# TODO\(ndd-migrate\): .*\n", re.MULTILINE)
+
+
+def _header(text: str, key: str) -> str:
+    found = re.search(rf"^# {key}: (.+)$", text, re.MULTILINE)
+    assert found, f"the program has no `# {key}:` line"
+    return found.group(1).strip()
+
+
+@pytest.fixture(scope="module")
+def datasets(tmp_path_factory) -> dict[str, Path]:
+    from fixtures import datasets
+
+    root = tmp_path_factory.mktemp("program-data")
+    made = datasets.make_all(root)
+    made["none"] = root
+    return made
+
+
+def _run(script: Path, data: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, str(script), str(data)], capture_output=True, text=True, cwd=script.parent, timeout=300
+    )
+    assert done.returncode == 0, f"{script.name} failed (exit {done.returncode}):\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def test_every_program_declares_what_it_expects():
+    assert CASES, "no whole programs"
+    for name in CASES:
+        text = (PROGRAMS / name).read_text(encoding="utf-8")
+        assert re.match(r"(converted|blocked NDD\d{3}|marked NDD\d{3})$", _header(text, "expect")), name
+        _header(text, "data")
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_migration_keeps_its_promise(name):
+    source = (PROGRAMS / name).read_text(encoding="utf-8")
+    expect = _header(source, "expect")
+    migrated, result = migrate_text(source, f"tests/programs/{name}")
+    human = [d for d in result.diagnostics if d.needs_human]
+    if expect == "converted":
+        assert human == [], [f"{d.code}:{d.line} {d.message}" for d in human]
+        assert migrated != source
+    else:
+        kind, code = expect.split()
+        assert code in {d.code for d in human}, [f"{d.code}:{d.line} {d.message}" for d in human]
+        if kind == "blocked":
+            assert TODO.sub("", migrated) == source, "a blocked pipeline's file changed beyond its TODOs"
+        else:
+            assert migrated != source and f"TODO(ndd-migrate): {code}" in migrated
+    again, second = migrate_text(migrated, f"tests/programs/{name}")
+    assert again == migrated, "a second migration changed the output"
+
+
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize("name", [n for n in CASES if "# expect: converted" in (PROGRAMS / n).read_text()])
+def test_converted_program_prints_the_same(name, datasets, tmp_path):
+    source = (PROGRAMS / name).read_text(encoding="utf-8")
+    data = datasets[_header(source, "data")]
+    migrated, _ = migrate_text(source, f"tests/programs/{name}")
+    before, after = tmp_path / "before" / name, tmp_path / "after" / name
+    for path, text in ((before, source), (after, migrated)):
+        path.parent.mkdir()
+        path.write_text(text, encoding="utf-8")
+    expected = _run(before, data)
+    assert expected.strip(), "the original program printed nothing: it proves nothing"
+    assert _run(after, data) == expected
