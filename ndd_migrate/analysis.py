@@ -14,11 +14,9 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
 from ndd_migrate import checkpoints, crossfile, external_source, iterators, manual_uses, names, pipeline_args
-from ndd_migrate.cstutil import SkipsTrivia
+from ndd_migrate.cstutil import TRIVIA, SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.rules.tables import op_info
-from ndd_migrate.rules.ndd423_conditionals import explain as explain_conditionals
-from ndd_migrate.rules.ndd422_python_function import unsupported as python_function_unsupported
 
 
 class Kind(enum.Enum):
@@ -51,6 +49,8 @@ class PipelineFunction:
     external_sources: list[cst.Call] = field(default_factory=list)
     source: external_source.SourceSpec | None = None  # an external source in the reader's role (NDD421)
     conditionals: list[cst.If] = field(default_factory=list)  # data-dependent `if`s NDD423 rewrites
+    python_functions: list[cst.Call] = field(default_factory=list)  # `fn.python_function` calls (NDD422)
+    conditionals_enabled: bool = False  # `enable_conditionals` given, in the decorator or at a call
     top_level_readers: list[cst.Call] = field(default_factory=list)
     local_names: set[str] = field(default_factory=set)
     convert: bool = False  # decided by the engine: no problems and NDD001 may apply
@@ -111,7 +111,6 @@ class ModuleModel:
     kinds: dict[tuple[object, str], tuple[Kind, PipelineFunction]] = field(default_factory=dict)
     factories: dict[str, PipelineFunction] = field(default_factory=dict)  # qualname → pipeline it returns
     imported: dict[str, bool] = field(default_factory=dict)  # Policy.imported_pipelines
-    escapes: dict[cst.Return, object] = field(default_factory=dict)  # `return pipe` outside factories
     # Names bound from a call of an imported function the run does not define, with `.build()` and
     # `.run()` called on them: (scope, name) → the function's qualified name (NDD007).
     foreign_pipelines: dict[tuple[object, str], str] = field(default_factory=dict)
@@ -127,6 +126,10 @@ class ModuleModel:
     bindings: dict[cst.Name, tuple] = field(default_factory=dict)
     # `Pipeline(...)` built by hand (`with pipe:` + `set_outputs`): stays in pipeline mode (NDD403).
     explicit_pipelines: list[cst.Call] = field(default_factory=list)
+    # Each node's parent, and every use of a value a conversion changes (ndd_migrate.plan).
+    parents: dict = field(default_factory=dict)
+    plan: object = None
+    functions: dict[str, cst.FunctionDef] = field(default_factory=dict)  # qualname → def (not pipelines)
 
 
 class Analyzer(SkipsTrivia, cst.CSTVisitor):
@@ -144,11 +147,32 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._returns: dict[cst.FunctionDef, list[cst.Return]] = {}  # of functions other than pipelines
         self._consumed: list[tuple[cst.Call, str, cst.BaseExpression, tuple[str, str]]] = []  # see manual_uses
         self._generators: set[cst.FunctionDef] = set()
-        self._conditionals_explained: set[PipelineFunction] = set()
         self._pipeline_methods: list[tuple[cst.Name, str]] = []  # `name.build()` / `name.run()`
         self._epoch_uses: list[cst.BaseExpression] = []  # see ndd_migrate.iterators
         self._in_import = False
         self._not_read: set[cst.Name] = set()  # attribute names and keywords: not reads of a name
+        # Each node's parent (trivia left out): the plan follows values upwards (ndd_migrate.plan).
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = self.model.parents
+        self._open: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if type(node) in TRIVIA:
+            return False
+        if self._open:
+            self.parents[node] = self._open[-1]
+        self._open.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if type(original_node) not in TRIVIA:
+            self._open.pop()
+        super().on_leave(original_node)
+
+    @property
+    def calls(self) -> list[tuple[cst.Call, str]]:
+        """The module's calls, each with one of its callee's qualified names (a call may be listed
+        once per name)."""
+        return self._calls
 
     # -- helpers -----------------------------------------------------------------------------
     def _qualnames(self, node: cst.CSTNode) -> set[str]:
@@ -225,6 +249,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             self.model.pipelines[qual] = fn
             self.model.by_node[node] = fn
             self._stack.append(fn)
+        else:
+            self.model.functions[next(iter(self._qualnames(node.name)), node.name.value)] = node
         self._depth.append(node)
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -253,18 +279,12 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     def _check_blocking(self, fn: PipelineFunction, name: str) -> None:
         fn.checkpointing = fn.checkpointing or name in pipeline_args.CHECKPOINTING
-        if name == "enable_conditionals":  # NDD423: rewritten, or reported where and why
-            self._explain_conditionals(fn)
+        if name == "enable_conditionals":  # NDD423: rewritten, or blocked where and why (its blockers())
+            fn.conditionals_enabled = True
             return
         reason = pipeline_args.BLOCKING.get(name)
         if reason:
             fn.problems.append(Problem("NDD001", fn.node, f"`{name}`: {reason}"))
-
-    def _explain_conditionals(self, fn: PipelineFunction) -> None:
-        if fn not in self._conditionals_explained:
-            self._conditionals_explained.add(fn)
-            problems, fn.conditionals = explain_conditionals(self, fn.node)
-            fn.problems.extend(Problem("NDD423", node, why) for node, why in problems)
 
     def _read_body(self, fn: PipelineFunction) -> None:
         body = fn.node.body.body if isinstance(fn.node.body, cst.IndentedBlock) else ()
@@ -331,9 +351,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             if path == "external_source":
                 fn.external_sources.append(node)  # resolved in leave_Module (NDD421)
             elif path == "python_function":  # written out as plain Python (NDD422) when it can be
-                reason = python_function_unsupported(node)
-                if reason:
-                    fn.problems.append(Problem("NDD422", node, reason))
+                fn.python_functions.append(node)
             elif info is None or info.ndd is None:
                 fn.problems.append(Problem("NDD901", node, f"`fn.{path}` has no dynamic-mode form"))
             else:
@@ -388,7 +406,6 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._resolve_kinds()
         while self._find_factories():
             self._resolve_kinds()
-        self._find_escapes()
         for call, code, expr, advice in self._consumed:
             found = expr_kind(self.model, expr, self._scope_of, self._qualnames)
             if found and found[0] is Kind.PIPELINE:
@@ -400,6 +417,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         iterators.mark(self, self._epoch_uses)
         for fn, node, why in checkpoints.blocked(self.model, self._assigns):
             fn.problems.append(Problem("NDD415", node, why))
+        from ndd_migrate import plan  # imported here: it builds on this module's classes
+
+        self.model.plan = plan.Plan(plan.collect(self))
 
     def _resolve_external_source(self, fn: PipelineFunction, module: cst.Module) -> None:
         """One external source that can play the reader's role becomes ``fn.source``; any other
@@ -462,17 +482,6 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     def _return_kind(self, ret: cst.Return) -> tuple | None:
         return expr_kind(self.model, ret.value, self._scope_of, self._qualnames) if ret.value else None
-
-    def _find_escapes(self) -> None:
-        """``return pipe`` in a function that is not a factory (it returns something else on
-        another path): its callers are not followed, so NDD006 reports the return."""
-        for node, returns in self._returns.items():
-            if next(iter(self._qualnames(node.name)), node.name.value) in self.model.factories:
-                continue
-            for ret in returns:
-                found = self._return_kind(ret)
-                if found and found[0] is Kind.PIPELINE:
-                    self.model.escapes[ret] = found[1]
 
     def _resolve_kinds(self) -> None:
         """Give each local name one Kind when every binding of it agrees; otherwise none.

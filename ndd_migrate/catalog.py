@@ -14,7 +14,7 @@ Numbering scheme (``NDD`` + 3 digits, the first digit is the family; ``--select 
 * ``NDD3xx`` imports
 * ``NDD4xx`` legacy APIs and integrations: ``Pipeline`` subclasses, ``ops.*``, framework iterators,
   external sources, python operators, conditionals, checkpointing
-* ``NDD5xx`` mistakes in hand-written dynamic-mode code (NDD512 also cleans what `migrate` writes)
+* ``NDD5xx`` mistakes in hand-written dynamic-mode code
 * ``NDD9xx`` constructs with no dynamic-mode form (always manual)
 """
 

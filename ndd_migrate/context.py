@@ -24,8 +24,10 @@ TODO_PREFIX = "# TODO(ndd-migrate): "
 
 @dataclass
 class Context:
-    """``fix_level``: "all" rewrites with every rule (migrate, and the reporting pass of check),
-    "safe" only with rules whose fix is safe (``check --fix``). ``todos``: leave TODO comments."""
+    """``fix_level``: "report" rewrites with every rule, selected or not (the reporting pass of
+    ``check``: findings depend on the whole migration); "all" with every selected rule (``migrate``,
+    ``check --fix --unsafe-fixes``); "safe" with selected rules whose fix is safe (``check --fix``).
+    ``todos``: leave TODO comments."""
 
     path: str
     model: ModuleModel
@@ -132,8 +134,13 @@ class Context:
         return (line(pos.start.line), pos.start.column, line(pos.end.line), pos.end.column)
 
     def applies(self, code: str, node: cst.CSTNode) -> bool:
-        """May this run rewrite ``node`` for rule ``code``? (fix level, fix safety, ``# noqa``)."""
+        """May this run rewrite ``node`` for rule ``code``? (``# noqa``, the selection, fix level and
+        fix safety: the engine's decision, asked by the rules before they rewrite.)"""
         if self.suppressed(code, self.line_of(node)[0]):
+            return False
+        if self.fix_level == "report":
+            return True
+        if not self.policy.is_enabled(code, self.path):
             return False
         if self.fix_level == "all":
             return True

@@ -25,8 +25,8 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider, ScopeProvider
 
-from ndd_migrate import crossfile, files, noqa, region, scopes
-from ndd_migrate.analysis import Analyzer
+from ndd_migrate import crossfile, files, noqa, plan, region, scopes
+from ndd_migrate.analysis import Analyzer, ImportedPipeline, Problem
 from ndd_migrate.catalog import _rule_modules
 from ndd_migrate.context import TODO_PREFIX, Context
 from ndd_migrate.cstutil import TRIVIA
@@ -73,8 +73,8 @@ class Dispatcher(cst.CSTTransformer):
         ctx.resolver = self
         self._visit: dict[str, list] = defaultdict(list)
         self._leave: dict[str, list] = defaultdict(list)
-        for cls, hooks in _hook_table():
-            impl = cls(ctx)
+        self._impls = [cls(ctx) for cls, _ in _hook_table()]
+        for impl, (_, hooks) in zip(self._impls, _hook_table()):
             for kind, node_type, attr in hooks:
                 (self._visit if kind == "visit" else self._leave)[node_type].append(getattr(impl, attr))
 
@@ -106,9 +106,12 @@ class Dispatcher(cst.CSTTransformer):
         return True
 
     def _decide_conversions(self) -> None:
-        """Convert a pipeline function only when nothing blocks it and NDD001 may apply; otherwise
-        report why at the blocking construct (left untouched, with a TODO)."""
+        """Decide, before any rewrite, which pipelines are converted: those that nothing blocks
+        (``fn.problems``, each reported where it is), that a rule converts (:meth:`RuleImpl.converts`:
+        enabled, not ``# noqa``-ed), and every use of whose values a rule claims (:meth:`_settle_uses`)."""
         for fn in self.ctx.model.pipelines.values():
+            for impl in self._impls:
+                fn.problems.extend(Problem(impl.code, node, why, hint) for node, why, hint in impl.blockers(fn))
             for problem in fn.problems:
                 self.ctx.report(
                     problem.code,
@@ -118,7 +121,48 @@ class Dispatcher(cst.CSTTransformer):
                     + (problem.hint or f"rewrite `{fn.node.name.value}` by hand (see docs/target-shape.md)"),
                     fixed=False,
                 )
-            fn.convert = not fn.problems and self.ctx.applies("NDD001", fn.node)
+            fn.convert = not fn.problems and any(impl.converts(fn) for impl in self._impls)
+        self._settle_uses()
+
+    def _settle_uses(self) -> None:
+        """Unconvert every pipeline one of whose uses no rule claims (the migration plan,
+        :mod:`ndd_migrate.plan`), until nothing changes: a claim may depend on whether another
+        pipeline converts (a name bound from two pipelines converts with both or neither)."""
+        found = self.ctx.model.plan
+        unfollowed: dict[int, tuple] = {}
+        changed = True
+        while changed:
+            changed = False
+            for use in found.uses:
+                members = use.members
+                converting = [m for m in members if m.convert]
+                if not converting:
+                    continue
+                answer = self._claim(use) if len(converting) == len(members) else ""
+                if answer is True:
+                    continue
+                local = [m for m in converting if not isinstance(m, ImportedPipeline)]
+                if not local:  # converted by another module of the run: reported at the use
+                    unfollowed.setdefault(id(use), (use, answer or ""))
+                    continue
+                for fn in local:
+                    fn.convert = False
+                    found.blocked.setdefault(fn, []).append((use, answer or ""))
+                changed = True
+        found.unfollowed = list(unfollowed.values())
+
+    def _claim(self, use: plan.Use) -> bool | str:
+        """True when the use keeps its meaning or a rule rewrites it; else the reason a rule that
+        knows the construct gave for leaving it (or "")."""
+        if plan.neutral(use):
+            return True
+        reason = ""
+        for impl in self._impls:
+            answer = impl.claims(use)
+            if answer is True:
+                return True
+            reason = reason or answer or ""
+        return reason
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
         result = updated
@@ -165,11 +209,11 @@ def _same_todo_present(text: str, present: set[str]) -> bool:
 def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) -> FileResult:
     """Run the rules over one source text. Never raises for bad input: errors come back in the result.
 
-    ``migrate`` rewrites with every rule and leaves TODOs. ``check`` always reports what the full
-    migration would report (conversion rules depend on each other, so reporting runs them all);
-    with ``--fix`` it keeps the full rewrite only under ``--unsafe-fixes``, else a second pass
-    applies just the safe fixes. Without ``--fix`` the rewrite is thrown away, so it is not even
-    generated (nor re-parsed to validate it).
+    ``migrate`` rewrites with every selected rule and leaves TODOs. ``check`` always reports what
+    the full migration would report (conversion rules depend on each other, so reporting runs them
+    all, selected or not, and only the report is filtered); with ``--fix`` a second pass applies the
+    fixes of the selected rules (only the safe ones without ``--unsafe-fixes``). The reporting pass
+    never keeps its rewrite, so it is not even generated (nor re-parsed to validate it).
 
     ``check`` first looks only at the module's DALI region (:mod:`ndd_migrate.region`; ``narrow``
     False turns that off, for tests that compare): the findings are the same, for a fraction of
@@ -182,23 +226,23 @@ def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) ->
     part = region.dali_region(source, tree) if narrow and tree is not None and not policy.imported_pipelines else None
     if part is not None:
         found = _run(
-            part.text, path, policy, "all", module_names, todos=False, rewrite=False, lines=part, module_source=source
+            part.text, path, policy, "report", module_names, todos=False, rewrite=False, lines=part, module_source=source
         )
         if not found.error and not (policy.fix and found.diagnostics):
             found.old_source = source
             found.diagnostics = [replace(d, fixed=False) for d in found.diagnostics]
             return found
-    full = _run(source, path, policy, "all", module_names, todos=False, rewrite=policy.fix)
-    if full.error or (policy.fix and policy.unsafe_fixes):
+    full = _run(source, path, policy, "report", module_names, todos=False, rewrite=False)
+    if full.error:
         return full
     if not policy.fix:
         full.diagnostics = [replace(d, fixed=False) for d in full.diagnostics]
-        full.changed, full.new_source = False, None
         return full
-    safe = _run(source, path, policy, "safe", module_names, todos=False)
-    done = {(d.code, d.line, d.column) for d in safe.diagnostics if d.fixed}
+    # The fixes themselves: only the selected rules' (and only safe ones without --unsafe-fixes).
+    fixing = _run(source, path, policy, "all" if policy.unsafe_fixes else "safe", module_names, todos=False)
+    done = {(d.code, d.line, d.column) for d in fixing.diagnostics if d.fixed}
     full.diagnostics = [replace(d, fixed=(d.code, d.line, d.column) in done) for d in full.diagnostics]
-    full.changed, full.new_source, full.error = safe.changed, safe.new_source, safe.error
+    full.changed, full.new_source, full.error = fixing.changed, fixing.new_source, fixing.error
     return full
 
 

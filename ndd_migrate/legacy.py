@@ -20,7 +20,7 @@ from libcst.metadata import QualifiedNameProvider
 from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate import names, pipeline_args
 from ndd_migrate.analysis import PipelineFunction, Problem
-from ndd_migrate.rules import shape
+from ndd_migrate.codegen import shape
 from ndd_migrate.rules.tables import OpInfo, fn_path_of_legacy_op, op_info
 
 # ``Pipeline.__init__``'s positional parameters (DALI 2.4.0), in order.

@@ -15,6 +15,7 @@ import libcst as cst
 if TYPE_CHECKING:
     from ndd_migrate.catalog import Rule
     from ndd_migrate.context import Context
+    from ndd_migrate.plan import Use
 
 
 class RuleImpl:
@@ -31,3 +32,24 @@ class RuleImpl:
 
     def dali_name(self, node: cst.CSTNode) -> str | None:
         return self.ctx.dali_name(node)
+
+    # -- the migration plan (ndd_migrate.plan): asked by the engine before anything is rewritten --
+    def blockers(self, fn) -> list[tuple[cst.CSTNode, str, str]]:
+        """``(node, why, what to do)`` for each construct of the pipeline ``fn`` that this rule owns
+        and cannot rewrite: the pipeline is then not converted, and each is reported under this
+        rule's code where it is."""
+        return []
+
+    def converts(self, fn) -> bool:
+        """Does this rule convert the pipeline ``fn`` itself (and may it, here)?"""
+        return False
+
+    def claims(self, use: "Use") -> bool | str | None:
+        """True when this rule rewrites ``use`` (or marks it with a TODO at the place that would
+        fail) should its pipeline be converted; a reason (text) when the construct is this rule's
+        but it cannot rewrite it; None when the use is not this rule's business.
+
+        A pipeline is converted only when every use of its values is claimed (or keeps its
+        meaning, :func:`ndd_migrate.plan.neutral`): a claim is a promise that the program still
+        runs at that place after the rewrite."""
+        return None

@@ -9,10 +9,9 @@ from ndd_migrate import checkpoints, cstutil, names, pipeline_args
 from ndd_migrate.analysis import PipelineFunction
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules import epoch_shape
-from ndd_migrate.rules import shape
+from ndd_migrate.codegen import epoch_shape
+from ndd_migrate.codegen import external_source_loop, shape
 from ndd_migrate.rules.base import RuleImpl
-from ndd_migrate.rules.ndd421_external_source import plan as external_source_plan
 
 RULE = Rule(
     code="NDD001",
@@ -89,6 +88,9 @@ RULE = Rule(
 
 class Impl(RuleImpl):
     rule = RULE
+
+    def converts(self, fn) -> bool:
+        return not isinstance(fn.node, cst.ClassDef) and self.ctx.applies(self.code, fn.node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         fn = self.ctx.model.by_node.get(node)
@@ -176,7 +178,7 @@ class Impl(RuleImpl):
                 reader_stmt = stmt
                 loop_target = shape.loop_target(stmt.body[0].targets[0].target, fn.reader_outputs)
             elif index == source_index:
-                source = external_source_plan(self.ctx, fn, stmt, used, shape.fresh)
+                source = external_source_loop.plan(self.ctx, fn, stmt, used, shape.fresh)
             elif anchor is not None and index < anchor and not self._has_dali_call(orig_stmt):
                 prologue.append(stmt)  # plain Python the reader may need (paths, lists)
             else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate import plan
 from ndd_migrate.analysis import Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -49,6 +50,21 @@ RULE = Rule(
 
 class Impl(RuleImpl):
     rule = RULE
+
+    def claims(self, use):
+        """``pipe.build()`` as a statement of its own: removed."""
+        if use.kind is not Kind.PIPELINE or use.context != plan.METHOD or use.detail != "build":
+            return None
+        stmt = use.statement
+        if (
+            use.holder.args
+            or not isinstance(stmt, cst.SimpleStatementLine)
+            or len(stmt.body) != 1
+            or not isinstance(stmt.body[0], cst.Expr)
+            or stmt.body[0].value is not use.holder
+        ):
+            return "`build()` used as a value"
+        return self.ctx.applies(self.code, stmt) or None
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
         body = self._filter(original.body, updated.body)

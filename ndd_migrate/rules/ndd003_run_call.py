@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate import plan
 from ndd_migrate.analysis import Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -48,6 +49,14 @@ RULE = Rule(
 
 class Impl(RuleImpl):
     rule = RULE
+
+    def claims(self, use):
+        """``pipe.run()`` → ``next(pipe)``."""
+        if use.kind is not Kind.PIPELINE or use.context != plan.METHOD or use.detail != "run":
+            return None
+        if use.holder.args:
+            return "`run()` with arguments"
+        return self.ctx.applies(self.code, use.holder) or None
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = original.func

@@ -1,70 +1,36 @@
-"""NDD005 pipeline-object: uses of a pipeline object other than ``build()``/``run()``."""
+"""NDD005 pipeline-object: the reader metadata a pipeline object gave, on the migrated pipeline."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import iterators
+from ndd_migrate import iterators, plan
 from ndd_migrate.analysis import Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
 
-HINTS = {
-    "epoch_size": "use `reader.get_metadata()['epoch_size']` of the reader inside the migrated function",
-    "reader_meta": "use `reader.get_metadata()` of the reader inside the migrated function",
-    "reset": "create a new generator by calling the migrated function again",
-    "schedule_run": "call `next(pipe)`; dynamic mode has no separate scheduling",
-    "share_outputs": "call `next(pipe)`; dynamic mode has no separate scheduling",
-    "outputs": "call `next(pipe)`; dynamic mode has no separate scheduling",
-    "release_outputs": "nothing to release: drop the call",
-    "checkpoint": "use ndd.checkpoint.Checkpoint with the reader and RNG registered",
-    "serialize": "dynamic mode cannot serialize a pipeline; keep the pipeline-mode code for that use",
-}
-
 RULE = Rule(
     code="NDD005",
     name="pipeline-object",
-    summary="this use of a pipeline object has no counterpart on the migrated generator",
+    summary="`pipe.epoch_size(name)` / `pipe.reader_meta(name)` become the reader's metadata",
     what=(
-        "Reports uses of an object returned by a migrated pipeline function other than `build()` and "
-        "`run()`: other methods (`epoch_size`, `reset`, `schedule_run`, `checkpoint`, ...) and passing the "
-        "object to other code (a framework iterator, a helper). Each report says what to use instead. "
         "For a pipeline migrated in the epoch-aware shape (docs/target-shape.md, \"Framework iterators\"), "
         "`pipe.epoch_size(name)` becomes `pipe_meta[\"epoch_size\"]` and `pipe.reader_meta(name)` becomes "
-        "`pipe_meta`, the reader's `get_metadata()`."
+        "`pipe_meta`, the reader's `get_metadata()`. Any other use of a pipeline object that no rule "
+        "rewrites (`pipe.schedule_run()`, `self.pipe = ...`, passing it to a helper) keeps the pipeline "
+        "unconverted: NDD008 says which and why."
     ),
     why=(
-        "After migration the object is a generator of batches. Code that expects a `Pipeline` (its "
-        "methods, a `DALIGenericIterator`) would fail at run time."
+        "After migration the object is a generator of batches, which has no `epoch_size()`; the reader "
+        "it was asked about is inside the migrated function, and its metadata has the same keys."
     ),
     fix_safety=FixSafety.UNSAFE,
     fix=(
-        "`epoch_size(name)`/`reader_meta(name)` of an epoch-aware pipeline are rewritten (together with "
-        "NDD001 and NDD411); every other use is left for a human: the replacement depends on what the "
-        "surrounding code does with the pipeline."
+        "Applied together with NDD001 and NDD411: the call site becomes `pipe_meta, pipe = p(...)`. "
+        "`.epoch_size()` without exactly one reader name is marked for a human."
     ),
     examples=(
-        Example(
-            before=(
-                "from nvidia.dali import fn, pipeline_def\n\n\n"
-                "@pipeline_def(batch_size=2)\n"
-                "def p():\n"
-                "    return fn.random.uniform()\n\n\n"
-                "pipe = p()\n"
-                "n = pipe.epoch_size('Reader')\n"
-            ),
-            after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
-                "def p(*, batch_size=2):\n"
-                "    while True:\n"
-                "        yield ndd.random.uniform(batch_size=batch_size),\n\n\n"
-                "pipe = p()\n"
-                "# TODO(ndd-migrate): NDD005 use `reader.get_metadata()['epoch_size']` of the reader inside the "
-                "migrated function\n"
-                "n = pipe.epoch_size('Reader')\n"
-            ),
-        ),
         Example(
             title="reader metadata of a pipeline with a reader: epoch-aware shape",
             before=(
@@ -96,13 +62,14 @@ RULE = Rule(
 class Impl(RuleImpl):
     rule = RULE
 
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        self.iterator_args: set[cst.Arg] = set()  # handled by NDD411
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if iterators.epoch_aware(node, self.dali_name(node.func)) is not None:
-            self.iterator_args.add(node.args[0])
+    def claims(self, use):
+        """``pipe.epoch_size(name)`` / ``pipe.reader_meta(name)`` of an epoch-aware pipeline."""
+        if use.kind is not Kind.PIPELINE or use.context != plan.METHOD or use.detail not in iterators.METADATA_METHODS:
+            return None
+        fn = use.pipeline
+        if not (getattr(fn, "epochs", False) and isinstance(use.node, cst.Name)):
+            return "the reader's metadata is given only by the epoch-aware shape (one plain `pipe = p(...)` per call site)"
+        return self.ctx.applies(self.code, use.holder) or None
 
     def leave_Call(self, original: cst.Call, updated):
         """``pipe.epoch_size(name)`` / ``pipe.reader_meta(name)`` of an epoch-aware pipeline."""
@@ -131,41 +98,6 @@ class Impl(RuleImpl):
             return None
         fn = self.ctx.converted_kind(pipe, Kind.PIPELINE)
         return fn if fn is not None and fn.epochs and isinstance(pipe, cst.Name) else None
-
-    def leave_Attribute(self, original: cst.Attribute, updated):
-        attr = original.attr.value
-        if attr in ("build", "run") or self.ctx.converted_kind(original.value, Kind.PIPELINE) is None:
-            return updated
-        if attr in iterators.METADATA_METHODS and self._epoch_aware(original.value):
-            return updated  # leave_Call rewrites the call
-        if attr == "checkpoint" and self.ctx.converted_kind(original.value, Kind.PIPELINE).checkpointing:
-            return updated  # NDD415
-        self.ctx.report(
-            self.code, original, f"`.{attr}` of a pipeline object has no counterpart on the migrated generator",
-            hint=HINTS.get(attr, f"`.{attr}` does not exist on the migrated generator; rewrite this use"),
-            fixed=False,
-        )
-        return updated
-
-    def leave_Arg(self, original: cst.Arg, updated):
-        if original in self.iterator_args or self.ctx.converted_kind(original.value, Kind.PIPELINE) is None:
-            return updated
-        self.ctx.report(
-            self.code, original, "a pipeline object is passed on; it is now a generator of batches",
-            hint="the callee gets a generator: take batches with `next(pipe)` (framework iterators: see NDD4xx)",
-            fixed=False,
-        )
-        return updated
-
-    def leave_Element(self, original: cst.Element, updated):
-        if self.ctx.converted_kind(original.value, Kind.PIPELINE) is None:
-            return updated
-        self.ctx.report(
-            self.code, original, "a pipeline object is put in a collection; it is now a generator of batches",
-            hint="code that consumes this collection gets generators: take batches with `next(pipe)`",
-            fixed=False,
-        )
-        return updated
 
 
 def _quote(node: cst.BaseExpression) -> str:

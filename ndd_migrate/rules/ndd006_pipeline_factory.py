@@ -5,6 +5,8 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
+from ndd_migrate import plan
+from ndd_migrate.analysis import Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
@@ -17,8 +19,8 @@ RULE = Rule(
         "Reports functions whose every `return` gives a migrated pipeline (`pipe = train_pipe(...); "
         "return pipe`). What they return is followed like the pipeline itself: `build()` and `run()` on "
         "it, in this module or in another module of the run that imports the factory, are rewritten by "
-        "NDD002 and NDD003. A function that returns a migrated pipeline on some paths only is reported "
-        "at that `return`, for a human: its callers are not followed."
+        "NDD002 and NDD003. A pipeline returned on some paths only cannot be followed to the callers: "
+        "it stays unconverted (NDD008)."
     ),
     why=(
         "Factories are how most training scripts choose a pipeline's settings (train or validation, "
@@ -62,35 +64,6 @@ RULE = Rule(
                 "(x,) = next(pipe)\n"
             ),
         ),
-        Example(
-            title="a pipeline returned on some paths only",
-            before=(
-                "from nvidia.dali import fn, pipeline_def\n\n\n"
-                "@pipeline_def(batch_size=2)\n"
-                "def p():\n"
-                "    return fn.random.uniform()\n\n\n"
-                "def maybe_pipe(enabled):\n"
-                "    if enabled:\n"
-                "        return p()\n"
-                "    return None\n"
-            ),
-            after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n"
-                "\n"
-                "\n"
-                "def p(*, batch_size=2):\n"
-                "    while True:\n"
-                "        yield ndd.random.uniform(batch_size=batch_size),\n"
-                "\n"
-                "\n"
-                "def maybe_pipe(enabled):\n"
-                "    if enabled:\n"
-                "        # TODO(ndd-migrate): NDD006 in the callers, on what this returns: remove "
-                "`pipe.build()`, `pipe.run()` → `next(pipe)`; or make every `return` give a pipeline\n"
-                "        return p()\n"
-                "    return None\n"
-            ),
-        ),
     ),
     valid=(
         "from nvidia.dali import fn, pipeline_def\n\n\n"
@@ -110,6 +83,25 @@ RULE = Rule(
 class Impl(RuleImpl):
     rule = RULE
 
+    def claims(self, use):
+        """``return pipe`` in a factory: what it returns is followed from its calls."""
+        if use.kind is not Kind.PIPELINE or use.context != plan.RETURNED:
+            return None
+        function = self._function_of(use.node)
+        if function is None:
+            return None
+        quals = self.ctx.resolver.get_metadata(QualifiedNameProvider, function.name, None) or ()
+        if any(q.name in self.ctx.model.factories for q in quals):
+            return True
+        return f"`{function.name.value}` does not return a pipeline on every path, so its callers are not followed"
+
+    def _function_of(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        parents = self.ctx.model.parents
+        current = parents.get(node)
+        while current is not None and not isinstance(current, cst.FunctionDef):
+            current = parents.get(current)
+        return current
+
     def leave_FunctionDef(self, original: cst.FunctionDef, updated):
         names = self.ctx.resolver.get_metadata(QualifiedNameProvider, original.name, None) or ()
         for qual in names:
@@ -121,17 +113,4 @@ class Impl(RuleImpl):
                     "`build()`/`run()` on what it returns are rewritten",
                     fixed=True,
                 )
-        return updated
-
-    def leave_Return(self, original: cst.Return, updated):
-        fn = self.ctx.model.escapes.get(original)
-        if fn is not None and fn.convert:
-            self.ctx.report(
-                self.code, original,
-                "a migrated pipeline is returned, but not on every path: the callers of this function "
-                "are not rewritten",
-                hint="in the callers, on what this returns: remove `pipe.build()`, `pipe.run()` → "
-                "`next(pipe)`; or make every `return` give a pipeline",
-                fixed=False,
-            )
         return updated

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate import cstutil, names
+from ndd_migrate.codegen import devices
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
@@ -53,7 +54,7 @@ class Impl(RuleImpl):
         if not (names.fn_path(dali) or names.is_ndd(dali)):
             return updated
         arg = cstutil.kwarg(original, "device")
-        if arg is None or not _has_mixed(arg.value):
+        if arg is None or not devices.has_mixed(arg.value):
             return updated
         if names.fn_path(dali) and not self.ctx.may_rewrite_dali_calls():
             return updated
@@ -63,21 +64,5 @@ class Impl(RuleImpl):
             return updated
         new_arg = cstutil.kwarg(updated, "device")
         return updated.with_changes(
-            args=[a.with_changes(value=_to_gpu(a.value)) if a is new_arg else a for a in updated.args]
+            args=[a.with_changes(value=devices.to_gpu(a.value)) if a is new_arg else a for a in updated.args]
         )
-
-
-def _has_mixed(expr: cst.BaseExpression) -> bool:
-    if cstutil.string_value(expr) == "mixed":
-        return True
-    if isinstance(expr, cst.IfExp):
-        return _has_mixed(expr.body) or _has_mixed(expr.orelse)
-    return False
-
-
-def _to_gpu(expr: cst.BaseExpression) -> cst.BaseExpression:
-    if isinstance(expr, cst.SimpleString) and cstutil.string_value(expr) == "mixed":
-        return cstutil.replace_string(expr, "gpu")
-    if isinstance(expr, cst.IfExp):
-        return expr.with_changes(body=_to_gpu(expr.body), orelse=_to_gpu(expr.orelse))
-    return expr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate import plan
 from ndd_migrate.analysis import Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -56,6 +57,13 @@ _PROPERTIES = {"layout", "shape"}
 
 class Impl(RuleImpl):
     rule = RULE
+
+    def claims(self, use):
+        """Every method call on an output: rewritten, kept (``cpu()``/``gpu()`` exist on ``Batch``),
+        or marked where it would fail."""
+        if use.kind is not Kind.BATCH or use.context != plan.METHOD:
+            return None
+        return self.ctx.applies(self.code, use.holder) or None
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = original.func

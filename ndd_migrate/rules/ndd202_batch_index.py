@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate import plan
 from ndd_migrate.analysis import Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -47,6 +48,12 @@ RULE = Rule(
 
 class Impl(RuleImpl):
     rule = RULE
+
+    def claims(self, use):
+        """``out[i]`` → ``out.tensors[i]``."""
+        if use.kind is not Kind.BATCH or use.context != plan.SUBSCRIPT:
+            return None
+        return self.ctx.applies(self.code, use.holder) or None
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         if self.ctx.converted_kind(original.value, Kind.BATCH) is None or not isinstance(updated, cst.Subscript):

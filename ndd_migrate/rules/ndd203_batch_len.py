@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
+from ndd_migrate import plan
 from ndd_migrate.analysis import Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -45,6 +46,12 @@ RULE = Rule(
 
 class Impl(RuleImpl):
     rule = RULE
+
+    def claims(self, use):
+        """``len(out)`` → ``out.batch_size``."""
+        if use.kind is not Kind.BATCH or use.context != plan.LEN:
+            return None
+        return self.ctx.applies(self.code, use.holder) or None
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if not (isinstance(original.func, cst.Name) and len(original.args) == 1 and original.args[0].keyword is None):

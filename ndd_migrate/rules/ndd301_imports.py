@@ -43,7 +43,7 @@ RULE = Rule(
 )
 
 # Removed only when the migration made them unused (used before, not after): `types` loses its
-# last use when NDD512 drops a default such as `dtype=types.FLOAT`.
+# last use when NDD421 or NDD104 rewrite `types.Constant` or a `types` argument away.
 _REMOVABLE = (names.FN, names.OPS, names.PIPELINE_DEF, names.PIPELINE, names.MATH, names.DALI, names.TYPES)
 
 

@@ -8,7 +8,7 @@ from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate import cstutil, legacy
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules import epoch_shape, shape
+from ndd_migrate.codegen import epoch_shape, shape
 from ndd_migrate.rules.base import RuleImpl
 
 
@@ -128,10 +128,8 @@ RULE = Rule(
 class Impl(RuleImpl):
     rule = RULE
 
-    def visit_Module(self, node: cst.Module) -> None:
-        for fn in self.ctx.model.pipelines.values():
-            if isinstance(fn, legacy.LegacyPipeline):
-                fn.convert = not fn.problems and self.ctx.applies(self.code, fn.node)
+    def converts(self, fn) -> bool:
+        return isinstance(fn, legacy.LegacyPipeline) and self.ctx.applies(self.code, fn.node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         """Name the RNGs before ``define_graph``'s calls are rewritten (NDD402, NDD105 use them)."""

@@ -4,12 +4,13 @@ pipeline's batches, with the same batches per epoch and last-batch policy."""
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import ScopeProvider
 
-from ndd_migrate import cstutil, iterators
+from ndd_migrate import cstutil, iterators, plan
 from ndd_migrate.analysis import Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules import iterator_helper
+from ndd_migrate.codegen import iterator_helper
 from ndd_migrate.rules.base import RuleImpl
 
 POLICIES = {"FILL": "fill", "PARTIAL": "partial", "DROP": "drop"}
@@ -97,6 +98,55 @@ class Impl(RuleImpl):
         self.loaders: set[str] = set()
         self.helper_after: set[str] = set()  # names of pipeline functions the helper goes after
 
+    # -- the plan: a pipeline handed to an iterator converts only with the iterator ---------------
+    def claims(self, use):
+        """A pipeline given to a PyTorch iterator that this rule rewrites, with every use of the
+        iterator: ``for data in loader``, ``loader.reset()``, passing it on."""
+        if use.kind is not Kind.PIPELINE or use.context not in (plan.ARGUMENT, plan.ELEMENT):
+            return None
+        call = use.holder if use.context == plan.ARGUMENT else self.ctx.model.parents.get(self.ctx.model.parents.get(use.holder))
+        if not isinstance(call, cst.Call):
+            return None
+        dali = self.dali_name(call.func)
+        if dali in iterators.OTHER_ITERATORS:
+            return f"`{dali.rsplit('.', 1)[-1]}` of `{dali.rsplit('.', 2)[-2]}` has no dynamic-mode form"
+        if dali not in iterators.TORCH_ITERATORS:
+            return None
+        short = dali.rsplit(".", 1)[-1]
+        if use.context == plan.ELEMENT or iterators.epoch_aware(call, dali) is not use.node:
+            return f"`{short}` is given the pipeline other than as its first argument"
+        if not getattr(use.pipeline, "epochs", False):
+            return (
+                f"`{short}` needs the epoch-aware shape: one plain `pipe = p(...)` per call site, one reader "
+                "and the batch size in the module"
+            )
+        why = self._unsupported(call, dali) or self._loader_uses(call)
+        if why:
+            return f"`{short}(...)`: {why}"
+        return self.ctx.applies(self.code, call) or None
+
+    def _loader_uses(self, call: cst.Call) -> str | None:
+        """Why the iterator's uses cannot all be rewritten, or None: it must be bound to a plain
+        name, used only by loops over it, ``reset()``, and being passed on (``len()``, other
+        attributes: marked where they are)."""
+        parents = self.ctx.model.parents
+        assign = parents.get(call)
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
+            return "the iterator is not bound to a plain name"
+        name = assign.targets[0].target.value
+        scope = self.ctx.resolver.get_metadata(ScopeProvider, assign, None)
+        if scope is None or len(scope.assignments[name]) != 1:
+            return f"`{name}` is bound more than once"
+        for assignment in scope.assignments[name]:
+            for access in assignment.references:
+                parent = parents.get(access.node)
+                if isinstance(parent, cst.For) and parent.iter is access.node:
+                    continue
+                if isinstance(parent, cst.Attribute) or (isinstance(parent, cst.Arg) and parent.value is access.node):
+                    continue
+                return f"the iterator `{name}` is used in a `{type(parent).__name__}`"
+        return None
+
     # -- the pipeline call site: `pipe = p(...)` → `pipe_meta, pipe = p(...)` --------------------
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         target = original.targets[0].target if len(original.targets) == 1 else None
@@ -121,23 +171,13 @@ class Impl(RuleImpl):
         if any(self._is_loader(a.value) for a in original.args):
             return self._loader_passed(original, updated)
         dali = self.dali_name(original.func)
-        if dali in iterators.OTHER_ITERATORS:
-            self.ctx.report(
-                self.code, original, f"`{dali.rsplit('.', 1)[-1]}` of `{dali.rsplit('.', 2)[-2]}` has no dynamic-mode form",
-                hint="iterate `reader.next_epoch(batch_size=...)` and convert the batches for the framework "
-                "(e.g. via DLPack); trim the last batch with `reader.get_metadata()['epoch_size']`",
-                fixed=False,
-            )
-            return updated
         if dali not in iterators.TORCH_ITERATORS:
             return updated
+        # The plan converted the pipeline only if this rule claimed the iterator (``claims``);
+        # an iterator over a pipeline that stays in pipeline mode keeps working as it is.
         pipe = iterators.epoch_aware(original, dali)
         fn = self.ctx.converted_kind(pipe, Kind.PIPELINE) if pipe is not None else None
-        why = self._unsupported(original, dali) if fn is not None and fn.epochs else "the pipeline is not migrated as epoch-aware"
-        if why or not self.ctx.applies(self.code, original):
-            if why:
-                self.ctx.report(self.code, original, f"DALI iterator not rewritten: {why}",
-                                hint=f"{why}: iterate the migrated pipeline by hand (docs/target-shape.md, \"Framework iterators\")", fixed=False)
+        if fn is None or not fn.epochs or self._unsupported(original, dali) or not self.ctx.applies(self.code, original):
             return updated
         self.helper_after.add(fn.node.name.value)
         self.ctx.report(self.code, original, "DALI iterator → per-epoch iterators over the migrated pipeline", fixed=True)

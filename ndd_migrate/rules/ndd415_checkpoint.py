@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import checkpoints, cstutil
+from ndd_migrate import checkpoints, cstutil, plan
 from ndd_migrate.analysis import Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -86,6 +86,14 @@ class Impl(RuleImpl):
         self.enabled: set[str] = set()  # pipeline objects created with a checkpoint
         self.collect_before: dict[cst.CSTNode, list[str]] = {}  # statement → checkpoints to collect
         self.insert_before: dict[int, list] = {}  # id of a rewritten statement's body[0] → statements
+
+    def claims(self, use):
+        """``pipe.checkpoint()`` of a pipeline created with checkpointing: rewritten, or marked."""
+        if use.kind is not Kind.PIPELINE or use.context != plan.METHOD or use.detail != "checkpoint":
+            return None
+        if not getattr(use.pipeline, "checkpointing", False):
+            return "checkpointing is not enabled where the pipeline is created"
+        return True
 
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         func = original.func

@@ -3,21 +3,17 @@
 The external source plays the reader's role in the generator of docs/target-shape.md: the loop
 draws from ``source`` exactly as DALI did (``nvidia/dali/external_source.py``, ``get_batch``) and
 wraps what it gets with ``ndd.as_batch`` (``ndd.ExternalSource`` would take a returned list as ONE
-tensor). ``NDD001`` asks :func:`plan` for the statements; this module reports and documents them.
+tensor). ``NDD001`` writes the loop (:mod:`ndd_migrate.codegen.external_source_loop`); this module
+reports and documents it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
-
 import libcst as cst
 
-from ndd_migrate import cstutil, names
-from ndd_migrate.analysis import PipelineFunction
+from ndd_migrate import names
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.external_source import CALLABLE, CARRIED, GENERATOR, source_expr
 from ndd_migrate.rules.base import RuleImpl
 
 RULE = Rule(
@@ -137,104 +133,6 @@ RULE = Rule(
 )
 
 
-@dataclass
-class Plan:
-    """What NDD001 puts in the generator for an external source."""
-
-    prologue: list  # before the loop
-    convert: list  # at the head of the per-batch body: `x = ndd.as_batch(x, ...)`
-    loop: Callable[[list], list]  # the per-batch statements → the loop around them
-
-
-def plan(ctx, fn: PipelineFunction, stmt: cst.SimpleStatementLine, used: set[str], fresh) -> Plan:
-    """The statements that replace ``stmt`` (the updated external-source statement)."""
-    spec = fn.source
-    call = stmt.body[0].value
-    code = cst.Module([]).code_for_node
-    source = code(source_expr(call))
-    prologue: list = []
-    if not isinstance(source_expr(call), (cst.Name, cst.Attribute)) and (spec.batch or spec.kind == CALLABLE):
-        # evaluated once, as when the pipeline was defined (`Counter()` is one object, not one per call)
-        hoisted = fresh("feed", used)
-        prologue.append(cst.parse_statement(f"{hoisted} = {source}\n"))
-        source = hoisted
-    if spec.kind == GENERATOR:
-        source = f"{source}()"
-    ctx.report(RULE.code, spec.call, f"external source ({spec.kind}) → the generator's loop", fixed=True)
-    targets = spec.targets
-    convert = [_as_batch(ctx, call, name, i, len(targets)) for i, name in enumerate(targets)]
-    unpacked = ", ".join(targets)
-
-    if spec.kind != CALLABLE and spec.batch:
-        def loop(inner: list) -> list:
-            body = [cst.parse_statement(f"for {unpacked} in {source}:\n    pass\n").with_changes(
-                body=cst.IndentedBlock(inner))]
-            return [_while_true(body)] if spec.cycle else body
-        return Plan(prologue, convert, loop)
-
-    counter = None
-    if spec.kind != CALLABLE:  # an iterable drawn one sample at a time
-        iterator = fresh("feed", used)
-        prologue.append(cst.parse_statement(f"{iterator} = iter({source})\n"))
-        draw = f"[next({iterator}) for _ in range(batch_size)]"
-    else:
-        counter = fresh("iteration", used) if spec.takes_info else None
-        draw = _callable_draw(ctx, spec, source, counter)
-    if spec.batch:
-        fetch = f"{unpacked} = {draw}"
-    else:
-        samples = targets[0] if len(targets) == 1 else fresh("samples", used)
-        fetch = f"{samples} = {draw}"
-        if len(targets) > 1:
-            convert = [_as_batch(ctx, call, name, i, len(targets), f"[s[{i}] for s in {samples}]")
-                       for i, name in enumerate(targets)]
-    if counter:
-        prologue.append(cst.parse_statement(f"{counter} = 0\n"))
-    head = [cst.parse_statement(f"try:\n    {fetch}\nexcept StopIteration:\n    return\n")]
-    if counter:
-        head.append(cst.parse_statement(f"{counter} += 1\n"))
-    return Plan(prologue, convert, lambda inner: [_while_true([*head, *inner])])
-
-
-def _callable_draw(ctx, spec, source: str, counter: str | None) -> str:
-    """One call per batch, or a list of one call per sample, with DALI's arguments
-    (``_ExternalSourceGroup.callback_args``; the epoch is always 0: the generator ends with it)."""
-    if spec.batch:
-        if counter is None:
-            return f"{source}()"
-        if spec.batch_info:
-            return f"{source}({ctx.types_name()}.BatchInfo({counter}, 0))"
-        return f"{source}({counter})"
-    if counter is None:
-        return f"[{source}() for _ in range(batch_size)]"
-    info = f"{ctx.types_name()}.SampleInfo({counter} * batch_size + i, i, {counter}, 0)"
-    return f"[{source}({info}) for i in range(batch_size)]"
-
-
-def _as_batch(ctx, call: cst.Call, name: str, index: int, outputs: int, value: str | None = None):
-    """``name = ndd.as_batch(value, layout=..., dtype=..., device=...)``; a list-valued argument of a
-    multi-output source gives each output its own element (empty layouts are dropped)."""
-    args = [cst.Arg(cst.parse_expression(value or name))]
-    for arg in call.args:
-        key = arg.keyword.value if arg.keyword else None
-        if key not in CARRIED:
-            continue
-        val = arg.value
-        if outputs > 1 and isinstance(val, (cst.List, cst.Tuple)):
-            val = val.elements[index].value
-        if cstutil.string_value(val) in ("", "cpu") and key in ("layout", "device"):
-            continue
-        args.append(cst.Arg(keyword=cst.Name(key), value=val,
-                            equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
-    args = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + args[-1:]
-    value_call = cst.Call(ctx.ndd("as_batch"), args)
-    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value_call)])
-
-
-def _while_true(body: list) -> cst.While:
-    return cst.While(test=cst.Name("True"), body=cst.IndentedBlock(body))
-
-
 class Impl(RuleImpl):
     """Adds ``from nvidia.dali import types`` when the loop needs ``SampleInfo``/``BatchInfo`` and
     the module has no name for ``nvidia.dali.types`` (NDD301 keeps imports of ``types``)."""
@@ -243,6 +141,11 @@ class Impl(RuleImpl):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.ctx.dali_types_alias = _types_alias(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        fn = self.ctx.model.by_node.get(node)
+        if fn is not None and fn.convert and fn.node is node and fn.source is not None:
+            self.ctx.report(self.code, fn.source.call, f"external source ({fn.source.kind}) → the generator's loop", fixed=True)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if not self.ctx.needs_types_import:

@@ -119,6 +119,9 @@ def _literal(call: cst.Call, name: str, default):
 class Impl(RuleImpl):
     rule = RULE
 
+    def blockers(self, fn):
+        return [(call, why, "") for call in fn.python_functions if (why := unsupported(call))]
+
     def leave_Call(self, original: cst.Call, updated: cst.BaseExpression) -> cst.BaseExpression:
         if names.fn_path(self.dali_name(original.func)) != "python_function" or not isinstance(updated, cst.Call):
             return updated

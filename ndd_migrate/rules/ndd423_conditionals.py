@@ -17,7 +17,7 @@ from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate import cstutil, names
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules import shape
+from ndd_migrate.codegen import shape
 from ndd_migrate.rules.base import RuleImpl
 from ndd_migrate.rules.tables import op_info
 
@@ -327,6 +327,14 @@ class Impl(RuleImpl):
     the body must not see), and drops ``enable_conditionals=`` from its call sites."""
 
     rule = RULE
+
+    def blockers(self, fn):
+        """Data-dependent conditionals of a pipeline with ``enable_conditionals``: the simple ones
+        are rewritten (``fn.conditionals``), the others block it."""
+        if not fn.conditionals_enabled:
+            return []
+        problems, fn.conditionals = explain(self.ctx.resolver, fn.node)
+        return [(node, why, "") for node, why in problems]
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

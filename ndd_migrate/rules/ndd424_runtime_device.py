@@ -19,7 +19,7 @@ from ndd_migrate.analysis import PipelineFunction
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
-from ndd_migrate.rules.ndd103_mixed_device import _has_mixed, _to_gpu
+from ndd_migrate.codegen import devices
 from ndd_migrate.rules.tables import op_info
 
 RULE = Rule(
@@ -123,7 +123,7 @@ class Impl(RuleImpl):
         for stmt in module.body:
             assign = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
             if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
-                    and isinstance(assign.targets[0].target, cst.Name) and _has_mixed(assign.value)):
+                    and isinstance(assign.targets[0].target, cst.Name) and devices.has_mixed(assign.value)):
                 continue
             name = assign.targets[0].target.value
             uses = sum(isinstance(n, cst.Name) and n.value == name for n in _walk(module))
@@ -138,7 +138,7 @@ class Impl(RuleImpl):
         if original not in self._constants:
             return updated
         self.ctx.report(self.code, original, 'a constant used as a decoder\'s `device=`: "mixed" → "gpu"', fixed=True)
-        return updated.with_changes(value=_to_gpu(updated.value))
+        return updated.with_changes(value=devices.to_gpu(updated.value))
 
     def _device_params(self, fn: PipelineFunction, found: list[str]) -> dict[str, int | None]:
         """Parameters used as ``device=`` of an op with a mixed backend, with their positions."""
@@ -166,10 +166,10 @@ class Impl(RuleImpl):
                 self._normalize.setdefault(fn, []).append(name)
 
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-        if original not in self._call_args or not _has_mixed(original.value):
+        if original not in self._call_args or not devices.has_mixed(original.value):
             return updated
         self.ctx.report(self.code, original, '"mixed" passed on to a decoder\'s `device=` → "gpu"', fixed=True)
-        return updated.with_changes(value=_to_gpu(updated.value))
+        return updated.with_changes(value=devices.to_gpu(updated.value))
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         fn = self.ctx.model.by_node.get(original)
@@ -193,9 +193,9 @@ def _rewrite_default(impl: Impl, params: cst.Parameters, name: str) -> cst.Param
     def fix(group):
         out = []
         for p in group:
-            if p.name.value == name and p.default is not None and _has_mixed(p.default):
+            if p.name.value == name and p.default is not None and devices.has_mixed(p.default):
                 impl.ctx.report(impl.code, p, f'default of `{name}` "mixed" → "gpu"', fixed=True)
-                p = p.with_changes(default=_to_gpu(p.default))
+                p = p.with_changes(default=devices.to_gpu(p.default))
             out.append(p)
         return out
 

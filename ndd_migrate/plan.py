@@ -1,0 +1,368 @@
+"""The migration plan: every use of every value whose meaning changes when a pipeline is converted.
+
+Converting a ``@pipeline_def`` function (or a ``Pipeline`` subclass) changes the type of several
+values at once: the function itself, the pipeline object each call returns (now a generator), what
+``pipe.run()`` returns (a tuple of ``Batch``, no longer of ``TensorList``) and each output in it. A
+rule rewrites the uses it recognises; a use that no rule rewrites would break at run time. So,
+before anything is rewritten, this module lists **every** use of each such value in the module —
+where it goes (an argument, a container, an attribute, a return, a comprehension, ...) — as a
+:class:`Use`. The engine then asks the rules which of them they claim
+(:meth:`ndd_migrate.rules.base.RuleImpl.claims`); a pipeline is converted only when every use of
+its values is claimed, and otherwise left as it is with one diagnostic that names the first
+blocking use (NDD008). docs/architecture.md describes the whole flow.
+
+This module holds facts only: no rule codes, no messages. Uses are found from three seeds:
+
+* the calls of a pipeline function or factory (each gives a pipeline object);
+* every reference to a name the analysis gave a :class:`~ndd_migrate.analysis.Kind` (through
+  libcst's scope analysis, so uses in nested functions count);
+* references to the pipeline function itself that are not calls (``partial(train_pipe, ...)``).
+
+From each, the value is followed upwards through the expressions that give a value of a known
+kind again (``pipe.run()``, ``out[0]``, ``images.cpu()``), each step being a use of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+
+from ndd_migrate.analysis import Kind, ModuleModel, _one_of, expr_kind
+
+#: What a use does with the value; ``detail`` says more for some of them.
+METHOD = "method"  # value.name(...): detail = name; holder = the Call
+ATTRIBUTE = "attribute"  # value.name, not called: detail = name
+SUBSCRIPT = "subscript"  # value[...]; holder = the Subscript
+LEN = "len"  # len(value)
+ARGUMENT = "argument"  # f(value): detail = the callee as written; holder = the Call
+BOUND = "bound"  # name = value, where the analysis follows the name: detail = the name
+REBOUND = "rebound"  # name = value, where the name also holds other values: detail = the name
+UNPACKED = "unpacked"  # a, b = value
+STORED = "stored"  # obj.attr = value, d[k] = value, several targets, augmented assignment
+ELEMENT = "element"  # [value], (value, x), {k: value}
+ITERATED = "iterated"  # for x in value, [... for x in value]
+RETURNED = "returned"  # return value: holder = the Return
+YIELDED = "yielded"
+DISCARDED = "discarded"  # a statement of its own: value computed and dropped
+REFERENCED = "referenced"  # the pipeline function named other than in a call: detail = the name
+PASSED = "passed"  # f(value), f a function of the module whose parameter is followed: detail = f
+SAMPLES = "samples"  # for sample in value, each sample only given to np.asarray / np.array
+OTHER = "other"  # anything else: detail = the enclosing node's type
+
+
+@dataclass(frozen=True, eq=False)
+class Use:
+    """One use of a value whose meaning the conversion of ``pipeline`` changes.
+
+    ``kind`` is what the value is (None: the pipeline function itself); ``node`` the (original)
+    expression that holds it; ``context`` one of the constants above; ``holder`` the node that
+    makes the use (the call, subscript, assignment, ...); ``statement`` the statement it is in."""
+
+    kind: Kind | None
+    pipeline: object  # PipelineFunction, PipelineGroup or ImportedPipeline
+    node: cst.CSTNode
+    context: str
+    detail: str = ""
+    holder: cst.CSTNode | None = None
+    statement: cst.CSTNode | None = None
+    gives: Kind | None = None  # the kind of the value this use makes (`pipe.run()`: BATCHES), if known
+
+    @property
+    def members(self) -> tuple:
+        """The pipelines that convert or stay together because of this use."""
+        return tuple(getattr(self.pipeline, "members", (self.pipeline,)))
+
+
+#: Uses that keep their meaning after the conversion, so no rule needs to rewrite them: binding
+#: to a name the analysis follows, unpacking or indexing the tuple of outputs, counting the outputs,
+#: dropping the value.
+NEUTRAL = frozenset(
+    {
+        (Kind.PIPELINE, BOUND), (Kind.PIPELINE, DISCARDED),
+        (Kind.BATCHES, BOUND), (Kind.BATCHES, UNPACKED), (Kind.BATCHES, LEN), (Kind.BATCHES, DISCARDED),
+        (Kind.BATCH, BOUND), (Kind.BATCH, DISCARDED), (Kind.BATCH, SAMPLES),
+        (Kind.PIPELINE, PASSED), (Kind.BATCHES, PASSED), (Kind.BATCH, PASSED),
+    }
+)
+
+
+def neutral(use: Use) -> bool:
+    """Does ``use`` keep its meaning without a rewrite? (A tuple of outputs indexed by a number
+    gives an output: the index keeps its meaning, and the output is followed on.)"""
+    if use.kind is Kind.BATCHES and use.context == SUBSCRIPT:
+        return use.gives is Kind.BATCH
+    return (use.kind, use.context) in NEUTRAL
+
+
+@dataclass
+class Plan:
+    """The uses of a module, and what the engine decided about them: ``blocked`` holds, for each
+    pipeline left unconverted because of them, its uses that no rule claimed (with the reason a
+    rule gave, if any); ``unfollowed`` the unclaimed uses of pipelines another module converts
+    (they cannot be unconverted from here, so they are reported where they are)."""
+
+    uses: list[Use] = field(default_factory=list)
+    blocked: dict = field(default_factory=dict)  # pipeline → [(use, reason or "")]
+    unfollowed: list = field(default_factory=list)  # [(use, reason or "")]
+
+
+def collect(analyzer) -> list[Use]:
+    """Every use of a value that converting a pipeline of the module changes (see the module
+    docstring), from a finished :class:`~ndd_migrate.analysis.Analyzer`."""
+    model: ModuleModel = analyzer.model
+    walk = _Walk(analyzer)
+    for call, _ in analyzer.calls:
+        found = expr_kind(model, call, analyzer._scope_of, analyzer._qualnames)
+        if found and found[0] is Kind.PIPELINE:
+            walk.follow(call, Kind.PIPELINE, found[1])
+    for (scope, name), (kind, fn) in list(model.kinds.items()):
+        for access in references(scope, name):
+            walk.follow(access.node, kind, fn)
+    for fn in [*model.pipelines.values(), *model.factories.values()]:
+        walk.references_of(fn)
+    while walk.into_functions():
+        pass
+    return walk.uses
+
+
+def references(scope, name: str) -> list:
+    """The accesses of ``name`` that see its bindings in ``scope``. (libcst also lists, among a
+    binding's references, reads in nested functions that bind the name themselves.)"""
+    found = []
+    for assignment in scope.assignments[name]:
+        for access in assignment.references:
+            if _binding_scope(access.scope, name) is scope and access not in found:
+                found.append(access)
+    return found
+
+
+def _binding_scope(scope, name: str):
+    """The scope whose binding of ``name`` a read in ``scope`` sees (None: unbound)."""
+    current = scope
+    while True:
+        if current.assignments[name]:
+            return current
+        if current.parent is current:
+            return None
+        current = current.parent
+
+
+class _Walk:
+    def __init__(self, analyzer) -> None:
+        self.analyzer = analyzer
+        self.model: ModuleModel = analyzer.model
+        self.parents = analyzer.parents
+        self.uses: list[Use] = []
+        self._seen: set[int] = set()
+        self._functions: set[int] = set()
+
+    def follow(self, node: cst.CSTNode, kind: Kind, fn) -> None:
+        """Record the use made of ``node`` (a value of ``kind``), and go on with the value it gives
+        when that is of a known kind again."""
+        while node is not None and id(node) not in self._seen:
+            self._seen.add(id(node))
+            use, derived = self._use_of(node, kind, fn)
+            self.uses.append(use)
+            if derived is None:
+                return
+            node, (kind, fn) = derived
+
+    def into_functions(self) -> bool:
+        """Follow values passed to functions of the module into them: a parameter that every call
+        of the function gives a value of the same kind holds that value, and its uses are uses of
+        it (``show(images)`` with ``def show(batch): batch.at(0)``). True when one was followed."""
+        passed: dict[tuple, list[int]] = {}
+        for index, use in enumerate(self.uses):
+            if use.context == ARGUMENT and use.kind is not None:
+                target = self._parameter(use)
+                if target is not None:
+                    passed.setdefault(target, []).append(index)
+        new = False
+        for (qual, function, param), indices in passed.items():
+            uses = [self.uses[i] for i in indices]
+            calls = {id(call) for call, q in self.analyzer.calls if q == qual}
+            kinds = {use.kind for use in uses}
+            scope = self.analyzer._scope_of(param)
+            if (
+                len(kinds) != 1
+                or {id(use.holder) for use in uses} != calls
+                or len(uses) != len(calls)
+                or scope is None
+                or len(scope.assignments[param.value]) != 1
+                or self._referenced_otherwise(function)
+            ):
+                continue
+            kind = kinds.pop()
+            owner = _one_of(use.pipeline for use in uses)
+            self.model.kinds[(scope, param.value)] = (kind, owner)
+            for i in indices:
+                self.uses[i] = replace(self.uses[i], context=PASSED, detail=function.name.value)
+            for access in references(scope, param.value):
+                self.follow(access.node, kind, owner)
+            new = True
+        return new
+
+    def _parameter(self, use: Use) -> tuple | None:
+        """``(qualname, function, parameter name node)`` that an argument use binds, when the callee
+        is a plain function of the module."""
+        call, arg = use.holder, self.parents.get(use.node)
+        if not isinstance(call.func, cst.Name) or not isinstance(arg, cst.Arg) or arg.star:
+            return None
+        for qual in self.analyzer._qualnames(call.func):
+            function = self.model.functions.get(qual)
+            if function is None or self._inside(call, function):
+                continue
+            params = function.params
+            if arg.keyword is not None:
+                named = [p for p in (*params.params, *params.kwonly_params) if p.name.value == arg.keyword.value]
+                return (qual, function, named[0].name) if named else None
+            position = [a for a in call.args if a.keyword is None].index(arg)
+            ordered = [*params.posonly_params, *params.params]
+            return (qual, function, ordered[position].name) if position < len(ordered) else None
+        return None
+
+    def _referenced_otherwise(self, function: cst.FunctionDef) -> bool:
+        scope = self.analyzer._scope_of(function)
+        if scope is None:
+            return True
+        for assignment in scope.assignments[function.name.value]:
+            for access in assignment.references:
+                parent = self.parents.get(access.node)
+                if not (isinstance(parent, cst.Call) and parent.func is access.node):
+                    return True
+        return False
+
+    def references_of(self, fn) -> None:
+        """Uses of the pipeline function's (or factory's, or class's) own name other than calls."""
+        node = getattr(fn, "node", None)
+        if node is None or id(node) in self._functions:
+            return
+        self._functions.add(id(node))
+        scope = self.analyzer._scope_of(node)
+        if scope is None:
+            return
+        for assignment in scope.assignments[node.name.value]:
+            if getattr(assignment, "node", None) is not node:
+                continue
+            for access in assignment.references:
+                ref = access.node
+                parent = self.parents.get(ref)
+                if isinstance(parent, cst.Call) and parent.func is ref:
+                    continue  # a call: its result is followed from the call
+                if isinstance(parent, cst.ClassDef) or isinstance(self.parents.get(parent), cst.ClassDef):
+                    continue  # a base class: the legacy analysis decides about subclasses
+                if self._inside(ref, node):
+                    continue  # `super(Pipe, self)`, recursion: rewritten with the pipeline itself
+                self.uses.append(
+                    Use(None, fn, ref, REFERENCED, node.name.value, parent, self._statement(ref))
+                )
+
+    def _use_of(self, node: cst.CSTNode, kind: Kind, fn) -> tuple[Use, tuple | None]:
+        parent = self.parents.get(node)
+        statement = self._statement(node)
+
+        def use(context: str, detail: str = "", holder: cst.CSTNode | None = None, gives=None) -> Use:
+            holder = holder if holder is not None else parent
+            return Use(kind, fn, node, context, detail, holder, statement, gives[0] if gives else None)
+
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            above = self.parents.get(parent)
+            if isinstance(above, cst.Call) and above.func is parent:
+                derived = self._kind_of(above)
+                return use(METHOD, parent.attr.value, above, derived), (above, derived) if derived else None
+            return use(ATTRIBUTE, parent.attr.value), None
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            derived = self._kind_of(parent)
+            return use(SUBSCRIPT, gives=derived), (parent, derived) if derived else None
+        if isinstance(parent, cst.Arg) and parent.value is node:
+            call = self.parents.get(parent)
+            if isinstance(call, cst.Call):
+                if self._is_len(call) and len(call.args) == 1 and not parent.keyword and not parent.star:
+                    return use(LEN, holder=call), None
+                return use(ARGUMENT, _spelled(call.func), call), None
+        if isinstance(parent, cst.Assign) and parent.value is node:
+            return self._assigned(parent, use), None
+        if isinstance(parent, (cst.AnnAssign, cst.AugAssign, cst.AssignTarget)):
+            return use(STORED), None
+        if isinstance(parent, cst.Expr):
+            return use(DISCARDED), None
+        if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
+            return use(SAMPLES if kind is Kind.BATCH and self._samples_as_arrays(parent) else ITERATED), None
+        if isinstance(parent, (cst.Element, cst.DictElement, cst.StarredElement, cst.StarredDictElement)):
+            return use(ELEMENT, holder=self.parents.get(parent)), None
+        if isinstance(parent, cst.Return):
+            return use(RETURNED), None
+        if isinstance(parent, cst.Yield):
+            return use(YIELDED), None
+        return use(OTHER, type(parent).__name__ if parent is not None else ""), None
+
+    def _assigned(self, assign: cst.Assign, use) -> Use:
+        if len(assign.targets) != 1:
+            return use(STORED)
+        target = assign.targets[0].target
+        if isinstance(target, cst.Name):
+            scope = self.analyzer._scope_of(assign)
+            return use(BOUND if self._tracked(scope, target.value) else REBOUND, target.value)
+        if isinstance(target, (cst.Tuple, cst.List)):
+            scope = self.analyzer._scope_of(assign)
+            for element in target.elements:
+                if not isinstance(element, cst.Element) or not isinstance(element.value, cst.Name):
+                    return use(STORED)
+                if not self._tracked(scope, element.value.value):
+                    return use(REBOUND, element.value.value)
+            return use(UNPACKED)
+        return use(STORED)
+
+    def _samples_as_arrays(self, loop) -> bool:
+        """``for sample in batch`` where each sample is only given to ``np.asarray``/``np.array``,
+        which read a pipeline-mode tensor and a dynamic-mode one alike."""
+        target = loop.target
+        scope = self.analyzer._scope_of(target)
+        if not isinstance(target, cst.Name) or scope is None:
+            return False
+        found = references(scope, target.value)
+        for access in found:
+            arg = self.parents.get(access.node)
+            call = self.parents.get(arg)
+            if not (isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and len(call.args) == 1):
+                return False
+            if not self.analyzer._qualnames(call.func) & {"numpy.asarray", "numpy.array"}:
+                return False
+        return bool(found)
+
+    def _tracked(self, scope, name: str) -> bool:
+        return scope is not None and (scope, name) in self.model.kinds
+
+    def _kind_of(self, expr: cst.BaseExpression) -> tuple | None:
+        return expr_kind(self.model, expr, self.analyzer._scope_of, self.analyzer._qualnames)
+
+    def _is_len(self, call: cst.Call) -> bool:
+        return isinstance(call.func, cst.Name) and "builtins.len" in self.analyzer._qualnames(call.func)
+
+    def _inside(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+        current = self.parents.get(node)
+        while current is not None:
+            if current is container:
+                return True
+            current = self.parents.get(current)
+        return False
+
+    def _statement(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        current = node
+        while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            current = self.parents.get(current)
+        return current
+
+
+def _spelled(func: cst.BaseExpression) -> str:
+    """The callee as the user wrote it (``show_images``, ``self.helper``, ``np.asarray``)."""
+    parts = []
+    current = func
+    while isinstance(current, cst.Attribute):
+        parts.append(current.attr.value)
+        current = current.value
+    if isinstance(current, cst.Name):
+        parts.append(current.value)
+        return ".".join(reversed(parts))
+    return "a call"

@@ -1,0 +1,266 @@
+"""NDD008 unfollowed-use: a pipeline is left unconverted because one of its values goes where the
+migration cannot follow it."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate import plan
+from ndd_migrate.analysis import Kind
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules.base import RuleImpl
+
+RULE = Rule(
+    code="NDD008",
+    name="unfollowed-use",
+    summary="a pipeline's value is used where no rule can rewrite it, so the pipeline stays as it is",
+    what=(
+        "Converting a pipeline changes the type of the pipeline function, of the pipeline object (now a "
+        "generator), of what `pipe.run()` returns and of each output (`Batch`, not `TensorList`). Before "
+        "rewriting, ndd-migrate follows each of these values to every use in the module — attributes, "
+        "arguments, containers, returns, comprehensions — and a pipeline is converted only when a rule "
+        "rewrites every one of them. Otherwise the pipeline and its uses are left unchanged and this rule "
+        "reports, at the pipeline, the first use that blocks it (file:line) and what to do. A use of a "
+        "pipeline that another module of the run converts is reported where it is."
+    ),
+    why=(
+        "A rewrite that stops at the uses it recognises leaves a program that fails later, at a line "
+        "with no TODO: `self.pipe.build()` on a generator, `show(images)` calling `.at(i)` on a `Batch`. "
+        "Exit 0 from `migrate` promises that every changed value was followed and rewritten."
+    ),
+    fix_safety=FixSafety.MANUAL,
+    fix=(
+        "None: rewrite the named use so that the migration can follow it (a plain local name for the "
+        "pipeline, outputs consumed where `run()` is called), or migrate that code by hand, then run "
+        "ndd-migrate again."
+    ),
+    examples=(
+        Example(
+            title="a pipeline kept in an attribute",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p():\n"
+                "    return fn.random.uniform()\n\n\n"
+                "class Loader:\n"
+                "    def __init__(self):\n"
+                "        self.pipe = p()\n"
+                "        self.pipe.build()\n"
+            ),
+            after=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "# TODO(ndd-migrate): NDD008 not migrated: in `self.pipe = p()`, the `p` pipeline is stored in an attribute "
+                "or an item, not in a plain name; bind it to a local name where it is built and run (`pipe = p(...)`), "
+                "or migrate this use by hand; then run ndd-migrate again\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p():\n"
+                "    return fn.random.uniform()\n\n\n"
+                "class Loader:\n"
+                "    def __init__(self):\n"
+                "        self.pipe = p()\n"
+                "        self.pipe.build()\n"
+            ),
+        ),
+        Example(
+            title="an output passed to a function of another package",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n"
+                "from viz import show\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p():\n"
+                "    return fn.random.uniform(shape=[2])\n\n\n"
+                "pipe = p()\n"
+                "pipe.build()\n"
+                "(x,) = pipe.run()\n"
+                "show(x)\n"
+            ),
+            after=(
+                "from nvidia.dali import fn, pipeline_def\n"
+                "from viz import show\n\n\n"
+                "# TODO(ndd-migrate): NDD008 not migrated: in `show(x)`, `x` (an output of `p`) is passed to `show()`, "
+                "which the migration does not follow; make `show()` take a dynamic-mode `Batch` (or give it what it "
+                "needs, e.g. `np.asarray(x.tensors[i])`), or migrate this use by hand; then run ndd-migrate again\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p():\n"
+                "    return fn.random.uniform(shape=[2])\n\n\n"
+                "pipe = p()\n"
+                "pipe.build()\n"
+                "(x,) = pipe.run()\n"
+                "show(x)\n"
+            ),
+        ),
+        Example(
+            title="a pipeline returned on some paths only",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p():\n"
+                "    return fn.random.uniform()\n\n\n"
+                "def maybe_pipe(enabled):\n"
+                "    if enabled:\n"
+                "        return p()\n"
+                "    return None\n"
+            ),
+            after=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "# TODO(ndd-migrate): NDD008 not migrated: in `return p()`, the `p` pipeline is returned (`maybe_pipe` "
+                "does not return a pipeline on every path, so its callers are not followed); return it on every path "
+                "of the function (a factory, whose callers are followed), or migrate the callers by hand; then run "
+                "ndd-migrate again\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p():\n"
+                "    return fn.random.uniform()\n\n\n"
+                "def maybe_pipe(enabled):\n"
+                "    if enabled:\n"
+                "        return p()\n"
+                "    return None\n"
+            ),
+        ),
+    ),
+)
+
+#: What to use instead of a pipeline object's methods and attributes.
+PIPELINE_HINTS = {
+    "epoch_size": "use `reader.get_metadata()['epoch_size']` of the reader inside the migrated function",
+    "reader_meta": "use `reader.get_metadata()` of the reader inside the migrated function",
+    "reset": "create a new generator by calling the migrated function again",
+    "schedule_run": "call `next(pipe)`; dynamic mode has no separate scheduling",
+    "share_outputs": "call `next(pipe)`; dynamic mode has no separate scheduling",
+    "outputs": "call `next(pipe)`; dynamic mode has no separate scheduling",
+    "release_outputs": "nothing to release: drop the call",
+    "max_batch_size": "use the batch size the pipeline is called with",
+    "batch_size": "use the batch size the pipeline is called with",
+    "checkpoint": "use ndd.checkpoint.Checkpoint with the reader and RNG registered",
+}
+
+_AGAIN = "then run ndd-migrate again"
+
+
+class Impl(RuleImpl):
+    rule = RULE
+
+    def visit_Module(self, node: cst.Module) -> None:
+        found = self.ctx.model.plan
+        for fn, blocking in found.blocked.items():
+            use, reason = blocking[0]
+            what, todo = describe(use, reason)
+            where = self._where(use)
+            more = [self._line(u) for u, _ in blocking[1:]]
+            others = f" (and {len(more)} more: lines {', '.join(map(str, sorted(set(more))))})" if more else ""
+            self.ctx.report(
+                self.code, fn.node, f"`{fn.node.name.value}` not migrated: at {where}{others}, {what}",
+                # The TODO names the use by its code, not its line: lines move when TODOs are added.
+                hint=f"not migrated: in `{_snippet(use)}`, {what}; {todo}; {_AGAIN}", fixed=False,
+            )
+        for use, reason in found.unfollowed:
+            what, todo = describe(use, reason)
+            self.ctx.report(
+                self.code, use.node, f"{what}, converted in another module of the run",
+                hint=f"{what}: {todo}", fixed=False,
+            )
+
+    def _line(self, use: plan.Use) -> int:
+        return self.ctx.line_of(use.node)[0]
+
+    def _where(self, use: plan.Use) -> str:
+        return f"{self.ctx.path}:{self._line(use)}"
+
+
+def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
+    """(what the use does, what to do instead) in the user's own spelling."""
+    subject = _subject(use)
+    context, detail = use.context, use.detail
+    because = f" ({reason})" if reason else ""
+    if len([m for m in use.members if m.convert]) not in (0, len(use.members)):
+        names = " and ".join(f"`{m.qualname}`" for m in use.members)
+        return (
+            f"{subject} holds values of {names}, which convert together or not at all",
+            "give each pipeline's values their own names",
+        )
+    if context == plan.METHOD:
+        return (
+            f"`.{detail}()` is called on {subject}{because}",
+            PIPELINE_HINTS.get(detail, f"the migrated value has no `.{detail}()`: rewrite this call by hand")
+            if use.kind is Kind.PIPELINE
+            else "rewrite this call for a dynamic-mode `Batch`",
+        )
+    if context == plan.ATTRIBUTE:
+        return (
+            f"`.{detail}` of {subject} is read{because}",
+            PIPELINE_HINTS.get(detail, f"the migrated value has no `.{detail}`: rewrite this use by hand"),
+        )
+    if context == plan.ARGUMENT:
+        callee = detail if detail != "a call" else "a call"
+        return (
+            f"{subject} is passed to `{callee}()`{because}, which the migration does not follow",
+            _argument_hint(use, callee),
+        )
+    if context == plan.REBOUND:
+        return (
+            f"{subject} is bound to `{detail}`, which also holds other values",
+            f"give the pipeline's value a name of its own instead of reusing `{detail}`",
+        )
+    if context == plan.STORED:
+        return (
+            f"{subject} is stored in an attribute or an item, not in a plain name",
+            "bind it to a local name where it is built and run (`pipe = p(...)`), or migrate this use by hand",
+        )
+    if context == plan.ELEMENT:
+        return (
+            f"{subject} is put in a container",
+            "keep one name per pipeline (`pipe = p(...)`) and use it directly, or migrate the code that "
+            "reads the container by hand",
+        )
+    if context == plan.ITERATED:
+        return (f"{subject} is iterated", "take the values by name (`images, labels = ...`), or migrate this loop by hand")
+    if context == plan.RETURNED:
+        return (
+            f"{subject} is returned{because}",
+            "return it on every path of the function (a factory, whose callers are followed), or migrate the "
+            "callers by hand",
+        )
+    if context == plan.REFERENCED:
+        return (
+            f"`{detail}` is used other than by calling it",
+            f"call `{detail}(...)` directly where the pipeline is made, or migrate this use by hand",
+        )
+    if context == plan.SUBSCRIPT:
+        return (f"{subject} is indexed{because}", "rewrite this use by hand")
+    if context == plan.LEN:
+        return (f"`len()` of {subject} is taken", "rewrite this use by hand")
+    return (f"{subject} is used in a `{detail or context}`{because}", "rewrite this use by hand")
+
+
+def _snippet(use: plan.Use, limit: int = 60) -> str:
+    """The code of the statement (or expression) that makes the use, on one line, shortened."""
+    node = use.holder if isinstance(use.holder, cst.BaseExpression) else use.node
+    if isinstance(use.statement, cst.SimpleStatementLine):
+        node = use.statement.body[0]
+    text = " ".join(cst.Module([]).code_for_node(node).split())
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+
+def _subject(use: plan.Use) -> str:
+    """``the `p` pipeline``, ```pipe` (a `p` pipeline)``, ```x` (an output of `p`)``."""
+    owner = "/".join(f"`{m.qualname.rsplit('.', 1)[-1]}`" for m in use.members)
+    named = f"`{use.node.value}` " if isinstance(use.node, cst.Name) else ""
+    if use.kind is None:
+        return owner
+    if use.kind is Kind.PIPELINE:
+        return f"{named}(a {owner} pipeline)" if named else f"the {owner} pipeline"
+    if use.kind is Kind.BATCHES:
+        return f"{named}(the outputs of {owner})" if named else f"the outputs of {owner}"
+    return f"{named}(an output of {owner})" if named else f"an output of {owner}"
+
+
+def _argument_hint(use: plan.Use, callee: str) -> str:
+    if use.kind is Kind.PIPELINE:
+        return (
+            f"make `{callee}()` take what the migrated pipeline gives (a generator: `next(pipe)` gives one "
+            "batch tuple), or migrate this use by hand"
+        )
+    example = (
+        f"np.asarray({use.node.value}.tensors[i])" if isinstance(use.node, cst.Name) else "np.asarray(out.tensors[i])"
+    )
+    return f"make `{callee}()` take a dynamic-mode `Batch` (or give it what it needs, e.g. `{example}`), or migrate this use by hand"

@@ -1,0 +1,28 @@
+# expect: blocked NDD008
+# data: numpy
+"""A loader class keeps its pipeline in an attribute and runs it from a method."""
+
+import sys
+
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def features(root):
+    data = fn.readers.numpy(file_root=root, file_filter="*.npy", name="Reader")
+    return data * 2
+
+
+class Loader:
+    def __init__(self, root):
+        self.pipeline = features(root)
+        self.pipeline.build()
+        self.size = self.pipeline.epoch_size("Reader")
+
+    def batch(self):
+        (data,) = self.pipeline.run()
+        return data.as_array()
+
+
+loader = Loader(sys.argv[1])
+print(loader.size, loader.batch().shape)
