@@ -16,9 +16,12 @@ RULE = Rule(
     summary="`TensorList` methods on `pipe.run()` outputs have `Batch` counterparts",
     what=(
         "On outputs of a migrated pipeline: `out.at(i)` → `np.asarray(out.tensors[i])`, "
-        "`out.as_array()` / `out.as_tensor()` → `np.asarray(ndd.as_tensor(out))`, `out.as_cpu()` → "
-        "`out.cpu()`, `out.layout()` / `out.shape()` → the properties `out.layout` / `out.shape`. "
-        "Other `TensorList` methods are reported."
+        "`out.as_array()` / `out.as_tensor()` → `np.asarray(ndd.as_tensor(out))` (and "
+        "`out.as_tensor().shape()` → `list(np.asarray(ndd.as_tensor(out)).shape)`), `out.as_cpu()` → "
+        "`out.cpu()`, `out.shape()` → the property `out.shape`, `out.layout()` → `(out.layout or \"\")` "
+        "(a `Batch` without a layout has `None`, a `TensorList` `\"\"`), `out.is_dense_tensor()` → "
+        "`(len(set(out.shape)) <= 1)`. Other `TensorList` methods are marked where they are; other uses of "
+        "the tensor `as_tensor()` gives keep the pipeline unconverted (NDD008)."
     ),
     why="A dynamic-mode `Batch` has none of these methods; the calls would raise `AttributeError`.",
     fix_safety=FixSafety.UNSAFE,
@@ -46,14 +49,11 @@ RULE = Rule(
                 "        yield ndd.random.uniform(shape=[3], batch_size=batch_size),\n\n\n"
                 "pipe = p()\n"
                 "(x,) = next(pipe)\n"
-                "print(np.asarray(x.tensors[0]), np.asarray(ndd.as_tensor(x)).mean(), x.layout, x.shape)\n"
+                "print(np.asarray(x.tensors[0]), np.asarray(ndd.as_tensor(x)).mean(), (x.layout or \"\"), x.shape)\n"
             ),
         ),
     ),
 )
-
-_PROPERTIES = {"layout", "shape"}
-
 
 class Impl(RuleImpl):
     rule = RULE
@@ -63,17 +63,31 @@ class Impl(RuleImpl):
         or marked where it would fail."""
         if use.kind is not Kind.BATCH or use.context != plan.METHOD:
             return None
+        if use.detail == "as_tensor" and not self._tensor_use_rewritten(use.holder):
+            return "the `TensorCPU` that `.as_tensor()` gives has other methods than the numpy array it becomes"
         return self.ctx.applies(self.code, use.holder) or None
+
+    def _tensor_use_rewritten(self, call: cst.Call) -> bool:
+        """What ``out.as_tensor()`` gives is used only as a value, or for ``.shape()``."""
+        parents = self.ctx.model.parents
+        attribute = parents.get(call)
+        if not (isinstance(attribute, cst.Attribute) and attribute.value is call):
+            return True
+        above = parents.get(attribute)
+        return attribute.attr.value == "shape" and isinstance(above, cst.Call) and above.func is attribute and not above.args
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = original.func
         if not isinstance(func, cst.Attribute) or not isinstance(updated, cst.Call):
             return updated
+        if self._tensor_shape(original):
+            # `out.as_tensor().shape()`: the inner call is already `np.asarray(ndd.as_tensor(out))`
+            return cst.Call(cst.Name("list"), [cst.Arg(cst.Attribute(updated.func.value, cst.Name("shape")))])
         if self.ctx.converted_kind(func.value, Kind.BATCH) is None:
             return updated
         method = func.attr.value
         receiver = updated.func.value
-        new = self._replacement(method, receiver, updated)
+        new = self._replacement(method, receiver, updated, self._empty_string(original))
         if new is None:
             if method not in ("cpu", "gpu"):
                 self.ctx.report(self.code, original, f"`TensorList.{method}()` has no `Batch` counterpart here",
@@ -83,7 +97,15 @@ class Impl(RuleImpl):
         self.ctx.report(self.code, original, f"`.{method}()` on a pipeline output rewritten for `Batch`", fixed=fixed)
         return new if fixed else updated
 
-    def _replacement(self, method: str, receiver: cst.BaseExpression, call: cst.Call) -> cst.BaseExpression | None:
+    def _empty_string(self, node: cst.CSTNode) -> str:
+        """``""``, or ``''`` inside an f-string quoted with ``"`` (where ``""`` would end it)."""
+        parents = self.ctx.model.parents
+        current = parents.get(node)
+        while current is not None and not isinstance(current, cst.FormattedString):
+            current = parents.get(current)
+        return "''" if current is not None and '"' in current.start else '""'
+
+    def _replacement(self, method: str, receiver: cst.BaseExpression, call: cst.Call, empty: str = '""') -> cst.BaseExpression | None:
         if method == "at" and len(call.args) == 1 and call.args[0].keyword is None:
             item = cst.Subscript(
                 value=cst.Attribute(receiver, cst.Name("tensors")),
@@ -94,6 +116,27 @@ class Impl(RuleImpl):
             return cst.Call(self.ctx.numpy("asarray"), [cst.Arg(cst.Call(self.ctx.ndd("as_tensor"), [cst.Arg(receiver)]))])
         if method == "as_cpu" and not call.args:
             return call.with_changes(func=cst.Attribute(receiver, cst.Name("cpu")))
-        if method in _PROPERTIES and not call.args:
+        if method == "shape" and not call.args:
             return cst.Attribute(receiver, cst.Name(method))
+        if method == "layout" and not call.args:
+            layout = cst.Attribute(receiver, cst.Name("layout"))
+            return cst.BooleanOperation(layout, cst.Or(), cst.SimpleString(empty), lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        if method == "is_dense_tensor" and not call.args:
+            shapes = cst.Call(cst.Name("set"), [cst.Arg(cst.Attribute(receiver, cst.Name("shape")))])
+            dense = [cst.ComparisonTarget(cst.LessThanEqual(), cst.Integer("1"))]
+            # parenthesised: it may stand inside another comparison (`x.is_dense_tensor() == flag`)
+            return cst.Comparison(cst.Call(cst.Name("len"), [cst.Arg(shapes)]), dense, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         return None
+
+    def _tensor_shape(self, call: cst.Call) -> bool:
+        """``out.as_tensor().shape()`` on an output of a converted pipeline."""
+        func = call.func
+        inner = func.value if isinstance(func, cst.Attribute) and func.attr.value == "shape" and not call.args else None
+        return (
+            isinstance(inner, cst.Call)
+            and isinstance(inner.func, cst.Attribute)
+            and inner.func.attr.value == "as_tensor"
+            and not inner.args
+            and self.ctx.converted_kind(inner.func.value, Kind.BATCH) is not None
+            and self.ctx.applies(self.code, inner)
+        )
