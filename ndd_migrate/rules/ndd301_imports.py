@@ -79,7 +79,8 @@ class Impl(RuleImpl):
             body.append(pruned)
         for module, code in self._new_imports():
             self.ctx.report(self.code, original, f"needs `{code.strip()}`", fixed=True)
-            at = _sorted_position(body, anchor if anchor is not None else _after_header(body), module)
+            header = _after_header(body)
+            at = _sorted_position(body, anchor if anchor is not None else header, module, header)
             stmt = cst.parse_statement(code)
             if at < len(body) and _import_key(body[at]) is not None and _starts_block(body, at):
                 stmt = stmt.with_changes(leading_lines=body[at].leading_lines)
@@ -156,13 +157,15 @@ def _starts_block(body: list, index: int) -> bool:
     )
 
 
-def _sorted_position(body: list, anchor: int, module: str) -> int:
+def _sorted_position(body: list, anchor: int, module: str, header: int) -> int:
     """Where ``import <module>`` goes in the run of imports at ``anchor`` (the section, as isort
-    sees it: no blank line inside), so a sorted import block stays sorted."""
+    sees it: no blank line inside), so a sorted import block stays sorted. Never above ``header``:
+    ``from __future__`` imports written right above the DALI ones, with no blank line, are in the
+    same run but must stay first."""
     if anchor >= len(body) or _import_key(body[anchor]) is None:
         return anchor
     start = anchor
-    while start > 0 and not _starts_block(body, start):
+    while start > header and not _starts_block(body, start):
         start -= 1
     index = start
     while index < len(body) and _import_key(body[index]) is not None:
