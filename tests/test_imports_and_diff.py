@@ -31,3 +31,67 @@ def test_ndd_import_goes_after_the_docstring_and_future_imports(header):
     source = header + "from nvidia.dali import fn, pipeline_def, types\n" + BODY
     new, _ = migrate_text(source)
     assert new.startswith(header + NDD_IMPORT + "from nvidia.dali import types\n"), new
+
+
+OPTIONAL_DALI = (
+    "import numpy as np\n"
+    "\n"
+    "try:\n"
+    "    # DALI is optional here\n"
+    "    import nvidia.dali.fn as fn\n"
+    "    from nvidia.dali import pipeline_def\n"
+    "    import nvidia.dali.types as types\n"
+    "    HAVE_DALI = True\n"
+    "except ImportError:\n"
+    "    HAVE_DALI = False\n"
+    + BODY
+)
+
+
+def test_optional_dali_stays_optional():
+    new, _ = migrate_text(OPTIONAL_DALI)
+    assert new.startswith(
+        "import numpy as np\n"
+        "\n"
+        "try:\n"
+        "    # DALI is optional here\n"
+        "    import nvidia.dali.experimental.dynamic as ndd\n"
+        "    import nvidia.dali.types as types\n"
+        "    HAVE_DALI = True\n"
+        "except ImportError:\n"
+        "    HAVE_DALI = False\n"
+    ), new
+    assert new.count(NDD_IMPORT.strip()) == 1
+    again, result = migrate_text(new)
+    assert again == new and not result.changed
+
+
+def test_optional_dali_import_that_stays_used_keeps_its_place_in_the_try_block():
+    source = (
+        "try:\n"
+        "    from nvidia.dali import fn, pipeline_def, types\n"
+        "except ImportError:  # no DALI: no loader\n"
+        "    pipeline_def = None\n"
+        + BODY
+    )
+    new, _ = migrate_text(source)
+    assert new.startswith(
+        "try:\n"
+        "    import nvidia.dali.experimental.dynamic as ndd\n"
+        "    from nvidia.dali import pipeline_def, types\n"
+        "except ImportError:  # no DALI: no loader\n"
+    ), new
+
+
+def test_a_top_level_dali_import_makes_dali_mandatory_anyway():
+    source = (
+        "from nvidia.dali import fn, pipeline_def, types\n"
+        "\n"
+        "try:\n"
+        "    from nvidia.dali.plugin.pytorch import DALIGenericIterator\n"
+        "except ImportError:\n"
+        "    DALIGenericIterator = None\n"
+        + BODY
+    )
+    new, _ = migrate_text(source)
+    assert new.startswith(NDD_IMPORT + "from nvidia.dali import types\n\ntry:\n    from nvidia.dali.plugin"), new
