@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 
+from ndd_migrate.report.summary import unified_diff
 from tests.conftest import migrate_text
 
 NDD_IMPORT = "import nvidia.dali.experimental.dynamic as ndd\n"
@@ -95,3 +99,55 @@ def test_a_top_level_dali_import_makes_dali_mandatory_anyway():
     )
     new, _ = migrate_text(source)
     assert new.startswith(NDD_IMPORT + "from nvidia.dali import types\n\ntry:\n    from nvidia.dali.plugin"), new
+
+
+# --------------------------------------------------------------------------------- migrate --diff
+
+TABBED = (
+    "from nvidia.dali import fn, pipeline_def\n"
+    "\n"
+    "\n"
+    "@pipeline_def(batch_size=2)\n"
+    "def p(root):\n"
+    "\tdata = fn.readers.numpy(file_root=root)\t# a tab before the comment\n"
+    "\treturn data\n"
+)
+
+
+@pytest.mark.skipif(shutil.which("patch") is None, reason="needs GNU patch")
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("tabs.py", TABBED.encode()),
+        ("crlf.py", TABBED.replace("\n", "\r\n").encode()),
+        ("no_final_newline.py", TABBED.rstrip("\n").encode()),
+        ("bom.py", b"\xef\xbb\xbf" + ("# d\xe9j\xe0\n" + TABBED).encode()),
+        ("latin1.py", ("# -*- coding: latin-1 -*-\n# d\xe9j\xe0\n" + TABBED).encode("latin-1")),
+    ],
+)
+def test_the_printed_diff_is_the_change_migrate_writes(tmp_path, monkeypatch, cli, name, data):
+    for side in ("diffed", "written"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / name).write_bytes(data)
+    monkeypatch.chdir(tmp_path / "diffed")
+    shown = cli("migrate", "--diff", name)
+    assert shown.exit_code == 0, shown.output
+    assert (tmp_path / "diffed" / name).read_bytes() == data  # --diff writes nothing
+    monkeypatch.chdir(tmp_path / "written")
+    assert cli("migrate", name).exit_code == 0
+    written = (tmp_path / "written" / name).read_bytes()
+    assert written != data
+    applied = subprocess.run(
+        ["patch", "-p1", "--quiet"], input=shown.stdout_bytes, cwd=tmp_path / "diffed", capture_output=True
+    )
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert (tmp_path / "diffed" / name).read_bytes() == written
+
+
+def test_the_diff_of_bytes_keeps_tabs_and_crs_and_marks_a_missing_final_newline():
+    old = b"a\tb\r\nkept\r\nlast"
+    new = b"a\tc\r\nkept\r\nlast\r\n"
+    assert unified_diff("f.py", old, new) == (
+        b"--- a/f.py\n+++ b/f.py\n@@ -1,3 +1,3 @@\n"
+        b"-a\tb\r\n+a\tc\r\n kept\r\n-last\n\\ No newline at end of file\n+last\r\n"
+    )
