@@ -51,25 +51,41 @@ def test_iterator_loop_is_rewritten():
     assert migrate_text(out)[0] == out
 
 
-@pytest.mark.parametrize(
-    "call, why",
-    [
-        ("DALIClassificationIterator(pipe)", "without `reader_name`"),
-        ("DALIClassificationIterator(pipe, size=13)", "without `reader_name`"),
-        ("DALIClassificationIterator(pipe, reader_name='R', fill_last_batch=False)", "fill_last_batch"),
-        ("DALIClassificationIterator(pipe, reader_name='R', last_batch_policy=POLICY)", "not a `LastBatchPolicy`"),
-        ("DALIGenericIterator(pipe, reader_name='R')", "no `output_map`"),
-    ],
-)
-def test_unsupported_iterators_are_reported(call, why):
-    text = source().replace(
+UNSUPPORTED = [
+    ("DALIClassificationIterator(pipe)", "without `reader_name`"),
+    ("DALIClassificationIterator(pipe, size=13)", "without `reader_name`"),
+    ("DALIClassificationIterator(pipe, reader_name='R', fill_last_batch=False)", "fill_last_batch"),
+    ("DALIClassificationIterator(pipe, reader_name='R', last_batch_policy=POLICY)", "not a `LastBatchPolicy`"),
+    ("DALIGenericIterator(pipe, reader_name='R')", "no `output_map`"),
+]
+
+
+def with_iterator(call):
+    return source().replace(
         'DALIClassificationIterator(pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True)',
         call,
     ).replace("import DALIClassificationIterator", "import DALIClassificationIterator, DALIGenericIterator")
-    out, result = migrate_text(text)
+
+
+@pytest.mark.parametrize("call, why", UNSUPPORTED)
+def test_unsupported_iterators_are_reported(call, why):
+    out, result = migrate_text(with_iterator(call))
     found = [d for d in result.diagnostics if d.code == "NDD411"]
     assert found and not found[0].fixed and why in found[0].hint
     assert "dali_iterator_epochs" not in out
+
+
+@pytest.mark.parametrize("call", [call for call, _ in UNSUPPORTED])
+def test_a_second_run_over_an_unsupported_iterator_changes_nothing(call):
+    """The second run no longer sees a pipeline behind the iterator; its TODO must still be the
+    first run's, not a second one with another reason."""
+    once, _ = migrate_text(with_iterator(call))
+    twice, result = migrate_text(once)
+    assert twice == once and not result.changed
+    assert once.count("TODO(ndd-migrate): NDD411") == 1
+    assert [d.hint for d in result.diagnostics if d.code == "NDD411"] == [
+        line.split("NDD411 ", 1)[1] for line in once.splitlines() if "TODO(ndd-migrate): NDD411" in line
+    ]
 
 
 def test_other_framework_iterators_are_reported():
