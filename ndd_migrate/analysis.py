@@ -389,6 +389,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         while self._find_factories():
             self._resolve_kinds()
         self._find_escapes()
+        self._consumed.extend(iterators.subclass_uses(self, original_node, self._calls))  # NDD411
         for call, code, expr, advice in self._consumed:
             found = expr_kind(self.model, expr, self._scope_of, self._qualnames)
             if found and found[0] is Kind.PIPELINE:

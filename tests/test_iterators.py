@@ -158,3 +158,102 @@ def _run_program(text: str, root: str, workdir) -> list:
     assert done.returncode == 0, done.stderr[-3000:]
     with open(out, "rb") as f:
         return pickle.load(f)
+
+
+SUBCLASSED = """\
+from nvidia.dali import fn, pipeline_def
+{imports}
+
+
+@pipeline_def(batch_size=4)
+def train_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+    return fn.decoders.image(jpegs), labels
+
+
+{classes}
+
+
+pipe = train_pipe("/data")
+loader = {call}
+for data in loader:
+    pass
+"""
+
+SCALED = """\
+class Scaled(It):
+    def __next__(self):
+        data = super().__next__()
+        return data[0]["data"] / 255"""
+
+
+@pytest.mark.parametrize(
+    "imports, classes, call, name, base",
+    [
+        (
+            "from nvidia.dali.plugin.pytorch import DALIGenericIterator as It",
+            SCALED,
+            'Scaled(pipe, ["data", "label"], reader_name="Reader")',
+            "Scaled",
+            "DALIGenericIterator",
+        ),
+        (
+            "from nvidia.dali.plugin.pytorch import DALIGenericIterator as It",
+            SCALED,
+            'Scaled(pipelines=[pipe], output_map=["data", "label"], reader_name="Reader")',
+            "Scaled",
+            "DALIGenericIterator",
+        ),
+        (
+            "import nvidia.dali.plugin.pytorch as dalitorch",
+            "class Base(dalitorch.DALIClassificationIterator):\n    pass\n\n\nclass Timed(Base):\n    pass",
+            "Timed(pipe, reader_name='Reader')",
+            "Timed",
+            "DALIClassificationIterator",
+        ),
+        (
+            "try:\n    from nvidia.dali.plugin import pytorch\nexcept ImportError:\n    pytorch = None",
+            "if pytorch is not None:\n    class Loader(pytorch.DALIGenericIterator):\n        pass",
+            "Loader(pipe, ['data', 'label'], reader_name='Reader')",
+            "Loader",
+            "DALIGenericIterator",
+        ),
+    ],
+)
+def test_a_subclass_of_a_dali_iterator_is_reported_and_its_pipeline_left_alone(imports, classes, call, name, base):
+    text = SUBCLASSED.format(imports=imports, classes=classes, call=call)
+    out, result = migrate_text(text)
+    found = [d for d in result.diagnostics if d.code == "NDD411"]
+    at_class = [d for d in found if d.message.startswith(f"`{name}` derives from `{base}`")]
+    assert len(at_class) == 1 and not at_class[0].fixed
+    assert text.splitlines()[at_class[0].line - 1].lstrip().startswith(f"class {name}(")
+    assert "migrated pipeline is a generator" in at_class[0].message and "`reader.get_metadata()" in at_class[0].hint
+    blocked = [d for d in found if d.message.startswith("`train_pipe` not migrated")]
+    assert len(blocked) == 1 and f"given to `{name}`" in blocked[0].message
+    assert "@pipeline_def(batch_size=4)" in out and "ndd." not in out  # nothing converted
+    assert out.count(f"TODO(ndd-migrate): NDD411 `{name}` derives from") == 1
+    twice, again = migrate_text(out)
+    assert twice == out and not again.changed
+
+
+def test_the_subclass_todo_names_the_methods_whose_work_moves():
+    text = SUBCLASSED.format(
+        imports="from nvidia.dali.plugin.pytorch import DALIGenericIterator as It",
+        classes=SCALED,
+        call='Scaled(pipe, ["data", "label"], reader_name="Reader")',
+    )
+    out, _ = migrate_text(text)
+    todo = next(line for line in out.splitlines() if "NDD411 `Scaled`" in line)
+    assert "`.torch()`" in todo and "does what `__next__` did" in todo
+    assert out.index(todo) < out.index("class Scaled(It):")
+
+
+def test_a_subclass_alone_is_reported_and_other_pipelines_still_migrate():
+    text = SUBCLASSED.format(
+        imports="from nvidia.dali.plugin.pytorch import DALIGenericIterator as It",
+        classes=SCALED,
+        call="pipe.run()",
+    ).replace("for data in loader:\n    pass\n", "")
+    out, result = migrate_text(text)
+    assert [d.code for d in result.diagnostics if not d.fixed] == ["NDD411"]
+    assert "def train_pipe(root, *, batch_size=4):" in out and "loader = next(pipe)" in out
