@@ -18,7 +18,8 @@ RULE = Rule(
         "When the migration introduced `ndd.*` (or `np.*`) references, adds `import "
         "nvidia.dali.experimental.dynamic as ndd` (and `import numpy as np`) once, next to the DALI imports "
         "(after the module docstring and `from __future__` imports; inside the `try:` block that imports "
-        "DALI when no import outside one does, so that an optional DALI stays optional), unless the module already imports them under some name, which is then used. Removes imports of "
+        "DALI when no import outside one does, so that an optional DALI stays optional), unless the "
+        "module already imports them under some name, which is then used. Removes imports of "
         "`pipeline_def`, `Pipeline`, `nvidia.dali.fn`, `nvidia.dali.ops`, `nvidia.dali.math`, `nvidia.dali.types` and `nvidia.dali` that were used "
         "before the migration and are not any more. Other imports (plugins, anything else) are left "
         "as they are."
@@ -87,18 +88,19 @@ class Impl(RuleImpl):
         guard = _guarding_try(updated.body)
         guarded = [i for i in new_imports if i[0] == names.NDD] if guard is not None else []
         module_imports = [i for i in new_imports if i not in guarded]
-        body, carried = self._rebuild(updated.body, before, after, module_imports, _after_header(updated.body))
+        body, carried = self._rebuild(updated.body, before, after, module_imports)
         if guarded:
             at = next(i for i, stmt in enumerate(body) if stmt is guard)
             block = guard.body
-            inner, inner_carried = self._rebuild(block.body, before, after, guarded, 0)
+            inner, inner_carried = self._rebuild(block.body, before, after, guarded)
             body[at] = guard.with_changes(body=block.with_changes(body=inner, footer=[*inner_carried, *block.footer]))
         return updated.with_changes(body=body, footer=[*carried, *updated.footer])
 
-    def _rebuild(self, statements, before: set[str], after: set[str], new_imports, header: int) -> tuple[list, list]:
+    def _rebuild(self, statements, before: set[str], after: set[str], new_imports) -> tuple[list, list]:
         """``statements`` (a module's, or a ``try`` block's) without the imports the migration made
-        unused and with ``new_imports`` among the DALI imports (at ``header`` when there are none);
-        also the comments of removed imports that nothing follows, for the caller's footer."""
+        unused and with ``new_imports`` among the DALI imports (after the docstring and ``from
+        __future__`` imports when there are none); also the comments of removed imports that
+        nothing follows, for the caller's footer."""
         body: list = []
         carried: list = []  # comments of removed imports, for the next statement
         anchor = None  # where the DALI imports started
@@ -117,6 +119,7 @@ class Impl(RuleImpl):
                 pruned = pruned.with_changes(leading_lines=[*carried, *pruned.leading_lines])
                 carried = []
             body.append(pruned)
+        header = _after_header(body)
         for module, code in new_imports:
             at = _sorted_position(body, anchor if anchor is not None else header, module, header)
             stmt = cst.parse_statement(code)
@@ -177,6 +180,7 @@ class Impl(RuleImpl):
 
 
 def _is_dali_import(stmt) -> bool:
+    """Is ``stmt`` an import of ``nvidia.dali`` or of one of its modules?"""
     if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
         return False
     small = stmt.body[0]
