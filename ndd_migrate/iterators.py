@@ -115,9 +115,12 @@ def subclass_message(node: cst.ClassDef, base: str) -> tuple[str, str]:
     what to write instead, naming the methods it overrides, whose work has to move."""
     name, short = node.name.value, base.rsplit(".", 1)[-1]
     methods = [s.name.value for s in node.body.body if isinstance(s, cst.FunctionDef)]
-    convert = "with `.torch()` (`pad=True` if ragged)" if base in TORCH_ITERATORS else "for the framework (e.g. via DLPack)"
+    torch = base in TORCH_ITERATORS
+    convert = "with `.torch()` (`pad=True` if ragged)" if torch else "for the framework (e.g. via DLPack)"
     moved = ", and does what " + ", ".join(f"`{m}`" for m in methods) + " did" if methods else ""
-    message = f"`{name}` derives from `{short}`, which needs a DALI `Pipeline`; a migrated pipeline is a generator of batches"
+    message = (
+        f"`{name}` derives from `{short}`, which needs a DALI `Pipeline`; a migrated pipeline is a generator of batches"
+    )
     hint = (
         f"`{name}` derives from `{short}`, which runs a DALI `Pipeline` (`build()`, `run()`, `reset()`, the reader's "
         f"epoch size), and the migration turns pipelines into generators of batches: the pipelines given to "
@@ -128,7 +131,7 @@ def subclass_message(node: cst.ClassDef, base: str) -> tuple[str, str]:
     return message, hint
 
 
-def subclass_uses(resolver, module: cst.Module, calls) -> list[tuple[cst.Call, str, cst.BaseExpression, tuple[str, str]]]:
+def subclass_uses(resolver, module: cst.Module, calls) -> list[tuple]:
     """Every argument of a call of a class deriving from a DALI iterator, as a use that needs a
     real pipeline (``(call, code, expression, (message, hint))``, see :mod:`ndd_migrate.manual_uses`):
     whatever such a class is given ends up in the iterator's constructor, which runs a ``Pipeline``.
@@ -147,9 +150,10 @@ def subclass_uses(resolver, module: cst.Module, calls) -> list[tuple[cst.Call, s
         if qual not in classes:
             continue
         node, base = classes[qual]
+        name, short = node.name.value, base.rsplit(".", 1)[-1]
         advice = (
-            f"its pipeline is given to `{node.name.value}`, a subclass of `{base.rsplit('.', 1)[-1]}`, which needs a real `Pipeline`",
-            f"replace `{node.name.value}` first (see the TODO at the class), then migrate this pipeline",
+            f"its pipeline is given to `{name}`, a subclass of `{short}`, which needs a real `Pipeline`",
+            f"replace `{name}` first (see the TODO at the class), then migrate this pipeline",
         )
         for arg in call.args:
             values = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else (arg,)
