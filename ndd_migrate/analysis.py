@@ -406,6 +406,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._resolve_kinds()
         while self._find_factories():
             self._resolve_kinds()
+        self._consumed.extend(iterators.subclass_uses(self, original_node, self._calls))  # NDD411
         for call, code, expr, advice in self._consumed:
             found = expr_kind(self.model, expr, self._scope_of, self._qualnames)
             if found and found[0] is Kind.PIPELINE:

@@ -33,9 +33,9 @@ def migrate(
     """Rewrite pipeline-mode code into dynamic-mode code, in place."""
     from ndd_migrate import files, runner
     from ndd_migrate.policy import Policy
-    from ndd_migrate.report.summary import print_summary, unified_diff
+    from ndd_migrate.report.summary import print_summary
 
-    out, err = _console(), _console(stderr=True)
+    err = _console(stderr=True)
     try:
         targets = files.discover(paths, exclude=exclude)
     except files.SourceError as exc:
@@ -45,7 +45,7 @@ def migrate(
     write = not (diff or check)
     for result in summary.changed:
         if diff:
-            out.out(unified_diff(result.path, result.old_source, result.new_source), end="")
+            _print_diff(result)
         if write:
             _write(result, summary)
     print_summary(summary, err, wrote=write)
@@ -53,6 +53,29 @@ def migrate(
         raise typer.Exit(2)
     if summary.manual or (check and summary.changed):
         raise typer.Exit(1)
+
+
+def _print_diff(result) -> None:
+    """Print the diff of the bytes ``migrate`` would write (the file's encoding and BOM, its tabs
+    and newlines) straight to stdout's buffer: a text stream, or rich, would alter them, and the
+    patch would no longer apply. A text the file's encoding cannot hold fails as writing would."""
+    import sys
+
+    from ndd_migrate import files
+    from ndd_migrate.diagnostics import FileError
+    from ndd_migrate.report.summary import unified_diff
+
+    try:
+        current = files.read_source(result.path)
+        old = files.encode_source(result.path, result.old_source, current)
+        new = files.encode_source(result.path, result.new_source, current)
+    except files.SourceError as exc:
+        result.error = FileError(result.path, exc.message, exc.line)
+        result.changed = False
+        return
+    sys.stdout.flush()
+    sys.stdout.buffer.write(unified_diff(result.path, old, new))
+    sys.stdout.buffer.flush()
 
 
 def _write(result, summary) -> None:

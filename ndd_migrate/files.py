@@ -262,6 +262,25 @@ def _line_at(pattern: re.Pattern, data, offset: int) -> int:
 # ------------------------------------------------------------------------------------------ writing
 
 
+def encode_source(path: str | os.PathLike[str], text: str, original: SourceText) -> bytes:
+    """The bytes of ``text`` as :func:`write_source` writes them over the file read as
+    ``original``: its encoding, its byte-order mark; newlines are the text's own. ``--diff``
+    prints the difference of these bytes, so that the patch is what ``migrate`` would write.
+
+    Raises :class:`SourceError` when the encoding cannot represent a character of ``text``.
+    """
+    try:
+        data = text.encode(original.encoding)
+    except UnicodeEncodeError as error:
+        raise SourceError(
+            path,
+            f"the new text contains {text[error.start]!r}, which {original.encoding}"
+            " cannot encode; file left unchanged",
+            _line_at(_LINE_BREAK, text, error.start),
+        ) from error
+    return codecs.BOM_UTF8 + data if original.bom else data
+
+
 def write_source(path: str | os.PathLike[str], new_text: str, original: SourceText) -> None:
     """Write ``new_text`` over the file read as ``original``: atomically, in the same encoding.
 
@@ -275,17 +294,7 @@ def write_source(path: str | os.PathLike[str], new_text: str, original: SourceTe
     text holds a character the original encoding cannot represent, when the file changed on disk
     since it was read (an editor saved it meanwhile: its edits win), or when writing fails.
     """
-    try:
-        data = new_text.encode(original.encoding)
-    except UnicodeEncodeError as error:
-        raise SourceError(
-            path,
-            f"the new text contains {new_text[error.start]!r}, which {original.encoding}"
-            " cannot encode; file left unchanged",
-            _line_at(_LINE_BREAK, new_text, error.start),
-        ) from error
-    if original.bom:
-        data = codecs.BOM_UTF8 + data
+    data = encode_source(path, new_text, original)
     if data == original.raw:
         return
 

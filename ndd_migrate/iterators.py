@@ -5,11 +5,18 @@ The epoch-aware function also gives the reader's metadata: ``pipe_meta, pipe = f
 only possible when every call site of the function is a plain ``name = f(...)`` statement, so the
 decision is made here, once per module, before any rule rewrites (NDD001 shapes the function, NDD411
 the call sites and the iterator, NDD005 ``epoch_size``/``reader_meta``).
+
+A class deriving from a DALI iterator cannot be rewritten (its methods work on what the base class
+does with the ``Pipeline``): NDD411 reports it at the class, and the pipelines given to it stay in
+pipeline mode (:func:`subclass_uses`), rather than become generators the class would choke on.
 """
 
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import QualifiedNameProvider
+
+from ndd_migrate import names
 
 # Rewritten (NDD411): the PyTorch iterators, whose batches ``.torch()`` reproduces.
 TORCH_ITERATORS = {
@@ -87,3 +94,93 @@ def _bound_pipeline(analyzer, direct, expr):
     while scope is not None and not scope.assignments[expr.value]:
         scope = None if scope.parent is scope else scope.parent
     return direct.get((scope, expr.value))
+
+
+def iterator_base(node: cst.ClassDef, dali_name, local: dict[str, str]) -> str | None:
+    """The DALI framework iterator ``node`` derives from, directly or through a class of ``local``
+    (class name → its DALI iterator, for the classes seen before this one), or None.
+
+    ``dali_name(expr)`` resolves an expression to its DALI name (any import alias)."""
+    for base in node.bases:
+        found = dali_name(base.value)
+        if found in TORCH_ITERATORS or found in OTHER_ITERATORS:
+            return found
+        if isinstance(base.value, cst.Name) and base.value.value in local:
+            return local[base.value.value]
+    return None
+
+
+def subclass_message(node: cst.ClassDef, base: str) -> tuple[str, str]:
+    """``(message, hint)`` of the TODO at a class deriving from a DALI iterator: what breaks and
+    what to write instead, naming the methods it overrides, whose work has to move."""
+    name, short = node.name.value, base.rsplit(".", 1)[-1]
+    methods = [s.name.value for s in node.body.body if isinstance(s, cst.FunctionDef)]
+    torch = base in TORCH_ITERATORS
+    convert = "with `.torch()` (`pad=True` if ragged)" if torch else "for the framework (e.g. via DLPack)"
+    moved = ", and does what " + ", ".join(f"`{m}`" for m in methods) + " did" if methods else ""
+    message = (
+        f"`{name}` derives from `{short}`, which needs a DALI `Pipeline`; a migrated pipeline is a generator of batches"
+    )
+    hint = (
+        f"`{name}` derives from `{short}`, which runs a DALI `Pipeline` (`build()`, `run()`, `reset()`, the reader's "
+        f"epoch size), and the migration turns pipelines into generators of batches: the pipelines given to "
+        f"`{name}` stay unmigrated until it is replaced by a generator over the migrated pipeline that converts "
+        f"each output {convert}, ends each epoch at `reader.get_metadata()['epoch_size']` as `last_batch_policy` "
+        f"did{moved} (docs/target-shape.md, \"Framework iterators\")"
+    )
+    return message, hint
+
+
+def subclass_uses(resolver, module: cst.Module, calls) -> list[tuple]:
+    """Every argument of a call of a class deriving from a DALI iterator, as a use that needs a
+    real pipeline (``(call, code, expression, (message, hint))``, see :mod:`ndd_migrate.manual_uses`):
+    whatever such a class is given ends up in the iterator's constructor, which runs a ``Pipeline``.
+
+    ``resolver`` is the analysis (metadata of ``module``); ``calls`` its ``(call, qualified name)``s."""
+    classes = {}
+    local: dict[str, str] = {}
+    for node in _classes(module.body):
+        base = iterator_base(node, lambda expr: names.dali_name(resolver, expr), local)
+        if base is not None:
+            local[node.name.value] = base
+            for q in resolver.get_metadata(QualifiedNameProvider, node.name, None) or ():
+                classes[q.name] = (node, base)
+    uses = []
+    for call, qual in calls:
+        if qual not in classes:
+            continue
+        node, base = classes[qual]
+        name, short = node.name.value, base.rsplit(".", 1)[-1]
+        advice = (
+            f"its pipeline is given to `{name}`, a subclass of `{short}`, which needs a real `Pipeline`",
+            f"replace `{name}` first (see the TODO at the class), then migrate this pipeline",
+        )
+        for arg in call.args:
+            values = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else (arg,)
+            uses.extend((call, "NDD411", value.value, advice) for value in values)
+    return uses
+
+
+def _classes(statements):
+    """The class definitions among ``statements`` and in the blocks of any of them, in source order
+    (statements only: no expression is entered)."""
+    for stmt in statements:
+        if isinstance(stmt, cst.ClassDef):
+            yield stmt
+        for block in _blocks(stmt):
+            yield from _classes(block.body)
+
+
+def _blocks(stmt):
+    if not isinstance(stmt, cst.BaseCompoundStatement):
+        return
+    for child in (stmt.body, getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)):
+        if isinstance(child, cst.If):  # `elif`
+            yield from _blocks(child)
+        elif isinstance(child, cst.IndentedBlock):
+            yield child
+        elif isinstance(child, (cst.Else, cst.Finally)) and isinstance(child.body, cst.IndentedBlock):
+            yield child.body
+    for handler in getattr(stmt, "handlers", ()):
+        if isinstance(handler.body, cst.IndentedBlock):
+            yield handler.body

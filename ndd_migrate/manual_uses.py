@@ -9,7 +9,9 @@ itself would break working code with nothing better to offer, so they *block* th
 * ``@nvidia.dali.plugin.triton.autoserialize`` on the function (NDD903): it raises ``TypeError`` on
   anything that is not a ``pipeline_def``;
 * ``nvidia.dali.plugin.tf.DALIDataset(pipeline=pipe)`` (NDD904): it runs the serialized pipeline
-  inside TensorFlow's graph.
+  inside TensorFlow's graph;
+* ``MyIterator(pipe, ...)`` of a class deriving from a DALI iterator (NDD411, found by
+  :func:`ndd_migrate.iterators.subclass_uses`): the base class runs the pipeline.
 
 The analysis records the candidates while it walks the module and, once it knows what each name
 holds, turns those whose pipeline is known into blocking problems of that pipeline function.

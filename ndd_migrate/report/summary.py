@@ -3,18 +3,41 @@
 from __future__ import annotations
 
 import difflib
+import re
 
 from rich.console import Console
 
 from ndd_migrate.runner import RunSummary
 
+_AFTER_NEWLINE = re.compile(rb"(?<=\n)")
 
-def unified_diff(path: str, old: str, new: str) -> str:
-    return "".join(
-        difflib.unified_diff(
-            old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=f"a/{path}", tofile=f"b/{path}"
-        )
+
+def unified_diff(path: str, old: bytes, new: bytes) -> bytes:
+    """The unified diff of two files' bytes, for ``patch -p1`` and ``git apply``.
+
+    Bytes, not text, so that tabs, CRs and the encoding reach the output as they are in the files,
+    and lines split only at ``\\n``, where ``patch`` splits them (``str.splitlines`` also splits at
+    lone CRs, form feeds and Unicode line separators). A last line without a newline gets the
+    ``\\ No newline at end of file`` marker, without which ``patch`` would glue it to the next line
+    of the diff.
+    """
+    out = []
+    lines = difflib.diff_bytes(
+        difflib.unified_diff,
+        _lines(old),
+        _lines(new),
+        fromfile=f"a/{path}".encode(),
+        tofile=f"b/{path}".encode(),
     )
+    for line in lines:
+        out.append(line)
+        if not line.endswith(b"\n"):
+            out.append(b"\n\\ No newline at end of file\n")
+    return b"".join(out)
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return [line for line in _AFTER_NEWLINE.split(data) if line]
 
 
 def print_summary(summary: RunSummary, console: Console, *, wrote: bool) -> None:

@@ -16,8 +16,10 @@ RULE = Rule(
     summary="add `import nvidia.dali.experimental.dynamic as ndd`; drop imports the migration left unused",
     what=(
         "When the migration introduced `ndd.*` (or `np.*`) references, adds `import "
-        "nvidia.dali.experimental.dynamic as ndd` (and `import numpy as np`) once, next to the DALI imports, "
-        "unless the module already imports them under some name, which is then used. Removes imports of "
+        "nvidia.dali.experimental.dynamic as ndd` (and `import numpy as np`) once, next to the DALI imports "
+        "(after the module docstring and `from __future__` imports; inside the `try:` block that imports "
+        "DALI when no import outside one does, so that an optional DALI stays optional), unless the "
+        "module already imports them under some name, which is then used. Removes imports of "
         "`pipeline_def`, `Pipeline`, `nvidia.dali.fn`, `nvidia.dali.ops`, `nvidia.dali.math`, `nvidia.dali.types` and `nvidia.dali` that were used "
         "before the migration and are not any more. Other imports (plugins, anything else) are left "
         "as they are."
@@ -37,6 +39,27 @@ RULE = Rule(
                 "from nvidia.dali import types\n\n\n"
                 "def prep(images):\n"
                 "    return ndd.cast(images, dtype=types.FLOAT)\n"
+            ),
+        ),
+        Example(
+            title="DALI as an optional dependency",
+            before=(
+                "try:\n"
+                "    from nvidia.dali import fn\n"
+                "    HAVE_DALI = True\n"
+                "except ImportError:  # the loader is not available without DALI\n"
+                "    HAVE_DALI = False\n\n\n"
+                "def prep(images):\n"
+                "    return fn.flip(images)\n"
+            ),
+            after=(
+                "try:\n"
+                "    import nvidia.dali.experimental.dynamic as ndd\n"
+                "    HAVE_DALI = True\n"
+                "except ImportError:  # the loader is not available without DALI\n"
+                "    HAVE_DALI = False\n\n\n"
+                "def prep(images):\n"
+                "    return ndd.flip(images)\n"
             ),
         ),
     ),
@@ -59,11 +82,30 @@ class Impl(RuleImpl):
             return updated
         before = self.ctx.model.read_names  # the same reads as _used_names, from the analysis pass
         after = _used_names(updated)
+        new_imports = self._new_imports()
+        for _, code in new_imports:
+            self.ctx.report(self.code, original, f"needs `{code.strip()}`", fixed=True)
+        guard = _guarding_try(updated.body)
+        guarded = [i for i in new_imports if i[0] == names.NDD] if guard is not None else []
+        module_imports = [i for i in new_imports if i not in guarded]
+        body, carried = self._rebuild(updated.body, before, after, module_imports)
+        if guarded:
+            at = next(i for i, stmt in enumerate(body) if stmt is guard)
+            block = guard.body
+            inner, inner_carried = self._rebuild(block.body, before, after, guarded)
+            body[at] = guard.with_changes(body=block.with_changes(body=inner, footer=[*inner_carried, *block.footer]))
+        return updated.with_changes(body=body, footer=[*carried, *updated.footer])
+
+    def _rebuild(self, statements, before: set[str], after: set[str], new_imports) -> tuple[list, list]:
+        """``statements`` (a module's, or a ``try`` block's) without the imports the migration made
+        unused and with ``new_imports`` among the DALI imports (after the docstring and ``from
+        __future__`` imports when there are none); also the comments of removed imports that
+        nothing follows, for the caller's footer."""
         body: list = []
         carried: list = []  # comments of removed imports, for the next statement
         anchor = None  # where the DALI imports started
         gap_lines: list = []  # blank lines/comments above a removed first DALI import
-        for stmt in updated.body:
+        for stmt in statements:
             pruned, is_dali = self._prune(stmt, before, after)
             if is_dali and anchor is None:
                 anchor = len(body)
@@ -77,9 +119,9 @@ class Impl(RuleImpl):
                 pruned = pruned.with_changes(leading_lines=[*carried, *pruned.leading_lines])
                 carried = []
             body.append(pruned)
-        for module, code in self._new_imports():
-            self.ctx.report(self.code, original, f"needs `{code.strip()}`", fixed=True)
-            at = _sorted_position(body, anchor if anchor is not None else _after_header(body), module)
+        header = _after_header(body)
+        for module, code in new_imports:
+            at = _sorted_position(body, anchor if anchor is not None else header, module, header)
             stmt = cst.parse_statement(code)
             if at < len(body) and _import_key(body[at]) is not None and _starts_block(body, at):
                 stmt = stmt.with_changes(leading_lines=body[at].leading_lines)
@@ -93,7 +135,7 @@ class Impl(RuleImpl):
                 body[anchor] = body[anchor].with_changes(leading_lines=[*gap_lines, *body[anchor].leading_lines])
             else:
                 carried = [*gap_lines, *carried]
-        return updated.with_changes(body=body, footer=[*carried, *updated.footer])
+        return body, carried
 
     def _new_imports(self) -> list[tuple[str, str]]:
         """``(module, import statement)`` for what the migrated module uses and does not import."""
@@ -137,6 +179,36 @@ class Impl(RuleImpl):
         return stmt.with_changes(body=[imp.with_changes(names=keep)]), is_dali
 
 
+def _is_dali_import(stmt) -> bool:
+    """Is ``stmt`` an import of ``nvidia.dali`` or of one of its modules?"""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return False
+    small = stmt.body[0]
+    if isinstance(small, cst.Import):
+        modules = [names.dotted(a.name) or "" for a in small.names]
+    elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
+        modules = [names.dotted(small.module) or ""]
+    else:
+        return False
+    return any(m == names.DALI or m.startswith(names.DALI + ".") for m in modules)
+
+
+def _guarding_try(body) -> cst.Try | cst.TryStar | None:
+    """The first top-level ``try:`` that imports DALI, when no top-level statement does: DALI is
+    an optional dependency there (``except ImportError``), so the ndd import goes into that block,
+    where a missing DALI is handled, instead of making DALI mandatory."""
+    if any(_is_dali_import(stmt) for stmt in body):
+        return None
+    return next(
+        (
+            stmt
+            for stmt in body
+            if isinstance(stmt, (cst.Try, cst.TryStar)) and any(_is_dali_import(s) for s in stmt.body.body)
+        ),
+        None,
+    )
+
+
 def _import_key(stmt) -> tuple[int, str] | None:
     """isort's order inside a section: plain imports first, then ``from`` imports, each by module."""
     if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
@@ -156,13 +228,15 @@ def _starts_block(body: list, index: int) -> bool:
     )
 
 
-def _sorted_position(body: list, anchor: int, module: str) -> int:
+def _sorted_position(body: list, anchor: int, module: str, header: int) -> int:
     """Where ``import <module>`` goes in the run of imports at ``anchor`` (the section, as isort
-    sees it: no blank line inside), so a sorted import block stays sorted."""
+    sees it: no blank line inside), so a sorted import block stays sorted. Never above ``header``:
+    ``from __future__`` imports written right above the DALI ones, with no blank line, are in the
+    same run but must stay first."""
     if anchor >= len(body) or _import_key(body[anchor]) is None:
         return anchor
     start = anchor
-    while start > 0 and not _starts_block(body, start):
+    while start > header and not _starts_block(body, start):
         start -= 1
     index = start
     while index < len(body) and _import_key(body[index]) is not None:

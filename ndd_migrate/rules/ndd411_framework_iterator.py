@@ -51,6 +51,22 @@ _AFTER = (
     "        images = data[0]['data']\n"
 )
 
+_SUBCLASS = (
+    "from nvidia.dali import fn, pipeline_def\n"
+    "from nvidia.dali.plugin.pytorch import DALIGenericIterator as Iterator\n\n\n"
+    "@pipeline_def(batch_size=8)\n"
+    "def p(root):\n"
+    "    jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n"
+    "    return fn.decoders.image(jpegs), labels\n\n\n"
+    "{class_todo}"
+    "class Scaled(Iterator):\n"
+    "    def __next__(self):\n"
+    "        data = super().__next__()\n"
+    "        return data[0]['data'] / 255\n\n\n"
+    "{call_todo}"
+    "loader = Scaled(p('/data'), ['data', 'label'], reader_name='Reader')\n"
+)
+
 RULE = Rule(
     code="NDD411",
     name="framework-iterator",
@@ -65,7 +81,9 @@ RULE = Rule(
         "(docs/target-shape.md, \"Framework iterators\"); `for data in loader` becomes "
         "`for data in next(loader)` and `loader.reset()` goes. Iterators without `reader_name`, with "
         "`size=`, over several pipelines, other uses of the iterator (`len(loader)`) and the iterators "
-        "of the other plugins (tf, jax, paddle, mxnet, `DALIRaggedIterator`) are reported."
+        "of the other plugins (tf, jax, paddle, mxnet, `DALIRaggedIterator`) are reported. A class "
+        "deriving from a DALI iterator (any alias, also through another such class) is reported at the "
+        "class, and the pipelines given to it are not migrated: its base class runs a `Pipeline`."
     ),
     why=(
         "Dynamic mode has no iterator class: a reader gives full batches per epoch that wrap into the "
@@ -83,6 +101,26 @@ RULE = Rule(
             before=_BEFORE,
             after=_AFTER,
         ),
+        Example(
+            title="a subclass of a DALI iterator: reported, its pipeline left as it is",
+            before=_SUBCLASS.format(class_todo="", call_todo=""),
+            after=_SUBCLASS.format(
+                class_todo=(
+                    "# TODO(ndd-migrate): NDD411 `Scaled` derives from `DALIGenericIterator`, which runs a DALI "
+                    "`Pipeline` (`build()`, `run()`, `reset()`, the reader's epoch size), and the migration turns "
+                    "pipelines into generators of batches: the pipelines given to `Scaled` stay unmigrated until "
+                    "it is replaced by a generator over the migrated pipeline that converts each output with "
+                    "`.torch()` (`pad=True` if ragged), ends each epoch at `reader.get_metadata()['epoch_size']` "
+                    "as `last_batch_policy` did, and does what `__next__` did (docs/target-shape.md, "
+                    "\"Framework iterators\")\n"
+                ),
+                call_todo=(
+                    "# TODO(ndd-migrate): NDD411 not migrated: its pipeline is given to `Scaled`, a subclass of "
+                    "`DALIGenericIterator`, which needs a real `Pipeline`; replace `Scaled` first (see the TODO "
+                    "at the class), then migrate this pipeline\n"
+                ),
+            ),
+        ),
     ),
     valid=(
         "from torch.utils.data import DataLoader\n\nloader = DataLoader([1, 2])\nfor x in loader:\n    pass\n",
@@ -97,6 +135,15 @@ class Impl(RuleImpl):
         super().__init__(ctx)
         self.loaders: set[str] = set()
         self.helper_after: set[str] = set()  # names of pipeline functions the helper goes after
+        self.subclasses: dict[str, str] = {}  # classes deriving from a DALI iterator → that iterator
+
+    # -- a class deriving from a DALI iterator: reported at the class --------------------------
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        base = iterators.iterator_base(node, self.dali_name, self.subclasses)
+        if base is not None:
+            self.subclasses[node.name.value] = base
+            message, hint = iterators.subclass_message(node, base)
+            self.ctx.report(self.code, node, message, hint=hint, fixed=False)
 
     # -- the plan: a pipeline handed to an iterator converts only with the iterator ---------------
     def claims(self, use):

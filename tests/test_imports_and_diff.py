@@ -1,0 +1,153 @@
+"""Where ``migrate`` puts the ndd import, and ``migrate --diff`` printing exactly what it writes."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from ndd_migrate.report.summary import unified_diff
+from tests.conftest import migrate_text
+
+NDD_IMPORT = "import nvidia.dali.experimental.dynamic as ndd\n"
+
+# `types` stays used, so the DALI import line stays and the ndd import joins its run of imports.
+BODY = (
+    "\n\n"
+    "@pipeline_def(batch_size=4)\n"
+    "def loader(root):\n"
+    "    data, label = fn.readers.file(file_root=root)\n"
+    "    return fn.cast(label, dtype=types.INT64), data\n"
+)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "from __future__ import annotations\n",
+        '"""Loaders."""\nfrom __future__ import annotations\n',
+        '"""Loaders."""\nfrom __future__ import annotations\nfrom __future__ import division\n',
+        "# a comment\nfrom __future__ import annotations  # why\n",
+    ],
+)
+def test_ndd_import_goes_after_the_docstring_and_future_imports(header):
+    source = header + "from nvidia.dali import fn, pipeline_def, types\n" + BODY
+    new, _ = migrate_text(source)
+    assert new.startswith(header + NDD_IMPORT + "from nvidia.dali import types\n"), new
+
+
+OPTIONAL_DALI = (
+    "import numpy as np\n"
+    "\n"
+    "try:\n"
+    "    # DALI is optional here\n"
+    "    import nvidia.dali.fn as fn\n"
+    "    from nvidia.dali import pipeline_def\n"
+    "    import nvidia.dali.types as types\n"
+    "    HAVE_DALI = True\n"
+    "except ImportError:\n"
+    "    HAVE_DALI = False\n"
+    + BODY
+)
+
+
+def test_optional_dali_stays_optional():
+    new, _ = migrate_text(OPTIONAL_DALI)
+    assert new.startswith(
+        "import numpy as np\n"
+        "\n"
+        "try:\n"
+        "    # DALI is optional here\n"
+        "    import nvidia.dali.experimental.dynamic as ndd\n"
+        "    import nvidia.dali.types as types\n"
+        "    HAVE_DALI = True\n"
+        "except ImportError:\n"
+        "    HAVE_DALI = False\n"
+    ), new
+    assert new.count(NDD_IMPORT.strip()) == 1
+    again, result = migrate_text(new)
+    assert again == new and not result.changed
+
+
+def test_optional_dali_import_that_stays_used_keeps_its_place_in_the_try_block():
+    source = (
+        "try:\n"
+        "    from nvidia.dali import fn, pipeline_def, types\n"
+        "except ImportError:  # no DALI: no loader\n"
+        "    pipeline_def = None\n"
+        + BODY
+    )
+    new, _ = migrate_text(source)
+    assert new.startswith(
+        "try:\n"
+        "    import nvidia.dali.experimental.dynamic as ndd\n"
+        "    from nvidia.dali import pipeline_def, types\n"
+        "except ImportError:  # no DALI: no loader\n"
+    ), new
+
+
+def test_a_top_level_dali_import_makes_dali_mandatory_anyway():
+    source = (
+        "from nvidia.dali import fn, pipeline_def, types\n"
+        "\n"
+        "try:\n"
+        "    from nvidia.dali.plugin.pytorch import DALIGenericIterator\n"
+        "except ImportError:\n"
+        "    DALIGenericIterator = None\n"
+        + BODY
+    )
+    new, _ = migrate_text(source)
+    assert new.startswith(NDD_IMPORT + "from nvidia.dali import types\n\ntry:\n    from nvidia.dali.plugin"), new
+
+
+# --------------------------------------------------------------------------------- migrate --diff
+
+TABBED = (
+    "from nvidia.dali import fn, pipeline_def\n"
+    "\n"
+    "\n"
+    "@pipeline_def(batch_size=2)\n"
+    "def p(root):\n"
+    "\tdata = fn.readers.numpy(file_root=root)\t# a tab before the comment\n"
+    "\treturn data\n"
+)
+
+
+@pytest.mark.skipif(shutil.which("patch") is None, reason="needs GNU patch")
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("tabs.py", TABBED.encode()),
+        ("crlf.py", TABBED.replace("\n", "\r\n").encode()),
+        ("no_final_newline.py", TABBED.rstrip("\n").encode()),
+        ("bom.py", b"\xef\xbb\xbf" + ("# d\xe9j\xe0\n" + TABBED).encode()),
+        ("latin1.py", ("# -*- coding: latin-1 -*-\n# d\xe9j\xe0\n" + TABBED).encode("latin-1")),
+    ],
+)
+def test_the_printed_diff_is_the_change_migrate_writes(tmp_path, monkeypatch, cli, name, data):
+    for side in ("diffed", "written"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / name).write_bytes(data)
+    monkeypatch.chdir(tmp_path / "diffed")
+    shown = cli("migrate", "--diff", name)
+    assert shown.exit_code == 0, shown.output
+    assert (tmp_path / "diffed" / name).read_bytes() == data  # --diff writes nothing
+    monkeypatch.chdir(tmp_path / "written")
+    assert cli("migrate", name).exit_code == 0
+    written = (tmp_path / "written" / name).read_bytes()
+    assert written != data
+    applied = subprocess.run(
+        ["patch", "-p1", "--quiet"], input=shown.stdout_bytes, cwd=tmp_path / "diffed", capture_output=True
+    )
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert (tmp_path / "diffed" / name).read_bytes() == written
+
+
+def test_the_diff_of_bytes_keeps_tabs_and_crs_and_marks_a_missing_final_newline():
+    old = b"a\tb\r\nkept\r\nlast"
+    new = b"a\tc\r\nkept\r\nlast\r\n"
+    assert unified_diff("f.py", old, new) == (
+        b"--- a/f.py\n+++ b/f.py\n@@ -1,3 +1,3 @@\n"
+        b"-a\tb\r\n+a\tc\r\n kept\r\n-last\n\\ No newline at end of file\n+last\r\n"
+    )
