@@ -398,8 +398,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                         fn.problems.append(Problem(code, call, *advice))
         self._find_foreign_pipelines()
         iterators.mark(self, self._epoch_uses)
-        for fn, node, why in checkpoints.blocked(self.model, self._assigns):
-            fn.problems.append(Problem("NDD415", node, why))
+        for fn, node, why, hint in checkpoints.blocked(self, original_node):
+            fn.problems.append(Problem("NDD415", node, why, hint))
 
     def _resolve_external_source(self, fn: PipelineFunction, module: cst.Module) -> None:
         """One external source that can play the reader's role becomes ``fn.source``; any other
