@@ -74,6 +74,12 @@ def blocked(analyzer, module: cst.Module):
                 f"the decorator restores `checkpoint={_code(state.value)}`, which its call sites do not all see",
                 f"give it at each call site instead: `pipe = {fn.node.name.value}(..., checkpoint=state)`",
             )
+        elif not sites:
+            found[fn] = (
+                fn.node,
+                "checkpointing, but no pipeline is created in this module: call sites in other modules get no checkpoint",
+                f"create and checkpoint it in this module (`pipe = {fn.node.name.value}(...)`), or keep it in pipeline mode",
+            )
         elif fn not in plain:
             found[fn] = (
                 fn.node,
@@ -247,6 +253,17 @@ def registrations(reader_call: cst.Call | None, reader: str | None, rngs: list[s
     ]
     test = cst.Comparison(cst.Name("checkpoint"), [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
     return [cst.If(test=test, body=cst.IndentedBlock(body))]
+
+
+def restore(ck: str, state: cst.BaseExpression) -> cst.BaseStatement:
+    """``ck.deserialize(state)``; guarded by ``if state is not None:`` when ``state`` is a name, an
+    attribute or a subscript (``checkpoint=None`` restored nothing in pipeline mode). A literal needs
+    no guard, and other expressions are not evaluated twice (a ``None`` from them fails loudly)."""
+    load = cst.SimpleStatementLine([cst.Expr(cst.Call(cst.Attribute(cst.Name(ck), cst.Name("deserialize")), [cst.Arg(state)]))])
+    if not isinstance(state, (cst.Name, cst.Attribute, cst.Subscript)):
+        return load
+    test = cst.Comparison(state.deep_clone(), [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
+    return cst.If(test=test, body=cst.IndentedBlock([load]))
 
 
 def save_to_file(path: cst.BaseExpression, data: cst.BaseExpression, handle: str) -> cst.With:

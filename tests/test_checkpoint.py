@@ -60,7 +60,7 @@ def test_checkpointing_is_migrated():
     assert 'checkpoint.register(reader, "Reader")\n        checkpoint.register(rng, "rng")' in out
     assert "    pipe_checkpoint = ndd.checkpoint.Checkpoint()\n    pipe = train_pipe(root, checkpoint=pipe_checkpoint)" in out
     assert "    pipe_checkpoint.collect()\n    state = pipe_checkpoint.serialize().encode()" in out
-    assert "pipe_checkpoint.deserialize(state)\n    pipe = train_pipe(root, checkpoint=pipe_checkpoint)" in out
+    assert "if state is not None:\n        pipe_checkpoint.deserialize(state)\n    pipe = train_pipe(root, checkpoint=pipe_checkpoint)" in out
     assert "build()" not in out
     assert migrate_text(out)[0] == out
 
@@ -122,13 +122,16 @@ def test_each_spelling_is_migrated(where, use, after):
     "decorator, call, after",
     [
         # the decorator enables, the call site restores
-        (ENABLE, "pipe = p('/d', checkpoint=saved)\n", "pipe_checkpoint.deserialize(saved)\n"),
+        (ENABLE, "pipe = p('/d', checkpoint=saved)\n", "if saved is not None:\n    pipe_checkpoint.deserialize(saved)\n"),
         # restoring at the call site enables
-        ("", "pipe = p('/d', checkpoint=saved)\n", "pipe_checkpoint.deserialize(saved)\n"),
+        ("", "pipe = p('/d', checkpoint=saved)\n", "if saved is not None:\n    pipe_checkpoint.deserialize(saved)\n"),
         # the decorator restores a module-level state every call site sees
-        (ENABLE + ", checkpoint=SAVED", "pipe = p('/d')\n", "pipe_checkpoint.deserialize(SAVED)\n"),
+        (ENABLE + ", checkpoint=SAVED", "pipe = p('/d')\n", "if SAVED is not None:\n    pipe_checkpoint.deserialize(SAVED)\n"),
         # the call site's state wins over the decorator's
-        (ENABLE + ", checkpoint=SAVED", "pipe = p('/d', checkpoint=mine)\n", "pipe_checkpoint.deserialize(mine)\n"),
+        (ENABLE + ", checkpoint=SAVED", "pipe = p('/d', checkpoint=mine)\n", "if mine is not None:\n    pipe_checkpoint.deserialize(mine)\n"),
+        # a literal state needs no guard; a call is not evaluated twice
+        (ENABLE, "pipe = p('/d', checkpoint=b'{}')\n", "pipe_checkpoint.deserialize(b'{}')\n"),
+        (ENABLE, "pipe = p('/d', checkpoint=load())\n", "pipe_checkpoint.deserialize(load())\n"),
         # `checkpoint=None` restores nothing
         (ENABLE + ", checkpoint=None", "pipe = p('/d')\n", ""),
         (ENABLE, "pipe = p('/d', checkpoint=None)\n", ""),
@@ -251,3 +254,10 @@ def test_checkpointing_a_pipeline_without_state_blocks():
     out, result = migrate_text(text)
     found = [d for d in result.diagnostics if d.needs_human]
     assert "@pipeline_def" in out and [d.code for d in found] == ["NDD415"] and "no state to save" in found[0].message
+
+
+def test_checkpointing_without_a_call_site_in_the_module_blocks():
+    out, result = migrate_text(HEAD.format(decorator=ENABLE).rstrip() + "\n")
+    found = [d for d in result.diagnostics if d.needs_human]
+    assert "@pipeline_def" in out and [d.code for d in found] == ["NDD415"]
+    assert "no pipeline is created in this module" in found[0].message

@@ -23,7 +23,7 @@ RULE = Rule(
         "(an `ndd.checkpoint.Checkpoint`) and registers its reader (under the reader's `name=`) and its RNGs "
         "right after creating them, so a loaded state is applied before the first `next_epoch`. Each call "
         "site `pipe = f(...)` gets `pipe_checkpoint = ndd.checkpoint.Checkpoint()` (plus "
-        "`pipe_checkpoint.deserialize(state)` when restoring) and passes it; `pipe.checkpoint()` becomes "
+        "`pipe_checkpoint.deserialize(state)`, under `if state is not None:` for a variable, when restoring) and passes it; `pipe.checkpoint()` becomes "
         "`pipe_checkpoint.collect()` before the statement and `pipe_checkpoint.serialize().encode()` (bytes, like "
         "the pipeline's); `pipe.checkpoint(path)` also writes those bytes to `path`. What cannot be rewritten so "
         "leaves the pipeline as it is, with one finding that says what to write instead: a call site that is "
@@ -76,7 +76,8 @@ RULE = Rule(
                 'pipe_checkpoint.collect()\n'
                 'state = pipe_checkpoint.serialize().encode()\n'
                 'resumed_checkpoint = ndd.checkpoint.Checkpoint()\n'
-                'resumed_checkpoint.deserialize(state)\n'
+                'if state is not None:\n'
+                '    resumed_checkpoint.deserialize(state)\n'
                 "resumed = p('/data', checkpoint=resumed_checkpoint)\n"
             ),
         ),
@@ -231,7 +232,7 @@ class Impl(RuleImpl):
             ck = checkpoints.name(stmt.targets[0].target.value)
             extra.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(ck))], cst.Call(self.ctx.ndd("checkpoint.Checkpoint")))]))
             if restore is not None:
-                extra.append(_call_stmt(ck, "deserialize", restore))
+                extra.append(checkpoints.restore(ck, restore))
             call = cstutil.add_kwarg(call, "checkpoint", cst.Name(ck))
             self.ctx.report(self.code, stmt, f"checkpointing → `{ck}` (ndd.checkpoint.Checkpoint) passed as `checkpoint=`", fixed=True)
         return extra, updated.with_changes(body=[assign.with_changes(value=call)])
