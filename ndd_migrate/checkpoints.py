@@ -72,7 +72,7 @@ def blocked(analyzer, module: cst.Module):
             found[fn] = (
                 fn.node,
                 f"the decorator restores `checkpoint={_code(state.value)}`, which its call sites do not all see",
-                f"give it at each call site instead: `pipe = {fn.node.name.value}(..., checkpoint=state)`",
+                f"give it at each call site instead: `pipe = {fn.node.name.value}(..., checkpoint={_code(state.value)})`",
             )
         elif not sites:
             found[fn] = (

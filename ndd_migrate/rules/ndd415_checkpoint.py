@@ -23,10 +23,11 @@ RULE = Rule(
         "(an `ndd.checkpoint.Checkpoint`) and registers its reader (under the reader's `name=`) and its RNGs "
         "right after creating them, so a loaded state is applied before the first `next_epoch`. Each call "
         "site `pipe = f(...)` gets `pipe_checkpoint = ndd.checkpoint.Checkpoint()` (plus "
-        "`pipe_checkpoint.deserialize(state)`, under `if state is not None:` for a variable, when restoring) and passes it; `pipe.checkpoint()` becomes "
-        "`pipe_checkpoint.collect()` before the statement and `pipe_checkpoint.serialize().encode()` (bytes, like "
-        "the pipeline's); `pipe.checkpoint(path)` also writes those bytes to `path`. What cannot be rewritten so "
-        "leaves the pipeline as it is, with one finding that says what to write instead: a call site that is "
+        "`pipe_checkpoint.deserialize(state)`, under `if state is not None:` for a variable, when restoring) "
+        "and passes it; `pipe.checkpoint()` becomes `pipe_checkpoint.collect()` before the statement and "
+        "`pipe_checkpoint.serialize().encode()` (bytes, like the pipeline's); `pipe.checkpoint(path)` also "
+        "writes those bytes to `path`. What cannot be rewritten so leaves the pipeline as it is, with one "
+        "finding that says what to write instead: a call site that is "
         "not `name = f(...)`, `pipe.checkpoint(path)` inside a larger expression, `pipe.checkpoint()` in a "
         "lambda or a compound statement's header, on a pipeline created elsewhere or without checkpointing, a "
         "decorator state that a call site may not see (anything but a literal or a module-level name bound "
@@ -151,8 +152,8 @@ class Impl(RuleImpl):
         ck = checkpoints.name(func.value.value)
         path = updated.args[0].value if updated.args else None
         self.uses.setdefault(stmt, []).append((ck, path))
-        also = f", written to the file" if path is not None else ""
-        self.ctx.report(self.code, original, f"`pipe.checkpoint()` → `{ck}.collect()`, `{ck}.serialize().encode()`{also}", fixed=True)
+        use, also = ("`pipe.checkpoint(path)`", ", written to `path`") if path is not None else ("`pipe.checkpoint()`", "")
+        self.ctx.report(self.code, original, f"{use} → `{ck}.collect()`, `{ck}.serialize().encode()`{also}", fixed=True)
         # bytes, as `pipe.checkpoint()` returned (files opened "wb" keep working); `deserialize`
         # takes bytes or str (json.loads)
         return _serialized(ck)
