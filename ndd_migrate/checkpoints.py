@@ -81,9 +81,11 @@ def blocked(analyzer, module: cst.Module):
                 f"create and checkpoint it in this module (`pipe = {fn.node.name.value}(...)`), or keep it in pipeline mode",
             )
         elif fn not in plain:
+            bound = {id(value) for _, target, value in analyzer._assigns if isinstance(target, cst.Name)}
+            site = next(call for call in sites if id(call) not in bound)
             found[fn] = (
                 fn.node,
-                "checkpointing with a call site that is not `name = f(...)`",
+                f"checkpointing with a call site that is not `name = f(...)`: `{_code(site)}`",
                 f"bind each call to a name of its own (`pipe = {fn.node.name.value}(...)`) and use that name",
             )
         elif fn.external_sources:
@@ -92,6 +94,8 @@ def blocked(analyzer, module: cst.Module):
                 "checkpointing a pipeline with an external source: dynamic mode does not save its position",
                 "checkpoint the source yourself, or keep this pipeline in pipeline mode",
             )
+    if not any(fn.checkpointing for fn in model.pipelines.values()):
+        return  # the uses are looked for only when there is checkpointing (one more walk of the module)
     for call, form in _checkpoint_calls(module):
         kind = expr_kind(model, call.func.value, analyzer._scope_of, analyzer._qualnames)
         if not kind or kind[0] is not Kind.PIPELINE:
