@@ -40,7 +40,8 @@ RULE = Rule(
     fix_safety=FixSafety.UNSAFE,
     fix=(
         "The batches after a restore are the batches an uninterrupted run gives (tested across processes). "
-        "Checkpoints saved by the pipeline-mode program cannot be restored into the migrated one."
+        "Checkpoints saved by the pipeline-mode program cannot be restored into the migrated one. A "
+        "checkpoint taken before the first batch raises (the generator creates its reader at the first `next`)."
     ),
     examples=(
         Example(
