@@ -56,8 +56,9 @@ def blocked(analyzer, module: cst.Module):
     """(pipeline, node, why, what to write) for checkpointing pipelines that cannot be migrated, at
     most one for each: every call site must be ``name = f(...)`` (the checkpoint is created next to
     it), a state restored in the decorator must be one every call site sees, the pipeline must not
-    depend on an external source's position, and every ``pipe.checkpoint(...)`` must be one that
-    NDD415 rewrites."""
+    depend on an external source's position, and every ``pipe.checkpoint(...)`` of a pipeline of the
+    module (with checkpointing or not: without, it fails in pipeline mode too) must be one that NDD415
+    rewrites."""
     from ndd_migrate.analysis import Kind, PipelineFunction, PipelineGroup, expr_kind
 
     model = analyzer.model
@@ -94,15 +95,15 @@ def blocked(analyzer, module: cst.Module):
                 "checkpointing a pipeline with an external source: dynamic mode does not save its position",
                 "checkpoint the source yourself, or keep this pipeline in pipeline mode",
             )
-    if not any(fn.checkpointing for fn in model.pipelines.values()):
-        return  # the uses are looked for only when there is checkpointing (one more walk of the module)
-    for call, form in _checkpoint_calls(module):
+    # the walk of the module only when there is an `x.checkpoint(...)` call
+    uses = _checkpoint_calls(module) if any(q.endswith(".checkpoint") for _, q in analyzer._calls) else []
+    for call, form in uses:
         kind = expr_kind(model, call.func.value, analyzer._scope_of, analyzer._qualnames)
         if not kind or kind[0] is not Kind.PIPELINE:
             continue
         members = kind[1].members if isinstance(kind[1], PipelineGroup) else (kind[1],)
         for fn in members:
-            if isinstance(fn, PipelineFunction) and fn.checkpointing and fn not in found:
+            if isinstance(fn, PipelineFunction) and fn not in found:
                 why = _unsupported_use(analyzer, call, form, fn, len(members) > 1)
                 if why is not None:
                     found[fn] = (fn.node, *why)
@@ -192,6 +193,11 @@ def _unsupported_use(analyzer, call: cst.Call, form: str, fn, several: bool) -> 
     """Why NDD415 cannot rewrite this ``pipe.checkpoint(...)`` of ``fn`` (and what to write), or None."""
     pipe = call.func.value
     use = f"`{_code(call)}`"
+    if not fn.checkpointing:
+        return (
+            f"{use}, but `{fn.node.name.value}` is never created with checkpointing (this fails in pipeline mode too)",
+            f"create it with `{_code(pipe)} = {fn.node.name.value}(..., enable_checkpointing=True)`",
+        )
     if several or not isinstance(pipe, cst.Name):
         return (
             f"{use} on an object that is not one name bound by `name = {fn.node.name.value}(...)`",

@@ -206,6 +206,14 @@ def test_a_state_restored_in_the_decorator_that_call_sites_may_not_see_blocks(pr
     assert [d.code for d in found] == ["NDD415"] and "give it at each call site" in found[0].hint
 
 
+def test_a_checkpoint_of_a_pipeline_never_created_with_checkpointing_blocks():
+    out, result = migrate_text(HEAD.format(decorator="") + "pipe = p('/d')\nstate = pipe.checkpoint()\n")
+    found = [d for d in result.diagnostics if d.needs_human]
+    assert "@pipeline_def" in out and [(d.code, d.line) for d in found] == [("NDD415", 5)]
+    assert "never created with checkpointing" in found[0].message
+    assert "`pipe = p(..., enable_checkpointing=True)`" in found[0].hint
+
+
 def test_checkpointing_an_external_source_blocks():
     text = (
         "import numpy as np\nfrom nvidia.dali import fn, pipeline_def\n\n\ndef sample(info):\n    return np.full([2], info.idx_in_epoch)\n\n\n"
