@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+from ndd_migrate import runner
+from ndd_migrate.policy import Policy
 from tests.conftest import HAS_DALI, ROOT, migrate_text
 
 PROGRAM = """\
@@ -265,3 +267,13 @@ def test_checkpointing_without_a_call_site_in_the_module_blocks():
     found = [d for d in result.diagnostics if d.needs_human]
     assert "@pipeline_def" in out and [d.code for d in found] == ["NDD415"]
     assert "no pipeline is created in this module" in found[0].message
+
+
+def test_checkpointing_a_pipeline_migrated_in_another_module_is_reported(tmp_path):
+    (tmp_path / "pipes.py").write_text(HEAD.format(decorator="").rstrip() + "\n")
+    main = "from pipes import p\n\npipe = p('/d', enable_checkpointing=True)\npipe.build()\nbatch = pipe.run()\n"
+    (tmp_path / "main.py").write_text(main)
+    summary = runner.run([tmp_path / "pipes.py", tmp_path / "main.py"], Policy.migrate())
+    found = [d for d in summary.results[1].diagnostics if d.needs_human]
+    assert [(d.code, d.line) for d in found] == [("NDD415", 3)]
+    assert "`p` is migrated in its own module" in found[0].message and "module that defines `p`" in found[0].hint

@@ -7,7 +7,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from ndd_migrate import checkpoints, cstutil
-from ndd_migrate.analysis import Kind
+from ndd_migrate.analysis import ImportedPipeline, Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules import shape
@@ -138,6 +138,7 @@ class Impl(RuleImpl):
         pipeline with a use that cannot be rewritten so (``checkpoints.blocked``)."""
         func = original.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == "checkpoint" and isinstance(func.value, cst.Name)):
+            self._imported_creation(original)
             return updated
         fn = self.ctx.converted_kind(func.value, Kind.PIPELINE)
         if fn is None or not fn.checkpointing:
@@ -158,6 +159,21 @@ class Impl(RuleImpl):
         # bytes, as `pipe.checkpoint()` returned (files opened "wb" keep working); `deserialize`
         # takes bytes or str (json.loads)
         return _serialized(ck)
+
+    def _imported_creation(self, call: cst.Call) -> None:
+        """A pipeline migrated in another module of the run knows nothing of this call's
+        checkpointing (its module blocks checkpointing it has no call site for): reported."""
+        given = [a.keyword.value for a in call.args if a.keyword is not None and a.keyword.value in (checkpoints.ENABLE, checkpoints.RESTORE)]
+        found = self.ctx.kind(call) if given else None
+        if not (found and found[0] is Kind.PIPELINE and isinstance(found[1], ImportedPipeline) and found[1].convert):
+            return
+        name = found[1].qualname.rsplit(".", 1)[-1]
+        self.ctx.report(
+            self.code, call, f"`{name}` is migrated in its own module, which does not take `{'=`, `'.join(given)}=` from here",
+            hint=f"create and checkpoint the pipeline in the module that defines `{name}` (NDD415 migrates it there), "
+            "or keep that module in pipeline mode",
+            fixed=False,
+        )
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated):
         """Remember what goes before (and after) this statement; it is inserted when its block is
