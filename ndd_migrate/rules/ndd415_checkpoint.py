@@ -31,7 +31,8 @@ RULE = Rule(
         "not `name = f(...)`, `pipe.checkpoint(path)` inside a larger expression, `pipe.checkpoint()` in a "
         "lambda or a compound statement's header, on a pipeline created elsewhere or without checkpointing, a "
         "decorator state that a call site may not see (anything but a literal or a module-level name bound "
-        "once), an external source (its position is not saved in dynamic mode)."
+        "once), an external source (its position is not saved in dynamic mode). Checkpointing arguments at a "
+        "call site of a pipeline migrated in another module are reported."
     ),
     why=(
         "Dynamic mode has no pipeline object to checkpoint; its state lives in the reader and the RNGs, "
