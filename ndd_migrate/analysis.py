@@ -416,8 +416,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                         fn.problems.append(Problem(code, call, *advice))
         self._find_foreign_pipelines()
         iterators.mark(self, self._epoch_uses)
-        for fn, node, why in checkpoints.blocked(self.model, self._assigns):
-            fn.problems.append(Problem("NDD415", node, why))
+        for fn, node, why, hint in checkpoints.blocked(self, original_node):
+            fn.problems.append(Problem("NDD415", node, why, hint))
         from ndd_migrate import plan  # imported here: it builds on this module's classes
 
         self.model.plan = plan.Plan(plan.collect(self))
