@@ -111,6 +111,7 @@ class ModuleModel:
     kinds: dict[tuple[object, str], tuple[Kind, PipelineFunction]] = field(default_factory=dict)
     factories: dict[str, PipelineFunction] = field(default_factory=dict)  # qualname → pipeline it returns
     imported: dict[str, bool] = field(default_factory=dict)  # Policy.imported_pipelines
+    outside: dict[str, str] = field(default_factory=dict)  # Policy.outside_pipelines
     escapes: dict[cst.Return, object] = field(default_factory=dict)  # `return pipe` outside factories
     # Names bound from a call of an imported function the run does not define, with `.build()` and
     # `.run()` called on them: (scope, name) → the function's qualified name (NDD007).
@@ -134,9 +135,14 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider)
 
-    def __init__(self, imported: dict[str, bool] | None = None, module_names: set[str] | None = None) -> None:
+    def __init__(
+        self,
+        imported: dict[str, bool] | None = None,
+        module_names: set[str] | None = None,
+        outside: dict[str, str] | None = None,
+    ) -> None:
         super().__init__()
-        self.model = ModuleModel(imported=imported or {}, module_names=module_names or set())
+        self.model = ModuleModel(imported=imported or {}, module_names=module_names or set(), outside=outside or {})
         self._stack: list[PipelineFunction] = []
         self._depth: list[cst.FunctionDef] = []
         self._calls: list[tuple[cst.Call, str]] = []
@@ -419,7 +425,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
     def _find_foreign_pipelines(self) -> None:
         """A name bound once from ``imported_function(...)`` on which both ``build()`` and ``run()``
         are called is, in a file that mentions DALI, almost surely a pipeline made in a module this
-        run does not see; NDD007 says what to change if that module is migrated."""
+        run does not see; NDD007 says what to change if that module is migrated. A function that a
+        project module outside the run is known to define as a pipeline (``Policy.outside_pipelines``)
+        needs only one of the two: the object is a pipeline for sure."""
         methods: dict[tuple[object, str], set[str]] = {}
         for name, attr in self._pipeline_methods:
             methods.setdefault((self._scope_of(name), name.value), set()).add(attr)
@@ -427,7 +435,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             if not (isinstance(target, cst.Name) and isinstance(value, cst.Call)):
                 continue
             key = (scope, target.value)
-            if methods.get(key) != {"build", "run"} or key in self.model.kinds:
+            if not methods.get(key) or key in self.model.kinds:
                 continue
             if scope is None or len(scope.assignments[target.value]) != 1:
                 continue
@@ -439,7 +447,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 ),
                 None,
             )
-            if qual is not None and crossfile.lookup(self.model.imported, qual) is None:
+            if qual is None or crossfile.lookup(self.model.imported, qual) is not None:
+                continue
+            if methods[key] == {"build", "run"} or crossfile.lookup(self.model.outside, qual) is not None:
                 self.model.foreign_pipelines[key] = qual
 
     def _scope_of(self, node: cst.CSTNode):

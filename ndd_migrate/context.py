@@ -141,8 +141,12 @@ class Context:
         return rule is not None and rule.fix_safety is FixSafety.SAFE
 
     # -- findings ----------------------------------------------------------------------------
-    def report(self, code: str, node: cst.CSTNode, message: str, *, hint: str = "", fixed: bool) -> None:
-        """Record a finding at ``node``; when not fixed, ``migrate`` also leaves a TODO there."""
+    def report(
+        self, code: str, node: cst.CSTNode, message: str, *, hint: str = "", fixed: bool, todo: bool = True
+    ) -> None:
+        """Record a finding at ``node``; when not fixed, ``migrate`` also leaves a TODO there, unless
+        ``todo`` is False: the finding needs no edit here, only a run over more files (a TODO
+        would stay behind, stale, once that run rewrote the code)."""
         line, col, end_line, end_col = self.line_of(node)
         if self.suppressed(code, line) or not self.policy.is_enabled(code, self.path):
             return
@@ -162,7 +166,7 @@ class Context:
         if diag in self.diagnostics:
             return
         self.diagnostics.append(diag)
-        if not fixed and self.todos:
+        if not fixed and self.todos and todo:
             text = f"{TODO_PREFIX}{code} {hint or message}"
             if self.statement_stack:
                 self.statement_todos.setdefault(self.statement_stack[-1], []).append(text)

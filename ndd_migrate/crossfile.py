@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ndd_migrate.diagnostics import FileResult
 from ndd_migrate.policy import Policy
@@ -140,3 +140,399 @@ def read_bytes(path: str) -> bytes | None:
             return stream.read()
     except OSError:
         return None
+
+
+# ------------------------------------------------------------------ project modules outside the run
+#
+# pre-commit passes only the staged files. ``main.py`` (no DALI in it) does
+# ``from pkg.pipes import train_pipe``; ``pkg/pipes.py`` is not staged. The passes above never see
+# ``pkg/pipes.py``, and the byte prefilter drops ``main.py``. So each file of the run is also
+# looked at for imports of the project's own modules, resolved on disk as Python would (the
+# file's directory and its parents up to the project root, the root's ``src/``, the run's given
+# directories), and those modules are read to learn which of their names are pipelines.
+
+#: Files or directories that mark the root of a project: the search for imported modules stops there.
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+# An import statement, matched from the start of its line (in a notebook, inside a JSON string):
+# the module of a ``from`` import with the names it imports (a parenthesised list may span lines),
+# or the modules of a plain ``import``. Backslash continuations are not followed.
+_IMPORT_STATEMENT = re.compile(
+    rb'[ \t]*"?(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]*))'
+)
+_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+_DOTTED = re.compile(rb"[A-Za-z_][\w.]*")
+
+
+def imported_modules(raw: bytes) -> list[tuple[int, str, tuple[str, ...]]]:
+    """The imports a file's bytes spell, as ``(level, module, names)``: ``from ..a.b import c, d``
+    → ``(2, "a.b", ("c", "d"))``; ``import a.b as x, c`` → ``(0, "a.b", ()), (0, "c", ())``.
+    A byte search, no parse: a match inside a string is harmless (at worst a module is read).
+
+    Every file of a run goes through this, so it is built for speed: ``bytes.find`` jumps from one
+    ``import`` word to the next (a handful per file), and only the line holding it is matched; a
+    regular expression searching the whole file for line starts costs some twenty times the byte
+    prefilter."""
+    found = []
+    lines: set[int] = set()
+    at = raw.find(b"import")
+    while at >= 0:
+        start = raw.rfind(b"\n", 0, at) + 1
+        at = raw.find(b"import", at + 6)
+        if start in lines:
+            continue
+        lines.add(start)
+        match = _IMPORT_STATEMENT.match(raw, start)
+        if match is None:
+            continue
+        module, names, plain = match.groups()
+        if plain is not None:
+            for item in plain.split(b","):
+                dotted = _DOTTED.search(item)
+                if dotted:
+                    found.append((0, dotted.group().decode("ascii", "replace"), ()))
+            continue
+        level = len(module) - len(module.lstrip(b"."))
+        items = names.strip(b"()").split(b",")
+        imported = tuple(m.group().decode("ascii", "replace") for m in map(_IDENTIFIER.search, items) if m)
+        found.append((level, module[level:].decode("ascii", "replace"), imported))
+    return found
+
+
+def migrated_pipelines(raw: bytes) -> set[str]:
+    """Top-level functions of an already migrated module that give pipeline batches: generators in
+    the shape ndd-migrate emits for a ``@pipeline_def`` (docs/target-shape.md), and factories that
+    return one.
+
+    The marker is that shape, not a guess at what the code means: the module imports the dynamic
+    mode (``import nvidia.dali.experimental.dynamic as ndd``), and the function is a generator with
+    a ``while True:`` statement in its body that yields and spells the ``ndd`` name. A factory's
+    every ``return`` gives a call of such a function, directly or through a name bound once from
+    one (``pipe = train_pipe(...); return pipe``). The epoch-aware shape returns
+    ``(metadata, batches)`` and is left out (:func:`exports` leaves it out too). Parsed with
+    :mod:`ast`, only for modules whose bytes could hold the shape."""
+    if b"dynamic" not in raw or b"yield" not in raw or b"while" not in raw:
+        return set()
+    import ast
+
+    try:
+        tree = ast.parse(raw)
+    except (SyntaxError, ValueError):
+        return set()
+    aliases = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            aliases |= {a.asname for a in node.names if a.name == "nvidia.dali.experimental.dynamic" and a.asname}
+        elif isinstance(node, ast.ImportFrom) and node.module == "nvidia.dali.experimental" and not node.level:
+            aliases |= {a.asname or a.name for a in node.names if a.name == "dynamic"}
+    if not aliases:
+        return set()
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    found = {name for name, fn in functions.items() if _is_migrated_generator(fn, aliases)}
+    while True:
+        more = {
+            name for name, fn in functions.items() if name not in found and _is_factory_of(fn, found)
+        }
+        if not more:
+            return found
+        found |= more
+
+
+def _own_nodes(node):
+    """The nodes of a function's body, not those of functions, lambdas and classes nested in it."""
+    import ast
+
+    todo = list(ast.iter_child_nodes(node))
+    while todo:
+        child = todo.pop()
+        yield child
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(child))
+
+
+def _is_migrated_generator(fn, aliases: set[str]) -> bool:
+    import ast
+
+    for statement in fn.body:
+        if (
+            isinstance(statement, ast.While)
+            and isinstance(statement.test, ast.Constant)
+            and statement.test.value is True
+        ):
+            inner = list(_own_nodes(statement))
+            if any(isinstance(n, ast.Yield) for n in inner) and any(
+                isinstance(n, ast.Name) and n.id in aliases for n in inner
+            ):
+                return True
+    return False
+
+
+def _is_factory_of(fn, pipelines: set[str]) -> bool:
+    import ast
+
+    nodes = list(_own_nodes(fn))
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes) or not fn.body:
+        return False
+    if not isinstance(fn.body[-1], ast.Return):
+        return False  # may fall off the end, giving None
+    bound: dict[str, list] = {}
+    for node in nodes:
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    bound.setdefault(target.id, []).append(value if isinstance(node, ast.Assign) else None)
+
+    def gives_pipeline(value) -> bool:
+        if isinstance(value, ast.Name) and len(bound.get(value.id, ())) == 1:
+            value = bound[value.id][0]
+        return (
+            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in pipelines
+        )
+
+    returns = [n for n in nodes if isinstance(n, ast.Return)]
+    return all(gives_pipeline(r.value) for r in returns)
+
+
+class ProjectImports:
+    """What the project modules that the run's files import define, read from disk.
+
+    :meth:`scan` each file of the run; :meth:`unknown` then lists the pipeline-mode modules outside
+    the run, whose pipelines only the engine can tell (:func:`exports`): the caller runs the engine
+    over them and hands the results to :meth:`learn`. :meth:`policy_for` gives a file what its
+    imports define:
+
+    * ``imported`` (for :attr:`Policy.imported_pipelines`): ``module.name`` → True for a function
+      already migrated on disk (:func:`migrated_pipelines`), whose call sites must now change —
+      whether or not its module is in the run; → False for a pipeline that stays in pipeline mode
+      even when migrated (its call sites are right as they are);
+    * ``outside`` (for :attr:`Policy.outside_pipelines`): ``module.name`` → the defining file, for a
+      pipeline-mode pipeline outside the run that a migration would convert: NDD007 says so, and
+      the call sites stay as they are until both files are migrated in one run.
+
+    Modules of the run in pipeline mode are left to :func:`follow_imports`. Costs: a file with no
+    import of a project module costs a byte search and a directory listing per search directory
+    (cached); a module is read only when imported, parsed (:mod:`ast`) only when its bytes mention
+    DALI and hold the migrated shape's words. A chain through a module without DALI
+    (``main`` → ``factory`` → ``pipes``, all outside the run) is not followed.
+    """
+
+    def __init__(self, run_paths, roots=(), read=None) -> None:
+        self._read = read or read_bytes
+        self._run_paths = run_paths
+        self._in_run: set[str] | None = None  # their real paths, once a module is found
+        self._roots = []
+        for root in roots:
+            root = os.path.abspath(os.fspath(root))
+            root = root if os.path.isdir(root) else os.path.dirname(root)
+            if root not in self._roots:
+                self._roots.append(root)
+        self._bases: dict[str, list[str]] = {}
+        self._importable: dict[str, tuple[str, dict[str, str]]] = {}  # see _importable_from
+        self._listings: dict[str, frozenset[str]] = {}
+        self._modules: dict[str, _Module | None] = {}
+        self._files: dict[str, list[str]] = {}  # file of the run → real paths of modules it imports
+
+    # -- scanning ----------------------------------------------------------------------------
+    def scan(self, path: str, raw: bytes) -> None:
+        """Find the project modules ``path`` imports that may define pipelines."""
+        imports = imported_modules(raw)
+        if not imports:
+            return
+        directory, importable = self._importable_from(os.path.dirname(path))
+        own = None
+        found: list[str] = []
+        for level, module, names in imports:
+            if not level and module.partition(".")[0] not in importable:
+                continue  # `import os`: most imports end here
+            for candidate, wanted in self._candidates(directory, importable, level, module, names):
+                real = os.path.realpath(candidate)
+                own = own or os.path.realpath(path)
+                if real == own or real in found:
+                    continue
+                info = self._module(real)
+                if info is not None and (wanted is None or info.defines(wanted)):
+                    found.append(real)
+        if found:
+            self._files[path] = found
+
+    def _importable_from(self, directory: str) -> tuple[str, dict[str, str]]:
+        """For the directory of a file as given: its absolute path, and each top-level name an
+        absolute import there can reach → the first search directory holding it (cached: every
+        file of a directory shares it, so a file costs one dictionary look-up per import)."""
+        known = self._importable.get(directory)
+        if known is None:
+            absolute = os.path.abspath(directory)
+            importable: dict[str, str] = {}
+            for base in self._search_bases(absolute):
+                for name in self._listing(base):
+                    importable.setdefault(name, base)
+            known = self._importable[directory] = (absolute, importable)
+        return known
+
+    def _candidates(self, directory: str, importable: dict[str, str], level: int, module: str, names):
+        """``(file, names wanted from it or None for any)`` for an import, resolved on disk."""
+        parts = module.split(".") if module else []
+        if level:
+            start = directory
+            for _ in range(level - 1):
+                start = os.path.dirname(start)
+            bases = [start]
+        else:
+            base = importable.get(parts[0]) if parts else None
+            if base is None:
+                return
+            bases = [base]
+        for base in bases:
+            if parts:
+                found = _module_file(base, parts)
+                if found:
+                    yield found, names or None
+            for name in names:  # `from pkg import pipes`: a submodule
+                found = _module_file(base, [*parts, name])
+                if found:
+                    yield found, None
+
+    def _search_bases(self, directory: str) -> list[str]:
+        """Where an absolute import from a file in ``directory`` is looked for: the directory and
+        its parents up to the project root (only the directory when no root is found), the root's
+        ``src/``, and the run's given directories."""
+        bases = self._bases.get(directory)
+        if bases is not None:
+            return bases
+        chain, current = [], directory
+        while True:
+            chain.append(current)
+            if any(os.path.exists(os.path.join(current, m)) for m in PROJECT_MARKERS):
+                src = os.path.join(current, "src")
+                if os.path.isdir(src):
+                    chain.append(src)
+                break
+            parent = os.path.dirname(current)
+            if parent == current:
+                chain = [directory]
+                break
+            current = parent
+        bases = self._bases[directory] = chain + [r for r in self._roots if r not in chain]
+        return bases
+
+    def _listing(self, directory: str) -> frozenset[str]:
+        """The names importable from ``directory``: modules (``x.py``) and directories."""
+        listing = self._listings.get(directory)
+        if listing is None:
+            names = set()
+            try:
+                with os.scandir(directory) as entries:
+                    for entry in entries:
+                        if entry.name.endswith(".py"):
+                            names.add(entry.name[:-3])
+                        elif entry.is_dir():
+                            names.add(entry.name)
+            except OSError:
+                pass
+            listing = self._listings[directory] = frozenset(names)
+        return listing
+
+    def _module(self, real: str) -> _Module | None:
+        if real in self._modules:
+            return self._modules[real]
+        raw = self._read(real)
+        info = None
+        if raw is not None and b"dali" in raw:  # files.mentions_dali, without importing files
+            if self._in_run is None:
+                real_dirs: dict[str, str] = {}
+                self._in_run = {_realpath(os.fspath(p), real_dirs) for p in self._run_paths}
+            in_run = real in self._in_run
+            info = _Module(
+                path=real,
+                raw=raw,
+                migrated=migrated_pipelines(raw),
+                pipeline_mode=not in_run and (b"pipeline_def" in raw or b"Pipeline" in raw),
+            )
+            if not info.migrated and not info.pipeline_mode:
+                info = None
+        self._modules[real] = info
+        return info
+
+    # -- learning ----------------------------------------------------------------------------
+    def unknown(self) -> list[tuple[str, bytes]]:
+        """Pipeline-mode modules outside the run, imported by a file of it, not yet learnt."""
+        wanted = {real for found in self._files.values() for real in found}
+        return [
+            (m.path, m.raw)
+            for m in self._modules.values()
+            if m is not None and m.pipeline_mode and m.exports is None and m.path in wanted
+        ]
+
+    def learn(self, results: list[FileResult]) -> None:
+        """Take the engine's results for :meth:`unknown`'s modules (a failed one defines nothing)."""
+        for result in results:
+            info = self._modules.get(result.path)
+            if info is not None:
+                info.exports = {} if result.error else dict(result.pipelines)
+
+    def policy_for(self, path: str) -> tuple[dict[str, bool], dict[str, str]]:
+        """``(imported, outside)`` for a file of the run (as :meth:`scan` was given its path): see
+        the class docstring."""
+        imported: dict[str, bool] = {}
+        outside: dict[str, str] = {}
+        for real in self._files.get(path, ()):
+            info = self._modules[real]
+            shown = _shown(real)
+            for module in module_names(real):
+                for name, converted in (info.exports or {}).items():
+                    if converted:
+                        outside[f"{module}.{name}"] = shown
+                    else:
+                        imported[f"{module}.{name}"] = False
+                for name in info.migrated:
+                    imported[f"{module}.{name}"] = True
+        return imported, outside
+
+
+@dataclass
+class _Module:
+    """A project module some file of the run imports, as far as pipelines go."""
+
+    path: str  # real path
+    raw: bytes
+    migrated: set[str]  # functions in the migrated shape
+    pipeline_mode: bool  # outside the run, and may define pipeline-mode pipelines
+    exports: dict[str, bool] | None = None  # the engine's :func:`exports`, once learnt
+
+    def defines(self, names) -> bool:
+        """Does the module define one of ``names`` at top level (a byte test)?"""
+        alternatives = b"|".join(re.escape(n.encode()) for n in names)
+        return re.search(rb"(?m)^(?:def|class)[ \t]+(?:" + alternatives + rb")\b", self.raw) is not None
+
+
+def _realpath(path: str, real_dirs: dict[str, str]) -> str:
+    """``os.path.realpath``, each directory resolved once (as files.discover does)."""
+    if os.path.islink(path):
+        return os.path.realpath(path)
+    directory, name = os.path.split(os.path.abspath(path))
+    real_dir = real_dirs.get(directory)
+    if real_dir is None:
+        real_dir = real_dirs[directory] = os.path.realpath(directory)
+    return os.path.join(real_dir, name)
+
+
+def _module_file(base: str, parts: list[str]) -> str | None:
+    """The file of module ``parts`` under ``base`` (``a/b.py`` or ``a/b/__init__.py``), if any."""
+    if not all(p.isidentifier() for p in parts):
+        return None
+    path = os.path.join(base, *parts)
+    if os.path.isfile(path + ".py"):
+        return path + ".py"
+    init = os.path.join(path, "__init__.py")
+    return init if os.path.isfile(init) else None
+
+
+def _shown(path: str) -> str:
+    """A path as a message shows it: relative to the current directory when below it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if relative.startswith("..") else relative

@@ -225,7 +225,7 @@ def _run(
     try:
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         scopes.resolve(wrapper)
-        analyzer = Analyzer(policy.imported_pipelines, set(module_names))
+        analyzer = Analyzer(policy.imported_pipelines, set(module_names), policy.outside_pipelines)
         wrapper.visit(analyzer)
         ctx = Context(
             path=path,
