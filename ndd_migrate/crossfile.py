@@ -18,8 +18,13 @@ So a run does this, cheaply:
    until nothing new is found (a chain of imports is rarely longer than two).
 
 A name claimed by two files with different answers (two ``train.py`` in different packages, one
-migrated and one not) counts as not migrated: nothing is rewritten on a guess. Standard library
-only; the engine is imported by the caller.
+migrated and one not) counts as not migrated: nothing is rewritten on a guess.
+
+Modules the run was not given (pre-commit passes only the staged files) are read from disk when a
+file of the run imports them (:class:`ProjectImports`): a pipeline still in pipeline mode there
+makes NDD007 report its call sites, naming the file; a function already migrated (in the shape
+ndd-migrate emits, :func:`migrated_pipelines`) makes them rewritten, like one the run migrates.
+Standard library only; the engine is imported by the caller.
 """
 
 from __future__ import annotations
@@ -333,6 +338,7 @@ class ProjectImports:
         self._listings: dict[str, frozenset[str]] = {}
         self._modules: dict[str, _Module | None] = {}
         self._files: dict[str, list[str]] = {}  # file of the run → real paths of modules it imports
+        self._policies: dict[str, tuple[dict[str, bool], dict[str, str]]] = {}  # policy_for, once learnt
 
     # -- scanning ----------------------------------------------------------------------------
     def scan(self, path: str, raw: bytes) -> None:
@@ -471,23 +477,38 @@ class ProjectImports:
             info = self._modules.get(result.path)
             if info is not None:
                 info.exports = {} if result.error else dict(result.pipelines)
+        self._policies.clear()
 
     def policy_for(self, path: str) -> tuple[dict[str, bool], dict[str, str]]:
         """``(imported, outside)`` for a file of the run (as :meth:`scan` was given its path): see
-        the class docstring."""
-        imported: dict[str, bool] = {}
-        outside: dict[str, str] = {}
-        for real in self._files.get(path, ()):
+        the class docstring.
+
+        Names are keyed under every module name of their file, as in :func:`imported_pipelines`,
+        so two imported modules may claim one (``a/pipes.py`` and ``b/pipes.py`` both give
+        ``pipes.train_pipe``). Nothing is rewritten on such a guess: a name that one of them still
+        defines in pipeline mode is reported, one that both define otherwise counts as not migrated."""
+        found = self._files.get(path)
+        if not found:
+            return {}, {}
+        if path in self._policies:
+            return self._policies[path]
+        states: dict[str, dict[object, str]] = {}  # key → {True (migrated) / False (kept) / "outside": file}
+        for real in found:
             info = self._modules[real]
             shown = _shown(real)
+            named = [(n, "outside" if converted else False) for n, converted in (info.exports or {}).items()]
+            named += [(n, True) for n in info.migrated]
             for module in module_names(real):
-                for name, converted in (info.exports or {}).items():
-                    if converted:
-                        outside[f"{module}.{name}"] = shown
-                    else:
-                        imported[f"{module}.{name}"] = False
-                for name in info.migrated:
-                    imported[f"{module}.{name}"] = True
+                for name, state in named:
+                    states.setdefault(f"{module}.{name}", {})[state] = shown
+        imported: dict[str, bool] = {}
+        outside: dict[str, str] = {}
+        for key, claims in states.items():
+            if "outside" in claims:
+                outside[key] = claims["outside"]
+            else:
+                imported[key] = len(claims) == 1 and True in claims
+        self._policies[path] = imported, outside
         return imported, outside
 
 

@@ -297,3 +297,46 @@ def test_migrated_pipelines_knows_the_emitted_shape_and_nothing_else():
 def test_fixture_migrations_are_recognised():
     raw = (ROOT / "fixtures" / "train_val" / "migrated.py").read_bytes()
     assert crossfile.migrated_pipelines(raw) == {"train_pipe", "val_pipe", "make_train_pipe"}
+
+
+# -- more shapes of a project --------------------------------------------------------------------------
+
+
+def test_a_notebook_importing_a_migrated_module_is_rewritten(project, cli):
+    project()
+    migrate_pipes_on_disk(cli)
+    cells = [MAIN.split("\n\n")[0] + "\n", "pipe = train_pipe()\n" + USE]
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": c.splitlines(True)}
+            for c in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    with open("nb.ipynb", "w") as stream:
+        json.dump(notebook, stream, indent=1)
+    (result,) = runner.run(["nb.ipynb"], Policy.check()).results
+    assert [(d.code, d.cell) for d in result.diagnostics] == [("NDD002", 2), ("NDD003", 2)]
+
+
+def test_a_factory_in_the_run_of_a_migrated_module_not_in_it_is_followed(project, cli):
+    factory = "from pkg.pipes import train_pipe\n\n\ndef make(bs):\n    pipe = train_pipe(batch_size=bs)\n    return pipe\n"
+    main = "from pkg.factory import make\n\npipe = make(4)\n" + USE
+    project({"pkg/factory.py": factory, "main.py": main})
+    migrate_pipes_on_disk(cli)
+    summary = runner.run(["main.py", "pkg/factory.py"], Policy.migrate())
+    assert summary.results[0].new_source == main.replace(USE, USED)
+
+
+def test_two_modules_claiming_one_short_name_rewrite_nothing_on_a_guess(project, cli):
+    """``from .pipes import`` in a package whose ``pipes`` is migrated, while another imported
+    ``pipes`` module is not: the relative name is ambiguous between them."""
+    project({"other/__init__.py": "", "other/pipes.py": PIPES})
+    migrate_pipes_on_disk(cli)
+    main = "import other.pipes\nfrom .pipes import train_pipe\n\npipe = train_pipe()\n" + USE
+    project({"pkg/pipes.py": open("pkg/pipes.py").read(), "pkg/main.py": main})
+    (result,) = runner.run(["pkg/main.py"], Policy.migrate()).results
+    assert not result.changed
+    assert codes(result) == ["NDD007", "NDD007"]
