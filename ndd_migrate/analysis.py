@@ -81,6 +81,9 @@ class ImportedPipeline:
 
     qualname: str
     convert: bool  # migrated there, so calls here give a generator
+    # The file, when it was migrated before this run (Policy.migrated_on_disk): code here may use
+    # the generator already (`next(pipe)`, passing it on), and only pipeline methods are wrong.
+    migrated_in: str | None = None
     epochs = False  # the epoch-aware and checkpoint rewrites need the function's own model
     checkpointing = False
 
@@ -112,6 +115,7 @@ class ModuleModel:
     factories: dict[str, PipelineFunction] = field(default_factory=dict)  # qualname → pipeline it returns
     imported: dict[str, bool] = field(default_factory=dict)  # Policy.imported_pipelines
     outside: dict[str, str] = field(default_factory=dict)  # Policy.outside_pipelines
+    on_disk: dict[str, str] = field(default_factory=dict)  # Policy.migrated_on_disk
     escapes: dict[cst.Return, object] = field(default_factory=dict)  # `return pipe` outside factories
     # Names bound from a call of an imported function the run does not define, with `.build()` and
     # `.run()` called on them: (scope, name) → the function's qualified name (NDD007).
@@ -140,9 +144,12 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         imported: dict[str, bool] | None = None,
         module_names: set[str] | None = None,
         outside: dict[str, str] | None = None,
+        on_disk: dict[str, str] | None = None,
     ) -> None:
         super().__init__()
-        self.model = ModuleModel(imported=imported or {}, module_names=module_names or set(), outside=outside or {})
+        self.model = ModuleModel(
+            imported=imported or {}, module_names=module_names or set(), outside=outside or {}, on_disk=on_disk or {}
+        )
         self._stack: list[PipelineFunction] = []
         self._depth: list[cst.FunctionDef] = []
         self._calls: list[tuple[cst.Call, str]] = []
@@ -571,7 +578,16 @@ def _one_of(pipelines) -> object:
 
 def _imported(model: ModuleModel, qualname: str) -> ImportedPipeline | None:
     converted = crossfile.lookup(model.imported, qualname) if model.imported else None
-    return None if converted is None else ImportedPipeline(qualname.lstrip("."), converted)
+    if converted is None:
+        return None
+    return ImportedPipeline(qualname.lstrip("."), converted, crossfile.lookup(model.on_disk, qualname))
+
+
+def migrated_before(fn) -> bool:
+    """Is ``fn`` (what :func:`expr_kind` found) a pipeline that was migrated before this run, in
+    another file (every one of them, for a group)?"""
+    members = getattr(fn, "members", (fn,))
+    return all(getattr(m, "migrated_in", None) is not None for m in members)
 
 
 def _ends_with_return(node: cst.FunctionDef) -> bool:

@@ -104,6 +104,14 @@ class Context:
             return found[1]
         return None
 
+    def migrated_before_hint(self, node: cst.BaseExpression) -> str:
+        """For a finding on a pipeline migrated in another file before this run: why this call is
+        wrong now (the pipeline function is a generator function); else ``""``."""
+        found = self.kind(node)
+        fn = found[1] if found else None
+        where = getattr(fn, "migrated_in", None)
+        return f"`{fn.qualname}` ({where}) is a generator function now" if where else ""
+
     def enclosing_pipeline(self) -> PipelineFunction | None:
         """The pipeline function whose body (nested helpers included) is being visited."""
         for node in reversed(self.function_stack):

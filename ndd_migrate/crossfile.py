@@ -343,7 +343,7 @@ class ProjectImports:
         self._roots_seen: dict[str, bool] = {}  # directory → holds a PROJECT_MARKERS entry?
         self._modules: dict[str, _Module | None] = {}
         self._files: dict[str, list[str]] = {}  # file of the run → real paths of modules it imports
-        self._policies: dict[str, tuple[dict[str, bool], dict[str, str]]] = {}  # policy_for, once learnt
+        self._policies: dict[str, tuple[dict, dict, dict]] = {}  # policy_for, once learnt
 
     # -- scanning ----------------------------------------------------------------------------
     def scan(self, path: str, raw: bytes) -> None:
@@ -492,9 +492,10 @@ class ProjectImports:
                 info.exports = {} if result.error else dict(result.pipelines)
         self._policies.clear()
 
-    def policy_for(self, path: str) -> tuple[dict[str, bool], dict[str, str]]:
+    def policy_for(self, path: str) -> tuple[dict[str, bool], dict[str, str], dict[str, str]]:
         """``(imported, outside)`` for a file of the run (as :meth:`scan` was given its path): see
-        the class docstring.
+        the class docstring; the third, for :attr:`Policy.migrated_on_disk`, is ``module.name`` →
+        file for the names of ``imported`` migrated before this run.
 
         Names are keyed under every module name of their file, as in :func:`imported_pipelines`,
         so two imported modules may claim one (``a/pipes.py`` and ``b/pipes.py`` both give
@@ -502,7 +503,7 @@ class ProjectImports:
         defines in pipeline mode is reported, one that both define otherwise counts as not migrated."""
         found = self._files.get(path)
         if not found:
-            return {}, {}
+            return {}, {}, {}
         if path in self._policies:
             return self._policies[path]
         states: dict[str, dict[object, str]] = {}  # key → {True (migrated) / False (kept) / "outside": file}
@@ -516,13 +517,16 @@ class ProjectImports:
                     states.setdefault(f"{module}.{name}", {})[state] = shown
         imported: dict[str, bool] = {}
         outside: dict[str, str] = {}
+        on_disk: dict[str, str] = {}
         for key, claims in states.items():
             if "outside" in claims:
                 outside[key] = claims["outside"]
             else:
                 imported[key] = len(claims) == 1 and True in claims
-        self._policies[path] = imported, outside
-        return imported, outside
+                if imported[key]:
+                    on_disk[key] = claims[True]
+        self._policies[path] = imported, outside, on_disk
+        return imported, outside, on_disk
 
 
 @dataclass

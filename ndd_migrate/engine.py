@@ -225,7 +225,9 @@ def _run(
     try:
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         scopes.resolve(wrapper)
-        analyzer = Analyzer(policy.imported_pipelines, set(module_names), policy.outside_pipelines)
+        analyzer = Analyzer(
+            policy.imported_pipelines, set(module_names), policy.outside_pipelines, policy.migrated_on_disk
+        )
         wrapper.visit(analyzer)
         ctx = Context(
             path=path,

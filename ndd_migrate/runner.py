@@ -104,16 +104,17 @@ def _process(engine, sources: list[tuple[str, bytes]], policy: Policy, project, 
     policy (files importing the same get one call, so workers still share the work)."""
     groups: dict[tuple, list[int]] = {}
     for position, (path, _) in enumerate(sources):
-        imported, outside = project.policy_for(path)
-        groups.setdefault((tuple(sorted(imported.items())), tuple(sorted(outside.items()))), []).append(position)
+        key = tuple(tuple(sorted(found.items())) for found in project.policy_for(path))
+        groups.setdefault(key, []).append(position)
     out: list[FileResult | None] = [None] * len(sources)
-    for (imported, outside), positions in groups.items():
+    for (imported, outside, on_disk), positions in groups.items():
         known = policy
         if imported or outside:
             known = replace(
                 policy,
                 imported_pipelines={**dict(imported), **policy.imported_pipelines},
                 outside_pipelines={**dict(outside), **policy.outside_pipelines},
+                migrated_on_disk={**dict(on_disk), **policy.migrated_on_disk},
             )
         for position, result in zip(positions, engine.process_sources([sources[p] for p in positions], known, jobs)):
             out[position] = result

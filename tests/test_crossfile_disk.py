@@ -340,3 +340,30 @@ def test_two_modules_claiming_one_short_name_rewrite_nothing_on_a_guess(project,
     (result,) = runner.run(["pkg/main.py"], Policy.migrate()).results
     assert not result.changed
     assert codes(result) == ["NDD007", "NDD007"]
+
+
+def test_code_already_using_the_migrated_generator_is_clean(project, cli):
+    """Once both files are migrated, `next(pipe)`, passing the generator on, `.close()` are no
+    findings: only pipeline methods on it are."""
+    main = (
+        "from pkg.pipes import train_pipe\n\n\n"
+        "def consume(p):\n    return next(p)\n\n\n"
+        "pipe = train_pipe()\n(out,) = next(pipe)\nconsume(pipe)\npipes = [pipe]\npipe.close()\n"
+    )
+    project({"main.py": main})
+    migrate_pipes_on_disk(cli)
+    for given in (["main.py"], ["main.py", "pkg/pipes.py"]):
+        (result, *_) = runner.run(given, Policy.check()).results
+        assert codes(result) == [], given
+    project({"pkg/pipes.py": open("pkg/pipes.py").read(), "main.py": main + "n = pipe.epoch_size('Reader')\n"})
+    (result,) = runner.run(["main.py"], Policy.check()).results
+    assert codes(result) == ["NDD005"]
+
+
+def test_the_fix_says_the_function_is_a_generator_function_now(project, cli):
+    project()
+    migrate_pipes_on_disk(cli)
+    (result,) = runner.run(["main.py"], Policy.check()).results
+    assert {d.hint for d in result.diagnostics} == {
+        f"`pkg.pipes.train_pipe` ({os.path.join('pkg', 'pipes.py')}) is a generator function now"
+    }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate import iterators
-from ndd_migrate.analysis import Kind
+from ndd_migrate.analysis import Kind, migrated_before
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
@@ -93,6 +93,13 @@ RULE = Rule(
 )
 
 
+#: Attributes a generator has: on a pipeline migrated before this run (its call sites may use the
+#: generator already) they are no findings.
+_GENERATOR_ATTRIBUTES = frozenset(
+    {"close", "send", "throw", "__next__", "__iter__", "gi_frame", "gi_running", "gi_code", "gi_yieldfrom"}
+)
+
+
 class Impl(RuleImpl):
     rule = RULE
 
@@ -126,6 +133,10 @@ class Impl(RuleImpl):
         quote = _quote(original.args[0].value)  # the argument's quotes: safe inside an f-string
         return cst.Subscript(meta, [cst.SubscriptElement(cst.Index(cst.SimpleString(f"{quote}epoch_size{quote}")))])
 
+    def _migrated_before(self, node) -> bool:
+        """A pipeline migrated in another file before this run: its object is a generator already."""
+        return migrated_before(self.ctx.converted_kind(node, Kind.PIPELINE))
+
     def _epoch_aware(self, pipe):
         if pipe is None:
             return None
@@ -140,6 +151,8 @@ class Impl(RuleImpl):
             return updated  # leave_Call rewrites the call
         if attr == "checkpoint" and self.ctx.converted_kind(original.value, Kind.PIPELINE).checkpointing:
             return updated  # NDD415
+        if attr in _GENERATOR_ATTRIBUTES and self._migrated_before(original.value):
+            return updated
         self.ctx.report(
             self.code, original, f"`.{attr}` of a pipeline object has no counterpart on the migrated generator",
             hint=HINTS.get(attr, f"`.{attr}` does not exist on the migrated generator; rewrite this use"),
@@ -150,6 +163,8 @@ class Impl(RuleImpl):
     def leave_Arg(self, original: cst.Arg, updated):
         if original in self.iterator_args or self.ctx.converted_kind(original.value, Kind.PIPELINE) is None:
             return updated
+        if self._migrated_before(original.value):
+            return updated  # a generator already: `next(pipe)`, a helper taking batches from it
         self.ctx.report(
             self.code, original, "a pipeline object is passed on; it is now a generator of batches",
             hint="the callee gets a generator: take batches with `next(pipe)` (framework iterators: see NDD4xx)",
@@ -158,7 +173,7 @@ class Impl(RuleImpl):
         return updated
 
     def leave_Element(self, original: cst.Element, updated):
-        if self.ctx.converted_kind(original.value, Kind.PIPELINE) is None:
+        if self.ctx.converted_kind(original.value, Kind.PIPELINE) is None or self._migrated_before(original.value):
             return updated
         self.ctx.report(
             self.code, original, "a pipeline object is put in a collection; it is now a generator of batches",
