@@ -310,7 +310,7 @@ class ProjectImports:
     :meth:`scan` each file of the run; :meth:`unknown` then lists the pipeline-mode modules outside
     the run, whose pipelines only the engine can tell (:func:`exports`): the caller runs the engine
     over them and hands the results to :meth:`learn`. :meth:`policy_for` gives a file what its
-    imports define:
+    imports define (and which of them were migrated before the run):
 
     * ``imported`` (for :attr:`Policy.imported_pipelines`): ``module.name`` → True for a function
       already migrated on disk (:func:`migrated_pipelines`), whose call sites must now change —
@@ -493,9 +493,10 @@ class ProjectImports:
         self._policies.clear()
 
     def policy_for(self, path: str) -> tuple[dict[str, bool], dict[str, str], dict[str, str]]:
-        """``(imported, outside)`` for a file of the run (as :meth:`scan` was given its path): see
-        the class docstring; the third, for :attr:`Policy.migrated_on_disk`, is ``module.name`` →
-        file for the names of ``imported`` migrated before this run.
+        """``(imported, outside, on_disk)`` for a file of the run (as :meth:`scan` was given its
+        path): the first two as the class docstring says; ``on_disk`` (for
+        :attr:`Policy.migrated_on_disk`) is ``module.name`` → file for the names of ``imported``
+        migrated before this run, whose call sites may use the generator already.
 
         Names are keyed under every module name of their file, as in :func:`imported_pipelines`,
         so two imported modules may claim one (``a/pipes.py`` and ``b/pipes.py`` both give

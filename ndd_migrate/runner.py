@@ -81,7 +81,7 @@ def run(
 
         project.learn(engine.process_sources(unknown, replace(policy, mode="check", fix=False), jobs))
     for index, result in enumerate(results):
-        if result is not None and result.skipped and any(project.policy_for(result.path)):
+        if result is not None and result.skipped and _uses_pipelines(project, result.path):
             raw = kept.read(result.path)
             if raw is not None:
                 pending.append((index, result.path, raw))
@@ -97,6 +97,13 @@ def run(
         # Modules that import a pipeline another file migrated go through again (crossfile.py).
         crossfile.follow_imports(results, policy, process, read=kept.read)
     return RunSummary(results)
+
+
+def _uses_pipelines(project: crossfile.ProjectImports, path: str) -> bool:
+    """Does a file without DALI import a pipeline that the engine must look at its uses of? Not
+    when every one it imports stays in pipeline mode anyway (those uses are right as they are)."""
+    imported, outside, _ = project.policy_for(path)
+    return bool(outside) or any(imported.values())
 
 
 def _process(engine, sources: list[tuple[str, bytes]], policy: Policy, project, jobs) -> list[FileResult]:

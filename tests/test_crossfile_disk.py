@@ -367,3 +367,14 @@ def test_the_fix_says_the_function_is_a_generator_function_now(project, cli):
     assert {d.hint for d in result.diagnostics} == {
         f"`pkg.pipes.train_pipe` ({os.path.join('pkg', 'pipes.py')}) is a generator function now"
     }
+
+
+def test_a_git_checkout_is_a_project_root(tmp_path, monkeypatch):
+    """pre-commit runs in a git checkout, which need not have a pyproject.toml."""
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "repo" / "pkg").mkdir()
+    (tmp_path / "repo" / "pkg" / "pipes.py").write_text(PIPES)
+    (tmp_path / "repo" / "main.py").write_text(MAIN)
+    monkeypatch.chdir(tmp_path / "repo")
+    (result,) = runner.run(["main.py"], Policy.check()).results
+    assert codes(result) == ["NDD007", "NDD007"]
