@@ -378,3 +378,12 @@ def test_a_git_checkout_is_a_project_root(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path / "repo")
     (result,) = runner.run(["main.py"], Policy.check()).results
     assert codes(result) == ["NDD007", "NDD007"]
+
+
+def test_a_factory_of_a_pipeline_mode_module_not_in_the_run_is_known(project):
+    factory = "\n\ndef make(bs):\n    pipe = train_pipe(batch_size=bs)\n    return pipe\n"
+    project({"pkg/pipes.py": PIPES + factory, "main.py": "from pkg.pipes import make\n\npipe = make(4)\npipe.build()\n"})
+    (result,) = runner.run(["main.py"], Policy.check()).results
+    assert [d.message.split(",")[0] for d in result.diagnostics] == [
+        "`pipe` comes from `make` of `pkg.pipes` (pkg/pipes.py)"
+    ]
