@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ndd_migrate.diagnostics import FileResult
 from ndd_migrate.policy import Policy
@@ -323,17 +323,19 @@ class ProjectImports:
     Modules of the run in pipeline mode are left to :func:`follow_imports`. Costs: a file with no
     import of a project module costs a byte search and a directory listing per search directory
     (cached); a module is read only when imported, parsed (:mod:`ast`) only when its bytes mention
-    DALI and hold the migrated shape's words. A chain through a module without DALI
-    (``main`` → ``factory`` → ``pipes``, all outside the run) is not followed.
+    DALI and hold the migrated shape's words. Re-exports are followed (``pkg/__init__.py`` doing
+    ``from .pipes import train_pipe``); a factory in a module without DALI that calls a pipeline of
+    another module outside the run (``main`` → ``factory`` → ``pipes``) is not.
     """
 
     def __init__(self, run_paths, roots=(), read=None) -> None:
         self._read = read or read_bytes
         self._run_paths = run_paths
-        self._in_run: set[str] | None = None  # their real paths, once a module is found
+        self._cwd = os.getcwd()
+        self._in_run: dict[str, str] | None = None  # their absolute paths → as given, once a module is read
         self._roots = []
         for root in roots:
-            root = os.path.abspath(os.fspath(root))
+            root = self._absolute(os.fspath(root))
             root = root if os.path.isdir(root) else os.path.dirname(root)
             if root not in self._roots:
                 self._roots.append(root)
@@ -341,28 +343,36 @@ class ProjectImports:
         self._importable: dict[str, tuple[str, dict[str, str], frozenset[bytes]]] = {}  # _importable_from
         self._listings: dict[str, frozenset[str]] = {}
         self._roots_seen: dict[str, bool] = {}  # directory → holds a PROJECT_MARKERS entry?
+        self._resolved: dict[tuple, list[tuple[str, tuple[str, ...] | None]]] = {}  # _candidates
+        self._module_files: dict[tuple, str | None] = {}  # (base, parts) → file
+        self._gives_cache: dict[tuple, bool] = {}  # _gives_any
         self._modules: dict[str, _Module | None] = {}
-        self._files: dict[str, list[str]] = {}  # file of the run → real paths of modules it imports
+        self._files: dict[str, list[str]] = {}  # file of the run → modules it imports that give pipelines
         self._policies: dict[str, tuple[dict, dict, dict]] = {}  # policy_for, once learnt
+
+    def _absolute(self, path: str) -> str:
+        """An absolute, normalised path; symbolic links are not resolved (a ``realpath`` costs an
+        ``lstat`` per component, for every import of every file), so a module reached through a
+        link counts as another file."""
+        return os.path.normpath(os.path.join(self._cwd, path))
 
     # -- scanning ----------------------------------------------------------------------------
     def scan(self, path: str, raw: bytes) -> None:
-        """Find the project modules ``path`` imports that may define pipelines."""
+        """Find the project modules ``path`` imports that may give pipelines.
+
+        Most of a run's files come here and leave at the first step: their imports, found in the
+        bytes, name no module of the project (``import os``). For the others every step is cached
+        across the run's files: where an import resolves, what a module gives."""
         directory, importable, top = self._importable_from(os.path.dirname(path))
         imports = imported_modules(raw, top)  # `import os` is dropped there
         if not imports:
             return
-        own = None
+        own = self._absolute(path)
         found: list[str] = []
         for level, module, names in imports:
             for candidate, wanted in self._candidates(directory, importable, level, module, names):
-                real = os.path.realpath(candidate)
-                own = own or os.path.realpath(path)
-                if real == own or real in found:
-                    continue
-                info = self._module(real)
-                if info is not None and (wanted is None or info.defines(wanted)):
-                    found.append(real)
+                if candidate != own and candidate not in found and self._gives_any(candidate, wanted):
+                    found.append(candidate)
         if found:
             self._files[path] = found
 
@@ -373,7 +383,7 @@ class ProjectImports:
         import)."""
         known = self._importable.get(directory)
         if known is None:
-            absolute = os.path.abspath(directory)
+            absolute = self._absolute(directory)
             importable: dict[str, str] = {}
             for base in self._search_bases(absolute):
                 for name in self._listing(base):
@@ -383,27 +393,45 @@ class ProjectImports:
         return known
 
     def _candidates(self, directory: str, importable: dict[str, str], level: int, module: str, names):
-        """``(file, names wanted from it or None for any)`` for an import, resolved on disk."""
+        """``[(file, names wanted from it or None for any)]`` for an import, resolved on disk:
+        the module itself, and for a ``from`` import each name that is a submodule (cached)."""
         parts = module.split(".") if module else []
         if level:
-            start = directory
+            base = directory
             for _ in range(level - 1):
-                start = os.path.dirname(start)
-            bases = [start]
+                base = os.path.dirname(base)
         else:
             base = importable.get(parts[0]) if parts else None
             if base is None:
-                return
-            bases = [base]
-        for base in bases:
-            if parts:
-                found = _module_file(base, parts)
-                if found:
-                    yield found, names or None
+                return ()
+        key = (base, module, names)
+        found = self._resolved.get(key)
+        if found is None:
+            found = []
+            file = self._module_file(base, parts) if parts else None
+            if file:
+                found.append((file, names or None))
             for name in names:  # `from pkg import pipes`: a submodule
-                found = _module_file(base, [*parts, name])
-                if found:
-                    yield found, None
+                file = self._module_file(base, [*parts, name])
+                if file:
+                    found.append((file, None))
+            self._resolved[key] = found
+        return found
+
+    def _module_file(self, base: str, parts: list[str]) -> str | None:
+        """The file of module ``parts`` under ``base`` (``a/b.py`` or ``a/b/__init__.py``), if any."""
+        key = (base, *parts)
+        if key in self._module_files:
+            return self._module_files[key]
+        file = None
+        if all(p.isidentifier() for p in parts):
+            path = os.path.join(base, *parts)
+            if os.path.isfile(path + ".py"):
+                file = path + ".py"
+            elif os.path.isfile(os.path.join(path, "__init__.py")):
+                file = os.path.join(path, "__init__.py")
+        self._module_files[key] = file
+        return file
 
     def _search_bases(self, directory: str) -> list[str]:
         """Where an absolute import from a file in ``directory`` is looked for: the directory and
@@ -454,30 +482,86 @@ class ProjectImports:
         return listing
 
     def _module(self, real: str) -> _Module | None:
+        """The module at ``real`` (an absolute path) as far as pipelines go, or None when it
+        cannot be read (cached)."""
         if real in self._modules:
             return self._modules[real]
-        raw = self._read(real)
+        if self._in_run is None:
+            self._in_run = {self._absolute(os.fspath(p)): os.fspath(p) for p in self._run_paths}
+        raw = self._read(self._in_run.get(real, real))  # a file of the run: the bytes the run kept
         info = None
-        if raw is not None and b"dali" in raw:  # files.mentions_dali, without importing files
-            if self._in_run is None:
-                real_dirs: dict[str, str] = {}
-                self._in_run = {_realpath(os.fspath(p), real_dirs) for p in self._run_paths}
-            in_run = real in self._in_run
-            info = _Module(
-                path=real,
-                raw=raw,
-                migrated=migrated_pipelines(raw),
-                pipeline_mode=not in_run and (b"pipeline_def" in raw or b"Pipeline" in raw),
-            )
-            if not info.migrated and not info.pipeline_mode:
-                info = None
+        if raw is not None:
+            info = _Module(path=real, raw=raw)
+            if b"dali" in raw:  # files.mentions_dali, without importing files
+                info.migrated = migrated_pipelines(raw)
+                info.pipeline_mode = real not in self._in_run and (b"pipeline_def" in raw or b"Pipeline" in raw)
         self._modules[real] = info
         return info
 
+    def _gives_any(self, real: str, wanted, depth: int = 0) -> bool:
+        """May the module at ``real`` give one of the names ``wanted`` (None: any name) as a
+        pipeline, its own or re-exported?
+
+        A module may give pipelines it does not define: a package's ``__init__.py`` doing
+        ``from .pipes import train_pipe``. Only the ``from`` imports of the names asked for are
+        followed (so a file's imports do not pull in the project's whole import graph),
+        :data:`MAX_PASSES` links deep at most."""
+        key = None if wanted is None else frozenset(wanted)
+        found = self._gives_cache.get((real, key))
+        if found is None:
+            found = self._gives_cache[(real, key)] = self._look_whether_gives(real, key, depth)
+        return found
+
+    def _look_whether_gives(self, real: str, key, depth: int) -> bool:
+        info = self._module(real)
+        if info is None:
+            return False
+        if (info.migrated or info.pipeline_mode) and (key is None or info.defines(key)):
+            return True
+        if depth >= MAX_PASSES:
+            return False
+        if key is None:
+            # `import pkg.mod as m`: any name of it. Only a package's `__init__.py` is searched for
+            # re-exports then (`import pkg; pkg.train_pipe()`), not every module imported whole.
+            follow = os.path.basename(real) == "__init__.py"
+        else:
+            # `from pkg.mod import name`: usually `mod` defines `name`; only a name it does not
+            # define but imports (a byte test first, a regular expression next) is followed.
+            follow = any(n.encode() in info.raw for n in key) and not info.defines(key)
+        if follow and key not in info.asked:
+            info.asked.add(key)
+            self._follow_reexports(info, key, depth + 1)
+        return any(key is None or name in key for name in info.reexports)
+
+    def _follow_reexports(self, info: _Module, wanted, depth: int) -> None:
+        """Record in ``info.reexports`` the names of ``wanted`` (None: any) that the module imports
+        with ``from ... import name`` from a module that gives them as pipelines."""
+        directory, importable, top = self._importable_from(os.path.dirname(info.path))
+        if info.imports is None:
+            info.imports = imported_modules(info.raw, top)
+        for level, module, names in info.imports:
+            asked = [n for n in names if wanted is None or n in wanted]
+            if not asked:
+                continue
+            for source, from_module in self._candidates(directory, importable, level, module, tuple(asked)):
+                if not from_module or source == info.path:
+                    continue  # `from . import pipes` binds a module, not a pipeline
+                for name in from_module:
+                    if name not in info.reexports and self._gives_any(source, (name,), depth):
+                        info.reexports[name] = source
+
     # -- learning ----------------------------------------------------------------------------
     def unknown(self) -> list[tuple[str, bytes]]:
-        """Pipeline-mode modules outside the run, imported by a file of it, not yet learnt."""
+        """Pipeline-mode modules outside the run, imported by a file of it (directly or through
+        re-exports), not yet learnt."""
         wanted = {real for found in self._files.values() for real in found}
+        todo = list(wanted)
+        while todo:
+            info = self._modules.get(todo.pop())
+            for source in info.reexports.values() if info is not None else ():
+                if source not in wanted:
+                    wanted.add(source)
+                    todo.append(source)
         return [
             (m.path, m.raw)
             for m in self._modules.values()
@@ -509,12 +593,9 @@ class ProjectImports:
             return self._policies[path]
         states: dict[str, dict[object, str]] = {}  # key → {True (migrated) / False (kept) / "outside": file}
         for real in found:
-            info = self._modules[real]
-            shown = _shown(real)
-            named = [(n, "outside" if converted else False) for n, converted in (info.exports or {}).items()]
-            named += [(n, True) for n in info.migrated]
+            named = self._gives(real, set())
             for module in module_names(real):
-                for name, state in named:
+                for name, state, shown in named:
                     states.setdefault(f"{module}.{name}", {})[state] = shown
         imported: dict[str, bool] = {}
         outside: dict[str, str] = {}
@@ -529,43 +610,45 @@ class ProjectImports:
         self._policies[path] = imported, outside, on_disk
         return imported, outside, on_disk
 
+    def _gives(self, real: str, seen: set[str]) -> list[tuple[str, object, str]]:
+        """``(name, state, defining file as shown)`` for each pipeline the module at ``real``
+        gives, its own and those it re-exports; a state is True (migrated), False (kept in
+        pipeline mode) or ``"outside"`` (pipeline mode, converted by a migration)."""
+        info = self._modules.get(real)
+        if info is None or real in seen:
+            return []
+        seen = seen | {real}  # the modules on the way here: an import cycle ends
+        shown = _shown(real)
+        named = [(n, "outside" if converted else False, shown) for n, converted in (info.exports or {}).items()]
+        named += [(n, True, shown) for n in info.migrated]
+        for name, source in info.reexports.items():
+            named += [found for found in self._gives(source, seen) if found[0] == name]
+        return named
+
 
 @dataclass
 class _Module:
     """A project module some file of the run imports, as far as pipelines go."""
 
-    path: str  # real path
+    path: str  # absolute path
     raw: bytes
-    migrated: set[str]  # functions in the migrated shape
-    pipeline_mode: bool  # outside the run, and may define pipeline-mode pipelines
+    migrated: set[str] = field(default_factory=set)  # functions in the migrated shape
+    pipeline_mode: bool = False  # outside the run, and may define pipeline-mode pipelines
     exports: dict[str, bool] | None = None  # the engine's :func:`exports`, once learnt
+    reexports: dict[str, str] = field(default_factory=dict)  # name → real path of the module it comes from
+    asked: set = field(default_factory=set)  # the name sets (None: all) re-exports were looked for
+    imports: list | None = None  # imported_modules(raw), once re-exports are looked for
 
     def defines(self, names) -> bool:
-        """Does the module define one of ``names`` at top level (a byte test)?"""
-        alternatives = b"|".join(re.escape(n.encode()) for n in names)
-        return re.search(rb"(?m)^(?:def|class)[ \t]+(?:" + alternatives + rb")\b", self.raw) is not None
-
-
-def _realpath(path: str, real_dirs: dict[str, str]) -> str:
-    """``os.path.realpath``, each directory resolved once (as files.discover does)."""
-    if os.path.islink(path):
-        return os.path.realpath(path)
-    directory, name = os.path.split(os.path.abspath(path))
-    real_dir = real_dirs.get(directory)
-    if real_dir is None:
-        real_dir = real_dirs[directory] = os.path.realpath(directory)
-    return os.path.join(real_dir, name)
-
-
-def _module_file(base: str, parts: list[str]) -> str | None:
-    """The file of module ``parts`` under ``base`` (``a/b.py`` or ``a/b/__init__.py``), if any."""
-    if not all(p.isidentifier() for p in parts):
-        return None
-    path = os.path.join(base, *parts)
-    if os.path.isfile(path + ".py"):
-        return path + ".py"
-    init = os.path.join(path, "__init__.py")
-    return init if os.path.isfile(init) else None
+        """Does the module define one of ``names`` at top level (a byte test: ``def name(``,
+        ``class name(`` or ``class name:`` at the start of a line)? Literal searches, no regular
+        expression: one compiled per name would cost more than the search."""
+        raw = b"\n" + self.raw
+        for name in names:
+            name = name.encode()
+            if b"\ndef " + name + b"(" in raw or b"\nclass " + name + b"(" in raw or b"\nclass " + name + b":" in raw:
+                return True
+        return False
 
 
 def _shown(path: str) -> str:

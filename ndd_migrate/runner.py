@@ -59,6 +59,7 @@ def run(
     results: list[FileResult | None] = []
     pending: list[tuple[int, str, bytes]] = []  # (position in results, path, bytes read)
     kept = _KeptBytes()
+    readable: list[str] = []
     project = crossfile.ProjectImports(paths, roots, read=kept.read)
     for given in paths:
         path = os.fspath(given)
@@ -69,12 +70,17 @@ def run(
             results.append(FileResult(path=path, error=FileError(path, f"cannot read: {exc.strerror or exc}")))
             continue
         kept.add(path, raw)
-        project.scan(path, raw)
+        readable.append(path)
         if files.mentions_dali(raw):
             pending.append((len(results), path, raw))
             results.append(None)
         else:
             results.append(FileResult(path=path, skipped=True))
+    # After every file is read, so that a module the run was given is read from the bytes kept.
+    for path in readable:
+        raw = kept.read(path)
+        if raw is not None:
+            project.scan(path, raw)
     unknown = project.unknown()
     if unknown:
         from ndd_migrate import engine

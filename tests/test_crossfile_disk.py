@@ -387,3 +387,30 @@ def test_a_factory_of_a_pipeline_mode_module_not_in_the_run_is_known(project):
     assert [d.message.split(",")[0] for d in result.diagnostics] == [
         "`pipe` comes from `make` of `pkg.pipes` (pkg/pipes.py)"
     ]
+
+
+@pytest.mark.parametrize(
+    "init,imports,call",
+    [
+        ("from .pipes import train_pipe, val_pipe\n", "from pkg import train_pipe\n", "train_pipe()"),
+        ("from pkg.pipes import train_pipe\n", "import pkg\n", "pkg.train_pipe()"),
+        ("from .inner import train_pipe\n", "from pkg import train_pipe\n", "train_pipe()"),  # two links
+    ],
+)
+def test_a_pipeline_re_exported_by_a_package_is_followed(project, cli, init, imports, call):
+    main = imports + "\npipe = " + call + "\n" + USE
+    two = PIPES + "\n\n" + PIPES.split("\n\n\n", 1)[1].replace("train_pipe", "val_pipe")
+    project({"pkg/__init__.py": init, "pkg/inner.py": "from .pipes import train_pipe\n", "main.py": main, "pkg/pipes.py": two})
+    (result,) = runner.run(["main.py"], Policy.check()).results
+    assert [d.message for d in result.diagnostics][:1] == [
+        f"`pipe` comes from `train_pipe` of `pkg` ({os.path.join('pkg', 'pipes.py')}), still in pipeline mode "
+        "and not in this run: left as it is"
+    ]
+    migrate_pipes_on_disk(cli)
+    assert cli("migrate", "main.py").exit_code == 0
+    assert open("main.py").read() == main.replace(USE, USED)
+
+
+def test_an_import_cycle_ends(project):
+    project({"pkg/a.py": "from pkg.b import x\n", "pkg/b.py": "from pkg.a import x\n", "main.py": "from pkg.a import x\n"})
+    assert runner.run(["main.py"], Policy.check()).results[0].skipped
