@@ -320,12 +320,17 @@ class ProjectImports:
       pipeline-mode pipeline outside the run that a migration would convert: NDD007 says so, and
       the call sites stay as they are until both files are migrated in one run.
 
-    Modules of the run in pipeline mode are left to :func:`follow_imports`. Costs: a file with no
-    import of a project module costs a byte search and a directory listing per search directory
-    (cached); a module is read only when imported, parsed (:mod:`ast`) only when its bytes mention
-    DALI and hold the migrated shape's words. Re-exports are followed (``pkg/__init__.py`` doing
-    ``from .pipes import train_pipe``); a factory in a module without DALI that calls a pipeline of
-    another module outside the run (``main`` → ``factory`` → ``pipes``) is not.
+    Modules of the run in pipeline mode are left to :func:`follow_imports`. Re-exports are
+    followed (``pkg/__init__.py`` doing ``from .pipes import train_pipe``); a factory in a module
+    without DALI that calls a pipeline of another module outside the run (``main`` → ``factory`` →
+    ``pipes``) is not.
+
+    Costs, since every file of a run comes here: a file importing no project module costs a byte
+    search for ``import`` (about what the DALI prefilter costs) and a set look-up per import; the
+    directory listings, the resolution of an import to a file and what a module gives are cached
+    for the whole run. A module is read once (a file of the run from the bytes the run kept),
+    searched for re-exports only for a name imported from it that it does not define, and parsed
+    (:mod:`ast`) only when its bytes mention DALI and hold the migrated shape's words.
     """
 
     def __init__(self, run_paths, roots=(), read=None) -> None:
