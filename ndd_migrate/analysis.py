@@ -81,6 +81,9 @@ class ImportedPipeline:
 
     qualname: str
     convert: bool  # migrated there, so calls here give a generator
+    # The file, when it was migrated before this run (Policy.migrated_on_disk): code here may use
+    # the generator already (`next(pipe)`, passing it on), and only pipeline methods are wrong.
+    migrated_in: str | None = None
     epochs = False  # the epoch-aware and checkpoint rewrites need the function's own model
     checkpointing = False
 
@@ -111,6 +114,8 @@ class ModuleModel:
     kinds: dict[tuple[object, str], tuple[Kind, PipelineFunction]] = field(default_factory=dict)
     factories: dict[str, PipelineFunction] = field(default_factory=dict)  # qualname → pipeline it returns
     imported: dict[str, bool] = field(default_factory=dict)  # Policy.imported_pipelines
+    outside: dict[str, str] = field(default_factory=dict)  # Policy.outside_pipelines
+    on_disk: dict[str, str] = field(default_factory=dict)  # Policy.migrated_on_disk
     # Names bound from a call of an imported function the run does not define, with `.build()` and
     # `.run()` called on them: (scope, name) → the function's qualified name (NDD007).
     foreign_pipelines: dict[tuple[object, str], str] = field(default_factory=dict)
@@ -137,9 +142,17 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider)
 
-    def __init__(self, imported: dict[str, bool] | None = None, module_names: set[str] | None = None) -> None:
+    def __init__(
+        self,
+        imported: dict[str, bool] | None = None,
+        module_names: set[str] | None = None,
+        outside: dict[str, str] | None = None,
+        on_disk: dict[str, str] | None = None,
+    ) -> None:
         super().__init__()
-        self.model = ModuleModel(imported=imported or {}, module_names=module_names or set())
+        self.model = ModuleModel(
+            imported=imported or {}, module_names=module_names or set(), outside=outside or {}, on_disk=on_disk or {}
+        )
         self._stack: list[PipelineFunction] = []
         self._depth: list[cst.FunctionDef] = []
         self._calls: list[tuple[cst.Call, str]] = []
@@ -440,7 +453,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
     def _find_foreign_pipelines(self) -> None:
         """A name bound once from ``imported_function(...)`` on which both ``build()`` and ``run()``
         are called is, in a file that mentions DALI, almost surely a pipeline made in a module this
-        run does not see; NDD007 says what to change if that module is migrated."""
+        run does not see; NDD007 says what to change if that module is migrated. A function that a
+        project module outside the run is known to define as a pipeline (``Policy.outside_pipelines``)
+        needs only one of the two: the object is a pipeline for sure."""
         methods: dict[tuple[object, str], set[str]] = {}
         for name, attr in self._pipeline_methods:
             methods.setdefault((self._scope_of(name), name.value), set()).add(attr)
@@ -448,7 +463,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             if not (isinstance(target, cst.Name) and isinstance(value, cst.Call)):
                 continue
             key = (scope, target.value)
-            if methods.get(key) != {"build", "run"} or key in self.model.kinds:
+            if not methods.get(key) or key in self.model.kinds:
                 continue
             if scope is None or len(scope.assignments[target.value]) != 1:
                 continue
@@ -460,7 +475,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 ),
                 None,
             )
-            if qual is not None and crossfile.lookup(self.model.imported, qual) is None:
+            if qual is None or crossfile.lookup(self.model.imported, qual) is not None:
+                continue
+            if methods[key] == {"build", "run"} or crossfile.lookup(self.model.outside, qual) is not None:
                 self.model.foreign_pipelines[key] = qual
 
     def _scope_of(self, node: cst.CSTNode):
@@ -571,7 +588,16 @@ def _one_of(pipelines) -> object:
 
 def _imported(model: ModuleModel, qualname: str) -> ImportedPipeline | None:
     converted = crossfile.lookup(model.imported, qualname) if model.imported else None
-    return None if converted is None else ImportedPipeline(qualname.lstrip("."), converted)
+    if converted is None:
+        return None
+    return ImportedPipeline(qualname.lstrip("."), converted, crossfile.lookup(model.on_disk, qualname))
+
+
+def migrated_before(fn) -> bool:
+    """Is ``fn`` (what :func:`expr_kind` found) a pipeline that was migrated before this run, in
+    another file (every one of them, for a group)?"""
+    members = getattr(fn, "members", (fn,))
+    return all(getattr(m, "migrated_in", None) is not None for m in members)
 
 
 def _ends_with_return(node: cst.FunctionDef) -> bool:

@@ -41,7 +41,7 @@ def migrate(
     except files.SourceError as exc:
         err.print(f"[red]error[/] {exc}")
         raise typer.Exit(2)
-    summary = runner.run(targets, Policy.migrate(), jobs)
+    summary = runner.run(targets, Policy.migrate(), jobs, roots=paths)
     write = not (diff or check)
     for result in summary.changed:
         if diff:
@@ -138,7 +138,7 @@ def check(
         _console(stderr=True).print(f"[red]error[/] {exc}", soft_wrap=True)
         raise typer.Exit(2)
     policy = Policy.check(fix=fix, unsafe_fixes=unsafe_fixes, is_enabled=conf.is_enabled)
-    summary = runner.run(targets, policy, jobs)
+    summary = runner.run(targets, policy, jobs, roots=paths or [Path(".")])
     if fix:
         for result in summary.changed:
             _write(result, summary)

@@ -106,6 +106,14 @@ class Context:
             return found[1]
         return None
 
+    def migrated_before_hint(self, node: cst.BaseExpression) -> str:
+        """For a finding on a pipeline migrated in another file before this run: why this call is
+        wrong now (the pipeline function is a generator function); else ``""``."""
+        found = self.kind(node)
+        fn = found[1] if found else None
+        where = getattr(fn, "migrated_in", None)
+        return f"`{fn.qualname}` ({where}) is a generator function now" if where else ""
+
     def enclosing_pipeline(self) -> PipelineFunction | None:
         """The pipeline function whose body (nested helpers included) is being visited."""
         for node in reversed(self.function_stack):
@@ -148,8 +156,12 @@ class Context:
         return rule is not None and rule.fix_safety is FixSafety.SAFE
 
     # -- findings ----------------------------------------------------------------------------
-    def report(self, code: str, node: cst.CSTNode, message: str, *, hint: str = "", fixed: bool) -> None:
-        """Record a finding at ``node``; when not fixed, ``migrate`` also leaves a TODO there."""
+    def report(
+        self, code: str, node: cst.CSTNode, message: str, *, hint: str = "", fixed: bool, todo: bool = True
+    ) -> None:
+        """Record a finding at ``node``; when not fixed, ``migrate`` also leaves a TODO there, unless
+        ``todo`` is False: the finding needs no edit here, only a run over more files (a TODO
+        would stay behind, stale, once that run rewrote the code)."""
         line, col, end_line, end_col = self.line_of(node)
         if self.suppressed(code, line) or not self.policy.is_enabled(code, self.path):
             return
@@ -169,7 +181,7 @@ class Context:
         if diag in self.diagnostics:
             return
         self.diagnostics.append(diag)
-        if not fixed and self.todos:
+        if not fixed and self.todos and todo:
             text = f"{TODO_PREFIX}{code} {hint or message}"
             if self.statement_stack:
                 self.statement_todos.setdefault(self.statement_stack[-1], []).append(text)

@@ -138,7 +138,7 @@ class Dispatcher(cst.CSTTransformer):
                 converting = [m for m in members if m.convert]
                 if not converting:
                     continue
-                answer = self._claim(use) if len(converting) == len(members) else ""
+                answer = self._claim(use) if len(converting) == len(members) else plan.TOGETHER
                 if answer is True:
                     continue
                 local = [m for m in converting if not isinstance(m, ImportedPipeline)]
@@ -269,7 +269,9 @@ def _run(
     try:
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         scopes.resolve(wrapper)
-        analyzer = Analyzer(policy.imported_pipelines, set(module_names))
+        analyzer = Analyzer(
+            policy.imported_pipelines, set(module_names), policy.outside_pipelines, policy.migrated_on_disk
+        )
         wrapper.visit(analyzer)
         ctx = Context(
             path=path,

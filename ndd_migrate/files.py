@@ -188,7 +188,9 @@ def mentions_dali(data: bytes) -> bool:
     The name resolver needs such an import in the same file before any rule fires, so the filter
     never skips a file a rule would have changed. (Missed, and unresolvable anyway: DALI objects
     that arrive through another module's re-export, and a ``dali`` spelled with non-ASCII
-    look-alike letters, which Python's NFKC normalization of identifiers would accept.)
+    look-alike letters, which Python's NFKC normalization of identifiers would accept. A pipeline
+    that another project module defines is the runner's business: it resolves the imports of the
+    files this test drops, see :class:`ndd_migrate.crossfile.ProjectImports`.)
 
     It is a plain substring test on purpose: no decoding, no regular expression, so it costs next
     to nothing beside reading the bytes.

@@ -95,6 +95,11 @@ def neutral(use: Use) -> bool:
     return (use.kind, use.context) in NEUTRAL
 
 
+#: The reason recorded for a use of a name that holds values of several pipelines, some of which
+#: stay in pipeline mode: they convert together or not at all.
+TOGETHER = "together"
+
+
 @dataclass
 class Plan:
     """The uses of a module, and what the engine decided about them: ``blocked`` holds, for each

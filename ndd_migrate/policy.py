@@ -26,6 +26,12 @@ class Policy:
     is_enabled: Callable[[str, str], bool] = every_rule  # (code, path) -> selected?
     # Pipelines that other files of the run define, as ``module.name`` -> migrated? (crossfile.py)
     imported_pipelines: dict[str, bool] = field(default_factory=dict)
+    # Pipelines that project modules outside the run define, still in pipeline mode, as
+    # ``module.name`` -> the defining file: their call sites are reported (NDD007), not rewritten.
+    outside_pipelines: dict[str, str] = field(default_factory=dict)
+    # Of ``imported_pipelines``, those already migrated in a file on disk (``module.name`` -> the
+    # file): their call sites may be dynamic mode already, so only pipeline methods are findings.
+    migrated_on_disk: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def migrate(cls) -> "Policy":

@@ -6,13 +6,20 @@ and the byte prefilter (:func:`ndd_migrate.files.mentions_dali`) drops the ones 
 involve DALI. Only when some file is left is :mod:`ndd_migrate.engine` imported, and with it
 libcst and the rules (about 0.5 s); the bytes already read are handed on, and kept for the
 cross-file pass (within a memory budget), so they are not read again.
+
+A file without DALI can still use a pipeline: ``from pkg.pipes import train_pipe``, then
+``pipe.build()``, ``pipe.run()``. When ``pkg/pipes.py`` is in the run the cross-file pass finds
+it; when it is not (pre-commit passes only the staged files) :class:`crossfile.ProjectImports`
+resolves the file's imports on disk and reads the project modules they name. Only a file that
+imports a module defining a pipeline goes through the engine; the others stay on the fast path
+(a byte search for import lines and a cached directory listing per search directory).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ndd_migrate import crossfile, files
 from ndd_migrate.diagnostics import FileError, FileResult
@@ -38,12 +45,22 @@ class RunSummary:
         return [d for r in self.results for d in r.diagnostics if d.needs_human]
 
 
-def run(paths: Iterable[str | os.PathLike[str]], policy: Policy, jobs: int | None = None) -> RunSummary:
-    """Process many files: unreadable ones become errors, ones without DALI are skipped unparsed,
-    the rest go through the engine (in worker processes when there are enough of them)."""
+def run(
+    paths: Iterable[str | os.PathLike[str]],
+    policy: Policy,
+    jobs: int | None = None,
+    roots: Iterable[str | os.PathLike[str]] = (),
+) -> RunSummary:
+    """Process many files: unreadable ones become errors, ones without DALI are skipped unparsed
+    unless they import a project module that defines a pipeline, the rest go through the engine
+    (in worker processes when there are enough of them). ``roots`` are the paths the user gave
+    (directories, or files whose directory counts): imports are also resolved against them."""
+    paths = [os.fspath(p) for p in paths]
     results: list[FileResult | None] = []
     pending: list[tuple[int, str, bytes]] = []  # (position in results, path, bytes read)
     kept = _KeptBytes()
+    readable: list[str] = []
+    project = crossfile.ProjectImports(paths, roots, read=kept.read)
     for given in paths:
         path = os.fspath(given)
         try:
@@ -53,22 +70,68 @@ def run(paths: Iterable[str | os.PathLike[str]], policy: Policy, jobs: int | Non
             results.append(FileResult(path=path, error=FileError(path, f"cannot read: {exc.strerror or exc}")))
             continue
         kept.add(path, raw)
+        readable.append(path)
         if files.mentions_dali(raw):
             pending.append((len(results), path, raw))
             results.append(None)
         else:
             results.append(FileResult(path=path, skipped=True))
+    # After every file is read, so that a module the run was given is read from the bytes kept.
+    for path in readable:
+        raw = kept.read(path)
+        if raw is not None:
+            project.scan(path, raw)
+    unknown = project.unknown()
+    if unknown:
+        from ndd_migrate import engine
+
+        project.learn(engine.process_sources(unknown, replace(policy, mode="check", fix=False), jobs))
+    for index, result in enumerate(results):
+        if result is not None and result.skipped and _uses_pipelines(project, result.path):
+            raw = kept.read(result.path)
+            if raw is not None:
+                pending.append((index, result.path, raw))
     if pending:
         from ndd_migrate import engine
 
-        processed = engine.process_sources([(path, raw) for _, path, raw in pending], policy, jobs)
+        pending.sort()
+        process = lambda sources, known: _process(engine, sources, known, project, jobs)  # noqa: E731
+        processed = process([(path, raw) for _, path, raw in pending], policy)
         for (index, _, _), result in zip(pending, processed):
-            results[index] = result
+            if results[index] is None or result.changed or result.diagnostics:
+                results[index] = result  # a file without DALI stays skipped unless it uses a pipeline
         # Modules that import a pipeline another file migrated go through again (crossfile.py).
-        crossfile.follow_imports(
-            results, policy, lambda again, known: engine.process_sources(again, known, jobs), read=kept.read
-        )
+        crossfile.follow_imports(results, policy, process, read=kept.read)
     return RunSummary(results)
+
+
+def _uses_pipelines(project: crossfile.ProjectImports, path: str) -> bool:
+    """Does a file without DALI import a pipeline that the engine must look at its uses of? Not
+    when every one it imports stays in pipeline mode anyway (those uses are right as they are)."""
+    imported, outside, _ = project.policy_for(path)
+    return bool(outside) or any(imported.values())
+
+
+def _process(engine, sources: list[tuple[str, bytes]], policy: Policy, project, jobs) -> list[FileResult]:
+    """``engine.process_sources``, each file with what its imports define on disk added to the
+    policy (files importing the same get one call, so workers still share the work)."""
+    groups: dict[tuple, list[int]] = {}
+    for position, (path, _) in enumerate(sources):
+        key = tuple(tuple(sorted(found.items())) for found in project.policy_for(path))
+        groups.setdefault(key, []).append(position)
+    out: list[FileResult | None] = [None] * len(sources)
+    for (imported, outside, on_disk), positions in groups.items():
+        known = policy
+        if imported or outside:
+            known = replace(
+                policy,
+                imported_pipelines={**dict(imported), **policy.imported_pipelines},
+                outside_pipelines={**dict(outside), **policy.outside_pipelines},
+                migrated_on_disk={**dict(on_disk), **policy.migrated_on_disk},
+            )
+        for position, result in zip(positions, engine.process_sources([sources[p] for p in positions], known, jobs)):
+            out[position] = result
+    return out
 
 
 class _KeptBytes:

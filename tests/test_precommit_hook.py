@@ -56,3 +56,43 @@ def test_commit_with_leftover_is_rejected_and_clean_one_passes(tmp_path):
         cwd=repo, env=env, capture_output=True, text=True,
     )
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
+PIPES = (
+    "from nvidia.dali import fn, pipeline_def\n\n\n"
+    "@pipeline_def(batch_size=2)\n"
+    "def train_pipe():\n"
+    "    return fn.random.uniform()\n"
+)
+MAIN = "from pkg.pipes import train_pipe\n\npipe = train_pipe()\npipe.build()\nout = pipe.run()\n"
+
+
+def test_a_staged_file_using_a_pipeline_of_an_unstaged_module_is_checked(tmp_path):
+    """pre-commit passes only `main.py`, which does not mention DALI: its `build()`/`run()` on the
+    pipeline of the committed `pkg/pipes.py` are still found (ndd_migrate.crossfile.ProjectImports)."""
+    rev = git(ROOT, "rev-parse", "HEAD").stdout.strip()
+    if not rev or git(ROOT, "cat-file", "-e", f"{rev}:.pre-commit-hooks.yaml").returncode:
+        pytest.skip("the hook definition is not committed in this checkout")
+    repo = tmp_path / "project"
+    (repo / "pkg").mkdir(parents=True)
+    git(repo, "init", "-q")
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n- repo: {ROOT}\n  rev: {rev}\n  hooks:\n  - id: ndd-migrate-check\n", encoding="utf-8"
+    )
+    (repo / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (repo / "pkg" / "pipes.py").write_text(PIPES, encoding="utf-8")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "--no-verify", "-m", "pipeline mode")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
+    install = subprocess.run(["pre-commit", "install"], cwd=repo, env=env, capture_output=True, text=True)
+    assert install.returncode == 0, install.stderr
+
+    (repo / "main.py").write_text(MAIN, encoding="utf-8")
+    git(repo, "add", "main.py")
+    rejected = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-m", "main"],
+        cwd=repo, env=env, capture_output=True, text=True,
+    )
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0, output
+    assert "main.py:4:1: NDD007" in output and "pkg/pipes.py" in output, output

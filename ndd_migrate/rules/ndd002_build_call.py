@@ -84,7 +84,8 @@ class Impl(RuleImpl):
         carried: list = []
         for orig, stmt in zip(original, updated):
             if self._is_build(orig):
-                self.ctx.report(self.code, orig, "`pipe.build()` removed", fixed=True)
+                hint = self.ctx.migrated_before_hint(orig.body[0].value.func.value)
+                self.ctx.report(self.code, orig, "`pipe.build()` removed", hint=hint, fixed=True)
                 carried.extend(stmt.leading_lines)
                 trailing = stmt.trailing_whitespace.comment
                 if trailing is not None:

@@ -64,5 +64,6 @@ class Impl(RuleImpl):
             return updated
         if self.ctx.converted_kind(func.value, Kind.PIPELINE) is None or not self.ctx.applies(self.code, original):
             return updated
-        self.ctx.report(self.code, original, "`pipe.run()` → `next(pipe)`", fixed=True)
+        hint = self.ctx.migrated_before_hint(func.value)
+        self.ctx.report(self.code, original, "`pipe.run()` → `next(pipe)`", hint=hint, fixed=True)
         return cst.Call(func=cst.Name("next"), args=[cst.Arg(updated.func.value)])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate import iterators, plan
-from ndd_migrate.analysis import Kind
+from ndd_migrate.analysis import Kind, migrated_before
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
@@ -59,11 +59,23 @@ RULE = Rule(
 )
 
 
+#: Attributes a generator has: on a pipeline migrated before this run (its call sites may use the
+#: generator already) they are no findings.
+_GENERATOR_ATTRIBUTES = frozenset(
+    {"close", "send", "throw", "__next__", "__iter__", "gi_frame", "gi_running", "gi_code", "gi_yieldfrom"}
+)
+
+
 class Impl(RuleImpl):
     rule = RULE
 
     def claims(self, use):
-        """``pipe.epoch_size(name)`` / ``pipe.reader_meta(name)`` of an epoch-aware pipeline."""
+        """``pipe.epoch_size(name)`` / ``pipe.reader_meta(name)`` of an epoch-aware pipeline; and
+        every generator use of a pipeline that another file migrated before this run (``next(pipe)``,
+        passing it on, ``pipe.close()``): that code already uses the generator."""
+        if use.kind is Kind.PIPELINE and migrated_before(use.pipeline):
+            if use.context not in (plan.METHOD, plan.ATTRIBUTE) or use.detail in _GENERATOR_ATTRIBUTES:
+                return True
         if use.kind is not Kind.PIPELINE or use.context != plan.METHOD or use.detail not in iterators.METADATA_METHODS:
             return None
         fn = use.pipeline

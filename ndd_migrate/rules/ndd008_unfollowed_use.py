@@ -171,8 +171,8 @@ def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
     """(what the use does, what to do instead) in the user's own spelling."""
     subject = _subject(use)
     context, detail = use.context, use.detail
-    because = f" ({reason})" if reason else ""
-    if len([m for m in use.members if m.convert]) not in (0, len(use.members)):
+    because = f" ({reason})" if reason and reason != plan.TOGETHER else ""
+    if reason == plan.TOGETHER:
         names = " and ".join(f"`{m.qualname}`" for m in use.members)
         return (
             f"{subject} holds values of {names}, which convert together or not at all",
