@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate import checkpoints, crossfile, external_source, iterators, manual_uses, names, pipeline_args
+from ndd_migrate import checkpoints, crossfile, external_source, graph_code, iterators, manual_uses, names, pipeline_args
 from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.rules.tables import op_info
@@ -400,6 +400,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         iterators.mark(self, self._epoch_uses)
         for fn, node, why in checkpoints.blocked(self.model, self._assigns):
             fn.problems.append(Problem("NDD415", node, why))
+        graph_code.analyse(self, original_node, self.model)  # NDD108, NDD109
 
     def _resolve_external_source(self, fn: PipelineFunction, module: cst.Module) -> None:
         """One external source that can play the reader's role becomes ``fn.source``; any other
