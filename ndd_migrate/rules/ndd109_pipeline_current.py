@@ -86,6 +86,15 @@ RULE = Rule(
 
 _HINT = "then run the migration again"
 
+# `Pipeline` properties → the migrated function's parameter that holds the same value.
+SETTINGS = {
+    "batch_size": "batch_size",
+    "max_batch_size": "batch_size",
+    "num_threads": "num_threads",
+    "device_id": "device_id",
+    "seed": "seed",
+}
+
 
 def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
     """Each ``Pipeline.current()`` in graph code: a rewrite of ``.<setting>`` to the parameter, or a
@@ -98,12 +107,18 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
                 continue
             attr = _attribute_of(fn.node, call)
             spelled = f"{_code(call)}.{attr.attr.value}" if attr is not None else _code(call)
-            why = f"`{spelled}`: `Pipeline.current()` is None outside a pipeline"
+            if attr is None:
+                finder = _Around(call)
+                fn.node.visit(finder)
+                spelled = f"{finder.bound} = {spelled}" if finder.bound else spelled
+                why = f"`{spelled}`: the pipeline object is None outside a pipeline"
+            else:
+                why = f"`{spelled}`: `Pipeline.current()` is None outside a pipeline"
             legacy = fn.node in graph.legacy
             for pipeline in owners:
                 problem = None
                 if attr is None:
-                    problem = (why, "pass the values it is used for as parameters, " + _HINT)
+                    problem = (why, _bare_hint(fn.node, call, pipeline))
                 elif not root or legacy:
                     problem = (
                         why + " (in a function the pipeline calls)" if not root else why + " (in `define_graph`)",
@@ -114,14 +129,32 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
                 else:
                     problem = _check_setting(graph, pipeline, attr, why)
                 if problem is None:
-                    found.current[attr] = attr.attr.value
+                    found.current[attr] = SETTINGS[attr.attr.value]
                 else:
                     pipeline.problems.append(Problem(RULE.code, call, *problem))
 
 
+def _bare_hint(function: cst.CSTNode, call: cst.Call, pipeline) -> str:
+    finder = _Around(call)
+    function.visit(finder)
+    if finder.bound is not None:
+        name = finder.bound
+        return (
+            f"read `Pipeline.current().batch_size` (or `.num_threads`, `.device_id`, `.seed`) where "
+            f"`{name}.<setting>` is used, and drop `{name}`: the migration turns those into the migrated "
+            f"function's parameters; {_HINT}"
+        )
+    return f"pass the values it is used for as parameters of `{pipeline.node.name.value}`, {_HINT}"
+
+
 def _check_setting(graph, pipeline, attr: cst.Attribute, why: str) -> tuple[str, str] | None:
-    setting = attr.attr.value
     fname = pipeline.node.name.value
+    setting = SETTINGS.get(attr.attr.value)
+    if setting is None:
+        return (
+            f"{why}, and the migrated function has no parameter for `{attr.attr.value}`",
+            f"use the value itself (pass it as a parameter of `{fname}`), {_HINT}",
+        )
     parameters = {name for name, _ in pipeline.parameters()}
     if setting not in parameters:
         if setting in ("num_threads", "device_id", "seed"):
@@ -135,7 +168,11 @@ def _check_setting(graph, pipeline, attr: cst.Attribute, why: str) -> tuple[str,
             f"use the value itself (pass it as a parameter of `{fname}`), {_HINT}",
         )
     scope = graph.resolver.get_metadata(ScopeProvider, attr, None)
-    local = [a for a in (scope[setting] if scope is not None else ()) if not isinstance(a.scope, GlobalScope)]
+    local = [
+        a
+        for a in (scope[setting] if scope is not None else ())
+        if not isinstance(a.scope, GlobalScope) and not _is_same_setting(a, setting, pipeline)
+    ]
     if local:
         return (
             f"{why}, and `{setting}` already names something else in `{fname}`",
@@ -151,14 +188,61 @@ def _attribute_of(function: cst.CSTNode, call: cst.Call) -> cst.Attribute | None
     return finder.found
 
 
+def _is_same_setting(assignment, setting: str, pipeline) -> bool:
+    """``device_id = Pipeline.current().device_id`` in the pipeline function itself: the local holds
+    the parameter's value, so reading the parameter there changes nothing."""
+    node = getattr(assignment, "node", None)
+    if assignment.scope is None or not isinstance(node, cst.Name):
+        return False
+    finder = _Assigns(node)
+    pipeline.node.body.visit(finder)
+    value = finder.value
+    return (
+        value is not None
+        and finder.direct
+        and isinstance(value, cst.Attribute)
+        and SETTINGS.get(value.attr.value) == setting
+        and isinstance(value.value, cst.Call)
+        and isinstance(value.value.func, cst.Attribute)
+        and value.value.func.attr.value == "current"
+    )
+
+
+class _Assigns(cst.CSTVisitor):
+    """The value a single-target ``name = value`` statement of the function's own body gives
+    ``target``, and whether that statement is directly in the body (not nested in a def)."""
+
+    def __init__(self, target: cst.Name) -> None:
+        self.target = target
+        self.value: cst.BaseExpression | None = None
+        self.direct = True
+        self._depth = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._depth += 1
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._depth -= 1
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and node.targets[0].target is self.target:
+            self.value = node.value
+            self.direct = self._depth == 0
+
+
 class _Around(cst.CSTVisitor):
     def __init__(self, call: cst.Call) -> None:
         self.call = call
         self.found: cst.Attribute | None = None
+        self.bound: str | None = None  # `name = Pipeline.current()`
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.value is self.call:
             self.found = node
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if node.value is self.call and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self.bound = node.targets[0].target.value
 
 
 def _code(node: cst.CSTNode) -> str:

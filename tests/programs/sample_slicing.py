@@ -1,13 +1,13 @@
 # expect: converted
 # data: numpy
 """Per-sample slicing inside the graph (`x[1:3]`, `xy[:, 0]`, `x[0]`), a helper that slices its
-DataNode argument, and Python indexing of a list parameter and of a reader's tuple of outputs."""
+DataNode argument, Python indexing of a list parameter, and `Pipeline.current().batch_size`."""
 
 import sys
 
 import nvidia.dali.fn as fn
 import nvidia.dali.types as types
-from nvidia.dali import pipeline_def
+from nvidia.dali import Pipeline, pipeline_def
 
 
 def first_columns(x, count):
@@ -19,7 +19,7 @@ def slicing_pipe(root, scales):
     outputs = fn.readers.numpy(file_root=root, random_shuffle=True, seed=3, name="Reader")
     data = outputs
     rows = data[1:3]
-    xy = fn.cast(data, dtype=types.FLOAT) * scales[0]
+    xy = fn.cast(data, dtype=types.FLOAT) * scales[0] + Pipeline.current().batch_size
     first_row = xy[0]
     column = xy[:, 0]
     last = (xy + 1)[-1, 2:5]
