@@ -55,7 +55,8 @@ class Function:
     subscripts: list[cst.Subscript] = field(default_factory=list)  # read, not assigned to
     current_calls: list[cst.Call] = field(default_factory=list)  # `<something>.current()`
     calls: list[cst.Call] = field(default_factory=list)  # `name(...)`: maybe a helper
-    self_assigns: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # `self.x = value`
+    # `self.x = value` ("value"), `self.x, y = value` ("unpack"), other stores ("unknown", None)
+    self_assigns: dict[str, list[tuple[str, cst.BaseExpression | None]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -96,10 +97,12 @@ class _Walk(SkipsTrivia, cst.CSTVisitor):
         self.functions: dict[cst.CSTNode, Function] = {}
         self.param_owner: dict[cst.Param, Function] = {}
         self.comp_targets: dict[cst.Name, tuple[cst.CompFor, bool]] = {}
+        self.aug_assigns: dict[cst.Name, cst.AugAssign] = {}
         self._stack: list[Function] = []
         self._stores: set[cst.CSTNode] = set()
 
-    def _enter(self, node: cst.CSTNode, params: cst.Parameters) -> None:
+    def _function(self, node: cst.CSTNode, params: cst.Parameters, body: cst.CSTNode) -> bool:
+        """Decorators and default values belong to the enclosing code; only the body to the function."""
         fn = Function(node)
         self.functions[node] = fn
         for kind in (params.posonly_params, params.params, params.kwonly_params):
@@ -109,19 +112,24 @@ class _Walk(SkipsTrivia, cst.CSTVisitor):
                 fn.params.append(extra)
         for param in fn.params:
             self.param_owner[param] = fn
+        for decorator in getattr(node, "decorators", ()):
+            decorator.visit(self)
+        params.visit(self)
         self._stack.append(fn)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._enter(node, node.params)
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        body.visit(self)
         self._stack.pop()
+        return False
 
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._enter(node, node.params)
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return self._function(node, node.params, node.body)
 
-    def leave_Lambda(self, node: cst.Lambda) -> None:
-        self._stack.pop()
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return self._function(node, node.params, node.body)
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        if node.default is not None:
+            node.default.visit(self)
+        return False  # annotations are not run
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._stack.append(Function(node))  # a class body is not the enclosing function's code
@@ -131,17 +139,39 @@ class _Walk(SkipsTrivia, cst.CSTVisitor):
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self._stores.add(node.target)
-        attr = _self_attr(node.target)
-        if attr and self._stack:
+        if not self._stack:
+            return
+        targets = node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) else None
+        for target in [el.value for el in targets] if targets is not None else [node.target]:
+            attr = _self_attr(target)
+            if attr is None:
+                continue
             value = self._assigned_value
-            if value is not None:
-                self._stack[-1].self_assigns.setdefault(attr, []).append(value)
+            how = "value" if targets is None else "unpack"
+            if value is None or (targets is not None and any(isinstance(el, cst.StarredElement) for el in targets)):
+                how = "unknown"
+            self._stack[-1].self_assigns.setdefault(attr, []).append((how, value))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self._assigned_value = node.value if len(node.targets) == 1 else None
 
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._self_store(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        for target in node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) else [node.target]:
+            self._self_store(getattr(target, "value", target))
+
+    def _self_store(self, target: cst.CSTNode) -> None:
+        attr = _self_attr(target)
+        if attr is not None and self._stack:
+            self._stack[-1].self_assigns.setdefault(attr, []).append(("unknown", None))
+
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._stores.add(node.target)
+        if isinstance(node.target, cst.Name):
+            self.aug_assigns[node.target] = node
+        self._self_store(node.target)
 
     def visit_Del(self, node: cst.Del) -> None:
         self._stores.add(node.target)
@@ -201,11 +231,12 @@ class Graph:
     def __init__(self, resolver: cst.MetadataDependent, module: cst.Module, model) -> None:
         self.resolver = resolver
         self.model = model
-        walk = _Walk()
-        module.visit(walk)
-        self.functions = walk.functions
-        self._param_owner = walk.param_owner
-        self._comp_targets = walk.comp_targets
+        # Only the graph code is walked: the roots, then each function they call, as found.
+        self._walk = _Walk()
+        self.functions = self._walk.functions
+        self._param_owner = self._walk.param_owner
+        self._comp_targets = self._walk.comp_targets
+        self._aug_assigns = self._walk.aug_assigns
         self._cache: dict[cst.CSTNode, str | None] = {}
         self._busy: set[cst.CSTNode] = set()
         # Roots: each pipeline's own graph function (a @pipeline_def body, a legacy define_graph).
@@ -218,15 +249,30 @@ class Graph:
                 self.legacy[graph] = fn
             elif isinstance(fn.node, cst.FunctionDef):
                 self.roots[fn.node] = fn
-        # Calls of the module's own functions, by callee; then what the roots reach.
+        # Calls of the module's own functions from graph code, by callee. A function also named
+        # elsewhere (called from other code, passed as a value) has parameters of unknown kind.
         self.call_sites: dict[cst.CSTNode, list[cst.Call]] = {}
         self._callee: dict[cst.Call, Function] = {}
-        for fn in self.functions.values():
-            for call in fn.calls:
+        self._references: dict[cst.CSTNode, object] = {}
+        todo, seen = list(self.roots), set()
+        while todo:
+            node = todo.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            if node not in self.functions:
+                node.visit(self._walk)
+            for call in self.functions[node].calls:
                 callee = self._resolve_function(call.func)
-                if callee is not None and callee.node not in self.roots:
-                    self._callee[call] = callee
-                    self.call_sites.setdefault(callee.node, []).append(call)
+                if callee is not None and callee not in self.roots:
+                    self._callee[call] = self.functions[callee]
+                    self.call_sites.setdefault(callee, []).append(call)
+                    todo.append(callee)
+        self._escapes = {
+            node
+            for node, references in self._references.items()
+            if {id(r.node) for r in references} - {id(c.func) for c in self.call_sites.get(node, ())}
+        }
         self.reached_by: dict[cst.CSTNode, set] = {}  # graph function → pipelines whose graph runs it
         for root, pipeline in self.roots.items():
             todo = [root]
@@ -244,7 +290,8 @@ class Graph:
         for node, owners in self.reached_by.items():
             yield self.functions[node], owners, node in self.roots
 
-    def _resolve_function(self, func: cst.BaseExpression) -> Function | None:
+    def _resolve_function(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
+        """The module's undecorated function a called name is, walked; None for anything else."""
         if not isinstance(func, cst.Name):
             return None
         scope = self.resolver.get_metadata(ScopeProvider, func, None)
@@ -254,8 +301,12 @@ class Graph:
         if len(assignments) != 1:
             return None
         node = getattr(assignments[0], "node", None)
-        found = self.functions.get(node) if isinstance(node, cst.FunctionDef) else None
-        return found if found is not None and not node.decorators else None
+        if not isinstance(node, cst.FunctionDef) or node.decorators:
+            return None
+        if node not in self.functions:
+            node.visit(self._walk)
+        self._references[node] = assignments[0].references
+        return node
 
     # -- kinds ---------------------------------------------------------------------------------
     def kind(self, expr: cst.BaseExpression) -> str | None:
@@ -398,11 +449,18 @@ class Graph:
             if legacy is not None:
                 assigned = self.functions[legacy.graph].self_assigns.get(attr)
                 if assigned:
-                    return self._guarded(expr, lambda: meet(self.kind(v) for v in assigned))
+                    return self._guarded(expr, lambda: meet(self._stored_kind(how, v) for how, v in assigned))
                 return PY if attr in legacy.data_attrs else None  # set in __init__, from Python values
         if self._dali_name(expr) is not None:
             return PY  # `types.FLOAT`, a module's constant
         return PY if self.kind(expr.value) is PY else None
+
+    def _stored_kind(self, how: str, value: cst.BaseExpression | None) -> str | None:
+        if how == "value":
+            return self.kind(value)
+        if how == "unpack":
+            return self.element_kind(value)
+        return None
 
     def _legacy_of_self(self, name: cst.BaseExpression):
         if not isinstance(name, cst.Name):
@@ -455,6 +513,7 @@ class Graph:
             return None
         found = meet(kinds)
         if not self._busy:  # answers computed under an optimistic assumption are not kept
+            found = None if found is _OPTIMISTIC else found
             self._cache[name] = found
         return found
 
@@ -463,13 +522,17 @@ class Graph:
             return PY
         if isinstance(node, cst.Param):
             owner = self._param_owner.get(node)
-            if closure and owner is not None and owner.node not in self.reached_by:
+            if closure and (owner is None or owner.node not in self.reached_by):
                 return PY  # a parameter of the function that defines the pipeline: set before any graph
             return self._param_kind(node)
         if not isinstance(node, cst.Name):
             return None
         binding = self.model.bindings.get(node)
         if binding is None:
+            aug = self._aug_assigns.get(node)
+            if aug is not None:  # `x += v`: a DataNode when v is; else what x's other bindings say
+                value = self.kind(aug.value)
+                return NODE if value == NODE else _OPTIMISTIC if value is PY else None
             comp = self._comp_targets.get(node)
             if comp is not None:
                 kind = self.element_kind(comp[0].iter)
@@ -497,7 +560,7 @@ class Graph:
         if owner.node in self.legacy:
             return None if owner.params and owner.params[0] is param else PY
         calls = self.call_sites.get(owner.node)
-        if not calls or param.star:
+        if not calls or param.star or owner.node in self._escapes:
             return None
         kinds = []
         for call in calls:

@@ -167,3 +167,40 @@ def test_check_reports_and_safe_fix_leaves_it():
     result = transform(source, "x.py", Policy.check(fix=True))
     found = [d for d in result.diagnostics if d.code == "NDD108"]
     assert found and not found[0].fixed
+
+
+def test_augmented_assignment_keeps_a_datanode():
+    text, _ = _migrate(READ + "    x = fn.cast(data, dtype=7)\n    x += 1\n    x *= data\n    return x[0:2]\n")
+    assert "yield x.slice[0:2]," in text
+
+
+def test_subscripts_in_decorator_and_defaults_are_not_graph_code():
+    extra = "from mylib import cfg\n\n\n"
+    source = HEAD + extra + "@pipeline_def(batch_size=cfg.sizes()[0])\ndef p(root, lo=cfg.lows()[1]):\n" + READ + "    return data[lo:3]\n"
+    text, result = migrate_text(source)
+    assert "cfg.sizes()[0]" in text and "lo=cfg.lows()[1]" in text and "data.slice[lo:3]" in text
+    assert not [d for d in result.diagnostics if d.code == "NDD108" and not d.fixed]
+
+
+def test_legacy_outputs_stored_on_self_are_datanodes():
+    source = (
+        "from nvidia.dali import ops\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+        "class P(Pipeline):\n"
+        "    def __init__(self, batch_size, num_threads, device_id, root):\n"
+        "        super().__init__(batch_size, num_threads, device_id)\n"
+        "        self.input = ops.readers.File(file_root=root)\n"
+        "        self.decode = ops.decoders.Image(device='cpu')\n\n"
+        "    def define_graph(self):\n"
+        "        self.jpegs, self.labels = self.input()\n"
+        "        images = self.decode(self.jpegs)\n"
+        "        return images[0:2], self.labels[0]\n"
+    )
+    text, result = migrate_text(source)
+    assert "images.slice[0:2], labels.slice[0]" in text, text
+
+
+def test_helper_also_called_outside_graph_code_has_unknown_parameters():
+    extra = "def first(values):\n    return values[0]\n\n\nLIMIT = first([3, 4])\n\n\n"
+    text, result = _migrate(READ + "    return first(data)\n", extra=extra)
+    (diag,) = _blocked(text, result, "return values[0]")
+    assert "`values[0]`" in diag.message
