@@ -599,6 +599,16 @@ class Graph:
             return func.value
         return None
 
+    def parameter_of(self, expr: cst.BaseExpression) -> str | None:
+        """The name of the helper function whose parameter ``expr`` is (a name bound only there)."""
+        assignments = self._assignments(expr) if isinstance(expr, cst.Name) else None
+        if not assignments or len(assignments) != 1:
+            return None
+        owner = self._param_owner.get(getattr(assignments[0], "node", None))
+        if owner is None or owner.node in self.roots or not isinstance(owner.node, cst.FunctionDef):
+            return None
+        return owner.node.name.value
+
     def _is_numpy(self, root: cst.Name) -> bool:
         assignments = self._assignments(root) or []
         if len(assignments) != 1:

@@ -121,11 +121,20 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
                     f"`{text}`: cannot tell whether `{value}` is a DataNode (slicing inside every sample) or a "
                     "Python container"
                 )
-                hint = (
-                    f"if it is an op's output, it becomes `{value}.slice[{_code_slice(sub)}]` in dynamic mode; if it "
-                    f"is a list/tuple/dict, it stays `{text}`. Bind `{value}` from an `fn.*` call or a Python "
-                    "literal where it is defined, then run the migration again"
-                )
+                both = f"if it is an op's output, it becomes `{value}.slice[{_code_slice(sub)}]` in dynamic mode; if it " \
+                    f"is a list/tuple/dict, it stays `{text}`"
+                helper = graph.parameter_of(sub.value)
+                if helper is not None:
+                    message += f" (`{value}` is a parameter of `{helper}`, not called with DataNodes only)"
+                    hint = (
+                        f"{both}. Give the graph its own function for DataNodes and keep `{helper}` for Python "
+                        "values, then run the migration again"
+                    )
+                else:
+                    hint = (
+                        f"{both}. Bind `{value}` from an `fn.*` call or a Python literal where it is defined, then "
+                        "run the migration again"
+                    )
             for pipeline in owners:
                 pipeline.problems.append(Problem(RULE.code, sub, message, hint))
 
