@@ -400,7 +400,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         iterators.mark(self, self._epoch_uses)
         for fn, node, why in checkpoints.blocked(self.model, self._assigns):
             fn.problems.append(Problem("NDD415", node, why))
-        graph_code.analyse(self, original_node, self.model)  # NDD108, NDD109
+        graph_code.analyse(self, self.model)  # NDD108, NDD109
 
     def _resolve_external_source(self, fn: PipelineFunction, module: cst.Module) -> None:
         """One external source that can play the reader's role becomes ``fn.source``; any other

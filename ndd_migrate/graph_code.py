@@ -65,6 +65,7 @@ class GraphFacts:
 
     slices: set[cst.Subscript] = field(default_factory=set)  # `x[...]` on a DataNode → `x.slice[...]`
     current: dict[cst.Attribute, str] = field(default_factory=dict)  # `Pipeline.current().X` → `X`
+    functions: set[cst.CSTNode] = field(default_factory=set)  # the graph functions decided here
 
 
 _EMPTY = GraphFacts()
@@ -75,23 +76,23 @@ def facts(model) -> GraphFacts:
     return getattr(model, "_graph_facts", _EMPTY)
 
 
-def analyse(resolver: cst.MetadataDependent, module: cst.Module, model) -> None:
-    """Find the graph code of ``model``'s pipelines in ``module`` and let NDD108/NDD109 record their
+def analyse(resolver: cst.MetadataDependent, model) -> None:
+    """Find the graph code of ``model``'s pipelines and let NDD108/NDD109 record their
     problems (``fn.problems``) and rewrites. ``resolver`` is the analysis visitor (scope and
     qualified-name metadata of the original nodes)."""
     if not model.pipelines:
         return
     from ndd_migrate.rules import ndd108_sample_subscript, ndd109_pipeline_current
 
-    graph = Graph(resolver, module, model)
-    found = GraphFacts()
+    graph = Graph(resolver, model)
+    found = GraphFacts(functions=set(graph.reached_by))
     ndd108_sample_subscript.analyse(graph, found)
     ndd109_pipeline_current.analyse(graph, found)
     model._graph_facts = found  # the model has no field for it (analysis.py is not ours to grow)
 
 
 class _Walk(SkipsTrivia, cst.CSTVisitor):
-    """One pass over the module: its functions and what each holds directly (not nested ones)."""
+    """Walks functions (each one once): what each holds directly, not what its nested ones do."""
 
     def __init__(self) -> None:
         self.functions: dict[cst.CSTNode, Function] = {}
@@ -228,7 +229,7 @@ def meet(kinds) -> str | None:
 class Graph:
     """The graph code of one module and the kinds of its expressions."""
 
-    def __init__(self, resolver: cst.MetadataDependent, module: cst.Module, model) -> None:
+    def __init__(self, resolver: cst.MetadataDependent, model) -> None:
         self.resolver = resolver
         self.model = model
         # Only the graph code is walked: the roots, then each function they call, as found.

@@ -204,3 +204,17 @@ def test_helper_also_called_outside_graph_code_has_unknown_parameters():
     text, result = _migrate(READ + "    return first(data)\n", extra=extra)
     (diag,) = _blocked(text, result, "return values[0]")
     assert "`values[0]`" in diag.message
+
+
+def test_helper_of_another_module_slices_what_it_knows():
+    # no pipeline here: `augment` is called from another module's pipeline
+    source = (
+        "import nvidia.dali.fn as fn\n\n\n"
+        "def augment(images, sizes):\n"
+        "    flipped = fn.flip(images)\n"
+        "    cb = lambda a: a[0]\n"
+        "    return flipped[0:2], images[1], sizes[0]\n"
+    )
+    text, result = migrate_text(source)
+    assert "return flipped.slice[0:2], images[1], sizes[0]" in text and "a[0]" in text
+    assert migrate_text(text)[0] == text

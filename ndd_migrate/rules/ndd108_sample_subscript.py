@@ -22,7 +22,9 @@ RULE = Rule(
         "to one name (`outputs = fn.readers.file(...)`; `outputs[0]` picks an output). Where the value may be "
         "either (bound from an unknown call, a parameter of a helper called with both), or where the indices "
         "use `None`/`dali.newaxis` (which `Batch.slice` does not take), the pipeline is not migrated and the "
-        "TODO says which subscript and what to write."
+        "TODO says which subscript and what to write. In other functions whose `fn.*` calls are rewritten "
+        "(helpers of another module's pipeline), a subscript is rewritten only where its value is known to "
+        "be a `DataNode` there (`y = fn.flip(x); y[0:2]`); parameters of unknown kind stay as written."
     ),
     why=(
         "A `DataNode` subscript indexes inside each sample (DALI's tensor subscripting: `x[1:3]` keeps rows "
@@ -172,12 +174,33 @@ def _code_slice(sub: cst.Subscript) -> str:
 
 
 class Impl(RuleImpl):
+    """Rewrites what :func:`analyse` decided in graph code; in other functions whose ``fn.*`` calls
+    are rewritten (helpers the module's pipelines do not call: another module's may), subscripts of
+    values known to be ``DataNode`` objects (``y = fn.flip(x); y[0:2]``), decided here."""
+
     rule = RULE
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._graph: graph_code.Graph | None = None
+        self._lambdas = 0
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._lambdas += 1
+
+    def leave_Lambda(self, original: cst.Lambda, updated: cst.BaseExpression) -> cst.BaseExpression:
+        self._lambdas -= 1
+        return updated
+
     def leave_Subscript(self, original: cst.Subscript, updated: cst.BaseExpression) -> cst.BaseExpression:
-        if not isinstance(updated, cst.Subscript) or original not in graph_code.facts(self.ctx.model).slices:
+        if not isinstance(updated, cst.Subscript):
+            return updated
+        facts = graph_code.facts(self.ctx.model)
+        if original not in facts.slices and not self.ctx.function_stack:
             return updated
         if not self.ctx.may_rewrite_dali_calls():
+            return updated
+        if original not in facts.slices and not self._outside_graph_code_node(original, facts):
             return updated
         value = _code(original.value)
         message = f"`{_code(original)}` on a DataNode slices inside every sample → `{value}.slice[...]`"
@@ -187,3 +210,14 @@ class Impl(RuleImpl):
             return updated
         return updated.with_changes(value=cst.Attribute(updated.value, cst.Name("slice")))
 
+    def _outside_graph_code_node(self, sub: cst.Subscript, facts: graph_code.GraphFacts) -> bool:
+        """A subscript of a known DataNode in a function the analysis did not decide."""
+        stack = self.ctx.function_stack
+        if not stack or self._lambdas or stack[-1] in facts.functions or _string_index(sub):
+            return False
+        if any(node in self.ctx.model.by_node for node in stack):
+            return False  # a function nested in a pipeline's and not called by it: a callback
+        if self._graph is None:
+            self._graph = graph_code.Graph(self.ctx.resolver, self.ctx.model)
+        graph = self._graph
+        return graph.kind(sub.value) == graph_code.NODE and _unsupported_index(graph, sub) is None
