@@ -141,8 +141,11 @@ class Context:
         return rule is not None and rule.fix_safety is FixSafety.SAFE
 
     # -- findings ----------------------------------------------------------------------------
-    def report(self, code: str, node: cst.CSTNode, message: str, *, hint: str = "", fixed: bool) -> None:
-        """Record a finding at ``node``; when not fixed, ``migrate`` also leaves a TODO there."""
+    def report(
+        self, code: str, node: cst.CSTNode, message: str, *, hint: str = "", fixed: bool, manual: bool = False
+    ) -> None:
+        """Record a finding at ``node``; when not fixed, ``migrate`` also leaves a TODO there.
+        ``manual``: this finding has no fix, whatever the rule's fix safety (it is not counted as fixable)."""
         line, col, end_line, end_col = self.line_of(node)
         if self.suppressed(code, line) or not self.policy.is_enabled(code, self.path):
             return
@@ -155,7 +158,7 @@ class Context:
             column=col,
             end_line=end_line,
             end_column=end_col,
-            fix=rule.fix_safety if rule else FixSafety.MANUAL,
+            fix=rule.fix_safety if rule and not manual else FixSafety.MANUAL,
             fixed=fixed,
             hint=hint,
         )

@@ -98,6 +98,7 @@ def test_batch_slice_is_reported_never_rewritten():
     src = IMPORT + "b = ndd.random.uniform(batch_size=4)\nx = b[1:3]\ny = b[:, 0]\n"
     assert codes(src) == ["NDD501", "NDD501"]
     assert fixed_unsafe(src) == src
+    assert {d.fix.value for d in transform(src, "t.py", Policy.check()).diagnostics} == {"manual"}
     migrated = transform(src, "t.py", Policy.migrate())
     assert not migrated.changed or "b.tensors[1:3]" not in migrated.new_source
 

@@ -95,6 +95,7 @@ class Impl(FlowRule):
             self.ctx.report(
                 self.code, original, f"`Batch` is not subscriptable: `{value}{index}` has no direct rewrite",
                 hint=f"`Batch` is not subscriptable: {inside}; {samples}; write the one you mean", fixed=False,
+                manual=True,
             )
             return updated
         fixed = self.ctx.applies(self.code, original)
