@@ -358,7 +358,7 @@ class Graph:
 
     def element_kind(self, container: cst.BaseExpression) -> str | None:
         """The kind of an element of ``container`` (unpacked, iterated)."""
-        if isinstance(container, cst.Call):
+        if isinstance(container, cst.Call) and not self._input_sets(container):
             outputs = self._op_outputs(container)
             if outputs is not None and outputs != 1:
                 return NODE

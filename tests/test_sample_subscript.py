@@ -218,3 +218,14 @@ def test_helper_of_another_module_slices_what_it_knows():
     text, result = migrate_text(source)
     assert "return flipped.slice[0:2], images[1], sizes[0]" in text and "a[0]" in text
     assert migrate_text(text)[0] == text
+
+
+def test_input_sets_give_a_list_of_results():
+    body = (
+        READ
+        + "    both = fn.flip([data, data])\n"
+        + "    a, b = fn.flip([data, data])\n"
+        + "    return both[0][0:1], a[1:2]\n"
+    )
+    text, _ = _migrate(body)
+    assert "both[0].slice[0:1], a.slice[1:2]" in text
