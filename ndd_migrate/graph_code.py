@@ -352,7 +352,10 @@ class Graph:
             if all(p is PY for p in parts):
                 return PY
             return NODES if all(p == NODE for p in parts) else BOX
-        if isinstance(expr, (cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+        if isinstance(expr, cst.ListComp):
+            element = self.kind(expr.elt)
+            return NODES if element == NODE else PY if element is PY else BOX
+        if isinstance(expr, (cst.Dict, cst.Set, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
             return BOX  # a Python container; what it holds is not followed
         return None
 
@@ -536,8 +539,7 @@ class Graph:
                 return NODE if value == NODE else _OPTIMISTIC if value is PY else None
             comp = self._comp_targets.get(node)
             if comp is not None:
-                kind = self.element_kind(comp[0].iter)
-                return kind if not comp[1] or kind is PY else None
+                return self._loop_target_kind(node, comp[0].target, comp[0].iter)
             if isinstance(assignment.scope, GlobalScope):
                 return PY  # made before any graph exists
             return None
@@ -547,10 +549,25 @@ class Graph:
         if how == "unpack":
             return self.element_kind(binding[1])
         if how == "iter":
-            loop, unpacked = binding[1], binding[2]
-            kind = self.element_kind(loop.iter)
-            return kind if not unpacked or kind is PY else None
+            return self._loop_target_kind(node, binding[1].target, binding[1].iter)
         return None
+
+    def _loop_target_kind(self, name: cst.Name, target: cst.BaseExpression, iterated: cst.BaseExpression):
+        """The kind of ``name``, bound by ``for <target> in <iterated>`` (a loop or a comprehension)."""
+        if target is name:
+            return self.element_kind(iterated)
+        elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
+        position = next((i for i, el in enumerate(elements) if el.value is name), None)
+        if position is None or any(isinstance(el, cst.StarredElement) for el in elements):
+            return None
+        if isinstance(iterated, cst.Call) and not any(a.star or a.keyword for a in iterated.args):
+            builtin = self._builtin(iterated.func)
+            if builtin == "enumerate" and len(elements) == 2 and len(iterated.args) == 1:
+                return PY if position == 0 else self.element_kind(iterated.args[0].value)
+            if builtin == "zip" and len(elements) == len(iterated.args):
+                return self.element_kind(iterated.args[position].value)
+        kind = self.element_kind(iterated)
+        return kind if kind is PY else None  # unpacking an element: only a Python value's parts are known
 
     def _param_kind(self, param: cst.Param) -> str | None:
         owner = self._param_owner.get(param)

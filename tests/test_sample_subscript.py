@@ -229,3 +229,20 @@ def test_input_sets_give_a_list_of_results():
     )
     text, _ = _migrate(body)
     assert "both[0].slice[0:1], a.slice[1:2]" in text
+
+
+def test_loops_enumerate_zip_and_list_comprehensions():
+    body = (
+        "    jpegs, labels = fn.readers.file(file_root=root)\n"
+        "    outs = (jpegs, labels)\n"
+        "    flipped = [fn.cast(o, dtype=7) for o in outs]\n"
+        "    firsts = [o[0] for o in outs]\n"
+        "    for i, o in enumerate(outs):\n"
+        "        last = o[-1]\n"
+        "    for o, s in zip(outs, sizes):\n"
+        "        cut = o[0:s[0]]\n"
+        "    return flipped[0][1:2], firsts[1], last, cut\n"
+    )
+    text, result = _migrate(body, "root, sizes")
+    assert "flipped[0].slice[1:2]" in text and "[o.slice[0] for o in outs]" in text
+    assert "last = o.slice[-1]" in text and "cut = o.slice[0:s[0]]" in text, text
