@@ -117,3 +117,20 @@ def test_outside_graph_code_is_left_alone():
     source = "from nvidia.dali.pipeline import Pipeline\n\n\ndef size():\n    return Pipeline.current().batch_size\n"
     text, result = migrate_text(source)
     assert text == source and not [d for d in result.diagnostics if d.code == "NDD109"]
+
+
+def test_in_define_graph_blocks():
+    source = (
+        "from nvidia.dali import ops\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+        "class P(Pipeline):\n"
+        "    def __init__(self, batch_size, num_threads, device_id, root):\n"
+        "        super().__init__(batch_size, num_threads, device_id)\n"
+        "        self.input = ops.readers.Numpy(file_root=root)\n\n"
+        "    def define_graph(self):\n"
+        "        data = self.input()\n"
+        "        n = Pipeline.current().batch_size\n"
+        "        return data * n\n"
+    )
+    text, result = migrate_text(source)
+    (diag,) = [d for d in result.diagnostics if d.code == "NDD109"]
+    assert "(in `define_graph`)" in diag.message and "class P(Pipeline)" in text

@@ -105,26 +105,28 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
         for call in fn.current_calls:
             if graph.dali_name(call.func) != CURRENT:
                 continue
-            attr = _attribute_of(fn.node, call)
-            spelled = f"{_code(call)}.{attr.attr.value}" if attr is not None else _code(call)
+            around = _Around(call)
+            fn.node.visit(around)
+            attr = around.found
             if attr is None:
-                finder = _Around(call)
-                fn.node.visit(finder)
-                spelled = f"{finder.bound} = {spelled}" if finder.bound else spelled
+                spelled = f"{around.bound} = {_code(call)}" if around.bound else _code(call)
                 why = f"`{spelled}`: the pipeline object is None outside a pipeline"
             else:
-                why = f"`{spelled}`: `Pipeline.current()` is None outside a pipeline"
+                why = f"`{_code(attr)}`: `Pipeline.current()` is None outside a pipeline"
             legacy = fn.node in graph.legacy
             for pipeline in owners:
-                problem = None
                 if attr is None:
-                    problem = (why, _bare_hint(fn.node, call, pipeline))
-                elif not root or legacy:
+                    problem = (why, _bare_hint(around.bound, pipeline))
+                elif legacy:
                     problem = (
-                        why + " (in a function the pipeline calls)" if not root else why + " (in `define_graph`)",
-                        f"pass `{attr.attr.value}` from the pipeline function as a parameter, {_HINT}"
-                        if not legacy
-                        else f"use `self.{attr.attr.value}`'s value from `__init__`, {_HINT}",
+                        why + " (in `define_graph`)",
+                        f"store the value `__init__` passes to `super().__init__` as `self.<name>` and read that "
+                        f"instead, {_HINT}",
+                    )
+                elif not root:
+                    problem = (
+                        why + " (in a function the pipeline calls)",
+                        f"pass `{attr.attr.value}` from the pipeline function as a parameter, {_HINT}",
                     )
                 else:
                     problem = _check_setting(graph, pipeline, attr, why)
@@ -134,14 +136,11 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
                     pipeline.problems.append(Problem(RULE.code, call, *problem))
 
 
-def _bare_hint(function: cst.CSTNode, call: cst.Call, pipeline) -> str:
-    finder = _Around(call)
-    function.visit(finder)
-    if finder.bound is not None:
-        name = finder.bound
+def _bare_hint(bound: str | None, pipeline) -> str:
+    if bound is not None:
         return (
             f"read `Pipeline.current().batch_size` (or `.num_threads`, `.device_id`, `.seed`) where "
-            f"`{name}.<setting>` is used, and drop `{name}`: the migration turns those into the migrated "
+            f"`{bound}.<setting>` is used, and drop `{bound}`: the migration turns those into the migrated "
             f"function's parameters; {_HINT}"
         )
     return f"pass the values it is used for as parameters of `{pipeline.node.name.value}`, {_HINT}"
@@ -179,13 +178,6 @@ def _check_setting(graph, pipeline, attr: cst.Attribute, why: str) -> tuple[str,
             f"rename that `{setting}`, {_HINT}",
         )
     return None
-
-
-def _attribute_of(function: cst.CSTNode, call: cst.Call) -> cst.Attribute | None:
-    """The ``Pipeline.current().<attr>`` attribute around ``call`` (a load), or None."""
-    finder = _Around(call)
-    function.visit(finder)
-    return finder.found
 
 
 def _is_same_setting(assignment, setting: str, pipeline) -> bool:
