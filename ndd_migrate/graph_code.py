@@ -291,8 +291,9 @@ class Graph:
         for node, owners in self.reached_by.items():
             yield self.functions[node], owners, node in self.roots
 
-    def _resolve_function(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
-        """The module's undecorated function a called name is, walked; None for anything else."""
+    def _resolve_function(self, func: cst.BaseExpression) -> cst.CSTNode | None:
+        """The module's undecorated function (or a lambda bound to the name once) a called name is,
+        walked; None for anything else."""
         if not isinstance(func, cst.Name):
             return None
         scope = self.resolver.get_metadata(ScopeProvider, func, None)
@@ -302,7 +303,10 @@ class Graph:
         if len(assignments) != 1:
             return None
         node = getattr(assignments[0], "node", None)
-        if not isinstance(node, cst.FunctionDef) or node.decorators:
+        binding = self.model.bindings.get(node) if isinstance(node, cst.Name) else None
+        if binding is not None and binding[0] == "value" and isinstance(binding[1], cst.Lambda):
+            node = binding[1]  # `norm = lambda x: ...`, then `norm(images)`
+        elif not isinstance(node, cst.FunctionDef) or node.decorators:
             return None
         if node not in self.functions:
             node.visit(self._walk)
@@ -405,7 +409,7 @@ class Graph:
         if isinstance(root, cst.Name) and self._is_numpy(root):
             return PY
         callee = self._callee.get(call) if isinstance(func, cst.Name) else None
-        if callee is not None and isinstance(callee.node, cst.FunctionDef):
+        if callee is not None:
             return self._guarded(callee.node, lambda: self._returns_kind(callee))
         return None
 
@@ -416,6 +420,8 @@ class Graph:
         )
 
     def _returns_kind(self, fn: Function) -> str | None:
+        if isinstance(fn.node, cst.Lambda):
+            return self.kind(fn.node.body)
         values = [r.value for r in fn.returns]
         if not values or any(v is None for v in values):
             return None

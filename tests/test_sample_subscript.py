@@ -246,3 +246,9 @@ def test_loops_enumerate_zip_and_list_comprehensions():
     text, result = _migrate(body, "root, sizes")
     assert "flipped[0].slice[1:2]" in text and "[o.slice[0] for o in outs]" in text
     assert "last = o.slice[-1]" in text and "cut = o.slice[0:s[0]]" in text, text
+
+
+def test_lambda_bound_to_a_name_and_called_is_graph_code():
+    body = READ + "    head = lambda x: x[0:2]\n    pick = lambda v: v[1]\n    return head(data), fn.cast(data, dtype=pick(sizes))\n"
+    text, _ = _migrate(body, "root, sizes")
+    assert "head = lambda x: x.slice[0:2]" in text and "pick = lambda v: v[1]" in text

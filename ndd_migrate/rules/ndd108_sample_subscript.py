@@ -14,8 +14,8 @@ RULE = Rule(
     name="sample-subscript",
     summary="`x[i]` on a `DataNode` slices inside every sample: in dynamic mode it is `x.slice[i]`",
     what=(
-        "In graph code (a `@pipeline_def` body, a legacy `define_graph`, and the module's functions they "
-        "call), rewrites a subscript whose value is a `DataNode` (a name bound from an `fn.*` call, an "
+        "In graph code (a `@pipeline_def` body, a legacy `define_graph`, and the module's functions and named "
+        "lambdas they call), rewrites a subscript whose value is a `DataNode` (a name bound from an `fn.*` call, an "
         "arithmetic of `DataNode`s, a reader's output, `x.gpu()`, another subscript of one) from `x[...]` to "
         "`x.slice[...]`, the same indices. Subscripts of Python values are left alone: the pipeline function's "
         "parameters, literals, module-level names, and the tuple a multi-output op returns when it is bound "
