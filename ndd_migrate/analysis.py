@@ -135,6 +135,7 @@ class ModuleModel:
     parents: dict = field(default_factory=dict)
     plan: object = None
     functions: dict[str, cst.FunctionDef] = field(default_factory=dict)  # qualname → def (not pipelines)
+    graph: tuple | None = None  # the graph code of the pipelines, and its facts (ndd_migrate.graph_code)
 
 
 class Analyzer(SkipsTrivia, cst.CSTVisitor):

@@ -157,11 +157,20 @@ class Context:
 
     # -- findings ----------------------------------------------------------------------------
     def report(
-        self, code: str, node: cst.CSTNode, message: str, *, hint: str = "", fixed: bool, todo: bool = True
+        self,
+        code: str,
+        node: cst.CSTNode,
+        message: str,
+        *,
+        hint: str = "",
+        fixed: bool,
+        todo: bool = True,
+        manual: bool = False,
     ) -> None:
         """Record a finding at ``node``; when not fixed, ``migrate`` also leaves a TODO there, unless
         ``todo`` is False: the finding needs no edit here, only a run over more files (a TODO
-        would stay behind, stale, once that run rewrote the code)."""
+        would stay behind, stale, once that run rewrote the code). ``manual``: this finding has no
+        fix, whatever the rule's fix safety (it is not counted as fixable)."""
         line, col, end_line, end_col = self.line_of(node)
         if self.suppressed(code, line) or not self.policy.is_enabled(code, self.path):
             return
@@ -174,7 +183,7 @@ class Context:
             column=col,
             end_line=end_line,
             end_column=end_col,
-            fix=rule.fix_safety if rule else FixSafety.MANUAL,
+            fix=rule.fix_safety if rule and not manual else FixSafety.MANUAL,
             fixed=fixed,
             hint=hint,
         )

@@ -120,6 +120,7 @@ class Dispatcher(cst.CSTTransformer):
                     hint=f"not migrated: {problem.message}; "
                     + (problem.hint or f"rewrite `{fn.node.name.value}` by hand (see docs/target-shape.md)"),
                     fixed=False,
+                    manual=True,  # a blocked pipeline has no fix, whatever the rule's fix safety
                 )
             fn.convert = not fn.problems and any(impl.converts(fn) for impl in self._impls)
         self._settle_uses()

@@ -14,7 +14,7 @@ from tests.conftest import ROOT
 
 PACKAGE = ROOT / "ndd_migrate"
 RULE_MODULE = re.compile(r"^ndd_migrate\.rules\.ndd\d{3}_\w+$")
-MODEL = {"ndd_migrate.analysis", "ndd_migrate.plan", "ndd_migrate.legacy", "ndd_migrate.crossfile"}
+MODEL = {"ndd_migrate.analysis", "ndd_migrate.plan", "ndd_migrate.legacy", "ndd_migrate.crossfile", "ndd_migrate.graph_code"}
 
 
 def _module_name(path: Path) -> str:

@@ -81,7 +81,26 @@ def test_loop_targets_are_batches_under_any_alias(header, alias):
     src = header + LOOP.format(ndd=alias)
     assert codes(src) == ["NDD501", "NDD502"]
     out = fixed(src)
-    assert "labels.tensors[0]" in out and "labels.batch_size" in out
+    assert "labels[0]" in out and "labels.batch_size" in out  # NDD501 is unsafe: not applied by --fix alone
+    assert "labels.tensors[0]" in fixed_unsafe(src)
+
+
+def test_batch_subscript_message_names_both_readings():
+    result = transform(IMPORT + "b = ndd.random.uniform(batch_size=4)\nx = b[2]\n", "t.py", Policy.check())
+    (diag,) = result.diagnostics
+    assert diag.code == "NDD501" and diag.fix.value == "unsafe"
+    assert "`b.tensors[2]` picks sample 2" in diag.message and "`b.slice[2]` indexes inside every sample" in diag.message
+    assert "write the one you mean" in diag.hint
+
+
+def test_batch_slice_is_reported_never_rewritten():
+    # `b.tensors[1:3]` iterates the whole batch in DALI 2.4.0: no rewrite offered, even unsafe
+    src = IMPORT + "b = ndd.random.uniform(batch_size=4)\nx = b[1:3]\ny = b[:, 0]\n"
+    assert codes(src) == ["NDD501", "NDD501"]
+    assert fixed_unsafe(src) == src
+    assert {d.fix.value for d in transform(src, "t.py", Policy.check()).diagnostics} == {"manual"}
+    migrated = transform(src, "t.py", Policy.migrate())
+    assert not migrated.changed or "b.tensors[1:3]" not in migrated.new_source
 
 
 def test_single_loop_target_is_a_tuple_not_a_batch():

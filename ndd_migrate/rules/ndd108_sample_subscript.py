@@ -1,0 +1,232 @@
+"""NDD108 sample-subscript: ``x[...]`` on a ``DataNode`` in graph code becomes ``x.slice[...]``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate import graph_code
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules.base import RuleImpl
+
+RULE = Rule(
+    code="NDD108",
+    name="sample-subscript",
+    summary="`x[i]` on a `DataNode` slices inside every sample: in dynamic mode it is `x.slice[i]`",
+    what=(
+        "In graph code (a `@pipeline_def` body, a legacy `define_graph`, and the module's functions and named "
+        "lambdas they call), rewrites a subscript whose value is a `DataNode` (a name bound from an `fn.*` call, an "
+        "arithmetic of `DataNode`s, a reader's output, `x.gpu()`, another subscript of one) from `x[...]` to "
+        "`x.slice[...]`, the same indices. Subscripts of Python values are left alone: the pipeline function's "
+        "parameters, literals, module-level names, and the tuple a multi-output op returns when it is bound "
+        "to one name (`outputs = fn.readers.file(...)`; `outputs[0]` picks an output). Where the value may be "
+        "either (bound from an unknown call, a parameter of a helper called with both), or where the indices "
+        "use `None`/`dali.newaxis` (which `Batch.slice` does not take), the pipeline is not migrated and the "
+        "TODO says which subscript and what to write. In other functions whose `fn.*` calls are rewritten "
+        "(helpers of another module's pipeline), a subscript is rewritten only where its value is known to "
+        "be a `DataNode` there (`y = fn.flip(x); y[0:2]`); parameters of unknown kind stay as written."
+    ),
+    why=(
+        "A `DataNode` subscript indexes inside each sample (DALI's tensor subscripting: `x[1:3]` keeps rows "
+        "1-2 of every sample). In dynamic mode the value is a `Batch`, which has no `__getitem__` (a "
+        "`TypeError` on the first batch); `batch.slice[...]` is the same per-sample slicing, while "
+        "`batch.tensors[i]` would pick sample i, a different operation."
+    ),
+    fix_safety=FixSafety.UNSAFE,
+    fix=(
+        "Applied with the pipeline rewrite (NDD001), only where the value is known to be a `DataNode`; same "
+        "indices, same per-sample result (compared with DALI 2.4.0 for ints, negative ints, ranges, steps and "
+        "`[:, i]`)."
+    ),
+    examples=(
+        Example(
+            title="per-sample slicing of op outputs; a Python list parameter stays",
+            before=(
+                "import nvidia.dali.fn as fn\n"
+                "from nvidia.dali import pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p(root, sizes):\n"
+                "    (data,) = fn.readers.numpy(file_root=root)\n"
+                "    xy = fn.cast(data, dtype=7) * 2\n"
+                "    return xy[:, 0], data[1:3], sizes[0]\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def p(root, sizes, *, batch_size=2):\n"
+                "    reader = ndd.readers.Numpy(file_root=root)\n"
+                "    while True:\n"
+                "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+                "            xy = ndd.cast(data, dtype=7) * 2\n"
+                "            yield xy.slice[:, 0], data.slice[1:3], sizes[0]\n"
+            ),
+        ),
+        Example(
+            title="a value that may be a DataNode or a Python list: left for a human",
+            before=(
+                "import nvidia.dali.fn as fn\n"
+                "from nvidia.dali import pipeline_def\n"
+                "from mylib import pick\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p():\n"
+                "    x = pick(fn.random.uniform(shape=[4]))\n"
+                "    return x[0]\n"
+            ),
+            after=(
+                "import nvidia.dali.fn as fn\n"
+                "from nvidia.dali import pipeline_def\n"
+                "from mylib import pick\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p():\n"
+                "    x = pick(fn.random.uniform(shape=[4]))\n"
+                "    # TODO(ndd-migrate): NDD108 not migrated: `x[0]`: cannot tell whether `x` is a DataNode "
+                "(slicing inside every sample) or a Python container; if it is an op's output, it becomes "
+                "`x.slice[0]` in dynamic mode; if it is a list/tuple/dict, it stays `x[0]`. Bind `x` from an "
+                "`fn.*` call or a Python literal where it is defined, then run the migration again\n"
+                "    return x[0]\n"
+            ),
+        ),
+    ),
+    valid=(
+        # hand-written dynamic-mode code: a Tensor is subscriptable (NDD501 looks at batches)
+        "import nvidia.dali.experimental.dynamic as ndd\n\nt = ndd.random.uniform(shape=[3])\nx = t[0]\n",
+        # indexing outside a graph (a numpy array in an external source's callback)
+        "import numpy as np\n\n\ndef source(info):\n    return np.zeros([4])[1:3]\n",
+    ),
+)
+
+
+def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
+    """Decide every subscript of the graph functions: rewritten (a ``DataNode``), left (a Python
+    value), or a problem of each pipeline whose graph runs it (unknown; indices ``Batch.slice``
+    does not take)."""
+    from ndd_migrate.analysis import Problem
+
+    for fn, owners, _root in graph.graph_functions():
+        for sub in fn.subscripts:
+            kind = graph.kind(sub.value)
+            if kind in (graph_code.PY, graph_code.NODES, graph_code.BOX) or _string_index(sub):
+                continue  # Python indexing (a DataNode takes no string index)
+            text = _code(sub)
+            value = _code(sub.value)
+            if kind == graph_code.NODE:
+                bad = _unsupported_index(graph, sub)
+                if bad is None:
+                    found.slices.add(sub)
+                    continue
+                message = f"`{text}`: `{bad}` in the indices of a DataNode: `Batch.slice` has no new axes"
+                hint = (
+                    f"write `fn.expand_dims({value}, axes=[...])` for the new axis (and the subscript without it), "
+                    "then run the migration again"
+                )
+            else:
+                message = (
+                    f"`{text}`: cannot tell whether `{value}` is a DataNode (slicing inside every sample) or a "
+                    "Python container"
+                )
+                both = f"if it is an op's output, it becomes `{value}.slice[{_code_slice(sub)}]` in dynamic mode; if it " \
+                    f"is a list/tuple/dict, it stays `{text}`"
+                helper = graph.parameter_of(sub.value)
+                if helper is not None:
+                    message += f" (`{value}` is a parameter of `{helper}`, not called with DataNodes only)"
+                    hint = (
+                        f"{both}. Give the graph its own function for DataNodes and keep `{helper}` for Python "
+                        "values, then run the migration again"
+                    )
+                else:
+                    hint = (
+                        f"{both}. Bind `{value}` from an `fn.*` call or a Python literal where it is defined, then "
+                        "run the migration again"
+                    )
+            for pipeline in owners:
+                pipeline.problems.append(Problem(RULE.code, sub, message, hint))
+
+
+def _string_index(sub: cst.Subscript) -> bool:
+    return any(
+        isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+        for e in sub.slice
+    )
+
+
+def _unsupported_index(graph: graph_code.Graph, sub: cst.Subscript) -> str | None:
+    """An index ``Batch.slice`` cannot take (``None``, ``dali.newaxis``), spelled as written."""
+    for element in sub.slice:
+        index = element.slice
+        if not isinstance(index, cst.Index):
+            continue
+        value = index.value
+        if isinstance(value, cst.Name) and value.value == "None":
+            return "None"
+        if isinstance(value, cst.Call):  # `dali.newaxis("C")`: a named new axis
+            value = value.func
+        dali = graph.dali_name(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+        if dali in ("nvidia.dali.newaxis", "nvidia.dali.data_node.newaxis"):
+            return _code(index.value)
+    return None
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def _code_slice(sub: cst.Subscript) -> str:
+    return _code(sub)[len(_code(sub.value)) + 1:-1]
+
+
+class Impl(RuleImpl):
+    """Rewrites what :func:`analyse` decided in graph code; in other functions whose ``fn.*`` calls
+    are rewritten (helpers the module's pipelines do not call: another module's may), subscripts of
+    values known to be ``DataNode`` objects (``y = fn.flip(x); y[0:2]``), decided here."""
+
+    rule = RULE
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._graph: graph_code.Graph | None = None
+        self._lambdas = 0
+
+    def blockers(self, fn):
+        """Decides, once per module, every subscript of the graph code (``analyse``): the ones it
+        cannot decide are recorded as problems of their pipelines directly."""
+        graph, found = graph_code.prepared(self.ctx.resolver, self.ctx.model)
+        if self.code not in found.analysed_by:
+            found.analysed_by.add(self.code)
+            analyse(graph, found)
+        return []
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._lambdas += 1
+
+    def leave_Lambda(self, original: cst.Lambda, updated: cst.BaseExpression) -> cst.BaseExpression:
+        self._lambdas -= 1
+        return updated
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.BaseExpression) -> cst.BaseExpression:
+        if not isinstance(updated, cst.Subscript):
+            return updated
+        facts = graph_code.facts(self.ctx.model)
+        if original not in facts.slices and not self.ctx.function_stack:
+            return updated
+        if not self.ctx.may_rewrite_dali_calls():
+            return updated
+        if original not in facts.slices and not self._outside_graph_code_node(original, facts):
+            return updated
+        value = _code(original.value)
+        message = f"`{_code(original)}` on a DataNode slices inside every sample → `{value}.slice[...]`"
+        fixed = self.ctx.applies(self.code, original)
+        self.ctx.report(self.code, original, message, hint=f"use `{value}.slice[...]`", fixed=fixed)
+        if not fixed:
+            return updated
+        return updated.with_changes(value=cst.Attribute(updated.value, cst.Name("slice")))
+
+    def _outside_graph_code_node(self, sub: cst.Subscript, facts: graph_code.GraphFacts) -> bool:
+        """A subscript of a known DataNode in a function the analysis did not decide."""
+        stack = self.ctx.function_stack
+        if not stack or self._lambdas or stack[-1] in facts.functions or _string_index(sub):
+            return False
+        if any(node in self.ctx.model.by_node for node in stack):
+            return False  # a function nested in a pipeline's and not called by it: a callback
+        if self._graph is None:
+            self._graph = graph_code.Graph(self.ctx.resolver, self.ctx.model)
+        graph = self._graph
+        return graph.kind(sub.value) == graph_code.NODE and _unsupported_index(graph, sub) is None

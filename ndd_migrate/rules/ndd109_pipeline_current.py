@@ -1,0 +1,264 @@
+"""NDD109 pipeline-current: ``Pipeline.current().<setting>`` in graph code becomes the parameter."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import GlobalScope, ScopeProvider
+
+from ndd_migrate import graph_code, names
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules.base import RuleImpl
+
+CURRENT = names.PIPELINE + ".current"
+
+RULE = Rule(
+    code="NDD109",
+    name="pipeline-current",
+    summary="`Pipeline.current()` is None outside a pipeline: read the migrated function's parameter",
+    what=(
+        "In a `@pipeline_def` body, rewrites `Pipeline.current().batch_size` (any import alias: "
+        "`dali.Pipeline.current()`, `nvidia.dali.pipeline.Pipeline.current()`) to `batch_size`, the keyword "
+        "parameter the migrated function always has; `.num_threads`, `.device_id` and `.seed` likewise when "
+        "the decorator or a call gives them (so the migrated function has that parameter). Any other use "
+        "(another attribute, the pipeline object itself, a setting no one gives, a call in a helper "
+        "function or a `define_graph`, a local name that would shadow the parameter) leaves the pipeline "
+        "as it is, with a TODO at the call."
+    ),
+    why=(
+        "`Pipeline.current()` returns the pipeline whose graph is being defined. The migrated function "
+        "runs outside any pipeline, where it returns `None`: `None.batch_size` is an `AttributeError` "
+        "on the first batch."
+    ),
+    fix_safety=FixSafety.UNSAFE,
+    fix=(
+        "Applied with the pipeline rewrite (NDD001): the parameter holds the value the pipeline was "
+        "created with, which is what the attribute read."
+    ),
+    examples=(
+        Example(
+            before=(
+                "import nvidia.dali as dali\n"
+                "import nvidia.dali.fn as fn\n\n\n"
+                "@dali.pipeline_def(batch_size=4)\n"
+                "def p():\n"
+                "    n = dali.Pipeline.current().batch_size\n"
+                "    return fn.random.uniform(shape=[n])\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def p(*, batch_size=4):\n"
+                "    while True:\n"
+                "        n = batch_size\n"
+                "        yield ndd.random.uniform(shape=[n], batch_size=batch_size),\n"
+            ),
+        ),
+        Example(
+            title="a setting the migrated function has no parameter for: left for a human",
+            before=(
+                "import nvidia.dali.fn as fn\n"
+                "from nvidia.dali import pipeline_def\n"
+                "from nvidia.dali.pipeline import Pipeline\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def p():\n"
+                "    gpu = Pipeline.current().device_id\n"
+                "    return fn.random.uniform(shape=[gpu + 1])\n"
+            ),
+            after=(
+                "import nvidia.dali.fn as fn\n"
+                "from nvidia.dali import pipeline_def\n"
+                "from nvidia.dali.pipeline import Pipeline\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def p():\n"
+                "    # TODO(ndd-migrate): NDD109 not migrated: `Pipeline.current().device_id`: `Pipeline.current()` "
+                "is None outside a pipeline, and no `device_id` is given to `p` (decorator or call) for the migrated "
+                "function to take as a parameter; give `device_id=` in the decorator, or use the value itself, then "
+                "run the migration again\n"
+                "    gpu = Pipeline.current().device_id\n"
+                "    return fn.random.uniform(shape=[gpu + 1])\n"
+            ),
+        ),
+    ),
+    valid=(
+        "from nvidia.dali.pipeline import Pipeline\n\n\ndef size():\n    return Pipeline.current()\n",
+    ),
+)
+
+_HINT = "then run the migration again"
+
+# `Pipeline` properties → the migrated function's parameter that holds the same value.
+SETTINGS = {
+    "batch_size": "batch_size",
+    "max_batch_size": "batch_size",
+    "num_threads": "num_threads",
+    "device_id": "device_id",
+    "seed": "seed",
+}
+
+
+def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
+    """Each ``Pipeline.current()`` in graph code: a rewrite of ``.<setting>`` to the parameter, or a
+    problem of each pipeline whose graph runs it."""
+    from ndd_migrate.analysis import Problem
+
+    for fn, owners, root in graph.graph_functions():
+        for call in fn.current_calls:
+            if graph.dali_name(call.func) != CURRENT:
+                continue
+            around = _Around(call)
+            fn.node.visit(around)
+            attr = around.found
+            if attr is None:
+                spelled = f"{around.bound} = {_code(call)}" if around.bound else _code(call)
+                why = f"`{spelled}`: the pipeline object is None outside a pipeline"
+            else:
+                why = f"`{_code(attr)}`: `Pipeline.current()` is None outside a pipeline"
+            legacy = fn.node in graph.legacy
+            for pipeline in owners:
+                if attr is None:
+                    problem = (why, _bare_hint(around.bound, pipeline))
+                elif legacy:
+                    problem = (
+                        why + " (in `define_graph`)",
+                        f"store the value `__init__` passes to `super().__init__` as `self.<name>` and read that "
+                        f"instead, {_HINT}",
+                    )
+                elif not root:
+                    problem = (
+                        why + " (in a function the pipeline calls)",
+                        f"pass `{attr.attr.value}` from the pipeline function as a parameter, {_HINT}",
+                    )
+                else:
+                    problem = _check_setting(graph, pipeline, attr, why)
+                if problem is None:
+                    found.current[attr] = SETTINGS[attr.attr.value]
+                else:
+                    pipeline.problems.append(Problem(RULE.code, call, *problem))
+
+
+def _bare_hint(bound: str | None, pipeline) -> str:
+    if bound is not None:
+        return (
+            f"read `Pipeline.current().batch_size` (or `.num_threads`, `.device_id`, `.seed`) where "
+            f"`{bound}.<setting>` is used, and drop `{bound}`: the migration turns those into the migrated "
+            f"function's parameters; {_HINT}"
+        )
+    return f"pass the values it is used for as parameters of `{pipeline.node.name.value}`, {_HINT}"
+
+
+def _check_setting(graph, pipeline, attr: cst.Attribute, why: str) -> tuple[str, str] | None:
+    fname = pipeline.node.name.value
+    setting = SETTINGS.get(attr.attr.value)
+    if setting is None:
+        return (
+            f"{why}, and the migrated function has no parameter for `{attr.attr.value}`",
+            f"use the value itself (pass it as a parameter of `{fname}`), {_HINT}",
+        )
+    parameters = {name for name, _ in pipeline.parameters()}
+    if setting not in parameters:
+        if setting in ("num_threads", "device_id", "seed"):
+            return (
+                f"{why}, and no `{setting}` is given to `{fname}` (decorator or call) for the migrated function "
+                "to take as a parameter",
+                f"give `{setting}=` in the decorator, or use the value itself, {_HINT}",
+            )
+        return (
+            f"{why}, and the migrated function has no `{setting}` parameter",
+            f"use the value itself (pass it as a parameter of `{fname}`), {_HINT}",
+        )
+    scope = graph.resolver.get_metadata(ScopeProvider, attr, None)
+    local = [
+        a
+        for a in (scope[setting] if scope is not None else ())
+        if not isinstance(a.scope, GlobalScope) and not _is_same_setting(a, setting, pipeline)
+    ]
+    if local:
+        return (
+            f"{why}, and `{setting}` already names something else in `{fname}`",
+            f"rename that `{setting}`, {_HINT}",
+        )
+    return None
+
+
+def _is_same_setting(assignment, setting: str, pipeline) -> bool:
+    """``device_id = Pipeline.current().device_id`` in the pipeline function itself: the local holds
+    the parameter's value, so reading the parameter there changes nothing."""
+    node = getattr(assignment, "node", None)
+    if assignment.scope is None or not isinstance(node, cst.Name):
+        return False
+    finder = _Assigns(node)
+    pipeline.node.body.visit(finder)
+    value = finder.value
+    return (
+        value is not None
+        and finder.direct
+        and isinstance(value, cst.Attribute)
+        and SETTINGS.get(value.attr.value) == setting
+        and isinstance(value.value, cst.Call)
+        and isinstance(value.value.func, cst.Attribute)
+        and value.value.func.attr.value == "current"
+    )
+
+
+class _Assigns(cst.CSTVisitor):
+    """The value a single-target ``name = value`` statement of the function's own body gives
+    ``target``, and whether that statement is directly in the body (not nested in a def)."""
+
+    def __init__(self, target: cst.Name) -> None:
+        self.target = target
+        self.value: cst.BaseExpression | None = None
+        self.direct = True
+        self._depth = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._depth += 1
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._depth -= 1
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and node.targets[0].target is self.target:
+            self.value = node.value
+            self.direct = self._depth == 0
+
+
+class _Around(cst.CSTVisitor):
+    def __init__(self, call: cst.Call) -> None:
+        self.call = call
+        self.found: cst.Attribute | None = None
+        self.bound: str | None = None  # `name = Pipeline.current()`
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.value is self.call:
+            self.found = node
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if node.value is self.call and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self.bound = node.targets[0].target.value
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+class Impl(RuleImpl):
+    rule = RULE
+
+    def blockers(self, fn):
+        """Decides, once per module, every ``Pipeline.current()`` of the graph code (``analyse``)."""
+        graph, found = graph_code.prepared(self.ctx.resolver, self.ctx.model)
+        if self.code not in found.analysed_by:
+            found.analysed_by.add(self.code)
+            analyse(graph, found)
+        return []
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
+        name = graph_code.facts(self.ctx.model).current.get(original)
+        if name is None or not self.ctx.may_rewrite_dali_calls():
+            return updated
+        fixed = self.ctx.applies(self.code, original)
+        self.ctx.report(
+            self.code, original, f"`{_code(original)}` → `{name}` (the migrated function's parameter)",
+            hint=f"use the `{name}` parameter", fixed=fixed,
+        )
+        return cst.Name(name, lpar=original.lpar, rpar=original.rpar) if fixed else updated
