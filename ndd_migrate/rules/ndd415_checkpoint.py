@@ -60,7 +60,7 @@ RULE = Rule(
                 '        checkpoint.register(rng, "rng")\n'
                 '    while True:\n'
                 '        for (data,) in reader.next_epoch(batch_size=batch_size):\n'
-                '            yield data * ndd.random.uniform(batch_size=batch_size, rng=rng),\n'
+                '            yield (data * ndd.random.uniform(batch_size=batch_size, rng=rng)).evaluate(),\n'
                 '\n'
                 '\n'
                 'pipe_checkpoint = ndd.checkpoint.Checkpoint()\n'

@@ -54,6 +54,29 @@ def yield_value(value: cst.BaseExpression) -> cst.BaseExpression:
     return cstutil.one_tuple(value)
 
 
+def evaluated(outputs: cst.BaseExpression) -> cst.BaseExpression:
+    """Each yielded batch finished before ``next()`` returns (``batch.evaluate()`` returns the batch),
+    as ``pipe.run()`` returned finished outputs.
+
+    Why: eager ops run in the EvalContext's background thread, a daemon thread (DALI 2.4
+    ``experimental/dynamic/_async.py``; the context's finalizer only queues a stop, it does not wait).
+    A batch nobody reads -- the step in flight when an exception ends the script, the last ``next(pipe)``
+    before a checkpoint is saved -- can still be computing when the interpreter finalizes: the thread,
+    returning from the C++ operator, is killed by ``pthread_exit`` while it takes the GIL, and the
+    process aborts ("terminate called without an active exception", exit 134). Waiting here leaves no
+    DALI work behind a suspended generator; the consumer waits for the batch anyway.
+    """
+    if isinstance(outputs, cst.Tuple) and not outputs.lpar:
+        return outputs.with_changes(elements=[e.with_changes(value=_evaluated(e.value)) for e in outputs.elements])
+    return _evaluated(outputs)
+
+
+def _evaluated(value: cst.BaseExpression) -> cst.Call:
+    if not isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and not value.lpar:
+        value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Call(cst.Attribute(value, cst.Name("evaluate")))
+
+
 def loop_target(target: cst.BaseAssignTargetExpression, outputs: int | None) -> cst.BaseAssignTargetExpression:
     if isinstance(target, cst.Name) and outputs == 1:
         return cst.Tuple(elements=[cst.Element(target)])
