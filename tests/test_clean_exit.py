@@ -58,6 +58,24 @@ def test_each_yielded_batch_is_evaluated():
     assert "            yield images.evaluate(), labels.evaluate()\n" in out, out
 
 
+@pytest.mark.parametrize(
+    "returned, yielded",
+    [
+        ("(a, -b)", "(a.evaluate(), (-b).evaluate())"),  # an operation gets parentheses, the tuple its own
+        ("[a, b.gpu()]", "a.evaluate(), b.gpu().evaluate()"),
+        ("a * 2", "(a * 2).evaluate(),"),
+    ],
+)
+def test_evaluate_wraps_each_output(returned, yielded):
+    text = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2)\ndef p(root):\n"
+        f"    a, b = fn.readers.file(file_root=root)\n    return {returned}\n"
+    )
+    out, _ = migrate_text(text)
+    assert f"            yield {yielded}\n" in out, out
+    assert migrate_text(out)[0] == out
+
+
 @pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("mode, code", [("raise", 1), ("checkpoint", 0)])
