@@ -50,7 +50,7 @@ with open(path, "wb") as f:
 """
 
 RUNS = 6  # per mode
-BUDGET_S = 30.0  # per mode: on a loaded machine fewer runs, but always at least two
+BUDGET_S = 25.0  # per mode: on a loaded machine fewer runs, but always at least two
 
 
 def test_each_yielded_batch_is_evaluated():
