@@ -28,7 +28,7 @@ EXPECTED_TAIL = (
     "        for (data,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n"
     "            with ctx:\n"
     "                noise = ndd.random.uniform(range=[0.0, 1.0], batch_size=batch_size)\n"
-    "            yield data + noise,\n"
+    "            yield (data + noise).evaluate(),\n"
     "\n"
     "\n"
     "pipe = p('x', batch_size=4, device_id=None)\n"

@@ -68,7 +68,7 @@ def test_settings_positional_and_executor_only_dropped():
     assert "ctx = ndd.EvalContext(device_id=device_id)" in out
     assert "rng = ndd.random.RNG(seed=5)" in out
     # Ops in the returned expression run inside the context; the yield stays outside it.
-    assert "with ctx:\n            outputs = ndd.random.uniform(batch_size=batch_size, rng=rng),\n        yield outputs\n" in out
+    assert "with ctx:\n            outputs = ndd.random.uniform(batch_size=batch_size, rng=rng).evaluate(),\n        yield outputs\n" in out
     dropped = sorted(d.message for d in diagnostics if d.code == "NDD004")
     assert dropped == [
         "`exec_pipelined` has no dynamic-mode counterpart: dropped",
@@ -86,7 +86,7 @@ def test_literal_settings_and_batch_size_binding():
     )
     assert "def P(root):\n    batch_size = 16\n    while True:" in out
     assert "set_num_threads" not in out and "EvalContext" not in out and "RNG" not in out
-    assert "ndd.random.uniform(range=[0, 1], batch_size=batch_size)," in out
+    assert "ndd.random.uniform(range=[0, 1], batch_size=batch_size).evaluate()," in out
 
 
 @pytest.mark.parametrize(
@@ -136,7 +136,7 @@ def test_op_objects_keep_call_order_and_get_their_own_rng():
         # with a batch input no batch_size; the argument call first, as Python evaluates it
         (
             "outputs = ndd.rotate(images, device='gpu', angle=ndd.random.uniform(range=[-10.0, 10.0], "
-            "batch_size=batch_size, rng=rng)), a, b"
+            "batch_size=batch_size, rng=rng)).evaluate(), a.evaluate(), b.evaluate()"
         ),
     ]
     lines = [line.strip() for line in body.splitlines()]
@@ -158,7 +158,7 @@ def test_values_on_self_become_locals():
     assert "    mean = [1.0, 2.0]\n    reader = ndd.readers.Numpy(file_root=root)\n" in out
     assert "root = root" not in out
     assert "for (data,) in reader.next_epoch(" in out
-    assert "outputs = ndd.normalize(data, mean=mean[0])," in out
+    assert "outputs = ndd.normalize(data, mean=mean[0]).evaluate()," in out
 
 
 def test_multiline_constructor_gives_multiline_call():
@@ -174,7 +174,7 @@ def test_multiline_constructor_gives_multiline_call():
         "                ndd.random.normal(shape=[3], batch_size=batch_size),\n"
         "                mean=1.0,\n"
         "                stddev=2.0,\n"
-        "            ),\n"
+        "            ).evaluate(),\n"
     ) in out
 
 

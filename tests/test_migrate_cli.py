@@ -32,7 +32,7 @@ MIGRATED = (
     "    reader = ndd.readers.Numpy(file_root=root)\n"
     "    while True:\n"
     "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
-    "            yield data,\n"
+    "            yield data.evaluate(),\n"
 )
 
 

@@ -21,7 +21,7 @@ MIGRATED_PIPE = (
     "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
     "def train_pipe(*, batch_size=2):\n"
     "    while True:\n"
-    "        yield ndd.random.uniform(batch_size=batch_size),\n"
+    "        yield ndd.random.uniform(batch_size=batch_size).evaluate(),\n"
 )
 USE = "pipe.build()\nout = pipe.run()\n"
 USED = "out = next(pipe)\n"

@@ -54,6 +54,30 @@ def yield_value(value: cst.BaseExpression) -> cst.BaseExpression:
     return cstutil.one_tuple(value)
 
 
+def evaluated(outputs: cst.BaseExpression) -> cst.BaseExpression:
+    """``yield a.evaluate(), b.evaluate()``: ``next(pipe)`` returns finished batches, as ``pipe.run()``
+    did (``evaluate()`` waits for the batch and returns it).
+
+    Why: an eager op runs in the EvalContext's background thread, a daemon thread that nothing waits
+    for at exit (DALI 2.4 ``experimental/dynamic/_async.py``). A batch nobody read -- the step in
+    flight when an exception ends the script, the last one before a checkpoint is saved -- can still
+    be computing when the interpreter finalizes; that thread, back from the C++ operator, is ended by
+    ``pthread_exit`` as it takes the GIL and the process aborts ("terminate called without an active
+    exception", exit 134). docs/target-shape.md, "Finished batches".
+    """
+    if not isinstance(outputs, cst.Tuple):
+        return _evaluated(outputs)
+    elements = [e if isinstance(e, cst.StarredElement) else e.with_changes(value=_evaluated(e.value)) for e in outputs.elements]
+    return outputs.with_changes(elements=elements)
+
+
+def _evaluated(value: cst.BaseExpression) -> cst.Call:
+    """``value.evaluate()``, with parentheses around an operation (``(data * 2).evaluate()``)."""
+    if not isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and not value.lpar:
+        value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Call(cst.Attribute(value, cst.Name("evaluate")))
+
+
 def loop_target(target: cst.BaseAssignTargetExpression, outputs: int | None) -> cst.BaseAssignTargetExpression:
     if isinstance(target, cst.Name) and outputs == 1:
         return cst.Tuple(elements=[cst.Element(target)])

@@ -54,7 +54,7 @@ RULE = Rule(
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    while True:\n"
                 "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
-                "            yield data * 2,\n"
+                "            yield (data * 2).evaluate(),\n"
             ),
         ),
         Example(
@@ -185,7 +185,7 @@ class Impl(RuleImpl):
                 per_batch.append(stmt)
 
         yield_stmt = cst.SimpleStatementLine(
-            body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines
+            body=[cst.Expr(cst.Yield(value=shape.evaluated(outputs)))], leading_lines=ret.leading_lines
         )
         if source is not None:
             per_batch = [*source.convert, *per_batch]

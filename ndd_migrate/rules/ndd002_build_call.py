@@ -37,7 +37,7 @@ RULE = Rule(
                 "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
                 "def p(*, batch_size=2):\n"
                 "    while True:\n"
-                "        yield ndd.random.uniform(batch_size=batch_size),\n\n\n"
+                "        yield ndd.random.uniform(batch_size=batch_size).evaluate(),\n\n\n"
                 "pipe = p()\n"
                 "# build once\n"
                 "(x,) = next(pipe)\n"

@@ -39,7 +39,7 @@ RULE = Rule(
                 "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
                 "def p(*, batch_size):\n"
                 "    while True:\n"
-                "        yield ndd.random.uniform(batch_size=batch_size),\n\n\n"
+                "        yield ndd.random.uniform(batch_size=batch_size).evaluate(),\n\n\n"
                 "pipe = p(batch_size=8)\n"
             ),
         ),

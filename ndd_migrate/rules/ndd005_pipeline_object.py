@@ -49,7 +49,7 @@ RULE = Rule(
                 "    def batches():\n"
                 "        while True:\n"
                 "            for (data,) in reader.next_epoch(batch_size=batch_size):\n"
-                "                yield data,\n\n"
+                "                yield data.evaluate(),\n\n"
                 "    return reader.get_metadata(), batches()\n\n\n"
                 "pipe_meta, pipe = p('/data')\n"
                 "n = pipe_meta['epoch_size']\n"

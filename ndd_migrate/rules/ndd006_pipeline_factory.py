@@ -52,7 +52,7 @@ RULE = Rule(
                 "\n"
                 "def p(low, *, batch_size=2):\n"
                 "    while True:\n"
-                "        yield ndd.random.uniform(range=[low, 1.0], batch_size=batch_size),\n"
+                "        yield ndd.random.uniform(range=[low, 1.0], batch_size=batch_size).evaluate(),\n"
                 "\n"
                 "\n"
                 "def make_pipe(train):\n"

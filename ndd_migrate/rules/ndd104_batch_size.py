@@ -38,7 +38,7 @@ RULE = Rule(
                 "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
                 "def noise(*, batch_size=8):\n"
                 "    while True:\n"
-                "        yield ndd.random.uniform(range=[0.0, 1.0], batch_size=batch_size),\n"
+                "        yield ndd.random.uniform(range=[0.0, 1.0], batch_size=batch_size).evaluate(),\n"
             ),
         ),
     ),

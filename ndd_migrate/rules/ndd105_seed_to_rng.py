@@ -48,7 +48,7 @@ RULE = Rule(
                 "    while True:\n"
                 "        a = ndd.random.uniform(range=[0.0, 1.0], batch_size=batch_size, rng=rng)\n"
                 "        b = ndd.random.normal(batch_size=batch_size, rng=rng_2)\n"
-                "        yield a, b\n"
+                "        yield a.evaluate(), b.evaluate()\n"
             ),
         ),
     ),

@@ -48,7 +48,7 @@ RULE = Rule(
                 "def p(root, sizes):\n"
                 "    (data,) = fn.readers.numpy(file_root=root)\n"
                 "    xy = fn.cast(data, dtype=7) * 2\n"
-                "    return xy[:, 0], data[1:3], sizes[0]\n"
+                "    return xy[:, 0], data[1:3] * sizes[0]\n"
             ),
             after=(
                 "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
@@ -57,7 +57,7 @@ RULE = Rule(
                 "    while True:\n"
                 "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
                 "            xy = ndd.cast(data, dtype=7) * 2\n"
-                "            yield xy.slice[:, 0], data.slice[1:3], sizes[0]\n"
+                "            yield xy.slice[:, 0].evaluate(), (data.slice[1:3] * sizes[0]).evaluate()\n"
             ),
         ),
         Example(

@@ -50,7 +50,7 @@ RULE = Rule(
                 "def p(*, batch_size=4):\n"
                 "    while True:\n"
                 "        n = batch_size\n"
-                "        yield ndd.random.uniform(shape=[n], batch_size=batch_size),\n"
+                "        yield ndd.random.uniform(shape=[n], batch_size=batch_size).evaluate(),\n"
             ),
         ),
         Example(

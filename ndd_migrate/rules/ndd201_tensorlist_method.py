@@ -46,7 +46,7 @@ RULE = Rule(
                 "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
                 "def p(*, batch_size=2):\n"
                 "    while True:\n"
-                "        yield ndd.random.uniform(shape=[3], batch_size=batch_size),\n\n\n"
+                "        yield ndd.random.uniform(shape=[3], batch_size=batch_size).evaluate(),\n\n\n"
                 "pipe = p()\n"
                 "(x,) = next(pipe)\n"
                 "print(np.asarray(x.tensors[0]), np.asarray(ndd.as_tensor(x)).mean(), (x.layout or \"\"), x.shape)\n"

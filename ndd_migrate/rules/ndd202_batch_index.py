@@ -36,7 +36,7 @@ RULE = Rule(
                 "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
                 "def p(*, batch_size=2):\n"
                 "    while True:\n"
-                "        yield ndd.random.uniform(shape=[3], batch_size=batch_size),\n\n\n"
+                "        yield ndd.random.uniform(shape=[3], batch_size=batch_size).evaluate(),\n\n\n"
                 "pipe = p()\n"
                 "out = next(pipe)\n"
                 "first = out[0].tensors[1]\n"

@@ -43,7 +43,7 @@ _LEGACY_AFTER = (
     "            with ctx:\n"
     "                images = ndd.resize(ndd.decoders.image(jpegs, device=\"gpu\"), device=\"gpu\", resize_x=224, "
     "resize_y=224)\n"
-    "                outputs = images, labels, ndd.random.coin_flip(probability=0.3, batch_size=batch_size, rng=rng)\n"
+    "                outputs = images.evaluate(), labels.evaluate(), ndd.random.coin_flip(probability=0.3, batch_size=batch_size, rng=rng).evaluate()\n"
     "            yield outputs\n\n\n"
     "pipe = TrainPipe(32, 4, 0, \"/data\")\n"
     "images, labels, flips = next(pipe)\n"
@@ -236,8 +236,10 @@ class Impl(RuleImpl):
         outputs = shape.yield_value(ret.body[0].value)
         if fn.ctx_name and _has_call(outputs):
             # Ops in the returned expression run inside the context too; the yield stays outside.
-            body.append(shape.assign(fn.outputs_name, outputs))
+            body.append(shape.assign(fn.outputs_name, shape.evaluated(outputs)))
             outputs = cst.Name(fn.outputs_name)
+        else:
+            outputs = shape.evaluated(outputs)
         yield_stmt = cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)
         reader_stmt = body.pop(fn.reader_index) if fn.reader_index is not None else None
         per_batch = shape.strip_blank_head(body)

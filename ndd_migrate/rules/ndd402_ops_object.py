@@ -51,7 +51,7 @@ RULE = Rule(
                 "    scale = 2.0\n"
                 "    rng = ndd.random.RNG(seed=3)\n"
                 "    while True:\n"
-                "        yield ndd.random.uniform(range=[0.0, 1.0], shape=[2], batch_size=batch_size, rng=rng) * scale,\n"
+                "        yield (ndd.random.uniform(range=[0.0, 1.0], shape=[2], batch_size=batch_size, rng=rng) * scale).evaluate(),\n"
             ),
         ),
     ),

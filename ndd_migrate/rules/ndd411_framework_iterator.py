@@ -40,7 +40,7 @@ _AFTER = (
     "    def batches():\n"
     "        while True:\n"
     "            for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
-    "                yield ndd.decoders.image(jpegs), labels\n\n"
+    "                yield ndd.decoders.image(jpegs).evaluate(), labels.evaluate()\n\n"
     "    return reader.get_metadata(), batches()\n\n\n"
     + iterator_helper.HELPER.lstrip("\n")
     + "\n\n"

@@ -67,7 +67,7 @@ RULE = Rule(
                 "    for images, labels in feed:\n"
                 "        images = ndd.as_batch(images, layout='HWC')\n"
                 "        labels = ndd.as_batch(labels)\n"
-                "        yield images / 255, labels\n"
+                "        yield (images / 255).evaluate(), labels.evaluate()\n"
             ),
         ),
         Example(
@@ -102,7 +102,7 @@ RULE = Rule(
                 "            return\n"
                 "        iteration += 1\n"
                 "        data = ndd.as_batch(data)\n"
-                "        yield data + 1,\n"
+                "        yield (data + 1).evaluate(),\n"
             ),
         ),
         Example(

@@ -56,7 +56,7 @@ RULE = Rule(
                 "    while True:\n"
                 "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
                 "            yield ndd.as_batch([mix(np.asarray(s0), np.asarray(s1)) for s0, s1 in "
-                "zip(data.tensors, data.tensors)]),\n"
+                "zip(data.tensors, data.tensors)]).evaluate(),\n"
             ),
         ),
         Example(
@@ -81,7 +81,7 @@ RULE = Rule(
                 "    while True:\n"
                 "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
                 "            head, tail = [ndd.as_batch(out) for out in split([np.asarray(s) for s in data.tensors])]\n"
-                "            yield head, tail\n"
+                "            yield head.evaluate(), tail.evaluate()\n"
             ),
         ),
     ),

@@ -75,7 +75,7 @@ RULE = Rule(
                 "                x_then_2 = x_then / ndd.reductions.max(x_then)\n"
                 "            x = ndd.as_batch([x_then_2.tensors[then_idx.index(i)] if t else x.tensors[i] "
                 "for i, t in enumerate(taken)])\n"
-                "            yield x,\n"
+                "            yield x.evaluate(),\n"
             ),
         ),
         Example(

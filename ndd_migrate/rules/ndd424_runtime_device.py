@@ -59,7 +59,7 @@ RULE = Rule(
                 "    reader = ndd.readers.File(file_root=root)\n"
                 "    while True:\n"
                 "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
-                "            yield ndd.decoders.image(jpegs, device=device), labels\n\n\n"
+                "            yield ndd.decoders.image(jpegs, device=device).evaluate(), labels.evaluate()\n\n\n"
                 "cpu_pipe = pipe('/data', device='cpu')\n"
                 "gpu_pipe = pipe('/data', device='gpu')\n"
             ),
@@ -81,7 +81,7 @@ RULE = Rule(
                 "    reader = ndd.readers.File(file_root=root)\n"
                 "    while True:\n"
                 "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
-                "            yield ndd.decoders.image(jpegs, device=device), labels\n\n\n"
+                "            yield ndd.decoders.image(jpegs, device=device).evaluate(), labels.evaluate()\n\n\n"
                 "p = pipe('/data', device=DEVICE)\n"
             ),
         ),
