@@ -296,6 +296,10 @@ class _Walk:
             return use(SAMPLES if kind is Kind.BATCH and self._samples_as_arrays(parent) else ITERATED), None
         if isinstance(parent, (cst.Element, cst.DictElement, cst.StarredElement, cst.StarredDictElement)):
             return use(ELEMENT, holder=self.parents.get(parent)), None
+        if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)) and node is not getattr(
+            parent.for_in, "iter", None
+        ):
+            return use(ELEMENT), None  # `[p(shard_id=i) for i in ...]`: one value per item, in a container
         if isinstance(parent, cst.Return):
             return use(RETURNED), None
         if isinstance(parent, cst.Yield):

@@ -250,7 +250,7 @@ def _subject(use: plan.Use) -> str:
     if use.kind is Kind.PIPELINE:
         return f"{named}(a {owner} pipeline)" if named else f"the {owner} pipeline"
     if use.kind is Kind.BATCHES:
-        return f"{named}(the outputs of {owner})" if named else f"the outputs of {owner}"
+        return f"{named}(the outputs of {owner})" if named else f"what `run()` of {owner} returns"
     return f"{named}(an output of {owner})" if named else f"an output of {owner}"
 
 
