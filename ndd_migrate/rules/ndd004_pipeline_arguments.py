@@ -18,7 +18,9 @@ RULE = Rule(
         "only tune pipeline mode's executor: `prefetch_queue_depth`, `exec_async`, `exec_pipelined`, "
         "`exec_dynamic`, `set_affinity`, `bytes_per_sample`, `max_streams`, `py_num_workers`, ... "
         "`batch_size`, `num_threads`, `device_id` and `seed` stay: they are parameters of the migrated "
-        "function. Arguments passed through `**kwargs` cannot be checked and are reported."
+        "function. A call site that passes settings through `**kwargs` (or `*args`) keeps its pipeline "
+        "unconverted: which settings the mapping carries is known only at run time, and the migrated "
+        "function accepts only the ones the module gives by name."
     ),
     why="The migrated generator does not accept them: passing one would raise `TypeError`.",
     fix_safety=FixSafety.UNSAFE,
@@ -50,15 +52,27 @@ RULE = Rule(
 class Impl(RuleImpl):
     rule = RULE
 
+    def blockers(self, fn):
+        """Call sites that pass arguments through ``*``/``**``: they may carry pipeline settings
+        (``num_threads``, ``device_id``, executor-only ones) that the migrated function would not
+        take — a ``TypeError`` only at run time."""
+        found = []
+        for call, owner in self.ctx.model.call_sites.items():
+            starred = next((a for a in call.args if a.star), None)
+            if owner is fn and starred is not None:
+                spelled = cst.Module([]).code_for_node(starred.value)
+                found.append((
+                    call,
+                    f"a call passes arguments through `{starred.star}{spelled}`, which may carry pipeline settings",
+                    f"pass the pipeline settings by name (`num_threads=...`, `device_id=...`) and drop executor-only "
+                    f"ones (`prefetch_queue_depth`, `exec_*`) from `{spelled}`, then run ndd-migrate again",
+                ))
+        return found
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         fn = self.ctx.model.call_sites.get(original)
         if fn is None or not fn.convert or not isinstance(updated, cst.Call):
             return updated
-        if any(a.star == "**" for a in original.args):
-            self.ctx.report(
-                self.code, original, "arguments passed through `**` may include executor-only settings",
-                hint="remove executor-only settings (prefetch_queue_depth, exec_*, ...) from the mapping", fixed=False,
-            )
         dropped = {
             a.keyword.value
             for a in original.args
