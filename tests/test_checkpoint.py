@@ -79,7 +79,7 @@ MIGRATED = (
     '        checkpoint.register(reader, "R")\n'
     "    while True:\n"
     "        for (x,) in reader.next_epoch(batch_size=batch_size):\n"
-    "            yield x,\n\n\n"
+    "            yield x.evaluate(),\n\n\n"
 )
 ENABLE = ", enable_checkpointing=True"
 CREATED = "pipe_checkpoint = ndd.checkpoint.Checkpoint()\npipe = p('/d', checkpoint=pipe_checkpoint)\n"

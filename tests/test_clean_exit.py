@@ -37,9 +37,9 @@ def heavy(root):
 
 mode, root, path = sys.argv[1:4]
 if mode == "raise":
-    pipe = heavy(root)
-    pipe.build()
-    pipe.run()  # a mid-epoch batch nobody reads
+    plain = heavy(root)
+    plain.build()
+    plain.run()  # a mid-epoch batch nobody reads
     raise RuntimeError("stopped while the pipeline is suspended")
 pipe = heavy(root, enable_checkpointing=True)
 pipe.build()
