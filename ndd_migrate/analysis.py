@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate import checkpoints, crossfile, external_source, iterators, manual_uses, names, pipeline_args
+from ndd_migrate import checkpoints, crossfile, external_source, iterators, manual_uses, names, outputs, pipeline_args
 from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.rules.tables import op_info
@@ -47,6 +47,8 @@ class PipelineFunction:
     problems: list[Problem] = field(default_factory=list)
     reader_index: int | None = None
     reader_outputs: int | None = None
+    # What the final `return` gives (ndd_migrate.outputs): how the generator yields it.
+    outputs: outputs.Outputs | None = None
     random_calls: list[cst.Call] = field(default_factory=list)
     external_sources: list[cst.Call] = field(default_factory=list)
     source: external_source.SourceSpec | None = None  # an external source in the reader's role (NDD421)
@@ -269,12 +271,13 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
     def _read_body(self, fn: PipelineFunction) -> None:
         body = fn.node.body.body if isinstance(fn.node.body, cst.IndentedBlock) else ()
         last = body[-1] if body else None
-        if not (
+        ends_with_return = (
             isinstance(last, cst.SimpleStatementLine)
             and len(last.body) == 1
             and isinstance(last.body[0], cst.Return)
             and last.body[0].value is not None
-        ):
+        )
+        if not ends_with_return:
             fn.problems.append(
                 Problem("NDD001", fn.node, "the function does not end with `return <outputs>`")
             )
@@ -288,8 +291,31 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                     )
                     continue
                 fn.reader_index = index
-                info = op_info(names.fn_path(names.dali_name(self, call.func)) or "")
-                fn.reader_outputs = info.num_outputs if info else None
+                count = outputs.op_outputs(names.fn_path(names.dali_name(self, call.func)) or "", call)
+                fn.reader_outputs = count if isinstance(count, int) else None
+        if ends_with_return:
+            self._read_outputs(fn, last.body[0])
+
+    def _read_outputs(self, fn: PipelineFunction, ret: cst.Return) -> None:
+        """How many outputs ``return EXPR`` gives (``pipe.run()`` returned that many batches)."""
+        reader = fn.top_level_readers[0] if fn.reader_index is not None else None
+        finder = outputs.Reader(self, reader)
+        found = finder.returned(ret.value, fn.node)
+        for call, helper in finder.helper_readers:
+            fn.problems.append(
+                Problem("NDD001", call, f"`{helper}` creates a reader: called for every batch, it would restart the epoch each time", outputs.HELPER_READER_HINT)
+            )
+        why = outputs.pipeline_def_problem(ret.value, found)
+        if why is not None:
+            fn.problems.append(Problem("NDD001", ret, *why))
+            return
+        fn.outputs = found
+        if reader is not None and fn.reader_outputs is None:
+            why = outputs.reader_name_used(
+                fn.node, fn.node.body.body[fn.reader_index], ret, lambda call: outputs.canonical_path(names.fn_path(names.dali_name(self, call.func)))
+            )
+            if why:
+                fn.problems.append(Problem("NDD001", fn.node.body.body[fn.reader_index], why, outputs.READER_HINT))
 
     def _is_reader(self, call: cst.Call) -> bool:
         info = op_info(names.fn_path(names.dali_name(self, call.func)) or "")

@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate import names, pipeline_args
+from ndd_migrate import names, outputs, pipeline_args
 from ndd_migrate.analysis import PipelineFunction, Problem
 from ndd_migrate.rules import shape
 from ndd_migrate.rules.tables import OpInfo, fn_path_of_legacy_op, op_info
@@ -289,6 +289,26 @@ class _Reader:
                 self.problem(call, "an `fn.readers.*` call inside `define_graph`: create it once by hand")
             elif info.random:
                 fn.random_calls.append(call)
+        if last is not None and isinstance(last.body[0], cst.Return) and last.body[0].value is not None:
+            self.read_outputs(graph, last.body[0])
+
+    def read_outputs(self, graph: cst.FunctionDef, ret: cst.Return) -> None:
+        """What ``define_graph`` returns (ndd_migrate.outputs): a list or tuple is unpacked into
+        outputs (``Pipeline._build_graph``), an operator object's outputs (a list) included."""
+        fn = self.fn
+
+        def op_call(call: cst.Call):
+            op = fn.op_calls.get(call)
+            return (op.info.fn_path, _with_ctor(op, call)) if op is not None else None
+
+        found = outputs.Reader(self.resolver, fn.reader_call, op_call).returned(ret.value, graph)
+        if isinstance(found, outputs.Outputs) and found.form != "dict":
+            fn.outputs = found  # otherwise one output, as before
+        if fn.reader_index is not None and fn.reader_outputs is None:
+            stmt = graph.body.body[fn.reader_index]
+            why = outputs.reader_name_used(graph, stmt, ret, lambda call: outputs.canonical_path(fn.op_calls[call].info.fn_path))
+            if why:
+                fn.problems.append(Problem("NDD401", stmt, why, outputs.READER_HINT))
 
     def read_reader_call(self, body, call: cst.Call) -> None:
         fn = self.fn
@@ -299,7 +319,8 @@ class _Reader:
         for index, stmt in enumerate(body):
             if _assigned_value(stmt) is call:
                 fn.reader_index = index
-                fn.reader_outputs = fn.op_calls[call].info.num_outputs
+                count = outputs.op_outputs(fn.op_calls[call].info.fn_path, _with_ctor(fn.op_calls[call], call))
+                fn.reader_outputs = count if isinstance(count, int) else None
                 return
         self.problem(call, "a reader called inside an expression cannot be created once")
 
@@ -372,6 +393,13 @@ def self_attr(node: cst.CSTNode) -> str | None:
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
         return node.attr.value
     return None
+
+
+def _with_ctor(op: OpObject, call: cst.Call) -> cst.Call:
+    """The call with the constructor's arguments too (what decides an operator's outputs)."""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    rest = [a for a in call.args if a.keyword is not None or a.star]
+    return call.with_changes(args=[*positional, *op.ctor.args, *rest])
 
 
 def _keywords(call: cst.Call) -> set[str]:

@@ -24,8 +24,11 @@ RULE = Rule(
         "keyword-only parameters, the reader, RNG and context created once, and one batch of outputs per "
         "`next()`, continuing across epochs exactly as `pipe.run()` did. A function that cannot be rewritten "
         "faithfully (several readers, a reader inside an expression, an early `return`, a data-dependent "
-        "`if` that is not simple (NDD423), an op without dynamic-mode form) is left as it is, with a TODO "
-        "saying why. An external source takes the reader's place (NDD421). Pipelines that feed a "
+        "`if` that is not simple (NDD423), an op without dynamic-mode form, a returned value whose number of "
+        "outputs cannot be read from the code) is left as it is, with a TODO saying why. Each `next()` gives "
+        "the tuple `pipe.run()` gave: the number of outputs of a returned name or call comes from the op "
+        "table and the call's arguments (`fn.readers.coco(..., polygon_masks=True)` has 5), or from the "
+        "returns of the module's helper function it calls. An external source takes the reader's place (NDD421). Pipelines that feed a "
         "framework iterator get the epoch-aware shape (NDD411); checkpointing ones take `checkpoint=` (NDD415)."
     ),
     why=(
@@ -56,6 +59,28 @@ RULE = Rule(
                 "    while True:\n"
                 "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
                 "            yield data * 2,\n"
+            ),
+        ),
+        Example(
+            title="a helper of the module returns two outputs: yielded as the tuple it is",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "def decode(jpegs, labels):\n"
+                "    return fn.decoders.image(jpegs), labels\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def train(root):\n"
+                "    jpegs, labels = fn.readers.file(file_root=root)\n"
+                "    return decode(jpegs, labels)\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def decode(jpegs, labels):\n"
+                "    return ndd.decoders.image(jpegs), labels\n\n\n"
+                "def train(root, *, batch_size=4):\n"
+                "    reader = ndd.readers.File(file_root=root)\n"
+                "    while True:\n"
+                "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+                "            yield decode(jpegs, labels)\n"
             ),
         ),
         Example(
@@ -150,7 +175,7 @@ class Impl(RuleImpl):
         source_index = fn.source.index - len(head) if fn.source is not None else None  # NDD421
         anchor = reader_index if reader_index is not None else source_index
         ret = body.pop()
-        outputs = shape.yield_value(ret.body[0].value)
+        outputs = shape.yield_value(ret.body[0].value, fn.outputs.form if fn.outputs else None)
         used = fn.local_names | {p.name.value for p in shape.all_params(original.params)}
         used |= set(self.ctx.op_rngs.values()) | set(self.ctx.pipeline_rng.values())
 

@@ -235,7 +235,7 @@ class Impl(RuleImpl):
         and the statement creating the reader (None without one)."""
         body = list(graph.body.body)
         ret = body.pop()
-        outputs = shape.yield_value(ret.body[0].value)
+        outputs = shape.yield_value(ret.body[0].value, fn.outputs.form if fn.outputs else None)
         if fn.ctx_name and _has_call(outputs):
             # Ops in the returned expression run inside the context too; the yield stays outside.
             body.append(shape.assign(fn.outputs_name, outputs))

@@ -45,12 +45,20 @@ def is_docstring(stmt: cst.CSTNode) -> bool:
     )
 
 
-def yield_value(value: cst.BaseExpression) -> cst.BaseExpression:
-    """What one ``next()`` gives: a tuple with one batch per pipeline output, as ``pipe.run()`` did."""
+def yield_value(value: cst.BaseExpression, form: str | None = None) -> cst.BaseExpression:
+    """What one ``next()`` gives: a tuple with one batch per pipeline output, as ``pipe.run()`` did.
+
+    ``form`` is what the returned expression holds (``ndd_migrate.outputs.Outputs.form``): a tuple
+    of outputs (an op's outputs are one in dynamic mode) is yielded as it is, a list as
+    ``tuple(...)``, one output (or an unknown ``form``) as a 1-tuple."""
     if isinstance(value, cst.Tuple):
         return value
     if isinstance(value, cst.List):
         return cst.Tuple(elements=value.elements, lpar=[], rpar=[])
+    if form in ("tuple", "oplist"):
+        return value
+    if form == "list":
+        return cst.Call(cst.Name("tuple"), [cst.Arg(value)])
     return cstutil.one_tuple(value)
 
 
