@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate import checkpoints, crossfile, external_source, iterators, manual_uses, names, outputs, pipeline_args
+from ndd_migrate import checkpoints, crossfile, external_source, iterators, manual_uses, names, outputs, pipeline_args, returns
 from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.rules.tables import op_info
@@ -49,6 +49,10 @@ class PipelineFunction:
     reader_outputs: int | None = None
     # What the final `return` gives (ndd_migrate.outputs): how the generator yields it.
     outputs: outputs.Outputs | None = None
+    # Where the function returns (ndd_migrate.returns); `branch_forms`: the Outputs.form of each
+    # `return` ending an `if` branch, in source order (each becomes `yield` + `continue`).
+    returns: returns.Returns | None = None
+    branch_forms: list[str] = field(default_factory=list)
     random_calls: list[cst.Call] = field(default_factory=list)
     external_sources: list[cst.Call] = field(default_factory=list)
     source: external_source.SourceSpec | None = None  # an external source in the reader's role (NDD421)
@@ -270,17 +274,12 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     def _read_body(self, fn: PipelineFunction) -> None:
         body = fn.node.body.body if isinstance(fn.node.body, cst.IndentedBlock) else ()
-        last = body[-1] if body else None
-        ends_with_return = (
-            isinstance(last, cst.SimpleStatementLine)
-            and len(last.body) == 1
-            and isinstance(last.body[0], cst.Return)
-            and last.body[0].value is not None
-        )
-        if not ends_with_return:
+        fn.returns = found = returns.read(fn.node)
+        if not found.ends:
             fn.problems.append(
                 Problem("NDD001", fn.node, "the function does not end with `return <outputs>`")
             )
+        fn.problems.extend(Problem("NDD001", node, why) for node, why in found.problems)
         for index, stmt in enumerate(body):
             call = _assigned_call(stmt)
             if call is not None and self._is_reader(call):
@@ -293,26 +292,48 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 fn.reader_index = index
                 count = outputs.op_outputs(names.fn_path(names.dali_name(self, call.func)) or "", call)
                 fn.reader_outputs = count if isinstance(count, int) else None
-        if ends_with_return:
-            self._read_outputs(fn, last.body[0])
+        if found.ends and not found.problems:
+            self._read_branches(fn, body)
+            self._read_outputs(fn, found.all)
 
-    def _read_outputs(self, fn: PipelineFunction, ret: cst.Return) -> None:
-        """How many outputs ``return EXPR`` gives (``pipe.run()`` returned that many batches)."""
+    def _read_branches(self, fn: PipelineFunction, body) -> None:
+        """A `return` in a branch must not come before the reader (or external source): those are
+        created once, before the loop, on every path."""
+        anchor = next(
+            (i for i, stmt in enumerate(body) if (call := _assigned_call(stmt)) is not None
+             and (self._is_reader(call) or names.fn_path(names.dali_name(self, call.func)) == "external_source")),
+            None,
+        )
+        for index, stmt in enumerate(body[:anchor] if anchor is not None else ()):
+            if returns.contains_return(stmt):
+                fn.problems.append(Problem(
+                    "NDD001", stmt, "a `return` before the reader: dynamic mode creates the reader once, before the "
+                    "loop, on every path", "create the reader first, or make two pipeline functions",
+                ))
+
+    def _read_outputs(self, fn: PipelineFunction, rets: list[cst.Return]) -> None:
+        """How many outputs each ``return EXPR`` gives (``pipe.run()`` returned that many batches):
+        the same number at every ``return``."""
         reader = fn.top_level_readers[0] if fn.reader_index is not None else None
         finder = outputs.Reader(self, reader)
-        found = finder.returned(ret.value, fn.node)
-        for call, helper in finder.helper_readers:
+        found = [finder.returned(ret.value, fn.node) for ret in rets]
+        for call, helper in dict.fromkeys(finder.helper_readers):
             fn.problems.append(
                 Problem("NDD001", call, f"`{helper}` creates a reader: called for every batch, it would restart the epoch each time", outputs.HELPER_READER_HINT)
             )
-        why = outputs.pipeline_def_problem(ret.value, found)
-        if why is not None:
-            fn.problems.append(Problem("NDD001", ret, *why))
-            return
-        fn.outputs = found
+        for ret, one in zip(rets, found):
+            why = outputs.pipeline_def_problem(ret.value, one)
+            if why is not None:
+                fn.problems.append(Problem("NDD001", ret, *why))
+                return
+        # Each `return` is yielded as the tuple it gave: branches may give different numbers of
+        # outputs (a flag of the pipeline decides which, once per pipeline object, as before).
+        final = fn.returns.final is not None
+        fn.branch_forms = [one.form for one in (found[:-1] if final else found)]
+        fn.outputs = found[-1] if final else None
         if reader is not None and fn.reader_outputs is None:
             why = outputs.reader_name_used(
-                fn.node, fn.node.body.body[fn.reader_index], ret, lambda call: outputs.canonical_path(names.fn_path(names.dali_name(self, call.func)))
+                fn.node, fn.node.body.body[fn.reader_index], rets, lambda call: outputs.canonical_path(names.fn_path(names.dali_name(self, call.func)))
             )
             if why:
                 fn.problems.append(Problem("NDD001", fn.node.body.body[fn.reader_index], why, outputs.READER_HINT))
@@ -327,10 +348,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             if self._depth:
                 self._returns.setdefault(self._depth[-1], []).append(node)
             return
-        body = fn.node.body.body
-        last = body[-1] if body else None
-        if not (isinstance(last, cst.SimpleStatementLine) and last.body and last.body[0] is node):
-            fn.problems.append(Problem("NDD001", node, "a `return` before the end of the function"))
+        # Where a pipeline function may return is read with its body (ndd_migrate.returns).
 
     def visit_Yield(self, node: cst.Yield) -> None:
         if self._depth:

@@ -306,7 +306,7 @@ class _Reader:
             fn.outputs = found  # otherwise one output, as before
         if fn.reader_index is not None and fn.reader_outputs is None:
             stmt = graph.body.body[fn.reader_index]
-            why = outputs.reader_name_used(graph, stmt, ret, lambda call: outputs.canonical_path(fn.op_calls[call].info.fn_path))
+            why = outputs.reader_name_used(graph, stmt, [ret], lambda call: outputs.canonical_path(fn.op_calls[call].info.fn_path))
             if why:
                 fn.problems.append(Problem("NDD401", stmt, why, outputs.READER_HINT))
 

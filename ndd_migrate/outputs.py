@@ -514,11 +514,12 @@ READER_HINT = (
 
 
 def reader_name_used(
-    function: cst.FunctionDef, reader_stmt: cst.CSTNode, ret: cst.Return, path_of
+    function: cst.FunctionDef, reader_stmt: cst.CSTNode, rets: list[cst.Return], path_of
 ) -> str | None:
     """A reader whose number of outputs is not known, bound to one name: the loop binds the name to
-    the tuple ``next_epoch`` yields, which is right only when the name is the whole returned value
-    (a single output was a DataNode in pipeline mode, not a tuple). Why not, or None.
+    the tuple ``next_epoch`` yields, which is right only when the name is only ever returned whole
+    (a single output was a DataNode in pipeline mode, not a tuple) at every ``return`` of ``rets``
+    that returns it. Why not, or None.
     ``path_of(call)`` is the reader's ``fn`` path."""
     assign = reader_stmt.body[0]
     target = assign.targets[0].target
@@ -526,7 +527,7 @@ def reader_name_used(
         return None  # a dict of outputs by feature name in both modes
     finder = _Uses(target.value)
     function.body.visit(finder)
-    returned = isinstance(ret.value, cst.Name) and ret.value.value == target.value
+    returned = sum(isinstance(ret.value, cst.Name) and ret.value.value == target.value for ret in rets)
     if finder.count > 1 + returned:
         return (
             f"`{target.value}` holds all the outputs of a reader whose number of outputs is not known "

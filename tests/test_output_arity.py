@@ -371,3 +371,161 @@ def test_tfrecord_dict_bound_to_one_name_is_not_an_unknown_count():
     text, result = migrate_text(source)
     assert "for inputs in reader.next_epoch(batch_size=batch_size):\n" in text
     assert not [d for d in result.diagnostics if d.needs_human]
+
+
+# -- returns at the end of `if` branches -----------------------------------------------------------
+
+
+EARLY = HEAD + (
+    "def pipe(root, training=True):\n"
+    "    jpegs, labels = fn.readers.file(file_root=root)\n"
+    "    images = fn.decoders.image(jpegs)\n"
+    "    if not training:\n"
+    "        return images, labels\n"
+    "\n"
+    "    images = fn.flip(images, vertical=1)\n"
+    "    return images, labels\n"
+)
+
+
+def test_early_return_becomes_yield_and_continue():
+    text, result = migrate_text(EARLY)
+    assert _body(text) == (
+        "    while True:\n"
+        "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+        "            images = ndd.decoders.image(jpegs)\n"
+        "            if not training:\n"
+        "                yield images, labels\n"
+        "                continue\n"
+        "\n"
+        "            images = ndd.flip(images, vertical=1)\n"
+        "            yield images, labels\n"
+    )
+    assert not [d for d in result.diagnostics if d.needs_human]
+    assert migrate_text(text)[0] == text
+
+
+def test_early_return_with_a_context_keeps_yields_outside_it():
+    text, _ = migrate_text(EARLY + "\n\np = pipe('/d', device_id=1)\n")
+    assert _body(text).split("\n\n\n")[0] + "\n" == (
+        "    while True:\n"
+        "        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n"
+        "            with ctx:\n"
+        "                images = ndd.decoders.image(jpegs)\n"
+        "            if not training:\n"
+        "                yield images, labels\n"
+        "                continue\n"
+        "\n"
+        "            with ctx:\n"
+        "                images = ndd.flip(images, vertical=1)\n"
+        "            yield images, labels\n"
+    )
+
+
+def test_function_ending_with_if_else_returns_everywhere():
+    source = HEAD + (
+        "def pipe(root, mode):\n"
+        "    jpegs, labels = fn.readers.file(file_root=root)\n"
+        "    images = fn.decoders.image(jpegs)\n"
+        "    if mode == 'small':\n"
+        "        return fn.resize(images, size=[8, 8]), labels\n"
+        "    elif mode == 'one': return images, labels\n"
+        "    else:\n"
+        "        if mode == 'twice':\n"
+        "            return images, labels * 2\n"
+        "        return decode(jpegs)\n"
+        "\n\n"
+        "def decode(jpegs):\n"
+        "    return fn.decoders.image(jpegs), fn.peek_image_shape(jpegs)\n"
+    )
+    text, result = migrate_text(source)
+    assert not [d for d in result.diagnostics if d.needs_human]
+    assert _body(text).startswith(
+        "    while True:\n"
+        "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+        "            images = ndd.decoders.image(jpegs)\n"
+        "            if mode == 'small':\n"
+        "                yield ndd.resize(images, size=[8, 8]), labels\n"
+        "            elif mode == 'one':\n"
+        "                yield images, labels\n"
+        "            else:\n"
+        "                if mode == 'twice':\n"
+        "                    yield images, labels * 2\n"
+        "                    continue\n"
+        "                yield decode(jpegs)\n"
+    )
+
+
+def test_branches_giving_different_numbers_of_outputs():
+    # A flag of the pipeline picks the branch once per pipeline object: each yields what it returned.
+    source = HEAD + (
+        "def pipe(root, with_labels):\n"
+        "    jpegs, labels = fn.readers.file(file_root=root)\n"
+        "    if with_labels:\n"
+        "        return jpegs, labels\n"
+        "    else:\n"
+        "        return jpegs,\n"
+    )
+    text, result = migrate_text(source)
+    assert not [d for d in result.diagnostics if d.needs_human]
+    assert "            if with_labels:\n                yield jpegs, labels\n            else:\n                yield jpegs,\n" in text
+
+
+def test_early_return_of_one_output():
+    source = HEAD + (
+        "def pipe(root, big):\n"
+        "    jpegs, labels = fn.readers.file(file_root=root)\n"
+        "    images = fn.decoders.image(jpegs)\n"
+        "    if big:\n"
+        "        return fn.resize(images, size=[64, 64])\n"
+        "    return images\n"
+    )
+    text, _ = migrate_text(source)
+    assert "                yield ndd.resize(images, size=[64, 64]),\n                continue\n" in text
+    assert text.endswith("            yield images,\n")
+
+
+@pytest.mark.parametrize(
+    "body, why",
+    [
+        (
+            "    jpegs, labels = fn.readers.file(file_root=root)\n    if flag:\n        return jpegs, labels\n    return decode(jpegs)\n",
+            "the number of outputs is not known: `decode` is not a function defined once in this module",
+        ),
+        (
+            "    jpegs, labels = fn.readers.file(file_root=root)\n    for i in range(2):\n        if flag:\n            return jpegs, labels\n    return jpegs, labels\n",
+            "a `return` inside a `for` loop",
+        ),
+        (
+            "    if flag:\n        return fn.random.uniform(shape=[1]),\n    jpegs, labels = fn.readers.file(file_root=root)\n    return jpegs, labels\n",
+            "a `return` before the reader",
+        ),
+        (
+            "    jpegs, labels = fn.readers.file(file_root=root)\n    if flag:\n        return jpegs, labels\n        x = 1\n    return jpegs, labels\n",
+            "a `return` followed by more statements in its block",
+        ),
+        (
+            "    jpegs, labels = fn.readers.file(file_root=root)\n    if flag:\n        return jpegs, labels\n",
+            "the function does not end with `return <outputs>`",
+        ),
+    ],
+)
+def test_returns_that_stay_blocked(body, why):
+    text, result = migrate_text(HEAD + "def pipe(root, flag):\n" + body)
+    human = [d for d in result.diagnostics if d.needs_human]
+    assert "@pipeline_def" in text and human, text
+    assert any(why in d.message for d in human), [d.message for d in human]
+
+
+def test_unknown_reader_count_returned_whole_from_every_branch():
+    source = HEAD + (
+        "def pipe(root, ann, masks, flag):\n"
+        "    out = fn.readers.coco(file_root=root, annotations_file=ann, polygon_masks=masks)\n"
+        "    if flag:\n"
+        "        return out\n"
+        "    return {last}\n"
+    )
+    text, result = migrate_text(source.format(last="out"))
+    assert "                yield out\n                continue\n            yield out\n" in text
+    text, result = migrate_text(source.format(last="out[0], out[1]"))
+    assert "@pipeline_def" in text and any("`out` holds all the outputs" in d.message for d in result.diagnostics)

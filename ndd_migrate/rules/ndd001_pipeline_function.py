@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate import checkpoints, cstutil, names, pipeline_args
+from ndd_migrate import checkpoints, cstutil, names, pipeline_args, returns
 from ndd_migrate.analysis import PipelineFunction
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -23,12 +23,13 @@ RULE = Rule(
         "generator function of docs/target-shape.md: same name and parameters, pipeline-level settings as "
         "keyword-only parameters, the reader, RNG and context created once, and one batch of outputs per "
         "`next()`, continuing across epochs exactly as `pipe.run()` did. A function that cannot be rewritten "
-        "faithfully (several readers, a reader inside an expression, an early `return`, a data-dependent "
+        "faithfully (several readers, a reader inside an expression, a `return` inside a loop or before the reader, a data-dependent "
         "`if` that is not simple (NDD423), an op without dynamic-mode form, a returned value whose number of "
         "outputs cannot be read from the code) is left as it is, with a TODO saying why. Each `next()` gives "
         "the tuple `pipe.run()` gave: the number of outputs of a returned name or call comes from the op "
         "table and the call's arguments (`fn.readers.coco(..., polygon_masks=True)` has 5), or from the "
-        "returns of the module's helper function it calls. An external source takes the reader's place (NDD421). Pipelines that feed a "
+        "returns of the module's helper function it calls. A `return` ending an `if` branch (`if not training: "
+        "return images, labels`) becomes `yield` then `continue`, when every `return` gives as many outputs. An external source takes the reader's place (NDD421). Pipelines that feed a "
         "framework iterator get the epoch-aware shape (NDD411); checkpointing ones take `checkpoint=` (NDD415)."
     ),
     why=(
@@ -174,8 +175,9 @@ class Impl(RuleImpl):
             reader_index = fn.reader_index
         source_index = fn.source.index - len(head) if fn.source is not None else None  # NDD421
         anchor = reader_index if reader_index is not None else source_index
-        ret = body.pop()
-        outputs = shape.yield_value(ret.body[0].value, fn.outputs.form if fn.outputs else None)
+        ret = body.pop() if fn.returns.final is not None else None  # else: the body ends with an `if`
+        if ret is not None:
+            outputs = shape.yield_value(ret.body[0].value, fn.outputs.form if fn.outputs else None)
         used = fn.local_names | {p.name.value for p in shape.all_params(original.params)}
         used |= set(self.ctx.op_rngs.values()) | set(self.ctx.pipeline_rng.values())
 
@@ -207,15 +209,16 @@ class Impl(RuleImpl):
             else:
                 per_batch.append(stmt)
 
-        yield_stmt = cst.SimpleStatementLine(
-            body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines
-        )
         if source is not None:
             per_batch = [*source.convert, *per_batch]
         per_batch = shape.strip_blank_head(per_batch)
-        if ctx_name and per_batch:
+        if fn.branch_forms:  # returns in `if` branches: `yield` + `continue` (docs/target-shape.md)
+            per_batch = _Branches(ctx_name, fn.branch_forms).block(per_batch, tail=ret is None)
+        elif ctx_name and per_batch:
             per_batch = [cst.With(items=[cst.WithItem(cst.Name(ctx_name))], body=cst.IndentedBlock(per_batch))]
-        inner = [*per_batch, yield_stmt]
+        inner = per_batch
+        if ret is not None:
+            inner = [*per_batch, cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
         if reader_stmt is not None:
             reader_name = shape.fresh("reader", used)
             prologue.append(
@@ -257,6 +260,68 @@ class Impl(RuleImpl):
         finder = _DaliCallFinder(self.ctx)
         stmt.visit(finder)
         return finder.found
+
+
+class _Branches:
+    """Rewrites the per-batch statements of a function that returns at the end of ``if``
+    branches: each ``return X`` becomes ``yield X`` (as a tuple of outputs), then ``continue``
+    unless nothing would run after it; runs of other statements are entered in the context, the
+    ``if`` tests and the ``yield`` stay outside it."""
+
+    def __init__(self, ctx_name: str | None, forms: list[str]) -> None:
+        self.ctx_name = ctx_name
+        self.forms = iter(forms)  # one per branch `return`, in source order (ndd_migrate.returns)
+
+    def block(self, stmts: list, tail: bool) -> list:
+        out: list = []
+        run: list = []
+
+        def flush() -> None:
+            if run and self.ctx_name:
+                lines = list(run[0].leading_lines)
+                blank = 0
+                while blank < len(lines) and lines[blank].comment is None:
+                    blank += 1  # blank lines above the run stay above the `with`
+                run[0] = run[0].with_changes(leading_lines=lines[blank:])
+                out.append(cst.With(
+                    items=[cst.WithItem(cst.Name(self.ctx_name))], body=cst.IndentedBlock(list(run)), leading_lines=lines[:blank]
+                ))
+            else:
+                out.extend(run)
+            run.clear()
+
+        for index, stmt in enumerate(stmts):
+            last = tail and index == len(stmts) - 1
+            if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[-1], cst.Return):
+                if len(stmt.body) > 1:
+                    run.append(stmt.with_changes(body=stmt.body[:-1], trailing_whitespace=cst.TrailingWhitespace()))
+                flush()
+                value = shape.yield_value(stmt.body[-1].value, next(self.forms))
+                out.append(stmt.with_changes(body=[cst.Expr(cst.Yield(value=value))]))
+                if not last:
+                    out.append(cst.SimpleStatementLine(body=[cst.Continue()]))
+            elif isinstance(stmt, cst.If) and returns.contains_return(stmt):
+                flush()
+                out.append(self.branch(stmt, last))
+            else:
+                run.append(stmt)
+        flush()
+        return out
+
+    def branch(self, node: cst.If, tail: bool) -> cst.If:
+        body = cst.IndentedBlock(self.block(returns.statements(node.body), tail)) if isinstance(
+            node.body, cst.SimpleStatementSuite
+        ) else node.body.with_changes(body=self.block(list(node.body.body), tail))
+        orelse = node.orelse
+        if isinstance(orelse, cst.If):
+            orelse = self.branch(orelse, tail)
+        elif isinstance(orelse, cst.Else):
+            suite = orelse.body
+            inner = self.block(returns.statements(suite), tail)
+            orelse = orelse.with_changes(
+                body=cst.IndentedBlock(inner) if isinstance(suite, cst.SimpleStatementSuite) else suite.with_changes(body=inner)
+            )
+        return node.with_changes(body=body, orelse=orelse)
 
 
 class _DaliCallFinder(SkipsTrivia, cst.CSTVisitor):
