@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate import checkpoints, crossfile, external_source, iterators, manual_uses, names, outputs, pipeline_args, returns
+from ndd_migrate import checkpoints, crossfile, external_source, iterators, manual_uses, names, outputs, pipeline_args
 from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
+from ndd_migrate.returns import Returns, contains_return, read as read_returns
 from ndd_migrate.rules.tables import op_info
 from ndd_migrate.rules.ndd423_conditionals import explain as explain_conditionals
 from ndd_migrate.rules.ndd422_python_function import unsupported as python_function_unsupported
@@ -51,7 +52,7 @@ class PipelineFunction:
     outputs: outputs.Outputs | None = None
     # Where the function returns (ndd_migrate.returns); `branch_forms`: the Outputs.form of each
     # `return` ending an `if` branch, in source order (each becomes `yield` + `continue`).
-    returns: returns.Returns | None = None
+    returns: Returns | None = None
     branch_forms: list[str] = field(default_factory=list)
     random_calls: list[cst.Call] = field(default_factory=list)
     external_sources: list[cst.Call] = field(default_factory=list)
@@ -274,7 +275,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     def _read_body(self, fn: PipelineFunction) -> None:
         body = fn.node.body.body if isinstance(fn.node.body, cst.IndentedBlock) else ()
-        fn.returns = found = returns.read(fn.node)
+        fn.returns = found = read_returns(fn.node)
         if not found.ends:
             fn.problems.append(
                 Problem("NDD001", fn.node, "the function does not end with `return <outputs>`")
@@ -304,8 +305,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
              and (self._is_reader(call) or names.fn_path(names.dali_name(self, call.func)) == "external_source")),
             None,
         )
-        for index, stmt in enumerate(body[:anchor] if anchor is not None else ()):
-            if returns.contains_return(stmt):
+        for stmt in body[:anchor] if anchor is not None else ():
+            if contains_return(stmt):
                 fn.problems.append(Problem(
                     "NDD001", stmt, "a `return` before the reader: dynamic mode creates the reader once, before the "
                     "loop, on every path", "create the reader first, or make two pipeline functions",

@@ -21,6 +21,7 @@ import libcst as cst
 from libcst.metadata import Assignment, ScopeProvider
 
 from ndd_migrate import cstutil, names
+from ndd_migrate.returns import read as read_returns
 from ndd_migrate.rules.tables import op_info
 
 
@@ -201,8 +202,10 @@ class Reader:
         self.op_call = op_call
         self._bindings: dict[cst.FunctionDef, dict[str, list]] = {}
         self._mutations: dict[cst.FunctionDef, set[str]] = {}
-        self._active: set[cst.FunctionDef] = set()
-        self._names_active: set[tuple[cst.FunctionDef, str]] = set()
+        self._active: set[cst.Call] = set()  # helper calls being read
+        self._names_active: set[tuple[cst.FunctionDef, str, int]] = set()
+        # The helpers being read: parameter → (argument, function the call is in).
+        self._arguments: dict[cst.FunctionDef, dict[str, tuple[cst.BaseExpression, cst.FunctionDef]]] = {}
         # Readers called in a helper the returned value comes from: made anew for every batch.
         self.helper_readers: list[tuple[cst.Call, str]] = []
 
@@ -283,7 +286,7 @@ class Reader:
         helper = self._helper(call)
         if isinstance(helper, str):
             return helper
-        return self._helper_outputs(helper, depth)
+        return self._helper_outputs(helper, call, function, depth)
 
     def _builtin(self, name: cst.Name) -> bool:
         scope = self.resolver.get_metadata(ScopeProvider, name, None)
@@ -301,31 +304,42 @@ class Reader:
             return f"`{spelled}` is not a function defined once in this module"
         return found[0]
 
-    def _helper_outputs(self, helper: cst.FunctionDef, depth: int) -> Outputs | str:
+    def _helper_outputs(
+        self, helper: cst.FunctionDef, call: cst.Call, caller: cst.FunctionDef, depth: int
+    ) -> Outputs | str | None:
+        """What all the returns of ``helper`` give, its parameters read as the call's arguments."""
         name = helper.name.value
-        if helper in self._active:
+        if call in self._active:
             return f"`{name}` calls itself"
         finder = _Returns()
         helper.body.visit(finder)
         if finder.yields:
             return f"`{name}` is a generator"
-        if not finder.returns or any(r.value is None for r in finder.returns) or not _ends_with_return(helper):
+        if not finder.returns or any(r.value is None for r in finder.returns) or not read_returns(helper).ends:
             return f"`{name}` does not end with `return <outputs>` on every path"
         for call in finder.calls:
             info = op_info(names.fn_path(names.dali_name(self.resolver, call.func)) or "")
             if info is not None and info.reader:
                 self.helper_readers.append((call, name))
-        self._active.add(helper)
+        self._active.add(call)
+        outer = self._arguments.get(helper)  # the same helper, called in the arguments of this call
+        self._arguments[helper] = _arguments(helper, call, caller)
         try:
             found = [self.of(r.value, helper, depth + 1) for r in finder.returns]
         finally:
-            self._active.discard(helper)
-        found = [f for f in found if f is not None] or ["its returns say nothing about their outputs"]
+            self._active.discard(call)
+            if outer is None:
+                del self._arguments[helper]
+            else:
+                self._arguments[helper] = outer
+        found = [f for f in found if f is not None]
+        if not found:
+            return None  # only returns of values read while being read: they add nothing
         why = next((f for f in found if isinstance(f, str)), None)
         if why is not None:
-            return f"`{name}` returns {why[0].lower()}{why[1:]}" if why.startswith("`") else f"in `{name}`: {why}"
+            return f"in `{name}`: {why}"
         if len(set(found)) != 1 or found[0].count is None:
-            return f"the returns of `{name}` do not all give the same number of outputs"
+            return f"the returns of `{name}` do not all give the same outputs"
         return found[0]
 
     # -- names -----------------------------------------------------------------------------------
@@ -335,7 +349,7 @@ class Reader:
         bindings = self._bindings_of(function).get(name.value)
         if not bindings:
             return f"`{name.value}` is not assigned in `{function.name.value}`"
-        key = (function, name.value)
+        key = (function, name.value, id(self._arguments.get(function)))  # per call of a helper
         if key in self._names_active:
             return None
         found = []
@@ -346,6 +360,9 @@ class Reader:
                     found.append(ONE)
                 elif kind == "value":
                     found.append(self.of(value, function, depth + 1))
+                elif kind == "a parameter" and name.value in self._arguments.get(function, {}):
+                    argument, caller = self._arguments[function][name.value]
+                    found.append(self.of(argument, caller, depth + 1))
                 else:
                     return f"`{name.value}` is bound by {kind}"
         finally:
@@ -380,10 +397,18 @@ class Reader:
         return self._mutations[function]
 
 
-def _ends_with_return(node: cst.FunctionDef) -> bool:
-    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-    last = body[-1] if body else None
-    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
+def _arguments(helper: cst.FunctionDef, call: cst.Call, caller: cst.FunctionDef) -> dict:
+    """The helper's parameters given by the call, as ``name → (argument, caller)``."""
+    if any(a.star for a in call.args):
+        return {}
+    found = {}
+    positional = [*helper.params.posonly_params, *helper.params.params]
+    for param, arg in zip(positional, [a for a in call.args if a.keyword is None]):
+        found[param.name.value] = (arg.value, caller)
+    for arg in call.args:
+        if arg.keyword is not None:
+            found[arg.keyword.value] = (arg.value, caller)
+    return found
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -565,8 +590,10 @@ def pipeline_def_problem(value: cst.BaseExpression, found: Outputs | str) -> tup
     if found.form == "list" or (found.form == "oplist" and found.count is not None):
         spelled = _code(value)
         return (
-            f"`{spelled}` is a list of {found.count or 'several'} outputs: `@pipeline_def` takes a returned list as ONE "
-            "output, and DALI fails to build this pipeline (`TypeError: ... nested DataNode`)",
+            (
+                f"`{spelled}` is a list of {found.count or 'several'} outputs: `@pipeline_def` takes a returned list "
+                "as ONE output, and DALI fails to build this pipeline (`TypeError: ... nested DataNode`)"
+            ),
             f"return a tuple (`return tuple({spelled})`, or the outputs one by one) and run ndd-migrate again",
         )
     return None

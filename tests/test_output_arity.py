@@ -243,7 +243,7 @@ def test_helper_with_returns_of_different_lengths_is_blocked():
     human = [d for d in result.diagnostics if d.needs_human]
     assert "@pipeline_def" in text and len(human) == 1
     assert human[0].message.endswith(
-        "the number of outputs is not known: the returns of `decode` do not all give the same number of outputs"
+        "the number of outputs is not known: the returns of `decode` do not all give the same outputs"
     )
     assert "return images, labels" in human[0].hint
 
@@ -349,8 +349,7 @@ def test_count_depends_on_a_name():
 def test_counts_match_dali(path, args, count):
     import warnings
 
-    import nvidia.dali.fn as fn
-    from nvidia.dali import Pipeline
+    from nvidia.dali import Pipeline, fn
 
     op = fn
     for part in path.split("."):
@@ -529,3 +528,23 @@ def test_unknown_reader_count_returned_whole_from_every_branch():
     assert "                yield out\n                continue\n            yield out\n" in text
     text, result = migrate_text(source.format(last="out[0], out[1]"))
     assert "@pipeline_def" in text and any("`out` holds all the outputs" in d.message for d in result.diagnostics)
+
+
+def test_helper_parameters_are_read_as_the_call_arguments():
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "def maybe_flip(images, labels, flip):\n"
+        "    if flip:\n        return fn.flip(images), labels\n"
+        "    else:\n        return images, labels\n\n\n"
+        "def identity(x):\n    return x\n\n\n"
+        "@pipeline_def(batch_size=2)\ndef pipe(root, flip):\n"
+        "    jpegs, labels = fn.readers.file(file_root=root)\n"
+        "    images = identity(fn.decoders.image(jpegs))\n"
+        "    images = identity(images)\n"
+        "    return maybe_flip(images, labels=labels, flip=flip)\n"
+    )
+    text, result = migrate_text(source)
+    assert not [d for d in result.diagnostics if d.needs_human]
+    assert "            yield maybe_flip(images, labels=labels, flip=flip)\n" in text
+    text, result = migrate_text(source.replace("return maybe_flip(images, labels=labels, flip=flip)", "return identity(images)"))
+    assert "            yield identity(images),\n" in text

@@ -85,6 +85,31 @@ RULE = Rule(
             ),
         ),
         Example(
+            title="a `return` ending an `if` branch: `yield`, then the next batch",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def images(root, training):\n"
+                "    jpegs, labels = fn.readers.file(file_root=root)\n"
+                "    images = fn.decoders.image(jpegs)\n"
+                "    if not training:\n"
+                "        return images, labels\n"
+                "    return fn.flip(images, vertical=1), labels\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def images(root, training, *, batch_size=4):\n"
+                "    reader = ndd.readers.File(file_root=root)\n"
+                "    while True:\n"
+                "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+                "            images = ndd.decoders.image(jpegs)\n"
+                "            if not training:\n"
+                "                yield images, labels\n"
+                "                continue\n"
+                "            yield ndd.flip(images, vertical=1), labels\n"
+            ),
+        ),
+        Example(
             title="several readers: left for a human",
             before=(
                 "from nvidia.dali import fn, pipeline_def\n\n\n"
