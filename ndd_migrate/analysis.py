@@ -16,7 +16,7 @@ from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopePro
 from ndd_migrate import checkpoints, crossfile, external_source, iterators, manual_uses, names, outputs, pipeline_args
 from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
-from ndd_migrate.returns import Returns, contains_return, read as read_returns
+from ndd_migrate.returns import Returns, read as read_returns
 from ndd_migrate.rules.tables import op_info
 from ndd_migrate.rules.ndd423_conditionals import explain as explain_conditionals
 from ndd_migrate.rules.ndd422_python_function import unsupported as python_function_unsupported
@@ -293,51 +293,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 fn.reader_index = index
                 count = outputs.op_outputs(names.fn_path(names.dali_name(self, call.func)) or "", call)
                 fn.reader_outputs = count if isinstance(count, int) else None
-        if found.ends and not found.problems:
-            self._read_branches(fn, body)
-            self._read_outputs(fn, found.all)
-
-    def _read_branches(self, fn: PipelineFunction, body) -> None:
-        """A `return` in a branch must not come before the reader (or external source): those are
-        created once, before the loop, on every path."""
-        anchor = next(
-            (i for i, stmt in enumerate(body) if (call := _assigned_call(stmt)) is not None
-             and (self._is_reader(call) or names.fn_path(names.dali_name(self, call.func)) == "external_source")),
-            None,
-        )
-        for stmt in body[:anchor] if anchor is not None else ():
-            if contains_return(stmt):
-                fn.problems.append(Problem(
-                    "NDD001", stmt, "a `return` before the reader: dynamic mode creates the reader once, before the "
-                    "loop, on every path", "create the reader first, or make two pipeline functions",
-                ))
-
-    def _read_outputs(self, fn: PipelineFunction, rets: list[cst.Return]) -> None:
-        """How many outputs each ``return EXPR`` gives (``pipe.run()`` returned that many batches):
-        the same number at every ``return``."""
-        reader = fn.top_level_readers[0] if fn.reader_index is not None else None
-        finder = outputs.Reader(self, reader)
-        found = [finder.returned(ret.value, fn.node) for ret in rets]
-        for call, helper in dict.fromkeys(finder.helper_readers):
-            fn.problems.append(
-                Problem("NDD001", call, f"`{helper}` creates a reader: called for every batch, it would restart the epoch each time", outputs.HELPER_READER_HINT)
-            )
-        for ret, one in zip(rets, found):
-            why = outputs.pipeline_def_problem(ret.value, one)
-            if why is not None:
-                fn.problems.append(Problem("NDD001", ret, *why))
-                return
-        # Each `return` is yielded as the tuple it gave: branches may give different numbers of
-        # outputs (a flag of the pipeline decides which, once per pipeline object, as before).
-        final = fn.returns.final is not None
-        fn.branch_forms = [one.form for one in (found[:-1] if final else found)]
-        fn.outputs = found[-1] if final else None
-        if reader is not None and fn.reader_outputs is None:
-            why = outputs.reader_name_used(
-                fn.node, fn.node.body.body[fn.reader_index], rets, lambda call: outputs.canonical_path(names.fn_path(names.dali_name(self, call.func)))
-            )
-            if why:
-                fn.problems.append(Problem("NDD001", fn.node.body.body[fn.reader_index], why, outputs.READER_HINT))
+        if found.ends and not found.problems:  # ndd_migrate.outputs: what each `return` gives
+            fn.problems.extend(Problem("NDD001", *problem) for problem in outputs.read_function(self, fn, self._is_reader))
 
     def _is_reader(self, call: cst.Call) -> bool:
         info = op_info(names.fn_path(names.dali_name(self, call.func)) or "")

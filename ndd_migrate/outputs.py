@@ -21,6 +21,7 @@ import libcst as cst
 from libcst.metadata import Assignment, ScopeProvider
 
 from ndd_migrate import cstutil, names
+from ndd_migrate.returns import contains_return
 from ndd_migrate.returns import read as read_returns
 from ndd_migrate.rules.tables import op_info
 
@@ -317,10 +318,10 @@ class Reader:
             return f"`{name}` is a generator"
         if not finder.returns or any(r.value is None for r in finder.returns) or not read_returns(helper).ends:
             return f"`{name}` does not end with `return <outputs>` on every path"
-        for call in finder.calls:
-            info = op_info(names.fn_path(names.dali_name(self.resolver, call.func)) or "")
+        for inner in finder.calls:
+            info = op_info(names.fn_path(names.dali_name(self.resolver, inner.func)) or "")
             if info is not None and info.reader:
-                self.helper_readers.append((call, name))
+                self.helper_readers.append((inner, name))
         self._active.add(call)
         outer = self._arguments.get(helper)  # the same helper, called in the arguments of this call
         self._arguments[helper] = _arguments(helper, call, caller)
@@ -596,4 +597,61 @@ def pipeline_def_problem(value: cst.BaseExpression, found: Outputs | str) -> tup
             ),
             f"return a tuple (`return tuple({spelled})`, or the outputs one by one) and run ndd-migrate again",
         )
+    return None
+
+
+def read_function(resolver, fn, is_reader) -> list[tuple[cst.CSTNode, str, str]]:
+    """Reads what every ``return`` of the ``@pipeline_def`` function ``fn`` (an
+    ``analysis.PipelineFunction`` whose returns were read: ``fn.returns``) gives, and sets
+    ``fn.outputs`` (the final ``return``) and ``fn.branch_forms`` (the others); ``(node, why,
+    hint)`` for what blocks the rewrite. Each ``return`` is yielded as the tuple it gave: branches
+    may give different numbers of outputs (a flag of the pipeline picks one per pipeline object)."""
+    problems: list[tuple[cst.CSTNode, str, str]] = []
+    body = list(fn.node.body.body)
+
+    def dali_path(call: cst.Call) -> str | None:
+        return canonical_path(names.fn_path(names.dali_name(resolver, call.func)))
+
+    anchor = next(
+        (i for i, stmt in enumerate(body) if (call := _assigned(stmt)) is not None
+         and (is_reader(call) or dali_path(call) == "external_source")),
+        None,
+    )
+    for stmt in body[:anchor] if anchor is not None else ():
+        if contains_return(stmt):  # the reader is created once, before the loop
+            problems.append((
+                stmt, "a `return` before the reader: dynamic mode creates the reader once, before the loop, on every path",
+                "create the reader first, or make two pipeline functions",
+            ))
+    rets = fn.returns.all
+    reader = fn.top_level_readers[0] if fn.reader_index is not None else None
+    finder = Reader(resolver, reader)
+    found = [finder.returned(ret.value, fn.node) for ret in rets]
+    for call, helper in dict.fromkeys(finder.helper_readers):
+        problems.append((call, f"`{helper}` creates a reader: called for every batch, it would restart the epoch each time", HELPER_READER_HINT))
+    for ret, one in zip(rets, found):
+        why = pipeline_def_problem(ret.value, one)
+        if why is not None:
+            return [*problems, (ret, *why)]
+    final = fn.returns.final is not None
+    fn.branch_forms = [one.form for one in (found[:-1] if final else found)]
+    fn.outputs = found[-1] if final else None
+    if reader is not None and fn.reader_outputs is None:
+        stmt = body[fn.reader_index]
+        why = reader_name_used(fn.node, stmt, rets, dali_path)
+        if why:
+            problems.append((stmt, why, READER_HINT))
+    return problems
+
+
+def _assigned(stmt) -> cst.Call | None:
+    """``targets = call(...)`` as a whole statement → the call."""
+    if (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Assign)
+        and len(stmt.body[0].targets) == 1
+        and isinstance(stmt.body[0].value, cst.Call)
+    ):
+        return stmt.body[0].value
     return None

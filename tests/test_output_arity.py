@@ -548,3 +548,22 @@ def test_helper_parameters_are_read_as_the_call_arguments():
     assert "            yield maybe_flip(images, labels=labels, flip=flip)\n" in text
     text, result = migrate_text(source.replace("return maybe_flip(images, labels=labels, flip=flip)", "return identity(images)"))
     assert "            yield identity(images),\n" in text
+
+
+def test_helper_calling_ops_reads_its_own_call_arguments():
+    # The helper's own calls must not be taken for the call being read.
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "def pair(images, labels):\n"
+        "    images = fn.resize(images, size=[4, 4])\n"
+        "    return images, labels\n\n\n"
+        "def pick(x):\n"
+        "    y = fn.cast(x, dtype=1)\n"
+        "    return x\n\n\n"
+        "@pipeline_def(batch_size=2)\ndef pipe(root):\n"
+        "    jpegs, labels = fn.readers.file(file_root=root)\n"
+        "    return pick(pair(fn.decoders.image(jpegs), labels))\n"
+    )
+    text, result = migrate_text(source)
+    assert "            yield pick(pair(ndd.decoders.image(jpegs), labels))\n" in text
+    assert not [d for d in result.diagnostics if d.needs_human]
