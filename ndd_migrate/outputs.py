@@ -11,6 +11,9 @@ for a name or a call it depends on what the name holds or the call returns:
 * a call of a function of the module (a helper building part of the graph): what all its returns give.
 
 The answer is an :class:`Outputs` or, when it cannot be known, a sentence saying why.
+:func:`read_function` reads every ``return`` of a ``@pipeline_def`` function for NDD001 (which
+unpacks a returned tuple only: a returned list of outputs does not build in pipeline mode);
+legacy ``define_graph`` methods use :class:`Reader` directly (ndd_migrate.legacy).
 """
 
 from __future__ import annotations
@@ -53,6 +56,18 @@ class Outputs:
 
 ONE = Outputs(1, "one")
 _MAX_DEPTH = 24  # names defined from names, helpers calling helpers
+
+
+# What to write instead, in the problems that block a rewrite.
+UNKNOWN_HINT = (
+    "return a tuple of the outputs (`images, labels = helper(...)` then `return images, labels`), so that "
+    "the generator can yield what `pipe.run()` returned"
+)
+READER_HINT = (
+    "unpack the reader's outputs in the assignment (`images, boxes, labels = ...`) or give "
+    "the arguments that decide their number as literals"
+)
+HELPER_READER_HINT = "create the reader in the pipeline function and pass its outputs to the helper"
 
 
 def canonical_path(path: str | None) -> str | None:
@@ -529,16 +544,6 @@ class _Bindings(_Scoped):
             self.receivers.add(node.value.value)
 
 
-UNKNOWN_HINT = (
-    "return a tuple of the outputs (`images, labels = helper(...)` then `return images, labels`), so that "
-    "the generator can yield what `pipe.run()` returned"
-)
-READER_HINT = (
-    "unpack the reader's outputs in the assignment (`images, boxes, labels = ...`) or give "
-    "the arguments that decide their number as literals"
-)
-
-
 def reader_name_used(
     function: cst.FunctionDef, reader_stmt: cst.CSTNode, rets: list[cst.Return], path_of
 ) -> str | None:
@@ -571,7 +576,6 @@ class _Uses(_Scoped):
     def visit_Name(self, node: cst.Name) -> None:
         if node.value == self.name:
             self.count += 1
-HELPER_READER_HINT = "create the reader in the pipeline function and pass its outputs to the helper"
 
 
 def pipeline_def_problem(value: cst.BaseExpression, found: Outputs | str) -> tuple[str, str] | None:
