@@ -23,13 +23,15 @@ RULE = Rule(
         "generator function of docs/target-shape.md: same name and parameters, pipeline-level settings as "
         "keyword-only parameters, the reader, RNG and context created once, and one batch of outputs per "
         "`next()`, continuing across epochs exactly as `pipe.run()` did. A function that cannot be rewritten "
-        "faithfully (several readers, a reader inside an expression, a `return` inside a loop or before the reader, a data-dependent "
+        "faithfully (several readers, a reader inside an expression, a `return` inside a loop or before the "
+        "reader, a data-dependent "
         "`if` that is not simple (NDD423), an op without dynamic-mode form, a returned value whose number of "
         "outputs cannot be read from the code) is left as it is, with a TODO saying why. Each `next()` gives "
         "the tuple `pipe.run()` gave: the number of outputs of a returned name or call comes from the op "
         "table and the call's arguments (`fn.readers.coco(..., polygon_masks=True)` has 5), or from the "
-        "returns of the module's helper function it calls. A `return` ending an `if` branch (`if not training: "
-        "return images, labels`) becomes `yield` then `continue`, when every `return` gives as many outputs. An external source takes the reader's place (NDD421). Pipelines that feed a "
+        "returns of the module's helper function it calls. A `return` ending an `if` branch (`if not "
+        "training: return images, labels`) becomes `yield` then `continue`. An external source takes the "
+        "reader's place (NDD421). Pipelines that feed a "
         "framework iterator get the epoch-aware shape (NDD411); checkpointing ones take `checkpoint=` (NDD415)."
     ),
     why=(
