@@ -567,3 +567,38 @@ def test_helper_calling_ops_reads_its_own_call_arguments():
     text, result = migrate_text(source)
     assert "            yield pick(pair(ndd.decoders.image(jpegs), labels))\n" in text
     assert not [d for d in result.diagnostics if d.needs_human]
+
+
+def test_legacy_define_graph_returning_in_branches():
+    source = (
+        "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+        "class P(Pipeline):\n"
+        "    def __init__(self, batch_size, num_threads, device_id, root, training):\n"
+        "        super().__init__(batch_size, num_threads, device_id)\n"
+        "        self.training = training\n"
+        "        self.input = ops.readers.File(file_root=root)\n"
+        "        self.decode = ops.decoders.Image(device='cpu')\n"
+        "        self.flip = ops.Flip()\n\n"
+        "    def define_graph(self):\n"
+        "        jpegs, labels = self.input(name='Reader')\n"
+        "        images = self.decode(jpegs)\n"
+        "        if not self.training:\n"
+        "            return images, labels\n"
+        "        return [self.flip(images), labels]\n"
+    )
+    text, result = migrate_text(source)
+    assert not [d for d in result.diagnostics if d.needs_human]
+    assert text.endswith(
+        "        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n"
+        "            with ctx:\n"
+        "                images = ndd.decoders.image(jpegs, device='cpu')\n"
+        "            if not training:\n"
+        "                yield images, labels\n"
+        "                continue\n"
+        "            with ctx:\n"
+        "                outputs = ndd.flip(images), labels\n"
+        "            yield outputs\n"
+    )
+    blocked = source.replace("        jpegs, labels = self.input(name='Reader')\n", "        for i in range(2):\n            if i:\n                return self.input()\n        jpegs, labels = self.input(name='Reader')\n")
+    text, result = migrate_text(blocked)
+    assert any("a `return` inside a `for` loop" in d.message for d in result.diagnostics if d.needs_human)

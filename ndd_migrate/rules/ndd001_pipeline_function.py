@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate import checkpoints, cstutil, names, pipeline_args, returns
+from ndd_migrate import checkpoints, cstutil, names, pipeline_args
 from ndd_migrate.analysis import PipelineFunction
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -240,7 +240,7 @@ class Impl(RuleImpl):
             per_batch = [*source.convert, *per_batch]
         per_batch = shape.strip_blank_head(per_batch)
         if fn.branch_forms:  # returns in `if` branches: `yield` + `continue` (docs/target-shape.md)
-            per_batch = _Branches(ctx_name, fn.branch_forms).block(per_batch, tail=ret is None)
+            per_batch = shape.Branches(ctx_name, fn.branch_forms).block(per_batch, tail=ret is None)
         elif ctx_name and per_batch:
             per_batch = [cst.With(items=[cst.WithItem(cst.Name(ctx_name))], body=cst.IndentedBlock(per_batch))]
         inner = per_batch
@@ -287,68 +287,6 @@ class Impl(RuleImpl):
         finder = _DaliCallFinder(self.ctx)
         stmt.visit(finder)
         return finder.found
-
-
-class _Branches:
-    """Rewrites the per-batch statements of a function that returns at the end of ``if``
-    branches: each ``return X`` becomes ``yield X`` (as a tuple of outputs), then ``continue``
-    unless nothing would run after it; runs of other statements are entered in the context, the
-    ``if`` tests and the ``yield`` stay outside it."""
-
-    def __init__(self, ctx_name: str | None, forms: list[str]) -> None:
-        self.ctx_name = ctx_name
-        self.forms = iter(forms)  # one per branch `return`, in source order (ndd_migrate.returns)
-
-    def block(self, stmts: list, tail: bool) -> list:
-        out: list = []
-        run: list = []
-
-        def flush() -> None:
-            if run and self.ctx_name:
-                lines = list(run[0].leading_lines)
-                blank = 0
-                while blank < len(lines) and lines[blank].comment is None:
-                    blank += 1  # blank lines above the run stay above the `with`
-                run[0] = run[0].with_changes(leading_lines=lines[blank:])
-                out.append(cst.With(
-                    items=[cst.WithItem(cst.Name(self.ctx_name))], body=cst.IndentedBlock(list(run)), leading_lines=lines[:blank]
-                ))
-            else:
-                out.extend(run)
-            run.clear()
-
-        for index, stmt in enumerate(stmts):
-            last = tail and index == len(stmts) - 1
-            if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[-1], cst.Return):
-                if len(stmt.body) > 1:
-                    run.append(stmt.with_changes(body=stmt.body[:-1], trailing_whitespace=cst.TrailingWhitespace()))
-                flush()
-                value = shape.yield_value(stmt.body[-1].value, next(self.forms))
-                out.append(stmt.with_changes(body=[cst.Expr(cst.Yield(value=value))]))
-                if not last:
-                    out.append(cst.SimpleStatementLine(body=[cst.Continue()]))
-            elif isinstance(stmt, cst.If) and returns.contains_return(stmt):
-                flush()
-                out.append(self.branch(stmt, last))
-            else:
-                run.append(stmt)
-        flush()
-        return out
-
-    def branch(self, node: cst.If, tail: bool) -> cst.If:
-        body = cst.IndentedBlock(self.block(returns.statements(node.body), tail)) if isinstance(
-            node.body, cst.SimpleStatementSuite
-        ) else node.body.with_changes(body=self.block(list(node.body.body), tail))
-        orelse = node.orelse
-        if isinstance(orelse, cst.If):
-            orelse = self.branch(orelse, tail)
-        elif isinstance(orelse, cst.Else):
-            suite = orelse.body
-            inner = self.block(returns.statements(suite), tail)
-            orelse = orelse.with_changes(
-                body=cst.IndentedBlock(inner) if isinstance(suite, cst.SimpleStatementSuite) else suite.with_changes(body=inner)
-            )
-        return node.with_changes(body=body, orelse=orelse)
 
 
 class _DaliCallFinder(SkipsTrivia, cst.CSTVisitor):
