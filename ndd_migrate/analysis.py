@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate import checkpoints, crossfile, external_source, iterators, manual_uses, names, pipeline_args
+from ndd_migrate import checkpoints, crossfile, external_source, iterators, manual_uses, names, outputs, pipeline_args
 from ndd_migrate.cstutil import TRIVIA, SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
+from ndd_migrate.returns import Returns, read as read_returns
 from ndd_migrate.rules.tables import op_info
 
 
@@ -45,6 +46,12 @@ class PipelineFunction:
     problems: list[Problem] = field(default_factory=list)
     reader_index: int | None = None
     reader_outputs: int | None = None
+    # What the final `return` gives (ndd_migrate.outputs): how the generator yields it.
+    outputs: outputs.Outputs | None = None
+    # Where the function returns (ndd_migrate.returns); `branch_forms`: the Outputs.form of each
+    # `return` ending an `if` branch, in source order (each becomes `yield` + `continue`).
+    returns: Returns | None = None
+    branch_forms: list[str] = field(default_factory=list)
     random_calls: list[cst.Call] = field(default_factory=list)
     external_sources: list[cst.Call] = field(default_factory=list)
     source: external_source.SourceSpec | None = None  # an external source in the reader's role (NDD421)
@@ -302,16 +309,12 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     def _read_body(self, fn: PipelineFunction) -> None:
         body = fn.node.body.body if isinstance(fn.node.body, cst.IndentedBlock) else ()
-        last = body[-1] if body else None
-        if not (
-            isinstance(last, cst.SimpleStatementLine)
-            and len(last.body) == 1
-            and isinstance(last.body[0], cst.Return)
-            and last.body[0].value is not None
-        ):
+        fn.returns = found = read_returns(fn.node)
+        if not found.ends:
             fn.problems.append(
                 Problem("NDD001", fn.node, "the function does not end with `return <outputs>`")
             )
+        fn.problems.extend(Problem("NDD001", node, why) for node, why in found.problems)
         for index, stmt in enumerate(body):
             call = _assigned_call(stmt)
             if call is not None and self._is_reader(call):
@@ -322,8 +325,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                     )
                     continue
                 fn.reader_index = index
-                info = op_info(names.fn_path(names.dali_name(self, call.func)) or "")
-                fn.reader_outputs = info.num_outputs if info else None
+                count = outputs.op_outputs(names.fn_path(names.dali_name(self, call.func)) or "", call)
+                fn.reader_outputs = count if isinstance(count, int) else None
+        if found.ends and not found.problems:  # ndd_migrate.outputs: what each `return` gives
+            fn.problems.extend(Problem("NDD001", *problem) for problem in outputs.read_function(self, fn, self._is_reader))
 
     def _is_reader(self, call: cst.Call) -> bool:
         info = op_info(names.fn_path(names.dali_name(self, call.func)) or "")
@@ -335,10 +340,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             if self._depth:
                 self._returns.setdefault(self._depth[-1], []).append(node)
             return
-        body = fn.node.body.body
-        last = body[-1] if body else None
-        if not (isinstance(last, cst.SimpleStatementLine) and last.body and last.body[0] is node):
-            fn.problems.append(Problem("NDD001", node, "a `return` before the end of the function"))
+        # Where a pipeline function may return is read with its body (ndd_migrate.returns).
 
     def visit_Yield(self, node: cst.Yield) -> None:
         if self._depth:

@@ -18,7 +18,9 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate import names, pipeline_args
+from ndd_migrate import names, outputs, pipeline_args
+from ndd_migrate.returns import contains_return
+from ndd_migrate.returns import read as read_returns
 from ndd_migrate.analysis import PipelineFunction, Problem
 from ndd_migrate.codegen import shape
 from ndd_migrate.rules.tables import OpInfo, fn_path_of_legacy_op, op_info
@@ -244,18 +246,13 @@ class _Reader:
         if len(params.params) != 1 or params.kwonly_params or extra:
             self.problem(graph, "`define_graph` with parameters other than `self`")
         body = graph.body.body
-        last = body[-1] if body else None
-        if not (
-            isinstance(last, cst.SimpleStatementLine)
-            and isinstance(last.body[0], cst.Return)
-            and last.body[0].value is not None
-        ):
+        fn.returns = found = read_returns(graph)  # at its end, or ending `if` branches
+        if not found.ends:
             self.problem(graph, "`define_graph` does not end with `return <outputs>`")
+        for node, why in found.problems:
+            self.problem(node, why)
         uses = _SelfUses()
         graph.visit(uses)
-        for ret in uses.returns:
-            if last is None or ret is not last.body[0]:
-                self.problem(ret, "a `return` before the end of `define_graph`")
         for call, attr in uses.calls:
             op = fn.ops.get(attr)
             if op is None and attr in fn.other_ops:
@@ -289,6 +286,36 @@ class _Reader:
                 self.problem(call, "an `fn.readers.*` call inside `define_graph`: create it once by hand")
             elif info.random:
                 fn.random_calls.append(call)
+        if found.ends and not found.problems:
+            self.read_outputs(graph, found.all)
+
+    def read_outputs(self, graph: cst.FunctionDef, rets: list[cst.Return]) -> None:
+        """What each ``return`` of ``define_graph`` gives (ndd_migrate.outputs): a list or tuple is
+        unpacked into outputs (``Pipeline._build_graph``), an operator object's outputs (a list)
+        included; anything else is one output, as before."""
+        fn = self.fn
+
+        def op_call(call: cst.Call):
+            op = fn.op_calls.get(call)
+            return (op.info.fn_path, _with_ctor(op, call)) if op is not None else None
+
+        for stmt in graph.body.body[: fn.reader_index or 0]:
+            if contains_return(stmt):
+                self.problem(stmt, "a `return` before the reader: dynamic mode creates the reader once, before the loop")
+        reader = outputs.Reader(self.resolver, fn.reader_call, op_call)
+        forms = []
+        for ret in rets:
+            found = reader.returned(ret.value, graph)
+            forms.append(found.form if isinstance(found, outputs.Outputs) and found.form != "dict" else None)
+        final = fn.returns.final is not None
+        fn.branch_forms = forms[:-1] if final else forms
+        if final and forms[-1] is not None:
+            fn.outputs = outputs.Outputs(None, forms[-1])
+        if fn.reader_index is not None and fn.reader_outputs is None:
+            stmt = graph.body.body[fn.reader_index]
+            why = outputs.reader_name_used(graph, stmt, rets, lambda call: outputs.canonical_path(fn.op_calls[call].info.fn_path))
+            if why:
+                fn.problems.append(Problem("NDD401", stmt, why, outputs.READER_HINT))
 
     def read_reader_call(self, body, call: cst.Call) -> None:
         fn = self.fn
@@ -299,7 +326,8 @@ class _Reader:
         for index, stmt in enumerate(body):
             if _assigned_value(stmt) is call:
                 fn.reader_index = index
-                fn.reader_outputs = fn.op_calls[call].info.num_outputs
+                count = outputs.op_outputs(fn.op_calls[call].info.fn_path, _with_ctor(fn.op_calls[call], call))
+                fn.reader_outputs = count if isinstance(count, int) else None
                 return
         self.problem(call, "a reader called inside an expression cannot be created once")
 
@@ -372,6 +400,13 @@ def self_attr(node: cst.CSTNode) -> str | None:
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
         return node.attr.value
     return None
+
+
+def _with_ctor(op: OpObject, call: cst.Call) -> cst.Call:
+    """The call with the constructor's arguments too (what decides an operator's outputs)."""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    rest = [a for a in call.args if a.keyword is not None or a.star]
+    return call.with_changes(args=[*positional, *op.ctor.args, *rest])
 
 
 def _keywords(call: cst.Call) -> set[str]:

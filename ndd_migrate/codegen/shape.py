@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil
+from ndd_migrate import cstutil, returns
 
 
 def strip_blank_head(stmts: list) -> list:
@@ -45,13 +45,20 @@ def is_docstring(stmt: cst.CSTNode) -> bool:
     )
 
 
-def yield_value(value: cst.BaseExpression) -> cst.BaseExpression:
-    """What one ``next()`` gives: a tuple with one batch per pipeline output, as ``pipe.run()`` did."""
+def yield_value(value: cst.BaseExpression, form: str | None = None) -> cst.BaseExpression:
+    """What one ``next()`` gives: a tuple with one batch per pipeline output, as ``pipe.run()`` did.
+
+    ``form`` is what the returned expression holds (``ndd_migrate.outputs.Outputs.form``): a tuple
+    display is yielded element by element, a value holding a tuple or list of outputs (an op's
+    outputs are one in dynamic mode) as ``tuple(...)`` of its batches, one output (or an unknown
+    ``form``) as a 1-tuple. Every batch is ``evaluate()``d (:func:`evaluated`)."""
     if isinstance(value, cst.Tuple):
-        return value
+        return evaluated(value)
     if isinstance(value, cst.List):
-        return cst.Tuple(elements=value.elements, lpar=[], rpar=[])
-    return cstutil.one_tuple(value)
+        return evaluated(cst.Tuple(elements=value.elements, lpar=[], rpar=[]))
+    if form in ("tuple", "oplist", "list"):  # outputs known only at run time: each one finished
+        return cst.parse_expression(f"tuple(batch.evaluate() for batch in {cst.Module([]).code_for_node(value)})")
+    return evaluated(cstutil.one_tuple(value))
 
 
 def evaluated(outputs: cst.BaseExpression) -> cst.BaseExpression:
@@ -102,3 +109,87 @@ def assign(name: str, value: cst.BaseExpression) -> cst.SimpleStatementLine:
 
 def expr_stmt(value: cst.BaseExpression) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([cst.Expr(value)])
+
+
+def has_call(expr: cst.CSTNode) -> bool:
+    finder = _CallFinder()
+    expr.visit(finder)
+    return finder.found
+
+
+class _CallFinder(cstutil.SkipsTrivia, cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.found = True
+        return False
+
+
+class Branches:
+    """Rewrites the per-batch statements of a function that returns at the end of ``if``
+    branches: each ``return X`` becomes ``yield X`` (as a tuple of outputs), then ``continue``
+    unless nothing would run after it; runs of other statements are entered in the context, the
+    ``if`` tests and the ``yield`` stay outside it."""
+
+    def __init__(self, ctx_name: str | None, forms: list[str], outputs_name: str | None = None) -> None:
+        self.ctx_name = ctx_name
+        self.forms = iter(forms)  # one per branch `return`, in source order (ndd_migrate.returns)
+        # Legacy pipelines compute returned ops in the context: `outputs = <value>` there, then
+        # `yield outputs` (docs/target-shape.md, "Legacy `Pipeline` subclasses").
+        self.outputs_name = outputs_name
+
+    def block(self, stmts: list, tail: bool) -> list:
+        out: list = []
+        run: list = []
+
+        def flush() -> None:
+            if run and self.ctx_name:
+                lines = list(run[0].leading_lines)
+                blank = 0
+                while blank < len(lines) and lines[blank].comment is None:
+                    blank += 1  # blank lines above the run stay above the `with`
+                run[0] = run[0].with_changes(leading_lines=lines[blank:])
+                out.append(cst.With(
+                    items=[cst.WithItem(cst.Name(self.ctx_name))], body=cst.IndentedBlock(list(run)), leading_lines=lines[:blank]
+                ))
+            else:
+                out.extend(run)
+            run.clear()
+
+        for index, stmt in enumerate(stmts):
+            last = tail and index == len(stmts) - 1
+            if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[-1], cst.Return):
+                if len(stmt.body) > 1:
+                    run.append(stmt.with_changes(body=stmt.body[:-1], trailing_whitespace=cst.TrailingWhitespace()))
+                value = yield_value(stmt.body[-1].value, next(self.forms))
+                if self.ctx_name and self.outputs_name and has_call(value):
+                    run.append(assign(self.outputs_name, value))
+                    value = cst.Name(self.outputs_name)
+                flush()
+                out.append(stmt.with_changes(body=[cst.Expr(cst.Yield(value=value))]))
+                if not last:
+                    out.append(cst.SimpleStatementLine(body=[cst.Continue()]))
+            elif isinstance(stmt, cst.If) and returns.contains_return(stmt):
+                flush()
+                out.append(self.branch(stmt, last))
+            else:
+                run.append(stmt)
+        flush()
+        return out
+
+    def branch(self, node: cst.If, tail: bool) -> cst.If:
+        body = cst.IndentedBlock(self.block(returns.statements(node.body), tail)) if isinstance(
+            node.body, cst.SimpleStatementSuite
+        ) else node.body.with_changes(body=self.block(list(node.body.body), tail))
+        orelse = node.orelse
+        if isinstance(orelse, cst.If):
+            orelse = self.branch(orelse, tail)
+        elif isinstance(orelse, cst.Else):
+            suite = orelse.body
+            inner = self.block(returns.statements(suite), tail)
+            orelse = orelse.with_changes(
+                body=cst.IndentedBlock(inner) if isinstance(suite, cst.SimpleStatementSuite) else suite.with_changes(body=inner)
+            )
+        return node.with_changes(body=body, orelse=orelse)

@@ -22,9 +22,15 @@ RULE = Rule(
         "generator function of docs/target-shape.md: same name and parameters, pipeline-level settings as "
         "keyword-only parameters, the reader, RNG and context created once, and one batch of outputs per "
         "`next()`, continuing across epochs exactly as `pipe.run()` did. A function that cannot be rewritten "
-        "faithfully (several readers, a reader inside an expression, an early `return`, a data-dependent "
-        "`if` that is not simple (NDD423), an op without dynamic-mode form) is left as it is, with a TODO "
-        "saying why. An external source takes the reader's place (NDD421). Pipelines that feed a "
+        "faithfully (several readers, a reader inside an expression, a `return` inside a loop or before the "
+        "reader, a data-dependent "
+        "`if` that is not simple (NDD423), an op without dynamic-mode form, a returned value whose number of "
+        "outputs cannot be read from the code) is left as it is, with a TODO saying why. Each `next()` gives "
+        "the tuple `pipe.run()` gave: the number of outputs of a returned name or call comes from the op "
+        "table and the call's arguments (`fn.readers.coco(..., polygon_masks=True)` has 5), or from the "
+        "returns of the module's helper function it calls. A `return` ending an `if` branch (`if not "
+        "training: return images, labels`) becomes `yield` then `continue`. An external source takes the "
+        "reader's place (NDD421). Pipelines that feed a "
         "framework iterator get the epoch-aware shape (NDD411); checkpointing ones take `checkpoint=` (NDD415)."
     ),
     why=(
@@ -55,6 +61,53 @@ RULE = Rule(
                 "    while True:\n"
                 "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
                 "            yield (data * 2).evaluate(),\n"
+            ),
+        ),
+        Example(
+            title="a helper of the module returns two outputs: yielded as the tuple it is",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "def decode(jpegs, labels):\n"
+                "    return fn.decoders.image(jpegs), labels\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def train(root):\n"
+                "    jpegs, labels = fn.readers.file(file_root=root)\n"
+                "    return decode(jpegs, labels)\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def decode(jpegs, labels):\n"
+                "    return ndd.decoders.image(jpegs), labels\n\n\n"
+                "def train(root, *, batch_size=4):\n"
+                "    reader = ndd.readers.File(file_root=root)\n"
+                "    while True:\n"
+                "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+                "            yield decode(jpegs, labels)\n"
+            ),
+        ),
+        Example(
+            title="a `return` ending an `if` branch: `yield`, then the next batch",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def images(root, training):\n"
+                "    jpegs, labels = fn.readers.file(file_root=root)\n"
+                "    images = fn.decoders.image(jpegs)\n"
+                "    if not training:\n"
+                "        return images, labels\n"
+                "    return fn.flip(images, vertical=1), labels\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def images(root, training, *, batch_size=4):\n"
+                "    reader = ndd.readers.File(file_root=root)\n"
+                "    while True:\n"
+                "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+                "            images = ndd.decoders.image(jpegs)\n"
+                "            if not training:\n"
+                "                yield images, labels\n"
+                "                continue\n"
+                "            yield ndd.flip(images, vertical=1), labels\n"
             ),
         ),
         Example(
@@ -151,8 +204,9 @@ class Impl(RuleImpl):
             reader_index = fn.reader_index
         source_index = fn.source.index - len(head) if fn.source is not None else None  # NDD421
         anchor = reader_index if reader_index is not None else source_index
-        ret = body.pop()
-        outputs = shape.yield_value(ret.body[0].value)
+        ret = body.pop() if fn.returns.final is not None else None  # else: the body ends with an `if`
+        if ret is not None:
+            outputs = shape.yield_value(ret.body[0].value, fn.outputs.form if fn.outputs else None)
         used = fn.local_names | {p.name.value for p in shape.all_params(original.params)}
         used |= set(self.ctx.op_rngs.values()) | set(self.ctx.pipeline_rng.values())
 
@@ -184,15 +238,16 @@ class Impl(RuleImpl):
             else:
                 per_batch.append(stmt)
 
-        yield_stmt = cst.SimpleStatementLine(
-            body=[cst.Expr(cst.Yield(value=shape.evaluated(outputs)))], leading_lines=ret.leading_lines
-        )
         if source is not None:
             per_batch = [*source.convert, *per_batch]
         per_batch = shape.strip_blank_head(per_batch)
-        if ctx_name and per_batch:
+        if fn.branch_forms:  # returns in `if` branches: `yield` + `continue` (docs/target-shape.md)
+            per_batch = shape.Branches(ctx_name, fn.branch_forms).block(per_batch, tail=ret is None)
+        elif ctx_name and per_batch:
             per_batch = [cst.With(items=[cst.WithItem(cst.Name(ctx_name))], body=cst.IndentedBlock(per_batch))]
-        inner = [*per_batch, yield_stmt]
+        inner = per_batch
+        if ret is not None:
+            inner = [*per_batch, cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
         if reader_stmt is not None:
             reader_name = shape.fresh("reader", used)
             prologue.append(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate import cstutil, legacy
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -232,20 +231,22 @@ class Impl(RuleImpl):
         """``while True: for <reader targets> in reader.next_epoch(...): <define_graph body>; yield``,
         and the statement creating the reader (None without one)."""
         body = list(graph.body.body)
-        ret = body.pop()
-        outputs = shape.yield_value(ret.body[0].value)
-        if fn.ctx_name and _has_call(outputs):
-            # Ops in the returned expression run inside the context too; the yield stays outside.
-            body.append(shape.assign(fn.outputs_name, shape.evaluated(outputs)))
-            outputs = cst.Name(fn.outputs_name)
-        else:
-            outputs = shape.evaluated(outputs)
-        yield_stmt = cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)
+        ret = body.pop() if fn.returns.final is not None else None  # else: the body ends with an `if`
+        yield_stmt = []
+        if ret is not None:
+            outputs = shape.yield_value(ret.body[0].value, fn.outputs.form if fn.outputs else None)
+            if fn.ctx_name and shape.has_call(outputs):
+                # Ops in the returned expression run inside the context too; the yield stays outside.
+                body.append(shape.assign(fn.outputs_name, outputs))
+                outputs = cst.Name(fn.outputs_name)
+            yield_stmt = [cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
         reader_stmt = body.pop(fn.reader_index) if fn.reader_index is not None else None
         per_batch = shape.strip_blank_head(body)
-        if fn.ctx_name and per_batch:
+        if fn.branch_forms:  # returns ending `if` branches: `yield` + `continue`
+            per_batch = shape.Branches(fn.ctx_name, fn.branch_forms, fn.outputs_name).block(per_batch, tail=ret is None)
+        elif fn.ctx_name and per_batch:
             per_batch = [cst.With(items=[cst.WithItem(cst.Name(fn.ctx_name))], body=cst.IndentedBlock(per_batch))]
-        inner = [*per_batch, yield_stmt]
+        inner = [*per_batch, *yield_stmt]
         creation = None
         if reader_stmt is not None:
             assign = reader_stmt.body[0]
@@ -270,18 +271,6 @@ def _comments_of(stmt: cst.CSTNode) -> list[cst.EmptyLine]:
     return lines
 
 
-def _has_call(expr: cst.CSTNode) -> bool:
-    found = []
-    expr.visit(_CallFinder(found))
-    return bool(found)
-
-
-class _CallFinder(SkipsTrivia, cst.CSTVisitor):
-    def __init__(self, found: list) -> None:
-        self.found = found
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.found.append(node)
 
 
 def _is_unset(expr: cst.BaseExpression) -> bool:
