@@ -218,9 +218,9 @@ def _render_pair(console, pair: PairReport) -> None:
     if pair.epochs:
         per = pair.iterations_per_epoch
         if per and pair.iterations == per * pair.epochs:
-            facts.append(f"epochs: {pair.epochs} complete, {per} steps/epoch")
+            facts.append(f"epochs: {pair.epochs} complete, {per} step{'s' * (per != 1)}/epoch")
         else:
-            facts.append(f"epochs touched: {pair.epochs}" + (f", {per} steps/epoch" if per else ""))
+            facts.append(f"epochs touched: {pair.epochs}" + (f", {per} step{'s' * (per != 1)}/epoch" if per else ""))
     if pair.dali_version:
         facts.append(f"DALI {pair.dali_version}")
     if facts:
@@ -261,7 +261,7 @@ def _render_pair(console, pair: PairReport) -> None:
 
             if not o.ok:
                 result = (
-                    f"[red]{o.first_failure.reason} differs[/]"
+                    f"[red]{o.first_failure.reason} {'differ' if o.first_failure.reason == 'values' else 'differs'}[/]"
                     if o.first_failure.reason not in ("missing output", "batch size")
                     else f"[red]{o.first_failure.reason}[/]"
                 )
