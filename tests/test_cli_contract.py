@@ -251,3 +251,11 @@ def test_progress_bar_on_a_terminal_only_and_not_with_quiet(tmp_path):
     assert "━" in shown and "/60" in shown
     assert "━" not in _stderr_on_a_terminal(["check", "-j", "1", "--quiet", "."], tmp_path)
     assert "━" not in err(ndd("check", "-j", "1", ".", cwd=tmp_path))  # not a terminal
+
+
+@pytest.mark.parametrize("args", [["--tolerance", "[/]"], ["--report", "no[/]dir/r.json"]])
+def test_verify_errors_with_markup_are_shown_as_given(tmp_path, args):
+    for name in ("a.py", "b.py"):
+        write(tmp_path / name, "def f():\n    pass\n")
+    done = ndd("verify", "a.py", "b.py", "--pipeline", "f", *args, cwd=tmp_path)
+    assert done.returncode == 2 and "[/]" in err(done) + out(done) and "MarkupError" not in err(done)

@@ -94,3 +94,15 @@ def test_undecodable_file_that_declares_utf8_is_not_told_to_declare_an_encoding(
     with pytest.raises(files.SourceError) as plain:
         files.decode_source(b"x = '\xff'\n", "c.py")
     assert "declare the file's encoding" in plain.value.message
+
+
+def test_verify_report_text_with_markup_is_shown_as_it_is():
+    pair = _pair(batch_size=4, iterations=1)
+    pair.outputs[0].first_failure.excerpt = [{"index": [0], "original": "[/]", "migrated": "[red]"}]
+    pair.timing = {
+        "original": {"samples_per_s": 10.0, "run_samples_per_s": [10.0], "iterations_per_run": 1, "note": "[/]"},
+        "ratio": None,
+    }
+    text = _render(VerifyReport([pair]))
+    assert "original '[/]', migrated '[red]'" in text
+    assert "original ([/])" in text and "× 1 step" in text and "1 steps" not in text

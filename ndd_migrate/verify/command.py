@@ -109,6 +109,7 @@ def verify_command(
 ) -> int:
     """Run verify and print the report; returns the exit code (0 equal, 1 different, 2 error)."""
     from rich.console import Console
+    from rich.markup import escape
 
     err = console or output_console(stderr=True)
     console = console or output_console()
@@ -157,7 +158,7 @@ def verify_command(
 
         make_settings(**options)  # validate before starting anything
     except (UsageError, ValueError) as e:
-        err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
         return 2
 
     from ndd_migrate.verify.api import verify_base, verify_files
@@ -181,7 +182,7 @@ def verify_command(
                 f.write(report.to_json() + "\n")
         except OSError as e:
             err.print(
-                f"[red]error:[/red] cannot write --report {report_file}: {e.strerror}",
+                f"[red]error:[/red] {escape(f'cannot write --report {report_file}: {e.strerror}')}",
                 soft_wrap=True,
             )
             return 2

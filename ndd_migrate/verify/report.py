@@ -293,8 +293,10 @@ def _render_pair(console, pair: PairReport) -> None:
             )
             for e in f.excerpt:
                 console.print(
-                    f"      at {tuple(e['index'])}: "
-                    f"original {e['original']!r}, migrated {e['migrated']!r}",
+                    escape(
+                        f"      at {tuple(e['index'])}: "
+                        f"original {e['original']!r}, migrated {e['migrated']!r}"
+                    ),
                     style="dim",
                 )
 
@@ -322,10 +324,11 @@ def _render_pair(console, pair: PairReport) -> None:
             v = t.get(side)
             if v:
                 note = f" ({v['note']})" if v.get("note") else ""
+                steps = v["iterations_per_run"]
                 table.add_row(
-                    side + note,
+                    escape(side + note),
                     f"{v['samples_per_s']:.1f}",
-                    f"median of {len(v['run_samples_per_s'])} × {v['iterations_per_run']} steps",
+                    f"median of {len(v['run_samples_per_s'])} × {steps} step{'s' * (steps != 1)}",
                 )
         if t.get("ratio") is not None:
             table.add_row("migrated / original", f"{t['ratio']:.2f}×", "")
