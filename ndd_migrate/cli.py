@@ -19,46 +19,206 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+#: ``check --output-format`` values (the keys of :data:`ndd_migrate.report.FORMATS`, kept here so
+#: a bad value is rejected before anything is imported or written).
+CHECK_FORMATS = ("concise", "full", "json", "sarif", "github")
+TEXT_JSON = ("text", "json")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from ndd_migrate import __version__
+
+        typer.echo(f"ndd-migrate {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Migrate NVIDIA DALI pipeline-mode code to dynamic mode (ndd): codemod, lint, equivalence check."""
+
+
+def _split(values: Optional[List[str]]) -> Optional[tuple]:
+    """Repeated options accumulate, and each value may be a comma-separated list (ruff's syntax):
+    ``--select NDD1 --select NDD2,NDD3`` is ``(NDD1, NDD2, NDD3)``. ``None`` when not given."""
+    if not values:
+        return None
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+
+def _error(message: str) -> None:
+    """``error <message>`` on stderr; the message is user or rule text, never rich markup."""
+    from rich.markup import escape
+
+    _console(stderr=True).print(f"[red]error[/] {escape(message)}", soft_wrap=True)
+
+
+def _usage_error(message: str) -> "typer.Exit":
+    _error(message)
+    return typer.Exit(2)
+
+
+def _choice(option: str, value: str, choices: tuple) -> None:
+    if value not in choices:
+        raise _usage_error(f"invalid value {value!r} for {option} (choose from {', '.join(choices)})")
+
+
+def _configuration(select, extend_select, ignore, exclude, extend_exclude, config):
+    """The project's configuration with the command line on top: the same for ``migrate`` and
+    ``check``. Warns about selectors that select no rule; exits 2 on bad configuration."""
+    from ndd_migrate.catalog import rule_codes
+    from ndd_migrate.config import ConfigError, Configuration, Overrides
+
+    try:
+        conf = Configuration(
+            Overrides(
+                select=_split(select),
+                extend_select=_split(extend_select) or (),
+                ignore=_split(ignore) or (),
+                exclude=_split(exclude),
+                extend_exclude=_split(extend_exclude) or (),
+            ),
+            config_file=config,
+        )
+        for selector in conf.for_path(Path.cwd()).unmatched_selectors(rule_codes()):
+            from rich.markup import escape
+
+            _console(stderr=True).print(f"[yellow]warning[/] `{escape(selector)}` selects no rule", soft_wrap=True)
+    except ConfigError as exc:
+        raise _usage_error(str(exc))
+    return conf
+
+
+def _discover(paths, conf, force_exclude):
+    from ndd_migrate import files
+    from ndd_migrate.config import ConfigError
+
+    try:
+        return files.discover(paths, is_excluded=conf.is_excluded, force_exclude=force_exclude)
+    except (ConfigError, files.SourceError) as exc:
+        raise _usage_error(str(exc))
+
+
+def _is_stdin(paths) -> bool:
+    """``-`` names standard input (alone: it cannot be mixed with files)."""
+    given = [str(p) for p in paths or []]
+    if "-" not in given:
+        return False
+    if len(given) > 1:
+        raise _usage_error("`-` (standard input) cannot be combined with other paths")
+    return True
+
+
+def _run_stdin(name: str, policy):
+    """Standard input as one file named ``name`` (``--stdin-filename``, default ``-``)."""
+    import sys
+
+    from ndd_migrate import engine, files
+    from ndd_migrate.runner import RunSummary
+
+    raw = sys.stdin.buffer.read()
+    result = engine.process_sources([(name, raw)], policy, 1)[0]
+    try:
+        original = files.decode_source(raw, name)
+    except files.SourceError:
+        original = None
+    return raw, original, RunSummary([result])
+
+
+SELECT_HELP = "Codes or prefixes (NDD1, ALL); comma-separated, repeatable."
+EXCLUDE_HELP = "Path patterns to skip, replacing the default excludes; comma-separated, repeatable."
+EXTEND_EXCLUDE_HELP = "Path patterns to skip, on top of the configured excludes; comma-separated, repeatable."
+STDIN_HELP = "The name of the file read from standard input (`-`): for messages and per-file settings."
 
 
 @app.command()
 def migrate(
-    paths: List[Path] = typer.Argument(..., help="Files and directories (searched recursively)."),
+    paths: List[Path] = typer.Argument(..., help="Files and directories (searched recursively); `-` reads standard input."),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing."),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if any file would change."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Parallel worker processes (default: CPU count)."),
-    exclude: List[str] = typer.Option([], "--exclude", help="Glob patterns of paths to skip."),
+    select: Optional[List[str]] = typer.Option(None, "--select", help=SELECT_HELP),
+    extend_select: Optional[List[str]] = typer.Option(None, "--extend-select", help=SELECT_HELP),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help=SELECT_HELP),
+    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help=EXCLUDE_HELP),
+    extend_exclude: Optional[List[str]] = typer.Option(None, "--extend-exclude", help=EXTEND_EXCLUDE_HELP),
+    force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply excludes to files named explicitly (pre-commit)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="A pyproject.toml to use instead of discovery."),
+    stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help=STDIN_HELP),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no counts line."),
 ) -> None:
-    """Rewrite pipeline-mode code into dynamic-mode code, in place."""
-    from ndd_migrate import files, runner
+    """Rewrite pipeline-mode code into dynamic-mode code, in place (`-`: print it to stdout)."""
+    from ndd_migrate import runner
     from ndd_migrate.policy import Policy
     from ndd_migrate.report.summary import print_summary
 
     err = _console(stderr=True)
-    try:
-        targets = files.discover(paths, exclude=exclude)
-    except files.SourceError as exc:
-        err.print(f"[red]error[/] {exc}")
-        raise typer.Exit(2)
-    summary = runner.run(targets, Policy.migrate(), jobs, roots=paths)
+    conf = _configuration(select, extend_select, ignore, exclude, extend_exclude, config)
+    policy = Policy(is_enabled=conf.is_enabled)
+    if _is_stdin(paths):
+        _migrate_stdin(stdin_filename or "-", policy, diff=diff, check=check, quiet=quiet)
+        return
+    targets = _discover(paths, conf, force_exclude)
+    with _progress(len(targets), quiet) as advance:
+        summary = runner.run(targets, policy, jobs, roots=paths, progress=advance)
     write = not (diff or check)
     for result in summary.changed:
         if diff:
             _print_diff(result)
         if write:
             _write(result, summary)
-    print_summary(summary, err, wrote=write)
+    print_summary(summary, err, wrote=write, quiet=quiet)
+    _migrate_exit(summary, check)
+
+
+def _migrate_exit(summary, check: bool) -> None:
     if summary.failed:
         raise typer.Exit(2)
     if summary.manual or (check and summary.changed):
         raise typer.Exit(1)
 
 
+def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool) -> None:
+    """``migrate -``: the migrated text on stdout (the input as it was when nothing changes or the
+    text cannot be migrated, so ``migrate - < a.py > b.py`` never loses code); ``--diff`` prints the
+    diff instead, ``--check`` nothing. The summary goes to stderr."""
+    import sys
+
+    from ndd_migrate import files
+    from ndd_migrate.report.summary import print_summary, unified_diff
+
+    raw, original, summary = _run_stdin(name, policy)
+    result = summary.results[0]
+    out = raw
+    if result.changed and not result.error and original is not None:
+        try:
+            out = files.encode_source(name, result.new_source, original)
+        except files.SourceError as exc:
+            from ndd_migrate.diagnostics import FileError
+
+            result.error, result.changed = FileError(name, exc.message, exc.line), False
+    if diff:
+        if out is not raw:
+            sys.stdout.buffer.write(_colour_diff(unified_diff(name, raw, out)))
+    elif not check:
+        sys.stdout.buffer.write(out)
+    sys.stdout.buffer.flush()
+    print_summary(summary, _console(stderr=True), wrote=not (diff or check), quiet=quiet)
+    _migrate_exit(summary, check)
+
+
 def _print_diff(result) -> None:
     """Print the diff of the bytes ``migrate`` would write (the file's encoding and BOM, its tabs
     and newlines) straight to stdout's buffer: a text stream, or rich, would alter them, and the
-    patch would no longer apply. A text the file's encoding cannot hold fails as writing would."""
+    patch would no longer apply. A text the file's encoding cannot hold fails as writing would.
+    On a terminal (and not with ``NO_COLOR``) the lines are coloured."""
     import sys
 
     from ndd_migrate import files
@@ -74,8 +234,14 @@ def _print_diff(result) -> None:
         result.changed = False
         return
     sys.stdout.flush()
-    sys.stdout.buffer.write(unified_diff(result.path, old, new))
+    sys.stdout.buffer.write(_colour_diff(unified_diff(result.path, old, new)))
     sys.stdout.buffer.flush()
+
+
+def _colour_diff(data: bytes) -> bytes:
+    from ndd_migrate.report.colour import colour_diff, use_colour
+
+    return colour_diff(data) if use_colour() else data
 
 
 def _write(result, summary) -> None:
@@ -99,54 +265,74 @@ def _same_text(text: str, result) -> bool:
 
 @app.command()
 def check(
-    paths: List[Path] = typer.Argument(None, help="Files and directories (default: the current directory)."),
+    paths: List[Path] = typer.Argument(None, help="Files and directories (default: the current directory); `-` reads standard input."),
     fix: bool = typer.Option(False, "--fix", help="Apply safe fixes."),
     unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="With --fix, also apply unsafe fixes."),
-    select: Optional[str] = typer.Option(None, "--select", help="Comma-separated codes or prefixes (NDD1, ALL)."),
-    extend_select: Optional[str] = typer.Option(None, "--extend-select"),
-    ignore: Optional[str] = typer.Option(None, "--ignore", help="Comma-separated codes or prefixes."),
-    exclude: Optional[str] = typer.Option(None, "--exclude", help="Comma-separated glob patterns."),
+    select: Optional[List[str]] = typer.Option(None, "--select", help=SELECT_HELP),
+    extend_select: Optional[List[str]] = typer.Option(None, "--extend-select", help=SELECT_HELP),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help=SELECT_HELP),
+    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help=EXCLUDE_HELP),
+    extend_exclude: Optional[List[str]] = typer.Option(None, "--extend-exclude", help=EXTEND_EXCLUDE_HELP),
     force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply excludes to files named explicitly (pre-commit)."),
     output_format: str = typer.Option("concise", "--output-format", help="concise, full, json, sarif or github."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
     statistics: bool = typer.Option(False, "--statistics", help="Counts per rule code."),
     config: Optional[Path] = typer.Option(None, "--config", help="A pyproject.toml to use instead of discovery."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j"),
+    stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help=STDIN_HELP),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Lint: pipeline-mode leftovers and dynamic-mode mistakes, with rule codes."""
-    from ndd_migrate import files, runner
-    from ndd_migrate.catalog import rule_codes
-    from ndd_migrate.config import ConfigError, Configuration, Overrides
+    import sys
+
+    _choice("--output-format", output_format, CHECK_FORMATS)
+    from ndd_migrate import runner
     from ndd_migrate.policy import Policy
     from ndd_migrate.report import exit_code, render
 
-    split = lambda value: tuple(v.strip() for v in value.split(",") if v.strip()) if value else None
-    try:
-        conf = Configuration(
-            Overrides(
-                select=split(select),
-                extend_select=split(extend_select) or (),
-                ignore=split(ignore) or (),
-                exclude=split(exclude),
-            ),
-            config_file=config,
-        )
-        targets = files.discover(paths or [Path(".")], is_excluded=conf.is_excluded, force_exclude=force_exclude)
-        for selector in conf.for_path(Path.cwd()).unmatched_selectors(rule_codes()):
-            _console(stderr=True).print(f"[yellow]warning[/] `{selector}` selects no rule", soft_wrap=True)
-    except (ConfigError, files.SourceError) as exc:
-        _console(stderr=True).print(f"[red]error[/] {exc}", soft_wrap=True)
-        raise typer.Exit(2)
+    conf = _configuration(select, extend_select, ignore, exclude, extend_exclude, config)
     policy = Policy.check(fix=fix, unsafe_fixes=unsafe_fixes, is_enabled=conf.is_enabled)
-    summary = runner.run(targets, policy, jobs, roots=paths or [Path(".")])
-    if fix:
-        for result in summary.changed:
-            _write(result, summary)
+    report_to = sys.stdout
+    if _is_stdin(paths):
+        # As ruff: with --fix the fixed text goes to stdout (the input when nothing was fixed) and
+        # the report to stderr; without it the report goes to stdout.
+        raw, original, summary = _run_stdin(stdin_filename or "-", policy)
+        if fix:
+            _fixed_stdin(summary.results[0], raw, original)
+            report_to = sys.stderr
+    else:
+        roots = paths or [Path(".")]
+        targets = _discover(roots, conf, force_exclude)
+        with _progress(len(targets), quiet) as advance:
+            summary = runner.run(targets, policy, jobs, roots=roots, progress=advance)
+        if fix:
+            for result in summary.changed:
+                _write(result, summary)
     text = render(output_format, summary.results, statistics=statistics, unsafe_fixes=unsafe_fixes)
     if text:
-        typer.echo(text, nl=not text.endswith("\n"))
+        from ndd_migrate.report.colour import colour_report, use_colour
+
+        if output_format in ("concise", "full") and not statistics and use_colour(report_to):
+            text = colour_report(text)
+        report_to.write(text if text.endswith("\n") else text + "\n")
+        report_to.flush()
     code = exit_code(summary.results)
     raise typer.Exit(0 if exit_zero and code == 1 else code)
+
+
+def _fixed_stdin(result, raw: bytes, original) -> None:
+    import sys
+
+    from ndd_migrate import files
+
+    out = raw
+    if result.changed and not result.error and original is not None:
+        try:
+            out = files.encode_source(result.path, result.new_source, original)
+        except files.SourceError:
+            out = raw
+    sys.stdout.buffer.write(out)
+    sys.stdout.buffer.flush()
 
 
 @app.command()
@@ -174,6 +360,7 @@ def verify(
     report: Optional[str] = typer.Option(None, "--report", help="Write the JSON report to this file."),
 ) -> None:
     """Prove a migrated loader gives the same outputs as its pipeline (exit 0 equal, 1 different, 2 error)."""
+    _choice("--output-format", output_format, TEXT_JSON)
     from ndd_migrate.verify.command import verify_command
 
     raise typer.Exit(
@@ -191,6 +378,7 @@ def rules(
     output_format: str = typer.Option("text", "--output-format", help="text or json"),
 ) -> None:
     """List the rule catalogue."""
+    _choice("--output-format", output_format, TEXT_JSON)
     from ndd_migrate.catalog import all_rules
 
     if output_format == "json":
@@ -202,12 +390,13 @@ def rules(
         ], indent=2))
         return
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title="ndd-migrate rules")
     for col in ("code", "name", "fix", "summary"):
         table.add_column(col)
-    for r in all_rules():
-        table.add_row(r.code, r.name, r.fix_safety.value, r.summary)
+    for r in all_rules():  # Text, not str: a summary such as `.tensors[i]` is not markup
+        table.add_row(Text(r.code), Text(r.name), Text(r.fix_safety.value), Text(r.summary))
     _console(highlight=True).print(table)
 
 
@@ -219,19 +408,68 @@ def explain(code: str = typer.Argument(..., help="A rule code, e.g. NDD103.")) -
 
     rule = get_rule(code)
     if rule is None:
-        _console(stderr=True, highlight=True).print(
-            f"[red]error[/] unknown rule code {code!r}; `ndd-migrate rules` lists them"
-        )
-        raise typer.Exit(2)
+        raise _usage_error(f"unknown rule code {code!r}; `ndd-migrate rules` lists them")
     typer.echo(rule_markdown(rule))
 
 
 def _console(*, stderr: bool = False, highlight: bool = False):
     """A rich console. rich is imported here, not at start-up: it costs about 60 ms, and a clean
-    ``check`` prints nothing through it."""
+    ``check`` prints nothing through it. Off a terminal nothing wraps (a log or a pipe has no width)
+    and there is no colour; rich itself honours ``NO_COLOR`` and ``FORCE_COLOR``."""
+    import sys
+
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=highlight)
+    stream = sys.stderr if stderr else sys.stdout
+    if _isatty(stream):
+        return Console(stderr=stderr, highlight=highlight)
+    return Console(stderr=stderr, highlight=highlight, soft_wrap=True, width=10_000)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class _progress:
+    """A progress bar on stderr for runs over many files: only on a terminal, never with
+    ``--quiet``; gone when the run ends. Used as ``with _progress(n, quiet) as advance``, where
+    ``advance(k)`` counts ``k`` more files done (``None`` when there is no bar)."""
+
+    MIN_FILES = 50
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        import sys
+
+        self.total = total
+        self.bar = None
+        if not quiet and total >= self.MIN_FILES and _isatty(sys.stderr):
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(
+                TextColumn("ndd-migrate"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                console=_console(stderr=True), transient=True,
+            )
+
+    def __enter__(self):
+        if self.bar is None:
+            return None
+        self.bar.start()
+        task = self.bar.add_task("files", total=self.total)
+        done = [0]
+
+        def advance(k: int = 1) -> None:  # a file can be looked at twice (cross-file pass)
+            k = min(k, self.total - done[0])
+            done[0] += k
+            self.bar.advance(task, k)
+
+        return advance
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def main() -> None:

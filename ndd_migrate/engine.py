@@ -391,19 +391,26 @@ MIN_FILES_PER_FORKED_WORKER = 2
 MIN_FILES_PER_SPAWNED_WORKER = 8
 
 
-def process_sources(sources: list[tuple[str, bytes]], policy: Policy, jobs: int | None = None) -> list[FileResult]:
+def process_sources(
+    sources: list[tuple[str, bytes]], policy: Policy, jobs: int | None = None, progress=None
+) -> list[FileResult]:
     """Run the rules over many files already read, ``(path, bytes)``; results in the same order.
 
     Worker processes are used only when there are enough files for them to pay off. They are
     forked where the platform allows it (Linux), explicitly, since Python 3.14 no longer forks by
     default: a forked worker shares the already imported libcst and rules instead of importing
-    them again.
+    them again. ``progress(1)``, when given, is called as each file is done.
     """
+    tick = progress or (lambda k: None)
     rule_impls()  # import every rule now, before forking, so each worker inherits them
     context = _fork_context()
     workers = worker_count(len(sources), jobs, forked=context is not None)
     if workers <= 1:
-        return [process_source(path, raw, policy) for path, raw in sources]
+        out = []
+        for path, raw in sources:
+            out.append(process_source(path, raw, policy))
+            tick(1)
+        return out
     from concurrent.futures import ProcessPoolExecutor
 
     # Largest files first, in small chunks: a file costs roughly in proportion to its size, and
@@ -416,7 +423,10 @@ def process_sources(sources: list[tuple[str, bytes]], policy: Policy, jobs: int 
     with ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=_set_worker_policy, initargs=(policy,)
     ) as pool:
-        done = list(pool.map(_process_in_worker, paths, raws, chunksize=chunksize))
+        done = []
+        for result in pool.map(_process_in_worker, paths, raws, chunksize=chunksize):
+            done.append(result)
+            tick(1)
     results: list[FileResult] = [None] * len(sources)  # type: ignore[list-item]
     for position, result in zip(order, done):
         results[position] = result

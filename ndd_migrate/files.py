@@ -225,9 +225,11 @@ def decode_source(raw: bytes, path: str | os.PathLike[str]) -> SourceText:
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
         except SyntaxError as error:
-            raise SourceError(
-                path, f"bad encoding declaration: {error.msg}", _cookie_line(raw)
-            ) from error
+            if _cookie_line(raw) is not None:
+                raise SourceError(
+                    path, f"bad encoding declaration: {error.msg}", _cookie_line(raw)
+                ) from error
+            encoding = "utf-8"  # no declaration: undecodable bytes on line 1 or 2, reported below
         if encoding == "utf-8-sig":
             encoding = "utf-8"
     body = raw[len(codecs.BOM_UTF8) :] if bom else raw
@@ -238,14 +240,23 @@ def decode_source(raw: bytes, path: str | os.PathLike[str]) -> SourceText:
         raise SourceError(
             path,
             f"cannot decode byte 0x{raw[offset]:02x} as {encoding}"
-            + (
-                " (a notebook must be UTF-8)"
-                if notebook
-                else " (declare the file's encoding with a '# -*- coding: ... -*-' line)"
-            ),
+            + _decode_advice(raw, encoding, bom, notebook),
             _line_at(_LINE_BREAK_BYTES, raw, offset),
         ) from error
     return SourceText(text=text, encoding=encoding, bom=bom, raw=raw)
+
+
+def _decode_advice(raw: bytes, encoding: str, bom: bool, notebook: bool) -> str:
+    """What to do about bytes the encoding cannot decode: declaring an encoding helps only a file
+    that declares none."""
+    if notebook:
+        return " (a notebook must be UTF-8)"
+    if bom:
+        return " (the file starts with a UTF-8 byte-order mark: remove it or fix the bytes)"
+    line = _cookie_line(raw)
+    if line is not None:
+        return f" (line {line} declares {encoding}: correct that declaration or the bytes)"
+    return " (declare the file's encoding with a '# -*- coding: ... -*-' line)"
 
 
 def _cookie_line(raw: bytes) -> int | None:

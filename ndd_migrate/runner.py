@@ -18,7 +18,7 @@ imports a module defining a pipeline goes through the engine; the others stay on
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from ndd_migrate import crossfile, files
@@ -50,11 +50,13 @@ def run(
     policy: Policy,
     jobs: int | None = None,
     roots: Iterable[str | os.PathLike[str]] = (),
+    progress: Callable[[int], None] | None = None,
 ) -> RunSummary:
     """Process many files: unreadable ones become errors, ones without DALI are skipped unparsed
     unless they import a project module that defines a pipeline, the rest go through the engine
     (in worker processes when there are enough of them). ``roots`` are the paths the user gave
-    (directories, or files whose directory counts): imports are also resolved against them."""
+    (directories, or files whose directory counts): imports are also resolved against them.
+    ``progress(k)``, when given, is told each time ``k`` more files are done (the CLI's bar)."""
     paths = [os.fspath(p) for p in paths]
     results: list[FileResult | None] = []
     pending: list[tuple[int, str, bytes]] = []  # (position in results, path, bytes read)
@@ -76,6 +78,8 @@ def run(
             results.append(None)
         else:
             results.append(FileResult(path=path, skipped=True))
+    if progress is not None:
+        progress(len(paths) - len(pending))  # unreadable or without DALI: done
     # After every file is read, so that a module the run was given is read from the bytes kept.
     for path in readable:
         raw = kept.read(path)
@@ -95,8 +99,8 @@ def run(
         from ndd_migrate import engine
 
         pending.sort()
-        process = lambda sources, known: _process(engine, sources, known, project, jobs)  # noqa: E731
-        processed = process([(path, raw) for _, path, raw in pending], policy)
+        process = lambda sources, known, done=None: _process(engine, sources, known, project, jobs, done)  # noqa: E731
+        processed = process([(path, raw) for _, path, raw in pending], policy, progress)
         for (index, _, _), result in zip(pending, processed):
             if results[index] is None or result.changed or result.diagnostics:
                 results[index] = result  # a file without DALI stays skipped unless it uses a pipeline
@@ -112,7 +116,7 @@ def _uses_pipelines(project: crossfile.ProjectImports, path: str) -> bool:
     return bool(outside) or any(imported.values())
 
 
-def _process(engine, sources: list[tuple[str, bytes]], policy: Policy, project, jobs) -> list[FileResult]:
+def _process(engine, sources: list[tuple[str, bytes]], policy: Policy, project, jobs, progress=None) -> list[FileResult]:
     """``engine.process_sources``, each file with what its imports define on disk added to the
     policy (files importing the same get one call, so workers still share the work)."""
     groups: dict[tuple, list[int]] = {}
@@ -129,7 +133,7 @@ def _process(engine, sources: list[tuple[str, bytes]], policy: Policy, project, 
                 outside_pipelines={**dict(outside), **policy.outside_pipelines},
                 migrated_on_disk={**dict(on_disk), **policy.migrated_on_disk},
             )
-        for position, result in zip(positions, engine.process_sources([sources[p] for p in positions], known, jobs)):
+        for position, result in zip(positions, engine.process_sources([sources[p] for p in positions], known, jobs, progress=progress)):
             out[position] = result
     return out
 

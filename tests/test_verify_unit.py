@@ -59,7 +59,7 @@ def test_missing_dali_is_exit_2_with_install_hint(tmp_path, monkeypatch, capsys)
     assert report.exit_code == 2
     assert INSTALL_HINT in report.pairs[0].error.message
     assert verify_command([str(a), str(b)], pipeline="f") == 2
-    assert "pip install 'ndd-migrate[verify]'" in capsys.readouterr().out
+    assert "pip install -e '.[verify]'" in capsys.readouterr().out
 
 
 def test_worker_without_dali_reports_install_hint(tmp_path, monkeypatch):

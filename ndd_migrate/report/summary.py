@@ -6,6 +6,9 @@ import difflib
 import re
 
 from rich.console import Console
+from rich.markup import escape
+
+from ndd_migrate.report._common import plural
 
 from ndd_migrate.runner import RunSummary
 
@@ -40,18 +43,25 @@ def _lines(data: bytes) -> list[bytes]:
     return [line for line in _AFTER_NEWLINE.split(data) if line]
 
 
-def print_summary(summary: RunSummary, console: Console, *, wrote: bool) -> None:
+def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: bool = False) -> None:
+    """The counts line (not with ``quiet``), the files that failed and every place left for a
+    human. Paths, messages, hints and codes are user or rule text, escaped so rich does not read
+    ``.tensors[i]`` or ``x[/]b.py`` as markup."""
     results = summary.results
     scanned = len(results)
     changed = len(summary.changed)
     failed = len(summary.failed)
     verb = "changed" if wrote else "would change"
-    console.print(
-        f"[bold]ndd-migrate[/]: {scanned} file{'s' * (scanned != 1)} scanned, {changed} {verb}, "
-        f"{scanned - changed - failed} unchanged, {failed} failed"
-    )
+    if not quiet:
+        console.print(
+            f"[bold]ndd-migrate[/]: {plural(scanned, 'file')} scanned, {changed} {verb}, "
+            f"{scanned - changed - failed} unchanged, {failed} failed",
+            soft_wrap=True,
+        )
     for result in summary.failed:
-        console.print(f"[red]error[/] {result.error.location()}: {result.error.message}", soft_wrap=True)
+        console.print(
+            f"[red]error[/] {escape(result.error.location())}: {escape(result.error.message)}", soft_wrap=True
+        )
     manual = summary.manual
     if not manual:
         return
@@ -60,6 +70,7 @@ def print_summary(summary: RunSummary, console: Console, *, wrote: bool) -> None
         advice = diag.hint or f"see `ndd-migrate explain {diag.code}`"
         line = f"cell {diag.cell}:{diag.line}" if diag.cell is not None else diag.line
         console.print(
-            f"  [bold yellow]{diag.code}[/] {diag.path}:{line}: {diag.message}\n      → {advice}",
+            f"  [bold yellow]{escape(diag.code)}[/] {escape(f'{diag.path}:{line}: {diag.message}')}"
+            f"\n      → {escape(advice)}",
             soft_wrap=True,
         )

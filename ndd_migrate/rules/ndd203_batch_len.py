@@ -62,5 +62,10 @@ class Impl(RuleImpl):
         if self.ctx.converted_kind(original.args[0].value, Kind.BATCH) is None or not isinstance(updated, cst.Call):
             return updated
         fixed = self.ctx.applies(self.code, original)
-        self.ctx.report(self.code, original, "`len(out)` → `out.batch_size`", fixed=fixed, hint="use `.batch_size`")
+        # The user's expression, not a made-up `out`: `len(images)` → `images.batch_size`.
+        arg = " ".join(cst.Module([]).code_for_node(original.args[0].value).split())
+        arg = arg if len(arg) <= 40 else arg[:37].rstrip() + "..."
+        self.ctx.report(
+            self.code, original, f"`len({arg})` → `{arg}.batch_size`", fixed=fixed, hint=f"use `{arg}.batch_size`"
+        )
         return cst.Attribute(updated.args[0].value, cst.Name("batch_size")) if fixed else updated

@@ -5,7 +5,7 @@ process; every output of every step is compared sample by sample. See ``docs/ver
 
 Importing this package needs neither DALI nor numpy (the lint/migrate core must stay light);
 DALI is imported by the worker processes only, and a missing installation is reported as
-"install the verify extra: pip install 'ndd-migrate[verify]'".
+"install the verify extra from a checkout of ndd-migrate: pip install -e '.[verify]'".
 
 Public API::
 

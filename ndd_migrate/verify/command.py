@@ -67,6 +67,21 @@ def parse_tolerance(items: Sequence[str]) -> dict[int, tuple[float, float]]:
     return out
 
 
+def output_console(*, stderr: bool = False, width: int = 10_000) -> Any:
+    """A rich console for the report: a terminal's width on a terminal; piped (a CI log, a file) no
+    wrapping at all, where rich would otherwise wrap every line at 80 columns."""
+    from rich.console import Console
+
+    stream = sys.stderr if stderr else sys.stdout
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if tty:
+        return Console(stderr=stderr)
+    return Console(stderr=stderr, width=width, soft_wrap=True)
+
+
 def verify_command(
     paths: Sequence[str],
     *,
@@ -94,10 +109,10 @@ def verify_command(
 ) -> int:
     """Run verify and print the report; returns the exit code (0 equal, 1 different, 2 error)."""
     from rich.console import Console
+    from rich.markup import escape
 
-    err = console or Console(stderr=True)
-    # Piped output (CI logs) gets a wide, fixed width instead of rich's 80 columns.
-    console = console or (Console() if sys.stdout.isatty() else Console(width=120))
+    err = console or output_console(stderr=True)
+    console = console or output_console()
     try:
         if output_format not in OUTPUT_FORMATS:
             raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")
@@ -143,7 +158,7 @@ def verify_command(
 
         make_settings(**options)  # validate before starting anything
     except (UsageError, ValueError) as e:
-        err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
         return 2
 
     from ndd_migrate.verify.api import verify_base, verify_files
@@ -167,7 +182,7 @@ def verify_command(
                 f.write(report.to_json() + "\n")
         except OSError as e:
             err.print(
-                f"[red]error:[/red] cannot write --report {report_file}: {e.strerror}",
+                f"[red]error:[/red] {escape(f'cannot write --report {report_file}: {e.strerror}')}",
                 soft_wrap=True,
             )
             return 2

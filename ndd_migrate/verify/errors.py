@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from ndd_migrate.verify.report import VerifyReport
 
-INSTALL_HINT = "install the verify extra: pip install 'ndd-migrate[verify]'"
+INSTALL_HINT = "install the verify extra from a checkout of ndd-migrate: pip install -e '.[verify]'"
 
 
 class VerifyFailure(Exception):

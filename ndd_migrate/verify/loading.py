@@ -300,8 +300,10 @@ def find_function(loaded: LoadedModule, name: str, *, kind: str):
             )
             hint = f"; it defines: {', '.join(candidates)}" if candidates else ""
             skipped = (
-                f" (top-level statements at lines {', '.join(map(str, loaded.skipped_lines))} were "
-                "skipped as script code; use load mode 'module' to run them)"
+                f" (top-level {'statements at lines' if len(loaded.skipped_lines) != 1 else 'statement at line'} "
+                f"{', '.join(map(str, loaded.skipped_lines))} "
+                f"{'were' if len(loaded.skipped_lines) != 1 else 'was'} skipped as script code; pass "
+                "--exec-module (load mode 'module') to run them)"
                 if loaded.skipped_lines
                 else ""
             )

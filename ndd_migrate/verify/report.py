@@ -218,9 +218,9 @@ def _render_pair(console, pair: PairReport) -> None:
     if pair.epochs:
         per = pair.iterations_per_epoch
         if per and pair.iterations == per * pair.epochs:
-            facts.append(f"epochs: {pair.epochs} complete, {per} steps/epoch")
+            facts.append(f"epochs: {pair.epochs} complete, {per} step{'s' * (per != 1)}/epoch")
         else:
-            facts.append(f"epochs touched: {pair.epochs}" + (f", {per} steps/epoch" if per else ""))
+            facts.append(f"epochs touched: {pair.epochs}" + (f", {per} step{'s' * (per != 1)}/epoch" if per else ""))
     if pair.dali_version:
         facts.append(f"DALI {pair.dali_version}")
     if facts:
@@ -261,7 +261,7 @@ def _render_pair(console, pair: PairReport) -> None:
 
             if not o.ok:
                 result = (
-                    f"[red]{o.first_failure.reason} differs[/]"
+                    f"[red]{o.first_failure.reason} {'differ' if o.first_failure.reason == 'values' else 'differs'}[/]"
                     if o.first_failure.reason not in ("missing output", "batch size")
                     else f"[red]{o.first_failure.reason}[/]"
                 )
@@ -293,8 +293,10 @@ def _render_pair(console, pair: PairReport) -> None:
             )
             for e in f.excerpt:
                 console.print(
-                    f"      at {tuple(e['index'])}: "
-                    f"original {e['original']!r}, migrated {e['migrated']!r}",
+                    escape(
+                        f"      at {tuple(e['index'])}: "
+                        f"original {e['original']!r}, migrated {e['migrated']!r}"
+                    ),
                     style="dim",
                 )
 
@@ -322,10 +324,11 @@ def _render_pair(console, pair: PairReport) -> None:
             v = t.get(side)
             if v:
                 note = f" ({v['note']})" if v.get("note") else ""
+                steps = v["iterations_per_run"]
                 table.add_row(
-                    side + note,
+                    escape(side + note),
                     f"{v['samples_per_s']:.1f}",
-                    f"median of {len(v['run_samples_per_s'])} × {v['iterations_per_run']} steps",
+                    f"median of {len(v['run_samples_per_s'])} × {steps} step{'s' * (steps != 1)}",
                 )
         if t.get("ratio") is not None:
             table.add_row("migrated / original", f"{t['ratio']:.2f}×", "")

@@ -1,0 +1,108 @@
+"""Messages say what is true of the user's code, in correct English: singular and plural, the user's
+own expression, the option the command line really has, and advice that applies to the file."""
+
+from __future__ import annotations
+
+import io
+import types
+
+import pytest
+
+from ndd_migrate import files
+from ndd_migrate.context import Policy
+from ndd_migrate.engine import transform
+from ndd_migrate.verify import loading
+from ndd_migrate.verify.compare import Failure, OutputComparison
+from ndd_migrate.verify.errors import SetupError
+from ndd_migrate.verify.report import PairReport, VerifyReport
+
+LEN = (
+    "from nvidia.dali import pipeline_def, fn\n"
+    "\n"
+    "\n"
+    "@pipeline_def(batch_size=2)\n"
+    "def p(root):\n"
+    "    data = fn.readers.numpy(file_root=root)\n"
+    "    return data\n"
+    "\n"
+    "\n"
+    "pipe = p('x', num_threads=1, device_id=0)\n"
+    "pipe.build()\n"
+    "(images,) = pipe.run()\n"
+    "n = len(images)\n"
+)
+
+
+def test_ndd203_names_the_users_expression():
+    result = transform(LEN, "l.py", Policy.check())
+    (found,) = [d for d in result.diagnostics if d.code == "NDD203"]
+    assert found.message == "`len(images)` → `images.batch_size`"
+    assert "images.batch_size" in found.hint and "out" not in found.message
+
+
+def _render(report: VerifyReport) -> str:
+    from ndd_migrate.verify.command import output_console
+
+    console = output_console()
+    console.file = buf = io.StringIO()
+    report.render(console)
+    return buf.getvalue()
+
+
+def _pair(**kwargs) -> PairReport:
+    pair = PairReport("train_pipeline", "o.py:train_pipeline", "m.py:train_pipeline", verdict="different", **kwargs)
+    failing = OutputComparison(0, dtype=("FLOAT", "FLOAT"), samples_compared=4, samples_equal=3)
+    failing.first_failure = Failure(0, 1, "values", "max |a-b| = 1")
+    pair.outputs = [failing]
+    return pair
+
+
+def test_verify_report_grammar():
+    text = _render(VerifyReport([_pair(batch_size=4, iterations=3, epochs=3, iterations_per_epoch=1)]))
+    assert "values differ" in text and "values differs" not in text
+    assert "1 step/epoch" in text and "1 steps/epoch" not in text
+    assert "3 steps/epoch" in _render(VerifyReport([_pair(iterations=9, epochs=3, iterations_per_epoch=3)]))
+
+
+def test_verify_output_does_not_wrap_when_piped():
+    long = "/a/rather/long/checkout/path/of/a/ci/runner/" * 3 + "train.py:train_pipeline"
+    pair = _pair(batch_size=4, iterations=3, epochs=3, iterations_per_epoch=1)
+    pair.original = long
+    pair.notes = ["a note that is long enough to be wrapped at eighty columns by rich when it is not told otherwise"]
+    text = _render(VerifyReport([pair]))
+    assert any(long in line for line in text.splitlines())
+    assert any(pair.notes[0] in line for line in text.splitlines())
+
+
+@pytest.mark.parametrize("lines, words", [([28], "statement at line 28 was"), ([3, 28], "statements at lines 3, 28 were")])
+def test_skipped_lines_and_the_real_option(lines, words):
+    loaded = loading.LoadedModule(types.ModuleType("m"), "train.py", lines)
+    with pytest.raises(SetupError) as raised:
+        loading.find_function(loaded, "missing", kind="original")
+    message = str(raised.value)
+    assert words in message and "--exec-module" in message
+
+
+def test_undecodable_file_that_declares_utf8_is_not_told_to_declare_an_encoding():
+    with pytest.raises(files.SourceError) as raised:
+        files.decode_source(b"# -*- coding: utf-8 -*-\nx = '\xff'\n", "a.py")
+    assert "declare the file's encoding" not in raised.value.message
+    assert "line 1 declares utf-8" in raised.value.message
+    with pytest.raises(files.SourceError) as bom:
+        files.decode_source(b"\xef\xbb\xbfx = '\xff'\n", "b.py")
+    assert "declare the file's encoding" not in bom.value.message and "byte-order mark" in bom.value.message
+    with pytest.raises(files.SourceError) as plain:
+        files.decode_source(b"x = '\xff'\n", "c.py")
+    assert "declare the file's encoding" in plain.value.message
+
+
+def test_verify_report_text_with_markup_is_shown_as_it_is():
+    pair = _pair(batch_size=4, iterations=1)
+    pair.outputs[0].first_failure.excerpt = [{"index": [0], "original": "[/]", "migrated": "[red]"}]
+    pair.timing = {
+        "original": {"samples_per_s": 10.0, "run_samples_per_s": [10.0], "iterations_per_run": 1, "note": "[/]"},
+        "ratio": None,
+    }
+    text = _render(VerifyReport([pair]))
+    assert "original '[/]', migrated '[red]'" in text
+    assert "original ([/])" in text and "× 1 step" in text and "1 steps" not in text
