@@ -172,6 +172,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._epoch_uses: list[cst.BaseExpression] = []  # see ndd_migrate.iterators
         self._in_import = False
         self._not_read: set[cst.Name] = set()  # attribute names and keywords: not reads of a name
+        # Parameters of the module's functions that hold a pipeline's value at every call (found by
+        # ndd_migrate.plan): (scope, name) → (Kind, pipeline), kept when the kinds are resolved again.
+        self.parameter_kinds: dict[tuple[object, str], tuple] = {}
         # Each node's parent (trivia left out): the plan follows values upwards (ndd_migrate.plan).
         self.parents: dict[cst.CSTNode, cst.CSTNode] = self.model.parents
         self._open: list[cst.CSTNode] = []
@@ -511,6 +514,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         not rewritten (no guessing)."""
         found: dict[tuple[object, str], list] = {}
         self.model.kinds.clear()
+        self.model.kinds.update(self.parameter_kinds)  # parameters the plan follows values into
         for scope, target, value in self._assigns:  # source order: `pipe` is known before `pipe.run()`
             for name, kind in self._value_kinds(scope, target, value):
                 seen = found.setdefault((scope, name), [])

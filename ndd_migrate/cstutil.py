@@ -145,3 +145,10 @@ def one_tuple(expr: cst.BaseExpression) -> cst.Tuple:
 
 def statement(code: str) -> cst.BaseStatement:
     return cst.parse_statement(code)
+
+
+def input_set(call: cst.Call) -> cst.Arg | None:
+    """A positional argument that is a list or tuple display: an operator's *input set* in pipeline
+    mode (the op runs once per element and gives a list), which dynamic-mode ops reject
+    (``TypeError: Unexpected element type Batch``)."""
+    return next((a for a in call.args if a.keyword is None and not a.star and isinstance(a.value, (cst.List, cst.Tuple))), None)

@@ -114,21 +114,34 @@ class Plan:
 
 def collect(analyzer) -> list[Use]:
     """Every use of a value that converting a pipeline of the module changes (see the module
-    docstring), from a finished :class:`~ndd_migrate.analysis.Analyzer`."""
+    docstring), from a finished :class:`~ndd_migrate.analysis.Analyzer`.
+
+    Values passed to a function of the module are followed into it: when a walk finds parameters
+    that hold such a value at every call, they are given that kind, the names bound from them
+    inside the function are resolved again (``out = pipe.run()`` in a helper taking ``pipe``), and
+    the uses are collected anew, until no new parameter is found."""
     model: ModuleModel = analyzer.model
-    walk = _Walk(analyzer)
-    for call, _ in analyzer.calls:
-        found = expr_kind(model, call, analyzer._scope_of, analyzer._qualnames)
-        if found and found[0] is Kind.PIPELINE:
-            walk.follow(call, Kind.PIPELINE, found[1])
-    for (scope, name), (kind, fn) in list(model.kinds.items()):
-        for access in references(scope, name):
-            walk.follow(access.node, kind, fn)
-    for fn in [*model.pipelines.values(), *model.factories.values()]:
-        walk.references_of(fn)
-    while walk.into_functions():
-        pass
+    for _ in range(_MAX_DEPTH):
+        walk = _Walk(analyzer)
+        for call, _ in analyzer.calls:
+            found = expr_kind(model, call, analyzer._scope_of, analyzer._qualnames)
+            if found and found[0] is Kind.PIPELINE:
+                walk.follow(call, Kind.PIPELINE, found[1])
+        for (scope, name), (kind, fn) in list(model.kinds.items()):
+            for access in references(scope, name):
+                walk.follow(access.node, kind, fn)
+        for fn in [*model.pipelines.values(), *model.factories.values()]:
+            walk.references_of(fn)
+        new = walk.parameters_to_follow()
+        if not new:
+            return walk.uses
+        analyzer.parameter_kinds.update(new)
+        analyzer._resolve_kinds()
     return walk.uses
+
+
+#: Helpers passing a value on to helpers, at most this deep (each level is one more walk).
+_MAX_DEPTH = 5
 
 
 def references(scope, name: str) -> list:
@@ -173,19 +186,18 @@ class _Walk:
                 return
             node, (kind, fn) = derived
 
-    def into_functions(self) -> bool:
-        """Follow values passed to functions of the module into them: a parameter that every call
-        of the function gives a value of the same kind holds that value, and its uses are uses of
-        it (``show(images)`` with ``def show(batch): batch.at(0)``). True when one was followed."""
-        passed: dict[tuple, list[int]] = {}
-        for index, use in enumerate(self.uses):
+    def parameters_to_follow(self) -> dict:
+        """Parameters of the module's functions that every call gives a value of the same kind
+        (``show(images)`` with ``def show(batch): batch.at(0)``), not yet followed: (scope, name) →
+        (kind, pipeline). The argument uses become :data:`PASSED` once they are."""
+        passed: dict[tuple, list[Use]] = {}
+        for use in self.uses:
             if use.context == ARGUMENT and use.kind is not None:
                 target = self._parameter(use)
                 if target is not None:
-                    passed.setdefault(target, []).append(index)
-        new = False
-        for (qual, function, param), indices in passed.items():
-            uses = [self.uses[i] for i in indices]
+                    passed.setdefault(target, []).append(use)
+        new = {}
+        for (qual, function, param), uses in passed.items():
             calls = {id(call) for call, q in self.analyzer.calls if q == qual}
             kinds = {use.kind for use in uses}
             scope = self.analyzer._scope_of(param)
@@ -196,16 +208,10 @@ class _Walk:
                 or scope is None
                 or len(scope.assignments[param.value]) != 1
                 or self._referenced_otherwise(function)
+                or (scope, param.value) in self.analyzer.parameter_kinds
             ):
                 continue
-            kind = kinds.pop()
-            owner = _one_of(use.pipeline for use in uses)
-            self.model.kinds[(scope, param.value)] = (kind, owner)
-            for i in indices:
-                self.uses[i] = replace(self.uses[i], context=PASSED, detail=function.name.value)
-            for access in references(scope, param.value):
-                self.follow(access.node, kind, owner)
-            new = True
+            new[(scope, param.value)] = (kinds.pop(), _one_of(use.pipeline for use in uses))
         return new
 
     def _parameter(self, use: Use) -> tuple | None:
@@ -285,7 +291,11 @@ class _Walk:
             if isinstance(call, cst.Call):
                 if self._is_len(call) and len(call.args) == 1 and not parent.keyword and not parent.star:
                     return use(LEN, holder=call), None
-                return use(ARGUMENT, _spelled(call.func), call), None
+                found = use(ARGUMENT, _spelled(call.func), call)
+                target = self._parameter(found)
+                if target is not None and (self.analyzer._scope_of(target[2]), target[2].value) in self.analyzer.parameter_kinds:
+                    return replace(found, context=PASSED, detail=target[1].name.value), None
+                return found, None
         if isinstance(parent, cst.Assign) and parent.value is node:
             return self._assigned(parent, use), None
         if isinstance(parent, (cst.AnnAssign, cst.AugAssign, cst.AssignTarget)):

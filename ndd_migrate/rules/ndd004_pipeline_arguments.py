@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate import cstutil, pipeline_args
+from ndd_migrate.codegen import shape
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
@@ -73,13 +74,23 @@ class Impl(RuleImpl):
         fn = self.ctx.model.call_sites.get(original)
         if fn is None or not fn.convert or not isinstance(updated, cst.Call):
             return updated
+        taken = _parameters(fn)  # a constructor parameter of that name stays: the generator takes it
         dropped = {
             a.keyword.value
             for a in original.args
-            if a.keyword is not None and a.keyword.value in pipeline_args.EXECUTOR_ONLY
+            if a.keyword is not None and a.keyword.value in pipeline_args.EXECUTOR_ONLY and a.keyword.value not in taken
         }
         if not dropped or not self.ctx.applies(self.code, original):
             return updated
         for name in sorted(dropped):
             self.ctx.report(self.code, cstutil.kwarg(original, name), f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True)
         return cstutil.remove_kwargs(updated, dropped)
+
+
+def _parameters(fn) -> set[str]:
+    """The names the migrated function takes as parameters of its own: a `@pipeline_def`
+    function's, or a legacy class's ``__init__``'s (``self`` aside)."""
+    node = getattr(fn, "init", None) or fn.node
+    if not isinstance(node, cst.FunctionDef):
+        return set()
+    return {p.name.value for p in shape.all_params(node.params)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import names
+from ndd_migrate import cstutil, names
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
@@ -58,6 +58,20 @@ RULE = Rule(
 class Impl(RuleImpl):
     rule = RULE
 
+    def blockers(self, fn):
+        """``fn.op([a, b])``, an input set: dynamic-mode operators take no list of inputs."""
+        if not isinstance(fn.node, cst.FunctionDef):
+            return []
+        found = []
+        for call in _calls(fn.node):
+            path = names.fn_path(self.dali_name(call.func))
+            arg = cstutil.input_set(call) if path is not None else None
+            if arg is not None:
+                code = cst.Module([]).code_for_node(arg.value)
+                found.append((call, f"`fn.{path}({code}, ...)` runs on an input set, which dynamic-mode operators do not take",
+                              f"call the operator once per input (`[ndd.{path}(x, ...) for x in {code}]`)"))
+        return found
+
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         return self._rewrite(original, updated)
 
@@ -82,3 +96,15 @@ class Impl(RuleImpl):
             return updated
         self.ctx.report(self.code, original, message, fixed=True)
         return self.ctx.ndd(info.ndd)
+
+
+def _calls(node: cst.CSTNode) -> list[cst.Call]:
+    """Every call under ``node``."""
+    found: list[cst.Call] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(_Calls())
+    return found

@@ -17,7 +17,7 @@ RULE = Rule(
     what=(
         "On outputs of a migrated pipeline: `out.at(i)` → `np.asarray(out.tensors[i])`, "
         "`out.as_array()` / `out.as_tensor()` → `np.asarray(ndd.as_tensor(out))` (and "
-        "`out.as_tensor().shape()` → `list(np.asarray(ndd.as_tensor(out)).shape)`), `out.as_cpu()` → "
+        "`out.as_tensor().shape()` → `list(ndd.as_tensor(out).shape)`, on either device), `out.as_cpu()` → "
         "`out.cpu()`, `out.shape()` → the property `out.shape`, `out.layout()` → `(out.layout or \"\")` "
         "(a `Batch` without a layout has `None`, a `TensorList` `\"\"`), `out.is_dense_tensor()` → "
         "`(len(set(out.shape)) <= 1)`. Other `TensorList` methods are marked where they are; other uses of "
@@ -81,8 +81,10 @@ class Impl(RuleImpl):
         if not isinstance(func, cst.Attribute) or not isinstance(updated, cst.Call):
             return updated
         if self._tensor_shape(original):
-            # `out.as_tensor().shape()`: the inner call is already `np.asarray(ndd.as_tensor(out))`
-            return cst.Call(cst.Name("list"), [cst.Arg(cst.Attribute(updated.func.value, cst.Name("shape")))])
+            # `out.as_tensor().shape()`: the inner call is already `np.asarray(ndd.as_tensor(out))`;
+            # the shape is read from the ndd tensor itself, which works on either device
+            tensor = updated.func.value.args[0].value
+            return cst.Call(cst.Name("list"), [cst.Arg(cst.Attribute(tensor, cst.Name("shape")))])
         if self.ctx.converted_kind(func.value, Kind.BATCH) is None:
             return updated
         method = func.attr.value

@@ -64,6 +64,17 @@ RULE = Rule(
 class Impl(RuleImpl):
     rule = RULE
 
+    def blockers(self, fn):
+        """``self.op([a, b])``, an input set: dynamic-mode operators take no list of inputs."""
+        found = []
+        for call, op in getattr(fn, "op_calls", {}).items():
+            arg = cstutil.input_set(call)
+            if arg is not None and op.info.ndd:
+                code = cst.Module([]).code_for_node(arg.value)
+                found.append((call, f"`self.{op.attr}({code})` runs on an input set, which dynamic-mode operators do not take",
+                              f"call the operator once per input (`[ndd.{op.info.ndd}(x, ...) for x in {code}]`)"))
+        return found
+
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._ctors: dict[cst.Call, cst.Call] = {}  # original op constructor → rewritten (self.x localized, ...)

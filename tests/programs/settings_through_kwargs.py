@@ -9,7 +9,7 @@ from nvidia.dali import fn, pipeline_def
 
 @pipeline_def(batch_size=2)
 def arrays(root):
-    (data,) = fn.readers.numpy(file_root=root, file_filter="*.npy")
+    data = fn.readers.numpy(file_root=root, file_filter="*.npy")
     return data
 
 
