@@ -100,8 +100,10 @@ def discover(
     also when excluded, unless ``force_exclude`` is set: pre-commit passes every staged file by
     name, and the project's excludes must still hold there (ruff's ``--force-exclude``).
 
-    Symlinked directories are not followed (no loops, no rewriting code outside the tree); files
-    reached twice (``a.py`` and a symlink to it, or a file named alone and within its directory)
+    Only regular files are walked (see :func:`_walk`); a symlink is followed only to a regular file
+    inside the walked directory, and symlinked directories are not entered (no loops, no rewriting
+    code outside the tree). A file named explicitly is taken as it is, and read by
+    :func:`read_bytes`, which refuses one that is not a regular file. Files reached twice (``a.py`` and a symlink to it, or a file named alone and within its directory)
     are returned once. Raises :class:`SourceError` for a path that does not exist or a directory
     that cannot be listed: silently skipping it would leave code unmigrated without a word.
     """
@@ -130,27 +132,12 @@ def discover(
             raise SourceError(top, "no such file or directory")
         if force_exclude and (skipped_by_default(top) or excluded(top)):
             continue
-        if os.path.isfile(top):
-            found.append(Path(top))
-        elif os.path.isdir(top):
-            # Exclusion is tested on absolute paths: cheaper to match than relative ones, which
-            # cost a `getcwd` each. os.walk's directories all start with `top`.
-            absolute_top = os.path.abspath(top)
-            for directory, dirnames, filenames in os.walk(top, onerror=walk_error):
-                absolute = absolute_top + directory[len(top) :]
-                dirnames[:] = sorted(
-                    name
-                    for name in dirnames
-                    if not (is_excluded is None and name in SKIPPED_DIRS)
-                    and not excluded(os.path.join(absolute, name))
-                )
-                found.extend(
-                    Path(directory, name)
-                    for name in filenames
-                    if name.endswith(suffixes) and not excluded(os.path.join(absolute, name))
-                )
+        if os.path.isdir(top):
+            found.extend(_walk(top, suffixes, excluded, skip_default=is_excluded is None))
         else:
-            raise SourceError(top, "not a regular file or directory")
+            # A file named explicitly, whatever it is: one that is not a regular file (a FIFO, a
+            # device, a socket, a dangling link) becomes that file's error when it is read.
+            found.append(Path(top))
 
     unique: list[Path] = []
     seen: set[str] = set()
@@ -161,6 +148,65 @@ def discover(
             seen.add(real)
             unique.append(path)
     return unique
+
+
+def _walk(
+    top: str, suffixes: tuple[str, ...], excluded: Callable[[str], bool], *, skip_default: bool
+) -> list[Path]:
+    """The regular files with one of ``suffixes`` below the directory ``top``.
+
+    Only regular files: a FIFO named ``x.py`` would block the reader forever, a link to
+    ``/dev/zero`` would be read until memory runs out, so neither is ever opened. A symlink is
+    followed only to a regular file inside ``top`` (once its links are resolved): a link to a file
+    outside the tree is left out, so that ``migrate DIR`` never rewrites a file outside ``DIR``.
+    Symlinked directories are not entered (no loops, nothing outside the tree). Exclusion is tested
+    on absolute paths, cheaper to match than relative ones (each costs a ``getcwd``).
+    """
+    absolute_top = os.path.abspath(top)
+    real_top = os.path.realpath(top)
+    found: list[Path] = []
+    pending = [top]
+    while pending:
+        directory = pending.pop()
+        absolute = absolute_top + directory[len(top) :]
+        try:
+            with os.scandir(directory) as entries:
+                listed = list(entries)
+        except OSError as error:
+            raise SourceError(error.filename or directory, f"cannot list directory: {error.strerror}")
+        for entry in listed:
+            name = entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if not (skip_default and name in SKIPPED_DIRS) and not excluded(
+                        os.path.join(absolute, name)
+                    ):
+                        pending.append(os.path.join(directory, name))
+                    continue
+                if not name.endswith(suffixes):
+                    continue
+                if entry.is_symlink():
+                    if not _link_to_regular_file_inside(entry.path, real_top):
+                        continue
+                elif not entry.is_file(follow_symlinks=False):
+                    continue  # a FIFO, socket or device
+            except OSError:
+                continue  # vanished while listed
+            if not excluded(os.path.join(absolute, name)):
+                found.append(Path(directory, name))
+    return found
+
+
+def _link_to_regular_file_inside(link: str, real_top: str) -> bool:
+    """Does the symlink ``link`` lead, through all its links, to a regular file below
+    ``real_top`` (a real path)?"""
+    target = os.path.realpath(link)
+    try:
+        if not stat.S_ISREG(os.stat(target).st_mode):
+            return False
+    except OSError:
+        return False  # dangling
+    return os.path.commonpath([real_top, target]) == real_top
 
 
 def _realpath(path: str, real_dirs: dict[str, str]) -> str:
@@ -201,13 +247,45 @@ def mentions_dali(data: bytes) -> bool:
 # ------------------------------------------------------------------------------------------ reading
 
 
-def read_source(path: str | os.PathLike[str]) -> SourceText:
-    """Read and decode a Python file or notebook; see :func:`decode_source`."""
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of the regular file ``path`` (through symlinks). Raises :class:`SourceError` for
+    anything else, without blocking or reading it: a FIFO (opened non-blocking, so no writer is
+    waited for), a device such as ``/dev/zero`` (endless), a directory or a socket."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
-        raw = Path(path).read_bytes()
+        descriptor = os.open(path, flags)
     except OSError as error:
         raise SourceError(path, f"cannot read: {error.strerror or error}") from error
-    return decode_source(raw, path)
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise SourceError(path, f"cannot read: not a regular file ({_file_kind(mode)})")
+        with open(descriptor, "rb", closefd=False) as stream:
+            return stream.read()
+    except OSError as error:
+        raise SourceError(path, f"cannot read: {error.strerror or error}") from error
+    finally:
+        os.close(descriptor)
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return "not a file"
+
+
+def read_source(path: str | os.PathLike[str]) -> SourceText:
+    """Read and decode a Python file or notebook; see :func:`read_bytes` and
+    :func:`decode_source`."""
+    return decode_source(read_bytes(path), path)
 
 
 def decode_source(raw: bytes, path: str | os.PathLike[str]) -> SourceText:
