@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ndd_migrate import files
-from ndd_migrate.files import SourceError, discover, read_source, write_source
+from ndd_migrate.files import SourceError, discover, read_source, write_source, write_refusal
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,3 +65,191 @@ def test_read_bytes_refuses_non_regular_files_without_blocking(tmp_path):
     for path in (tmp_path / "fifo.py", "/dev/zero", tmp_path):
         with pytest.raises(SourceError, match="not a regular file"):
             files.read_bytes(path)
+
+
+# ------------------------------------------------------------------------------------ 2. links
+
+
+def test_migrate_dir_never_rewrites_a_file_outside_it_through_a_symlink(tmp_path, cli):
+    tree, outside = tmp_path / "tree", tmp_path / "outside.py"
+    tree.mkdir()
+    outside.write_text(PIPELINE)
+    (tree / "link.py").symlink_to(outside)
+    (tree / "inside.py").write_text(PIPELINE)
+    (tree / "inner_link.py").symlink_to(tree / "inside.py")
+    assert [p.name for p in discover([tree], root=tmp_path)] == ["inner_link.py"]
+    result = cli("migrate", tree)
+    assert result.exit_code == 0, result.output
+    assert outside.read_text() == PIPELINE
+    assert (tree / "link.py").is_symlink() and (tree / "inner_link.py").is_symlink()
+    assert "ndd" in (tree / "inside.py").read_text()
+
+
+def test_a_hard_linked_file_is_refused_not_split(tmp_path, cli):
+    (tmp_path / "a.py").write_text(PIPELINE)
+    os.link(tmp_path / "a.py", tmp_path / "b.py")
+    (tmp_path / "c.py").write_text(PIPELINE)
+    result = cli("migrate", tmp_path / "a.py", tmp_path / "c.py")
+    assert result.exit_code == 2
+    assert "hard links" in result.output
+    assert (tmp_path / "a.py").read_text() == PIPELINE
+    assert os.stat(tmp_path / "a.py").st_ino == os.stat(tmp_path / "b.py").st_ino
+    assert "ndd" in (tmp_path / "c.py").read_text()
+
+
+# ------------------------------------------------------------------------------ 3. permissions
+
+
+def stat_of(mode=0o100644, uid=1000, nlink=1):
+    return os.stat_result((mode, 1, 1, nlink, uid, uid, 10, 0, 0, 0))
+
+
+def test_write_refusal_decides_on_permissions_links_and_owner():
+    assert write_refusal(stat_of(), euid=1000, can_write=True) is None
+    assert "not writable" in write_refusal(stat_of(), euid=1000, can_write=False)
+    assert "not writable (mode 0444" in write_refusal(stat_of(0o100444), euid=0, can_write=True)
+    assert "another user" in write_refusal(stat_of(uid=1001, mode=0o100666), euid=1000, can_write=True)
+    assert write_refusal(stat_of(uid=1001), euid=0, can_write=True) is None  # root keeps the owner
+    assert "2 hard links" in write_refusal(stat_of(nlink=2), euid=1000, can_write=True)
+    assert write_refusal(stat_of(), euid=None, can_write=True) is None
+
+
+def test_a_read_only_file_is_a_per_file_error_the_others_written(tmp_path, cli):
+    (tmp_path / "a.py").write_text(PIPELINE)
+    (tmp_path / "a.py").chmod(0o444)
+    (tmp_path / "b.py").write_text(PIPELINE)
+    result = cli("migrate", tmp_path)
+    assert result.exit_code == 2
+    assert "not writable (mode 0444" in result.output
+    assert (tmp_path / "a.py").read_text() == PIPELINE
+    assert "ndd" in (tmp_path / "b.py").read_text()
+
+
+AS_NOBODY = """
+import os, sys
+from ndd_migrate import files
+os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534)
+for path in sys.argv[1:]:
+    try:
+        files.write_source(path, "x = 2\\n", files.read_source(path))
+        print(path, "written")
+    except files.SourceError as error:
+        print(path, "error:", error.message)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to become nobody")
+def test_as_another_user_files_it_cannot_write_are_refused_though_the_directory_is_writable():
+    # The kernel's own answer, as an unprivileged user: root would bypass the file modes.
+    import shutil
+    import tempfile
+
+    directory = tempfile.mkdtemp(prefix="ndd-safety-")
+    try:
+        os.chmod(directory, 0o777)
+        paths = {name: os.path.join(directory, name) for name in ("root.py", "mine.py", "shared.py")}
+        for name, path in paths.items():
+            Path(path).write_text("x = 1\n")
+        os.chmod(paths["root.py"], 0o644)  # root's, not writable by nobody
+        os.chown(paths["mine.py"], 65534, 65534)
+        os.chmod(paths["shared.py"], 0o666)  # root's, writable by all: would become nobody's
+        result = subprocess.run(
+            [sys.executable, "-c", AS_NOBODY, *paths.values()],
+            cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        out = result.stdout
+        assert f"{paths['root.py']} error: not writable" in out, result.stderr
+        assert f"{paths['mine.py']} written" in out
+        assert f"{paths['shared.py']} error: owned by another user" in out
+        assert Path(paths["root.py"]).read_text() == "x = 1\n"
+        assert Path(paths["shared.py"]).read_text() == "x = 1\n"
+        assert os.stat(paths["shared.py"]).st_uid == 0
+    finally:
+        shutil.rmtree(directory)
+
+
+# ------------------------------------------------------------------- 4. temporary file creation
+
+
+def test_failing_to_create_the_temporary_file_is_a_per_file_error(tmp_path, cli, monkeypatch):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "full/a.py").write_text(PIPELINE)
+    (tmp_path / "ok/b.py").write_text(PIPELINE)
+    real_mkstemp = files.tempfile.mkstemp
+
+    def mkstemp(*args, dir=None, **kwargs):
+        if dir.endswith("full"):
+            raise OSError(28, "No space left on device")
+        return real_mkstemp(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(files.tempfile, "mkstemp", mkstemp)
+    result = cli("migrate", "--jobs", "1", tmp_path)
+    assert result.exit_code == 2
+    assert "cannot create a temporary file" in result.output and "No space left" in result.output
+    assert (tmp_path / "full/a.py").read_text() == PIPELINE
+    assert "ndd" in (tmp_path / "ok/b.py").read_text()
+
+
+# ------------------------------------------------------------------ 5. edits during the write
+
+
+@pytest.mark.parametrize("edit", ["content", "same-size", "touch"])
+def test_an_edit_saved_while_the_temporary_file_is_written_is_kept(tmp_path, monkeypatch, edit):
+    path = tmp_path / "a.py"
+    path.write_bytes(b"x = 1\n")
+    source = read_source(path)
+    real_fsync = os.fsync
+
+    def edit_then_fsync(fd):
+        real_fsync(fd)
+        if edit == "content":
+            path.write_bytes(b"x = 1  # saved meanwhile\n")
+        elif edit == "same-size":
+            before = path.stat()
+            path.write_bytes(b"y = 1\n")
+            os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # only the bytes differ
+        else:
+            os.utime(path, ns=(1, 1))
+
+    monkeypatch.setattr(os, "fsync", edit_then_fsync)
+    expected = path.read_bytes() if edit == "touch" else None
+    with pytest.raises(SourceError, match="changed on disk while it was being written"):
+        write_source(path, "x = 2\n", source)
+    assert path.read_bytes() != b"x = 2\n"
+    if expected is not None:
+        assert path.read_bytes() == expected
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".ndd-tmp")]
+
+
+# ---------------------------------------------------------------------- 6. after a SIGKILL
+
+
+def dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_stale_temporary_files_of_a_killed_run_are_removed(tmp_path, monkeypatch):
+    path = tmp_path / "a.py"
+    path.write_bytes(b"x = 1\n")
+    dead = dead_pid()
+    stale = tmp_path / f".a.py.{dead}.abcd_123{files.TEMPORARY_SUFFIX}"
+    alive = tmp_path / f".a.py.{os.getppid()}.abcd_123{files.TEMPORARY_SUFFIX}"
+    recent = tmp_path / f".b.py.{dead}.zzzz_123{files.TEMPORARY_SUFFIX}"
+    other = tmp_path / f".a.py.abcd_123{files.TEMPORARY_SUFFIX}"  # not our pattern (no pid)
+    for leftover in (stale, alive, recent, other):
+        leftover.write_bytes(b"partial")
+        os.utime(leftover, (1_000_000, 1_000_000))
+    os.utime(recent, None)  # newer than this run
+    monkeypatch.setattr(files, "_STARTED", os.stat(recent).st_mtime - 1)
+    names = []
+    real_replace = os.replace
+    monkeypatch.setattr(os, "replace", lambda src, dst: (names.append(src), real_replace(src, dst)))
+    write_source(path, "x = 2\n", read_source(path))
+    assert not stale.exists()
+    assert alive.exists() and recent.exists() and other.exists()
+    assert f".a.py.{os.getpid()}." in os.path.basename(names[0])  # the pid is in the name
+    assert path.read_bytes() == b"x = 2\n"
