@@ -414,7 +414,7 @@ def process_sources(sources: list[tuple[str, bytes]], policy: Policy, jobs: int 
     raws = [sources[i][1] for i in order]
     chunksize = max(1, len(sources) // (workers * 16))
     with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_set_worker_policy, initargs=(policy,)
+        max_workers=workers, mp_context=context, initializer=_set_worker_policy, initargs=(policy, os.getpid())
     ) as pool:
         done = list(pool.map(_process_in_worker, paths, raws, chunksize=chunksize))
     results: list[FileResult] = [None] * len(sources)  # type: ignore[list-item]
@@ -428,9 +428,47 @@ def process_sources(sources: list[tuple[str, bytes]], policy: Policy, jobs: int 
 _worker_policy: Policy | None = None
 
 
-def _set_worker_policy(policy: Policy) -> None:
+def _set_worker_policy(policy: Policy, parent: int | None = None) -> None:
     global _worker_policy
     _worker_policy = policy
+    if parent is not None:
+        _die_with_parent(parent)
+
+
+#: Linux's ``prctl`` option: the signal a process gets when the thread that forked it ends.
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """Make this worker exit when the main process ``parent`` dies, even by SIGKILL (which no
+    handler sees): else the pool's workers would go on running, orphaned. On Linux the kernel
+    does it (``prctl(PR_SET_PDEATHSIG, SIGKILL)``; the pool forks from the main thread, which
+    lives as long as the process); elsewhere, or where ``prctl`` fails, a daemon thread polls
+    ``os.getppid()`` once a second."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0:
+                if os.getppid() != parent:  # it died before prctl took effect
+                    os._exit(1)
+                return
+        except (OSError, AttributeError):
+            pass
+    import threading
+
+    threading.Thread(target=_watch_parent, args=(parent,), name="ndd-parent-watch", daemon=True).start()
+
+
+def _watch_parent(parent: int, interval: float = 1.0) -> None:
+    import time
+
+    while True:
+        if os.getppid() != parent:
+            os._exit(1)
+        time.sleep(interval)
 
 
 def _process_in_worker(path: str, raw: bytes) -> FileResult:

@@ -253,3 +253,68 @@ def test_stale_temporary_files_of_a_killed_run_are_removed(tmp_path, monkeypatch
     assert alive.exists() and recent.exists() and other.exists()
     assert f".a.py.{os.getpid()}." in os.path.basename(names[0])  # the pid is in the name
     assert path.read_bytes() == b"x = 2\n"
+
+
+WORKERS = """
+import os, sys, time
+from ndd_migrate import engine
+from ndd_migrate.policy import Policy
+
+def stuck(path, raw, policy):
+    open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
+    time.sleep(120)
+
+engine.process_source = stuck
+engine.process_sources([(f"{i}.py", b"x") for i in range(4)], Policy.check(), jobs=2)
+"""
+
+
+def running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stream:
+            return stream.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_pool_workers_exit_when_the_main_process_is_killed(tmp_path):
+    import signal
+    import time
+
+    main = subprocess.Popen(
+        [sys.executable, "-c", WORKERS, str(tmp_path)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            workers = [int(p.name) for p in tmp_path.iterdir()]
+        assert len(workers) == 2
+        main.send_signal(signal.SIGKILL)
+        main.wait()
+        deadline = time.monotonic() + 10
+        while any(map(running, workers)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(map(running, workers))
+    finally:
+        for pid in workers:  # ours: started by this test
+            if running(pid):
+                os.kill(pid, signal.SIGKILL)
+        if main.poll() is None:
+            main.kill()
+
+
+def test_the_watchdog_fallback_exits_when_the_parent_is_gone():
+    code = (
+        "import os, threading\n"
+        "from ndd_migrate import engine\n"
+        "os._exit = lambda status: print('exit', status, flush=True) or threading.Event().set() or exit()\n"
+        "engine._watch_parent(os.getppid() + 100000, interval=0.01)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert "exit 1" in result.stdout, result.stderr
