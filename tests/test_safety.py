@@ -4,6 +4,7 @@ permissions, failing writes, concurrent edits, kills, newlines and whitespace (d
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from ndd_migrate import files
-from ndd_migrate.files import SourceError, discover, read_source, write_source, write_refusal
+from ndd_migrate.files import (
+    SourceError,
+    discover,
+    read_source,
+    write_refusal,
+    write_source,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -148,7 +155,7 @@ def test_as_another_user_files_it_cannot_write_are_refused_though_the_directory_
     try:
         os.chmod(directory, 0o777)
         paths = {name: os.path.join(directory, name) for name in ("root.py", "mine.py", "shared.py")}
-        for name, path in paths.items():
+        for path in paths.values():
             Path(path).write_text("x = 1\n")
         os.chmod(paths["root.py"], 0o644)  # root's, not writable by nobody
         os.chown(paths["mine.py"], 65534, 65534)
@@ -318,3 +325,30 @@ def test_the_watchdog_fallback_exits_when_the_parent_is_gone():
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert "exit 1" in result.stdout, result.stderr
+
+
+# ------------------------------------------------------------------ 7. verify --base REV
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_verify_base_rejects_options_and_non_commits_before_git_sees_them(tmp_path):
+    from ndd_migrate.verify.errors import SetupError
+    from ndd_migrate.verify.gitbase import git_show
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
+    env.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
+    for args in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "one"], ["tag", "v1"]):
+        if args[0] == "add":
+            (tmp_path / "pipe.py").write_text("VERSION = 1\n")
+            (tmp_path / "out:.").mkdir()  # where `git show --output=out:./pipe.py` would write
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True, env=env)
+    path = str(tmp_path / "pipe.py")
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    for rev in (f"--output={tmp_path}/out", "-p", ""):
+        with pytest.raises(SetupError, match="not a revision"):
+            git_show(path, rev)
+    for rev in ("HEAD:pipe.py", "no-such-rev", "HEAD~5"):
+        with pytest.raises(SetupError, match="names no commit"):
+            git_show(path, rev)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing written
+    assert git_show(path, "v1") == git_show(path, "HEAD") == "VERSION = 1\n"
