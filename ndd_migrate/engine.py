@@ -345,7 +345,17 @@ def process_source(path: str, raw: bytes, policy: Policy) -> FileResult:
         return FileResult(path=path, error=exc.to_file_error())
     if path.endswith(".ipynb"):
         return _process_notebook(path, source.text, policy)
-    return transform(source.text, path, policy)
+    # The rules see LF only; each line's own break is put back after (files.restore_newlines):
+    # libcst takes the first line's break for the lines it adds, and drops a CR-only file's last.
+    text, newlines = files.split_newlines(source.text)
+    result = transform(text, path, policy)
+    if text is not source.text:
+        result.old_source = source.text
+        if result.new_source is not None:
+            result.new_source = files.restore_newlines(text, result.new_source, newlines)
+            if result.new_source == source.text:
+                result.changed, result.new_source = False, None
+    return result
 
 
 def _process_notebook(path: str, text: str, policy: Policy) -> FileResult:

@@ -352,3 +352,44 @@ def test_verify_base_rejects_options_and_non_commits_before_git_sees_them(tmp_pa
             git_show(path, rev)
     assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing written
     assert git_show(path, "v1") == git_show(path, "HEAD") == "VERSION = 1\n"
+
+
+# ------------------------------------------------------------------------------- 8. newlines
+
+
+def test_restore_newlines_keeps_untouched_lines_breaks_and_gives_new_lines_the_dominant_one():
+    text = "a\nb\r\nc\r\nd\re\r\n"
+    normalized, newlines = files.split_newlines(text)
+    assert normalized == "a\nb\nc\nd\ne\n" and newlines.dominant == "\r\n"
+    new = "a\nb\nNEW\nc\nd\nE\n"
+    assert files.restore_newlines(normalized, new, newlines) == "a\nb\r\nNEW\r\nc\r\nd\rE\r\n"
+    assert files.split_newlines("x = 1")[1].dominant == "\n"
+    assert files.split_newlines("a\rb\nc\r")[1].dominant == "\r"  # the most frequent, not the first
+
+
+def test_generated_lines_take_the_dominant_newline_and_untouched_lines_keep_theirs(tmp_path, cli):
+    lines = PIPELINE.replace("    data =", "    # kept as it is\n    data =").split("\n")
+    # The first break is LF, most are CRLF, the untouched comment line ends with a lone LF.
+    raw = lines[0] + "\n" + "\r\n".join(lines[1:5]) + "\r\n" + lines[5] + "\n" + "\r\n".join(lines[6:])
+    path = tmp_path / "mixed.py"
+    path.write_bytes(raw.encode())
+    assert cli("migrate", path).exit_code == 0
+    out = path.read_bytes()
+    assert b"    # kept as it is\n    reader" in out  # its own LF, byte for byte
+    assert b"\r\n\r\n\r\ndef p(root" in out  # the untouched blank lines keep their CRLF
+    assert b"    while True:\r\n" in out and out.endswith(b"yield data.evaluate(),\r\n")
+
+
+def test_cr_only_files_keep_their_last_break_and_are_not_rewritten_for_nothing(tmp_path, cli):
+    migrated = tmp_path / "cr.py"
+    migrated.write_bytes(PIPELINE.replace("\n", "\r").encode())
+    plain = tmp_path / "plain.py"
+    plain.write_bytes(b"import nvidia.dali as dali\rx = 1\r")
+    os.utime(plain, (1_000_000, 1_000_000))
+    result = cli("migrate", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "1 changed" in result.stderr
+    out = migrated.read_bytes()
+    assert b"\n" not in out and out.endswith(b"yield data.evaluate(),\r")
+    assert plain.read_bytes() == b"import nvidia.dali as dali\rx = 1\r"
+    assert plain.stat().st_mtime == 1_000_000
