@@ -322,7 +322,8 @@ def _syntax_error(source: str, path: str, exc: cst.ParserSyntaxError) -> FileErr
     except ValueError:
         pass
     first = exc.message.splitlines()[0] if exc.message else "syntax error"
-    return FileError(path, f"cannot parse: {first}", exc.raw_line)
+    # Python accepts it: the fault is libcst's, say so rather than blame the code.
+    return FileError(path, f"cannot parse: libcst cannot read this valid Python ({first})", exc.raw_line)
 
 
 def _suppression(source: str):
@@ -348,7 +349,11 @@ def process_source(path: str, raw: bytes, policy: Policy) -> FileResult:
     # The rules see LF only; each line's own break is put back after (files.restore_newlines):
     # libcst takes the first line's break for the lines it adds, and drops a CR-only file's last.
     text, newlines = files.split_newlines(source.text)
-    result = transform(text, path, policy)
+    # Likewise indentation libcst cannot read (files.split_indentation): spaces for the rules.
+    indented = files.split_indentation(text)
+    result = transform(indented[0] if indented else text, path, policy)
+    if indented is not None:
+        _restore_indentation(result, path, text, *indented)
     if text is not source.text:
         result.old_source = source.text
         if result.new_source is not None:
@@ -356,6 +361,31 @@ def process_source(path: str, raw: bytes, policy: Policy) -> FileResult:
             if result.new_source == source.text:
                 result.changed, result.new_source = False, None
     return result
+
+
+def _restore_indentation(result: FileResult, path: str, text: str, spaced: str, indentation) -> None:
+    """Give ``result``'s rewrite of ``spaced`` the file's own indentation back, as ``text`` has it;
+    a rewrite that cannot keep it (it would not compile) is an error, the file left unchanged."""
+    result.old_source = text
+    if result.new_source is None:
+        return
+    restored = files.restore_indentation(spaced, result.new_source, indentation)
+    try:
+        ok = restored is not None and compile(restored, path, "exec", dont_inherit=True) is not None
+    except (SyntaxError, ValueError):
+        ok = False
+    if not ok:
+        result.changed, result.new_source = False, None
+        result.error = FileError(
+            path,
+            "the rewrite cannot keep this file's indentation (tabs mixed with spaces, or form"
+            " feeds, from this line on): file left unchanged; indent it with spaces to migrate it",
+            indentation.culprit,
+        )
+    elif restored == text:
+        result.changed, result.new_source = False, None
+    else:
+        result.new_source = restored
 
 
 def _process_notebook(path: str, text: str, policy: Policy) -> FileResult:

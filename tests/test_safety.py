@@ -393,3 +393,61 @@ def test_cr_only_files_keep_their_last_break_and_are_not_rewritten_for_nothing(t
     assert b"\n" not in out and out.endswith(b"yield data.evaluate(),\r")
     assert plain.read_bytes() == b"import nvidia.dali as dali\rx = 1\r"
     assert plain.stat().st_mtime == 1_000_000
+
+
+# ---------------------------------------------------------------------------- 9. indentation
+
+MIXED = (
+    "from nvidia.dali import pipeline_def, fn\n"
+    "\n"
+    "if True:\n"
+    "    x = 1\n"
+    "    if x:\n"
+    "\t    @pipeline_def(batch_size=2)\n"  # valid: 12 columns, and 5 > 4 with a tab as one
+    "\t    def p(root):\n"
+    "\t    \tdata = fn.readers.numpy(file_root=root)\n"
+    "\t    \treturn data\n"
+    "\t    z = 3\n"
+    "    y = 2\n"
+)
+
+
+def test_a_valid_tab_and_space_mix_migrates_keeping_the_untouched_lines(tmp_path, cli):
+    compile(MIXED, "mixed.py", "exec")
+    path = tmp_path / "mixed.py"
+    path.write_text(MIXED)
+    check = cli("check", path)
+    assert "cannot parse" not in check.output and "NDD" in check.output
+    result = cli("migrate", path)
+    assert result.exit_code == 0, result.output
+    out = path.read_text()
+    compile(out, "mixed.py", "exec")
+    assert "ndd.readers.Numpy" in out
+    assert "\t    def p(root, *, batch_size=2):\n\t    \treader = ndd" in out  # the file's own style
+    assert "\n    x = 1\n    if x:\n" in out and out.endswith("\t    z = 3\n    y = 2\n")
+
+
+def test_form_feeds_never_end_up_in_generated_indentation(tmp_path, cli):
+    source = PIPELINE.replace("    data =", "\x0c    data =") + "\n\ndef other():\n\x0c    return 1\n"
+    path = tmp_path / "ff.py"
+    path.write_text(source)
+    result = cli("migrate", path)
+    assert result.exit_code == 0, result.output
+    out = path.read_text()
+    compile(out, "ff.py", "exec")
+    assert "ndd.readers.Numpy" in out
+    assert out.endswith("def other():\n\x0c    return 1\n")  # untouched: kept byte for byte
+    assert "\x0c" not in out[: out.index("def other")]
+
+
+def test_inconsistent_tabs_are_reported_at_their_line_and_normal_files_untouched(tmp_path, cli):
+    bad = PIPELINE + "\n\ndef q():\n    if True:\n\tx = 1\n    return 2\n"
+    path = tmp_path / "bad.py"
+    path.write_text(bad)
+    result = cli("migrate", path)
+    assert result.exit_code == 2
+    assert "bad.py:12: cannot parse: inconsistent use of tabs and spaces" in result.output.replace("\n", "")
+    assert path.read_text() == bad
+    assert files.split_indentation(PIPELINE) is None
+    assert files.split_indentation("def f():\n\tx = 1\n\tif x:\n\t\ty = 2\n") is None  # libcst reads it
+    assert files.split_indentation(MIXED)[1].culprit == 6
