@@ -33,6 +33,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 
+from ndd_migrate import files
 from ndd_migrate.diagnostics import FileResult
 from ndd_migrate.policy import Policy
 
@@ -140,10 +141,9 @@ def follow_imports(results: list[FileResult], policy: Policy, process, read=None
 
 def read_bytes(path: str) -> bytes | None:
     """A file's bytes, or None when it cannot be read (it is then left out of the pass)."""
-    try:
-        with open(path, "rb") as stream:
-            return stream.read()
-    except OSError:
+    try:  # regular files only: never block on a FIFO
+        return files.read_bytes(path)
+    except files.SourceError:
         return None
 
 

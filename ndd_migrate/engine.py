@@ -322,7 +322,8 @@ def _syntax_error(source: str, path: str, exc: cst.ParserSyntaxError) -> FileErr
     except ValueError:
         pass
     first = exc.message.splitlines()[0] if exc.message else "syntax error"
-    return FileError(path, f"cannot parse: {first}", exc.raw_line)
+    # Python accepts it: the fault is libcst's, say so rather than blame the code.
+    return FileError(path, f"cannot parse: libcst cannot read this valid Python ({first})", exc.raw_line)
 
 
 def _suppression(source: str):
@@ -345,7 +346,46 @@ def process_source(path: str, raw: bytes, policy: Policy) -> FileResult:
         return FileResult(path=path, error=exc.to_file_error())
     if path.endswith(".ipynb"):
         return _process_notebook(path, source.text, policy)
-    return transform(source.text, path, policy)
+    # The rules see LF only; each line's own break is put back after (files.restore_newlines):
+    # libcst takes the first line's break for the lines it adds, and drops a CR-only file's last.
+    text, newlines = files.split_newlines(source.text)
+    # Likewise indentation libcst cannot read (files.split_indentation): spaces for the rules.
+    indented = files.split_indentation(text)
+    result = transform(indented[0] if indented else text, path, policy)
+    if indented is not None:
+        _restore_indentation(result, path, text, *indented)
+    if text is not source.text:
+        result.old_source = source.text
+        if result.new_source is not None:
+            result.new_source = files.restore_newlines(text, result.new_source, newlines)
+            if result.new_source == source.text:
+                result.changed, result.new_source = False, None
+    return result
+
+
+def _restore_indentation(result: FileResult, path: str, text: str, spaced: str, indentation) -> None:
+    """Give ``result``'s rewrite of ``spaced`` the file's own indentation back, as ``text`` has it;
+    a rewrite that cannot keep it (it would not compile) is an error, the file left unchanged."""
+    result.old_source = text
+    if result.new_source is None:
+        return
+    restored = files.restore_indentation(spaced, result.new_source, indentation)
+    try:
+        ok = restored is not None and compile(restored, path, "exec", dont_inherit=True) is not None
+    except (SyntaxError, ValueError):
+        ok = False
+    if not ok:
+        result.changed, result.new_source = False, None
+        result.error = FileError(
+            path,
+            "the rewrite cannot keep this file's indentation (tabs mixed with spaces, or form"
+            " feeds, from this line on): file left unchanged; indent it with spaces to migrate it",
+            indentation.culprit,
+        )
+    elif restored == text:
+        result.changed, result.new_source = False, None
+    else:
+        result.new_source = restored
 
 
 def _process_notebook(path: str, text: str, policy: Policy) -> FileResult:
@@ -421,7 +461,7 @@ def process_sources(
     raws = [sources[i][1] for i in order]
     chunksize = max(1, len(sources) // (workers * 16))
     with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_set_worker_policy, initargs=(policy,)
+        max_workers=workers, mp_context=context, initializer=_set_worker_policy, initargs=(policy, os.getpid())
     ) as pool:
         done = []
         for result in pool.map(_process_in_worker, paths, raws, chunksize=chunksize):
@@ -438,9 +478,47 @@ def process_sources(
 _worker_policy: Policy | None = None
 
 
-def _set_worker_policy(policy: Policy) -> None:
+def _set_worker_policy(policy: Policy, parent: int | None = None) -> None:
     global _worker_policy
     _worker_policy = policy
+    if parent is not None:
+        _die_with_parent(parent)
+
+
+#: Linux's ``prctl`` option: the signal a process gets when the thread that forked it ends.
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """Make this worker exit when the main process ``parent`` dies, even by SIGKILL (which no
+    handler sees): else the pool's workers would go on running, orphaned. On Linux the kernel
+    does it (``prctl(PR_SET_PDEATHSIG, SIGKILL)``; the pool forks from the main thread, which
+    lives as long as the process); elsewhere, or where ``prctl`` fails, a daemon thread polls
+    ``os.getppid()`` once a second."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0:
+                if os.getppid() != parent:  # it died before prctl took effect
+                    os._exit(1)
+                return
+        except (OSError, AttributeError):
+            pass
+    import threading
+
+    threading.Thread(target=_watch_parent, args=(parent,), name="ndd-parent-watch", daemon=True).start()
+
+
+def _watch_parent(parent: int, interval: float = 1.0) -> None:
+    import time
+
+    while True:
+        if os.getppid() != parent:
+            os._exit(1)
+        time.sleep(interval)
 
 
 def _process_in_worker(path: str, raw: bytes) -> FileResult:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from ndd_migrate import crossfile, files
-from ndd_migrate.diagnostics import FileError, FileResult
+from ndd_migrate.diagnostics import FileResult
 from ndd_migrate.policy import Policy
 
 
@@ -66,10 +66,9 @@ def run(
     for given in paths:
         path = os.fspath(given)
         try:
-            with open(path, "rb") as stream:
-                raw = stream.read()
-        except OSError as exc:
-            results.append(FileResult(path=path, error=FileError(path, f"cannot read: {exc.strerror or exc}")))
+            raw = files.read_bytes(path)  # regular files only: a FIFO or /dev/zero is an error
+        except files.SourceError as exc:
+            results.append(FileResult(path=path, error=exc.to_file_error()))
             continue
         kept.add(path, raw)
         readable.append(path)

@@ -3,7 +3,6 @@ the order of the files, and worker processes are used only when they pay off."""
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
@@ -66,16 +65,15 @@ def test_a_file_with_dali_does_load_the_engine(tmp_path):
 
 
 def test_each_file_is_read_once_and_its_bytes_handed_to_the_engine(tmp_path, monkeypatch):
-    # The files exist only behind the runner's `open`: any second read would fail.
+    # The files exist only behind the reader (files.read_bytes): a second read would show.
     contents = {str(tmp_path / "p.py"): PIPELINE.encode(), str(tmp_path / "m.py"): PLAIN.encode()}
     opened = []
 
-    def fake_open(path, mode="r"):
-        assert mode == "rb"
+    def fake_read(path):
         opened.append(path)
-        return io.BytesIO(contents[path])
+        return contents[path]
 
-    monkeypatch.setattr(runner, "open", fake_open, raising=False)
+    monkeypatch.setattr(runner.files, "read_bytes", fake_read)
     summary = runner.run(list(contents), Policy.check(), jobs=1)
     assert sorted(opened) == sorted(contents)
     processed, skipped = summary.results
