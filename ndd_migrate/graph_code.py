@@ -428,13 +428,15 @@ class Graph:
     def _op_outputs(self, call: cst.Call) -> int | None:
         """Outputs of an ``fn.<op>(...)`` call (a reader's too), None when not one or not known."""
         from ndd_migrate.ndd_flow import _outputs
+        from ndd_migrate.outputs import op_outputs
         from ndd_migrate.rules.tables import op_info
 
         path = names.fn_path(self._dali_name(call.func))
         info = op_info(path) if path else None
         if info is None:
             return None
-        return _outputs(info, call)
+        found = op_outputs(path, call)  # the count the arguments give (`save_attrs=True`, a reader's)
+        return found if isinstance(found, int) else _outputs(info, call)
 
     def _is_reader(self, call: cst.Call) -> bool:
         from ndd_migrate.rules.tables import op_info

@@ -305,6 +305,9 @@ class _Reader:
         reader = outputs.Reader(self.resolver, fn.reader_call, op_call)
         forms = []
         for ret in rets:
+            constant = outputs.constant_output(ret.value)
+            if constant is not None:
+                fn.problems.append(Problem("NDD401", ret, *constant))
             found = reader.returned(ret.value, graph)
             forms.append(found.form if isinstance(found, outputs.Outputs) and found.form != "dict" else None)
         final = fn.returns.final is not None

@@ -262,6 +262,11 @@ class Reader:
                 return ONE  # indexing inside each sample
             if isinstance(base, Outputs) and all(isinstance(s.slice, cst.Index) for s in expr.slice):
                 return ONE  # one output of several
+            if isinstance(base, str) and all(isinstance(s.slice, cst.Index) for s in expr.slice):
+                # `x[i]` of a value of unknown kind: slicing inside each sample or one element of a
+                # container of outputs, one output either way; NDD108 blocks the rewrite, with the
+                # precise reason, when it cannot tell which.
+                return ONE
             return f"`{_code(expr)}`: what it picks is not known"
         if isinstance(expr, cst.IfExp):
             found = {self.of(expr.body, function, depth + 1), self.of(expr.orelse, function, depth + 1)} - {None}
@@ -516,9 +521,12 @@ class _Bindings(_Scoped):
             self._targets(node.target, "value", node.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._targets(node.target, "an augmented assignment")
-        if isinstance(node.target, cst.Name):
+        if isinstance(node.target, cst.Name):  # `x += 1` binds `x` to `x + 1`
+            operator = getattr(cst, type(node.operator).__name__.removesuffix("Assign"))()
+            self.add(node.target.value, "value", cst.BinaryOperation(node.target, operator, node.value))
             self.receivers.add(node.target.value)
+        else:
+            self._targets(node.target, "an augmented assignment")
 
     def visit_For(self, node: cst.For) -> None:
         self._targets(node.target, "a `for` loop")
@@ -578,6 +586,32 @@ class _Uses(_Scoped):
             self.count += 1
 
 
+CONSTANT_HINT = (
+    "return op outputs only (leave the constant out of the returned outputs and use it where the batches are "
+    "read), then run ndd-migrate again"
+)
+
+
+def _python_constant(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return all(isinstance(el, cst.Element) and _python_constant(el.value) for el in expr.elements)
+    return cstutil.literal_value(expr) is not cstutil.NOT_LITERAL
+
+
+def constant_output(value: cst.BaseExpression) -> tuple[str, str] | None:
+    """Why a returned tuple/list display holding a Python constant (``return images, 2``) cannot be
+    yielded as ``pipe.run()`` gave it: the pipeline made the constant a batch (``types.Constant``, in
+    ``Pipeline._build_graph``), dynamic mode would yield the Python value, which is no ``Batch``."""
+    for el in value.elements if isinstance(value, (cst.Tuple, cst.List)) else ():
+        if isinstance(el, cst.Element) and _python_constant(el.value):
+            return (
+                f"`{_code(el.value)}` is a Python constant returned as an output: the pipeline gave it as a batch "
+                "of constants, the generator would yield the Python value",
+                CONSTANT_HINT,
+            )
+    return None
+
+
 def pipeline_def_problem(value: cst.BaseExpression, found: Outputs | str) -> tuple[str, str] | None:
     """Why ``return value`` of a ``@pipeline_def`` function cannot be yielded as ``pipe.run()``
     gave it, with what to write instead; None when it can.
@@ -587,7 +621,7 @@ def pipeline_def_problem(value: cst.BaseExpression, found: Outputs | str) -> tup
     out``) fails to build (``TypeError: ... nested DataNode``). A list display keeps its rewrite
     as a tuple display (``shape.yield_value``)."""
     if isinstance(value, (cst.Tuple, cst.List)):
-        return None
+        return constant_output(value)
     if isinstance(found, str):
         return f"the number of outputs is not known: {found}", UNKNOWN_HINT
     if found.form == "dict":

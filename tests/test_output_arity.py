@@ -25,7 +25,7 @@ def test_two_output_reader_returned_as_a_tuple():
     assert _body(text) == (
         "    while True:\n"
         "        for output in reader.next_epoch(batch_size=batch_size):\n"
-        "            yield tuple(output)\n"
+        "            yield tuple(batch.evaluate() for batch in output)\n"
     )
     assert not [d for d in result.diagnostics if d.needs_human]
 
@@ -69,23 +69,32 @@ LEGACY = (
 def test_legacy_define_graph_returns_the_reader_outputs_whole(reader, call, target):
     source = LEGACY.format(reader=reader, graph=f"        out = {call}\n        return out\n")
     text, result = migrate_text(source.replace("root):", "root, masks=False):") if "masks" in reader else source)
-    assert "        for out in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n            yield out\n" in text
+    assert (
+        "        for out in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n            with ctx:\n"
+        "                outputs = tuple(batch.evaluate() for batch in out)\n            yield outputs\n"
+    ) in text
     assert not [d for d in result.diagnostics if d.needs_human]
 
 
 def test_legacy_single_output_reader_bound_to_one_name():
     source = LEGACY.format(reader="ops.readers.Numpy(file_root='/d')", graph="        out = self.input()\n        return out\n")
     text, _ = migrate_text(source)
-    assert "        for (out,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n            yield out,\n" in text
+    assert (
+        "        for (out,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n            with ctx:\n"
+        "                outputs = out.evaluate(),\n            yield outputs\n"
+    ) in text
 
 
 def test_legacy_multi_output_op_and_list():
     graph = "        jpegs, labels = self.input()\n        return self.resize(jpegs)\n"
     text, _ = migrate_text(LEGACY.format(reader="ops.readers.File(file_root='/d')", graph=graph))
-    assert "                outputs = ndd.resize(jpegs, resize_x=8, resize_y=8, save_attrs=True)\n            yield outputs\n" in text
+    assert (
+        "                outputs = tuple(batch.evaluate() for batch in ndd.resize(jpegs, resize_x=8, resize_y=8, save_attrs=True))\n"
+        "            yield outputs\n"
+    ) in text
     graph = "        jpegs, labels = self.input()\n        outs = [jpegs, labels]\n        return outs\n"
     text, _ = migrate_text(LEGACY.format(reader="ops.readers.File(file_root='/d')", graph=graph))
-    assert "                outputs = tuple(outs)\n            yield outputs\n" in text
+    assert "                outputs = tuple(batch.evaluate() for batch in outs)\n            yield outputs\n" in text
 
 
 def test_coco_outputs_indexed():
@@ -97,27 +106,27 @@ def test_coco_outputs_indexed():
     )
     text, _ = migrate_text(source)
     assert "for out in reader.next_epoch(batch_size=batch_size):\n" in text
-    assert "yield images, out[1], out[2], out[3], out[4]\n" in text
+    assert "yield images.evaluate(), out[1].evaluate(), out[2].evaluate(), out[3].evaluate(), out[4].evaluate()\n" in text
 
 
 def test_webdataset_ext_list_bound_to_one_name():
     source = HEAD + 'def pipe(tars):\n    data = fn.readers.webdataset(paths=tars, ext=["jpg", "cls"])\n    return data[0], data[1]\n'
     text, _ = migrate_text(source)
-    assert "for data in reader.next_epoch(batch_size=batch_size):\n            yield data[0], data[1]\n" in text
+    assert "for data in reader.next_epoch(batch_size=batch_size):\n            yield data[0].evaluate(), data[1].evaluate()\n" in text
 
 
 def test_single_output_reader_bound_to_one_name_still_gives_a_one_tuple():
     source = HEAD + 'def pipe(tars):\n    data = fn.readers.webdataset(paths=tars, ext="jpg;png")\n    return data\n'
     text, _ = migrate_text(source)
-    assert "for (data,) in reader.next_epoch(batch_size=batch_size):\n            yield data,\n" in text
+    assert "for (data,) in reader.next_epoch(batch_size=batch_size):\n            yield data.evaluate(),\n" in text
     text, _ = migrate_text(HEAD + "def pipe(root):\n    data = fn.readers.numpy(file_root=root)\n    return data\n")
-    assert "for (data,) in reader.next_epoch(batch_size=batch_size):\n            yield data,\n" in text
+    assert "for (data,) in reader.next_epoch(batch_size=batch_size):\n            yield data.evaluate(),\n" in text
 
 
 def test_unknown_reader_arity_returned_whole_is_passed_through():
     source = HEAD + "def pipe(root, ann, masks):\n    out = fn.readers.coco(file_root=root, annotations_file=ann, polygon_masks=masks)\n    return out\n"
     text, result = migrate_text(source)
-    assert "for out in reader.next_epoch(batch_size=batch_size):\n            yield out\n" in text
+    assert "for out in reader.next_epoch(batch_size=batch_size):\n            yield tuple(batch.evaluate() for batch in out)\n" in text
     assert not [d for d in result.diagnostics if d.needs_human]
 
 
@@ -149,7 +158,7 @@ def test_list_bound_to_a_name_is_blocked_in_a_pipeline_def():
     human = [d for d in result.diagnostics if d.needs_human]
     assert "@pipeline_def" in text and "`outputs` is a list of 2 outputs" in human[0].message
     text, _ = migrate_text(source.replace("return outputs", "return tuple(outputs)"))
-    assert "            yield tuple(outputs)\n" in text
+    assert "            yield tuple(batch.evaluate() for batch in outputs)\n" in text
 
 
 def test_list_changed_after_it_is_built_blocks():
@@ -174,9 +183,9 @@ def test_one_output_expressions_give_a_one_tuple():
         "    return images\n"
     )
     text, _ = migrate_text(source)
-    assert "            yield images,\n" in text
+    assert "            yield images.evaluate(),\n" in text
     text, _ = migrate_text(HEAD + "def pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return labels * 2\n")
-    assert "            yield labels * 2,\n" in text
+    assert "            yield (labels * 2).evaluate(),\n" in text
 
 
 def test_multi_output_op_bound_to_one_name():
@@ -187,7 +196,7 @@ def test_multi_output_op_bound_to_one_name():
         "    return out[0], out[1], labels\n"
     )
     text, _ = migrate_text(source)
-    assert "            yield out[0], out[1], labels\n" in text
+    assert "            yield out[0].evaluate(), out[1].evaluate(), labels.evaluate()\n" in text
     text, result = migrate_text(source.replace("return out[0], out[1], labels", "return out"))
     assert [d.code for d in result.diagnostics if d.needs_human] == ["NDD001"]
 
@@ -206,7 +215,7 @@ HELPER = (
 def test_helper_returning_two_outputs():
     source = HELPER + "@pipeline_def(batch_size=2)\ndef pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return decode(jpegs, labels)\n"
     text, result = migrate_text(source)
-    assert "            yield decode(jpegs, labels)\n" in text
+    assert "            yield tuple(batch.evaluate() for batch in decode(jpegs, labels))\n" in text
     assert not [d for d in result.diagnostics if d.needs_human]
 
 
@@ -218,7 +227,7 @@ def test_helper_result_bound_to_a_name():
         "    return out\n"
     )
     text, _ = migrate_text(source)
-    assert "            yield out\n" in text
+    assert "            yield tuple(batch.evaluate() for batch in out)\n" in text
 
 
 def test_helper_returning_one_output_gives_a_one_tuple():
@@ -228,7 +237,7 @@ def test_helper_returning_one_output_gives_a_one_tuple():
         "@pipeline_def(batch_size=2)\ndef pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return decode(jpegs)\n"
     )
     text, _ = migrate_text(source)
-    assert "            yield decode(jpegs),\n" in text
+    assert "            yield decode(jpegs).evaluate(),\n" in text
 
 
 def test_helper_with_returns_of_different_lengths_is_blocked():
@@ -279,7 +288,7 @@ def test_import_aliases():
         "    return tuple(out)\n"
     )
     text, _ = migrate_text(source)
-    assert "for out in reader.next_epoch(batch_size=batch_size):\n            yield tuple(out)\n" in text
+    assert "for out in reader.next_epoch(batch_size=batch_size):\n            yield tuple(batch.evaluate() for batch in out)\n" in text
 
 
 def test_second_migration_changes_nothing():
@@ -394,11 +403,11 @@ def test_early_return_becomes_yield_and_continue():
         "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
         "            images = ndd.decoders.image(jpegs)\n"
         "            if not training:\n"
-        "                yield images, labels\n"
+        "                yield images.evaluate(), labels.evaluate()\n"
         "                continue\n"
         "\n"
         "            images = ndd.flip(images, vertical=1)\n"
-        "            yield images, labels\n"
+        "            yield images.evaluate(), labels.evaluate()\n"
     )
     assert not [d for d in result.diagnostics if d.needs_human]
     assert migrate_text(text)[0] == text
@@ -412,12 +421,12 @@ def test_early_return_with_a_context_keeps_yields_outside_it():
         "            with ctx:\n"
         "                images = ndd.decoders.image(jpegs)\n"
         "            if not training:\n"
-        "                yield images, labels\n"
+        "                yield images.evaluate(), labels.evaluate()\n"
         "                continue\n"
         "\n"
         "            with ctx:\n"
         "                images = ndd.flip(images, vertical=1)\n"
-        "            yield images, labels\n"
+        "            yield images.evaluate(), labels.evaluate()\n"
     )
 
 
@@ -444,14 +453,14 @@ def test_function_ending_with_if_else_returns_everywhere():
         "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
         "            images = ndd.decoders.image(jpegs)\n"
         "            if mode == 'small':\n"
-        "                yield ndd.resize(images, size=[8, 8]), labels\n"
+        "                yield ndd.resize(images, size=[8, 8]).evaluate(), labels.evaluate()\n"
         "            elif mode == 'one':\n"
-        "                yield images, labels\n"
+        "                yield images.evaluate(), labels.evaluate()\n"
         "            else:\n"
         "                if mode == 'twice':\n"
-        "                    yield images, labels * 2\n"
+        "                    yield images.evaluate(), (labels * 2).evaluate()\n"
         "                    continue\n"
-        "                yield decode(jpegs)\n"
+        "                yield tuple(batch.evaluate() for batch in decode(jpegs))\n"
     )
 
 
@@ -467,7 +476,7 @@ def test_branches_giving_different_numbers_of_outputs():
     )
     text, result = migrate_text(source)
     assert not [d for d in result.diagnostics if d.needs_human]
-    assert "            if with_labels:\n                yield jpegs, labels\n            else:\n                yield jpegs,\n" in text
+    assert "            if with_labels:\n                yield jpegs.evaluate(), labels.evaluate()\n            else:\n                yield jpegs.evaluate(),\n" in text
 
 
 def test_early_return_of_one_output():
@@ -480,8 +489,8 @@ def test_early_return_of_one_output():
         "    return images\n"
     )
     text, _ = migrate_text(source)
-    assert "                yield ndd.resize(images, size=[64, 64]),\n                continue\n" in text
-    assert text.endswith("            yield images,\n")
+    assert "                yield ndd.resize(images, size=[64, 64]).evaluate(),\n                continue\n" in text
+    assert text.endswith("            yield images.evaluate(),\n")
 
 
 @pytest.mark.parametrize(
@@ -525,7 +534,10 @@ def test_unknown_reader_count_returned_whole_from_every_branch():
         "    return {last}\n"
     )
     text, result = migrate_text(source.format(last="out"))
-    assert "                yield out\n                continue\n            yield out\n" in text
+    assert (
+        "                yield tuple(batch.evaluate() for batch in out)\n                continue\n"
+        "            yield tuple(batch.evaluate() for batch in out)\n"
+    ) in text
     text, result = migrate_text(source.format(last="out[0], out[1]"))
     assert "@pipeline_def" in text and any("`out` holds all the outputs" in d.message for d in result.diagnostics)
 
@@ -545,9 +557,9 @@ def test_helper_parameters_are_read_as_the_call_arguments():
     )
     text, result = migrate_text(source)
     assert not [d for d in result.diagnostics if d.needs_human]
-    assert "            yield maybe_flip(images, labels=labels, flip=flip)\n" in text
+    assert "            yield tuple(batch.evaluate() for batch in maybe_flip(images, labels=labels, flip=flip))\n" in text
     text, result = migrate_text(source.replace("return maybe_flip(images, labels=labels, flip=flip)", "return identity(images)"))
-    assert "            yield identity(images),\n" in text
+    assert "            yield identity(images).evaluate(),\n" in text
 
 
 def test_helper_calling_ops_reads_its_own_call_arguments():
@@ -565,7 +577,7 @@ def test_helper_calling_ops_reads_its_own_call_arguments():
         "    return pick(pair(fn.decoders.image(jpegs), labels))\n"
     )
     text, result = migrate_text(source)
-    assert "            yield pick(pair(ndd.decoders.image(jpegs), labels))\n" in text
+    assert "            yield tuple(batch.evaluate() for batch in pick(pair(ndd.decoders.image(jpegs), labels)))\n" in text
     assert not [d for d in result.diagnostics if d.needs_human]
 
 
@@ -593,12 +605,58 @@ def test_legacy_define_graph_returning_in_branches():
         "            with ctx:\n"
         "                images = ndd.decoders.image(jpegs, device='cpu')\n"
         "            if not training:\n"
-        "                yield images, labels\n"
+        "                with ctx:\n"
+        "                    outputs = images.evaluate(), labels.evaluate()\n"
+        "                yield outputs\n"
         "                continue\n"
         "            with ctx:\n"
-        "                outputs = ndd.flip(images), labels\n"
+        "                outputs = ndd.flip(images).evaluate(), labels.evaluate()\n"
         "            yield outputs\n"
     )
     blocked = source.replace("        jpegs, labels = self.input(name='Reader')\n", "        for i in range(2):\n            if i:\n                return self.input()\n        jpegs, labels = self.input(name='Reader')\n")
     text, result = migrate_text(blocked)
     assert any("a `return` inside a `for` loop" in d.message for d in result.diagnostics if d.needs_human)
+
+
+# -- finished batches: what is evaluated -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("constant", ["2", "-1", "[1, 2]", "'a'"])
+def test_python_constant_among_the_returned_outputs_is_blocked(constant):
+    # The pipeline made it a batch of constants (`Pipeline._build_graph`); `(2).evaluate()` would fail.
+    text, result = migrate_text(HEAD + f"def pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return jpegs, {constant}\n")
+    human = [d for d in result.diagnostics if d.needs_human]
+    assert "@pipeline_def" in text and ".evaluate()" not in text and [d.code for d in human] == ["NDD001"]
+    assert f"`{constant}` is a Python constant returned as an output" in human[0].message
+    legacy = LEGACY.format(reader="ops.readers.File(file_root='/d')", graph=f"        jpegs, labels = self.input()\n        return jpegs, {constant}\n")
+    text, result = migrate_text(legacy)
+    assert "class P(Pipeline)" in text and [d.code for d in result.diagnostics if d.needs_human] == ["NDD401"]
+
+
+def test_starred_outputs_are_each_evaluated():
+    source = HEAD + "def pipe(root, extra):\n    jpegs, labels = fn.readers.file(file_root=root)\n    rest = [labels]\n    return jpegs, *rest\n"
+    text, _ = migrate_text(source)
+    assert "            yield jpegs.evaluate(), *(batch.evaluate() for batch in rest)\n" in text
+
+
+def test_subscript_of_a_multi_output_op_bound_to_one_name_picks_an_output():
+    # `fn.resize(..., save_attrs=True)` gives 2 outputs (a list): `out[0]` is Python indexing (NDD108
+    # leaves it), one output (ndd_migrate.outputs).
+    source = HEAD + (
+        "def pipe(root):\n"
+        "    jpegs, labels = fn.readers.file(file_root=root)\n"
+        "    out = fn.resize(fn.decoders.image(jpegs), size=[8, 8], save_attrs=True)\n"
+        "    return out[0], out[1]\n"
+    )
+    text, result = migrate_text(source)
+    assert "            yield out[0].evaluate(), out[1].evaluate()\n" in text and ".slice" not in text
+    assert not [d for d in result.diagnostics if d.needs_human]
+
+
+def test_subscript_of_a_value_of_unknown_kind_is_reported_by_ndd108_only():
+    source = (
+        "from nvidia.dali import fn, pipeline_def\nfrom mylib import pick\n\n\n@pipeline_def(batch_size=2)\n"
+        "def p():\n    x = pick(fn.random.uniform(shape=[4]))\n    return x[0]\n"
+    )
+    _, result = migrate_text(source)
+    assert [d.code for d in result.diagnostics if d.needs_human] == ["NDD108"]

@@ -57,8 +57,23 @@ def yield_value(value: cst.BaseExpression, form: str | None = None) -> cst.BaseE
     if isinstance(value, cst.List):
         return evaluated(cst.Tuple(elements=value.elements, lpar=[], rpar=[]))
     if form in ("tuple", "oplist", "list"):  # outputs known only at run time: each one finished
-        return cst.parse_expression(f"tuple(batch.evaluate() for batch in {cst.Module([]).code_for_node(value)})")
+        return _each_evaluated(_unwrapped(value))
     return evaluated(cstutil.one_tuple(value))
+
+
+def _unwrapped(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``x`` of ``tuple(x)``/``list(x)``: the generator below makes the tuple."""
+    if (
+        isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("tuple", "list")
+        and len(value.args) == 1 and not value.args[0].star and value.args[0].keyword is None
+    ):
+        return value.args[0].value
+    return value
+
+
+def _each_evaluated(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``tuple(batch.evaluate() for batch in value)``."""
+    return cst.parse_expression(f"tuple(batch.evaluate() for batch in {cst.Module([]).code_for_node(value)})")
 
 
 def evaluated(outputs: cst.BaseExpression) -> cst.BaseExpression:
@@ -74,8 +89,18 @@ def evaluated(outputs: cst.BaseExpression) -> cst.BaseExpression:
     """
     if not isinstance(outputs, cst.Tuple):
         return _evaluated(outputs)
-    elements = [e if isinstance(e, cst.StarredElement) else e.with_changes(value=_evaluated(e.value)) for e in outputs.elements]
+    elements = [
+        e.with_changes(value=_starred(_each_evaluated(e.value))) if isinstance(e, cst.StarredElement)
+        else e.with_changes(value=_evaluated(e.value))
+        for e in outputs.elements
+    ]
     return outputs.with_changes(elements=elements)
+
+
+def _starred(generator: cst.BaseExpression) -> cst.BaseExpression:
+    """``*extras`` → ``*(batch.evaluate() for batch in extras)``: the generator alone, parenthesized."""
+    inner = generator.args[0].value
+    return inner.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 def _evaluated(value: cst.BaseExpression) -> cst.Call:

@@ -82,7 +82,7 @@ RULE = Rule(
                 "    reader = ndd.readers.File(file_root=root)\n"
                 "    while True:\n"
                 "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
-                "            yield decode(jpegs, labels)\n"
+                "            yield tuple(batch.evaluate() for batch in decode(jpegs, labels))\n"
             ),
         ),
         Example(
@@ -105,9 +105,9 @@ RULE = Rule(
                 "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
                 "            images = ndd.decoders.image(jpegs)\n"
                 "            if not training:\n"
-                "                yield images, labels\n"
+                "                yield images.evaluate(), labels.evaluate()\n"
                 "                continue\n"
-                "            yield ndd.flip(images, vertical=1), labels\n"
+                "            yield ndd.flip(images, vertical=1).evaluate(), labels.evaluate()\n"
             ),
         ),
         Example(
