@@ -242,6 +242,10 @@ class Reader:
             return self._name(expr, function, depth)
         if isinstance(expr, cst.Call):
             return self._call(expr, function, depth)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add) and any(
+            isinstance(o, (cst.List, cst.ListComp)) for o in (expr.left, expr.right)
+        ):
+            return Outputs(None, "list")  # `[labels] + outputs`: a list of outputs, as long as it is at run time
         if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
             operands = (
                 [expr.left, expr.right] if isinstance(expr, cst.BinaryOperation)
