@@ -34,6 +34,9 @@ class Problem:
     node: cst.CSTNode
     message: str
     hint: str = ""  # what to do instead, when it is not "rewrite the function by hand"
+    # The pipeline must stay in pipeline mode (it is serialized, exported to Triton, run by
+    # TensorFlow): then only such problems are reported, not "rewrite it by hand" ones beside them.
+    keeps: bool = False
 
 
 @dataclass(eq=False)
@@ -269,7 +272,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             self._read_body(fn)
             autoserialize = manual_uses.autoserialize_decorator(self, node)
             if autoserialize is not None:
-                fn.problems.append(Problem("NDD903", autoserialize, *manual_uses.AUTOSERIALIZE))
+                fn.problems.append(Problem("NDD903", autoserialize, *manual_uses.AUTOSERIALIZE, keeps=True))
             self.model.pipelines[qual] = fn
             self.model.by_node[node] = fn
             self._stack.append(fn)
@@ -432,7 +435,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 members = found[1].members if isinstance(found[1], PipelineGroup) else (found[1],)
                 for fn in members:
                     if isinstance(fn, PipelineFunction):  # not one another module defines
-                        fn.problems.append(Problem(code, call, *advice))
+                        fn.problems.append(Problem(code, call, *advice, keeps=code in manual_uses.KEEPING))
         self._find_foreign_pipelines()
         iterators.mark(self, self._epoch_uses)
         for fn, node, why, hint in checkpoints.blocked(self, original_node):

@@ -112,12 +112,15 @@ class Dispatcher(cst.CSTTransformer):
         for fn in self.ctx.model.pipelines.values():
             for impl in self._impls:
                 fn.problems.extend(Problem(impl.code, node, why, hint) for node, why, hint in impl.blockers(fn))
-            for problem in fn.problems:
+            # A pipeline kept in pipeline mode on purpose says only why: "rewrite it by hand" TODOs
+            # beside "keep it in pipeline mode" would contradict it.
+            for problem in [p for p in fn.problems if p.keeps] or fn.problems:
+                what = "kept in pipeline mode" if problem.keeps else "not migrated"
                 self.ctx.report(
                     problem.code,
                     problem.node,
-                    f"`{fn.node.name.value}` not migrated: {problem.message}",
-                    hint=f"not migrated: {problem.message}; "
+                    f"`{fn.node.name.value}` {what}: {problem.message}",
+                    hint=f"{what}: {problem.message}; "
                     + (problem.hint or f"rewrite `{fn.node.name.value}` by hand (see docs/target-shape.md)"),
                     fixed=False,
                     manual=True,  # a blocked pipeline has no fix, whatever the rule's fix safety

@@ -111,6 +111,15 @@ class _Localize(SkipsTrivia, cst.CSTTransformer):
         return cst.Name(attr) if attr in self.attrs else updated
 
 
+def _subclassed(parent: LegacyPipeline, name: str) -> None:
+    """One problem for all the subclasses of ``parent``, naming each (not one TODO per subclass)."""
+    for problem in parent.problems:
+        if problem.message.startswith("subclassed by "):
+            problem.message = problem.message.replace(": a function cannot be", f", `{name}`: a function cannot be")
+            return
+    parent.problems.append(Problem("NDD401", parent.node, f"subclassed by `{name}`: a function cannot be"))
+
+
 def read_class(resolver: cst.MetadataDependent, node: cst.ClassDef, qualname: str, model) -> LegacyPipeline | None:
     """The legacy pipeline a class defines, or None when it does not derive from ``Pipeline``.
 
@@ -120,9 +129,7 @@ def read_class(resolver: cst.MetadataDependent, node: cst.ClassDef, qualname: st
         for qual in resolver.get_metadata(QualifiedNameProvider, base.value, None) or ():
             parent = model.pipelines.get(qual.name)
             if isinstance(parent, LegacyPipeline):
-                parent.problems.append(
-                    Problem("NDD401", parent.node, f"subclassed by `{node.name.value}`: a function cannot be")
-                )
+                _subclassed(parent, node.name.value)
     if not any(names.dali_name(resolver, base.value) == names.PIPELINE for base in node.bases):
         return None
     fn = LegacyPipeline(qualname=qualname, node=node, decorator=None)

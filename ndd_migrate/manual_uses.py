@@ -24,6 +24,8 @@ import libcst as cst
 from ndd_migrate import names
 
 SERIALIZE_PIPELINE = "nvidia.dali.plugin.tf.serialize_pipeline"
+#: The codes of the uses that keep a pipeline in pipeline mode on purpose (not a migration gap).
+KEEPING = frozenset({"NDD902", "NDD903", "NDD904"})
 AUTOSERIALIZE_DECORATOR = "nvidia.dali.plugin.triton.autoserialize"
 TF_DATASETS = frozenset(
     {

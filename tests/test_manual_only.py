@@ -68,7 +68,7 @@ def test_autoserialize_through_a_module_alias_blocks_the_conversion():
     out, result = migrate_text(source)
     assert out == source.replace(
         "@triton.autoserialize",
-        "# TODO(ndd-migrate): NDD903 not migrated: `@autoserialize` exports it to Triton's DALI backend, "
+        "# TODO(ndd-migrate): NDD903 kept in pipeline mode: `@autoserialize` exports it to Triton's DALI backend, "
         "which loads a serialized pipeline; keep it in pipeline mode for the Triton model; migrate a copy "
         "for Python code that only runs it\n@triton.autoserialize",
     )

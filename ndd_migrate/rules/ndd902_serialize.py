@@ -51,7 +51,7 @@ RULE = Rule(
                 "\n"
                 "\n"
                 "pipe = p()\n"
-                "# TODO(ndd-migrate): NDD902 not migrated: its pipeline is serialized, and dynamic mode has "
+                "# TODO(ndd-migrate): NDD902 kept in pipeline mode: its pipeline is serialized, and dynamic mode has "
                 "no graph to serialize; keep it in pipeline mode where the serialized form is used (Triton's "
                 "DALI backend, C++, `Pipeline.deserialize`); migrate a copy for Python code that only runs "
                 "it\n"

@@ -39,7 +39,7 @@ RULE = Rule(
                 "from nvidia.dali.plugin.triton import autoserialize\n"
                 "\n"
                 "\n"
-                "# TODO(ndd-migrate): NDD903 not migrated: `@autoserialize` exports it to Triton's DALI "
+                "# TODO(ndd-migrate): NDD903 kept in pipeline mode: `@autoserialize` exports it to Triton's DALI "
                 "backend, which loads a serialized pipeline; keep it in pipeline mode for the Triton model; "
                 "migrate a copy for Python code that only runs it\n"
                 "@autoserialize\n"

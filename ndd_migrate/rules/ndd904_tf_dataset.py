@@ -51,7 +51,7 @@ RULE = Rule(
                 "    return fn.random.uniform()\n"
                 "\n"
                 "\n"
-                "# TODO(ndd-migrate): NDD904 not migrated: its pipeline feeds TensorFlow's `DALIDataset`, "
+                "# TODO(ndd-migrate): NDD904 kept in pipeline mode: its pipeline feeds TensorFlow's `DALIDataset`, "
                 "which has no dynamic-mode form; keep it in pipeline mode for TensorFlow, or wrap the "
                 "migrated generator in `tf.data.Dataset.from_generator` (batches then go through host "
                 "memory)\n"
