@@ -134,25 +134,29 @@ class Dispatcher(cst.CSTTransformer):
         pipeline converts (a name bound from two pipelines converts with both or neither)."""
         found = self.ctx.model.plan
         unfollowed: dict[int, tuple] = {}
-        changed = True
-        while changed:
-            changed = False
+        while True:
+            # Decided against the conversions at the start of the pass, so that every blocking
+            # use of a pipeline is listed, not only the first one met.
+            failing = []
             for use in found.uses:
                 members = use.members
                 converting = [m for m in members if m.convert]
                 if not converting:
                     continue
                 answer = self._claim(use) if len(converting) == len(members) else plan.TOGETHER
-                if answer is True:
-                    continue
+                if answer is not True:
+                    failing.append((use, converting, answer or ""))
+            if not failing:
+                break
+            for use, converting, answer in failing:
                 local = [m for m in converting if not isinstance(m, ImportedPipeline)]
                 if not local:  # converted by another module of the run: reported at the use
-                    unfollowed.setdefault(id(use), (use, answer or ""))
-                    continue
+                    unfollowed.setdefault(id(use), (use, answer))
                 for fn in local:
                     fn.convert = False
-                    found.blocked.setdefault(fn, []).append((use, answer or ""))
-                changed = True
+                    found.blocked.setdefault(fn, []).append((use, answer))
+            if all(not [m for m in converting if not isinstance(m, ImportedPipeline)] for _, converting, _ in failing):
+                break  # only uses of pipelines converted elsewhere: nothing here changes any more
         found.unfollowed = list(unfollowed.values())
 
     def _claim(self, use: plan.Use) -> bool | str:

@@ -143,6 +143,7 @@ class Impl(RuleImpl):
     def visit_Module(self, node: cst.Module) -> None:
         found = self.ctx.model.plan
         for fn, blocking in found.blocked.items():
+            blocking = sorted(blocking, key=lambda item: self._line(item[0]))  # the first in the file first
             use, reason = blocking[0]
             what, todo = describe(use, reason)
             where = self._where(use)

@@ -1,0 +1,85 @@
+"""The migration plan (ndd_migrate/plan.py): every use of every value a conversion changes is
+claimed by a rule, or the pipeline stays as it is with one NDD008 naming the use."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ndd_migrate.engine import transform
+from ndd_migrate.policy import Policy
+from tests.conftest import migrate_text
+
+PIPE = (
+    "from nvidia.dali import fn, pipeline_def\n\n\n"
+    "@pipeline_def(batch_size=2)\n"
+    "def p(root):\n"
+    "    data = fn.readers.numpy(file_root=root, name='Reader')\n"
+    "    return data\n\n\n"
+)
+TODO = re.compile(r"(?m)^[ \t]*# TODO\(ndd-migrate\): .*\n")
+
+# (use, what the NDD008 message says) — each a use no rule can rewrite.
+BLOCKING = [
+    ("pipe = p('/d')\npipe.build()\npipe.schedule_run()\nout = pipe.share_outputs()\npipe.release_outputs()\n",
+     "`.schedule_run()` is called"),
+    ("pipe = p('/d')\npipe.build()\nprint(pipe.max_batch_size)\n", "`.max_batch_size` of `pipe`"),
+    ("class It:\n    def __init__(self, pipe):\n        self.pipe = pipe\n        self.pipe.build()\n\n"
+     "    def _prefetch(self):\n        return self.pipe.run()\n\n\nit = It(p('/d'))\n", "passed to `It()`"),
+    ("pipes = [p('/d', shard_id=i) for i in range(2)]\nfor q in pipes:\n    q.build()\n", "put in a container"),
+    ("pipe = p('/d')\npipe.build()\nimages = pipe.run()\nimages = 3\n", "also holds other values"),
+    ("import functools\n\nmake = functools.partial(p, '/d')\n", "used other than by calling it"),
+    ("pipe = p('/d')\npipe.build()\n(x,) = pipe.run()\ndata = {'x': x}\n", "put in a container"),
+    ("pipe = p('/d')\npipe.build()\n(x,) = pipe.run()\nprint(type(x))\n", "passed to `type()`"),
+    ("def f(pipe):\n    return pipe.run()\n\n\npipe = p('/d')\npipe.build()\nf(pipe)[0].at(0)\nf([1])\n",
+     "passed to `f()`"),
+]
+
+
+@pytest.mark.parametrize("use, said", BLOCKING)
+def test_an_unclaimed_use_keeps_the_pipeline(use, said):
+    source = PIPE + use
+    out, result = migrate_text(source)
+    human = [d for d in result.diagnostics if d.needs_human]
+    assert [d.code for d in human] == ["NDD008"], [d.message for d in human]
+    assert said in human[0].message and "example.py:" in human[0].message
+    assert TODO.sub("", out) == source  # the pipeline and every use left as they are
+    assert migrate_text(out)[0] == out
+
+
+CLAIMED = [
+    "pipe = p('/d')\npipe.build()\n(x,) = pipe.run()\nprint(x.at(0), len(x), x[0])\n",
+    "pipe = p('/d')\npipe.build()\nout = pipe.run()\nprint(len(out), out[0].shape())\n",
+    "def show(batch):\n    print(batch.at(0))\n\n\npipe = p('/d')\npipe.build()\n(x,) = pipe.run()\nshow(x)\n",
+    "def first(pipe):\n    out = pipe.run()\n    return out[0].at(0)\n\n\npipe = p('/d')\npipe.build()\nfirst(pipe)\n",
+    "import numpy as np\n\npipe = p('/d')\npipe.build()\n(x,) = pipe.run()\nprint([np.asarray(s) for s in x])\n",
+]
+
+
+@pytest.mark.parametrize("use", CLAIMED)
+def test_claimed_uses_convert(use):
+    out, result = migrate_text(PIPE + use)
+    assert [d for d in result.diagnostics if d.needs_human] == []
+    assert "@pipeline_def" not in out and ".run()" not in out and ".at(" not in out
+
+
+def test_check_reports_the_blocking_use_of_a_file_migrate_left():
+    out, _ = migrate_text(PIPE + BLOCKING[0][0])
+    found = transform(out, "example.py", Policy.check())
+    assert [d.code for d in found.diagnostics] == ["NDD008"]
+
+
+def test_fixes_of_rules_not_selected_are_not_applied():
+    """``check --fix --select NDD502`` applies NDD502's fix only (the engine decides, not the rule)."""
+    source = (
+        "import nvidia.dali.experimental.dynamic as ndd\n\n"
+        "reader = ndd.readers.File(file_root='/d')\n"
+        "for batch, labels in reader.next_epoch(batch_size=2):\n"
+        "    print(len(batch), batch[0])\n"
+    )
+    everything = transform(source, "example.py", Policy.check(fix=True, unsafe_fixes=True))
+    assert "batch.batch_size" in everything.new_source and "batch.tensors[0]" in everything.new_source
+    only = transform(source, "example.py", Policy.check(fix=True, unsafe_fixes=True, is_enabled=lambda code, path: code == "NDD502"))
+    assert "batch.batch_size" in only.new_source and "batch[0]" in only.new_source
+    assert {d.code for d in only.diagnostics if d.fixed} == {"NDD502"}
