@@ -46,8 +46,6 @@ class Context:
     statement_stack: list[cst.CSTNode] = field(default_factory=list)
     function_stack: list[cst.FunctionDef] = field(default_factory=list)
     in_import: bool = False  # inside an import statement: names there are bindings, not uses
-    op_rngs: dict[cst.Call, str] = field(default_factory=dict)  # random op with its own seed → RNG name
-    pipeline_rng: dict[str, str] = field(default_factory=dict)  # pipeline qualname → its RNG's name
     uses_ndd: bool = False
     rewritten: bool = False  # some rule replaced a node (set by the dispatcher)
     uses_numpy: bool = False

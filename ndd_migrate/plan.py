@@ -110,6 +110,11 @@ class Plan:
     uses: list[Use] = field(default_factory=list)
     blocked: dict = field(default_factory=dict)  # pipeline → [(use, reason or "")]
     unfollowed: list = field(default_factory=list)  # [(use, reason or "")]
+    # The names a conversion gives the RNGs it creates: chosen by the rule that converts the
+    # pipeline, used by the rules that pass them to random ops (shared through the plan, not
+    # through the per-file context).
+    pipeline_rng: dict = field(default_factory=dict)  # pipeline qualname → its RNG's name
+    op_rngs: dict = field(default_factory=dict)  # random op (call, or legacy op attribute) → its own RNG
 
 
 def collect(analyzer) -> list[Use]:

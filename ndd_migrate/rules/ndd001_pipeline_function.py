@@ -151,10 +151,10 @@ class Impl(RuleImpl):
             return
         used = fn.local_names | {p.name.value for p in shape.all_params(node.params)}
         if fn.given("seed"):
-            self.ctx.pipeline_rng[fn.qualname] = shape.fresh("rng", used)
+            self.ctx.model.plan.pipeline_rng[fn.qualname] = shape.fresh("rng", used)
         for call in fn.random_calls:
             if cstutil.kwarg(call, "seed") is not None:
-                self.ctx.op_rngs[call] = shape.fresh("rng", used)
+                self.ctx.model.plan.op_rngs[call] = shape.fresh("rng", used)
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         fn = self.ctx.model.by_node.get(original)
@@ -208,7 +208,7 @@ class Impl(RuleImpl):
         if ret is not None:
             outputs = shape.yield_value(ret.body[0].value, fn.outputs.form if fn.outputs else None)
         used = fn.local_names | {p.name.value for p in shape.all_params(original.params)}
-        used |= set(self.ctx.op_rngs.values()) | set(self.ctx.pipeline_rng.values())
+        used |= set(self.ctx.model.plan.op_rngs.values()) | set(self.ctx.model.plan.pipeline_rng.values())
 
         prologue: list = []
         if fn.given("num_threads"):
@@ -217,12 +217,12 @@ class Impl(RuleImpl):
         if self._needs_context(fn):
             ctx_name = shape.fresh("ctx", used)
             prologue.append(shape.assign(ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", cst.Name("device_id"))])))
-        rng = self.ctx.pipeline_rng.get(fn.qualname)
+        rng = self.ctx.model.plan.pipeline_rng.get(fn.qualname)
         if rng:
             prologue.append(shape.assign(rng, self._rng_call(cst.Name("seed"))))
         for call in fn.random_calls:
-            if call in self.ctx.op_rngs:
-                prologue.append(shape.assign(self.ctx.op_rngs[call], self._rng_call(cstutil.kwarg(call, "seed").value)))
+            if call in self.ctx.model.plan.op_rngs:
+                prologue.append(shape.assign(self.ctx.model.plan.op_rngs[call], self._rng_call(cstutil.kwarg(call, "seed").value)))
 
         per_batch: list = []
         loop_target = None
@@ -261,7 +261,7 @@ class Impl(RuleImpl):
             next_epoch = cst.Call(cst.Attribute(cst.Name(reader_name), cst.Name("next_epoch")), shape.commas(epoch_args))
             inner = [cst.For(target=loop_target, iter=next_epoch, body=cst.IndentedBlock(inner))]
         if fn.checkpointing:  # NDD415: registered (and so restored) before the first next_epoch
-            rngs = [r for r in [rng, *(self.ctx.op_rngs.get(c) for c in fn.random_calls)] if r]
+            rngs = [r for r in [rng, *(self.ctx.model.plan.op_rngs.get(c) for c in fn.random_calls)] if r]
             reader = reader_stmt.body[0].value if reader_stmt is not None else None
             prologue += checkpoints.registrations(reader, reader_name if reader is not None else None, rngs)
         if source is not None:  # the external source's loop replaces `while True:`

@@ -76,7 +76,7 @@ class Impl(RuleImpl):
             return updated
         if not fn.convert or not isinstance(updated, cst.Call):
             return updated
-        rng_name = self.ctx.op_rngs.get(original) or self.ctx.pipeline_rng.get(fn.qualname)
+        rng_name = self.ctx.model.plan.op_rngs.get(original) or self.ctx.model.plan.pipeline_rng.get(fn.qualname)
         if rng_name is None or cstutil.kwarg(original, "rng"):
             return updated
         self.ctx.report(self.code, seed or original, f"`fn.{path}` draws from `{rng_name}`", fixed=True)

@@ -137,13 +137,13 @@ class Impl(RuleImpl):
             return
         used = set(fn.local_names) | self.ctx.model.module_names
         if fn.given("seed") and not _is_unset(fn.settings["seed"]):
-            self.ctx.pipeline_rng[fn.qualname] = shape.fresh("rng", used)
+            self.ctx.model.plan.pipeline_rng[fn.qualname] = shape.fresh("rng", used)
         for op in fn.ops.values():
             if op.info.random and cstutil.kwarg(op.ctor, "seed") is not None:
                 fn.op_rngs[op.attr] = shape.fresh("rng", used)
         for call in fn.random_calls:
             if cstutil.kwarg(call, "seed") is not None:
-                self.ctx.op_rngs[call] = shape.fresh("rng", used)
+                self.ctx.model.plan.op_rngs[call] = shape.fresh("rng", used)
         fn.ctx_name = shape.fresh("ctx", used) if _needs_context(fn) else None
         fn.reader_name = shape.fresh("reader", used)
         fn.outputs_name = shape.fresh("outputs", used)
@@ -204,7 +204,7 @@ class Impl(RuleImpl):
             out[-1] = out[-1].with_changes(leading_lines=[*out[-1].leading_lines, *comments])
         for attr, name in fn.op_rngs.items():
             out.append(shape.assign(name, self._rng(legacy.localize(cstutil.kwarg(fn.ops[attr].ctor, "seed").value, fn))))
-        for call, name in self.ctx.op_rngs.items():
+        for call, name in self.ctx.model.plan.op_rngs.items():
             if call in fn.random_calls:
                 out.append(shape.assign(name, self._rng(cstutil.kwarg(call, "seed").value)))
         return out
@@ -219,7 +219,7 @@ class Impl(RuleImpl):
         batch = fn.settings["batch_size"]
         if not (isinstance(batch, cst.Name) and batch.value == "batch_size"):
             out.append(shape.assign("batch_size", batch))
-        rng = self.ctx.pipeline_rng.get(fn.qualname)
+        rng = self.ctx.model.plan.pipeline_rng.get(fn.qualname)
         if rng:
             out.append(shape.assign(rng, self._rng(fn.settings["seed"])))
         return out

@@ -101,7 +101,7 @@ class Impl(RuleImpl):
             return call
         if info.batch_size_arg and not inputs and cstutil.kwarg(call, "batch_size") is None:
             call = cstutil.add_kwarg(call, "batch_size", cst.Name("batch_size"))
-        rng = fn.op_rngs.get(op.attr) or self.ctx.pipeline_rng.get(fn.qualname)
+        rng = fn.op_rngs.get(op.attr) or self.ctx.model.plan.pipeline_rng.get(fn.qualname)
         if info.random and rng:
             call = cstutil.add_kwarg(call, "rng", cst.Name(rng))
         return call

@@ -345,7 +345,7 @@ class Impl(RuleImpl):
         fn = self.ctx.enclosing_pipeline()
         if fn is None or not fn.convert or original not in fn.conditionals:
             return updated
-        used = set(fn.local_names) | set(self.ctx.op_rngs.values()) | set(self.ctx.pipeline_rng.values())
+        used = set(fn.local_names) | set(self.ctx.model.plan.op_rngs.values()) | set(self.ctx.model.plan.pipeline_rng.values())
         data = _data_names(self.ctx.resolver, fn.node)
         self._pending[updated.test] = selection(self.ctx, updated, data, used)
         fn.local_names |= used
