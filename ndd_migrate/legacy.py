@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate import names, pipeline_args
+from ndd_migrate import cstutil, names, pipeline_args
 from ndd_migrate.analysis import PipelineFunction, Problem
 from ndd_migrate.codegen import shape
 from ndd_migrate.rules.tables import OpInfo, fn_path_of_legacy_op, op_info
@@ -57,7 +57,16 @@ class OpObject:
     attr: str
     ops_path: str
     info: OpInfo
-    ctor: cst.Call
+    ctor: cst.Call  # the first one when it is created in the branches of an `if`
+    # Created in the branches of an ``if`` of ``__init__`` (``if dali_cpu: self.decode = ops.X(device="cpu")
+    # else: self.decode = ops.X(device="mixed")``): each constructor becomes ``<args_name> = dict(...)``
+    # where it is, and the calls take ``**<args_name>`` (docs/target-shape.md).
+    ctors: list[cst.Call] = field(default_factory=list)
+    conditional: bool = False
+    args_name: str | None = None  # decided by NDD401
+
+    def keywords(self) -> set[str]:
+        return {k for ctor in (self.ctors or [self.ctor]) for k in _keywords(ctor)}
 
 
 @dataclass(eq=False)
@@ -71,6 +80,7 @@ class LegacyPipeline(PipelineFunction):
     init_dropped: set[int] = field(default_factory=set)  # __init__ statements that disappear
     ops: dict[str, OpObject] = field(default_factory=dict)
     op_calls: dict[cst.Call, OpObject] = field(default_factory=dict)  # self.<op>(...) in define_graph
+    cond_ctors: dict[cst.Call, OpObject] = field(default_factory=dict)  # ops.X(...) in an `if` of __init__
     data_attrs: set[str] = field(default_factory=set)  # self.<attr> that become the local <attr>
     reader_call: cst.Call | None = None
     other_ops: set[str] = field(default_factory=set)  # operator objects without a dynamic-mode form
@@ -182,6 +192,8 @@ class _Reader:
             target, value = _self_assignment(stmt)
             if target is not None:
                 self.read_attribute(index, stmt, target, value)
+            elif isinstance(stmt, cst.If):
+                self.read_if(stmt)
             elif _uses_self(stmt):
                 self.problem(stmt, "this use of `self` in `__init__` has no counterpart in a generator function")
         if not found_super:
@@ -236,6 +248,72 @@ class _Reader:
         else:
             self.fn.ops[target] = OpObject(target, ops_path, info, value)
 
+    def read_if(self, stmt: cst.If) -> None:
+        """An ``if`` of ``__init__`` (a condition fixed when the pipeline is built): it stays where it
+        is, its ``self.x = value`` become locals and its operator objects ``<x>_args = dict(...)``."""
+        test = _SelfUses()
+        stmt.test.visit(test)
+        if test.bare_self or test.calls or test.assigned:
+            self.problem(stmt.test, "this use of `self` in `__init__` has no counterpart in a generator function")
+        for node, attr in test.attributes:
+            if attr not in self.fn.data_attrs:
+                self.problem(node, f"`self.{attr}` is tested before it is set")
+        branch: set[str] = set()
+        for inner in stmt.body.body:
+            self.read_branch_statement(inner, branch)
+        orelse = stmt.orelse
+        if isinstance(orelse, cst.If):
+            self.read_if(orelse)
+        elif isinstance(orelse, cst.Else):
+            branch = set()
+            for inner in orelse.body.body:
+                self.read_branch_statement(inner, branch)
+
+    def read_branch_statement(self, stmt, branch: set[str]) -> None:
+        if isinstance(stmt, cst.If):
+            self.read_if(stmt)
+            return
+        target, value = _self_assignment(stmt)
+        if target is None:
+            if _uses_self(stmt):
+                self.problem(stmt, "this use of `self` in `__init__` has no counterpart in a generator function")
+            return
+        dali = names.dali_name(self.resolver, value.func) if isinstance(value, cst.Call) else None
+        if dali is None or not dali.startswith(names.OPS + "."):
+            if target in self.fn.ops:
+                self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", code="NDD402")
+            self.fn.data_attrs.add(target)
+            return
+        ops_path = dali[len(names.OPS) + 1:]
+        info = op_info(fn_path_of_legacy_op(ops_path) or "")
+        known = self.fn.ops.get(target)
+        if not (info is None or info.ndd is None):
+            self.fn.other_ops.add(target)  # its calls are not reported again when it is refused below
+        if info is None or info.ndd is None:
+            self.fn.other_ops.add(target)
+            self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), code="NDD402")
+        elif any(a.keyword is None for a in value.args):
+            self.problem(stmt, f"`ops.{ops_path}` with positional or `**` arguments cannot be read", code="NDD402")
+        elif target in branch or (known is not None and not known.conditional) or target in self.fn.data_attrs:
+            self.problem(stmt, f"`self.{target}` is assigned more than one operator", code="NDD402")
+        elif known is not None and known.info.ndd != info.ndd:
+            self.problem(
+                stmt, f"`self.{target}` is `ops.{known.ops_path}` in one branch and `ops.{ops_path}` in another: "
+                "one call cannot be both", code="NDD402",
+            )
+        elif info.random and cstutil.kwarg(value, "seed") is not None:
+            self.problem(
+                stmt, f"`self.{target}` created in an `if` with its own `seed=`: give it its own RNG by hand",
+                code="NDD402",
+            )
+        else:
+            if known is None:
+                known = self.fn.ops[target] = OpObject(target, ops_path, info, value, conditional=True)
+            known.ctors.append(value)
+            self.fn.cond_ctors[value] = known
+            self.fn.other_ops.discard(target)
+        branch.add(target)
+
     # -- define_graph --------------------------------------------------------------------------
     def read_graph(self, graph: cst.FunctionDef) -> None:
         fn = self.fn
@@ -265,7 +343,7 @@ class _Reader:
                 continue
             if any(a.star for a in call.args):
                 self.problem(call, f"`self.{attr}(*...)`: inputs passed through `*`/`**` cannot be read", code="NDD402")
-            both = _keywords(call) & _keywords(op.ctor)
+            both = _keywords(call) & op.keywords()
             if both:
                 self.problem(call, f"`self.{attr}(...)` repeats constructor arguments: {', '.join(sorted(both))}", code="NDD402")
             fn.op_calls[call] = op

@@ -21,7 +21,9 @@ RULE = Rule(
         "`ops.TFRecordReader`, ...) map to their current `ndd` form; `device=\"mixed\"` becomes `\"gpu\"`; "
         "arguments dynamic mode rejects are dropped. Random ops get `batch_size=` (without a batch input) and "
         "`rng=`: the pipeline's RNG, or their own `ndd.random.RNG(seed=...)` when the object was created with "
-        "`seed=`. The reader object becomes the reader created once. Operator objects with no dynamic-mode "
+        "`seed=`. The reader object becomes the reader created once. An operator chosen by an `if` of `__init__` "
+        "(`if dali_cpu: self.decode = ops.ImageDecoder(device=\"cpu\") else: ...`) keeps the `if`, each "
+        "constructor becoming `decode_args = dict(...)`, and its calls take `**decode_args`. Operator objects with no dynamic-mode "
         "form (`ops.ExternalSource`, `ops.PythonFunction`, ...) keep the class as it is, with a TODO."
     ),
     why=(
@@ -54,6 +56,36 @@ RULE = Rule(
                 "        yield (ndd.random.uniform(range=[0.0, 1.0], shape=[2], batch_size=batch_size, rng=rng) * scale).evaluate(),\n"
             ),
         ),
+        Example(
+            title="an operator chosen by a condition of `__init__`: its arguments chosen once",
+            before=(
+                "from nvidia.dali import ops, Pipeline\n\n\n"
+                "class Decode(Pipeline):\n"
+                "    def __init__(self, batch_size, root, dali_cpu=False):\n"
+                "        super().__init__(batch_size, 1, None)\n"
+                "        self.input = ops.FileReader(file_root=root)\n"
+                "        if dali_cpu:\n"
+                "            self.decode = ops.ImageDecoder(device=\"cpu\")\n"
+                "        else:\n"
+                "            self.decode = ops.ImageDecoder(device=\"mixed\")\n\n"
+                "    def define_graph(self):\n"
+                "        jpegs, labels = self.input()\n"
+                "        return self.decode(jpegs), labels\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def Decode(batch_size, root, dali_cpu=False):\n"
+                "    ndd.set_num_threads(1)\n"
+                "    if dali_cpu:\n"
+                "        decode_args = dict(device=\"cpu\")\n"
+                "    else:\n"
+                "        decode_args = dict(device=\"gpu\")\n"
+                "    reader = ndd.readers.File(file_root=root)\n"
+                "    while True:\n"
+                "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+                "            yield ndd.decoders.image(jpegs, **decode_args).evaluate(), labels.evaluate()\n"
+            ),
+        ),
     ),
     valid=(
         "import nvidia.dali.ops as ops\n\nresize = ops.Resize(resize_x=224)\n",
@@ -72,6 +104,8 @@ class Impl(RuleImpl):
         fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
         if fn is None or not fn.convert:
             return updated
+        if original in fn.cond_ctors:
+            return _arguments(updated, fn.cond_ctors[original].info)
         if any(original is op.ctor for op in fn.ops.values()):
             self._ctors[original] = updated
         if original not in fn.op_calls:
@@ -81,11 +115,16 @@ class Impl(RuleImpl):
         self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) → `ndd.{info.ndd}(...)`", fixed=True)
         inputs = [a for a in updated.args if a.keyword is None]
         ctor = self._ctors.get(op.ctor)  # None when define_graph comes before __init__
-        kwargs = list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, fn)) for a in op.ctor.args]
+        if op.conditional:  # created in an `if` of __init__: its arguments are in `<op>_args`
+            kwargs = [cst.Arg(value=cst.Name(op.args_name), star="**")]
+        elif ctor:
+            kwargs = list(ctor.args)
+        else:
+            kwargs = [a.with_changes(value=legacy.localize(a.value, fn)) for a in op.ctor.args]
         kwargs += [a for a in updated.args if a.keyword is not None]
         dropped = set(info.dropped_args) | ({"seed"} if info.random else set())
         args = [_arg(a, info) for a in [*inputs, *kwargs] if a.keyword is None or a.keyword.value not in dropped]
-        call = _layout(cst.Call(self.ctx.ndd(info.ndd), args), multiline=_is_multiline(op.ctor))
+        call = _layout(cst.Call(self.ctx.ndd(info.ndd), args), multiline=not op.conditional and _is_multiline(op.ctor))
         if info.reader:
             return call
         if info.batch_size_arg and not inputs and cstutil.kwarg(call, "batch_size") is None:
@@ -94,6 +133,24 @@ class Impl(RuleImpl):
         if info.random and rng:
             call = cstutil.add_kwarg(call, "rng", cst.Name(rng))
         return call
+
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
+        """``self.decode = ops.X(...)`` in an ``if`` of ``__init__`` → ``decode_args = dict(...)``."""
+        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if fn is None or not fn.convert or original.value not in fn.cond_ctors:
+            return updated
+        op = fn.cond_ctors[original.value]
+        self.ctx.report(self.code, original.value, f"`self.{op.attr} = ops.{op.ops_path}(...)` → `{op.args_name} = dict(...)`", fixed=True)
+        return updated.with_changes(targets=[cst.AssignTarget(cst.Name(op.args_name))])
+
+
+def _arguments(ctor: cst.Call, info) -> cst.Call:
+    """An operator's constructor as the ``dict(...)`` of its arguments in ``ndd`` spelling, laid out
+    as written."""
+    dropped = set(info.dropped_args) | ({"seed"} if info.random else set())
+    args = [_arg(a, info) for a in ctor.args if a.keyword.value not in dropped]
+    return ctor.with_changes(func=cst.Name("dict"), args=args)
 
 
 def _arg(arg: cst.Arg, info) -> cst.Arg:
