@@ -192,11 +192,15 @@ def _spaced(module: cst.Module, functions: set[str]) -> cst.Module:
     for index, stmt in enumerate(body):
         if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in functions):
             continue
-        if index:
+        if index and not _is_pass(body[index - 1]):  # `pass`: a notebook's cell marker (ndd_migrate.notebooks)
             body[index] = stmt.with_changes(leading_lines=_two_blank(stmt.leading_lines))
         if index + 1 < len(body):
             body[index + 1] = body[index + 1].with_changes(leading_lines=_two_blank(body[index + 1].leading_lines))
     return module.with_changes(body=body)
+
+
+def _is_pass(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Pass)
 
 
 def _two_blank(lines) -> list:

@@ -421,6 +421,15 @@ def test_hand_built_pipeline_with_an_unclaimed_use_stays_as_it_was():
     assert "example.py:16" in next(d.message for d in diagnostics if d.code == "NDD008")
 
 
+def test_noqa_keeps_a_hand_built_pipeline():
+    source = HAND_BUILT.replace("seed=5)  # the graph", "seed=5)  # noqa: NDD403")
+    source = source.replace("pipe = Pipeline(8, 2, None,\n", "pipe = Pipeline(8, 2, None, seed=5)  # noqa: NDD403\n")
+    source = source.replace("                seed=5)  # noqa: NDD403\n", "")
+    out, diagnostics = migrate(source)
+    assert out == source
+    assert not [d for d in diagnostics if d.needs_human]
+
+
 def test_two_hand_built_pipelines_and_an_imported_pipeline_def():
     source = (
         "from nvidia.dali import Pipeline, fn, pipeline_def\n\n"

@@ -94,6 +94,14 @@ RULE = Rule(
 class Impl(RuleImpl):
     rule = RULE
 
+    def blockers(self, fn) -> list[tuple[cst.CSTNode, str, str]]:
+        """A hand-built graph is converted only where this rule applies (``# noqa: NDD403`` on
+        ``pipe = Pipeline(...)``, ``--ignore NDD403`` keep it as written)."""
+        built = self.ctx.model.hand_built
+        if built and any(g.definition is fn.node for g in built.graphs) and not self.ctx.applies(self.code, fn.node):
+            return [(fn.node, "not selected (`# noqa` or `--ignore`)", "")]
+        return []
+
     def visit_Call(self, node: cst.Call) -> None:
         if any(node is call for call in self.ctx.model.explicit_pipelines):
             line = self.ctx.line_of(node)[0]
