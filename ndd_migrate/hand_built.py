@@ -325,7 +325,8 @@ def _refusal(body, index: int, finder: _Finder) -> str | None:
     first: dict[str, str] = {}
     for name, how in after.events:
         first.setdefault(name, how)
-    shared = sorted(n for n in inside.bound if n in before.read | before.bound or first.get(n) == "read")
+    # Before it, only a function that reads the name later (a closure over the module) would notice.
+    shared = sorted(n for n in inside.bound if n in before.deferred or first.get(n) == "read")
     if shared:
         return f"`{shared[0]}` is bound in the `with {var}:` block and used outside it: rename it"
     rebound = sorted((inside.read - inside.bound) & after.bound)
@@ -342,6 +343,8 @@ class _Names(SkipsTrivia, cst.CSTVisitor):
         self.bound: set[str] = set()
         self.scoped: str | None = None  # `global`/`nonlocal`/`return`/`yield` found
         self.events: list[tuple[str, str]] = []  # ("name", "read" | "bound"), in source order
+        self.deferred: set[str] = set()  # read inside a function or lambda: when it runs, not here
+        self._depth = 0
         self._store: set[int] = set()
 
     def _targets(self, target) -> None:
@@ -381,6 +384,16 @@ class _Names(SkipsTrivia, cst.CSTVisitor):
 
     def visit_FunctionDef(self, node) -> None:
         self._targets(node.name)
+        self._depth += 1
+
+    def leave_FunctionDef(self, node) -> None:
+        self._depth -= 1
+
+    def visit_Lambda(self, node) -> None:
+        self._depth += 1
+
+    def leave_Lambda(self, node) -> None:
+        self._depth -= 1
 
     def visit_ClassDef(self, node) -> None:
         self._targets(node.name)
@@ -414,6 +427,8 @@ class _Names(SkipsTrivia, cst.CSTVisitor):
         if id(node) not in self._store:
             self.read.add(node.value)
             self.events.append((node.value, "read"))
+            if self._depth:
+                self.deferred.add(node.value)
 
 
 def _all_names(module: cst.Module) -> set[str]:

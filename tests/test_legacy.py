@@ -451,6 +451,22 @@ def test_two_hand_built_pipelines_and_an_imported_pipeline_def():
     }
 
 
+def test_a_second_graph_under_the_same_name():
+    graph = (
+        "pipe = Pipeline(batch_size={n}, num_threads=1, device_id=None)\n"
+        "with pipe:\n"
+        "    x = fn.random.normal(shape=[2])\n"
+        "    pipe.set_outputs(x)\n"
+        "pipe.build()\n"
+        "(out,) = pipe.run()\n"
+    )
+    source = "from nvidia.dali import Pipeline, fn\n\n" + graph.format(n=2) + "\n" + graph.format(n=3)
+    out, diagnostics = migrate(source)
+    assert "def pipe_batches(*, batch_size=2" in out and "def pipe_batches_2(*, batch_size=3" in out
+    assert out.count("(out,) = next(pipe)\n") == 2
+    assert not [d for d in diagnostics if d.needs_human]
+
+
 REFUSED = {
     "inside a function": (
         "def make():\n"

@@ -26,3 +26,13 @@ for step in range(3):
     images, labels, flipped = pipe.run()
     print(step, len(images), images.at(0).shape, labels.as_array().ravel().tolist())
     print(int(images.at(1).sum()), int(flipped.at(1).sum()))
+
+# A second graph under the same name, as a notebook's next cell would define it.
+pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)
+with pipe:
+    jpegs, labels = fn.readers.file(file_root=image_dir, seed=4)
+    images = fn.decoders.image(jpegs, device="cpu")
+    pipe.set_outputs(fn.crop(images, crop=(16, 16)), labels)
+pipe.build()
+images, labels = pipe.run()
+print(len(images), images.at(1).shape, int(images.at(1).sum()), labels.as_array().ravel().tolist())
