@@ -241,6 +241,18 @@ def test_operators_chosen_by_a_condition_of_init():
     assert not [d for d in diagnostics if d.needs_human]
 
 
+def test_mixed_device_in_a_conditional_expression():
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.decode = ops.ImageDecoder(device='cpu' if cpu else 'mixed')",
+            "return self.decode(fn.random.uniform(shape=[2]))",
+            signature="batch_size, num_threads, device_id, cpu",
+        )
+    )
+    assert "ndd.decoders.image(ndd.random.uniform(shape=[2], batch_size=batch_size), device='cpu' if cpu else 'gpu')" in out
+
+
 def _conditional(branches: str) -> str:
     return legacy(
         "super().__init__(batch_size, num_threads, device_id)\nif cpu:\n" + branches,

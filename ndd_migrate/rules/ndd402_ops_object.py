@@ -6,6 +6,7 @@ import libcst as cst
 
 from ndd_migrate import cstutil, legacy
 from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.codegen import devices
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
 
@@ -159,8 +160,8 @@ def _arg(arg: cst.Arg, info) -> cst.Arg:
         return arg
     if arg.keyword.value in info.renamed_args:
         arg = arg.with_changes(keyword=cst.Name(info.renamed_args[arg.keyword.value]))
-    if arg.keyword.value == "device" and cstutil.string_value(arg.value) == "mixed":
-        arg = arg.with_changes(value=cstutil.replace_string(arg.value, "gpu"))
+    if arg.keyword.value == "device" and devices.has_mixed(arg.value):  # also `"cpu" if cpu else "mixed"`
+        arg = arg.with_changes(value=devices.to_gpu(arg.value))
     return arg
 
 
