@@ -12,6 +12,7 @@ Nodes here are *original* nodes: the rules map them to their rewritten counterpa
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -81,6 +82,8 @@ class LegacyPipeline(PipelineFunction):
     ops: dict[str, OpObject] = field(default_factory=dict)
     op_calls: dict[cst.Call, OpObject] = field(default_factory=dict)  # self.<op>(...) in define_graph
     cond_ctors: dict[cst.Call, OpObject] = field(default_factory=dict)  # ops.X(...) in an `if` of __init__
+    # `dev = "mixed"` in __init__ where `dev` only gives ops their `device=`: these literals become "gpu".
+    mixed_literals: set[cst.SimpleString] = field(default_factory=set)
     data_attrs: set[str] = field(default_factory=set)  # self.<attr> that become the local <attr>
     reader_call: cst.Call | None = None
     other_ops: set[str] = field(default_factory=set)  # operator objects without a dynamic-mode form
@@ -171,6 +174,7 @@ class _Reader:
         self.read_init(fn.init)
         self.read_graph(fn.graph)
         self.check_names()
+        self.read_device_names()
 
     # -- __init__ ------------------------------------------------------------------------------
     def read_init(self, init: cst.FunctionDef) -> None:
@@ -396,6 +400,33 @@ class _Reader:
             self.problem(fn.init, "`batch_size` names something else than the pipeline's batch size: rename it")
 
 
+    def read_device_names(self) -> None:
+        """``if cpu: dev = "cpu" else: dev = "mixed"`` then ``ops.X(device=dev)``: dynamic mode rejects
+        ``"mixed"``, so such literals become ``"gpu"`` when the name does nothing else."""
+        fn = self.fn
+        counter = _DeviceNames()
+        fn.init.body.visit(counter)
+        fn.graph.body.visit(counter)
+        params = {p.name.value for p in shape.all_params(fn.init.params)}
+        for name in sorted(counter.device_args):
+            literals = counter.literals.get(name, [])
+            mixed = [lit for lit in literals if cstutil.string_value(lit) == "mixed"]
+            if not mixed:
+                continue
+            only_device = (
+                name not in params
+                and counter.bound[name] == len(literals)
+                and counter.reads[name] == counter.device_args[name]
+            )
+            if only_device:
+                fn.mixed_literals.update(mixed)
+            else:
+                self.problem(
+                    mixed[0], f'`{name}` may be `"mixed"`, which dynamic mode rejects as a device, and is used for '
+                    'more than `device=`: give the ops `"gpu"` instead', code="NDD402",
+                )
+
+
 # -- small readers -------------------------------------------------------------------------------
 
 
@@ -444,6 +475,50 @@ class _SelfUses(SkipsTrivia, cst.CSTVisitor):
 
     def visit_Param(self, node: cst.Param) -> bool:
         return False
+
+
+class _DeviceNames(SkipsTrivia, cst.CSTVisitor):
+    """Per name: how often it is read, bound, bound to a string literal, and given as ``device=``."""
+
+    def __init__(self) -> None:
+        self.reads: Counter = Counter()
+        self.bound: Counter = Counter()
+        self.device_args: Counter = Counter()
+        self.literals: dict[str, list[cst.SimpleString]] = {}
+        self._targets: set[int] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            for t in _flatten(target.target):
+                if isinstance(t, cst.Name):
+                    self._targets.add(id(t))
+                    self.bound[t.value] += 1
+                    if len(node.targets) == 1 and t is target.target and isinstance(node.value, cst.SimpleString):
+                        self.literals.setdefault(t.value, []).append(node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.bound[node.target.value] += 1
+
+    def visit_For(self, node: cst.For) -> None:
+        for t in _flatten(node.target):
+            if isinstance(t, cst.Name):
+                self._targets.add(id(t))
+                self.bound[t.value] += 1
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        if node.keyword is not None and node.keyword.value == "device" and isinstance(node.value, cst.Name):
+            self.device_args[node.value.value] += 1
+        node.value.visit(self)
+        return False  # the keyword is not a read
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self._targets:
+            self.reads[node.value] += 1
 
 
 def self_attr(node: cst.CSTNode) -> str | None:

@@ -253,6 +253,20 @@ def test_mixed_device_in_a_conditional_expression():
     assert "ndd.decoders.image(ndd.random.uniform(shape=[2], batch_size=batch_size), device='cpu' if cpu else 'gpu')" in out
 
 
+def test_a_device_name_holding_mixed_becomes_gpu():
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "if cpu:\n    dev = 'cpu'\nelse:\n    dev = 'mixed'\n"
+            "self.decode = ops.ImageDecoder(device=dev)",
+            "return self.decode(fn.random.uniform(shape=[2]), device=dev)".replace(", device=dev", ""),
+            signature="batch_size, num_threads, device_id, cpu",
+        )
+    )
+    assert "    if cpu:\n        dev = 'cpu'\n    else:\n        dev = 'gpu'\n" in out
+    assert "device=dev" in out
+
+
 def _conditional(branches: str) -> str:
     return legacy(
         "super().__init__(batch_size, num_threads, device_id)\nif cpu:\n" + branches,
@@ -277,6 +291,14 @@ BLOCKED = {
     "operator and value": (
         _conditional("    self.op = ops.Flip(horizontal=1)\nelse:\n    self.op = None\n"),
         "`self.op` is an operator in one place and a value in another",
+    ),
+    "a device name holding mixed used otherwise": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\ndev = 'mixed'\nprint(dev)\n"
+            "self.op = ops.ImageDecoder(device=dev)\n",
+            "return self.op(fn.random.uniform(shape=[2]))",
+        ),
+        '`dev` may be `"mixed"`, which dynamic mode rejects',
     ),
     "self called in a condition": (
         legacy(

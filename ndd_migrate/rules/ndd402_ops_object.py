@@ -136,6 +136,14 @@ class Impl(RuleImpl):
         return call
 
 
+    def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.BaseExpression:
+        """``dev = "mixed"`` in ``__init__``, where ``dev`` only gives operators their device."""
+        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if fn is None or not fn.convert or original not in fn.mixed_literals:
+            return updated
+        self.ctx.report(self.code, original, 'a device name\'s "mixed" → "gpu"', fixed=True)
+        return cstutil.replace_string(updated, "gpu")
+
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         """``self.decode = ops.X(...)`` in an ``if`` of ``__init__`` → ``decode_args = dict(...)``."""
         fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
