@@ -65,6 +65,12 @@ class OpObject:
     ctors: list[cst.Call] = field(default_factory=list)
     conditional: bool = False
     args_name: str | None = None  # decided by NDD401
+    # A different operator in each branch (`ops.Resize` or `ops.RandomResizedCrop`): each branch also
+    # binds `<op_name>` to its ndd function (`resize_op, resize_args = ndd.resize, dict(...)`).
+    infos: dict[cst.Call, OpInfo] = field(default_factory=dict)
+    paths: dict[cst.Call, str] = field(default_factory=dict)  # each constructor's `ops.` path
+    several: bool = False
+    op_name: str | None = None  # decided by NDD401
 
     def keywords(self) -> set[str]:
         return {k for ctor in (self.ctors or [self.ctor]) for k in _keywords(ctor)}
@@ -245,8 +251,8 @@ class _Reader:
         if info is None or info.ndd is None:
             self.fn.other_ops.add(target)
             self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), code="NDD402")
-        elif any(a.keyword is None for a in value.args):
-            self.problem(stmt, f"`ops.{ops_path}` with positional or `**` arguments cannot be read", code="NDD402")
+        elif any(a.keyword is None and a.star != "**" for a in value.args):
+            self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", code="NDD402")
         elif target in self.fn.ops:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", code="NDD402")
         else:
@@ -296,14 +302,16 @@ class _Reader:
         if info is None or info.ndd is None:
             self.fn.other_ops.add(target)
             self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), code="NDD402")
-        elif any(a.keyword is None for a in value.args):
-            self.problem(stmt, f"`ops.{ops_path}` with positional or `**` arguments cannot be read", code="NDD402")
+        elif any(a.keyword is None and a.star != "**" for a in value.args):
+            self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", code="NDD402")
         elif target in branch or (known is not None and not known.conditional) or target in self.fn.data_attrs:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", code="NDD402")
-        elif known is not None and known.info.ndd != info.ndd:
+        elif known is not None and known.info.ndd != info.ndd and (
+            known.info.reader != info.reader or (info.reader and known.info.num_outputs != info.num_outputs)
+        ):
             self.problem(
-                stmt, f"`self.{target}` is `ops.{known.ops_path}` in one branch and `ops.{ops_path}` in another: "
-                "one call cannot be both", code="NDD402",
+                stmt, f"`self.{target}` is `ops.{known.ops_path}` in one branch and `ops.{ops_path}` in another, "
+                "with different outputs: one call cannot be both", code="NDD402",
             )
         elif info.random and cstutil.kwarg(value, "seed") is not None:
             self.problem(
@@ -314,6 +322,9 @@ class _Reader:
             if known is None:
                 known = self.fn.ops[target] = OpObject(target, ops_path, info, value, conditional=True)
             known.ctors.append(value)
+            known.infos[value] = info
+            known.paths[value] = ops_path
+            known.several = known.several or known.info.ndd != info.ndd
             self.fn.cond_ctors[value] = known
             self.fn.other_ops.discard(target)
         branch.add(target)
@@ -350,6 +361,11 @@ class _Reader:
             both = _keywords(call) & op.keywords()
             if both:
                 self.problem(call, f"`self.{attr}(...)` repeats constructor arguments: {', '.join(sorted(both))}", code="NDD402")
+            if op.several and not [a for a in call.args if a.keyword is None] and any(
+                i.batch_size_arg for i in op.infos.values()
+            ):
+                self.problem(call, f"`self.{attr}()` without an input is a different operator in each branch: "
+                             "pass `batch_size=` by hand", code="NDD402")
             fn.op_calls[call] = op
             if op.info.reader:
                 self.read_reader_call(body, call)

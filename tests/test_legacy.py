@@ -253,6 +253,29 @@ def test_mixed_device_in_a_conditional_expression():
     assert "ndd.decoders.image(ndd.random.uniform(shape=[2], batch_size=batch_size), device='cpu' if cpu else 'gpu')" in out
 
 
+def test_a_different_operator_in_each_branch_and_keyword_dicts():
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id, seed=3)\n"
+            "hints = {'hw_decoder_load': 0.5}\n"
+            "if fuse:\n"
+            "    self.decode = ops.ImageDecoderRandomCrop(device='mixed', **hints)\n"
+            "else:\n"
+            "    self.decode = ops.ImageDecoder(device='mixed', **hints)\n"
+            "self.flip = ops.Flip(**hints)\n",
+            "return self.flip(self.decode(fn.random.uniform(shape=[2])))",
+            signature="batch_size, num_threads, device_id, fuse",
+        )
+    )
+    assert (
+        "    if fuse:\n"
+        "        decode_op, decode_args = ndd.decoders.image_random_crop, dict(device='gpu', **hints, rng=rng)\n"
+        "    else:\n"
+        "        decode_op, decode_args = ndd.decoders.image, dict(device='gpu', **hints)\n"
+    ) in out
+    assert "ndd.flip(decode_op(ndd.random.uniform(shape=[2], batch_size=batch_size, rng=rng), **decode_args), **hints)" in out
+
+
 def test_a_device_name_holding_mixed_becomes_gpu():
     out, _ = migrate(
         legacy(
@@ -276,9 +299,18 @@ def _conditional(branches: str) -> str:
 
 
 BLOCKED = {
-    "different operators in the branches": (
-        _conditional("    self.op = ops.Resize(size=1)\nelse:\n    self.op = ops.Flip()\n"),
-        "`self.op` is `ops.Resize` in one branch and `ops.Flip` in another",
+    "a reader and an operator in the branches": (
+        _conditional("    self.op = ops.readers.Numpy(file_root='x')\nelse:\n    self.op = ops.Flip()\n"),
+        "`self.op` is `ops.readers.Numpy` in one branch and `ops.Flip` in another, with different outputs",
+    ),
+    "different operators without an input": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nif cpu:\n"
+            "    self.op = ops.random.Uniform(range=[0, 1])\nelse:\n    self.op = ops.random.Normal()\n",
+            "return self.op()",
+            signature="batch_size, num_threads, device_id, cpu",
+        ),
+        "`self.op()` without an input is a different operator in each branch",
     ),
     "seeded random operator in a branch": (
         _conditional("    self.op = ops.Uniform(seed=3)\n"),

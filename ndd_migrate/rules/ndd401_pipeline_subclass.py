@@ -142,6 +142,7 @@ class Impl(RuleImpl):
         for op in fn.ops.values():
             if op.conditional:
                 op.args_name = shape.fresh(f"{op.attr}_args", used)
+                op.op_name = shape.fresh(f"{op.attr}_op", used) if op.several else None
             elif op.info.random and cstutil.kwarg(op.ctor, "seed") is not None:
                 fn.op_rngs[op.attr] = shape.fresh("rng", used)
         for call in fn.random_calls:

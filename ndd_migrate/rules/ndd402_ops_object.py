@@ -106,14 +106,21 @@ class Impl(RuleImpl):
         if fn is None or not fn.convert:
             return updated
         if original in fn.cond_ctors:
-            return _arguments(updated, fn.cond_ctors[original].info)
+            op = fn.cond_ctors[original]
+            info = op.infos[original]
+            args = _arguments(updated, info)
+            rng = self.ctx.pipeline_rng.get(fn.qualname)
+            if op.several and info.random and rng:  # the call cannot tell which operator it is
+                args = cstutil.add_kwarg(args, "rng", cst.Name(rng))
+            return args
         if any(original is op.ctor for op in fn.ops.values()):
             self._ctors[original] = updated
         if original not in fn.op_calls:
             return updated
         op = fn.op_calls[original]
         info = op.info
-        self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) → `ndd.{info.ndd}(...)`", fixed=True)
+        target = op.op_name if op.several else f"ndd.{info.ndd}"
+        self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) → `{target}(...)`", fixed=True)
         inputs = [a for a in updated.args if a.keyword is None]
         ctor = self._ctors.get(op.ctor)  # None when define_graph comes before __init__
         if op.conditional:  # created in an `if` of __init__: its arguments are in `<op>_args`
@@ -125,8 +132,9 @@ class Impl(RuleImpl):
         kwargs += [a for a in updated.args if a.keyword is not None]
         dropped = set(info.dropped_args) | ({"seed"} if info.random else set())
         args = [_arg(a, info) for a in [*inputs, *kwargs] if a.keyword is None or a.keyword.value not in dropped]
-        call = _layout(cst.Call(self.ctx.ndd(info.ndd), args), multiline=not op.conditional and _is_multiline(op.ctor))
-        if info.reader:
+        func = cst.Name(op.op_name) if op.several else self.ctx.ndd(info.ndd)
+        call = _layout(cst.Call(func, args), multiline=not op.conditional and _is_multiline(op.ctor))
+        if info.reader or op.several:  # several: `rng=` is in the arguments; `batch_size=` checked (legacy)
             return call
         if info.batch_size_arg and not inputs and cstutil.kwarg(call, "batch_size") is None:
             call = cstutil.add_kwarg(call, "batch_size", cst.Name("batch_size"))
@@ -150,7 +158,21 @@ class Impl(RuleImpl):
         if fn is None or not fn.convert or original.value not in fn.cond_ctors:
             return updated
         op = fn.cond_ctors[original.value]
-        self.ctx.report(self.code, original.value, f"`self.{op.attr} = ops.{op.ops_path}(...)` → `{op.args_name} = dict(...)`", fixed=True)
+        if op.several:
+            info = op.infos[original.value]
+            self.ctx.report(
+                self.code, original.value,
+                f"`self.{op.attr} = ops.{op.paths[original.value]}(...)` → `{op.op_name}, {op.args_name} = ndd.{info.ndd}, dict(...)`",
+                fixed=True,
+            )
+            return updated.with_changes(
+                targets=[cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(op.op_name)), cst.Element(cst.Name(op.args_name))], lpar=[], rpar=[]))],
+                value=cst.Tuple([cst.Element(self.ctx.ndd(info.ndd)), cst.Element(updated.value)], lpar=[], rpar=[]),
+            )
+        self.ctx.report(
+            self.code, original.value, f"`self.{op.attr} = ops.{op.paths[original.value]}(...)` → `{op.args_name} = dict(...)`",
+            fixed=True,
+        )
         return updated.with_changes(targets=[cst.AssignTarget(cst.Name(op.args_name))])
 
 
@@ -158,7 +180,7 @@ def _arguments(ctor: cst.Call, info) -> cst.Call:
     """An operator's constructor as the ``dict(...)`` of its arguments in ``ndd`` spelling, laid out
     as written."""
     dropped = set(info.dropped_args) | ({"seed"} if info.random else set())
-    args = [_arg(a, info) for a in ctor.args if a.keyword.value not in dropped]
+    args = [_arg(a, info) for a in ctor.args if a.keyword is None or a.keyword.value not in dropped]
     return ctor.with_changes(func=cst.Name("dict"), args=args)
 
 

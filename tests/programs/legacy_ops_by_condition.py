@@ -1,7 +1,8 @@
 # expect: converted
 # data: jpeg
 """The DeepLearningExamples shape: a legacy `Pipeline` subclass whose `__init__` chooses its operators
-with a Python `if` (a constructor parameter, a module constant), fixed when the pipeline is built."""
+with a Python `if` (a constructor parameter, a module constant), fixed when the pipeline is built:
+the same operator with other arguments, another operator, a device name."""
 
 import sys
 
@@ -21,19 +22,21 @@ class HybridTrainPipe(Pipeline):
             self.input = ops.FileReader(file_root=data_dir, random_shuffle=True, seed=5)
         if dali_cpu:
             dali_device = "cpu"
-            self.decode = ops.ImageDecoder(device="cpu", output_type=types.RGB)
+            decoder_device = "cpu"
+            self.decode = ops.ImageDecoder(device=decoder_device, output_type=types.RGB)
         else:
             dali_device = "gpu"
+            decoder_device = "mixed"
             # the GPU decoder keeps big buffers
             self.decode = ops.ImageDecoder(
-                device="mixed",
+                device=decoder_device,
                 output_type=types.RGB,
                 device_memory_padding=211025920,
             )
         if crop > 64:
             self.res = ops.Resize(device=dali_device, resize_x=crop, resize_y=crop)
-        elif dali_cpu:
-            self.res = ops.Resize(device="cpu", resize_shorter=crop)
+        elif dali_cpu:  # another operator in this branch
+            self.res = ops.RandomResizedCrop(device="cpu", size=crop)
         else:
             self.res = ops.Resize(device=dali_device, resize_shorter=crop)
         self.cmnp = ops.CropMirrorNormalize(device=dali_device, dtype=types.FLOAT, crop=(crop, crop))
