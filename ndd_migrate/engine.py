@@ -301,7 +301,7 @@ def _run(
         analyzer.model.hand_built_refused = built.refused
         new_module = wrapper.visit(Dispatcher(ctx))
         if built.graphs:
-            converted = {fn.qualname for fn in analyzer.model.pipelines.values() if fn.convert}
+            converted = {fn.node.name.value for fn in analyzer.model.pipelines.values() if fn.convert and fn.label}
             new_module = hand_built.resugar(new_module, built, converted)
     except Exception as exc:  # a rule crashed: report it, lose nothing
         frame = traceback.extract_tb(exc.__traceback__)[-1]

@@ -17,8 +17,10 @@ after it move up by one (:meth:`Desugared.original_line`). When the pipeline is 
 :func:`resugar` puts the original statements back (with the TODOs the rules placed), so the file
 is unchanged apart from them.
 
-A graph that cannot be read this way stays as it is (NDD403 reports why): not at the module's top
-level, ``with`` not right after the assignment, ``set_outputs`` not the block's last statement or
+The same in a function's body (a factory returning ``pipe``): the function is nested there.
+
+A graph that cannot be read this way stays as it is (NDD403 reports why): not in the body of a module
+or a function, ``with`` not right after the assignment, ``set_outputs`` not the block's last statement or
 given keywords, ``pipe`` used in the block otherwise, a name bound in the block and used outside it
 (the function would make it local), a name the block reads rebound after it (the generator reads it
 later than the graph did), ``*args`` to ``Pipeline(...)``.
@@ -61,6 +63,7 @@ class Graph:
     definition: cst.FunctionDef  # the synthetic `@pipeline_def` function
     call: cst.SimpleStatementLine  # the synthetic `pipe = func()`
     assign_line: int  # of `pipe = Pipeline(...)` in the original text
+    top: bool = True  # at the module's top level (else in a function's body)
 
 
 @dataclass(eq=False)
@@ -83,7 +86,7 @@ class Desugared:
 
 
 def desugar(module: cst.Module) -> tuple[cst.Module, Desugared]:
-    """``module`` with its hand-built graphs as ``@pipeline_def`` functions (the same module when it
+    """``module`` with its hand-built graphs (in its body and its functions' bodies) as ``@pipeline_def`` functions (the same module when it
     has none), and what was done."""
     done = Desugared()
     if "set_outputs" not in module.code:
@@ -93,55 +96,68 @@ def desugar(module: cst.Module) -> tuple[cst.Module, Desugared]:
     wrapper.visit(finder)
     if not finder.pipelines:
         return module, done
-    body = list(module.body)
     used = _all_names(module)
-    new_body: list = []
-    replacements: dict[int, list] = {}
-    skip: set[int] = set()
-    for index, stmt in enumerate(body):
-        call = _pipeline_call(stmt, finder)
-        if call is None:
-            continue
-        line = finder.positions[stmt].start.line
-        reason = _refusal(body, index, finder)
-        if reason:
-            done.refused[line] = reason
-            continue
-        var = stmt.body[0].targets[0].target.value
-        block: cst.With = body[index + 1]
-        func = _fresh(f"{var}_batches", used)
-        decorator = _decorator(call, finder, done, body)
-        if decorator is None:
-            done.refused[line] = "`Pipeline` is not imported by name from `nvidia.dali`: the graph cannot be read"
-            continue
-        *statements, last = block.body.body
-        outputs = last.body[0].value.args
-        if len(outputs) == 1:
-            value = outputs[0].value
-        else:
-            value = cst.Tuple(elements=[cst.Element(a.value) for a in outputs], lpar=[], rpar=[])
-        ret = last.with_changes(body=[cst.Return(value=value)])
-        definition = cst.FunctionDef(
-            name=cst.Name(func),
-            params=cst.Parameters(),
-            body=block.body.with_changes(body=[*statements, ret]),
-            decorators=[decorator.with_changes(trailing_whitespace=stmt.trailing_whitespace)],
-            leading_lines=stmt.leading_lines,
-            lines_after_decorators=block.leading_lines,
-        )
-        synthetic_call = cst.SimpleStatementLine(
-            [cst.Assign(targets=[cst.AssignTarget(cst.Name(var))], value=cst.Call(cst.Name(func)))]
-        )
-        done.graphs.append(Graph(var, func, stmt, block, definition, synthetic_call, line))
-        done.removed_reads.add(names.dotted(call.func).split(".")[0])
-        replacements[index] = [definition, synthetic_call]
-        skip.add(index + 1)
+    top = list(module.body)
+
+    def process(body: list) -> list | None:
+        """``body`` (a module's or a function's statements) with its graphs desugared; None: unchanged."""
+        changed = False
+        for index, stmt in enumerate(body):
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and isinstance(stmt.body, cst.IndentedBlock):
+                inner = process(list(stmt.body.body))
+                if inner is not None:
+                    body[index] = stmt.with_changes(body=stmt.body.with_changes(body=inner))
+                    changed = True
+        replacements: dict[int, list] = {}
+        for index, stmt in enumerate(body):
+            call = _pipeline_call(stmt, finder)
+            if call is None:
+                continue
+            line = finder.positions[stmt].start.line
+            reason = _refusal(body, index, finder)
+            if reason:
+                done.refused[line] = reason
+                continue
+            var = stmt.body[0].targets[0].target.value
+            block: cst.With = body[index + 1]
+            decorator = _decorator(call, finder, done, top)
+            if decorator is None:
+                done.refused[line] = "`Pipeline` is not imported by name from `nvidia.dali`: the graph cannot be read"
+                continue
+            func = _fresh(f"{var}_batches", used)
+            *statements, last = block.body.body
+            outputs = last.body[0].value.args
+            if len(outputs) == 1:
+                value = outputs[0].value
+            else:
+                value = cst.Tuple(elements=[cst.Element(a.value) for a in outputs], lpar=[], rpar=[])
+            ret = last.with_changes(body=[cst.Return(value=value)])
+            definition = cst.FunctionDef(
+                name=cst.Name(func),
+                params=cst.Parameters(),
+                body=block.body.with_changes(body=[*statements, ret]),
+                decorators=[decorator.with_changes(trailing_whitespace=stmt.trailing_whitespace)],
+                leading_lines=stmt.leading_lines,
+                lines_after_decorators=block.leading_lines,
+            )
+            synthetic_call = cst.SimpleStatementLine(
+                [cst.Assign(targets=[cst.AssignTarget(cst.Name(var))], value=cst.Call(cst.Name(func)))]
+            )
+            done.graphs.append(Graph(var, func, stmt, block, definition, synthetic_call, line, body is top))
+            done.removed_reads.add(names.dotted(call.func).split(".")[0])
+            replacements[index] = [definition, synthetic_call]
+        if not replacements:
+            return body if changed else None
+        out: list = []
+        for index, stmt in enumerate(body):
+            if index - 1 in replacements:
+                continue  # the `with` block, now the function
+            out.extend(replacements.get(index, [stmt]))
+        return out
+
+    new_body = process(top)
     if not done.graphs:
         return module, done
-    for index, stmt in enumerate(body):
-        if index in skip:
-            continue
-        new_body.extend(replacements.get(index, [stmt]))
     new_body = [done_import(s, done) for s in new_body]
     return module.with_changes(body=new_body), done
 
@@ -155,60 +171,79 @@ def resugar(module: cst.Module, done: Desugared, converted: set[str]) -> cst.Mod
     kept), and the original imports when none was."""
     if not done.graphs:
         return module
-    module = _spaced(module, {g.func for g in done.graphs if g.func in converted})
+    module = _spaced(
+        module,
+        {g.func for g in done.graphs if g.func in converted and g.top},
+        {g.func for g in done.graphs if g.func in converted and not g.top},
+    )
     keep = [g for g in done.graphs if g.func not in converted]
     if not keep:
         return module
-    body = list(module.body)
-    out: list = []
     by_name = {g.func: g for g in keep}
-    drop_next = False
-    for stmt in body:
-        if drop_next:
-            drop_next = False
-            if _is_call_of(stmt, by_name):
+
+    def put_back(body: list) -> list:
+        out: list = []
+        drop_next = False
+        for stmt in body:
+            if drop_next:
+                drop_next = False
+                if _is_call_of(stmt, by_name):
+                    continue
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value in by_name:
+                graph = by_name[stmt.name.value]
+                *statements, ret = stmt.body.body
+                outputs = graph.block.body.body[-1]
+                block = graph.block.with_changes(
+                    leading_lines=stmt.lines_after_decorators,
+                    body=stmt.body.with_changes(body=[*statements, outputs.with_changes(leading_lines=ret.leading_lines)]),
+                )
+                out.append(graph.assign.with_changes(leading_lines=stmt.leading_lines))
+                out.append(block)
+                drop_next = True
                 continue
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value in by_name:
-            graph = by_name[stmt.name.value]
-            *statements, ret = stmt.body.body
-            outputs = graph.block.body.body[-1]
-            block = graph.block.with_changes(
-                leading_lines=stmt.lines_after_decorators,
-                body=stmt.body.with_changes(body=[*statements, outputs.with_changes(leading_lines=ret.leading_lines)]),
-            )
-            out.append(graph.assign.with_changes(leading_lines=stmt.leading_lines))
-            out.append(block)
-            drop_next = True
-            continue
-        out.append(stmt)
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and isinstance(stmt.body, cst.IndentedBlock):
+                stmt = stmt.with_changes(body=stmt.body.with_changes(body=put_back(list(stmt.body.body))))
+            out.append(stmt)
+        return out
+
+    out = put_back(list(module.body))
     if len(keep) == len(done.graphs):
         out = [_restore_import(s, done) for s in out]
     return module.with_changes(body=out)
 
 
-def _spaced(module: cst.Module, functions: set[str]) -> cst.Module:
-    """Two blank lines around each generated function, as around any other."""
-    body = list(module.body)
-    for index, stmt in enumerate(body):
-        if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in functions):
-            continue
-        if index and not _is_pass(body[index - 1]):  # `pass`: a notebook's cell marker (ndd_migrate.notebooks)
-            body[index] = stmt.with_changes(leading_lines=_two_blank(stmt.leading_lines))
-        if index + 1 < len(body):
-            body[index + 1] = body[index + 1].with_changes(leading_lines=_two_blank(body[index + 1].leading_lines))
-    return module.with_changes(body=body)
+def _spaced(module: cst.Module, top: set[str], nested: set[str]) -> cst.Module:
+    """Blank lines around each generated function, as around any other: two at the module's top
+    level, one after a function's nested one."""
+
+    def space(body: list) -> list:
+        body = list(body)
+        for index, stmt in enumerate(body):
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value in top:
+                if index and not _is_pass(body[index - 1]):  # `pass`: a notebook's cell marker (ndd_migrate.notebooks)
+                    body[index] = stmt.with_changes(leading_lines=_blank(stmt.leading_lines, 2))
+                if index + 1 < len(body):
+                    body[index + 1] = body[index + 1].with_changes(leading_lines=_blank(body[index + 1].leading_lines, 2))
+            elif isinstance(stmt, cst.FunctionDef) and stmt.name.value in nested:
+                if index + 1 < len(body):
+                    body[index + 1] = body[index + 1].with_changes(leading_lines=_blank(body[index + 1].leading_lines, 1))
+            elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and isinstance(stmt.body, cst.IndentedBlock):
+                body[index] = stmt.with_changes(body=stmt.body.with_changes(body=space(stmt.body.body)))
+        return body
+
+    return module.with_changes(body=space(module.body))
 
 
 def _is_pass(stmt) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Pass)
 
 
-def _two_blank(lines) -> list:
+def _blank(lines, count: int) -> list:
     lines = list(lines)
     blank = 0
     while blank < len(lines) and lines[blank].comment is None:
         blank += 1
-    return [cst.EmptyLine()] * max(0, 2 - blank) + lines
+    return [cst.EmptyLine(indent=False)] * max(0, count - blank) + lines
 
 
 def _restore_import(stmt, done: Desugared):
@@ -240,13 +275,11 @@ class _Finder(SkipsTrivia, cst.CSTVisitor):
         self.positions: dict = {}
         self.pipeline_def_names: set[str] = set()  # module-level names bound to `pipeline_def`
 
-    def visit_Module(self, node: cst.Module) -> None:
-        for stmt in node.body:
-            self.positions[stmt] = self.get_metadata(PositionProvider, stmt)
-            if _assigned_call(stmt) is not None:
-                call = _assigned_call(stmt)
-                if names.dali_name(self, call.func) == names.PIPELINE:
-                    self.pipelines.add(call)
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        call = _assigned_call(node)
+        if call is not None and names.dali_name(self, call.func) == names.PIPELINE:
+            self.positions[node] = self.get_metadata(PositionProvider, node)
+            self.pipelines.add(call)
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
         bound = node.asname.name if node.asname else node.name

@@ -533,14 +533,33 @@ def test_a_second_graph_under_the_same_name():
     assert not [d for d in diagnostics if d.needs_human]
 
 
+def test_hand_built_pipeline_in_a_factory():
+    source = (
+        "from nvidia.dali import Pipeline, fn\n\n\n"
+        "def build(batch_size, device_id=None):\n"
+        "    pipe = Pipeline(batch_size=batch_size, num_threads=1, device_id=device_id)\n"
+        "    with pipe:\n"
+        "        pipe.set_outputs(fn.random.uniform(shape=[2]))\n"
+        "    return pipe\n\n\n"
+        "p = build(2)\np.build()\n(out,) = p.run()\n"
+    )
+    out, diagnostics = migrate(source)
+    assert (
+        "def build(batch_size, device_id=None):\n"
+        "    def pipe_batches(*, batch_size=batch_size, num_threads=1, device_id=device_id):\n"
+    ) in out
+    assert "        yield ndd.random.uniform(shape=[2], batch_size=batch_size).evaluate(),\n\n    pipe = pipe_batches()\n    return pipe\n" in out
+    assert "p = build(2)\n(out,) = next(p)\n" in out
+    assert not [d for d in diagnostics if d.needs_human]
+
+
 REFUSED = {
-    "inside a function": (
-        "def make():\n"
+    "inside an if": (
+        "if True:\n"
         "    pipe = Pipeline(batch_size=8, num_threads=2, device_id=0)\n"
         "    with pipe:\n"
-        "        pipe.set_outputs(fn.random.uniform(range=[0, 1]))\n"
-        "    return pipe\n",
-        "the graph is not `pipe = Pipeline(...)` + `with pipe:` at the module's top level",
+        "        pipe.set_outputs(fn.random.uniform(range=[0, 1]))\n",
+        "the graph is not `pipe = Pipeline(...)` + `with pipe:` in the body of a module or a function",
     ),
     "statements between": (
         "pipe = Pipeline(batch_size=8, num_threads=2, device_id=0)\nk = 1\n"

@@ -27,7 +27,8 @@ RULE = Rule(
         "`pipe` becomes a call of it; the uses of `pipe` (`pipe.build()`, `pipe.run()`, outputs) get the usual "
         "rewrites. When a use of `pipe` cannot be rewritten (NDD008) the statements stay as they were. A graph "
         "that cannot be read this way is reported, and the module keeps all its `fn.*` calls outside "
-        "`@pipeline_def` functions as they are (the graph may call them): not at the module's top level, "
+        "`@pipeline_def` functions as they are (the graph may call them): not in the body of a module or a "
+        "function (inside an `if`, a loop), "
         "`with pipe:` not right after the assignment, `set_outputs` not the block's last statement, `pipe` "
         "used in the block otherwise, a name bound in the block and read after it before being bound again, a "
         "name the block reads bound again after it."
@@ -65,25 +66,43 @@ RULE = Rule(
             ),
         ),
         Example(
-            title="a graph inside a function: left for a human",
+            title="a graph built in a factory: the factory returns the generator",
             before=(
                 "from nvidia.dali import Pipeline, fn\n\n\n"
-                "def make():\n"
-                "    pipe = Pipeline(batch_size=8, num_threads=2, device_id=0)\n"
+                "def make(batch_size):\n"
+                "    pipe = Pipeline(batch_size=batch_size, num_threads=2, device_id=None)\n"
                 "    with pipe:\n"
                 "        pipe.set_outputs(fn.random.uniform(range=[0, 1]))\n"
                 "    return pipe\n"
             ),
             after=(
-                "from nvidia.dali import Pipeline, fn\n\n\n"
-                "def make():\n"
-                "    # TODO(ndd-migrate): NDD403 not migrated: the graph is not `pipe = Pipeline(...)` + `with pipe:` at the "
-                "module's top level; "
-                f"{HINT}\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def make(batch_size):\n"
+                "    def pipe_batches(*, batch_size=batch_size, num_threads=2, device_id=None):\n"
+                "        ndd.set_num_threads(num_threads)\n"
+                "        while True:\n"
+                "            yield ndd.random.uniform(range=[0, 1], batch_size=batch_size).evaluate(),\n\n"
+                "    pipe = pipe_batches()\n"
+                "    return pipe\n"
+            ),
+        ),
+        Example(
+            title="a graph inside an `if`: left for a human",
+            before=(
+                "from nvidia.dali import Pipeline, fn\n\n"
+                "if True:\n"
                 "    pipe = Pipeline(batch_size=8, num_threads=2, device_id=0)\n"
                 "    with pipe:\n"
                 "        pipe.set_outputs(fn.random.uniform(range=[0, 1]))\n"
-                "    return pipe\n"
+            ),
+            after=(
+                "from nvidia.dali import Pipeline, fn\n\n"
+                "if True:\n"
+                "    # TODO(ndd-migrate): NDD403 not migrated: the graph is not `pipe = Pipeline(...)` + `with pipe:` in "
+                f"the body of a module or a function; {HINT}\n"
+                "    pipe = Pipeline(batch_size=8, num_threads=2, device_id=0)\n"
+                "    with pipe:\n"
+                "        pipe.set_outputs(fn.random.uniform(range=[0, 1]))\n"
             ),
         ),
     ),
@@ -106,7 +125,7 @@ class Impl(RuleImpl):
         if any(node is call for call in self.ctx.model.explicit_pipelines):
             line = self.ctx.line_of(node)[0]
             why = self.ctx.model.hand_built_refused.get(
-                line, "the graph is not `pipe = Pipeline(...)` + `with pipe:` at the module's top level"
+                line, "the graph is not `pipe = Pipeline(...)` + `with pipe:` in the body of a module or a function"
             )
             self.ctx.report(
                 self.code, node, f"`Pipeline(...)` built by hand (`with pipe:` + `set_outputs`) stays in pipeline mode: {why}",
