@@ -70,6 +70,7 @@ class OpObject:
     infos: dict[cst.Call, OpInfo] = field(default_factory=dict)
     paths: dict[cst.Call, str] = field(default_factory=dict)  # each constructor's `ops.` path
     several: bool = False
+    optional: bool = False  # `ops.X(...) if cond else None`: tested in define_graph (`if self.x:`)
     op_name: str | None = None  # decided by NDD401
 
     def keywords(self) -> set[str]:
@@ -88,6 +89,8 @@ class LegacyPipeline(PipelineFunction):
     ops: dict[str, OpObject] = field(default_factory=dict)
     op_calls: dict[cst.Call, OpObject] = field(default_factory=dict)  # self.<op>(...) in define_graph
     cond_ctors: dict[cst.Call, OpObject] = field(default_factory=dict)  # ops.X(...) in an `if` of __init__
+    cond_assigns: dict[cst.BaseExpression, OpObject] = field(default_factory=dict)  # their assigned values
+    op_tests: dict[cst.Attribute, str] = field(default_factory=dict)  # `self.x` of an optional op: "truth" / "none"
     # `dev = "mixed"` in __init__ where `dev` only gives ops their `device=`: these literals become "gpu".
     mixed_literals: set[cst.SimpleString] = field(default_factory=set)
     data_attrs: set[str] = field(default_factory=set)  # self.<attr> that become the local <attr>
@@ -239,6 +242,10 @@ class _Reader:
             self.problem(call, "no `batch_size` given to `Pipeline.__init__`")
 
     def read_attribute(self, index: int, stmt, target: str, value: cst.BaseExpression) -> None:
+        optional = _optional_call(value)
+        if optional is not None and (names.dali_name(self.resolver, optional.func) or "").startswith(names.OPS + "."):
+            self.read_optional(stmt, target, value, optional)
+            return
         dali = names.dali_name(self.resolver, value.func) if isinstance(value, cst.Call) else None
         if dali is None or not dali.startswith(names.OPS + "."):
             self.fn.data_attrs.add(target)
@@ -257,6 +264,30 @@ class _Reader:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", code="NDD402")
         else:
             self.fn.ops[target] = OpObject(target, ops_path, info, value)
+
+    def read_optional(self, stmt, target: str, value: cst.IfExp, ctor: cst.Call) -> None:
+        """``self.resize = ops.Resize(...) if resize_shp else None``: ``resize_args = dict(...) if resize_shp
+        else None``; ``if self.resize:`` in ``define_graph`` tests ``resize_args is not None``."""
+        dali = names.dali_name(self.resolver, ctor.func)
+        ops_path = dali[len(names.OPS) + 1:]
+        info = op_info(fn_path_of_legacy_op(ops_path) or "")
+        self.fn.other_ops.add(target)
+        if info is None or info.ndd is None:
+            self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), code="NDD402")
+        elif any(a.keyword is None and a.star != "**" for a in ctor.args):
+            self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", code="NDD402")
+        elif target in self.fn.ops or target in self.fn.data_attrs:
+            self.problem(stmt, f"`self.{target}` is assigned more than one operator", code="NDD402")
+        elif info.reader or (info.random and cstutil.kwarg(ctor, "seed") is not None):
+            self.problem(stmt, f"`self.{target}`: a reader or a seeded random operator or `None`: rewrite it by hand", code="NDD402")
+        else:
+            self.fn.other_ops.discard(target)
+            op = self.fn.ops[target] = OpObject(target, ops_path, info, ctor, conditional=True, optional=True)
+            op.ctors.append(ctor)
+            op.infos[ctor] = info
+            op.paths[ctor] = ops_path
+            self.fn.cond_ctors[ctor] = op
+            self.fn.cond_assigns[value] = op
 
     def read_if(self, stmt: cst.If) -> None:
         """An ``if`` of ``__init__`` (a condition fixed when the pipeline is built): it stays where it
@@ -322,6 +353,7 @@ class _Reader:
             if known is None:
                 known = self.fn.ops[target] = OpObject(target, ops_path, info, value, conditional=True)
             known.ctors.append(value)
+            self.fn.cond_assigns[value] = known
             known.infos[value] = info
             known.paths[value] = ops_path
             known.several = known.several or known.info.ndd != info.ndd
@@ -370,7 +402,9 @@ class _Reader:
             if op.info.reader:
                 self.read_reader_call(body, call)
         for node, attr in uses.attributes:
-            if attr in fn.ops:
+            if attr in fn.ops and fn.ops[attr].optional and id(node) in uses.tests:
+                fn.op_tests[node] = uses.tests[id(node)]
+            elif attr in fn.ops:
                 self.problem(node, f"operator `self.{attr}` used other than by calling it", code="NDD402")
             elif attr not in fn.data_attrs and attr not in uses.assigned:
                 self.problem(node, f"`self.{attr}` is not set in this class")
@@ -457,7 +491,22 @@ class _SelfUses(SkipsTrivia, cst.CSTVisitor):
         self.bare_self: list[cst.Name] = []
         self.returns: list[cst.Return] = []
         self.fn_calls: list[cst.Call] = []
+        self.tests: dict[int, str] = {}  # `if self.x:` ("truth"), `self.x is None` / `is not None` ("none")
         self._handled: set[int] = set()
+
+    def visit_If(self, node: cst.If) -> None:
+        if self_attr(node.test) is not None:
+            self.tests[id(node.test)] = "truth"
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if (
+            self_attr(node.left) is not None
+            and len(node.comparisons) == 1
+            and isinstance(node.comparisons[0].operator, (cst.Is, cst.IsNot))
+            and isinstance(node.comparisons[0].comparator, cst.Name)
+            and node.comparisons[0].comparator.value == "None"
+        ):
+            self.tests[id(node.left)] = "none"
 
     def visit_Return(self, node: cst.Return) -> None:
         self.returns.append(node)
@@ -540,6 +589,16 @@ class _DeviceNames(SkipsTrivia, cst.CSTVisitor):
 def self_attr(node: cst.CSTNode) -> str | None:
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
         return node.attr.value
+    return None
+
+
+def _optional_call(value) -> cst.Call | None:
+    """The call of ``call if cond else None`` (or ``None if cond else call``)."""
+    if not isinstance(value, cst.IfExp):
+        return None
+    for side, other in ((value.body, value.orelse), (value.orelse, value.body)):
+        if isinstance(side, cst.Call) and isinstance(other, cst.Name) and other.value == "None":
+            return side
     return None
 
 

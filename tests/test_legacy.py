@@ -276,6 +276,25 @@ def test_a_different_operator_in_each_branch_and_keyword_dicts():
     assert "ndd.flip(decode_op(ndd.random.uniform(shape=[2], batch_size=batch_size, rng=rng), **decode_args), **hints)" in out
 
 
+def test_an_operator_or_none_tested_in_define_graph():
+    out, diagnostics = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.resize = ops.Resize(resize_shorter=size) if size else None\n"
+            "self.flip = None if cpu else ops.Flip(device='gpu')\n",
+            "images = fn.random.uniform(shape=[2])\n"
+            "if self.resize:\n    images = self.resize(images)\n"
+            "if self.flip is not None:\n    images = self.flip(images)\n"
+            "return images",
+            signature="batch_size, num_threads, device_id, size, cpu",
+        )
+    )
+    assert "    resize_args = dict(resize_shorter=size) if size else None\n    flip_args = None if cpu else dict(device='gpu')\n" in out
+    assert "if resize_args is not None:\n                images = ndd.resize(images, **resize_args)\n" in out
+    assert "if flip_args is not None:\n                images = ndd.flip(images, **flip_args)\n" in out
+    assert not [d for d in diagnostics if d.needs_human]
+
+
 def test_a_device_name_holding_mixed_becomes_gpu():
     out, _ = migrate(
         legacy(
@@ -331,6 +350,14 @@ BLOCKED = {
             "return self.op(fn.random.uniform(shape=[2]))",
         ),
         '`dev` may be `"mixed"`, which dynamic mode rejects',
+    ),
+    "an operator or none used otherwise": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.op = ops.Flip() if cpu else None\n",
+            "x = fn.random.uniform(shape=[2])\nreturn self.op(x) if self.op else x",
+            signature="batch_size, num_threads, device_id, cpu",
+        ),
+        "operator `self.op` used other than by calling it",
     ),
     "self called in a condition": (
         legacy(

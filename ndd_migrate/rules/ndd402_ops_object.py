@@ -144,6 +144,16 @@ class Impl(RuleImpl):
         return call
 
 
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
+        """``if self.resize:`` of an operator created ``... if cond else None``: ``if resize_args is not None:``."""
+        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if fn is None or not fn.convert or original not in fn.op_tests:
+            return updated
+        name = cst.Name(fn.ops[legacy.self_attr(original)].args_name)
+        if fn.op_tests[original] == "none":
+            return name
+        return cst.Comparison(name, [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
+
     def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.BaseExpression:
         """``dev = "mixed"`` in ``__init__``, where ``dev`` only gives operators their device."""
         fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
@@ -155,9 +165,9 @@ class Impl(RuleImpl):
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         """``self.decode = ops.X(...)`` in an ``if`` of ``__init__`` → ``decode_args = dict(...)``."""
         fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
-        if fn is None or not fn.convert or original.value not in fn.cond_ctors:
+        if fn is None or not fn.convert or original.value not in fn.cond_assigns:
             return updated
-        op = fn.cond_ctors[original.value]
+        op = fn.cond_assigns[original.value]
         if op.several:
             info = op.infos[original.value]
             self.ctx.report(
@@ -170,7 +180,7 @@ class Impl(RuleImpl):
                 value=cst.Tuple([cst.Element(self.ctx.ndd(info.ndd)), cst.Element(updated.value)], lpar=[], rpar=[]),
             )
         self.ctx.report(
-            self.code, original.value, f"`self.{op.attr} = ops.{op.paths[original.value]}(...)` → `{op.args_name} = dict(...)`",
+            self.code, original.value, f"`self.{op.attr} = ops.{op.ops_path}(...)` → `{op.args_name} = dict(...)`",
             fixed=True,
         )
         return updated.with_changes(targets=[cst.AssignTarget(cst.Name(op.args_name))])

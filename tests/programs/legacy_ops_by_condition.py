@@ -2,7 +2,7 @@
 # data: jpeg
 """The DeepLearningExamples shape: a legacy `Pipeline` subclass whose `__init__` chooses its operators
 with a Python `if` (a constructor parameter, a module constant), fixed when the pipeline is built:
-the same operator with other arguments, another operator, a device name."""
+the same operator with other arguments, another operator, a device name, an operator or `None`."""
 
 import sys
 
@@ -14,7 +14,7 @@ SHARDED = False
 
 
 class HybridTrainPipe(Pipeline):
-    def __init__(self, batch_size, num_threads, device_id, data_dir, crop, dali_cpu=False):
+    def __init__(self, batch_size, num_threads, device_id, data_dir, crop, dali_cpu=False, flip=True):
         super(HybridTrainPipe, self).__init__(batch_size, num_threads, device_id, seed=12)
         if SHARDED:
             self.input = ops.FileReader(file_root=data_dir, shard_id=0, num_shards=2, random_shuffle=True, seed=5)
@@ -39,6 +39,8 @@ class HybridTrainPipe(Pipeline):
             self.res = ops.RandomResizedCrop(device="cpu", size=crop)
         else:
             self.res = ops.Resize(device=dali_device, resize_shorter=crop)
+        self.flip = ops.Flip(device=dali_device, horizontal=1) if flip else None
+        self.blur = None if flip else ops.GaussianBlur(device=dali_device, window_size=3)
         self.cmnp = ops.CropMirrorNormalize(device=dali_device, dtype=types.FLOAT, crop=(crop, crop))
         self.coin = ops.CoinFlip(probability=0.5)
 
@@ -46,6 +48,10 @@ class HybridTrainPipe(Pipeline):
         rng = self.coin()
         self.jpegs, self.labels = self.input(name="Reader")
         images = self.res(self.decode(self.jpegs))
+        if self.flip:
+            images = self.flip(images)
+        if self.blur is not None:
+            images = self.blur(images)
         output = self.cmnp(images, mirror=rng)
         return [output, self.labels]
 
