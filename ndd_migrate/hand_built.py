@@ -127,10 +127,12 @@ def desugar(module: cst.Module) -> tuple[cst.Module, Desugared]:
             func = _fresh(f"{var}_batches", used)
             *statements, last = block.body.body
             outputs = last.body[0].value.args
-            if len(outputs) == 1:
+            if len(outputs) == 1 and not outputs[0].star:
                 value = outputs[0].value
-            else:
-                value = cst.Tuple(elements=[cst.Element(a.value) for a in outputs], lpar=[], rpar=[])
+            else:  # `set_outputs(*outputs)`: `return (*outputs,)`
+                value = cst.Tuple(
+                    [cst.StarredElement(a.value) if a.star else cst.Element(a.value) for a in outputs]
+                )
             ret = last.with_changes(body=[cst.Return(value=value)])
             definition = cst.FunctionDef(
                 name=cst.Name(func),
@@ -335,7 +337,7 @@ def _refusal(body, index: int, finder: _Finder) -> str | None:
         and isinstance(last.body[0].value, cst.Call)
         and names.dotted(last.body[0].value.func) == f"{var}.set_outputs"
         and last.body[0].value.args
-        and all(a.keyword is None and not a.star for a in last.body[0].value.args)
+        and all(a.keyword is None and a.star != "**" for a in last.body[0].value.args)
     ):
         return f"the block does not end with `{var}.set_outputs(<outputs>)`"
     inside = _Names()

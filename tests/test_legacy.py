@@ -544,6 +544,20 @@ def test_two_hand_built_pipelines_and_an_imported_pipeline_def():
     }
 
 
+def test_starred_outputs():
+    source = (
+        "from nvidia.dali import Pipeline, fn\n\n"
+        "pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)\n"
+        "with pipe:\n"
+        "    outs = [fn.random.normal(shape=[2]), fn.random.uniform(shape=[1])]\n"
+        "    pipe.set_outputs(*outs)\n"
+        "pipe.build()\na, b = pipe.run()\n"
+    )
+    out, diagnostics = migrate(source)
+    assert "        yield (*outs,)\n" in out and "a, b = next(pipe)\n" in out
+    assert not [d for d in diagnostics if d.needs_human]
+
+
 def test_a_second_graph_under_the_same_name():
     graph = (
         "pipe = Pipeline(batch_size={n}, num_threads=1, device_id=None)\n"
