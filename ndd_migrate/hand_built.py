@@ -130,9 +130,9 @@ def desugar(module: cst.Module) -> tuple[cst.Module, Desugared]:
             if len(outputs) == 1 and not outputs[0].star:
                 value = outputs[0].value
             else:  # `set_outputs(*outputs)`: `return (*outputs,)`
-                value = cst.Tuple(
-                    [cst.StarredElement(a.value) if a.star else cst.Element(a.value) for a in outputs]
-                )
+                value = cst.Tuple([cst.StarredElement(a.value) if a.star else cst.Element(a.value) for a in outputs])
+                if not any(a.star for a in outputs):
+                    value = value.with_changes(lpar=[], rpar=[])
             ret = last.with_changes(body=[cst.Return(value=value)])
             definition = cst.FunctionDef(
                 name=cst.Name(func),
