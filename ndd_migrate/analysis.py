@@ -141,6 +141,11 @@ class ModuleModel:
     hand_built: object = None
     hand_built_refused: dict[int, str] = field(default_factory=dict)
 
+    def kept_by_hand(self) -> list:
+        """The hand-built graphs that are not converted (put back as written after the rewrite)."""
+        graphs = self.hand_built.graphs if self.hand_built else ()
+        return [g for g in graphs for fn in self.pipelines.values() if fn.node is g.definition and not fn.convert]
+
     def by_hand(self) -> bool:
         """A graph built by hand (``with pipe:``) stays pipeline-mode code in this module: ``fn.*``
         calls outside pipeline functions may belong to it."""

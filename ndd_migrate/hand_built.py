@@ -72,6 +72,7 @@ class Desugared:
     imports: dict[cst.CSTNode, cst.CSTNode] = field(default_factory=dict)  # synthetic → original statement
     removed_reads: set[str] = field(default_factory=set)  # names the original read that the synthetic does not
     refused: dict[int, str] = field(default_factory=dict)  # line of a `Pipeline(...)` left alone → why
+    added_pipeline_def: bool = False  # `pipeline_def` added to the import of `Pipeline`
     call_lines: list[int] = field(default_factory=list)  # lines of the synthetic calls, in the desugared text
     def_lines: list[int] = field(default_factory=list)  # lines of the synthetic `def`s (was: `with pipe:`)
 
@@ -86,8 +87,8 @@ class Desugared:
 
 
 def desugar(module: cst.Module) -> tuple[cst.Module, Desugared]:
-    """``module`` with its hand-built graphs (in its body and its functions' bodies) as ``@pipeline_def`` functions (the same module when it
-    has none), and what was done."""
+    """``module`` with its hand-built graphs (in its body and its functions' bodies) as ``@pipeline_def``
+    functions (the same module when it has none), and what was done."""
     done = Desugared()
     if "set_outputs" not in module.code:
         return module, done
@@ -214,6 +215,16 @@ def resugar(module: cst.Module, done: Desugared, converted: set[str]) -> cst.Mod
     return module.with_changes(body=out)
 
 
+def import_reads(done: Desugared | None, kept: list[Graph]) -> tuple[set[str], set[str]]:
+    """For NDD301: the names the final module reads that the rewritten tree does not show (the
+    ``Pipeline`` of the graphs put back), and the one it shows that the final module does not read
+    (the ``pipeline_def`` imported only for the desugaring)."""
+    if done is None:
+        return set(), set()
+    extra = {names.dotted(g.assign.body[0].value.func).split(".")[0] for g in kept}
+    return extra, {"pipeline_def"} if done.added_pipeline_def else set()
+
+
 def _spaced(module: cst.Module, top: set[str], nested: set[str]) -> cst.Module:
     """Blank lines around each generated function, as around any other: two at the module's top
     level, one after a function's nested one."""
@@ -287,9 +298,6 @@ class _Finder(SkipsTrivia, cst.CSTVisitor):
         bound = node.asname.name if node.asname else node.name
         if isinstance(bound, cst.Name) and names.dali_name(self, bound) == names.PIPELINE_DEF:
             self.pipeline_def_names.add(bound.value)
-
-    def dali(self, node) -> str | None:
-        return names.dali_name(self, node)
 
 
 def _assigned_call(stmt) -> cst.Call | None:
@@ -527,5 +535,6 @@ def _pipeline_def_ref(func: cst.BaseExpression, finder: _Finder, done: Desugared
         elements[-1] = last.with_changes(comma=comma)
         new = stmt.with_changes(body=[imp.with_changes(names=[*elements, added])])
         done.imports[new] = stmt
+        done.added_pipeline_def = True
         return cst.Name("pipeline_def")
     return None

@@ -544,6 +544,22 @@ def test_two_hand_built_pipelines_and_an_imported_pipeline_def():
     }
 
 
+def test_one_graph_converted_and_one_kept():
+    source = (
+        "from nvidia.dali import Pipeline, fn\n\n"
+        "a = Pipeline(batch_size=2, num_threads=1, device_id=None)\n"
+        "with a:\n    a.set_outputs(fn.random.uniform(range=[0, 1]))\n"
+        "b = Pipeline(batch_size=3, num_threads=1, device_id=None)\n"
+        "with b:\n    b.set_outputs(fn.random.normal())\n"
+        "a.build()\nprint(len(a.run()[0]))\nkeep = [b]\n"
+    )
+    out, diagnostics = migrate(source)
+    assert out.startswith("import nvidia.dali.experimental.dynamic as ndd\nfrom nvidia.dali import Pipeline, fn\n")
+    assert "a = a_batches()\n" in out and "print(next(a)[0].batch_size)\n" in out
+    assert "b = Pipeline(batch_size=3, num_threads=1, device_id=None)\nwith b:\n    b.set_outputs(fn.random.normal())\n" in out
+    assert [d.code for d in diagnostics if d.needs_human] == ["NDD008"]
+
+
 def test_starred_outputs():
     source = (
         "from nvidia.dali import Pipeline, fn\n\n"
