@@ -66,6 +66,11 @@ class PipelineFunction:
     convert: bool = False  # decided by the engine: no problems and NDD001 may apply
     epochs: bool = False  # feeds a framework iterator / asks for reader metadata (ndd_migrate.iterators)
     checkpointing: bool = False  # `enable_checkpointing`/`checkpoint` given (ndd_migrate.checkpoints)
+    label: str | None = None  # how messages name it, when not by its function's name (ndd_migrate.hand_built)
+
+    @property
+    def display(self) -> str:
+        return self.label or self.node.name.value
 
     def parameters(self) -> list[tuple[str, cst.BaseExpression | None]]:
         """Pipeline-level settings that become keyword-only parameters, with their defaults."""
@@ -141,6 +146,23 @@ class ModuleModel:
     bindings: dict[cst.Name, tuple] = field(default_factory=dict)
     # `Pipeline(...)` built by hand (`with pipe:` + `set_outputs`): stays in pipeline mode (NDD403).
     explicit_pipelines: list[cst.Call] = field(default_factory=list)
+    # `pipe = Pipeline(...)` + `with pipe:` graphs read as @pipeline_def functions (ndd_migrate.hand_built),
+    # and the line of each one left alone → why.
+    hand_built: object = None
+    hand_built_refused: dict[int, str] = field(default_factory=dict)
+
+    def kept_by_hand(self) -> list:
+        """The hand-built graphs that are not converted (put back as written after the rewrite)."""
+        graphs = self.hand_built.graphs if self.hand_built else ()
+        return [g for g in graphs for fn in self.pipelines.values() if fn.node is g.definition and not fn.convert]
+
+    def by_hand(self) -> bool:
+        """A graph built by hand (``with pipe:``) stays pipeline-mode code in this module: ``fn.*``
+        calls outside pipeline functions may belong to it."""
+        if self.explicit_pipelines:
+            return True
+        graphs = self.hand_built.graphs if self.hand_built else ()
+        return any(not fn.convert for fn in self.pipelines.values() if any(fn.node is g.definition for g in graphs))
     # Each node's parent, and every use of a value a conversion changes (ndd_migrate.plan).
     parents: dict = field(default_factory=dict)
     plan: object = None

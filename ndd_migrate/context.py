@@ -127,7 +127,7 @@ class Context:
         fn = self.enclosing_pipeline()
         if fn is not None:
             return fn.convert
-        if self.model.explicit_pipelines:
+        if self.model.by_hand():
             return False  # a graph built by hand (`with pipe:`) stays pipeline-mode code
         return all(p.convert for p in self.model.pipelines.values())
 

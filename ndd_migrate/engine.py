@@ -25,7 +25,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider, ScopeProvider
 
-from ndd_migrate import crossfile, files, noqa, plan, region, scopes
+from ndd_migrate import crossfile, files, hand_built, noqa, plan, region, scopes
 from ndd_migrate.analysis import Analyzer, ImportedPipeline, Problem
 from ndd_migrate.catalog import _rule_modules
 from ndd_migrate.context import TODO_PREFIX, Context
@@ -119,9 +119,9 @@ class Dispatcher(cst.CSTTransformer):
                 self.ctx.report(
                     problem.code,
                     problem.node,
-                    f"`{fn.node.name.value}` {what}: {problem.message}",
+                    f"`{fn.display}` {what}: {problem.message}",
                     hint=f"{what}: {problem.message}; "
-                    + (problem.hint or f"rewrite `{fn.node.name.value}` by hand (see docs/target-shape.md)"),
+                    + (problem.hint or f"rewrite `{fn.display}` by hand (see docs/target-shape.md)"),
                     fixed=False,
                     manual=True,  # a blocked pipeline has no fix, whatever the rule's fix safety
                 )
@@ -275,6 +275,7 @@ def _run(
         result.error = _syntax_error(source, path, exc)
         return result
     try:
+        module, built = hand_built.desugar(module)  # `with pipe:` graphs as @pipeline_def functions
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         scopes.resolve(wrapper)
         analyzer = Analyzer(
@@ -294,7 +295,21 @@ def _run(
         )
         if lines is not None:
             ctx.original_line = lines.original_line
+        if built.graphs:
+            analyzer.model.hand_built = built
+            for fn in analyzer.model.pipelines.values():
+                graph = next((g for g in built.graphs if g.definition is fn.node), None)
+                if graph is not None:
+                    fn.label = f"{graph.var} = Pipeline(...)"
+            analyzer.model.read_names |= built.removed_reads
+            built.call_lines = [ctx.positions(graph.call).start.line for graph in built.graphs]
+            built.def_lines = [ctx.positions(graph.definition).start.line for graph in built.graphs]
+            ctx.original_line = _composed(ctx.original_line, built.original_line)
+        analyzer.model.hand_built_refused = built.refused
         new_module = wrapper.visit(Dispatcher(ctx))
+        if built.graphs:
+            converted = {fn.node.name.value for fn in analyzer.model.pipelines.values() if fn.convert and fn.label}
+            new_module = hand_built.resugar(new_module, built, converted)
     except Exception as exc:  # a rule crashed: report it, lose nothing
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         result.error = FileError(
@@ -318,6 +333,10 @@ def _run(
         result.changed = True
         result.new_source = new_source
     return result
+
+
+def _composed(outer, inner):
+    return lambda line: outer(inner(line))
 
 
 def _syntax_error(source: str, path: str, exc: cst.ParserSyntaxError) -> FileError:

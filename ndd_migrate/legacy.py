@@ -12,13 +12,14 @@ Nodes here are *original* nodes: the rules map them to their rewritten counterpa
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate import names, outputs, pipeline_args
+from ndd_migrate import cstutil, names, outputs, pipeline_args
 from ndd_migrate.returns import contains_return
 from ndd_migrate.returns import read as read_returns
 from ndd_migrate.analysis import PipelineFunction, Problem
@@ -59,7 +60,23 @@ class OpObject:
     attr: str
     ops_path: str
     info: OpInfo
-    ctor: cst.Call
+    ctor: cst.Call  # the first one when it is created in the branches of an `if`
+    # Created in the branches of an ``if`` of ``__init__`` (``if dali_cpu: self.decode = ops.X(device="cpu")
+    # else: self.decode = ops.X(device="mixed")``): each constructor becomes ``<args_name> = dict(...)``
+    # where it is, and the calls take ``**<args_name>`` (docs/target-shape.md).
+    ctors: list[cst.Call] = field(default_factory=list)
+    conditional: bool = False
+    args_name: str | None = None  # decided by NDD401
+    # A different operator in each branch (`ops.Resize` or `ops.RandomResizedCrop`): each branch also
+    # binds `<op_name>` to its ndd function (`resize_op, resize_args = ndd.resize, dict(...)`).
+    infos: dict[cst.Call, OpInfo] = field(default_factory=dict)
+    paths: dict[cst.Call, str] = field(default_factory=dict)  # each constructor's `ops.` path
+    several: bool = False
+    optional: bool = False  # `ops.X(...) if cond else None`: tested in define_graph (`if self.x:`)
+    op_name: str | None = None  # decided by NDD401
+
+    def keywords(self) -> set[str]:
+        return {k for ctor in (self.ctors or [self.ctor]) for k in _keywords(ctor)}
 
 
 @dataclass(eq=False)
@@ -73,6 +90,11 @@ class LegacyPipeline(PipelineFunction):
     init_dropped: set[int] = field(default_factory=set)  # __init__ statements that disappear
     ops: dict[str, OpObject] = field(default_factory=dict)
     op_calls: dict[cst.Call, OpObject] = field(default_factory=dict)  # self.<op>(...) in define_graph
+    cond_ctors: dict[cst.Call, OpObject] = field(default_factory=dict)  # ops.X(...) in an `if` of __init__
+    cond_assigns: dict[cst.BaseExpression, OpObject] = field(default_factory=dict)  # their assigned values
+    op_tests: dict[cst.Attribute, str] = field(default_factory=dict)  # `self.x` of an optional op: "truth" / "none"
+    # `dev = "mixed"` in __init__ where `dev` only gives ops their `device=`: these literals become "gpu".
+    mixed_literals: set[cst.SimpleString] = field(default_factory=set)
     data_attrs: set[str] = field(default_factory=set)  # self.<attr> that become the local <attr>
     reader_call: cst.Call | None = None
     other_ops: set[str] = field(default_factory=set)  # operator objects without a dynamic-mode form
@@ -170,6 +192,7 @@ class _Reader:
         self.read_init(fn.init)
         self.read_graph(fn.graph)
         self.check_names()
+        self.read_device_names()
 
     # -- __init__ ------------------------------------------------------------------------------
     def read_init(self, init: cst.FunctionDef) -> None:
@@ -191,6 +214,8 @@ class _Reader:
             target, value = _self_assignment(stmt)
             if target is not None:
                 self.read_attribute(index, stmt, target, value)
+            elif isinstance(stmt, cst.If):
+                self.read_if(stmt)
             elif _uses_self(stmt):
                 self.problem(stmt, "this use of `self` in `__init__` has no counterpart in a generator function")
         if not found_super:
@@ -226,6 +251,10 @@ class _Reader:
             self.problem(call, "no `batch_size` given to `Pipeline.__init__`")
 
     def read_attribute(self, index: int, stmt, target: str, value: cst.BaseExpression) -> None:
+        optional = _optional_call(value)
+        if optional is not None and (names.dali_name(self.resolver, optional.func) or "").startswith(names.OPS + "."):
+            self.read_optional(stmt, target, value, optional)
+            return
         dali = names.dali_name(self.resolver, value.func) if isinstance(value, cst.Call) else None
         if dali is None or not dali.startswith(names.OPS + "."):
             self.fn.data_attrs.add(target)
@@ -238,12 +267,108 @@ class _Reader:
         if info is None or info.ndd is None:
             self.fn.other_ops.add(target)
             self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), code="NDD402")
-        elif any(a.keyword is None for a in value.args):
-            self.problem(stmt, f"`ops.{ops_path}` with positional or `**` arguments cannot be read", code="NDD402")
+        elif any(a.keyword is None and a.star != "**" for a in value.args):
+            self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", code="NDD402")
         elif target in self.fn.ops:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", code="NDD402")
         else:
             self.fn.ops[target] = OpObject(target, ops_path, info, value)
+
+    def read_optional(self, stmt, target: str, value: cst.IfExp, ctor: cst.Call) -> None:
+        """``self.resize = ops.Resize(...) if resize_shp else None``: ``resize_args = dict(...) if resize_shp
+        else None``; ``if self.resize:`` in ``define_graph`` tests ``resize_args is not None``."""
+        dali = names.dali_name(self.resolver, ctor.func)
+        ops_path = dali[len(names.OPS) + 1:]
+        info = op_info(fn_path_of_legacy_op(ops_path) or "")
+        self.fn.other_ops.add(target)
+        if info is None or info.ndd is None:
+            self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), code="NDD402")
+        elif any(a.keyword is None and a.star != "**" for a in ctor.args):
+            self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", code="NDD402")
+        elif target in self.fn.ops or target in self.fn.data_attrs:
+            self.problem(stmt, f"`self.{target}` is assigned more than one operator", code="NDD402")
+        elif info.reader or (info.random and cstutil.kwarg(ctor, "seed") is not None):
+            self.problem(stmt, f"`self.{target}`: a reader or a seeded random operator or `None`: rewrite it by hand", code="NDD402")
+        else:
+            self.fn.other_ops.discard(target)
+            op = self.fn.ops[target] = OpObject(target, ops_path, info, ctor, conditional=True, optional=True)
+            op.ctors.append(ctor)
+            op.infos[ctor] = info
+            op.paths[ctor] = ops_path
+            self.fn.cond_ctors[ctor] = op
+            self.fn.cond_assigns[value] = op
+
+    def read_if(self, stmt: cst.If) -> None:
+        """An ``if`` of ``__init__`` (a condition fixed when the pipeline is built): it stays where it
+        is, its ``self.x = value`` become locals and its operator objects ``<x>_args = dict(...)``."""
+        test = _SelfUses()
+        stmt.test.visit(test)
+        if test.bare_self or test.calls or test.assigned:
+            self.problem(stmt.test, "this use of `self` in `__init__` has no counterpart in a generator function")
+        for node, attr in test.attributes:
+            if attr not in self.fn.data_attrs:
+                self.problem(node, f"`self.{attr}` is tested before it is set")
+        branch: set[str] = set()
+        for inner in stmt.body.body:
+            self.read_branch_statement(inner, branch)
+        orelse = stmt.orelse
+        if isinstance(orelse, cst.If):
+            self.read_if(orelse)
+        elif isinstance(orelse, cst.Else):
+            branch = set()
+            for inner in orelse.body.body:
+                self.read_branch_statement(inner, branch)
+
+    def read_branch_statement(self, stmt, branch: set[str]) -> None:
+        if isinstance(stmt, cst.If):
+            self.read_if(stmt)
+            return
+        target, value = _self_assignment(stmt)
+        if target is None:
+            if _uses_self(stmt):
+                self.problem(stmt, "this use of `self` in `__init__` has no counterpart in a generator function")
+            return
+        dali = names.dali_name(self.resolver, value.func) if isinstance(value, cst.Call) else None
+        if dali is None or not dali.startswith(names.OPS + "."):
+            if target in self.fn.ops:
+                self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", code="NDD402")
+            self.fn.data_attrs.add(target)
+            return
+        ops_path = dali[len(names.OPS) + 1:]
+        info = op_info(fn_path_of_legacy_op(ops_path) or "")
+        known = self.fn.ops.get(target)
+        if not (info is None or info.ndd is None):
+            self.fn.other_ops.add(target)  # its calls are not reported again when it is refused below
+        if info is None or info.ndd is None:
+            self.fn.other_ops.add(target)
+            self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), code="NDD402")
+        elif any(a.keyword is None and a.star != "**" for a in value.args):
+            self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", code="NDD402")
+        elif target in branch or (known is not None and not known.conditional) or target in self.fn.data_attrs:
+            self.problem(stmt, f"`self.{target}` is assigned more than one operator", code="NDD402")
+        elif known is not None and known.info.ndd != info.ndd and (
+            known.info.reader != info.reader or (info.reader and known.info.num_outputs != info.num_outputs)
+        ):
+            self.problem(
+                stmt, f"`self.{target}` is `ops.{known.ops_path}` in one branch and `ops.{ops_path}` in another, "
+                "with different outputs: one call cannot be both", code="NDD402",
+            )
+        elif info.random and cstutil.kwarg(value, "seed") is not None:
+            self.problem(
+                stmt, f"`self.{target}` created in an `if` with its own `seed=`: give it its own RNG by hand",
+                code="NDD402",
+            )
+        else:
+            if known is None:
+                known = self.fn.ops[target] = OpObject(target, ops_path, info, value, conditional=True)
+            known.ctors.append(value)
+            self.fn.cond_assigns[value] = known
+            known.infos[value] = info
+            known.paths[value] = ops_path
+            known.several = known.several or known.info.ndd != info.ndd
+            self.fn.cond_ctors[value] = known
+            self.fn.other_ops.discard(target)
+        branch.add(target)
 
     # -- define_graph --------------------------------------------------------------------------
     def read_graph(self, graph: cst.FunctionDef) -> None:
@@ -269,14 +394,21 @@ class _Reader:
                 continue
             if any(a.star for a in call.args):
                 self.problem(call, f"`self.{attr}(*...)`: inputs passed through `*`/`**` cannot be read", code="NDD402")
-            both = _keywords(call) & _keywords(op.ctor)
+            both = _keywords(call) & op.keywords()
             if both:
                 self.problem(call, f"`self.{attr}(...)` repeats constructor arguments: {', '.join(sorted(both))}", code="NDD402")
+            if op.several and not [a for a in call.args if a.keyword is None] and any(
+                i.batch_size_arg for i in op.infos.values()
+            ):
+                self.problem(call, f"`self.{attr}()` without an input is a different operator in each branch: "
+                             "pass `batch_size=` by hand", code="NDD402")
             fn.op_calls[call] = op
             if op.info.reader:
                 self.read_reader_call(body, call)
         for node, attr in uses.attributes:
-            if attr in fn.ops:
+            if attr in fn.ops and fn.ops[attr].optional and id(node) in uses.tests:
+                fn.op_tests[node] = uses.tests[id(node)]
+            elif attr in fn.ops:
                 self.problem(node, f"operator `self.{attr}` used other than by calling it", code="NDD402")
             elif attr not in fn.data_attrs and attr not in uses.assigned:
                 self.problem(node, f"`self.{attr}` is not set in this class")
@@ -356,6 +488,33 @@ class _Reader:
             self.problem(fn.init, "`batch_size` names something else than the pipeline's batch size: rename it")
 
 
+    def read_device_names(self) -> None:
+        """``if cpu: dev = "cpu" else: dev = "mixed"`` then ``ops.X(device=dev)``: dynamic mode rejects
+        ``"mixed"``, so such literals become ``"gpu"`` when the name does nothing else."""
+        fn = self.fn
+        counter = _DeviceNames()
+        fn.init.body.visit(counter)
+        fn.graph.body.visit(counter)
+        params = {p.name.value for p in shape.all_params(fn.init.params)}
+        for name in sorted(counter.device_args):
+            literals = counter.literals.get(name, [])
+            mixed = [lit for lit in literals if cstutil.string_value(lit) == "mixed"]
+            if not mixed:
+                continue
+            only_device = (
+                name not in params
+                and counter.bound[name] == len(literals)
+                and counter.reads[name] == counter.device_args[name]
+            )
+            if only_device:
+                fn.mixed_literals.update(mixed)
+            else:
+                self.problem(
+                    mixed[0], f'`{name}` may be `"mixed"`, which dynamic mode rejects as a device, and is used for '
+                    'more than `device=`: give the ops `"gpu"` instead', code="NDD402",
+                )
+
+
 # -- small readers -------------------------------------------------------------------------------
 
 
@@ -370,7 +529,22 @@ class _SelfUses(SkipsTrivia, cst.CSTVisitor):
         self.bare_self: list[cst.Name] = []
         self.returns: list[cst.Return] = []
         self.fn_calls: list[cst.Call] = []
+        self.tests: dict[int, str] = {}  # `if self.x:` ("truth"), `self.x is None` / `is not None` ("none")
         self._handled: set[int] = set()
+
+    def visit_If(self, node: cst.If) -> None:
+        if self_attr(node.test) is not None:
+            self.tests[id(node.test)] = "truth"
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if (
+            self_attr(node.left) is not None
+            and len(node.comparisons) == 1
+            and isinstance(node.comparisons[0].operator, (cst.Is, cst.IsNot))
+            and isinstance(node.comparisons[0].comparator, cst.Name)
+            and node.comparisons[0].comparator.value == "None"
+        ):
+            self.tests[id(node.left)] = "none"
 
     def visit_Return(self, node: cst.Return) -> None:
         self.returns.append(node)
@@ -406,6 +580,50 @@ class _SelfUses(SkipsTrivia, cst.CSTVisitor):
         return False
 
 
+class _DeviceNames(SkipsTrivia, cst.CSTVisitor):
+    """Per name: how often it is read, bound, bound to a string literal, and given as ``device=``."""
+
+    def __init__(self) -> None:
+        self.reads: Counter = Counter()
+        self.bound: Counter = Counter()
+        self.device_args: Counter = Counter()
+        self.literals: dict[str, list[cst.SimpleString]] = {}
+        self._targets: set[int] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            for t in _flatten(target.target):
+                if isinstance(t, cst.Name):
+                    self._targets.add(id(t))
+                    self.bound[t.value] += 1
+                    if len(node.targets) == 1 and t is target.target and isinstance(node.value, cst.SimpleString):
+                        self.literals.setdefault(t.value, []).append(node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.bound[node.target.value] += 1
+
+    def visit_For(self, node: cst.For) -> None:
+        for t in _flatten(node.target):
+            if isinstance(t, cst.Name):
+                self._targets.add(id(t))
+                self.bound[t.value] += 1
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        if node.keyword is not None and node.keyword.value == "device" and isinstance(node.value, cst.Name):
+            self.device_args[node.value.value] += 1
+        node.value.visit(self)
+        return False  # the keyword is not a read
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self._targets:
+            self.reads[node.value] += 1
+
+
 def self_attr(node: cst.CSTNode) -> str | None:
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
         return node.attr.value
@@ -417,6 +635,16 @@ def _with_ctor(op: OpObject, call: cst.Call) -> cst.Call:
     positional = [a for a in call.args if a.keyword is None and not a.star]
     rest = [a for a in call.args if a.keyword is not None or a.star]
     return call.with_changes(args=[*positional, *op.ctor.args, *rest])
+
+
+def _optional_call(value) -> cst.Call | None:
+    """The call of ``call if cond else None`` (or ``None if cond else call``)."""
+    if not isinstance(value, cst.IfExp):
+        return None
+    for side, other in ((value.body, value.orelse), (value.orelse, value.body)):
+        if isinstance(side, cst.Call) and isinstance(other, cst.Name) and other.value == "None":
+            return side
+    return None
 
 
 def _keywords(call: cst.Call) -> set[str]:

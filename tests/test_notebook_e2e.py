@@ -146,3 +146,32 @@ def test_verify_base_proves_the_migrated_notebook_equal(tmp_path, cli):
     text = report.read_text(encoding="utf-8")
     assert code == 0, text
     assert "augment" in text and "pipeline.ipynb@HEAD" in text
+
+
+def test_a_hand_built_graph_in_a_cell_becomes_a_generator_there(tmp_path, cli):
+    def code(*lines):
+        return {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": list(lines)}
+
+    nb = {
+        "cells": [
+            code("from nvidia.dali import Pipeline, fn\n"),
+            code(
+                "pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)\n",
+                "with pipe:\n",
+                "    x = fn.random.normal(shape=[2])\n",
+                "    pipe.set_outputs(x)\n",
+            ),
+            code("pipe.build()\n", "(out,) = pipe.run()\n", "print(len(out))"),
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(nb, indent=1) + "\n", encoding="utf-8")
+    result = cli("migrate", path)
+    assert result.exit_code == 0, result.stderr
+    cells = [c["source"] for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
+    assert cells[1][0] == "def pipe_batches(*, batch_size=2, num_threads=1, device_id=None):\n"
+    assert cells[1][-1] == "pipe = pipe_batches()\n"
+    assert cells[2] == ["(out,) = next(pipe)\n", "print(out.batch_size)"]

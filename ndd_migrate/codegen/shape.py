@@ -89,6 +89,8 @@ def evaluated(outputs: cst.BaseExpression) -> cst.BaseExpression:
     """
     if not isinstance(outputs, cst.Tuple):
         return _evaluated(outputs)
+    if len(outputs.elements) == 1 and isinstance(outputs.elements[0], cst.StarredElement):
+        return _each_evaluated(outputs.elements[0].value)  # `(*outs,)` → `tuple(... for batch in outs)`
     elements = [
         e.with_changes(value=_starred(_each_evaluated(e.value))) if isinstance(e, cst.StarredElement)
         else e.with_changes(value=_evaluated(e.value))

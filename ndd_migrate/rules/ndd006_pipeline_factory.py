@@ -109,7 +109,7 @@ class Impl(RuleImpl):
             if fn is not None and fn.convert and self.ctx.applies(self.code, original):
                 self.ctx.report(
                     self.code, original.name,
-                    f"`{original.name.value}` returns a `{fn.qualname}` pipeline, now a generator: "
+                    f"`{original.name.value}` returns a `{getattr(fn, 'label', None) or fn.qualname}` pipeline, now a generator: "
                     "`build()`/`run()` on what it returns are rewritten",
                     fixed=True,
                 )

@@ -150,7 +150,7 @@ class Impl(RuleImpl):
             more = [self._line(u) for u, _ in blocking[1:]]
             others = f" (and {len(more)} more: lines {', '.join(map(str, sorted(set(more))))})" if more else ""
             self.ctx.report(
-                self.code, fn.node, f"`{fn.node.name.value}` not migrated: at {where}{others}, {what}",
+                self.code, fn.node, f"`{fn.display}` not migrated: at {where}{others}, {what}",
                 # The TODO names the use by its code, not its line: lines move when TODOs are added.
                 hint=f"not migrated: in `{_snippet(use)}`, {what}; {todo}; {_AGAIN}", fixed=False,
             )
@@ -244,7 +244,7 @@ def _snippet(use: plan.Use, limit: int = 60) -> str:
 
 def _subject(use: plan.Use) -> str:
     """``the `p` pipeline``, ```pipe` (a `p` pipeline)``, ```x` (an output of `p`)``."""
-    owner = "/".join(f"`{m.qualname.rsplit('.', 1)[-1]}`" for m in use.members)
+    owner = "/".join(f"`{getattr(m, 'label', None) or m.qualname.rsplit('.', 1)[-1]}`" for m in use.members)
     named = f"`{use.node.value}` " if isinstance(use.node, cst.Name) else ""
     if use.kind is None:
         return owner

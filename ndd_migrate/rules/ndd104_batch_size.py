@@ -57,7 +57,7 @@ class Impl(RuleImpl):
         if cstutil.positional_count(original) or cstutil.has_star(original) or cstutil.kwarg(original, "batch_size"):
             return updated
         fn = self.ctx.enclosing_pipeline()
-        if fn is None and self.ctx.model.explicit_pipelines:
+        if fn is None and self.ctx.model.by_hand():
             return updated  # a graph built by hand stays pipeline-mode code (NDD403)
         if fn is None:
             self.ctx.report(

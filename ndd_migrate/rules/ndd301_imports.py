@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import names
+from ndd_migrate import hand_built, names
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate.diagnostics import FixSafety
@@ -81,7 +81,8 @@ class Impl(RuleImpl):
                 self.ctx.report(self.code, original, f"needs `{code.strip()}`", fixed=True)
             return updated
         before = self.ctx.model.read_names  # the same reads as _used_names, from the analysis pass
-        after = _used_names(updated)
+        extra, unused = hand_built.import_reads(self.ctx.model.hand_built, self.ctx.model.kept_by_hand())
+        after = (_used_names(updated) | extra) - unused  # as the module reads them once graphs are put back
         new_imports = self._new_imports()
         for _, code in new_imports:
             self.ctx.report(self.code, original, f"needs `{code.strip()}`", fixed=True)

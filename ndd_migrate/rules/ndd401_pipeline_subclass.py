@@ -139,7 +139,10 @@ class Impl(RuleImpl):
         if fn.given("seed") and not _is_unset(fn.settings["seed"]):
             self.ctx.model.plan.pipeline_rng[fn.qualname] = shape.fresh("rng", used)
         for op in fn.ops.values():
-            if op.info.random and cstutil.kwarg(op.ctor, "seed") is not None:
+            if op.conditional:
+                op.args_name = shape.fresh(f"{op.attr}_args", used)
+                op.op_name = shape.fresh(f"{op.attr}_op", used) if op.several else None
+            elif op.info.random and cstutil.kwarg(op.ctor, "seed") is not None:
                 fn.op_rngs[op.attr] = shape.fresh("rng", used)
         for call in fn.random_calls:
             if cstutil.kwarg(call, "seed") is not None:

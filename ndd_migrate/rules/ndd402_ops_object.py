@@ -6,6 +6,7 @@ import libcst as cst
 
 from ndd_migrate import cstutil, legacy
 from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.codegen import devices
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
 
@@ -21,7 +22,9 @@ RULE = Rule(
         "`ops.TFRecordReader`, ...) map to their current `ndd` form; `device=\"mixed\"` becomes `\"gpu\"`; "
         "arguments dynamic mode rejects are dropped. Random ops get `batch_size=` (without a batch input) and "
         "`rng=`: the pipeline's RNG, or their own `ndd.random.RNG(seed=...)` when the object was created with "
-        "`seed=`. The reader object becomes the reader created once. Operator objects with no dynamic-mode "
+        "`seed=`. The reader object becomes the reader created once. An operator chosen by an `if` of `__init__` "
+        "(`if dali_cpu: self.decode = ops.ImageDecoder(device=\"cpu\") else: ...`) keeps the `if`, each "
+        "constructor becoming `decode_args = dict(...)`, and its calls take `**decode_args`. Operator objects with no dynamic-mode "
         "form (`ops.ExternalSource`, `ops.PythonFunction`, ...) keep the class as it is, with a TODO."
     ),
     why=(
@@ -54,6 +57,36 @@ RULE = Rule(
                 "        yield (ndd.random.uniform(range=[0.0, 1.0], shape=[2], batch_size=batch_size, rng=rng) * scale).evaluate(),\n"
             ),
         ),
+        Example(
+            title="an operator chosen by a condition of `__init__`: its arguments chosen once",
+            before=(
+                "from nvidia.dali import ops, Pipeline\n\n\n"
+                "class Decode(Pipeline):\n"
+                "    def __init__(self, batch_size, root, dali_cpu=False):\n"
+                "        super().__init__(batch_size, 1, None)\n"
+                "        self.input = ops.FileReader(file_root=root)\n"
+                "        if dali_cpu:\n"
+                "            self.decode = ops.ImageDecoder(device=\"cpu\")\n"
+                "        else:\n"
+                "            self.decode = ops.ImageDecoder(device=\"mixed\")\n\n"
+                "    def define_graph(self):\n"
+                "        jpegs, labels = self.input()\n"
+                "        return self.decode(jpegs), labels\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def Decode(batch_size, root, dali_cpu=False):\n"
+                "    ndd.set_num_threads(1)\n"
+                "    if dali_cpu:\n"
+                "        decode_args = dict(device=\"cpu\")\n"
+                "    else:\n"
+                "        decode_args = dict(device=\"gpu\")\n"
+                "    reader = ndd.readers.File(file_root=root)\n"
+                "    while True:\n"
+                "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+                "            yield ndd.decoders.image(jpegs, **decode_args).evaluate(), labels.evaluate()\n"
+            ),
+        ),
     ),
     valid=(
         "import nvidia.dali.ops as ops\n\nresize = ops.Resize(resize_x=224)\n",
@@ -83,21 +116,36 @@ class Impl(RuleImpl):
         fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
         if fn is None or not fn.convert:
             return updated
+        if original in fn.cond_ctors:
+            op = fn.cond_ctors[original]
+            info = op.infos[original]
+            args = _arguments(updated, info)
+            rng = self.ctx.model.plan.pipeline_rng.get(fn.qualname)
+            if op.several and info.random and rng:  # the call cannot tell which operator it is
+                args = cstutil.add_kwarg(args, "rng", cst.Name(rng))
+            return args
         if any(original is op.ctor for op in fn.ops.values()):
             self._ctors[original] = updated
         if original not in fn.op_calls:
             return updated
         op = fn.op_calls[original]
         info = op.info
-        self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) → `ndd.{info.ndd}(...)`", fixed=True)
+        target = op.op_name if op.several else f"ndd.{info.ndd}"
+        self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) → `{target}(...)`", fixed=True)
         inputs = [a for a in updated.args if a.keyword is None]
         ctor = self._ctors.get(op.ctor)  # None when define_graph comes before __init__
-        kwargs = list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, fn)) for a in op.ctor.args]
+        if op.conditional:  # created in an `if` of __init__: its arguments are in `<op>_args`
+            kwargs = [cst.Arg(value=cst.Name(op.args_name), star="**")]
+        elif ctor:
+            kwargs = list(ctor.args)
+        else:
+            kwargs = [a.with_changes(value=legacy.localize(a.value, fn)) for a in op.ctor.args]
         kwargs += [a for a in updated.args if a.keyword is not None]
         dropped = set(info.dropped_args) | ({"seed"} if info.random else set())
         args = [_arg(a, info) for a in [*inputs, *kwargs] if a.keyword is None or a.keyword.value not in dropped]
-        call = _layout(cst.Call(self.ctx.ndd(info.ndd), args), multiline=_is_multiline(op.ctor))
-        if info.reader:
+        func = cst.Name(op.op_name) if op.several else self.ctx.ndd(info.ndd)
+        call = _layout(cst.Call(func, args), multiline=not op.conditional and _is_multiline(op.ctor))
+        if info.reader or op.several:  # several: `rng=` is in the arguments; `batch_size=` checked (legacy)
             return call
         if info.batch_size_arg and not inputs and cstutil.kwarg(call, "batch_size") is None:
             call = cstutil.add_kwarg(call, "batch_size", cst.Name("batch_size"))
@@ -107,14 +155,64 @@ class Impl(RuleImpl):
         return call
 
 
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
+        """``if self.resize:`` of an operator created ``... if cond else None``: ``if resize_args is not None:``."""
+        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if fn is None or not fn.convert or original not in fn.op_tests:
+            return updated
+        name = cst.Name(fn.ops[legacy.self_attr(original)].args_name)
+        if fn.op_tests[original] == "none":
+            return name
+        return cst.Comparison(name, [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
+
+    def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.BaseExpression:
+        """``dev = "mixed"`` in ``__init__``, where ``dev`` only gives operators their device."""
+        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if fn is None or not fn.convert or original not in fn.mixed_literals:
+            return updated
+        self.ctx.report(self.code, original, 'a device name\'s "mixed" → "gpu"', fixed=True)
+        return cstutil.replace_string(updated, "gpu")
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
+        """``self.decode = ops.X(...)`` in an ``if`` of ``__init__`` → ``decode_args = dict(...)``."""
+        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if fn is None or not fn.convert or original.value not in fn.cond_assigns:
+            return updated
+        op = fn.cond_assigns[original.value]
+        if op.several:
+            info = op.infos[original.value]
+            self.ctx.report(
+                self.code, original.value,
+                f"`self.{op.attr} = ops.{op.paths[original.value]}(...)` → `{op.op_name}, {op.args_name} = ndd.{info.ndd}, dict(...)`",
+                fixed=True,
+            )
+            return updated.with_changes(
+                targets=[cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(op.op_name)), cst.Element(cst.Name(op.args_name))], lpar=[], rpar=[]))],
+                value=cst.Tuple([cst.Element(self.ctx.ndd(info.ndd)), cst.Element(updated.value)], lpar=[], rpar=[]),
+            )
+        self.ctx.report(
+            self.code, original.value, f"`self.{op.attr} = ops.{op.ops_path}(...)` → `{op.args_name} = dict(...)`",
+            fixed=True,
+        )
+        return updated.with_changes(targets=[cst.AssignTarget(cst.Name(op.args_name))])
+
+
+def _arguments(ctor: cst.Call, info) -> cst.Call:
+    """An operator's constructor as the ``dict(...)`` of its arguments in ``ndd`` spelling, laid out
+    as written."""
+    dropped = set(info.dropped_args) | ({"seed"} if info.random else set())
+    args = [_arg(a, info) for a in ctor.args if a.keyword is None or a.keyword.value not in dropped]
+    return ctor.with_changes(func=cst.Name("dict"), args=args)
+
+
 def _arg(arg: cst.Arg, info) -> cst.Arg:
     """One argument in ``ndd`` spelling: current keyword names, ``"mixed"`` → ``"gpu"``."""
     if arg.keyword is None:
         return arg
     if arg.keyword.value in info.renamed_args:
         arg = arg.with_changes(keyword=cst.Name(info.renamed_args[arg.keyword.value]))
-    if arg.keyword.value == "device" and cstutil.string_value(arg.value) == "mixed":
-        arg = arg.with_changes(value=cstutil.replace_string(arg.value, "gpu"))
+    if arg.keyword.value == "device" and devices.has_mixed(arg.value):  # also `"cpu" if cpu else "mixed"`
+        arg = arg.with_changes(value=devices.to_gpu(arg.value))
     return arg
 
 
