@@ -222,6 +222,7 @@ def verify_pair(
 
         _compare_outputs(report, workdir, tolerances, default_tolerance, lowered)
         _random_and_readers(report, orig, mig, settings.align_random)
+        _seeding(report, orig, mig, workdir)
         if mig.get("captured"):
             _capture_check(report, workdir)
         if settings.bench:
@@ -291,9 +292,54 @@ def _random_and_readers(report: PairReport, orig: dict, mig: dict, align: bool) 
         "original_meta": orig.get("reader_meta", []),
         "migrated_meta": mig.get("reader_meta", []),
     }
-    for sev, msg in random_findings + seed_findings(
-        report.readers["original"], report.readers["migrated"]
+    from ndd_migrate.verify.readers import epoch_findings, in_loop_finding
+
+    for sev, msg in (
+        random_findings
+        + in_loop_finding(mig.get("readers_in_loop") or [])
+        + seed_findings(report.readers["original"], report.readers["migrated"])
+        + epoch_findings(
+            report.readers["original_meta"],
+            report.readers["migrated_meta"],
+            report.batch_size,
+            report.iterations_per_epoch,
+        )
     ):
+        report.findings.append(Finding(sev, msg))
+
+
+def _same_as_eager(report: PairReport, workdir: str, tag: str) -> list[str]:
+    """Differences between the migrated eager run and a second run written as ``tag``."""
+    from ndd_migrate.verify.compare import Comparator
+    from ndd_migrate.verify.worker import step_path
+
+    cmp = Comparator()
+    for k in range(report.iterations):
+        cmp.add_step(
+            k,
+            _load_step(step_path(workdir, "migrated", k)),
+            _load_step(step_path(workdir, tag, k)),
+        )
+    return [
+        f"output {o.index}: {o.first_failure.reason} at step {o.first_failure.iteration}"
+        for o in cmp.results()
+        if not o.ok
+    ] + cmp.structure_findings
+
+
+def _seeding(report: PairReport, orig: dict, mig: dict, workdir: str) -> None:
+    """Lost seeding (see :func:`ndd_migrate.verify.rng.seeding_findings`)."""
+    from ndd_migrate.verify.rng import seeding_findings
+
+    rerun = mig.get("rerun_random_calls")
+    failures = _same_as_eager(report, workdir, "rerun") if rerun is not None else []
+    seed = orig.get("pipeline_seed")
+    report.random["pipeline_seed"] = seed
+    report.random["deterministic"] = None if rerun is None else not failures and all(
+        [c["words"] for c in a] == [c["words"] for c in b]
+        for a, b in zip(mig.get("random_calls", []), rerun)
+    )
+    for sev, msg in seeding_findings(mig.get("random_calls", []), rerun, seed, failures):
         report.findings.append(Finding(sev, msg))
 
 

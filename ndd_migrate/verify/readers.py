@@ -94,7 +94,13 @@ class NddReaders:
         self.records: list[ReaderRecord] = []
         self.readers: list[object] = []
         self.epochs_started: list[int] = []
+        self.step = 0  # set by the worker before each next()
+        self.created_at: list[int] = []  # the step each reader was created in
         self._patches = Patches()
+
+    def created_in_loop(self) -> list[tuple[int, str]]:
+        """(step, op) of readers created after the first step: inside the loop."""
+        return [(s, r.op) for s, r in zip(self.created_at, self.records) if s > 0]
 
     @property
     def primary_epochs(self) -> int:
@@ -136,6 +142,7 @@ class NddReaders:
             )
             tracker.readers.append(reader)
             tracker.epochs_started.append(0)
+            tracker.created_at.append(tracker.step)
 
         def next_epoch(reader, batch_size=None, ctx=None, capture=False):
             for i, r in enumerate(tracker.readers):
@@ -151,6 +158,20 @@ class NddReaders:
 
     def __exit__(self, *exc) -> None:
         self._patches.undo()
+
+
+def in_loop_finding(created: list) -> list[tuple[str, str]]:
+    if not created:
+        return []
+    step, op = created[0]
+    return [
+        (
+            "error",
+            f"reader {op} is created inside the loop: a new one at step {step} "
+            f"({len(created)} in all) — each restarts the data from its first sample instead of "
+            "continuing the epoch; create the reader once, before `while True:`",
+        )
+    ]
 
 
 def seed_findings(pipeline: list[dict], ndd: list[dict]) -> list[tuple[str, str]]:
@@ -190,6 +211,70 @@ def seed_findings(pipeline: list[dict], ndd: list[dict]) -> list[tuple[str, str]
                     "info",
                     f"{where}: the original derives its seed from the pipeline seed; aligned to "
                     f"the migrated seed={ne}",
+                )
+            )
+    return findings
+
+
+#: The reader metadata that defines the epoch contract (pipeline ``reader_meta()`` and ndd
+#: ``Reader.get_metadata()`` use the same keys).
+EPOCH_KEYS = (
+    "epoch_size",
+    "epoch_size_padded",
+    "number_of_shards",
+    "shard_id",
+    "stick_to_shard",
+    "pad_last_batch",
+)
+
+
+def shard_batches(meta: dict, batch_size: int | None) -> int | None:
+    """Batches in the first epoch of a reader: ``ceil(shard size / batch size)``."""
+    try:
+        n, shards, shard = (int(meta[k]) for k in ("epoch_size", "number_of_shards", "shard_id"))
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not batch_size or shards < 1:
+        return None
+    size = (shard + 1) * n // shards - shard * n // shards
+    return -(-size // batch_size)
+
+
+def epoch_findings(
+    original: list[dict],
+    migrated: list[dict],
+    batch_size: int | None,
+    observed_per_epoch: int | None,
+) -> list[tuple[str, str]]:
+    """The epoch contract: each reader's metadata on both sides, and the batches per epoch.
+
+    Aligned seeds and fed states do not hide a changed shard layout, but a short run may: with
+    ``num_shards=2`` instead of 1 the first steps can still agree. The metadata says it at once."""
+    findings: list[tuple[str, str]] = []
+    for i, (o, m) in enumerate(zip(original, migrated)):
+        if not o or not m:
+            continue
+        diffs = [
+            f"{k}: original {int(o[k])}, migrated {int(m[k])}"
+            for k in EPOCH_KEYS
+            if k in o and k in m and int(o[k]) != int(m[k])
+        ]
+        if diffs:
+            findings.append(
+                (
+                    "error",
+                    f"reader #{i} ({o.get('name', '?')}): the epoch contract differs — "
+                    + "; ".join(diffs),
+                )
+            )
+    if original and original[0] and observed_per_epoch is not None:
+        expected = shard_batches(original[0], batch_size)
+        if expected is not None and expected != observed_per_epoch:
+            findings.append(
+                (
+                    "error",
+                    f"batches per epoch: the original reader gives {expected} "
+                    f"(ceil(shard size / batch {batch_size})), the migrated loop {observed_per_epoch}",
                 )
             )
     return findings

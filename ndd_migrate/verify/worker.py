@@ -132,10 +132,20 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
     from ndd_migrate.verify.lowering import NddLowering
     from ndd_migrate.verify.outputs import ndd_step
     from ndd_migrate.verify.readers import NddReaders
-    from ndd_migrate.verify.rng import NddRandomRecorder
+    from nvidia.dali.experimental.dynamic import random as ndd_random
+
+    from ndd_migrate.verify.patching import Patches
+    from ndd_migrate.verify.rng import (
+        NddRandomRecorder,
+        default_rng_state,
+        restore_default_rng,
+        track_seeding,
+    )
 
     settings: Settings = job["settings"]
     spec: SideSpec = job["spec"]
+    # Before the user's module is imported: a module-level set_seed() must be seen.
+    track_seeding(Patches(), ndd_random)
     lowered = _resolve_device(settings)
     result["lowered"] = lowered
     device_id = None if lowered else settings.device_id
@@ -156,6 +166,7 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                 )
             return gen
 
+        default_state = default_rng_state(ndd_random)
         with NddReaders(reader_seed) as readers, NddRandomRecorder() as recorder:
             status("calling the function")
             gen = start()
@@ -171,6 +182,7 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                 if steps:
                     recorder.next_step()
                 before = readers.primary_epochs
+                readers.step = steps
                 try:
                     out = next(gen)
                 except StopIteration:
@@ -179,6 +191,11 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                         f"the migrated generator stopped after {steps} step(s); like a pipeline it "
                         "must never end (`while True:` around `reader.next_epoch(...)`)",
                     ) from None
+                if settings.epochs and any(s == steps for s, _ in readers.created_in_loop()):
+                    # A reader made inside the loop: the first reader's epochs never advance
+                    # again, so --epochs would wait forever. Stop; the finding says why.
+                    recorder.drop_last_step()
+                    break
                 if readers.primary_epochs != before:
                     epoch_starts.append(steps)
                 if settings.epochs:
@@ -206,10 +223,33 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
             result["random_calls"] = [[c.to_dict() for c in s] for s in recorder.steps[:steps]]
             result["readers"] = [r.to_dict() for r in readers.records]
             result["reader_meta"] = readers.metadata()
+            result["readers_in_loop"] = readers.created_in_loop()
             _close(gen)
+
+        if settings.align_random and any(result["random_calls"]):
+            # Deterministic for a given seed? A second run from scratch must draw the same
+            # states (the parent decides whether that matters: it does when the original is
+            # seeded). The default generator is NOT reset: code that relies on it unseeded is
+            # exactly what this finds.
+            status("determinism check")
+            with NddReaders(reader_seed), NddRandomRecorder() as again:
+                gen = start()
+                for k in range(result["iterations"]):
+                    status(f"determinism check, step {k}")
+                    if k:
+                        again.next_step()
+                    host, _ = ndd_step(next(gen))
+                    _write_pickle(step_path(job["dir"], "rerun", k), host)
+                _close(gen)
+            result["rerun_random_calls"] = [
+                [c.to_dict() for c in s] for s in again.steps[: result["iterations"]]
+            ]
 
         if settings.capture:
             status("capture check")
+            # Same default-generator stream as the eager run: an unseeded migration that draws
+            # from it is still one program, and capture must reproduce it.
+            restore_default_rng(ndd_random, default_state)
             with NddReaders(reader_seed, force_capture=True):
                 gen = start()
                 for k in range(result["iterations"]):
@@ -282,6 +322,8 @@ def run_original(job: dict, result: dict, status: Status) -> None:
         ):
             status("defining the graph")
             pipe = make_pipeline()
+            seed = getattr(pipe, "_seed", None)
+            result["pipeline_seed"] = None if seed is None or seed == -1 else int(seed)
             status("build")
             build(pipe)
             for k in range(job["iterations"]):
