@@ -223,6 +223,11 @@ def verify_pair(
         _compare_outputs(report, workdir, tolerances, default_tolerance, lowered)
         _random_and_readers(report, orig, mig, settings.align_random)
         _seeding(report, orig, mig, workdir)
+        if lowered:
+            from ndd_migrate.verify.lowering import device_findings
+
+            for sev, msg in device_findings(orig.get("devices", []), mig.get("devices", [])):
+                report.findings.append(Finding(sev, msg))
         if mig.get("captured"):
             _capture_check(report, workdir)
         if settings.bench:

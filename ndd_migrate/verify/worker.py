@@ -151,7 +151,8 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
     device_id = None if lowered else settings.device_id
     reader_seed = settings.effective_reader_seed
 
-    with NddLowering() if lowered else contextlib.nullcontext():
+    ndd_lowering = NddLowering() if lowered else None
+    with ndd_lowering if ndd_lowering else contextlib.nullcontext():
         status("loading")
         func, kwargs = _load_side(spec, settings, device_id, "migrated", result)
 
@@ -181,6 +182,8 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                 status(f"step {steps}")
                 if steps:
                     recorder.next_step()
+                    if ndd_lowering:
+                        ndd_lowering.recording = False
                 before = readers.primary_epochs
                 readers.step = steps
                 try:
@@ -224,6 +227,9 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
             result["readers"] = [r.to_dict() for r in readers.records]
             result["reader_meta"] = readers.metadata()
             result["readers_in_loop"] = readers.created_in_loop()
+            result["devices"] = ndd_lowering.devices if ndd_lowering else []
+            if ndd_lowering:
+                ndd_lowering.recording = False
             _close(gen)
 
         if settings.align_random and any(result["random_calls"]):
@@ -332,6 +338,7 @@ def run_original(job: dict, result: dict, status: Status) -> None:
                 _write_pickle(step_path(job["dir"], "original", k), host)
             result["iterations"] = job["iterations"]
             result["random_ops"] = [o.to_dict() for o in feeder.ops]
+            result["devices"] = lowering.devices if lowering else []
             result["readers"] = [r.to_dict() for r in seeds.records]
             try:
                 meta = pipe.reader_meta()
