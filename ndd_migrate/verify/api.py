@@ -426,6 +426,18 @@ def _pairs_for(
     else:
         funcs = top_level_functions(original_source, original_display or original_path)
         names = [(f.name, f.name) for f in funcs if f.is_pipeline_def]
+        if not names and migrated_source is not None:
+            theirs = [
+                f.name for f in top_level_functions(migrated_source, migrated_path)
+                if f.is_pipeline_def
+            ]
+            if theirs:
+                raise SetupError(
+                    "swapped",
+                    f"ORIGINAL and MIGRATED look swapped: {original_display or original_path} has "
+                    f"no @pipeline_def function but {migrated_path} has "
+                    f"({', '.join(theirs)}); give the pipeline-mode file first",
+                )
         if not names:
             raise SetupError(
                 "no-function",
@@ -481,6 +493,9 @@ def verify_files(
     ``seed``, ``device``, ``bench``, ``capture``, ``timeout``, ``load_mode``...).
     """
     report = VerifyReport()
+    report.error = _preflight()
+    if report.error is not None:
+        return report
     try:
         settings = make_settings(**options)
         tolerances, default = make_tolerances(rtol, atol, tolerance)
@@ -516,6 +531,9 @@ def verify_base(
     from ndd_migrate.verify.loading import python_of, read_source
 
     report = VerifyReport()
+    report.error = _preflight()
+    if report.error is not None:
+        return report
     try:
         settings = make_settings(**options)
         tolerances, default = make_tolerances(rtol, atol, tolerance)
@@ -598,6 +616,9 @@ def assert_equivalent(
     whose text is the exception message. Extra ``options``: see :func:`make_settings`.
     """
     report = VerifyReport()
+    report.error = _preflight()
+    if report.error is not None:
+        raise CouldNotVerify(report)
     try:
         o = side_from_function(original_fn, "original")
         m = side_from_function(migrated_fn, "migrated")

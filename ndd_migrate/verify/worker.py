@@ -159,6 +159,14 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
         def start():
             gen = func(*settings.args, **kwargs)
             if not hasattr(gen, "__next__"):
+                from nvidia.dali.pipeline import Pipeline
+
+                if isinstance(gen, Pipeline):
+                    raise SetupError(
+                        "swapped",
+                        f"migrated `{spec.function}` returned a DALI Pipeline: ORIGINAL and "
+                        "MIGRATED look swapped (give the pipeline-mode code first)",
+                    )
                 raise SetupError(
                     "bad-shape",
                     f"migrated `{spec.function}` returned a {type(gen).__name__}, not a generator: "
@@ -412,6 +420,22 @@ def _format_user_traceback(exc: BaseException, tb: traceback.StackSummary) -> st
     return "".join(lines)  # the exception itself is the error's message
 
 
+_WRAPPERS = ("An error happened during asynchronous execution",)
+
+
+def _actionable(exc: BaseException) -> BaseException:
+    """The exception that says what went wrong: dynamic mode re-raises an operator's error as
+    "An error happened during asynchronous execution" *from* DALI's own message ("Slice can't be
+    placed out of bounds ..."), which is the one a user can act on."""
+    seen = 0
+    while seen < 10 and any(w in str(exc) for w in _WRAPPERS):
+        inner = exc.__cause__ or exc.__context__
+        if inner is None:
+            break
+        exc, seen = inner, seen + 1
+    return exc
+
+
 def run_job(job: dict) -> dict:
     side = job["side"]
     status = Status(job["status_path"])
@@ -457,10 +481,11 @@ def run_job(job: dict) -> dict:
         else:
             tb = traceback.extract_tb(e.__traceback__)
             files = set(result["user_files"]) | {os.path.abspath(job["spec"].path)}
+            shown = _actionable(e)
             _error(
                 result,
                 "exception",
-                f"{type(e).__name__}: {e}".strip(),
+                f"{type(shown).__name__}: {shown}".strip(),
                 exception_type=type(e).__name__,
                 location=user_location(tb, files, str(e)),
                 traceback=_format_user_traceback(e, tb),
