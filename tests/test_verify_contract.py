@@ -114,3 +114,21 @@ def test_lint_only_install_exits_2_with_the_hint(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert code == 2
     assert "numpy not installed" in out and "pip install 'ndd-migrate[verify]'" in out
+
+
+def test_uses_outside_the_function_are_listed():
+    from ndd_migrate.verify.scope import uses_outside
+
+    source = (
+        "def train(d):\n"
+        "    return train(d)\n"  # recursion inside: the function itself, not a use
+        "\n"
+        "def main():\n"
+        "    for batch in train('/data'):\n"
+        "        pass\n"
+        "loader = mod.train\n"
+    )
+    assert uses_outside(source, "t.py", "train") == [
+        "t.py:5: for batch in train('/data'):",
+        "t.py:7: loader = mod.train",
+    ]

@@ -77,7 +77,8 @@ def results(tmp_path_factory):
     for cid, orig, mig, pipe, d, opts in CORRECT:
         o, g = (p if os.path.isabs(p) else os.path.join(CASES, p) for p in (orig, mig))
         args = [data[d]] if d else []
-        jobs[("correct", cid)] = (o, g, pipe, args, opts)
+        if cid.startswith("planted:"):  # the eager runs of verify_cases are test_verify_dali's
+            jobs[("correct", cid)] = (o, g, pipe, args, opts)
         jobs[("capture", cid)] = (o, g, pipe, args, {**opts, "capture": True})
 
     def run(job):
@@ -96,24 +97,38 @@ def test_planted_mistake(results, m):
     if m.expect is None:
         assert report.exit_code == 0, text
         return
-    expected_code = 0 if m.category == "devices" and "only in" in m.expect else 1
-    assert report.exit_code == expected_code, text
+    assert report.exit_code == m.code, text
     assert m.expect in text, text
 
 
-@pytest.mark.parametrize("capture", [False, True], ids=["eager", "capture"])
-@pytest.mark.parametrize("cid", [c[0] for c in CORRECT])
+@pytest.mark.parametrize(
+    "cid, capture",
+    [(c[0], False) for c in CORRECT if c[0].startswith("planted:")]
+    + [(c[0], True) for c in CORRECT],
+)
 def test_correct_migration_stays_equal(results, cid, capture):
     report = results[("capture" if capture else "correct", cid)]
     assert report.exit_code == 0, report.to_text()
+    if cid == "planted:aug_pipe":  # the consumer main() was not run, and the report says so
+        assert any("enumerate(aug_pipe(data_dir))" in u for u in report.pairs[0].not_exercised)
+        assert "not proven by this run: 1 use(s)" in report.to_text()
     if capture:
         assert report.pairs[0].capture["equal"]
 
 
 def test_caught_total(results):
     wrong = [m for m in MUTATIONS if m.expect is not None]
-    caught = [m for m in wrong if results[("mutation", m.id)].exit_code == 1]
-    print(f"\nplanted mistakes caught (exit 1): {len(caught)}/{len(wrong)}")
-    named = [m for m in wrong if m.expect in results[("mutation", m.id)].to_text()]
-    print(f"cause named in the report: {len(named)}/{len(wrong)}")
-    assert len(named) == len(wrong)
+    caught = [m for m in wrong if results[("mutation", m.id)].exit_code != 0]
+    named = [
+        m
+        for m in caught
+        if results[("mutation", m.id)].exit_code == m.code
+        and m.expect in results[("mutation", m.id)].to_text()
+    ]
+    correct = [m for m in MUTATIONS if m.expect is None]
+    equal = [m for m in correct if results[("mutation", m.id)].exit_code == 0]
+    print(
+        f"\nplanted mistakes caught: {len(caught)}/{len(wrong)}, cause named: "
+        f"{len(named)}/{len(wrong)}; correct variants EQUAL: {len(equal)}/{len(correct)}"
+    )
+    assert len(named) == len(wrong) and len(equal) == len(correct)

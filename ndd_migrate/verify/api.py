@@ -232,6 +232,7 @@ def verify_pair(
             _capture_check(report, workdir)
         if settings.bench:
             _timing(report, orig, mig)
+        report.not_exercised = _not_exercised(migrated)
         report.verdict = _verdict(report)
         return report
     finally:
@@ -239,6 +240,17 @@ def verify_pair(
             proc.abort()  # no-op for a finished worker
         if own_dir:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _not_exercised(spec: SideSpec) -> list[str]:
+    from ndd_migrate.verify.loading import read_source
+    from ndd_migrate.verify.scope import uses_outside
+
+    try:
+        source = spec.source if spec.source is not None else read_source(spec.path)
+    except (OSError, SetupError):
+        return []
+    return uses_outside(source, spec.display or spec.path, spec.function.split(".")[-1])
 
 
 def _compare_outputs(report, workdir, tolerances, default_tolerance, lowered) -> None:

@@ -194,9 +194,11 @@ def _normal_device(device: str | None) -> str | None:
 def device_findings(original: list, migrated: list) -> list[tuple[str, str]]:
     """Ops whose ``device=`` differs between the two sides *before* lowering (which would hide
     it: both then run on the CPU). Ops are matched by kind and occurrence (the 2nd ``resize`` of
-    one side with the 2nd of the other); ``"mixed"`` in a pipeline is ``"gpu"`` in ndd. Both
-    sides explicit and different: an error; ``device="gpu"`` on one side only: a warning (the
-    other side infers its device from its inputs, which lowering does not show)."""
+    one side with the 2nd of the other); ``"mixed"`` in a pipeline is ``"gpu"`` in ndd. A
+    pipeline's ``fn.*`` call always passes a device (the one it infers from its inputs, which are
+    CPU nodes once lowered, unless written); an ndd call passes only what the code wrote. Both
+    given and different: an error; ``device="gpu"`` on one side only: a warning (the other side
+    infers its device from its inputs, which lowering does not show)."""
     def occurrences(ops):
         seen: dict[str, int] = {}
         out = {}

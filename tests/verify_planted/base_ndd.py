@@ -63,3 +63,10 @@ def image_pipe(data_dir, *, batch_size=2, num_threads=1, device_id=0, seed=4):
                     images, crop=(8, 8), mean=[128.0], std=[64.0], mirror=mirror
                 )
             yield images, labels
+
+
+def main(data_dir):
+    """A consumer: verify does not run it, and says so."""
+    for step, (y, out, data) in enumerate(aug_pipe(data_dir)):
+        if step == 10:
+            break

@@ -2,8 +2,9 @@
 
 ``Mutation(id, pipeline, old, new, expect, ...)``: inside the function ``pipeline`` of
 base_ndd.py, ``old`` (which must occur exactly once there) becomes ``new``. ``expect`` is a text
-the report must contain (the cause, named); ``None`` marks a *correct* variant, which must stay
-EQUAL. ``data`` is the dataset the pair runs on, ``run`` the verify options.
+the report must contain (the cause, named) and ``code`` its exit code (1 different; 2 when DALI
+itself refuses the wrong code, with its message); ``None`` marks a *correct* variant, which must
+stay EQUAL. ``data`` is the dataset the pair runs on, ``run`` the verify options.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ class Mutation:
     category: str = ""
     data: str = "npy"
     run: dict = field(default_factory=lambda: {"iterations": 2})
+    code: int = 1
 
 
 EPOCHS = {"epochs": 2}
@@ -77,7 +79,7 @@ MUTATIONS = [
     _m("epochs", "shuffle-dropped", "aug_pipe", READER, READER.replace("random_shuffle=True, ", ""),
        "first failure at step 0"),
     _m("epochs", "batch-size-hard-coded", "aug_pipe", "next_epoch(batch_size=batch_size",
-       "next_epoch(batch_size=2", "batch size"),
+       "next_epoch(batch_size=2", "Inconsistent batch size: 3 != 2", code=2),
     _m("epochs", "reader-in-the-loop-epochs", "aug_pipe", LOOP,
        "    while True:\n        reader = ndd.readers.Numpy(file_root=data_dir, " + READER + ")\n"
        "        for (data,) in reader.next_epoch", "created inside the loop", run=EPOCHS),
@@ -92,21 +94,23 @@ MUTATIONS = [
        'device="gpu", output_type', "decoders.image: device='cpu' in the original, "
        "device='gpu' migrated", data="jpg"),
     _m("devices", "resize-moved-to-gpu", "image_pipe", "resize_x=12, resize_y=10",
-       'resize_x=12, resize_y=10, device="gpu"', 'resize: device="gpu" only in the migration',
+       'resize_x=12, resize_y=10, device="gpu"',
+       "resize: device='cpu' in the original, device='gpu' migrated",
        data="jpg"),
     _m("devices", "cast-moved-to-gpu", "aug_pipe", "x = ndd.cast(data, dtype=types.FLOAT)",
        'x = ndd.cast(data, dtype=types.FLOAT, device="gpu")',
-       'cast: device="gpu" only in the migration'),
+       "cast: device='cpu' in the original, device='gpu' migrated"),
     # --- op arguments ----------------------------------------------------------------------
-    _m("arguments", "transpose-perm", "aug_pipe", "perm=[1, 0]", "perm=[0, 1]", "shape — "),
-    _m("arguments", "sum-axes", "aug_pipe", "axes=[0]", "axes=[1]", "shape — "),
+    _m("arguments", "transpose-perm", "aug_pipe", "perm=[1, 0]", "perm=[0, 1]", "values — "),
+    _m("arguments", "sum-axes", "aug_pipe", "axes=[0]", "axes=[1]", "values — "),
     _m("arguments", "normal-stddev", "aug_pipe", "stddev=0.25", "stddev=0.5", "values — "),
     _m("arguments", "uniform-range", "aug_pipe", "range=(0.5, 1.5)", "range=(0.5, 2.0)",
        "values — "),
     _m("arguments", "cast-dtype", "aug_pipe", "x = ndd.cast(data, dtype=types.FLOAT)",
-       "x = ndd.cast(data, dtype=types.FLOAT64)", "dtype — "),
+       "x = ndd.cast(data, dtype=types.FLOAT64)", "Unsupported input type: double", code=2),
     _m("arguments", "flip-cast-dtype", "aug_pipe", "ndd.cast(flip, dtype=types.FLOAT)",
-       "ndd.cast(flip, dtype=types.FLOAT16)", "dtype — "),
+       "ndd.cast(flip, dtype=types.FLOAT16)",
+       "Right operand data type not supported, DALIDataType: float16", code=2),
     _m("arguments", "arithmetic-sign", "aug_pipe", "x * scale + noise", "x * scale - noise",
        "values — "),
     _m("arguments", "resize-width", "image_pipe", "resize_x=12", "resize_x=14", "values — ",
@@ -130,24 +134,24 @@ MUTATIONS = [
        f"scale = {U}\n                noise = {N}\n                flip = {C}",
        f"flip = {C}\n                scale = {U}\n                noise = {N}",
        "random calls in a different order"),
-    _m("order", "unused-op-first", "aug_pipe", f"scale = {U}\n",
-       f"{UNUSED}                scale = {U}\n", "random calls in a different order"),
+    _m("order", "unused-op-before-coin-flip", "aug_pipe", f"flip = {C}\n                {UNUSED}",
+       f"{UNUSED}                flip = {C}\n", "random calls in a different order"),
     _m("order", "noise-before-scale", "aug_pipe", "x * scale + noise", "(x + noise) * scale",
        "values — "),
     _m("order", "transpose-after-sum", "aug_pipe", "total = ndd.reductions.sum(y, axes=[0])",
-       "total = ndd.reductions.sum(ndd.transpose(y, perm=[1, 0]), axes=[0])", "shape — "),
+       "total = ndd.reductions.sum(ndd.transpose(y, perm=[1, 0]), axes=[0])", "values — "),
     _m("order", "outputs-swapped", "aug_pipe", "yield y, out, data", "yield y, data, out",
        "dtype — "),
     # --- dropped / added ops -----------------------------------------------------------------
     _m("dropped", "unused-random-op-dropped", "aug_pipe", "                " + UNUSED, "",
        "made 3 random call(s), the original pipeline has 4 random op(s)"),
     _m("dropped", "transpose-dropped", "aug_pipe", "ndd.transpose(x * scale + noise, perm=[1, 0])",
-       "x * scale + noise", "shape — "),
+       "x * scale + noise", "values — "),
     _m("dropped", "noise-dropped", "aug_pipe", "x * scale + noise", "x * scale", "values — "),
     _m("dropped", "output-dropped", "aug_pipe", "yield y, out, data", "yield y, out",
        "missing output"),
     _m("dropped", "random-op-added", "aug_pipe", "                " + UNUSED,
-       "                " + UNUSED * 2,
+       ("                " + UNUSED) * 2,
        "made 5 random call(s), the original pipeline has 4 random op(s)"),
     _m("dropped", "random-op-kind-changed", "aug_pipe", N,
        "ndd.random.uniform(x, range=(-0.25, 0.25), rng=rng)", "different random ops"),
