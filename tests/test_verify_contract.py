@@ -132,3 +132,15 @@ def test_uses_outside_the_function_are_listed():
         "t.py:5: for batch in train('/data'):",
         "t.py:7: loader = mod.train",
     ]
+
+
+def test_reader_arguments_that_decide_the_order():
+    from ndd_migrate.verify.readers import argument_findings
+
+    orig = [{"index": 0, "op": "readers.file", "args": {"random_shuffle": "True",
+                                                        "initial_fill": "1024"}}]
+    mig = [{"index": 0, "op": "readers.file", "args": {"random_shuffle": "False",
+                                                       "initial_fill": "1024"}}]
+    (sev, msg), = argument_findings(orig, mig)
+    assert sev == "error" and "random_shuffle=True in the original, random_shuffle=False" in msg
+    assert argument_findings(orig, orig) == []

@@ -309,12 +309,13 @@ def _random_and_readers(report: PairReport, orig: dict, mig: dict, align: bool) 
         "original_meta": orig.get("reader_meta", []),
         "migrated_meta": mig.get("reader_meta", []),
     }
-    from ndd_migrate.verify.readers import epoch_findings, in_loop_finding
+    from ndd_migrate.verify.readers import argument_findings, epoch_findings, in_loop_finding
 
     for sev, msg in (
         random_findings
         + in_loop_finding(mig.get("readers_in_loop") or [])
         + seed_findings(report.readers["original"], report.readers["migrated"])
+        + argument_findings(report.readers["original"], report.readers["migrated"])
         + epoch_findings(
             report.readers["original_meta"],
             report.readers["migrated_meta"],

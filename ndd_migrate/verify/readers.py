@@ -25,6 +25,7 @@ On the ndd side ``Reader.next_epoch`` is also wrapped to count epochs — that i
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass
 
 from ndd_migrate.verify.patching import ConstructionHooks, Patches, fn_name, schema_of
@@ -37,9 +38,54 @@ class ReaderRecord:
     explicit_seed: int | None
     used_seed: int
     name: str | None = None
+    #: the arguments that decide which samples come in which order (READER_ARGS), as text, the
+    #: schema's default when not given
+    args: dict | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+#: Reader arguments that decide the samples and their order, beyond seeds and shards (which the
+#: metadata covers).
+READER_ARGS = (
+    "random_shuffle",
+    "shuffle_after_epoch",
+    "initial_fill",
+    "file_root",
+    "file_list",
+    "files",
+    "file_filter",
+)
+
+
+def _text(value) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return repr([_text(v) for v in value])
+    return str(value)
+
+
+def reader_args(schema, kwargs: dict) -> dict:
+    """READER_ARGS of one reader as text: what the code gave, or the schema's default."""
+    out = {}
+    for name in READER_ARGS:
+        try:
+            if not schema.HasArgument(name):
+                continue
+            if name in kwargs and kwargs[name] is not None:
+                value = kwargs[name]
+                if name in ("file_root", "file_list") and isinstance(value, str):
+                    value = os.path.normpath(os.path.abspath(value))  # same place, same text
+                out[name] = _text(value)
+            elif schema.HasArgumentDefaultValue(name):
+                out[name] = schema.GetArgumentDefaultValueString(name)
+            else:
+                out[name] = None
+        except Exception:  # informational; never fail a run over it
+            continue
+    return out
 
 
 def _explicit(seed) -> int | None:
@@ -73,7 +119,14 @@ class PipelineReaderSeeds:
             used = self.planned[index] if index < len(self.planned) else self.default
             kwargs = {**kwargs, "seed": used}
         self.records.append(
-            ReaderRecord(index, fn_name(schema.Name()), explicit, used, kwargs.get("name"))
+            ReaderRecord(
+                index,
+                fn_name(schema.Name()),
+                explicit,
+                used,
+                kwargs.get("name"),
+                reader_args(schema, kwargs),
+            )
         )
         return kwargs
 
@@ -138,6 +191,7 @@ class NddReaders:
                     kwargs.get("name")
                     if "name" in kwargs
                     else (args[1] if len(args) > 1 else None),
+                    _ndd_reader_args(type(reader), kwargs),
                 )
             )
             tracker.readers.append(reader)
@@ -172,6 +226,33 @@ def in_loop_finding(created: list) -> list[tuple[str, str]]:
             "continuing the epoch; create the reader once, before `while True:`",
         )
     ]
+
+
+def _ndd_reader_args(reader_cls, kwargs: dict) -> dict:
+    from nvidia.dali import backend as _b
+
+    try:
+        schema = _b.TryGetSchema(reader_cls._schema_name, follow_aliases=True)
+    except Exception:
+        return {}
+    return reader_args(schema, kwargs) if schema is not None else {}
+
+
+def argument_findings(pipeline: list[dict], ndd: list[dict]) -> list[tuple[str, str]]:
+    """Reader arguments that decide which samples come, in which order (READER_ARGS)."""
+    findings = []
+    for p, n in zip(pipeline, ndd):
+        pa, na = p.get("args") or {}, n.get("args") or {}
+        diffs = [
+            f"{k}={pa[k]} in the original, {k}={na[k]} migrated"
+            for k in READER_ARGS
+            if k in pa and k in na and pa[k] != na[k]
+        ]
+        if diffs:
+            findings.append(
+                ("error", f"reader #{p['index']} ({p['op']}): arguments differ — " + "; ".join(diffs))
+            )
+    return findings
 
 
 def seed_findings(pipeline: list[dict], ndd: list[dict]) -> list[tuple[str, str]]:
