@@ -436,6 +436,15 @@ def _actionable(exc: BaseException) -> BaseException:
     return exc
 
 
+def _user_frame(exc: BaseException, files: set) -> str | None:
+    """The user's line in the traceback of the exception that says what went wrong: for a
+    dynamic-mode operator error it starts with the call stack of the op's invocation."""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename in files:
+            return f"{frame.filename}:{frame.lineno}"
+    return None
+
+
 def run_job(job: dict) -> dict:
     side = job["side"]
     status = Status(job["status_path"])
@@ -487,7 +496,8 @@ def run_job(job: dict) -> dict:
                 "exception",
                 f"{type(shown).__name__}: {shown}".strip(),
                 exception_type=type(e).__name__,
-                location=user_location(tb, files, str(e)),
+                location=(shown is not e and _user_frame(shown, files))
+                or user_location(tb, files, str(e)),
                 traceback=_format_user_traceback(e, tb),
                 phase=status.phase,
             )
