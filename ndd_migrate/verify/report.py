@@ -235,6 +235,15 @@ def _render_pair(console, pair: PairReport) -> None:
         else:
             names = " → ".join(r.get("original") or []) or "none"
             console.print(f"  random ops ({escape(r.get('status', ''))}): {escape(names)}")
+            if r.get("deterministic") is not None:
+                seed = r.get("pipeline_seed")
+                console.print(
+                    "  seeding: original "
+                    + (f"seed={seed}" if seed is not None else "unseeded")
+                    + "; a second migrated run drew "
+                    + ("the same states" if r["deterministic"] else "DIFFERENT states"),
+                    soft_wrap=True,
+                )
     if pair.error:
         _render_error(console, pair.error)
 
