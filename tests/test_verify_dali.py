@@ -510,3 +510,18 @@ def test_capture_check_and_throughput(jpeg_dir):
         t["migrated"]["samples_per_s"] / t["original"]["samples_per_s"]
     )
     assert "migrated / original" in report.to_text()
+
+
+def test_dynamic_mode_error_shows_dalis_own_message(npy_dir):
+    """Not "An error happened during asynchronous execution": the operator's message, located at
+    the user's op call."""
+    path = case("numpy_ndd.py")
+    report = verify_files(
+        case("numpy_pipes.py"), path, "det_pipe:slice_error_gen", args=[npy_dir], iterations=1
+    )
+    err = report.pairs[0].error
+    assert report.exit_code == 2 and err.side == "migrated"
+    assert "Slice can't be placed out of bounds" in err.message
+    assert "asynchronous execution" not in err.message
+    line = marker_line(path, 'out_of_bounds_policy="error"')
+    assert err.location == f"{path}:{line}"

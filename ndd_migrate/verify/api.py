@@ -222,10 +222,17 @@ def verify_pair(
 
         _compare_outputs(report, workdir, tolerances, default_tolerance, lowered)
         _random_and_readers(report, orig, mig, settings.align_random)
+        _seeding(report, orig, mig, workdir)
+        if lowered:
+            from ndd_migrate.verify.lowering import device_findings
+
+            for sev, msg in device_findings(orig.get("devices", []), mig.get("devices", [])):
+                report.findings.append(Finding(sev, msg))
         if mig.get("captured"):
             _capture_check(report, workdir)
         if settings.bench:
             _timing(report, orig, mig)
+        report.not_exercised = _not_exercised(migrated)
         report.verdict = _verdict(report)
         return report
     finally:
@@ -233,6 +240,17 @@ def verify_pair(
             proc.abort()  # no-op for a finished worker
         if own_dir:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _not_exercised(spec: SideSpec) -> list[str]:
+    from ndd_migrate.verify.loading import read_source
+    from ndd_migrate.verify.scope import uses_outside
+
+    try:
+        source = spec.source if spec.source is not None else read_source(spec.path)
+    except (OSError, SetupError):
+        return []
+    return uses_outside(source, spec.display or spec.path, spec.function.split(".")[-1])
 
 
 def _compare_outputs(report, workdir, tolerances, default_tolerance, lowered) -> None:
@@ -291,9 +309,55 @@ def _random_and_readers(report: PairReport, orig: dict, mig: dict, align: bool) 
         "original_meta": orig.get("reader_meta", []),
         "migrated_meta": mig.get("reader_meta", []),
     }
-    for sev, msg in random_findings + seed_findings(
-        report.readers["original"], report.readers["migrated"]
+    from ndd_migrate.verify.readers import argument_findings, epoch_findings, in_loop_finding
+
+    for sev, msg in (
+        random_findings
+        + in_loop_finding(mig.get("readers_in_loop") or [])
+        + seed_findings(report.readers["original"], report.readers["migrated"])
+        + argument_findings(report.readers["original"], report.readers["migrated"])
+        + epoch_findings(
+            report.readers["original_meta"],
+            report.readers["migrated_meta"],
+            report.batch_size,
+            report.iterations_per_epoch,
+        )
     ):
+        report.findings.append(Finding(sev, msg))
+
+
+def _same_as_eager(report: PairReport, workdir: str, tag: str) -> list[str]:
+    """Differences between the migrated eager run and a second run written as ``tag``."""
+    from ndd_migrate.verify.compare import Comparator
+    from ndd_migrate.verify.worker import step_path
+
+    cmp = Comparator()
+    for k in range(report.iterations):
+        cmp.add_step(
+            k,
+            _load_step(step_path(workdir, "migrated", k)),
+            _load_step(step_path(workdir, tag, k)),
+        )
+    return [
+        f"output {o.index}: {o.first_failure.reason} at step {o.first_failure.iteration}"
+        for o in cmp.results()
+        if not o.ok
+    ] + cmp.structure_findings
+
+
+def _seeding(report: PairReport, orig: dict, mig: dict, workdir: str) -> None:
+    """Lost seeding (see :func:`ndd_migrate.verify.rng.seeding_findings`)."""
+    from ndd_migrate.verify.rng import seeding_findings
+
+    rerun = mig.get("rerun_random_calls")
+    failures = _same_as_eager(report, workdir, "rerun") if rerun is not None else []
+    seed = orig.get("pipeline_seed")
+    report.random["pipeline_seed"] = seed
+    report.random["deterministic"] = None if rerun is None else not failures and all(
+        [c["words"] for c in a] == [c["words"] for c in b]
+        for a, b in zip(mig.get("random_calls", []), rerun)
+    )
+    for sev, msg in seeding_findings(mig.get("random_calls", []), rerun, seed, failures):
         report.findings.append(Finding(sev, msg))
 
 
@@ -375,6 +439,18 @@ def _pairs_for(
     else:
         funcs = top_level_functions(original_source, original_display or original_path)
         names = [(f.name, f.name) for f in funcs if f.is_pipeline_def]
+        if not names and migrated_source is not None:
+            theirs = [
+                f.name for f in top_level_functions(migrated_source, migrated_path)
+                if f.is_pipeline_def
+            ]
+            if theirs:
+                raise SetupError(
+                    "swapped",
+                    f"ORIGINAL and MIGRATED look swapped: {original_display or original_path} has "
+                    f"no @pipeline_def function but {migrated_path} has "
+                    f"({', '.join(theirs)}); give the pipeline-mode file first",
+                )
         if not names:
             raise SetupError(
                 "no-function",
@@ -430,6 +506,9 @@ def verify_files(
     ``seed``, ``device``, ``bench``, ``capture``, ``timeout``, ``load_mode``...).
     """
     report = VerifyReport()
+    report.error = _preflight()
+    if report.error is not None:
+        return report
     try:
         settings = make_settings(**options)
         tolerances, default = make_tolerances(rtol, atol, tolerance)
@@ -465,6 +544,9 @@ def verify_base(
     from ndd_migrate.verify.loading import python_of, read_source
 
     report = VerifyReport()
+    report.error = _preflight()
+    if report.error is not None:
+        return report
     try:
         settings = make_settings(**options)
         tolerances, default = make_tolerances(rtol, atol, tolerance)
@@ -547,6 +629,9 @@ def assert_equivalent(
     whose text is the exception message. Extra ``options``: see :func:`make_settings`.
     """
     report = VerifyReport()
+    report.error = _preflight()
+    if report.error is not None:
+        raise CouldNotVerify(report)
     try:
         o = side_from_function(original_fn, "original")
         m = side_from_function(migrated_fn, "migrated")

@@ -25,7 +25,11 @@ from __future__ import annotations
 import inspect
 import re
 
-from ndd_migrate.verify.patching import ConstructionHooks, Patches, fn_name
+from ndd_migrate.verify.patching import ConstructionHooks, Patches, canonical_op, fn_name
+
+
+#: Attribute on a lowered ``Device``: the device type the code asked for.
+REQUESTED = "_ndd_verify_requested"
 
 
 class NoCpuBackend(Exception):
@@ -46,12 +50,19 @@ class PipelineLowering:
     def __init__(self) -> None:
         self.no_cpu_backend: list[str] = []
         self.lowered_ops: list[str] = []
+        #: (canonical op, display name, device= as written or None) of every op, before lowering
+        self.devices: list[tuple[str, str, str | None]] = []
         self._patches = Patches()
 
     def _transform(self, op_cls: type, kwargs: dict) -> dict:
         from nvidia.dali.ops import _registry
 
         name = getattr(op_cls, "schema_name", None)
+        if name:
+            written = kwargs.get("device")
+            self.devices.append(
+                (canonical_op(name), fn_name(name), None if written is None else str(written))
+            )
         device = kwargs.get("device", "cpu")
         if device in ("gpu", "mixed"):
             if name and name not in _registry.cpu_ops():
@@ -96,6 +107,17 @@ class NddLowering:
 
     def __init__(self) -> None:
         self._patches = Patches()
+        #: (canonical op, display name, device= as written or None) of the calls of the first
+        #: step (set ``recording = False`` after it), before lowering
+        self.devices: list[tuple[str, str, str | None]] = []
+        self.recording = True
+
+    def _record(self, schema_name: str, device) -> None:
+        if not self.recording:
+            return
+        if device is not None and not isinstance(device, str):
+            device = getattr(device, REQUESTED, None) or getattr(device, "device_type", None)
+        self.devices.append((canonical_op(schema_name), fn_name(schema_name), device))
 
     def __enter__(self) -> "NddLowering":
         from nvidia.dali.experimental.dynamic import _device, _eval_context
@@ -103,11 +125,22 @@ class NddLowering:
         Device = _device.Device
         original_device_init = Device.__init__
 
+        lowering = self
+        original_process = _ops_module().Operator.__dict__["_process_params"].__func__
+
+        def process_params(cls, backend, op_device, batch_size, *raw_args, **raw_kwargs):
+            lowering._record(cls._schema_name, op_device)
+            return original_process(cls, backend, op_device, batch_size, *raw_args, **raw_kwargs)
+
+        self._patches.set(_ops_module().Operator, "_process_params", classmethod(process_params))
+
         def device_init(dev, name, device_id=None):
             device_type = name.split(":")[0] if isinstance(name, str) else name
             if device_type in ("gpu", "cuda"):
                 name, device_id = "cpu", None
             original_device_init(dev, name, device_id)
+            if device_type in ("gpu", "cuda"):
+                setattr(dev, REQUESTED, "gpu")  # what the user asked for, before lowering
 
         self._patches.set(Device, "__init__", device_init)
         self._patches.set(Device, "_default_device_type", staticmethod(lambda: "cpu"))
@@ -143,6 +176,69 @@ class NddLowering:
 
     def __exit__(self, *exc) -> None:
         self._patches.undo()
+
+
+def _ops_module():
+    from nvidia.dali.experimental.dynamic import _ops
+
+    return _ops
+
+
+def _normal_device(device: str | None) -> str | None:
+    if device is None:
+        return None
+    device = device.split(":")[0]
+    return {"mixed": "gpu", "cuda": "gpu"}.get(device, device)
+
+
+def device_findings(original: list, migrated: list) -> list[tuple[str, str]]:
+    """Ops whose ``device=`` differs between the two sides *before* lowering (which would hide
+    it: both then run on the CPU). Ops are matched by kind and occurrence (the 2nd ``resize`` of
+    one side with the 2nd of the other); ``"mixed"`` in a pipeline is ``"gpu"`` in ndd. A
+    pipeline's ``fn.*`` call always passes a device (the one it infers from its inputs, which are
+    CPU nodes once lowered, unless written); an ndd call passes only what the code wrote. Both
+    given and different: an error; ``device="gpu"`` on one side only: a warning (the other side
+    infers its device from its inputs, which lowering does not show)."""
+    def occurrences(ops):
+        seen: dict[str, int] = {}
+        out = {}
+        for op, display, device in ops:
+            if op in ("ExternalSource", "_conditional__Split", "_conditional__Merge"):
+                continue
+            k = seen.get(op, 0)
+            seen[op] = k + 1
+            out[(op, k)] = (display, _normal_device(device))
+        return out
+
+    o, m = occurrences(original), occurrences(migrated)
+    errors, warnings = [], []
+    for key in [k for k in o if k in m]:
+        (display, od), (_, md) = o[key], m[key]
+        if od == md:
+            continue
+        where = f"{display}" + (f" (#{key[1] + 1})" if key[1] else "")
+        if od is not None and md is not None:
+            errors.append(f"{where}: device={od!r} in the original, device={md!r} migrated")
+        elif "gpu" in (od, md):
+            side = "the original" if od == "gpu" else "the migration"
+            warnings.append(f"{where}: device=\"gpu\" only in {side}")
+    findings = []
+    if errors:
+        findings.append(
+            (
+                "error",
+                "device placement differs (hidden by CPU lowering): " + "; ".join(errors),
+            )
+        )
+    if warnings:
+        findings.append(
+            (
+                "warning",
+                "device placement may differ (hidden by CPU lowering; the other side infers its "
+                "device from its inputs): " + "; ".join(warnings),
+            )
+        )
+    return findings
 
 
 _INVALID_DEVICE = re.compile(r'Invalid device "cpu" for operator `([^`]+)`')

@@ -25,6 +25,7 @@ On the ndd side ``Reader.next_epoch`` is also wrapped to count epochs — that i
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass
 
 from ndd_migrate.verify.patching import ConstructionHooks, Patches, fn_name, schema_of
@@ -37,9 +38,54 @@ class ReaderRecord:
     explicit_seed: int | None
     used_seed: int
     name: str | None = None
+    #: the arguments that decide which samples come in which order (READER_ARGS), as text, the
+    #: schema's default when not given
+    args: dict | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+#: Reader arguments that decide the samples and their order, beyond seeds and shards (which the
+#: metadata covers).
+READER_ARGS = (
+    "random_shuffle",
+    "shuffle_after_epoch",
+    "initial_fill",
+    "file_root",
+    "file_list",
+    "files",
+    "file_filter",
+)
+
+
+def _text(value) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return repr([_text(v) for v in value])
+    return str(value)
+
+
+def reader_args(schema, kwargs: dict) -> dict:
+    """READER_ARGS of one reader as text: what the code gave, or the schema's default."""
+    out = {}
+    for name in READER_ARGS:
+        try:
+            if not schema.HasArgument(name):
+                continue
+            if name in kwargs and kwargs[name] is not None:
+                value = kwargs[name]
+                if name in ("file_root", "file_list") and isinstance(value, str):
+                    value = os.path.normpath(os.path.abspath(value))  # same place, same text
+                out[name] = _text(value)
+            elif schema.HasArgumentDefaultValue(name):
+                out[name] = schema.GetArgumentDefaultValueString(name)
+            else:
+                out[name] = None
+        except Exception:  # informational; never fail a run over it
+            continue
+    return out
 
 
 def _explicit(seed) -> int | None:
@@ -73,7 +119,14 @@ class PipelineReaderSeeds:
             used = self.planned[index] if index < len(self.planned) else self.default
             kwargs = {**kwargs, "seed": used}
         self.records.append(
-            ReaderRecord(index, fn_name(schema.Name()), explicit, used, kwargs.get("name"))
+            ReaderRecord(
+                index,
+                fn_name(schema.Name()),
+                explicit,
+                used,
+                kwargs.get("name"),
+                reader_args(schema, kwargs),
+            )
         )
         return kwargs
 
@@ -94,7 +147,13 @@ class NddReaders:
         self.records: list[ReaderRecord] = []
         self.readers: list[object] = []
         self.epochs_started: list[int] = []
+        self.step = 0  # set by the worker before each next()
+        self.created_at: list[int] = []  # the step each reader was created in
         self._patches = Patches()
+
+    def created_in_loop(self) -> list[tuple[int, str]]:
+        """(step, op) of readers created after the first step: inside the loop."""
+        return [(s, r.op) for s, r in zip(self.created_at, self.records) if s > 0]
 
     @property
     def primary_epochs(self) -> int:
@@ -132,10 +191,12 @@ class NddReaders:
                     kwargs.get("name")
                     if "name" in kwargs
                     else (args[1] if len(args) > 1 else None),
+                    _ndd_reader_args(type(reader), kwargs),
                 )
             )
             tracker.readers.append(reader)
             tracker.epochs_started.append(0)
+            tracker.created_at.append(tracker.step)
 
         def next_epoch(reader, batch_size=None, ctx=None, capture=False):
             for i, r in enumerate(tracker.readers):
@@ -151,6 +212,47 @@ class NddReaders:
 
     def __exit__(self, *exc) -> None:
         self._patches.undo()
+
+
+def in_loop_finding(created: list) -> list[tuple[str, str]]:
+    if not created:
+        return []
+    step, op = created[0]
+    return [
+        (
+            "error",
+            f"reader {op} is created inside the loop: a new one at step {step} "
+            f"({len(created)} in all) — each restarts the data from its first sample instead of "
+            "continuing the epoch; create the reader once, before `while True:`",
+        )
+    ]
+
+
+def _ndd_reader_args(reader_cls, kwargs: dict) -> dict:
+    from nvidia.dali import backend as _b
+
+    try:
+        schema = _b.TryGetSchema(reader_cls._schema_name, follow_aliases=True)
+    except Exception:
+        return {}
+    return reader_args(schema, kwargs) if schema is not None else {}
+
+
+def argument_findings(pipeline: list[dict], ndd: list[dict]) -> list[tuple[str, str]]:
+    """Reader arguments that decide which samples come, in which order (READER_ARGS)."""
+    findings = []
+    for p, n in zip(pipeline, ndd):
+        pa, na = p.get("args") or {}, n.get("args") or {}
+        diffs = [
+            f"{k}={pa[k]} in the original, {k}={na[k]} migrated"
+            for k in READER_ARGS
+            if k in pa and k in na and pa[k] != na[k]
+        ]
+        if diffs:
+            findings.append(
+                ("error", f"reader #{p['index']} ({p['op']}): arguments differ — " + "; ".join(diffs))
+            )
+    return findings
 
 
 def seed_findings(pipeline: list[dict], ndd: list[dict]) -> list[tuple[str, str]]:
@@ -190,6 +292,70 @@ def seed_findings(pipeline: list[dict], ndd: list[dict]) -> list[tuple[str, str]
                     "info",
                     f"{where}: the original derives its seed from the pipeline seed; aligned to "
                     f"the migrated seed={ne}",
+                )
+            )
+    return findings
+
+
+#: The reader metadata that defines the epoch contract (pipeline ``reader_meta()`` and ndd
+#: ``Reader.get_metadata()`` use the same keys).
+EPOCH_KEYS = (
+    "epoch_size",
+    "epoch_size_padded",
+    "number_of_shards",
+    "shard_id",
+    "stick_to_shard",
+    "pad_last_batch",
+)
+
+
+def shard_batches(meta: dict, batch_size: int | None) -> int | None:
+    """Batches in the first epoch of a reader: ``ceil(shard size / batch size)``."""
+    try:
+        n, shards, shard = (int(meta[k]) for k in ("epoch_size", "number_of_shards", "shard_id"))
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not batch_size or shards < 1:
+        return None
+    size = (shard + 1) * n // shards - shard * n // shards
+    return -(-size // batch_size)
+
+
+def epoch_findings(
+    original: list[dict],
+    migrated: list[dict],
+    batch_size: int | None,
+    observed_per_epoch: int | None,
+) -> list[tuple[str, str]]:
+    """The epoch contract: each reader's metadata on both sides, and the batches per epoch.
+
+    Aligned seeds and fed states do not hide a changed shard layout, but a short run may: with
+    ``num_shards=2`` instead of 1 the first steps can still agree. The metadata says it at once."""
+    findings: list[tuple[str, str]] = []
+    for i, (o, m) in enumerate(zip(original, migrated)):
+        if not o or not m:
+            continue
+        diffs = [
+            f"{k}: original {int(o[k])}, migrated {int(m[k])}"
+            for k in EPOCH_KEYS
+            if k in o and k in m and int(o[k]) != int(m[k])
+        ]
+        if diffs:
+            findings.append(
+                (
+                    "error",
+                    f"reader #{i} ({o.get('name', '?')}): the epoch contract differs — "
+                    + "; ".join(diffs),
+                )
+            )
+    if original and original[0] and observed_per_epoch is not None:
+        expected = shard_batches(original[0], batch_size)
+        if expected is not None and expected != observed_per_epoch:
+            findings.append(
+                (
+                    "error",
+                    f"batches per epoch: the original reader gives {expected} "
+                    f"(ceil(shard size / batch {batch_size})), the migrated loop {observed_per_epoch}",
                 )
             )
     return findings

@@ -79,6 +79,8 @@ class PairReport:
     error: ErrorInfo | None = None
     notes: list[str] = field(default_factory=list)
     dali_version: str | None = None
+    #: uses of the migrated function outside its body (call sites, consumers): not run
+    not_exercised: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -105,6 +107,7 @@ class PairReport:
             "error": self.error.to_dict() if self.error else None,
             "notes": self.notes,
             "dali_version": self.dali_version,
+            "not_exercised": self.not_exercised,
         }
 
 
@@ -232,6 +235,15 @@ def _render_pair(console, pair: PairReport) -> None:
         else:
             names = " → ".join(r.get("original") or []) or "none"
             console.print(f"  random ops ({escape(r.get('status', ''))}): {escape(names)}")
+            if r.get("deterministic") is not None:
+                seed = r.get("pipeline_seed")
+                console.print(
+                    "  seeding: original "
+                    + (f"seed={seed}" if seed is not None else "unseeded")
+                    + "; a second migrated run drew "
+                    + ("the same states" if r["deterministic"] else "DIFFERENT states"),
+                    soft_wrap=True,
+                )
     if pair.error:
         _render_error(console, pair.error)
 
@@ -306,6 +318,14 @@ def _render_pair(console, pair: PairReport) -> None:
         console.print(f"  [{style}]{finding.severity}[/]: {message}", soft_wrap=True)
     for note in pair.notes:
         console.print(f"  [dim]note: {escape(note)}[/]", soft_wrap=True)
+    if pair.not_exercised and pair.verdict != ERROR:
+        console.print(
+            f"  not proven by this run: {len(pair.not_exercised)} use(s) of the migrated "
+            "function outside its body (call sites, consumers) were not executed:",
+            soft_wrap=True,
+        )
+        for use in pair.not_exercised:
+            console.print(f"    {escape(use)}", style="dim", soft_wrap=True)
 
     if pair.capture:
         c = pair.capture

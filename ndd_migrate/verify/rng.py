@@ -54,6 +54,9 @@ class RandomCall:
     display: str  # fn-style name, e.g. random.coin_flip
     words: tuple[int, ...]
     batched: bool  # False: called without batch_size and without a batch input → one Tensor
+    rng: str = "explicit"  # "default": no rng= given, the thread's default generator
+    seeded: bool = True  # the generator was created with seed=/state= (or set_seed / .seed =)
+    rng_index: int = 0  # which generator, in order of first use
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -65,6 +68,14 @@ class NddRandomRecorder:
     def __init__(self) -> None:
         self.steps: list[list[RandomCall]] = [[]]
         self._patches = Patches()
+        self._generators: list = []  # every RNG drawn from, in order of first use
+
+    def _generator_index(self, rng) -> int:
+        for i, g in enumerate(self._generators):
+            if g is rng:
+                return i
+        self._generators.append(rng)
+        return len(self._generators) - 1
 
     def next_step(self) -> None:
         """Start recording the calls of the next ``next()``."""
@@ -81,10 +92,12 @@ class NddRandomRecorder:
 
         original = _ops.Operator.__dict__["_process_params"].__func__
         recorder = self
+        track_seeding(self._patches, ndd_random)
 
         def process_params(cls, backend, op_device, batch_size, *raw_args, **raw_kwargs):
             if cls._has_random_state_arg:
-                rng = ndd_random._resolve_rng(raw_kwargs.get("rng"))
+                given = raw_kwargs.get("rng")
+                rng = ndd_random._resolve_rng(given)
                 words = tuple(ndd_random._draw_state(rng.clone()))
                 recorder.steps[-1].append(
                     RandomCall(
@@ -92,6 +105,9 @@ class NddRandomRecorder:
                         fn_name(cls._schema_name),
                         words,
                         batch_size is not None,
+                        "default" if given is None else "explicit",
+                        bool(getattr(rng, SEEDED_FLAG, True)),
+                        recorder._generator_index(rng),
                     )
                 )
             return original(cls, backend, op_device, batch_size, *raw_args, **raw_kwargs)
@@ -101,6 +117,49 @@ class NddRandomRecorder:
 
     def __exit__(self, *exc) -> None:
         self._patches.undo()
+
+
+SEEDED_FLAG = "_ndd_verify_seeded"
+
+
+def track_seeding(patches: Patches, ndd_random) -> None:
+    """Mark every ``RNG`` with whether it was seeded: ``RNG(seed=...)``/``RNG(state=...)``, a
+    later ``rng.seed = x`` or ``ndd.random.set_seed(x)`` (the default generator). An ``RNG()``
+    without either draws its seed from Python's ``random`` — a different stream every run."""
+    RNG = ndd_random.RNG
+    if getattr(RNG.__init__, "_ndd_verify", False):
+        return
+    original_init = RNG.__init__
+    seed_prop = RNG.__dict__["seed"]
+
+    def rng_init(rng, seed=None, state=None):
+        original_init(rng, seed, state)
+        setattr(rng, SEEDED_FLAG, seed is not None or state is not None)
+
+    def set_seed_value(rng, value):
+        seed_prop.fset(rng, value)
+        setattr(rng, SEEDED_FLAG, True)
+
+    rng_init._ndd_verify = True
+    patches.set(RNG, "__init__", rng_init)
+    patches.set(RNG, "seed", property(seed_prop.fget, set_seed_value, seed_prop.fdel))
+    default = getattr(ndd_random._thread_local, "default_rng", None)
+    if default is not None and not hasattr(default, SEEDED_FLAG):
+        setattr(default, SEEDED_FLAG, False)
+
+
+def default_rng_state(ndd_random):
+    """The default generator's state (to replay a run from the same default stream)."""
+    return ndd_random.get_default_rng().state
+
+
+def restore_default_rng(ndd_random, state) -> None:
+    """Put the default generator back where a previous run started; keeps its seeded flag."""
+    rng = ndd_random.get_default_rng()
+    flag = getattr(rng, SEEDED_FLAG, None)
+    rng.state = state
+    if flag is not None:
+        setattr(rng, SEEDED_FLAG, flag)
 
 
 @dataclass
@@ -225,3 +284,83 @@ def alignment_findings(
             )
         )
     return findings, bool(reported_kinds)
+
+
+def seeding_findings(
+    ndd_steps: list[list[dict]],
+    rerun_steps: list[list[dict]] | None,
+    pipeline_seed: int | None,
+    rerun_failures: list[str],
+) -> list[tuple[str, str]]:
+    """Lost seeding. Alignment feeds the pipeline whatever the migrated code drew, so outputs are
+    equal even when the migrated code ignores its seed; what proves the seed is kept:
+
+    * every random call draws from a seeded generator (an ``RNG(seed=...)``, or the default one
+      after ``set_seed``) — an unseeded one is named, with its call;
+    * a second run from scratch draws the same states and gives the same outputs.
+
+    Both matter only when the original is seeded (an unseeded pipeline is not reproducible
+    either): then they are errors, otherwise one informational line."""
+    if not any(ndd_steps):
+        return []
+    severity = "error" if pipeline_seed is not None else "info"
+    why = (
+        f"the original is seeded (seed={pipeline_seed}), the migration is not reproducible"
+        if pipeline_seed is not None
+        else "the original has no seed either, so this is not a difference"
+    )
+    findings: list[tuple[str, str]] = []
+    unseeded: dict[str, list[str]] = {"default": [], "explicit": []}
+    for calls in ndd_steps:
+        for position, c in enumerate(calls):
+            if c.get("seeded", True):
+                continue
+            where = f"{c['display']} (random call #{position + 1})"
+            group = unseeded["default" if c.get("rng") == "default" else "explicit"]
+            if where not in group:
+                group.append(where)
+    if unseeded["default"]:
+        findings.append(
+            (
+                severity,
+                f"random op(s) {', '.join(unseeded['default'])} have no rng= and draw from the "
+                f"default generator, which is not seeded; pass rng=rng (the RNG seeded with the "
+                f"pipeline seed) — {why}",
+            )
+        )
+    if unseeded["explicit"]:
+        findings.append(
+            (
+                severity,
+                f"random op(s) {', '.join(unseeded['explicit'])} draw from an "
+                f"ndd.random.RNG() created without seed=; create it as "
+                f"ndd.random.RNG(seed=seed) — {why}",
+            )
+        )
+    generators = {c.get("rng_index", 0) for calls in ndd_steps for c in calls}
+    if len(generators) > 1:
+        findings.append(
+            (
+                "warning",
+                f"the migrated random ops draw from {len(generators)} different generators; "
+                "the target shape has one RNG(seed=seed) for all of them",
+            )
+        )
+    if rerun_steps is not None:
+        differs = [
+            f"step {k}"
+            for k, (a, b) in enumerate(zip(ndd_steps, rerun_steps))
+            if [c["words"] for c in a] != [c["words"] for c in b]
+        ]
+        if differs or rerun_failures:
+            detail = (
+                f"random states differ from {differs[0]}" if differs else "; ".join(rerun_failures)
+            )
+            findings.append(
+                (
+                    severity,
+                    f"the migrated code is not deterministic: a second run with the same "
+                    f"arguments and seed gives different results ({detail}) — {why}",
+                )
+            )
+    return findings

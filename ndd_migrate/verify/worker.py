@@ -132,22 +132,41 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
     from ndd_migrate.verify.lowering import NddLowering
     from ndd_migrate.verify.outputs import ndd_step
     from ndd_migrate.verify.readers import NddReaders
-    from ndd_migrate.verify.rng import NddRandomRecorder
+    from nvidia.dali.experimental.dynamic import random as ndd_random
+
+    from ndd_migrate.verify.patching import Patches
+    from ndd_migrate.verify.rng import (
+        NddRandomRecorder,
+        default_rng_state,
+        restore_default_rng,
+        track_seeding,
+    )
 
     settings: Settings = job["settings"]
     spec: SideSpec = job["spec"]
+    # Before the user's module is imported: a module-level set_seed() must be seen.
+    track_seeding(Patches(), ndd_random)
     lowered = _resolve_device(settings)
     result["lowered"] = lowered
     device_id = None if lowered else settings.device_id
     reader_seed = settings.effective_reader_seed
 
-    with NddLowering() if lowered else contextlib.nullcontext():
+    ndd_lowering = NddLowering() if lowered else None
+    with ndd_lowering if ndd_lowering else contextlib.nullcontext():
         status("loading")
         func, kwargs = _load_side(spec, settings, device_id, "migrated", result)
 
         def start():
             gen = func(*settings.args, **kwargs)
             if not hasattr(gen, "__next__"):
+                from nvidia.dali.pipeline import Pipeline
+
+                if isinstance(gen, Pipeline):
+                    raise SetupError(
+                        "swapped",
+                        f"migrated `{spec.function}` returned a DALI Pipeline: ORIGINAL and "
+                        "MIGRATED look swapped (give the pipeline-mode code first)",
+                    )
                 raise SetupError(
                     "bad-shape",
                     f"migrated `{spec.function}` returned a {type(gen).__name__}, not a generator: "
@@ -156,6 +175,7 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                 )
             return gen
 
+        default_state = default_rng_state(ndd_random)
         with NddReaders(reader_seed) as readers, NddRandomRecorder() as recorder:
             status("calling the function")
             gen = start()
@@ -170,7 +190,10 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                 status(f"step {steps}")
                 if steps:
                     recorder.next_step()
+                    if ndd_lowering:
+                        ndd_lowering.recording = False
                 before = readers.primary_epochs
+                readers.step = steps
                 try:
                     out = next(gen)
                 except StopIteration:
@@ -179,6 +202,11 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                         f"the migrated generator stopped after {steps} step(s); like a pipeline it "
                         "must never end (`while True:` around `reader.next_epoch(...)`)",
                     ) from None
+                if settings.epochs and any(s == steps for s, _ in readers.created_in_loop()):
+                    # A reader made inside the loop: the first reader's epochs never advance
+                    # again, so --epochs would wait forever. Stop; the finding says why.
+                    recorder.drop_last_step()
+                    break
                 if readers.primary_epochs != before:
                     epoch_starts.append(steps)
                 if settings.epochs:
@@ -206,10 +234,36 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
             result["random_calls"] = [[c.to_dict() for c in s] for s in recorder.steps[:steps]]
             result["readers"] = [r.to_dict() for r in readers.records]
             result["reader_meta"] = readers.metadata()
+            result["readers_in_loop"] = readers.created_in_loop()
+            result["devices"] = ndd_lowering.devices if ndd_lowering else []
+            if ndd_lowering:
+                ndd_lowering.recording = False
             _close(gen)
+
+        if settings.align_random and any(result["random_calls"]):
+            # Deterministic for a given seed? A second run from scratch must draw the same
+            # states (the parent decides whether that matters: it does when the original is
+            # seeded). The default generator is NOT reset: code that relies on it unseeded is
+            # exactly what this finds.
+            status("determinism check")
+            with NddReaders(reader_seed), NddRandomRecorder() as again:
+                gen = start()
+                for k in range(result["iterations"]):
+                    status(f"determinism check, step {k}")
+                    if k:
+                        again.next_step()
+                    host, _ = ndd_step(next(gen))
+                    _write_pickle(step_path(job["dir"], "rerun", k), host)
+                _close(gen)
+            result["rerun_random_calls"] = [
+                [c.to_dict() for c in s] for s in again.steps[: result["iterations"]]
+            ]
 
         if settings.capture:
             status("capture check")
+            # Same default-generator stream as the eager run: an unseeded migration that draws
+            # from it is still one program, and capture must reproduce it.
+            restore_default_rng(ndd_random, default_state)
             with NddReaders(reader_seed, force_capture=True):
                 gen = start()
                 for k in range(result["iterations"]):
@@ -282,6 +336,8 @@ def run_original(job: dict, result: dict, status: Status) -> None:
         ):
             status("defining the graph")
             pipe = make_pipeline()
+            seed = getattr(pipe, "_seed", None)
+            result["pipeline_seed"] = None if seed is None or seed == -1 else int(seed)
             status("build")
             build(pipe)
             for k in range(job["iterations"]):
@@ -290,6 +346,7 @@ def run_original(job: dict, result: dict, status: Status) -> None:
                 _write_pickle(step_path(job["dir"], "original", k), host)
             result["iterations"] = job["iterations"]
             result["random_ops"] = [o.to_dict() for o in feeder.ops]
+            result["devices"] = lowering.devices if lowering else []
             result["readers"] = [r.to_dict() for r in seeds.records]
             try:
                 meta = pipe.reader_meta()
@@ -363,6 +420,31 @@ def _format_user_traceback(exc: BaseException, tb: traceback.StackSummary) -> st
     return "".join(lines)  # the exception itself is the error's message
 
 
+_WRAPPERS = ("An error happened during asynchronous execution",)
+
+
+def _actionable(exc: BaseException) -> BaseException:
+    """The exception that says what went wrong: dynamic mode re-raises an operator's error as
+    "An error happened during asynchronous execution" *from* DALI's own message ("Slice can't be
+    placed out of bounds ..."), which is the one a user can act on."""
+    seen = 0
+    while seen < 10 and any(w in str(exc) for w in _WRAPPERS):
+        inner = exc.__cause__ or exc.__context__
+        if inner is None:
+            break
+        exc, seen = inner, seen + 1
+    return exc
+
+
+def _user_frame(exc: BaseException, files: set) -> str | None:
+    """The user's line in the traceback of the exception that says what went wrong: for a
+    dynamic-mode operator error it starts with the call stack of the op's invocation."""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename in files:
+            return f"{frame.filename}:{frame.lineno}"
+    return None
+
+
 def run_job(job: dict) -> dict:
     side = job["side"]
     status = Status(job["status_path"])
@@ -408,12 +490,14 @@ def run_job(job: dict) -> dict:
         else:
             tb = traceback.extract_tb(e.__traceback__)
             files = set(result["user_files"]) | {os.path.abspath(job["spec"].path)}
+            shown = _actionable(e)
             _error(
                 result,
                 "exception",
-                f"{type(e).__name__}: {e}".strip(),
+                f"{type(shown).__name__}: {shown}".strip(),
                 exception_type=type(e).__name__,
-                location=user_location(tb, files, str(e)),
+                location=(shown is not e and _user_frame(shown, files))
+                or user_location(tb, files, str(e)),
                 traceback=_format_user_traceback(e, tb),
                 phase=status.phase,
             )

@@ -92,3 +92,11 @@ def jitter_pipe(data_dir, *, batch_size=2, num_threads=1, device_id=0, seed=3):
 
 def not_a_generator(data_dir, *, batch_size=3, num_threads=1, device_id=0):
     return [1, 2, 3]
+
+
+def slice_error_gen(data_dir, *, batch_size=3, num_threads=1, device_id=0):
+    reader = ndd.readers.Numpy(file_root=data_dir)
+    while True:
+        for (data,) in reader.next_epoch(batch_size=batch_size):
+            out = ndd.slice(data, start=[0, 0], shape=[10, 10], out_of_bounds_policy="error")
+            yield (out,)  # the line above is where DALI's error comes from
