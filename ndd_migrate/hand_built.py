@@ -1,7 +1,7 @@
 """Pipelines built by hand: ``pipe = Pipeline(...)`` + ``with pipe:`` + ``pipe.set_outputs(...)`` (as in
 DALI's notebooks), read as the ``@pipeline_def`` function they stand for.
 
-Before the analysis, :func:`desugar` turns each such graph of the module's top level into
+Before the analysis, :func:`desugar` turns each such graph of the module's body (or a function's) into
 
     @pipeline_def(batch_size=..., num_threads=..., device_id=...)   # was: pipe = Pipeline(...)
     def pipe_batches():                                             # was: with pipe:
@@ -17,12 +17,13 @@ after it move up by one (:meth:`Desugared.original_line`). When the pipeline is 
 :func:`resugar` puts the original statements back (with the TODOs the rules placed), so the file
 is unchanged apart from them.
 
-The same in a function's body (a factory returning ``pipe``): the function is nested there.
+In a function's body (a factory returning ``pipe``) the generated function is nested there. NDD301
+is told (:func:`import_reads`) what the module will read once the graphs that stay are put back.
 
 A graph that cannot be read this way stays as it is (NDD403 reports why): not in the body of a module
 or a function, ``with`` not right after the assignment, ``set_outputs`` not the block's last statement or
 given keywords, ``pipe`` used in the block otherwise, a name bound in the block and used outside it
-(the function would make it local), a name the block reads rebound after it (the generator reads it
+before being bound again (the function makes it local), a name the block reads rebound after it (the generator reads it
 later than the graph did), ``*args`` to ``Pipeline(...)``.
 """
 

@@ -496,7 +496,7 @@ HAND_BUILT = (
 def test_hand_built_pipeline_becomes_a_generator_function():
     out, diagnostics = migrate(HAND_BUILT)
     assert (
-        "\n\ndef pipe_batches(*, batch_size=8, num_threads=2, device_id=None, seed=5):  # defined here\n"
+        "\n\n# the graph\ndef pipe_batches(*, batch_size=8, num_threads=2, device_id=None, seed=5):  # defined here\n"
         "    ndd.set_num_threads(num_threads)\n"
         "    rng = ndd.random.RNG(seed=seed)\n"
         "    while True:\n"
@@ -554,6 +554,15 @@ def test_two_hand_built_pipelines_and_an_imported_pipeline_def():
     assert {(d.code, d.line) for d in diagnostics if d.code in ("NDD403", "NDD003")} == {
         ("NDD403", 3), ("NDD403", 6), ("NDD003", 10),
     }
+
+
+def test_comments_on_a_removed_decorator_are_kept():
+    out, _ = migrate(
+        "from nvidia.dali import pipeline_def, fn\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)  # the graph\n"
+        "def p():\n    return fn.random.normal(shape=[2])\n"
+    )
+    assert "\n\n\n# the graph\ndef p(*, batch_size=2, num_threads=1, device_id=None):\n" in out
 
 
 def test_one_graph_converted_and_one_kept():

@@ -160,14 +160,17 @@ class Impl(RuleImpl):
         fn = self.ctx.model.by_node.get(original)
         if fn is None or not fn.convert or fn.node is not original:
             return updated
-        self.ctx.report(self.code, original.name, f"`@pipeline_def` function `{original.name.value}` → dynamic-mode generator", fixed=True)
+        if not fn.label:  # a graph built by hand is reported as such (NDD403)
+            self.ctx.report(self.code, original.name, f"`@pipeline_def` function `{original.name.value}` → dynamic-mode generator", fixed=True)
         for name, arg in fn.decorator_args.items():
             if name in pipeline_args.EXECUTOR_ONLY:
                 self.ctx.report(
                     "NDD004", arg, f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True
                 )
+        removed = next(d for d, o in zip(updated.decorators, original.decorators) if o is fn.decorator)
         return updated.with_changes(
             decorators=[d for d, o in zip(updated.decorators, original.decorators) if o is not fn.decorator],
+            leading_lines=[*updated.leading_lines, *_comments(removed)],
             params=self._params(fn, updated.params),
             body=updated.body.with_changes(body=self._body(fn, original, updated)),
         )
@@ -300,3 +303,10 @@ class _DaliCallFinder(SkipsTrivia, cst.CSTVisitor):
         dali = self.ctx.dali_name(node.func)
         if dali and (names.fn_path(dali) or names.math_function(dali)):
             self.found = True
+
+
+def _comments(decorator: cst.Decorator) -> list[cst.EmptyLine]:
+    """The comments of a removed decorator (above it, after it on its line), kept above the function."""
+    lines = [line for line in decorator.leading_lines if line.comment is not None]
+    comment = decorator.trailing_whitespace.comment
+    return [*lines, cst.EmptyLine(comment=comment)] if comment is not None else lines

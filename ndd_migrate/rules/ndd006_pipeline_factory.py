@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import QualifiedNameProvider
+from libcst.metadata import QualifiedNameProvider, ScopeProvider
 
 from ndd_migrate import plan
 from ndd_migrate.analysis import Kind
@@ -92,8 +92,21 @@ class Impl(RuleImpl):
             return None
         quals = self.ctx.resolver.get_metadata(QualifiedNameProvider, function.name, None) or ()
         if any(q.name in self.ctx.model.factories for q in quals):
-            return True
+            return self._callers_followed(function)
         return f"`{function.name.value}` does not return a pipeline on every path, so its callers are not followed"
+
+    def _callers_followed(self, function: cst.FunctionDef) -> bool | str:
+        """True when every use of the factory is a call of it by name, whose result the plan follows;
+        a method (called as ``self.make()``) or a factory passed around is not followed."""
+        if isinstance(self.ctx.model.parents.get(self.ctx.model.parents.get(function)), cst.ClassDef):
+            return f"`{function.name.value}` is a method: what `self.{function.name.value}()` returns is not followed"
+        scope = self.ctx.resolver.get_metadata(ScopeProvider, function, None)
+        for assignment in scope.assignments[function.name.value] if scope is not None else ():
+            for access in assignment.references:
+                parent = self.ctx.model.parents.get(access.node)
+                if not (isinstance(parent, cst.Call) and parent.func is access.node):
+                    return f"`{function.name.value}` is used other than by calling it, so its callers are not followed"
+        return True
 
     def _function_of(self, node: cst.CSTNode) -> cst.FunctionDef | None:
         parents = self.ctx.model.parents

@@ -24,7 +24,11 @@ RULE = Rule(
         "`rng=`: the pipeline's RNG, or their own `ndd.random.RNG(seed=...)` when the object was created with "
         "`seed=`. The reader object becomes the reader created once. An operator chosen by an `if` of `__init__` "
         "(`if dali_cpu: self.decode = ops.ImageDecoder(device=\"cpu\") else: ...`) keeps the `if`, each "
-        "constructor becoming `decode_args = dict(...)`, and its calls take `**decode_args`. Operator objects with no dynamic-mode "
+        "constructor becoming `decode_args = dict(...)`, and its calls take `**decode_args`; a different operator in each "
+        "branch also binds its function (`resize_op, resize_args = ndd.resize, dict(...)`), and `ops.X(...) if c else None` "
+        "becomes `x_args = dict(...) if c else None`, tested as `x_args is not None` where `define_graph` tests "
+        "`self.x`. A device name of `__init__` set to `\"mixed\"` and only given as `device=` gets `\"gpu\"`. "
+        "Operator objects with no dynamic-mode "
         "form (`ops.ExternalSource`, `ops.PythonFunction`, ...) keep the class as it is, with a TODO."
     ),
     why=(
