@@ -8,12 +8,15 @@ written::
 and paste the printed Markdown into docs/coverage.md. A pipeline is a ``@pipeline_def`` function, a
 ``Pipeline`` subclass or a hand-built ``pipe = Pipeline(...)`` graph; it is counted from the
 findings ``migrate`` gives: converted (NDD001 / NDD401 / NDD403 fixed), kept in pipeline mode on
-purpose (NDD902-NDD904), or not migrated, by the code of its first blocking finding.
+purpose (NDD902-NDD904), or not migrated, by the code of its first blocking finding. Pipelines are
+found by their definitions (a name defined twice in a file counts twice); hand-built graphs count
+only when converted.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import collections
 import re
 import shutil
@@ -32,49 +35,71 @@ BLOCKED = re.compile(r"^`([^`]+)` (not migrated|kept in pipeline mode): (.*)$")
 
 
 def measure(root: Path) -> dict:
-    """Counts for the ``.py`` and ``.ipynb`` files under ``root`` (migrated in a temporary copy)."""
+    """Counts for the ``.py`` files under ``root`` (migrated in a temporary copy)."""
     with tempfile.TemporaryDirectory() as scratch:
         copy = Path(scratch) / root.name
         shutil.copytree(root, copy)
-        paths = [str(p) for p in discover([str(copy)])]
+        paths = [str(p) for p in discover([str(copy)]) if p.suffix == ".py"]
+        sources = {path: Path(path).read_text(encoding="utf-8", errors="replace") for path in paths}
         summary = runner.run(paths, Policy.migrate())
-    converted: set[tuple[str, str]] = set()
-    kept: dict[tuple[str, str], str] = {}
-    blocked: dict[tuple[str, str], tuple[str, str]] = {}
-    failed = 0
+    total = converted = failed = 0
+    kept: collections.Counter = collections.Counter()
+    reasons: collections.Counter = collections.Counter()
     for result in summary.results:
         if result.error:
             failed += 1
             continue
+        defined = pipelines(sources[result.path])  # (line, name) of each pipeline the file defines
+        total += len(defined)
+        done = {d.line for d in result.diagnostics if d.fixed and CONVERTED.search(d.message)}
+        first: dict[str, tuple[str, str, bool]] = {}  # name → the first finding that keeps it
         for d in sorted(result.diagnostics, key=lambda d: d.line):
-            found = CONVERTED.search(d.message)
-            if found and d.fixed:
-                converted.add((result.path, found.group(2) or found.group(3)))
-                continue
             found = BLOCKED.match(d.message)
             if found:
-                key = (result.path, found.group(1))
-                if found.group(2) == "kept in pipeline mode":
-                    kept.setdefault(key, d.code)
-                else:
-                    blocked.setdefault(key, (d.code, found.group(3)))
-    return {
-        "files": len(summary.results),
-        "failed": failed,
-        "converted": len(converted),
-        "kept": collections.Counter(kept.values()),
-        "blocked": collections.Counter(code for code, _ in blocked.values()),
-        "reasons": collections.Counter(f"{code}: {_short(why)}" for code, why in blocked.values()),
-    }
+                first.setdefault(found.group(1), (d.code, found.group(3), found.group(2) != "not migrated"))
+        for line, name in defined:
+            if line in done:
+                converted += 1
+            elif name in first and first[name][2]:
+                kept[first[name][0]] += 1
+            else:
+                code, why, _ = first.get(name, ("?", "no finding names it", False))
+                reasons[f"{code}: {_short(why)}"] += 1
+    converted += sum(1 for r in summary.results for d in r.diagnostics if d.fixed and "→ generator function" in d.message)
+    return {"files": len(summary.results), "failed": failed, "total": total, "converted": converted,
+            "kept": kept, "reasons": reasons}
+
+
+def pipelines(source: str) -> list[tuple[int, str]]:
+    """``(line, name)`` of the ``@pipeline_def`` functions and ``Pipeline`` subclasses of a file
+    (hand-built graphs are counted from the findings when converted)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and any(_last(d) == "pipeline_def" for d in node.decorator_list):
+            found.append((node.lineno, node.name))
+        elif isinstance(node, ast.ClassDef) and any(_last(b) == "Pipeline" for b in node.bases):
+            found.append((node.lineno, node.name))
+    return found
+
+
+def _last(expr: ast.expr) -> str:
+    if isinstance(expr, ast.Call):
+        expr = expr.func
+    return expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", "")
 
 
 def _short(why: str) -> str:
-    why = re.sub(r"^at [^,]*, ", "", why.split(";")[0])  # NDD008 names the use's place first
+    why = re.sub(r"^at [^,(]*(?: \(and [^)]*\))?, ", "", why.split(";")[0])  # NDD008 names the use's place first
     return re.sub(r"`[^`]*`", "`…`", why)[:90]
 
 
 def markdown(name: str, found: dict) -> str:
-    migratable = found["converted"] + sum(found["blocked"].values())
+    blocked = sum(found["reasons"].values())
+    migratable = found["converted"] + blocked
     share = f"{100 * found['converted'] / migratable:.0f}%" if migratable else "n/a"
     lines = [
         f"### {name}",
@@ -82,14 +107,14 @@ def markdown(name: str, found: dict) -> str:
         "| files | pipelines | converted | kept in pipeline mode on purpose | left with a TODO | converted of migratable |",
         "|---|---|---|---|---|---|",
         f"| {found['files']} | {migratable + sum(found['kept'].values())} | {found['converted']} | "
-        f"{sum(found['kept'].values())} | {sum(found['blocked'].values())} | {share} |",
+        f"{sum(found['kept'].values())} | {blocked} | {share} |",
         "",
     ]
     if found["kept"]:
         lines.append("Kept on purpose: " + ", ".join(f"{c} ×{n}" for c, n in sorted(found["kept"].items())) + ".")
         lines.append("")
     if found["reasons"]:
-        lines += ["| blocked by | pipelines |", "|---|---|"]
+        lines += ["| left with a TODO, by first finding | pipelines |", "|---|---|"]
         lines += [f"| {reason} | {n} |" for reason, n in found["reasons"].most_common()]
         lines.append("")
     return "\n".join(lines)
