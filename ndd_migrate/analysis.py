@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate import checkpoints, crossfile, external_source, iterators, manual_uses, names, outputs, pipeline_args
+from ndd_migrate import checkpoints, crossfile, cstutil, external_source, iterators, manual_uses, names, outputs, pipeline_args
 from ndd_migrate.cstutil import TRIVIA, SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.returns import Returns, read as read_returns
@@ -344,7 +344,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             )
         fn.problems.extend(Problem("NDD001", node, why) for node, why in found.problems)
         for index, stmt in enumerate(body):
-            call = _assigned_call(stmt)
+            call = cstutil.assigned_call(stmt)
             if call is not None and self._is_reader(call):
                 fn.top_level_readers.append(call)
                 if fn.reader_index is not None:
@@ -470,7 +470,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         """One external source that can play the reader's role becomes ``fn.source``; any other
         blocks the rewrite with the reason (NDD421)."""
         for call in fn.external_sources:
-            index = next((i for i, s in enumerate(fn.node.body.body) if _assigned_call(s) is call), None)
+            index = next((i for i, s in enumerate(fn.node.body.body) if cstutil.assigned_call(s) is call), None)
             found = external_source.analyse(fn.node, module, call, index, fn.reader_index is not None)
             if fn.source is not None:
                 found = "more than one external source: decide how their epochs line up"
@@ -637,16 +637,3 @@ def _ends_with_return(node: cst.FunctionDef) -> bool:
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
     last = body[-1] if body else None
     return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
-
-
-def _assigned_call(stmt: cst.CSTNode) -> cst.Call | None:
-    """``targets = call(...)`` as a whole statement → the call."""
-    if (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Assign)
-        and len(stmt.body[0].targets) == 1
-        and isinstance(stmt.body[0].value, cst.Call)
-    ):
-        return stmt.body[0].value
-    return None

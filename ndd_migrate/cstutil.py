@@ -152,3 +152,16 @@ def input_set(call: cst.Call) -> cst.Arg | None:
     mode (the op runs once per element and gives a list), which dynamic-mode ops reject
     (``TypeError: Unexpected element type Batch``)."""
     return next((a for a in call.args if a.keyword is None and not a.star and isinstance(a.value, (cst.List, cst.Tuple))), None)
+
+
+def assigned_call(stmt: cst.CSTNode) -> cst.Call | None:
+    """``targets = call(...)`` as a whole statement → the call."""
+    if (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Assign)
+        and len(stmt.body[0].targets) == 1
+        and isinstance(stmt.body[0].value, cst.Call)
+    ):
+        return stmt.body[0].value
+    return None

@@ -34,23 +34,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
 
-from ndd_migrate import names
+from ndd_migrate import names, pipeline_args
 from ndd_migrate.cstutil import SkipsTrivia
 
-# ``Pipeline.__init__``'s positional parameters (DALI 2.4.0), in order (as in ndd_migrate.legacy).
-_POSITIONAL = (
-    "batch_size",
-    "num_threads",
-    "device_id",
-    "seed",
-    "exec_pipelined",
-    "prefetch_queue_depth",
-    "exec_async",
-    "bytes_per_sample",
-    "set_affinity",
-    "max_streams",
-    "default_cuda_stream_priority",
-)
 
 
 @dataclass(eq=False)
@@ -325,7 +311,7 @@ def _refusal(body, index: int, finder: _Finder) -> str | None:
     call = stmt.body[0].value
     if any(a.star for a in call.args):
         return "`*args`/`**kwargs` passed to `Pipeline(...)` cannot be read"
-    if len([a for a in call.args if a.keyword is None]) > len(_POSITIONAL):
+    if len([a for a in call.args if a.keyword is None]) > len(pipeline_args.POSITIONAL):
         return "`Pipeline(...)` with more positional arguments than it takes"
     block = body[index + 1] if index + 1 < len(body) else None
     if not (
@@ -502,7 +488,7 @@ def _decorator(call: cst.Call, finder: _Finder, done: Desugared, body: list) -> 
     for position, arg in enumerate(call.args):
         if arg.keyword is None:
             arg = arg.with_changes(
-                keyword=cst.Name(_POSITIONAL[position]),
+                keyword=cst.Name(pipeline_args.POSITIONAL[position]),
                 equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
             )
         args.append(arg)

@@ -26,20 +26,6 @@ from ndd_migrate.analysis import PipelineFunction, Problem
 from ndd_migrate.codegen import shape
 from ndd_migrate.rules.tables import OpInfo, fn_path_of_legacy_op, op_info
 
-# ``Pipeline.__init__``'s positional parameters (DALI 2.4.0), in order.
-_POSITIONAL = (
-    "batch_size",
-    "num_threads",
-    "device_id",
-    "seed",
-    "exec_pipelined",
-    "prefetch_queue_depth",
-    "exec_async",
-    "bytes_per_sample",
-    "set_affinity",
-    "max_streams",
-    "default_cuda_stream_priority",
-)
 
 _METHOD_HINTS = {
     "iter_setup": "`iter_setup` feeds external input (`feed_input`) every iteration: call the ndd ops on "
@@ -238,7 +224,7 @@ class _Reader:
             if arg.star:
                 self.problem(arg, "`*args`/`**kwargs` passed to `Pipeline.__init__` cannot be read")
                 continue
-            name = arg.keyword.value if arg.keyword else _POSITIONAL[position] if position < len(_POSITIONAL) else None
+            name = arg.keyword.value if arg.keyword else pipeline_args.POSITIONAL[position] if position < len(pipeline_args.POSITIONAL) else None
             if name in pipeline_args.PARAMETERS:
                 self.fn.settings[name] = arg.value
             elif name in pipeline_args.BLOCKING:

@@ -655,7 +655,7 @@ def read_function(resolver, fn, is_reader) -> list[tuple[cst.CSTNode, str, str]]
         return canonical_path(names.fn_path(names.dali_name(resolver, call.func)))
 
     anchor = next(
-        (i for i, stmt in enumerate(body) if (call := _assigned(stmt)) is not None
+        (i for i, stmt in enumerate(body) if (call := cstutil.assigned_call(stmt)) is not None
          and (is_reader(call) or dali_path(call) == "external_source")),
         None,
     )
@@ -684,16 +684,3 @@ def read_function(resolver, fn, is_reader) -> list[tuple[cst.CSTNode, str, str]]
         if why:
             problems.append((stmt, why, READER_HINT))
     return problems
-
-
-def _assigned(stmt) -> cst.Call | None:
-    """``targets = call(...)`` as a whole statement → the call."""
-    if (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Assign)
-        and len(stmt.body[0].targets) == 1
-        and isinstance(stmt.body[0].value, cst.Call)
-    ):
-        return stmt.body[0].value
-    return None

@@ -41,3 +41,19 @@ BLOCKING = {
 # Checkpointing: the migrated function takes an ``ndd.checkpoint.Checkpoint`` as ``checkpoint=`` and
 # registers its reader and RNGs in it (NDD415, ndd_migrate.checkpoints).
 CHECKPOINTING = ("enable_checkpointing", "checkpoint")
+
+#: ``Pipeline.__init__``'s positional parameters (DALI 2.4.0), in order: what a `Pipeline(...)` call
+#: or a subclass's `super().__init__(...)` gives by position.
+POSITIONAL = (
+    "batch_size",
+    "num_threads",
+    "device_id",
+    "seed",
+    "exec_pipelined",
+    "prefetch_queue_depth",
+    "exec_async",
+    "bytes_per_sample",
+    "set_affinity",
+    "max_streams",
+    "default_cuda_stream_priority",
+)

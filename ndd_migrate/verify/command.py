@@ -108,7 +108,6 @@ def verify_command(
     console: Any = None,
 ) -> int:
     """Run verify and print the report; returns the exit code (0 equal, 1 different, 2 error)."""
-    from rich.console import Console
     from rich.markup import escape
 
     err = console or output_console(stderr=True)

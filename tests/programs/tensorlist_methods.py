@@ -2,7 +2,6 @@
 # data: none
 """Every TensorList method the migration rewrites, printed: values, shapes, layouts, density."""
 
-import numpy as np
 from nvidia.dali import fn, pipeline_def, types
 
 
