@@ -113,7 +113,7 @@ def test_lint_only_install_exits_2_with_the_hint(monkeypatch, capsys):
     )
     out = capsys.readouterr().out
     assert code == 2
-    assert "numpy not installed" in out and "pip install 'ndd-migrate[verify]'" in out
+    assert "numpy not installed" in out and "pip install -e '.[verify]'" in out
 
 
 def test_uses_outside_the_function_are_listed():
