@@ -15,6 +15,17 @@ from ndd_migrate.engine import transform
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
+# The smallest pipeline-mode module: one `@pipeline_def` with a reader (tests of files and the CLI).
+SMALL_PIPELINE = (
+    "from nvidia.dali import pipeline_def, fn\n"
+    "\n"
+    "\n"
+    "@pipeline_def(batch_size=2)\n"
+    "def p(root):\n"
+    "    data = fn.readers.numpy(file_root=root)\n"
+    "    return data\n"
+)
+
 HAS_DALI = importlib.util.find_spec("nvidia") is not None and importlib.util.find_spec("nvidia.dali") is not None
 
 

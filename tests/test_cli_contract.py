@@ -12,17 +12,9 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, SMALL_PIPELINE
 
-PIPELINE = (
-    "from nvidia.dali import pipeline_def, fn\n"
-    "\n"
-    "\n"
-    "@pipeline_def(batch_size=2)\n"
-    "def p(root):\n"
-    "    data = fn.readers.numpy(file_root=root)\n"
-    "    return data\n"
-)
+PIPELINE = SMALL_PIPELINE
 # A pipeline whose output goes to code the migration cannot follow: NDD008, with a hint that
 # contains `data.tensors[i]` (rich markup, were it not escaped).
 MANUAL = PIPELINE + (

@@ -12,16 +12,9 @@ import pytest
 from ndd_migrate import engine, runner
 from ndd_migrate.catalog import all_rules, rule_codes
 from ndd_migrate.policy import Policy
+from tests.conftest import SMALL_PIPELINE
 
-PIPELINE = (
-    "from nvidia.dali import pipeline_def, fn\n"
-    "\n"
-    "\n"
-    "@pipeline_def(batch_size=2)\n"
-    "def p(root):\n"
-    "    data = fn.readers.numpy(file_root=root)\n"
-    "    return data\n"
-)
+PIPELINE = SMALL_PIPELINE
 PLAIN = "import os\n\n\ndef cwd():\n    return os.getcwd()\n"
 
 # Runs the CLI in a fresh interpreter and prints which heavy modules it imported.

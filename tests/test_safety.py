@@ -19,18 +19,9 @@ from ndd_migrate.files import (
     write_refusal,
     write_source,
 )
+from tests.conftest import ROOT, SMALL_PIPELINE
 
-ROOT = Path(__file__).resolve().parent.parent
-
-PIPELINE = (
-    "from nvidia.dali import pipeline_def, fn\n"
-    "\n"
-    "\n"
-    "@pipeline_def(batch_size=2)\n"
-    "def p(root):\n"
-    "    data = fn.readers.numpy(file_root=root)\n"
-    "    return data\n"
-)
+PIPELINE = SMALL_PIPELINE
 
 
 def run_cli(*args, timeout=60, user=None):
