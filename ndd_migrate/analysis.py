@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate import checkpoints, crossfile, cstutil, external_source, iterators, manual_uses, names, outputs, pipeline_args
+from ndd_migrate import checkpoints, constructs, crossfile, cstutil, external_source, iterators, manual_uses, names, outputs, pipeline_args
 from ndd_migrate.cstutil import TRIVIA, SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.returns import Returns, read as read_returns
@@ -30,7 +30,7 @@ class Kind(enum.Enum):
 class Problem:
     """Why a pipeline function is left as it is (reported as a TODO at ``node``)."""
 
-    code: str
+    about: str  # a construct (ndd_migrate.constructs), or the code of the rule that found it
     node: cst.CSTNode
     message: str
     hint: str = ""  # what to do instead, when it is not "rewrite the function by hand"
@@ -294,7 +294,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             self._read_body(fn)
             autoserialize = manual_uses.autoserialize_decorator(self, node)
             if autoserialize is not None:
-                fn.problems.append(Problem("NDD903", autoserialize, *manual_uses.AUTOSERIALIZE, keeps=True))
+                fn.problems.append(Problem(constructs.AUTOSERIALIZED, autoserialize, *manual_uses.AUTOSERIALIZE, keeps=True))
             self.model.pipelines[qual] = fn
             self.model.by_node[node] = fn
             self._stack.append(fn)
@@ -320,7 +320,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         for arg in expr.args:
             if arg.keyword is None:
                 fn.problems.append(
-                    Problem("NDD001", fn.node, "decorator arguments that are not `name=value` cannot be read")
+                    Problem(constructs.PIPELINE_FUNCTION, fn.node, "decorator arguments that are not `name=value` cannot be read")
                 )
                 continue
             fn.decorator_args[arg.keyword.value] = arg
@@ -333,30 +333,30 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             return
         reason = pipeline_args.BLOCKING.get(name)
         if reason:
-            fn.problems.append(Problem("NDD001", fn.node, f"`{name}`: {reason}"))
+            fn.problems.append(Problem(constructs.PIPELINE_FUNCTION, fn.node, f"`{name}`: {reason}"))
 
     def _read_body(self, fn: PipelineFunction) -> None:
         body = fn.node.body.body if isinstance(fn.node.body, cst.IndentedBlock) else ()
         fn.returns = found = read_returns(fn.node)
         if not found.ends:
             fn.problems.append(
-                Problem("NDD001", fn.node, "the function does not end with `return <outputs>`")
+                Problem(constructs.PIPELINE_FUNCTION, fn.node, "the function does not end with `return <outputs>`")
             )
-        fn.problems.extend(Problem("NDD001", node, why) for node, why in found.problems)
+        fn.problems.extend(Problem(constructs.PIPELINE_FUNCTION, node, why) for node, why in found.problems)
         for index, stmt in enumerate(body):
             call = cstutil.assigned_call(stmt)
             if call is not None and self._is_reader(call):
                 fn.top_level_readers.append(call)
                 if fn.reader_index is not None:
                     fn.problems.append(
-                        Problem("NDD001", stmt, "more than one reader: decide how their epochs line up")
+                        Problem(constructs.PIPELINE_FUNCTION, stmt, "more than one reader: decide how their epochs line up")
                     )
                     continue
                 fn.reader_index = index
                 count = outputs.op_outputs(names.fn_path(names.dali_name(self, call.func)) or "", call)
                 fn.reader_outputs = count if isinstance(count, int) else None
         if found.ends and not found.problems:  # ndd_migrate.outputs: what each `return` gives
-            fn.problems.extend(Problem("NDD001", *problem) for problem in outputs.read_function(self, fn, self._is_reader))
+            fn.problems.extend(Problem(constructs.PIPELINE_FUNCTION, *problem) for problem in outputs.read_function(self, fn, self._is_reader))
 
     def _is_reader(self, call: cst.Call) -> bool:
         info = op_info(names.fn_path(names.dali_name(self, call.func)) or "")
@@ -375,7 +375,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             self._generators.add(self._depth[-1])
         fn = self._innermost_pipeline()
         if fn is not None:
-            fn.problems.append(Problem("NDD001", node, "`yield` inside a pipeline function"))
+            fn.problems.append(Problem(constructs.PIPELINE_FUNCTION, node, "`yield` inside a pipeline function"))
 
     def _innermost_pipeline(self) -> PipelineFunction | None:
         """The pipeline function whose own body (not a nested function) we are in."""
@@ -397,11 +397,11 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             elif path == "python_function":  # written out as plain Python (NDD422) when it can be
                 fn.python_functions.append(node)
             elif info is None or info.ndd is None:
-                fn.problems.append(Problem("NDD901", node, f"`fn.{path}` has no dynamic-mode form"))
+                fn.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, f"`fn.{path}` has no dynamic-mode form"))
             else:
                 if info.reader and not self._is_hoistable_reader(fn, node):
                     fn.problems.append(
-                        Problem("NDD001", node, "a reader called inside an expression cannot be created once")
+                        Problem(constructs.PIPELINE_FUNCTION, node, "a reader called inside an expression cannot be created once")
                     )
                 if info.random:
                     fn.random_calls.append(node)
@@ -451,17 +451,17 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         while self._find_factories():
             self._resolve_kinds()
         self._consumed.extend(iterators.subclass_uses(self, original_node, self._calls))  # NDD411
-        for call, code, expr, advice in self._consumed:
+        for call, about, expr, advice in self._consumed:
             found = expr_kind(self.model, expr, self._scope_of, self._qualnames)
             if found and found[0] is Kind.PIPELINE:
                 members = found[1].members if isinstance(found[1], PipelineGroup) else (found[1],)
                 for fn in members:
                     if isinstance(fn, PipelineFunction):  # not one another module defines
-                        fn.problems.append(Problem(code, call, *advice, keeps=code in manual_uses.KEEPING))
+                        fn.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
         self._find_foreign_pipelines()
         iterators.mark(self, self._epoch_uses)
         for fn, node, why, hint in checkpoints.blocked(self, original_node):
-            fn.problems.append(Problem("NDD415", node, why, hint))
+            fn.problems.append(Problem(constructs.CHECKPOINTING, node, why, hint))
         from ndd_migrate import plan  # imported here: it builds on this module's classes
 
         self.model.plan = plan.Plan(plan.collect(self))
@@ -477,7 +477,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             elif not isinstance(found, str) and not found.batch and not fn.given("batch_size"):
                 found = "`batch=False` needs the pipeline's `batch_size`, which neither the decorator nor a call gives"
             if isinstance(found, str):
-                fn.problems.append(Problem("NDD421", call, found))
+                fn.problems.append(Problem(constructs.EXTERNAL_SOURCE, call, found))
             else:
                 fn.source = found
 

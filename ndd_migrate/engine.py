@@ -74,6 +74,8 @@ class Dispatcher(cst.CSTTransformer):
         self._visit: dict[str, list] = defaultdict(list)
         self._leave: dict[str, list] = defaultdict(list)
         self._impls = [cls(ctx) for cls, _ in _hook_table()]
+        # The rule code each construct's problems are reported under (RuleImpl.reports).
+        self._codes = {about: impl.code for impl in self._impls for about in impl.reports}
         for impl, (_, hooks) in zip(self._impls, _hook_table()):
             for kind, node_type, attr in hooks:
                 (self._visit if kind == "visit" else self._leave)[node_type].append(getattr(impl, attr))
@@ -117,7 +119,7 @@ class Dispatcher(cst.CSTTransformer):
             for problem in [p for p in fn.problems if p.keeps] or fn.problems:
                 what = "kept in pipeline mode" if problem.keeps else "not migrated"
                 self.ctx.report(
-                    problem.code,
+                    self._codes.get(problem.about, problem.about),
                     problem.node,
                     f"`{fn.display}` {what}: {problem.message}",
                     hint=f"{what}: {problem.message}; "

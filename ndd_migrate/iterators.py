@@ -16,7 +16,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
-from ndd_migrate import names
+from ndd_migrate import constructs, names
 
 # Rewritten (NDD411): the PyTorch iterators, whose batches ``.torch()`` reproduces.
 TORCH_ITERATORS = {
@@ -157,7 +157,7 @@ def subclass_uses(resolver, module: cst.Module, calls) -> list[tuple]:
         )
         for arg in call.args:
             values = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else (arg,)
-            uses.extend((call, "NDD411", value.value, advice) for value in values)
+            uses.extend((call, constructs.ITERATOR_SUBCLASS, value.value, advice) for value in values)
     return uses
 
 

@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate import cstutil, names, outputs, pipeline_args
+from ndd_migrate import constructs, cstutil, names, outputs, pipeline_args
 from ndd_migrate.returns import contains_return
 from ndd_migrate.returns import read as read_returns
 from ndd_migrate.analysis import PipelineFunction, Problem
@@ -125,7 +125,7 @@ def _subclassed(parent: LegacyPipeline, name: str) -> None:
         if problem.message.startswith("subclassed by "):
             problem.message = problem.message.replace(": a function cannot be", f", `{name}`: a function cannot be")
             return
-    parent.problems.append(Problem("NDD401", parent.node, f"subclassed by `{name}`: a function cannot be"))
+    parent.problems.append(Problem(constructs.PIPELINE_SUBCLASS, parent.node, f"subclassed by `{name}`: a function cannot be"))
 
 
 def read_class(resolver: cst.MetadataDependent, node: cst.ClassDef, qualname: str, model) -> LegacyPipeline | None:
@@ -151,8 +151,8 @@ class _Reader:
         self.resolver = resolver
         self.fn = fn
 
-    def problem(self, node: cst.CSTNode, message: str, code: str = "NDD401") -> None:
-        self.fn.problems.append(Problem(code, node, message))
+    def problem(self, node: cst.CSTNode, message: str, about: str = constructs.PIPELINE_SUBCLASS) -> None:
+        self.fn.problems.append(Problem(about, node, message))
 
     def read(self) -> None:
         fn = self.fn
@@ -252,11 +252,11 @@ class _Reader:
         self.fn.init_dropped.add(index)
         if info is None or info.ndd is None:
             self.fn.other_ops.add(target)
-            self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), code="NDD402")
+            self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT)
         elif any(a.keyword is None and a.star != "**" for a in value.args):
-            self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", code="NDD402")
+            self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", about=constructs.OPS_OBJECT)
         elif target in self.fn.ops:
-            self.problem(stmt, f"`self.{target}` is assigned more than one operator", code="NDD402")
+            self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
         else:
             self.fn.ops[target] = OpObject(target, ops_path, info, value)
 
@@ -268,13 +268,13 @@ class _Reader:
         info = op_info(fn_path_of_legacy_op(ops_path) or "")
         self.fn.other_ops.add(target)
         if info is None or info.ndd is None:
-            self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), code="NDD402")
+            self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT)
         elif any(a.keyword is None and a.star != "**" for a in ctor.args):
-            self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", code="NDD402")
+            self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", about=constructs.OPS_OBJECT)
         elif target in self.fn.ops or target in self.fn.data_attrs:
-            self.problem(stmt, f"`self.{target}` is assigned more than one operator", code="NDD402")
+            self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
         elif info.reader or (info.random and cstutil.kwarg(ctor, "seed") is not None):
-            self.problem(stmt, f"`self.{target}`: a reader or a seeded random operator or `None`: rewrite it by hand", code="NDD402")
+            self.problem(stmt, f"`self.{target}`: a reader or a seeded random operator or `None`: rewrite it by hand", about=constructs.OPS_OBJECT)
         else:
             self.fn.other_ops.discard(target)
             op = self.fn.ops[target] = OpObject(target, ops_path, info, ctor, conditional=True, optional=True)
@@ -317,7 +317,7 @@ class _Reader:
         dali = names.dali_name(self.resolver, value.func) if isinstance(value, cst.Call) else None
         if dali is None or not dali.startswith(names.OPS + "."):
             if target in self.fn.ops:
-                self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", code="NDD402")
+                self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT)
             self.fn.data_attrs.add(target)
             return
         ops_path = dali[len(names.OPS) + 1:]
@@ -327,22 +327,22 @@ class _Reader:
             self.fn.other_ops.add(target)  # its calls are not reported again when it is refused below
         if info is None or info.ndd is None:
             self.fn.other_ops.add(target)
-            self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), code="NDD402")
+            self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT)
         elif any(a.keyword is None and a.star != "**" for a in value.args):
-            self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", code="NDD402")
+            self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", about=constructs.OPS_OBJECT)
         elif target in branch or (known is not None and not known.conditional) or target in self.fn.data_attrs:
-            self.problem(stmt, f"`self.{target}` is assigned more than one operator", code="NDD402")
+            self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
         elif known is not None and known.info.ndd != info.ndd and (
             known.info.reader != info.reader or (info.reader and known.info.num_outputs != info.num_outputs)
         ):
             self.problem(
                 stmt, f"`self.{target}` is `ops.{known.ops_path}` in one branch and `ops.{ops_path}` in another, "
-                "with different outputs: one call cannot be both", code="NDD402",
+                "with different outputs: one call cannot be both", about=constructs.OPS_OBJECT,
             )
         elif info.random and cstutil.kwarg(value, "seed") is not None:
             self.problem(
                 stmt, f"`self.{target}` created in an `if` with its own `seed=`: give it its own RNG by hand",
-                code="NDD402",
+                about=constructs.OPS_OBJECT,
             )
         else:
             if known is None:
@@ -376,18 +376,18 @@ class _Reader:
             if op is None and attr in fn.other_ops:
                 continue  # reported where it is created
             if op is None:
-                self.problem(call, f"`self.{attr}` is not an operator created in `__init__`", code="NDD402")
+                self.problem(call, f"`self.{attr}` is not an operator created in `__init__`", about=constructs.OPS_OBJECT)
                 continue
             if any(a.star for a in call.args):
-                self.problem(call, f"`self.{attr}(*...)`: inputs passed through `*`/`**` cannot be read", code="NDD402")
+                self.problem(call, f"`self.{attr}(*...)`: inputs passed through `*`/`**` cannot be read", about=constructs.OPS_OBJECT)
             both = _keywords(call) & op.keywords()
             if both:
-                self.problem(call, f"`self.{attr}(...)` repeats constructor arguments: {', '.join(sorted(both))}", code="NDD402")
+                self.problem(call, f"`self.{attr}(...)` repeats constructor arguments: {', '.join(sorted(both))}", about=constructs.OPS_OBJECT)
             if op.several and not [a for a in call.args if a.keyword is None] and any(
                 i.batch_size_arg for i in op.infos.values()
             ):
                 self.problem(call, f"`self.{attr}()` without an input is a different operator in each branch: "
-                             "pass `batch_size=` by hand", code="NDD402")
+                             "pass `batch_size=` by hand", about=constructs.OPS_OBJECT)
             fn.op_calls[call] = op
             if op.info.reader:
                 self.read_reader_call(body, call)
@@ -395,7 +395,7 @@ class _Reader:
             if attr in fn.ops and fn.ops[attr].optional and id(node) in uses.tests:
                 fn.op_tests[node] = uses.tests[id(node)]
             elif attr in fn.ops:
-                self.problem(node, f"operator `self.{attr}` used other than by calling it", code="NDD402")
+                self.problem(node, f"operator `self.{attr}` used other than by calling it", about=constructs.OPS_OBJECT)
             elif attr not in fn.data_attrs and attr not in uses.assigned:
                 self.problem(node, f"`self.{attr}` is not set in this class")
         fn.data_attrs |= uses.assigned
@@ -406,7 +406,7 @@ class _Reader:
             if info is None:
                 continue
             if info.ndd is None:
-                self.problem(call, f"`fn.{info.fn_path}` has no dynamic-mode form", code="NDD901")
+                self.problem(call, f"`fn.{info.fn_path}` has no dynamic-mode form", about=constructs.NO_DYNAMIC_FORM)
             elif info.reader:
                 self.problem(call, "an `fn.readers.*` call inside `define_graph`: create it once by hand")
             elif info.random:
@@ -432,7 +432,7 @@ class _Reader:
         for ret in rets:
             constant = outputs.constant_output(ret.value)
             if constant is not None:
-                fn.problems.append(Problem("NDD401", ret, *constant))
+                fn.problems.append(Problem(constructs.PIPELINE_SUBCLASS, ret, *constant))
             found = reader.returned(ret.value, graph)
             forms.append(found.form if isinstance(found, outputs.Outputs) and found.form != "dict" else None)
         final = fn.returns.final is not None
@@ -443,7 +443,7 @@ class _Reader:
             stmt = graph.body.body[fn.reader_index]
             why = outputs.reader_name_used(graph, stmt, rets, lambda call: outputs.canonical_path(fn.op_calls[call].info.fn_path))
             if why:
-                fn.problems.append(Problem("NDD401", stmt, why, outputs.READER_HINT))
+                fn.problems.append(Problem(constructs.PIPELINE_SUBCLASS, stmt, why, outputs.READER_HINT))
 
     def read_reader_call(self, body, call: cst.Call) -> None:
         fn = self.fn
@@ -497,7 +497,7 @@ class _Reader:
             else:
                 self.problem(
                     mixed[0], f'`{name}` may be `"mixed"`, which dynamic mode rejects as a device, and is used for '
-                    'more than `device=`: give the ops `"gpu"` instead', code="NDD402",
+                    'more than `device=`: give the ops `"gpu"` instead', about=constructs.OPS_OBJECT,
                 )
 
 

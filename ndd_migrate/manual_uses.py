@@ -21,11 +21,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import names
+from ndd_migrate import constructs, names
 
 SERIALIZE_PIPELINE = "nvidia.dali.plugin.tf.serialize_pipeline"
-#: The codes of the uses that keep a pipeline in pipeline mode on purpose (not a migration gap).
-KEEPING = frozenset({"NDD902", "NDD903", "NDD904"})
 AUTOSERIALIZE_DECORATOR = "nvidia.dali.plugin.triton.autoserialize"
 TF_DATASETS = frozenset(
     {
@@ -57,14 +55,14 @@ def consumed_pipeline(
     """``(code, pipeline expression, (message, hint))`` when ``call`` needs a real pipeline object."""
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "serialize":
-        return ("NDD902", func.value, SERIALIZE)
+        return (constructs.SERIALIZED, func.value, SERIALIZE)
     name = names.dali_name(resolver, func)
     if name == SERIALIZE_PIPELINE and call.args:
-        return ("NDD902", call.args[0].value, SERIALIZE)
+        return (constructs.SERIALIZED, call.args[0].value, SERIALIZE)
     if name in TF_DATASETS:
         arg = pipeline_arg(call)
         if arg is not None:
-            return ("NDD904", arg, TF_DATASET)
+            return (constructs.TF_DATASET, arg, TF_DATASET)
     return None
 
 

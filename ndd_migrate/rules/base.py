@@ -22,6 +22,9 @@ class RuleImpl:
     """Base of rule implementations; ``rule`` is the catalogue entry the hooks report under."""
 
     rule: ClassVar["Rule"]
+    #: The constructs (ndd_migrate.constructs) whose blocking problems, recorded by the analysis,
+    #: are reported under this rule's code.
+    reports: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, ctx: "Context") -> None:
         self.ctx = ctx

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate import checkpoints, cstutil, names, pipeline_args
+from ndd_migrate import checkpoints, constructs, cstutil, names, pipeline_args
 from ndd_migrate.analysis import PipelineFunction
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -141,6 +141,7 @@ RULE = Rule(
 
 class Impl(RuleImpl):
     rule = RULE
+    reports = (constructs.PIPELINE_FUNCTION,)
 
     def converts(self, fn) -> bool:
         return not isinstance(fn.node, cst.ClassDef) and self.ctx.applies(self.code, fn.node)

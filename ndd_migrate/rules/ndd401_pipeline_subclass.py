@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil, legacy
+from ndd_migrate import constructs, cstutil, legacy
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.codegen import epoch_shape, shape
@@ -126,6 +126,7 @@ RULE = Rule(
 
 class Impl(RuleImpl):
     rule = RULE
+    reports = (constructs.PIPELINE_SUBCLASS,)
 
     def converts(self, fn) -> bool:
         return isinstance(fn, legacy.LegacyPipeline) and self.ctx.applies(self.code, fn.node)

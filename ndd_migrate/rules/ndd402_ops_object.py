@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil, legacy
+from ndd_migrate import constructs, cstutil, legacy
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.codegen import devices
 from ndd_migrate.diagnostics import FixSafety
@@ -100,6 +100,7 @@ RULE = Rule(
 
 class Impl(RuleImpl):
     rule = RULE
+    reports = (constructs.OPS_OBJECT,)
 
     def blockers(self, fn):
         """``self.op([a, b])``, an input set: dynamic-mode operators take no list of inputs."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ScopeProvider
 
-from ndd_migrate import cstutil, iterators, plan
+from ndd_migrate import constructs, cstutil, iterators, plan
 from ndd_migrate.analysis import Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -130,6 +130,7 @@ RULE = Rule(
 
 class Impl(RuleImpl):
     rule = RULE
+    reports = (constructs.ITERATOR_SUBCLASS,)
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

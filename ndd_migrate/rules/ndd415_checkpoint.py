@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ndd_migrate import checkpoints, cstutil, plan
+from ndd_migrate import checkpoints, constructs, cstutil, plan
 from ndd_migrate.analysis import ImportedPipeline, Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -125,6 +125,7 @@ RULE = Rule(
 
 class Impl(RuleImpl):
     rule = RULE
+    reports = (constructs.CHECKPOINTING,)
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import names
+from ndd_migrate import constructs, names
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
@@ -138,6 +138,7 @@ class Impl(RuleImpl):
     the module has no name for ``nvidia.dali.types`` (NDD301 keeps imports of ``types``)."""
 
     rule = RULE
+    reports = (constructs.EXTERNAL_SOURCE,)
 
     def visit_Module(self, node: cst.Module) -> None:
         self.ctx.dali_types_alias = _types_alias(node)

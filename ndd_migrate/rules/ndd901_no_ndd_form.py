@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import names
+from ndd_migrate import constructs, names
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
@@ -49,6 +49,7 @@ _ADVICE = {
 
 class Impl(RuleImpl):
     rule = RULE
+    reports = (constructs.NO_DYNAMIC_FORM,)
 
     def leave_Call(self, original: cst.Call, updated):
         path = names.fn_path(self.dali_name(original.func))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import manual_uses
+from ndd_migrate import constructs, manual_uses
 from ndd_migrate.analysis import Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -92,6 +92,7 @@ class Impl(RuleImpl):
     of them blocks its conversion and is reported by the engine (see :mod:`ndd_migrate.manual_uses`)."""
 
     rule = RULE
+    reports = (constructs.SERIALIZED,)
 
     def leave_Call(self, original: cst.Call, updated):
         name = self.dali_name(original.func)

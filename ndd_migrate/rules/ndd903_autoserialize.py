@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from ndd_migrate import constructs
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules.base import RuleImpl
 
 RULE = Rule(
     code="NDD903",
@@ -54,3 +56,11 @@ RULE = Rule(
         "def autoserialize(f):\n    return f\n\n\n@autoserialize\ndef helper():\n    return 1\n",
     ),
 )
+
+
+class Impl(RuleImpl):
+    """The analysis finds ``@autoserialize`` (:mod:`ndd_migrate.manual_uses`); its problem, which
+    keeps the pipeline in pipeline mode, is reported under this rule's code."""
+
+    rule = RULE
+    reports = (constructs.AUTOSERIALIZED,)

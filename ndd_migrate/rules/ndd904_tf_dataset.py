@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import manual_uses
+from ndd_migrate import constructs, manual_uses
 from ndd_migrate.analysis import Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -70,6 +70,7 @@ class Impl(RuleImpl):
     ``Pipeline`` object, an imported one); for the others the engine reports the blocked function."""
 
     rule = RULE
+    reports = (constructs.TF_DATASET,)
 
     def leave_Call(self, original: cst.Call, updated):
         if self.dali_name(original.func) not in manual_uses.TF_DATASETS:

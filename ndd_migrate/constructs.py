@@ -1,0 +1,22 @@
+"""What a blocking problem is about: the vocabulary the model uses to record why a pipeline cannot
+be converted, without naming the rule that reports it.
+
+The analysis (``analysis.py``, ``legacy.py``, ``manual_uses.py``, ``iterators.py``) records a
+:class:`~ndd_migrate.analysis.Problem` about one of these constructs; each rule says which
+constructs it reports (``RuleImpl.reports``), and the engine gives the problem that rule's code.
+So a rule's code is written in its own module only.
+"""
+
+PIPELINE_FUNCTION = "pipeline function"  # the shape of a `@pipeline_def` function's body
+PIPELINE_SUBCLASS = "pipeline subclass"  # a legacy `Pipeline` subclass's `__init__`/`define_graph`
+OPS_OBJECT = "ops object"  # a legacy `ops.*` operator object and its calls
+NO_DYNAMIC_FORM = "no dynamic-mode form"  # an operator dynamic mode does not have
+CHECKPOINTING = "checkpointing"
+EXTERNAL_SOURCE = "external source"
+ITERATOR_SUBCLASS = "iterator subclass"  # given to a class deriving from a DALI iterator
+SERIALIZED = "serialized"  # `pipe.serialize()`, `serialize_pipeline(pipe)`
+AUTOSERIALIZED = "autoserialized"  # `@autoserialize` (Triton)
+TF_DATASET = "tf dataset"  # TensorFlow's `DALIDataset(pipeline=pipe)`
+
+#: Constructs that keep a pipeline in pipeline mode on purpose (not a gap of the migration).
+KEEPING = frozenset({SERIALIZED, AUTOSERIALIZED, TF_DATASET})
