@@ -15,15 +15,9 @@ from ndd_migrate.verify import loading
 from ndd_migrate.verify.compare import Failure, OutputComparison
 from ndd_migrate.verify.errors import SetupError
 from ndd_migrate.verify.report import PairReport, VerifyReport
+from tests.conftest import SMALL_PIPELINE
 
-LEN = (
-    "from nvidia.dali import pipeline_def, fn\n"
-    "\n"
-    "\n"
-    "@pipeline_def(batch_size=2)\n"
-    "def p(root):\n"
-    "    data = fn.readers.numpy(file_root=root)\n"
-    "    return data\n"
+LEN = SMALL_PIPELINE + (
     "\n"
     "\n"
     "pipe = p('x', num_threads=1, device_id=0)\n"

@@ -14,17 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-try:
-    import nvidia.dali  # noqa: F401
+from tests.conftest import HAS_DALI
 
-    _DALI_ERROR = None
-except Exception as e:  # ImportError, or a broken installation
-    _DALI_ERROR = f"DALI cannot be imported ({type(e).__name__}: {e}); install the verify extra"
-
-pytestmark = [
-    pytest.mark.dali,
-    pytest.mark.skipif(_DALI_ERROR is not None, reason=_DALI_ERROR or ""),
-]
+pytestmark = [pytest.mark.dali, pytest.mark.skipif(not HAS_DALI, reason="needs DALI (the verify extra)")]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
