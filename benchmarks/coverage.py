@@ -45,6 +45,7 @@ def measure(root: Path) -> dict:
     total = converted = failed = 0
     kept: collections.Counter = collections.Counter()
     reasons: collections.Counter = collections.Counter()
+    listing: list[str] = []  # one line per pipeline, for --list
     for result in summary.results:
         if result.error:
             failed += 1
@@ -58,16 +59,20 @@ def measure(root: Path) -> dict:
             if found:
                 first.setdefault(found.group(1), (d.code, found.group(3), found.group(2) != "not migrated"))
         for line, name in defined:
+            where = f"{Path(result.path).relative_to(copy.parent)}:{line} {name}"
             if line in done:
                 converted += 1
+                listing.append(f"converted  {where}")
             elif name in first and first[name][2]:
                 kept[first[name][0]] += 1
+                listing.append(f"kept       {where}: {first[name][0]}")
             else:
                 code, why, _ = first.get(name, ("?", "no finding names it", False))
                 reasons[f"{code}: {_short(why)}"] += 1
+                listing.append(f"TODO       {where}: {code} {why[:160]}")
     converted += sum(1 for r in summary.results for d in r.diagnostics if d.fixed and "→ generator function" in d.message)
     return {"files": len(summary.results), "failed": failed, "total": total, "converted": converted,
-            "kept": kept, "reasons": reasons}
+            "kept": kept, "reasons": reasons, "listing": listing}
 
 
 def pipelines(source: str) -> list[tuple[int, str]]:
@@ -123,9 +128,13 @@ def markdown(name: str, found: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("roots", nargs="+", type=Path)
+    parser.add_argument("--list", action="store_true", help="also print one line per pipeline")
     args = parser.parse_args(argv)
     for root in args.roots:
-        print(markdown(str(root), measure(root)))
+        found = measure(root)
+        print(markdown(str(root), found))
+        if args.list:
+            print("\n".join(sorted(found["listing"])) + "\n")
     return 0
 
 
