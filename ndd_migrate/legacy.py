@@ -27,16 +27,18 @@ from ndd_migrate.codegen import shape
 from ndd_migrate.rules.tables import OpInfo, fn_path_of_legacy_op, op_info
 
 
-_METHOD_HINTS = {
-    "iter_setup": "`iter_setup` feeds external input (`feed_input`) every iteration: call the ndd ops on "
-    "the data you would feed instead (see NDD42x)",
-}
-
-
 _NO_FORM = {
     "ExternalSource": "`ops.ExternalSource` has no dynamic-mode form: pass the data you feed to the ndd ops "
     "directly (see NDD42x)",
 }
+
+# `ops.ExternalSource` fed by `feed_input` in `iter_setup` (docs/target-shape.md, "Legacy `Pipeline`
+# subclasses"): the arguments that only tune how the pipeline copies or queues the data, and those
+# carried to `ndd.batch`.
+_SOURCE_DROPPED = {"name", "ndim", "no_copy", "blocking", "cuda_stream", "use_copy_kernel",
+                   "prefetch_queue_depth", "bytes_per_sample_hint", "preserve"}
+SOURCE_CARRIED = ("layout", "dtype", "device")
+_FEED_PARAMS = ("data_node", "data", "layout", "cuda_stream", "use_copy_kernel")
 
 
 @dataclass(eq=False)
@@ -66,6 +68,19 @@ class OpObject:
 
 
 @dataclass(eq=False)
+class Feed:
+    """``self.feed_input(self.<attr>, data, layout=...)`` in ``iter_setup``: a statement of its own
+    that becomes ``<batch_name> = ndd.batch(data, layout=..., dtype=..., device=...)``."""
+
+    stmt: cst.SimpleStatementLine
+    attr: str  # the external source's output, `self.<attr> = self.<source>()` in define_graph
+    data: int  # position of the data argument in the call's arguments
+    layout: int | None  # position of the `layout` argument
+    carried: dict[str, cst.BaseExpression]  # the source's constructor / call arguments for ndd.batch
+    batch_name: str = ""  # decided by NDD401
+
+
+@dataclass(eq=False)
 class LegacyPipeline(PipelineFunction):
     """A ``Pipeline`` subclass; ``node`` is the ``ClassDef``."""
 
@@ -85,6 +100,15 @@ class LegacyPipeline(PipelineFunction):
     reader_call: cst.Call | None = None
     other_ops: set[str] = field(default_factory=set)  # operator objects without a dynamic-mode form
     super_index: int | None = None  # the `super().__init__(...)` statement
+    # `iter_setup` feeding `ops.ExternalSource` outputs: it becomes a function nested in the
+    # generator, called before `define_graph`'s body at each batch.
+    setup: cst.FunctionDef | None = None
+    sources: dict[str, cst.Call] = field(default_factory=dict)  # self.<attr> = ops.ExternalSource(...)
+    fed: dict[str, cst.Call] = field(default_factory=dict)  # output attr → `self.<source>(...)` in define_graph
+    source_indices: set[int] = field(default_factory=set)  # define_graph statements `self.x = self.<source>()`
+    feeds: dict[cst.SimpleStatementLine, Feed] = field(default_factory=dict)
+    setup_nonlocal: list[str] = field(default_factory=list)  # attrs `iter_setup` assigns
+    setup_name: str = "iter_setup"  # decided by NDD401
     # Decided by NDD401 before the class's body is rewritten:
     op_rngs: dict[str, str] = field(default_factory=dict)  # op object with its own seed → its RNG's name
     ctx_name: str | None = None
@@ -97,12 +121,28 @@ class LegacyPipeline(PipelineFunction):
 
 
 def owner(model, function_stack: list[cst.FunctionDef]) -> LegacyPipeline | None:
-    """The legacy pipeline whose ``__init__`` or ``define_graph`` is being visited."""
+    """The legacy pipeline whose ``__init__``, ``define_graph`` or ``iter_setup`` is being visited."""
     for node in reversed(function_stack):
         for fn in model.pipelines.values():
-            if isinstance(fn, LegacyPipeline) and (node is fn.init or node is fn.graph):
+            if isinstance(fn, LegacyPipeline) and (node is fn.init or node is fn.graph or node is fn.setup):
                 return fn
     return None
+
+
+def names_once(fn: LegacyPipeline, name: str) -> bool:
+    """``name`` appears once in the class (the ``def`` of the method of that name)."""
+    finder = _NameCount(name)
+    fn.node.visit(finder)
+    return finder.count == 1
+
+
+class _NameCount(SkipsTrivia, cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.count = 0
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.count += node.value == self.name
 
 
 def localize(expr: cst.BaseExpression, fn: LegacyPipeline) -> cst.BaseExpression:
@@ -162,11 +202,13 @@ class _Reader:
                 fn.init = stmt
             elif isinstance(stmt, cst.FunctionDef) and stmt.name.value == "define_graph" and not stmt.decorators:
                 fn.graph = stmt
+            elif isinstance(stmt, cst.FunctionDef) and stmt.name.value == "iter_setup" and not stmt.decorators:
+                fn.setup = stmt
             elif not (index == 0 and is_docstring(stmt)):
                 name = stmt.name.value if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else None
                 self.problem(
                     stmt,
-                    _METHOD_HINTS.get(name or "", f"`{name}` has no counterpart in a generator function")
+                    f"`{name}` has no counterpart in a generator function"
                     if name
                     else "class-level statements have no counterpart in a generator function",
                 )
@@ -176,7 +218,9 @@ class _Reader:
             self.problem(fn.node, "a `Pipeline` subclass without both `__init__` and `define_graph`")
             return
         self.read_init(fn.init)
+        init_attrs = set(fn.data_attrs)
         self.read_graph(fn.graph)
+        self.read_setup(init_attrs)
         self.check_names()
         self.read_device_names()
 
@@ -250,7 +294,9 @@ class _Reader:
         ops_path = dali[len(names.OPS) + 1:]
         info = op_info(fn_path_of_legacy_op(ops_path) or "")
         self.fn.init_dropped.add(index)
-        if info is None or info.ndd is None:
+        if ops_path == "ExternalSource" and self.fn.setup is not None and target not in self.fn.sources:
+            self.fn.sources[target] = value  # checked with its calls and `iter_setup` (read_setup)
+        elif info is None or info.ndd is None:
             self.fn.other_ops.add(target)
             self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT)
         elif any(a.keyword is None and a.star != "**" for a in value.args):
@@ -373,6 +419,9 @@ class _Reader:
         graph.visit(uses)
         for call, attr in uses.calls:
             op = fn.ops.get(attr)
+            if attr in fn.sources:
+                self.read_source_call(body, call, attr)
+                continue
             if op is None and attr in fn.other_ops:
                 continue  # reported where it is created
             if op is None:
@@ -444,6 +493,109 @@ class _Reader:
             why = outputs.reader_name_used(graph, stmt, rets, lambda call: outputs.canonical_path(fn.op_calls[call].info.fn_path))
             if why:
                 fn.problems.append(Problem(constructs.PIPELINE_SUBCLASS, stmt, why, outputs.READER_HINT))
+
+    def read_source_call(self, body, call: cst.Call, source: str) -> None:
+        """``self.<attr> = self.<source>(...)``, a statement of ``define_graph``'s body: ``<attr>`` is
+        bound to the batch ``iter_setup`` feeds, before the body runs."""
+        fn = self.fn
+        index = next((i for i, stmt in enumerate(body) if _assigned_value(stmt) is call), None)
+        target = self_attr(body[index].body[0].targets[0].target) if index is not None else None
+        if target is None:
+            self.problem(call, f"`self.{source}()` (`ops.ExternalSource`) is not the value of a statement "
+                         f"`self.<name> = self.{source}()` of `define_graph`: `feed_input` needs that name",
+                         about=constructs.EXTERNAL_SOURCE)
+            return
+        if target in fn.fed:
+            self.problem(call, f"`self.{target}` is assigned more than one external source", about=constructs.EXTERNAL_SOURCE)
+            return
+        if any(other.func.attr.value == source for other in fn.fed.values()):
+            self.problem(call, f"`self.{source}` (`ops.ExternalSource`) is called more than once: each call is "
+                         "an input of its own", about=constructs.EXTERNAL_SOURCE)
+            return
+        why = _source_arguments(fn.sources[source], call)
+        if why:
+            self.problem(call, why, about=constructs.EXTERNAL_SOURCE)
+            return
+        fn.fed[target] = call
+        fn.source_indices.add(index)
+
+    def read_setup(self, init_attrs: set[str]) -> None:
+        """``iter_setup`` runs before each batch; its ``feed_input`` calls give the external sources'
+        batches. It becomes a function nested in the generator, so its locals stay its own; it may
+        read the values ``__init__`` sets on ``self`` and assign them (``nonlocal``)."""
+        fn = self.fn
+        setup = fn.setup
+        if setup is None:
+            return
+        for attr, ctor in fn.sources.items():
+            if not any(c.func.attr.value == attr for c in fn.fed.values()):
+                self.problem(ctor, f"`self.{attr}` (`ops.ExternalSource`) is not called in `define_graph`",
+                             about=constructs.EXTERNAL_SOURCE)
+        params = setup.params
+        extra = isinstance(params.star_arg, (cst.Param, cst.ParamStar)) or isinstance(params.star_kwarg, cst.Param)
+        if len(params.params) != 1 or params.kwonly_params or params.posonly_params or extra:
+            self.problem(setup, "`iter_setup` with parameters other than `self`", about=constructs.EXTERNAL_SOURCE)
+            return
+        found = _SetupUses()
+        setup.body.visit(found)
+        for node, why in found.problems:
+            self.problem(node, why, about=constructs.EXTERNAL_SOURCE)
+        for stmt, call, nested in found.feeds:
+            self.read_feed(stmt, call, nested)
+        fed = [feed.attr for feed in fn.feeds.values()]
+        for attr in sorted({a for a in fed if fed.count(a) > 1}):
+            self.problem(setup, f"`self.{attr}` is fed more than once in `iter_setup`: each `feed_input` queues "
+                         "a batch", about=constructs.EXTERNAL_SOURCE)
+        for attr in fn.fed:
+            if attr not in fed:
+                self.problem(setup, f"`self.{attr}` (an external source's output) is not fed in `iter_setup`",
+                             about=constructs.EXTERNAL_SOURCE)
+        for node, attr in found.reads:
+            if attr in fn.fed:
+                self.problem(node, f"`self.{attr}` is a graph node in `iter_setup`: only `feed_input` may take it",
+                             about=constructs.EXTERNAL_SOURCE)
+            elif attr not in init_attrs:
+                self.problem(node, f"`self.{attr}` in `iter_setup` is not a value `__init__` sets",
+                             about=constructs.EXTERNAL_SOURCE)
+        for node, attr in found.stores:
+            if attr not in init_attrs or attr in fn.fed:
+                self.problem(node, f"`self.{attr}` is assigned in `iter_setup` but not set in `__init__`: set it "
+                             "there first", about=constructs.EXTERNAL_SOURCE)
+            elif attr not in fn.setup_nonlocal:
+                fn.setup_nonlocal.append(attr)
+        clash = {a for _, a in (*found.reads, *found.stores)} & _bound_names(setup)
+        for name in sorted(clash):
+            self.problem(setup, f"`{name}` is a local of `iter_setup` and `self.{name}` a value of the class: "
+                         "one function scope would merge them; rename one", about=constructs.EXTERNAL_SOURCE)
+
+    def read_feed(self, stmt, call: cst.Call, nested: bool) -> None:
+        fn = self.fn
+        if nested:
+            self.problem(call, "`feed_input` inside an expression, a loop, `with` or `try`: it must be a "
+                         "statement of `iter_setup` (or of an `if` in it)", about=constructs.EXTERNAL_SOURCE)
+            return
+        given: dict[str, int] = {}
+        for position, arg in enumerate(call.args):
+            name = arg.keyword.value if arg.keyword else _FEED_PARAMS[position] if position < len(_FEED_PARAMS) and not arg.star else None
+            if name not in _FEED_PARAMS:
+                self.problem(call, "`feed_input` with arguments the migration does not read", about=constructs.EXTERNAL_SOURCE)
+                return
+            given[name] = position
+        node = call.args[given["data_node"]].value if "data_node" in given else None
+        attr = self_attr(node) if node is not None else None
+        if attr is None or attr not in fn.fed or "data" not in given:
+            self.problem(call, "`feed_input` of something else than `self.<name>` bound to an external source's "
+                         "output in `define_graph`", about=constructs.EXTERNAL_SOURCE)
+            return
+        source = fn.fed[attr]
+        carried = {a.keyword.value: a.value for a in [*fn.sources[source.func.attr.value].args, *source.args]
+                   if a.keyword is not None and a.keyword.value in SOURCE_CARRIED}
+        layout = given.get("layout")
+        if layout is not None and "layout" in carried:
+            self.problem(call, f"`self.{attr}` is given a layout both by its external source and by `feed_input`: "
+                         "keep one", about=constructs.EXTERNAL_SOURCE)
+            return
+        fn.feeds[stmt] = Feed(stmt, attr, given["data"], layout, carried)
 
     def read_reader_call(self, body, call: cst.Call) -> None:
         fn = self.fn
@@ -561,6 +713,112 @@ class _SelfUses(SkipsTrivia, cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         if node.value == "self":
             self.bare_self.append(node)
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        return False
+
+
+def _source_arguments(ctor: cst.Call, call: cst.Call) -> str | None:
+    """Why the arguments of an ``ops.ExternalSource`` and of its call cannot be carried, or None."""
+    args = [*ctor.args, *call.args]
+    if any(a.star or a.keyword is None for a in args):
+        return "`ops.ExternalSource` with positional or `*` arguments cannot be read"
+    unknown = sorted({a.keyword.value for a in args} - _SOURCE_DROPPED - set(SOURCE_CARRIED))
+    if unknown:
+        return (f"`ops.ExternalSource` with {', '.join(f'`{k}=`' for k in unknown)}: only an external source "
+                "fed by `feed_input` in `iter_setup` is rewritten")
+    repeated = sorted(_keywords(ctor) & _keywords(call))
+    if repeated:
+        return f"an external source's call repeats constructor arguments: {', '.join(repeated)}"
+    return None
+
+
+class _SetupUses(SkipsTrivia, cst.CSTVisitor):
+    """In ``iter_setup``: ``self.feed_input(...)`` calls (with their statement, and whether they are
+    nested in an expression, a loop, ``with`` or ``try``), ``self.<attr>`` reads and stores, and what
+    has no counterpart in a nested function (``self`` passed on, other methods, ``return``, ``yield``)."""
+
+    def __init__(self) -> None:
+        self.feeds: list[tuple[cst.CSTNode, cst.Call, bool]] = []
+        self.reads: list[tuple[cst.Attribute, str]] = []
+        self.stores: list[tuple[cst.Attribute, str]] = []
+        self.problems: list[tuple[cst.CSTNode, str]] = []
+        self._statement: cst.CSTNode | None = None
+        self._blocks = 0  # loops, `with`, `try`, nested functions around the current node
+        self._functions = 0  # nested functions, lambdas and classes around it
+        self._handled: set[int] = set()
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._statement = node
+
+    def _enter(self, node) -> None:
+        self._blocks += 1
+
+    def _leave(self, node) -> None:
+        self._blocks -= 1
+
+    def _enter_function(self, node) -> None:
+        self._blocks += 1
+        self._functions += 1
+
+    def _leave_function(self, node) -> None:
+        self._blocks -= 1
+        self._functions -= 1
+
+    visit_For = visit_While = visit_With = visit_Try = visit_TryStar = _enter
+    leave_For = leave_While = leave_With = leave_Try = leave_TryStar = _leave
+    visit_Lambda = visit_FunctionDef = visit_ClassDef = _enter_function
+    leave_Lambda = leave_FunctionDef = leave_ClassDef = _leave_function
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if not self._functions:
+            self.problems.append((node, "a `return` in `iter_setup`: write the batch's set-up without it"))
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        if not self._functions:
+            self.problems.append((node, "a `yield` in `iter_setup`"))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        attr = self_attr(node.func)
+        if attr is None:
+            return
+        self._handled.add(id(node.func))
+        stmt = self._statement
+        if attr != "feed_input":
+            self.problems.append((node, f"`self.{attr}(...)` in `iter_setup`: the pipeline object no longer exists"))
+            return
+        whole = (
+            stmt is not None and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) and stmt.body[0].value is node
+        )
+        self.feeds.append((stmt, node, self._blocks > 0 or not whole))
+        if node.args and self_attr(node.args[0].value) is not None:
+            self._handled.add(id(node.args[0].value))
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        for target in _flatten(node.target):
+            attr = self_attr(target)
+            if attr is not None:
+                self.stores.append((target, attr))
+                self._handled.add(id(target))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        attr = self_attr(node.target)
+        if attr is not None:
+            self.stores.append((node.target, attr))
+            self.reads.append((node.target, attr))
+            self._handled.add(id(node.target))
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        attr = self_attr(node)
+        if attr is None:
+            return True
+        if id(node) not in self._handled:
+            self.reads.append((node, attr))
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == "self":
+            self.problems.append((node, "`self` passed on in `iter_setup`: the pipeline object no longer exists"))
 
     def visit_Param(self, node: cst.Param) -> bool:
         return False

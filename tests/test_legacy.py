@@ -382,9 +382,9 @@ BLOCKED = {
         legacy(
             "super().__init__(batch_size, num_threads, device_id)\nself.u = ops.Uniform()",
             "return self.u()",
-            extra="\n    def iter_setup(self):\n        pass\n",
+            extra="\n    def iter_setup(self):\n        self.advance()\n",
         ),
-        "NDD401 not migrated: `iter_setup` feeds external input",
+        "NDD421 not migrated: `self.advance(...)` in `iter_setup`: the pipeline object no longer exists",
     ),
     "two readers": (
         legacy(
@@ -462,7 +462,7 @@ def test_unconverted_class_keeps_mixed_device():
         legacy(
             "super().__init__(batch_size, num_threads, device_id)\nself.d = ops.ImageDecoder(device='mixed')",
             "return self.d(fn.random.uniform())",
-            extra="\n    def iter_setup(self):\n        pass\n",
+            extra="\n    def iter_setup(self):\n        self.advance()\n",
         )
     )
     assert "ops.ImageDecoder(device='mixed')" in out

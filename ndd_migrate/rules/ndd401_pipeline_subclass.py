@@ -7,7 +7,7 @@ import libcst as cst
 from ndd_migrate import constructs, cstutil, legacy
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.codegen import epoch_shape, shape
+from ndd_migrate.codegen import epoch_shape, iter_setup, shape
 from ndd_migrate.rules.base import RuleImpl
 
 
@@ -152,6 +152,11 @@ class Impl(RuleImpl):
         fn.reader_name = shape.fresh("reader", used)
         fn.outputs_name = shape.fresh("outputs", used)
         fn.batches_name = shape.fresh("batches", used)
+        if fn.setup is not None:
+            # The method's own name is free: it becomes the nested function's.
+            fn.setup_name = shape.fresh("iter_setup", used - {"iter_setup"} if legacy.names_once(fn, "iter_setup") else used)
+            for feed in fn.feeds.values():
+                feed.batch_name = shape.fresh(f"{feed.attr}_batch", used)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
@@ -172,6 +177,9 @@ class Impl(RuleImpl):
         head = [updated.body.body[0]] if legacy.is_docstring(original.body.body[0]) else []
         loop, reader = self._loop(fn, graph)
         prologue = self._prologue(fn, init) + ([reader] if reader is not None else [])
+        if fn.setup is not None:
+            prologue.append(iter_setup.nested(fn, methods[fn.setup]))
+            loop = loop.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
         body = [*prologue, loop]
         if fn.epochs:  # fed to a framework iterator: docs/target-shape.md, "Framework iterators"
             body = epoch_shape.body(prologue, loop, fn.reader_name, fn.batches_name)
@@ -235,6 +243,11 @@ class Impl(RuleImpl):
         """``while True: for <reader targets> in reader.next_epoch(...): <define_graph body>; yield``,
         and the statement creating the reader (None without one)."""
         body = list(graph.body.body)
+        reader_index = fn.reader_index
+        if fn.source_indices:  # `self.x = self.source()`: `x` is bound from `iter_setup()` instead
+            keep = [i for i in range(len(body)) if i not in fn.source_indices]
+            reader_index = keep.index(reader_index) if reader_index is not None else None
+            body = [body[i] for i in keep]
         ret = body.pop() if fn.returns.final is not None else None  # else: the body ends with an `if`
         yield_stmt = []
         if ret is not None:
@@ -244,8 +257,10 @@ class Impl(RuleImpl):
                 body.append(shape.assign(fn.outputs_name, outputs))
                 outputs = cst.Name(fn.outputs_name)
             yield_stmt = [cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
-        reader_stmt = body.pop(fn.reader_index) if fn.reader_index is not None else None
+        reader_stmt = body.pop(reader_index) if reader_index is not None else None
         per_batch = shape.strip_blank_head(body)
+        if fn.setup is not None:  # before each batch, as `Pipeline._run_once` called it
+            per_batch = [iter_setup.head(fn), *per_batch]
         if fn.branch_forms:  # returns ending `if` branches: `yield` + `continue`
             per_batch = shape.Branches(fn.ctx_name, fn.branch_forms, fn.outputs_name).block(per_batch, tail=ret is None)
         elif fn.ctx_name and per_batch:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import constructs, names
+from ndd_migrate import constructs, legacy, names
+from ndd_migrate.codegen import iter_setup
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
@@ -147,6 +148,16 @@ class Impl(RuleImpl):
         fn = self.ctx.model.by_node.get(node)
         if fn is not None and fn.convert and fn.node is node and fn.source is not None:
             self.ctx.report(self.code, fn.source.call, f"external source ({fn.source.kind}) → the generator's loop", fixed=True)
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        """``self.feed_input(self.x, data)`` in the ``iter_setup`` of a converted legacy class."""
+        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if fn is None or not fn.convert or original not in fn.feeds:
+            return updated
+        feed = fn.feeds[original]
+        self.ctx.report(self.code, original, f"`feed_input` of `self.{feed.attr}` → `{feed.batch_name} = ndd.batch(...)`", fixed=True)
+        carried = {key: legacy.localize(value, fn) for key, value in feed.carried.items()}
+        return iter_setup.feed(self.ctx.ndd, feed, updated, carried)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if not self.ctx.needs_types_import:
