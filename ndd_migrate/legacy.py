@@ -28,8 +28,9 @@ from ndd_migrate.rules.tables import OpInfo, fn_path_of_legacy_op, op_info
 
 
 _NO_FORM = {
-    "ExternalSource": "`ops.ExternalSource` has no dynamic-mode form: pass the data you feed to the ndd ops "
-    "directly (see NDD42x)",
+    "ExternalSource": "`ops.ExternalSource` that `iter_setup` does not feed (none, or created in an `if`) has "
+    "no dynamic-mode form: make the data a dynamic-mode batch where it is fed (`pipe.feed_input`, `source=`) and "
+    "pass it to the ops (see NDD421)",
 }
 
 # `ops.ExternalSource` fed by `feed_input` in `iter_setup` (docs/target-shape.md, "Legacy `Pipeline`
@@ -190,6 +191,7 @@ class _Reader:
     def __init__(self, resolver: cst.MetadataDependent, fn: LegacyPipeline) -> None:
         self.resolver = resolver
         self.fn = fn
+        self.refused_outputs: set[str] = set()  # external source outputs already reported
 
     def problem(self, node: cst.CSTNode, message: str, about: str = constructs.PIPELINE_SUBCLASS) -> None:
         self.fn.problems.append(Problem(about, node, message))
@@ -505,6 +507,7 @@ class _Reader:
                          f"`self.<name> = self.{source}()` of `define_graph`: `feed_input` needs that name",
                          about=constructs.EXTERNAL_SOURCE)
             return
+        self.refused_outputs.add(target)
         if target in fn.fed:
             self.problem(call, f"`self.{target}` is assigned more than one external source", about=constructs.EXTERNAL_SOURCE)
             return
@@ -516,6 +519,7 @@ class _Reader:
         if why:
             self.problem(call, why, about=constructs.EXTERNAL_SOURCE)
             return
+        self.refused_outputs.discard(target)
         fn.fed[target] = call
         fn.source_indices.add(index)
 
@@ -527,10 +531,6 @@ class _Reader:
         setup = fn.setup
         if setup is None:
             return
-        for attr, ctor in fn.sources.items():
-            if not any(c.func.attr.value == attr for c in fn.fed.values()):
-                self.problem(ctor, f"`self.{attr}` (`ops.ExternalSource`) is not called in `define_graph`",
-                             about=constructs.EXTERNAL_SOURCE)
         params = setup.params
         extra = isinstance(params.star_arg, (cst.Param, cst.ParamStar)) or isinstance(params.star_kwarg, cst.Param)
         if len(params.params) != 1 or params.kwonly_params or params.posonly_params or extra:
@@ -540,14 +540,16 @@ class _Reader:
         setup.body.visit(found)
         for node, why in found.problems:
             self.problem(node, why, about=constructs.EXTERNAL_SOURCE)
+        reported = len(fn.problems)
         for stmt, call, nested in found.feeds:
             self.read_feed(stmt, call, nested)
+        refused = len(fn.problems) > reported or bool(self.refused_outputs)  # "not fed" would repeat it
         fed = [feed.attr for feed in fn.feeds.values()]
         for attr in sorted({a for a in fed if fed.count(a) > 1}):
             self.problem(setup, f"`self.{attr}` is fed more than once in `iter_setup`: each `feed_input` queues "
                          "a batch", about=constructs.EXTERNAL_SOURCE)
         for attr in fn.fed:
-            if attr not in fed:
+            if attr not in fed and not refused:
                 self.problem(setup, f"`self.{attr}` (an external source's output) is not fed in `iter_setup`",
                              about=constructs.EXTERNAL_SOURCE)
         for node, attr in found.reads:
@@ -571,8 +573,8 @@ class _Reader:
     def read_feed(self, stmt, call: cst.Call, nested: bool) -> None:
         fn = self.fn
         if nested:
-            self.problem(call, "`feed_input` inside an expression, a loop, `with` or `try`: it must be a "
-                         "statement of `iter_setup` (or of an `if` in it)", about=constructs.EXTERNAL_SOURCE)
+            self.problem(call, "`feed_input` in a loop, `with`, `try` or an expression: only a statement of "
+                         "`iter_setup` (or of an `if` in it) is rewritten, one batch per output", about=constructs.EXTERNAL_SOURCE)
             return
         given: dict[str, int] = {}
         for position, arg in enumerate(call.args):
@@ -583,6 +585,8 @@ class _Reader:
             given[name] = position
         node = call.args[given["data_node"]].value if "data_node" in given else None
         attr = self_attr(node) if node is not None else None
+        if attr in self.refused_outputs:
+            return  # its external source is reported
         if attr is None or attr not in fn.fed or "data" not in given:
             self.problem(call, "`feed_input` of something else than `self.<name>` bound to an external source's "
                          "output in `define_graph`", about=constructs.EXTERNAL_SOURCE)

@@ -329,6 +329,18 @@ def _conditional(branches: str) -> str:
     )
 
 
+def _fed(setup: str, *, graph: str = "self.x = self.s()\nreturn self.x", init: str = "self.parts = parts",
+         source: str = "ops.ExternalSource()") -> str:
+    """A class with an external source ``self.s`` whose output ``self.x`` ``iter_setup`` feeds."""
+    body = "".join(f"        {line}\n" for line in setup.splitlines())
+    return legacy(
+        f"super().__init__(batch_size, num_threads, device_id)\nself.s = {source}\n{init}",
+        graph,
+        extra=f"\n    def iter_setup(self):\n{body}",
+        signature="batch_size, num_threads, device_id, parts",
+    )
+
+
 BLOCKED = {
     "a reader and an operator in the branches": (
         _conditional("    self.op = ops.readers.Numpy(file_root='x')\nelse:\n    self.op = ops.Flip()\n"),
@@ -425,7 +437,56 @@ BLOCKED = {
     ),
     "external source": (
         legacy("super().__init__(batch_size, num_threads, device_id)\nself.s = ops.ExternalSource()", "return self.s()"),
-        "`ops.ExternalSource` has no dynamic-mode form",
+        "NDD402 not migrated: `ops.ExternalSource` that `iter_setup` does not feed (none, or created in an `if`) has no "
+        "dynamic-mode form",
+    ),
+    "external source fed in a loop": (
+        _fed("for part in self.parts:\n    self.feed_input(self.x, part)"),
+        "NDD421 not migrated: `feed_input` in a loop, `with`, `try` or an expression",
+    ),
+    "external source fed twice": (
+        _fed("self.feed_input(self.x, self.parts)\nself.feed_input(self.x, self.parts)"),
+        "`self.x` is fed more than once in `iter_setup`: each `feed_input` queues a batch",
+    ),
+    "external source never fed": (
+        _fed("print(self.parts)"),
+        "`self.x` (an external source's output) is not fed in `iter_setup`",
+    ),
+    "feed_input of another node": (
+        _fed("self.feed_input(self.parts, self.parts)"),
+        "`feed_input` of something else than `self.<name>` bound to an external source's output",
+    ),
+    "feed_input by name": (
+        _fed("self.feed_input('x', self.parts)"),
+        "`feed_input` of something else than `self.<name>` bound to an external source's output",
+    ),
+    "iter_setup returns": (
+        _fed("if not self.parts:\n    return\nself.feed_input(self.x, self.parts)"),
+        "a `return` in `iter_setup`",
+    ),
+    "iter_setup sets a new value": (
+        _fed("self.last = self.parts\nself.feed_input(self.x, self.parts)"),
+        "`self.last` is assigned in `iter_setup` but not set in `__init__`: set it there first",
+    ),
+    "iter_setup reads a graph node": (
+        _fed("self.feed_input(self.x, self.parts)\nprint(self.y)", graph="self.x = self.s()\nself.y = self.x + 1\nreturn self.y"),
+        "`self.y` in `iter_setup` is not a value `__init__` sets",
+    ),
+    "iter_setup local and value of the class": (
+        _fed("parts = self.parts[:1]\nself.feed_input(self.x, parts)", init="self.parts = parts\nparts = 2"),
+        "`parts` is a local of `iter_setup` and `self.parts` a value of the class",
+    ),
+    "external source with a source": (
+        _fed("self.feed_input(self.x, self.parts)", source="ops.ExternalSource(source=self.parts)"),
+        "`ops.ExternalSource` with `source=`: only an external source fed by `feed_input` in `iter_setup` is rewritten",
+    ),
+    "external source inside an expression": (
+        _fed("self.feed_input(self.x, self.parts)", graph="self.x = self.s()\nreturn self.s() + 1"),
+        "`self.s()` (`ops.ExternalSource`) is not the value of a statement `self.<name> = self.s()`",
+    ),
+    "layout given twice": (
+        _fed("self.feed_input(self.x, self.parts, layout='HW')", source="ops.ExternalSource(layout='HW')"),
+        "`self.x` is given a layout both by its external source and by `feed_input`: keep one",
     ),
     "subclassed": (
         legacy("super().__init__(batch_size, num_threads, device_id)", "return 1")
@@ -709,3 +770,75 @@ def test_comments_on_removed_op_objects_are_kept():
     out, _ = migrate(source)
     assert "# the reader" in out and "# flip it" in out
     assert "ndd.flip(jpegs, vertical=1)" in out
+
+
+def test_external_source_fed_in_iter_setup():
+    """`iter_setup` nested in the generator and called at the head of each batch, beside a reader;
+    the fed outputs are op arguments; a value of `__init__` it assigns is `nonlocal`; a module-level
+    iterator is read where it was; the source's `device`/`dtype` and the feed's `layout` go to `ndd.batch`."""
+    source = (
+        'import nvidia.dali.types as types\n'
+        'import nvidia.dali.ops as ops\n'
+        'from nvidia.dali.pipeline import Pipeline\n'
+        '\n'
+        'windows = iter(load_windows())\n'
+        '\n'
+        '\n'
+        'class Crops(Pipeline):\n'
+        '    def __init__(self, batch_size, num_threads, device_id, root):\n'
+        '        super().__init__(batch_size, num_threads, device_id, seed=3)\n'
+        '        self.input = ops.readers.File(file_root=root)\n'
+        '        self.anchors_in = ops.ExternalSource()\n'
+        '        self.shapes_in = ops.ExternalSource(device="gpu", dtype=types.FLOAT)\n'
+        '        self.decode = ops.decoders.Image(device="mixed")\n'
+        '        self.slice = ops.Slice(device="gpu")\n'
+        '        self.steps = 0\n'
+        '\n'
+        '    def define_graph(self):\n'
+        '        jpegs, labels = self.input(name="Reader")\n'
+        '        self.anchors = self.anchors_in()\n'
+        '        self.shapes = self.shapes_in(name="shapes")\n'
+        '        images = self.decode(jpegs)\n'
+        '        return self.slice(images, self.anchors, self.shapes), labels\n'
+        '\n'
+        '    def iter_setup(self):\n'
+        '        anchors, shapes = next(windows)\n'
+        '        self.steps += 1\n'
+        '        self.feed_input(self.anchors, anchors, layout="A")\n'
+        '        self.feed_input(self.shapes, shapes)\n'
+    )
+    out, diagnostics = migrate(source)
+    assert out == (
+        'import nvidia.dali.experimental.dynamic as ndd\n'
+        'import nvidia.dali.types as types\n'
+        '\n'
+        'windows = iter(load_windows())\n'
+        '\n'
+        '\n'
+        'def Crops(batch_size, num_threads, device_id, root):\n'
+        '    ndd.set_num_threads(num_threads)\n'
+        '    ctx = ndd.EvalContext(device_id=device_id)\n'
+        '    rng = ndd.random.RNG(seed=3)\n'
+        '    steps = 0\n'
+        '    reader = ndd.readers.File(file_root=root, name="Reader")\n'
+        '\n'
+        '    def iter_setup():\n'
+        '        nonlocal steps\n'
+        '        anchors, shapes = next(windows)\n'
+        '        steps += 1\n'
+        '        fed_anchors = ndd.batch(anchors, layout="A")\n'
+        '        fed_shapes = ndd.batch(shapes, dtype=types.FLOAT, device="gpu")\n'
+        '        return fed_anchors, fed_shapes\n'
+        '\n'
+        '    while True:\n'
+        '        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n'
+        '            with ctx:\n'
+        '                try:\n'
+        '                    anchors, shapes = iter_setup()\n'
+        '                except StopIteration:\n'
+        '                    return\n'
+        '                images = ndd.decoders.image(jpegs, device="gpu")\n'
+        '                outputs = ndd.slice(images, anchors, shapes, device="gpu").evaluate(), labels.evaluate()\n'
+        '            yield outputs\n'
+    )
+    assert not [d for d in diagnostics if d.needs_human]

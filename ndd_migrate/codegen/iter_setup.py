@@ -6,7 +6,7 @@ give the ``ops.ExternalSource`` outputs their batch, and a ``StopIteration`` it 
 function nested in it, so its locals stay its own (``batch = next(self.iterator)`` beside the
 output ``self.batch``), calls it at the head of each batch and ends (``return``) where it raises
 ``StopIteration``: a ``StopIteration`` escaping a generator would be a ``RuntimeError`` (PEP 479).
-Each ``feed_input`` becomes ``x_batch = ndd.batch(data, ...)``: a copy, as ``feed_input`` copied.
+Each ``feed_input`` becomes ``fed_x = ndd.batch(data, ...)``: a copy, as ``feed_input`` copied.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def head(fn) -> cst.Try:
 
 def feed(ndd: Callable[[str], cst.BaseExpression], feed, updated: cst.SimpleStatementLine,
          carried: dict[str, cst.BaseExpression]) -> cst.SimpleStatementLine:
-    """``self.feed_input(self.x, data, layout=L)`` → ``x_batch = ndd.batch(data, layout=L, ...)``, with
+    """``self.feed_input(self.x, data, layout=L)`` → ``fed_x = ndd.batch(data, layout=L, ...)``, with
     the source's ``layout``/``dtype``/``device`` (``"cpu"`` and an empty layout say nothing)."""
     call = updated.body[0].value
     args = [cst.Arg(call.args[feed.data].value)]

@@ -60,7 +60,7 @@ RULE = Rule(
         "and iterated with `next_epoch`, `define_graph`'s body runs once per batch and its return value is "
         "yielded. `self.x` values become locals. Instances get the call-site rewrites of `@pipeline_def` "
         "pipelines (`build()` removed, `run()` → `next()`, outputs). A class that cannot be carried over "
-        "faithfully (other methods such as `iter_setup`, a subclass of it, several readers, a reader inside an expression, "
+        "faithfully (methods other than `__init__`, `define_graph` and `iter_setup` (NDD421), a subclass of it, several readers, a reader inside an expression, "
         "`self` used otherwise, a name bound in both methods, an op with no dynamic-mode form) is left as it "
         "is, with a TODO saying why."
     ),
@@ -77,40 +77,34 @@ RULE = Rule(
     examples=(
         Example(title="ops objects become calls, the reader is created once", before=_LEGACY_BEFORE, after=_LEGACY_AFTER),
         Example(
-            title="external input fed in `iter_setup`: left for a human",
+            title="a method with no counterpart: left for a human",
             before=(
                 "import nvidia.dali.ops as ops\n"
                 "from nvidia.dali.pipeline import Pipeline\n\n\n"
-                "class Fed(Pipeline):\n"
-                "    def __init__(self, batch_size, num_threads, device_id, data):\n"
+                "class Sized(Pipeline):\n"
+                "    def __init__(self, batch_size, num_threads, device_id, root):\n"
                 "        super().__init__(batch_size, num_threads, device_id)\n"
-                "        self.source = ops.ExternalSource()\n"
-                "        self.data = data\n\n"
+                "        self.input = ops.readers.File(file_root=root)\n\n"
                 "    def define_graph(self):\n"
-                "        self.x = self.source()\n"
-                "        return self.x\n\n"
-                "    def iter_setup(self):\n"
-                "        self.feed_input(self.x, self.data)\n"
+                "        jpegs, labels = self.input(name=\"Reader\")\n"
+                "        return jpegs, labels\n\n"
+                "    def __len__(self):\n"
+                "        return self.epoch_size(\"Reader\")\n"
             ),
             after=(
                 "import nvidia.dali.ops as ops\n"
                 "from nvidia.dali.pipeline import Pipeline\n\n\n"
-                "class Fed(Pipeline):\n"
-                "    def __init__(self, batch_size, num_threads, device_id, data):\n"
+                "class Sized(Pipeline):\n"
+                "    def __init__(self, batch_size, num_threads, device_id, root):\n"
                 "        super().__init__(batch_size, num_threads, device_id)\n"
-                "        # TODO(ndd-migrate): NDD402 not migrated: `ops.ExternalSource` has no dynamic-mode form: pass the data you feed "
-                "to the ndd ops directly (see NDD42x); "
-                "rewrite `Fed` by hand (see docs/target-shape.md)\n"
-                "        self.source = ops.ExternalSource()\n"
-                "        self.data = data\n\n"
+                "        self.input = ops.readers.File(file_root=root)\n\n"
                 "    def define_graph(self):\n"
-                "        self.x = self.source()\n"
-                "        return self.x\n\n"
-                "    # TODO(ndd-migrate): NDD401 not migrated: `iter_setup` feeds external input (`feed_input`) every "
-                "iteration: call the ndd ops on the data you would feed instead (see NDD42x); rewrite `Fed` by hand "
-                "(see docs/target-shape.md)\n"
-                "    def iter_setup(self):\n"
-                "        self.feed_input(self.x, self.data)\n"
+                "        jpegs, labels = self.input(name=\"Reader\")\n"
+                "        return jpegs, labels\n\n"
+                "    # TODO(ndd-migrate): NDD401 not migrated: `__len__` has no counterpart in a generator function; "
+                "rewrite `Sized` by hand (see docs/target-shape.md)\n"
+                "    def __len__(self):\n"
+                "        return self.epoch_size(\"Reader\")\n"
             ),
         ),
     ),
@@ -156,7 +150,7 @@ class Impl(RuleImpl):
             # The method's own name is free: it becomes the nested function's.
             fn.setup_name = shape.fresh("iter_setup", used - {"iter_setup"} if legacy.names_once(fn, "iter_setup") else used)
             for feed in fn.feeds.values():
-                feed.batch_name = shape.fresh(f"{feed.attr}_batch", used)
+                feed.batch_name = shape.fresh(f"fed_{feed.attr}", used)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         fn = legacy.owner(self.ctx.model, self.ctx.function_stack)

@@ -29,7 +29,8 @@ RULE = Rule(
         "becomes `x_args = dict(...) if c else None`, tested as `x_args is not None` where `define_graph` tests "
         "`self.x`. A device name of `__init__` set to `\"mixed\"` and only given as `device=` gets `\"gpu\"`. "
         "Operator objects with no dynamic-mode "
-        "form (`ops.ExternalSource`, `ops.PythonFunction`, ...) keep the class as it is, with a TODO."
+        "form (`ops.PythonFunction`, ...) keep the class as it is, with a TODO; `ops.ExternalSource` fed by "
+        "`feed_input` in `iter_setup` is NDD421's."
     ),
     why=(
         "Dynamic mode has no operator objects: an op is a function called on data. Each call of an `ops` "

@@ -31,7 +31,18 @@ RULE = Rule(
         "iterable forever; otherwise the generator stops where the pipeline raised `StopIteration`. "
         "Reported for a human: `parallel=True`, `cycle=\"raise\"`, no `source` (`feed_input`), a source "
         "the code does not show to be iterable or callable (a parameter, an imported object), a reader "
-        "and an external source in one pipeline, several external sources."
+        "and an external source in one pipeline, several external sources. "
+        "In a legacy `Pipeline` subclass (NDD401), `ops.ExternalSource` objects fed by `self.feed_input(self.x, "
+        "data, layout=...)` in `iter_setup` (`self.x = self.source()` a statement of `define_graph`): `iter_setup` "
+        "becomes a function nested in the generator (its locals stay its own; values of `__init__` it assigns are "
+        "`nonlocal`), each `feed_input` binds `fed_x = ndd.batch(data, layout=, dtype=, device=)` (a copy, as "
+        "`feed_input` copied) and it returns them; each batch starts with `x, ... = iter_setup()`, and a "
+        "`StopIteration` it raises ends the generator (`return`: PEP 479 would turn it into a `RuntimeError`), "
+        "where `pipe.run()` raised `StopIteration`. A reader may be in the same graph. Reported: `feed_input` in a "
+        "loop, `with`, `try` or an expression, an output fed twice or never, `feed_input` of anything else than "
+        "such an output, `return`/`yield` or other methods of `self` in `iter_setup`, a value it assigns that "
+        "`__init__` does not set, `ops.ExternalSource(source=...)` and an external source without `iter_setup` "
+        "(fed from outside the class)."
     ),
     why=(
         "Dynamic mode has no graph to feed: data from Python enters as `ndd.as_batch(list_of_arrays)`. "
@@ -43,7 +54,9 @@ RULE = Rule(
         "when the generator starts, not when the pipeline is defined, and nothing is prefetched: a source "
         "with side effects sees them later. With `cycle`, an iterator whose `__iter__` cannot restart makes "
         "the migrated loop spin where DALI raised `StopIteration`. `pipe.reset()` after the end has no "
-        "counterpart (NDD005): create a new generator. Verify with `ndd-migrate verify`."
+        "counterpart (NDD005): create a new generator. `iter_setup` is called when its batch is asked for; "
+        "pipeline mode called it `prefetch_queue_depth` batches ahead (twice at the first `run()`): an iterator "
+        "that other code also draws from sees its draws in another order. Verify with `ndd-migrate verify`."
     ),
     examples=(
         Example(
@@ -104,6 +117,79 @@ RULE = Rule(
                 "        iteration += 1\n"
                 "        data = ndd.as_batch(data)\n"
                 "        yield (data + 1).evaluate(),\n"
+            ),
+        ),
+        Example(
+            title="`ops.ExternalSource` fed in `iter_setup` of a legacy class",
+            before=(
+                "import nvidia.dali.ops as ops\n"
+                "from nvidia.dali.pipeline import Pipeline\n\n\n"
+                "class Fed(Pipeline):\n"
+                "    def __init__(self, batch_size, num_threads, device_id, batches):\n"
+                "        super().__init__(batch_size, num_threads, device_id)\n"
+                "        self.source = ops.ExternalSource(layout=\"HWC\")\n"
+                "        self.flip = ops.Flip(horizontal=1)\n"
+                "        self.batches = batches\n\n"
+                "    def define_graph(self):\n"
+                "        self.images = self.source()\n"
+                "        return self.flip(self.images)\n\n"
+                "    def iter_setup(self):\n"
+                "        images = next(self.batches)\n"
+                "        self.feed_input(self.images, images)\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def Fed(batch_size, num_threads, device_id, batches):\n"
+                "    ndd.set_num_threads(num_threads)\n"
+                "    ctx = ndd.EvalContext(device_id=device_id)\n\n"
+                "    def iter_setup():\n"
+                "        images = next(batches)\n"
+                "        fed_images = ndd.batch(images, layout=\"HWC\")\n"
+                "        return fed_images\n\n"
+                "    while True:\n"
+                "        with ctx:\n"
+                "            try:\n"
+                "                images = iter_setup()\n"
+                "            except StopIteration:\n"
+                "                return\n"
+                "            outputs = ndd.flip(images, horizontal=1).evaluate(),\n"
+                "        yield outputs\n"
+            ),
+        ),
+        Example(
+            title="`feed_input` in a loop of `iter_setup`: left for a human",
+            before=(
+                "import nvidia.dali.ops as ops\n"
+                "from nvidia.dali.pipeline import Pipeline\n\n\n"
+                "class Fed(Pipeline):\n"
+                "    def __init__(self, batch_size, num_threads, device_id, chunks):\n"
+                "        super().__init__(batch_size, num_threads, device_id)\n"
+                "        self.source = ops.ExternalSource()\n"
+                "        self.chunks = chunks\n\n"
+                "    def define_graph(self):\n"
+                "        self.data = self.source()\n"
+                "        return self.data\n\n"
+                "    def iter_setup(self):\n"
+                "        for chunk in self.chunks:\n"
+                "            self.feed_input(self.data, chunk)\n"
+            ),
+            after=(
+                "import nvidia.dali.ops as ops\n"
+                "from nvidia.dali.pipeline import Pipeline\n\n\n"
+                "class Fed(Pipeline):\n"
+                "    def __init__(self, batch_size, num_threads, device_id, chunks):\n"
+                "        super().__init__(batch_size, num_threads, device_id)\n"
+                "        self.source = ops.ExternalSource()\n"
+                "        self.chunks = chunks\n\n"
+                "    def define_graph(self):\n"
+                "        self.data = self.source()\n"
+                "        return self.data\n\n"
+                "    def iter_setup(self):\n"
+                "        for chunk in self.chunks:\n"
+                "            # TODO(ndd-migrate): NDD421 not migrated: `feed_input` in a loop, `with`, `try` or an "
+                "expression: only a statement of `iter_setup` (or of an `if` in it) is rewritten, one batch per "
+                "output; rewrite `Fed` by hand (see docs/target-shape.md)\n"
+                "            self.feed_input(self.data, chunk)\n"
             ),
         ),
         Example(
