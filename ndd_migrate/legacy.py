@@ -30,7 +30,7 @@ from ndd_migrate.rules.tables import OpInfo, fn_path_of_legacy_op, op_info
 _NO_FORM = {
     "ExternalSource": "`ops.ExternalSource` that `iter_setup` does not feed (none, or created in an `if`) has "
     "no dynamic-mode form: make the data a dynamic-mode batch where it is fed (`pipe.feed_input`, `source=`) and "
-    "pass it to the ops (see NDD421)",
+    "pass it to the ops",
 }
 
 # `ops.ExternalSource` fed by `feed_input` in `iter_setup` (docs/target-shape.md, "Legacy `Pipeline`

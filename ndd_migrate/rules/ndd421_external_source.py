@@ -227,6 +227,17 @@ class Impl(RuleImpl):
     rule = RULE
     reports = (constructs.EXTERNAL_SOURCE,)
 
+    def blockers(self, fn):
+        """A legacy class with ``iter_setup`` in the epoch-aware shape (framework iterator,
+        ``epoch_size``): its epochs are cut by the reader's size, while a ``StopIteration`` of
+        ``iter_setup`` would end the batches at any point (and, inside the helper, be a
+        ``RuntimeError``)."""
+        if isinstance(fn, legacy.LegacyPipeline) and fn.setup is not None and fn.epochs:
+            return [(fn.setup, "`iter_setup` (which may end the pipeline with `StopIteration`) in a pipeline "
+                     "given to a framework iterator or asked for its epoch size: the epochs would be cut by the "
+                     "reader's size only", "write the epoch loop by hand")]
+        return []
+
     def visit_Module(self, node: cst.Module) -> None:
         self.ctx.dali_types_alias = _types_alias(node)
 
