@@ -109,6 +109,7 @@ class LegacyPipeline(PipelineFunction):
     source_indices: set[int] = field(default_factory=set)  # define_graph statements `self.x = self.<source>()`
     feeds: dict[cst.SimpleStatementLine, Feed] = field(default_factory=dict)
     setup_nonlocal: list[str] = field(default_factory=list)  # attrs `iter_setup` assigns
+    batch_size_reads: set[cst.Attribute] = field(default_factory=set)  # `self.batch_size` in `iter_setup`
     setup_name: str = "iter_setup"  # decided by NDD401
     # Decided by NDD401 before the class's body is rewritten:
     op_rngs: dict[str, str] = field(default_factory=dict)  # op object with its own seed → its RNG's name
@@ -552,7 +553,14 @@ class _Reader:
             if attr not in fed and not refused:
                 self.problem(setup, f"`self.{attr}` (an external source's output) is not fed in `iter_setup`",
                              about=constructs.EXTERNAL_SOURCE)
+        reported: set[str] = set()
         for node, attr in found.reads:
+            if attr == "batch_size" and attr not in init_attrs and attr not in fn.fed:
+                fn.batch_size_reads.add(node)  # `Pipeline.batch_size`: the generator's `batch_size`
+                continue
+            if attr in reported:
+                continue
+            reported.add(attr)
             if attr in fn.fed:
                 self.problem(node, f"`self.{attr}` is a graph node in `iter_setup`: only `feed_input` may take it",
                              about=constructs.EXTERNAL_SOURCE)

@@ -884,3 +884,68 @@ def test_iter_setup_in_epoch_shape_is_left():
 def test_iter_setup_blockers_say_it_once(case):
     out, _ = migrate(BLOCKED[case][0])
     assert len(todos(out)) == 1, todos(out)
+
+
+def test_iter_setup_reads_the_batch_size():
+    """`self.batch_size` in `iter_setup` is the `Pipeline` property: the generator's `batch_size`; a
+    GPU external source gives `device="gpu"` to `ndd.batch`; the class nested in a function stays there."""
+    source = (
+        'import numpy as np\n'
+        'import nvidia.dali.ops as ops\n'
+        'from nvidia.dali.pipeline import Pipeline\n'
+        '\n'
+        '\n'
+        'def test_gpu():\n'
+        '    class Fed(Pipeline):\n'
+        '        def __init__(self, batch_size, num_threads, device_id, use_list):\n'
+        '            super().__init__(batch_size, num_threads, device_id)\n'
+        '            self.input = ops.ExternalSource(device="gpu")\n'
+        '            self.use_list = use_list\n'
+        '\n'
+        '        def define_graph(self):\n'
+        '            self.batch = self.input()\n'
+        '            return self.batch\n'
+        '\n'
+        '        def iter_setup(self):\n'
+        '            if self.use_list:\n'
+        '                data = [np.random.rand(10, 10, 3) for _ in range(self.batch_size)]\n'
+        '            else:\n'
+        '                data = np.random.rand(self.batch_size, 10, 10, 3)\n'
+        '            self.feed_input(self.batch, data)\n'
+        '\n'
+        '    pipe = Fed(2, 1, 0, True)\n'
+        '    pipe.build()\n'
+        '    pipe.run()\n'
+    )
+    out, diagnostics = migrate(source)
+    assert out == (
+        'import numpy as np\n'
+        'import nvidia.dali.experimental.dynamic as ndd\n'
+        '\n'
+        '\n'
+        'def test_gpu():\n'
+        '    def Fed(batch_size, num_threads, device_id, use_list):\n'
+        '        ndd.set_num_threads(num_threads)\n'
+        '        ctx = ndd.EvalContext(device_id=device_id)\n'
+        '\n'
+        '        def iter_setup():\n'
+        '            if use_list:\n'
+        '                data = [np.random.rand(10, 10, 3) for _ in range(batch_size)]\n'
+        '            else:\n'
+        '                data = np.random.rand(batch_size, 10, 10, 3)\n'
+        '            fed_batch = ndd.batch(data, device="gpu")\n'
+        '            return fed_batch\n'
+        '\n'
+        '        while True:\n'
+        '            with ctx:\n'
+        '                try:\n'
+        '                    batch = iter_setup()\n'
+        '                except StopIteration:\n'
+        '                    return\n'
+        '                outputs = batch.evaluate(),\n'
+        '            yield outputs\n'
+        '\n'
+        '    pipe = Fed(2, 1, 0, True)\n'
+        '    next(pipe)\n'
+    )
+    assert not [d for d in diagnostics if d.needs_human]

@@ -155,6 +155,8 @@ class Impl(RuleImpl):
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
         attr = legacy.self_attr(original)
+        if fn is not None and fn.convert and original in fn.batch_size_reads:
+            return cst.Name("batch_size")  # the `Pipeline` property
         if fn is None or not fn.convert or attr not in fn.data_attrs:
             return updated
         return cst.Name(attr)

@@ -35,7 +35,7 @@ RULE = Rule(
         "In a legacy `Pipeline` subclass (NDD401), `ops.ExternalSource` objects fed by `self.feed_input(self.x, "
         "data, layout=...)` in `iter_setup` (`self.x = self.source()` a statement of `define_graph`): `iter_setup` "
         "becomes a function nested in the generator (its locals stay its own; values of `__init__` it assigns are "
-        "`nonlocal`), each `feed_input` binds `fed_x = ndd.batch(data, layout=, dtype=, device=)` (a copy, as "
+        "`nonlocal`, `self.batch_size` is the generator's `batch_size`), each `feed_input` binds `fed_x = ndd.batch(data, layout=, dtype=, device=)` (a copy, as "
         "`feed_input` copied) and it returns them; each batch starts with `x, ... = iter_setup()`, and a "
         "`StopIteration` it raises ends the generator (`return`: PEP 479 would turn it into a `RuntimeError`), "
         "where `pipe.run()` raised `StopIteration`. A reader may be in the same graph. Reported: `feed_input` in a "

@@ -2,7 +2,8 @@
 # data: none
 """A legacy class whose `iter_setup` feeds two `ops.ExternalSource` outputs from an iterator it keeps:
 the run loop ends at the `StopIteration` the iterator raises; a counter of `__init__` is advanced in
-`iter_setup`; the data arrives as a list of arrays and as one dense array, with a layout."""
+`iter_setup`, which reads the pipeline's `batch_size`; the data arrives as a list of arrays and as
+one dense array, with a layout."""
 
 import numpy as np
 
@@ -47,6 +48,7 @@ class Weighted(Pipeline):
 
     def iter_setup(self):
         frames, weights = next(self.iterator)
+        frames = frames[: self.batch_size]
         self.fed += 1
         self.feed_input(self.frames, frames, layout="HWC")
         self.feed_input(self.weights, weights)
