@@ -949,3 +949,61 @@ def test_iter_setup_reads_the_batch_size():
         '    next(pipe)\n'
     )
     assert not [d for d in diagnostics if d.needs_human]
+
+
+def test_iter_setup_docstring_keywords_and_branches():
+    """`nonlocal` goes after `iter_setup`'s docstring; `feed_input` by keywords; without a context the
+    call heads the loop, and returns in branches of `define_graph` follow it."""
+    source = (
+        'import nvidia.dali.ops as ops\n'
+        'from nvidia.dali.pipeline import Pipeline\n'
+        '\n'
+        '\n'
+        'class P(Pipeline):\n'
+        '    def __init__(self, batch_size, data, flip=False):\n'
+        '        super().__init__(batch_size, 1, None)\n'
+        '        self.source = ops.ExternalSource()\n'
+        '        self.flip = ops.Flip(horizontal=1)\n'
+        '        self.data = data\n'
+        '        self.seen = 0\n'
+        '        self.use_flip = flip\n'
+        '\n'
+        '    def define_graph(self):\n'
+        '        self.x = self.source()\n'
+        '        if self.use_flip:\n'
+        '            return self.flip(self.x)\n'
+        '        return self.x\n'
+        '\n'
+        '    def iter_setup(self):\n'
+        '        """Feeds the next batch."""\n'
+        '        self.seen += 1\n'
+        '        self.feed_input(data_node=self.x, data=next(self.data), layout="HWC")\n'
+    )
+    out, diagnostics = migrate(source)
+    assert out == (
+        'import nvidia.dali.experimental.dynamic as ndd\n'
+        '\n'
+        '\n'
+        'def P(batch_size, data, flip=False):\n'
+        '    ndd.set_num_threads(1)\n'
+        '    seen = 0\n'
+        '    use_flip = flip\n'
+        '\n'
+        '    def iter_setup():\n'
+        '        """Feeds the next batch."""\n'
+        '        nonlocal seen\n'
+        '        seen += 1\n'
+        '        fed_x = ndd.batch(next(data), layout="HWC")\n'
+        '        return fed_x\n'
+        '\n'
+        '    while True:\n'
+        '        try:\n'
+        '            x = iter_setup()\n'
+        '        except StopIteration:\n'
+        '            return\n'
+        '        if use_flip:\n'
+        '            yield ndd.flip(x, horizontal=1).evaluate(),\n'
+        '            continue\n'
+        '        yield x.evaluate(),\n'
+    )
+    assert not [d for d in diagnostics if d.needs_human]

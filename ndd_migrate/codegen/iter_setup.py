@@ -22,8 +22,8 @@ def nested(fn, updated: cst.FunctionDef) -> cst.FunctionDef:
     """The nested function: ``nonlocal`` for the values it assigns, its body, and the return of the
     batches it fed, in ``define_graph``'s order."""
     body = list(updated.body.body)
-    if fn.setup_nonlocal:
-        body.insert(0, cst.SimpleStatementLine([cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in fn.setup_nonlocal])]))
+    if fn.setup_nonlocal:  # after the docstring
+        body.insert(1 if body and shape.is_docstring(body[0]) else 0, cst.SimpleStatementLine([cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in fn.setup_nonlocal])]))
     names = _batch_names(fn)
     if names:
         body.append(cst.SimpleStatementLine([cst.Return(_names(names))]))
