@@ -573,6 +573,14 @@ class _Reader:
                              "there first", about=constructs.EXTERNAL_SOURCE)
             elif attr not in fn.setup_nonlocal:
                 fn.setup_nonlocal.append(attr)
+        graph = _SelfUses()
+        fn.graph.visit(graph)
+        changed = {a for _, a in found.stores} | found.mutated
+        for attr in sorted(changed & {a for _, a in graph.attributes}):
+            # define_graph read it once, when the pipeline was built; the generator reads it per batch
+            self.problem(setup, f"`self.{attr}` is changed in `iter_setup` and read in `define_graph`, which "
+                         "read it once when the pipeline was built: give the graph its value in a name of its own",
+                         about=constructs.EXTERNAL_SOURCE)
         clash = {a for _, a in (*found.reads, *found.stores)} & _bound_names(setup)
         for name in sorted(clash):
             self.problem(setup, f"`{name}` is a local of `iter_setup` and `self.{name}` a value of the class: "
@@ -754,6 +762,7 @@ class _SetupUses(SkipsTrivia, cst.CSTVisitor):
         self.feeds: list[tuple[cst.CSTNode, cst.Call, bool]] = []
         self.reads: list[tuple[cst.Attribute, str]] = []
         self.stores: list[tuple[cst.Attribute, str]] = []
+        self.mutated: set[str] = set()  # changed in place (`self.x[i] = ...`)
         self.problems: list[tuple[cst.CSTNode, str]] = []
         self._statement: cst.CSTNode | None = None
         self._blocks = 0  # loops, `with`, `try`, nested functions around the current node
@@ -812,8 +821,19 @@ class _SetupUses(SkipsTrivia, cst.CSTVisitor):
             if attr is not None:
                 self.stores.append((target, attr))
                 self._handled.add(id(target))
+            else:
+                self._mutates(target)
+
+    def _mutates(self, target: cst.BaseExpression) -> None:
+        """``self.x[i] = ...``, ``self.x.y += ...``: the value of ``self.x`` changes in place."""
+        while isinstance(target, (cst.Subscript, cst.Attribute)) and self_attr(target) is None:
+            target = target.value
+        attr = self_attr(target)
+        if attr is not None:
+            self.mutated.add(attr)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._mutates(node.target)
         attr = self_attr(node.target)
         if attr is not None:
             self.stores.append((node.target, attr))

@@ -468,6 +468,15 @@ BLOCKED = {
         _fed("self.last = self.parts\nself.feed_input(self.x, self.parts)"),
         "`self.last` is assigned in `iter_setup` but not set in `__init__`: set it there first",
     ),
+    "iter_setup changes a value the graph reads": (
+        _fed("self.scale += 1\nself.feed_input(self.x, self.parts)", graph="self.x = self.s()\nreturn self.x * self.scale",
+             init="self.parts = parts\nself.scale = 2"),
+        "`self.scale` is changed in `iter_setup` and read in `define_graph`, which read it once when the pipeline was built",
+    ),
+    "iter_setup changes in place a value the graph reads": (
+        _fed("self.parts[0] = 1\nself.feed_input(self.x, self.parts)", graph="self.x = self.s()\nreturn self.x * self.parts[0]"),
+        "`self.parts` is changed in `iter_setup` and read in `define_graph`",
+    ),
     "iter_setup reads a graph node": (
         _fed("self.feed_input(self.x, self.parts)\nprint(self.y)", graph="self.x = self.s()\nself.y = self.x + 1\nreturn self.y"),
         "`self.y` in `iter_setup` is not a value `__init__` sets",

@@ -41,7 +41,7 @@ RULE = Rule(
         "where `pipe.run()` raised `StopIteration`. A reader may be in the same graph. Reported: `feed_input` in a "
         "loop, `with`, `try` or an expression, an output fed twice or never, `feed_input` of anything else than "
         "such an output, `return`/`yield` or other methods of `self` in `iter_setup`, a value it assigns that "
-        "`__init__` does not set, `ops.ExternalSource(source=...)` and an external source without `iter_setup` "
+        "`__init__` does not set, a value it changes that `define_graph` reads (read once, at build time), `ops.ExternalSource(source=...)` and an external source without `iter_setup` "
         "(fed from outside the class)."
     ),
     why=(
