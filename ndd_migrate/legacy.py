@@ -553,6 +553,8 @@ class _Reader:
             if attr not in fed and not refused:
                 self.problem(setup, f"`self.{attr}` (an external source's output) is not fed in `iter_setup`",
                              about=constructs.EXTERNAL_SOURCE)
+        graph = _SelfUses()
+        fn.graph.visit(graph)
         reported: set[str] = set()
         for node, attr in found.reads:
             if attr == "batch_size" and attr not in init_attrs and attr not in fn.fed:
@@ -564,8 +566,9 @@ class _Reader:
             if attr in fn.fed:
                 self.problem(node, f"`self.{attr}` is a graph node in `iter_setup`: only `feed_input` may take it",
                              about=constructs.EXTERNAL_SOURCE)
-            elif attr not in init_attrs:
-                self.problem(node, f"`self.{attr}` in `iter_setup` is not a value `__init__` sets",
+            elif attr not in init_attrs or attr in graph.assigned:
+                self.problem(node, f"`self.{attr}` in `iter_setup` is not a value `__init__` sets"
+                             + (" (`define_graph` sets it)" if attr in graph.assigned else ""),
                              about=constructs.EXTERNAL_SOURCE)
         for node, attr in found.stores:
             if attr not in init_attrs or attr in fn.fed:
@@ -573,8 +576,6 @@ class _Reader:
                              "there first", about=constructs.EXTERNAL_SOURCE)
             elif attr not in fn.setup_nonlocal:
                 fn.setup_nonlocal.append(attr)
-        graph = _SelfUses()
-        fn.graph.visit(graph)
         changed = {a for _, a in found.stores} | found.mutated
         for attr in sorted(changed & {a for _, a in graph.attributes}):
             # define_graph read it once, when the pipeline was built; the generator reads it per batch
@@ -812,8 +813,9 @@ class _SetupUses(SkipsTrivia, cst.CSTVisitor):
             stmt is not None and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) and stmt.body[0].value is node
         )
         self.feeds.append((stmt, node, self._blocks > 0 or not whole))
-        if node.args and self_attr(node.args[0].value) is not None:
-            self._handled.add(id(node.args[0].value))
+        for position, arg in enumerate(node.args):  # the node fed: not a read of a value
+            if (arg.keyword.value == "data_node" if arg.keyword else position == 0) and self_attr(arg.value):
+                self._handled.add(id(arg.value))
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         for target in _flatten(node.target):

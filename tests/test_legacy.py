@@ -477,6 +477,11 @@ BLOCKED = {
         _fed("self.parts[0] = 1\nself.feed_input(self.x, self.parts)", graph="self.x = self.s()\nreturn self.x * self.parts[0]"),
         "`self.parts` is changed in `iter_setup` and read in `define_graph`",
     ),
+    "iter_setup reads a value define_graph sets": (
+        _fed("self.feed_input(self.x, self.parts * self.k)", graph="self.x = self.s()\nself.k = 2\nreturn self.x * self.k",
+             init="self.parts = parts\nself.k = 1"),
+        "`self.k` in `iter_setup` is not a value `__init__` sets (`define_graph` sets it)",
+    ),
     "iter_setup reads a graph node": (
         _fed("self.feed_input(self.x, self.parts)\nprint(self.y)", graph="self.x = self.s()\nself.y = self.x + 1\nreturn self.y"),
         "`self.y` in `iter_setup` is not a value `__init__` sets",
@@ -1015,4 +1020,11 @@ def test_iter_setup_docstring_keywords_and_branches():
         '            continue\n'
         '        yield x.evaluate(),\n'
     )
+    assert not [d for d in diagnostics if d.needs_human]
+
+
+def test_feed_input_by_keywords_in_any_order():
+    out, diagnostics = migrate(_fed("self.feed_input(data=self.parts, data_node=self.x)"))
+    assert "        fed_x = ndd.batch(parts)\n        return fed_x\n" in out
+    assert "            x = iter_setup()\n" in out
     assert not [d for d in diagnostics if d.needs_human]
