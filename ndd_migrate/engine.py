@@ -221,9 +221,14 @@ def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) ->
 
     ``migrate`` rewrites with every selected rule and leaves TODOs. ``check`` always reports what
     the full migration would report (conversion rules depend on each other, so reporting runs them
-    all, selected or not, and only the report is filtered); with ``--fix`` a second pass applies the
-    fixes of the selected rules (only the safe ones without ``--unsafe-fixes``). The reporting pass
-    never keeps its rewrite, so it is not even generated (nor re-parsed to validate it).
+    all, selected or not, and only the report is filtered); with ``--fix`` the fixes of the selected
+    rules are applied (only the safe ones without ``--unsafe-fixes``) until nothing changes, as
+    ruff does (:func:`_fix_to_fixed_point`). The reporting pass never keeps its rewrite, so it is
+    not even generated (nor re-parsed to validate it).
+
+    A finding is marked fixable only with the fix this run's options would really apply
+    (:func:`_fixability`): ``device="mixed"`` inside a pipeline function is fixed only together
+    with the function's (unsafe) conversion, so there it is an unsafe fix, not a safe one.
 
     ``check`` first looks only at the module's DALI region (:mod:`ndd_migrate.region`; ``narrow``
     False turns that off, for tests that compare): the findings are the same, for a fraction of
@@ -240,20 +245,92 @@ def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) ->
         )
         if not found.error and not (policy.fix and found.diagnostics):
             found.old_source = source
-            found.diagnostics = [replace(d, fixed=False) for d in found.diagnostics]
+            found.diagnostics = _fixability(
+                found.diagnostics, path, policy,
+                lambda level: _run(part.text, path, policy, level, module_names, todos=False, rewrite=False,
+                                   lines=part, module_source=source),
+            )
             return found
-    full = _run(source, path, policy, "report", module_names, todos=False, rewrite=False)
-    if full.error:
-        return full
     if not policy.fix:
-        full.diagnostics = [replace(d, fixed=False) for d in full.diagnostics]
-        return full
-    # The fixes themselves: only the selected rules' (and only safe ones without --unsafe-fixes).
-    fixing = _run(source, path, policy, "all" if policy.unsafe_fixes else "safe", module_names, todos=False)
-    done = {(d.code, d.line, d.column) for d in fixing.diagnostics if d.fixed}
-    full.diagnostics = [replace(d, fixed=(d.code, d.line, d.column) in done) for d in full.diagnostics]
-    full.changed, full.new_source, full.error = fixing.changed, fixing.new_source, fixing.error
+        return _report(source, path, policy, module_names)
+    return _fix_to_fixed_point(source, path, policy, module_names)
+
+
+#: ``check --fix`` applies the fixes again to the fixed text until nothing changes (a fix can make
+#: another finding visible or fixable); this many passes at most, as a guard against two rules
+#: undoing each other's work (ruff allows 100; our fixes settle in two or three).
+MAX_FIX_PASSES = 10
+
+
+def _report(source: str, path: str, policy: Policy, module_names: set[str]) -> FileResult:
+    """The findings of ``check`` in ``source`` (the whole module), each marked with the fix this
+    run's options would apply."""
+    full = _run(source, path, policy, "report", module_names, todos=False, rewrite=False)
+    if not full.error:
+        full.diagnostics = _fixability(
+            full.diagnostics, path, policy,
+            lambda level: _run(source, path, policy, level, module_names, todos=False, rewrite=False),
+        )
     return full
+
+
+def _fix_to_fixed_point(source: str, path: str, policy: Policy, module_names: set[str]) -> FileResult:
+    """``check --fix``: apply the selected rules' fixes (only the safe ones without
+    ``--unsafe-fixes``) to the text, then to the fixed text, until a pass changes nothing, so that
+    a second ``check`` finds nothing the first could have fixed or reported. The result lists the
+    findings each pass fixed (at their place in the text that pass saw) and the findings left in
+    the final text, at their place there (the file as written)."""
+    level = "all" if policy.unsafe_fixes else "safe"
+    current, fixed = source, []
+    for _ in range(MAX_FIX_PASSES):
+        fixing = _run(current, path, policy, level, module_names, todos=False)
+        if fixing.error:
+            fixing.old_source, fixing.changed, fixing.new_source = source, False, None
+            return fixing
+        if not fixing.changed:
+            break
+        fixed += [d for d in fixing.diagnostics if d.fixed]
+        current = fixing.new_source
+    result = _report(current, path, policy, module_names)
+    if result.error:
+        return result
+    result.diagnostics = fixed + result.diagnostics
+    result.old_source = source
+    result.changed = current != source
+    result.new_source = current if result.changed else None
+    return result
+
+
+def _fixability(diagnostics: list, path: str, policy: Policy, rerun) -> list:
+    """The reporting pass's findings, unfixed, each with the fix ``check --fix`` would really
+    apply: ``safe`` when the safe pass fixes it, ``unsafe`` when only the pass with every selected
+    rule does, else ``manual``. ``rerun(level)`` runs the rules at that fix level
+    (:class:`~ndd_migrate.context.Context`) without keeping the rewrite. The reporting pass
+    applies every rule, so with every rule selected it is already the "all" pass; the other
+    passes run only when a finding could be marked by them."""
+    from ndd_migrate.catalog import rule_codes
+    from ndd_migrate.diagnostics import FixSafety
+
+    key = lambda d: (d.code, d.line, d.column, d.message)  # noqa: E731
+    reported = {key(d) for d in diagnostics if d.fixed}
+    safe: set = set()
+    if any(d.fix is FixSafety.SAFE and key(d) in reported for d in diagnostics):
+        safe = {key(d) for d in rerun("safe").diagnostics if d.fixed}
+    every = reported
+    if any(d.fix is not FixSafety.MANUAL for d in diagnostics) and not all(
+        policy.is_enabled(code, path) for code in rule_codes()
+    ):
+        every = {key(d) for d in rerun("all").diagnostics if d.fixed}
+    out = []
+    for d in diagnostics:
+        if d.fix is FixSafety.SAFE and key(d) in safe:
+            fix = FixSafety.SAFE
+        elif d.fix is not FixSafety.MANUAL and key(d) in every:
+            fix = FixSafety.UNSAFE
+        else:
+            fix = FixSafety.MANUAL
+        out.append(replace(d, fix=fix, fixed=False))
+    return out
 
 
 def _run(
