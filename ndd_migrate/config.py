@@ -9,6 +9,9 @@ Keys::
     exclude = ["legacy/"]         # paths not to check; replaces the default list
     extend-exclude = []           # paths not to check, on top of exclude
     per-file-ignores = { "tests/*" = ["NDD5"] }
+    respect-gitignore = true      # leave out what .gitignore files ignore when walking directories
+    include-generated = false     # check and migrate files marked @generated in their header
+    cache-dir = ".ndd_migrate_cache"  # where `check` keeps results (relative to this file)
 
 Why ruff's semantics: users of the lint already know them from ruff, and they make project-wide
 settings overridable without restating them. In particular:
@@ -50,7 +53,10 @@ else:  # Python 3.10: the same parser, from PyPI (needs `tomli; python_version <
     import tomli as tomllib
 
 TABLE = "ndd-migrate"
-KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores")
+KEYS = (
+    "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores",
+    "respect-gitignore", "include-generated", "cache-dir",
+)
 SELECTOR_RE = re.compile(r"^(?:ALL|NDD\d{0,3})$")
 
 #: Excluded unless ``exclude`` replaces them: tool caches, environments and build output, where
@@ -63,6 +69,7 @@ DEFAULT_EXCLUDE = (
     ".hg",
     ".ipynb_checkpoints",
     ".mypy_cache",
+    ".ndd_migrate_cache",
     ".nox",
     ".pytest_cache",
     ".ruff_cache",
@@ -245,6 +252,9 @@ class Overrides:
     exclude: Sequence[str] | None = None
     extend_exclude: Sequence[str] = ()
     per_file_ignores: Mapping[str, Sequence[str]] | None = None
+    respect_gitignore: bool | None = None
+    include_generated: bool | None = None
+    cache_dir: str | None = None
 
     def validated(self, source: str) -> Overrides:
         """A copy with every value checked and turned into tuples; raises :class:`ConfigError`."""
@@ -264,12 +274,27 @@ class Overrides:
             exclude=None if self.exclude is None else _patterns(self.exclude, "exclude", source),
             extend_exclude=_patterns(self.extend_exclude, "extend-exclude", source),
             per_file_ignores=per_file,
+            respect_gitignore=_flag(self.respect_gitignore, "respect-gitignore", source),
+            include_generated=_flag(self.include_generated, "include-generated", source),
+            cache_dir=_directory(self.cache_dir, "cache-dir", source),
         )
 
     def selection(self) -> Selection:
         return Selection(
             None if self.select is None else tuple(self.select), tuple(self.extend_select), tuple(self.ignore)
         )
+
+
+def _flag(value: object, key: str, source: str) -> bool | None:
+    if value is not None and not isinstance(value, bool):
+        raise ConfigError(source, f"{key}: expected true or false, got {value!r}")
+    return value
+
+
+def _directory(value: object, key: str, source: str) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise ConfigError(source, f"{key}: expected a directory name, got {value!r}")
+    return value
 
 
 def parse_table(table: object, source: str) -> Overrides:
@@ -290,6 +315,9 @@ def parse_table(table: object, source: str) -> Overrides:
         exclude=table.get("exclude"),
         extend_exclude=table.get("extend-exclude", ()),
         per_file_ignores=table.get("per-file-ignores"),
+        respect_gitignore=table.get("respect-gitignore"),
+        include_generated=table.get("include-generated"),
+        cache_dir=table.get("cache-dir"),
     ).validated(source)
 
 
@@ -320,6 +348,9 @@ class Settings:
     layers: tuple[Selection, ...]
     exclude: tuple[PathGlob, ...]
     per_file_ignores: tuple[tuple[PathGlob, tuple[str, ...]], ...]
+    respect_gitignore: bool = True
+    include_generated: bool = False
+    cache_dir: Path | None = None  # absolute; None: the default, in ``root``
     _selected: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
     _file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
     _excludes: list | None = field(default=None, repr=False, compare=False)
@@ -351,7 +382,17 @@ class Settings:
         else:
             per_file, base = file.per_file_ignores or {}, root
         ignores = tuple((PathGlob.compile(p, base), tuple(codes)) for p, codes in per_file.items())
-        return cls(path, root, layers, tuple(exclude), ignores)
+        # The command line wins; a directory it names is relative to the current directory.
+        flags = {
+            name: next((v for v in (getattr(cli, name), getattr(file, name)) if v is not None), default)
+            for name, default in (("respect_gitignore", True), ("include_generated", False))
+        }
+        cache_dir = None
+        if cli.cache_dir is not None:
+            cache_dir = Path(os.path.abspath(os.path.join(cwd, cli.cache_dir)))
+        elif file.cache_dir is not None:
+            cache_dir = Path(os.path.abspath(os.path.join(root, file.cache_dir)))
+        return cls(path, root, layers, tuple(exclude), ignores, cache_dir=cache_dir, **flags)
 
     def is_selected(self, code: str) -> bool:
         """Whether ``code`` is on by select/extend-select/ignore, before per-file ignores."""
