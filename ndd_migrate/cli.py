@@ -143,6 +143,7 @@ EXTEND_EXCLUDE_HELP = "Path patterns to skip, on top of the configured excludes;
 STDIN_HELP = "The name of the file read from standard input (`-`): for messages and per-file settings."
 GITIGNORE_HELP = "Leave out what .gitignore files ignore when walking directories (default: on)."
 GENERATED_HELP = "Also process files marked @generated in their first lines (skipped by default)."
+FORMAT_HELP = "Run the configured formatter (`formatter`, default `ruff format -`) on the files rewritten."
 
 
 @app.command()
@@ -162,6 +163,7 @@ def migrate(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no counts line."),
     respect_gitignore: Optional[bool] = typer.Option(None, "--respect-gitignore/--no-respect-gitignore", help=GITIGNORE_HELP),
     include_generated: Optional[bool] = typer.Option(None, "--include-generated", help=GENERATED_HELP),
+    format_code: Optional[bool] = typer.Option(None, "--format/--no-format", help=FORMAT_HELP),
 ) -> None:
     """Rewrite pipeline-mode code into dynamic-mode code, in place (`-`: print it to stdout)."""
     from ndd_migrate import runner
@@ -171,9 +173,9 @@ def migrate(
     err = _console(stderr=True)
     conf = _configuration(
         select, extend_select, ignore, exclude, extend_exclude, config,
-        respect_gitignore=respect_gitignore, include_generated=include_generated,
+        respect_gitignore=respect_gitignore, include_generated=include_generated, format=format_code,
     )
-    policy = Policy(is_enabled=conf.is_enabled)
+    policy = Policy(is_enabled=conf.is_enabled, line_length=conf.line_length)
     if _is_stdin(paths):
         _migrate_stdin(stdin_filename or "-", policy, diff=diff, check=check, quiet=quiet)
         return
@@ -184,6 +186,7 @@ def migrate(
             targets, policy, jobs, roots=paths, progress=advance, include_generated=project.include_generated
         )
     write = not (diff or check)
+    _format(summary, conf)
     for result in summary.changed:
         if diff:
             _print_diff(result)
@@ -300,6 +303,7 @@ def check(
     include_generated: Optional[bool] = typer.Option(None, "--include-generated", help=GENERATED_HELP),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the results cache."),
     cache_dir: Optional[str] = typer.Option(None, "--cache-dir", help="The results cache (default: .ndd_migrate_cache in the project root)."),
+    format_code: Optional[bool] = typer.Option(None, "--format/--no-format", help="With --fix: " + FORMAT_HELP),
 ) -> None:
     """Lint: pipeline-mode leftovers and dynamic-mode mistakes, with rule codes."""
     import sys
@@ -312,6 +316,7 @@ def check(
     conf = _configuration(
         select, extend_select, ignore, exclude, extend_exclude, config,
         respect_gitignore=respect_gitignore, include_generated=include_generated, cache_dir=cache_dir,
+        format=format_code,
     )
     policy = Policy.check(fix=fix, unsafe_fixes=unsafe_fixes, is_enabled=conf.is_enabled)
     report_to = sys.stdout
@@ -332,6 +337,7 @@ def check(
                 cache=None if no_cache or fix else _cache(project), include_generated=project.include_generated,
             )
         if fix:
+            _format(summary, conf)
             for result in summary.changed:
                 _write(result, summary)
     text = render(output_format, summary.results, statistics=statistics, unsafe_fixes=unsafe_fixes)
@@ -344,6 +350,47 @@ def check(
         report_to.flush()
     code = exit_code(summary.results)
     raise typer.Exit(0 if exit_zero and code == 1 else code)
+
+
+def _format(summary, conf) -> None:
+    """With ``format`` on (``--format``, or the key), pass each rewritten ``.py`` file's new text
+    through the configured formatter (a command reading code on stdin and writing it on stdout,
+    as libcst's codemod runs one; run in the file's directory, ``{path}`` in it replaced by the
+    file's path). A formatter that fails, is missing, or returns code that does not compile
+    leaves the text unformatted, with a warning: the migration itself is not lost."""
+    import os
+    import subprocess
+
+    from rich.markup import escape
+
+    err = None
+    for result in summary.changed:
+        settings = conf.for_path(result.path)
+        if not settings.format or not result.path.endswith(".py"):
+            continue
+        command = [arg.replace("{path}", result.path) for arg in settings.formatter]
+        problem = None
+        try:
+            done = subprocess.run(
+                command, input=result.new_source.encode("utf-8"), capture_output=True, timeout=120,
+                cwd=os.path.dirname(os.path.abspath(result.path)),
+            )
+            formatted = done.stdout.decode("utf-8")
+            if done.returncode != 0:
+                problem = f"exited with status {done.returncode}: {done.stderr.decode(errors='replace').strip()[:200]}"
+            else:
+                compile(formatted, result.path, "exec", dont_inherit=True)
+        except (OSError, subprocess.SubprocessError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
+            problem = str(exc)
+        if problem is None:
+            result.new_source = formatted
+            continue
+        err = err or _console(stderr=True)
+        err.print(
+            f"[yellow]warning[/] {escape(result.path)}: formatter `{escape(' '.join(command))}` failed ({escape(problem)}); "
+            "written unformatted",
+            soft_wrap=True,
+        )
 
 
 def _cache(settings):

@@ -71,6 +71,7 @@ class Dispatcher(cst.CSTTransformer):
         super().__init__()
         self.ctx = ctx
         ctx.resolver = self
+        self._indent = "    "  # the module's, once visited
         self._visit: dict[str, list] = defaultdict(list)
         self._leave: dict[str, list] = defaultdict(list)
         self._impls = [cls(ctx) for cls, _ in _hook_table()]
@@ -93,6 +94,7 @@ class Dispatcher(cst.CSTTransformer):
         if node_type in TRIVIA:  # no rule looks at whitespace or punctuation (tests/test_scopes.py)
             return False
         if node_type is cst.Module:
+            self._indent = node.default_indent.replace("\t", " " * 8)
             self._decide_conversions()
         if _is_statement(node_type):
             self.ctx.statement_stack.append(node)
@@ -174,6 +176,15 @@ class Dispatcher(cst.CSTTransformer):
             reason = reason or answer or ""
         return reason
 
+    def _todo_width(self) -> int | None:
+        """The columns a TODO above the statement being left may take: the file's line length less
+        the statement's indentation (one level per enclosing compound statement)."""
+        length = self.ctx.policy.line_length(self.ctx.path)
+        if length is None:
+            return None
+        depth = sum(1 for node in self.ctx.statement_stack if isinstance(node, cst.BaseCompoundStatement))
+        return length - depth * len(self._indent)
+
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
         result = updated
         node_type = type(original)
@@ -194,26 +205,57 @@ class Dispatcher(cst.CSTTransformer):
             self.ctx.statement_stack.pop()
             todos = self.ctx.statement_todos.pop(original, None)
             if todos and isinstance(result, _STATEMENTS):
-                result = add_todo_comments(result, todos)
+                result = add_todo_comments(result, todos, self._todo_width())
         return result
 
 
-def add_todo_comments(stmt: cst.CSTNode, todos: list[str]) -> cst.CSTNode:
-    """Put ``# TODO(ndd-migrate): ...`` lines above a statement, never the same one twice."""
-    present = {line.comment.value for line in stmt.leading_lines if line.comment}
+#: The start of a TODO comment's continuation lines, when it is wrapped at the line length.
+TODO_CONTINUATION = "#   "
+
+
+def add_todo_comments(stmt: cst.CSTNode, todos: list[str], width: int | None = None) -> cst.CSTNode:
+    """Put ``# TODO(ndd-migrate): ...`` lines above a statement, never the same one twice (also
+    when the one there was wrapped). ``width``: the columns the comment may take (the line
+    length less the statement's indentation); a longer TODO is wrapped at spaces, continued on
+    lines starting :data:`TODO_CONTINUATION` (a word longer than that stays whole)."""
+    present = set(_todos(stmt.leading_lines))
     new = [
-        cst.EmptyLine(comment=cst.Comment(text))
+        cst.EmptyLine(comment=cst.Comment(line))
         for text in dict.fromkeys(todos)
-        if text not in present and not _same_todo_present(text, present)
+        if text not in present
+        for line in _wrapped(text, width)
     ]
     if not new:
         return stmt
     return stmt.with_changes(leading_lines=[*stmt.leading_lines, *new])
 
 
-def _same_todo_present(text: str, present: set[str]) -> bool:
-    code = text[len(TODO_PREFIX):].split(" ", 1)[0]
-    return any(p.startswith(f"{TODO_PREFIX}{code} ") and p == text for p in present)
+def _wrapped(text: str, width: int | None) -> list[str]:
+    if width is None or len(text) <= width:
+        return [text]
+    import textwrap
+
+    return textwrap.wrap(
+        text, width=max(width, len(TODO_PREFIX) + 12), subsequent_indent=TODO_CONTINUATION,
+        break_long_words=False, break_on_hyphens=False,
+    )
+
+
+def _todos(lines) -> list[str]:
+    """The TODO comments among a statement's leading lines, each as one line of text (a wrapped
+    one joined again)."""
+    found: list[str] = []
+    inside = False
+    for line in lines:
+        comment = line.comment.value if line.comment else None
+        if comment is not None and comment.startswith(TODO_PREFIX):
+            found.append(comment)
+            inside = True
+        elif inside and comment is not None and comment.startswith(TODO_CONTINUATION) and comment.strip("# "):
+            found[-1] += " " + comment[len(TODO_CONTINUATION):]
+        else:
+            inside = False
+    return found
 
 
 def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) -> FileResult:
