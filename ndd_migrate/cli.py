@@ -70,9 +70,10 @@ def _choice(option: str, value: str, choices: tuple) -> None:
         raise _usage_error(f"invalid value {value!r} for {option} (choose from {', '.join(choices)})")
 
 
-def _configuration(select, extend_select, ignore, exclude, extend_exclude, config):
+def _configuration(select, extend_select, ignore, exclude, extend_exclude, config, **more):
     """The project's configuration with the command line on top: the same for ``migrate`` and
-    ``check``. Warns about selectors that select no rule; exits 2 on bad configuration."""
+    ``check`` (``more``: the other :class:`~ndd_migrate.config.Overrides`, None when not given).
+    Warns about selectors that select no rule; exits 2 on bad configuration."""
     from ndd_migrate.catalog import rule_codes
     from ndd_migrate.config import ConfigError, Configuration, Overrides
 
@@ -84,6 +85,7 @@ def _configuration(select, extend_select, ignore, exclude, extend_exclude, confi
                 ignore=_split(ignore) or (),
                 exclude=_split(exclude),
                 extend_exclude=_split(extend_exclude) or (),
+                **more,
             ),
             config_file=config,
         )
@@ -101,7 +103,10 @@ def _discover(paths, conf, force_exclude):
     from ndd_migrate.config import ConfigError
 
     try:
-        return files.discover(paths, is_excluded=conf.is_excluded, force_exclude=force_exclude)
+        return files.discover(
+            paths, is_excluded=conf.is_excluded, force_exclude=force_exclude,
+            respect_gitignore=lambda top: conf.for_path(top).respect_gitignore,
+        )
     except (ConfigError, files.SourceError) as exc:
         raise _usage_error(str(exc))
 
@@ -136,6 +141,9 @@ SELECT_HELP = "Codes or prefixes (NDD1, ALL); comma-separated, repeatable."
 EXCLUDE_HELP = "Path patterns to skip, replacing the default excludes; comma-separated, repeatable."
 EXTEND_EXCLUDE_HELP = "Path patterns to skip, on top of the configured excludes; comma-separated, repeatable."
 STDIN_HELP = "The name of the file read from standard input (`-`): for messages and per-file settings."
+GITIGNORE_HELP = "Leave out what .gitignore files ignore when walking directories (default: on)."
+GENERATED_HELP = "Also process files marked @generated in their first lines (skipped by default)."
+FORMAT_HELP = "Run the configured formatter (`formatter`, default `ruff format -`) on the files rewritten."
 
 
 @app.command()
@@ -153,6 +161,9 @@ def migrate(
     config: Optional[Path] = typer.Option(None, "--config", help="A pyproject.toml to use instead of discovery."),
     stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help=STDIN_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no counts line."),
+    respect_gitignore: Optional[bool] = typer.Option(None, "--respect-gitignore/--no-respect-gitignore", help=GITIGNORE_HELP),
+    include_generated: Optional[bool] = typer.Option(None, "--include-generated", help=GENERATED_HELP),
+    format_code: Optional[bool] = typer.Option(None, "--format/--no-format", help=FORMAT_HELP),
 ) -> None:
     """Rewrite pipeline-mode code into dynamic-mode code, in place (`-`: print it to stdout)."""
     from ndd_migrate import runner
@@ -160,15 +171,22 @@ def migrate(
     from ndd_migrate.report.summary import print_summary
 
     err = _console(stderr=True)
-    conf = _configuration(select, extend_select, ignore, exclude, extend_exclude, config)
-    policy = Policy(is_enabled=conf.is_enabled)
+    conf = _configuration(
+        select, extend_select, ignore, exclude, extend_exclude, config,
+        respect_gitignore=respect_gitignore, include_generated=include_generated, format=format_code,
+    )
+    policy = Policy(is_enabled=conf.is_enabled, line_length=conf.line_length)
     if _is_stdin(paths):
         _migrate_stdin(stdin_filename or "-", policy, diff=diff, check=check, quiet=quiet)
         return
     targets = _discover(paths, conf, force_exclude)
+    project = conf.for_path(Path.cwd())
     with _progress(len(targets), quiet) as advance:
-        summary = runner.run(targets, policy, jobs, roots=paths, progress=advance)
+        summary = runner.run(
+            targets, policy, jobs, roots=paths, progress=advance, include_generated=project.include_generated
+        )
     write = not (diff or check)
+    _format(summary, conf)
     for result in summary.changed:
         if diff:
             _print_diff(result)
@@ -281,6 +299,11 @@ def check(
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j"),
     stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help=STDIN_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    respect_gitignore: Optional[bool] = typer.Option(None, "--respect-gitignore/--no-respect-gitignore", help=GITIGNORE_HELP),
+    include_generated: Optional[bool] = typer.Option(None, "--include-generated", help=GENERATED_HELP),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the results cache."),
+    cache_dir: Optional[str] = typer.Option(None, "--cache-dir", help="The results cache (default: .ndd_migrate_cache in the project root)."),
+    format_code: Optional[bool] = typer.Option(None, "--format/--no-format", help="With --fix: " + FORMAT_HELP),
 ) -> None:
     """Lint: pipeline-mode leftovers and dynamic-mode mistakes, with rule codes."""
     import sys
@@ -290,7 +313,11 @@ def check(
     from ndd_migrate.policy import Policy
     from ndd_migrate.report import exit_code, render
 
-    conf = _configuration(select, extend_select, ignore, exclude, extend_exclude, config)
+    conf = _configuration(
+        select, extend_select, ignore, exclude, extend_exclude, config,
+        respect_gitignore=respect_gitignore, include_generated=include_generated, cache_dir=cache_dir,
+        format=format_code,
+    )
     policy = Policy.check(fix=fix, unsafe_fixes=unsafe_fixes, is_enabled=conf.is_enabled)
     report_to = sys.stdout
     if _is_stdin(paths):
@@ -303,9 +330,14 @@ def check(
     else:
         roots = paths or [Path(".")]
         targets = _discover(roots, conf, force_exclude)
+        project = conf.for_path(Path.cwd())
         with _progress(len(targets), quiet) as advance:
-            summary = runner.run(targets, policy, jobs, roots=roots, progress=advance)
+            summary = runner.run(
+                targets, policy, jobs, roots=roots, progress=advance,
+                cache=None if no_cache or fix else _cache(project), include_generated=project.include_generated,
+            )
         if fix:
+            _format(summary, conf)
             for result in summary.changed:
                 _write(result, summary)
     text = render(output_format, summary.results, statistics=statistics, unsafe_fixes=unsafe_fixes)
@@ -318,6 +350,55 @@ def check(
         report_to.flush()
     code = exit_code(summary.results)
     raise typer.Exit(0 if exit_zero and code == 1 else code)
+
+
+def _format(summary, conf) -> None:
+    """With ``format`` on (``--format``, or the key), pass each rewritten ``.py`` file's new text
+    through the configured formatter (a command reading code on stdin and writing it on stdout,
+    as libcst's codemod runs one; run in the file's directory, ``{path}`` in it replaced by the
+    file's path). A formatter that fails, is missing, or returns code that does not compile
+    leaves the text unformatted, with a warning: the migration itself is not lost."""
+    import os
+    import subprocess
+
+    from rich.markup import escape
+
+    err = None
+    for result in summary.changed:
+        settings = conf.for_path(result.path)
+        if not settings.format or not result.path.endswith(".py"):
+            continue
+        command = [arg.replace("{path}", result.path) for arg in settings.formatter]
+        problem = None
+        try:
+            done = subprocess.run(
+                command, input=result.new_source.encode("utf-8"), capture_output=True, timeout=120,
+                cwd=os.path.dirname(os.path.abspath(result.path)),
+            )
+            formatted = done.stdout.decode("utf-8")
+            if done.returncode != 0:
+                problem = f"exited with status {done.returncode}: {done.stderr.decode(errors='replace').strip()[:200]}"
+            else:
+                compile(formatted, result.path, "exec", dont_inherit=True)
+        except (OSError, subprocess.SubprocessError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
+            problem = str(exc)
+        if problem is None:
+            result.new_source = formatted
+            continue
+        err = err or _console(stderr=True)
+        err.print(
+            f"[yellow]warning[/] {escape(result.path)}: formatter `{escape(' '.join(command))}` failed ({escape(problem)}); "
+            "written unformatted",
+            soft_wrap=True,
+        )
+
+
+def _cache(settings):
+    """The results cache of ``check`` (never used by ``--fix``, which writes files): the
+    configured directory, else ``.ndd_migrate_cache`` in the project root."""
+    from ndd_migrate.cache import DEFAULT_DIR, Cache
+
+    return Cache(settings.cache_dir or settings.root / DEFAULT_DIR)
 
 
 def _fixed_stdin(result, raw: bytes, original) -> None:

@@ -9,6 +9,12 @@ Keys::
     exclude = ["legacy/"]         # paths not to check; replaces the default list
     extend-exclude = []           # paths not to check, on top of exclude
     per-file-ignores = { "tests/*" = ["NDD5"] }
+    respect-gitignore = true      # leave out what .gitignore files ignore when walking directories
+    include-generated = false     # check and migrate files marked @generated in their header
+    cache-dir = ".ndd_migrate_cache"  # where `check` keeps results (relative to this file)
+    line-length = 88              # TODO comments wrap here (default: ruff's or black's, else 88)
+    format = false                # run `formatter` on the files migrate/--fix rewrite
+    formatter = ["ruff", "format", "-"]  # reads the code on stdin, writes it formatted on stdout
 
 Why ruff's semantics: users of the lint already know them from ruff, and they make project-wide
 settings overridable without restating them. In particular:
@@ -50,7 +56,14 @@ else:  # Python 3.10: the same parser, from PyPI (needs `tomli; python_version <
     import tomli as tomllib
 
 TABLE = "ndd-migrate"
-KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores")
+KEYS = (
+    "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores",
+    "respect-gitignore", "include-generated", "cache-dir", "line-length", "format", "formatter",
+)
+#: The line length when no configuration gives one: ruff's and black's default.
+DEFAULT_LINE_LENGTH = 88
+#: The formatter when ``format`` is on and no ``formatter`` is given.
+DEFAULT_FORMATTER = ("ruff", "format", "-")
 SELECTOR_RE = re.compile(r"^(?:ALL|NDD\d{0,3})$")
 
 #: Excluded unless ``exclude`` replaces them: tool caches, environments and build output, where
@@ -63,6 +76,7 @@ DEFAULT_EXCLUDE = (
     ".hg",
     ".ipynb_checkpoints",
     ".mypy_cache",
+    ".ndd_migrate_cache",
     ".nox",
     ".pytest_cache",
     ".ruff_cache",
@@ -245,6 +259,12 @@ class Overrides:
     exclude: Sequence[str] | None = None
     extend_exclude: Sequence[str] = ()
     per_file_ignores: Mapping[str, Sequence[str]] | None = None
+    respect_gitignore: bool | None = None
+    include_generated: bool | None = None
+    cache_dir: str | None = None
+    line_length: int | None = None
+    format: bool | None = None
+    formatter: Sequence[str] | None = None
 
     def validated(self, source: str) -> Overrides:
         """A copy with every value checked and turned into tuples; raises :class:`ConfigError`."""
@@ -264,12 +284,46 @@ class Overrides:
             exclude=None if self.exclude is None else _patterns(self.exclude, "exclude", source),
             extend_exclude=_patterns(self.extend_exclude, "extend-exclude", source),
             per_file_ignores=per_file,
+            respect_gitignore=_flag(self.respect_gitignore, "respect-gitignore", source),
+            include_generated=_flag(self.include_generated, "include-generated", source),
+            cache_dir=_directory(self.cache_dir, "cache-dir", source),
+            line_length=_line_length(self.line_length, "line-length", source),
+            format=_flag(self.format, "format", source),
+            formatter=_command(self.formatter, "formatter", source),
         )
 
     def selection(self) -> Selection:
         return Selection(
             None if self.select is None else tuple(self.select), tuple(self.extend_select), tuple(self.ignore)
         )
+
+
+def _flag(value: object, key: str, source: str) -> bool | None:
+    if value is not None and not isinstance(value, bool):
+        raise ConfigError(source, f"{key}: expected true or false, got {value!r}")
+    return value
+
+
+def _directory(value: object, key: str, source: str) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise ConfigError(source, f"{key}: expected a directory name, got {value!r}")
+    return value
+
+
+def _line_length(value: object, key: str, source: str) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 320):
+        raise ConfigError(source, f"{key}: expected a number of characters (1 to 320), got {value!r}")
+    return value
+
+
+def _command(value: object, key: str, source: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not value or not all(
+        isinstance(arg, str) and arg for arg in value
+    ):
+        raise ConfigError(source, f'{key}: expected a command as a list of arguments, e.g. ["black", "-"], got {value!r}')
+    return tuple(value)
 
 
 def parse_table(table: object, source: str) -> Overrides:
@@ -290,6 +344,12 @@ def parse_table(table: object, source: str) -> Overrides:
         exclude=table.get("exclude"),
         extend_exclude=table.get("extend-exclude", ()),
         per_file_ignores=table.get("per-file-ignores"),
+        respect_gitignore=table.get("respect-gitignore"),
+        include_generated=table.get("include-generated"),
+        cache_dir=table.get("cache-dir"),
+        line_length=table.get("line-length"),
+        format=table.get("format"),
+        formatter=table.get("formatter"),
     ).validated(source)
 
 
@@ -320,6 +380,12 @@ class Settings:
     layers: tuple[Selection, ...]
     exclude: tuple[PathGlob, ...]
     per_file_ignores: tuple[tuple[PathGlob, tuple[str, ...]], ...]
+    respect_gitignore: bool = True
+    include_generated: bool = False
+    cache_dir: Path | None = None  # absolute; None: the default, in ``root``
+    line_length: int | None = None  # ours; None: the formatter's configuration decides
+    format: bool = False
+    formatter: tuple[str, ...] = DEFAULT_FORMATTER
     _selected: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
     _file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
     _excludes: list | None = field(default=None, repr=False, compare=False)
@@ -351,7 +417,20 @@ class Settings:
         else:
             per_file, base = file.per_file_ignores or {}, root
         ignores = tuple((PathGlob.compile(p, base), tuple(codes)) for p, codes in per_file.items())
-        return cls(path, root, layers, tuple(exclude), ignores)
+        # The command line wins; a directory it names is relative to the current directory.
+        flags = {
+            name: next((v for v in (getattr(cli, name), getattr(file, name)) if v is not None), default)
+            for name, default in (("respect_gitignore", True), ("include_generated", False))
+        }
+        cache_dir = None
+        if cli.cache_dir is not None:
+            cache_dir = Path(os.path.abspath(os.path.join(cwd, cli.cache_dir)))
+        elif file.cache_dir is not None:
+            cache_dir = Path(os.path.abspath(os.path.join(root, file.cache_dir)))
+        flags["format"] = next((v for v in (cli.format, file.format) if v is not None), False)
+        flags["formatter"] = next((v for v in (cli.formatter, file.formatter) if v is not None), DEFAULT_FORMATTER)
+        flags["line_length"] = cli.line_length if cli.line_length is not None else file.line_length
+        return cls(path, root, layers, tuple(exclude), ignores, cache_dir=cache_dir, **flags)
 
     def is_selected(self, code: str) -> bool:
         """Whether ``code`` is on by select/extend-select/ignore, before per-file ignores."""
@@ -441,6 +520,7 @@ class Configuration:
         self._dirs: dict[str, Path | None] = {}
         self._settings: dict[Path | None, Settings] = {}
         self._explicit: Path | None = None
+        self._line_lengths: dict[str, int | None] = {}
         if config_file is not None:
             path = Path(os.path.abspath(config_file))
             table = read_table(path)
@@ -491,6 +571,54 @@ class Configuration:
     def is_enabled(self, code: str, path: str | os.PathLike) -> bool:
         return self.for_path(path).is_enabled(code, path)
 
+    def line_length(self, path: str | os.PathLike) -> int:
+        """The line length for ``path``: ``line-length`` of our settings, else that of the nearest
+        formatter configuration above the file (:func:`formatter_line_length`), else
+        :data:`DEFAULT_LINE_LENGTH`."""
+        own = self.for_path(path).line_length
+        if own is not None:
+            return own
+        directory = os.path.dirname(os.path.abspath(path))
+        if directory not in self._line_lengths:
+            self._line_lengths[directory] = formatter_line_length(directory)
+        return self._line_lengths[directory] or DEFAULT_LINE_LENGTH
+
     def is_excluded(self, path: str | os.PathLike) -> bool:
         absolute = os.path.abspath(path)
         return self.for_path(absolute).is_excluded(absolute)
+
+
+def formatter_line_length(directory: str | os.PathLike) -> int | None:
+    """The line length the project's formatter uses for files in ``directory``: in the nearest
+    directory at or above it that configures one, ``line-length`` of ``.ruff.toml`` or
+    ``ruff.toml`` (in ruff's order of precedence), else of ``[tool.ruff]`` or ``[tool.black]`` in
+    ``pyproject.toml``; None when that configuration does not set it (the formatter's default) or
+    there is none. A file that cannot be read or parsed is passed over (it is not ours to report)."""
+    current = os.path.abspath(directory)
+    while True:
+        for name, tables in ((".ruff.toml", ((),)), ("ruff.toml", ((),)), ("pyproject.toml", (("tool", "ruff"), ("tool", "black")))):
+            candidate = os.path.join(current, name)
+            if not os.path.isfile(candidate):
+                continue
+            try:
+                with open(candidate, "rb") as handle:
+                    data = tomllib.load(handle)
+            except (OSError, tomllib.TOMLDecodeError):
+                continue
+            configured = False
+            for keys in tables:
+                table = data
+                for key in keys:
+                    table = table.get(key) if isinstance(table, dict) else None
+                if not isinstance(table, dict):
+                    continue
+                configured = True
+                value = table.get("line-length")
+                if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                    return value
+            if configured:
+                return None  # the formatter is configured here, with its default length
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent

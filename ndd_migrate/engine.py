@@ -71,6 +71,7 @@ class Dispatcher(cst.CSTTransformer):
         super().__init__()
         self.ctx = ctx
         ctx.resolver = self
+        self._indent = "    "  # the module's, once visited
         self._visit: dict[str, list] = defaultdict(list)
         self._leave: dict[str, list] = defaultdict(list)
         self._impls = [cls(ctx) for cls, _ in _hook_table()]
@@ -93,6 +94,7 @@ class Dispatcher(cst.CSTTransformer):
         if node_type in TRIVIA:  # no rule looks at whitespace or punctuation (tests/test_scopes.py)
             return False
         if node_type is cst.Module:
+            self._indent = node.default_indent.replace("\t", " " * 8)
             self._decide_conversions()
         if _is_statement(node_type):
             self.ctx.statement_stack.append(node)
@@ -174,6 +176,15 @@ class Dispatcher(cst.CSTTransformer):
             reason = reason or answer or ""
         return reason
 
+    def _todo_width(self) -> int | None:
+        """The columns a TODO above the statement being left may take: the file's line length less
+        the statement's indentation (one level per enclosing compound statement)."""
+        length = self.ctx.policy.line_length(self.ctx.path)
+        if length is None:
+            return None
+        depth = sum(1 for node in self.ctx.statement_stack if isinstance(node, cst.BaseCompoundStatement))
+        return length - depth * len(self._indent)
+
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
         result = updated
         node_type = type(original)
@@ -194,26 +205,57 @@ class Dispatcher(cst.CSTTransformer):
             self.ctx.statement_stack.pop()
             todos = self.ctx.statement_todos.pop(original, None)
             if todos and isinstance(result, _STATEMENTS):
-                result = add_todo_comments(result, todos)
+                result = add_todo_comments(result, todos, self._todo_width())
         return result
 
 
-def add_todo_comments(stmt: cst.CSTNode, todos: list[str]) -> cst.CSTNode:
-    """Put ``# TODO(ndd-migrate): ...`` lines above a statement, never the same one twice."""
-    present = {line.comment.value for line in stmt.leading_lines if line.comment}
+#: The start of a TODO comment's continuation lines, when it is wrapped at the line length.
+TODO_CONTINUATION = "#   "
+
+
+def add_todo_comments(stmt: cst.CSTNode, todos: list[str], width: int | None = None) -> cst.CSTNode:
+    """Put ``# TODO(ndd-migrate): ...`` lines above a statement, never the same one twice (also
+    when the one there was wrapped). ``width``: the columns the comment may take (the line
+    length less the statement's indentation); a longer TODO is wrapped at spaces, continued on
+    lines starting :data:`TODO_CONTINUATION` (a word longer than that stays whole)."""
+    present = set(_todos(stmt.leading_lines))
     new = [
-        cst.EmptyLine(comment=cst.Comment(text))
+        cst.EmptyLine(comment=cst.Comment(line))
         for text in dict.fromkeys(todos)
-        if text not in present and not _same_todo_present(text, present)
+        if text not in present
+        for line in _wrapped(text, width)
     ]
     if not new:
         return stmt
     return stmt.with_changes(leading_lines=[*stmt.leading_lines, *new])
 
 
-def _same_todo_present(text: str, present: set[str]) -> bool:
-    code = text[len(TODO_PREFIX):].split(" ", 1)[0]
-    return any(p.startswith(f"{TODO_PREFIX}{code} ") and p == text for p in present)
+def _wrapped(text: str, width: int | None) -> list[str]:
+    if width is None or len(text) <= width:
+        return [text]
+    import textwrap
+
+    return textwrap.wrap(
+        text, width=max(width, len(TODO_PREFIX) + 12), subsequent_indent=TODO_CONTINUATION,
+        break_long_words=False, break_on_hyphens=False,
+    )
+
+
+def _todos(lines) -> list[str]:
+    """The TODO comments among a statement's leading lines, each as one line of text (a wrapped
+    one joined again)."""
+    found: list[str] = []
+    inside = False
+    for line in lines:
+        comment = line.comment.value if line.comment else None
+        if comment is not None and comment.startswith(TODO_PREFIX):
+            found.append(comment)
+            inside = True
+        elif inside and comment is not None and comment.startswith(TODO_CONTINUATION) and comment.strip("# "):
+            found[-1] += " " + comment[len(TODO_CONTINUATION):]
+        else:
+            inside = False
+    return found
 
 
 def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) -> FileResult:
@@ -221,9 +263,14 @@ def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) ->
 
     ``migrate`` rewrites with every selected rule and leaves TODOs. ``check`` always reports what
     the full migration would report (conversion rules depend on each other, so reporting runs them
-    all, selected or not, and only the report is filtered); with ``--fix`` a second pass applies the
-    fixes of the selected rules (only the safe ones without ``--unsafe-fixes``). The reporting pass
-    never keeps its rewrite, so it is not even generated (nor re-parsed to validate it).
+    all, selected or not, and only the report is filtered); with ``--fix`` the fixes of the selected
+    rules are applied (only the safe ones without ``--unsafe-fixes``) until nothing changes, as
+    ruff does (:func:`_fix_to_fixed_point`). The reporting pass never keeps its rewrite, so it is
+    not even generated (nor re-parsed to validate it).
+
+    A finding is marked fixable only with the fix this run's options would really apply
+    (:func:`_fixability`): ``device="mixed"`` inside a pipeline function is fixed only together
+    with the function's (unsafe) conversion, so there it is an unsafe fix, not a safe one.
 
     ``check`` first looks only at the module's DALI region (:mod:`ndd_migrate.region`; ``narrow``
     False turns that off, for tests that compare): the findings are the same, for a fraction of
@@ -240,20 +287,92 @@ def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) ->
         )
         if not found.error and not (policy.fix and found.diagnostics):
             found.old_source = source
-            found.diagnostics = [replace(d, fixed=False) for d in found.diagnostics]
+            found.diagnostics = _fixability(
+                found.diagnostics, path, policy,
+                lambda level: _run(part.text, path, policy, level, module_names, todos=False, rewrite=False,
+                                   lines=part, module_source=source),
+            )
             return found
-    full = _run(source, path, policy, "report", module_names, todos=False, rewrite=False)
-    if full.error:
-        return full
     if not policy.fix:
-        full.diagnostics = [replace(d, fixed=False) for d in full.diagnostics]
-        return full
-    # The fixes themselves: only the selected rules' (and only safe ones without --unsafe-fixes).
-    fixing = _run(source, path, policy, "all" if policy.unsafe_fixes else "safe", module_names, todos=False)
-    done = {(d.code, d.line, d.column) for d in fixing.diagnostics if d.fixed}
-    full.diagnostics = [replace(d, fixed=(d.code, d.line, d.column) in done) for d in full.diagnostics]
-    full.changed, full.new_source, full.error = fixing.changed, fixing.new_source, fixing.error
+        return _report(source, path, policy, module_names)
+    return _fix_to_fixed_point(source, path, policy, module_names)
+
+
+#: ``check --fix`` applies the fixes again to the fixed text until nothing changes (a fix can make
+#: another finding visible or fixable); this many passes at most, as a guard against two rules
+#: undoing each other's work (ruff allows 100; our fixes settle in two or three).
+MAX_FIX_PASSES = 10
+
+
+def _report(source: str, path: str, policy: Policy, module_names: set[str]) -> FileResult:
+    """The findings of ``check`` in ``source`` (the whole module), each marked with the fix this
+    run's options would apply."""
+    full = _run(source, path, policy, "report", module_names, todos=False, rewrite=False)
+    if not full.error:
+        full.diagnostics = _fixability(
+            full.diagnostics, path, policy,
+            lambda level: _run(source, path, policy, level, module_names, todos=False, rewrite=False),
+        )
     return full
+
+
+def _fix_to_fixed_point(source: str, path: str, policy: Policy, module_names: set[str]) -> FileResult:
+    """``check --fix``: apply the selected rules' fixes (only the safe ones without
+    ``--unsafe-fixes``) to the text, then to the fixed text, until a pass changes nothing, so that
+    a second ``check`` finds nothing the first could have fixed or reported. The result lists the
+    findings each pass fixed (at their place in the text that pass saw) and the findings left in
+    the final text, at their place there (the file as written)."""
+    level = "all" if policy.unsafe_fixes else "safe"
+    current, fixed = source, []
+    for _ in range(MAX_FIX_PASSES):
+        fixing = _run(current, path, policy, level, module_names, todos=False)
+        if fixing.error:
+            fixing.old_source, fixing.changed, fixing.new_source = source, False, None
+            return fixing
+        if not fixing.changed:
+            break
+        fixed += [d for d in fixing.diagnostics if d.fixed]
+        current = fixing.new_source
+    result = _report(current, path, policy, module_names)
+    if result.error:
+        return result
+    result.diagnostics = fixed + result.diagnostics
+    result.old_source = source
+    result.changed = current != source
+    result.new_source = current if result.changed else None
+    return result
+
+
+def _fixability(diagnostics: list, path: str, policy: Policy, rerun) -> list:
+    """The reporting pass's findings, unfixed, each with the fix ``check --fix`` would really
+    apply: ``safe`` when the safe pass fixes it, ``unsafe`` when only the pass with every selected
+    rule does, else ``manual``. ``rerun(level)`` runs the rules at that fix level
+    (:class:`~ndd_migrate.context.Context`) without keeping the rewrite. The reporting pass
+    applies every rule, so with every rule selected it is already the "all" pass; the other
+    passes run only when a finding could be marked by them."""
+    from ndd_migrate.catalog import rule_codes
+    from ndd_migrate.diagnostics import FixSafety
+
+    key = lambda d: (d.code, d.line, d.column, d.message)  # noqa: E731
+    reported = {key(d) for d in diagnostics if d.fixed}
+    safe: set = set()
+    if any(d.fix is FixSafety.SAFE and key(d) in reported for d in diagnostics):
+        safe = {key(d) for d in rerun("safe").diagnostics if d.fixed}
+    every = reported
+    if any(d.fix is not FixSafety.MANUAL for d in diagnostics) and not all(
+        policy.is_enabled(code, path) for code in rule_codes()
+    ):
+        every = {key(d) for d in rerun("all").diagnostics if d.fixed}
+    out = []
+    for d in diagnostics:
+        if d.fix is FixSafety.SAFE and key(d) in safe:
+            fix = FixSafety.SAFE
+        elif d.fix is not FixSafety.MANUAL and key(d) in every:
+            fix = FixSafety.UNSAFE
+        else:
+            fix = FixSafety.MANUAL
+        out.append(replace(d, fix=fix, fixed=False))
+    return out
 
 
 def _run(

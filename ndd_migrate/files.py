@@ -83,6 +83,7 @@ def discover(
     root: str | os.PathLike[str] | None = None,
     is_excluded: Callable[[str], bool] | None = None,
     force_exclude: bool = False,
+    respect_gitignore: bool | Callable[[str], bool] = False,
 ) -> list[Path]:
     """The files to process under ``paths``, sorted and without duplicates.
 
@@ -105,7 +106,11 @@ def discover(
     inside the walked directory, and symlinked directories are not entered (no loops, no rewriting
     code outside the tree). A file named explicitly is taken as it is, and read by
     :func:`read_bytes`, which refuses one that is not a regular file. Files reached twice (``a.py`` and a symlink to it, or a file named alone and within its directory)
-    are returned once. Raises :class:`SourceError` for a path that does not exist or a directory
+    are returned once.
+
+    ``respect_gitignore`` (a bool, or a function of the directory walked): leave out what the
+    repository's ``.gitignore`` files ignore (:mod:`ndd_migrate.gitignore`) below a walked
+    directory; files named explicitly are taken all the same. Raises :class:`SourceError` for a path that does not exist or a directory
     that cannot be listed: silently skipping it would leave code unmigrated without a word.
     """
     base = os.path.abspath(root if root is not None else os.getcwd())
@@ -131,7 +136,14 @@ def discover(
         if force_exclude and (skipped_by_default(top) or excluded(top)):
             continue
         if os.path.isdir(top):
-            found.extend(_walk(top, suffixes, excluded, skip_default=is_excluded is None))
+            respect = respect_gitignore(top) if callable(respect_gitignore) else respect_gitignore
+            if respect:
+                from ndd_migrate.gitignore import Ignored
+
+                ignored = Ignored(top)
+            else:
+                ignored = None
+            found.extend(_walk(top, suffixes, excluded, skip_default=is_excluded is None, ignored=ignored))
         else:
             # A file named explicitly, whatever it is: one that is not a regular file (a FIFO, a
             # device, a socket, a dangling link) becomes that file's error when it is read.
@@ -149,7 +161,12 @@ def discover(
 
 
 def _walk(
-    top: str, suffixes: tuple[str, ...], excluded: Callable[[str], bool], *, skip_default: bool
+    top: str,
+    suffixes: tuple[str, ...],
+    excluded: Callable[[str], bool],
+    *,
+    skip_default: bool,
+    ignored: Callable[[str, bool], bool] | None = None,
 ) -> list[Path]:
     """The regular files with one of ``suffixes`` below the directory ``top``.
 
@@ -176,10 +193,10 @@ def _walk(
             name = entry.name
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if not (skip_default and name in SKIPPED_DIRS) and not excluded(
-                        os.path.join(absolute, name)
-                    ):
-                        pending.append(os.path.join(directory, name))
+                    inner = os.path.join(absolute, name)
+                    if not (skip_default and name in SKIPPED_DIRS) and not excluded(inner):
+                        if ignored is None or not ignored(inner, True):
+                            pending.append(os.path.join(directory, name))
                     continue
                 if not name.endswith(suffixes):
                     continue
@@ -190,7 +207,8 @@ def _walk(
                     continue  # a FIFO, socket or device
             except OSError:
                 continue  # vanished while listed
-            if not excluded(os.path.join(absolute, name)):
+            inner = os.path.join(absolute, name)
+            if not excluded(inner) and (ignored is None or not ignored(inner, False)):
                 found.append(Path(directory, name))
     return found
 
@@ -218,6 +236,24 @@ def _realpath(path: str, real_dirs: dict[str, str]) -> str:
     if real_dir is None:
         real_dir = real_dirs[directory] = os.path.realpath(directory)
     return os.path.join(real_dir, name)
+
+
+#: The mark of a generated file (libcst's codemod CLI skips such files): written, split here so
+#: that this file does not carry it.
+GENERATED_MARKER = b"@" + b"generated"
+#: The lines a file's generated mark is looked for in: a header, not a mention further down.
+GENERATED_LINES = 10
+
+
+def is_generated(data: bytes) -> bool:
+    """Does the file say it is generated: ``@generated`` in its first :data:`GENERATED_LINES`
+    lines? Such a file is rewritten by rerunning its generator, not by hand or by a codemod.
+    (libcst looks for the marker anywhere; a header is stricter, so a file that only mentions
+    the word, as a linter's own source does, is still checked.)"""
+    if GENERATED_MARKER not in data:
+        return False
+    head = data.split(b"\n", GENERATED_LINES)[:GENERATED_LINES]
+    return any(GENERATED_MARKER in line for line in head)
 
 
 def mentions_dali(data: bytes) -> bool:

@@ -201,8 +201,8 @@ class Flow:
             return Data.BATCH
         if path in ("tensor", "as_tensor"):
             return Data.TENSOR
-        if reader_info(path) is not None and path == reader_info(path).ndd:
-            return Data.READER
+        if reader_info(path) is not None:
+            return Data.READER  # also misspelt (`ndd.readers.file`, NDD504): what it clearly means
         info = ndd_op_info(path)
         is_math = path.startswith("math.")
         if info is None and not is_math:
@@ -227,6 +227,36 @@ class Flow:
         if info is None or info.reader or _outputs(info, value) == 1:
             return None
         return self._op_result(value)
+
+    def epoch_batch_size(self, call: cst.Call) -> cst.BaseExpression | None:
+        """The batch size of a ``reader.next_epoch(...)`` call: its own, or else the ``batch_size=``
+        given to the reader's constructor. That one is a mistake (NDD505: the constructor rejects
+        it), but it says what the user means, batches of that size, so the code below the loop
+        is analysed as batches and its own mistakes are reported in the same run."""
+        own = epoch_batch_size(call)
+        if own is not None or call.args or not isinstance(call.func, cst.Attribute):
+            return own
+        return self._constructor_batch_size(call.func.value)
+
+    def _constructor_batch_size(self, reader: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``batch_size=`` of the reader constructor call ``reader`` is, or that every binding of the
+        name ``reader`` is (the first one's value); else None."""
+        if isinstance(reader, cst.Call):
+            if self._call_kind(reader) is not Data.READER:
+                return None
+            return next((a.value for a in reader.args if a.keyword is not None and a.keyword.value == "batch_size"), None)
+        if not isinstance(reader, cst.Name):
+            return None
+        scope = self.ctx.resolver.get_metadata(ScopeProvider, reader, None)
+        assignments = scope[reader.value] if scope is not None else ()
+        sizes = []
+        for assignment in assignments:
+            node = getattr(assignment, "node", None)
+            binding = self.bindings.get(node) if isinstance(node, cst.Name) else None
+            if binding is None or binding[0] != "value" or not isinstance(binding[1], cst.Call):
+                return None
+            sizes.append(self._constructor_batch_size(binding[1]))
+        return sizes[0] if sizes and all(size is not None for size in sizes) else None
 
     # -- names ----------------------------------------------------------------------------------
     def _name_kind(self, name: cst.Name) -> Data | None:
@@ -275,7 +305,7 @@ class Flow:
         if how == "iter":
             loop, unpacked = binding[1], binding[2]
             it = loop_reader_iter(self.ctx, loop) if unpacked else None
-            if it is not None and epoch_batch_size(it) is not None:
+            if it is not None and self.epoch_batch_size(it) is not None:
                 return Data.BATCH
             if it is not None and not it.args:
                 return Data.TENSOR  # without a batch size an epoch yields one sample at a time

@@ -16,6 +16,12 @@ def every_rule(code: str, path: str | None = None) -> bool:
     return True
 
 
+def no_line_length(path: str) -> int | None:
+    """The default line length: none, TODO comments stay on one line. The command line gives the
+    project's (:meth:`ndd_migrate.config.Configuration.line_length`)."""
+    return None
+
+
 @dataclass
 class Policy:
     """What a run may change. ``is_enabled(code)`` is the --select/--ignore/config decision."""
@@ -24,6 +30,7 @@ class Policy:
     fix: bool = True
     unsafe_fixes: bool = True
     is_enabled: Callable[[str, str], bool] = every_rule  # (code, path) -> selected?
+    line_length: Callable[[str], int | None] = no_line_length  # path -> where TODO comments wrap
     # Pipelines that other files of the run define, as ``module.name`` -> migrated? (crossfile.py)
     imported_pipelines: dict[str, bool] = field(default_factory=dict)
     # Pipelines that project modules outside the run define, still in pipeline mode, as

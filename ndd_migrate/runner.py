@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from ndd_migrate import crossfile, files
+from ndd_migrate.cache import Cache
 from ndd_migrate.diagnostics import FileResult
 from ndd_migrate.policy import Policy
 
@@ -51,12 +52,17 @@ def run(
     jobs: int | None = None,
     roots: Iterable[str | os.PathLike[str]] = (),
     progress: Callable[[int], None] | None = None,
+    cache: Cache | None = None,
+    include_generated: bool = True,
 ) -> RunSummary:
     """Process many files: unreadable ones become errors, ones without DALI are skipped unparsed
     unless they import a project module that defines a pipeline, the rest go through the engine
     (in worker processes when there are enough of them). ``roots`` are the paths the user gave
     (directories, or files whose directory counts): imports are also resolved against them.
-    ``progress(k)``, when given, is told each time ``k`` more files are done (the CLI's bar)."""
+    ``progress(k)``, when given, is told each time ``k`` more files are done (the CLI's bar).
+    ``cache`` (``check`` only) gives the results of files seen before, unchanged, under the same
+    policy (:mod:`ndd_migrate.cache`): only the others go through the engine. Unless
+    ``include_generated``, files marked generated (:func:`files.is_generated`) are skipped."""
     paths = [os.fspath(p) for p in paths]
     results: list[FileResult | None] = []
     pending: list[tuple[int, str, bytes]] = []  # (position in results, path, bytes read)
@@ -72,7 +78,9 @@ def run(
             continue
         kept.add(path, raw)
         readable.append(path)
-        if files.mentions_dali(raw):
+        if not include_generated and files.is_generated(raw):
+            results.append(FileResult(path=path, skipped=True))
+        elif files.mentions_dali(raw):
             pending.append((len(results), path, raw))
             results.append(None)
         else:
@@ -86,19 +94,15 @@ def run(
             project.scan(path, raw)
     unknown = project.unknown()
     if unknown:
-        from ndd_migrate import engine
-
-        project.learn(engine.process_sources(unknown, replace(policy, mode="check", fix=False), jobs))
+        project.learn(_process(unknown, replace(policy, mode="check", fix=False), None, jobs, cache=cache))
     for index, result in enumerate(results):
         if result is not None and result.skipped and _uses_pipelines(project, result.path):
             raw = kept.read(result.path)
             if raw is not None:
                 pending.append((index, result.path, raw))
     if pending:
-        from ndd_migrate import engine
-
         pending.sort()
-        process = lambda sources, known, done=None: _process(engine, sources, known, project, jobs, done)  # noqa: E731
+        process = lambda sources, known, done=None: _process(sources, known, project, jobs, done, cache)  # noqa: E731
         processed = process([(path, raw) for _, path, raw in pending], policy, progress)
         for (index, _, _), result in zip(pending, processed):
             if results[index] is None or result.changed or result.diagnostics:
@@ -115,12 +119,15 @@ def _uses_pipelines(project: crossfile.ProjectImports, path: str) -> bool:
     return bool(outside) or any(imported.values())
 
 
-def _process(engine, sources: list[tuple[str, bytes]], policy: Policy, project, jobs, progress=None) -> list[FileResult]:
+def _process(
+    sources: list[tuple[str, bytes]], policy: Policy, project, jobs, progress=None, cache: Cache | None = None
+) -> list[FileResult]:
     """``engine.process_sources``, each file with what its imports define on disk added to the
-    policy (files importing the same get one call, so workers still share the work)."""
+    policy (files importing the same get one call, so workers still share the work). Results the
+    ``cache`` has are taken from it, and the engine (libcst) is imported only for the others."""
     groups: dict[tuple, list[int]] = {}
     for position, (path, _) in enumerate(sources):
-        key = tuple(tuple(sorted(found.items())) for found in project.policy_for(path))
+        key = tuple(tuple(sorted(found.items())) for found in project.policy_for(path)) if project else ((), (), ())
         groups.setdefault(key, []).append(position)
     out: list[FileResult | None] = [None] * len(sources)
     for (imported, outside, on_disk), positions in groups.items():
@@ -132,8 +139,21 @@ def _process(engine, sources: list[tuple[str, bytes]], policy: Policy, project, 
                 outside_pipelines={**dict(outside), **policy.outside_pipelines},
                 migrated_on_disk={**dict(on_disk), **policy.migrated_on_disk},
             )
+        if cache is not None:
+            found = [(p, cache.get(*sources[p], known)) for p in positions]
+            for position, result in found:
+                out[position] = result
+            positions = [p for p, result in found if result is None]
+            if progress is not None and len(found) > len(positions):
+                progress(len(found) - len(positions))
+        if not positions:
+            continue
+        from ndd_migrate import engine
+
         for position, result in zip(positions, engine.process_sources([sources[p] for p in positions], known, jobs, progress=progress)):
             out[position] = result
+            if cache is not None:
+                cache.put(*sources[position], known, result)
     return out
 
 

@@ -377,3 +377,52 @@ def test_fn_alias_on_ndd_data_next_to_a_kept_pipeline():
         "b = ndd.random.uniform(batch_size=2, shape=[2, 2, 3])\ny = F.flip(b)\n"
     )
     assert codes(src) == ["NDD513"]
+
+
+# One mistake does not hide the others: a misspelt reader, or `batch_size=` given to its constructor,
+# is analysed as what it clearly means, so the mistakes below it are reported in the same run.
+EPOCH_LOOP = IMPORT + (
+    "\n\ndef train(files, epochs):\n"
+    "    for epoch in range(epochs):\n"
+    "        reader = {reader}\n"
+    "        for jpegs, labels in reader.next_epoch({epoch}):\n"
+    "            images = ndd.decoders.image(jpegs)\n"
+    "            flip = ndd.random.coin_flip(probability=0.5)\n"
+    "            first = images[0]\n"
+    "            if epoch > 3:\n"
+    "                break\n"
+)
+HIDDEN = ["NDD506", "NDD507", "NDD501", "NDD508"]
+
+
+@pytest.mark.parametrize(
+    "reader, epoch, mistakes",
+    [
+        ("ndd.readers.file(files=files)", "batch_size=8", ["NDD504"]),
+        ("ndd.readers.File(files=files, batch_size=8)", "", ["NDD505"]),
+        ("ndd.readers.file(files=files, batch_size=8)", "", ["NDD504", "NDD505"]),
+    ],
+)
+def test_a_known_mistake_does_not_stop_the_flow_analysis(reader, epoch, mistakes):
+    found = codes(EPOCH_LOOP.format(reader=reader, epoch=epoch))
+    assert sorted(found) == sorted(mistakes + HIDDEN)
+
+
+def test_constructor_batch_size_is_the_batch_size_the_random_op_gets():
+    out = fixed_unsafe(EPOCH_LOOP.format(reader="ndd.readers.File(files=files, batch_size=8)", epoch=""))
+    assert "ndd.random.coin_flip(probability=0.5, batch_size=8)" in out
+    assert "images.tensors[0]" in out
+
+
+def test_a_reader_without_batch_size_anywhere_still_yields_samples():
+    found = codes(EPOCH_LOOP.format(reader="ndd.readers.File(files=files)", epoch=""))
+    assert "NDD501" not in found and "NDD507" not in found  # samples: Tensors, one value each is right
+
+
+def test_migrate_renames_the_reader_and_marks_the_loop_in_one_run():
+    source = EPOCH_LOOP.format(reader="ndd.readers.file(files=files)", epoch="batch_size=8")
+    once, _ = migrate_text(source)
+    assert "ndd.readers.File(files=files)" in once
+    assert "# TODO(ndd-migrate): NDD506" in once and "# TODO(ndd-migrate): NDD508" in once
+    again, result = migrate_text(once)
+    assert again == once and not result.changed  # the fixed point in one run

@@ -57,13 +57,14 @@ def test_migrating_the_golden_notebook_again_changes_nothing(tmp_path, cli):
 
 
 def test_check_reports_cell_positions(notebook, cli):
+    # Without NDD001 (the conversion) selected, none of these can be fixed: no fix marks.
     result = cli("check", notebook, "--select", "NDD002,NDD003,NDD301")
     lines = [line.replace(str(notebook), "nb.ipynb") for line in result.stdout.splitlines() if "NDD" in line]
     assert lines[:4] == [
-        "nb.ipynb:cell 2:1:1: NDD301 [*] needs `import numpy as np`",
-        "nb.ipynb:cell 2:1:1: NDD301 [*] needs `import nvidia.dali.experimental.dynamic as ndd`",
-        "nb.ipynb:cell 6:2:1: NDD002 [unsafe] `pipe.build()` removed",
-        "nb.ipynb:cell 7:1:18: NDD003 [unsafe] `pipe.run()` → `next(pipe)`",
+        "nb.ipynb:cell 2:4:1: NDD301 needs `import numpy as np`",
+        "nb.ipynb:cell 2:4:1: NDD301 needs `import nvidia.dali.experimental.dynamic as ndd`",
+        "nb.ipynb:cell 6:2:1: NDD002 `pipe.build()` removed",
+        "nb.ipynb:cell 7:1:18: NDD003 `pipe.run()` → `next(pipe)`",
     ]
     assert notebook.read_bytes() == ORIGINAL.read_bytes()
 

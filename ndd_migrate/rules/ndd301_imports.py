@@ -76,16 +76,17 @@ class Impl(RuleImpl):
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if not (self.ctx.uses_ndd or self.ctx.uses_numpy or self.ctx.rewritten):
             return updated
+        at = _anchor(original)
         if not self.ctx.rewrite:  # only the findings are wanted: nothing to rebuild
             for _, code in self._new_imports():
-                self.ctx.report(self.code, original, f"needs `{code.strip()}`", fixed=True)
+                self.ctx.report(self.code, at, f"needs `{code.strip()}`", fixed=True)
             return updated
         before = self.ctx.model.read_names  # the same reads as _used_names, from the analysis pass
         extra, unused = hand_built.import_reads(self.ctx.model.hand_built, self.ctx.model.kept_by_hand())
         after = (_used_names(updated) | extra) - unused  # as the module reads them once graphs are put back
         new_imports = self._new_imports()
         for _, code in new_imports:
-            self.ctx.report(self.code, original, f"needs `{code.strip()}`", fixed=True)
+            self.ctx.report(self.code, at, f"needs `{code.strip()}`", fixed=True)
         guard = _guarding_try(updated.body)
         guarded = [i for i in new_imports if i[0] == names.NDD] if guard is not None else []
         module_imports = [i for i in new_imports if i not in guarded]
@@ -192,6 +193,21 @@ def _is_dali_import(stmt) -> bool:
     else:
         return False
     return any(m == names.DALI or m.startswith(names.DALI + ".") for m in modules)
+
+
+def _anchor(module: cst.Module) -> cst.CSTNode:
+    """Where a finding about a missing import is shown: the first DALI import (at module level, or
+    in the ``try:`` that guards it), which the new import joins; else the first statement. Never
+    the module: a span over the whole file underlines all of it (annotations, SARIF regions)."""
+    guard = _guarding_try(module.body)
+    statements = guard.body.body if guard is not None else module.body
+    found = next((stmt for stmt in statements if _is_dali_import(stmt)), None)
+    if found is not None:
+        return found.body[0]
+    if module.body:
+        first = module.body[0]
+        return first.body[0] if isinstance(first, cst.SimpleStatementLine) else first
+    return module
 
 
 def _guarding_try(body) -> cst.Try | cst.TryStar | None:

@@ -10,7 +10,6 @@ from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.ndd_flow import (
     Data,
     FlowRule,
-    epoch_batch_size,
     loop_reader_iter,
     ndd_op_info,
     ndd_path,
@@ -92,7 +91,7 @@ class Impl(FlowRule):
         for loop in reversed(self.loops()):
             it = loop_reader_iter(self.ctx, loop) if isinstance(loop, cst.For) else None
             if it is not None:
-                return epoch_batch_size(it)
+                return self.flow.epoch_batch_size(it)
         return None
 
     def _draws_one_value(self, call: cst.Call) -> bool:

@@ -1,0 +1,157 @@
+"""``.gitignore`` files, read as git reads them, for walking a directory (ruff's default).
+
+No git is needed, nor run: the files are parsed here (the pre-commit path must stay fast, and a
+checkout may have no ``git`` on its ``PATH``). What counts, as with git and ripgrep, is only inside a
+git repository (a directory with ``.git`` at or above the walked one): every ``.gitignore`` from
+the repository's root down to the file's directory, and the root's ``.git/info/exclude``. A deeper
+file's patterns come after a shallower one's, and the last pattern that matches decides (``!``
+re-includes). Not read: git's global excludes file (``core.excludesFile``), which is the user's,
+not the project's.
+
+Pattern syntax (gitignore(5)): ``#`` comments, blank lines, ``!`` negation, ``\\`` escapes, a
+trailing ``/`` for directories only, a ``/`` at the start or in the middle anchoring the pattern
+to its file's directory (else it matches a name at any depth), ``*``, ``?``, ``[...]`` and ``**``.
+A directory that is ignored is not entered, so nothing below it can be re-included (as in git).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Pattern:
+    regex: re.Pattern
+    negated: bool
+    directories_only: bool
+
+
+def parse(text: str) -> list[Pattern]:
+    """The patterns of one ``.gitignore`` file, in order."""
+    patterns = []
+    for line in text.splitlines():
+        pattern = _compile(line)
+        if pattern is not None:
+            patterns.append(pattern)
+    return patterns
+
+
+def _compile(line: str) -> Pattern | None:
+    if not line or line.startswith("#"):
+        return None
+    # Trailing spaces are ignored unless escaped with a backslash.
+    stripped = line.rstrip(" ")
+    if stripped.endswith("\\") and len(stripped) < len(line):
+        stripped += " "
+    line = stripped
+    negated = line.startswith("!")
+    if negated:
+        line = line[1:]
+    elif line.startswith("\\!") or line.startswith("\\#"):
+        line = line[1:]
+    directories_only = line.endswith("/") and not line.endswith("\\/")
+    line = line.rstrip("/") if directories_only else line
+    if not line:
+        return None
+    anchored = "/" in line
+    line = line[1:] if line.startswith("/") else line
+    body = _glob(line)
+    regex = body if anchored else f"(?:.*/)?{body}"
+    try:
+        return Pattern(re.compile(regex + r"\Z", re.DOTALL), negated, directories_only)
+    except re.error:
+        return None  # git ignores a pattern it cannot read
+
+
+def _glob(pattern: str) -> str:
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        if pattern.startswith("**/", i) and (i == 0 or pattern[i - 1] == "/"):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("/**", i) and i + 3 == n:
+            out.append("/.*")
+            i += 3
+        elif pattern.startswith("**", i) and (i == 0 or pattern[i - 1] == "/") and i + 2 == n:
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "\\" and i + 1 < n:
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) != -1:
+            body = pattern[i + 1 : end]
+            body = "^" + body[1:] if body.startswith("!") else body
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return "".join(out)
+
+
+def repository_root(directory: str) -> str | None:
+    """The nearest directory at or above ``directory`` holding ``.git`` (a directory, or the file
+    of a worktree or submodule), or None outside any repository."""
+    current = os.path.abspath(directory)
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+class Ignored:
+    """``ignored(path, is_dir)``: is an absolute path below the walked directory ignored by the
+    repository's ``.gitignore`` files? Each file is read once (cached by directory)."""
+
+    def __init__(self, top: str) -> None:
+        self.root = repository_root(top)
+        self._files: dict[str, list[Pattern]] = {}
+
+    def _patterns(self, directory: str) -> list[Pattern]:
+        found = self._files.get(directory)
+        if found is None:
+            found = []
+            names = [".gitignore"]
+            if directory == self.root:
+                names.insert(0, os.path.join(".git", "info", "exclude"))
+            for name in names:
+                try:
+                    with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as handle:
+                        found += parse(handle.read())
+                except OSError:
+                    pass
+            self._files[directory] = found
+        return found
+
+    def __call__(self, path: str, is_dir: bool) -> bool:
+        if self.root is None:
+            return False
+        relative = os.path.relpath(path, self.root)
+        if relative.startswith(os.pardir):
+            return False
+        parts = relative.split(os.sep)
+        decision = False
+        directory = self.root
+        for depth in range(len(parts)):  # the root's file first, then each deeper one
+            patterns = self._patterns(directory)
+            if patterns:
+                below = "/".join(parts[depth:])
+                for pattern in patterns:
+                    if pattern.directories_only and not is_dir:
+                        continue
+                    if pattern.regex.match(below):
+                        decision = not pattern.negated
+            directory = os.path.join(directory, parts[depth])
+        return decision

@@ -1,0 +1,96 @@
+"""``check``'s results cache (ndd_migrate/cache.py) through the real console script: a second run
+reads the results it stored, any change to the file, the tool's options or the selection is a
+new entry, ``--no-cache`` and ``--fix`` never read it, and the directory can be chosen."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+from tests.test_cli_contract import LEFTOVER, ndd, out, write
+
+CACHE = ".ndd_migrate_cache"
+
+
+def entries(directory):
+    return sorted(p for p in directory.rglob("*") if p.is_file() and p.parent.name != directory.name)
+
+
+def poison(directory, message="from the cache"):
+    """Change the message of every stored finding: a run that shows it read the cache."""
+    for entry in entries(directory):
+        data = json.loads(entry.read_text())
+        for diagnostic in data["diagnostics"]:
+            diagnostic["message"] = message
+        entry.write_text(json.dumps(data))
+
+
+def messages(done):
+    return [f["message"] for f in json.loads(out(done))]
+
+
+def check(tmp_path, *options):
+    return ndd("check", "--output-format", "json", *options, ".", cwd=tmp_path)
+
+
+def test_a_second_run_reads_the_cache_and_gives_the_same_report(tmp_path):
+    write(tmp_path / "a.py", LEFTOVER)
+    first = check(tmp_path)
+    assert (tmp_path / CACHE / "CACHEDIR.TAG").is_file() and entries(tmp_path / CACHE)
+    second = check(tmp_path)
+    assert out(second) == out(first) and second.returncode == first.returncode == 1
+    poison(tmp_path / CACHE)
+    assert messages(check(tmp_path)) == ["from the cache"]
+    assert messages(check(tmp_path, "--no-cache")) != ["from the cache"]
+
+
+def test_the_full_format_shows_the_source_of_a_cached_result(tmp_path):
+    write(tmp_path / "a.py", LEFTOVER)
+    first = ndd("check", "--output-format", "full", ".", cwd=tmp_path)
+    assert out(ndd("check", "--output-format", "full", ".", cwd=tmp_path)) == out(first)
+    assert "device='mixed'" in out(first)
+
+
+def test_a_changed_file_or_selection_is_not_read_from_the_cache(tmp_path):
+    path = write(tmp_path / "a.py", LEFTOVER)
+    check(tmp_path)
+    poison(tmp_path / CACHE)
+    assert messages(check(tmp_path, "--select", "NDD1")) != ["from the cache"]
+    path.write_text(LEFTOVER + "\n")
+    assert messages(check(tmp_path)) != ["from the cache"]
+
+
+def test_fix_never_reads_the_cache(tmp_path):
+    path = write(tmp_path / "a.py", LEFTOVER)
+    check(tmp_path)
+    poison(tmp_path / CACHE)
+    done = check(tmp_path, "--fix")
+    assert "device='gpu'" in path.read_text() and messages(done) != ["from the cache"]
+
+
+def test_the_cache_directory_is_an_option_and_a_configuration_key(tmp_path):
+    write(tmp_path / "a.py", LEFTOVER)
+    check(tmp_path, "--cache-dir", "elsewhere")
+    assert entries(tmp_path / "elsewhere") and not (tmp_path / CACHE).exists()
+    write(tmp_path / "pyproject.toml", '[tool.ndd-migrate]\ncache-dir = "build/ndd"\n')
+    check(tmp_path)
+    assert entries(tmp_path / "build" / "ndd")
+    check(tmp_path, "--no-cache", "--cache-dir", "never")
+    assert not (tmp_path / "never").exists()
+
+
+def test_concurrent_runs_share_the_cache_safely(tmp_path):
+    for i in range(6):
+        write(tmp_path / f"m{i}.py", LEFTOVER.replace("decode", f"decode{i}"))
+    expected = out(check(tmp_path, "--no-cache"))
+    script = "from ndd_migrate.cli import main; main()"
+    runs = [
+        subprocess.Popen([sys.executable, "-c", script, "check", "--output-format", "json", "-j", "1", "."],
+                         cwd=tmp_path, stdout=subprocess.PIPE, env={"PYTHONPATH": str(ROOT), "PATH": ""})
+        for _ in range(3)
+    ]
+    assert all(run.communicate(timeout=120)[0].decode() == expected for run in runs)
+    assert out(check(tmp_path)) == expected
+    assert not [p for p in (tmp_path / CACHE).rglob("*.tmp")]
