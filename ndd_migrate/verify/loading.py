@@ -109,6 +109,18 @@ def top_level_functions(source: str, filename: str = "<source>") -> list[Functio
     return out
 
 
+def pipeline_classes(source: str, filename: str = "<source>") -> list[str]:
+    """Module-level ``Pipeline`` subclasses (a base spelled ``Pipeline`` or ``x.Pipeline``): the
+    migration turns each into a generator function of the same name."""
+    tree = parse_source(source, filename)
+    return [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and any(ast.unparse(b).split(".")[-1] == "Pipeline" for b in node.bases)
+    ]
+
+
 def read_source(path: str) -> str:
     if not os.path.exists(path):
         raise SetupError("missing-file", f"no such file: {path}")
