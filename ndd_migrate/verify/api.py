@@ -508,6 +508,10 @@ def _pairs_for(
     """Specs of the pairs to run, and reports for pairs that cannot be formed."""
     from ndd_migrate.verify.loading import pipeline_classes, top_level_functions
 
+    runnable_source = _hand_built_as_functions(original_source)
+    if runnable_source is not None:
+        original_source = runnable_source
+        original_display = original_display or original_path
     explicit = _parse_pipeline(pipeline)
     if explicit is not None:
         names = [explicit]
@@ -540,7 +544,7 @@ def _pairs_for(
         migrated_names = {f.name for f in top_level_functions(migrated_source, migrated_path)}
     runnable, missing = [], []
     for orig_name, mig_name in names:
-        o = SideSpec(original_path, orig_name, source=None, display=original_display)
+        o = SideSpec(original_path, orig_name, source=runnable_source, display=original_display)
         m = SideSpec(migrated_path, mig_name)
         if migrated_names is not None and mig_name not in migrated_names:
             rep = PairReport(name=orig_name, original=o.label, migrated=m.label)
@@ -556,9 +560,26 @@ def _pairs_for(
     return runnable, missing
 
 
+def _hand_built_as_functions(source: str) -> str | None:
+    """The original with each graph built by hand (``pipe = Pipeline(...)``, ``with pipe:``,
+    ``pipe.set_outputs(...)``) as the ``@pipeline_def`` function the migration reads it as
+    (:func:`ndd_migrate.hand_built.desugar`: ``pipe_batches``, ``pipe_batches_2``, ... — the
+    names the migrated generators keep); None when it has none."""
+    import libcst as cst
+
+    from ndd_migrate import hand_built
+
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return None  # loading reports it
+    desugared, done = hand_built.desugar(module)
+    return desugared.code if done.graphs else None
+
+
 def _run_pairs(pairs, settings, tolerances, default, report: VerifyReport, source=None) -> None:
     for o, m in pairs:
-        if source is not None:
+        if source is not None and o.source is None:
             o = SideSpec(o.path, o.function, source=source, display=o.display)
         report.pairs.append(
             verify_pair(o, m, settings, tolerances=tolerances, default_tolerance=default)

@@ -18,7 +18,10 @@ statement is skipped when it is
 * any statement calling a pipeline-producing callable defined in the module: a ``@pipeline_def``
   function, a ``Pipeline`` subclass, a generator function (the migrated form);
 * any statement using a name bound by a skipped statement (``pipe.build()``, ``pipe.run()``,
-  ``it = DALIGenericIterator(pipe, ...)``), transitively.
+  ``it = DALIGenericIterator(pipe, ...)``), transitively;
+* a statement creating a checkpoint (``pipe_checkpoint = ndd.checkpoint.Checkpoint()``, what a
+  migrated ``enable_checkpointing=True`` call site starts with): its ``collect()`` and
+  ``serialize()`` follow, and fail before the pipeline has run.
 
 Imports, ``def``/``class``, constants and helper calls (``DATA = os.path.join(...)``,
 ``plugin_manager.load_library(...)``) run. ``module`` mode executes the whole module, as an import
@@ -202,6 +205,14 @@ def _is_main_guard(node: ast.stmt) -> bool:
     )
 
 
+def _creates_checkpoint(node: ast.stmt) -> bool:
+    return any(
+        isinstance(n, ast.Call)
+        and (n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")) == "Checkpoint"
+        for n in ast.walk(node)
+    )
+
+
 def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
     """Drop the top-level statements that run pipelines (see the module docstring). Returns the
     filtered module and the line numbers of the dropped statements (for the report)."""
@@ -231,6 +242,7 @@ def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
         drop = (
             _is_main_guard(node)
             or bool(_called_names(node) & producers)
+            or _creates_checkpoint(node)
             or bool(_loaded_names(node) & tainted)
             or (
                 isinstance(node, ast.Expr)

@@ -571,8 +571,34 @@ def _load_side(spec, settings, device_id, kind: str, result: dict):
     result["user_files"].append(loaded.filename)
     func = find_function(loaded, spec.function, kind=kind)
     kwargs, notes = call_kwargs(func, settings, device_id, f"{kind} `{spec.function}`")
+    kwargs = _module_globals(loaded.module, func, kwargs, notes, kind)
     result["notes"].extend(notes)
     return func, kwargs
+
+
+def _module_globals(module: Any, func: Any, kwargs: dict, notes: list, kind: str) -> dict:
+    """``kwargs`` minus those naming no parameter of ``func`` but a top-level name of its module:
+    those set the module's global instead. A graph built by hand in a script reads its data from
+    module globals (``image_dir = sys.argv[1]``); the generator it migrates to takes no
+    parameters and reads the same global."""
+    from nvidia.dali.pipeline import Pipeline
+
+    try:
+        params = dict(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return kwargs
+    if getattr(func, "_is_pipeline_def", False):
+        params.update(inspect.signature(Pipeline.__init__).parameters)
+    elif any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return kwargs
+    out = {}
+    for name, value in kwargs.items():
+        if name not in params and name in vars(module) and not callable(vars(module)[name]):
+            setattr(module, name, value)
+            notes.append(f"{kind}: the module global `{name}` set to {value!r}")
+        else:
+            out[name] = value
+    return out
 
 
 if __name__ == "__main__":  # pragma: no cover - run as a subprocess
