@@ -59,6 +59,7 @@ SHAPES = {
     "framework_iterator": ("pytorch_training", None, "jpeg", {"data_dir": "{data}"}),
     "external_source": ("external_source", None, "numpy", {"data_dir": "{data}"}),
     "hand_built_graph": (None, "hand_built_graph.py", "jpeg", {"image_dir": "{data}"}),  # a global
+    "hand_built_factory": (None, "hand_built_factory.py", "jpeg", {"file_root": "{data}"}),
     "checkpointed": (None, CHECKPOINT_SCRIPT, "jpeg", ["{data}"]),
 }
 
@@ -144,6 +145,13 @@ def test_hand_built_graphs_are_paired_with_their_generators(reports):
     report = _equal(reports, "hand_built_graph")
     assert [p.name for p in report.pairs] == ["pipe_batches", "pipe_batches_2"]
     assert "original: the module global `image_dir` set to" in report.to_text()
+
+
+def test_hand_built_factory_is_paired_by_its_name(reports):
+    report = _equal(reports, "hand_built_factory")
+    assert [p.name for p in report.pairs] == ["build_pipeline"]
+    # `build_pipeline(sys.argv[1], 4, 1, None)`: the line as written, not as read
+    assert "not given: batch_size=4 from the original's call site (line 26)" in report.pairs[0].notes
 
 
 def test_checkpointed_shape_is_saved_and_restored(reports):

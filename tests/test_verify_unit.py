@@ -458,17 +458,17 @@ def train(root, crop, shard_id, *, batch_size, num_threads, device_id, seed=3, o
 def test_required_parameters_get_call_site_literals_then_defaults():
     from ndd_migrate.verify.callargs import DEFAULT_BATCH_SIZE, infer
 
-    legacy = infer(CALLARGS_ORIGINAL, "Legacy", CALLARGS_MIGRATED, "Legacy", positional=0,
+    legacy = infer(CALLARGS_ORIGINAL, CALLARGS_ORIGINAL, "Legacy", CALLARGS_MIGRATED, "Legacy", positional=0,
                    given={"root", "device_id"}, seed=9)
     assert legacy.values == {"batch_size": DEFAULT_BATCH_SIZE, "num_threads": 4}  # 4 by position
     assert legacy.notes[1] == "num_threads=4 from the original's call site (line 9)"
-    train = infer(CALLARGS_ORIGINAL, "train", CALLARGS_MIGRATED, "train", positional=1,
+    train = infer(CALLARGS_ORIGINAL, CALLARGS_ORIGINAL, "train", CALLARGS_MIGRATED, "train", positional=1,
                   given={"device_id"}, seed=9)
     # crop by position at the call site, num_threads by keyword; seed has a default (not required)
     assert train.values == {"crop": 32, "batch_size": DEFAULT_BATCH_SIZE, "num_threads": 2}
     assert train.from_schema == {"shard_id": ("readers__File", "shard_id")}  # args.rank: no literal
     assert "other" not in train.values and "other" not in train.from_schema  # stays required
-    everything = infer(CALLARGS_ORIGINAL, "train", CALLARGS_MIGRATED, "train", positional=3,
+    everything = infer(CALLARGS_ORIGINAL, CALLARGS_ORIGINAL, "train", CALLARGS_MIGRATED, "train", positional=3,
                        given={"batch_size", "num_threads", "device_id", "other"}, seed=9)
     assert everything.values == {} and everything.from_schema == {}
 

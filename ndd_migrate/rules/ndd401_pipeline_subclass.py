@@ -245,7 +245,7 @@ class Impl(RuleImpl):
                 outputs = cst.Name(fn.outputs_name)
             yield_stmt = [cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
         reader_stmt = body.pop(fn.reader_index) if fn.reader_index is not None else None
-        per_batch = shape.strip_blank_head(body)
+        per_batch = shape.unused_results_evaluated(shape.strip_blank_head(body), self.ctx.model.ndd_alias or "ndd")
         if fn.branch_forms:  # returns ending `if` branches: `yield` + `continue`
             per_batch = shape.Branches(fn.ctx_name, fn.branch_forms, fn.outputs_name).block(per_batch, tail=ret is None)
         elif fn.ctx_name and per_batch:

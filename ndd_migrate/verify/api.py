@@ -22,6 +22,7 @@ Nothing here imports DALI: it runs in the workers only.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import inspect
 import os
@@ -250,8 +251,6 @@ def verify_pair(
 def _with_inferred(original: SideSpec, migrated: SideSpec, settings: Settings, report) -> Settings:
     """``settings`` with arguments for what the migrated function requires and nobody gave
     (:mod:`.callargs`), each named in the report's notes."""
-    import dataclasses
-
     from ndd_migrate.verify.callargs import infer
     from ndd_migrate.verify.loading import read_source
 
@@ -266,6 +265,7 @@ def _with_inferred(original: SideSpec, migrated: SideSpec, settings: Settings, r
     given |= {k for k in ("batch_size", "seed") if getattr(settings, k) is not None}
     found = infer(
         sources[0],
+        original.written or sources[0],
         original.function,
         sources[1],
         migrated.function,
@@ -506,8 +506,9 @@ def _pairs_for(
     pipeline: str | None,
 ) -> tuple[list[tuple[SideSpec, SideSpec]], list[PairReport]]:
     """Specs of the pairs to run, and reports for pairs that cannot be formed."""
-    from ndd_migrate.verify.loading import pipeline_classes, top_level_functions
+    from ndd_migrate.verify.loading import factories, pipeline_classes, top_level_functions
 
+    written = original_source
     runnable_source = _hand_built_as_functions(original_source)
     if runnable_source is not None:
         original_source = runnable_source
@@ -520,6 +521,9 @@ def _pairs_for(
         names = [(f.name, f.name) for f in funcs if f.is_pipeline_def]
         # A legacy subclass becomes a generator function of the same name.
         names += [(c, c) for c in pipeline_classes(original_source, original_display or original_path)]
+        # A factory building a graph by hand returns the generator it defines once migrated.
+        if runnable_source is not None:
+            names += [(f, f) for f in factories(original_source, original_display or original_path)]
         if not names and migrated_source is not None:
             theirs = [
                 f.name for f in top_level_functions(migrated_source, migrated_path)
@@ -544,7 +548,13 @@ def _pairs_for(
         migrated_names = {f.name for f in top_level_functions(migrated_source, migrated_path)}
     runnable, missing = [], []
     for orig_name, mig_name in names:
-        o = SideSpec(original_path, orig_name, source=runnable_source, display=original_display)
+        o = SideSpec(
+            original_path,
+            orig_name,
+            source=runnable_source,
+            display=original_display,
+            written=written if runnable_source is not None else None,
+        )
         m = SideSpec(migrated_path, mig_name)
         if migrated_names is not None and mig_name not in migrated_names:
             rep = PairReport(name=orig_name, original=o.label, migrated=m.label)
@@ -580,7 +590,7 @@ def _hand_built_as_functions(source: str) -> str | None:
 def _run_pairs(pairs, settings, tolerances, default, report: VerifyReport, source=None) -> None:
     for o, m in pairs:
         if source is not None and o.source is None:
-            o = SideSpec(o.path, o.function, source=source, display=o.display)
+            o = dataclasses.replace(o, source=source)
         report.pairs.append(
             verify_pair(o, m, settings, tolerances=tolerances, default_tolerance=default)
         )

@@ -116,6 +116,7 @@ def _reader_arguments(func: ast.AST) -> dict[str, tuple[str, str]]:
 
 def infer(
     original_source: str,
+    written: str,
     original_name: str,
     migrated_source: str,
     migrated_name: str,
@@ -125,9 +126,12 @@ def infer(
     seed: int,
 ) -> Inferred:
     """The arguments for what the migrated function requires beyond ``positional`` positional
-    arguments and the keywords ``given`` (the user's, and those verify passes anyway)."""
+    arguments and the keywords ``given`` (the user's, and those verify passes anyway).
+    ``original_source`` is what the original side runs, ``written`` the text its call sites are
+    read from (the same unless hand-built graphs were read as functions)."""
     try:
         original, migrated = ast.parse(original_source), ast.parse(migrated_source)
+        call_sites = ast.parse(written)
     except SyntaxError:
         return Inferred()  # loading reports it
     target = _definition(migrated, migrated_name.split(".")[-1])
@@ -140,7 +144,7 @@ def infer(
         return Inferred()
     original_def = _definition(original, original_name.split(".")[-1])
     literals = _call_site_literals(
-        original, original_name.split(".")[-1], _parameters(original_def) if original_def else None
+        call_sites, original_name.split(".")[-1], _parameters(original_def) if original_def else None
     )
     settings = {"batch_size": DEFAULT_BATCH_SIZE, "num_threads": 1, "seed": seed}
     readers = _reader_arguments(target)

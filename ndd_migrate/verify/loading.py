@@ -16,7 +16,8 @@ statement is skipped when it is
 * the ``if __name__ == "__main__":`` block;
 * an expression statement calling a function defined in the module (``main()``);
 * any statement calling a pipeline-producing callable defined in the module: a ``@pipeline_def``
-  function, a ``Pipeline`` subclass, a generator function (the migrated form);
+  function, a ``Pipeline`` subclass, a generator function (the migrated form), a factory defining
+  one of these in its body;
 * any statement using a name bound by a skipped statement (``pipe.build()``, ``pipe.run()``,
   ``it = DALIGenericIterator(pipe, ...)``), transitively;
 * a statement creating a checkpoint (``pipe_checkpoint = ndd.checkpoint.Checkpoint()``, what a
@@ -110,6 +111,30 @@ def top_level_functions(source: str, filename: str = "<source>") -> list[Functio
                 )
             )
     return out
+
+
+def _defines_pipeline(func: ast.AST) -> bool:
+    """True when ``func`` defines, nested in its body, a ``@pipeline_def`` function or a generator
+    function: a factory (``def build(...): pipe = Pipeline(...); with pipe: ...; return pipe``, or
+    what it migrated to, which returns the nested generator)."""
+    for node in ast.walk(func):
+        if node is not func and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if _is_generator(node) or any(
+                _decorator_name(d) == "pipeline_def" for d in node.decorator_list
+            ):
+                return True
+    return False
+
+
+def factories(source: str, filename: str = "<source>") -> list[str]:
+    """Module-level functions that define a pipeline in their body and return it (see
+    :func:`_defines_pipeline`), after hand-built graphs are read as functions."""
+    tree = parse_source(source, filename)
+    return [
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _defines_pipeline(node)
+    ]
 
 
 def pipeline_classes(source: str, filename: str = "<source>") -> list[str]:
@@ -221,8 +246,10 @@ def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             local_funcs.add(node.name)
-            if _is_generator(node) or any(
-                _decorator_name(d) == "pipeline_def" for d in node.decorator_list
+            if (
+                _is_generator(node)
+                or any(_decorator_name(d) == "pipeline_def" for d in node.decorator_list)
+                or _defines_pipeline(node)
             ):
                 producers.add(node.name)
         elif isinstance(node, ast.ClassDef):

@@ -34,6 +34,9 @@ class SideSpec:
     function: str
     source: str | None = None
     display: str | None = None
+    #: the text as written when ``source`` is derived from it (hand-built graphs read as
+    #: functions): call sites are looked up, and their lines reported, there
+    written: str | None = None
 
     @property
     def label(self) -> str:
