@@ -10,6 +10,7 @@ start-up), then each shape is its own test.
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -84,7 +85,7 @@ def _sides(shape, tmp):
 def reports(tmp_path_factory):
     from fixtures.datasets import make_jpeg, make_numpy
 
-    from ndd_migrate.verify import verify_files
+    from ndd_migrate.verify import verify_base, verify_files
 
     tmp = tmp_path_factory.mktemp("shapes")
     data = {"jpeg": str(make_jpeg(tmp)), "numpy": str(make_numpy(tmp))}
@@ -99,8 +100,23 @@ def reports(tmp_path_factory):
             options = {"kwargs": {k: v.replace("{data}", data[dataset]) for k, v in given.items()}}
         jobs[shape] = (str(original), str(migrated), options)
 
+    # The README's CI recipe: the migrated file against its own text at a git revision.
+    original, migrated, options = jobs.pop("framework_iterator", (None, None, None))
+    if original:
+        repo = tmp / "repo"
+        repo.mkdir()
+        loader = repo / "train.py"
+        loader.write_text(open(original, encoding="utf-8").read(), encoding="utf-8")
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+        for command in (["init", "-q"], ["add", "train.py"], ["commit", "-qm", "pipeline mode"]):
+            subprocess.run([*git, *command], check=True, capture_output=True)
+        loader.write_text(open(migrated, encoding="utf-8").read(), encoding="utf-8")
+        jobs["framework_iterator"] = ("HEAD", str(loader), options)
+
     def run(job):
         original, migrated, options = job
+        if original == "HEAD":
+            return verify_base("HEAD", [migrated], device="cpu", timeout=120, **options)
         return verify_files(original, migrated, device="cpu", timeout=120, **options)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -130,7 +146,9 @@ def test_legacy_subclass_is_paired_by_its_name(reports):
 
 
 def test_framework_iterator_shape_returns_metadata_and_generator(reports):
+    """Through ``verify --base HEAD`` (the README's CI recipe), the file migrated in place."""
     report = _equal(reports, "framework_iterator")
+    assert [p.name for p in report.pairs] == ["create_dali_pipeline"]
     notes = report.pairs[0].notes
     assert "not given: crop=32 from the original's call site (line 58)" in notes, notes
     assert "not given: shard_id=0: the default of readers.File's `shard_id`" in notes, notes

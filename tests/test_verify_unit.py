@@ -163,6 +163,19 @@ def test_definitions_only_skips_a_migrated_checkpointing_call_site():
     assert "LIMIT = 3" in __import__("ast").unparse(kept)
 
 
+def test_factories_are_script_code_helpers_returning_generators_are_not():
+    script = (
+        "def build(root):\n    def pipe_batches():\n        while True:\n            yield root.evaluate(),\n"
+        "    return pipe_batches()\n"
+        "def numbers():\n    def gen():\n        while True:\n            yield 1\n    return gen()\n"
+        "pipe = build('/d')\n"
+        "SOURCE = numbers()\n"
+    )
+    assert loading.factories(script) == ["build"]
+    kept, dropped = loading.definitions_only(loading.parse_source(script, "s.py"))
+    assert dropped == [11]  # `pipe = build(...)` runs a pipeline; `SOURCE = numbers()` is data
+
+
 def test_load_module_unique_names_and_source_override(tmp_path):
     f = tmp_path / "mod.py"
     f.write_text("X = 1\ndef g():\n    return X\n")

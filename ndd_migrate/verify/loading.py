@@ -114,13 +114,16 @@ def top_level_functions(source: str, filename: str = "<source>") -> list[Functio
 
 
 def _defines_pipeline(func: ast.AST) -> bool:
-    """True when ``func`` defines, nested in its body, a ``@pipeline_def`` function or a generator
-    function: a factory (``def build(...): pipe = Pipeline(...); with pipe: ...; return pipe``, or
-    what it migrated to, which returns the nested generator)."""
+    """True when ``func`` defines, nested in its body, a ``@pipeline_def`` function or a migrated
+    one — a generator that ``evaluate()``s what it yields (docs/target-shape.md; a plain generator,
+    an external source's say, does not): a factory (``def build(...): pipe = Pipeline(...); with
+    pipe: ...; return pipe``, or what it migrated to, which returns the nested generator)."""
     for node in ast.walk(func):
         if node is not func and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if _is_generator(node) or any(
-                _decorator_name(d) == "pipeline_def" for d in node.decorator_list
+            if any(_decorator_name(d) == "pipeline_def" for d in node.decorator_list):
+                return True
+            if _is_generator(node) and any(
+                isinstance(n, ast.Attribute) and n.attr == "evaluate" for n in ast.walk(node)
             ):
                 return True
     return False
