@@ -4,8 +4,9 @@ Eager dynamic-mode ops run in the EvalContext's daemon thread (DALI 2.4 ``experi
 A batch still being computed when the interpreter finalizes killed that thread inside the C++ operator
 and aborted the process ("terminate called without an active exception", exit 134): in 18 of 30 runs of
 a script raising mid-epoch, 8 of 30 of a checkpoint-save program, every run of the heavier program below.
-The shape now ``.evaluate()``s each yielded batch (docs/target-shape.md, "Finished batches"), so no
-DALI work is left behind the ``yield``. Both exits are run several times, each in a fresh process.
+The shape now ``.evaluate()``s each yielded batch (docs/target-shape.md, "Finished batches"), and each
+op whose result it drops (one the pipeline pruned: 8 of 8 checkpoint-mode runs aborted while only the
+outputs were waited for), so no DALI work is left behind the ``yield``. Both exits are run several times, each in a fresh process.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def heavy(root):
     images = fn.decoders.image(jpegs)
     images = fn.resize(images, size=[1024, 1024])
     images = fn.flip(images, horizontal=fn.random.coin_flip())
+    fn.resize(images, size=[1536, 1536])  # unused: the pipeline prunes it, the migrated code runs it
     return images, labels
 
 
@@ -56,6 +58,22 @@ BUDGET_S = 25.0  # per mode: on a loaded machine fewer runs, but always at least
 def test_each_yielded_batch_is_evaluated():
     out, _ = migrate_text(PROGRAM)
     assert "            yield images.evaluate(), labels.evaluate()\n" in out, out
+
+
+def test_an_op_whose_result_is_dropped_is_waited_for():
+    """Called after the last op an output needs, it would still be computing when ``next(pipe)``
+    returns: 8 of 8 checkpoint-mode runs aborted at exit before it was waited for."""
+    out, _ = migrate_text(PROGRAM)
+    assert "            ndd.resize(images, size=[1536, 1536]).evaluate()  # unused:" in out, out
+    assert migrate_text(out)[0] == out
+    legacy = (
+        "from nvidia.dali import ops\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+        "class P(Pipeline):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None)\n"
+        "        self.coin = ops.random.CoinFlip()\n\n    def define_graph(self):\n"
+        "        self.coin()\n        return self.coin()\n"
+    )
+    out, _ = migrate_text(legacy)
+    assert "ndd.random.coin_flip(batch_size=batch_size).evaluate()\n" in out, out
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,7 @@ CORRECT = [
     ("planted:shard_pipe", BASE_PIPES, BASE_NDD, "shard_pipe", "npy", {"epochs": 2}),
     ("planted:unseeded_pipe", BASE_PIPES, BASE_NDD, "unseeded_pipe", "npy", {"iterations": 2}),
     ("planted:image_pipe", BASE_PIPES, BASE_NDD, "image_pipe", "jpg", {"iterations": 2}),
+    ("planted:ckpt_pipe", BASE_PIPES, BASE_NDD, "ckpt_pipe", "npy", {"epochs": 2}),
     ("cases:det_pipe", "numpy_pipes.py", "numpy_ndd.py", "det_pipe", "npy", {"iterations": 3}),
     ("cases:epoch_pipe", "numpy_pipes.py", "numpy_ndd.py", "epoch_pipe", "npy", {"epochs": 1}),
     ("cases:shard_pipe", "numpy_pipes.py", "numpy_ndd.py", "shard_pipe", "npy", {"epochs": 1}),

@@ -148,6 +148,34 @@ def test_definitions_only_skips_script_code():
     assert "load_plugins.append('lib.so')" in kept_src
 
 
+def test_definitions_only_skips_a_migrated_checkpointing_call_site():
+    script = (
+        "import nvidia.dali.experimental.dynamic as ndd\n"
+        "def p(root, *, checkpoint=None):\n    yield root\n"
+        "p_checkpoint = ndd.checkpoint.Checkpoint()\n"
+        "pipe = p('/d', checkpoint=p_checkpoint)\n"
+        "p_checkpoint.collect()\n"
+        "state = p_checkpoint.serialize().encode()\n"
+        "LIMIT = 3\n"
+    )
+    kept, dropped = loading.definitions_only(loading.parse_source(script, "s.py"))
+    assert dropped == [4, 5, 6, 7]  # collect() before any next() would fail at load
+    assert "LIMIT = 3" in __import__("ast").unparse(kept)
+
+
+def test_factories_are_script_code_helpers_returning_generators_are_not():
+    script = (
+        "def build(root):\n    def pipe_batches():\n        while True:\n            yield root.evaluate(),\n"
+        "    return pipe_batches()\n"
+        "def numbers():\n    def gen():\n        while True:\n            yield 1\n    return gen()\n"
+        "pipe = build('/d')\n"
+        "SOURCE = numbers()\n"
+    )
+    assert loading.factories(script) == ["build"]
+    kept, dropped = loading.definitions_only(loading.parse_source(script, "s.py"))
+    assert dropped == [11]  # `pipe = build(...)` runs a pipeline; `SOURCE = numbers()` is data
+
+
 def test_load_module_unique_names_and_source_override(tmp_path):
     f = tmp_path / "mod.py"
     f.write_text("X = 1\ndef g():\n    return X\n")
@@ -413,3 +441,55 @@ def test_git_show_reads_revision(tmp_path):
     new.write_text("x = 1\n")
     with pytest.raises(SetupError):
         git_show(str(new), "HEAD")  # did not exist at HEAD
+
+
+# --- arguments for what the migrated function requires (callargs) ------------------------------
+
+CALLARGS_ORIGINAL = """\
+class Legacy(Pipeline):
+    def __init__(self, batch_size, num_threads, device_id, root, crop=64):
+        super().__init__(batch_size, num_threads, device_id)
+
+@pipeline_def(seed=3)
+def train(root, crop, shard_id):
+    return fn.readers.file(file_root=root, shard_id=shard_id)
+
+pipe = Legacy(args.batch, 4, 0, args.root)
+pipe = train(args.root, 32, shard_id=args.rank, num_threads=2)
+"""
+
+CALLARGS_MIGRATED = """\
+def Legacy(batch_size, num_threads, device_id, root, crop=64):
+    yield
+
+def train(root, crop, shard_id, *, batch_size, num_threads, device_id, seed=3, other):
+    reader = ndd.readers.File(file_root=root, shard_id=shard_id)
+    yield
+"""
+
+
+def test_required_parameters_get_call_site_literals_then_defaults():
+    from ndd_migrate.verify.callargs import DEFAULT_BATCH_SIZE, infer
+
+    legacy = infer(CALLARGS_ORIGINAL, CALLARGS_ORIGINAL, "Legacy", CALLARGS_MIGRATED, "Legacy", positional=0,
+                   given={"root", "device_id"}, seed=9)
+    assert legacy.values == {"batch_size": DEFAULT_BATCH_SIZE, "num_threads": 4}  # 4 by position
+    assert legacy.notes[1] == "num_threads=4 from the original's call site (line 9)"
+    train = infer(CALLARGS_ORIGINAL, CALLARGS_ORIGINAL, "train", CALLARGS_MIGRATED, "train", positional=1,
+                  given={"device_id"}, seed=9)
+    # crop by position at the call site, num_threads by keyword; seed has a default (not required)
+    assert train.values == {"crop": 32, "batch_size": DEFAULT_BATCH_SIZE, "num_threads": 2}
+    assert train.from_schema == {"shard_id": ("readers__File", "shard_id")}  # args.rank: no literal
+    assert "other" not in train.values and "other" not in train.from_schema  # stays required
+    everything = infer(CALLARGS_ORIGINAL, CALLARGS_ORIGINAL, "train", CALLARGS_MIGRATED, "train", positional=3,
+                       given={"batch_size", "num_threads", "device_id", "other"}, seed=9)
+    assert everything.values == {} and everything.from_schema == {}
+
+
+def test_batches_of_accepts_the_framework_iterator_shape():
+    from ndd_migrate.verify.worker import batches_of
+
+    gen = iter([1])
+    assert batches_of(gen) == (gen, None)
+    assert batches_of(({"epoch_size": 3}, gen)) == (gen, {"epoch_size": 3})
+    assert batches_of((gen, gen)) == (None, None) and batches_of([1]) == (None, None)

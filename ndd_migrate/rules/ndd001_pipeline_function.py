@@ -244,7 +244,7 @@ class Impl(RuleImpl):
 
         if source is not None:
             per_batch = [*source.convert, *per_batch]
-        per_batch = shape.strip_blank_head(per_batch)
+        per_batch = shape.unused_results_evaluated(shape.strip_blank_head(per_batch), self.ctx.model.ndd_alias or "ndd")
         if fn.branch_forms:  # returns in `if` branches: `yield` + `continue` (docs/target-shape.md)
             per_batch = shape.Branches(ctx_name, fn.branch_forms).block(per_batch, tail=ret is None)
         elif ctx_name and per_batch:

@@ -254,7 +254,7 @@ class Impl(RuleImpl):
                 outputs = cst.Name(fn.outputs_name)
             yield_stmt = [cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
         reader_stmt = body.pop(reader_index) if reader_index is not None else None
-        per_batch = shape.strip_blank_head(body)
+        per_batch = shape.unused_results_evaluated(shape.strip_blank_head(body), self.ctx.model.ndd_alias or "ndd")
         if fn.setup is not None:  # before each batch, as `Pipeline._run_once` called it
             per_batch = [iter_setup.head(fn), *per_batch]
         if fn.branch_forms:  # returns ending `if` branches: `yield` + `continue`

@@ -22,6 +22,7 @@ Nothing here imports DALI: it runs in the workers only.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import inspect
 import os
@@ -181,6 +182,8 @@ def verify_pair(
         report.verdict = ERROR
         return report
 
+    settings = _with_inferred(original, migrated, settings, report)
+
     from ndd_migrate.verify.runner import SideProcess
 
     own_dir = workdir is None
@@ -212,6 +215,7 @@ def verify_pair(
             states=states,
             reader_seeds=[r["used_seed"] for r in mig["readers"]],
             iterations=mig["iterations"],
+            defaults=mig.get("defaults", {}),
         )
         orig = original_proc.wait()
         report.notes.extend(orig.get("notes", []))
@@ -230,6 +234,8 @@ def verify_pair(
                 report.findings.append(Finding(sev, msg))
         if mig.get("captured"):
             _capture_check(report, workdir)
+        if mig.get("checkpoint"):
+            _checkpoint_check(report, workdir, mig["checkpoint"])
         if settings.bench:
             _timing(report, orig, mig)
         report.not_exercised = _not_exercised(migrated)
@@ -240,6 +246,39 @@ def verify_pair(
             proc.abort()  # no-op for a finished worker
         if own_dir:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _with_inferred(original: SideSpec, migrated: SideSpec, settings: Settings, report) -> Settings:
+    """``settings`` with arguments for what the migrated function requires and nobody gave
+    (:mod:`.callargs`), each named in the report's notes."""
+    from ndd_migrate.verify.callargs import infer
+    from ndd_migrate.verify.loading import read_source
+
+    try:
+        sources = [
+            spec.source if spec.source is not None else read_source(spec.path)
+            for spec in (original, migrated)
+        ]
+    except (OSError, SetupError):
+        return settings  # the worker reports it
+    given = set(settings.kwargs) | {"device_id"}
+    given |= {k for k in ("batch_size", "seed") if getattr(settings, k) is not None}
+    found = infer(
+        sources[0],
+        original.written or sources[0],
+        original.function,
+        sources[1],
+        migrated.function,
+        positional=len(settings.args),
+        given=given,
+        seed=settings.effective_reader_seed,
+    )
+    report.notes.extend(f"not given: {note}" for note in found.notes)
+    return dataclasses.replace(
+        settings,
+        defaults={**found.values, **settings.defaults},
+        from_schema={**found.from_schema, **settings.from_schema},
+    )
 
 
 def _not_exercised(spec: SideSpec) -> list[str]:
@@ -326,13 +365,14 @@ def _random_and_readers(report: PairReport, orig: dict, mig: dict, align: bool) 
         report.findings.append(Finding(sev, msg))
 
 
-def _same_as_eager(report: PairReport, workdir: str, tag: str) -> list[str]:
-    """Differences between the migrated eager run and a second run written as ``tag``."""
+def _same_as_eager(report: PairReport, workdir: str, tag: str, first: int = 0) -> list[str]:
+    """Differences between the migrated eager run and a second run written as ``tag`` (steps
+    ``first`` to the end)."""
     from ndd_migrate.verify.compare import Comparator
     from ndd_migrate.verify.worker import step_path
 
     cmp = Comparator()
-    for k in range(report.iterations):
+    for k in range(first, report.iterations):
         cmp.add_step(
             k,
             _load_step(step_path(workdir, "migrated", k)),
@@ -359,6 +399,41 @@ def _seeding(report: PairReport, orig: dict, mig: dict, workdir: str) -> None:
     )
     for sev, msg in seeding_findings(mig.get("random_calls", []), rerun, seed, failures):
         report.findings.append(Finding(sev, msg))
+
+
+def _checkpoint_check(report: PairReport, workdir: str, found: dict) -> None:
+    """A migrated generator saved after ``at`` steps and restored must give the uninterrupted
+    run's steps from ``at`` on, and its checkpoint must hold every reader and generator it uses
+    (:mod:`.checkpointing`)."""
+    at = found["at"]
+    for what in found["unregistered"]:
+        report.findings.append(
+            Finding(
+                "error",
+                f"checkpoint: {what} is not registered in the checkpoint (checkpoint.register): "
+                "a restored run does not restore its state",
+            )
+        )
+    failures = _same_as_eager(report, workdir, "resumed", first=at)
+    if failures:
+        detail = (
+            f"saved after {at} step(s) and restored, the migrated generator does not continue "
+            f"where it stopped: {'; '.join(failures)}"
+        )
+        report.findings.append(Finding("error", detail))
+    else:
+        detail = (
+            f"saved after {at} step(s) and restored ({', '.join(found['names']) or 'nothing registered'}): "
+            f"the next {report.iterations - at} step(s) equal the uninterrupted run"
+        )
+    report.checkpoint = {
+        "checked": True,
+        "at": at,
+        "registered": found["names"],
+        "unregistered": found["unregistered"],
+        "equal": not failures,
+        "detail": detail,
+    }
 
 
 def _capture_check(report: PairReport, workdir: str) -> None:
@@ -431,14 +506,24 @@ def _pairs_for(
     pipeline: str | None,
 ) -> tuple[list[tuple[SideSpec, SideSpec]], list[PairReport]]:
     """Specs of the pairs to run, and reports for pairs that cannot be formed."""
-    from ndd_migrate.verify.loading import top_level_functions
+    from ndd_migrate.verify.loading import factories, pipeline_classes, top_level_functions
 
+    written = original_source
+    runnable_source = _hand_built_as_functions(original_source)
+    if runnable_source is not None:
+        original_source = runnable_source
+        original_display = original_display or original_path
     explicit = _parse_pipeline(pipeline)
     if explicit is not None:
         names = [explicit]
     else:
         funcs = top_level_functions(original_source, original_display or original_path)
         names = [(f.name, f.name) for f in funcs if f.is_pipeline_def]
+        # A legacy subclass becomes a generator function of the same name.
+        names += [(c, c) for c in pipeline_classes(original_source, original_display or original_path)]
+        # A factory building a graph by hand returns the generator it defines once migrated.
+        if runnable_source is not None:
+            names += [(f, f) for f in factories(original_source, original_display or original_path)]
         if not names and migrated_source is not None:
             theirs = [
                 f.name for f in top_level_functions(migrated_source, migrated_path)
@@ -454,7 +539,8 @@ def _pairs_for(
         if not names:
             raise SetupError(
                 "no-function",
-                f"{original_display or original_path} has no @pipeline_def function; "
+                f"{original_display or original_path} has no @pipeline_def function or "
+                "Pipeline subclass; "
                 "name the pipeline with --pipeline NAME",
             )
     migrated_names = None
@@ -462,7 +548,13 @@ def _pairs_for(
         migrated_names = {f.name for f in top_level_functions(migrated_source, migrated_path)}
     runnable, missing = [], []
     for orig_name, mig_name in names:
-        o = SideSpec(original_path, orig_name, source=None, display=original_display)
+        o = SideSpec(
+            original_path,
+            orig_name,
+            source=runnable_source,
+            display=original_display,
+            written=written if runnable_source is not None else None,
+        )
         m = SideSpec(migrated_path, mig_name)
         if migrated_names is not None and mig_name not in migrated_names:
             rep = PairReport(name=orig_name, original=o.label, migrated=m.label)
@@ -478,10 +570,27 @@ def _pairs_for(
     return runnable, missing
 
 
+def _hand_built_as_functions(source: str) -> str | None:
+    """The original with each graph built by hand (``pipe = Pipeline(...)``, ``with pipe:``,
+    ``pipe.set_outputs(...)``) as the ``@pipeline_def`` function the migration reads it as
+    (:func:`ndd_migrate.hand_built.desugar`: ``pipe_batches``, ``pipe_batches_2``, ... — the
+    names the migrated generators keep); None when it has none."""
+    import libcst as cst
+
+    from ndd_migrate import hand_built
+
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return None  # loading reports it
+    desugared, done = hand_built.desugar(module)
+    return desugared.code if done.graphs else None
+
+
 def _run_pairs(pairs, settings, tolerances, default, report: VerifyReport, source=None) -> None:
     for o, m in pairs:
-        if source is not None:
-            o = SideSpec(o.path, o.function, source=source, display=o.display)
+        if source is not None and o.source is None:
+            o = dataclasses.replace(o, source=source)
         report.pairs.append(
             verify_pair(o, m, settings, tolerances=tolerances, default_tolerance=default)
         )

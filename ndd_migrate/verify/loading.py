@@ -16,9 +16,13 @@ statement is skipped when it is
 * the ``if __name__ == "__main__":`` block;
 * an expression statement calling a function defined in the module (``main()``);
 * any statement calling a pipeline-producing callable defined in the module: a ``@pipeline_def``
-  function, a ``Pipeline`` subclass, a generator function (the migrated form);
+  function, a ``Pipeline`` subclass, a generator function (the migrated form), a factory defining
+  one of these in its body;
 * any statement using a name bound by a skipped statement (``pipe.build()``, ``pipe.run()``,
-  ``it = DALIGenericIterator(pipe, ...)``), transitively.
+  ``it = DALIGenericIterator(pipe, ...)``), transitively;
+* a statement creating a checkpoint (``pipe_checkpoint = ndd.checkpoint.Checkpoint()``, what a
+  migrated ``enable_checkpointing=True`` call site starts with): its ``collect()`` and
+  ``serialize()`` follow, and fail before the pipeline has run.
 
 Imports, ``def``/``class``, constants and helper calls (``DATA = os.path.join(...)``,
 ``plugin_manager.load_library(...)``) run. ``module`` mode executes the whole module, as an import
@@ -109,6 +113,45 @@ def top_level_functions(source: str, filename: str = "<source>") -> list[Functio
     return out
 
 
+def _defines_pipeline(func: ast.AST) -> bool:
+    """True when ``func`` defines, nested in its body, a ``@pipeline_def`` function or a migrated
+    one — a generator that ``evaluate()``s what it yields (docs/target-shape.md; a plain generator,
+    an external source's say, does not): a factory (``def build(...): pipe = Pipeline(...); with
+    pipe: ...; return pipe``, or what it migrated to, which returns the nested generator)."""
+    for node in ast.walk(func):
+        if node is not func and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if any(_decorator_name(d) == "pipeline_def" for d in node.decorator_list):
+                return True
+            if _is_generator(node) and any(
+                isinstance(n, ast.Attribute) and n.attr == "evaluate" for n in ast.walk(node)
+            ):
+                return True
+    return False
+
+
+def factories(source: str, filename: str = "<source>") -> list[str]:
+    """Module-level functions that define a pipeline in their body and return it (see
+    :func:`_defines_pipeline`), after hand-built graphs are read as functions."""
+    tree = parse_source(source, filename)
+    return [
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _defines_pipeline(node)
+    ]
+
+
+def pipeline_classes(source: str, filename: str = "<source>") -> list[str]:
+    """Module-level ``Pipeline`` subclasses (a base spelled ``Pipeline`` or ``x.Pipeline``): the
+    migration turns each into a generator function of the same name."""
+    tree = parse_source(source, filename)
+    return [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and any(ast.unparse(b).split(".")[-1] == "Pipeline" for b in node.bases)
+    ]
+
+
 def read_source(path: str) -> str:
     if not os.path.exists(path):
         raise SetupError("missing-file", f"no such file: {path}")
@@ -190,6 +233,14 @@ def _is_main_guard(node: ast.stmt) -> bool:
     )
 
 
+def _creates_checkpoint(node: ast.stmt) -> bool:
+    return any(
+        isinstance(n, ast.Call)
+        and (n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")) == "Checkpoint"
+        for n in ast.walk(node)
+    )
+
+
 def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
     """Drop the top-level statements that run pipelines (see the module docstring). Returns the
     filtered module and the line numbers of the dropped statements (for the report)."""
@@ -198,8 +249,10 @@ def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             local_funcs.add(node.name)
-            if _is_generator(node) or any(
-                _decorator_name(d) == "pipeline_def" for d in node.decorator_list
+            if (
+                _is_generator(node)
+                or any(_decorator_name(d) == "pipeline_def" for d in node.decorator_list)
+                or _defines_pipeline(node)
             ):
                 producers.add(node.name)
         elif isinstance(node, ast.ClassDef):
@@ -219,6 +272,7 @@ def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
         drop = (
             _is_main_guard(node)
             or bool(_called_names(node) & producers)
+            or _creates_checkpoint(node)
             or bool(_loaded_names(node) & tainted)
             or (
                 isinstance(node, ast.Expr)

@@ -34,6 +34,9 @@ class SideSpec:
     function: str
     source: str | None = None
     display: str | None = None
+    #: the text as written when ``source`` is derived from it (hand-built graphs read as
+    #: functions): call sites are looked up, and their lines reported, there
+    written: str | None = None
 
     @property
     def label(self) -> str:
@@ -79,6 +82,11 @@ class Settings:
     load_mode: str = "definitions"
     timeout: float = 300.0
     max_iterations: int = 100_000
+    #: Arguments for parameters the migrated function requires and nobody gave, passed to both
+    #: sides under the user's own (:mod:`~ndd_migrate.verify.callargs`); ``from_schema`` are
+    #: those the migrated worker looks up in DALI's schemas (``{param: (schema, argument)}``).
+    defaults: dict[str, Any] = field(default_factory=dict)
+    from_schema: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.device not in DEVICES:

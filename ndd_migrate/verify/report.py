@@ -76,6 +76,8 @@ class PairReport:
     findings: list[Finding] = field(default_factory=list)
     timing: dict | None = None
     capture: dict | None = None
+    #: the migrated generator saved mid-run and restored (:mod:`.checkpointing`)
+    checkpoint: dict | None = None
     error: ErrorInfo | None = None
     notes: list[str] = field(default_factory=list)
     dali_version: str | None = None
@@ -104,6 +106,7 @@ class PairReport:
             "findings": [f.to_dict() for f in self.findings],
             "timing": self.timing,
             "capture": self.capture,
+            "checkpoint": self.checkpoint,
             "error": self.error.to_dict() if self.error else None,
             "notes": self.notes,
             "dali_version": self.dali_version,
@@ -332,6 +335,13 @@ def _render_pair(console, pair: PairReport) -> None:
         style = "green" if c.get("equal") else "red"
         console.print(
             f"  capture=True check: [{style}]{escape(c.get('detail', ''))}[/]", soft_wrap=True
+        )
+
+    if pair.checkpoint:
+        c = pair.checkpoint
+        style = "green" if c.get("equal") and not c.get("unregistered") else "red"
+        console.print(
+            f"  checkpoint check: [{style}]{escape(c.get('detail', ''))}[/]", soft_wrap=True
         )
 
     if pair.timing:

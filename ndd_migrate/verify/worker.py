@@ -18,6 +18,7 @@ and shortly before the parent's timeout, so a crash or a hang still points at a 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import faulthandler
 import inspect
 import os
@@ -79,7 +80,7 @@ def call_kwargs(func: Any, settings: Settings, device_id: int | None, label: str
     """The keyword arguments ``verify`` passes (docs/target-shape.md: ``batch_size``,
     ``device_id``, ``seed`` on top of the user's own), minus those the function cannot take —
     a migrated function without randomness has no ``seed`` parameter. Returns (kwargs, notes)."""
-    kwargs = dict(settings.kwargs)
+    kwargs = {**settings.defaults, **settings.kwargs}
     notes = []
     wanted = {"device_id": device_id}
     if settings.batch_size is not None:
@@ -98,7 +99,7 @@ def call_kwargs(func: Any, settings: Settings, device_id: int | None, label: str
 # Sides
 
 
-def _close(gen: Any) -> None:
+def close_generator(gen: Any) -> None:
     """Finish a migrated generator now, not whenever it is collected: a suspended generator
     inside ``next_epoch(capture=True)`` keeps its capture loop active, and DALI allows only one
     at a time."""
@@ -111,6 +112,22 @@ def _close(gen: Any) -> None:
         except Exception:
             pass
     gc.collect()
+
+
+def batches_of(value: Any) -> tuple[Any, dict | None]:
+    """(the step generator, the reader metadata) of what a migrated function returned: the
+    generator itself, or — the framework-iterator shape (docs/target-shape.md) — the pair
+    ``(reader.get_metadata(), batches())``. (None, None) for anything else."""
+    if hasattr(value, "__next__"):
+        return value, None
+    if (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and isinstance(value[0], dict)
+        and hasattr(value[1], "__next__")
+    ):
+        return value[1], dict(value[0])
+    return None, None
 
 
 def _resolve_device(settings: Settings) -> bool:
@@ -144,6 +161,13 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
 
     settings: Settings = job["settings"]
     spec: SideSpec = job["spec"]
+    if settings.from_schema:
+        from ndd_migrate.verify.callargs import resolve
+
+        values, notes = resolve(settings.from_schema)
+        settings = dataclasses.replace(settings, defaults={**values, **settings.defaults})
+        result["defaults"] = values
+        result["notes"].extend(notes)
     # Before the user's module is imported: a module-level set_seed() must be seen.
     track_seeding(Patches(), ndd_random)
     lowered = _resolve_device(settings)
@@ -156,9 +180,13 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
         status("loading")
         func, kwargs = _load_side(spec, settings, device_id, "migrated", result)
 
-        def start():
-            gen = func(*settings.args, **kwargs)
-            if not hasattr(gen, "__next__"):
+        def start(**extra):
+            value = func(*settings.args, **kwargs, **extra)
+            gen, meta = batches_of(value)
+            if meta is not None:
+                result.setdefault("returned_meta", meta)
+            if gen is None:
+                gen = value
                 from nvidia.dali.pipeline import Pipeline
 
                 if isinstance(gen, Pipeline):
@@ -170,8 +198,8 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                 raise SetupError(
                     "bad-shape",
                     f"migrated `{spec.function}` returned a {type(gen).__name__}, not a generator: "
-                    "the migrated function must yield one tuple of batches per step "
-                    "(docs/target-shape.md)",
+                    "the migrated function must yield one tuple of batches per step, or return "
+                    "(reader metadata, that generator) (docs/target-shape.md)",
                 )
             return gen
 
@@ -238,7 +266,20 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
             result["devices"] = ndd_lowering.devices if ndd_lowering else []
             if ndd_lowering:
                 ndd_lowering.recording = False
-            _close(gen)
+            close_generator(gen)
+
+        from ndd_migrate.verify import checkpointing
+
+        at = checkpointing.save_point(result["iterations"], epoch_starts)
+        if at is not None and checkpointing.takes_checkpoint(func):
+            status("checkpoint check")
+
+            def write_resumed(k, out):
+                _write_pickle(step_path(job["dir"], "resumed", k), ndd_step(out)[0])
+
+            result["checkpoint"] = checkpointing.run(
+                start, at, result["iterations"], reader_seed, write_resumed, status
+            )
 
         if settings.align_random and any(result["random_calls"]):
             # Deterministic for a given seed? A second run from scratch must draw the same
@@ -254,7 +295,7 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                         again.next_step()
                     host, _ = ndd_step(next(gen))
                     _write_pickle(step_path(job["dir"], "rerun", k), host)
-                _close(gen)
+                close_generator(gen)
             result["rerun_random_calls"] = [
                 [c.to_dict() for c in s] for s in again.steps[: result["iterations"]]
             ]
@@ -270,7 +311,7 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                     status(f"capture check, step {k}")
                     host, _ = ndd_step(next(gen))
                     _write_pickle(step_path(job["dir"], "captured", k), host)
-                _close(gen)
+                close_generator(gen)
             result["captured"] = True
 
         if settings.bench:
@@ -282,7 +323,7 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                 result["timing"] = measure(ndd_stepper(gen), settings.bench).to_dict()
                 if settings.capture:
                     result["timing"]["note"] = "next_epoch(capture=True)"
-                _close(gen)
+                close_generator(gen)
 
 
 def run_original(job: dict, result: dict, status: Status) -> None:
@@ -294,6 +335,7 @@ def run_original(job: dict, result: dict, status: Status) -> None:
     from ndd_migrate.verify.rng import PipelineRandomFeeder
 
     settings: Settings = job["settings"]
+    settings = dataclasses.replace(settings, defaults={**job.get("defaults", {}), **settings.defaults})
     spec: SideSpec = job["spec"]
     lowered = job["lowered"]
     result["lowered"] = lowered
@@ -529,8 +571,34 @@ def _load_side(spec, settings, device_id, kind: str, result: dict):
     result["user_files"].append(loaded.filename)
     func = find_function(loaded, spec.function, kind=kind)
     kwargs, notes = call_kwargs(func, settings, device_id, f"{kind} `{spec.function}`")
+    kwargs = _module_globals(loaded.module, func, kwargs, notes, kind)
     result["notes"].extend(notes)
     return func, kwargs
+
+
+def _module_globals(module: Any, func: Any, kwargs: dict, notes: list, kind: str) -> dict:
+    """``kwargs`` minus those naming no parameter of ``func`` but a top-level name of its module:
+    those set the module's global instead. A graph built by hand in a script reads its data from
+    module globals (``image_dir = sys.argv[1]``); the generator it migrates to takes no
+    parameters and reads the same global."""
+    from nvidia.dali.pipeline import Pipeline
+
+    try:
+        params = dict(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return kwargs
+    if getattr(func, "_is_pipeline_def", False):
+        params.update(inspect.signature(Pipeline.__init__).parameters)
+    elif any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return kwargs
+    out = {}
+    for name, value in kwargs.items():
+        if name not in params and name in vars(module) and not callable(vars(module)[name]):
+            setattr(module, name, value)
+            notes.append(f"{kind}: the module global `{name}` set to {value!r}")
+        else:
+            out[name] = value
+    return out
 
 
 if __name__ == "__main__":  # pragma: no cover - run as a subprocess

@@ -65,6 +65,36 @@ def image_pipe(data_dir, *, batch_size=2, num_threads=1, device_id=0, seed=4):
             yield images, labels
 
 
+def ckpt_pipe(data_dir, *, batch_size=2, num_threads=1, device_id=0, seed=6, checkpoint=None):
+    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(device_id=device_id)
+    rng = ndd.random.RNG(seed=seed)
+    reader = ndd.readers.Numpy(file_root=data_dir, random_shuffle=True, seed=5, name="Reader")
+    if checkpoint is not None:
+        checkpoint.register(reader, "Reader")
+        checkpoint.register(rng, "rng")
+    while True:
+        for (data,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            with ctx:
+                noise = ndd.random.uniform(range=(-1, 1), batch_size=batch_size, rng=rng)
+                flip = ndd.random.coin_flip(batch_size=batch_size, rng=rng)
+                out = ndd.cast(data, dtype=types.FLOAT) + noise
+            yield out.evaluate(), flip.evaluate()
+
+
+def read_ahead(batches):
+    """Batches one ahead of the consumer, as a prefetching loop reads them (the planted case
+    ckpt-read-ahead): the same batches in the same order, but a checkpoint collected between two
+    steps holds the reader one batch further on."""
+    ahead = None
+    for batch in batches:
+        if ahead is not None:
+            yield ahead
+        ahead = batch
+    if ahead is not None:
+        yield ahead
+
+
 def main(data_dir):
     """A consumer: verify does not run it, and says so."""
     for step, (y, out, data) in enumerate(aug_pipe(data_dir)):

@@ -40,3 +40,11 @@ def image_pipe(data_dir):
         images, crop=(8, 8), mean=[128.0], std=[64.0], mirror=fn.random.coin_flip()
     )
     return images, labels
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=0, seed=6, enable_checkpointing=True)
+def ckpt_pipe(data_dir):
+    data = fn.readers.numpy(file_root=data_dir, random_shuffle=True, seed=5, name="Reader")
+    noise = fn.random.uniform(range=(-1, 1))
+    flip = fn.random.coin_flip()
+    return fn.cast(data, dtype=types.FLOAT) + noise, flip

@@ -172,6 +172,15 @@ MUTATIONS = [
     _m("dropped", "unseeded-random-dropped", "unseeded_pipe",
        "u = ndd.random.uniform(range=(0, 1), batch_size=batch_size)", "u = 0.5",
        "made 0 random call(s), the original pipeline has 1 random op(s)"),
+    # --- checkpointing: saved mid-epoch, restored, compared with the uninterrupted run --------
+    _m("checkpoint", "ckpt-reader-unregistered", "ckpt_pipe", 'checkpoint.register(reader, "Reader")\n        ',
+       "", "reader #0 (readers.numpy 'Reader') is not registered in the checkpoint", run=EPOCHS),
+    _m("checkpoint", "ckpt-rng-unregistered", "ckpt_pipe", '\n        checkpoint.register(rng, "rng")', "",
+       "the RNG random.uniform draws from is not registered in the checkpoint", run=EPOCHS),
+    _m("checkpoint", "ckpt-read-ahead", "ckpt_pipe", "in reader.next_epoch(batch_size=batch_size, ctx=ctx)",
+       "in read_ahead(reader.next_epoch(batch_size=batch_size, ctx=ctx))",
+       "saved after 5 step(s) and restored, the migrated generator does not continue where it stopped",
+       run=EPOCHS),
     # --- correct variants: must stay EQUAL ---------------------------------------------------
     _m("correct", "default-rng-after-set-seed", "aug_pipe", "rng = ndd.random.RNG(seed=seed)",
        "ndd.random.set_seed(seed)\n    rng = None", None),
