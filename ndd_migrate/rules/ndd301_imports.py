@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import libcst as cst
 
 from ndd_migrate import hand_built, names
@@ -15,8 +17,8 @@ RULE = Rule(
     name="imports",
     summary="add `import nvidia.dali.experimental.dynamic as ndd`; drop imports the migration left unused",
     what=(
-        "When the migration introduced `ndd.*` (or `np.*`) references, adds `import "
-        "nvidia.dali.experimental.dynamic as ndd` (and `import numpy as np`) once, next to the DALI imports "
+        "When the migration introduced `ndd.*` (or `np.*`, or a helper using `math`) references, adds `import "
+        "nvidia.dali.experimental.dynamic as ndd` (and `import numpy as np`, `import math`) once, next to the DALI imports "
         "(after the module docstring and `from __future__` imports; inside the `try:` block that imports "
         "DALI when no import outside one does, so that an optional DALI stays optional), unless the "
         "module already imports them under some name, which is then used. Removes imports of "
@@ -122,9 +124,14 @@ class Impl(RuleImpl):
             body.append(pruned)
         header = _after_header(body)
         for module, code in new_imports:
-            at = _sorted_position(body, anchor if anchor is not None else header, module, header)
+            start = anchor if anchor is not None else header
+            if module in sys.stdlib_module_names:  # `import math`: among the standard library's imports
+                start = next((i for i, stmt in enumerate(body) if _is_stdlib_import(stmt)), start)
+            at = _sorted_position(body, start, module, header)
             stmt = cst.parse_statement(code)
-            if at < len(body) and _import_key(body[at]) is not None and _starts_block(body, at):
+            # a standard-library import sorted last in its run stays in it (not atop the next one)
+            last_of_run = module in sys.stdlib_module_names and at > start and _import_key(body[at - 1]) is not None
+            if at < len(body) and _import_key(body[at]) is not None and _starts_block(body, at) and not last_of_run:
                 stmt = stmt.with_changes(leading_lines=body[at].leading_lines)
                 body[at] = body[at].with_changes(leading_lines=[])
             elif gap_lines and at == anchor:
@@ -141,6 +148,8 @@ class Impl(RuleImpl):
     def _new_imports(self) -> list[tuple[str, str]]:
         """``(module, import statement)`` for what the migrated module uses and does not import."""
         new_imports = []
+        if self.ctx.math_import:
+            new_imports.append(("math", self.ctx.math_import))
         if self.ctx.uses_numpy and self.ctx.model.numpy_alias is None:
             new_imports.append(("numpy", "import numpy as np\n"))
         if self.ctx.uses_ndd and self.ctx.model.ndd_alias is None:
@@ -192,6 +201,11 @@ def _is_dali_import(stmt) -> bool:
     else:
         return False
     return any(m == names.DALI or m.startswith(names.DALI + ".") for m in modules)
+
+
+def _is_stdlib_import(stmt) -> bool:
+    key = _import_key(stmt)
+    return key is not None and key[1].split(".")[0] in sys.stdlib_module_names and key[1] != "__future__"
 
 
 def _guarding_try(body) -> cst.Try | cst.TryStar | None:
