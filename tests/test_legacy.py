@@ -709,3 +709,36 @@ def test_comments_on_removed_op_objects_are_kept():
     out, _ = migrate(source)
     assert "# the reader" in out and "# flip it" in out
     assert "ndd.flip(jpegs, vertical=1)" in out
+
+
+LEGACY_SEEDED = """\
+import nvidia.dali.ops as ops
+from nvidia.dali.pipeline import Pipeline
+
+
+class P(Pipeline):
+    def __init__(self, batch_size, root):
+        super().__init__(batch_size, 1, None, seed=12)
+        self.input = ops.readers.File(file_root=root, random_shuffle=True, seed=4)
+        self.flip = ops.Flip()
+        self.coin = ops.random.CoinFlip({coin_seed})
+
+    def define_graph(self):
+        jpegs, labels = self.input(name="Reader")
+        return self.flip(jpegs){coin_call}, labels
+"""
+
+
+@pytest.mark.parametrize(
+    "coin_seed, coin_call, rng",
+    [
+        ("", "", False),  # created, never called: no draws
+        ("seed=3", ", self.coin()", False),  # draws from its own RNG
+        ("", ", self.coin()", True),
+    ],
+)
+def test_pipeline_rng_only_when_a_random_op_draws_from_it(coin_seed, coin_call, rng):
+    out, _ = migrate_text(LEGACY_SEEDED.format(coin_seed=coin_seed, coin_call=coin_call))
+    assert ("ndd.random.RNG(seed=12)" in out) == rng, out
+    assert ("ndd.random.RNG(seed=3)" in out) == bool(coin_seed)
+    compile(out, "migrated.py", "exec")

@@ -16,7 +16,7 @@ RULE = Rule(
     summary="random ops take `rng=` in dynamic mode, not `seed=`",
     what=(
         "In a migrated pipeline function, a pipeline-level `seed` becomes `rng = ndd.random.RNG(seed=seed)` "
-        "created once and passed as `rng=rng` to every random op; a random op's own `seed=S` becomes its own "
+        "created once and passed as `rng=rng` to every random op (not created when no random op draws from it); a random op's own `seed=S` becomes its own "
         "`ndd.random.RNG(seed=S)`, also created once. Outside a pipeline function, `seed=` on a random op "
         "is reported (also in hand-written `ndd` code, where it is a `TypeError`)."
     ),

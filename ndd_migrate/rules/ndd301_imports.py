@@ -6,7 +6,7 @@ import sys
 
 import libcst as cst
 
-from ndd_migrate import hand_built, names
+from ndd_migrate import hand_built, iterators, names
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate.diagnostics import FixSafety
@@ -22,8 +22,9 @@ RULE = Rule(
         "(after the module docstring and `from __future__` imports; inside the `try:` block that imports "
         "DALI when no import outside one does, so that an optional DALI stays optional), unless the "
         "module already imports them under some name, which is then used. Removes imports of "
-        "`pipeline_def`, `Pipeline`, `nvidia.dali.fn`, `nvidia.dali.ops`, `nvidia.dali.math`, `nvidia.dali.types` and `nvidia.dali` that were used "
-        "before the migration and are not any more. Other imports (plugins, anything else) are left "
+        "`pipeline_def`, `Pipeline`, `nvidia.dali.fn`, `nvidia.dali.ops`, `nvidia.dali.math`, `nvidia.dali.types`, `nvidia.dali`, "
+        "the PyTorch `DALIGenericIterator`/`DALIClassificationIterator`, `LastBatchPolicy` and `numpy` that were used "
+        "before the migration and are not any more. Other imports (other plugins, anything else) are left "
         "as they are."
     ),
     why="A migrated module must import what it uses and should not keep pipeline-mode imports alive.",
@@ -68,8 +69,13 @@ RULE = Rule(
 )
 
 # Removed only when the migration made them unused (used before, not after): `types` loses its
-# last use when NDD421 or NDD104 rewrite `types.Constant` or a `types` argument away.
-_REMOVABLE = (names.FN, names.OPS, names.PIPELINE_DEF, names.PIPELINE, names.MATH, names.DALI, names.TYPES)
+# last use when NDD421 or NDD104 rewrite `types.Constant` or a `types` argument away; the PyTorch
+# iterator and its `LastBatchPolicy` theirs when NDD411 replaces the iterator, numpy its last when
+# NDD510 writes `ndd.float16` for `np.float16`.
+_REMOVABLE = (
+    names.FN, names.OPS, names.PIPELINE_DEF, names.PIPELINE, names.MATH, names.DALI, names.TYPES,
+    *iterators.TORCH_ITERATORS, *iterators.LAST_BATCH_POLICIES, "numpy",
+)
 
 
 class Impl(RuleImpl):
@@ -176,7 +182,7 @@ class Impl(RuleImpl):
             name = bound(alias)
             removable = (
                 (target in _REMOVABLE or target.startswith(names.FN + ".") or target.startswith(names.MATH + "."))
-                and (isinstance(imp, cst.ImportFrom) or alias.asname or target == names.DALI)
+                and (isinstance(imp, cst.ImportFrom) or alias.asname or target in (names.DALI, "numpy"))
             )
             if removable and name in before and name not in after:
                 continue

@@ -34,8 +34,7 @@ _BEFORE = (
 
 _AFTER = (
     "import math\n"
-    "import nvidia.dali.experimental.dynamic as ndd\n"
-    "from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy\n\n\n"
+    "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
     "def p(root, *, batch_size=8):\n"
     "    reader = ndd.readers.File(file_root=root, name='Reader', max_batch_size=batch_size)\n\n"
     "    def batches():\n"
