@@ -136,6 +136,7 @@ class ModuleModel:
     foreign_pipelines: dict[tuple[object, str], str] = field(default_factory=dict)
     ndd_alias: str | None = None
     numpy_alias: str | None = None
+    math_alias: str | None = None  # the module-level name of the standard library's `math`
     module_names: set[str] = field(default_factory=set)  # spelled outside functions: region.module_level_names
     # Names bound by imports from `nvidia` anywhere in the module: only an expression rooted in
     # one of them can resolve to a DALI name (Context.dali_name skips the others).
@@ -239,6 +240,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 self.model.ndd_alias = self.model.ndd_alias or bound
             if full == "numpy":
                 self.model.numpy_alias = self.model.numpy_alias or bound or "numpy"
+            if full == "math" and not self._depth:
+                self.model.math_alias = self.model.math_alias or bound or "math"
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         self._in_import = True

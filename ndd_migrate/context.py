@@ -49,6 +49,7 @@ class Context:
     uses_ndd: bool = False
     rewritten: bool = False  # some rule replaced a node (set by the dispatcher)
     uses_numpy: bool = False
+    math_import: str | None = None  # `import math` (or `import math as stdlib_math`) to add
     dali_types_alias: str | None = None  # the module's own name for nvidia.dali.types (read by NDD421)
     needs_types_import: bool = False
     _dali_names: dict[cst.CSTNode, str | None] = field(default_factory=dict, repr=False)
@@ -80,6 +81,15 @@ class Context:
     def numpy(self, attr: str) -> cst.BaseExpression:
         self.uses_numpy = True
         return names.build_dotted(f"{self.model.numpy_alias or 'np'}.{attr}")
+
+    def stdlib_math(self) -> str:
+        """The module-level name of the standard library's ``math`` for code the migration adds: the
+        module's own, else ``math`` imported (``stdlib_math`` where the module spells ``math``)."""
+        if self.model.math_alias:
+            return self.model.math_alias
+        name = "stdlib_math" if "math" in self.model.module_names else "math"
+        self.math_import = "import math\n" if name == "math" else f"import math as {name}\n"
+        return name
 
     def types_name(self) -> str:
         """An expression name for ``nvidia.dali.types``: the module's own, else one NDD421 imports."""

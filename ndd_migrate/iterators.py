@@ -23,6 +23,8 @@ TORCH_ITERATORS = {
     "nvidia.dali.plugin.pytorch.DALIGenericIterator": None,  # output_map given by the caller
     "nvidia.dali.plugin.pytorch.DALIClassificationIterator": ("data", "label"),
 }
+# The enum their `last_batch_policy` takes, under the names it is imported by.
+LAST_BATCH_POLICIES = ("nvidia.dali.plugin.pytorch.LastBatchPolicy", "nvidia.dali.plugin.base_iterator.LastBatchPolicy")
 # Reported (NDD411): iterators of other frameworks, which hand out their own tensor types.
 OTHER_ITERATORS = {
     f"nvidia.dali.plugin.{fw}.{cls}"

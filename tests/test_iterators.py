@@ -53,6 +53,19 @@ def test_iterator_loop_is_rewritten():
     assert migrate_text(out)[0] == out
 
 
+def test_helper_rounds_up_with_the_modules_math():
+    """The helper's `math.ceil` is the standard library's: imported once, under the module's own
+    name when it has one, and not under `math` when the module binds that name to something else."""
+    plain, _ = migrate_text(source(auto=False))
+    assert plain.startswith("import math\n") and plain.count("import math") == 1
+    assert "size = math.ceil(math.ceil(epoch_size / num_shards) / batch_size) * batch_size" in plain
+    own, _ = migrate_text("import math as m\n" + source(auto=False) + "print(m.pi)\n")
+    assert "import math\n" not in own and "m.ceil(max(shard_sizes) / batch_size)" in own
+    taken, _ = migrate_text(source(auto=False) + "math = 'not the module'\n")
+    assert "import math as stdlib_math\n" in taken and "stdlib_math.ceil(" in taken and " math.ceil(" not in taken
+    compile(taken, "migrated.py", "exec")
+
+
 UNSUPPORTED = [
     ("DALIClassificationIterator(pipe)", "without `reader_name`"),
     ("DALIClassificationIterator(pipe, size=13)", "without `reader_name`"),

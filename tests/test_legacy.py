@@ -832,7 +832,6 @@ def test_external_source_fed_in_iter_setup():
         'def Crops(batch_size, num_threads, device_id, root):\n'
         '    ndd.set_num_threads(num_threads)\n'
         '    ctx = ndd.EvalContext(device_id=device_id)\n'
-        '    rng = ndd.random.RNG(seed=3)\n'
         '    steps = 0\n'
         '    reader = ndd.readers.File(file_root=root, name="Reader")\n'
         '\n'
@@ -1028,3 +1027,36 @@ def test_feed_input_by_keywords_in_any_order():
     assert "        fed_x = ndd.batch(parts)\n        return fed_x\n" in out
     assert "            x = iter_setup()\n" in out
     assert not [d for d in diagnostics if d.needs_human]
+
+
+LEGACY_SEEDED = """\
+import nvidia.dali.ops as ops
+from nvidia.dali.pipeline import Pipeline
+
+
+class P(Pipeline):
+    def __init__(self, batch_size, root):
+        super().__init__(batch_size, 1, None, seed=12)
+        self.input = ops.readers.File(file_root=root, random_shuffle=True, seed=4)
+        self.flip = ops.Flip()
+        self.coin = ops.random.CoinFlip({coin_seed})
+
+    def define_graph(self):
+        jpegs, labels = self.input(name="Reader")
+        return self.flip(jpegs){coin_call}, labels
+"""
+
+
+@pytest.mark.parametrize(
+    "coin_seed, coin_call, rng",
+    [
+        ("", "", False),  # created, never called: no draws
+        ("seed=3", ", self.coin()", False),  # draws from its own RNG
+        ("", ", self.coin()", True),
+    ],
+)
+def test_pipeline_rng_only_when_a_random_op_draws_from_it(coin_seed, coin_call, rng):
+    out, _ = migrate_text(LEGACY_SEEDED.format(coin_seed=coin_seed, coin_call=coin_call))
+    assert ("ndd.random.RNG(seed=12)" in out) == rng, out
+    assert ("ndd.random.RNG(seed=3)" in out) == bool(coin_seed)
+    compile(out, "migrated.py", "exec")

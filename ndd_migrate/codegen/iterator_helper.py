@@ -15,48 +15,61 @@ HELPER = '''
 def dali_iterator_epochs(stream, meta, output_map, last_batch_policy="fill"):
     """Per-epoch iterators over ``stream`` giving ``[{name: torch tensor}]`` per batch: the batches a
     DALIGenericIterator(reader_name=...) gave. ``meta`` is ``reader.get_metadata()``. Written by
-    ndd-migrate (NDD411) after DALI's iterator; run each epoch to its end before taking the next."""
-    shards, total = meta["number_of_shards"], meta["epoch_size"]
-    shard, stick, padded = meta["shard_id"], meta["stick_to_shard"], meta["pad_last_batch"]
-    initial = [(i + 1) * total // shards - i * total // shards for i in range(shards)]
-    sizes, per_shard, counter = list(initial), [0] * shards, 0
-    fill = last_batch_policy == "fill" and not padded
-    size = step = None
+    ndd-migrate (NDD411) after DALI's plugin/base_iterator.py; run each epoch to its end before
+    taking the next."""
+    num_shards, epoch_size = meta["number_of_shards"], meta["epoch_size"]
+    shard_id, padded = meta["shard_id"], meta["pad_last_batch"]
+    # The samples of each shard, as the reader splits the epoch.
+    first_shard_sizes = [(i + 1) * epoch_size // num_shards - i * epoch_size // num_shards for i in range(num_shards)]
+    shard_sizes = list(first_shard_sizes)
+    read_ahead = [0] * num_shards  # FILL: samples of each shard already given in earlier epochs
+    # FILL (unpadded) gives the batch crossing the epoch end full, counted against the next epoch.
+    carry_over = last_batch_policy == "fill" and not padded
+    given = 0  # samples given in this epoch (from its start, read-ahead included)
+    size = batch_size = None  # samples per epoch; both known from the first batch
 
     def epoch():
-        nonlocal counter, size, step
-        while size is None or counter < size:
+        nonlocal given, size, batch_size
+        while size is None or given < size:
             batch = next(stream)
-            if size is None:  # the first batch gives the batch size
-                step = batch[0].batch_size
-                if last_batch_policy == "drop":
-                    size = total // shards
-                elif padded:
-                    size = meta["epoch_size_padded"] // shards
-                else:
-                    size = -(-(-(-total // shards)) // step) * step
-            counter += step
-            if last_batch_policy == "drop" and any(p + counter > s for p, s in zip(per_shard, sizes)):
-                return
-            keep = step - (counter - initial[shard]) if last_batch_policy == "partial" else step
+            if size is None:
+                batch_size = batch[0].batch_size
+                if last_batch_policy == "drop":  # DROP: no more than the smallest shard holds
+                    size = epoch_size // num_shards
+                elif padded:  # the reader pads the last batch with the shard's last sample
+                    size = meta["epoch_size_padded"] // num_shards
+                else:  # FILL, PARTIAL: the whole batches covering the largest shard
+                    size = math.ceil(math.ceil(epoch_size / num_shards) / batch_size) * batch_size
+            given += batch_size
+            if last_batch_policy == "drop" and any(r + given > s for r, s in zip(read_ahead, shard_sizes)):
+                return  # DROP: the batch crossing a shard's end is not given
+            keep = batch_size
+            if last_batch_policy == "partial":  # PARTIAL: the last batch is cut at the shard's end
+                keep -= given - first_shard_sizes[shard_id]
             yield [{name: out.torch()[:keep] for name, out in zip(output_map, batch)}]
 
     while True:
         yield epoch()
-        if fill:
-            counter -= min(per_shard)
-            per_shard = [p + counter - s for p, s in zip(per_shard, sizes)]
-            counter = min(per_shard)
-        else:
-            counter = 0
-        if not stick:
-            shard = (shard + 1) % shards
-        if fill:
-            if not stick:
-                sizes = sizes[-1:] + sizes[:-1]
-            size = -(-max(s - p for s, p in zip(sizes, per_shard)) // step) * step
-            if size == 0:  # read so far ahead that the next epoch is done already
-                per_shard, counter = [0] * shards, 0
-                sizes = sizes[-1:] + sizes[:-1]
-                size = -(-max(sizes) // step) * step
+        if not meta["stick_to_shard"]:  # the reader moves to the next shard each epoch
+            shard_id = (shard_id + 1) % num_shards
+        if not carry_over:
+            given = 0
+            continue
+        # FILL: each shard's next epoch starts with what the last batch read past its end.
+        given -= min(read_ahead)
+        read_ahead = [r + given - s for r, s in zip(read_ahead, shard_sizes)]
+        given = min(read_ahead)
+        if not meta["stick_to_shard"]:
+            shard_sizes = shard_sizes[-1:] + shard_sizes[:-1]  # np.roll(shard_sizes, 1)
+        size = math.ceil(max(s - r for s, r in zip(shard_sizes, read_ahead)) / batch_size) * batch_size
+        if size == 0:  # read so far ahead that the next epoch is done already
+            read_ahead, given = [0] * num_shards, 0
+            shard_sizes = shard_sizes[-1:] + shard_sizes[:-1]
+            size = math.ceil(max(shard_sizes) / batch_size) * batch_size
 '''
+
+
+def source(math_name: str = "math") -> str:
+    """``HELPER`` as inserted, rounding up with ``<math_name>.ceil`` (the module's name for the
+    standard library's ``math``, see ``Context.stdlib_math``)."""
+    return HELPER.lstrip("\n").replace("math.ceil(", f"{math_name}.ceil(")

@@ -111,6 +111,24 @@ RULE = Rule(
             ),
         ),
         Example(
+            title="a seed no random op draws from: no RNG (a reader shuffles with its own seed)",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=8, seed=7)\n"
+                "def files(root):\n"
+                "    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, seed=3)\n"
+                "    return fn.flip(fn.decoders.image(jpegs)), labels\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def files(root, *, batch_size=8, seed=7):\n"
+                "    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=3)\n"
+                "    while True:\n"
+                "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+                "            yield ndd.flip(ndd.decoders.image(jpegs)).evaluate(), labels.evaluate()\n"
+            ),
+        ),
+        Example(
             title="several readers: left for a human",
             before=(
                 "from nvidia.dali import fn, pipeline_def\n\n\n"
@@ -151,7 +169,8 @@ class Impl(RuleImpl):
         if fn is None or not fn.convert or fn.node is not node:  # not: a legacy class's define_graph
             return
         used = fn.local_names | {p.name.value for p in shape.all_params(node.params)}
-        if fn.given("seed"):
+        if fn.given("seed") and any(cstutil.kwarg(call, "seed") is None for call in fn.random_calls):
+            # only when some random op draws from it (readers shuffle with their own seed)
             self.ctx.model.plan.pipeline_rng[fn.qualname] = shape.fresh("rng", used)
         for call in fn.random_calls:
             if cstutil.kwarg(call, "seed") is not None:

@@ -6,6 +6,7 @@ import libcst as cst
 
 from ndd_migrate import cstutil, names
 from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.codegen import reader_seed
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
 from ndd_migrate.rules.tables import op_info
@@ -16,19 +17,26 @@ RULE = Rule(
     summary="random ops take `rng=` in dynamic mode, not `seed=`",
     what=(
         "In a migrated pipeline function, a pipeline-level `seed` becomes `rng = ndd.random.RNG(seed=seed)` "
-        "created once and passed as `rng=rng` to every random op; a random op's own `seed=S` becomes its own "
-        "`ndd.random.RNG(seed=S)`, also created once. Outside a pipeline function, `seed=` on a random op "
+        "created once and passed as `rng=rng` to every random op (not created when no random op draws from it); a random op's own `seed=S` becomes its own "
+        "`ndd.random.RNG(seed=S)`, also created once. A shuffling reader (`random_shuffle=`) without `seed=` "
+        "gets the seed the pipeline gave it, `seed=dali_op_seed(seed, 0)` (a helper inserted after the "
+        "function: word 0 of `std::seed_seq{seed}`, as DALI's C++ pipeline derives it for the first operator "
+        "of its graph), when the code shows the reader is that first operator; otherwise `seed=seed`. "
+        "Outside a pipeline function, `seed=` on a random op "
         "is reported (also in hand-written `ndd` code, where it is a `TypeError`)."
     ),
     why=(
         "Dynamic-mode random ops do not accept `seed=`. An RNG created per call would repeat the same "
-        "numbers every batch; created once, it advances like the pipeline's generator."
+        "numbers every batch; created once, it advances like the pipeline's generator. A dynamic-mode reader "
+        "without `seed=` shuffles in one fixed order (DALI 2.4.0), the same on every rank, where the "
+        "pipeline's order followed its seed (`seed=12 + rank`)."
     ),
     fix_safety=FixSafety.UNSAFE,
     fix=(
         "The same seed does not give the same numbers in both modes (the pipeline derives per-op seeds "
         "differently): the stream is reproducible, not identical. `verify` aligns random states to prove "
-        "the translation instead."
+        "the translation instead. A reader given `seed=seed` (not the first operator) is seeded as "
+        "before, but its order is not the pipeline's."
     ),
     examples=(
         Example(
@@ -51,6 +59,25 @@ RULE = Rule(
                 "        yield a.evaluate(), b.evaluate()\n"
             ),
         ),
+        Example(
+            title="a shuffling reader without a seed: the one the pipeline gave it",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=8, seed=7)\n"
+                "def files(root):\n"
+                "    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True)\n"
+                "    return fn.decoders.image(jpegs), labels\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def files(root, *, batch_size=8, seed=7):\n"
+                "    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=dali_op_seed(seed, 0))\n"
+                "    while True:\n"
+                "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+                "            yield ndd.decoders.image(jpegs).evaluate(), labels.evaluate()\n\n\n"
+                + reader_seed.HELPER.lstrip("\n")
+            ),
+        ),
     ),
     valid=("import nvidia.dali.experimental.dynamic as ndd\n\nrng = ndd.random.RNG(seed=1)\nx = ndd.random.normal(batch_size=2, rng=rng)\n",),
 )
@@ -59,12 +86,18 @@ RULE = Rule(
 class Impl(RuleImpl):
     rule = RULE
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.helper_after: set[str] = set()  # pipeline functions whose reader calls `dali_op_seed`
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         dali = self.dali_name(original.func)
         path = names.fn_path(dali)
         if path is None and names.is_ndd(dali):
             return self._ndd_seed(original, updated, dali)
         info = op_info(path) if path else None
+        if info is not None and info.reader:
+            return self._reader_seed(original, updated)
         if info is None or not info.random or info.ndd is None:
             return updated
         fn = self.ctx.enclosing_pipeline()
@@ -83,6 +116,41 @@ class Impl(RuleImpl):
         updated = cstutil.remove_kwargs(updated, {"seed"})
         return cstutil.add_kwarg(updated, "rng", cst.Name(rng_name))
 
+    def _reader_seed(self, original: cst.Call, updated):
+        """A shuffling reader of a seeded pipeline, without a seed of its own, gets the seed the
+        pipeline gave it (``dali_op_seed(seed, 0)``) when that can be read from the code, else the
+        pipeline's ``seed`` (ndd_migrate.codegen.reader_seed)."""
+        fn = self.ctx.enclosing_pipeline()
+        if (
+            fn is None or not fn.convert or not fn.given("seed") or not isinstance(updated, cst.Call)
+            or original is not reader_seed.reader_call(fn) or not reader_seed.shuffles_unseeded(original)
+        ):
+            return updated
+        if not self.ctx.applies(self.code, original):
+            return updated
+        first = reader_seed.reader_comes_first(fn, self.dali_name)
+        if first:
+            self.helper_after.add(fn.node.name.value)
+            message = "the reader shuffles with the seed the pipeline gave it: `dali_op_seed(seed, 0)`, the same order"
+        else:
+            message = "the reader shuffles with the pipeline's `seed`: seeded, but not the pipeline's order"
+        self.ctx.report(self.code, original, message, fixed=True)
+        return cstutil.add_kwarg(updated, "seed", reader_seed.seed_value(first))
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module):
+        if not self.helper_after:
+            return updated
+        body = list(updated.body)
+        if any(isinstance(s, cst.FunctionDef) and s.name.value == reader_seed.NAME for s in body):
+            return updated  # a module migrated before, now with another pipeline
+        after = [i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef) and s.name.value in self.helper_after]
+        # right after the first pipeline function that calls it (defined before any of them runs);
+        # a pipeline nested in a function or class: after the module's imports
+        index = min(after) + 1 if after else _after_imports(body)
+        helper = cst.parse_module(reader_seed.HELPER.lstrip("\n")).body[0]
+        helper = helper.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+        return updated.with_changes(body=[*body[:index], helper, *body[index:]])
+
     def _ndd_seed(self, original: cst.Call, updated, dali: str):
         path = dali[len(names.NDD) + 1:]
         seed = cstutil.kwarg(original, "seed")
@@ -90,3 +158,13 @@ class Impl(RuleImpl):
             self.ctx.report(self.code, seed, f"`ndd.{path}` does not accept `seed=`",
                             hint="create `ndd.random.RNG(seed=...)` once and pass it as `rng=`", fixed=False)
         return updated
+
+
+def _after_imports(body: list) -> int:
+    """The index of the first top-level statement after the docstring and the leading imports."""
+    for index, stmt in enumerate(body):
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
+        if isinstance(small, (cst.Import, cst.ImportFrom)) or (index == 0 and isinstance(small, cst.Expr)):
+            continue
+        return index
+    return len(body)

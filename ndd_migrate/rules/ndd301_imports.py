@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+
 import libcst as cst
 
-from ndd_migrate import hand_built, names
+from ndd_migrate import hand_built, iterators, names
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate.diagnostics import FixSafety
@@ -15,13 +17,14 @@ RULE = Rule(
     name="imports",
     summary="add `import nvidia.dali.experimental.dynamic as ndd`; drop imports the migration left unused",
     what=(
-        "When the migration introduced `ndd.*` (or `np.*`) references, adds `import "
-        "nvidia.dali.experimental.dynamic as ndd` (and `import numpy as np`) once, next to the DALI imports "
+        "When the migration introduced `ndd.*` (or `np.*`, or a helper using `math`) references, adds `import "
+        "nvidia.dali.experimental.dynamic as ndd` (and `import numpy as np`, `import math`) once, next to the DALI imports "
         "(after the module docstring and `from __future__` imports; inside the `try:` block that imports "
         "DALI when no import outside one does, so that an optional DALI stays optional), unless the "
         "module already imports them under some name, which is then used. Removes imports of "
-        "`pipeline_def`, `Pipeline`, `nvidia.dali.fn`, `nvidia.dali.ops`, `nvidia.dali.math`, `nvidia.dali.types` and `nvidia.dali` that were used "
-        "before the migration and are not any more. Other imports (plugins, anything else) are left "
+        "`pipeline_def`, `Pipeline`, `nvidia.dali.fn`, `nvidia.dali.ops`, `nvidia.dali.math`, `nvidia.dali.types`, `nvidia.dali`, "
+        "the PyTorch `DALIGenericIterator`/`DALIClassificationIterator`, `LastBatchPolicy` and `numpy` that were used "
+        "before the migration and are not any more. Other imports (other plugins, anything else) are left "
         "as they are."
     ),
     why="A migrated module must import what it uses and should not keep pipeline-mode imports alive.",
@@ -66,8 +69,13 @@ RULE = Rule(
 )
 
 # Removed only when the migration made them unused (used before, not after): `types` loses its
-# last use when NDD421 or NDD104 rewrite `types.Constant` or a `types` argument away.
-_REMOVABLE = (names.FN, names.OPS, names.PIPELINE_DEF, names.PIPELINE, names.MATH, names.DALI, names.TYPES)
+# last use when NDD421 or NDD104 rewrite `types.Constant` or a `types` argument away; the PyTorch
+# iterator and its `LastBatchPolicy` theirs when NDD411 replaces the iterator, numpy its last when
+# NDD510 writes `ndd.float16` for `np.float16`.
+_REMOVABLE = (
+    names.FN, names.OPS, names.PIPELINE_DEF, names.PIPELINE, names.MATH, names.DALI, names.TYPES,
+    *iterators.TORCH_ITERATORS, *iterators.LAST_BATCH_POLICIES, "numpy",
+)
 
 
 class Impl(RuleImpl):
@@ -123,9 +131,14 @@ class Impl(RuleImpl):
             body.append(pruned)
         header = _after_header(body)
         for module, code in new_imports:
-            at = _sorted_position(body, anchor if anchor is not None else header, module, header)
+            start = anchor if anchor is not None else header
+            if module in sys.stdlib_module_names:  # `import math`: among the standard library's imports
+                start = next((i for i, stmt in enumerate(body) if _is_stdlib_import(stmt)), start)
+            at = _sorted_position(body, start, module, header)
             stmt = cst.parse_statement(code)
-            if at < len(body) and _import_key(body[at]) is not None and _starts_block(body, at):
+            # a standard-library import sorted last in its run stays in it (not atop the next one)
+            last_of_run = module in sys.stdlib_module_names and at > start and _import_key(body[at - 1]) is not None
+            if at < len(body) and _import_key(body[at]) is not None and _starts_block(body, at) and not last_of_run:
                 stmt = stmt.with_changes(leading_lines=body[at].leading_lines)
                 body[at] = body[at].with_changes(leading_lines=[])
             elif gap_lines and at == anchor:
@@ -142,6 +155,8 @@ class Impl(RuleImpl):
     def _new_imports(self) -> list[tuple[str, str]]:
         """``(module, import statement)`` for what the migrated module uses and does not import."""
         new_imports = []
+        if self.ctx.math_import:
+            new_imports.append(("math", self.ctx.math_import))
         if self.ctx.uses_numpy and self.ctx.model.numpy_alias is None:
             new_imports.append(("numpy", "import numpy as np\n"))
         if self.ctx.uses_ndd and self.ctx.model.ndd_alias is None:
@@ -168,7 +183,7 @@ class Impl(RuleImpl):
             name = bound(alias)
             removable = (
                 (target in _REMOVABLE or target.startswith(names.FN + ".") or target.startswith(names.MATH + "."))
-                and (isinstance(imp, cst.ImportFrom) or alias.asname or target == names.DALI)
+                and (isinstance(imp, cst.ImportFrom) or alias.asname or target in (names.DALI, "numpy"))
             )
             if removable and name in before and name not in after:
                 continue
@@ -208,6 +223,11 @@ def _anchor(module: cst.Module) -> cst.CSTNode:
         first = module.body[0]
         return first.body[0] if isinstance(first, cst.SimpleStatementLine) else first
     return module
+
+
+def _is_stdlib_import(stmt) -> bool:
+    key = _import_key(stmt)
+    return key is not None and key[1].split(".")[0] in sys.stdlib_module_names and key[1] != "__future__"
 
 
 def _guarding_try(body) -> cst.Try | cst.TryStar | None:

@@ -131,7 +131,7 @@ class Impl(RuleImpl):
         if fn is None:
             return
         used = set(fn.local_names) | self.ctx.model.module_names
-        if fn.given("seed") and not _is_unset(fn.settings["seed"]):
+        if fn.given("seed") and not _is_unset(fn.settings["seed"]) and _draws_from_pipeline_seed(fn):
             self.ctx.model.plan.pipeline_rng[fn.qualname] = shape.fresh("rng", used)
         for op in fn.ops.values():
             if op.conditional:
@@ -286,6 +286,19 @@ def _comments_of(stmt: cst.CSTNode) -> list[cst.EmptyLine]:
     return lines
 
 
+
+
+def _draws_from_pipeline_seed(fn: legacy.LegacyPipeline) -> bool:
+    """Does a random operator called in ``define_graph`` draw from the pipeline's RNG (no ``seed=``
+    of its own)? Only then is the RNG created: readers shuffle with their own seed."""
+    called = {id(op) for op in fn.op_calls.values()}
+    objects = any(
+        id(op) in called and any(
+            info.random and cstutil.kwarg(ctor, "seed") is None for ctor, info in (op.infos or {op.ctor: op.info}).items()
+        )
+        for op in fn.ops.values()
+    )
+    return objects or any(cstutil.kwarg(call, "seed") is None for call in fn.random_calls)
 
 
 def _is_unset(expr: cst.BaseExpression) -> bool:

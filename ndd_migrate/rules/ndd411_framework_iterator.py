@@ -33,8 +33,8 @@ _BEFORE = (
 )
 
 _AFTER = (
-    "import nvidia.dali.experimental.dynamic as ndd\n"
-    "from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy\n\n\n"
+    "import math\n"
+    "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
     "def p(root, *, batch_size=8):\n"
     "    reader = ndd.readers.File(file_root=root, name='Reader', max_batch_size=batch_size)\n\n"
     "    def batches():\n"
@@ -42,7 +42,7 @@ _AFTER = (
     "            for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
     "                yield ndd.decoders.image(jpegs).evaluate(), labels.evaluate()\n\n"
     "    return reader.get_metadata(), batches()\n\n\n"
-    + iterator_helper.HELPER.lstrip("\n")
+    + iterator_helper.source()
     + "\n\n"
     "pipe_meta, pipe = p('/data')\n"
     "loader = dali_iterator_epochs(pipe, pipe_meta, [\"data\", \"label\"], \"partial\")\n"
@@ -136,6 +136,7 @@ class Impl(RuleImpl):
         super().__init__(ctx)
         self.loaders: set[str] = set()
         self.helper_after: set[str] = set()  # names of pipeline functions the helper goes after
+        self.math_name = "math"
         self.subclasses: dict[str, str] = {}  # classes deriving from a DALI iterator → that iterator
 
     # -- a class deriving from a DALI iterator: reported at the class --------------------------
@@ -228,6 +229,7 @@ class Impl(RuleImpl):
         if fn is None or not fn.epochs or self._unsupported(original, dali) or not self.ctx.applies(self.code, original):
             return updated
         self.helper_after.add(fn.node.name.value)
+        self.math_name = self.ctx.stdlib_math()  # the helper rounds up with `math.ceil`
         self.ctx.report(self.code, original, "DALI iterator → per-epoch iterators over the migrated pipeline", fixed=True)
         output_map = _output_map(original, dali)
         policy = self._policy(original)
@@ -307,7 +309,7 @@ class Impl(RuleImpl):
             return updated
         body = list(updated.body)
         index = max(i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef) and s.name.value in self.helper_after)
-        helper = cst.parse_module(iterator_helper.HELPER.lstrip("\n")).body[0]
+        helper = cst.parse_module(iterator_helper.source(self.math_name)).body[0]
         helper = helper.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
         return updated.with_changes(body=[*body[: index + 1], helper, *body[index + 1 :]])
 

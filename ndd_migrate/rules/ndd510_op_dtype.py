@@ -40,7 +40,6 @@ RULE = Rule(
                 "    return ndd.cast(images, dtype=np.float16), ndd.cast(images, dtype='uint8')\n"
             ),
             after=(
-                "import numpy as np\n"
                 "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
                 "def to_half(images):\n"
                 "    return ndd.cast(images, dtype=ndd.float16), ndd.cast(images, dtype=ndd.uint8)\n"

@@ -4,9 +4,9 @@ A shuffling reader's order comes from its own ``seed`` (readers draw nothing fro
 pipeline reader without ``seed=`` gets one derived from the pipeline seed by the C++ pipeline
 (``std::seed_seq`` indexed by op order after ``build()``); a dynamic-mode reader without ``seed=``
 behaves as ``seed=-1``, which in DALI 2.4.0 is one fixed order, the same in every process (and not
-the order of any pipeline seed). The migration cannot reproduce the pipeline's derivation, so
-instead ``verify`` gives every reader that lacks a seed an explicit one, the same on both sides,
-matched by order of construction:
+the order of any pipeline seed). The migration reproduces the derivation only for a reader that
+comes first in the graph (NDD105, ``dali_op_seed``), so ``verify`` gives every reader that lacks a
+seed an explicit one, the same on both sides, matched by order of construction:
 
 * the migrated side runs first; each of its readers keeps its explicit seed, or gets the verify
   reader seed (``--seed`` or a fixed default);
@@ -16,7 +16,7 @@ matched by order of construction:
 Where exactly one side had an explicit seed the report says so: an explicit seed in the original
 that the migration dropped is an error (the migrated reader silently shuffles in DALI's default
 order instead); a seed only the migration gives is fine, the original's was derived from the
-pipeline seed and cannot be reproduced.
+pipeline seed.
 
 On the ndd side ``Reader.next_epoch`` is also wrapped to count epochs — that is how
 ``--epochs N`` knows exactly which step starts epoch N+1 — and, for ``capture``, to request

@@ -1,0 +1,160 @@
+"""The seed a shuffling reader gets from a seeded pipeline (NDD105).
+
+A pipeline created with ``seed=S`` gives each operator that has no ``seed=`` of its own a seed of its
+own: DALI's C++ ``Pipeline`` fills 1024 words with ``std::seed_seq{S}.generate()`` and hands them out
+in the order the operators are added, which is ``Pipeline._ops``: a depth-first walk from the
+outputs, inputs first (``nvidia/dali/pipeline.py``, ``_collect_ops``). A reader's shuffle comes only
+from that seed. A dynamic-mode reader without ``seed=`` shuffles in one fixed order (DALI 2.4.0), the
+same in every run and on every rank, so the migration passes the derived seed explicitly:
+
+* when the reader is the first operator of the walk -- the first output comes from the reader
+  through the first input of each operator on the way (``images = fn.resize(fn.decoders.image(jpegs))``,
+  ``return images, labels``) -- ``seed=dali_op_seed(seed, 0)``, the very seed the pipeline gave it:
+  the same sample order (checked against DALI 2.4.0 in tests/test_reader_seed.py);
+* otherwise ``seed=seed``: seeded, rank-dependent when the pipeline seed is (``seed=12 + rank``),
+  but not the pipeline's order (docs/target-shape.md).
+
+``HELPER`` is inserted as source text (the program needs nothing from ndd-migrate at run time).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate import cstutil, names
+from ndd_migrate.rules.tables import op_info
+
+NAME = "dali_op_seed"
+
+HELPER = '''
+def dali_op_seed(pipeline_seed, op_index):
+    """The seed DALI gave operator ``op_index`` (in graph order) of a pipeline created with
+    ``seed=pipeline_seed``: word ``op_index`` of ``std::seed_seq{pipeline_seed}.generate()`` over
+    1024 words, as DALI's C++ pipeline computes it. Written by ndd-migrate (NDD105) so that a
+    shuffling reader keeps the pipeline's sample order. Unseeded (None, negative): -1, the reader's
+    own default."""
+    if pipeline_seed is None or pipeline_seed < 0:
+        return -1
+    mask, n = 0xFFFFFFFF, 1024
+    t = 11  # std::seed_seq's lag for n >= 623
+    p = (n - t) // 2
+    q = p + t
+    words = [0x8B8B8B8B] * n
+
+    def scramble(x):
+        return x ^ (x >> 27)
+
+    for k in range(n):  # mix in the one seed value (32 bits, as seed_seq keeps them)
+        r1 = 1664525 * scramble(words[k] ^ words[(k + p) % n] ^ words[k - 1]) & mask
+        r2 = (r1 + (1 if k == 0 else k + (pipeline_seed & mask) if k == 1 else k)) & mask
+        words[(k + p) % n] = (words[(k + p) % n] + r1) & mask
+        words[(k + q) % n] = (words[(k + q) % n] + r2) & mask
+        words[k] = r2
+    for k in range(n, 2 * n):  # then scramble every word once more
+        r3 = 1566083941 * scramble((words[k % n] + words[(k + p) % n] + words[(k - 1) % n]) & mask) & mask
+        r4 = (r3 - k % n) & mask
+        words[(k + p) % n] ^= r3
+        words[(k + q) % n] ^= r4
+        words[k % n] = r4
+    return words[op_index]
+'''
+
+# What the graph walk reaches first from an expression (None: not known); the reader's outputs
+# bound to one name are a Python list in pipeline mode, whose items are the reader's.
+_READER, _OTHER, _READER_OUTPUTS = "reader", "other", "reader outputs"
+
+
+def reader_call(fn) -> cst.Call | None:
+    """The reader call of a pipeline function (``targets = fn.readers.X(...)`` in its body)."""
+    if fn.reader_index is None:
+        return None
+    stmt = fn.node.body.body[fn.reader_index]
+    return stmt.body[0].value
+
+
+def reader_comes_first(fn, dali_name) -> bool:
+    """Is the reader the first operator of the pipeline's graph walk (so its seed is word 0)?
+
+    Read from straight-line code only: every statement of the body a plain assignment or an
+    expression, the final ``return`` a tuple display (or one value), and each value on the way from
+    the first output to the reader a name, a ``fn.*`` operator called with that value as its first
+    positional input, ``.gpu()``/``.cpu()`` of it (no operator in pipeline mode), or one of the
+    reader's outputs picked by index. Anything else (arithmetic, whose constants may be operators,
+    helpers, branches, conditionals) is not known: ``False``."""
+    if fn.reader_index is None or fn.returns is None or fn.returns.final is None or fn.branch_forms:
+        return False
+    if fn.conditionals_enabled or fn.source is not None:
+        return False
+    bound: dict[str, object] = {}
+    for index, stmt in enumerate(fn.node.body.body):
+        if index == fn.reader_index:
+            target = stmt.body[0].targets[0].target
+            for name in _names(target):
+                bound[name] = _READER
+            if isinstance(target, cst.Name) and (fn.reader_outputs or 1) > 1:
+                bound[target.value] = _READER_OUTPUTS
+            continue
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        for small in stmt.body:
+            if isinstance(small, cst.Return):
+                first = small.value
+                if isinstance(first, cst.Tuple):
+                    if not first.elements or isinstance(first.elements[0], cst.StarredElement):
+                        return False
+                    first = first.elements[0].value
+                return _first_input(first, bound, dali_name) == _READER
+            if isinstance(small, cst.Assign):
+                value = _first_input(small.value, bound, dali_name)
+                for target in small.targets:  # `a, b = fn.op(x)`: which output is which is not read
+                    for name in _names(target.target):
+                        bound[name] = value if isinstance(target.target, cst.Name) else None
+            elif not isinstance(small, (cst.Expr, cst.Pass)):
+                return False
+    return False
+
+
+def _names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names(e.value)]
+    return []  # an attribute or subscript binds no name
+
+
+def _first_input(expr: cst.BaseExpression, bound: dict, dali_name):
+    """What the graph walk reaches first from ``expr``: the reader, another operator, or None."""
+    if isinstance(expr, cst.Name):
+        return bound.get(expr.value)
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and bound.get(expr.value.value) == _READER_OUTPUTS:
+        return _READER  # `out[0]` of the reader's outputs: a Python list in pipeline mode
+    if not isinstance(expr, cst.Call):
+        return None
+    func = expr.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("gpu", "cpu") and not expr.args:
+        return _first_input(func.value, bound, dali_name)
+    path = names.fn_path(dali_name(func) or "")
+    info = op_info(path) if path else None
+    if info is None or info.reader:
+        return None
+    positional = [a for a in expr.args if a.keyword is None]
+    if not positional:
+        return _OTHER  # an operator without inputs is added before anything it feeds
+    if positional[0].star:
+        return None
+    return _first_input(positional[0].value, bound, dali_name)
+
+
+def shuffles_unseeded(call: cst.Call) -> bool:
+    """A reader call with ``random_shuffle=`` (not the literal ``False``) and no ``seed=``."""
+    shuffle = cstutil.kwarg(call, "random_shuffle")
+    if shuffle is None or cstutil.kwarg(call, "seed") is not None:
+        return False
+    return cstutil.literal_value(shuffle.value) is not False
+
+
+def seed_value(first: bool) -> cst.BaseExpression:
+    """``dali_op_seed(seed, 0)`` for a reader that comes first, else the pipeline's ``seed``."""
+    if first:
+        return cst.parse_expression(f"{NAME}(seed, 0)")
+    return cst.Name("seed")

@@ -1,0 +1,125 @@
+"""A shuffling reader of a seeded pipeline keeps a seeded order (NDD105, ndd_migrate/codegen/reader_seed.py).
+
+Whole program: tests/programs/reader_seed_from_pipeline.py (the same labels per rank as DALI)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ndd_migrate.codegen import reader_seed
+from tests.conftest import migrate_text
+
+PIPELINE = """\
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, seed=12)
+def p(root):
+    jpegs, labels = fn.readers.file(file_root=root{reader})
+    images = fn.decoders.image(jpegs)
+{body}    return {outputs}
+"""
+
+
+def migrated(reader=", random_shuffle=True", body="", outputs="images, labels"):
+    out, _ = migrate_text(PIPELINE.format(reader=reader, body=body, outputs=outputs))
+    return out
+
+
+def test_helper_is_std_seed_seq():
+    """Words of ``std::seed_seq{s}.generate()`` over 1024 words, printed by a C++ program built with
+    libstdc++ (the seeds DALI's Pipeline hands out); 2**32 + 5 keeps its low 32 bits."""
+    namespace: dict = {}
+    exec(reader_seed.HELPER, namespace)
+    dali_op_seed = namespace["dali_op_seed"]
+    expected = {
+        0: (2637131961, 3856171733, 1501760529),
+        12: (3859641711, 4099847078, 2990577917),
+        42: (1153314634, 1765093571, 3283465835),
+        2**32 + 5: (1580067329, 4086742181, 1758603167),
+    }
+    for seed, words in expected.items():
+        assert (dali_op_seed(seed, 0), dali_op_seed(seed, 1), dali_op_seed(seed, 1023)) == words
+    assert dali_op_seed(None, 0) == dali_op_seed(-1, 0) == -1
+
+
+@pytest.mark.parametrize(
+    "body, outputs",
+    [
+        ("", "images, labels"),
+        ("", "labels, images"),
+        ("    images = fn.resize(images.gpu(), size=[8, 8])\n", "images, labels"),
+        ("    images = fn.flip(images, horizontal=fn.random.coin_flip())\n", "images"),
+    ],
+)
+def test_reader_first_in_the_graph_gets_the_pipelines_seed_for_it(body, outputs):
+    out = migrated(body=body, outputs=outputs)
+    assert "fn.readers.file" not in out
+    assert "random_shuffle=True, seed=dali_op_seed(seed, 0))" in out
+    assert out.count("def dali_op_seed(pipeline_seed, op_index):") == 1
+    assert out.index("def p(") < out.index("def dali_op_seed(")
+    compile(out, "migrated.py", "exec")
+
+
+@pytest.mark.parametrize(
+    "body, outputs",
+    [
+        ("", "fn.random.coin_flip(), labels"),  # an operator without inputs comes first
+        ("    images = images * 2\n", "images, labels"),  # arithmetic: its constants may be operators
+        ("    images = helper(images)\n", "images, labels"),
+    ],
+)
+def test_reader_elsewhere_shuffles_with_the_pipeline_seed(body, outputs):
+    out = migrated(body=body, outputs=outputs)
+    assert "random_shuffle=True, seed=seed)" in out
+    assert "dali_op_seed" not in out
+
+
+@pytest.mark.parametrize("reader", ["", ", random_shuffle=False", ", random_shuffle=True, seed=3"])
+def test_reader_not_shuffling_or_seeded_is_left_as_written(reader):
+    out = migrated(reader=reader)
+    assert f"ndd.readers.File(file_root=root{reader})" in out
+
+
+def test_unseeded_pipeline_reader_is_left_as_written():
+    out, _ = migrate_text(PIPELINE.format(reader=", random_shuffle=True", body="", outputs="images, labels").replace(", seed=12", ""))
+    assert "ndd.readers.File(file_root=root, random_shuffle=True)" in out
+
+
+def test_seed_per_rank_is_kept():
+    """``seed=12 + rank`` at the call site reaches the reader through the ``seed`` parameter."""
+    text = PIPELINE.format(reader=", random_shuffle=True", body="", outputs="images, labels").replace(", seed=12", "")
+    out, _ = migrate_text(text + "\n\nfor rank in range(2):\n    pipe = p('/d', seed=12 + rank)\n    pipe.build()\n    pipe.run()\n")
+    assert "pipe = p('/d', seed=12 + rank)" in out and "seed=dali_op_seed(seed, 0)" in out
+
+
+def test_helper_of_a_nested_pipeline_goes_after_the_imports():
+    text = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "def make(root):\n"
+        "    @pipeline_def(batch_size=2, seed=5)\n"
+        "    def p():\n"
+        "        jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True)\n"
+        "        return jpegs, labels\n\n"
+        "    pipe = p()\n"
+        "    pipe.build()\n"
+        "    return pipe\n\n\n"
+        "pipe = make('/d')\n"
+        "out = pipe.run()\n"
+    )
+    out, _ = migrate_text(text)
+    assert out.startswith("import nvidia.dali.experimental.dynamic as ndd\n\n\ndef dali_op_seed(pipeline_seed, op_index):\n")
+    assert out.index("def dali_op_seed(") < out.index("def make(root):")
+    assert "seed=dali_op_seed(seed, 0)" in out
+    compile(out, "migrated.py", "exec")
+
+
+def test_helper_is_defined_before_the_first_pipeline_runs_and_once():
+    first = PIPELINE.format(reader=", random_shuffle=True", body="", outputs="images, labels")
+    second = first.split("\n\n\n", 1)[1].replace("def p(", "def q(")
+    text = first + "\n\npipe = p('/d')\npipe.build()\nout = pipe.run()\n\n\n" + second
+    out, _ = migrate_text(text)
+    assert out.count("def dali_op_seed(") == 1
+    assert out.index("def p(") < out.index("def dali_op_seed(") < out.index("pipe = p('/d')") < out.index("def q(")
+    again, _ = migrate_text("from nvidia.dali import fn, pipeline_def\n" + out + "\n\n" + second.replace("def q(", "def r("))
+    assert again.count("def dali_op_seed(") == 1 and "seed=dali_op_seed(seed, 0)" in again.split("def r(")[1]
