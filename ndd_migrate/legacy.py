@@ -83,12 +83,18 @@ class LegacyPipeline(PipelineFunction):
     mixed_literals: set[cst.SimpleString] = field(default_factory=set)
     data_attrs: set[str] = field(default_factory=set)  # self.<attr> that become the local <attr>
     reader_call: cst.Call | None = None
+    # The reader called in every branch of an ``if`` of ``define_graph`` (a condition fixed when the
+    # pipeline is built): each call → the target its statement binds (docs/target-shape.md).
+    reader_branches: dict[cst.Call, cst.BaseAssignTargetExpression] = field(default_factory=dict)
+    reader_if_index: int | None = None  # that ``if`` in ``define_graph``'s body
     other_ops: set[str] = field(default_factory=set)  # operator objects without a dynamic-mode form
     super_index: int | None = None  # the `super().__init__(...)` statement
     # Decided by NDD401 before the class's body is rewritten:
     op_rngs: dict[str, str] = field(default_factory=dict)  # op object with its own seed → its RNG's name
     ctx_name: str | None = None
     reader_name: str = "reader"
+    reader_outputs_name: str = "reader_outputs"  # what `next_epoch` yields, with `reader_branches`
+    reader_creation: cst.BaseExpression | None = None  # the rewritten reader call, with `reader_branches`
     outputs_name: str = "outputs"
     batches_name: str = "batches"
 
@@ -151,8 +157,8 @@ class _Reader:
         self.resolver = resolver
         self.fn = fn
 
-    def problem(self, node: cst.CSTNode, message: str, about: str = constructs.PIPELINE_SUBCLASS) -> None:
-        self.fn.problems.append(Problem(about, node, message))
+    def problem(self, node: cst.CSTNode, message: str, about: str = constructs.PIPELINE_SUBCLASS, hint: str = "") -> None:
+        self.fn.problems.append(Problem(about, node, message, hint))
 
     def read(self) -> None:
         fn = self.fn
@@ -371,6 +377,7 @@ class _Reader:
             self.problem(node, why)
         uses = _SelfUses()
         graph.visit(uses)
+        readers: list[cst.Call] = []
         for call, attr in uses.calls:
             op = fn.ops.get(attr)
             if op is None and attr in fn.other_ops:
@@ -390,7 +397,9 @@ class _Reader:
                              "pass `batch_size=` by hand", about=constructs.OPS_OBJECT)
             fn.op_calls[call] = op
             if op.info.reader:
-                self.read_reader_call(body, call)
+                readers.append(call)
+        if readers:
+            self.read_reader_calls(body, readers)
         for node, attr in uses.attributes:
             if attr in fn.ops and fn.ops[attr].optional and id(node) in uses.tests:
                 fn.op_tests[node] = uses.tests[id(node)]
@@ -424,7 +433,8 @@ class _Reader:
             op = fn.op_calls.get(call)
             return (op.info.fn_path, _with_ctor(op, call)) if op is not None else None
 
-        for stmt in graph.body.body[: fn.reader_index or 0]:
+        first = fn.reader_index if fn.reader_index is not None else fn.reader_if_index
+        for stmt in graph.body.body[: first or 0]:
             if contains_return(stmt):
                 self.problem(stmt, "a `return` before the reader: dynamic mode creates the reader once, before the loop")
         reader = outputs.Reader(self.resolver, fn.reader_call, op_call)
@@ -445,19 +455,71 @@ class _Reader:
             if why:
                 fn.problems.append(Problem(constructs.PIPELINE_SUBCLASS, stmt, why, outputs.READER_HINT))
 
-    def read_reader_call(self, body, call: cst.Call) -> None:
+    def read_reader_calls(self, body, calls: list[cst.Call]) -> None:
+        """The reader: one statement ``targets = self.<reader>(...)`` of ``define_graph``'s body, or
+        one in each branch of one of its ``if`` statements (:meth:`read_reader_branches`)."""
         fn = self.fn
-        if fn.reader_call is not None:
-            self.problem(call, "more than one reader call: decide how their epochs line up")
-            return
-        fn.reader_call = call
+        fn.reader_call = calls[0]
         for index, stmt in enumerate(body):
-            if _assigned_value(stmt) is call:
+            if _assigned_value(stmt) is calls[0]:
                 fn.reader_index = index
-                count = outputs.op_outputs(fn.op_calls[call].info.fn_path, _with_ctor(fn.op_calls[call], call))
+                count = outputs.op_outputs(fn.op_calls[calls[0]].info.fn_path, _with_ctor(fn.op_calls[calls[0]], calls[0]))
                 fn.reader_outputs = count if isinstance(count, int) else None
+                for call in calls[1:]:
+                    self.problem(call, "more than one reader call: decide how their epochs line up")
                 return
-        self.problem(call, "a reader called inside an expression cannot be created once")
+        for index, stmt in enumerate(body):
+            if _contains(stmt, calls[0]):
+                if isinstance(stmt, cst.If):
+                    self.read_reader_branches(index, stmt, calls)
+                else:
+                    self.problem(calls[0], f"a reader called inside {_place(stmt)} cannot be created once, before "
+                                 "the batch loop", hint="assign its outputs in a statement of its own: `images, labels = "
+                                 f"self.{fn.op_calls[calls[0]].attr}(...)`")
+                return
+
+    def read_reader_branches(self, index: int, stmt: cst.If, calls: list[cst.Call]) -> None:
+        """``if self.labels: jpegs, labels = self.input() else: jpegs = self.input()``: the same reader,
+        with the same arguments, assigned at the top of every branch of an ``if`` chain whose tests
+        call nothing (fixed when the pipeline is built). The reader is created once, before the loop,
+        and each branch unpacks the tuple ``next_epoch`` yields its own way."""
+        fn = self.fn
+        branches = _branches(stmt)
+        found: dict[cst.Call, cst.BaseAssignTargetExpression] = {}
+        for block in branches:
+            for inner in block:
+                value = _assigned_value(inner)
+                if any(value is call for call in calls):
+                    found[value] = inner.body[0].targets[0].target
+        attrs = {fn.op_calls[call].attr for call in calls}
+        code = {cst.Module([]).code_for_node(call) for call in calls}
+        where = "in the branches of an `if`"
+        if len(attrs) > 1:
+            why = "more than one reader call: decide how their epochs line up"
+        elif len(found) != len(calls) or len(found) != len(branches) or not isinstance(_last_orelse(stmt), cst.Else):
+            why = (f"a reader called {where} is created once, before the batch loop, only when every branch (an `else` "
+                   "included) assigns its outputs in a statement of its own")
+        elif len(code) > 1:
+            why = f"the reader is called {where} with different arguments: one reader cannot be created with both"
+        elif _calls_in_tests(stmt):
+            why = f"the reader is called {where} whose test calls a function: the test is evaluated anew for each batch"
+        else:
+            why = None
+        if why:
+            self.problem(calls[0], why)
+            return
+        op = fn.op_calls[calls[0]]
+        count = outputs.op_outputs(op.info.fn_path, _with_ctor(op, calls[0]))
+        if op.several and len({info.num_outputs for info in op.infos.values()}) > 1:
+            count = None  # a different reader in each branch of `__init__`: reported there (NDD402)
+        for call, target in found.items():
+            if isinstance(target, cst.Name) and isinstance(count, int) and count > 1:
+                self.problem(call, f"`{target.value}` holds all {count} outputs of the reader, as a list",
+                             hint=outputs.READER_HINT)
+                return
+        fn.reader_branches = found
+        fn.reader_if_index = index
+        fn.reader_outputs = count if isinstance(count, int) else None
 
     def check_names(self) -> None:
         """Both methods become one function: a name bound in both would change meaning."""
@@ -608,6 +670,69 @@ class _DeviceNames(SkipsTrivia, cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         if id(node) not in self._targets:
             self.reads[node.value] += 1
+
+
+def _contains(node: cst.CSTNode, target: cst.CSTNode) -> bool:
+    finder = _Finds(target)
+    node.visit(finder)
+    return finder.found
+
+
+class _Finds(SkipsTrivia, cst.CSTVisitor):
+    def __init__(self, target: cst.CSTNode) -> None:
+        self.target = target
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.found = self.found or node is self.target
+        return not self.found and super().on_visit(node)
+
+
+_BLOCKS = {cst.For: "a `for` loop", cst.While: "a `while` loop", cst.With: "a `with` block", cst.Try: "a `try` block"}
+
+
+def _place(stmt: cst.CSTNode) -> str:
+    """What the top-level statement ``stmt`` that holds a reader call is: a block, or an expression."""
+    for kind, words in _BLOCKS.items():
+        if isinstance(stmt, kind):
+            return words
+    return "an expression"
+
+
+def _branches(stmt: cst.If) -> list[list]:
+    """The statements of each branch of an ``if``/``elif``/``else`` chain."""
+    out = [list(stmt.body.body)]
+    orelse = stmt.orelse
+    while isinstance(orelse, cst.If):
+        out.append(list(orelse.body.body))
+        orelse = orelse.orelse
+    if isinstance(orelse, cst.Else):
+        out.append(list(orelse.body.body))
+    return out
+
+
+def _last_orelse(stmt: cst.If):
+    orelse = stmt.orelse
+    while isinstance(orelse, cst.If):
+        orelse = orelse.orelse
+    return orelse
+
+
+class _HasCall(SkipsTrivia, cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found = True
+
+
+def _calls_in_tests(stmt: cst.If) -> bool:
+    finder = _HasCall()
+    node = stmt
+    while isinstance(node, cst.If):
+        node.test.visit(finder)
+        node = node.orelse
+    return finder.found
 
 
 def self_attr(node: cst.CSTNode) -> str | None:

@@ -401,6 +401,44 @@ BLOCKED = {
         ),
         "a reader called inside an expression",
     ),
+    "reader in a loop": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.a = ops.readers.Numpy(file_root='a')",
+            "for _ in range(2):\n    x = self.a()\nreturn x",
+        ),
+        "a reader called inside a `for` loop cannot be created once",
+    ),
+    "reader in branches without else": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.a = ops.readers.Numpy(file_root='a')\n"
+            "self.on = True",
+            "x = fn.random.uniform()\nif self.on:\n    x = self.a()\nreturn x",
+        ),
+        "only when every branch (an `else` included) assigns its outputs",
+    ),
+    "reader in branches with other arguments": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.a = ops.readers.Numpy(file_root='a')\n"
+            "self.on = True",
+            "if self.on:\n    x = self.a(name='A')\nelse:\n    x = self.a()\nreturn x",
+        ),
+        "with different arguments",
+    ),
+    "reader in branches of a test that calls": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.a = ops.readers.Numpy(file_root='a')",
+            "if check():\n    x = self.a()\nelse:\n    (x,) = self.a()\nreturn x",
+        ),
+        "whose test calls a function",
+    ),
+    "reader outputs bound whole in a branch": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.a = ops.readers.File(file_root='a')\n"
+            "self.on = True",
+            "if self.on:\n    x = self.a()\nelse:\n    x, y = self.a()\nreturn x",
+        ),
+        "`x` holds all 2 outputs of the reader",
+    ),
     "name in both methods": (
         legacy(
             "super().__init__(batch_size, num_threads, device_id)\nx = 1\nself.u = ops.Uniform(range=[0, x])",
@@ -445,6 +483,37 @@ BLOCKED = {
         "`batch_size` names something else",
     ),
 }
+
+
+def test_reader_in_branches_is_created_once():
+    """The same reader in every branch of an ``if`` fixed at build time: created once, before the
+    loop; each branch unpacks the tuple ``next_epoch`` yields (one name: the reader's only output)."""
+    out, diagnostics = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.a = ops.readers.Caffe(path='db', label_available=labels)\nself.labels = labels",
+            "if not self.labels:\n    jpegs = self.a()\nelse:\n    jpegs, _ = self.a()\nreturn jpegs",
+            signature="batch_size, num_threads, device_id, labels",
+        )
+    )
+    assert todos(out) == [], todos(out)
+    assert "    reader = ndd.readers.Caffe(path='db', label_available=labels)\n" in out
+    assert "for reader_outputs in reader.next_epoch(batch_size=batch_size" in out
+    assert "jpegs, = reader_outputs" in out and "jpegs, _ = reader_outputs" in out
+    assert out.count("ndd.readers.Caffe") == 1
+
+
+def test_second_reader_gets_one_todo():
+    """Two readers: one TODO, at the second call, not one per reason."""
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.a = ops.readers.Numpy(file_root='a')\nself.b = ops.readers.Numpy(file_root='b')",
+            "x = self.a()\nreturn x, fn.cast(self.b(), dtype=1)",
+        )
+    )
+    found = todos(out)
+    assert len(found) == 1 and "more than one reader call" in found[0], found
 
 
 @pytest.mark.parametrize("case", sorted(BLOCKED))
