@@ -82,6 +82,9 @@ class LegacyPipeline(PipelineFunction):
     # `dev = "mixed"` in __init__ where `dev` only gives ops their `device=`: these literals become "gpu".
     mixed_literals: set[cst.SimpleString] = field(default_factory=set)
     data_attrs: set[str] = field(default_factory=set)  # self.<attr> that become the local <attr>
+    # self.<attr> whose name a local already has (`self.device = "cpu"` beside a parameter `device`):
+    # the local they become instead (`self_device`).
+    renamed: dict[str, str] = field(default_factory=dict)
     reader_call: cst.Call | None = None
     # The reader called in every branch of an ``if`` of ``define_graph`` (a condition fixed when the
     # pipeline is built): each call → the target its statement binds (docs/target-shape.md).
@@ -101,6 +104,10 @@ class LegacyPipeline(PipelineFunction):
     def given(self, name: str) -> bool:
         return name in self.settings
 
+    def local_of(self, attr: str) -> str:
+        """The local name ``self.<attr>`` (one of ``data_attrs``) becomes."""
+        return self.renamed.get(attr, attr)
+
 
 def owner(model, function_stack: list[cst.FunctionDef]) -> LegacyPipeline | None:
     """The legacy pipeline whose ``__init__`` or ``define_graph`` is being visited."""
@@ -113,16 +120,16 @@ def owner(model, function_stack: list[cst.FunctionDef]) -> LegacyPipeline | None
 
 def localize(expr: cst.BaseExpression, fn: LegacyPipeline) -> cst.BaseExpression:
     """``expr`` with ``self.<attr>`` of the class's values read from the local ``<attr>``."""
-    return expr.visit(_Localize(fn.data_attrs))
+    return expr.visit(_Localize(fn))
 
 
 class _Localize(SkipsTrivia, cst.CSTTransformer):
-    def __init__(self, attrs: set[str]) -> None:
-        self.attrs = attrs
+    def __init__(self, fn: LegacyPipeline) -> None:
+        self.fn = fn
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         attr = self_attr(original)
-        return cst.Name(attr) if attr in self.attrs else updated
+        return cst.Name(self.fn.local_of(attr)) if attr in self.fn.data_attrs else updated
 
 
 def _subclassed(parent: LegacyPipeline, name: str) -> None:
@@ -148,14 +155,15 @@ def read_class(resolver: cst.MetadataDependent, node: cst.ClassDef, qualname: st
         return None
     fn = LegacyPipeline(qualname=qualname, node=node, decorator=None)
     fn.local_names = _names_in(node)
-    _Reader(resolver, fn).read()
+    _Reader(resolver, fn, model.module_names).read()
     return fn
 
 
 class _Reader:
-    def __init__(self, resolver: cst.MetadataDependent, fn: LegacyPipeline) -> None:
+    def __init__(self, resolver: cst.MetadataDependent, fn: LegacyPipeline, module_names: set[str]) -> None:
         self.resolver = resolver
         self.fn = fn
+        self.module_names = module_names
 
     def problem(self, node: cst.CSTNode, message: str, about: str = constructs.PIPELINE_SUBCLASS, hint: str = "") -> None:
         self.fn.problems.append(Problem(about, node, message, hint))
@@ -530,8 +538,10 @@ class _Reader:
             self.problem(fn.graph, f"`{name}` is bound in both `__init__` and `define_graph`: rename one")
         for attr in sorted(fn.data_attrs & (init_bound | graph_bound)):
             trivial = attr in init_bound and attr not in graph_bound and _is_trivial_attr(fn.init, attr)
-            if not trivial:
-                self.problem(fn.node, f"`self.{attr}` would become the local `{attr}`, which is already used")
+            if not trivial:  # a fresh local: `self.device` beside the parameter `device` → `self_device`
+                fn.renamed[attr] = shape.fresh(f"self_{attr}", fn.local_names | self.module_names)
+                fn.local_names.add(fn.renamed[attr])
+                fn.init_dropped -= {i for i, stmt in enumerate(fn.init.body.body) if _self_assignment(stmt)[0] == attr}
         if "batch_size" in (init_bound | graph_bound) and not _is_name(fn.settings.get("batch_size"), "batch_size"):
             self.problem(fn.init, "`batch_size` names something else than the pipeline's batch size: rename it")
 

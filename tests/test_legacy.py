@@ -778,3 +778,34 @@ def test_comments_on_removed_op_objects_are_kept():
     out, _ = migrate(source)
     assert "# the reader" in out and "# flip it" in out
     assert "ndd.flip(jpegs, vertical=1)" in out
+
+
+def test_attribute_named_like_a_local_gets_a_fresh_local():
+    """``self.device = device * 2`` beside the parameter ``device``, which ``define_graph`` reads too:
+    the attribute becomes a fresh local (``self_device`` is taken), the parameter keeps its value."""
+    out, diagnostics = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.device = device * 2\nself_device = 0",
+            "return fn.zeros(shape=[len(device), len(self.device), self_device])",
+            signature="batch_size, num_threads, device_id, device",
+        )
+    )
+    assert todos(out) == [], todos(out)
+    assert "    self_device_2 = device * 2\n" in out
+    assert "ndd.zeros(shape=[len(device), len(self_device_2), self_device]" in out
+
+
+def test_attribute_copied_from_a_parameter_keeps_its_assignment_when_renamed():
+    """``self.scale = scale`` is dropped when the parameter is the local; when ``__init__`` sets the
+    attribute again, it is renamed and both assignments stay (the parameter keeps its value)."""
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.scale = scale\nself.scale = self.scale * 2\n"
+            "self.u = ops.Uniform()",
+            "return self.u() * self.scale + scale",
+            signature="batch_size, num_threads, device_id, scale",
+        )
+    )
+    assert todos(out) == [], todos(out)
+    assert "    self_scale = scale\n    self_scale = self_scale * 2\n" in out
+    assert "ndd.random.uniform(batch_size=batch_size) * self_scale + scale" in out

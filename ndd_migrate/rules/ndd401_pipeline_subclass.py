@@ -161,7 +161,7 @@ class Impl(RuleImpl):
         attr = legacy.self_attr(original)
         if fn is None or not fn.convert or attr not in fn.data_attrs:
             return updated
-        return cst.Name(attr)
+        return cst.Name(fn.local_of(attr))
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         """``jpegs, labels = self.input()`` in a branch of ``define_graph``: the reader is created once
