@@ -33,6 +33,9 @@ _METHOD_HINTS = {
 }
 
 
+_INCOMPLETE = "a `Pipeline` subclass without both `__init__` and `define_graph`"
+
+
 _NO_FORM = {
     "ExternalSource": "`ops.ExternalSource` has no dynamic-mode form: pass the data you feed to the ndd ops "
     "directly (see NDD42x)",
@@ -91,6 +94,7 @@ class LegacyPipeline(PipelineFunction):
     reader_branches: dict[cst.Call, cst.BaseAssignTargetExpression] = field(default_factory=dict)
     reader_if_index: int | None = None  # that ``if`` in ``define_graph``'s body
     other_ops: set[str] = field(default_factory=set)  # operator objects without a dynamic-mode form
+    mixed_outputs: set[str] = field(default_factory=set)  # readers with other outputs in other branches
     super_index: int | None = None  # the `super().__init__(...)` statement
     # Decided by NDD401 before the class's body is rewritten:
     op_rngs: dict[str, str] = field(default_factory=dict)  # op object with its own seed → its RNG's name
@@ -133,12 +137,19 @@ class _Localize(SkipsTrivia, cst.CSTTransformer):
 
 
 def _subclassed(parent: LegacyPipeline, name: str) -> None:
-    """One problem for all the subclasses of ``parent``, naming each (not one TODO per subclass)."""
+    """One problem for all the subclasses of ``parent``, naming each (not one TODO per subclass).
+    It replaces "without both `__init__` and `define_graph`" at the class: a base class that
+    leaves a method to its subclasses is what it is for (one TODO at the class, not two)."""
     for problem in parent.problems:
         if problem.message.startswith("subclassed by "):
             problem.message = problem.message.replace(": a function cannot be", f", `{name}`: a function cannot be")
             return
-    parent.problems.append(Problem(constructs.PIPELINE_SUBCLASS, parent.node, f"subclassed by `{name}`: a function cannot be"))
+    parent.problems[:] = [p for p in parent.problems if not (p.node is parent.node and p.message == _INCOMPLETE)]
+    parent.problems.append(Problem(
+        constructs.PIPELINE_SUBCLASS, parent.node, f"subclassed by `{name}`: a function cannot be",
+        f"write each subclass as one `Pipeline` subclass of its own, with the `__init__` and methods of "
+        f"`{parent.node.name.value}` it uses, then run ndd-migrate again",
+    ))
 
 
 def read_class(resolver: cst.MetadataDependent, node: cst.ClassDef, qualname: str, model) -> LegacyPipeline | None:
@@ -187,7 +198,7 @@ class _Reader:
         if fn.node.decorators:
             self.problem(fn.node, "a decorated `Pipeline` subclass: the decorator expects a class")
         if fn.init is None or fn.graph is None:
-            self.problem(fn.node, "a `Pipeline` subclass without both `__init__` and `define_graph`")
+            self.problem(fn.node, _INCOMPLETE)
             return
         self.read_init(fn.init)
         self.read_graph(fn.graph)
@@ -349,6 +360,7 @@ class _Reader:
         elif known is not None and known.info.ndd != info.ndd and (
             known.info.reader != info.reader or (info.reader and known.info.num_outputs != info.num_outputs)
         ):
+            self.fn.mixed_outputs.add(target)
             self.problem(
                 stmt, f"`self.{target}` is `ops.{known.ops_path}` in one branch and `ops.{ops_path}` in another, "
                 "with different outputs: one call cannot be both", about=constructs.OPS_OBJECT,
@@ -518,8 +530,8 @@ class _Reader:
             return
         op = fn.op_calls[calls[0]]
         count = outputs.op_outputs(op.info.fn_path, _with_ctor(op, calls[0]))
-        if op.several and len({info.num_outputs for info in op.infos.values()}) > 1:
-            count = None  # a different reader in each branch of `__init__`: reported there (NDD402)
+        if op.attr in fn.mixed_outputs:
+            count = None  # a reader with other outputs in each branch of `__init__`: reported there (NDD402)
         for call, target in found.items():
             if isinstance(target, cst.Name) and isinstance(count, int) and count > 1:
                 self.problem(call, f"`{target.value}` holds all {count} outputs of the reader, as a list",

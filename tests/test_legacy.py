@@ -809,3 +809,35 @@ def test_attribute_copied_from_a_parameter_keeps_its_assignment_when_renamed():
     assert todos(out) == [], todos(out)
     assert "    self_scale = scale\n    self_scale = self_scale * 2\n" in out
     assert "ndd.random.uniform(batch_size=batch_size) * self_scale + scale" in out
+
+
+def test_a_base_class_gets_one_todo():
+    """A base without ``define_graph``, subclassed: one TODO at the class, naming the subclasses and
+    saying what to do (not also "without both `__init__` and `define_graph`")."""
+    out, _ = migrate(
+        HEADER + "class Base(Pipeline):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None)\n\n\n"
+        "class A(Base):\n    def define_graph(self):\n        return fn.random.uniform()\n\n\n"
+        "class B(Base):\n    def define_graph(self):\n        return fn.random.normal()\n"
+    )
+    found = todos(out)
+    assert len(found) == 1, found
+    assert "subclassed by `A`, `B`" in found[0] and "write each subclass as one `Pipeline` subclass" in found[0]
+    assert "without both" not in found[0]
+
+
+def test_a_reader_with_other_outputs_in_each_branch_is_reported_once():
+    """``self.input`` is a 2-output reader in one branch of ``__init__`` and a TFRecord reader in
+    another, and ``define_graph`` unpacks each its way: the TODO is the branch's, not also one
+    about the name bound to the outputs."""
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nif kind == 'file':\n"
+            "    self.input = ops.readers.File(file_root='a')\nelse:\n"
+            "    self.input = ops.readers.TFRecord(path='a', index_path='b', features={})\nself.kind = kind",
+            "if self.kind == 'file':\n    jpegs, _ = self.input()\nelse:\n    inputs = self.input()\n"
+            "    jpegs = inputs['image']\nreturn jpegs",
+            signature="batch_size, num_threads, device_id, kind",
+        )
+    )
+    found = todos(out)
+    assert len(found) == 1 and "in one branch and `ops.readers.TFRecord` in another" in found[0], found
