@@ -175,6 +175,7 @@ class _Reader:
         self.resolver = resolver
         self.fn = fn
         self.module_names = module_names
+        self.pending_nones: dict[str, list[cst.BaseExpression]] = {}  # `self.x = None` in a branch of `__init__`
 
     def problem(self, node: cst.CSTNode, message: str, about: str = constructs.PIPELINE_SUBCLASS, hint: str = "") -> None:
         self.fn.problems.append(Problem(about, node, message, hint))
@@ -229,6 +230,8 @@ class _Reader:
                 self.read_if(stmt)
             elif _uses_self(stmt):
                 self.problem(stmt, "this use of `self` in `__init__` has no counterpart in a generator function")
+        for target in self.pending_nones:  # `None` in a branch, no operator in another: a value
+            self.fn.data_attrs.add(target)
         if not found_super:
             self.problem(init, "`__init__` does not call `super().__init__(batch_size, num_threads, device_id, ...)`")
 
@@ -341,6 +344,13 @@ class _Reader:
             return
         dali = names.dali_name(self.resolver, value.func) if isinstance(value, cst.Call) else None
         if dali is None or not dali.startswith(names.OPS + "."):
+            if _is_none(value) and target not in self.fn.data_attrs:
+                known = self.fn.ops.get(target)
+                if known is None:  # perhaps an operator in another branch: decided when it is seen
+                    self.pending_nones.setdefault(target, []).append(value)
+                    return
+                if self.make_optional(known, [value]):
+                    return
             if target in self.fn.ops:
                 self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT)
             self.fn.data_attrs.add(target)
@@ -380,7 +390,22 @@ class _Reader:
             known.several = known.several or known.info.ndd != info.ndd
             self.fn.cond_ctors[value] = known
             self.fn.other_ops.discard(target)
+            if target in self.pending_nones and not self.make_optional(known, self.pending_nones.pop(target)):
+                self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT)
         branch.add(target)
+
+    def make_optional(self, op: OpObject, nones: list[cst.BaseExpression]) -> bool:
+        """``if c: self.cast = ops.Cast(...) else: self.cast = None``: the operator or ``None``, as
+        with ``ops.Cast(...) if c else None`` (:meth:`read_optional`): each ``None`` becomes
+        ``cast_args = None``. Not for a reader, a seeded random operator or a different operator in
+        each branch (False)."""
+        seeded = any(op.infos[c].random and cstutil.kwarg(c, "seed") is not None for c in op.ctors)
+        if not op.conditional or op.several or op.info.reader or seeded:
+            return False
+        op.optional = True
+        for value in nones:
+            self.fn.cond_assigns[value] = op
+        return True
 
     # -- define_graph --------------------------------------------------------------------------
     def read_graph(self, graph: cst.FunctionDef) -> None:
@@ -778,6 +803,10 @@ def _optional_call(value) -> cst.Call | None:
         if isinstance(side, cst.Call) and isinstance(other, cst.Name) and other.value == "None":
             return side
     return None
+
+
+def _is_none(value) -> bool:
+    return isinstance(value, cst.Name) and value.value == "None"
 
 
 def _keywords(call: cst.Call) -> set[str]:

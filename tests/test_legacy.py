@@ -352,7 +352,7 @@ BLOCKED = {
         "`self.op` is assigned more than one operator",
     ),
     "operator and value": (
-        _conditional("    self.op = ops.Flip(horizontal=1)\nelse:\n    self.op = None\n"),
+        _conditional("    self.op = ops.Flip(horizontal=1)\nelse:\n    self.op = flip_by_hand\n"),
         "`self.op` is an operator in one place and a value in another",
     ),
     "a device name holding mixed used otherwise": (
@@ -841,3 +841,18 @@ def test_a_reader_with_other_outputs_in_each_branch_is_reported_once():
     )
     found = todos(out)
     assert len(found) == 1 and "in one branch and `ops.readers.TFRecord` in another" in found[0], found
+
+
+def test_a_reader_or_none_by_condition_is_left_for_a_human():
+    """``self.input = ops.readers.X(...)`` in one branch, ``None`` in the other: the generator
+    needs its reader before the loop, so the class is reported, once."""
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nif on:\n    self.input = ops.readers.Numpy(file_root='a')\n"
+            "else:\n    self.input = None",
+            "x = self.input()\nreturn x",
+            signature="batch_size, num_threads, device_id, on",
+        )
+    )
+    found = todos(out)
+    assert len(found) == 1 and "`self.input` is an operator in one place and a value in another" in found[0], found
