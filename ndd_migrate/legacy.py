@@ -249,6 +249,8 @@ class _Reader:
         if names.dali_name(self.resolver, call.func.value) == names.PIPELINE:
             args = args[1:]  # Pipeline.__init__(self, ...)
         for position, arg in enumerate(args):
+            if arg.star == "**" and isinstance(arg.value, cst.Name) and self.read_settings_dict(arg.value.value):
+                continue
             if arg.star:
                 self.problem(arg, "`*args`/`**kwargs` passed to `Pipeline.__init__` cannot be read")
                 continue
@@ -263,6 +265,19 @@ class _Reader:
                 self.problem(arg, f"`Pipeline.__init__` argument `{name}` is not understood")
         if "batch_size" not in self.fn.settings:
             self.problem(call, "no `batch_size` given to `Pipeline.__init__`")
+
+    def read_settings_dict(self, name: str) -> bool:
+        """``kwargs = dict()``, ``if deterministic: kwargs["seed"] = 7``, ``super().__init__(...,
+        **kwargs)``: a dict of ``__init__`` built for the settings, holding at most ``seed``, read as
+        ``seed=kwargs.get("seed")`` (``RNG(seed=None)`` draws a random seed, as the pipeline did
+        without one). False when the dict is used otherwise or holds other keys."""
+        uses = _DictUses(name)
+        self.fn.init.body.visit(uses)
+        if uses.created != 1 or uses.other or not uses.keys <= {"seed"}:
+            return False
+        if uses.keys:
+            self.fn.settings["seed"] = cst.parse_expression(f'{name}.get("seed")')
+        return True
 
     def read_attribute(self, index: int, stmt, target: str, value: cst.BaseExpression) -> None:
         optional = _optional_call(value)
@@ -803,6 +818,44 @@ def _optional_call(value) -> cst.Call | None:
         if isinstance(side, cst.Call) and isinstance(other, cst.Name) and other.value == "None":
             return side
     return None
+
+
+class _DictUses(SkipsTrivia, cst.CSTVisitor):
+    """How ``__init__`` uses the local ``name``: created empty (``dict()``, ``{}``), items stored
+    with literal keys, passed as ``**name``, or otherwise (``other``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.created = 0
+        self.keys: set[str] = set()
+        self.other = 0
+        self._seen: set[int] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            t = target.target
+            if isinstance(t, cst.Name) and t.value == self.name and len(node.targets) == 1 and _is_empty_dict(node.value):
+                self.created += 1
+                self._seen.add(id(t))
+            elif (isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == self.name
+                  and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index)
+                  and cstutil.string_value(t.slice[0].slice.value) is not None):
+                self.keys.add(cstutil.string_value(t.slice[0].slice.value))
+                self._seen.add(id(t.value))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.star == "**" and isinstance(node.value, cst.Name) and node.value.value == self.name:
+            self._seen.add(id(node.value))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name and id(node) not in self._seen:
+            self.other += 1
+
+
+def _is_empty_dict(value) -> bool:
+    if isinstance(value, cst.Dict):
+        return not value.elements
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict" and not value.args
 
 
 def _is_none(value) -> bool:

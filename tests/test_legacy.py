@@ -856,3 +856,18 @@ def test_a_reader_or_none_by_condition_is_left_for_a_human():
     )
     found = todos(out)
     assert len(found) == 1 and "`self.input` is an operator in one place and a value in another" in found[0], found
+
+
+@pytest.mark.parametrize(
+    "extra",
+    ["kwargs['prefetch_queue_depth'] = 2\n", "print(kwargs)\n", "kwargs = {'seed': 1}\n"],
+)
+def test_a_settings_dict_holding_more_than_a_seed_is_left_for_a_human(extra):
+    out, _ = migrate(
+        legacy(
+            "kwargs = dict()\nkwargs['seed'] = 3\n" + extra + "super().__init__(batch_size, num_threads, device_id, **kwargs)\n"
+            "self.u = ops.random.Uniform()",
+            "return self.u()",
+        )
+    )
+    assert any("`*args`/`**kwargs` passed to `Pipeline.__init__` cannot be read" in t for t in todos(out)), todos(out)
