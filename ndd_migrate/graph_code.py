@@ -93,13 +93,16 @@ def threaded_helpers(resolver: cst.MetadataDependent, model) -> dict[cst.Functio
     callers pass on (NDD104, NDD105), since the generator's own are not in its scope.
 
     Decided once, after the conversions (read while the module is rewritten): every pipeline whose
-    graph runs the helper is converted, the helper is only called (never passed on), by name, from
+    graph runs the helper is converted (Context.may_rewrite_dali_calls then rewrites its ``fn.*``), the helper is only called (never passed on), by name, from
     a pipeline body or another such helper, and does not itself bind ``batch_size`` or ``rng``."""
     graph, found = prepared(resolver, model)
     if found.helpers is not None:
         return found.helpers
     from ndd_migrate.rules.tables import op_info
 
+    if model.by_hand():
+        found.helpers = {}  # helpers stay pipeline-mode code (Context.may_rewrite_dali_calls)
+        return found.helpers
     candidates: dict[cst.FunctionDef, HelperCalls] = {}
     for function, owners, is_root in graph.graph_functions():
         node = function.node

@@ -75,3 +75,17 @@ def test_a_helper_of_a_pipeline_that_stays_gets_no_todo():
     out, _ = migrate_text(HELPER + "@pipeline_def(batch_size=2)\ndef p():\n    return augment(fn.random.normal(shape=[3]))\n\n\npipes = [p()]\n")
     assert "def augment(images):" in out and "fn.random.uniform(range=(0.5, 1.5))" in out
     assert not any("NDD104" in t for t in _todos(out)), _todos(out)
+
+
+def test_helpers_of_a_converted_pipeline_convert_when_another_pipeline_stays():
+    """One pipeline converted, another left in pipeline mode: the helpers only the converted one
+    runs are converted with it (left as `fn.*` they would fail on its batches)."""
+    out, _ = migrate_text(
+        HELPER + "@pipeline_def(batch_size=2)\ndef p():\n    return augment(fn.random.normal(shape=[3]))\n\n\n"
+        "def noise():\n    return fn.random.normal(shape=[3])\n\n\n"
+        "@pipeline_def(batch_size=2)\ndef q():\n    return noise()\n\n\npipes = [q()]\n"
+    )
+    assert "def augment(images, *, batch_size, rng=None):" in out
+    assert "ndd.flip(images, horizontal=ndd.random.coin_flip(batch_size=batch_size, rng=rng))" in out
+    assert "def noise():\n    return fn.random.normal(shape=[3])" in out, "the other pipeline's helper stays"
+    assert not any("NDD104" in t for t in _todos(out)), _todos(out)
