@@ -594,7 +594,8 @@ class _Reader:
                 fn.renamed[attr] = shape.fresh(f"self_{attr}", fn.local_names | self.module_names)
                 fn.local_names.add(fn.renamed[attr])
                 fn.init_dropped -= {i for i, stmt in enumerate(fn.init.body.body) if _self_assignment(stmt)[0] == attr}
-        if "batch_size" in (init_bound | graph_bound) and not _is_name(fn.settings.get("batch_size"), "batch_size"):
+        batch = fn.settings.get("batch_size")  # None: no `super().__init__` (reported on its own)
+        if "batch_size" in (init_bound | graph_bound) and batch is not None and not _is_name(batch, "batch_size"):
             self.problem(fn.init, "`batch_size` names something else than the pipeline's batch size: rename it")
 
 
