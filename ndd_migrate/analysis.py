@@ -39,6 +39,11 @@ class Problem:
     keeps: bool = False
 
 
+# The blocks a reader call may sit in, outermost last (``_reader_place`` keeps the outermost).
+_BLOCKS = {cst.If: "an `if`", cst.For: "a `for` loop", cst.While: "a `while` loop", cst.With: "a `with` block",
+           cst.Try: "a `try` block"}
+
+
 @dataclass(eq=False)
 class PipelineFunction:
     qualname: str
@@ -402,10 +407,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             elif info is None or info.ndd is None:
                 fn.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, f"`fn.{path}` has no dynamic-mode form"))
             else:
-                if info.reader and not self._is_hoistable_reader(fn, node):
-                    fn.problems.append(
-                        Problem(constructs.PIPELINE_FUNCTION, node, "a reader called inside an expression cannot be created once")
-                    )
+                # A helper's reader, already reported where the returned value is read (ndd_migrate.outputs).
+                known = any(p.hint == outputs.HELPER_READER_HINT and p.node.deep_equals(node) for p in fn.problems)
+                if info.reader and not known and not self._is_hoistable_reader(fn, node):
+                    fn.problems.append(Problem(constructs.PIPELINE_FUNCTION, node, *self._reader_place(fn, node)))
                 if info.random:
                     fn.random_calls.append(node)
         for qual in self._qualnames(node.func):
@@ -422,6 +427,21 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     def _is_hoistable_reader(self, fn: PipelineFunction, call: cst.Call) -> bool:
         return self._innermost_pipeline() is fn and any(call is c for c in fn.top_level_readers)
+
+    def _reader_place(self, fn: PipelineFunction, call: cst.Call) -> tuple[str, str]:
+        """Why a reader call cannot become the generator's loop, from where it is, and what to do."""
+        if self._innermost_pipeline() is not fn:
+            return ("a reader called in a function nested in the pipeline function would be created anew at each call",
+                    "create the reader in the pipeline function and pass its outputs on")
+        node, kind = call, None
+        while node in self.parents and node is not fn.node:
+            node = self.parents[node]
+            kind = _BLOCKS.get(type(node), kind)
+        if kind is not None:
+            return (f"a reader called inside {kind} cannot be created once, before the batch loop",
+                    "call the reader at the top of the function, outside any block, and use its outputs there")
+        return ("a reader called inside an expression cannot be created once",
+                "assign its outputs in a statement of its own: `images, labels = fn.readers.X(...)`")
 
     # -- assignments (for Kind) ----------------------------------------------------------------
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:

@@ -132,14 +132,29 @@ class Context:
 
     def may_rewrite_dali_calls(self) -> bool:
         """``fn.*`` calls may become ``ndd.*`` calls here: inside a pipeline function only when it
-        is converted; outside any, only when no pipeline of the module stays (helpers they call
-        would otherwise break)."""
+        is converted; in a helper that pipelines' graphs run, when all of those are converted;
+        elsewhere, only when no pipeline of the module stays (helpers they call would otherwise
+        break)."""
         fn = self.enclosing_pipeline()
         if fn is not None:
             return fn.convert
         if self.model.by_hand():
             return False  # a graph built by hand (`with pipe:`) stays pipeline-mode code
+        owners = self._graph_owners()
+        if owners:  # a helper the graphs of these pipelines run: converted with them
+            return all(p.convert for p in owners)
         return all(p.convert for p in self.model.pipelines.values())
+
+    def _graph_owners(self) -> set | None:
+        """The pipelines whose graph runs the function being visited (graph_code), if it is one."""
+        graph = getattr(self.model, "graph", None)
+        if graph is None:
+            return None
+        for node in reversed(self.function_stack):
+            owners = graph[0].reached_by.get(node)
+            if owners:
+                return owners
+        return None
 
     # -- positions, policy -----------------------------------------------------------------
     def line_of(self, node: cst.CSTNode) -> tuple[int, int, int, int]:

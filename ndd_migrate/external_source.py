@@ -89,8 +89,10 @@ def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
         return targets
     kind, params = classify(source, fn_node, module, index)
     if kind is None:
-        return ("cannot tell from the code whether `source` is iterable or callable (DALI decides at run "
-                "time); write the loop that draws from it by hand")
+        code = cst.Module([]).code_for_node(source)
+        what = f"the source, `{code}`," if len(code) <= 40 and "\n" not in code else "the `source=`"
+        return (f"cannot tell from the code whether {what} is iterable or callable (DALI decides at run time); "
+                "write the loop that draws from it by hand")
     if cycle and kind == CALLABLE:
         return "`cycle=` needs an iterable source; DALI rejects it for a callable"
     if cycle and not flags["batch"]:

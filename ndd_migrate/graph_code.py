@@ -65,11 +65,112 @@ class GraphFacts:
 
     slices: set[cst.Subscript] = field(default_factory=set)  # `x[...]` on a DataNode → `x.slice[...]`
     current: dict[cst.Attribute, str] = field(default_factory=dict)  # `Pipeline.current().X` → `X`
+    current_aliases: set[cst.CSTNode] = field(default_factory=set)  # `pipe = Pipeline.current()`: removed
     functions: set[cst.CSTNode] = field(default_factory=set)  # the graph functions decided here
     analysed_by: set[str] = field(default_factory=set)  # the rules that have recorded their facts
+    # Helpers that take the generator's `batch_size` and `rng` (see :func:`threaded_helpers`).
+    helpers: dict[cst.FunctionDef, HelperCalls] | None = None
+
+
+@dataclass
+class HelperCalls:
+    """A graph helper that takes ``batch_size``/``rng``: its calls of ops that need them, and the
+    calls of it, each with the function (pipeline body or helper) it is written in."""
+
+    sizes: list[cst.Call] = field(default_factory=list)  # ops called without a batch input
+    randoms: list[cst.Call] = field(default_factory=list)  # random ops without `rng=`/`seed=`
+    callers: dict[cst.Call, cst.CSTNode] = field(default_factory=dict)
 
 
 _EMPTY = GraphFacts()
+
+
+def threaded_helpers(resolver: cst.MetadataDependent, model) -> dict[cst.FunctionDef, HelperCalls]:
+    """The functions of the module that build part of a graph with ops that need the pipeline's
+    batch size (an op without a batch input) or its RNG (a random op), called only from graph code
+    that is converted: ``def processing(images): ... fn.random.uniform(...)`` called from a
+    ``@pipeline_def`` body. Each gets keyword parameters ``batch_size`` and ``rng=None`` that its
+    callers pass on (NDD104, NDD105), since the generator's own are not in its scope.
+
+    Decided once, after the conversions (read while the module is rewritten): every pipeline whose
+    graph runs the helper is converted (Context.may_rewrite_dali_calls then rewrites its ``fn.*``), the helper is only called (never passed on), by name, from
+    a pipeline body or another such helper, and does not itself bind ``batch_size`` or ``rng``."""
+    graph, found = prepared(resolver, model)
+    if found.helpers is not None:
+        return found.helpers
+    from ndd_migrate.rules.tables import op_info
+
+    if model.by_hand():
+        found.helpers = {}  # helpers stay pipeline-mode code (Context.may_rewrite_dali_calls)
+        return found.helpers
+    candidates: dict[cst.FunctionDef, HelperCalls] = {}
+    for function, owners, is_root in graph.graph_functions():
+        node = function.node
+        if is_root or not isinstance(node, cst.FunctionDef) or node in graph._escapes:
+            continue
+        if not owners or not all(owner.convert for owner in owners):
+            continue
+        ops = _OpCalls()
+        node.body.visit(ops)
+        if ops.names & {"batch_size", "rng"} or {p.name.value for p in function.params} & {"batch_size", "rng"}:
+            continue
+        helper = HelperCalls()
+        for call in ops.calls:
+            path = names.fn_path(graph._dali_name(call.func))
+            info = op_info(path) if path else None
+            if info is None or info.ndd is None or info.reader or any(a.star for a in call.args):
+                continue
+            if info.batch_size_arg and not any(a.keyword is None for a in call.args) and not _has_kwarg(call, "batch_size"):
+                helper.sizes.append(call)
+            if info.random and not _has_kwarg(call, "rng") and not _has_kwarg(call, "seed"):
+                helper.randoms.append(call)
+        candidates[node] = helper
+    for node, helper in candidates.items():
+        for call in graph.call_sites.get(node, ()):
+            helper.callers[call] = next(f.node for f in graph.functions.values() if call in f.calls)
+    # Only the helpers that need the values, and those that call them; every caller must have them.
+    needed = {node for node, helper in candidates.items() if helper.sizes or helper.randoms}
+    changed = True
+    while changed:
+        changed = False
+        for node, helper in candidates.items():
+            if node not in needed and any(callee in needed for callee in _callees(graph, node)):
+                needed.add(node)
+                changed = True
+        for node in list(needed):
+            if any(caller not in graph.roots and caller not in needed for caller in candidates[node].callers.values()):
+                needed.discard(node)
+                changed = True
+    found.helpers = {node: candidates[node] for node in needed}
+    return found.helpers
+
+
+def _callees(graph, node: cst.CSTNode) -> set:
+    return {graph._callee[c].node for c in graph.functions[node].calls if c in graph._callee}
+
+
+def _has_kwarg(call: cst.Call, name: str) -> bool:
+    return any(a.keyword is not None and a.keyword.value == name for a in call.args)
+
+
+class _OpCalls(SkipsTrivia, cst.CSTVisitor):
+    """The calls in a function's body (not in nested functions) and the names it spells."""
+
+    def __init__(self) -> None:
+        self.calls: list[cst.Call] = []
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
 
 
 def facts(model) -> GraphFacts:

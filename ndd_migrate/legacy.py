@@ -27,6 +27,9 @@ from ndd_migrate.codegen import shape
 from ndd_migrate.rules.tables import OpInfo, fn_path_of_legacy_op, op_info
 
 
+_INCOMPLETE = "a `Pipeline` subclass without both `__init__` and `define_graph`"
+
+
 _NO_FORM = {
     "ExternalSource": "`ops.ExternalSource` that `iter_setup` does not feed (none, or created in an `if`) has "
     "no dynamic-mode form: make the data a dynamic-mode batch where it is fed (`pipe.feed_input`, `source=`) and "
@@ -98,8 +101,16 @@ class LegacyPipeline(PipelineFunction):
     # `dev = "mixed"` in __init__ where `dev` only gives ops their `device=`: these literals become "gpu".
     mixed_literals: set[cst.SimpleString] = field(default_factory=set)
     data_attrs: set[str] = field(default_factory=set)  # self.<attr> that become the local <attr>
+    # self.<attr> whose name a local already has (`self.device = "cpu"` beside a parameter `device`):
+    # the local they become instead (`self_device`).
+    renamed: dict[str, str] = field(default_factory=dict)
     reader_call: cst.Call | None = None
+    # The reader called in every branch of an ``if`` of ``define_graph`` (a condition fixed when the
+    # pipeline is built): each call → the target its statement binds (docs/target-shape.md).
+    reader_branches: dict[cst.Call, cst.BaseAssignTargetExpression] = field(default_factory=dict)
+    reader_if_index: int | None = None  # that ``if`` in ``define_graph``'s body
     other_ops: set[str] = field(default_factory=set)  # operator objects without a dynamic-mode form
+    mixed_outputs: set[str] = field(default_factory=set)  # readers with other outputs in other branches
     super_index: int | None = None  # the `super().__init__(...)` statement
     # `iter_setup` feeding `ops.ExternalSource` outputs: it becomes a function nested in the
     # generator, called before `define_graph`'s body at each batch.
@@ -115,11 +126,17 @@ class LegacyPipeline(PipelineFunction):
     op_rngs: dict[str, str] = field(default_factory=dict)  # op object with its own seed → its RNG's name
     ctx_name: str | None = None
     reader_name: str = "reader"
+    reader_outputs_name: str = "reader_outputs"  # what `next_epoch` yields, with `reader_branches`
+    reader_creation: cst.BaseExpression | None = None  # the rewritten reader call, with `reader_branches`
     outputs_name: str = "outputs"
     batches_name: str = "batches"
 
     def given(self, name: str) -> bool:
         return name in self.settings
+
+    def local_of(self, attr: str) -> str:
+        """The local name ``self.<attr>`` (one of ``data_attrs``) becomes."""
+        return self.renamed.get(attr, attr)
 
 
 def owner(model, function_stack: list[cst.FunctionDef]) -> LegacyPipeline | None:
@@ -149,25 +166,32 @@ class _NameCount(SkipsTrivia, cst.CSTVisitor):
 
 def localize(expr: cst.BaseExpression, fn: LegacyPipeline) -> cst.BaseExpression:
     """``expr`` with ``self.<attr>`` of the class's values read from the local ``<attr>``."""
-    return expr.visit(_Localize(fn.data_attrs))
+    return expr.visit(_Localize(fn))
 
 
 class _Localize(SkipsTrivia, cst.CSTTransformer):
-    def __init__(self, attrs: set[str]) -> None:
-        self.attrs = attrs
+    def __init__(self, fn: LegacyPipeline) -> None:
+        self.fn = fn
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         attr = self_attr(original)
-        return cst.Name(attr) if attr in self.attrs else updated
+        return cst.Name(self.fn.local_of(attr)) if attr in self.fn.data_attrs else updated
 
 
 def _subclassed(parent: LegacyPipeline, name: str) -> None:
-    """One problem for all the subclasses of ``parent``, naming each (not one TODO per subclass)."""
+    """One problem for all the subclasses of ``parent``, naming each (not one TODO per subclass).
+    It replaces "without both `__init__` and `define_graph`" at the class: a base class that
+    leaves a method to its subclasses is what it is for (one TODO at the class, not two)."""
     for problem in parent.problems:
         if problem.message.startswith("subclassed by "):
             problem.message = problem.message.replace(": a function cannot be", f", `{name}`: a function cannot be")
             return
-    parent.problems.append(Problem(constructs.PIPELINE_SUBCLASS, parent.node, f"subclassed by `{name}`: a function cannot be"))
+    parent.problems[:] = [p for p in parent.problems if not (p.node is parent.node and p.message == _INCOMPLETE)]
+    parent.problems.append(Problem(
+        constructs.PIPELINE_SUBCLASS, parent.node, f"subclassed by `{name}`: a function cannot be",
+        f"write each subclass as one `Pipeline` subclass of its own, with the `__init__` and methods of "
+        f"`{parent.node.name.value}` it uses, then run ndd-migrate again",
+    ))
 
 
 def read_class(resolver: cst.MetadataDependent, node: cst.ClassDef, qualname: str, model) -> LegacyPipeline | None:
@@ -184,18 +208,20 @@ def read_class(resolver: cst.MetadataDependent, node: cst.ClassDef, qualname: st
         return None
     fn = LegacyPipeline(qualname=qualname, node=node, decorator=None)
     fn.local_names = _names_in(node)
-    _Reader(resolver, fn).read()
+    _Reader(resolver, fn, model.module_names).read()
     return fn
 
 
 class _Reader:
-    def __init__(self, resolver: cst.MetadataDependent, fn: LegacyPipeline) -> None:
+    def __init__(self, resolver: cst.MetadataDependent, fn: LegacyPipeline, module_names: set[str]) -> None:
         self.resolver = resolver
         self.fn = fn
         self.refused_outputs: set[str] = set()  # external source outputs already reported
+        self.module_names = module_names
+        self.pending_nones: dict[str, list[cst.BaseExpression]] = {}  # `self.x = None` in a branch of `__init__`
 
-    def problem(self, node: cst.CSTNode, message: str, about: str = constructs.PIPELINE_SUBCLASS) -> None:
-        self.fn.problems.append(Problem(about, node, message))
+    def problem(self, node: cst.CSTNode, message: str, about: str = constructs.PIPELINE_SUBCLASS, hint: str = "") -> None:
+        self.fn.problems.append(Problem(about, node, message, hint))
 
     def read(self) -> None:
         fn = self.fn
@@ -218,7 +244,7 @@ class _Reader:
         if fn.node.decorators:
             self.problem(fn.node, "a decorated `Pipeline` subclass: the decorator expects a class")
         if fn.init is None or fn.graph is None:
-            self.problem(fn.node, "a `Pipeline` subclass without both `__init__` and `define_graph`")
+            self.problem(fn.node, _INCOMPLETE)
             return
         self.read_init(fn.init)
         init_attrs = set(fn.data_attrs)
@@ -251,6 +277,8 @@ class _Reader:
                 self.read_if(stmt)
             elif _uses_self(stmt):
                 self.problem(stmt, "this use of `self` in `__init__` has no counterpart in a generator function")
+        for target in self.pending_nones:  # `None` in a branch, no operator in another: a value
+            self.fn.data_attrs.add(target)
         if not found_super:
             self.problem(init, "`__init__` does not call `super().__init__(batch_size, num_threads, device_id, ...)`")
 
@@ -268,6 +296,8 @@ class _Reader:
         if names.dali_name(self.resolver, call.func.value) == names.PIPELINE:
             args = args[1:]  # Pipeline.__init__(self, ...)
         for position, arg in enumerate(args):
+            if arg.star == "**" and isinstance(arg.value, cst.Name) and self.read_settings_dict(arg.value.value):
+                continue
             if arg.star:
                 self.problem(arg, "`*args`/`**kwargs` passed to `Pipeline.__init__` cannot be read")
                 continue
@@ -282,6 +312,19 @@ class _Reader:
                 self.problem(arg, f"`Pipeline.__init__` argument `{name}` is not understood")
         if "batch_size" not in self.fn.settings:
             self.problem(call, "no `batch_size` given to `Pipeline.__init__`")
+
+    def read_settings_dict(self, name: str) -> bool:
+        """``kwargs = dict()``, ``if deterministic: kwargs["seed"] = 7``, ``super().__init__(...,
+        **kwargs)``: a dict of ``__init__`` built for the settings, holding at most ``seed``, read as
+        ``seed=kwargs.get("seed")`` (``RNG(seed=None)`` draws a random seed, as the pipeline did
+        without one). False when the dict is used otherwise or holds other keys."""
+        uses = _DictUses(name)
+        self.fn.init.body.visit(uses)
+        if uses.created != 1 or uses.other or not uses.keys <= {"seed"}:
+            return False
+        if uses.keys:
+            self.fn.settings["seed"] = cst.parse_expression(f'{name}.get("seed")')
+        return True
 
     def read_attribute(self, index: int, stmt, target: str, value: cst.BaseExpression) -> None:
         optional = _optional_call(value)
@@ -365,6 +408,13 @@ class _Reader:
             return
         dali = names.dali_name(self.resolver, value.func) if isinstance(value, cst.Call) else None
         if dali is None or not dali.startswith(names.OPS + "."):
+            if _is_none(value) and target not in self.fn.data_attrs:
+                known = self.fn.ops.get(target)
+                if known is None:  # perhaps an operator in another branch: decided when it is seen
+                    self.pending_nones.setdefault(target, []).append(value)
+                    return
+                if self.make_optional(known, [value]):
+                    return
             if target in self.fn.ops:
                 self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT)
             self.fn.data_attrs.add(target)
@@ -384,6 +434,7 @@ class _Reader:
         elif known is not None and known.info.ndd != info.ndd and (
             known.info.reader != info.reader or (info.reader and known.info.num_outputs != info.num_outputs)
         ):
+            self.fn.mixed_outputs.add(target)
             self.problem(
                 stmt, f"`self.{target}` is `ops.{known.ops_path}` in one branch and `ops.{ops_path}` in another, "
                 "with different outputs: one call cannot be both", about=constructs.OPS_OBJECT,
@@ -403,7 +454,22 @@ class _Reader:
             known.several = known.several or known.info.ndd != info.ndd
             self.fn.cond_ctors[value] = known
             self.fn.other_ops.discard(target)
+            if target in self.pending_nones and not self.make_optional(known, self.pending_nones.pop(target)):
+                self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT)
         branch.add(target)
+
+    def make_optional(self, op: OpObject, nones: list[cst.BaseExpression]) -> bool:
+        """``if c: self.cast = ops.Cast(...) else: self.cast = None``: the operator or ``None``, as
+        with ``ops.Cast(...) if c else None`` (:meth:`read_optional`): each ``None`` becomes
+        ``cast_args = None``. Not for a reader, a seeded random operator or a different operator in
+        each branch (False)."""
+        seeded = any(op.infos[c].random and cstutil.kwarg(c, "seed") is not None for c in op.ctors)
+        if not op.conditional or op.several or op.info.reader or seeded:
+            return False
+        op.optional = True
+        for value in nones:
+            self.fn.cond_assigns[value] = op
+        return True
 
     # -- define_graph --------------------------------------------------------------------------
     def read_graph(self, graph: cst.FunctionDef) -> None:
@@ -420,6 +486,7 @@ class _Reader:
             self.problem(node, why)
         uses = _SelfUses()
         graph.visit(uses)
+        readers: list[cst.Call] = []
         for call, attr in uses.calls:
             op = fn.ops.get(attr)
             if attr in fn.sources:
@@ -442,7 +509,9 @@ class _Reader:
                              "pass `batch_size=` by hand", about=constructs.OPS_OBJECT)
             fn.op_calls[call] = op
             if op.info.reader:
-                self.read_reader_call(body, call)
+                readers.append(call)
+        if readers:
+            self.read_reader_calls(body, readers)
         for node, attr in uses.attributes:
             if attr in fn.ops and fn.ops[attr].optional and id(node) in uses.tests:
                 fn.op_tests[node] = uses.tests[id(node)]
@@ -476,7 +545,8 @@ class _Reader:
             op = fn.op_calls.get(call)
             return (op.info.fn_path, _with_ctor(op, call)) if op is not None else None
 
-        for stmt in graph.body.body[: fn.reader_index or 0]:
+        first = fn.reader_index if fn.reader_index is not None else fn.reader_if_index
+        for stmt in graph.body.body[: first or 0]:
             if contains_return(stmt):
                 self.problem(stmt, "a `return` before the reader: dynamic mode creates the reader once, before the loop")
         reader = outputs.Reader(self.resolver, fn.reader_call, op_call)
@@ -618,19 +688,71 @@ class _Reader:
             return
         fn.feeds[stmt] = Feed(stmt, attr, given["data"], layout, carried)
 
-    def read_reader_call(self, body, call: cst.Call) -> None:
+    def read_reader_calls(self, body, calls: list[cst.Call]) -> None:
+        """The reader: one statement ``targets = self.<reader>(...)`` of ``define_graph``'s body, or
+        one in each branch of one of its ``if`` statements (:meth:`read_reader_branches`)."""
         fn = self.fn
-        if fn.reader_call is not None:
-            self.problem(call, "more than one reader call: decide how their epochs line up")
-            return
-        fn.reader_call = call
+        fn.reader_call = calls[0]
         for index, stmt in enumerate(body):
-            if _assigned_value(stmt) is call:
+            if _assigned_value(stmt) is calls[0]:
                 fn.reader_index = index
-                count = outputs.op_outputs(fn.op_calls[call].info.fn_path, _with_ctor(fn.op_calls[call], call))
+                count = outputs.op_outputs(fn.op_calls[calls[0]].info.fn_path, _with_ctor(fn.op_calls[calls[0]], calls[0]))
                 fn.reader_outputs = count if isinstance(count, int) else None
+                for call in calls[1:]:
+                    self.problem(call, "more than one reader call: decide how their epochs line up")
                 return
-        self.problem(call, "a reader called inside an expression cannot be created once")
+        for index, stmt in enumerate(body):
+            if _contains(stmt, calls[0]):
+                if isinstance(stmt, cst.If):
+                    self.read_reader_branches(index, stmt, calls)
+                else:
+                    self.problem(calls[0], f"a reader called inside {_place(stmt)} cannot be created once, before "
+                                 "the batch loop", hint="assign its outputs in a statement of its own: `images, labels = "
+                                 f"self.{fn.op_calls[calls[0]].attr}(...)`")
+                return
+
+    def read_reader_branches(self, index: int, stmt: cst.If, calls: list[cst.Call]) -> None:
+        """``if self.labels: jpegs, labels = self.input() else: jpegs = self.input()``: the same reader,
+        with the same arguments, assigned at the top of every branch of an ``if`` chain whose tests
+        call nothing (fixed when the pipeline is built). The reader is created once, before the loop,
+        and each branch unpacks the tuple ``next_epoch`` yields its own way."""
+        fn = self.fn
+        branches = _branches(stmt)
+        found: dict[cst.Call, cst.BaseAssignTargetExpression] = {}
+        for block in branches:
+            for inner in block:
+                value = _assigned_value(inner)
+                if any(value is call for call in calls):
+                    found[value] = inner.body[0].targets[0].target
+        attrs = {fn.op_calls[call].attr for call in calls}
+        code = {cst.Module([]).code_for_node(call) for call in calls}
+        where = "in the branches of an `if`"
+        if len(attrs) > 1:
+            why = "more than one reader call: decide how their epochs line up"
+        elif len(found) != len(calls) or len(found) != len(branches) or not isinstance(_last_orelse(stmt), cst.Else):
+            why = (f"a reader called {where} is created once, before the batch loop, only when every branch (an `else` "
+                   "included) assigns its outputs in a statement of its own")
+        elif len(code) > 1:
+            why = f"the reader is called {where} with different arguments: one reader cannot be created with both"
+        elif _calls_in_tests(stmt):
+            why = f"the reader is called {where} whose test calls a function: the test is evaluated anew for each batch"
+        else:
+            why = None
+        if why:
+            self.problem(calls[0], why)
+            return
+        op = fn.op_calls[calls[0]]
+        count = outputs.op_outputs(op.info.fn_path, _with_ctor(op, calls[0]))
+        if op.attr in fn.mixed_outputs:
+            count = None  # a reader with other outputs in each branch of `__init__`: reported there (NDD402)
+        for call, target in found.items():
+            if isinstance(target, cst.Name) and isinstance(count, int) and count > 1:
+                self.problem(call, f"`{target.value}` holds all {count} outputs of the reader, as a list",
+                             hint=outputs.READER_HINT)
+                return
+        fn.reader_branches = found
+        fn.reader_if_index = index
+        fn.reader_outputs = count if isinstance(count, int) else None
 
     def check_names(self) -> None:
         """Both methods become one function: a name bound in both would change meaning."""
@@ -641,9 +763,12 @@ class _Reader:
             self.problem(fn.graph, f"`{name}` is bound in both `__init__` and `define_graph`: rename one")
         for attr in sorted(fn.data_attrs & (init_bound | graph_bound)):
             trivial = attr in init_bound and attr not in graph_bound and _is_trivial_attr(fn.init, attr)
-            if not trivial:
-                self.problem(fn.node, f"`self.{attr}` would become the local `{attr}`, which is already used")
-        if "batch_size" in (init_bound | graph_bound) and not _is_name(fn.settings.get("batch_size"), "batch_size"):
+            if not trivial:  # a fresh local: `self.device` beside the parameter `device` → `self_device`
+                fn.renamed[attr] = shape.fresh(f"self_{attr}", fn.local_names | self.module_names)
+                fn.local_names.add(fn.renamed[attr])
+                fn.init_dropped -= {i for i, stmt in enumerate(fn.init.body.body) if _self_assignment(stmt)[0] == attr}
+        batch = fn.settings.get("batch_size")  # None: no `super().__init__` (reported on its own)
+        if "batch_size" in (init_bound | graph_bound) and batch is not None and not _is_name(batch, "batch_size"):
             self.problem(fn.init, "`batch_size` names something else than the pipeline's batch size: rename it")
 
 
@@ -902,6 +1027,69 @@ class _DeviceNames(SkipsTrivia, cst.CSTVisitor):
             self.reads[node.value] += 1
 
 
+def _contains(node: cst.CSTNode, target: cst.CSTNode) -> bool:
+    finder = _Finds(target)
+    node.visit(finder)
+    return finder.found
+
+
+class _Finds(SkipsTrivia, cst.CSTVisitor):
+    def __init__(self, target: cst.CSTNode) -> None:
+        self.target = target
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.found = self.found or node is self.target
+        return not self.found and super().on_visit(node)
+
+
+_BLOCKS = {cst.For: "a `for` loop", cst.While: "a `while` loop", cst.With: "a `with` block", cst.Try: "a `try` block"}
+
+
+def _place(stmt: cst.CSTNode) -> str:
+    """What the top-level statement ``stmt`` that holds a reader call is: a block, or an expression."""
+    for kind, words in _BLOCKS.items():
+        if isinstance(stmt, kind):
+            return words
+    return "an expression"
+
+
+def _branches(stmt: cst.If) -> list[list]:
+    """The statements of each branch of an ``if``/``elif``/``else`` chain."""
+    out = [list(stmt.body.body)]
+    orelse = stmt.orelse
+    while isinstance(orelse, cst.If):
+        out.append(list(orelse.body.body))
+        orelse = orelse.orelse
+    if isinstance(orelse, cst.Else):
+        out.append(list(orelse.body.body))
+    return out
+
+
+def _last_orelse(stmt: cst.If):
+    orelse = stmt.orelse
+    while isinstance(orelse, cst.If):
+        orelse = orelse.orelse
+    return orelse
+
+
+class _HasCall(SkipsTrivia, cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found = True
+
+
+def _calls_in_tests(stmt: cst.If) -> bool:
+    finder = _HasCall()
+    node = stmt
+    while isinstance(node, cst.If):
+        node.test.visit(finder)
+        node = node.orelse
+    return finder.found
+
+
 def self_attr(node: cst.CSTNode) -> str | None:
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
         return node.attr.value
@@ -923,6 +1111,48 @@ def _optional_call(value) -> cst.Call | None:
         if isinstance(side, cst.Call) and isinstance(other, cst.Name) and other.value == "None":
             return side
     return None
+
+
+class _DictUses(SkipsTrivia, cst.CSTVisitor):
+    """How ``__init__`` uses the local ``name``: created empty (``dict()``, ``{}``), items stored
+    with literal keys, passed as ``**name``, or otherwise (``other``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.created = 0
+        self.keys: set[str] = set()
+        self.other = 0
+        self._seen: set[int] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            t = target.target
+            if isinstance(t, cst.Name) and t.value == self.name and len(node.targets) == 1 and _is_empty_dict(node.value):
+                self.created += 1
+                self._seen.add(id(t))
+            elif (isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == self.name
+                  and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index)
+                  and cstutil.string_value(t.slice[0].slice.value) is not None):
+                self.keys.add(cstutil.string_value(t.slice[0].slice.value))
+                self._seen.add(id(t.value))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.star == "**" and isinstance(node.value, cst.Name) and node.value.value == self.name:
+            self._seen.add(id(node.value))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name and id(node) not in self._seen:
+            self.other += 1
+
+
+def _is_empty_dict(value) -> bool:
+    if isinstance(value, cst.Dict):
+        return not value.elements
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict" and not value.args
+
+
+def _is_none(value) -> bool:
+    return isinstance(value, cst.Name) and value.value == "None"
 
 
 def _keywords(call: cst.Call) -> set[str]:

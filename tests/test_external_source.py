@@ -170,7 +170,8 @@ BLOCKED = {
     "parallel": ("data = fn.external_source(source=gen, parallel=True)", "`parallel=True`"),
     "cycle raise": ("data = fn.external_source(source=gen, cycle='raise')", 'cycle="raise"'),
     "no source": ("data = fn.external_source(name='in')", "feed_input"),
-    "parameter": ("data = fn.external_source(source=src)", "cannot tell from the code"),
+    "parameter": ("data = fn.external_source(source=src)", "cannot tell from the code whether the source, `src`, is"),
+    "positional source": ("data = fn.external_source(src, batch=True)", "whether the source, `src`, is"),
     "reader too": (
         "jpegs, labels = fn.readers.file(file_root='x')\n    data = fn.external_source(source=gen)",
         "a reader and an external source",

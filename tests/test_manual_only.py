@@ -50,6 +50,20 @@ def test_deserialize_through_the_pipeline_module_is_reported():
     assert codes(result) == ["NDD902"]  # one finding for the call, none more for its argument
 
 
+def test_a_pipeline_object_loading_a_serialized_pipeline_is_not_called_hand_built():
+    """``pipe = Pipeline()`` + ``pipe.deserialize_and_build(s)``: one NDD902 at the load, saying what
+    to do; no NDD403 about a `with pipe:` block there is none of."""
+    source = (
+        "from nvidia.dali import Pipeline\n\n\n"
+        "def load(s):\n    pipe = Pipeline()\n    pipe.deserialize_and_build(s)\n    return pipe.run()\n"
+    )
+    out, result = migrate_text(source)
+    assert codes(result) == ["NDD902"], [(d.code, d.message) for d in result.diagnostics]
+    todo, = [line.strip() for line in out.splitlines() if "TODO(ndd-migrate)" in line]
+    assert "cannot load a serialized pipeline" in todo
+    assert out.splitlines()[out.splitlines().index("    " + todo) + 1].strip() == "pipe.deserialize_and_build(s)"
+
+
 def test_serialize_of_other_objects_is_not_reported():
     source = HEAD + "class M:\n    def serialize(self):\n        return ''\n\n\nM().serialize()\n"
     out, result = migrate_text(source)

@@ -81,14 +81,35 @@ def test_other_attribute_blocks():
     assert "no parameter for `exec_async`" in diag.message
 
 
+def test_pipeline_object_bound_to_a_name_read_for_its_settings_becomes_the_parameters():
+    """``pipe = Pipeline.current()`` read only as ``pipe.batch_size``/``pipe.device_id``: the
+    statement goes, each setting reads the parameter."""
+    text = _converted(_source(
+        "from nvidia.dali import pipeline_def, Pipeline", "@pipeline_def(batch_size=4, device_id=0)\n",
+        shard="pipe.device_id", pre="    pipe = Pipeline.current()\n    n = pipe.batch_size\n",
+    ))
+    assert "pipe" not in text.split("def p(")[1]
+    assert "n = batch_size" in text and "shard_id=device_id" in text
+
+
 def test_pipeline_object_bound_to_a_name_blocks_with_what_to_write():
+    """Used other than for a setting (passed on): left as it is, saying what to write."""
     source = _source(
         "from nvidia.dali import pipeline_def, Pipeline", "@pipeline_def(batch_size=4)\n",
-        pre="    pipe = Pipeline.current()\n    n = pipe.batch_size\n",
+        pre="    pipe = Pipeline.current()\n    n = pipe.batch_size\n    print(pipe)\n",
     )
     text, diag = _blocked(source)
     assert "`pipe = Pipeline.current()`: the pipeline object is None outside a pipeline" in diag.message
     assert "read `Pipeline.current().batch_size`" in text and "`pipe.<setting>`" in text
+
+
+def test_pipeline_object_bound_to_a_name_with_a_setting_no_one_gives_blocks_at_that_setting():
+    source = _source(
+        "from nvidia.dali import pipeline_def, Pipeline", "@pipeline_def(batch_size=4)\n",
+        pre="    pipe = Pipeline.current()\n    n = pipe.device_id\n",
+    )
+    _, diag = _blocked(source)
+    assert "no `device_id` is given to `p`" in diag.message, diag.message
 
 
 def test_a_local_of_the_same_name_blocks_unless_it_is_the_same_setting():

@@ -31,6 +31,15 @@ def _blocked(text: str, result, source_part: str) -> list:
 READ = "    (data,) = fn.readers.numpy(file_root=root)\n"
 
 
+def test_unknown_values_of_one_statement_get_one_todo():
+    """Several undecided subscripts in one `return`: one TODO naming them, not one per subscript."""
+    body = "    x = pick(fn.random.uniform(shape=[4]))\n    y = pick(x)\n    return x[0], y[0], x[1], y[1]\n"
+    text, result = _migrate(body, "", "from mylib import pick\n\n\n")
+    (diag,) = _blocked(text, result, "return x[0], y[0], x[1], y[1]")
+    assert "`x[0]`, `y[0]`, `x[1]` and 1 more: cannot tell whether `x`, `y` are DataNodes" in diag.message
+    assert len(TODO.findall(text)) == 1
+
+
 def test_datanode_subscripts_become_slice():
     text, result = _migrate(READ + "    xy = fn.cast(data, dtype=7) * 2\n    return xy[:, 0], data[1:3], data[0][1], xy[-1]\n")
     assert "yield xy.slice[:, 0].evaluate(), data.slice[1:3].evaluate(), data.slice[0].slice[1].evaluate(), xy.slice[-1].evaluate()\n" in text

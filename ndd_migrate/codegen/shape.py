@@ -28,6 +28,15 @@ def all_params(params: cst.Parameters) -> list[cst.Param]:
     return out
 
 
+def add_kwonly(params: cst.Parameters, name: str, default: cst.BaseExpression | None = None) -> cst.Parameters:
+    """``params`` with a keyword-only parameter ``name`` (``=default``) last among the keyword-only
+    ones (after a bare ``*`` when there is no ``*args``)."""
+    equal = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")) if default is not None else cst.MaybeSentinel.DEFAULT
+    param = cst.Param(cst.Name(name), default=default, equal=equal)
+    star = params.star_arg if isinstance(params.star_arg, (cst.Param, cst.ParamStar)) else cst.ParamStar()
+    return params.with_changes(star_arg=star, kwonly_params=[*params.kwonly_params, param])
+
+
 def fresh(base: str, used: set[str]) -> str:
     name, n = base, 2
     while name in used:

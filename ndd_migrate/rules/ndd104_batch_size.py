@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil, names
+from ndd_migrate import cstutil, graph_code, names
+from ndd_migrate.codegen import shape
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
@@ -17,7 +18,9 @@ RULE = Rule(
     what=(
         "Inside a migrated pipeline function, adds `batch_size=batch_size` to every operator called "
         "without a positional input that is not a reader: random ops (`random.uniform`, `random.coin_flip`, "
-        "...) above all. Outside a pipeline function, where the batch size is unknown, it reports the call."
+        "...) above all. A helper building part of the graph, called only from converted pipelines, "
+        "takes `batch_size` as a keyword parameter its callers pass (docs/target-shape.md, \"Graph helpers\"). "
+        "Elsewhere in dynamic-mode code, where the batch size is unknown, it reports the call."
     ),
     why=(
         "In a pipeline every op produces a whole batch. In dynamic mode an op with no batch input and no "
@@ -49,7 +52,23 @@ RULE = Rule(
 class Impl(RuleImpl):
     rule = RULE
 
+    def _helpers(self) -> dict:
+        return graph_code.threaded_helpers(self.ctx.resolver, self.ctx.model)
+
+    def _in_helper(self, call: cst.Call) -> bool:
+        return any(call in helper.sizes for helper in self._helpers().values())
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        """A helper building part of the graph (graph_code.threaded_helpers) takes ``batch_size``."""
+        if original not in self._helpers() or not self.ctx.applies(self.code, original):
+            return updated
+        return updated.with_changes(params=shape.add_kwonly(updated.params, "batch_size"))
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if isinstance(updated, cst.Call) and any(
+            original in helper.callers and self.ctx.applies(self.code, node) for node, helper in self._helpers().items()
+        ):  # `processing(images)` → `processing(images, batch_size=batch_size)`
+            return cstutil.add_kwarg(updated, "batch_size", cst.Name("batch_size"))
         path = names.fn_path(self.dali_name(original.func))
         info = op_info(path) if path else None
         if info is None or info.ndd is None or info.reader or not info.batch_size_arg:
@@ -59,12 +78,17 @@ class Impl(RuleImpl):
         fn = self.ctx.enclosing_pipeline()
         if fn is None and self.ctx.model.by_hand():
             return updated  # a graph built by hand stays pipeline-mode code (NDD403)
+        if fn is None and not self.ctx.may_rewrite_dali_calls():
+            return updated  # a helper of a pipeline that stays: pipeline-mode code, as it is
+        if fn is None and self._in_helper(original) and self.ctx.applies(self.code, original):
+            self.ctx.report(self.code, original, f"`batch_size=batch_size` added to `fn.{path}` (a parameter of the helper)", fixed=True)
+            return cstutil.add_kwarg(updated, "batch_size", cst.Name("batch_size"))
         if fn is None:
             self.ctx.report(
                 self.code,
                 original,
                 f"`fn.{path}` has no batch input: in dynamic mode it returns one sample unless given `batch_size=`",
-                hint="pass `batch_size=` (the pipeline's batch size) to this call",
+                hint=f"pass `batch_size=` (the pipeline's batch size) to `ndd.{info.ndd}(...)`",
                 fixed=False,
             )
             return updated

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil, names
+from ndd_migrate import cstutil, graph_code, names
+from ndd_migrate.codegen import shape
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.codegen import reader_seed
 from ndd_migrate.diagnostics import FixSafety
@@ -90,7 +91,39 @@ class Impl(RuleImpl):
         super().__init__(ctx)
         self.helper_after: set[str] = set()  # pipeline functions whose reader calls `dali_op_seed`
 
+    def _helpers(self) -> dict:
+        return graph_code.threaded_helpers(self.ctx.resolver, self.ctx.model)
+
+    def _in_helper(self, call: cst.Call) -> bool:
+        return any(call in helper.randoms for helper in self._helpers().values())
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        """A helper building part of the graph (graph_code.threaded_helpers) takes ``rng=None``: the
+        RNG of the generator that calls it (none when the pipeline had no seed)."""
+        if original not in self._helpers() or not self.ctx.applies(self.code, original):
+            return updated
+        return updated.with_changes(params=shape.add_kwonly(updated.params, "rng", cst.Name("None")))
+
+    def _helper_call(self, original: cst.Call, updated: cst.Call) -> cst.Call | None:
+        """``processing(images)`` → ``processing(images, rng=rng)``: the caller's RNG, if it has one."""
+        for node, helper in self._helpers().items():
+            caller = helper.callers.get(original)
+            if caller is None or not self.ctx.applies(self.code, node):
+                continue
+            if caller in self._helpers():
+                return cstutil.add_kwarg(updated, "rng", cst.Name("rng"))
+            owner = self.ctx.model.by_node.get(caller) or next(
+                (p for p in self.ctx.model.pipelines.values() if getattr(p, "graph", None) is caller), None
+            )
+            rng = self.ctx.model.plan.pipeline_rng.get(owner.qualname) if owner is not None else None
+            return cstutil.add_kwarg(updated, "rng", cst.Name(rng)) if rng else updated
+        return None
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if isinstance(updated, cst.Call):
+            threaded = self._helper_call(original, updated)
+            if threaded is not None:
+                return threaded
         dali = self.dali_name(original.func)
         path = names.fn_path(dali)
         if path is None and names.is_ndd(dali):
@@ -102,6 +135,9 @@ class Impl(RuleImpl):
             return updated
         fn = self.ctx.enclosing_pipeline()
         seed = cstutil.kwarg(original, "seed")
+        if fn is None and self._in_helper(original) and self.ctx.applies(self.code, original):
+            self.ctx.report(self.code, original, f"`fn.{path}` draws from `rng` (a parameter of the helper)", fixed=True)
+            return cstutil.add_kwarg(updated, "rng", cst.Name("rng"))
         if fn is None:
             if seed is not None:
                 self.ctx.report(self.code, seed, "`seed=` is not accepted by dynamic-mode random ops",

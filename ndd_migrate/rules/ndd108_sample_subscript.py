@@ -101,6 +101,7 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
     does not take)."""
     from ndd_migrate.analysis import Problem
 
+    unknown: dict[cst.CSTNode, list[cst.Subscript]] = {}  # per statement, for one TODO each
     for fn, owners, _root in graph.graph_functions():
         for sub in fn.subscripts:
             kind = graph.kind(sub.value)
@@ -133,12 +134,42 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
                         "values, then run the migration again"
                     )
                 else:
+                    statement = _statement(graph.model.parents, sub)
+                    unknown.setdefault(statement, []).append(sub)
+                    if len(unknown[statement]) > 1:
+                        continue  # one TODO per statement (below)
                     hint = (
                         f"{both}. Bind `{value}` from an `fn.*` call or a Python literal where it is defined, then "
                         "run the migration again"
                     )
             for pipeline in owners:
                 pipeline.problems.append(Problem(RULE.code, sub, message, hint))
+        for subs in unknown.values():
+            if len(subs) > 1:
+                _merge(owners, subs)
+        unknown.clear()
+
+
+def _statement(parents: dict, node: cst.CSTNode) -> cst.CSTNode:
+    while node in parents and not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        node = parents[node]
+    return node
+
+
+def _merge(owners, subs: list[cst.Subscript]) -> None:
+    """Undecided subscripts of one statement: one problem naming them, in place of the first's."""
+    texts = [f"`{_code(sub)}`" for sub in subs]
+    values = ", ".join(dict.fromkeys(f"`{_code(sub.value)}`" for sub in subs))
+    shown = ", ".join(texts[:3]) + (f" and {len(texts) - 3} more" if len(texts) > 3 else "")
+    message = (f"{shown}: cannot tell whether {values} are DataNodes (slicing inside every sample) or Python "
+               "containers")
+    hint = ("if they are op outputs, each `x[i]` becomes `x.slice[i]` in dynamic mode; if they are lists/tuples/dicts, "
+            "they stay. Bind each from an `fn.*` call or a Python literal where it is defined, then run the "
+            "migration again")
+    for pipeline in owners:
+        for problem in pipeline.problems:
+            if problem.node is subs[0] and problem.about == RULE.code:
+                problem.message, problem.hint = message, hint
 
 
 def _string_index(sub: cst.Subscript) -> bool:

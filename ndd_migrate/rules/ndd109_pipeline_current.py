@@ -20,7 +20,9 @@ RULE = Rule(
         "In a `@pipeline_def` body, rewrites `Pipeline.current().batch_size` (any import alias: "
         "`dali.Pipeline.current()`, `nvidia.dali.pipeline.Pipeline.current()`) to `batch_size`, the keyword "
         "parameter the migrated function always has; `.num_threads`, `.device_id` and `.seed` likewise when "
-        "the decorator or a call gives them (so the migrated function has that parameter). Any other use "
+        "the decorator or a call gives them (so the migrated function has that parameter). "
+        "`pipe = Pipeline.current()` in the body, with `pipe` read only as `pipe.<setting>`, is removed and "
+        "each `pipe.<setting>` reads the parameter likewise. Any other use "
         "(another attribute, the pipeline object itself, a setting no one gives, a call in a helper "
         "function or a `define_graph`, a local name that would shadow the parameter) leaves the pipeline "
         "as it is, with a TODO at the call."
@@ -114,6 +116,15 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
             else:
                 why = f"`{_code(attr)}`: `Pipeline.current()` is None outside a pipeline"
             legacy = fn.node in graph.legacy
+            if attr is None and around.bound and root and not legacy:
+                alias = _alias(graph, fn.node, call, around.bound)
+                failed = _read_settings(graph, owners, alias, around.bound, found) if alias is not None else ()
+                if failed is None:
+                    continue
+                if failed:  # the first setting that cannot be read: reported there
+                    for pipeline in owners:
+                        pipeline.problems.append(Problem(RULE.code, failed[0], *failed[1]))
+                    continue
             for pipeline in owners:
                 if attr is None:
                     problem = (why, _bare_hint(around.bound, pipeline))
@@ -134,6 +145,44 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
                     found.current[attr] = SETTINGS[attr.attr.value]
                 else:
                     pipeline.problems.append(Problem(RULE.code, call, *problem))
+
+
+def _alias(graph, function: cst.FunctionDef, call: cst.Call, bound: str):
+    """``pipe = Pipeline.current()``, a statement of the pipeline function's own body binding the
+    only ``pipe`` there, read only as ``pipe.<setting>``: ``(statement, [those attributes])``, or None."""
+    stmt = next((s for s in function.body.body if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+                 and isinstance(s.body[0], cst.Assign) and s.body[0].value is call), None)
+    if stmt is None:
+        return None
+    target = stmt.body[0].targets[0].target
+    scope = graph.resolver.get_metadata(ScopeProvider, target, None)
+    assignments = list(scope[bound]) if scope is not None else []
+    if len(assignments) != 1 or getattr(assignments[0], "node", None) is not target:
+        return None
+    attributes = []
+    for reference in assignments[0].references:
+        parent = graph.model.parents.get(reference.node)
+        if not (isinstance(parent, cst.Attribute) and parent.value is reference.node and parent.attr.value in SETTINGS):
+            return None
+        attributes.append(parent)
+    return stmt, attributes
+
+
+def _read_settings(graph, owners, alias, bound: str, found):
+    """Each ``pipe.<setting>`` of ``pipe = Pipeline.current()`` reads the parameter, and the
+    statement goes, when every one of them can (as ``Pipeline.current().<setting>`` would): None;
+    else the first that cannot, with its problem."""
+    stmt, attributes = alias
+    for attr in attributes:
+        why = f"`{_code(attr)}`: `{bound}` is `Pipeline.current()`, which is None outside a pipeline"
+        for pipeline in owners:
+            problem = _check_setting(graph, pipeline, attr, why)
+            if problem is not None:
+                return attr, problem
+    for attr in attributes:
+        found.current[attr] = SETTINGS[attr.attr.value]
+    found.current_aliases.add(stmt)
+    return None
 
 
 def _bare_hint(bound: str | None, pipeline) -> str:
@@ -251,6 +300,15 @@ class Impl(RuleImpl):
             found.analysed_by.add(self.code)
             analyse(graph, found)
         return []
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated):
+        """``pipe = Pipeline.current()`` whose every ``pipe.<setting>`` reads the parameter: removed."""
+        if original not in graph_code.facts(self.ctx.model).current_aliases or not self.ctx.may_rewrite_dali_calls():
+            return updated
+        if not self.ctx.applies(self.code, original):
+            return updated
+        self.ctx.report(self.code, original, f"`{_code(original.body[0])}` removed: its settings read the parameters", fixed=True)
+        return cst.RemoveFromParent()
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         name = graph_code.facts(self.ctx.model).current.get(original)

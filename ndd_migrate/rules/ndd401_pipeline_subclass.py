@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate import constructs, cstutil, legacy
+from ndd_migrate.outputs import canonical_path
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.codegen import epoch_shape, iter_setup, shape
@@ -144,6 +145,8 @@ class Impl(RuleImpl):
                 self.ctx.model.plan.op_rngs[call] = shape.fresh("rng", used)
         fn.ctx_name = shape.fresh("ctx", used) if _needs_context(fn) else None
         fn.reader_name = shape.fresh("reader", used)
+        if fn.reader_branches:
+            fn.reader_outputs_name = shape.fresh("reader_outputs", used)
         fn.outputs_name = shape.fresh("outputs", used)
         fn.batches_name = shape.fresh("batches", used)
         if fn.setup is not None:
@@ -159,7 +162,22 @@ class Impl(RuleImpl):
             return cst.Name("batch_size")  # the `Pipeline` property
         if fn is None or not fn.convert or attr not in fn.data_attrs:
             return updated
-        return cst.Name(attr)
+        return cst.Name(fn.local_of(attr))
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
+        """``jpegs, labels = self.input()`` in a branch of ``define_graph``: the reader is created once
+        (its rewritten call kept for the prologue); the branch unpacks what ``next_epoch`` yields."""
+        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if fn is None or not fn.convert or original.value not in fn.reader_branches:
+            return updated
+        if fn.reader_creation is None:
+            fn.reader_creation = updated.value
+        target = updated.targets[0].target
+        if isinstance(target, cst.Name) and not _gives_dict(fn):
+            target = cst.Tuple([cst.Element(target)], lpar=[], rpar=[])  # `jpegs, = reader_outputs`
+        else:
+            target = shape.loop_target(target, fn.reader_outputs)
+        return updated.with_changes(targets=[cst.AssignTarget(target)], value=cst.Name(fn.reader_outputs_name))
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.BaseStatement:
         fn = self._converted(original)
@@ -263,6 +281,8 @@ class Impl(RuleImpl):
             per_batch = [cst.With(items=[cst.WithItem(cst.Name(fn.ctx_name))], body=cst.IndentedBlock(per_batch))]
         inner = [*per_batch, *yield_stmt]
         creation = None
+        if fn.reader_creation is not None:  # called in the branches of an `if`: each unpacks the tuple
+            reader_stmt = shape.assign(fn.reader_name, fn.reader_creation)
         if reader_stmt is not None:
             assign = reader_stmt.body[0]
             creation = reader_stmt.with_changes(
@@ -272,7 +292,10 @@ class Impl(RuleImpl):
             if fn.ctx_name:
                 epoch_args.append(shape.kw("ctx", cst.Name(fn.ctx_name)))
             next_epoch = cst.Call(cst.Attribute(cst.Name(fn.reader_name), cst.Name("next_epoch")), shape.commas(epoch_args))
-            target = shape.loop_target(assign.targets[0].target, fn.reader_outputs)
+            target = (
+                cst.Name(fn.reader_outputs_name) if fn.reader_branches
+                else shape.loop_target(assign.targets[0].target, fn.reader_outputs)
+            )
             inner = [cst.For(target=target, iter=next_epoch, body=cst.IndentedBlock(inner))]
         return cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner)), creation
 
@@ -299,6 +322,11 @@ def _draws_from_pipeline_seed(fn: legacy.LegacyPipeline) -> bool:
         for op in fn.ops.values()
     )
     return objects or any(cstutil.kwarg(call, "seed") is None for call in fn.random_calls)
+
+
+def _gives_dict(fn: legacy.LegacyPipeline) -> bool:
+    """A TFRecord reader: its outputs are a dict by feature name in both modes."""
+    return canonical_path(fn.op_calls[fn.reader_call].info.fn_path) == "readers.tfrecord"
 
 
 def _is_unset(expr: cst.BaseExpression) -> bool:

@@ -185,6 +185,9 @@ class Impl(RuleImpl):
         if fn is None or not fn.convert or original.value not in fn.cond_assigns:
             return updated
         op = fn.cond_assigns[original.value]
+        if not isinstance(original.value, cst.Call):  # `self.cast = None` beside `self.cast = ops.Cast(...)`
+            self.ctx.report(self.code, original.value, f"`self.{op.attr} = None` → `{op.args_name} = None`", fixed=True)
+            return updated.with_changes(targets=[cst.AssignTarget(cst.Name(op.args_name))])
         if op.several:
             info = op.infos[original.value]
             self.ctx.report(

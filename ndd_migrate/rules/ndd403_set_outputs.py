@@ -122,7 +122,7 @@ class Impl(RuleImpl):
         return []
 
     def visit_Call(self, node: cst.Call) -> None:
-        if any(node is call for call in self.ctx.model.explicit_pipelines):
+        if any(node is call for call in self.ctx.model.explicit_pipelines) and not self._deserialized(node):
             line = self.ctx.line_of(node)[0]
             why = self.ctx.model.hand_built_refused.get(
                 line, "the graph is not `pipe = Pipeline(...)` + `with pipe:` in the body of a module or a function"
@@ -131,6 +131,20 @@ class Impl(RuleImpl):
                 self.code, node, f"`Pipeline(...)` built by hand (`with pipe:` + `set_outputs`) stays in pipeline mode: {why}",
                 hint=f"not migrated: {why}; {HINT}", fixed=False,
             )
+
+    def _deserialized(self, call: cst.Call) -> bool:
+        """``pipe = Pipeline(...)`` then ``pipe.deserialize_and_build(s)`` in the same function: no graph
+        is built by hand there (NDD902 reports the serialized pipeline)."""
+        parents = self.ctx.model.parents
+        assign = parents.get(call)
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
+            return False
+        scope = assign
+        while scope in parents and not isinstance(scope, (cst.FunctionDef, cst.Module)):
+            scope = parents[scope]
+        finder = _MethodCalls(assign.targets[0].target.value, "deserialize_and_build")
+        scope.visit(finder)
+        return finder.found
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         built = self.ctx.model.hand_built
@@ -141,3 +155,16 @@ class Impl(RuleImpl):
                 self.code, node, f"`{graph.var} = Pipeline(...)` + `with {graph.var}:` → generator function `{graph.func}`",
                 fixed=True,
             )
+
+
+class _MethodCalls(cst.CSTVisitor):
+    """Whether ``<name>.<method>(...)`` is called."""
+
+    def __init__(self, name: str, method: str) -> None:
+        self.name, self.method, self.found = name, method, False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if (isinstance(func, cst.Attribute) and func.attr.value == self.method
+                and isinstance(func.value, cst.Name) and func.value.value == self.name):
+            self.found = True

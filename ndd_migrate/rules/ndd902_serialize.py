@@ -16,7 +16,7 @@ RULE = Rule(
     summary="a serialized pipeline has no dynamic-mode form",
     what=(
         "Reports `pipe.serialize()` and `nvidia.dali.plugin.tf.serialize_pipeline(pipe)` on a pipeline, "
-        "`Pipeline.deserialize(...)` and `serialized_pipeline=` arguments. A pipeline function whose "
+        "`Pipeline.deserialize(...)`, `pipe.deserialize_and_build(...)` and `serialized_pipeline=` arguments. A pipeline function whose "
         "pipeline is serialized is not migrated."
     ),
     why=(
@@ -98,6 +98,8 @@ class Impl(RuleImpl):
         name = self.dali_name(original.func)
         if name == _DESERIALIZE:
             self._report(original, "`Pipeline.deserialize` has no dynamic-mode form")
+        elif isinstance(original.func, cst.Attribute) and original.func.attr.value == "deserialize_and_build":
+            self._report(original, "`deserialize_and_build` loads a serialized pipeline, which has no dynamic-mode form")
         elif name == manual_uses.SERIALIZE_PIPELINE and not self._known_pipeline(original):
             self._report(original, "`serialize_pipeline` needs a pipeline-mode pipeline")
         elif name is not None:  # any DALI callable (`DALIIteratorWrapper`, `Pipeline`, ...)
