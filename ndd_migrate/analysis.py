@@ -24,6 +24,7 @@ class Kind(enum.Enum):
     PIPELINE = "pipeline"  # what a @pipeline_def function returns
     BATCHES = "batches"  # what pipe.run() returns: one TensorList per output
     BATCH = "batch"  # one output of pipe.run()
+    PIPELINES = "pipelines"  # a list or tuple of pipeline objects (`[p(shard_id=i) for i in ...]`)
 
 
 @dataclass
@@ -426,6 +427,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     def visit_For(self, node: cst.For) -> None:
         record_binding(node, self.model.bindings)
+        self._assigns.append((self.get_metadata(ScopeProvider, node.target, None), node.target, node))
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._assigns.append((self.get_metadata(ScopeProvider, node.target, None), node.target, node))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         record_binding(node, self.model.bindings)
@@ -554,6 +559,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 self.model.kinds.pop((scope, name), None)
 
     def _value_kinds(self, scope, target, value) -> list[tuple[str, tuple | None]]:
+        if isinstance(value, (cst.For, cst.CompFor)):  # `for p in pipes`: each item of a list of pipelines
+            found = expr_kind(self.model, value.iter, self._scope_of, self._qualnames)
+            item = (Kind.PIPELINE, found[1]) if found and found[0] is Kind.PIPELINES else None
+            return [(target.value, item)] if isinstance(target, cst.Name) else []
         kind = expr_kind(self.model, value, lambda name: scope, self._qualnames)
         if isinstance(target, cst.Name):
             return [(target.value, kind)]
@@ -593,7 +602,15 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
         recv = expr_kind(model, expr.value, scope_of, qualnames)
         if recv and recv[0] is Kind.BATCHES:
             return (Kind.BATCH, recv[1])
+        if recv and recv[0] is Kind.PIPELINES:
+            return (Kind.PIPELINE, recv[1])
+    if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
+        items = cstutil.pipeline_items(expr)
+        kinds = [expr_kind(model, item, scope_of, qualnames) for item in items or ()]
+        if kinds and all(k is not None and k[0] is Kind.PIPELINE for k in kinds):
+            return (Kind.PIPELINES, _one_of(k[1] for k in kinds))
     return None
+
 
 
 def lookup(model: ModuleModel, scope, expr: cst.BaseExpression) -> tuple | None:
@@ -610,6 +627,24 @@ def lookup(model: ModuleModel, scope, expr: cst.BaseExpression) -> tuple | None:
         if parent is current:
             return None
         current = parent
+
+
+def own_context(fn) -> bool:
+    """Does the migrated form of ``fn`` create an ``EvalContext`` of its own? Only when some device
+    id other than the defaults (literal 0/None) may arrive: from a call site or a non-literal
+    decorator value (a ``Pipeline`` subclass: the ``device_id`` its ``super().__init__`` passes)."""
+    settings = getattr(fn, "settings", None)
+    if settings is not None:
+        device = settings.get("device_id")
+    elif "device_id" in getattr(fn, "call_site_args", ()):
+        return True
+    else:
+        arg = getattr(fn, "decorator_args", {}).get("device_id")
+        device = arg.value if arg is not None else None
+    if device is None:
+        return False
+    value = cstutil.literal_value(device)
+    return isinstance(value, bool) or value not in (0, None)
 
 
 def _one_of(pipelines) -> object:

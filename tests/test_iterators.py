@@ -56,7 +56,9 @@ def test_iterator_loop_is_rewritten():
 UNSUPPORTED = [
     ("DALIClassificationIterator(pipe)", "without `reader_name`"),
     ("DALIClassificationIterator(pipe, size=13)", "without `reader_name`"),
-    ("DALIClassificationIterator(pipe, reader_name='R', fill_last_batch=False)", "fill_last_batch"),
+    ("DALIClassificationIterator(pipe, reader_name='R', fill_last_batch=FLAG)", "`fill_last_batch` is not `True` or `False`"),
+    ("DALIClassificationIterator(pipe, reader_name='R', last_batch_padded=True)", "`last_batch_padded` other than `False`"),
+    ("DALIClassificationIterator((pipe,), reader_name='R')", "other than as its first argument"),
     ("DALIClassificationIterator(pipe, reader_name='R', last_batch_policy=POLICY)", "not a `LastBatchPolicy`"),
     ("DALIGenericIterator(pipe, reader_name='R')", "no `output_map`"),
 ]
@@ -87,6 +89,23 @@ def test_a_second_run_over_an_unsupported_iterator_changes_nothing(call):
     twice, result = migrate_text(once)
     assert twice == once and not result.changed
     assert once.count("TODO(ndd-migrate):") == 1
+
+
+@pytest.mark.parametrize(
+    "arguments, policy",
+    [
+        ("fill_last_batch=False", '"partial"'),
+        ("fill_last_batch=True, last_batch_policy=LastBatchPolicy.DROP", None),  # the legacy flag wins, as in DALI
+        ("fill_last_batch=False, last_batch_policy=LastBatchPolicy.DROP", '"partial"'),
+        ("fill_last_batch=None, last_batch_policy=LastBatchPolicy.DROP", '"drop"'),
+        ("last_batch_padded=False", None),
+    ],
+)
+def test_legacy_flags_become_the_policy_dali_gives_them(arguments, policy):
+    call = f'DALIClassificationIterator([pipe], reader_name="Reader", {arguments})'
+    out, result = migrate_text(with_iterator(call))
+    expected = 'dali_iterator_epochs(pipe, pipe_meta, ["data", "label"]' + (f", {policy})" if policy else ")")
+    assert expected in out and not any(d.needs_human for d in result.diagnostics), out
 
 
 def test_other_framework_iterators_keep_their_pipeline():
@@ -266,3 +285,79 @@ def test_a_subclass_alone_is_reported_and_other_pipelines_still_migrate():
     out, result = migrate_text(text)
     assert [d.code for d in result.diagnostics if not d.fixed] == ["NDD411"]
     assert "def train_pipe(root, *, batch_size=4):" in out and "loader = next(pipe)" in out
+
+
+MANY = """\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def shard_pipe(root, shard):
+    jpegs, labels = fn.readers.file(file_root=root, num_shards=3, shard_id=shard, name="Reader"{reader})
+    return fn.resize(fn.decoders.image(jpegs), size=[8, 8]), labels
+
+
+{pipes}
+{build}
+loader = DALIGenericIterator({given}, ["data", "label"], reader_name="Reader", last_batch_policy=LastBatchPolicy.{policy})
+for epoch in range(4):
+    for data in loader:
+        SEEN.append((epoch, [d["data"].numpy() for d in data], [d["label"].numpy() for d in data]))
+    loader.reset()
+"""
+
+SHAPES = {
+    "comprehension": ("pipes = [shard_pipe(ROOT, i) for i in range(3)]", "for p in pipes:\n    p.build()", "pipes"),
+    "names": ("p0 = shard_pipe(ROOT, 0)\np1 = shard_pipe(ROOT, 2)", "p0.build()\np1.build()", "[p0, p1]"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_an_iterator_over_several_pipelines_is_rewritten(shape):
+    pipes, build, given = SHAPES[shape]
+    out, result = migrate_text(MANY.format(reader="", pipes=pipes, build=build, given=given, policy="PARTIAL"))
+    expected = {
+        "comprehension": 'dali_iterator_epochs_many(pipes, pipes_meta, ["data", "label"], "partial")',
+        "names": 'dali_iterator_epochs_many([p0, p1], [p0_meta, p1_meta], ["data", "label"], "partial")',
+    }[shape]
+    assert expected in out and "build()" not in out and not any(d.needs_human for d in result.diagnostics), out
+    if shape == "comprehension":
+        assert "pipes_meta, pipes = zip(*[shard_pipe(ROOT, i) for i in range(3)])" in out
+    assert migrate_text(out)[0] == out
+
+
+def test_several_pipelines_with_their_own_device_ids_are_reported():
+    """Each would get its own EvalContext, which DALI's readers keep entered between batches."""
+    pipes = "pipes = [shard_pipe(ROOT, i, device_id=i) for i in range(3)]"
+    text = MANY.format(reader="", pipes=pipes, build="", given="pipes", policy="FILL")
+    out, result = migrate_text(text)
+    found = [d for d in result.diagnostics if d.needs_human]
+    assert [d.code for d in found] == ["NDD008"] and "`EvalContext` of their own" in found[0].message
+    assert "dali_iterator_epochs" not in out
+
+
+MANY_CASES = [
+    (shape, policy, reader)
+    for shape in sorted(SHAPES)
+    for policy in ("FILL", "PARTIAL", "DROP")
+    for reader in ("", ", stick_to_shard=True", ", pad_last_batch=True")
+]
+
+
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize("shape, policy, reader", MANY_CASES)
+def test_same_batches_per_epoch_over_several_pipelines(shape, policy, reader, tmp_path):
+    pytest.importorskip("torch")
+    from fixtures.datasets import make_jpeg
+
+    root = str(make_jpeg(tmp_path))
+    pipes, build, given = SHAPES[shape]
+    original = MANY.format(reader=reader, pipes=pipes, build=build, given=given, policy=policy)
+    migrated, _ = migrate_text(original)
+    assert "dali_iterator_epochs_many" in migrated and "TODO" not in migrated, migrated
+    expected, got = (_run_program(text, root, tmp_path / name) for name, text in (("a", original), ("b", migrated)))
+    assert [(e, [len(x) for x in labels]) for e, _, labels in got] == [(e, [len(x) for x in labels]) for e, _, labels in expected]
+    for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):
+        assert all(a.shape == b.shape and (a == b).all() for a, b in zip(images_a, images_b))
+        assert all((a == b).all() for a, b in zip(labels_a, labels_b))

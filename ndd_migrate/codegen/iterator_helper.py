@@ -60,3 +60,26 @@ def dali_iterator_epochs(stream, meta, output_map, last_batch_policy="fill"):
                 sizes = sizes[-1:] + sizes[:-1]
                 size = -(-max(sizes) // step) * step
 '''
+
+# Several pipelines (one per GPU or shard), as `DALIGenericIterator([pipe, ...], reader_name=...)`:
+# DALI counts the same samples for each (only the shard differs), so each pipeline's epochs end at
+# the same batch and are taken side by side, one dict per pipeline in each batch.
+MANY_NAME = "dali_iterator_epochs_many"
+
+MANY_HELPER = '''
+def dali_iterator_epochs_many(streams, metas, output_map, last_batch_policy="fill"):
+    """Per-epoch iterators over several pipelines, one ``reader.get_metadata()`` in ``metas`` for
+    each: the batches a DALIGenericIterator([pipe, ...], reader_name=...) gave, one dict per pipeline.
+    Written by ndd-migrate (NDD411); run each epoch to its end before taking the next."""
+    loaders = [dali_iterator_epochs(s, m, output_map, last_batch_policy) for s, m in zip(streams, metas)]
+
+    def epoch(parts):
+        while True:
+            batches = [next(part, None) for part in parts]  # every pipeline runs, as in DALI
+            if None in batches:
+                return
+            yield [data for batch in batches for data in batch]
+
+    while True:
+        yield epoch([next(loader) for loader in loaders])
+'''

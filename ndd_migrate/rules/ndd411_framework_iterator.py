@@ -14,8 +14,14 @@ from ndd_migrate.codegen import iterator_helper
 from ndd_migrate.rules.base import RuleImpl
 
 POLICIES = {"FILL": "fill", "PARTIAL": "partial", "DROP": "drop"}
-# Iterator arguments that change nothing in the batches of one pipeline with `reader_name`.
-IGNORED = {"reader_name", "auto_reset", "dynamic_shape", "prepare_first_batch", "output_map", "last_batch_policy"}
+# The legacy `fill_last_batch` flag, as DALI maps it: it replaces `last_batch_policy` when given.
+FILL_LAST_BATCH = {"True": "fill", "False": "partial"}
+# Iterator arguments that change nothing in the batches of one pipeline with `reader_name`
+# (`last_batch_padded=False` is DALI's default; with `reader_name` the reader's metadata decides).
+IGNORED = {
+    "pipelines", "reader_name", "auto_reset", "dynamic_shape", "prepare_first_batch", "output_map",
+    "last_batch_policy", "fill_last_batch", "last_batch_padded",
+}
 
 _BEFORE = (
     "from nvidia.dali import fn, pipeline_def\n"
@@ -137,6 +143,7 @@ class Impl(RuleImpl):
         self.loaders: set[str] = set()
         self.helper_after: set[str] = set()  # names of pipeline functions the helper goes after
         self.subclasses: dict[str, str] = {}  # classes deriving from a DALI iterator → that iterator
+        self.many = None  # the helper over several pipelines, once an iterator over a list needs it
 
     # -- a class deriving from a DALI iterator: reported at the class --------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -150,7 +157,7 @@ class Impl(RuleImpl):
     def claims(self, use):
         """A pipeline given to a PyTorch iterator that this rule rewrites, with every use of the
         iterator: ``for data in loader``, ``loader.reset()``, passing it on."""
-        if use.kind is not Kind.PIPELINE or use.context not in (plan.ARGUMENT, plan.ELEMENT):
+        if use.kind not in (Kind.PIPELINE, Kind.PIPELINES) or use.context not in (plan.ARGUMENT, plan.ELEMENT):
             return None
         call = use.holder if use.context == plan.ARGUMENT else self.ctx.model.parents.get(self.ctx.model.parents.get(use.holder))
         if not isinstance(call, cst.Call):
@@ -161,8 +168,12 @@ class Impl(RuleImpl):
         if dali not in iterators.TORCH_ITERATORS:
             return None
         short = dali.rsplit(".", 1)[-1]
-        if use.context == plan.ELEMENT or iterators.epoch_aware(call, dali) is not use.node:
+        if iterators.epoch_aware(call, dali) is not use.node:
             return f"`{short}` is given the pipeline other than as its first argument"
+        if isinstance(use.node, cst.Tuple):
+            return f"`{short}` takes a list of pipelines, not a tuple"
+        if not all(isinstance(item, cst.Name) for item in iterators.listed(use.node)):
+            return f"`{short}` needs each pipeline of its list bound to a name (`pipe = p(...)`)"
         if not getattr(use.pipeline, "epochs", False):
             return (
                 f"`{short}` needs the epoch-aware shape: one plain `pipe = p(...)` per call site, one reader "
@@ -201,10 +212,15 @@ class Impl(RuleImpl):
         if not isinstance(target, cst.Name):
             return updated
         fn = self.ctx.model.call_sites.get(original.value)
+        value = updated.value
+        if fn is None:  # `pipes = [p(shard_id=i) for i in ...]`: `pipes_meta, pipes = zip(*[...])`
+            sites = iterators.listed_sites(self.ctx.model, original.value)
+            fn = sites[0] if sites and all(f is sites[0] for f in sites) else None
+            value = cst.Call(cst.Name("zip"), [cst.Arg(updated.value, star="*")])
         if fn is not None and fn.epochs and fn.convert:
             meta = cst.Element(cst.Name(iterators.meta_name(target.value)), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
             pair = cst.Tuple([meta, cst.Element(cst.Name(target.value))], lpar=[], rpar=[])
-            return updated.with_changes(targets=[updated.targets[0].with_changes(target=pair)])
+            return updated.with_changes(targets=[updated.targets[0].with_changes(target=pair)], value=value)
         if (
             isinstance(original.value, cst.Call)
             and self.dali_name(original.value.func) in iterators.TORCH_ITERATORS
@@ -224,17 +240,28 @@ class Impl(RuleImpl):
         # The plan converted the pipeline only if this rule claimed the iterator (``claims``);
         # an iterator over a pipeline that stays in pipeline mode keeps working as it is.
         pipe = iterators.epoch_aware(original, dali)
-        fn = self.ctx.converted_kind(pipe, Kind.PIPELINE) if pipe is not None else None
+        fn = self.ctx.converted_kind(pipe, Kind.PIPELINE, Kind.PIPELINES) if pipe is not None else None
         if fn is None or not fn.epochs or self._unsupported(original, dali) or not self.ctx.applies(self.code, original):
             return updated
         self.helper_after.add(fn.node.name.value)
         self.ctx.report(self.code, original, "DALI iterator → per-epoch iterators over the migrated pipeline", fixed=True)
         output_map = _output_map(original, dali)
         policy = self._policy(original)
-        args = [pipe, cst.Name(iterators.meta_name(pipe.value)), output_map]
+        items = iterators.listed(pipe)
+        helper = iterator_helper.NAME
+        if len(items) == 1 and self.ctx.converted_kind(items[0], Kind.PIPELINE) is not None:
+            streams, metas = items[0], cst.Name(iterators.meta_name(items[0].value))  # one pipeline
+        else:  # several: a list display of names, or a name bound to a list
+            helper = self.many = iterator_helper.MANY_NAME
+            if isinstance(pipe, cst.Name):
+                streams, metas = pipe, cst.Name(iterators.meta_name(pipe.value))
+            else:
+                streams = cst.List(_commas([cst.Element(i) for i in items]))
+                metas = cst.List(_commas([cst.Element(cst.Name(iterators.meta_name(i.value))) for i in items]))
+        args = [streams, metas, output_map]
         if policy != "fill":
             args.append(cst.SimpleString(f'"{policy}"'))
-        return cst.Call(cst.Name(iterator_helper.NAME), [cst.Arg(a, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + [cst.Arg(args[-1])])
+        return cst.Call(cst.Name(helper), [cst.Arg(a, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + [cst.Arg(args[-1])])
 
     def _unsupported(self, call: cst.Call, dali: str) -> str | None:
         given = {a.keyword.value for a in call.args if a.keyword is not None}
@@ -246,11 +273,19 @@ class Impl(RuleImpl):
             return f"arguments {sorted(extra) or 'given by position'} are not handled"
         if iterators.TORCH_ITERATORS[dali] is None and _output_map(call, dali) is None:
             return "no `output_map`"
+        padded = cstutil.kwarg(call, "last_batch_padded")
+        if padded is not None and not _is_name(padded.value, "False"):
+            return "`last_batch_padded` other than `False` next to `reader_name` (DALI refuses it)"
         if self._policy(call) is None:
+            if cstutil.kwarg(call, "fill_last_batch") is not None:
+                return "`fill_last_batch` is not `True` or `False`"
             return "the `last_batch_policy` is not a `LastBatchPolicy` member"
         return None
 
     def _policy(self, call: cst.Call) -> str | None:
+        legacy = cstutil.kwarg(call, "fill_last_batch")
+        if legacy is not None and not _is_name(legacy.value, "None"):  # DALI: True → FILL, False → PARTIAL, whatever `last_batch_policy` says
+            return FILL_LAST_BATCH.get(legacy.value.value) if isinstance(legacy.value, cst.Name) else None
         arg = cstutil.kwarg(call, "last_batch_policy")
         if arg is None:
             return "fill"
@@ -307,13 +342,26 @@ class Impl(RuleImpl):
             return updated
         body = list(updated.body)
         index = max(i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef) and s.name.value in self.helper_after)
-        helper = cst.parse_module(iterator_helper.HELPER.lstrip("\n")).body[0]
-        helper = helper.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
-        return updated.with_changes(body=[*body[: index + 1], helper, *body[index + 1 :]])
+        texts = [iterator_helper.HELPER, *([iterator_helper.MANY_HELPER] if self.many else [])]
+        helpers = [
+            cst.parse_module(text.lstrip("\n")).body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+            for text in texts
+        ]
+        return updated.with_changes(body=[*body[: index + 1], *helpers, *body[index + 1 :]])
 
 
 def _is_helper_call(call: cst.Call) -> bool:
-    return isinstance(call.func, cst.Name) and call.func.value == iterator_helper.NAME
+    return isinstance(call.func, cst.Name) and call.func.value in (iterator_helper.NAME, iterator_helper.MANY_NAME)
+
+
+def _commas(nodes: list) -> list:
+    """``nodes`` (list elements) separated by ``, ``."""
+    sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return [n.with_changes(comma=sep) for n in nodes[:-1]] + nodes[-1:]
+
+
+def _is_name(node: cst.BaseExpression, value: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == value
 
 
 def _next(name: cst.Name) -> cst.Call:
