@@ -456,11 +456,14 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         while self._find_factories():
             self._resolve_kinds()
         self._consumed.extend(iterators.subclass_uses(self, original_node, self._calls))  # NDD411
+        self._consumed.extend(iterators.framework_uses(self, self._calls))  # NDD411
         for call, about, expr, advice in self._consumed:
             found = expr_kind(self.model, expr, self._scope_of, self._qualnames)
-            if found and found[0] is Kind.PIPELINE:
+            if found and found[0] in (Kind.PIPELINE, Kind.PIPELINES):
                 members = found[1].members if isinstance(found[1], PipelineGroup) else (found[1],)
                 for fn in members:
+                    if about == constructs.FRAMEWORK_ITERATOR and any(p.about == about for p in fn.problems):
+                        continue  # one is enough: it stays in pipeline mode for that framework
                     if isinstance(fn, PipelineFunction):  # not one another module defines
                         fn.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
         self._find_foreign_pipelines()

@@ -37,6 +37,8 @@ OTHER_ITERATORS = {
     for cls in classes
 }
 METADATA_METHODS = ("epoch_size", "reader_meta")
+# The frameworks of OTHER_ITERATORS as their users know them.
+FRAMEWORKS = {"jax": "JAX", "paddle": "PaddlePaddle", "mxnet": "MXNet", "tf": "TensorFlow"}
 
 
 def meta_name(pipe: str) -> str:
@@ -184,6 +186,32 @@ def subclass_uses(resolver, module: cst.Module, calls) -> list[tuple]:
         for arg in call.args:
             values = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else (arg,)
             uses.extend((call, constructs.ITERATOR_SUBCLASS, value.value, advice) for value in values)
+    return uses
+
+
+def framework_uses(resolver, calls) -> list[tuple]:
+    """The pipelines given to an iterator of another framework (MXNet, PaddlePaddle, JAX,
+    TensorFlow), as uses that keep them in pipeline mode (``(call, code, expression, (message,
+    hint))``, see :mod:`ndd_migrate.manual_uses`): dynamic mode converts its batches for PyTorch
+    only (``.torch()``), and has no iterator for these frameworks.
+
+    ``calls`` are the analysis' ``(call, qualified name)``s; ``resolver`` resolves DALI names."""
+    uses = []
+    for call in {id(call): call for call, _ in calls}.values():
+        dali = names.dali_name(resolver, call.func)
+        framework = FRAMEWORKS.get(dali.split(".")[3]) if dali in OTHER_ITERATORS else None
+        if framework is None or not call.args:
+            continue
+        short = dali.rsplit(".", 1)[-1]
+        given = call.args[0].value if call.args[0].keyword is None and not call.args[0].star else None
+        given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipelines"), given)
+        advice = (
+            f"its pipeline feeds {framework}'s `{short}`, which has no dynamic-mode form",
+            f"keep it in pipeline mode for {framework}: dynamic mode hands out batches for PyTorch only "
+            f"(`.torch()`); or iterate the migrated generator yourself and convert each batch for {framework} "
+            "(e.g. through DLPack), ending each epoch at `reader.get_metadata()['epoch_size']`",
+        )
+        uses.extend((call, constructs.FRAMEWORK_ITERATOR, item, advice) for item in listed(given) if given is not None)
     return uses
 
 

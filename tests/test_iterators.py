@@ -58,7 +58,7 @@ UNSUPPORTED = [
     ("DALIClassificationIterator(pipe, size=13)", "without `reader_name`"),
     ("DALIClassificationIterator(pipe, reader_name='R', fill_last_batch=FLAG)", "`fill_last_batch` is not `True` or `False`"),
     ("DALIClassificationIterator(pipe, reader_name='R', last_batch_padded=True)", "`last_batch_padded` other than `False`"),
-    ("DALIClassificationIterator((pipe,), reader_name='R')", "other than as its first argument"),
+    ("DALIClassificationIterator((pipe,), reader_name='R')", "takes a list of pipelines, not a tuple"),
     ("DALIClassificationIterator(pipe, reader_name='R', last_batch_policy=POLICY)", "not a `LastBatchPolicy`"),
     ("DALIGenericIterator(pipe, reader_name='R')", "no `output_map`"),
 ]
@@ -108,22 +108,66 @@ def test_legacy_flags_become_the_policy_dali_gives_them(arguments, policy):
     assert expected in out and not any(d.needs_human for d in result.diagnostics), out
 
 
-def test_other_framework_iterators_keep_their_pipeline():
+FRAMEWORK = """\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.{plugin} import {cls}
+
+
+@pipeline_def(batch_size=2)
+def make(shard):
+    (x,) = fn.readers.numpy(file_root='/d', name='R', shard_id=shard, num_shards=2)
+    return x
+
+
+{pipes}
+it = {cls}({given}, ['x'], reader_name='R')
+"""
+
+
+@pytest.mark.parametrize(
+    "plugin, cls, framework",
+    [("jax", "DALIGenericIterator", "JAX"), ("mxnet", "DALIClassificationIterator", "MXNet"),
+     ("paddle", "DALIGenericIterator", "PaddlePaddle")],
+)
+@pytest.mark.parametrize(
+    "pipes, given",
+    [("", "make(0)"), ("pipe = make(0)", "[pipe]"), ("pipes = [make(i) for i in range(2)]", "pipes")],
+)
+def test_other_framework_iterators_keep_their_pipeline(plugin, cls, framework, pipes, given):
+    """One finding, at the iterator: the pipeline is kept in pipeline mode for that framework."""
+    text = FRAMEWORK.format(plugin=plugin, cls=cls, pipes=pipes, given=given)
+    out, result = migrate_text(text)
+    found = [d for d in result.diagnostics if d.needs_human]
+    assert [d.code for d in found] == ["NDD411"], found
+    assert f"kept in pipeline mode: its pipeline feeds {framework}'s `{cls}`" in found[0].message
+    assert "@pipeline_def" in out and out.count("TODO(ndd-migrate)") == 1
+    unknown = f"from nvidia.dali.plugin.{plugin} import {cls}\n\nit = {cls}(make(), ['x'], reader_name='R')\n"
+    assert migrate_text(unknown)[0] == unknown  # a pipeline this run does not convert: nothing to do
+
+
+def test_a_pipeline_class_with_len_given_to_paddle_is_kept_with_one_finding():
+    """`__len__` alone would block the class (NDD401); the Paddle iterator is why it stays."""
     text = (
-        "from nvidia.dali import fn, pipeline_def\n"
-        "from nvidia.dali.plugin.jax import DALIGenericIterator\n\n\n"
-        "@pipeline_def(batch_size=2)\n"
-        "def make():\n"
-        "    (x,) = fn.readers.numpy(file_root='/d', name='R')\n"
-        "    return x\n\n\n"
-        "it = DALIGenericIterator(make(), ['x'], reader_name='R')\n"
+        "from nvidia.dali import ops\n"
+        "from nvidia.dali.pipeline import Pipeline\n"
+        "from nvidia.dali.plugin.paddle import DALIClassificationIterator\n\n\n"
+        "class Train(Pipeline):\n"
+        "    def __init__(self):\n"
+        "        super().__init__(4, 1, 0)\n"
+        "        self.input = ops.readers.File(file_root='/d', name='R')\n\n"
+        "    def define_graph(self):\n"
+        "        jpegs, labels = self.input()\n"
+        "        return jpegs, labels\n\n"
+        "    def __len__(self):\n"
+        "        return 8\n\n\n"
+        "pipe = Train()\n"
+        "pipe.build()\n"
+        "loader = DALIClassificationIterator(pipe, size=len(pipe))\n"
     )
     out, result = migrate_text(text)
     found = [d for d in result.diagnostics if d.needs_human]
-    assert [d.code for d in found] == ["NDD008"] and "`DALIGenericIterator` of `jax` has no dynamic-mode form" in found[0].hint
-    assert "@pipeline_def" in out
-    unknown = "from nvidia.dali.plugin.jax import DALIGenericIterator\n\nit = DALIGenericIterator(make(), ['x'], reader_name='R')\n"
-    assert migrate_text(unknown)[0] == unknown  # a pipeline this run does not convert: nothing to do
+    assert [d.code for d in found] == ["NDD411"] and "PaddlePaddle's `DALIClassificationIterator`" in found[0].message
+    assert "class Train(Pipeline)" in out and out.count("TODO(ndd-migrate)") == 1
 
 
 def test_pipeline_without_iterator_keeps_the_generator_shape():

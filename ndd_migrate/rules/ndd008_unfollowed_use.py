@@ -265,6 +265,11 @@ def _subject(use: plan.Use) -> str:
 
 
 def _argument_hint(use: plan.Use, callee: str) -> str:
+    if use.kind is Kind.PIPELINES:
+        return (
+            f"make `{callee}()` take what the migrated pipelines give (generators: `next(pipe)` gives one "
+            "batch tuple), or migrate this use by hand"
+        )
     if use.kind is Kind.PIPELINE:
         return (
             f"make `{callee}()` take what the migrated pipeline gives (a generator: `next(pipe)` gives one "

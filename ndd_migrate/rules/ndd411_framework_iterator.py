@@ -85,9 +85,15 @@ RULE = Rule(
         "gave, trimmed (PARTIAL), dropped (DROP) or carried over (FILL) at the epoch end with the reader's "
         "metadata, shards moving as in DALI. The pipeline call becomes `pipe_meta, pipe = p(...)` "
         "(docs/target-shape.md, \"Framework iterators\"); `for data in loader` becomes "
-        "`for data in next(loader)` and `loader.reset()` goes. Iterators without `reader_name`, with "
-        "`size=`, over several pipelines, other uses of the iterator (`len(loader)`) and the iterators "
-        "of the other plugins (tf, jax, paddle, mxnet, `DALIRaggedIterator`) are reported. A class "
+        "`for data in next(loader)` and `loader.reset()` goes. The legacy `fill_last_batch=True/False` "
+        "becomes FILL/PARTIAL as DALI maps it (over `last_batch_policy`), `last_batch_padded=False` "
+        "goes, `[pipe]` is the pipeline itself, `pipelines=` is read as the first argument. Over several "
+        "pipelines (`[p0, p1]`, or `pipes = [p(shard_id=i) for i in ...]`, which becomes "
+        "`pipes_meta, pipes = zip(*[...])`) it becomes `dali_iterator_epochs_many(pipes, pipes_meta, ...)`: "
+        "one dict per pipeline in each batch, as DALI gave them. Iterators without `reader_name` "
+        "(`size=`), other uses of the iterator (`len(loader)`) and `DALIRaggedIterator` are reported; "
+        "a pipeline given to the iterators of JAX, PaddlePaddle, MXNet or TensorFlow is kept in "
+        "pipeline mode with one finding (dynamic mode converts batches for PyTorch only). A class "
         "deriving from a DALI iterator (any alias, also through another such class) is reported at the "
         "class, and the pipelines given to it are not migrated: its base class runs a `Pipeline`."
     ),
@@ -136,7 +142,7 @@ RULE = Rule(
 
 class Impl(RuleImpl):
     rule = RULE
-    reports = (constructs.ITERATOR_SUBCLASS,)
+    reports = (constructs.ITERATOR_SUBCLASS, constructs.FRAMEWORK_ITERATOR)
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
