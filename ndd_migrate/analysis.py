@@ -408,7 +408,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                     fn.random_calls.append(node)
         for qual in self._qualnames(node.func):
             self._calls.append((node, qual))
-        epoch_use = iterators.epoch_aware(node, names.dali_name(self, node.func)) or iterators.metadata_receiver(node)
+        by_reader = cstutil.kwarg(node, "reader_name") is not None  # `size=` alone needs no metadata
+        epoch_use = (by_reader and iterators.epoch_aware(node, names.dali_name(self, node.func))) or iterators.metadata_receiver(node)
         if epoch_use is not None:
             self._epoch_uses.append(epoch_use)
         func = node.func

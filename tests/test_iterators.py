@@ -55,7 +55,9 @@ def test_iterator_loop_is_rewritten():
 
 UNSUPPORTED = [
     ("DALIClassificationIterator(pipe)", "without `reader_name`"),
-    ("DALIClassificationIterator(pipe, size=13)", "without `reader_name`"),
+    ("DALIClassificationIterator(pipe, size=-1)", "`size` is not a number of samples"),
+    ("DALIClassificationIterator(pipe, size=13, reader_name='R')", "`size` next to `reader_name`"),
+    ("DALIClassificationIterator(pipe, size=13, last_batch_padded=PADDED)", "`last_batch_padded` is not `True` or `False`"),
     ("DALIClassificationIterator(pipe, reader_name='R', fill_last_batch=FLAG)", "`fill_last_batch` is not `True` or `False`"),
     ("DALIClassificationIterator(pipe, reader_name='R', last_batch_padded=True)", "`last_batch_padded` other than `False`"),
     ("DALIClassificationIterator((pipe,), reader_name='R')", "takes a list of pipelines, not a tuple"),
@@ -400,6 +402,64 @@ def test_same_batches_per_epoch_over_several_pipelines(shape, policy, reader, tm
     original = MANY.format(reader=reader, pipes=pipes, build=build, given=given, policy=policy)
     migrated, _ = migrate_text(original)
     assert "dali_iterator_epochs_many" in migrated and "TODO" not in migrated, migrated
+    expected, got = (_run_program(text, root, tmp_path / name) for name, text in (("a", original), ("b", migrated)))
+    assert [(e, [len(x) for x in labels]) for e, _, labels in got] == [(e, [len(x) for x in labels]) for e, _, labels in expected]
+    for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):
+        assert all(a.shape == b.shape and (a == b).all() for a, b in zip(images_a, images_b))
+        assert all((a == b).all() for a, b in zip(labels_a, labels_b))
+
+
+SIZED = """\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
+
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=None)
+def train_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root{reader})
+    return fn.resize(fn.decoders.image(jpegs), size=[8, 8]), labels
+
+
+{pipes}
+loader = DALIGenericIterator({given}, ["data", "label"], size={size}{arguments})
+for epoch in range(4):
+    for data in loader:
+        SEEN.append((epoch, [d["data"].numpy() for d in data], [d["label"].numpy() for d in data]))
+    loader.reset()
+"""
+
+SIZED_CASES = [
+    (given, size, arguments)
+    for given in ("pipe", "pipes")
+    for size in (10, 21)
+    for arguments in ("", ", last_batch_policy=LastBatchPolicy.PARTIAL", ", last_batch_policy=LastBatchPolicy.DROP",
+                      ", fill_last_batch=False, last_batch_padded=True", ", last_batch_padded=True")
+]
+
+
+def sized_source(given, size, arguments, reader=""):
+    pipes = "pipe = train_pipe(ROOT)" if given == "pipe" else "pipes = [train_pipe(ROOT, seed=7) for _ in range(2)]"
+    return SIZED.format(reader=reader, pipes=pipes, given=given, size=size, arguments=arguments)
+
+
+def test_an_iterator_with_size_and_no_reader_name_is_rewritten():
+    out, result = migrate_text(sized_source("pipe", 10, ", last_batch_padded=True"))
+    assert 'loader = dali_iterator_sized_epochs([pipe], 10, ["data", "label"], "fill", True)' in out
+    assert "pipe = train_pipe(ROOT)\n" in out and "pipe_meta" not in out  # no reader metadata needed
+    assert "def dali_iterator_epochs(" not in out and not any(d.needs_human for d in result.diagnostics)
+    assert migrate_text(out)[0] == out
+
+
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize("given, size, arguments", SIZED_CASES)
+def test_same_batches_per_epoch_with_size(given, size, arguments, tmp_path):
+    pytest.importorskip("torch")
+    from fixtures.datasets import make_jpeg
+
+    root = str(make_jpeg(tmp_path))
+    original = sized_source(given, size, arguments, reader=", random_shuffle=True, seed=3")
+    migrated, _ = migrate_text(original)
+    assert "dali_iterator_sized_epochs" in migrated and "TODO" not in migrated, migrated
     expected, got = (_run_program(text, root, tmp_path / name) for name, text in (("a", original), ("b", migrated)))
     assert [(e, [len(x) for x in labels]) for e, _, labels in got] == [(e, [len(x) for x in labels]) for e, _, labels in expected]
     for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):

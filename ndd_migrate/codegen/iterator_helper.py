@@ -83,3 +83,35 @@ def dali_iterator_epochs_many(streams, metas, output_map, last_batch_policy="fil
     while True:
         yield epoch([next(loader) for loader in loaders])
 '''
+
+# `DALIGenericIterator(pipe, size=n)` without `reader_name`: DALI counts `n` samples per epoch over
+# all its pipelines together, with no shards; FILL carries the samples read past `n` into the next
+# epoch unless the reader pads (`last_batch_padded`).
+SIZED_NAME = "dali_iterator_sized_epochs"
+
+SIZED_HELPER = '''
+def dali_iterator_sized_epochs(streams, size, output_map, last_batch_policy="fill", last_batch_padded=False):
+    """Per-epoch iterators over ``streams`` (one per pipeline) giving ``[{name: torch tensor}]`` per
+    batch: the batches a DALIGenericIterator(size=size) without ``reader_name`` gave. Written by
+    ndd-migrate (NDD411) after DALI's iterator; run each epoch to its end before taking the next."""
+    counter = 0
+
+    def epoch():
+        nonlocal counter
+        while counter < size:
+            batches = [next(stream) for stream in streams]
+            step = batches[0][0].batch_size
+            counter += len(streams) * step
+            if last_batch_policy == "drop" and counter > size:
+                return
+            data = [{name: out.torch() for name, out in zip(output_map, batch)} for batch in batches]
+            if last_batch_policy == "partial" and counter > size:
+                left = len(streams) * step - (counter - size)  # the samples left in this epoch
+                data = data[: -(-left // step)]
+                data[-1] = {name: tensor[: left % step or step] for name, tensor in data[-1].items()}
+            yield data
+
+    while True:
+        yield epoch()
+        counter = counter % size if last_batch_policy == "fill" and not last_batch_padded else 0
+'''

@@ -20,7 +20,7 @@ FILL_LAST_BATCH = {"True": "fill", "False": "partial"}
 # (`last_batch_padded=False` is DALI's default; with `reader_name` the reader's metadata decides).
 IGNORED = {
     "pipelines", "reader_name", "auto_reset", "dynamic_shape", "prepare_first_batch", "output_map",
-    "last_batch_policy", "fill_last_batch", "last_batch_padded",
+    "last_batch_policy", "fill_last_batch", "last_batch_padded", "size",
 }
 
 _BEFORE = (
@@ -90,8 +90,10 @@ RULE = Rule(
         "goes, `[pipe]` is the pipeline itself, `pipelines=` is read as the first argument. Over several "
         "pipelines (`[p0, p1]`, or `pipes = [p(shard_id=i) for i in ...]`, which becomes "
         "`pipes_meta, pipes = zip(*[...])`) it becomes `dali_iterator_epochs_many(pipes, pipes_meta, ...)`: "
-        "one dict per pipeline in each batch, as DALI gave them. Iterators without `reader_name` "
-        "(`size=`), other uses of the iterator (`len(loader)`) and `DALIRaggedIterator` are reported; "
+        "one dict per pipeline in each batch, as DALI gave them. `size=n` without `reader_name` becomes "
+        "`dali_iterator_sized_epochs([pipe], n, output_map, policy)`, `n` samples per epoch over all "
+        "pipelines as DALI counted them. Iterators with neither, other uses of the iterator "
+        "(`len(loader)`) and `DALIRaggedIterator` are reported; "
         "a pipeline given to the iterators of JAX, PaddlePaddle, MXNet or TensorFlow is kept in "
         "pipeline mode with one finding (dynamic mode converts batches for PyTorch only). A class "
         "deriving from a DALI iterator (any alias, also through another such class) is reported at the "
@@ -150,6 +152,8 @@ class Impl(RuleImpl):
         self.helper_after: set[str] = set()  # names of pipeline functions the helper goes after
         self.subclasses: dict[str, str] = {}  # classes deriving from a DALI iterator → that iterator
         self.many = None  # the helper over several pipelines, once an iterator over a list needs it
+        self.sized = None  # the helper for `size=` without `reader_name`, once an iterator needs it
+        self.epochs_helper = False  # the helper that cuts epochs with the reader's metadata
 
     # -- a class deriving from a DALI iterator: reported at the class --------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -180,7 +184,7 @@ class Impl(RuleImpl):
             return f"`{short}` takes a list of pipelines, not a tuple"
         if not all(isinstance(item, cst.Name) for item in iterators.listed(use.node)):
             return f"`{short}` needs each pipeline of its list bound to a name (`pipe = p(...)`)"
-        if not getattr(use.pipeline, "epochs", False):
+        if not getattr(use.pipeline, "epochs", False) and cstutil.kwarg(call, "reader_name") is not None:
             return (
                 f"`{short}` needs the epoch-aware shape: one plain `pipe = p(...)` per call site, one reader "
                 "and the batch size in the module"
@@ -247,12 +251,16 @@ class Impl(RuleImpl):
         # an iterator over a pipeline that stays in pipeline mode keeps working as it is.
         pipe = iterators.epoch_aware(original, dali)
         fn = self.ctx.converted_kind(pipe, Kind.PIPELINE, Kind.PIPELINES) if pipe is not None else None
-        if fn is None or not fn.epochs or self._unsupported(original, dali) or not self.ctx.applies(self.code, original):
+        sized = cstutil.kwarg(original, "size")
+        if fn is None or not (fn.epochs or sized) or self._unsupported(original, dali) or not self.ctx.applies(self.code, original):
             return updated
         self.helper_after.add(fn.node.name.value)
         self.ctx.report(self.code, original, "DALI iterator → per-epoch iterators over the migrated pipeline", fixed=True)
         output_map = _output_map(original, dali)
         policy = self._policy(original)
+        if sized is not None:
+            return self._sized(pipe, sized.value, output_map, policy, cstutil.kwarg(original, "last_batch_padded"))
+        self.epochs_helper = True
         items = iterators.listed(pipe)
         helper = iterator_helper.NAME
         if len(items) == 1 and self.ctx.converted_kind(items[0], Kind.PIPELINE) is not None:
@@ -269,18 +277,38 @@ class Impl(RuleImpl):
             args.append(cst.SimpleString(f'"{policy}"'))
         return cst.Call(cst.Name(helper), [cst.Arg(a, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + [cst.Arg(args[-1])])
 
+    def _sized(self, pipe, size, output_map, policy, padded) -> cst.Call:
+        """``dali_iterator_sized_epochs([pipe], size, output_map, policy[, last_batch_padded])``."""
+        self.sized = iterator_helper.SIZED_NAME
+        streams = pipe if isinstance(pipe, (cst.List, cst.Name)) and self.ctx.converted_kind(pipe, Kind.PIPELINES) else cst.List([cst.Element(pipe)])
+        args = [streams, size, output_map]
+        if policy != "fill" or padded is not None:
+            args.append(cst.SimpleString(f'"{policy}"'))
+        if padded is not None:
+            args.append(padded.value)
+        sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        return cst.Call(cst.Name(self.sized), [cst.Arg(a, comma=sep) for a in args[:-1]] + [cst.Arg(args[-1])])
+
     def _unsupported(self, call: cst.Call, dali: str) -> str | None:
         given = {a.keyword.value for a in call.args if a.keyword is not None}
         positional = sum(a.keyword is None for a in call.args)
         if "reader_name" not in given:
-            return "without `reader_name` the epoch length is not the reader's"
+            if "size" not in given:
+                return "without `reader_name` or `size=` the epoch ends where the pipeline stops, and a migrated one never does"
+            value = cstutil.literal_value(cstutil.kwarg(call, "size").value)
+            if isinstance(value, (int, float)) and value <= 0:
+                return "`size` is not a number of samples"
+        elif "size" in given:
+            return "`size` next to `reader_name` (DALI refuses it)"
         extra = given - IGNORED
         if extra or positional > (1 if iterators.TORCH_ITERATORS[dali] else 2):
             return f"arguments {sorted(extra) or 'given by position'} are not handled"
         if iterators.TORCH_ITERATORS[dali] is None and _output_map(call, dali) is None:
             return "no `output_map`"
         padded = cstutil.kwarg(call, "last_batch_padded")
-        if padded is not None and not _is_name(padded.value, "False"):
+        if padded is not None and "size" in given and not (_is_name(padded.value, "True") or _is_name(padded.value, "False")):
+            return "`last_batch_padded` is not `True` or `False`"
+        if padded is not None and "size" not in given and not _is_name(padded.value, "False"):
             return "`last_batch_padded` other than `False` next to `reader_name` (DALI refuses it)"
         if self._policy(call) is None:
             if cstutil.kwarg(call, "fill_last_batch") is not None:
@@ -348,7 +376,11 @@ class Impl(RuleImpl):
             return updated
         body = list(updated.body)
         index = max(i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef) and s.name.value in self.helper_after)
-        texts = [iterator_helper.HELPER, *([iterator_helper.MANY_HELPER] if self.many else [])]
+        texts = [
+            *([iterator_helper.HELPER] if self.epochs_helper else []),
+            *([iterator_helper.MANY_HELPER] if self.many else []),
+            *([iterator_helper.SIZED_HELPER] if self.sized else []),
+        ]
         helpers = [
             cst.parse_module(text.lstrip("\n")).body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
             for text in texts
@@ -357,7 +389,8 @@ class Impl(RuleImpl):
 
 
 def _is_helper_call(call: cst.Call) -> bool:
-    return isinstance(call.func, cst.Name) and call.func.value in (iterator_helper.NAME, iterator_helper.MANY_NAME)
+    names = (iterator_helper.NAME, iterator_helper.MANY_NAME, iterator_helper.SIZED_NAME)
+    return isinstance(call.func, cst.Name) and call.func.value in names
 
 
 def _commas(nodes: list) -> list:
