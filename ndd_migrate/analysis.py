@@ -24,6 +24,7 @@ class Kind(enum.Enum):
     PIPELINE = "pipeline"  # what a @pipeline_def function returns
     BATCHES = "batches"  # what pipe.run() returns: one TensorList per output
     BATCH = "batch"  # one output of pipe.run()
+    PIPELINES = "pipelines"  # a list or tuple of pipeline objects (`[p(shard_id=i) for i in ...]`)
 
 
 @dataclass
@@ -415,7 +416,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                     fn.random_calls.append(node)
         for qual in self._qualnames(node.func):
             self._calls.append((node, qual))
-        epoch_use = iterators.epoch_aware(node, names.dali_name(self, node.func)) or iterators.metadata_receiver(node)
+        by_reader = cstutil.kwarg(node, "reader_name") is not None  # `size=` alone needs no metadata
+        epoch_use = (by_reader and iterators.epoch_aware(node, names.dali_name(self, node.func))) or iterators.metadata_receiver(node)
         if epoch_use is not None:
             self._epoch_uses.append(epoch_use)
         func = node.func
@@ -449,6 +451,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     def visit_For(self, node: cst.For) -> None:
         record_binding(node, self.model.bindings)
+        self._assigns.append((self.get_metadata(ScopeProvider, node.target, None), node.target, node))
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._assigns.append((self.get_metadata(ScopeProvider, node.target, None), node.target, node))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         record_binding(node, self.model.bindings)
@@ -474,11 +480,14 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         while self._find_factories():
             self._resolve_kinds()
         self._consumed.extend(iterators.subclass_uses(self, original_node, self._calls))  # NDD411
+        self._consumed.extend(iterators.framework_uses(self, self._calls))  # NDD411
         for call, about, expr, advice in self._consumed:
             found = expr_kind(self.model, expr, self._scope_of, self._qualnames)
-            if found and found[0] is Kind.PIPELINE:
+            if found and found[0] in (Kind.PIPELINE, Kind.PIPELINES):
                 members = found[1].members if isinstance(found[1], PipelineGroup) else (found[1],)
                 for fn in members:
+                    if about == constructs.FRAMEWORK_ITERATOR and any(p.about == about for p in fn.problems):
+                        continue  # one is enough: it stays in pipeline mode for that framework
                     if isinstance(fn, PipelineFunction):  # not one another module defines
                         fn.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
         self._find_foreign_pipelines()
@@ -577,6 +586,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 self.model.kinds.pop((scope, name), None)
 
     def _value_kinds(self, scope, target, value) -> list[tuple[str, tuple | None]]:
+        if isinstance(value, (cst.For, cst.CompFor)):  # `for p in pipes`: each item of a list of pipelines
+            found = expr_kind(self.model, value.iter, self._scope_of, self._qualnames)
+            item = (Kind.PIPELINE, found[1]) if found and found[0] is Kind.PIPELINES else None
+            return [(target.value, item)] if isinstance(target, cst.Name) else []
         kind = expr_kind(self.model, value, lambda name: scope, self._qualnames)
         if isinstance(target, cst.Name):
             return [(target.value, kind)]
@@ -616,7 +629,15 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
         recv = expr_kind(model, expr.value, scope_of, qualnames)
         if recv and recv[0] is Kind.BATCHES:
             return (Kind.BATCH, recv[1])
+        if recv and recv[0] is Kind.PIPELINES:
+            return (Kind.PIPELINE, recv[1])
+    if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
+        items = cstutil.pipeline_items(expr)
+        kinds = [expr_kind(model, item, scope_of, qualnames) for item in items or ()]
+        if kinds and all(k is not None and k[0] is Kind.PIPELINE for k in kinds):
+            return (Kind.PIPELINES, _one_of(k[1] for k in kinds))
     return None
+
 
 
 def lookup(model: ModuleModel, scope, expr: cst.BaseExpression) -> tuple | None:
@@ -633,6 +654,24 @@ def lookup(model: ModuleModel, scope, expr: cst.BaseExpression) -> tuple | None:
         if parent is current:
             return None
         current = parent
+
+
+def own_context(fn) -> bool:
+    """Does the migrated form of ``fn`` create an ``EvalContext`` of its own? Only when some device
+    id other than the defaults (literal 0/None) may arrive: from a call site or a non-literal
+    decorator value (a ``Pipeline`` subclass: the ``device_id`` its ``super().__init__`` passes)."""
+    settings = getattr(fn, "settings", None)
+    if settings is not None:
+        device = settings.get("device_id")
+    elif "device_id" in getattr(fn, "call_site_args", ()):
+        return True
+    else:
+        arg = getattr(fn, "decorator_args", {}).get("device_id")
+        device = arg.value if arg is not None else None
+    if device is None:
+        return False
+    value = cstutil.literal_value(device)
+    return isinstance(value, bool) or value not in (0, None)
 
 
 def _one_of(pipelines) -> object:

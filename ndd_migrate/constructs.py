@@ -17,6 +17,7 @@ ITERATOR_SUBCLASS = "iterator subclass"  # given to a class deriving from a DALI
 SERIALIZED = "serialized"  # `pipe.serialize()`, `serialize_pipeline(pipe)`
 AUTOSERIALIZED = "autoserialized"  # `@autoserialize` (Triton)
 TF_DATASET = "tf dataset"  # TensorFlow's `DALIDataset(pipeline=pipe)`
+FRAMEWORK_ITERATOR = "framework iterator"  # given to an iterator of another framework (MXNet, Paddle, JAX, TF)
 
 #: Constructs that keep a pipeline in pipeline mode on purpose (not a gap of the migration).
-KEEPING = frozenset({SERIALIZED, AUTOSERIALIZED, TF_DATASET})
+KEEPING = frozenset({SERIALIZED, AUTOSERIALIZED, TF_DATASET, FRAMEWORK_ITERATOR})

@@ -165,3 +165,13 @@ def assigned_call(stmt: cst.CSTNode) -> cst.Call | None:
     ):
         return stmt.body[0].value
     return None
+
+
+def pipeline_items(expr: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The expressions that give the items of a list or tuple display (no ``*starred`` item) or of
+    a list comprehension (its element), or None."""
+    if isinstance(expr, cst.ListComp):
+        return [expr.elt]
+    if isinstance(expr, (cst.List, cst.Tuple)) and all(isinstance(e, cst.Element) for e in expr.elements):
+        return [e.value for e in expr.elements]
+    return None

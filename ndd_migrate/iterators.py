@@ -17,6 +17,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate import constructs, names
+from ndd_migrate.cstutil import pipeline_items
 
 # Rewritten (NDD411): the PyTorch iterators, whose batches ``.torch()`` reproduces.
 TORCH_ITERATORS = {
@@ -38,6 +39,8 @@ OTHER_ITERATORS = {
     for cls in classes
 }
 METADATA_METHODS = ("epoch_size", "reader_meta")
+# The frameworks of OTHER_ITERATORS as their users know them.
+FRAMEWORKS = {"jax": "JAX", "paddle": "PaddlePaddle", "mxnet": "MXNet", "tf": "TensorFlow"}
 
 
 def meta_name(pipe: str) -> str:
@@ -46,10 +49,20 @@ def meta_name(pipe: str) -> str:
 
 
 def epoch_aware(call: cst.Call, dali: str | None) -> cst.BaseExpression | None:
-    """The pipeline expression of an iterator call that may get the epoch-aware shape."""
-    if dali in TORCH_ITERATORS and call.args and call.args[0].keyword is None:
+    """The pipeline expression of an iterator call that may get the epoch-aware shape: its first
+    argument, or ``pipelines=`` (a pipeline, or a list of them)."""
+    if dali not in TORCH_ITERATORS or not call.args:
+        return None
+    if call.args[0].keyword is None and not call.args[0].star:
         return call.args[0].value
-    return None
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipelines"), None)
+
+
+def listed(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The pipelines an iterator is given: the items of a list display (``[pipe]``), or ``expr``."""
+    if isinstance(expr, cst.List) and all(isinstance(e, cst.Element) for e in expr.elements):
+        return [e.value for e in expr.elements]
+    return [expr]
 
 
 def metadata_receiver(node: cst.Call) -> cst.BaseExpression | None:
@@ -60,9 +73,14 @@ def metadata_receiver(node: cst.Call) -> cst.BaseExpression | None:
     return None
 
 
-def plain_call_sites(model, assigns) -> set:
-    """Pipeline functions all of whose call sites are ``name = f(...)`` statements."""
-    plain = {id(value) for _, target, value in assigns if isinstance(target, cst.Name)}
+def plain_call_sites(model, assigns, lists: bool = False) -> set:
+    """Pipeline functions all of whose call sites are ``name = f(...)`` statements, or with
+    ``lists``, items of a list bound to a name (``pipes = [f(shard_id=i) for i in ...]``)."""
+    plain = set()
+    for _, target, value in assigns:
+        if isinstance(target, cst.Name) and isinstance(value, cst.BaseExpression):
+            items = pipeline_items(value) if lists and isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) else None
+            plain.update(map(id, [value, *(items or ())]))
     out = set()
     for fn in model.pipelines.values():
         sites = [call for call, f in model.call_sites.items() if f is fn]
@@ -71,19 +89,29 @@ def plain_call_sites(model, assigns) -> set:
     return out
 
 
+def listed_sites(model, value: cst.BaseExpression) -> list | None:
+    """The pipeline functions of the items of a list of call sites bound to a name, or None."""
+    items = pipeline_items(value) if isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) else None
+    if not items or not all(item in model.call_sites for item in items):
+        return None
+    return [model.call_sites[item] for item in items]
+
+
 def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
     """Set ``fn.epochs`` for the pipeline functions that ``uses`` (iterator arguments, receivers of
     ``epoch_size``/``reader_meta``) show to need the reader's metadata, when every use is a name
-    bound directly by a call site, and the function has a reader and plain call sites only."""
+    bound directly by a call site (or by a list of them), and the function has a reader and plain
+    call sites only."""
     model = analyzer.model
-    direct = {
-        (scope, target.value): model.call_sites[value]
-        for scope, target, value in analyzer._assigns
-        if isinstance(target, cst.Name) and value in model.call_sites
-    }
-    plain = plain_call_sites(model, analyzer._assigns)
+    direct = {}
+    for scope, target, value in analyzer._assigns:
+        if isinstance(target, cst.Name) and isinstance(value, cst.BaseExpression):
+            sites = [model.call_sites[value]] if value in model.call_sites else listed_sites(model, value)
+            if sites and len(set(sites)) == 1:
+                direct[(scope, target.value)] = sites[0]
+    plain = plain_call_sites(model, analyzer._assigns, lists=True)
     factories = set(map(id, model.factories.values()))
-    for expr in uses:
+    for expr in (item for use in uses for item in listed(use)):
         fn = _bound_pipeline(analyzer, direct, expr)
         if fn is not None and fn in plain and fn.reader_index is not None and fn.given("batch_size") and id(fn) not in factories:
             fn.epochs = True
@@ -160,6 +188,32 @@ def subclass_uses(resolver, module: cst.Module, calls) -> list[tuple]:
         for arg in call.args:
             values = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else (arg,)
             uses.extend((call, constructs.ITERATOR_SUBCLASS, value.value, advice) for value in values)
+    return uses
+
+
+def framework_uses(resolver, calls) -> list[tuple]:
+    """The pipelines given to an iterator of another framework (MXNet, PaddlePaddle, JAX,
+    TensorFlow), as uses that keep them in pipeline mode (``(call, code, expression, (message,
+    hint))``, see :mod:`ndd_migrate.manual_uses`): dynamic mode converts its batches for PyTorch
+    only (``.torch()``), and has no iterator for these frameworks.
+
+    ``calls`` are the analysis' ``(call, qualified name)``s; ``resolver`` resolves DALI names."""
+    uses = []
+    for call in {id(call): call for call, _ in calls}.values():
+        dali = names.dali_name(resolver, call.func)
+        framework = FRAMEWORKS.get(dali.split(".")[3]) if dali in OTHER_ITERATORS else None
+        if framework is None or not call.args:
+            continue
+        short = dali.rsplit(".", 1)[-1]
+        given = call.args[0].value if call.args[0].keyword is None and not call.args[0].star else None
+        given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipelines"), given)
+        advice = (
+            f"its pipeline feeds {framework}'s `{short}`, which has no dynamic-mode form",
+            f"keep it in pipeline mode for {framework}: dynamic mode hands out batches for PyTorch only "
+            f"(`.torch()`); or iterate the migrated generator yourself and convert each batch for {framework} "
+            "(e.g. through DLPack), ending each epoch at `reader.get_metadata()['epoch_size']`",
+        )
+        uses.extend((call, constructs.FRAMEWORK_ITERATOR, item, advice) for item in listed(given) if given is not None)
     return uses
 
 

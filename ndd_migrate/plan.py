@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from ndd_migrate.analysis import Kind, ModuleModel, _one_of, expr_kind
+from ndd_migrate.analysis import Kind, ModuleModel, _one_of, expr_kind, own_context
 
 #: What a use does with the value; ``detail`` says more for some of them.
 METHOD = "method"  # value.name(...): detail = name; holder = the Call
@@ -49,6 +49,11 @@ REFERENCED = "referenced"  # the pipeline function named other than in a call: d
 PASSED = "passed"  # f(value), f a function of the module whose parameter is followed: detail = f
 SAMPLES = "samples"  # for sample in value, each sample only given to np.asarray / np.array
 OTHER = "other"  # anything else: detail = the enclosing node's type
+
+#: The ``detail`` of an item of a list of pipelines that each create an ``EvalContext`` (a
+#: ``device_id`` at the call): a DALI 2.4 dynamic-mode reader keeps its context entered between the
+#: batches of an epoch, so such pipelines advanced in turn fail at the first epoch's end.
+OWN_CONTEXTS = "own contexts"
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,15 +88,23 @@ NEUTRAL = frozenset(
         (Kind.BATCHES, BOUND), (Kind.BATCHES, UNPACKED), (Kind.BATCHES, LEN), (Kind.BATCHES, DISCARDED),
         (Kind.BATCH, BOUND), (Kind.BATCH, DISCARDED), (Kind.BATCH, SAMPLES),
         (Kind.PIPELINE, PASSED), (Kind.BATCHES, PASSED), (Kind.BATCH, PASSED),
+        (Kind.PIPELINES, BOUND), (Kind.PIPELINES, LEN), (Kind.PIPELINES, DISCARDED), (Kind.PIPELINES, PASSED),
     }
 )
 
 
 def neutral(use: Use) -> bool:
     """Does ``use`` keep its meaning without a rewrite? (A tuple of outputs indexed by a number
-    gives an output: the index keeps its meaning, and the output is followed on.)"""
+    gives an output: the index keeps its meaning, and the output is followed on; likewise a list
+    of pipelines.)"""
     if use.kind is Kind.BATCHES and use.context == SUBSCRIPT:
         return use.gives is Kind.BATCH
+    # A list of pipelines: its items are followed as pipelines (indexed, or the target of a loop),
+    # and the pipelines put in it are followed with the list.
+    if use.kind is Kind.PIPELINES and use.context in (SUBSCRIPT, ITERATED):
+        return use.gives is Kind.PIPELINE
+    if use.kind is Kind.PIPELINE and use.context == ELEMENT:
+        return use.gives is Kind.PIPELINES
     return (use.kind, use.context) in NEUTRAL
 
 
@@ -308,18 +321,34 @@ class _Walk:
         if isinstance(parent, cst.Expr):
             return use(DISCARDED), None
         if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
+            if kind is Kind.PIPELINES:  # `for p in pipes`: `p` is followed as a pipeline when the analysis tracks it
+                target = parent.target
+                tracked = isinstance(target, cst.Name) and self._tracked(self.analyzer._scope_of(target), target.value)
+                return use(ITERATED, gives=(Kind.PIPELINE, fn) if tracked else None), None
             return use(SAMPLES if kind is Kind.BATCH and self._samples_as_arrays(parent) else ITERATED), None
         if isinstance(parent, (cst.Element, cst.DictElement, cst.StarredElement, cst.StarredDictElement)):
-            return use(ELEMENT, holder=self.parents.get(parent)), None
+            return self._element(use, self.parents.get(parent))
         if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)) and node is not getattr(
             parent.for_in, "iter", None
         ):
-            return use(ELEMENT), None  # `[p(shard_id=i) for i in ...]`: one value per item, in a container
+            return self._element(use, parent)  # `[p(shard_id=i) for i in ...]`: one value per item, in a container
         if isinstance(parent, cst.Return):
             return use(RETURNED), None
         if isinstance(parent, cst.Yield):
             return use(YIELDED), None
         return use(OTHER, type(parent).__name__ if parent is not None else ""), None
+
+    def _element(self, use, container: cst.CSTNode) -> tuple[Use, tuple | None]:
+        """An item of a container: followed on with the container when that is a list of
+        pipelines (:data:`Kind.PIPELINES`), whose own uses are then collected — unless it may hold
+        several pipelines that each make an ``EvalContext`` of their own (:data:`OWN_CONTEXTS`)."""
+        derived = self._kind_of(container) if isinstance(container, cst.BaseExpression) else None
+        if derived is None or derived[0] is not Kind.PIPELINES:
+            return use(ELEMENT, holder=container), None
+        several = not (isinstance(container, (cst.List, cst.Tuple)) and len(container.elements) == 1)
+        if several and any(own_context(m) for m in getattr(derived[1], "members", (derived[1],))):
+            return use(ELEMENT, OWN_CONTEXTS, container), None
+        return use(ELEMENT, holder=container, gives=derived), (container, derived)
 
     def _assigned(self, assign: cst.Assign, use) -> Use:
         if len(assign.targets) != 1:

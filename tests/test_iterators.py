@@ -68,8 +68,12 @@ def test_helper_rounds_up_with_the_modules_math():
 
 UNSUPPORTED = [
     ("DALIClassificationIterator(pipe)", "without `reader_name`"),
-    ("DALIClassificationIterator(pipe, size=13)", "without `reader_name`"),
-    ("DALIClassificationIterator(pipe, reader_name='R', fill_last_batch=False)", "fill_last_batch"),
+    ("DALIClassificationIterator(pipe, size=-1)", "`size` is not a number of samples"),
+    ("DALIClassificationIterator(pipe, size=13, reader_name='R')", "`size` next to `reader_name`"),
+    ("DALIClassificationIterator(pipe, size=13, last_batch_padded=PADDED)", "`last_batch_padded` is not `True` or `False`"),
+    ("DALIClassificationIterator(pipe, reader_name='R', fill_last_batch=FLAG)", "`fill_last_batch` is not `True` or `False`"),
+    ("DALIClassificationIterator(pipe, reader_name='R', last_batch_padded=True)", "`last_batch_padded` other than `False`"),
+    ("DALIClassificationIterator((pipe,), reader_name='R')", "takes a list of pipelines, not a tuple"),
     ("DALIClassificationIterator(pipe, reader_name='R', last_batch_policy=POLICY)", "not a `LastBatchPolicy`"),
     ("DALIGenericIterator(pipe, reader_name='R')", "no `output_map`"),
 ]
@@ -102,22 +106,83 @@ def test_a_second_run_over_an_unsupported_iterator_changes_nothing(call):
     assert once.count("TODO(ndd-migrate):") == 1
 
 
-def test_other_framework_iterators_keep_their_pipeline():
+@pytest.mark.parametrize(
+    "arguments, policy",
+    [
+        ("fill_last_batch=False", '"partial"'),
+        ("fill_last_batch=True, last_batch_policy=LastBatchPolicy.DROP", None),  # the legacy flag wins, as in DALI
+        ("fill_last_batch=False, last_batch_policy=LastBatchPolicy.DROP", '"partial"'),
+        ("fill_last_batch=None, last_batch_policy=LastBatchPolicy.DROP", '"drop"'),
+        ("last_batch_padded=False", None),
+    ],
+)
+def test_legacy_flags_become_the_policy_dali_gives_them(arguments, policy):
+    call = f'DALIClassificationIterator([pipe], reader_name="Reader", {arguments})'
+    out, result = migrate_text(with_iterator(call))
+    expected = 'dali_iterator_epochs(pipe, pipe_meta, ["data", "label"]' + (f", {policy})" if policy else ")")
+    assert expected in out and not any(d.needs_human for d in result.diagnostics), out
+
+
+FRAMEWORK = """\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.{plugin} import {cls}
+
+
+@pipeline_def(batch_size=2)
+def make(shard):
+    (x,) = fn.readers.numpy(file_root='/d', name='R', shard_id=shard, num_shards=2)
+    return x
+
+
+{pipes}
+it = {cls}({given}, ['x'], reader_name='R')
+"""
+
+
+@pytest.mark.parametrize(
+    "plugin, cls, framework",
+    [("jax", "DALIGenericIterator", "JAX"), ("mxnet", "DALIClassificationIterator", "MXNet"),
+     ("paddle", "DALIGenericIterator", "PaddlePaddle")],
+)
+@pytest.mark.parametrize(
+    "pipes, given",
+    [("", "make(0)"), ("pipe = make(0)", "[pipe]"), ("pipes = [make(i) for i in range(2)]", "pipes")],
+)
+def test_other_framework_iterators_keep_their_pipeline(plugin, cls, framework, pipes, given):
+    """One finding, at the iterator: the pipeline is kept in pipeline mode for that framework."""
+    text = FRAMEWORK.format(plugin=plugin, cls=cls, pipes=pipes, given=given)
+    out, result = migrate_text(text)
+    found = [d for d in result.diagnostics if d.needs_human]
+    assert [d.code for d in found] == ["NDD411"], found
+    assert f"kept in pipeline mode: its pipeline feeds {framework}'s `{cls}`" in found[0].message
+    assert "@pipeline_def" in out and out.count("TODO(ndd-migrate)") == 1
+    unknown = f"from nvidia.dali.plugin.{plugin} import {cls}\n\nit = {cls}(make(), ['x'], reader_name='R')\n"
+    assert migrate_text(unknown)[0] == unknown  # a pipeline this run does not convert: nothing to do
+
+
+def test_a_pipeline_class_with_len_given_to_paddle_is_kept_with_one_finding():
+    """`__len__` alone would block the class (NDD401); the Paddle iterator is why it stays."""
     text = (
-        "from nvidia.dali import fn, pipeline_def\n"
-        "from nvidia.dali.plugin.jax import DALIGenericIterator\n\n\n"
-        "@pipeline_def(batch_size=2)\n"
-        "def make():\n"
-        "    (x,) = fn.readers.numpy(file_root='/d', name='R')\n"
-        "    return x\n\n\n"
-        "it = DALIGenericIterator(make(), ['x'], reader_name='R')\n"
+        "from nvidia.dali import ops\n"
+        "from nvidia.dali.pipeline import Pipeline\n"
+        "from nvidia.dali.plugin.paddle import DALIClassificationIterator\n\n\n"
+        "class Train(Pipeline):\n"
+        "    def __init__(self):\n"
+        "        super().__init__(4, 1, 0)\n"
+        "        self.input = ops.readers.File(file_root='/d', name='R')\n\n"
+        "    def define_graph(self):\n"
+        "        jpegs, labels = self.input()\n"
+        "        return jpegs, labels\n\n"
+        "    def __len__(self):\n"
+        "        return 8\n\n\n"
+        "pipe = Train()\n"
+        "pipe.build()\n"
+        "loader = DALIClassificationIterator(pipe, size=len(pipe))\n"
     )
     out, result = migrate_text(text)
     found = [d for d in result.diagnostics if d.needs_human]
-    assert [d.code for d in found] == ["NDD008"] and "`DALIGenericIterator` of `jax` has no dynamic-mode form" in found[0].hint
-    assert "@pipeline_def" in out
-    unknown = "from nvidia.dali.plugin.jax import DALIGenericIterator\n\nit = DALIGenericIterator(make(), ['x'], reader_name='R')\n"
-    assert migrate_text(unknown)[0] == unknown  # a pipeline this run does not convert: nothing to do
+    assert [d.code for d in found] == ["NDD411"] and "PaddlePaddle's `DALIClassificationIterator`" in found[0].message
+    assert "class Train(Pipeline)" in out and out.count("TODO(ndd-migrate)") == 1
 
 
 def test_pipeline_without_iterator_keeps_the_generator_shape():
@@ -279,3 +344,137 @@ def test_a_subclass_alone_is_reported_and_other_pipelines_still_migrate():
     out, result = migrate_text(text)
     assert [d.code for d in result.diagnostics if not d.fixed] == ["NDD411"]
     assert "def train_pipe(root, *, batch_size=4):" in out and "loader = next(pipe)" in out
+
+
+MANY = """\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def shard_pipe(root, shard):
+    jpegs, labels = fn.readers.file(file_root=root, num_shards=3, shard_id=shard, name="Reader"{reader})
+    return fn.resize(fn.decoders.image(jpegs), size=[8, 8]), labels
+
+
+{pipes}
+{build}
+loader = DALIGenericIterator({given}, ["data", "label"], reader_name="Reader", last_batch_policy=LastBatchPolicy.{policy})
+for epoch in range(4):
+    for data in loader:
+        SEEN.append((epoch, [d["data"].numpy() for d in data], [d["label"].numpy() for d in data]))
+    loader.reset()
+"""
+
+SHAPES = {
+    "comprehension": ("pipes = [shard_pipe(ROOT, i) for i in range(3)]", "for p in pipes:\n    p.build()", "pipes"),
+    "names": ("p0 = shard_pipe(ROOT, 0)\np1 = shard_pipe(ROOT, 2)", "p0.build()\np1.build()", "[p0, p1]"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_an_iterator_over_several_pipelines_is_rewritten(shape):
+    pipes, build, given = SHAPES[shape]
+    out, result = migrate_text(MANY.format(reader="", pipes=pipes, build=build, given=given, policy="PARTIAL"))
+    expected = {
+        "comprehension": 'dali_iterator_epochs_many(pipes, pipes_meta, ["data", "label"], "partial")',
+        "names": 'dali_iterator_epochs_many([p0, p1], [p0_meta, p1_meta], ["data", "label"], "partial")',
+    }[shape]
+    assert expected in out and "build()" not in out and not any(d.needs_human for d in result.diagnostics), out
+    if shape == "comprehension":
+        assert "pipes_meta, pipes = zip(*[shard_pipe(ROOT, i) for i in range(3)])" in out
+    assert migrate_text(out)[0] == out
+
+
+def test_several_pipelines_with_their_own_device_ids_are_reported():
+    """Each would get its own EvalContext, which DALI's readers keep entered between batches."""
+    pipes = "pipes = [shard_pipe(ROOT, i, device_id=i) for i in range(3)]"
+    text = MANY.format(reader="", pipes=pipes, build="", given="pipes", policy="FILL")
+    out, result = migrate_text(text)
+    found = [d for d in result.diagnostics if d.needs_human]
+    assert [d.code for d in found] == ["NDD008"] and "`EvalContext` of their own" in found[0].message
+    assert "dali_iterator_epochs" not in out
+
+
+MANY_CASES = [
+    (shape, policy, reader)
+    for shape in sorted(SHAPES)
+    for policy in ("FILL", "PARTIAL", "DROP")
+    for reader in ("", ", stick_to_shard=True", ", pad_last_batch=True")
+]
+
+
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize("shape, policy, reader", MANY_CASES)
+def test_same_batches_per_epoch_over_several_pipelines(shape, policy, reader, tmp_path):
+    pytest.importorskip("torch")
+    from fixtures.datasets import make_jpeg
+
+    root = str(make_jpeg(tmp_path))
+    pipes, build, given = SHAPES[shape]
+    original = MANY.format(reader=reader, pipes=pipes, build=build, given=given, policy=policy)
+    migrated, _ = migrate_text(original)
+    assert "dali_iterator_epochs_many" in migrated and "TODO" not in migrated, migrated
+    expected, got = (_run_program(text, root, tmp_path / name) for name, text in (("a", original), ("b", migrated)))
+    assert [(e, [len(x) for x in labels]) for e, _, labels in got] == [(e, [len(x) for x in labels]) for e, _, labels in expected]
+    for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):
+        assert all(a.shape == b.shape and (a == b).all() for a, b in zip(images_a, images_b))
+        assert all((a == b).all() for a, b in zip(labels_a, labels_b))
+
+
+SIZED = """\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
+
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=None)
+def train_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root{reader})
+    return fn.resize(fn.decoders.image(jpegs), size=[8, 8]), labels
+
+
+{pipes}
+loader = DALIGenericIterator({given}, ["data", "label"], size={size}{arguments})
+for epoch in range(4):
+    for data in loader:
+        SEEN.append((epoch, [d["data"].numpy() for d in data], [d["label"].numpy() for d in data]))
+    loader.reset()
+"""
+
+SIZED_CASES = [
+    (given, size, arguments)
+    for given in ("pipe", "pipes")
+    for size in (10, 21)
+    for arguments in ("", ", last_batch_policy=LastBatchPolicy.PARTIAL", ", last_batch_policy=LastBatchPolicy.DROP",
+                      ", fill_last_batch=False, last_batch_padded=True", ", last_batch_padded=True")
+]
+
+
+def sized_source(given, size, arguments, reader=""):
+    pipes = "pipe = train_pipe(ROOT)" if given == "pipe" else "pipes = [train_pipe(ROOT, seed=7) for _ in range(2)]"
+    return SIZED.format(reader=reader, pipes=pipes, given=given, size=size, arguments=arguments)
+
+
+def test_an_iterator_with_size_and_no_reader_name_is_rewritten():
+    out, result = migrate_text(sized_source("pipe", 10, ", last_batch_padded=True"))
+    assert 'loader = dali_iterator_sized_epochs([pipe], 10, ["data", "label"], "fill", True)' in out
+    assert "pipe = train_pipe(ROOT)\n" in out and "pipe_meta" not in out  # no reader metadata needed
+    assert "def dali_iterator_epochs(" not in out and not any(d.needs_human for d in result.diagnostics)
+    assert migrate_text(out)[0] == out
+
+
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize("given, size, arguments", SIZED_CASES)
+def test_same_batches_per_epoch_with_size(given, size, arguments, tmp_path):
+    pytest.importorskip("torch")
+    from fixtures.datasets import make_jpeg
+
+    root = str(make_jpeg(tmp_path))
+    original = sized_source(given, size, arguments, reader=", random_shuffle=True, seed=3")
+    migrated, _ = migrate_text(original)
+    assert "dali_iterator_sized_epochs" in migrated and "TODO" not in migrated, migrated
+    expected, got = (_run_program(text, root, tmp_path / name) for name, text in (("a", original), ("b", migrated)))
+    assert [(e, [len(x) for x in labels]) for e, _, labels in got] == [(e, [len(x) for x in labels]) for e, _, labels in expected]
+    for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):
+        assert all(a.shape == b.shape and (a == b).all() for a, b in zip(images_a, images_b))
+        assert all((a == b).all() for a, b in zip(labels_a, labels_b))

@@ -716,7 +716,7 @@ def test_one_graph_converted_and_one_kept():
         "with a:\n    a.set_outputs(fn.random.uniform(range=[0, 1]))\n"
         "b = Pipeline(batch_size=3, num_threads=1, device_id=None)\n"
         "with b:\n    b.set_outputs(fn.random.normal())\n"
-        "a.build()\nprint(len(a.run()[0]))\nkeep = [b]\n"
+        "a.build()\nprint(len(a.run()[0]))\nkeep = {'b': b}\n"
     )
     out, diagnostics = migrate(source)
     assert out.startswith("import nvidia.dali.experimental.dynamic as ndd\nfrom nvidia.dali import Pipeline, fn\n")

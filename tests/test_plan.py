@@ -27,7 +27,9 @@ BLOCKING = [
     ("pipe = p('/d')\npipe.build()\nprint(pipe.max_batch_size)\n", "`.max_batch_size` of `pipe`"),
     ("class It:\n    def __init__(self, pipe):\n        self.pipe = pipe\n        self.pipe.build()\n\n"
      "    def _prefetch(self):\n        return self.pipe.run()\n\n\nit = It(p('/d'))\n", "passed to `It()`"),
-    ("pipes = [p('/d', shard_id=i) for i in range(2)]\nfor q in pipes:\n    q.build()\n", "put in a container"),
+    ("pipes = [p('/d', shard_id=i) for i in range(2)]\nfor q in pipes:\n    q.build()\nkept = {'all': pipes}\n",
+     "`pipes` (a list of `p` pipelines) is put in a container"),
+    ("pipes = [p('/d', shard_id=i) for i in range(2)]\npipes.append(p('/d'))\n", "passed to `pipes.append()`"),
     ("pipe = p('/d')\npipe.build()\nimages = pipe.run()\nimages = 3\n", "also holds other values"),
     ("import functools\n\nmake = functools.partial(p, '/d')\n", "used other than by calling it"),
     ("pipe = p('/d')\npipe.build()\n(x,) = pipe.run()\ndata = {'x': x}\n", "put in a container"),
@@ -54,6 +56,9 @@ CLAIMED = [
     "def show(batch):\n    print(batch.at(0))\n\n\npipe = p('/d')\npipe.build()\n(x,) = pipe.run()\nshow(x)\n",
     "def first(pipe):\n    out = pipe.run()\n    return out[0].at(0)\n\n\npipe = p('/d')\npipe.build()\nfirst(pipe)\n",
     "import numpy as np\n\npipe = p('/d')\npipe.build()\n(x,) = pipe.run()\nprint([np.asarray(s) for s in x])\n",
+    # a list of pipelines: its items followed through loops, comprehensions and indexing
+    "pipes = [p('/d') for _ in range(2)]\nfor q in pipes:\n    q.build()\nprint([q.run()[0].at(0) for q in pipes], len(pipes))\n",
+    "a = p('/d')\npipes = (a, p('/e'))\n[q.build() for q in pipes]\nfirst = pipes[0]\n(x,) = first.run()\nprint(x.at(0))\n",
 ]
 
 

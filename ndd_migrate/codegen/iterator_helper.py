@@ -73,3 +73,59 @@ def source(math_name: str = "math") -> str:
     """``HELPER`` as inserted, rounding up with ``<math_name>.ceil`` (the module's name for the
     standard library's ``math``, see ``Context.stdlib_math``)."""
     return HELPER.lstrip("\n").replace("math.ceil(", f"{math_name}.ceil(")
+
+
+# Several pipelines (one per GPU or shard), as `DALIGenericIterator([pipe, ...], reader_name=...)`:
+# DALI counts the same samples for each (only the shard differs), so each pipeline's epochs end at
+# the same batch and are taken side by side, one dict per pipeline in each batch.
+MANY_NAME = "dali_iterator_epochs_many"
+
+MANY_HELPER = '''
+def dali_iterator_epochs_many(streams, metas, output_map, last_batch_policy="fill"):
+    """Per-epoch iterators over several pipelines, one ``reader.get_metadata()`` in ``metas`` for
+    each: the batches a DALIGenericIterator([pipe, ...], reader_name=...) gave, one dict per pipeline.
+    Written by ndd-migrate (NDD411); run each epoch to its end before taking the next."""
+    loaders = [dali_iterator_epochs(s, m, output_map, last_batch_policy) for s, m in zip(streams, metas)]
+
+    def epoch(parts):
+        while True:
+            batches = [next(part, None) for part in parts]  # every pipeline runs, as in DALI
+            if None in batches:
+                return
+            yield [data for batch in batches for data in batch]
+
+    while True:
+        yield epoch([next(loader) for loader in loaders])
+'''
+
+# `DALIGenericIterator(pipe, size=n)` without `reader_name`: DALI counts `n` samples per epoch over
+# all its pipelines together, with no shards; FILL carries the samples read past `n` into the next
+# epoch unless the reader pads (`last_batch_padded`).
+SIZED_NAME = "dali_iterator_sized_epochs"
+
+SIZED_HELPER = '''
+def dali_iterator_sized_epochs(streams, size, output_map, last_batch_policy="fill", last_batch_padded=False):
+    """Per-epoch iterators over ``streams`` (one per pipeline) giving ``[{name: torch tensor}]`` per
+    batch: the batches a DALIGenericIterator(size=size) without ``reader_name`` gave. Written by
+    ndd-migrate (NDD411) after DALI's iterator; run each epoch to its end before taking the next."""
+    counter = 0
+
+    def epoch():
+        nonlocal counter
+        while counter < size:
+            batches = [next(stream) for stream in streams]
+            step = batches[0][0].batch_size
+            counter += len(streams) * step
+            if last_batch_policy == "drop" and counter > size:
+                return
+            data = [{name: out.torch() for name, out in zip(output_map, batch)} for batch in batches]
+            if last_batch_policy == "partial" and counter > size:
+                left = len(streams) * step - (counter - size)  # the samples left in this epoch
+                data = data[: -(-left // step)]
+                data[-1] = {name: tensor[: left % step or step] for name, tensor in data[-1].items()}
+            yield data
+
+    while True:
+        yield epoch()
+        counter = counter % size if last_batch_policy == "fill" and not last_batch_padded else 0
+'''

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate import checkpoints, constructs, cstutil, names, pipeline_args
-from ndd_migrate.analysis import PipelineFunction
+from ndd_migrate.analysis import PipelineFunction, own_context
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.codegen import epoch_shape
@@ -237,7 +237,7 @@ class Impl(RuleImpl):
         if fn.given("num_threads"):
             prologue.append(shape.expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(cst.Name("num_threads"))])))
         ctx_name = None
-        if self._needs_context(fn):
+        if own_context(fn):
             ctx_name = shape.fresh("ctx", used)
             prologue.append(shape.assign(ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", cst.Name("device_id"))])))
         rng = self.ctx.model.plan.pipeline_rng.get(fn.qualname)
@@ -293,17 +293,6 @@ class Impl(RuleImpl):
         if fn.epochs:  # docs/target-shape.md, "Framework iterators"
             return [*head, *epoch_shape.body(prologue, loop, reader_name, shape.fresh("batches", used))]
         return [*head, *prologue, loop]
-
-    def _needs_context(self, fn: PipelineFunction) -> bool:
-        """An EvalContext only when some device id other than the defaults (literal 0/None) may
-        arrive: from a call site, or a non-literal decorator value."""
-        if "device_id" in fn.call_site_args:
-            return True
-        arg = fn.decorator_args.get("device_id")
-        if arg is None:
-            return False
-        value = cstutil.literal_value(arg.value)
-        return isinstance(value, bool) or value not in (0, None)
 
     def _rng_call(self, seed: cst.BaseExpression) -> cst.Call:
         return cst.Call(self.ctx.ndd("random.RNG"), [shape.kw("seed", seed)])

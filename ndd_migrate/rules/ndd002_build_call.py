@@ -16,7 +16,9 @@ RULE = Rule(
     summary="`pipe.build()` has nothing to build in dynamic mode",
     what=(
         "Removes `pipe.build()` statements on objects returned by a migrated pipeline function, keeping "
-        "the comments that were attached to them; a block left empty gets `pass`."
+        "the comments that were attached to them; a block left empty gets `pass`. A loop over a list of "
+        "pipelines that only builds them (`for p in pipes: p.build()`, `[p.build() for p in pipes]`) "
+        "goes as a whole."
     ),
     why="The migrated function is a generator; it has no `build` method, so the call would raise.",
     fix_safety=FixSafety.UNSAFE,
@@ -56,6 +58,8 @@ class Impl(RuleImpl):
         if use.kind is not Kind.PIPELINE or use.context != plan.METHOD or use.detail != "build":
             return None
         stmt = use.statement
+        if self._built_in_comprehension(stmt) is use.holder:
+            return self.ctx.applies(self.code, stmt) or None
         if (
             use.holder.args
             or not isinstance(stmt, cst.SimpleStatementLine)
@@ -78,24 +82,58 @@ class Impl(RuleImpl):
 
     def _filter(self, original, updated) -> list | None:
         """The statements without the ``build()`` calls, their comments moved to the next statement."""
-        if len(original) != len(updated) or not any(self._is_build(s) for s in original):
+        if len(original) != len(updated) or not any(self._is_build(s) or self._build_loop(s) for s in original):
             return None
         out: list = []
         carried: list = []
         for orig, stmt in zip(original, updated):
-            if self._is_build(orig):
-                hint = self.ctx.migrated_before_hint(orig.body[0].value.func.value)
-                self.ctx.report(self.code, orig, "`pipe.build()` removed", hint=hint, fixed=True)
+            loop = self._build_loop(orig)
+            if loop or self._is_build(orig):
+                if loop:
+                    self.ctx.report(self.code, orig, "a loop that only builds pipelines removed", fixed=True)
+                else:
+                    hint = self.ctx.migrated_before_hint(orig.body[0].value.func.value)
+                    self.ctx.report(self.code, orig, "`pipe.build()` removed", hint=hint, fixed=True)
                 carried.extend(stmt.leading_lines)
-                trailing = stmt.trailing_whitespace.comment
-                if trailing is not None:
-                    carried.append(cst.EmptyLine(comment=trailing))
+                trailing = getattr(stmt, "trailing_whitespace", None)
+                if trailing is not None and trailing.comment is not None:
+                    carried.append(cst.EmptyLine(comment=trailing.comment))
                 continue
             if carried:
                 stmt = stmt.with_changes(leading_lines=[*carried, *stmt.leading_lines])
                 carried = []
             out.append(stmt)
         return out
+
+    def _build_loop(self, stmt: cst.CSTNode) -> bool:
+        """``for p in pipes: p.build()`` over a list of converted pipelines (only builds in its body),
+        or ``[p.build() for p in pipes]`` as a statement: nothing is left to do."""
+        call = self._built_in_comprehension(stmt)
+        if call is not None:
+            loop = stmt.body[0].value.for_in
+        elif isinstance(stmt, cst.For) and stmt.orelse is None and isinstance(stmt.body, cst.IndentedBlock):
+            if not all(self._is_build(s) for s in stmt.body.body):
+                return False
+            loop = stmt
+        else:
+            return False
+        return self.ctx.converted_kind(loop.iter, Kind.PIPELINES) is not None and self.ctx.applies(self.code, stmt)
+
+    @staticmethod
+    def _built_in_comprehension(stmt) -> cst.Call | None:
+        """The ``p.build()`` of a statement ``[p.build() for p in pipes]`` (one ``for``, no ``if``)."""
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)):
+            return None
+        comp = stmt.body[0].value
+        if not isinstance(comp, cst.ListComp) or comp.for_in.inner_for_in is not None or comp.for_in.ifs:
+            return None
+        call = comp.elt
+        if not (isinstance(call, cst.Call) and not call.args and isinstance(call.func, cst.Attribute)):
+            return None
+        if call.func.attr.value != "build" or not isinstance(call.func.value, cst.Name):
+            return None
+        target = comp.for_in.target
+        return call if isinstance(target, cst.Name) and target.value == call.func.value.value else None
 
     def _is_build(self, stmt: cst.CSTNode) -> bool:
         if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)):

@@ -208,9 +208,16 @@ def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
             f"{subject} is stored in an attribute or an item, not in a plain name",
             "bind it to a local name where it is built and run (`pipe = p(...)`), or migrate this use by hand",
         )
+    if context == plan.ELEMENT and detail == plan.OWN_CONTEXTS:
+        return (
+            f"{subject} is put in a list with other pipelines that each get an `EvalContext` of their own "
+            "(`device_id` at the call): DALI's dynamic-mode readers keep it entered between batches, so "
+            "pipelines advanced in turn fail at the end of the first epoch",
+            "keep them in pipeline mode; pipelines given no `device_id` at the call share one context and convert",
+        )
     if context == plan.ELEMENT:
         return (
-            f"{subject} is put in a container",
+            f"{subject} is put in a container{because}",
             "keep one name per pipeline (`pipe = p(...)`) and use it directly, or migrate the code that "
             "reads the container by hand",
         )
@@ -251,12 +258,19 @@ def _subject(use: plan.Use) -> str:
         return owner
     if use.kind is Kind.PIPELINE:
         return f"{named}(a {owner} pipeline)" if named else f"the {owner} pipeline"
+    if use.kind is Kind.PIPELINES:
+        return f"{named}(a list of {owner} pipelines)" if named else f"a list of {owner} pipelines"
     if use.kind is Kind.BATCHES:
         return f"{named}(the outputs of {owner})" if named else f"what `run()` of {owner} returns"
     return f"{named}(an output of {owner})" if named else f"an output of {owner}"
 
 
 def _argument_hint(use: plan.Use, callee: str) -> str:
+    if use.kind is Kind.PIPELINES:
+        return (
+            f"make `{callee}()` take what the migrated pipelines give (generators: `next(pipe)` gives one "
+            "batch tuple), or migrate this use by hand"
+        )
     if use.kind is Kind.PIPELINE:
         return (
             f"make `{callee}()` take what the migrated pipeline gives (a generator: `next(pipe)` gives one "

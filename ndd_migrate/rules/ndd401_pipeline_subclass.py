@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate import constructs, cstutil, legacy
+from ndd_migrate.analysis import own_context
 from ndd_migrate.outputs import canonical_path
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -143,7 +144,7 @@ class Impl(RuleImpl):
         for call in fn.random_calls:
             if cstutil.kwarg(call, "seed") is not None:
                 self.ctx.model.plan.op_rngs[call] = shape.fresh("rng", used)
-        fn.ctx_name = shape.fresh("ctx", used) if _needs_context(fn) else None
+        fn.ctx_name = shape.fresh("ctx", used) if own_context(fn) else None
         fn.reader_name = shape.fresh("reader", used)
         if fn.reader_branches:
             fn.reader_outputs_name = shape.fresh("reader_outputs", used)
@@ -333,11 +334,3 @@ def _is_unset(expr: cst.BaseExpression) -> bool:
     """``None`` or ``-1``: pipeline mode's "not set" values for threads, device and seed."""
     value = cstutil.literal_value(expr)
     return value is None or (value == -1 and not isinstance(value, bool))
-
-
-def _needs_context(fn: legacy.LegacyPipeline) -> bool:
-    device = fn.settings.get("device_id")
-    if device is None:
-        return False
-    value = cstutil.literal_value(device)
-    return isinstance(value, bool) or value not in (0, None)

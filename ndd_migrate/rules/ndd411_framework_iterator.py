@@ -14,8 +14,14 @@ from ndd_migrate.codegen import iterator_helper
 from ndd_migrate.rules.base import RuleImpl
 
 POLICIES = {"FILL": "fill", "PARTIAL": "partial", "DROP": "drop"}
-# Iterator arguments that change nothing in the batches of one pipeline with `reader_name`.
-IGNORED = {"reader_name", "auto_reset", "dynamic_shape", "prepare_first_batch", "output_map", "last_batch_policy"}
+# The legacy `fill_last_batch` flag, as DALI maps it: it replaces `last_batch_policy` when given.
+FILL_LAST_BATCH = {"True": "fill", "False": "partial"}
+# Iterator arguments that change nothing in the batches of one pipeline with `reader_name`
+# (`last_batch_padded=False` is DALI's default; with `reader_name` the reader's metadata decides).
+IGNORED = {
+    "pipelines", "reader_name", "auto_reset", "dynamic_shape", "prepare_first_batch", "output_map",
+    "last_batch_policy", "fill_last_batch", "last_batch_padded", "size",
+}
 
 _BEFORE = (
     "from nvidia.dali import fn, pipeline_def\n"
@@ -79,9 +85,17 @@ RULE = Rule(
         "gave, trimmed (PARTIAL), dropped (DROP) or carried over (FILL) at the epoch end with the reader's "
         "metadata, shards moving as in DALI. The pipeline call becomes `pipe_meta, pipe = p(...)` "
         "(docs/target-shape.md, \"Framework iterators\"); `for data in loader` becomes "
-        "`for data in next(loader)` and `loader.reset()` goes. Iterators without `reader_name`, with "
-        "`size=`, over several pipelines, other uses of the iterator (`len(loader)`) and the iterators "
-        "of the other plugins (tf, jax, paddle, mxnet, `DALIRaggedIterator`) are reported. A class "
+        "`for data in next(loader)` and `loader.reset()` goes. The legacy `fill_last_batch=True/False` "
+        "becomes FILL/PARTIAL as DALI maps it (over `last_batch_policy`), `last_batch_padded=False` "
+        "goes, `[pipe]` is the pipeline itself, `pipelines=` is read as the first argument. Over several "
+        "pipelines (`[p0, p1]`, or `pipes = [p(shard_id=i) for i in ...]`, which becomes "
+        "`pipes_meta, pipes = zip(*[...])`) it becomes `dali_iterator_epochs_many(pipes, pipes_meta, ...)`: "
+        "one dict per pipeline in each batch, as DALI gave them. `size=n` without `reader_name` becomes "
+        "`dali_iterator_sized_epochs([pipe], n, output_map, policy)`, `n` samples per epoch over all "
+        "pipelines as DALI counted them. Iterators with neither, other uses of the iterator "
+        "(`len(loader)`) and `DALIRaggedIterator` are reported; "
+        "a pipeline given to the iterators of JAX, PaddlePaddle, MXNet or TensorFlow is kept in "
+        "pipeline mode with one finding (dynamic mode converts batches for PyTorch only). A class "
         "deriving from a DALI iterator (any alias, also through another such class) is reported at the "
         "class, and the pipelines given to it are not migrated: its base class runs a `Pipeline`."
     ),
@@ -130,7 +144,7 @@ RULE = Rule(
 
 class Impl(RuleImpl):
     rule = RULE
-    reports = (constructs.ITERATOR_SUBCLASS,)
+    reports = (constructs.ITERATOR_SUBCLASS, constructs.FRAMEWORK_ITERATOR)
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -138,6 +152,9 @@ class Impl(RuleImpl):
         self.helper_after: set[str] = set()  # names of pipeline functions the helper goes after
         self.math_name = "math"
         self.subclasses: dict[str, str] = {}  # classes deriving from a DALI iterator → that iterator
+        self.many = None  # the helper over several pipelines, once an iterator over a list needs it
+        self.sized = None  # the helper for `size=` without `reader_name`, once an iterator needs it
+        self.epochs_helper = False  # the helper that cuts epochs with the reader's metadata
 
     # -- a class deriving from a DALI iterator: reported at the class --------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -151,7 +168,7 @@ class Impl(RuleImpl):
     def claims(self, use):
         """A pipeline given to a PyTorch iterator that this rule rewrites, with every use of the
         iterator: ``for data in loader``, ``loader.reset()``, passing it on."""
-        if use.kind is not Kind.PIPELINE or use.context not in (plan.ARGUMENT, plan.ELEMENT):
+        if use.kind not in (Kind.PIPELINE, Kind.PIPELINES) or use.context not in (plan.ARGUMENT, plan.ELEMENT):
             return None
         call = use.holder if use.context == plan.ARGUMENT else self.ctx.model.parents.get(self.ctx.model.parents.get(use.holder))
         if not isinstance(call, cst.Call):
@@ -162,9 +179,13 @@ class Impl(RuleImpl):
         if dali not in iterators.TORCH_ITERATORS:
             return None
         short = dali.rsplit(".", 1)[-1]
-        if use.context == plan.ELEMENT or iterators.epoch_aware(call, dali) is not use.node:
+        if iterators.epoch_aware(call, dali) is not use.node:
             return f"`{short}` is given the pipeline other than as its first argument"
-        if not getattr(use.pipeline, "epochs", False):
+        if isinstance(use.node, cst.Tuple):
+            return f"`{short}` takes a list of pipelines, not a tuple"
+        if not all(isinstance(item, cst.Name) for item in iterators.listed(use.node)):
+            return f"`{short}` needs each pipeline of its list bound to a name (`pipe = p(...)`)"
+        if not getattr(use.pipeline, "epochs", False) and cstutil.kwarg(call, "reader_name") is not None:
             return (
                 f"`{short}` needs the epoch-aware shape: one plain `pipe = p(...)` per call site, one reader "
                 "and the batch size in the module"
@@ -202,10 +223,15 @@ class Impl(RuleImpl):
         if not isinstance(target, cst.Name):
             return updated
         fn = self.ctx.model.call_sites.get(original.value)
+        value = updated.value
+        if fn is None:  # `pipes = [p(shard_id=i) for i in ...]`: `pipes_meta, pipes = zip(*[...])`
+            sites = iterators.listed_sites(self.ctx.model, original.value)
+            fn = sites[0] if sites and all(f is sites[0] for f in sites) else None
+            value = cst.Call(cst.Name("zip"), [cst.Arg(updated.value, star="*")])
         if fn is not None and fn.epochs and fn.convert:
             meta = cst.Element(cst.Name(iterators.meta_name(target.value)), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
             pair = cst.Tuple([meta, cst.Element(cst.Name(target.value))], lpar=[], rpar=[])
-            return updated.with_changes(targets=[updated.targets[0].with_changes(target=pair)])
+            return updated.with_changes(targets=[updated.targets[0].with_changes(target=pair)], value=value)
         if (
             isinstance(original.value, cst.Call)
             and self.dali_name(original.value.func) in iterators.TORCH_ITERATORS
@@ -225,34 +251,77 @@ class Impl(RuleImpl):
         # The plan converted the pipeline only if this rule claimed the iterator (``claims``);
         # an iterator over a pipeline that stays in pipeline mode keeps working as it is.
         pipe = iterators.epoch_aware(original, dali)
-        fn = self.ctx.converted_kind(pipe, Kind.PIPELINE) if pipe is not None else None
-        if fn is None or not fn.epochs or self._unsupported(original, dali) or not self.ctx.applies(self.code, original):
+        fn = self.ctx.converted_kind(pipe, Kind.PIPELINE, Kind.PIPELINES) if pipe is not None else None
+        sized = cstutil.kwarg(original, "size")
+        if fn is None or not (fn.epochs or sized) or self._unsupported(original, dali) or not self.ctx.applies(self.code, original):
             return updated
         self.helper_after.add(fn.node.name.value)
         self.math_name = self.ctx.stdlib_math()  # the helper rounds up with `math.ceil`
         self.ctx.report(self.code, original, "DALI iterator → per-epoch iterators over the migrated pipeline", fixed=True)
         output_map = _output_map(original, dali)
         policy = self._policy(original)
-        args = [pipe, cst.Name(iterators.meta_name(pipe.value)), output_map]
+        if sized is not None:
+            return self._sized(pipe, sized.value, output_map, policy, cstutil.kwarg(original, "last_batch_padded"))
+        self.epochs_helper = True
+        items = iterators.listed(pipe)
+        helper = iterator_helper.NAME
+        if len(items) == 1 and self.ctx.converted_kind(items[0], Kind.PIPELINE) is not None:
+            streams, metas = items[0], cst.Name(iterators.meta_name(items[0].value))  # one pipeline
+        else:  # several: a list display of names, or a name bound to a list
+            helper = self.many = iterator_helper.MANY_NAME
+            if isinstance(pipe, cst.Name):
+                streams, metas = pipe, cst.Name(iterators.meta_name(pipe.value))
+            else:
+                streams = cst.List(_commas([cst.Element(i) for i in items]))
+                metas = cst.List(_commas([cst.Element(cst.Name(iterators.meta_name(i.value))) for i in items]))
+        args = [streams, metas, output_map]
         if policy != "fill":
             args.append(cst.SimpleString(f'"{policy}"'))
-        return cst.Call(cst.Name(iterator_helper.NAME), [cst.Arg(a, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + [cst.Arg(args[-1])])
+        return cst.Call(cst.Name(helper), [cst.Arg(a, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + [cst.Arg(args[-1])])
+
+    def _sized(self, pipe, size, output_map, policy, padded) -> cst.Call:
+        """``dali_iterator_sized_epochs([pipe], size, output_map, policy[, last_batch_padded])``."""
+        self.sized = iterator_helper.SIZED_NAME
+        streams = pipe if isinstance(pipe, (cst.List, cst.Name)) and self.ctx.converted_kind(pipe, Kind.PIPELINES) else cst.List([cst.Element(pipe)])
+        args = [streams, size, output_map]
+        if policy != "fill" or padded is not None:
+            args.append(cst.SimpleString(f'"{policy}"'))
+        if padded is not None:
+            args.append(padded.value)
+        sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        return cst.Call(cst.Name(self.sized), [cst.Arg(a, comma=sep) for a in args[:-1]] + [cst.Arg(args[-1])])
 
     def _unsupported(self, call: cst.Call, dali: str) -> str | None:
         given = {a.keyword.value for a in call.args if a.keyword is not None}
         positional = sum(a.keyword is None for a in call.args)
         if "reader_name" not in given:
-            return "without `reader_name` the epoch length is not the reader's"
+            if "size" not in given:
+                return "without `reader_name` or `size=` the epoch ends where the pipeline stops, and a migrated one never does"
+            value = cstutil.literal_value(cstutil.kwarg(call, "size").value)
+            if isinstance(value, (int, float)) and value <= 0:
+                return "`size` is not a number of samples"
+        elif "size" in given:
+            return "`size` next to `reader_name` (DALI refuses it)"
         extra = given - IGNORED
         if extra or positional > (1 if iterators.TORCH_ITERATORS[dali] else 2):
             return f"arguments {sorted(extra) or 'given by position'} are not handled"
         if iterators.TORCH_ITERATORS[dali] is None and _output_map(call, dali) is None:
             return "no `output_map`"
+        padded = cstutil.kwarg(call, "last_batch_padded")
+        if padded is not None and "size" in given and not (_is_name(padded.value, "True") or _is_name(padded.value, "False")):
+            return "`last_batch_padded` is not `True` or `False`"
+        if padded is not None and "size" not in given and not _is_name(padded.value, "False"):
+            return "`last_batch_padded` other than `False` next to `reader_name` (DALI refuses it)"
         if self._policy(call) is None:
+            if cstutil.kwarg(call, "fill_last_batch") is not None:
+                return "`fill_last_batch` is not `True` or `False`"
             return "the `last_batch_policy` is not a `LastBatchPolicy` member"
         return None
 
     def _policy(self, call: cst.Call) -> str | None:
+        legacy = cstutil.kwarg(call, "fill_last_batch")
+        if legacy is not None and not _is_name(legacy.value, "None"):  # DALI: True → FILL, False → PARTIAL, whatever `last_batch_policy` says
+            return FILL_LAST_BATCH.get(legacy.value.value) if isinstance(legacy.value, cst.Name) else None
         arg = cstutil.kwarg(call, "last_batch_policy")
         if arg is None:
             return "fill"
@@ -309,13 +378,31 @@ class Impl(RuleImpl):
             return updated
         body = list(updated.body)
         index = max(i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef) and s.name.value in self.helper_after)
-        helper = cst.parse_module(iterator_helper.source(self.math_name)).body[0]
-        helper = helper.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
-        return updated.with_changes(body=[*body[: index + 1], helper, *body[index + 1 :]])
+        texts = [
+            *([iterator_helper.source(self.math_name)] if self.epochs_helper else []),
+            *([iterator_helper.MANY_HELPER] if self.many else []),
+            *([iterator_helper.SIZED_HELPER] if self.sized else []),
+        ]
+        helpers = [
+            cst.parse_module(text.lstrip("\n")).body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+            for text in texts
+        ]
+        return updated.with_changes(body=[*body[: index + 1], *helpers, *body[index + 1 :]])
 
 
 def _is_helper_call(call: cst.Call) -> bool:
-    return isinstance(call.func, cst.Name) and call.func.value == iterator_helper.NAME
+    names = (iterator_helper.NAME, iterator_helper.MANY_NAME, iterator_helper.SIZED_NAME)
+    return isinstance(call.func, cst.Name) and call.func.value in names
+
+
+def _commas(nodes: list) -> list:
+    """``nodes`` (list elements) separated by ``, ``."""
+    sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return [n.with_changes(comma=sep) for n in nodes[:-1]] + nodes[-1:]
+
+
+def _is_name(node: cst.BaseExpression, value: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == value
 
 
 def _next(name: cst.Name) -> cst.Call:

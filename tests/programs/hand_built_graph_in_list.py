@@ -1,7 +1,7 @@
-# expect: blocked NDD008
+# expect: converted
 # data: none
-"""A hand-built pipeline kept in a list: the migration cannot follow it there, so the graph stays
-as it was written."""
+"""A hand-built pipeline kept in a list that is only looped over: each item is followed as the
+pipeline it is."""
 
 import nvidia.dali.fn as fn
 from nvidia.dali import Pipeline

@@ -1,6 +1,7 @@
-# expect: blocked NDD008
+# expect: converted
 # data: jpeg
-"""A PyTorch iterator with the legacy `fill_last_batch` flag next to a pipeline that could convert."""
+"""A PyTorch iterator with the legacy `fill_last_batch` flag (PARTIAL in DALI's terms) and the default
+`last_batch_padded=False` spelled out."""
 
 import sys
 
@@ -17,7 +18,7 @@ def train(root):
 
 pipe = train(sys.argv[1])
 pipe.build()
-loader = DALIClassificationIterator(pipe, reader_name="Reader", fill_last_batch=False)
+loader = DALIClassificationIterator(pipe, reader_name="Reader", fill_last_batch=False, last_batch_padded=False)
 for epoch in range(2):
     for batch in loader:
         print(epoch, batch[0]["label"].flatten().tolist())

@@ -1,6 +1,7 @@
 # expect: blocked NDD008
 # data: jpeg
-"""One pipeline per shard, kept in a list and driven in a loop."""
+"""One pipeline per shard, each given its `device_id` at the call, kept in a list and advanced in
+turn: each would get an `EvalContext` of its own, which dynamic-mode readers cannot interleave."""
 
 import sys
 

@@ -1,0 +1,30 @@
+# expect: blocked NDD411
+# data: jpeg
+"""A `Pipeline` subclass that also defines `__len__`, given to PaddlePaddle's iterator with
+`size=len(pipe)`: dynamic mode has no Paddle iterator, so the class is kept in pipeline mode."""
+
+import sys
+
+from nvidia.dali import ops
+from nvidia.dali.pipeline import Pipeline
+from nvidia.dali.plugin.paddle import DALIClassificationIterator
+
+
+class Train(Pipeline):
+    def __init__(self, root):
+        super().__init__(batch_size=2, num_threads=1, device_id=None)
+        self.files = ops.readers.File(file_root=root, name="Reader")
+
+    def define_graph(self):
+        jpegs, labels = self.files()
+        return jpegs, labels
+
+    def __len__(self):
+        return self.epoch_size("Reader")
+
+
+pipe = Train(sys.argv[1])
+pipe.build()
+loader = DALIClassificationIterator(pipe, size=len(pipe))
+for batch in loader:
+    print(batch[0]["label"])
