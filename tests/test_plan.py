@@ -29,7 +29,7 @@ BLOCKING = [
      "    def _prefetch(self):\n        return self.pipe.run()\n\n\nit = It(p('/d'))\n", "passed to `It()`"),
     ("pipes = [p('/d', shard_id=i) for i in range(2)]\nfor q in pipes:\n    q.build()\nkept = {'all': pipes}\n",
      "`pipes` (a list of `p` pipelines) is put in a container"),
-    ("pipes = [p('/d', shard_id=i) for i in range(2)]\npipes.append(p('/d'))\n", "passed to `pipes.append()`"),
+    ("pipes = [p('/d', shard_id=i) for i in range(2)]\npipes.append(p('/d'))\n", "`.append()` is called on `pipes`"),
     ("pipe = p('/d')\npipe.build()\nimages = pipe.run()\nimages = 3\n", "also holds other values"),
     ("import functools\n\nmake = functools.partial(p, '/d')\n", "used other than by calling it"),
     ("pipe = p('/d')\npipe.build()\n(x,) = pipe.run()\ndata = {'x': x}\n", "put in a container"),
