@@ -25,7 +25,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider, ScopeProvider
 
-from ndd_migrate import crossfile, files, hand_built, noqa, plan, region, scopes
+from ndd_migrate import crossfile, files, hand_built, noqa, plan, pyparse, region, scopes
 from ndd_migrate.analysis import Analyzer, ImportedPipeline, Problem
 from ndd_migrate.catalog import _rule_modules
 from ndd_migrate.context import TODO_PREFIX, Context
@@ -218,6 +218,7 @@ def _same_todo_present(text: str, present: set[str]) -> bool:
 
 def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) -> FileResult:
     """Run the rules over one source text. Never raises for bad input: errors come back in the result.
+    (The work runs on a deep stack: :func:`_on_deep_stack`.)
 
     ``migrate`` rewrites with every selected rule and leaves TODOs. ``check`` always reports what
     the full migration would report (conversion rules depend on each other, so reporting runs them
@@ -229,11 +230,18 @@ def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) ->
     False turns that off, for tests that compare): the findings are the same, for a fraction of
     the cost. Only a ``--fix`` with something to fix goes on to the whole module.
     """
-    tree = region.parse(source)
-    module_names = region.module_level_names(tree) if tree is not None else set()
+    return _on_deep_stack(_transform, source, path, policy, narrow)
+
+
+def _transform(source: str, path: str, policy: Policy, narrow: bool) -> FileResult:
+    try:
+        tree = pyparse.parse(source, notebook=path.endswith(".ipynb"))
+    except pyparse.Refused as refused:  # CPython would not run it: its error, and libcst never sees it
+        return FileResult(path=path, old_source=source, error=FileError(path, refused.message, refused.line))
+    module_names = region.module_level_names(tree)
     if policy.mode == "migrate":
         return _run(source, path, policy, "all", module_names, todos=True)
-    part = region.dali_region(source, tree) if narrow and tree is not None and not policy.imported_pipelines else None
+    part = region.dali_region(source, tree) if narrow and not policy.imported_pipelines else None
     if part is not None:
         found = _run(
             part.text, path, policy, "report", module_names, todos=False, rewrite=False, lines=part, module_source=source
@@ -312,12 +320,15 @@ def _run(
         if built.graphs:
             converted = {fn.node.name.value for fn in analyzer.model.pipelines.values() if fn.convert and fn.label}
             new_module = hand_built.resugar(new_module, built, converted)
+    except (RecursionError, MemoryError):  # nesting deeper than even the deep stack allows
+        result.error = FileError(path, TOO_DEEP, pyparse.deepest_line(source))
+        return result
     except Exception as exc:  # a rule crashed: report it, lose nothing
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         result.error = FileError(
             path,
-            f"internal error ({type(exc).__name__}: {exc}) at {Path(frame.filename).name}:{frame.lineno}; "
-            "file left unchanged, please report it",
+            f"internal error ({type(exc).__name__}: {pyparse.one_line(str(exc))}) at "
+            f"{Path(frame.filename).name}:{frame.lineno}; file left unchanged, please report it",
         )
         return result
     result.diagnostics = sorted(ctx.diagnostics, key=lambda d: (d.line, d.column, d.code))
@@ -326,15 +337,60 @@ def _run(
         return result
     new_source = new_module.code
     if new_source != source:
-        try:
-            cst.parse_module(new_source)
+        try:  # CPython first: its message says why (libcst's says where it gave up)
             compile(new_source, path, "exec", dont_inherit=True)
-        except (cst.ParserSyntaxError, SyntaxError) as exc:
-            result.error = FileError(path, f"the rewrite did not parse, file left unchanged: {exc}")
+            cst.parse_module(new_source)
+        except (cst.ParserSyntaxError, SyntaxError, RecursionError, MemoryError) as exc:
+            why = exc.msg if isinstance(exc, SyntaxError) else str(exc) or type(exc).__name__
+            result.error = FileError(path, f"the rewrite did not parse, file left unchanged: {pyparse.one_line(why)}")
             return result
         result.changed = True
         result.new_source = new_source
     return result
+
+
+#: The message for code nested deeper than the engine can follow, even on its deep stack.
+TOO_DEEP = "nested too deeply for ndd-migrate: file left unchanged"
+
+#: The stack and recursion limit the engine runs with. libcst's parser is native but its visitors
+#: and ours are Python, several frames per level of nesting: a 400-term sum (each ``+`` one level)
+#: or a list nested 150 deep exceeds Python's default limit of 1000 frames. A thread's stack is
+#: only reserved, not committed, so a large one costs nothing until it is used.
+DEEP_STACK_BYTES = 512 * 1024 * 1024
+DEEP_RECURSION_LIMIT = 200_000
+
+
+def _on_deep_stack(function, *args):
+    """``function(*args)`` in a thread with :data:`DEEP_STACK_BYTES` of stack, under a recursion
+    limit of :data:`DEEP_RECURSION_LIMIT` (restored after): deep but valid code is migrated, not
+    refused. Where the platform refuses such a stack, in this thread as it is."""
+    import threading
+
+    outcome: list = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, function(*args)))
+        except BaseException as exc:  # handed to the caller's thread, raised there
+            outcome.append((False, exc))
+
+    limit = sys.getrecursionlimit()
+    try:
+        previous = threading.stack_size(DEEP_STACK_BYTES)
+    except (ValueError, RuntimeError):
+        return function(*args)
+    try:
+        sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
+        worker = threading.Thread(target=target, name="ndd-engine")
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(previous)
+        sys.setrecursionlimit(limit)
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
 
 
 def _composed(outer, inner):
