@@ -535,26 +535,47 @@ def process_sources(
             out.append(process_source(path, raw, policy))
             tick(1)
         return out
-    from concurrent.futures import ProcessPoolExecutor
-
-    # Largest files first, in small chunks: a file costs roughly in proportion to its size, and
-    # the run ends when the busiest worker does (with big chunks in the given order one worker
-    # could be left with a long tail alone).
+    # Largest files first: a file costs roughly in proportion to its size, and the run ends when
+    # the busiest worker does (in the given order one worker could be left with a long tail alone).
     order = sorted(range(len(sources)), key=lambda i: -len(sources[i][1]))
-    paths = [sources[i][0] for i in order]
-    raws = [sources[i][1] for i in order]
-    chunksize = max(1, len(sources) // (workers * 16))
+    results: list[FileResult | None] = [None] * len(sources)
+    isolated = False
+    while order:
+        _pool_pass(sources, order, results, policy, min(workers, len(order)), context, isolated, tick)
+        order = [i for i in order if results[i] is None]
+        if order and isolated:  # cannot happen (an isolated crash is a result); never loop on it
+            for i in order:
+                results[i] = _crashed(sources[i][0], "the worker process died")
+            break
+        isolated = True
+    return results  # type: ignore[return-value]
+
+
+def _pool_pass(sources, order, results, policy, workers, context, isolated, tick) -> None:
+    """Fill ``results`` at ``order`` from a pool of ``workers``. A worker that dies (libcst's
+    native parser can overflow its stack) breaks the pool, and the files not done are left None:
+    the caller runs them again, ``isolated``, each in a process of its own inside the workers, so
+    that only the file that kills its process fails (:func:`_isolated`)."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
     with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_set_worker_policy, initargs=(policy, os.getpid())
+        max_workers=workers,
+        mp_context=context,
+        initializer=_set_worker_policy,
+        initargs=(policy, os.getpid(), isolated),
     ) as pool:
-        done = []
-        for result in pool.map(_process_in_worker, paths, raws, chunksize=chunksize):
-            done.append(result)
-            tick(1)
-    results: list[FileResult] = [None] * len(sources)  # type: ignore[list-item]
-    for position, result in zip(order, done):
-        results[position] = result
-    return results
+        futures = {pool.submit(_process_in_worker, *sources[i]): i for i in order}
+        try:
+            for future in as_completed(futures):
+                results[futures[future]] = future.result()
+                tick(1)
+        except BrokenProcessPool:
+            pass
+
+
+def _crashed(path: str, how: str) -> FileResult:
+    return FileResult(path=path, error=FileError(path, f"{how} on this file; file left unchanged, please report it"))
 
 
 #: The policy of the run, set once in each worker process: it holds the project's configuration,
@@ -562,9 +583,14 @@ def process_sources(
 _worker_policy: Policy | None = None
 
 
-def _set_worker_policy(policy: Policy, parent: int | None = None) -> None:
-    global _worker_policy
+#: Whether this worker runs each file in a process of its own (after a worker died).
+_worker_isolates = False
+
+
+def _set_worker_policy(policy: Policy, parent: int | None = None, isolated: bool = False) -> None:
+    global _worker_policy, _worker_isolates
     _worker_policy = policy
+    _worker_isolates = isolated
     if parent is not None:
         _die_with_parent(parent)
 
@@ -606,7 +632,39 @@ def _watch_parent(parent: int, interval: float = 1.0) -> None:
 
 
 def _process_in_worker(path: str, raw: bytes) -> FileResult:
+    if _worker_isolates:
+        return _isolated(path, raw)
     return process_source(path, raw, _worker_policy)
+
+
+def _isolated(path: str, raw: bytes) -> FileResult:
+    """``process_source`` in a forked child, whose result comes back through a pipe: a crash of
+    the child (a signal, no result) is this file's error, and the worker goes on. Where there is
+    no ``fork``, the worker's own process: the pool then breaks again at the same file, which
+    :func:`process_sources` reports as that file's error."""
+    import pickle
+
+    if not hasattr(os, "fork"):
+        return process_source(path, raw, _worker_policy)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: never returns into the worker's code
+        status = 1
+        try:
+            os.close(read)
+            with os.fdopen(write, "wb") as out:
+                out.write(pickle.dumps(process_source(path, raw, _worker_policy)))
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(child, 0)
+    if status == 0 and data:
+        return pickle.loads(data)
+    how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit status {os.WEXITSTATUS(status)}"
+    return _crashed(path, f"the parser's process died ({how})")
 
 
 def worker_count(count: int, jobs: int | None, *, forked: bool) -> int:

@@ -3,6 +3,11 @@ line, and the run goes on (docs/safety.md); and a second run changes nothing."""
 
 from __future__ import annotations
 
+import os
+import signal
+
+import pytest
+
 from ndd_migrate import engine, pyparse
 from ndd_migrate.policy import Policy
 from tests.conftest import SMALL_PIPELINE, migrate_text
@@ -175,3 +180,28 @@ def test_a_hand_built_pipeline_todo_is_not_followed_by_another_on_the_second_run
     once, twice = _twice(source)
     assert once.count("TODO(ndd-migrate): NDD403") == 1
     assert once == twice
+
+
+# ------------------------------------------------------------------ a worker that dies
+
+
+@pytest.mark.skipif(engine._fork_context() is None, reason="the pool's workers are forked only on Linux")
+def test_a_file_that_kills_its_worker_is_that_files_error_and_the_run_goes_on(monkeypatch):
+    real = engine.process_source
+
+    def crashing(path, raw, policy):
+        if path == "crash.py":  # as libcst's native parser does when its stack overflows
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(path, raw, policy)
+
+    monkeypatch.setattr(engine, "process_source", crashing)  # the forked workers inherit it
+    names = ["a.py", "b.py", "crash.py", "c.py", "d.py", "e.py"]
+    ticks = []
+    results = engine.process_sources(
+        [(name, SMALL_PIPELINE.encode()) for name in names], Policy.migrate(), jobs=2, progress=ticks.append
+    )
+    assert [r.path for r in results] == names
+    crashed = results[2].error
+    assert crashed is not None and "process died (signal 9)" in crashed.message and "\n" not in crashed.message
+    assert all(r.error is None and r.changed for i, r in enumerate(results) if i != 2)
+    assert sum(ticks) == len(names)
