@@ -205,3 +205,15 @@ def test_a_file_that_kills_its_worker_is_that_files_error_and_the_run_goes_on(mo
     assert crashed is not None and "process died (signal 9)" in crashed.message and "\n" not in crashed.message
     assert all(r.error is None and r.changed for i, r in enumerate(results) if i != 2)
     assert sum(ticks) == len(names)
+
+
+def test_an_internal_error_with_a_long_message_is_reported_in_one_short_line(monkeypatch):
+    from ndd_migrate import hand_built
+
+    def fails(module):
+        raise ValueError("Module(\n" + "    body=[...],\n" * 2700 + ")")  # as a CST node's repr
+
+    monkeypatch.setattr(hand_built, "desugar", fails)
+    error = _error(SMALL_PIPELINE)
+    assert "\n" not in error.message and len(error.message) < 2 * pyparse.MAX_MESSAGE
+    assert error.message.startswith("internal error (ValueError: Module(")
