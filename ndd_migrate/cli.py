@@ -554,6 +554,13 @@ class _progress:
 
 
 def main() -> None:
+    import sys
+
+    # A file name that is not UTF-8 reaches a message as surrogates, which a strict stream cannot
+    # write: such a character is written as an escape rather than ending the run.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure") and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
     app()
 
 

@@ -226,7 +226,7 @@ def migrated_pipelines(raw: bytes) -> set[str]:
 
     try:
         tree = ast.parse(raw)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # nested too deeply: not this shape
         return set()
     aliases = set()
     for node in tree.body:

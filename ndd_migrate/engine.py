@@ -25,7 +25,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider, ScopeProvider
 
-from ndd_migrate import crossfile, files, hand_built, noqa, plan, region, scopes
+from ndd_migrate import crossfile, files, hand_built, noqa, plan, pyparse, region, scopes
 from ndd_migrate.analysis import Analyzer, ImportedPipeline, Problem
 from ndd_migrate.catalog import _rule_modules
 from ndd_migrate.context import TODO_PREFIX, Context
@@ -260,6 +260,7 @@ def _todos(lines) -> list[str]:
 
 def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) -> FileResult:
     """Run the rules over one source text. Never raises for bad input: errors come back in the result.
+    (The work runs on a deep stack: :func:`_on_deep_stack`.)
 
     ``migrate`` rewrites with every selected rule and leaves TODOs. ``check`` always reports what
     the full migration would report (conversion rules depend on each other, so reporting runs them
@@ -276,11 +277,18 @@ def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) ->
     False turns that off, for tests that compare): the findings are the same, for a fraction of
     the cost. Only a ``--fix`` with something to fix goes on to the whole module.
     """
-    tree = region.parse(source)
-    module_names = region.module_level_names(tree) if tree is not None else set()
+    return _on_deep_stack(_transform, source, path, policy, narrow)
+
+
+def _transform(source: str, path: str, policy: Policy, narrow: bool) -> FileResult:
+    try:
+        tree = pyparse.parse(source, notebook=path.endswith(".ipynb"))
+    except pyparse.Refused as refused:  # CPython would not run it: its error, and libcst never sees it
+        return FileResult(path=path, old_source=source, error=FileError(path, refused.message, refused.line))
+    module_names = region.module_level_names(tree)
     if policy.mode == "migrate":
         return _run(source, path, policy, "all", module_names, todos=True)
-    part = region.dali_region(source, tree) if narrow and tree is not None and not policy.imported_pipelines else None
+    part = region.dali_region(source, tree) if narrow and not policy.imported_pipelines else None
     if part is not None:
         found = _run(
             part.text, path, policy, "report", module_names, todos=False, rewrite=False, lines=part, module_source=source
@@ -431,12 +439,15 @@ def _run(
         if built.graphs:
             converted = {fn.node.name.value for fn in analyzer.model.pipelines.values() if fn.convert and fn.label}
             new_module = hand_built.resugar(new_module, built, converted)
+    except (RecursionError, MemoryError):  # nesting deeper than even the deep stack allows
+        result.error = FileError(path, TOO_DEEP, pyparse.deepest_line(source))
+        return result
     except Exception as exc:  # a rule crashed: report it, lose nothing
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         result.error = FileError(
             path,
-            f"internal error ({type(exc).__name__}: {exc}) at {Path(frame.filename).name}:{frame.lineno}; "
-            "file left unchanged, please report it",
+            f"internal error ({type(exc).__name__}: {pyparse.one_line(str(exc))}) at "
+            f"{Path(frame.filename).name}:{frame.lineno}; file left unchanged, please report it",
         )
         return result
     result.diagnostics = sorted(ctx.diagnostics, key=lambda d: (d.line, d.column, d.code))
@@ -445,15 +456,60 @@ def _run(
         return result
     new_source = new_module.code
     if new_source != source:
-        try:
-            cst.parse_module(new_source)
+        try:  # CPython first: its message says why (libcst's says where it gave up)
             compile(new_source, path, "exec", dont_inherit=True)
-        except (cst.ParserSyntaxError, SyntaxError) as exc:
-            result.error = FileError(path, f"the rewrite did not parse, file left unchanged: {exc}")
+            cst.parse_module(new_source)
+        except (cst.ParserSyntaxError, SyntaxError, RecursionError, MemoryError) as exc:
+            why = exc.msg if isinstance(exc, SyntaxError) else str(exc) or type(exc).__name__
+            result.error = FileError(path, f"the rewrite did not parse, file left unchanged: {pyparse.one_line(why)}")
             return result
         result.changed = True
         result.new_source = new_source
     return result
+
+
+#: The message for code nested deeper than the engine can follow, even on its deep stack.
+TOO_DEEP = "nested too deeply for ndd-migrate: file left unchanged"
+
+#: The stack and recursion limit the engine runs with. libcst's parser is native but its visitors
+#: and ours are Python, several frames per level of nesting: a 400-term sum (each ``+`` one level)
+#: or a list nested 150 deep exceeds Python's default limit of 1000 frames. A thread's stack is
+#: only reserved, not committed, so a large one costs nothing until it is used.
+DEEP_STACK_BYTES = 512 * 1024 * 1024
+DEEP_RECURSION_LIMIT = 200_000
+
+
+def _on_deep_stack(function, *args):
+    """``function(*args)`` in a thread with :data:`DEEP_STACK_BYTES` of stack, under a recursion
+    limit of :data:`DEEP_RECURSION_LIMIT` (restored after): deep but valid code is migrated, not
+    refused. Where the platform refuses such a stack, in this thread as it is."""
+    import threading
+
+    outcome: list = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, function(*args)))
+        except BaseException as exc:  # handed to the caller's thread, raised there
+            outcome.append((False, exc))
+
+    limit = sys.getrecursionlimit()
+    try:
+        previous = threading.stack_size(DEEP_STACK_BYTES)
+    except (ValueError, RuntimeError):
+        return function(*args)
+    try:
+        sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
+        worker = threading.Thread(target=target, name="ndd-engine")
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(previous)
+        sys.setrecursionlimit(limit)
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
 
 
 def _composed(outer, inner):
@@ -598,26 +654,47 @@ def process_sources(
             out.append(process_source(path, raw, policy))
             tick(1)
         return out
-    from concurrent.futures import ProcessPoolExecutor
-
-    # Largest files first, in small chunks: a file costs roughly in proportion to its size, and
-    # the run ends when the busiest worker does (with big chunks in the given order one worker
-    # could be left with a long tail alone).
+    # Largest files first: a file costs roughly in proportion to its size, and the run ends when
+    # the busiest worker does (in the given order one worker could be left with a long tail alone).
     order = sorted(range(len(sources)), key=lambda i: -len(sources[i][1]))
-    paths = [sources[i][0] for i in order]
-    raws = [sources[i][1] for i in order]
-    chunksize = max(1, len(sources) // (workers * 16))
+    results: list[FileResult | None] = [None] * len(sources)
+    isolated = False
+    while order:
+        _pool_pass(sources, order, results, policy, min(workers, len(order)), context, isolated, tick)
+        order = [i for i in order if results[i] is None]
+        if order and isolated:  # cannot happen (an isolated crash is a result); never loop on it
+            for i in order:
+                results[i] = _crashed(sources[i][0], "the worker process died")
+            break
+        isolated = True
+    return results  # type: ignore[return-value]
+
+
+def _pool_pass(sources, order, results, policy, workers, context, isolated, tick) -> None:
+    """Fill ``results`` at ``order`` from a pool of ``workers``. A worker that dies (libcst's
+    native parser can overflow its stack) breaks the pool, and the files not done are left None:
+    the caller runs them again, ``isolated``, each in a process of its own inside the workers, so
+    that only the file that kills its process fails (:func:`_isolated`)."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
     with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_set_worker_policy, initargs=(policy, os.getpid())
+        max_workers=workers,
+        mp_context=context,
+        initializer=_set_worker_policy,
+        initargs=(policy, os.getpid(), isolated),
     ) as pool:
-        done = []
-        for result in pool.map(_process_in_worker, paths, raws, chunksize=chunksize):
-            done.append(result)
-            tick(1)
-    results: list[FileResult] = [None] * len(sources)  # type: ignore[list-item]
-    for position, result in zip(order, done):
-        results[position] = result
-    return results
+        futures = {pool.submit(_process_in_worker, *sources[i]): i for i in order}
+        try:
+            for future in as_completed(futures):
+                results[futures[future]] = future.result()
+                tick(1)
+        except BrokenProcessPool:
+            pass
+
+
+def _crashed(path: str, how: str) -> FileResult:
+    return FileResult(path=path, error=FileError(path, f"{how} on this file; file left unchanged, please report it"))
 
 
 #: The policy of the run, set once in each worker process: it holds the project's configuration,
@@ -625,9 +702,14 @@ def process_sources(
 _worker_policy: Policy | None = None
 
 
-def _set_worker_policy(policy: Policy, parent: int | None = None) -> None:
-    global _worker_policy
+#: Whether this worker runs each file in a process of its own (after a worker died).
+_worker_isolates = False
+
+
+def _set_worker_policy(policy: Policy, parent: int | None = None, isolated: bool = False) -> None:
+    global _worker_policy, _worker_isolates
     _worker_policy = policy
+    _worker_isolates = isolated
     if parent is not None:
         _die_with_parent(parent)
 
@@ -669,7 +751,39 @@ def _watch_parent(parent: int, interval: float = 1.0) -> None:
 
 
 def _process_in_worker(path: str, raw: bytes) -> FileResult:
+    if _worker_isolates:
+        return _isolated(path, raw)
     return process_source(path, raw, _worker_policy)
+
+
+def _isolated(path: str, raw: bytes) -> FileResult:
+    """``process_source`` in a forked child, whose result comes back through a pipe: a crash of
+    the child (a signal, no result) is this file's error, and the worker goes on. Where there is
+    no ``fork``, the worker's own process: the pool then breaks again at the same file, which
+    :func:`process_sources` reports as that file's error."""
+    import pickle
+
+    if not hasattr(os, "fork"):
+        return process_source(path, raw, _worker_policy)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: never returns into the worker's code
+        status = 1
+        try:
+            os.close(read)
+            with os.fdopen(write, "wb") as out:
+                out.write(pickle.dumps(process_source(path, raw, _worker_policy)))
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(child, 0)
+    if status == 0 and data:
+        return pickle.loads(data)
+    how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit status {os.WEXITSTATUS(status)}"
+    return _crashed(path, f"the parser's process died ({how})")
 
 
 def worker_count(count: int, jobs: int | None, *, forked: bool) -> int:

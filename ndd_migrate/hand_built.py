@@ -29,6 +29,7 @@ later than the graph did), ``*args`` to ``Pipeline(...)``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -73,11 +74,16 @@ class Desugared:
         return line - shift
 
 
+_SET_OUTPUTS_CALL = re.compile(r"\.\s*set_outputs\s*\(")
+
+
 def desugar(module: cst.Module) -> tuple[cst.Module, Desugared]:
     """``module`` with its hand-built graphs (in its body and its functions' bodies) as ``@pipeline_def``
     functions (the same module when it has none), and what was done."""
     done = Desugared()
-    if "set_outputs" not in module.code:
+    # A graph ends with `pipe.set_outputs(...)`. Not the bare word: the TODOs this migration writes
+    # mention `set_outputs`, and a second run must find what the first found.
+    if not _SET_OUTPUTS_CALL.search(module.code):
         return module, done
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     finder = _Finder()

@@ -25,9 +25,9 @@ Which statements are in the region (everything here errs on the side of keeping)
   a region name, so libcst resolves each name in the region exactly as in the whole module;
 * every other top-level ``import`` (a single line each, and what names in the region resolve to).
 
-A module is not narrowed when ast cannot parse it (libcst then reports the error, as for any
-file), when a lone ``\\r`` breaks its lines, when it star-imports from ``nvidia``, or when the run
-knows pipelines defined in other modules (the cross-file pass: their names arrive by imports this
+A module CPython refuses never gets here (:mod:`ndd_migrate.pyparse`). A module is not
+narrowed when a lone ``\\r`` breaks its lines, when it star-imports from ``nvidia``, or when the
+run knows pipelines defined in other modules (the cross-file pass: their names arrive by imports this
 module does not spell as DALI). :func:`module_level_names` is the other fact the engine takes
 from the whole module: the names fresh names must not collide with.
 """
@@ -58,14 +58,6 @@ class Region:
         if 1 <= line <= len(self.lines):
             return self.lines[line - 1]
         return self.lines[-1] + (line - len(self.lines)) if self.lines else line
-
-
-def parse(source: str) -> ast.Module | None:
-    """The stdlib tree of ``source``, or None when Python cannot parse it."""
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError):  # ValueError: a NUL byte
-        return None
 
 
 def dali_region(source: str, tree: ast.Module) -> Region | None:

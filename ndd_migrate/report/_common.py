@@ -65,6 +65,22 @@ class Options:
 
 
 def display_path(path: str, root: Path) -> str:
+    """:func:`relative_path`, printable: a name that is not UTF-8 (its undecodable bytes are
+    surrogates in ``path``, as ``os.fsdecode`` gives them) shows those bytes as ``\\xff``, since
+    no stream and no JSON document can carry a lone surrogate."""
+    return printable(relative_path(path, root))
+
+
+def printable(path: str) -> str:
+    """``path`` with the bytes of a name that is not UTF-8 written ``\\xNN``."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    return path
+
+
+def relative_path(path: str, root: Path) -> str:
     """``path`` relative to ``root`` when it lies inside it, else as given.
 
     Relative paths are taken relative to the current directory (as the OS does). ``abspath`` rather

@@ -21,9 +21,9 @@ from ndd_migrate.diagnostics import Diagnostic, FileError, FileResult
 from ndd_migrate.report._common import (
     DOCS_URL,
     Options,
-    display_path,
     file_errors,
     posix_path,
+    relative_path,
     remaining,
     rule_url,
 )
@@ -33,10 +33,11 @@ SRCROOT = "%SRCROOT%"
 
 
 def _artifact(path: str, opts: Options) -> dict:
-    shown = display_path(path, opts.root)
+    # The name's bytes, percent-encoded: a URI names the file even when its name is not UTF-8.
+    shown = relative_path(path, opts.root)
     if os.path.isabs(shown):
         return {"uri": Path(shown).as_uri()}
-    return {"uri": quote(posix_path(shown)), "uriBaseId": SRCROOT}
+    return {"uri": quote(os.fsencode(posix_path(shown))), "uriBaseId": SRCROOT}
 
 
 def _region(diagnostic: Diagnostic) -> dict:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import difflib
+import os
 import re
 
 from rich.console import Console
 from rich.markup import escape
 
-from ndd_migrate.report._common import plural
+from ndd_migrate.report._common import plural, printable
 
 from ndd_migrate.runner import RunSummary
 
@@ -29,8 +30,8 @@ def unified_diff(path: str, old: bytes, new: bytes) -> bytes:
         difflib.unified_diff,
         _lines(old),
         _lines(new),
-        fromfile=f"a/{path}".encode(),
-        tofile=f"b/{path}".encode(),
+        fromfile=os.fsencode(f"a/{path}"),  # the name's own bytes, as `patch` will look for them
+        tofile=os.fsencode(f"b/{path}"),
     )
     for line in lines:
         out.append(line)
@@ -60,7 +61,7 @@ def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: 
         )
     for result in summary.failed:
         console.print(
-            f"[red]error[/] {escape(result.error.location())}: {escape(result.error.message)}", soft_wrap=True
+            f"[red]error[/] {escape(printable(result.error.location()))}: {escape(result.error.message)}", soft_wrap=True
         )
     manual = summary.manual
     if not manual:
@@ -70,7 +71,7 @@ def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: 
         advice = diag.hint or f"see `ndd-migrate explain {diag.code}`"
         line = f"cell {diag.cell}:{diag.line}" if diag.cell is not None else diag.line
         console.print(
-            f"  [bold yellow]{escape(diag.code)}[/] {escape(f'{diag.path}:{line}: {diag.message}')}"
+            f"  [bold yellow]{escape(diag.code)}[/] {escape(f'{printable(diag.path)}:{line}: {diag.message}')}"
             f"\n      → {escape(advice)}",
             soft_wrap=True,
         )

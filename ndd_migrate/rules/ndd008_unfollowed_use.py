@@ -143,8 +143,10 @@ class Impl(RuleImpl):
     def visit_Module(self, node: cst.Module) -> None:
         found = self.ctx.model.plan
         for fn, blocking in found.blocked.items():
-            # The first in the file first; position then wording, so that every run names the same use.
-            blocking = sorted(blocking, key=lambda item: (self.ctx.line_of(item[0].node), describe(*item)))
+            # The first in the file first, by line and column, then wording: uses come in the order of
+            # libcst's reference sets, which differs from run to run, and the TODO must not (a second
+            # run would add a second one).
+            blocking = sorted(blocking, key=lambda item: (self.ctx.line_of(item[0].node)[:2], describe(*item)))
             use, reason = blocking[0]
             what, todo = describe(use, reason)
             where = self._where(use)

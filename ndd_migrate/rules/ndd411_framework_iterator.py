@@ -149,7 +149,9 @@ class Impl(RuleImpl):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.loaders: set[str] = set()
-        self.helper_after: set[str] = set()  # names of pipeline functions the helper goes after
+        # Names of the top-level functions or classes the helper goes after: the pipeline function,
+        # or the one it is defined in; "" for a pipeline inside a top-level block (an `if`, a `with`).
+        self.helper_after: set[str] = set()
         self.math_name = "math"
         self.subclasses: dict[str, str] = {}  # classes deriving from a DALI iterator → that iterator
         self.many = None  # the helper over several pipelines, once an iterator over a list needs it
@@ -255,7 +257,7 @@ class Impl(RuleImpl):
         sized = cstutil.kwarg(original, "size")
         if fn is None or not (fn.epochs or sized) or self._unsupported(original, dali) or not self.ctx.applies(self.code, original):
             return updated
-        self.helper_after.add(fn.node.name.value)
+        self.helper_after.add(self._top_level_name(fn.node))
         self.math_name = self.ctx.stdlib_math()  # the helper rounds up with `math.ceil`
         self.ctx.report(self.code, original, "DALI iterator → per-epoch iterators over the migrated pipeline", fixed=True)
         output_map = _output_map(original, dali)
@@ -373,11 +375,25 @@ class Impl(RuleImpl):
             return cst.RemovalSentinel.REMOVE
         return updated
 
+    def _top_level_name(self, node: cst.CSTNode) -> str:
+        parents = self.ctx.model.parents
+        while node in parents and not isinstance(parents[node], cst.Module):
+            node = parents[node]
+        return node.name.value if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else ""
+
     def leave_Module(self, original: cst.Module, updated: cst.Module):
         if not self.helper_after:
             return updated
         body = list(updated.body)
-        index = max(i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef) and s.name.value in self.helper_after)
+        if "" in self.helper_after:  # the block may run at import: the helper before it, after the imports
+            index = -1
+            while index + 1 < len(body) and _is_import_or_docstring(body[index + 1]):
+                index += 1
+        else:
+            index = max(
+                i for i, s in enumerate(body)
+                if isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.name.value in self.helper_after
+            )
         texts = [
             *([iterator_helper.source(self.math_name)] if self.epochs_helper else []),
             *([iterator_helper.MANY_HELPER] if self.many else []),
@@ -388,6 +404,13 @@ class Impl(RuleImpl):
             for text in texts
         ]
         return updated.with_changes(body=[*body[: index + 1], *helpers, *body[index + 1 :]])
+
+
+def _is_import_or_docstring(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) or (isinstance(s, cst.Expr) and isinstance(s.value, cst.SimpleString))
+        for s in stmt.body
+    )
 
 
 def _is_helper_call(call: cst.Call) -> bool:
