@@ -25,7 +25,7 @@ EXPECTED_TAIL = (
     "    ctx = ndd.EvalContext(device_id=device_id)\n"
     "    reader = ndd.readers.Numpy(file_root=root)\n"
     "    while True:\n"
-    "        for (data,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n"
+    "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
     "            with ctx:\n"
     "                noise = ndd.random.uniform(range=[0.0, 1.0], batch_size=batch_size)\n"
     "            yield (data + noise).evaluate(),\n"

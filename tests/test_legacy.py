@@ -108,7 +108,7 @@ def test_pre_1_0_reader_names(ops_class, ndd_class):
         )
     )
     assert f"reader = ndd.{ndd_class}(path='x', name='Reader')" in out
-    assert "for data, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):" in out
+    assert "for data, labels in reader.next_epoch(batch_size=batch_size):" in out
 
 
 def test_op_objects_keep_call_order_and_get_their_own_rng():
@@ -913,7 +913,7 @@ def test_external_source_fed_in_iter_setup():
         '        return fed_anchors, fed_shapes\n'
         '\n'
         '    while True:\n'
-        '        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n'
+        '        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n'
         '            with ctx:\n'
         '                try:\n'
         '                    anchors, shapes = iter_setup()\n'

@@ -70,7 +70,7 @@ def test_legacy_define_graph_returns_the_reader_outputs_whole(reader, call, targ
     source = LEGACY.format(reader=reader, graph=f"        out = {call}\n        return out\n")
     text, result = migrate_text(source.replace("root):", "root, masks=False):") if "masks" in reader else source)
     assert (
-        "        for out in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n            with ctx:\n"
+        "        for out in reader.next_epoch(batch_size=batch_size):\n            with ctx:\n"
         "                outputs = tuple(batch.evaluate() for batch in out)\n            yield outputs\n"
     ) in text
     assert not [d for d in result.diagnostics if d.needs_human]
@@ -80,7 +80,7 @@ def test_legacy_single_output_reader_bound_to_one_name():
     source = LEGACY.format(reader="ops.readers.Numpy(file_root='/d')", graph="        out = self.input()\n        return out\n")
     text, _ = migrate_text(source)
     assert (
-        "        for (out,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n            with ctx:\n"
+        "        for (out,) in reader.next_epoch(batch_size=batch_size):\n            with ctx:\n"
         "                outputs = out.evaluate(),\n            yield outputs\n"
     ) in text
 
@@ -417,7 +417,7 @@ def test_early_return_with_a_context_keeps_yields_outside_it():
     text, _ = migrate_text(EARLY + "\n\np = pipe('/d', device_id=1)\n")
     assert _body(text).split("\n\n\n")[0] + "\n" == (
         "    while True:\n"
-        "        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n"
+        "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
         "            with ctx:\n"
         "                images = ndd.decoders.image(jpegs)\n"
         "            if not training:\n"
@@ -601,7 +601,7 @@ def test_legacy_define_graph_returning_in_branches():
     text, result = migrate_text(source)
     assert not [d for d in result.diagnostics if d.needs_human]
     assert text.endswith(
-        "        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n"
+        "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
         "            with ctx:\n"
         "                images = ndd.decoders.image(jpegs, device='cpu')\n"
         "            if not training:\n"

@@ -260,3 +260,22 @@ class Branches:
                 body=cst.IndentedBlock(inner) if isinstance(suite, cst.SimpleStatementSuite) else suite.with_changes(body=inner)
             )
         return node.with_changes(body=body, orelse=orelse)
+
+
+def epoch_args(reader: cst.BaseExpression, ctx_name: str | None) -> list[cst.Arg]:
+    """The arguments of ``reader.next_epoch(...)``: the batch size, and the pipeline's own context
+    only for a reader on the GPU. DALI 2.4's epoch iterator keeps its context entered between
+    batches (``Reader._batches``: ``with ctx:`` around the yields), so two generators with contexts
+    of their own, advanced in turn, exit them out of order and fail at an epoch's end
+    (``assert _tls.stack[-1] is self``). A CPU reader needs no device: it runs in the default
+    context, which every generator shares; the ops of each batch still run ``with ctx:``."""
+    args = [kw("batch_size", cst.Name("batch_size"))]
+    if ctx_name and _on_gpu(reader):
+        args.append(kw("ctx", cst.Name(ctx_name)))
+    return args
+
+
+def _on_gpu(reader: cst.BaseExpression) -> bool:
+    """Is ``device=`` of the reader call anything but absent or ``"cpu"``?"""
+    device = cstutil.kwarg(reader, "device") if isinstance(reader, cst.Call) else None
+    return device is not None and cstutil.literal_value(device.value) != "cpu"

@@ -278,9 +278,7 @@ class Impl(RuleImpl):
                     body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=reader_stmt.body[0].value)]
                 )
             )
-            epoch_args = [shape.kw("batch_size", cst.Name("batch_size"))]
-            if ctx_name:
-                epoch_args.append(shape.kw("ctx", cst.Name(ctx_name)))
+            epoch_args = shape.epoch_args(reader_stmt.body[0].value, ctx_name)
             next_epoch = cst.Call(cst.Attribute(cst.Name(reader_name), cst.Name("next_epoch")), shape.commas(epoch_args))
             inner = [cst.For(target=loop_target, iter=next_epoch, body=cst.IndentedBlock(inner))]
         if fn.checkpointing:  # NDD415: registered (and so restored) before the first next_epoch

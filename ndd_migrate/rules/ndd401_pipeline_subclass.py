@@ -40,7 +40,7 @@ _LEGACY_AFTER = (
     "    rng = ndd.random.RNG(seed=7)\n"
     "    reader = ndd.readers.File(file_root=root, random_shuffle=True, name=\"Reader\")\n"
     "    while True:\n"
-    "        for jpegs, labels in reader.next_epoch(batch_size=batch_size, ctx=ctx):\n"
+    "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
     "            with ctx:\n"
     "                images = ndd.resize(ndd.decoders.image(jpegs, device=\"gpu\"), device=\"gpu\", resize_x=224, "
     "resize_y=224)\n"
@@ -289,9 +289,7 @@ class Impl(RuleImpl):
             creation = reader_stmt.with_changes(
                 body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(fn.reader_name))], value=assign.value)]
             )
-            epoch_args = [shape.kw("batch_size", cst.Name("batch_size"))]
-            if fn.ctx_name:
-                epoch_args.append(shape.kw("ctx", cst.Name(fn.ctx_name)))
+            epoch_args = shape.epoch_args(assign.value, fn.ctx_name)
             next_epoch = cst.Call(cst.Attribute(cst.Name(fn.reader_name), cst.Name("next_epoch")), shape.commas(epoch_args))
             target = (
                 cst.Name(fn.reader_outputs_name) if fn.reader_branches
