@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from rich.console import Console
 from rich.markup import escape
 
+from ndd_migrate.report import line_diff
 from ndd_migrate.report._common import plural
 
 from ndd_migrate.runner import RunSummary
@@ -25,13 +25,7 @@ def unified_diff(path: str, old: bytes, new: bytes) -> bytes:
     of the diff.
     """
     out = []
-    lines = difflib.diff_bytes(
-        difflib.unified_diff,
-        _lines(old),
-        _lines(new),
-        fromfile=f"a/{path}".encode(),
-        tofile=f"b/{path}".encode(),
-    )
+    lines = line_diff.unified(_lines(old), _lines(new), f"a/{path}".encode(), f"b/{path}".encode())
     for line in lines:
         out.append(line)
         if not line.endswith(b"\n"):
