@@ -19,7 +19,7 @@ for before/after figures in one run; the default is this checkout, labelled ``th
 Usage::
 
     python benchmarks/bench_large_files.py [--sizes 50,100,200,500,1000,2000] [--rounds 3]
-        [--timeout 300] [--tree before=/tmp/base --tree after=.] [--keep DIR]
+        [--large-rounds 1] [--timeout 300] [--tree before=/tmp/base --tree after=.] [--keep DIR]
         [--docs docs/benchmarks.md | --no-docs]
 
 It is run on demand, not by the test suite.
@@ -211,8 +211,9 @@ def generate(size_bytes: int, seed: int = 0) -> str:
 # ---------------------------------------------------------------------------------------- timing
 
 
-def timed(argv: list[str], env: dict, cwd: Path, timeout: float) -> tuple[float | None, float, int]:
-    """(wall seconds or None past ``timeout``, peak RSS in MB, exit status) of one run."""
+def timed(argv: list[str], env: dict, cwd: Path, timeout: float) -> tuple[float | None, float, float, int]:
+    """(wall seconds or None past ``timeout``, CPU seconds, peak RSS in MB, exit status) of one
+    run. On a shared machine the wall time depends on the other load, the CPU time much less."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
@@ -228,16 +229,21 @@ def timed(argv: list[str], env: dict, cwd: Path, timeout: float) -> tuple[float 
         time.sleep(0.02)
     elapsed = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return (None if timed_out else elapsed), usage.ru_maxrss / 1024, proc.returncode
+    cpu = usage.ru_utime + usage.ru_stime
+    return (None if timed_out else elapsed), cpu, usage.ru_maxrss / 1024, proc.returncode
 
 
-def run_all(files: dict[int, Path], trees: dict[str, Path], rounds: int, timeout: float, workdir: Path) -> dict:
-    """{(tree, command, size): [(wall, rss), ...]}; a size past the timeout is not run again on
-    that tree and command (the larger ones neither)."""
+def run_all(files: dict[int, Path], trees: dict[str, Path], rounds: int, large_rounds: int, timeout: float,
+            workdir: Path) -> dict:
+    """{(tree, command, size): [(wall, rss), ...]}; files of 1 MB and more run in the first
+    ``large_rounds`` rounds only. A size past the timeout is not run again on that tree and
+    command (the larger ones neither)."""
     results: dict = {}
     given_up: dict = {}  # (tree, command) -> the smallest size that timed out
     for round_ in range(rounds):
         for size, path in files.items():
+            if size >= 1000 and round_ >= large_rounds:
+                continue
             for command, args in COMMANDS.items():
                 for label, tree in trees.items():
                     key = (label, command, size)
@@ -245,10 +251,10 @@ def run_all(files: dict[int, Path], trees: dict[str, Path], rounds: int, timeout
                         continue
                     env = dict(os.environ, PYTHONPATH=str(tree), NO_COLOR="1")
                     argv = [sys.executable, "-c", CLI, *args, *_no_cache(command, env, workdir), str(path)]
-                    wall, rss, rc = timed(argv, env, workdir, timeout)
-                    results.setdefault(key, []).append((wall, rss))
+                    wall, cpu, rss, rc = timed(argv, env, workdir, timeout)
+                    results.setdefault(key, []).append((wall, cpu, rss))
                     shown = f"{wall:7.2f} s" if wall is not None else f">{timeout:.0f} s"
-                    print(f"round {round_ + 1} {label:>8} {command:<15} {size:>5} KB: {shown}, {rss:7.0f} MB, exit {rc}",
+                    print(f"round {round_ + 1} {label:>8} {command:<15} {size:>5} KB: {shown} (CPU {cpu:7.2f} s), {rss:7.0f} MB, exit {rc}",
                           flush=True)
                     if wall is None:
                         given_up[label, command] = min(size, given_up.get((label, command), size))
@@ -273,35 +279,36 @@ _HAS_CACHE: dict = {}
 # ------------------------------------------------------------------------------------------ docs
 
 
-def _cell(runs: list, timeout: float) -> tuple[str, float | None]:
-    walls = [w for w, _ in runs]
-    if not walls or any(w is None for w in walls):
-        return f"> {timeout:.0f} s", None
-    wall = statistics.median(walls)
-    return f"{wall:.2f} s", wall
+def _cell(runs: list, timeout: float) -> tuple[str, str, float | None]:
+    """Median wall and CPU time as shown, and the CPU time the ratios are taken of (None past the
+    time limit)."""
+    if any(wall is None for wall, _, _ in runs):
+        return f"> {timeout:.0f} s", "", None
+    wall = statistics.median(w for w, _, _ in runs)
+    cpu = statistics.median(c for _, c, _ in runs)
+    return f"{wall:.2f} s", f"{cpu:.2f} s", cpu
 
 
 def table(results: dict, files: dict[int, Path], trees: dict[str, Path], timeout: float) -> str:
-    lines = ["| tree | command | size | lines | time (median) | peak memory | time ratio to the size before |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| tree | command | size | lines | wall time | CPU time | peak memory | CPU time ratio to the size before |",
+             "|---|---|---|---|---|---|---|---|"]
     for label in trees:
         for command in COMMANDS:
             before = None
             for size, path in files.items():
                 runs = results.get((label, command, size))
                 if runs is None:
-                    lines.append(f"| {label} | `{command}` | {size:,} KB | | not run (a smaller size timed out) | | |")
+                    lines.append(f"| {label} | `{command}` | {size:,} KB | | not run (a smaller size timed out) | | | |")
                     before = None
                     continue
-                shown, wall = _cell(runs, timeout)
-                rss = statistics.median(r for _, r in runs)
+                wall, cpu, taken = _cell(runs, timeout)
+                rss = statistics.median(r for _, _, r in runs)
                 ratio = ""
-                if wall is not None and before is not None:
-                    grow = size / before[0]
-                    ratio = f"{wall / before[1]:.2f}x for {grow:.1f}x the size"
+                if taken is not None and before is not None:
+                    ratio = f"{taken / before[1]:.2f}x for {size / before[0]:.1f}x the size"
                 n_lines = path.read_bytes().count(b"\n")
-                lines.append(f"| {label} | `{command}` | {size:,} KB | {n_lines:,} | {shown} | {rss:,.0f} MB | {ratio} |")
-                before = (size, wall) if wall is not None else None
+                lines.append(f"| {label} | `{command}` | {size:,} KB | {n_lines:,} | {wall} | {cpu} | {rss:,.0f} MB | {ratio} |")
+                before = (size, taken) if taken is not None else None
     return "\n".join(lines)
 
 
@@ -326,8 +333,10 @@ def report(args, results: dict, files: dict[int, Path], trees: dict[str, Path]) 
 Measured {datetime.date.today().isoformat()} by `benchmarks/bench_large_files.py` on {cpus} CPU cores
 ({platform.machine()}, Python {platform.python_version()}; load average at the end {load}).
 One generated DALI-heavy module per size; each run a process of its own (start-up included),
-median of {args.rounds} alternating rounds, time limit {args.timeout:.0f} s per run. Peak memory is
-the process's maximum resident set size.
+median of {args.rounds} alternating rounds ({args.large_rounds} for 1 MB and more), time limit
+{args.timeout:.0f} s per run. Peak memory is
+the process's maximum resident set size; CPU time is user + system of the process, which on a
+shared machine depends much less on the other load than the wall time: the ratios are of CPU time.
 
 {table(results, files, trees, args.timeout)}
 """
@@ -337,6 +346,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="50,100,200,500,1000,2000", help="file sizes in KB")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--large-rounds", type=int, default=1, help="rounds for files of 1 MB and more")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per run")
     parser.add_argument("--tree", action="append", default=[], help="LABEL=DIR: a checkout to run")
     parser.add_argument("--seed", type=int, default=0)
@@ -356,7 +366,7 @@ def main() -> None:
             path = out / f"large_{size}kb.py"
             path.write_text(generate(size * 1000, args.seed), encoding="utf-8")
             files[size] = path
-        results = run_all(files, trees, args.rounds, args.timeout, workdir)
+        results = run_all(files, trees, args.rounds, args.large_rounds, args.timeout, workdir)
         text = report(args, results, files, trees)
         print(text)
         if not args.no_docs:

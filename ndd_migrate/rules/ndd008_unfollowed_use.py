@@ -143,7 +143,9 @@ class Impl(RuleImpl):
     def visit_Module(self, node: cst.Module) -> None:
         found = self.ctx.model.plan
         for fn, blocking in found.blocked.items():
-            blocking = sorted(blocking, key=lambda item: self._line(item[0]))  # the first in the file first
+            # The first in the file first; by column within a line (the uses come from sets of
+            # references, in no fixed order).
+            blocking = sorted(blocking, key=lambda item: self.ctx.line_of(item[0].node)[:2])
             use, reason = blocking[0]
             what, todo = describe(use, reason)
             where = self._where(use)
