@@ -157,6 +157,8 @@ class ModuleModel:
     # and the line of each one left alone → why.
     hand_built: object = None
     hand_built_refused: dict[int, str] = field(default_factory=dict)
+    # `__init__` and `define_graph` of each legacy pipeline → the pipeline (legacy.owner's index).
+    legacy_methods: dict | None = None
 
     def kept_by_hand(self) -> list:
         """The hand-built graphs that are not converted (put back as written after the rewrite)."""
@@ -169,6 +171,8 @@ class ModuleModel:
         if self.explicit_pipelines:
             return True
         graphs = self.hand_built.graphs if self.hand_built else ()
+        if not graphs:
+            return False
         return any(not fn.convert for fn in self.pipelines.values() if any(fn.node is g.definition for g in graphs))
     # Each node's parent, and every use of a value a conversion changes (ndd_migrate.plan).
     parents: dict = field(default_factory=dict)

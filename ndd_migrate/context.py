@@ -41,6 +41,7 @@ class Context:
     original_line: Callable[[int], int] = lambda line: line
     positions: Callable[[cst.CSTNode], CodeRange | None] = lambda node: None  # of original nodes
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    _reported: set[Diagnostic] = field(default_factory=set, repr=False)  # the same, to test membership
     pending_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
     statement_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
     statement_stack: list[cst.CSTNode] = field(default_factory=list)
@@ -53,6 +54,7 @@ class Context:
     dali_types_alias: str | None = None  # the module's own name for nvidia.dali.types (read by NDD421)
     needs_types_import: bool = False
     _dali_names: dict[cst.CSTNode, str | None] = field(default_factory=dict, repr=False)
+    _all_convert: bool | None = field(default=None, repr=False)  # may_rewrite_dali_calls outside pipelines
 
     # -- names -----------------------------------------------------------------------------
     def dali_name(self, node: cst.CSTNode) -> str | None:
@@ -143,7 +145,9 @@ class Context:
         owners = self._graph_owners()
         if owners:  # a helper the graphs of these pipelines run: converted with them
             return all(p.convert for p in owners)
-        return all(p.convert for p in self.model.pipelines.values())
+        if self._all_convert is None:  # asked at every DALI call; decided before the traversal
+            self._all_convert = all(p.convert for p in self.model.pipelines.values())
+        return self._all_convert
 
     def _graph_owners(self) -> set | None:
         """The pipelines whose graph runs the function being visited (graph_code), if it is one."""
@@ -210,8 +214,9 @@ class Context:
             fixed=fixed,
             hint=hint,
         )
-        if diag in self.diagnostics:
+        if diag in self._reported:
             return
+        self._reported.add(diag)
         self.diagnostics.append(diag)
         if not fixed and self.todos and todo:
             text = f"{TODO_PREFIX}{code} {hint or message}"

@@ -14,6 +14,7 @@ the module's DALI region (:mod:`ndd_migrate.region`), and names are resolved by
 from __future__ import annotations
 
 import functools
+import gc
 import multiprocessing
 import os
 import sys
@@ -540,6 +541,29 @@ def _suppression(source: str):
     return suppressed
 
 
+def _without_cycle_collection(work):
+    """Run ``work`` with the cyclic garbage collector off, and back on after.
+
+    A large file's trees and model are millions of live objects, and every full collection walks
+    all of them: a third of the time of a 400 KB file went to collections that found next to
+    nothing (a few dozen objects per file; the trees hold no cycles and are freed by reference
+    counting). What a file does leave in cycles is collected after it, as before.
+    """
+
+    @functools.wraps(work)
+    def run(*args, **kwargs):
+        if not gc.isenabled():
+            return work(*args, **kwargs)
+        gc.disable()
+        try:
+            return work(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return run
+
+
+@_without_cycle_collection
 def process_source(path: str, raw: bytes, policy: Policy) -> FileResult:
     """Run the rules over one file's bytes (a ``.py`` file or a notebook) as read from ``path``;
     never raises."""

@@ -140,11 +140,22 @@ class LegacyPipeline(PipelineFunction):
 
 
 def owner(model, function_stack: list[cst.FunctionDef]) -> LegacyPipeline | None:
-    """The legacy pipeline whose ``__init__``, ``define_graph`` or ``iter_setup`` is being visited."""
-    for node in reversed(function_stack):
+    """The legacy pipeline whose ``__init__``, ``define_graph`` or ``iter_setup`` is being visited. Asked by the
+    rules for many nodes: the methods are indexed once per module (after the analysis)."""
+    if not function_stack:
+        return None
+    methods = model.legacy_methods
+    if methods is None:
+        methods = model.legacy_methods = {}
         for fn in model.pipelines.values():
-            if isinstance(fn, LegacyPipeline) and (node is fn.init or node is fn.graph or node is fn.setup):
-                return fn
+            if isinstance(fn, LegacyPipeline):
+                for method in (fn.init, fn.graph, fn.setup):
+                    if method is not None:
+                        methods.setdefault(method, fn)
+    for node in reversed(function_stack):
+        fn = methods.get(node)
+        if fn is not None:
+            return fn
     return None
 
 

@@ -100,3 +100,16 @@ def test_verify_report_text_with_markup_is_shown_as_it_is():
     text = _render(VerifyReport([pair]))
     assert "original '[/]', migrated '[red]'" in text
     assert "original ([/])" in text and "× 1 step" in text and "1 steps" not in text
+
+
+def test_ndd008_names_the_first_blocking_use_of_its_line():
+    """Uses on one line came in no fixed order (sets of references): the message changed from run
+    to run. It names the leftmost one."""
+    source = SMALL_PIPELINE + (
+        "\n\npipe = p('/data')\npipe.build()\n"
+        "for method in [pipe.schedule_run, pipe.share_outputs, pipe.release_outputs, pipe.outputs]:\n"
+        "    method()\n"
+    )
+    found = transform(source, "m.py", Policy.check())
+    (message,) = [d.message for d in found.diagnostics if d.code == "NDD008"]
+    assert "`.schedule_run` of `pipe`" in message, message

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 
 from rich.console import Console
 from rich.markup import escape
 
+from ndd_migrate.report import line_diff
 from ndd_migrate.report._common import plural, printable
 
 from ndd_migrate.runner import RunSummary
@@ -26,13 +26,8 @@ def unified_diff(path: str, old: bytes, new: bytes) -> bytes:
     of the diff.
     """
     out = []
-    lines = difflib.diff_bytes(
-        difflib.unified_diff,
-        _lines(old),
-        _lines(new),
-        fromfile=os.fsencode(f"a/{path}"),  # the name's own bytes, as `patch` will look for them
-        tofile=os.fsencode(f"b/{path}"),
-    )
+    # the name's own bytes, as `patch` will look for them
+    lines = line_diff.unified(_lines(old), _lines(new), os.fsencode(f"a/{path}"), os.fsencode(f"b/{path}"))
     for line in lines:
         out.append(line)
         if not line.endswith(b"\n"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 
 from ndd_migrate import cstutil, pipeline_args
@@ -58,17 +60,26 @@ class Impl(RuleImpl):
         (``num_threads``, ``device_id``, executor-only ones) that the migrated function would not
         take — a ``TypeError`` only at run time."""
         found = []
+        for call, starred in self._starred_calls.get(id(fn), ()):
+            spelled = cst.Module([]).code_for_node(starred.value)
+            found.append((
+                call,
+                f"a call passes arguments through `{starred.star}{spelled}`, which may carry pipeline settings",
+                f"pass the pipeline settings by name (`num_threads=...`, `device_id=...`) and drop executor-only "
+                f"ones (`prefetch_queue_depth`, `exec_*`) from `{spelled}`, then run ndd-migrate again",
+            ))
+        return found
+
+    @functools.cached_property
+    def _starred_calls(self) -> dict:
+        """``id`` of each pipeline → its call sites with a ``*``/``**`` argument, and the first
+        such argument (found once: every pipeline asks)."""
+        by_owner: dict = {}
         for call, owner in self.ctx.model.call_sites.items():
             starred = next((a for a in call.args if a.star), None)
-            if owner is fn and starred is not None:
-                spelled = cst.Module([]).code_for_node(starred.value)
-                found.append((
-                    call,
-                    f"a call passes arguments through `{starred.star}{spelled}`, which may carry pipeline settings",
-                    f"pass the pipeline settings by name (`num_threads=...`, `device_id=...`) and drop executor-only "
-                    f"ones (`prefetch_queue_depth`, `exec_*`) from `{spelled}`, then run ndd-migrate again",
-                ))
-        return found
+            if starred is not None:
+                by_owner.setdefault(id(owner), []).append((call, starred))
+        return by_owner
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         fn = self.ctx.model.call_sites.get(original)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 
 from ndd_migrate import constructs, cstutil, legacy
@@ -206,8 +208,16 @@ class Impl(RuleImpl):
         )
 
     def _converted(self, node: cst.ClassDef) -> legacy.LegacyPipeline | None:
-        fn = next((p for p in self.ctx.model.pipelines.values() if p.node is node), None)
+        fn = self._by_node.get(node)
         return fn if isinstance(fn, legacy.LegacyPipeline) and fn.convert else None
+
+    @functools.cached_property
+    def _by_node(self) -> dict:
+        """Each pipeline's node → the (first) pipeline: asked at every class."""
+        found: dict = {}
+        for fn in self.ctx.model.pipelines.values():
+            found.setdefault(fn.node, fn)
+        return found
 
     # -- the generator's parts ----------------------------------------------------------------
     def _prologue(self, fn: legacy.LegacyPipeline, init: cst.FunctionDef) -> list:
