@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+import warnings
 
 #: One line of an error message at most this long (a message never embeds a dump of code).
 MAX_MESSAGE = 200
@@ -43,8 +44,10 @@ def parse(source: str, *, notebook: bool = False) -> ast.Module:
         raise Refused("cannot parse: the file contains a NUL byte, which Python refuses", _line_of(source, "\0"))
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if notebook else 0
     try:
-        tree = ast.parse(source)
-        compile(tree, "<ndd-migrate>", "exec", flags=flags, dont_inherit=True)
+        with warnings.catch_warnings():  # the user's `SyntaxWarning`s are not ours to print
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+            compile(tree, "<ndd-migrate>", "exec", flags=flags, dont_inherit=True)
     except SyntaxError as exc:
         raise Refused(f"cannot parse: {one_line(exc.msg)}", exc.lineno) from None
     except (RecursionError, MemoryError):

@@ -47,6 +47,15 @@ def test_a_module_level_nonlocal_is_a_parse_error_at_its_line_in_migrate_and_che
         assert error.message == "cannot parse: nonlocal declaration not allowed at module level"
 
 
+def test_the_files_own_syntax_warnings_are_not_printed(tmp_path):
+    """Asking CPython first must not print the user's `SyntaxWarning`s (`assert (x, "msg")`) into
+    the report, once per file and run."""
+    path = tmp_path / "warns.py"
+    path.write_text(SMALL_PIPELINE + 'assert (1, "always true")\n', encoding="utf-8")
+    done = run_cli("check", str(path))
+    assert "SyntaxWarning" not in done.stdout + done.stderr
+
+
 def test_a_return_outside_a_function_is_a_parse_error():
     error = _error(SMALL_PIPELINE + "return 1\n", "check")
     assert (error.line, error.message) == (PIPELINE_LINES + 1, "cannot parse: 'return' outside function")
