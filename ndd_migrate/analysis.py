@@ -678,6 +678,24 @@ def own_context(fn) -> bool:
     return isinstance(value, bool) or value not in (0, None)
 
 
+def reader_on_gpu(call: cst.BaseExpression) -> bool:
+    """Is ``device=`` of a reader call anything but absent or ``"cpu"``? Such a reader needs its
+    pipeline's ``EvalContext`` while it reads (codegen.shape.epoch_args); a CPU reader runs in the
+    default one."""
+    device = cstutil.kwarg(call, "device") if isinstance(call, cst.Call) else None
+    return device is not None and cstutil.literal_value(device.value) != "cpu"
+
+
+def reads_on_gpu(fn) -> bool:
+    """May a reader of ``fn`` need its pipeline's context while it reads? True when not known."""
+    if not isinstance(fn, PipelineFunction):
+        return True  # converted in another module: not read here
+    call = getattr(fn, "reader_call", None)  # a legacy subclass: its reader operator's call
+    op = getattr(fn, "op_calls", {}).get(call) if call is not None else None
+    readers = [*(op.ctors or [op.ctor]), call] if op is not None else fn.top_level_readers
+    return any(reader_on_gpu(reader) for reader in readers)
+
+
 def _one_of(pipelines) -> object:
     """The one pipeline behind all bindings of a name, or a :class:`PipelineGroup` of them."""
     unique = tuple(dict.fromkeys(pipelines))

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from ndd_migrate.analysis import Kind, ModuleModel, _one_of, expr_kind, own_context
+from ndd_migrate.analysis import Kind, ModuleModel, _one_of, expr_kind, own_context, reads_on_gpu
 
 #: What a use does with the value; ``detail`` says more for some of them.
 METHOD = "method"  # value.name(...): detail = name; holder = the Call
@@ -341,12 +341,13 @@ class _Walk:
     def _element(self, use, container: cst.CSTNode) -> tuple[Use, tuple | None]:
         """An item of a container: followed on with the container when that is a list of
         pipelines (:data:`Kind.PIPELINES`), whose own uses are then collected — unless it may hold
-        several pipelines that each make an ``EvalContext`` of their own (:data:`OWN_CONTEXTS`)."""
+        several pipelines that each make an ``EvalContext`` of their own and read on the GPU
+        (:data:`OWN_CONTEXTS`; codegen.shape.epoch_args)."""
         derived = self._kind_of(container) if isinstance(container, cst.BaseExpression) else None
         if derived is None or derived[0] is not Kind.PIPELINES:
             return use(ELEMENT, holder=container), None
         several = not (isinstance(container, (cst.List, cst.Tuple)) and len(container.elements) == 1)
-        if several and any(own_context(m) for m in getattr(derived[1], "members", (derived[1],))):
+        if several and any(own_context(m) and reads_on_gpu(m) for m in getattr(derived[1], "members", (derived[1],))):
             return use(ELEMENT, OWN_CONTEXTS, container), None
         return use(ELEMENT, holder=container, gives=derived), (container, derived)
 

@@ -386,14 +386,23 @@ def test_an_iterator_over_several_pipelines_is_rewritten(shape):
     assert migrate_text(out)[0] == out
 
 
-def test_several_pipelines_with_their_own_device_ids_are_reported():
-    """Each would get its own EvalContext, which DALI's readers keep entered between batches."""
+def test_several_pipelines_with_their_own_device_ids_and_gpu_readers_are_reported():
+    """Each would get its own EvalContext, which DALI's readers keep entered between batches: only a
+    GPU reader needs it (a CPU reader runs in the shared default context)."""
     pipes = "pipes = [shard_pipe(ROOT, i, device_id=i) for i in range(3)]"
     text = MANY.format(reader="", pipes=pipes, build="", given="pipes", policy="FILL")
+    text = text.replace('fn.readers.file(file_root=root,', 'fn.readers.numpy(device="gpu", file_root=root,')
     out, result = migrate_text(text)
     found = [d for d in result.diagnostics if d.needs_human]
     assert [d.code for d in found] == ["NDD008"] and "`EvalContext` of their own" in found[0].message
     assert "dali_iterator_epochs" not in out
+
+
+def test_several_pipelines_with_their_own_device_ids_and_cpu_readers_convert():
+    pipes = "pipes = [shard_pipe(ROOT, i, device_id=i) for i in range(3)]"
+    out, result = migrate_text(MANY.format(reader="", pipes=pipes, build="", given="pipes", policy="FILL"))
+    assert not any(d.needs_human for d in result.diagnostics), [d.message for d in result.diagnostics]
+    assert "dali_iterator_epochs_many(pipes, pipes_meta" in out and "ctx=ctx" not in out
 
 
 MANY_CASES = [

@@ -7,6 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate import cstutil, returns
+from ndd_migrate.analysis import reader_on_gpu
 
 
 def strip_blank_head(stmts: list) -> list:
@@ -270,12 +271,7 @@ def epoch_args(reader: cst.BaseExpression, ctx_name: str | None) -> list[cst.Arg
     (``assert _tls.stack[-1] is self``). A CPU reader needs no device: it runs in the default
     context, which every generator shares; the ops of each batch still run ``with ctx:``."""
     args = [kw("batch_size", cst.Name("batch_size"))]
-    if ctx_name and _on_gpu(reader):
+    if ctx_name and reader_on_gpu(reader):
         args.append(kw("ctx", cst.Name(ctx_name)))
     return args
 
-
-def _on_gpu(reader: cst.BaseExpression) -> bool:
-    """Is ``device=`` of the reader call anything but absent or ``"cpu"``?"""
-    device = cstutil.kwarg(reader, "device") if isinstance(reader, cst.Call) else None
-    return device is not None and cstutil.literal_value(device.value) != "cpu"

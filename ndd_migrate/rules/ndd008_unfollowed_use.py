@@ -213,9 +213,9 @@ def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
     if context == plan.ELEMENT and detail == plan.OWN_CONTEXTS:
         return (
             f"{subject} is put in a list with other pipelines that each get an `EvalContext` of their own "
-            "(`device_id` at the call): DALI's dynamic-mode readers keep it entered between batches, so "
-            "pipelines advanced in turn fail at the end of the first epoch",
-            "keep them in pipeline mode; pipelines given no `device_id` at the call share one context and convert",
+            "(`device_id` at the call) and read on the GPU: DALI's dynamic-mode readers keep it entered "
+            "between batches, so pipelines advanced in turn fail at the end of the first epoch",
+            "keep them in pipeline mode; pipelines with CPU readers, or given no `device_id` at the call, convert",
         )
     if context == plan.ELEMENT:
         return (
