@@ -25,7 +25,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider, ScopeProvider
 
-from ndd_migrate import crossfile, files, hand_built, noqa, plan, region, scopes
+from ndd_migrate import crossfile, files, graph_code, hand_built, noqa, plan, region, scopes
 from ndd_migrate.analysis import Analyzer, ImportedPipeline, Problem
 from ndd_migrate.catalog import _rule_modules
 from ndd_migrate.context import TODO_PREFIX, Context
@@ -138,6 +138,7 @@ class Dispatcher(cst.CSTTransformer):
         pipeline converts (a name bound from two pipelines converts with both or neither)."""
         found = self.ctx.model.plan
         unfollowed: dict[int, tuple] = {}
+        shared = graph_code.shared_helpers(self, self.ctx.model)
         while True:
             # Decided against the conversions at the start of the pass, so that every blocking
             # use of a pipeline is listed, not only the first one met.
@@ -150,6 +151,7 @@ class Dispatcher(cst.CSTTransformer):
                 answer = self._claim(use) if len(converting) == len(members) else plan.TOGETHER
                 if answer is not True:
                     failing.append((use, converting, answer or ""))
+            failing.extend(self._shared_helper_uses(shared))
             if not failing:
                 break
             for use, converting, answer in failing:
@@ -162,6 +164,22 @@ class Dispatcher(cst.CSTTransformer):
             if all(not [m for m in converting if not isinstance(m, ImportedPipeline)] for _, converting, _ in failing):
                 break  # only uses of pipelines converted elsewhere: nothing here changes any more
         found.unfollowed = list(unfollowed.values())
+
+    @staticmethod
+    def _shared_helper_uses(shared) -> list[tuple]:
+        """A helper run by the graphs of several pipelines stays pipeline-mode code while one of them
+        does (Context.may_rewrite_dali_calls): each of the others is blocked at its call of it, the
+        reason naming the pipeline that keeps it."""
+        failing = []
+        for name, reaching in shared:
+            kept = sorted(owner.display for owner in reaching if not owner.convert)
+            if not kept:
+                continue
+            for owner, call in reaching.items():
+                if owner.convert:
+                    use = plan.Use(None, owner, call, plan.SHARED_HELPER, name, holder=call)
+                    failing.append((use, [owner], kept[0]))
+        return failing
 
     def _claim(self, use: plan.Use) -> bool | str:
         """True when the use keeps its meaning or a rule rewrites it; else the reason a rule that

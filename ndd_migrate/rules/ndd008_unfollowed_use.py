@@ -180,6 +180,12 @@ def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
             f"{subject} holds values of {names}, which convert together or not at all",
             "give each pipeline's values their own names",
         )
+    if context == plan.SHARED_HELPER:
+        return (
+            f"`{detail}()` also builds part of the graph of `{reason}`, which stays in pipeline mode, and so "
+            f"does `{detail}`",
+            f"give {subject} its own copy of `{detail}`",
+        )
     if context == plan.METHOD:
         return (
             f"`.{detail}()` is called on {subject}{because}",
