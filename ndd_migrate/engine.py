@@ -124,8 +124,7 @@ class Dispatcher(cst.CSTTransformer):
                     self._codes.get(problem.about, problem.about),
                     problem.node,
                     f"`{fn.display}` {what}: {problem.message}",
-                    hint=f"{what}: {problem.message}; "
-                    + (problem.hint or f"rewrite `{fn.display}` by hand (see docs/target-shape.md)"),
+                    hint=f"{what}: {problem.message}" + _advice(problem, fn),
                     fixed=False,
                     manual=True,  # a blocked pipeline has no fix, whatever the rule's fix safety
                 )
@@ -229,6 +228,17 @@ class Dispatcher(cst.CSTTransformer):
 
 #: The start of a TODO comment's continuation lines, when it is wrapped at the line length.
 TODO_CONTINUATION = "#   "
+
+
+def _advice(problem: Problem, fn) -> str:
+    """What to do about a blocking problem: its own hint; else rewriting the pipeline by hand,
+    unless the message already says what to do by hand ("write the loop that draws from it by
+    hand"): a second "by hand" would only repeat it."""
+    if problem.hint:
+        return f"; {problem.hint}"
+    if "by hand" in problem.message:
+        return ""
+    return f"; rewrite `{fn.display}` by hand (see docs/target-shape.md)"
 
 
 def add_todo_comments(stmt: cst.CSTNode, todos: list[str], width: int | None = None) -> cst.CSTNode:

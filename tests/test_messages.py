@@ -100,3 +100,31 @@ def test_verify_report_text_with_markup_is_shown_as_it_is():
     text = _render(VerifyReport([pair]))
     assert "original '[/]', migrated '[red]'" in text
     assert "original ([/])" in text and "× 1 step" in text and "1 steps" not in text
+
+
+def test_a_blocking_problem_that_says_what_to_do_by_hand_says_it_once():
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "@pipeline_def(batch_size=2)\n"
+        "def fed(src):\n"
+        "    data = fn.external_source(source=src)\n"
+        "    return data\n"
+    )
+    result = transform(source, "example.py", Policy.migrate())
+    hints = [d.hint for d in result.diagnostics if d.needs_human]
+    assert len(hints) == 1 and "write the loop that draws from it by hand" in hints[0], hints
+    assert hints[0].count("by hand") == 1, hints[0]
+
+
+def test_a_blocking_problem_without_advice_gets_the_generic_one():
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "@pipeline_def(batch_size=2)\n"
+        "def two(a, b):\n"
+        "    x = fn.readers.file(file_root=a)\n"
+        "    y = fn.readers.file(file_root=b)\n"
+        "    return x, y\n"
+    )
+    result = transform(source, "example.py", Policy.migrate())
+    hints = [d.hint for d in result.diagnostics if d.needs_human]
+    assert any(h.endswith("rewrite `two` by hand (see docs/target-shape.md)") for h in hints), hints
