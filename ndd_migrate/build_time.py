@@ -85,9 +85,10 @@ def _kind(stmt, declared: set[str], is_op_call) -> str | None:
         return "declaration"
     kind = None
     for small in smalls:
-        if isinstance(small, cst.AugAssign) and _outside(small.target, declared):
-            kind = kind or "store"
-        elif isinstance(small, cst.Assign) and any(_outside(t.target, declared) for t in small.targets):
+        targets = [small.target] if isinstance(small, cst.AugAssign) else (
+            [t.target for t in small.targets] if isinstance(small, cst.Assign) else []
+        )
+        if any(_outside(target, declared) for target in targets):
             kind = kind or "store"
         elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and not is_op_call(small.value):
             kind = "effect"  # an op whose result is dropped stays in the loop (it is evaluated there)
@@ -116,7 +117,7 @@ class _Names(SkipsTrivia, cst.CSTVisitor):
         self.op_call = False
 
     @classmethod
-    def of(cls, node: cst.CSTNode, is_op_call=None) -> "_Names":
+    def of(cls, node: cst.CSTNode, is_op_call=None) -> _Names:
         names = cls(is_op_call)
         node.visit(names)
         return names

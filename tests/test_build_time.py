@@ -38,8 +38,10 @@ def test_a_statement_using_graph_values_blocks():
     out, result = migrate_text(HEAD + "    data = fn.readers.numpy(file_root=root)\n    LOG.append(data)\n    return data\n")
     assert "ndd." not in out
     assert [d.message for d in result.diagnostics if d.needs_human] == [
-        "`p` not migrated: `LOG.append(data)` runs once in pipeline mode, when the graph is built, and uses values "
-        "the graph computes; in the generator it would run for every batch"
+        (
+            "`p` not migrated: `LOG.append(data)` runs once in pipeline mode, when the graph is built, and uses "
+            "values the graph computes; in the generator it would run for every batch"
+        )
     ]
 
 

@@ -112,10 +112,11 @@ def test_a_helper_shared_with_a_kept_pipeline_keeps_the_other_one_too():
     out, result = migrate_text(SHARED + "pipe = b()\npipe.build()\nprint(pipe.serialize())\n")
     assert "ndd." not in out and "def a():" in out
     blocked = [d for d in result.diagnostics if d.code == "NDD008"]
-    assert [d.message for d in blocked] == [
+    message = (
         "`a` not migrated: at example.py:10, `augment()` also builds part of the graph of `b`, which stays in "
         "pipeline mode, and so does `augment`"
-    ]
+    )
+    assert [d.message for d in blocked] == [message]
 
 
 def test_a_shared_helper_unconverts_in_a_chain():
