@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate import checkpoints, constructs, crossfile, cstutil, external_source, iterators, manual_uses, names, outputs, pipeline_args
+from ndd_migrate import build_time, checkpoints, constructs, crossfile, cstutil, external_source, iterators, manual_uses, names, outputs, pipeline_args
 from ndd_migrate.cstutil import TRIVIA, SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.returns import Returns, read as read_returns
@@ -69,6 +69,7 @@ class PipelineFunction:
     conditionals_enabled: bool = False  # `enable_conditionals` given, in the decorator or at a call
     top_level_readers: list[cst.Call] = field(default_factory=list)
     local_names: set[str] = field(default_factory=set)
+    hoisted: set[int] = field(default_factory=set)  # body statements run once, before the loop (build_time)
     convert: bool = False  # decided by the engine: no problems and NDD001 may apply
     epochs: bool = False  # feeds a framework iterator / asks for reader metadata (ndd_migrate.iterators)
     checkpointing: bool = False  # `enable_checkpointing`/`checkpoint` given (ndd_migrate.checkpoints)
@@ -370,6 +371,21 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 fn.reader_outputs = count if isinstance(count, int) else None
         if found.ends and not found.problems:  # ndd_migrate.outputs: what each `return` gives
             fn.problems.extend(Problem(constructs.PIPELINE_FUNCTION, *problem) for problem in outputs.read_function(self, fn, self._is_reader))
+        self._place_build_time(fn, list(body))
+
+    def _place_build_time(self, fn: PipelineFunction, body: list) -> None:
+        """Statements that act outside the body run once, before the loop, or block (build_time);
+        those before the reader without an op call already run once (NDD001)."""
+
+        def is_op_call(call: cst.Call) -> bool:
+            dali = names.dali_name(self, call.func)
+            return bool(dali and (names.fn_path(dali) or names.math_function(dali)))
+
+        anchor = fn.reader_index
+        once = frozenset(i for i in range(anchor or 0) if not build_time.calls_op(body[i], is_op_call))
+        placed = build_time.place(body, is_op_call, once)
+        fn.hoisted = placed.hoisted - once
+        fn.problems.extend(Problem(constructs.PIPELINE_FUNCTION, node, why) for node, why in placed.problems)
 
     def _is_reader(self, call: cst.Call) -> bool:
         info = op_info(names.fn_path(names.dali_name(self, call.func)) or "")

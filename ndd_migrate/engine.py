@@ -26,7 +26,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider, ScopeProvider
 
-from ndd_migrate import crossfile, files, hand_built, noqa, plan, pyparse, region, scopes
+from ndd_migrate import crossfile, files, graph_code, hand_built, noqa, plan, pyparse, region, scopes
 from ndd_migrate.analysis import Analyzer, ImportedPipeline, Problem
 from ndd_migrate.catalog import _rule_modules
 from ndd_migrate.context import TODO_PREFIX, Context
@@ -125,8 +125,7 @@ class Dispatcher(cst.CSTTransformer):
                     self._codes.get(problem.about, problem.about),
                     problem.node,
                     f"`{fn.display}` {what}: {problem.message}",
-                    hint=f"{what}: {problem.message}; "
-                    + (problem.hint or f"rewrite `{fn.display}` by hand (see docs/target-shape.md)"),
+                    hint=f"{what}: {problem.message}" + _advice(problem, fn),
                     fixed=False,
                     manual=True,  # a blocked pipeline has no fix, whatever the rule's fix safety
                 )
@@ -139,6 +138,7 @@ class Dispatcher(cst.CSTTransformer):
         pipeline converts (a name bound from two pipelines converts with both or neither)."""
         found = self.ctx.model.plan
         unfollowed: dict[int, tuple] = {}
+        shared = graph_code.shared_helpers(self, self.ctx.model)
         while True:
             # Decided against the conversions at the start of the pass, so that every blocking
             # use of a pipeline is listed, not only the first one met.
@@ -151,6 +151,7 @@ class Dispatcher(cst.CSTTransformer):
                 answer = self._claim(use) if len(converting) == len(members) else plan.TOGETHER
                 if answer is not True:
                     failing.append((use, converting, answer or ""))
+            failing.extend(self._shared_helper_uses(shared))
             if not failing:
                 break
             for use, converting, answer in failing:
@@ -163,6 +164,22 @@ class Dispatcher(cst.CSTTransformer):
             if all(not [m for m in converting if not isinstance(m, ImportedPipeline)] for _, converting, _ in failing):
                 break  # only uses of pipelines converted elsewhere: nothing here changes any more
         found.unfollowed = list(unfollowed.values())
+
+    @staticmethod
+    def _shared_helper_uses(shared) -> list[tuple]:
+        """A helper run by the graphs of several pipelines stays pipeline-mode code while one of them
+        does (Context.may_rewrite_dali_calls): each of the others is blocked at its call of it, the
+        reason naming the pipeline that keeps it."""
+        failing = []
+        for name, reaching in shared:
+            kept = sorted(owner.display for owner in reaching if not owner.convert)
+            if not kept:
+                continue
+            for owner, call in reaching.items():
+                if owner.convert:
+                    use = plan.Use(None, owner, call, plan.SHARED_HELPER, name, holder=call)
+                    failing.append((use, [owner], kept[0]))
+        return failing
 
     def _claim(self, use: plan.Use) -> bool | str:
         """True when the use keeps its meaning or a rule rewrites it; else the reason a rule that
@@ -212,6 +229,17 @@ class Dispatcher(cst.CSTTransformer):
 
 #: The start of a TODO comment's continuation lines, when it is wrapped at the line length.
 TODO_CONTINUATION = "#   "
+
+
+def _advice(problem: Problem, fn) -> str:
+    """What to do about a blocking problem: its own hint; else rewriting the pipeline by hand,
+    unless the message already says what to do by hand ("write the loop that draws from it by
+    hand"): a second "by hand" would only repeat it."""
+    if problem.hint:
+        return f"; {problem.hint}"
+    if "by hand" in problem.message:
+        return ""
+    return f"; rewrite `{fn.display}` by hand (see docs/target-shape.md)"
 
 
 def add_todo_comments(stmt: cst.CSTNode, todos: list[str], width: int | None = None) -> cst.CSTNode:

@@ -145,6 +145,28 @@ def threaded_helpers(resolver: cst.MetadataDependent, model) -> dict[cst.Functio
     return found.helpers
 
 
+def shared_helpers(resolver: cst.MetadataDependent, model) -> list[tuple[str, dict]]:
+    """The module's functions (or lambdas) that build part of the graphs of several pipelines, each
+    as its name and, for each pipeline whose graph runs it, a call that reaches it from that graph. Such a
+    helper is rewritten to dynamic mode only when all of those pipelines convert
+    (Context.may_rewrite_dali_calls), so the engine converts them together or not at all."""
+    if len(model.pipelines) < 2:
+        return []
+    graph, _ = prepared(resolver, model)
+    shared = []
+    for function, owners, is_root in graph.graph_functions():
+        if is_root or len(owners) < 2:
+            continue
+        reaching: dict = {}
+        for call in graph.call_sites.get(function.node, ()):
+            caller = next(f.node for f in graph.functions.values() if call in f.calls)
+            for owner in graph.reached_by.get(caller, ()):
+                reaching.setdefault(owner, call)
+        if reaching:  # each call spells the helper's name (graph._resolve_function)
+            shared.append((next(iter(reaching.values())).func.value, reaching))
+    return shared
+
+
 def _callees(graph, node: cst.CSTNode) -> set:
     return {graph._callee[c].node for c in graph.functions[node].calls if c in graph._callee}
 

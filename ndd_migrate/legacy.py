@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate import constructs, cstutil, names, outputs, pipeline_args
+from ndd_migrate import build_time, constructs, cstutil, names, outputs, pipeline_args
 from ndd_migrate.returns import contains_return
 from ndd_migrate.returns import read as read_returns
 from ndd_migrate.analysis import PipelineFunction, Problem
@@ -545,6 +545,23 @@ class _Reader:
                 fn.random_calls.append(call)
         if found.ends and not found.problems:
             self.read_outputs(graph, found.all)
+        self.place_build_time(body)
+
+    def place_build_time(self, body) -> None:
+        """Statements of ``define_graph`` that act outside it (``self.count += 1``, ``print(...)``)
+        run once, before the loop, or block (build_time)."""
+        fn = self.fn
+
+        def is_op_call(call: cst.Call) -> bool:
+            attr = self_attr(call.func)
+            if attr is not None:
+                return attr in fn.ops or attr in fn.sources or attr in fn.other_ops
+            return names.fn_path(names.dali_name(self.resolver, call.func)) is not None
+
+        placed = build_time.place(list(body), is_op_call)
+        fn.hoisted = placed.hoisted
+        for node, why in placed.problems:
+            self.problem(node, why)
 
     def read_outputs(self, graph: cst.FunctionDef, rets: list[cst.Return]) -> None:
         """What each ``return`` of ``define_graph`` gives (ndd_migrate.outputs): a list or tuple is

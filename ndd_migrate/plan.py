@@ -48,6 +48,7 @@ DISCARDED = "discarded"  # a statement of its own: value computed and dropped
 REFERENCED = "referenced"  # the pipeline function named other than in a call: detail = the name
 PASSED = "passed"  # f(value), f a function of the module whose parameter is followed: detail = f
 SAMPLES = "samples"  # for sample in value, each sample only given to np.asarray / np.array
+SHARED_HELPER = "shared helper"  # the pipeline's graph calls a helper another pipeline's graph keeps: detail = its name
 OTHER = "other"  # anything else: detail = the enclosing node's type
 
 #: The ``detail`` of an item of a list of pipelines that each create an ``EvalContext`` (a

@@ -89,3 +89,43 @@ def test_helpers_of_a_converted_pipeline_convert_when_another_pipeline_stays():
     assert "ndd.flip(images, horizontal=ndd.random.coin_flip(batch_size=batch_size, rng=rng))" in out
     assert "def noise():\n    return fn.random.normal(shape=[3])" in out, "the other pipeline's helper stays"
     assert not any("NDD104" in t for t in _todos(out)), _todos(out)
+
+
+SHARED = (
+    "from nvidia.dali import fn, pipeline_def\n\n\n"
+    "def augment(images):\n"
+    "    return fn.flip(images, horizontal=1)\n\n\n"
+    "@pipeline_def(batch_size=2)\ndef a():\n    return augment(fn.random.normal(shape=[3]))\n\n\n"
+    "@pipeline_def(batch_size=2)\ndef b():\n    return augment(fn.random.normal(shape=[4]))\n\n\n"
+)
+
+
+def test_a_helper_shared_by_two_converted_pipelines_converts_with_them():
+    out, result = migrate_text(SHARED)
+    assert _todos(out) == [], _todos(out)
+    assert "return ndd.flip(images, horizontal=1)" in out
+    assert not any(d.needs_human for d in result.diagnostics)
+
+
+def test_a_helper_shared_with_a_kept_pipeline_keeps_the_other_one_too():
+    # `b` is serialized, so `augment` stays `fn.*` code: `a` cannot call it on dynamic-mode batches.
+    out, result = migrate_text(SHARED + "pipe = b()\npipe.build()\nprint(pipe.serialize())\n")
+    assert "ndd." not in out and "def a():" in out
+    blocked = [d for d in result.diagnostics if d.code == "NDD008"]
+    message = (
+        "`a` not migrated: at example.py:10, `augment()` also builds part of the graph of `b`, which stays in "
+        "pipeline mode, and so does `augment`"
+    )
+    assert [d.message for d in blocked] == [message]
+
+
+def test_a_shared_helper_unconverts_in_a_chain():
+    # `c` is kept by a use; `b` shares `scale` with it, and `a` shares `augment` with `b`.
+    out, result = migrate_text(
+        SHARED.replace("return augment(fn.random.normal(shape=[4]))", "return scale(augment(fn.random.normal(shape=[4])))")
+        + "def scale(images):\n    return images * fn.random.uniform(range=(0.5, 1.5))\n\n\n"
+        "@pipeline_def(batch_size=2)\ndef c():\n    return scale(fn.random.normal(shape=[5]))\n\n\n"
+        "pipe = c()\npipe.build()\nprint(pipe.serialize())\n"
+    )
+    assert "ndd." not in out
+    assert sorted(d.message.split("`")[1] for d in result.diagnostics if d.code == "NDD008") == ["a", "b"]

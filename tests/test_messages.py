@@ -113,3 +113,31 @@ def test_ndd008_names_the_first_blocking_use_of_its_line():
     found = transform(source, "m.py", Policy.check())
     (message,) = [d.message for d in found.diagnostics if d.code == "NDD008"]
     assert "`.schedule_run` of `pipe`" in message, message
+
+
+def test_a_blocking_problem_that_says_what_to_do_by_hand_says_it_once():
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "@pipeline_def(batch_size=2)\n"
+        "def fed(src):\n"
+        "    data = fn.external_source(source=src)\n"
+        "    return data\n"
+    )
+    result = transform(source, "example.py", Policy.migrate())
+    hints = [d.hint for d in result.diagnostics if d.needs_human]
+    assert len(hints) == 1 and "write the loop that draws from it by hand" in hints[0], hints
+    assert hints[0].count("by hand") == 1, hints[0]
+
+
+def test_a_blocking_problem_without_advice_gets_the_generic_one():
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "@pipeline_def(batch_size=2)\n"
+        "def two(a, b):\n"
+        "    x = fn.readers.file(file_root=a)\n"
+        "    y = fn.readers.file(file_root=b)\n"
+        "    return x, y\n"
+    )
+    result = transform(source, "example.py", Policy.migrate())
+    hints = [d.hint for d in result.diagnostics if d.needs_human]
+    assert any(h.endswith("rewrite `two` by hand (see docs/target-shape.md)") for h in hints), hints

@@ -248,10 +248,13 @@ class Impl(RuleImpl):
                 prologue.append(shape.assign(self.ctx.model.plan.op_rngs[call], self._rng_call(cstutil.kwarg(call, "seed").value)))
 
         per_batch: list = []
+        after_reader: list = []  # run once, after the reader is created (build_time)
         loop_target = None
         reader_stmt = source = None
         for index, (orig_stmt, stmt) in enumerate(zip(orig_body, body)):
-            if index == reader_index:
+            if index + len(head) in fn.hoisted:
+                (after_reader if reader_index is not None and index > reader_index else prologue).append(stmt)
+            elif index == reader_index:
                 reader_stmt = stmt
                 loop_target = shape.loop_target(stmt.body[0].targets[0].target, fn.reader_outputs)
             elif index == source_index:
@@ -278,6 +281,7 @@ class Impl(RuleImpl):
                     body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=reader_stmt.body[0].value)]
                 )
             )
+            prologue.extend(after_reader)
             epoch_args = shape.epoch_args(reader_stmt.body[0].value, ctx_name)
             next_epoch = cst.Call(cst.Attribute(cst.Name(reader_name), cst.Name("next_epoch")), shape.commas(epoch_args))
             inner = [cst.For(target=loop_target, iter=next_epoch, body=cst.IndentedBlock(inner))]

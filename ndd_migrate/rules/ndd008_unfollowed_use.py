@@ -22,7 +22,9 @@ RULE = Rule(
         "arguments, containers, returns, comprehensions — and a pipeline is converted only when a rule "
         "rewrites every one of them. Otherwise the pipeline and its uses are left unchanged and this rule "
         "reports, at the pipeline, the first use that blocks it (file:line) and what to do. A use of a "
-        "pipeline that another module of the run converts is reported where it is."
+        "pipeline that another module of the run converts is reported where it is. A graph helper (a function "
+        "of `fn.*` ops) that the graphs of several pipelines call converts with all of them or none: while one "
+        "stays in pipeline mode, so do the others, each reported at its call of the helper."
     ),
     why=(
         "A rewrite that stops at the uses it recognises leaves a program that fails later, at a line "
@@ -181,6 +183,12 @@ def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
         return (
             f"{subject} holds values of {names}, which convert together or not at all",
             "give each pipeline's values their own names",
+        )
+    if context == plan.SHARED_HELPER:
+        return (
+            f"`{detail}()` also builds part of the graph of `{reason}`, which stays in pipeline mode, and so "
+            f"does `{detail}`",
+            f"give {subject} its own copy of `{detail}`",
         )
     if context == plan.METHOD:
         return (

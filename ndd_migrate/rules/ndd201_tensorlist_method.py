@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate import plan
 from ndd_migrate.analysis import Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
+
+#: The numpy calls that convert an ndd ``Tensor`` themselves (``Tensor.__array__``).
+_NUMPY_CONVERSIONS = frozenset({"numpy.asarray", "numpy.array", "numpy.asanyarray", "numpy.ascontiguousarray"})
 
 RULE = Rule(
     code="NDD201",
@@ -21,7 +25,9 @@ RULE = Rule(
         "`out.cpu()`, `out.shape()` → the property `out.shape`, `out.layout()` → `(out.layout or \"\")` "
         "(a `Batch` without a layout has `None`, a `TensorList` `\"\"`), `out.is_dense_tensor()` → "
         "`(len(set(out.shape)) <= 1)`. Other `TensorList` methods are marked where they are; other uses of "
-        "the tensor `as_tensor()` gives keep the pipeline unconverted (NDD008)."
+        "the tensor `as_tensor()` gives keep the pipeline unconverted (NDD008). Given to numpy already "
+        "(`np.asarray(out.at(i))`, `np.array(out.as_array())`), the value is converted once: "
+        "`np.asarray(out.tensors[i])`, `np.array(ndd.as_tensor(out))`."
     ),
     why="A dynamic-mode `Batch` has none of these methods; the calls would raise `AttributeError`.",
     fix_safety=FixSafety.UNSAFE,
@@ -50,6 +56,30 @@ RULE = Rule(
                 "pipe = p()\n"
                 "(x,) = next(pipe)\n"
                 "print(np.asarray(x.tensors[0]), np.asarray(ndd.as_tensor(x)).mean(), (x.layout or \"\"), x.shape)\n"
+            ),
+        ),
+        Example(
+            title="already given to numpy",
+            before=(
+                "import numpy as np\n"
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p():\n"
+                "    return fn.random.uniform(shape=[3])\n\n\n"
+                "pipe = p()\n"
+                "pipe.build()\n"
+                "(x,) = pipe.run()\n"
+                "print(np.asarray(x.at(0)), np.array(x.as_array(), dtype=np.float64))\n"
+            ),
+            after=(
+                "import numpy as np\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def p(*, batch_size=2):\n"
+                "    while True:\n"
+                "        yield ndd.random.uniform(shape=[3], batch_size=batch_size).evaluate(),\n\n\n"
+                "pipe = p()\n"
+                "(x,) = next(pipe)\n"
+                "print(np.asarray(x.tensors[0]), np.array(ndd.as_tensor(x), dtype=np.float64))\n"
             ),
         ),
     ),
@@ -89,7 +119,7 @@ class Impl(RuleImpl):
             return updated
         method = func.attr.value
         receiver = updated.func.value
-        new = self._replacement(method, receiver, updated, self._empty_string(original))
+        new = self._replacement(method, receiver, updated, self._empty_string(original), wrap=not self._in_numpy(original))
         if new is None:
             if method not in ("cpu", "gpu"):
                 self.ctx.report(self.code, original, f"`TensorList.{method}()` has no `Batch` counterpart here",
@@ -107,15 +137,33 @@ class Impl(RuleImpl):
             current = parents.get(current)
         return "''" if current is not None and '"' in current.start else '""'
 
-    def _replacement(self, method: str, receiver: cst.BaseExpression, call: cst.Call, empty: str = '""') -> cst.BaseExpression | None:
+    def _in_numpy(self, call: cst.Call) -> bool:
+        """``np.asarray(out.at(i))``, ``np.array(out.as_array())``: the call is the array argument
+        of a numpy conversion, which converts the ndd tensor itself (no second ``np.asarray``)."""
+        parents = self.ctx.model.parents
+        arg = parents.get(call)
+        outer = parents.get(arg)
+        if not (isinstance(arg, cst.Arg) and isinstance(outer, cst.Call) and outer.args and outer.args[0] is arg):
+            return False
+        if arg.keyword is not None or arg.star:
+            return False
+        quals = self.ctx.resolver.get_metadata(QualifiedNameProvider, outer.func, None) or ()
+        return len(quals) == 1 and next(iter(quals)).name in _NUMPY_CONVERSIONS
+
+    def _replacement(
+        self, method: str, receiver: cst.BaseExpression, call: cst.Call, empty: str = '""', wrap: bool = True
+    ) -> cst.BaseExpression | None:
+        def array(value: cst.BaseExpression) -> cst.BaseExpression:
+            return cst.Call(self.ctx.numpy("asarray"), [cst.Arg(value)]) if wrap else value
+
         if method == "at" and len(call.args) == 1 and call.args[0].keyword is None:
             item = cst.Subscript(
                 value=cst.Attribute(receiver, cst.Name("tensors")),
                 slice=[cst.SubscriptElement(cst.Index(call.args[0].value))],
             )
-            return cst.Call(self.ctx.numpy("asarray"), [cst.Arg(item)])
+            return array(item)
         if method in ("as_array", "as_tensor") and not call.args:
-            return cst.Call(self.ctx.numpy("asarray"), [cst.Arg(cst.Call(self.ctx.ndd("as_tensor"), [cst.Arg(receiver)]))])
+            return array(cst.Call(self.ctx.ndd("as_tensor"), [cst.Arg(receiver)]))
         if method == "as_cpu" and not call.args:
             return call.with_changes(func=cst.Attribute(receiver, cst.Name("cpu")))
         if method == "shape" and not call.args:

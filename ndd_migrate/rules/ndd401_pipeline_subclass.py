@@ -192,8 +192,8 @@ class Impl(RuleImpl):
         methods = dict(zip(original.body.body, updated.body.body))
         init, graph = methods[fn.init], methods[fn.graph]
         head = [updated.body.body[0]] if legacy.is_docstring(original.body.body[0]) else []
-        loop, reader = self._loop(fn, graph)
-        prologue = self._prologue(fn, init) + ([reader] if reader is not None else [])
+        loop, reader, (above, below) = self._loop(fn, graph)
+        prologue = [*self._prologue(fn, init), *above, *([reader] if reader is not None else []), *below]
         if fn.setup is not None:
             prologue.append(iter_setup.nested(fn, methods[fn.setup]))
             loop = loop.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
@@ -264,13 +264,20 @@ class Impl(RuleImpl):
     def _rng(self, seed: cst.BaseExpression) -> cst.Call:
         return cst.Call(self.ctx.ndd("random.RNG"), [shape.kw("seed", seed)])
 
-    def _loop(self, fn: legacy.LegacyPipeline, graph: cst.FunctionDef) -> tuple[cst.While, cst.CSTNode | None]:
+    def _loop(self, fn: legacy.LegacyPipeline, graph: cst.FunctionDef) -> tuple[cst.While, cst.CSTNode | None, tuple]:
         """``while True: for <reader targets> in reader.next_epoch(...): <define_graph body>; yield``,
-        and the statement creating the reader (None without one)."""
+        the statement creating the reader (None without one), and the statements run once before
+        the loop (those above the reader, those below it)."""
         body = list(graph.body.body)
         reader_index = fn.reader_index
-        if fn.source_indices:  # `self.x = self.source()`: `x` is bound from `iter_setup()` instead
-            keep = [i for i in range(len(body)) if i not in fn.source_indices]
+        # Statements that act outside define_graph run once, before the loop (build_time), around
+        # the reader's creation as they were; `self.x = self.source()`: `x` is bound from `iter_setup()`.
+        once = ([], [])
+        reader_at = reader_index if reader_index is not None else fn.reader_if_index
+        for i in sorted(fn.hoisted):
+            once[reader_at is not None and i > reader_at].append(body[i])
+        if fn.source_indices or fn.hoisted:
+            keep = [i for i in range(len(body)) if i not in fn.source_indices and i not in fn.hoisted]
             reader_index = keep.index(reader_index) if reader_index is not None else None
             body = [body[i] for i in keep]
         ret = body.pop() if fn.returns.final is not None else None  # else: the body ends with an `if`
@@ -306,7 +313,7 @@ class Impl(RuleImpl):
                 else shape.loop_target(assign.targets[0].target, fn.reader_outputs)
             )
             inner = [cst.For(target=target, iter=next_epoch, body=cst.IndentedBlock(inner))]
-        return cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner)), creation
+        return cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner)), creation, once
 
 
 def _comments_of(stmt: cst.CSTNode) -> list[cst.EmptyLine]:

@@ -1,0 +1,177 @@
+"""Statements of a graph function that act outside it: run once in pipeline mode, once per batch in
+the generator.
+
+Pipeline mode runs a ``@pipeline_def`` body (a legacy ``define_graph``) once, when the pipeline is
+built; the generator of docs/target-shape.md runs it for every batch. A statement of the body that
+only computes graph values or local names means the same either way, but one that acts on
+something outside the function -- ``print(...)``, ``CALLS.append(...)``, ``self.count += 1``,
+``counter += 1`` on a ``global`` -- would act once per batch. Such a statement (at the top of the
+body) that depends on no graph value and on no name the body binds otherwise runs once, before the
+loop (:attr:`Placement.hoisted`); one that does cannot be moved and blocks the conversion.
+
+Narrow on purpose: statements inside ``if``/``for``/``with`` blocks of the body are not examined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ndd_migrate.cstutil import SkipsTrivia
+
+
+@dataclass
+class Placement:
+    hoisted: set[int] = field(default_factory=set)  # indices in the body: run once, before the loop
+    problems: list[tuple[cst.CSTNode, str]] = field(default_factory=list)  # (statement, why)
+
+
+def place(body, is_op_call: Callable[[cst.Call], bool], once: frozenset[int] = frozenset()) -> Placement:
+    """Where each top-level statement of ``body`` that acts outside the function runs; ``is_op_call``
+    tells the calls that build the graph (``fn.*``, a legacy operator object) from other calls;
+    ``once`` holds the indices of statements the conversion already runs once, before the loop."""
+    found = Placement()
+    declared = {n.name.value for stmt in body for small in _smalls(stmt) if isinstance(small, (cst.Global, cst.Nonlocal)) for n in small.names}
+    kinds = [_kind(stmt, declared, is_op_call) for stmt in body]
+    while True:
+        per_batch: set[str] = set()  # names bound by the statements that stay in the loop
+        for index, (stmt, kind) in enumerate(zip(body, kinds)):
+            if kind is None and index not in once:
+                per_batch |= _Names.of(stmt).bound
+        # `self.images = self.decode(jpegs)`, `self.y = self.x + 1`: graph values kept on the
+        # object, as the conversion already carries them (not acting outside the function)
+        stores = [i for i, kind in enumerate(kinds) if kind == "store" and _depends(body[i], per_batch, is_op_call)]
+        if not stores:
+            break
+        for index in stores:
+            kinds[index] = None
+    for index, (stmt, kind) in enumerate(zip(body, kinds)):
+        if kind == "declaration" or (kind is not None and not _depends(stmt, per_batch, is_op_call)):
+            found.hoisted.add(index)
+        elif kind is not None:
+            found.problems.append((stmt, _why(stmt)))
+    return found
+
+
+def _depends(stmt: cst.CSTNode, per_batch: set[str], is_op_call) -> bool:
+    names = _Names.of(stmt, is_op_call)
+    return names.op_call or bool(names.read & per_batch)
+
+
+def calls_op(stmt: cst.CSTNode, is_op_call: Callable[[cst.Call], bool]) -> bool:
+    return _Names.of(stmt, is_op_call).op_call
+
+
+def _why(stmt: cst.SimpleStatementLine, limit: int = 60) -> str:
+    text = "; ".join(" ".join(cst.Module([]).code_for_node(small).split()) for small in stmt.body)
+    text = text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+    return (
+        f"`{text}` runs once in pipeline mode, when the graph is built, and uses values the graph computes; "
+        "in the generator it would run for every batch"
+    )
+
+
+def _smalls(stmt) -> list:
+    return list(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else []
+
+
+def _kind(stmt, declared: set[str], is_op_call) -> str | None:
+    """"declaration" (``global``/``nonlocal``), "store" (to an attribute, an item, a declared
+    name), "effect" (another call whose result is dropped: ``print(...)``), or None."""
+    smalls = _smalls(stmt)
+    if smalls and all(isinstance(s, (cst.Global, cst.Nonlocal)) for s in smalls):
+        return "declaration"
+    kind = None
+    for small in smalls:
+        targets = [small.target] if isinstance(small, cst.AugAssign) else (
+            [t.target for t in small.targets] if isinstance(small, cst.Assign) else []
+        )
+        if any(_outside(target, declared) for target in targets):
+            kind = kind or "store"
+        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and not is_op_call(small.value):
+            kind = "effect"  # an op whose result is dropped stays in the loop (it is evaluated there)
+    return kind
+
+
+def _outside(target: cst.BaseExpression, declared: set[str]) -> bool:
+    """Is ``target`` something outside the function (an attribute, an item, a declared name)?"""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_outside(e.value, declared) for e in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return _outside(target.value, declared)
+    if isinstance(target, cst.Name):
+        return target.value in declared
+    return isinstance(target, (cst.Attribute, cst.Subscript))
+
+
+class _Names(SkipsTrivia, cst.CSTVisitor):
+    """The names a statement reads and binds (``self.x`` counts as the name ``self.x``), and whether
+    it calls an op."""
+
+    def __init__(self, is_op_call=None) -> None:
+        self.is_op_call = is_op_call
+        self.read: set[str] = set()
+        self.bound: set[str] = set()
+        self.op_call = False
+
+    @classmethod
+    def of(cls, node: cst.CSTNode, is_op_call=None) -> _Names:
+        names = cls(is_op_call)
+        node.visit(names)
+        return names
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.is_op_call is not None and self.is_op_call(node):
+            self.op_call = True
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._bind(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._bind(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target)
+
+    def _bind(self, target: cst.CSTNode) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value)
+        elif isinstance(target, cst.Name):
+            self.bound.add(target.value)
+        elif (key := _self_attr(target)) is not None:
+            self.bound.add(key)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        key = _self_attr(node)
+        if key is not None:
+            self.read.add(key)
+            return False
+        node.value.visit(self)  # not the attribute's own name
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # not the keyword
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.read.add(node.value)
+
+
+def _self_attr(node: cst.CSTNode) -> str | None:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return f"self.{node.attr.value}"
+    return None

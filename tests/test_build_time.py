@@ -1,0 +1,77 @@
+"""Statements of graph code that act outside it (build_time): run once before the generator's loop,
+as pipeline mode ran them once when the graph was built, or the pipeline is left unconverted."""
+
+from __future__ import annotations
+
+from tests.conftest import migrate_text
+
+HEAD = "from nvidia.dali import fn, pipeline_def\n\nLOG = []\n\n\n@pipeline_def(batch_size=2)\ndef p(root):\n"
+
+
+def _loop_body(out: str) -> str:
+    return out.split("while True:", 1)[1]
+
+
+def test_effects_run_once_around_the_reader_in_order():
+    out, result = migrate_text(
+        HEAD + "    print('before')\n    data = fn.readers.numpy(file_root=root)\n    LOG.append(root)\n"
+        "    scaled = data * 2\n    return scaled\n"
+    )
+    assert not any(d.needs_human for d in result.diagnostics)
+    head = out.split("while True:", 1)[0]
+    assert head.index("print('before')") < head.index("reader = ndd.readers.Numpy") < head.index("LOG.append(root)")
+    assert "LOG" not in _loop_body(out) and "print" not in _loop_body(out)
+    assert "scaled = data * 2" in _loop_body(out)
+
+
+def test_a_global_counter_and_its_declaration_run_once():
+    out, _ = migrate_text(
+        "from nvidia.dali import fn, pipeline_def\n\ncount = 0\n\n\n@pipeline_def(batch_size=2)\ndef p():\n"
+        "    global count\n    count += 1\n    return fn.random.uniform(shape=[2])\n"
+    )
+    head = out.split("while True:", 1)[0]
+    assert "    global count\n    count += 1\n" in head
+    assert "count" not in _loop_body(out)
+
+
+def test_a_statement_using_graph_values_blocks():
+    out, result = migrate_text(HEAD + "    data = fn.readers.numpy(file_root=root)\n    LOG.append(data)\n    return data\n")
+    assert "ndd." not in out
+    assert [d.message for d in result.diagnostics if d.needs_human] == [
+        (
+            "`p` not migrated: `LOG.append(data)` runs once in pipeline mode, when the graph is built, and uses "
+            "values the graph computes; in the generator it would run for every batch"
+        )
+    ]
+
+
+def test_a_statement_using_a_per_batch_name_blocks():
+    out, result = migrate_text(
+        HEAD + "    data = fn.readers.numpy(file_root=root)\n    n = 3\n    print(n)\n    return data\n"
+    )
+    assert "ndd." not in out
+    assert any("`print(n)` runs once" in d.message for d in result.diagnostics)
+
+
+def test_graph_values_kept_and_dropped_ops_stay_in_the_loop():
+    out, result = migrate_text(
+        "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n\n\nclass P(Pipeline):\n"
+        "    def __init__(self):\n        super().__init__(2, 1, None)\n        self.u = ops.random.Uniform(shape=[2])\n\n"
+        "    def define_graph(self):\n        self.x = self.u()\n        self.y = self.x + 1\n        self.u()\n"
+        "        return self.y\n"
+    )
+    assert not any(d.needs_human for d in result.diagnostics), [d.message for d in result.diagnostics]
+    loop = _loop_body(out)
+    assert "x = ndd.random.uniform(" in loop and "y = x + 1" in loop and ".evaluate()\n" in loop
+
+
+def test_a_legacy_count_on_self_runs_once():
+    out, _ = migrate_text(
+        "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n\n\nclass P(Pipeline):\n"
+        "    def __init__(self):\n        super().__init__(2, 1, None)\n        self.u = ops.random.Uniform(shape=[2])\n"
+        "        self.count = 0\n\n    def define_graph(self):\n        self.count = self.count + 1\n"
+        "        return self.u() * self.count\n"
+    )
+    head = out.split("while True:", 1)[0]
+    assert "    count = 0\n    count = count + 1\n" in head
+    assert "count = count + 1" not in _loop_body(out)
