@@ -56,6 +56,23 @@ RULE = Rule(
             ),
         ),
         Example(
+            title="a setting bound to its own name: the statement goes (it would read `batch_size = batch_size`)",
+            before=(
+                "import nvidia.dali as dali\n"
+                "import nvidia.dali.fn as fn\n\n\n"
+                "@dali.pipeline_def(batch_size=4)\n"
+                "def p():\n"
+                "    batch_size = dali.Pipeline.current().batch_size\n"
+                "    return fn.random.uniform(shape=[batch_size])\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def p(*, batch_size=4):\n"
+                "    while True:\n"
+                "        yield ndd.random.uniform(shape=[batch_size], batch_size=batch_size).evaluate(),\n"
+            ),
+        ),
+        Example(
             title="a setting the migrated function has no parameter for: left for a human",
             before=(
                 "import nvidia.dali.fn as fn\n"
@@ -302,7 +319,11 @@ class Impl(RuleImpl):
         return []
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated):
-        """``pipe = Pipeline.current()`` whose every ``pipe.<setting>`` reads the parameter: removed."""
+        """``pipe = Pipeline.current()`` whose every ``pipe.<setting>`` reads the parameter: removed;
+        so is ``device_id = Pipeline.current().device_id``, which would become ``device_id = device_id``."""
+        if _binds_itself(original, updated, graph_code.facts(self.ctx.model).current):
+            self.ctx.report(self.code, original, f"`{_code(original.body[0])}` removed: the parameter is that setting", fixed=True)
+            return cst.RemoveFromParent()
         if original not in graph_code.facts(self.ctx.model).current_aliases or not self.ctx.may_rewrite_dali_calls():
             return updated
         if not self.ctx.applies(self.code, original):
@@ -320,3 +341,15 @@ class Impl(RuleImpl):
             hint=f"use the `{name}` parameter", fixed=fixed,
         )
         return cst.Name(name, lpar=original.lpar, rpar=original.rpar) if fixed else updated
+
+
+def _binds_itself(original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine, current: dict) -> bool:
+    """``name = Pipeline.current().name`` rewritten to ``name = name`` (a no-op)."""
+    if len(original.body) != 1 or len(updated.body) != 1:
+        return False
+    before, after = original.body[0], updated.body[0]
+    if not isinstance(before, cst.Assign) or not isinstance(after, cst.Assign) or len(after.targets) != 1:
+        return False
+    target = after.targets[0].target
+    return (before.value in current and isinstance(target, cst.Name) and isinstance(after.value, cst.Name)
+            and after.value.value == target.value)
