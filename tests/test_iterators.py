@@ -66,6 +66,14 @@ def test_helper_rounds_up_with_the_modules_math():
     compile(taken, "migrated.py", "exec")
 
 
+def test_the_ndd_import_takes_the_dali_imports_place_below_code_when_math_goes_on_top():
+    """`import math` inserted among the standard library imports above moved the DALI imports down
+    by one: the ndd import landed above the statement before them."""
+    text = "import os\n\nROOT = os.environ.get('ROOT', '.')\nSIZE = 3\n\n" + source(auto=False)
+    out, _ = migrate_text(text)
+    assert out.startswith("import math\nimport os\n\nROOT = os.environ.get('ROOT', '.')\nSIZE = 3\n\nimport nvidia.dali.experimental.dynamic as ndd\n"), out[:300]
+
+
 UNSUPPORTED = [
     ("DALIClassificationIterator(pipe)", "without `reader_name`"),
     ("DALIClassificationIterator(pipe, size=-1)", "`size` is not a number of samples"),

@@ -145,6 +145,8 @@ class Impl(RuleImpl):
                 stmt = stmt.with_changes(leading_lines=gap_lines)
                 gap_lines = []
             body.insert(at, stmt)
+            if anchor is not None and at < anchor:  # `import math` above the DALI imports moves them down
+                anchor += 1
         if gap_lines:  # nothing took the removed import's place: its lines go to what follows
             if anchor < len(body):
                 body[anchor] = body[anchor].with_changes(leading_lines=[*gap_lines, *body[anchor].leading_lines])
