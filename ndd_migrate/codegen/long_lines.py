@@ -38,6 +38,8 @@ def split_long_lines(module: cst.Module, code: str, original: str, line_length: 
 
 
 class _Splitter(cst.CSTTransformer):
+    """Splits the long created lines of one module, knowing each statement's indentation."""
+
     def __init__(self, module: cst.Module, original_lines: set[str], line_length: int, unit: str) -> None:
         super().__init__()
         self.module = module
