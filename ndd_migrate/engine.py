@@ -29,6 +29,7 @@ from libcst.metadata import MetadataWrapper, QualifiedNameProvider, ScopeProvide
 from ndd_migrate import crossfile, files, graph_code, hand_built, noqa, plan, pyparse, region, scopes
 from ndd_migrate.analysis import Analyzer, ImportedPipeline, Problem
 from ndd_migrate.catalog import _rule_modules
+from ndd_migrate.codegen import long_lines
 from ndd_migrate.context import TODO_PREFIX, Context
 from ndd_migrate.cstutil import TRIVIA
 from ndd_migrate.diagnostics import FileError, FileResult
@@ -484,6 +485,9 @@ def _run(
     if not rewrite:
         return result
     new_source = new_module.code
+    length = policy.line_length(path)
+    if new_source != source and length is not None:
+        new_source = long_lines.split_long_lines(new_module, new_source, source, length)
     if new_source != source:
         try:  # CPython first: its message says why (libcst's says where it gave up)
             compile(new_source, path, "exec", dont_inherit=True)

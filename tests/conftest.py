@@ -29,12 +29,14 @@ SMALL_PIPELINE = (
 HAS_DALI = importlib.util.find_spec("nvidia") is not None and importlib.util.find_spec("nvidia.dali") is not None
 
 
-def migrate_text(source: str, path: str = "example.py", *, expect_error: bool = False):
+def migrate_text(source: str, path: str = "example.py", *, expect_error: bool = False, line_length: int | None = None):
     """(new text or the input when unchanged, result) of ``migrate`` on a source text.
 
     An engine error fails the calling test (a crash must never pass for "nothing to change"),
-    unless ``expect_error``: then the error is required."""
-    result = transform(source, path, Policy.migrate())
+    unless ``expect_error``: then the error is required. ``line_length``: the one the command line
+    would give (TODOs wrap, long rewritten lines are split); by default none, as for the library."""
+    policy = Policy.migrate() if line_length is None else Policy(line_length=lambda _path: line_length)
+    result = transform(source, path, policy)
     if expect_error:
         assert result.error is not None, "expected the engine to refuse this input"
     else:

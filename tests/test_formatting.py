@@ -1,13 +1,18 @@
 """How ``migrate`` lays out what it writes: TODO comments wrap at the project's line length
 (``line-length`` of ``[tool.ndd-migrate]``, else the formatter's, ruff's or black's, else 88),
-and with ``format`` on (``--format`` or the key) the configured formatter runs on rewritten files."""
+so do the statement lines it creates or changes (split inside their brackets), and with ``format``
+on (``--format`` or the key) the configured formatter runs on rewritten files."""
 
 from __future__ import annotations
 
 import json
 import sys
 
+import libcst as cst
+
+from ndd_migrate.codegen.long_lines import split_long_lines
 from ndd_migrate.config import formatter_line_length
+from tests.conftest import migrate_text
 from tests.test_cli_contract import LEFTOVER, err, ndd, write
 
 # Two TODOs of about 120 characters, one at two levels of indentation, one at three.
@@ -92,3 +97,107 @@ def test_the_format_key_and_a_failing_formatter(tmp_path):
     path.write_text(LEFTOVER)
     ndd("migrate", "--no-format", path, cwd=tmp_path)
     assert "device='gpu'" in path.read_text()
+
+
+# A created line of 118 characters (the decoder inlined into the crop) under a comment and with one
+# after it, and a long line of the user's that the migration does not touch.
+LONG = (
+    "from nvidia.dali import pipeline_def, fn, types\n\n"
+    'CONFIG = dict(root="/data/images/train", crop=224, mean=[0.485, 0.456, 0.406], std=[0.229, 0.224])\n\n\n'
+    "@pipeline_def(batch_size=8, num_threads=2, device_id=0)\n"
+    "def train(files, crop):\n"
+    '    jpegs, labels = fn.readers.file(files=files, name="Reader")\n'
+    "    # decode on the GPU\n"
+    '    images = fn.random_resized_crop(fn.decoders.image(jpegs, device="mixed", output_type=types.RGB), size=crop)  # note\n'
+    "    return images, labels\n"
+)
+SPLIT = (
+    "            # decode on the GPU\n"
+    "            images = ndd.random_resized_crop(\n"
+    '                ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB),\n'
+    "                size=crop,\n"
+    "            )  # note\n"
+)
+
+
+def test_long_lines_the_rewrite_creates_are_split_and_the_users_are_kept(tmp_path):
+    path = write(tmp_path / "train.py", LONG)
+    diff = ndd("migrate", "--diff", path, cwd=tmp_path).stdout.decode()
+    ndd("migrate", path, cwd=tmp_path)
+    text = path.read_text()
+    assert SPLIT in text and "+" + SPLIT.replace("\n", "\n+")[:-1] in diff  # --diff shows what is written
+    assert LONG.splitlines()[2] in text.splitlines()  # the user's long line, as it was
+    assert [line for line in text.splitlines() if len(line) > 88] == [LONG.splitlines()[2]]
+    compile(text, "train.py", "exec")
+    ndd("migrate", path, cwd=tmp_path)
+    assert path.read_text() == text  # a split statement stays as it is
+
+
+def test_arguments_still_too_long_are_split_one_level_deeper(tmp_path):
+    write(tmp_path / "pyproject.toml", "[tool.ndd-migrate]\nline-length = 60\n")
+    path = write(tmp_path / "train.py", LONG)
+    ndd("migrate", path, cwd=tmp_path)
+    text = path.read_text()
+    assert "def train(\n    files,\n    crop,\n    *,\n    batch_size=8,\n" in text  # the created keywords
+    assert (
+        "            images = ndd.random_resized_crop(\n"
+        "                ndd.decoders.image(\n"
+        "                    jpegs,\n"
+        '                    device="gpu",\n'
+        "                    output_type=types.RGB,\n"
+        "                ),\n"
+        "                size=crop,\n"
+        "            )  # note\n"
+    ) in text
+    ndd("migrate", path, cwd=tmp_path)
+    assert path.read_text() == text
+
+
+def test_a_split_line_keeps_the_files_crlf_breaks(tmp_path):
+    path = tmp_path / "train.py"
+    path.write_bytes(LONG.replace("\n", "\r\n").encode())
+    ndd("migrate", path, cwd=tmp_path)
+    raw = path.read_bytes()
+    assert SPLIT.replace("\n", "\r\n").encode() in raw and raw.count(b"\n") == raw.count(b"\r\n")
+    ndd("migrate", path, cwd=tmp_path)
+    assert path.read_bytes() == raw
+
+
+# An unparenthesized tuple (here an outputs tuple) is parenthesized to be split, as black does.
+TUPLE = (
+    "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+    "def step(images, anchors, shapes, labels):\n"
+    "    return ndd.slice(images, anchors, shapes, device='gpu', axis_names='WH').evaluate(), labels.evaluate()\n"
+)
+
+
+def test_a_long_tuple_is_parenthesized_and_split():
+    assert split_long_lines(cst.parse_module(TUPLE), TUPLE, "", 88) == TUPLE.replace(
+        "    return ndd.slice(images, anchors, shapes, device='gpu', axis_names='WH').evaluate(), labels.evaluate()\n",
+        "    return (\n"
+        "        ndd.slice(images, anchors, shapes, device='gpu', axis_names='WH').evaluate(),\n"
+        "        labels.evaluate(),\n"
+        "    )\n",
+    )
+    assert split_long_lines(cst.parse_module(TUPLE), TUPLE, TUPLE, 88) == TUPLE  # the user's: kept
+
+
+def test_what_cannot_be_split_stays_and_the_library_default_splits_nothing():
+    unsplittable = "total = first_long_operand_name + second_long_operand_name + third_long_operand_name\n"
+    generator = "total = sum(value * weight for value, weight in zip(the_values_we_have, the_weights_we_have))\n"
+    for code in (unsplittable, generator):
+        assert split_long_lines(cst.parse_module(code), code, "", 60) == code
+    migrated, _ = migrate_text(LONG)
+    assert 'ndd.random_resized_crop(ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB), size=crop)' in migrated
+
+
+def test_a_long_def_line_is_split_between_its_parameters():
+    code = "class A:\n    async def f(self, a, /, b, *args, c=1, **kwargs) -> int:\n        return a\n"
+    split = split_long_lines(cst.parse_module(code), code, "", 40)
+    assert split == (
+        "class A:\n    async def f(\n        self,\n        a,\n        /,\n        b,\n        *args,\n"
+        "        c=1,\n        **kwargs,\n    ) -> int:\n        return a\n"
+    )
+    compile(split, "a.py", "exec")
+    bare = "def a_function_with_a_long_name_and_no_parameters():\n    pass\n"
+    assert split_long_lines(cst.parse_module(bare), bare, "", 40) == bare

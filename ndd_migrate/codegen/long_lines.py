@@ -1,0 +1,176 @@
+"""Lines the rewrite made too long, split the way black would in its simplest form.
+
+A rule writes each statement it creates or changes on one line (``images = ndd.random_resized_crop(
+ndd.decoders.image(...), device="gpu", size=crop, rng=rng)``), which can run far past the project's
+line length. After the rules, each such statement line longer than the line length is laid out
+again: the outermost bracketed call or tuple of its value gets one argument per line, each followed
+by a comma (black's "magic trailing comma", so black and ruff keep the layout), and an argument
+still too long is split the same way, one level deeper. Nothing else moves:
+
+- a line the user wrote, found unchanged (indentation included) in the original text, is never
+  touched, however long;
+- a statement already on several lines is left as it is (a second ``migrate`` finds the split
+  statements so and changes nothing);
+- a statement with nothing to split (no brackets to open, a bare generator argument, which a
+  trailing comma would make invalid) stays one long line.
+
+Only the layout changes: the statement's trailing comment stays on its last line, and the
+continuation lines are inside brackets, so the file's indentation and newline style are restored
+around them as for any other rewritten line (:mod:`ndd_migrate.files`).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+_SPLIT_VALUES = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Return)
+
+
+def split_long_lines(module: cst.Module, code: str, original: str, line_length: int) -> str:
+    """``code``, the text of ``module`` (the rewrite of ``original``), with the statement lines it
+    created or changed that are longer than ``line_length`` split inside their brackets (see the
+    module docstring). Without such a line, ``code`` itself, at the cost of a look at its lines."""
+    original_lines = set(original.split("\n"))
+    if all(len(line) <= line_length or line in original_lines for line in code.split("\n")):
+        return code
+    unit = module.default_indent if module.default_indent.strip(" ") == "" else "    "
+    return module.visit(_Splitter(module, original_lines, line_length, unit)).code
+
+
+class _Splitter(cst.CSTTransformer):
+    """Splits the long created lines of one module, knowing each statement's indentation."""
+
+    def __init__(self, module: cst.Module, original_lines: set[str], line_length: int, unit: str) -> None:
+        super().__init__()
+        self.module = module
+        self.original_lines = original_lines
+        self.line_length = line_length
+        self.unit = unit
+        self.indents = [""]
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.indents.append(self.indents[-1] + (node.indent if node.indent is not None else self.module.default_indent))
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        self.indents.pop()
+        return updated
+
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine:
+        if len(updated.body) != 1 or not isinstance(updated.body[0], _SPLIT_VALUES):
+            return updated
+        code = self.module.code_for_node(updated.with_changes(leading_lines=[])).rstrip("\n")
+        line = self.indents[-1] + code
+        if "\n" in code or len(line) <= self.line_length or line in self.original_lines:
+            return updated
+        small = updated.body[0]
+        if small.value is None:  # a bare `return`
+            return updated
+        value = _split(small.value, 1, self)
+        if value is None:
+            return updated
+        return updated.with_changes(body=[small.with_changes(value=value)])
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        """A ``def`` line (a pipeline function's gains keyword parameters) split between its
+        parameters, one per line."""
+        params = updated.params
+        if "\n" in self.module.code_for_node(params):
+            return updated
+        header = self.module.code_for_node(updated.with_changes(leading_lines=[], decorators=[])).split("\n")[0]
+        line = self.indents[-1] + header
+        if len(line) <= self.line_length or line in self.original_lines:
+            return updated
+        split = _split_parameters(params, self)
+        if split is None:
+            return updated
+        return updated.with_changes(whitespace_before_params=_break(self, 1), params=split)
+
+    def fits(self, node: cst.CSTNode, depth: int, extra: int) -> bool:
+        """Whether ``node`` fits on one line at ``depth`` continuation levels, ``extra`` columns
+        (its comma) after it."""
+        code = self.module.code_for_node(node)
+        return "\n" not in code and len(self.indents[-1]) + depth * len(self.unit) + len(code) + extra <= self.line_length
+
+
+def _split(expr: cst.BaseExpression, depth: int, splitter: _Splitter) -> cst.BaseExpression | None:
+    """``expr`` with its outermost call's arguments or tuple's elements one per line, at ``depth``
+    continuation levels; None when it has no such brackets."""
+    if isinstance(expr, cst.Call):
+        if expr.args:
+            if any(isinstance(arg.value, cst.GeneratorExp) and not arg.value.lpar for arg in expr.args):
+                return None  # `f(x for x in y,)` is a syntax error
+            args = _one_per_line(expr.args, depth, splitter)
+            return expr.with_changes(whitespace_before_args=_break(splitter, depth), args=args)
+        inner = _split(expr.func, depth, splitter) if isinstance(expr.func, cst.Attribute) else None
+        return expr.with_changes(func=inner) if inner is not None else None
+    if isinstance(expr, cst.Yield) and isinstance(expr.value, cst.BaseExpression) and not expr.lpar:
+        inner = _split(expr.value, depth, splitter)  # `yield a, b` as `yield (a, b)`: the same tuple
+        return expr.with_changes(value=inner) if inner is not None else None
+    if isinstance(expr, (cst.Attribute, cst.Subscript)):
+        inner = _split(expr.value, depth, splitter)
+        return expr.with_changes(value=inner) if inner is not None else None
+    if isinstance(expr, cst.Tuple) and expr.elements and len(expr.lpar) <= 1:
+        elements = _one_per_line(expr.elements, depth, splitter)
+        lpar = cst.LeftParen(whitespace_after=_break(splitter, depth))
+        return expr.with_changes(lpar=[lpar], rpar=[cst.RightParen()], elements=elements)
+    return None
+
+
+def _one_per_line(items, depth: int, splitter: _Splitter) -> list:
+    """Call arguments or tuple elements, each on its own line at ``depth`` levels with a comma
+    after it, the last comma followed by the closing bracket's line; an item still too long is
+    split one level deeper."""
+    out = []
+    for index, item in enumerate(items):
+        item = item.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        if isinstance(item, cst.Arg):
+            item = item.with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
+        if not splitter.fits(item, depth, 1):
+            inner = _split(item.value, depth + 1, splitter)
+            if inner is not None:
+                item = item.with_changes(value=inner)
+        after = depth if index < len(items) - 1 else depth - 1
+        comma = cst.Comma(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=_break(splitter, after))
+        out.append(item.with_changes(comma=comma))
+    return out
+
+
+#: The fields of :class:`libcst.Parameters`, in the order they are written.
+_PARAMETER_FIELDS = ("posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params", "star_kwarg")
+
+
+def _split_parameters(params: cst.Parameters, splitter: _Splitter) -> cst.Parameters | None:
+    """``params`` one per line, one level in, each followed by a comma (valid after ``/``, a
+    ``*args`` and a ``**kwargs`` alike), the last one's followed by the line of the ``)``; None
+    when there are none."""
+    items = []  # (field, index or None for a single-valued field)
+    for name in _PARAMETER_FIELDS:
+        value = getattr(params, name)
+        if isinstance(value, (tuple, list)):
+            items += [(name, index) for index in range(len(value))]
+        elif isinstance(value, (cst.Param, cst.ParamStar, cst.ParamSlash)):
+            items.append((name, None))
+    if not items:
+        return None
+    changes = {name: list(value) for name in _PARAMETER_FIELDS if isinstance(value := getattr(params, name), (tuple, list))}
+    for position, (name, index) in enumerate(items):
+        node = getattr(params, name) if index is None else changes[name][index]
+        comma = cst.Comma(whitespace_after=_break(splitter, 1 if position < len(items) - 1 else 0))
+        if isinstance(node, cst.Param):
+            node = node.with_changes(comma=comma, whitespace_after_param=cst.SimpleWhitespace(""))
+        elif isinstance(node, cst.ParamSlash):
+            node = node.with_changes(comma=comma, whitespace_after=cst.SimpleWhitespace(""))
+        else:
+            node = node.with_changes(comma=comma)
+        if index is None:
+            changes[name] = node
+        else:
+            changes[name][index] = node
+    return params.with_changes(**changes)
+
+
+def _break(splitter: _Splitter, depth: int) -> cst.ParenthesizedWhitespace:
+    """A line break inside brackets, the next line at the block's indentation plus ``depth`` levels."""
+    return cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(splitter.unit * depth))
