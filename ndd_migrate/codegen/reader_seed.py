@@ -51,7 +51,8 @@ def dali_op_seed(pipeline_seed, op_index):
         words[(k + q) % n] = (words[(k + q) % n] + r2) & mask
         words[k] = r2
     for k in range(n, 2 * n):  # then scramble every word once more
-        r3 = 1566083941 * scramble((words[k % n] + words[(k + p) % n] + words[(k - 1) % n]) & mask) & mask
+        total = (words[k % n] + words[(k + p) % n] + words[(k - 1) % n]) & mask
+        r3 = 1566083941 * scramble(total) & mask
         r4 = (r3 - k % n) & mask
         words[(k + p) % n] ^= r3
         words[(k + q) % n] ^= r4
