@@ -419,6 +419,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             self.model.explicit_pipelines.append(node)
         path = names.fn_path(dali)
         fn = self._stack[-1] if self._stack else None
+        if dali in names.CONSTANTS and fn is not None:
+            fn.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, constant_problem(dali)))
         if path is not None and fn is not None:
             info = op_info(path)
             if path == "external_source":
@@ -692,6 +694,12 @@ def own_context(fn) -> bool:
         return False
     value = cstutil.literal_value(device)
     return isinstance(value, bool) or value not in (0, None)
+
+
+def constant_problem(dali: str) -> str:
+    """Why a graph constant (``types.Constant(...)``, :data:`names.CONSTANTS`) blocks a conversion."""
+    return (f"`types.{dali.rsplit('.', 1)[-1]}(...)` (a graph constant) has no dynamic-mode form: pass the "
+            "Python value to the op, or `ndd.as_batch(...)` of it where it is an output")
 
 
 def reader_on_gpu(call: cst.BaseExpression) -> bool:

@@ -22,7 +22,7 @@ from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate import build_time, constructs, cstutil, names, outputs, pipeline_args
 from ndd_migrate.returns import contains_return
 from ndd_migrate.returns import read as read_returns
-from ndd_migrate.analysis import PipelineFunction, Problem
+from ndd_migrate.analysis import PipelineFunction, Problem, constant_problem
 from ndd_migrate.codegen import shape
 from ndd_migrate.rules.tables import OpInfo, fn_path_of_legacy_op, op_info
 
@@ -534,7 +534,11 @@ class _Reader:
         for node in uses.bare_self:
             self.problem(node, "`self` passed on: the pipeline object no longer exists")
         for call in uses.fn_calls:
-            info = op_info(names.fn_path(names.dali_name(self.resolver, call.func)) or "")
+            dali = names.dali_name(self.resolver, call.func)
+            if dali in names.CONSTANTS:
+                self.problem(call, constant_problem(dali), about=constructs.NO_DYNAMIC_FORM)
+                continue
+            info = op_info(names.fn_path(dali) or "")
             if info is None:
                 continue
             if info.ndd is None:

@@ -23,6 +23,8 @@ TYPES = "nvidia.dali.types"
 NDD = "nvidia.dali.experimental.dynamic"
 PIPELINE_DEF = "nvidia.dali.pipeline_def"
 PIPELINE = "nvidia.dali.Pipeline"
+#: Graph constants of pipeline mode: DALI 2.4's dynamic-mode ops reject them (`TypeError`).
+CONSTANTS = frozenset({"nvidia.dali.types.Constant", "nvidia.dali.types.ScalarConstant"})
 
 # Public re-exports: the same object under several module paths.
 _ALIASES = {
