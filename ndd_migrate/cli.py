@@ -310,7 +310,7 @@ def check(
 
     _choice("--output-format", output_format, CHECK_FORMATS)
     from ndd_migrate import runner
-    from ndd_migrate.policy import Policy
+    from ndd_migrate.policy import Policy, no_line_length
     from ndd_migrate.report import exit_code, render
 
     conf = _configuration(
@@ -318,7 +318,9 @@ def check(
         respect_gitignore=respect_gitignore, include_generated=include_generated, cache_dir=cache_dir,
         format=format_code,
     )
-    policy = Policy.check(fix=fix, unsafe_fixes=unsafe_fixes, is_enabled=conf.is_enabled)
+    # What --fix writes wraps and splits at the line length, as `migrate` does; findings do not depend on it.
+    length = conf.line_length if fix else no_line_length
+    policy = Policy.check(fix=fix, unsafe_fixes=unsafe_fixes, is_enabled=conf.is_enabled, line_length=length)
     report_to = sys.stdout
     if _is_stdin(paths):
         # As ruff: with --fix the fixed text goes to stdout (the input when nothing was fixed) and

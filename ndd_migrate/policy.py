@@ -45,6 +45,6 @@ class Policy:
         return cls()
 
     @classmethod
-    def check(cls, fix=False, unsafe_fixes=False, is_enabled=every_rule) -> "Policy":
-        return cls("check", fix, unsafe_fixes, is_enabled)
+    def check(cls, fix=False, unsafe_fixes=False, is_enabled=every_rule, line_length=no_line_length) -> "Policy":
+        return cls("check", fix, unsafe_fixes, is_enabled, line_length)
 

@@ -133,6 +133,13 @@ def test_long_lines_the_rewrite_creates_are_split_and_the_users_are_kept(tmp_pat
     assert path.read_text() == text  # a split statement stays as it is
 
 
+def test_check_fix_splits_what_it_writes_as_migrate_does(tmp_path):
+    path = write(tmp_path / "train.py", LONG)
+    ndd("check", "--fix", "--unsafe-fixes", path, cwd=tmp_path)
+    text = path.read_text()
+    assert SPLIT in text and [line for line in text.splitlines() if len(line) > 88] == [LONG.splitlines()[2]]
+
+
 def test_arguments_still_too_long_are_split_one_level_deeper(tmp_path):
     write(tmp_path / "pyproject.toml", "[tool.ndd-migrate]\nline-length = 60\n")
     path = write(tmp_path / "train.py", LONG)
