@@ -176,6 +176,21 @@ def test_factories_are_script_code_helpers_returning_generators_are_not():
     assert dropped == [11]  # `pipe = build(...)` runs a pipeline; `SOURCE = numbers()` is data
 
 
+def test_definitions_only_runs_a_module_level_data_generator():
+    """The iterator a legacy ``iter_setup`` draws from (``next(crop_windows)``) is data: it must
+    exist when the pipeline, or the generator it migrated to, is fed; the migrated generator
+    (it ``evaluate()``s) is a pipeline, and its call is script code."""
+    script = (
+        "def windows(n):\n    for k in range(n):\n        yield k\n"
+        "def Crops(batch_size):\n    while True:\n        yield (next(crop_windows) + 1).evaluate()\n"
+        "crop_windows = windows(5)\n"
+        "pipe = Crops(2)\n"
+    )
+    kept, dropped = loading.definitions_only(loading.parse_source(script, "s.py"))
+    assert dropped == [8]
+    assert "crop_windows = windows(5)" in __import__("ast").unparse(kept)
+
+
 def test_load_module_unique_names_and_source_override(tmp_path):
     f = tmp_path / "mod.py"
     f.write_text("X = 1\ndef g():\n    return X\n")
