@@ -9,7 +9,6 @@ Real DALI on the CPU; the runs go two at a time in one module fixture.
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -42,7 +41,16 @@ RUNS = {
     "never-iterations": ("never", {"iterations": 5}),
     "never-epochs": ("never", {"epochs": 1, "max_feed_steps": 6}),
     "fed-iterations": ("fed", {"iterations": 5}),
+    "one-epoch": ("one-epoch", {"epochs": 2}),
 }
+
+PLANTED_DIR = ROOT / "tests" / "verify_planted"
+#: A reader's loop without ``while True``: the generator ends after one epoch, the pipeline does
+#: not (the same finding, outside iter_setup).
+ONE_EPOCH = (
+    "    while True:\n        for (data,) in reader.next_epoch",
+    "    for _ in range(1):\n        for (data,) in reader.next_epoch",
+)
 
 
 def test_the_migrated_case_is_the_tools_output():
@@ -54,6 +62,9 @@ def test_each_planted_mistake_changes_the_text():
     base = MIGRATED.read_text(encoding="utf-8")
     for old, _ in PLANTED.values():
         assert base.count(old) == 1, old
+    planted = (PLANTED_DIR / "base_ndd.py").read_text(encoding="utf-8")
+    aug = planted.index("def aug_pipe(")
+    assert aug < planted.index(ONE_EPOCH[0]) < planted.index("\ndef ", aug)  # the first: aug_pipe's
 
 
 @pytest.fixture(scope="module")
@@ -68,9 +79,17 @@ def reports(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("feed")
     base = MIGRATED.read_text(encoding="utf-8")
+    from tests.verify_cases.datasets import write_numpy_files
+
     jobs = {}
     for run_id, (planted, options) in RUNS.items():
         migrated = MIGRATED
+        if planted == "one-epoch":
+            migrated = tmp / "aug_one_epoch.py"
+            migrated.write_text((PLANTED_DIR / "base_ndd.py").read_text(encoding="utf-8").replace(*ONE_EPOCH, 1))
+            settings = make_settings(device="cpu", timeout=120, args=[write_numpy_files(str(tmp / "npy"))], **options)
+            jobs[run_id] = (SideSpec(str(PLANTED_DIR / "base_pipes.py"), "aug_pipe"), SideSpec(str(migrated), "aug_pipe"), settings)
+            continue
         if planted:
             migrated = tmp / f"feed_{planted}.py"
             migrated.write_text(base.replace(*PLANTED[planted]), encoding="utf-8")
@@ -98,7 +117,7 @@ def test_an_end_at_the_same_step_is_equal(reports, run_id):
     assert report.ended == {"original": 3, "migrated": 3}
     assert report.iterations == 3 and report.batch_size == 4
     assert [(o.samples_equal, o.samples_compared) for o in report.outputs] == [(12, 12)] * 2
-    assert "both sides ended at step 3 (StopIteration)" in reports[run_id].to_text()
+    assert "both sides ended at step 3 (StopIteration)" in _flat(reports[run_id])
     if run_id == "equal-epochs":
         assert report.epochs == 1
 
@@ -110,10 +129,16 @@ def test_an_end_at_the_same_step_is_equal(reports, run_id):
         ("early-epochs", "the migrated generator ended at step 2 (next() raised StopIteration"),
         ("never-iterations", "the original ended at step 3 (pipe.run() raised StopIteration"),
         ("never-epochs", "the original ended at step 3 (pipe.run() raised StopIteration"),
-        ("fed-iterations", "values"),
+        ("fed-iterations", "output 0: first failure at step 0, sample 0: values"),
+        ("one-epoch", "the migrated generator ended at step 3 (next() raised StopIteration"),
     ],
 )
 def test_planted_mistake_is_caught_with_its_cause(reports, run_id, cause):
-    text = reports[run_id].to_text()
+    text = _flat(reports[run_id])
     assert reports[run_id].exit_code == 1, text
     assert cause in text, text
+
+
+def _flat(report) -> str:
+    """The report's text with its line wrapping undone."""
+    return " ".join(report.to_text().split())
