@@ -42,6 +42,7 @@ RUNS = {
     "never-epochs": ("never", {"epochs": 1, "max_feed_steps": 6}),
     "fed-iterations": ("fed", {"iterations": 5}),
     "one-epoch": ("one-epoch", {"epochs": 2}),
+    "bench": (None, {"iterations": 5, "bench": True}),
 }
 
 PLANTED_DIR = ROOT / "tests" / "verify_planted"
@@ -142,3 +143,9 @@ def test_planted_mistake_is_caught_with_its_cause(reports, run_id, cause):
 def _flat(report) -> str:
     """The report's text with its line wrapping undone."""
     return " ".join(report.to_text().split())
+
+
+def test_bench_on_a_feed_shorter_than_the_timed_steps_says_so(reports):
+    text = _flat(reports["bench"])
+    assert reports["bench"].exit_code == 2, text
+    assert "--bench: the generator ended (StopIteration) before the 3 warm-up and 5 × 10 timed steps" in text

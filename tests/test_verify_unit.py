@@ -508,3 +508,18 @@ def test_batches_of_accepts_the_framework_iterator_shape():
     assert batches_of(gen) == (gen, None)
     assert batches_of(({"epoch_size": 3}, gen)) == (gen, {"epoch_size": 3})
     assert batches_of((gen, gen)) == (None, None) and batches_of([1]) == (None, None)
+
+
+def test_end_findings_name_the_side_and_the_step():
+    from ndd_migrate.verify.ending import end_fact, end_findings
+
+    assert end_findings(None, None) == [] and end_findings(3, 3) == []
+    assert end_fact(3, 3) == "both sides ended at step 3 (StopIteration)"
+    assert end_fact(None, None) is None and end_fact(2, 3) is None
+    (sev, early), = end_findings(None, 2)
+    assert sev == "error" and early.startswith("the migrated generator ended at step 2")
+    assert "the migration ends early" in early
+    (_, late), = end_findings(3, None)
+    assert late.startswith("the original ended at step 3") and "the migrated generator yielded" in late
+    (_, both), = end_findings(2, 4)
+    assert "the original ended at step 2 and the migrated generator at step 4" in both

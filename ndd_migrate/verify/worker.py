@@ -324,10 +324,20 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
             status("benchmark")
             with NddReaders(reader_seed, force_capture=settings.capture):
                 gen = start()
-                result["timing"] = measure(ndd_stepper(gen), settings.bench).to_dict()
+                try:
+                    result["timing"] = measure(ndd_stepper(gen), settings.bench).to_dict()
+                except StopIteration:
+                    raise SetupError("bench", _BENCH_END.format(settings.bench)) from None
                 if settings.capture:
                     result["timing"]["note"] = "next_epoch(capture=True)"
                 close_generator(gen)
+
+
+#: --bench on a side that ends (a feed of iter_setup): the timed steps must all exist.
+_BENCH_END = (
+    "--bench: the generator ended (StopIteration) before the {0.warmup} warm-up and "
+    "{0.runs} × {0.iterations} timed steps; time a feed at least that long"
+)
 
 
 def run_original(job: dict, result: dict, status: Status) -> None:
@@ -415,7 +425,10 @@ def run_original(job: dict, result: dict, status: Status) -> None:
             with PipelineReaderSeeds(planned_seeds, default_seed):
                 pipe = make_pipeline()
                 stepper = pipeline_stepper(pipe)
-            result["timing"] = measure(stepper, settings.bench).to_dict()
+            try:
+                result["timing"] = measure(stepper, settings.bench).to_dict()
+            except StopIteration:
+                raise SetupError("bench", _BENCH_END.format(settings.bench)) from None
             del pipe
 
 
