@@ -43,6 +43,7 @@ RUNS = {
     "fed-iterations": ("fed", {"iterations": 5}),
     "one-epoch": ("one-epoch", {"epochs": 2}),
     "bench": (None, {"iterations": 5, "bench": True}),
+    "no-end": ("no-end", {"epochs": 1, "max_feed_steps": 3}),
 }
 
 PLANTED_DIR = ROOT / "tests" / "verify_planted"
@@ -78,28 +79,28 @@ def reports(tmp_path_factory):
     from ndd_migrate.verify.model import SideSpec
     from ndd_migrate.verify.report import VerifyReport
 
-    tmp = tmp_path_factory.mktemp("feed")
-    base = MIGRATED.read_text(encoding="utf-8")
     from tests.verify_cases.datasets import write_numpy_files
 
+    tmp = tmp_path_factory.mktemp("feed")
+    base = MIGRATED.read_text(encoding="utf-8")
     jobs = {}
     for run_id, (planted, options) in RUNS.items():
-        migrated = MIGRATED
-        if planted == "one-epoch":
-            migrated = tmp / "aug_one_epoch.py"
-            migrated.write_text((PLANTED_DIR / "base_ndd.py").read_text(encoding="utf-8").replace(*ONE_EPOCH, 1))
-            settings = make_settings(device="cpu", timeout=120, args=[write_numpy_files(str(tmp / "npy"))], **options)
-            jobs[run_id] = (SideSpec(str(PLANTED_DIR / "base_pipes.py"), "aug_pipe"), SideSpec(str(migrated), "aug_pipe"), settings)
-            continue
-        if planted:
-            migrated = tmp / f"feed_{planted}.py"
-            migrated.write_text(base.replace(*PLANTED[planted]), encoding="utf-8")
         options = dict(options)
         feed_steps = options.pop("max_feed_steps", None)
+        original, migrated, name = ORIGINAL, MIGRATED, "FeedPipe"
+        if planted == "one-epoch":
+            original, migrated, name = PLANTED_DIR / "base_pipes.py", tmp / "aug_one_epoch.py", "aug_pipe"
+            migrated.write_text((PLANTED_DIR / "base_ndd.py").read_text(encoding="utf-8").replace(*ONE_EPOCH, 1))
+            options["args"] = [write_numpy_files(str(tmp / "npy"))]
+        elif planted == "no-end":  # random numbers, no reader, no end: no epoch to compare
+            original, migrated, name = CASES / "random_pipes.py", CASES / "random_ndd.py", "noise_pipe"
+        elif planted:
+            migrated = tmp / f"feed_{planted}.py"
+            migrated.write_text(base.replace(*PLANTED[planted]), encoding="utf-8")
         settings = make_settings(device="cpu", timeout=120, **options)
         if feed_steps:
             settings = dataclasses.replace(settings, max_feed_steps=feed_steps)
-        jobs[run_id] = (SideSpec(str(ORIGINAL), "FeedPipe"), SideSpec(str(migrated), "FeedPipe"), settings)
+        jobs[run_id] = (SideSpec(str(original), name), SideSpec(str(migrated), name), settings)
 
     def run(job):
         return VerifyReport(pairs=[verify_pair(*job)])
@@ -149,3 +150,9 @@ def test_bench_on_a_feed_shorter_than_the_timed_steps_says_so(reports):
     text = _flat(reports["bench"])
     assert reports["bench"].exit_code == 2, text
     assert "--bench: the generator ended (StopIteration) before the 3 warm-up and 5 × 10 timed steps" in text
+
+
+def test_epochs_without_a_reader_or_an_end_cannot_run(reports):
+    text = _flat(reports["no-end"])
+    assert reports["no-end"].exit_code == 2, text
+    assert "--epochs needs a reader or an end: no reader, and neither side ended in 3 step(s)" in text

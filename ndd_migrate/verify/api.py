@@ -226,6 +226,9 @@ def verify_pair(
             return report
 
         _ends(report, orig, mig, settings.epochs)
+        if report.error is not None:
+            report.verdict = ERROR
+            return report
         _compare_outputs(report, workdir, tolerances, default_tolerance, lowered)
         _random_and_readers(report, orig, mig, settings.align_random)
         _seeding(report, orig, mig, workdir)
@@ -304,11 +307,12 @@ def _ends(report: PairReport, orig: dict, mig: dict, epochs: int | None) -> None
     for sev, msg in end_findings(report.ended["original"], report.ended["migrated"]):
         report.findings.append(Finding(sev, msg))
     if epochs and not mig["readers"] and report.ended == {"original": None, "migrated": None}:
-        report.findings.append(Finding(
-            "error",
-            f"--epochs: no reader, and neither side ended in {report.iterations} step(s): "
-            "without a reader an epoch is the steps until iter_setup raises StopIteration",
-        ))
+        report.error = ErrorInfo(
+            "epochs",
+            f"--epochs needs a reader or an end: no reader, and neither side ended in "
+            f"{report.iterations} step(s) (without a reader an epoch is the steps until "
+            "iter_setup raises StopIteration); use --iterations",
+        )
 
 
 def _compare_outputs(report, workdir, tolerances, default_tolerance, lowered) -> None:
