@@ -62,6 +62,7 @@ SHAPES = {
     "hand_built_graph": (None, "hand_built_graph.py", "jpeg", {"image_dir": "{data}"}),  # a global
     "hand_built_factory": (None, "hand_built_factory.py", "jpeg", {"file_root": "{data}"}),
     "checkpointed": (None, CHECKPOINT_SCRIPT, "jpeg", ["{data}"]),
+    "iter_setup": (None, "legacy_iter_setup_reader.py", "jpeg", {"root": "{data}"}),
 }
 
 
@@ -98,6 +99,8 @@ def reports(tmp_path_factory):
             options = {"args": [a.replace("{data}", data[dataset]) for a in given]}
         else:
             options = {"kwargs": {k: v.replace("{data}", data[dataset]) for k, v in given.items()}}
+        if shape == "iter_setup":
+            options["iterations"] = 8  # past the feed's end, at step 5
         jobs[shape] = (str(original), str(migrated), options)
 
     # The README's CI recipe: the migrated file against its own text at a git revision.
@@ -177,3 +180,12 @@ def test_checkpointed_shape_is_saved_and_restored(reports):
     checkpoint = report.pairs[0].checkpoint
     assert checkpoint["at"] == 2 and checkpoint["equal"], checkpoint
     assert checkpoint["registered"] == ["Reader", "rng"] and checkpoint["unregistered"] == []
+
+
+def test_iter_setup_shape_ends_where_the_original_does(reports):
+    """The feed (a module-level generator, which definitions-only loading runs) ends before the
+    reader's epoch: both sides raise StopIteration at step 5."""
+    report = _equal(reports, "iter_setup")
+    assert [p.name for p in report.pairs] == ["Crops"]
+    assert report.pairs[0].ended == {"original": 5, "migrated": 5}
+    assert report.pairs[0].iterations == 5

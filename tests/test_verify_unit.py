@@ -176,6 +176,21 @@ def test_factories_are_script_code_helpers_returning_generators_are_not():
     assert dropped == [11]  # `pipe = build(...)` runs a pipeline; `SOURCE = numbers()` is data
 
 
+def test_definitions_only_runs_a_module_level_data_generator():
+    """The iterator a legacy ``iter_setup`` draws from (``next(crop_windows)``) is data: it must
+    exist when the pipeline, or the generator it migrated to, is fed; the migrated generator
+    (it ``evaluate()``s) is a pipeline, and its call is script code."""
+    script = (
+        "def windows(n):\n    for k in range(n):\n        yield k\n"
+        "def Crops(batch_size):\n    while True:\n        yield (next(crop_windows) + 1).evaluate()\n"
+        "crop_windows = windows(5)\n"
+        "pipe = Crops(2)\n"
+    )
+    kept, dropped = loading.definitions_only(loading.parse_source(script, "s.py"))
+    assert dropped == [8]
+    assert "crop_windows = windows(5)" in __import__("ast").unparse(kept)
+
+
 def test_load_module_unique_names_and_source_override(tmp_path):
     f = tmp_path / "mod.py"
     f.write_text("X = 1\ndef g():\n    return X\n")
@@ -493,3 +508,18 @@ def test_batches_of_accepts_the_framework_iterator_shape():
     assert batches_of(gen) == (gen, None)
     assert batches_of(({"epoch_size": 3}, gen)) == (gen, {"epoch_size": 3})
     assert batches_of((gen, gen)) == (None, None) and batches_of([1]) == (None, None)
+
+
+def test_end_findings_name_the_side_and_the_step():
+    from ndd_migrate.verify.ending import end_fact, end_findings
+
+    assert end_findings(None, None) == [] and end_findings(3, 3) == []
+    assert end_fact(3, 3) == "both sides ended at step 3 (StopIteration)"
+    assert end_fact(None, None) is None and end_fact(2, 3) is None
+    (sev, early), = end_findings(None, 2)
+    assert sev == "error" and early.startswith("the migrated generator ended at step 2")
+    assert "the migration ends early" in early
+    (_, late), = end_findings(3, None)
+    assert late.startswith("the original ended at step 3") and "the migrated generator yielded" in late
+    (_, both), = end_findings(2, 4)
+    assert "the original ended at step 2 and the migrated generator at step 4" in both

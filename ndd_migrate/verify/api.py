@@ -215,6 +215,7 @@ def verify_pair(
             states=states,
             reader_seeds=[r["used_seed"] for r in mig["readers"]],
             iterations=mig["iterations"],
+            probe_end=mig.get("ended_at") is not None or settings.epochs is not None and not mig["readers"],
             defaults=mig.get("defaults", {}),
         )
         orig = original_proc.wait()
@@ -224,6 +225,10 @@ def verify_pair(
             report.verdict = ERROR
             return report
 
+        _ends(report, orig, mig, settings.epochs)
+        if report.error is not None:
+            report.verdict = ERROR
+            return report
         _compare_outputs(report, workdir, tolerances, default_tolerance, lowered)
         _random_and_readers(report, orig, mig, settings.align_random)
         _seeding(report, orig, mig, workdir)
@@ -290,6 +295,24 @@ def _not_exercised(spec: SideSpec) -> list[str]:
     except (OSError, SetupError):
         return []
     return uses_outside(source, spec.display or spec.path, spec.function.split(".")[-1])
+
+
+def _ends(report: PairReport, orig: dict, mig: dict, epochs: int | None) -> None:
+    """Compare where the two sides ended (:mod:`.ending`); only the steps both produced are
+    compared."""
+    from ndd_migrate.verify.ending import end_findings
+
+    report.ended = {"original": orig.get("ended_at"), "migrated": mig.get("ended_at")}
+    report.iterations = min(report.iterations, orig["iterations"])
+    for sev, msg in end_findings(report.ended["original"], report.ended["migrated"]):
+        report.findings.append(Finding(sev, msg))
+    if epochs and not mig["readers"] and report.ended == {"original": None, "migrated": None}:
+        report.error = ErrorInfo(
+            "epochs",
+            f"--epochs needs a reader or an end: no reader, and neither side ended in "
+            f"{report.iterations} step(s) (without a reader an epoch is the steps until "
+            "iter_setup raises StopIteration); use --iterations",
+        )
 
 
 def _compare_outputs(report, workdir, tolerances, default_tolerance, lowered) -> None:

@@ -16,8 +16,9 @@ statement is skipped when it is
 * the ``if __name__ == "__main__":`` block;
 * an expression statement calling a function defined in the module (``main()``);
 * any statement calling a pipeline-producing callable defined in the module: a ``@pipeline_def``
-  function, a ``Pipeline`` subclass, a generator function (the migrated form), a factory defining
-  one of these in its body;
+  function, a ``Pipeline`` subclass, a generator function that ``evaluate()``s (the migrated form;
+  a plain generator is data, ``windows = feed(5)``, and runs), a factory defining one of these in
+  its body;
 * any statement using a name bound by a skipped statement (``pipe.build()``, ``pipe.run()``,
   ``it = DALIGenericIterator(pipe, ...)``), transitively;
 * a statement creating a checkpoint (``pipe_checkpoint = ndd.checkpoint.Checkpoint()``, what a
@@ -122,11 +123,18 @@ def _defines_pipeline(func: ast.AST) -> bool:
         if node is not func and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if any(_decorator_name(d) == "pipeline_def" for d in node.decorator_list):
                 return True
-            if _is_generator(node) and any(
-                isinstance(n, ast.Attribute) and n.attr == "evaluate" for n in ast.walk(node)
-            ):
+            if _is_migrated_generator(node):
                 return True
     return False
+
+
+def _is_migrated_generator(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A generator that ``evaluate()``s what it yields: the migrated form of a pipeline. A plain
+    generator is data (an external source's, or the iterator a legacy ``iter_setup`` draws
+    from: ``crop_windows = windows(5, 2)`` must run for the pipeline to be fed)."""
+    return _is_generator(func) and any(
+        isinstance(n, ast.Attribute) and n.attr == "evaluate" for n in ast.walk(func)
+    )
 
 
 def factories(source: str, filename: str = "<source>") -> list[str]:
@@ -250,7 +258,7 @@ def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             local_funcs.add(node.name)
             if (
-                _is_generator(node)
+                _is_migrated_generator(node)
                 or any(_decorator_name(d) == "pipeline_def" for d in node.decorator_list)
                 or _defines_pipeline(node)
             ):

@@ -82,6 +82,9 @@ class Settings:
     load_mode: str = "definitions"
     timeout: float = 300.0
     max_iterations: int = 100_000
+    #: ``epochs`` without a reader: the steps a feed (a legacy ``iter_setup``) gets to end in, the
+    #: end of its one epoch (:mod:`~ndd_migrate.verify.ending`)
+    max_feed_steps: int = 1000
     #: Arguments for parameters the migrated function requires and nobody gave, passed to both
     #: sides under the user's own (:mod:`~ndd_migrate.verify.callargs`); ``from_schema`` are
     #: those the migrated worker looks up in DALI's schemas (``{param: (schema, argument)}``).

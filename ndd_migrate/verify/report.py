@@ -70,6 +70,8 @@ class PairReport:
     iterations: int = 0
     epochs: int | None = None
     iterations_per_epoch: int | None = None
+    #: the step at which each side raised StopIteration, None where it did not (:mod:`.ending`)
+    ended: dict = field(default_factory=dict)
     random: dict = field(default_factory=dict)
     readers: dict = field(default_factory=dict)
     outputs: "list[OutputComparison]" = field(default_factory=list)
@@ -100,6 +102,7 @@ class PairReport:
             "iterations": self.iterations,
             "epochs": self.epochs,
             "iterations_per_epoch": self.iterations_per_epoch,
+            "ended": self.ended,
             "random": self.random,
             "readers": self.readers,
             "outputs": [o.to_dict() for o in self.outputs],
@@ -211,6 +214,8 @@ def _render_pair(console, pair: PairReport) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from ndd_migrate.verify.ending import end_fact
+
     console.print(
         f"[{_STYLE[pair.verdict]}]{pair.verdict.upper()}[/] [bold]{escape(pair.name)}[/]  "
         f"{escape(pair.original)}  ⟷  {escape(pair.migrated)}"
@@ -227,6 +232,9 @@ def _render_pair(console, pair: PairReport) -> None:
             facts.append(f"epochs: {pair.epochs} complete, {per} step{'s' * (per != 1)}/epoch")
         else:
             facts.append(f"epochs touched: {pair.epochs}" + (f", {per} step{'s' * (per != 1)}/epoch" if per else ""))
+    ended = end_fact(pair.ended.get("original"), pair.ended.get("migrated"))
+    if ended:
+        facts.append(ended)
     if pair.dali_version:
         facts.append(f"DALI {pair.dali_version}")
     if facts:

@@ -208,8 +208,12 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
             status("calling the function")
             gen = start()
             target = settings.iterations or (None if settings.epochs else DEFAULT_ITERATIONS)
-            steps, epoch_starts, epochs_touched = 0, [], 0
+            steps, epoch_starts, epochs_touched, ended = 0, [], 0, None
             while target is None or steps < target:
+                if settings.epochs and not readers.readers and steps >= settings.max_feed_steps:
+                    # No reader: the epoch is the feed (.ending); the original side runs as
+                    # many steps and shows whether it ends.
+                    break
                 if steps >= settings.max_iterations:
                     raise SetupError(
                         "epochs",
@@ -225,11 +229,11 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                 try:
                     out = next(gen)
                 except StopIteration:
-                    raise SetupError(
-                        "bad-shape",
-                        f"the migrated generator stopped after {steps} step(s); like a pipeline it "
-                        "must never end (`while True:` around `reader.next_epoch(...)`)",
-                    ) from None
+                    # Where a legacy iter_setup raised StopIteration (.ending); the original
+                    # side must end at the same step.
+                    recorder.drop_last_step()
+                    ended = steps
+                    break
                 if settings.epochs and any(s == steps for s, _ in readers.created_in_loop()):
                     # A reader made inside the loop: the first reader's epochs never advance
                     # again, so --epochs would wait forever. Stop; the finding says why.
@@ -238,11 +242,7 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                 if readers.primary_epochs != before:
                     epoch_starts.append(steps)
                 if settings.epochs:
-                    if not readers.readers:
-                        raise SetupError(
-                            "epochs", "--epochs needs a reader; the migrated code created none"
-                        )
-                    if readers.primary_epochs > settings.epochs:
+                    if readers.readers and readers.primary_epochs > settings.epochs:
                         # This step opened epoch N+1: not compared, its random calls forgotten.
                         recorder.drop_last_step()
                         epoch_starts.pop()
@@ -255,9 +255,13 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
                 _write_pickle(step_path(job["dir"], "migrated", steps), host)
                 steps += 1
             result["iterations"] = steps
-            result["epochs"] = epochs_touched
+            result["ended_at"] = ended
+            result["epochs"] = epochs_touched or (1 if settings.epochs and ended is not None else 0)
             result["iterations_per_epoch"] = (
-                epoch_starts[1] - epoch_starts[0] if len(epoch_starts) >= 2 else None
+                epoch_starts[1] - epoch_starts[0] if len(epoch_starts) >= 2
+                # no reader: the one epoch is the feed, up to its end (.ending)
+                else steps if settings.epochs and ended is not None and not readers.readers
+                else None
             )
             result["random_calls"] = [[c.to_dict() for c in s] for s in recorder.steps[:steps]]
             result["readers"] = [r.to_dict() for r in readers.records]
@@ -320,10 +324,20 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
             status("benchmark")
             with NddReaders(reader_seed, force_capture=settings.capture):
                 gen = start()
-                result["timing"] = measure(ndd_stepper(gen), settings.bench).to_dict()
+                try:
+                    result["timing"] = measure(ndd_stepper(gen), settings.bench).to_dict()
+                except StopIteration:
+                    raise SetupError("bench", _BENCH_END.format(settings.bench)) from None
                 if settings.capture:
                     result["timing"]["note"] = "next_epoch(capture=True)"
                 close_generator(gen)
+
+
+#: --bench on a side that ends (a feed of iter_setup): the timed steps must all exist.
+_BENCH_END = (
+    "--bench: the generator ended (StopIteration) before the {0.warmup} warm-up and "
+    "{0.runs} × {0.iterations} timed steps; time a feed at least that long"
+)
 
 
 def run_original(job: dict, result: dict, status: Status) -> None:
@@ -382,11 +396,18 @@ def run_original(job: dict, result: dict, status: Status) -> None:
             result["pipeline_seed"] = None if seed is None or seed == -1 else int(seed)
             status("build")
             build(pipe)
-            for k in range(job["iterations"]):
+            ended = None
+            for k in range(job["iterations"] + bool(job.get("probe_end"))):
                 status(f"step {k}")
-                host = pipeline_step(pipe.run())
-                _write_pickle(step_path(job["dir"], "original", k), host)
-            result["iterations"] = job["iterations"]
+                try:
+                    outputs = pipe.run()
+                except StopIteration:  # iter_setup ran out (.ending)
+                    ended = k
+                    break
+                if k < job["iterations"]:  # the probe only asks whether it ends
+                    _write_pickle(step_path(job["dir"], "original", k), pipeline_step(outputs))
+            result["ended_at"] = ended
+            result["iterations"] = job["iterations"] if ended is None else ended
             result["random_ops"] = [o.to_dict() for o in feeder.ops]
             result["devices"] = lowering.devices if lowering else []
             result["readers"] = [r.to_dict() for r in seeds.records]
@@ -404,7 +425,10 @@ def run_original(job: dict, result: dict, status: Status) -> None:
             with PipelineReaderSeeds(planned_seeds, default_seed):
                 pipe = make_pipeline()
                 stepper = pipeline_stepper(pipe)
-            result["timing"] = measure(stepper, settings.bench).to_dict()
+            try:
+                result["timing"] = measure(stepper, settings.bench).to_dict()
+            except StopIteration:
+                raise SetupError("bench", _BENCH_END.format(settings.bench)) from None
             del pipe
 
 
