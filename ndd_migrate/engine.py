@@ -434,7 +434,7 @@ def _run(
         result.error = _syntax_error(source, path, exc)
         return result
     try:
-        module, built = hand_built.desugar(module)  # `with pipe:` graphs as @pipeline_def functions
+        module, built = hand_built.desugar(module, source)  # `with pipe:` graphs as @pipeline_def functions
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         scopes.resolve(wrapper)
         analyzer = Analyzer(

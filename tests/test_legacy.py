@@ -660,6 +660,20 @@ def test_hand_built_pipeline_becomes_a_generator_function():
     assert {("NDD403", 5), ("NDD002", 11), ("NDD003", 13), ("NDD201", 14)} <= lines
 
 
+def test_hand_built_graphs_are_found_the_same_from_the_parsed_text():
+    # The engine hands `desugar` the text it parsed instead of having the module's code generated
+    # again; the graphs found, and the module made of them, must be the same either way.
+    import libcst as cst
+
+    from ndd_migrate import hand_built
+
+    module = cst.parse_module(HAND_BUILT)
+    given, done_given = hand_built.desugar(module, HAND_BUILT)
+    generated, done_generated = hand_built.desugar(cst.parse_module(HAND_BUILT))
+    assert len(done_given.graphs) == len(done_generated.graphs) == 1
+    assert given.code == generated.code != HAND_BUILT
+
+
 def test_hand_built_pipeline_with_an_unclaimed_use_stays_as_it_was():
     source = HAND_BUILT.replace("import sys\n", "import sys\nimport other\n") + "other.consume(pipe)\nx = fn.random.uniform()\n"
     out, diagnostics = migrate(source)
