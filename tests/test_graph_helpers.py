@@ -70,9 +70,9 @@ def test_a_helper_with_its_own_batch_size_is_reported_not_threaded():
 
 
 def test_a_helper_of_a_pipeline_that_stays_gets_no_todo():
-    """The pipeline is left in pipeline mode (its object goes into a list): its helper stays
+    """The pipeline is left in pipeline mode (its object goes into a dict): its helper stays
     pipeline-mode code, where no `batch_size=` is needed."""
-    out, _ = migrate_text(HELPER + "@pipeline_def(batch_size=2)\ndef p():\n    return augment(fn.random.normal(shape=[3]))\n\n\npipes = [p()]\n")
+    out, _ = migrate_text(HELPER + "@pipeline_def(batch_size=2)\ndef p():\n    return augment(fn.random.normal(shape=[3]))\n\n\nkeep = {'p': p()}\n")
     assert "def augment(images):" in out and "fn.random.uniform(range=(0.5, 1.5))" in out
     assert not any("NDD104" in t for t in _todos(out)), _todos(out)
 
@@ -83,7 +83,7 @@ def test_helpers_of_a_converted_pipeline_convert_when_another_pipeline_stays():
     out, _ = migrate_text(
         HELPER + "@pipeline_def(batch_size=2)\ndef p():\n    return augment(fn.random.normal(shape=[3]))\n\n\n"
         "def noise():\n    return fn.random.normal(shape=[3])\n\n\n"
-        "@pipeline_def(batch_size=2)\ndef q():\n    return noise()\n\n\npipes = [q()]\n"
+        "@pipeline_def(batch_size=2)\ndef q():\n    return noise()\n\n\nkeep = {'q': q()}\n"
     )
     assert "def augment(images, *, batch_size, rng=None):" in out
     assert "ndd.flip(images, horizontal=ndd.random.coin_flip(batch_size=batch_size, rng=rng))" in out
