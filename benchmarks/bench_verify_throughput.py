@@ -176,7 +176,7 @@ def run_worker(job: dict) -> dict:
     from ndd_migrate.verify.model import Settings
     from ndd_migrate.verify.readers import NddReaders
     from ndd_migrate.verify.timing import measure, ndd_stepper, pipeline_stepper
-    from ndd_migrate.verify.worker import _close, _resolve_device, call_kwargs
+    from ndd_migrate.verify.worker import _resolve_device, call_kwargs, close_generator
 
     mode = job["mode"]
     lowered = _resolve_device(Settings(device=job["device"]))
@@ -199,7 +199,7 @@ def run_worker(job: dict) -> dict:
                     results[batch_size] = measure(ndd_stepper(gen), config).to_dict()
                     if mode == "capture":
                         results[batch_size]["captured_ops"] = captured_ops(readers.readers)
-                    _close(gen)
+                    close_generator(gen)
     return {"lowered": lowered, "results": results}
 
 

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate import checkpoints, constructs, cstutil, names, pipeline_args
-from ndd_migrate.analysis import PipelineFunction, own_context
+from ndd_migrate.analysis import PipelineFunction, own_context, reader_on_gpu
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.codegen import epoch_shape
@@ -236,10 +236,11 @@ class Impl(RuleImpl):
         prologue: list = []
         if fn.given("num_threads"):
             prologue.append(shape.expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(cst.Name("num_threads"))])))
-        ctx_name = None
+        ctx_name = ctx_stmt = None
         if own_context(fn):
             ctx_name = shape.fresh("ctx", used)
-            prologue.append(shape.assign(ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", cst.Name("device_id"))])))
+            ctx_stmt = shape.assign(ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", cst.Name("device_id"))]))
+            prologue.append(ctx_stmt)
         rng = self.ctx.model.plan.pipeline_rng.get(fn.qualname)
         if rng:
             prologue.append(shape.assign(rng, self._rng_call(cst.Name("seed"))))
@@ -267,6 +268,15 @@ class Impl(RuleImpl):
         if source is not None:
             per_batch = [*source.convert, *per_batch]
         per_batch = shape.unused_results_evaluated(shape.strip_blank_head(per_batch), self.ctx.model.ndd_alias or "ndd")
+        if ctx_name and ret is not None and not fn.branch_forms and shape.has_call(ret.body[0].value):
+            # Ops in the returned expression run inside the context too; the yield stays outside.
+            outputs_name = shape.fresh("outputs", used)
+            per_batch.append(shape.assign(outputs_name, outputs))
+            outputs = cst.Name(outputs_name)
+        reads_in_ctx = reader_stmt is not None and reader_on_gpu(reader_stmt.body[0].value)
+        if ctx_stmt is not None and not per_batch and not fn.branch_forms and not reads_in_ctx:
+            prologue.remove(ctx_stmt)  # nothing runs in it: the reader reads in the default context
+            ctx_name = None
         if fn.branch_forms:  # returns in `if` branches: `yield` + `continue` (docs/target-shape.md)
             per_batch = shape.Branches(ctx_name, fn.branch_forms).block(per_batch, tail=ret is None)
         elif ctx_name and per_batch:

@@ -258,12 +258,12 @@ class Impl(RuleImpl):
         if fn is None or not (fn.epochs or sized) or self._unsupported(original, dali) or not self.ctx.applies(self.code, original):
             return updated
         self.helper_after.add(self._top_level_name(fn.node))
-        self.math_name = self.ctx.stdlib_math()  # the helper rounds up with `math.ceil`
         self.ctx.report(self.code, original, "DALI iterator → per-epoch iterators over the migrated pipeline", fixed=True)
         output_map = _output_map(original, dali)
         policy = self._policy(original)
         if sized is not None:
             return self._sized(pipe, sized.value, output_map, policy, cstutil.kwarg(original, "last_batch_padded"))
+        self.math_name = self.ctx.stdlib_math()  # the helper rounds up with `math.ceil`
         self.epochs_helper = True
         items = iterators.listed(pipe)
         helper = iterator_helper.NAME
