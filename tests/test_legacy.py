@@ -784,7 +784,11 @@ def test_hand_built_pipeline_in_a_factory():
         "def build(batch_size, device_id=None):\n"
         "    def pipe_batches(*, batch_size=batch_size, num_threads=1, device_id=device_id):\n"
     ) in out
-    assert "        yield ndd.random.uniform(shape=[2], batch_size=batch_size).evaluate(),\n\n    pipe = pipe_batches()\n    return pipe\n" in out
+    assert (  # the op runs in the pipeline's own context; the yield stays outside it
+        "            with ctx:\n"
+        "                outputs = ndd.random.uniform(shape=[2], batch_size=batch_size).evaluate(),\n"
+        "            yield outputs\n\n    pipe = pipe_batches()\n    return pipe\n"
+    ) in out
     assert "p = build(2)\n(out,) = next(p)\n" in out
     assert not [d for d in diagnostics if d.needs_human]
 
