@@ -9,7 +9,10 @@ something outside the function -- ``print(...)``, ``CALLS.append(...)``, ``self.
 body) that depends on no graph value and on no name the body binds otherwise runs once, before the
 loop (:attr:`Placement.hoisted`); one that does cannot be moved and blocks the conversion.
 
-Narrow on purpose: statements inside ``if``/``for``/``with`` blocks of the body are not examined.
+A block of the body (``if verbose: print(...)``, ``for`` / ``while`` / ``with`` / ``try``) that holds
+such a statement anywhere inside it is one unit: it moves before the loop as a whole, or blocks.
+It moves only when it depends on no graph value and binds no name a statement left in the loop
+binds too (a block that also builds graph values cannot run once).
 """
 
 from __future__ import annotations
@@ -42,31 +45,50 @@ def place(body, is_op_call: Callable[[cst.Call], bool], once: frozenset[int] = f
                 per_batch |= _Names.of(stmt).bound
         # `self.images = self.decode(jpegs)`, `self.y = self.x + 1`: graph values kept on the
         # object, as the conversion already carries them (not acting outside the function)
-        stores = [i for i, kind in enumerate(kinds) if kind == "store" and _depends(body[i], per_batch, is_op_call)]
+        stores = [i for i, kind in enumerate(kinds) if kind in ("store", "block store") and _depends(body[i], per_batch, is_op_call)]
         if not stores:
             break
         for index in stores:
             kinds[index] = None
     for index, (stmt, kind) in enumerate(zip(body, kinds)):
-        if kind == "declaration" or (kind is not None and not _depends(stmt, per_batch, is_op_call)):
-            found.hoisted.add(index)
-        elif kind is not None:
+        if kind is None:
+            continue
+        if kind == "declaration" or not _depends(stmt, per_batch, is_op_call):
+            rebound = _Names.of(stmt).bound & per_batch if kind in ("block", "block store") else set()
+            if rebound:
+                found.problems.append((stmt, _why(stmt, rebound)))
+            else:
+                found.hoisted.add(index)
+        else:
             found.problems.append((stmt, _why(stmt)))
     return found
 
 
 def _depends(stmt: cst.CSTNode, per_batch: set[str], is_op_call) -> bool:
+    """Does ``stmt`` call an op or read a name the loop binds? A block's names that it binds itself
+    (``for k in ...: LOG.append(k)``) are its own; whether the loop binds them too is asked apart."""
     names = _Names.of(stmt, is_op_call)
-    return names.op_call or bool(names.read & per_batch)
+    read = names.read - names.bound if isinstance(stmt, cst.BaseCompoundStatement) else names.read
+    return names.op_call or bool(read & per_batch)
 
 
 def calls_op(stmt: cst.CSTNode, is_op_call: Callable[[cst.Call], bool]) -> bool:
     return _Names.of(stmt, is_op_call).op_call
 
 
-def _why(stmt: cst.SimpleStatementLine, limit: int = 60) -> str:
-    text = "; ".join(" ".join(cst.Module([]).code_for_node(small).split()) for small in stmt.body)
+def _why(stmt: cst.BaseStatement, rebound: set[str] = frozenset(), limit: int = 60) -> str:
+    if isinstance(stmt, cst.SimpleStatementLine):
+        text = "; ".join(" ".join(cst.Module([]).code_for_node(small).split()) for small in stmt.body)
+    else:  # a block: its first line, then what inside it acts outside the function
+        head = cst.Module([]).code_for_node(stmt).lstrip().splitlines()[0].rstrip()
+        text = head + " ..."
     text = text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+    if rebound:
+        return (
+            f"`{text}` runs once in pipeline mode, when the graph is built, and binds "
+            + ", ".join(f"`{name}`" for name in sorted(rebound))
+            + ", which the graph code binds again; in the generator it would run for every batch"
+        )
     return (
         f"`{text}` runs once in pipeline mode, when the graph is built, and uses values the graph computes; "
         "in the generator it would run for every batch"
@@ -79,7 +101,11 @@ def _smalls(stmt) -> list:
 
 def _kind(stmt, declared: set[str], is_op_call) -> str | None:
     """"declaration" (``global``/``nonlocal``), "store" (to an attribute, an item, a declared
-    name), "effect" (another call whose result is dropped: ``print(...)``), or None."""
+    name), "effect" (another call whose result is dropped: ``print(...)``), "block" / "block store"
+    (a compound statement holding an effect / only stores), or None."""
+    if isinstance(stmt, cst.BaseCompoundStatement) and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        inner = [_kind(line, declared, is_op_call) for line in _Lines.of(stmt)]
+        return "block" if "effect" in inner else "block store" if "store" in inner else None
     smalls = _smalls(stmt)
     if smalls and all(isinstance(s, (cst.Global, cst.Nonlocal)) for s in smalls):
         return "declaration"
@@ -104,6 +130,34 @@ def _outside(target: cst.BaseExpression, declared: set[str]) -> bool:
     if isinstance(target, cst.Name):
         return target.value in declared
     return isinstance(target, (cst.Attribute, cst.Subscript))
+
+
+class _Lines(SkipsTrivia, cst.CSTVisitor):
+    """The simple statement lines inside a block, not those of functions or classes it defines
+    (their bodies do not run when the block does)."""
+
+    def __init__(self) -> None:
+        self.lines: list[cst.SimpleStatementLine] = []
+
+    @classmethod
+    def of(cls, node: cst.CSTNode) -> list[cst.SimpleStatementLine]:
+        lines = cls()
+        node.visit(lines)
+        return lines.lines
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        self.lines.append(node)
+        return False
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> bool:
+        self.lines.append(cst.SimpleStatementLine(body=node.body))
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
 
 
 class _Names(SkipsTrivia, cst.CSTVisitor):

@@ -75,3 +75,48 @@ def test_a_legacy_count_on_self_runs_once():
     head = out.split("while True:", 1)[0]
     assert "    count = 0\n    count = count + 1\n" in head
     assert "count = count + 1" not in _loop_body(out)
+
+
+def test_a_block_that_acts_outside_runs_once_as_a_whole():
+    out, result = migrate_text(
+        HEAD.replace("def p(root)", "def p(root, verbose)")
+        + "    data = fn.readers.numpy(file_root=root)\n    if verbose:\n        LOG.append(root)\n"
+        "        print('built')\n    return data\n"
+    )
+    assert not any(d.needs_human for d in result.diagnostics)
+    head = out.split("while True:", 1)[0]
+    assert "    if verbose:\n        LOG.append(root)\n        print('built')\n" in head
+    assert "LOG" not in _loop_body(out) and "verbose" not in _loop_body(out)
+
+
+def test_a_block_acting_outside_on_graph_values_blocks():
+    out, result = migrate_text(
+        HEAD.replace("def p(root)", "def p(root, verbose)")
+        + "    data = fn.readers.numpy(file_root=root)\n    if verbose:\n        print('flipping')\n"
+        "        data = fn.flip(data)\n    return data\n"
+    )
+    assert "ndd." not in out
+    assert [d.message for d in result.diagnostics if d.needs_human] == [
+        (
+            "`p` not migrated: `if verbose: ...` runs once in pipeline mode, when the graph is built, and uses "
+            "values the graph computes; in the generator it would run for every batch"
+        )
+    ]
+
+
+def test_a_block_binding_a_name_the_loop_binds_too_blocks():
+    out, result = migrate_text(
+        HEAD + "    data = fn.readers.numpy(file_root=root)\n    for k in range(2):\n        LOG.append(root)\n"
+        "    k = 3\n    return data * k\n"
+    )
+    assert "ndd." not in out
+    assert any("`for k in range(2): ...` runs once in pipeline mode, when the graph is built, and binds `k`" in d.message for d in result.diagnostics)
+
+
+def test_a_graph_branch_on_a_build_time_flag_stays_in_the_loop():
+    out, result = migrate_text(
+        HEAD.replace("def p(root)", "def p(root, flip)")
+        + "    data = fn.readers.numpy(file_root=root)\n    if flip:\n        data = fn.flip(data)\n    return data\n"
+    )
+    assert not any(d.needs_human for d in result.diagnostics)
+    assert "if flip:\n                data = ndd.flip(data)" in _loop_body(out)
