@@ -9,8 +9,8 @@ and paste the printed Markdown into docs/coverage.md. A pipeline is a ``@pipelin
 ``Pipeline`` subclass or a hand-built ``pipe = Pipeline(...)`` graph; it is counted from the
 findings ``migrate`` gives: converted (NDD001 / NDD401 / NDD403 fixed), kept in pipeline mode on
 purpose (NDD902-NDD904), or not migrated, by the code of its first blocking finding. Pipelines are
-found by their definitions (a name defined twice in a file counts twice); hand-built graphs count
-only when converted.
+found by their definitions (a name defined twice in a file counts twice); a hand-built graph by the
+finding that converts it or keeps it (one per graph: one TODO per construct).
 """
 
 from __future__ import annotations
@@ -58,6 +58,21 @@ def measure(root: Path) -> dict:
             found = BLOCKED.match(d.message)
             if found:
                 first.setdefault(found.group(1), (d.code, found.group(3), found.group(2) != "not migrated"))
+        # A hand-built graph (`pipe = Pipeline(...)` with `with pipe:`) is found by the finding that
+        # keeps it (its name is the assignment); a converted one is counted below.
+        hand_built = sorted({(d.line, found.group(1)) for d in result.diagnostics
+                             if (found := BLOCKED.match(d.message)) and found.group(1).endswith("Pipeline(...)")})
+        total += len(hand_built)
+        for line, name in hand_built:
+            code, why, keeps = next((d.code, m.group(3), m.group(2) != "not migrated") for d in result.diagnostics
+                                    if d.line == line and (m := BLOCKED.match(d.message)) and m.group(1) == name)
+            where = f"{Path(result.path).relative_to(copy.parent)}:{line} {name}"
+            if keeps:
+                kept[code] += 1
+                listing.append(f"kept       {where}: {code}")
+            else:
+                reasons[f"{code}: {_short(why)}"] += 1
+                listing.append(f"TODO       {where}: {code} {why[:160]}")
         for line, name in defined:
             where = f"{Path(result.path).relative_to(copy.parent)}:{line} {name}"
             if line in done:
@@ -77,7 +92,7 @@ def measure(root: Path) -> dict:
 
 def pipelines(source: str) -> list[tuple[int, str]]:
     """``(line, name)`` of the ``@pipeline_def`` functions and ``Pipeline`` subclasses of a file
-    (hand-built graphs are counted from the findings when converted)."""
+    (hand-built graphs are counted from the findings)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
