@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil, names
+from ndd_migrate import cstutil, graph_code, names
+from ndd_migrate.codegen import input_sets
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
@@ -59,18 +60,41 @@ class Impl(RuleImpl):
     rule = RULE
 
     def blockers(self, fn):
-        """``fn.op([a, b])``, an input set: dynamic-mode operators take no list of inputs."""
-        if not isinstance(fn.node, cst.FunctionDef):
-            return []
+        """``fn.op([a, b])``, an input set, in the pipeline's graph or a helper it runs: one ``ndd`` call
+        per input when that gives what pipeline mode gives (``codegen.input_sets``), else it blocks,
+        saying why."""
+        graph, _ = graph_code.prepared(self.ctx.resolver, self.ctx.model)
+        reached = [node for node, owners in graph.reached_by.items() if fn in owners]  # its graph and the helpers it runs
         found = []
-        for call in _calls(fn.node):
+        for call in [c for node in reached for c in _calls(node)]:
             path = names.fn_path(self.dali_name(call.func))
             arg = cstutil.input_set(call) if path is not None else None
-            if arg is not None:
-                code = cst.Module([]).code_for_node(arg.value)
-                found.append((call, f"`fn.{path}({code}, ...)` runs on an input set, which dynamic-mode operators do not take",
-                              f"call the operator once per input (`[ndd.{path}(x, ...) for x in {code}]`)"))
+            if arg is None:
+                continue
+            info = op_info(path)
+            if info is None or info.ndd is None:
+                continue  # no dynamic-mode form: NDD901 blocks it
+            why = input_sets.obstacle(call, info.random, info.num_outputs)
+            if why is None:
+                continue
+            code = cst.Module([]).code_for_node(arg.value)
+            found.append((call, f"`fn.{path}({code}, ...)` runs on an input set: {why}", _hint(info.ndd, arg.value, info.random)))
         return found
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``fn.op([a, b], ...)`` → ``[ndd.op(x, ...) for x in [a, b]]``: pipeline mode runs one operator
+        instance per input (``blockers`` let only the calls through where that is the same)."""
+        if not input_sets.lists(updated):
+            return updated
+        path = names.fn_path(self.dali_name(original.func))
+        info = op_info(path) if path is not None else None
+        if info is None or info.ndd is None or not self.ctx.may_rewrite_dali_calls() or not self.ctx.applies(self.code, original.func):
+            return updated  # `fn.<op>` is not rewritten here (kept in pipeline mode, `# noqa`, ...)
+        if input_sets.obstacle(original, info.random, info.num_outputs) is not None:
+            return updated  # code no pipeline's graph runs: left to fail where it is, not made to draw differently
+        self.ctx.report(self.code, original, f"`fn.{path}([...])` on an input set → one `ndd.{info.ndd}(...)` call per input",
+                        fixed=True)
+        return input_sets.per_element(updated)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         return self._rewrite(original, updated)
@@ -96,6 +120,15 @@ class Impl(RuleImpl):
             return updated
         self.ctx.report(self.code, original, message, fixed=True)
         return self.ctx.ndd(info.ndd)
+
+
+def _hint(ndd_path: str, inputs: cst.BaseExpression, random: bool) -> str:
+    code = cst.Module([]).code_for_node(inputs)
+    if random and isinstance(inputs, cst.List) and len(inputs.elements) > 1:
+        first, last = (cst.Module([]).code_for_node(e.value) for e in (inputs.elements[0], inputs.elements[-1]))
+        return (f"write one call per input, all drawing from one RNG state, as pipeline mode does "
+                f"(`[ndd.{ndd_path}({first}, ..., rng=rng.clone()), ..., ndd.{ndd_path}({last}, ..., rng=rng)]`)")
+    return f"call the operator once per input (`[ndd.{ndd_path}(x, ...) for x in {code}]`)"
 
 
 def _calls(node: cst.CSTNode) -> list[cst.Call]:

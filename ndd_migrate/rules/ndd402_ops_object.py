@@ -6,7 +6,7 @@ import libcst as cst
 
 from ndd_migrate import constructs, cstutil, legacy
 from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.codegen import devices
+from ndd_migrate.codegen import devices, input_sets
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
 
@@ -104,14 +104,21 @@ class Impl(RuleImpl):
     reports = (constructs.OPS_OBJECT,)
 
     def blockers(self, fn):
-        """``self.op([a, b])``, an input set: dynamic-mode operators take no list of inputs."""
+        """``self.op([a, b])``, an input set: one ``ndd`` call per input when that gives what pipeline
+        mode gives (``codegen.input_sets``), else it blocks, saying why."""
         found = []
         for call, op in getattr(fn, "op_calls", {}).items():
             arg = cstutil.input_set(call)
-            if arg is not None and op.info.ndd:
-                code = cst.Module([]).code_for_node(arg.value)
-                found.append((call, f"`self.{op.attr}({code})` runs on an input set, which dynamic-mode operators do not take",
-                              f"call the operator once per input (`[ndd.{op.info.ndd}(x, ...) for x in {code}]`)"))
+            if arg is None or not op.info.ndd:
+                continue
+            infos = list(op.infos.values()) or [op.info]
+            outputs = {i.num_outputs for i in infos}
+            extra = [] if op.conditional else list(op.ctor.args)  # `**x_args` is evaluated once, in __init__
+            why = input_sets.obstacle(call, any(i.random for i in infos), outputs.pop() if len(outputs) == 1 else None, extra)
+            if why is None:
+                continue
+            code = cst.Module([]).code_for_node(arg.value)
+            found.append((call, f"`self.{op.attr}({code})` runs on an input set: {why}", _hint(op.info.ndd, arg.value, op.info.random)))
         return found
 
     def __init__(self, ctx) -> None:
@@ -150,7 +157,16 @@ class Impl(RuleImpl):
         dropped = set(info.dropped_args) | ({"seed"} if info.random else set())
         args = [_arg(a, info) for a in [*inputs, *kwargs] if a.keyword is None or a.keyword.value not in dropped]
         func = cst.Name(op.op_name) if op.several else self.ctx.ndd(info.ndd)
-        call = _layout(cst.Call(func, args), multiline=not op.conditional and _is_multiline(op.ctor))
+        multiline = not op.conditional and _is_multiline(op.ctor)
+        call = _layout(cst.Call(func, args), multiline=multiline)
+        if input_sets.lists(call):  # `self.cmn([a, b])`: one call per input, as pipeline mode runs one instance per input
+            self.ctx.report(self.code, original, f"`self.{op.attr}([...])` on an input set → one `{target}(...)` call per input",
+                            fixed=True)
+            several = any(len(a.value.elements) > 1 for a in call.args if isinstance(a.value, cst.List))
+            call = input_sets.per_element(_layout(cst.Call(func, args), multiline, depth=2) if multiline and several else call,
+                                          layout=multiline)
+            if not isinstance(call, cst.Call):
+                return call
         if info.reader or op.several:  # several: `rng=` is in the arguments; `batch_size=` checked (legacy)
             return call
         if info.batch_size_arg and not inputs and cstutil.kwarg(call, "batch_size") is None:
@@ -206,6 +222,15 @@ class Impl(RuleImpl):
         return updated.with_changes(targets=[cst.AssignTarget(cst.Name(op.args_name))])
 
 
+def _hint(ndd_path: str, inputs: cst.BaseExpression, random: bool) -> str:
+    code = cst.Module([]).code_for_node(inputs)
+    if random and isinstance(inputs, cst.List) and len(inputs.elements) > 1:
+        first, last = (cst.Module([]).code_for_node(e.value) for e in (inputs.elements[0], inputs.elements[-1]))
+        return (f"write one call per input, all drawing from one RNG state, as pipeline mode does "
+                f"(`[ndd.{ndd_path}({first}, ..., rng=rng.clone()), ..., ndd.{ndd_path}({last}, ..., rng=rng)]`)")
+    return f"call the operator once per input (`[ndd.{ndd_path}(x, ...) for x in {code}]`)"
+
+
 def _arguments(ctor: cst.Call, info) -> cst.Call:
     """An operator's constructor as the ``dict(...)`` of its arguments in ``ndd`` spelling, laid out
     as written."""
@@ -229,9 +254,10 @@ def _is_multiline(call: cst.Call) -> bool:
     return "\n" in cst.Module([]).code_for_node(call)
 
 
-def _layout(call: cst.Call, multiline: bool) -> cst.Call:
+def _layout(call: cst.Call, multiline: bool, depth: int = 1) -> cst.Call:
     """Arguments from two places (constructor and call) laid out afresh: on one line, or one per line
-    with a trailing comma when the constructor was written that way."""
+    with a trailing comma when the constructor was written that way (``depth`` levels in: 2 inside
+    an input set's comprehension)."""
     args = list(call.args)
     if not args:
         return call
@@ -240,8 +266,8 @@ def _layout(call: cst.Call, multiline: bool) -> cst.Call:
         args = [a.with_changes(comma=comma, whitespace_after_arg=cst.SimpleWhitespace("")) for a in args]
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return call.with_changes(args=args)
-    inner = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace("    "))
-    outer = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(""))
+    inner = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace("    " * depth))
+    outer = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace("    " * (depth - 1)))
     args = [a.with_changes(comma=cst.Comma(whitespace_after=inner), whitespace_after_arg=cst.SimpleWhitespace("")) for a in args]
     args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=outer))
     return call.with_changes(args=args, whitespace_before_args=inner)
