@@ -239,3 +239,19 @@ def test_a_random_op_on_an_input_set_in_a_helper_blocks_the_pipeline():
     text, result = _migrate(READ + "    x, y = augment(data, data)\n    return x, y\n", HEAD + HELPERS)
     assert "@pipeline_def" in text and "return fn.random_resized_crop([a, b], size=[4, 4])" in text
     assert any("seeds its instances alike" in m for m in _messages(result, "NDD101"))
+
+
+def test_legacy_constructor_on_several_lines_gives_a_comprehension_on_several_lines():
+    text, _ = _legacy(
+        "        self.cast = ops.Cast(\n            dtype=types.FLOAT,\n        )\n",
+        "        a, b = self.cast([data, data])\n        return a, b\n",
+    )
+    assert (
+        "            a, b = [\n"
+        "                ndd.cast(\n"
+        "                    x,\n"
+        "                    dtype=types.FLOAT,\n"
+        "                )\n"
+        "                for x in [data, data]\n"
+        "            ]\n"
+    ) in text, text

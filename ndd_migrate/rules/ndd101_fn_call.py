@@ -20,7 +20,13 @@ RULE = Rule(
         "`dali.fn.x` and `from nvidia.dali.fn import x`) to its dynamic-mode name from the table generated "
         "from DALI's op schemas: readers become their classes (`fn.readers.file` → `ndd.readers.File`, "
         "`fn.readers.coco` → `ndd.readers.COCO`), deprecated aliases become current names "
-        "(`fn.coin_flip` → `ndd.random.coin_flip`)."
+        "(`fn.coin_flip` → `ndd.random.coin_flip`). An operator called on an *input set* (a list of inputs, "
+        "`fn.cast([a, b], dtype=...)`), which pipeline mode runs as one operator instance per input, becomes one "
+        "`ndd` call per input, in a list (`[ndd.cast(x, dtype=...) for x in [a, b]]`; `zip` for several lists; "
+        "a one-element list gives one output, as in pipeline mode). It stays blocked, saying why, where the calls "
+        "would not give pipeline mode's values: a random operator (its instances are seeded alike, so every input "
+        "gets the same draws), an operator with several outputs (grouped by output), an argument that holds a "
+        "call (evaluated once for all inputs in pipeline mode)."
     ),
     why=(
         "`fn.*` calls only declare graph nodes inside a pipeline definition; outside one they fail. Reader "
@@ -47,6 +53,54 @@ RULE = Rule(
                 "    return ndd.random.coin_flip(images)\n"
             ),
             title="deprecated names become current names",
+        ),
+        Example(
+            title="an input set: one call per input, in the same order",
+            before=(
+                "import nvidia.dali.fn as fn\nimport nvidia.dali.types as types\nfrom nvidia.dali import pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def views(root):\n"
+                "    data = fn.readers.numpy(file_root=root)\n"
+                "    a, b = fn.cast([data, data * 2], dtype=types.FLOAT)\n"
+                "    return a, b\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\nimport nvidia.dali.types as types\n\n\n"
+                "def views(root, *, batch_size=4):\n"
+                "    reader = ndd.readers.Numpy(file_root=root)\n"
+                "    while True:\n"
+                "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+                "            a, b = [ndd.cast(x, dtype=types.FLOAT) for x in [data, data * 2]]\n"
+                "            yield a.evaluate(), b.evaluate()\n"
+            ),
+        ),
+        Example(
+            title="a random operator on an input set draws the same values for every input: kept, with the reason",
+            before=(
+                "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def pair(root):\n"
+                "    jpegs, _ = fn.readers.file(file_root=root)\n"
+                "    image = fn.decoders.image(jpegs)\n"
+                "    mask = image > 128\n"
+                "    image, mask = fn.random_resized_crop([image, mask], size=[64, 64])\n"
+                "    return image, mask\n"
+            ),
+            after=(
+                "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def pair(root):\n"
+                "    jpegs, _ = fn.readers.file(file_root=root)\n"
+                "    image = fn.decoders.image(jpegs)\n"
+                "    mask = image > 128\n"
+                "    # TODO(ndd-migrate): NDD101 not migrated: `fn.random_resized_crop([image, mask], ...)` runs on an "
+                "input set: pipeline mode seeds its instances alike (one logical operator), so every input gets the same "
+                "random draws (the same crop for an image and its mask), where separate `ndd` calls on one RNG draw anew; "
+                "write one call per input, all drawing from one RNG state, as pipeline mode does "
+                "(`[ndd.random_resized_crop(image, ..., rng=rng.clone()), ..., ndd.random_resized_crop(mask, ..., rng=rng)]`)\n"
+                "    image, mask = fn.random_resized_crop([image, mask], size=[64, 64])\n"
+                "    return image, mask\n"
+            ),
         ),
     ),
     valid=(

@@ -30,7 +30,10 @@ RULE = Rule(
         "`self.x`. A device name of `__init__` set to `\"mixed\"` and only given as `device=` gets `\"gpu\"`. "
         "Operator objects with no dynamic-mode "
         "form (`ops.PythonFunction`, ...) keep the class as it is, with a TODO; `ops.ExternalSource` fed by "
-        "`feed_input` in `iter_setup` is NDD421's."
+        "`feed_input` in `iter_setup` is NDD421's. A call on an *input set* (`self.norm([a, b])`: one operator "
+        "instance per input in pipeline mode) becomes one `ndd` call per input, in a list, with the constructor's "
+        "and the call's arguments each time; a random operator (its instances are seeded alike: the same draws for "
+        "every input), one with several outputs, or an argument that holds a call keep the class, saying why."
     ),
     why=(
         "Dynamic mode has no operator objects: an op is a function called on data. Each call of an `ops` "
@@ -90,6 +93,36 @@ RULE = Rule(
                 "    while True:\n"
                 "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
                 "            yield ndd.decoders.image(jpegs, **decode_args).evaluate(), labels.evaluate()\n"
+            ),
+        ),
+        Example(
+            title="an operator called on an input set: one call per input, in the same order",
+            before=(
+                "from nvidia.dali import ops, types, Pipeline\n\n\n"
+                "class TwoViews(Pipeline):\n"
+                "    def __init__(self, batch_size, root):\n"
+                "        super().__init__(batch_size, 1, None)\n"
+                "        self.files = ops.readers.File(file_root=root)\n"
+                "        self.decode = ops.decoders.Image(device=\"cpu\")\n"
+                "        self.flip = ops.Flip(horizontal=1)\n"
+                "        self.norm = ops.CropMirrorNormalize(crop=(32, 32), dtype=types.FLOAT)\n\n"
+                "    def define_graph(self):\n"
+                "        jpegs, labels = self.files()\n"
+                "        image = self.decode(jpegs)\n"
+                "        plain, flipped = self.norm([image, self.flip(image)])\n"
+                "        return plain, flipped, labels\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\nfrom nvidia.dali import types\n\n\n"
+                "def TwoViews(batch_size, root):\n"
+                "    ndd.set_num_threads(1)\n"
+                "    reader = ndd.readers.File(file_root=root)\n"
+                "    while True:\n"
+                "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+                "            image = ndd.decoders.image(jpegs, device=\"cpu\")\n"
+                "            plain, flipped = [ndd.crop_mirror_normalize(x, crop=(32, 32), dtype=types.FLOAT) "
+                "for x in [image, ndd.flip(image, horizontal=1)]]\n"
+                "            yield plain.evaluate(), flipped.evaluate(), labels.evaluate()\n"
             ),
         ),
     ),
