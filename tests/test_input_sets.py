@@ -73,6 +73,22 @@ def test_dali_a_random_op_draws_the_same_values_for_every_element(seed):
     assert all(np.array_equal(p, q) for p, q in zip(x, y))
 
 
+def test_ndd_separate_calls_draw_anew_and_the_hints_clone_draws_alike():
+    """Why a random op on an input set is not converted, and what the hint tells to write."""
+    ndd = pytest.importorskip("nvidia.dali.experimental.dynamic")
+    images = ndd.as_batch(_images(), layout="HWC")
+    rng = ndd.random.RNG(seed=3)
+
+    def crop(**kwargs):
+        return np.stack([np.asarray(t) for t in ndd.random_resized_crop(images, size=[4, 4], **kwargs).evaluate()])
+
+    a, b = crop(rng=rng), crop(rng=rng)
+    assert not np.array_equal(a, b)
+    sets = [[crop(rng=rng.clone()), crop(rng=rng)] for _ in range(2)]
+    assert all(np.array_equal(a, b) for a, b in sets)
+    assert not np.array_equal(sets[0][0], sets[1][0])  # the RNG moves on once per set
+
+
 def test_dali_several_outputs_are_grouped_by_output():
     shapes = []
 

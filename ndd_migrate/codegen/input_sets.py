@@ -77,6 +77,18 @@ def obstacle(call: cst.Call, random: bool, outputs: int | None, extra: list[cst.
     return None
 
 
+def hint(ndd_path: str, inputs: cst.BaseExpression, random: bool) -> str:
+    """What to write by hand instead of a blocked input set. For a random operator: one call per
+    input, each on the same RNG state (a clone taken before the last call draws from the RNG), which
+    gives every input the same draws as pipeline mode does (checked by tests/test_input_sets.py)."""
+    code = _code(inputs)
+    if random and isinstance(inputs, cst.List) and len(inputs.elements) > 1:
+        first, last = (_code(e.value) for e in (inputs.elements[0], inputs.elements[-1]))
+        return (f"write one call per input, all drawing from one RNG state, as pipeline mode does "
+                f"(`[ndd.{ndd_path}({first}, ..., rng=rng.clone()), ..., ndd.{ndd_path}({last}, ..., rng=rng)]`)")
+    return f"call the operator once per input (`[ndd.{ndd_path}(x, ...) for x in {code}]`)"
+
+
 def per_element(call: cst.Call, layout: bool = False) -> cst.BaseExpression:
     """``op([a, b], y=1)`` → ``[op(x, y=1) for x in [a, b]]`` (``zip`` for several lists; names not
     used by the call); ``op([a])`` → ``op(a)``. ``obstacle`` must have returned None. ``layout``:

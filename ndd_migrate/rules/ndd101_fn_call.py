@@ -132,7 +132,7 @@ class Impl(RuleImpl):
             if why is None:
                 continue
             code = cst.Module([]).code_for_node(arg.value)
-            found.append((call, f"`fn.{path}({code}, ...)` runs on an input set: {why}", _hint(info.ndd, arg.value, info.random)))
+            found.append((call, f"`fn.{path}({code}, ...)` runs on an input set: {why}", input_sets.hint(info.ndd, arg.value, info.random)))
         return found
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -174,15 +174,6 @@ class Impl(RuleImpl):
             return updated
         self.ctx.report(self.code, original, message, fixed=True)
         return self.ctx.ndd(info.ndd)
-
-
-def _hint(ndd_path: str, inputs: cst.BaseExpression, random: bool) -> str:
-    code = cst.Module([]).code_for_node(inputs)
-    if random and isinstance(inputs, cst.List) and len(inputs.elements) > 1:
-        first, last = (cst.Module([]).code_for_node(e.value) for e in (inputs.elements[0], inputs.elements[-1]))
-        return (f"write one call per input, all drawing from one RNG state, as pipeline mode does "
-                f"(`[ndd.{ndd_path}({first}, ..., rng=rng.clone()), ..., ndd.{ndd_path}({last}, ..., rng=rng)]`)")
-    return f"call the operator once per input (`[ndd.{ndd_path}(x, ...) for x in {code}]`)"
 
 
 def _calls(node: cst.CSTNode) -> list[cst.Call]:

@@ -151,7 +151,7 @@ class Impl(RuleImpl):
             if why is None:
                 continue
             code = cst.Module([]).code_for_node(arg.value)
-            found.append((call, f"`self.{op.attr}({code})` runs on an input set: {why}", _hint(op.info.ndd, arg.value, op.info.random)))
+            found.append((call, f"`self.{op.attr}({code})` runs on an input set: {why}", input_sets.hint(op.info.ndd, arg.value, op.info.random)))
         return found
 
     def __init__(self, ctx) -> None:
@@ -253,15 +253,6 @@ class Impl(RuleImpl):
             fixed=True,
         )
         return updated.with_changes(targets=[cst.AssignTarget(cst.Name(op.args_name))])
-
-
-def _hint(ndd_path: str, inputs: cst.BaseExpression, random: bool) -> str:
-    code = cst.Module([]).code_for_node(inputs)
-    if random and isinstance(inputs, cst.List) and len(inputs.elements) > 1:
-        first, last = (cst.Module([]).code_for_node(e.value) for e in (inputs.elements[0], inputs.elements[-1]))
-        return (f"write one call per input, all drawing from one RNG state, as pipeline mode does "
-                f"(`[ndd.{ndd_path}({first}, ..., rng=rng.clone()), ..., ndd.{ndd_path}({last}, ..., rng=rng)]`)")
-    return f"call the operator once per input (`[ndd.{ndd_path}(x, ...) for x in {code}]`)"
 
 
 def _arguments(ctor: cst.Call, info) -> cst.Call:
