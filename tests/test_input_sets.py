@@ -171,7 +171,8 @@ def test_a_random_op_on_a_one_element_set_is_a_plain_call():
 
 
 @pytest.mark.parametrize("call, why", [
-    ("fn.nonsilent_region([data, data])", "several outputs"),
+    ("fn.nonsilent_region([data, data])", "has several outputs"),
+    ("fn.resize([data, data], size=[2, 2])", "may have several outputs"),
     ("fn.crop_mirror_normalize([data, data], mirror=fn.random.coin_flip())", "evaluated once per input"),
     ("fn.flip((data, data))", "a tuple of inputs"),
     ("fn.cat([data, 1.5], data)", "is a constant"),

@@ -63,8 +63,8 @@ def obstacle(call: cst.Call, random: bool, outputs: int | None, extra: list[cst.
         return ("pipeline mode seeds its instances alike (one logical operator), so every input gets the same "
                 "random draws (the same crop for an image and its mask), where separate `ndd` calls on one RNG draw anew")
     if count > 1 and outputs != 1:
-        return ("the operator has several outputs, which pipeline mode gives grouped by output "
-                "(`[[out0_a, out0_b], [out1_a, out1_b]]`)")
+        return ("the operator has several outputs" if outputs else "the operator may have several outputs (they depend on its arguments)") + (
+            ", which pipeline mode gives grouped by output (`[[out0_a, out0_b], [out1_a, out1_b]]`)")
     others = [a for i, a in enumerate(call.args) if i not in found] + list(extra)
     if any(a.star == "*" for a in others):
         return "inputs passed through `*`: which of them are input sets is not known"
