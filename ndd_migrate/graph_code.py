@@ -535,9 +535,12 @@ class Graph:
         return None
 
     def _input_sets(self, call: cst.Call) -> bool:
-        """An op called with a list of inputs (``op([a, b])``): DALI runs it once per input set."""
+        """An op called with a list of inputs (``op([a, b])``): DALI runs it once per input set and
+        gives a list. A one-element list display (``op([a])``) gives what ``op(a)`` gives."""
         return any(
-            arg.keyword is None and not arg.star and self.kind(arg.value) in (NODES, BOX) for arg in call.args
+            arg.keyword is None and not arg.star and self.kind(arg.value) in (NODES, BOX)
+            and not _one_element(arg.value)
+            for arg in call.args
         )
 
     def _returns_kind(self, fn: Function) -> str | None:
@@ -792,3 +795,7 @@ def _argument(fn: Function, param: cst.Param, call: cst.Call):
             return arg.value
         position += 1
     return None
+
+
+def _one_element(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.List) and len(expr.elements) == 1 and isinstance(expr.elements[0], cst.Element)

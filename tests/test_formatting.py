@@ -208,3 +208,17 @@ def test_a_long_def_line_is_split_between_its_parameters():
     compile(split, "a.py", "exec")
     bare = "def a_function_with_a_long_name_and_no_parameters():\n    pass\n"
     assert split_long_lines(cst.parse_module(bare), bare, "", 40) == bare
+
+
+def test_a_long_list_comprehension_gets_its_element_and_its_for_on_lines_of_their_own():
+    """An input set's one call per input (NDD101): laid out as black does, the element split deeper
+    when still too long."""
+    code = "def f(a, b):\n    out = [ndd.crop_mirror_normalize(x, crop=(224, 224), mean=[0.5]) for x in [a, b]]\n"
+    assert split_long_lines(cst.parse_module(code), code, "", 60) == (
+        "def f(a, b):\n    out = [\n        ndd.crop_mirror_normalize(\n            x,\n            crop=(224, 224),\n"
+        "            mean=[0.5],\n        )\n        for x in [a, b]\n    ]\n"
+    )
+    assert split_long_lines(cst.parse_module(code), code, "", 80) == (
+        "def f(a, b):\n    out = [\n        ndd.crop_mirror_normalize(x, crop=(224, 224), mean=[0.5])\n"
+        "        for x in [a, b]\n    ]\n"
+    )

@@ -237,9 +237,14 @@ def test_input_sets_give_a_list_of_results():
         + "    return both[0][0:1], a[1:2]\n"
     )
     text, result = _migrate(body)
-    # dynamic-mode operators take no list of inputs: the pipeline stays, NDD101 says why
-    assert "@pipeline_def" in text and "fn.flip([data, data])" in text
-    assert any(d.code == "NDD101" and "input set" in d.message for d in result.diagnostics)
+    # one `ndd` call per input, in a list: an item of it is a batch again, sliced inside its samples
+    assert "both = [ndd.flip(x) for x in [data, data]]" in text
+    assert "yield both[0].slice[0:1].evaluate(), a.slice[1:2].evaluate()" in text
+
+
+def test_a_one_element_input_set_gives_one_result_not_a_list():
+    text, _ = _migrate(READ + "    c = fn.flip([data])\n    return c[0:1]\n")
+    assert "c = ndd.flip(data)" in text and "c.slice[0:1]" in text
 
 
 def test_loops_enumerate_zip_and_list_comprehensions():

@@ -12,7 +12,9 @@ still too long is split the same way, one level deeper. Nothing else moves:
 - a statement already on several lines is left as it is (a second ``migrate`` finds the split
   statements so and changes nothing);
 - a statement with nothing to split (no brackets to open, a bare generator argument, which a
-  trailing comma would make invalid) stays one long line.
+  trailing comma would make invalid) stays one long line;
+- a list comprehension (an input set's one call per input) gets its element and its ``for`` on
+  lines of their own, as black writes it.
 
 Only the layout changes: the statement's trailing comment stays on its last line, and the
 continuation lines are inside brackets, so the file's indentation and newline style are restored
@@ -111,6 +113,16 @@ def _split(expr: cst.BaseExpression, depth: int, splitter: _Splitter) -> cst.Bas
     if isinstance(expr, (cst.Attribute, cst.Subscript)):
         inner = _split(expr.value, depth, splitter)
         return expr.with_changes(value=inner) if inner is not None else None
+    if isinstance(expr, cst.ListComp) and not expr.lpar and expr.for_in.inner_for_in is None:
+        elt = expr.elt  # `[op(x, ...) for x in [a, b]]` (an input set, NDD101/NDD402) as black lays it out
+        if not splitter.fits(elt, depth, 0):
+            elt = _split(elt, depth + 1, splitter) or elt
+        return expr.with_changes(
+            elt=elt,
+            lbracket=cst.LeftSquareBracket(whitespace_after=_break(splitter, depth)),
+            for_in=expr.for_in.with_changes(whitespace_before=_break(splitter, depth)),
+            rbracket=cst.RightSquareBracket(whitespace_before=_break(splitter, depth - 1)),
+        )
     if isinstance(expr, cst.Tuple) and expr.elements and len(expr.lpar) <= 1:
         elements = _one_per_line(expr.elements, depth, splitter)
         lpar = cst.LeftParen(whitespace_after=_break(splitter, depth))

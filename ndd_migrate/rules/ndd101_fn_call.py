@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil, names
+from ndd_migrate import cstutil, graph_code, names
+from ndd_migrate.codegen import input_sets
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
@@ -19,7 +20,13 @@ RULE = Rule(
         "`dali.fn.x` and `from nvidia.dali.fn import x`) to its dynamic-mode name from the table generated "
         "from DALI's op schemas: readers become their classes (`fn.readers.file` → `ndd.readers.File`, "
         "`fn.readers.coco` → `ndd.readers.COCO`), deprecated aliases become current names "
-        "(`fn.coin_flip` → `ndd.random.coin_flip`)."
+        "(`fn.coin_flip` → `ndd.random.coin_flip`). An operator called on an *input set* (a list of inputs, "
+        "`fn.cast([a, b], dtype=...)`), which pipeline mode runs as one operator instance per input, becomes one "
+        "`ndd` call per input, in a list (`[ndd.cast(x, dtype=...) for x in [a, b]]`; `zip` for several lists; "
+        "a one-element list gives one output, as in pipeline mode). It stays blocked, saying why, where the calls "
+        "would not give pipeline mode's values: a random operator (its instances are seeded alike, so every input "
+        "gets the same draws), an operator with several outputs (grouped by output), an argument that holds a "
+        "call (evaluated once for all inputs in pipeline mode)."
     ),
     why=(
         "`fn.*` calls only declare graph nodes inside a pipeline definition; outside one they fail. Reader "
@@ -47,6 +54,54 @@ RULE = Rule(
             ),
             title="deprecated names become current names",
         ),
+        Example(
+            title="an input set: one call per input, in the same order",
+            before=(
+                "import nvidia.dali.fn as fn\nimport nvidia.dali.types as types\nfrom nvidia.dali import pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def views(root):\n"
+                "    data = fn.readers.numpy(file_root=root)\n"
+                "    a, b = fn.cast([data, data * 2], dtype=types.FLOAT)\n"
+                "    return a, b\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\nimport nvidia.dali.types as types\n\n\n"
+                "def views(root, *, batch_size=4):\n"
+                "    reader = ndd.readers.Numpy(file_root=root)\n"
+                "    while True:\n"
+                "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+                "            a, b = [ndd.cast(x, dtype=types.FLOAT) for x in [data, data * 2]]\n"
+                "            yield a.evaluate(), b.evaluate()\n"
+            ),
+        ),
+        Example(
+            title="a random operator on an input set draws the same values for every input: kept, with the reason",
+            before=(
+                "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def pair(root):\n"
+                "    jpegs, _ = fn.readers.file(file_root=root)\n"
+                "    image = fn.decoders.image(jpegs)\n"
+                "    mask = image > 128\n"
+                "    image, mask = fn.random_resized_crop([image, mask], size=[64, 64])\n"
+                "    return image, mask\n"
+            ),
+            after=(
+                "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def pair(root):\n"
+                "    jpegs, _ = fn.readers.file(file_root=root)\n"
+                "    image = fn.decoders.image(jpegs)\n"
+                "    mask = image > 128\n"
+                "    # TODO(ndd-migrate): NDD101 not migrated: `fn.random_resized_crop([image, mask], ...)` runs on an "
+                "input set: pipeline mode seeds its instances alike (one logical operator), so every input gets the same "
+                "random draws (the same crop for an image and its mask), where separate `ndd` calls on one RNG draw anew; "
+                "write one call per input, all drawing from one RNG state, as pipeline mode does "
+                "(`[ndd.random_resized_crop(image, ..., rng=rng.clone()), ..., ndd.random_resized_crop(mask, ..., rng=rng)]`)\n"
+                "    image, mask = fn.random_resized_crop([image, mask], size=[64, 64])\n"
+                "    return image, mask\n"
+            ),
+        ),
     ),
     valid=(
         "import nvidia.dali.experimental.dynamic as ndd\n\nx = ndd.flip(ndd.zeros(shape=[2]))\n",
@@ -59,18 +114,41 @@ class Impl(RuleImpl):
     rule = RULE
 
     def blockers(self, fn):
-        """``fn.op([a, b])``, an input set: dynamic-mode operators take no list of inputs."""
-        if not isinstance(fn.node, cst.FunctionDef):
-            return []
+        """``fn.op([a, b])``, an input set, in the pipeline's graph or a helper it runs: one ``ndd`` call
+        per input when that gives what pipeline mode gives (``codegen.input_sets``), else it blocks,
+        saying why."""
+        graph, _ = graph_code.prepared(self.ctx.resolver, self.ctx.model)
+        reached = [node for node, owners in graph.reached_by.items() if fn in owners]  # its graph and the helpers it runs
         found = []
-        for call in _calls(fn.node):
+        for call in [c for node in reached for c in _calls(node)]:
             path = names.fn_path(self.dali_name(call.func))
             arg = cstutil.input_set(call) if path is not None else None
-            if arg is not None:
-                code = cst.Module([]).code_for_node(arg.value)
-                found.append((call, f"`fn.{path}({code}, ...)` runs on an input set, which dynamic-mode operators do not take",
-                              f"call the operator once per input (`[ndd.{path}(x, ...) for x in {code}]`)"))
+            if arg is None:
+                continue
+            info = op_info(path)
+            if info is None or info.ndd is None:
+                continue  # no dynamic-mode form: NDD901 blocks it
+            why = input_sets.obstacle(call, info.random, info.num_outputs)
+            if why is None:
+                continue
+            code = cst.Module([]).code_for_node(arg.value)
+            found.append((call, f"`fn.{path}({code}, ...)` runs on an input set: {why}", input_sets.hint(info.ndd, arg.value, info.random)))
         return found
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``fn.op([a, b], ...)`` → ``[ndd.op(x, ...) for x in [a, b]]``: pipeline mode runs one operator
+        instance per input (``blockers`` let only the calls through where that is the same)."""
+        if not input_sets.lists(updated):
+            return updated
+        path = names.fn_path(self.dali_name(original.func))
+        info = op_info(path) if path is not None else None
+        if info is None or info.ndd is None or not self.ctx.may_rewrite_dali_calls() or not self.ctx.applies(self.code, original.func):
+            return updated  # `fn.<op>` is not rewritten here (kept in pipeline mode, `# noqa`, ...)
+        if input_sets.obstacle(original, info.random, info.num_outputs) is not None:
+            return updated  # code no pipeline's graph runs: left to fail where it is, not made to draw differently
+        self.ctx.report(self.code, original, f"`fn.{path}([...])` on an input set → one `ndd.{info.ndd}(...)` call per input",
+                        fixed=True)
+        return input_sets.per_element(updated)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         return self._rewrite(original, updated)

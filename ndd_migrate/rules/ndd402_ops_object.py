@@ -6,7 +6,7 @@ import libcst as cst
 
 from ndd_migrate import constructs, cstutil, legacy
 from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.codegen import devices
+from ndd_migrate.codegen import devices, input_sets
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
 
@@ -30,7 +30,10 @@ RULE = Rule(
         "`self.x`. A device name of `__init__` set to `\"mixed\"` and only given as `device=` gets `\"gpu\"`. "
         "Operator objects with no dynamic-mode "
         "form (`ops.PythonFunction`, ...) keep the class as it is, with a TODO; `ops.ExternalSource` fed by "
-        "`feed_input` in `iter_setup` is NDD421's."
+        "`feed_input` in `iter_setup` is NDD421's. A call on an *input set* (`self.norm([a, b])`: one operator "
+        "instance per input in pipeline mode) becomes one `ndd` call per input, in a list, with the constructor's "
+        "and the call's arguments each time; a random operator (its instances are seeded alike: the same draws for "
+        "every input), one with several outputs, or an argument that holds a call keep the class, saying why."
     ),
     why=(
         "Dynamic mode has no operator objects: an op is a function called on data. Each call of an `ops` "
@@ -92,6 +95,36 @@ RULE = Rule(
                 "            yield ndd.decoders.image(jpegs, **decode_args).evaluate(), labels.evaluate()\n"
             ),
         ),
+        Example(
+            title="an operator called on an input set: one call per input, in the same order",
+            before=(
+                "from nvidia.dali import ops, types, Pipeline\n\n\n"
+                "class TwoViews(Pipeline):\n"
+                "    def __init__(self, batch_size, root):\n"
+                "        super().__init__(batch_size, 1, None)\n"
+                "        self.files = ops.readers.File(file_root=root)\n"
+                "        self.decode = ops.decoders.Image(device=\"cpu\")\n"
+                "        self.flip = ops.Flip(horizontal=1)\n"
+                "        self.norm = ops.CropMirrorNormalize(crop=(32, 32), dtype=types.FLOAT)\n\n"
+                "    def define_graph(self):\n"
+                "        jpegs, labels = self.files()\n"
+                "        image = self.decode(jpegs)\n"
+                "        plain, flipped = self.norm([image, self.flip(image)])\n"
+                "        return plain, flipped, labels\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\nfrom nvidia.dali import types\n\n\n"
+                "def TwoViews(batch_size, root):\n"
+                "    ndd.set_num_threads(1)\n"
+                "    reader = ndd.readers.File(file_root=root)\n"
+                "    while True:\n"
+                "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+                "            image = ndd.decoders.image(jpegs, device=\"cpu\")\n"
+                "            plain, flipped = [ndd.crop_mirror_normalize(x, crop=(32, 32), dtype=types.FLOAT) "
+                "for x in [image, ndd.flip(image, horizontal=1)]]\n"
+                "            yield plain.evaluate(), flipped.evaluate(), labels.evaluate()\n"
+            ),
+        ),
     ),
     valid=(
         "import nvidia.dali.ops as ops\n\nresize = ops.Resize(resize_x=224)\n",
@@ -104,14 +137,21 @@ class Impl(RuleImpl):
     reports = (constructs.OPS_OBJECT,)
 
     def blockers(self, fn):
-        """``self.op([a, b])``, an input set: dynamic-mode operators take no list of inputs."""
+        """``self.op([a, b])``, an input set: one ``ndd`` call per input when that gives what pipeline
+        mode gives (``codegen.input_sets``), else it blocks, saying why."""
         found = []
         for call, op in getattr(fn, "op_calls", {}).items():
             arg = cstutil.input_set(call)
-            if arg is not None and op.info.ndd:
-                code = cst.Module([]).code_for_node(arg.value)
-                found.append((call, f"`self.{op.attr}({code})` runs on an input set, which dynamic-mode operators do not take",
-                              f"call the operator once per input (`[ndd.{op.info.ndd}(x, ...) for x in {code}]`)"))
+            if arg is None or not op.info.ndd:
+                continue
+            infos = list(op.infos.values()) or [op.info]
+            outputs = {i.num_outputs for i in infos}
+            extra = [] if op.conditional else list(op.ctor.args)  # `**x_args` is evaluated once, in __init__
+            why = input_sets.obstacle(call, any(i.random for i in infos), outputs.pop() if len(outputs) == 1 else None, extra)
+            if why is None:
+                continue
+            code = cst.Module([]).code_for_node(arg.value)
+            found.append((call, f"`self.{op.attr}({code})` runs on an input set: {why}", input_sets.hint(op.info.ndd, arg.value, op.info.random)))
         return found
 
     def __init__(self, ctx) -> None:
@@ -150,7 +190,16 @@ class Impl(RuleImpl):
         dropped = set(info.dropped_args) | ({"seed"} if info.random else set())
         args = [_arg(a, info) for a in [*inputs, *kwargs] if a.keyword is None or a.keyword.value not in dropped]
         func = cst.Name(op.op_name) if op.several else self.ctx.ndd(info.ndd)
-        call = _layout(cst.Call(func, args), multiline=not op.conditional and _is_multiline(op.ctor))
+        multiline = not op.conditional and _is_multiline(op.ctor)
+        call = _layout(cst.Call(func, args), multiline=multiline)
+        if input_sets.lists(call):  # `self.cmn([a, b])`: one call per input, as pipeline mode runs one instance per input
+            self.ctx.report(self.code, original, f"`self.{op.attr}([...])` on an input set → one `{target}(...)` call per input",
+                            fixed=True)
+            several = any(len(a.value.elements) > 1 for a in call.args if isinstance(a.value, cst.List))
+            call = input_sets.per_element(_layout(cst.Call(func, args), multiline, depth=2) if multiline and several else call,
+                                          layout=multiline)
+            if not isinstance(call, cst.Call):
+                return call
         if info.reader or op.several:  # several: `rng=` is in the arguments; `batch_size=` checked (legacy)
             return call
         if info.batch_size_arg and not inputs and cstutil.kwarg(call, "batch_size") is None:
@@ -229,9 +278,10 @@ def _is_multiline(call: cst.Call) -> bool:
     return "\n" in cst.Module([]).code_for_node(call)
 
 
-def _layout(call: cst.Call, multiline: bool) -> cst.Call:
+def _layout(call: cst.Call, multiline: bool, depth: int = 1) -> cst.Call:
     """Arguments from two places (constructor and call) laid out afresh: on one line, or one per line
-    with a trailing comma when the constructor was written that way."""
+    with a trailing comma when the constructor was written that way (``depth`` levels in: 2 inside
+    an input set's comprehension)."""
     args = list(call.args)
     if not args:
         return call
@@ -240,8 +290,8 @@ def _layout(call: cst.Call, multiline: bool) -> cst.Call:
         args = [a.with_changes(comma=comma, whitespace_after_arg=cst.SimpleWhitespace("")) for a in args]
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return call.with_changes(args=args)
-    inner = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace("    "))
-    outer = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(""))
+    inner = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace("    " * depth))
+    outer = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace("    " * (depth - 1)))
     args = [a.with_changes(comma=cst.Comma(whitespace_after=inner), whitespace_after_arg=cst.SimpleWhitespace("")) for a in args]
     args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=outer))
     return call.with_changes(args=args, whitespace_before_args=inner)
