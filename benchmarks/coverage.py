@@ -53,11 +53,8 @@ def measure(root: Path) -> dict:
         defined = pipelines(sources[result.path])  # (line, name) of each pipeline the file defines
         total += len(defined)
         done = {d.line for d in result.diagnostics if d.fixed and CONVERTED.search(d.message)}
-        first: dict[str, tuple[str, str, bool]] = {}  # name → the first finding that keeps it
-        for d in sorted(result.diagnostics, key=lambda d: d.line):
-            found = BLOCKED.match(d.message)
-            if found:
-                first.setdefault(found.group(1), (d.code, found.group(3), found.group(2) != "not migrated"))
+        blocking = [(d.line, found.group(1), (d.code, found.group(3), found.group(2) != "not migrated"))
+                    for d in sorted(result.diagnostics, key=lambda d: d.line) if (found := BLOCKED.match(d.message))]
         # A hand-built graph (`pipe = Pipeline(...)` with `with pipe:`) is found by the finding that
         # keeps it (its name is the assignment); a converted one is counted below.
         hand_built = sorted({(d.line, found.group(1)) for d in result.diagnostics
@@ -75,14 +72,20 @@ def measure(root: Path) -> dict:
                 listing.append(f"TODO       {where}: {code} {why[:160]}")
         for line, name in defined:
             where = f"{Path(result.path).relative_to(copy.parent)}:{line} {name}"
+            # The first finding that keeps it. A name defined twice (local classes of several test
+            # functions) owns the findings from its definition up to the next one of that name.
+            after = min((other for other, n in defined if n == name and other > line), default=None)
+            named = [f for at, n, f in blocking if n == name]
+            first = next((f for at, n, f in blocking if n == name and line <= at and (after is None or at < after)),
+                         named[0] if named else None)
             if line in done:
                 converted += 1
                 listing.append(f"converted  {where}")
-            elif name in first and first[name][2]:
-                kept[first[name][0]] += 1
-                listing.append(f"kept       {where}: {first[name][0]}")
+            elif first is not None and first[2]:
+                kept[first[0]] += 1
+                listing.append(f"kept       {where}: {first[0]}")
             else:
-                code, why, _ = first.get(name, ("?", "no finding names it", False))
+                code, why, _ = first or ("?", "no finding names it", False)
                 reasons[f"{code}: {_short(why)}"] += 1
                 listing.append(f"TODO       {where}: {code} {why[:160]}")
     converted += sum(1 for r in summary.results for d in r.diagnostics if d.fixed and "→ generator function" in d.message)
