@@ -388,9 +388,20 @@ class _Reader:
             self.problem(stmt, why, about=constructs.OPS_OBJECT)
             return
         op = self.fn.ops[target] = OpObject(target, "PythonFunction", info, value, python=True)
-        if not python_function.is_reference(cstutil.kwarg(value, "function").value):
+        if not self.names_one_function(cstutil.kwarg(value, "function").value):
             op.bind_function = True  # evaluated once, here: `<attr>_function = <function>`
             self.fn.init_dropped.discard(index)
+
+    def names_one_function(self, function: cst.BaseExpression) -> bool:
+        """``function`` is a name that holds the same value wherever the generator reads it: not bound in
+        ``__init__`` (a module-level name, a parameter), or bound there once and not a parameter."""
+        if not isinstance(function, cst.Name):
+            return False
+        counter = _DeviceNames()
+        self.fn.init.body.visit(counter)
+        params = {p.name.value for p in shape.all_params(self.fn.init.params)}
+        bound = counter.bound[function.value]
+        return bound == 0 or (bound == 1 and function.value not in params)
 
     def read_optional(self, stmt, target: str, value: cst.IfExp, ctor: cst.Call) -> None:
         """``self.resize = ops.Resize(...) if resize_shp else None``: ``resize_args = dict(...) if resize_shp

@@ -93,20 +93,28 @@ def callable_code(function: cst.BaseExpression) -> str:
     return f"({code})"
 
 
-def plain(spec: Spec, function: str, *, asarray: str, as_batch: str, batch_size: str = "batch_size") -> cst.BaseExpression:
+def plain(spec: Spec, function: str, *, asarray: str, contiguous: str, as_batch: str,
+          batch_size: str = "batch_size") -> cst.BaseExpression:
     """The plain-Python expression giving what the operator gave: a batch, or a list of
-    ``spec.outputs`` batches. ``function`` is the callee's code, ``asarray`` ``np.asarray`` or
-    ``np.array`` (a copy, for a function that may change its argument)."""
+    ``spec.outputs`` batches. ``function`` is the callee's code; ``asarray`` (``np.asarray``, or
+    ``np.array``: a copy, for a function that may change its argument) turns each input sample into
+    an array; ``contiguous`` (``np.asarray``) makes each output C-contiguous: DALI copies a strided
+    result (``x[:, ::-1]``) into its buffer, ``ndd.as_batch`` rejects it."""
     code = cst.Module([]).code_for_node
     inputs = [code(x) for x in spec.inputs]
     used = _names(function) | {n for x in spec.inputs for n in _names(code(x))}
     layout = f", layout={code(spec.layouts)}" if spec.layouts is not None else ""
     per_output_layouts = isinstance(spec.layouts, (cst.List, cst.Tuple)) and spec.outputs > 1
+
+    def dense(value: str) -> str:
+        return f'{contiguous}({value}, order="C")'
+
     if spec.batch:
         s = shape.fresh("s", used)
         args = ", ".join(f"[{asarray}({s}) for {s} in {_tensors(x)}]" for x in inputs)
         result = f"{function}({args})"
-        one = "out"
+        if spec.outputs == 1:
+            return cst.parse_expression(f"{as_batch}([{dense('o')} for o in {result}]{layout})")
     else:
         if not inputs:
             loop_vars, args, source = [shape.fresh("_", used)], "", f"range({batch_size})"
@@ -117,16 +125,15 @@ def plain(spec: Spec, function: str, *, asarray: str, as_batch: str, batch_size:
             loop_vars = [shape.fresh(f"s{i}", used) for i in range(len(inputs))]
             args = ", ".join(f"{asarray}({v})" for v in loop_vars)
             source = "zip(" + ", ".join(_tensors(x) for x in inputs) + ")"
-        result = f"[{function}({args}) for {', '.join(loop_vars)} in {source}]"
-        if spec.outputs > 1:
-            result = f"zip(*{result})"
-        one = "list(out)"
-    if spec.outputs == 1:
-        return cst.parse_expression(f"{as_batch}({result}{layout})")
+        call = f"{function}({args})"
+        if spec.outputs == 1:
+            return cst.parse_expression(f"{as_batch}([{dense(call)} for {', '.join(loop_vars)} in {source}]{layout})")
+        result = f"zip(*[{call} for {', '.join(loop_vars)} in {source}])"
+    each = f"[{dense('o')} for o in out]"
     if per_output_layouts:
         return cst.parse_expression(
-            f"[{as_batch}({one}, layout=layout) for out, layout in zip({result}, {code(spec.layouts)})]")
-    return cst.parse_expression(f"[{as_batch}({one}{layout}) for out in {result}]")
+            f"[{as_batch}({each}, layout=layout) for out, layout in zip({result}, {code(spec.layouts)})]")
+    return cst.parse_expression(f"[{as_batch}({each}{layout}) for out in {result}]")
 
 
 def _tensors(expr: str) -> str:
@@ -178,8 +185,11 @@ _FRESH_METHODS = {"copy", "astype", "sum", "mean", "min", "max", "std", "var", "
 _VIEW_METHODS = {"reshape", "transpose", "ravel", "squeeze", "swapaxes", "view"}
 # numpy functions that write into an argument; `out=` does too, anywhere.
 _NUMPY_WRITERS = {"copyto", "put", "place", "putmask", "fill_diagonal", "shuffle", "put_along_axis"}
-_PURE_BUILTINS = {"len", "print", "str", "repr", "int", "float", "bool", "isinstance", "type", "hash", "id", "abs",
-                  "round", "min", "max", "sum", "any", "all", "enumerate", "zip", "range", "sorted", "tuple", "list"}
+# Builtins giving a plain value or a new array, and those giving a container of (views of) their
+# argument, or the argument itself (`max(batch)`): followed.
+_VALUE_BUILTINS = {"len", "print", "str", "repr", "int", "float", "bool", "isinstance", "type", "hash", "id", "abs",
+                   "round", "any", "all"}
+_CONTAINER_BUILTINS = {"list", "tuple", "sorted", "reversed", "zip", "enumerate", "min", "max", "iter", "next"}
 
 
 def may_modify(function: cst.BaseExpression, resolver: cst.MetadataDependent, numpy_names: set[str]) -> bool:
@@ -315,11 +325,13 @@ def _reads_only(name: cst.Name, parent_of, numpy_names: set[str], aliases: set[s
             callee = _dotted(call.func)
             if callee is None or cstutil.kwarg(call, "out") is not None:
                 return False
-            root, _, last = callee.partition(".")
+            root = callee.split(".")[0]
             if root in numpy_names and callee.rsplit(".", 1)[-1] not in _NUMPY_WRITERS:
                 expr = call  # may be a view (`np.flip`): followed
-            elif callee in _PURE_BUILTINS:
+            elif callee in _VALUE_BUILTINS:
                 return True
+            elif callee in _CONTAINER_BUILTINS:
+                expr = call
             else:
                 return False
         elif isinstance(parent, (cst.Element, cst.StarredElement)):

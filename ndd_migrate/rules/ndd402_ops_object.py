@@ -29,7 +29,8 @@ RULE = Rule(
         "becomes `x_args = dict(...) if c else None`, tested as `x_args is not None` where `define_graph` tests "
         "`self.x`. A device name of `__init__` set to `\"mixed\"` and only given as `device=` gets `\"gpu\"`. "
         "An `ops.PythonFunction(function=f, ...)` object's calls become plain Python over the samples, as NDD422 "
-        "writes `fn.python_function` (`ndd.as_batch([f(np.asarray(s)) for s in x.tensors])`; `np.array`, a copy, "
+        "writes `fn.python_function` (`ndd.as_batch([np.asarray(f(np.asarray(s)), order=\"C\") for s in x.tensors])`; "
+        "`np.array`, a copy, "
         "for a function that may change its argument); a function given other than by name (a lambda, "
         "`make_fn(...)`, a callable object) is evaluated once, where the object was created: `f_function = ...`. "
         "Operator objects with no dynamic-mode "
@@ -125,8 +126,8 @@ RULE = Rule(
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    while True:\n"
                 "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
-                "            yield ndd.as_batch([centered(np.asarray(s)) for s in data.tensors]).evaluate(), "
-                "ndd.as_batch([ones_function() for _ in range(batch_size)]).evaluate()\n"
+                "            yield ndd.as_batch([np.asarray(centered(np.asarray(s)), order=\"C\") for s in data.tensors]).evaluate(), "
+                "ndd.as_batch([np.asarray(ones_function(), order=\"C\") for _ in range(batch_size)]).evaluate()\n"
             ),
         ),
     ),
@@ -213,7 +214,8 @@ class Impl(RuleImpl):
             cstutil.kwarg(op.ctor, "function").value, self.ctx.resolver, {self.ctx.model.numpy_alias or "np"})
         code = cst.Module([]).code_for_node
         return python_function.plain(
-            spec, function, asarray=code(self.ctx.numpy("array" if copy else "asarray")), as_batch=code(self.ctx.ndd("as_batch")))
+            spec, function, asarray=code(self.ctx.numpy("array" if copy else "asarray")),
+            contiguous=code(self.ctx.numpy("asarray")), as_batch=code(self.ctx.ndd("as_batch")))
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         """``if self.resize:`` of an operator created ``... if cond else None``: ``if resize_args is not None:``."""
@@ -241,7 +243,7 @@ class Impl(RuleImpl):
         bound = next((op for op in fn.ops.values() if op.bind_function and op.ctor is original.value), None)
         if bound is not None:  # `self.f = ops.PythonFunction(function=make())` → `f_function = make()`
             self.ctx.report(self.code, original.value, f"`self.{bound.attr} = ops.PythonFunction(function=...)` → "
-                            f"`{bound.function_name} = ...`, called per sample", fixed=True)
+                            f"`{bound.function_name} = ...`, evaluated once", fixed=True)
             return updated.with_changes(targets=[cst.AssignTarget(cst.Name(bound.function_name))],
                                         value=cstutil.kwarg(updated.value, "function").value)
         if original.value not in fn.cond_assigns:

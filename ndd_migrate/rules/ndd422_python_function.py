@@ -24,9 +24,11 @@ RULE = Rule(
     summary="`fn.python_function` becomes plain Python over the samples",
     what=(
         "In a migrated pipeline function, `fn.python_function(x, ..., function=f)` becomes "
-        "`ndd.as_batch([f(np.asarray(s)) for s in x.tensors])` (one call per sample, several inputs zipped); "
-        "with `batch_processing=True`, `ndd.as_batch(f([np.asarray(s) for s in x.tensors], ...))` (one call "
-        "per batch); with `num_outputs=N`, a list of N batches built from the tuples `f` returns; "
+        "`ndd.as_batch([np.asarray(f(np.asarray(s)), order=\"C\") for s in x.tensors])` (one call per sample, "
+        "several inputs zipped; each result made C-contiguous, as DALI copied a strided one into its buffer); "
+        "with `batch_processing=True`, `ndd.as_batch([np.asarray(o, order=\"C\") for o in f([np.asarray(s) for s "
+        "in x.tensors], ...)])` (one call per batch); with `num_outputs=N`, a list of N batches built from the "
+        "tuples `f` returns; "
         "`output_layouts=` becomes `layout=`; without inputs, `f` is called once per sample "
         "(`[f() for _ in range(batch_size)]`), or once per batch with `batch_processing=True`. DALI hands `f` "
         "writable views of its inputs: a function that may change its argument (anything but a lambda or a `def` "
@@ -64,7 +66,7 @@ RULE = Rule(
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    while True:\n"
                 "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
-                "            yield ndd.as_batch([mix(np.asarray(s0), np.asarray(s1)) for s0, s1 in "
+                "            yield ndd.as_batch([np.asarray(mix(np.asarray(s0), np.asarray(s1)), order=\"C\") for s0, s1 in "
                 "zip(data.tensors, data.tensors)]).evaluate(),\n"
             ),
         ),
@@ -89,7 +91,8 @@ RULE = Rule(
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    while True:\n"
                 "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
-                "            head, tail = [ndd.as_batch(out) for out in split([np.asarray(s) for s in data.tensors])]\n"
+                "            head, tail = [ndd.as_batch([np.asarray(o, order=\"C\") for o in out]) for out in "
+                "split([np.asarray(s) for s in data.tensors])]\n"
                 "            yield head.evaluate(), tail.evaluate()\n"
             ),
         ),
@@ -99,11 +102,11 @@ RULE = Rule(
 def unsupported(call: cst.Call) -> str | None:
     """Why ``call`` cannot be written out as plain Python, or None (read by the analysis)."""
     why = python_function.unsupported(list(call.args), "`fn.python_function`")
-    if why is None and not python_function.is_reference(python_function.read(list(call.args)).function) and not (
-        isinstance(cstutil.kwarg(call, "function").value, cst.Lambda)
-    ):
-        return ("`function=` is computed (a call): the pipeline computed it once, when it was built; the "
-                "generator's body runs at every batch: bind it to a name outside the pipeline function and pass that")
+    function = python_function.read(list(call.args)).function if why is None else None
+    if function is not None and not (python_function.is_reference(function) or isinstance(function, cst.Lambda)):
+        return ("`function=` is computed (`make(...)`, `fns[i]`): the pipeline computed it once, when it was "
+                "built, the generator's body computes it at every batch: bind it to a name outside the "
+                "pipeline function and pass that")
     return why
 
 
@@ -126,5 +129,6 @@ class Impl(RuleImpl):
         return python_function.plain(
             spec, python_function.callable_code(spec.function),
             asarray=cst.Module([]).code_for_node(self.ctx.numpy("array" if copy else "asarray")),
+            contiguous=cst.Module([]).code_for_node(self.ctx.numpy("asarray")),
             as_batch=cst.Module([]).code_for_node(self.ctx.ndd("as_batch")),
         )
