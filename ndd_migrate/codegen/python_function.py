@@ -16,6 +16,9 @@ What DALI does (``ops/_operators/python_function.py``, checked by running it on 
   DALI does not fix. ``np.asarray(tensor)`` of a dynamic-mode sample is such a view too, and the
   batch is then read by every later use, so a function that may change its argument
   (:func:`may_modify`) gets ``np.array(tensor)``, a copy: no other use sees the change.
+* DALI copies what the function returns into its own buffer, a strided view (``x[::-1]``, ``x.T``)
+  included; ``ndd.as_batch`` rejects strided data, so each result goes through
+  ``np.asarray(result, order="C")`` (the same array when it is contiguous already).
 
 The function is evaluated where the operator was created: the code here calls ``function`` as it is
 given, so the callers give a name (or a parenthesized lambda) and bind anything else once.
