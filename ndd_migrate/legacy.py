@@ -23,7 +23,7 @@ from ndd_migrate import build_time, constructs, cstutil, names, outputs, pipelin
 from ndd_migrate.returns import contains_return
 from ndd_migrate.returns import read as read_returns
 from ndd_migrate.analysis import PipelineFunction, Problem, constant_problem
-from ndd_migrate.codegen import shape
+from ndd_migrate.codegen import python_function, shape
 from ndd_migrate.rules.tables import OpInfo, fn_path_of_legacy_op, op_info
 
 
@@ -31,6 +31,8 @@ _INCOMPLETE = "a `Pipeline` subclass without both `__init__` and `define_graph`"
 
 
 _NO_FORM = {
+    "PythonFunction": "`ops.PythonFunction` created in an `if` of `__init__` (or `... if c else None`): write its "
+    "calls as plain Python over the samples by hand (`ndd.as_batch([f(np.asarray(s)) for s in x.tensors])`)",
     "ExternalSource": "`ops.ExternalSource` that `iter_setup` does not feed (none, or created in an `if`) has "
     "no dynamic-mode form: make the data a dynamic-mode batch where it is fed (`pipe.feed_input`, `source=`) and "
     "pass it to the ops",
@@ -66,6 +68,12 @@ class OpObject:
     several: bool = False
     optional: bool = False  # `ops.X(...) if cond else None`: tested in define_graph (`if self.x:`)
     op_name: str | None = None  # decided by NDD401
+    # `ops.PythonFunction(function=...)`: each call is written out as plain Python over the samples
+    # (codegen/python_function.py). A function given by anything but a name (a lambda, a call) is
+    # evaluated once, where the constructor was: `<function_name> = <function>` (name decided by NDD401).
+    python: bool = False
+    bind_function: bool = False
+    function_name: str | None = None
 
     def keywords(self) -> set[str]:
         return {k for ctor in (self.ctors or [self.ctor]) for k in _keywords(ctor)}
@@ -230,6 +238,7 @@ class _Reader:
         self.refused_outputs: set[str] = set()  # external source outputs already reported
         self.module_names = module_names
         self.pending_nones: dict[str, list[cst.BaseExpression]] = {}  # `self.x = None` in a branch of `__init__`
+        self.no_form: set[tuple[str, str]] = set()  # (attr, ops path) reported in a branch of `__init__`
 
     def problem(self, node: cst.CSTNode, message: str, about: str = constructs.PIPELINE_SUBCLASS, hint: str = "") -> None:
         self.fn.problems.append(Problem(about, node, message, hint))
@@ -353,6 +362,8 @@ class _Reader:
         self.fn.init_dropped.add(index)
         if ops_path == "ExternalSource" and self.fn.setup is not None and target not in self.fn.sources:
             self.fn.sources[target] = value  # checked with its calls and `iter_setup` (read_setup)
+        elif ops_path == "PythonFunction":
+            self.read_python_function(index, stmt, target, value, info)
         elif info is None or info.ndd is None:
             self.fn.other_ops.add(target)
             self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT)
@@ -362,6 +373,35 @@ class _Reader:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
         else:
             self.fn.ops[target] = OpObject(target, ops_path, info, value)
+
+    def read_python_function(self, index: int, stmt, target: str, value: cst.Call, info: OpInfo) -> None:
+        """``self.f = ops.PythonFunction(function=..., ...)``: its calls become plain Python over the
+        samples, as ``fn.python_function`` does (NDD422); what that cannot write out is reported here,
+        with the constructor's own arguments (the calls' are checked in ``read_graph``)."""
+        why = python_function.unsupported(list(value.args), "`ops.PythonFunction`")
+        if any(a.keyword is None for a in value.args):
+            why = "`ops.PythonFunction` with positional arguments cannot be read: pass `function=`"
+        if why is None and target in self.fn.ops:
+            why = f"`self.{target}` is assigned more than one operator"
+        if why is not None:
+            self.fn.other_ops.add(target)
+            self.problem(stmt, why, about=constructs.OPS_OBJECT)
+            return
+        op = self.fn.ops[target] = OpObject(target, "PythonFunction", info, value, python=True)
+        if not self.names_one_function(cstutil.kwarg(value, "function").value):
+            op.bind_function = True  # evaluated once, here: `<attr>_function = <function>`
+            self.fn.init_dropped.discard(index)
+
+    def names_one_function(self, function: cst.BaseExpression) -> bool:
+        """``function`` is a name that holds the same value wherever the generator reads it: not bound in
+        ``__init__`` (a module-level name, a parameter), or bound there once and not a parameter."""
+        if not isinstance(function, cst.Name):
+            return False
+        counter = _DeviceNames()
+        self.fn.init.body.visit(counter)
+        params = {p.name.value for p in shape.all_params(self.fn.init.params)}
+        bound = counter.bound[function.value]
+        return bound == 0 or (bound == 1 and function.value not in params)
 
     def read_optional(self, stmt, target: str, value: cst.IfExp, ctor: cst.Call) -> None:
         """``self.resize = ops.Resize(...) if resize_shp else None``: ``resize_args = dict(...) if resize_shp
@@ -437,7 +477,9 @@ class _Reader:
             self.fn.other_ops.add(target)  # its calls are not reported again when it is refused below
         if info is None or info.ndd is None:
             self.fn.other_ops.add(target)
-            self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT)
+            if (target, ops_path) not in self.no_form:  # once, not in each branch
+                self.no_form.add((target, ops_path))
+                self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT)
         elif any(a.keyword is None and a.star != "**" for a in value.args):
             self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", about=constructs.OPS_OBJECT)
         elif target in branch or (known is not None and not known.conditional) or target in self.fn.data_attrs:
@@ -513,6 +555,10 @@ class _Reader:
             both = _keywords(call) & op.keywords()
             if both:
                 self.problem(call, f"`self.{attr}(...)` repeats constructor arguments: {', '.join(sorted(both))}", about=constructs.OPS_OBJECT)
+            if op.python and not both:
+                why = python_function.unsupported([*op.ctor.args, *call.args], f"`self.{attr}(...)` (`ops.PythonFunction`)")
+                if why:
+                    self.problem(call, why, about=constructs.OPS_OBJECT)
             if op.several and not [a for a in call.args if a.keyword is None] and any(
                 i.batch_size_arg for i in op.infos.values()
             ):

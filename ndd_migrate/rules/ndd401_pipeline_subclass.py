@@ -143,6 +143,8 @@ class Impl(RuleImpl):
                 op.op_name = shape.fresh(f"{op.attr}_op", used) if op.several else None
             elif op.info.random and cstutil.kwarg(op.ctor, "seed") is not None:
                 fn.op_rngs[op.attr] = shape.fresh("rng", used)
+            elif op.bind_function:  # `ops.PythonFunction(function=<not a name>)`: evaluated once (NDD402)
+                op.function_name = shape.fresh(f"{op.attr}_function", used)
         for call in fn.random_calls:
             if cstutil.kwarg(call, "seed") is not None:
                 self.ctx.model.plan.op_rngs[call] = shape.fresh("rng", used)

@@ -6,7 +6,7 @@ import libcst as cst
 
 from ndd_migrate import constructs, cstutil, legacy
 from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.codegen import devices, input_sets
+from ndd_migrate.codegen import devices, input_sets, python_function
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
 
@@ -28,8 +28,14 @@ RULE = Rule(
         "branch also binds its function (`resize_op, resize_args = ndd.resize, dict(...)`), and `ops.X(...) if c else None` "
         "becomes `x_args = dict(...) if c else None`, tested as `x_args is not None` where `define_graph` tests "
         "`self.x`. A device name of `__init__` set to `\"mixed\"` and only given as `device=` gets `\"gpu\"`. "
+        "An `ops.PythonFunction(function=f, ...)` object's calls become plain Python over the samples, as NDD422 "
+        "writes `fn.python_function` (`ndd.as_batch([np.asarray(f(np.asarray(s)), order=\"C\") for s in x.tensors])`; "
+        "`np.array`, a copy, "
+        "for a function that may change its argument); a function given other than by name (a lambda, "
+        "`make_fn(...)`, a callable object) is evaluated once, where the object was created: `f_function = ...`. "
         "Operator objects with no dynamic-mode "
-        "form (`ops.PythonFunction`, ...) keep the class as it is, with a TODO; `ops.ExternalSource` fed by "
+        "form (`ops.PythonFunction` with `device=\"gpu\"` or `num_outputs=0`, or created in an `if`, ...) keep "
+        "the class as it is, with a TODO; `ops.ExternalSource` fed by "
         "`feed_input` in `iter_setup` is NDD421's. A call on an *input set* (`self.norm([a, b])`: one operator "
         "instance per input in pipeline mode) becomes one `ndd` call per input, in a list, with the constructor's "
         "and the call's arguments each time; a random operator (its instances are seeded alike: the same draws for "
@@ -125,6 +131,38 @@ RULE = Rule(
                 "            yield plain.evaluate(), flipped.evaluate(), labels.evaluate()\n"
             ),
         ),
+        Example(
+            title="`ops.PythonFunction` objects: plain Python over the samples",
+            before=(
+                "import numpy as np\n"
+                "from nvidia.dali import ops, Pipeline\n\n\n"
+                "def centered(x):\n"
+                "    return x - x.mean()\n\n\n"
+                "class Features(Pipeline):\n"
+                "    def __init__(self, batch_size, root):\n"
+                "        super().__init__(batch_size, 1, None, exec_async=False, exec_pipelined=False)\n"
+                "        self.input = ops.readers.Numpy(file_root=root)\n"
+                "        self.center = ops.PythonFunction(function=centered)\n"
+                "        self.ones = ops.PythonFunction(function=lambda: np.ones(4, dtype=np.float32))\n\n"
+                "    def define_graph(self):\n"
+                "        data = self.input()\n"
+                "        return self.center(data), self.ones()\n"
+            ),
+            after=(
+                "import numpy as np\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def centered(x):\n"
+                "    return x - x.mean()\n\n\n"
+                "def Features(batch_size, root):\n"
+                "    ndd.set_num_threads(1)\n"
+                "    ones_function = lambda: np.ones(4, dtype=np.float32)\n"
+                "    reader = ndd.readers.Numpy(file_root=root)\n"
+                "    while True:\n"
+                "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+                "            yield ndd.as_batch([np.asarray(centered(np.asarray(s)), order=\"C\") for s in data.tensors]).evaluate(), "
+                "ndd.as_batch([np.asarray(ones_function(), order=\"C\") for _ in range(batch_size)]).evaluate()\n"
+            ),
+        ),
     ),
     valid=(
         "import nvidia.dali.ops as ops\n\nresize = ops.Resize(resize_x=224)\n",
@@ -175,6 +213,8 @@ class Impl(RuleImpl):
         if original not in fn.op_calls:
             return updated
         op = fn.op_calls[original]
+        if op.python:
+            return self._python_function(fn, op, original, updated)
         info = op.info
         target = op.op_name if op.several else f"ndd.{info.ndd}"
         self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) → `{target}(...)`", fixed=True)
@@ -210,6 +250,22 @@ class Impl(RuleImpl):
         return call
 
 
+    def _python_function(self, fn, op, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``self.f(x)`` of ``self.f = ops.PythonFunction(function=g, ...)``: plain Python over the samples,
+        as NDD422 writes ``fn.python_function`` (codegen/python_function.py)."""
+        self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.PythonFunction`) → plain Python over the samples",
+                        fixed=True)
+        ctor = self._ctors.get(op.ctor)
+        ctor_args = list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, fn)) for a in op.ctor.args]
+        spec = python_function.read([*ctor_args, *updated.args])
+        function = op.function_name or python_function.callable_code(spec.function)
+        copy = python_function.may_modify(
+            cstutil.kwarg(op.ctor, "function").value, self.ctx.resolver, {self.ctx.model.numpy_alias or "np"})
+        code = cst.Module([]).code_for_node
+        return python_function.plain(
+            spec, function, asarray=code(self.ctx.numpy("array" if copy else "asarray")),
+            contiguous=code(self.ctx.numpy("asarray")), as_batch=code(self.ctx.ndd("as_batch")))
+
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         """``if self.resize:`` of an operator created ``... if cond else None``: ``if resize_args is not None:``."""
         fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
@@ -231,7 +287,15 @@ class Impl(RuleImpl):
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         """``self.decode = ops.X(...)`` in an ``if`` of ``__init__`` → ``decode_args = dict(...)``."""
         fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
-        if fn is None or not fn.convert or original.value not in fn.cond_assigns:
+        if fn is None or not fn.convert:
+            return updated
+        bound = next((op for op in fn.ops.values() if op.bind_function and op.ctor is original.value), None)
+        if bound is not None:  # `self.f = ops.PythonFunction(function=make())` → `f_function = make()`
+            self.ctx.report(self.code, original.value, f"`self.{bound.attr} = ops.PythonFunction(function=...)` → "
+                            f"`{bound.function_name} = ...`, evaluated once", fixed=True)
+            return updated.with_changes(targets=[cst.AssignTarget(cst.Name(bound.function_name))],
+                                        value=cstutil.kwarg(updated.value, "function").value)
+        if original.value not in fn.cond_assigns:
             return updated
         op = fn.cond_assigns[original.value]
         if not isinstance(original.value, cst.Call):  # `self.cast = None` beside `self.cast = ops.Cast(...)`
