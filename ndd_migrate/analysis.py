@@ -528,8 +528,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             found = external_source.analyse(fn.node, module, call, index, fn.reader_index is not None)
             if fn.source is not None:
                 found = "more than one external source: decide how their epochs line up"
-            elif not isinstance(found, str) and not found.batch and not fn.given("batch_size"):
-                found = "`batch=False` needs the pipeline's `batch_size`, which neither the decorator nor a call gives"
+            elif not isinstance(found, str) and found.batch is not True and not fn.given("batch_size"):
+                found = "`batch=False` (or a `batch=` decided at run time) needs the pipeline's `batch_size`, which neither the decorator nor a call gives"
             if isinstance(found, str):
                 fn.problems.append(Problem(constructs.EXTERNAL_SOURCE, call, found))
             else:
