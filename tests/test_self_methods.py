@@ -1,0 +1,108 @@
+"""A method that builds and returns a pipeline, called only as `self.make()` in its class, is followed
+like a module-level factory (ndd_migrate.self_methods); any other way of reaching it is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import migrate_text
+
+BASE = (
+    "from nvidia.dali import fn, pipeline_def\n"
+    "from nvidia.dali.pipeline import Pipeline\n\n\n"
+    "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+    "def noise():\n"
+    "    return fn.random.uniform(shape=[2])\n\n\n"
+    "class Loader:\n"
+    "    def _make(self):\n"
+    "        pipe = noise()\n"
+    "        return pipe\n\n"
+    "    def first(self):\n"
+    "        pipe = self._make()\n"
+    "        pipe.build()\n"
+    "        (out,) = pipe.run()\n"
+    "        return out.at(0).shape\n"
+)
+
+HAND_BUILT = (
+    "from nvidia.dali import fn\n"
+    "from nvidia.dali.pipeline import Pipeline\n\n\n"
+    "class Loader:\n"
+    "    def __init__(self, size):\n"
+    "        self.size = size\n\n"
+    "    def _create_pipeline(self):\n"
+    "        pipe = Pipeline(batch_size=self.size, num_threads=1, device_id=None)\n"
+    "        with pipe:\n"
+    "            pipe.set_outputs(fn.random.uniform(shape=[2]))\n"
+    "        return pipe\n\n"
+    "    def first(self):\n"
+    "        pipe = self._create_pipeline()\n"
+    "        pipe.build()\n"
+    "        (out,) = pipe.run()\n"
+    "        return out.at(0).shape\n"
+)
+
+
+def _blocking(text_and_result):
+    _, result = text_and_result
+    return [d.message for d in result.diagnostics if d.needs_human]
+
+
+def test_method_returning_a_pipeline_def_call_is_followed():
+    text, result = migrate_text(BASE)
+    assert not _blocking((text, result)), _blocking((text, result))
+    assert "        pipe = self._make()\n        (out,) = next(pipe)\n" in text
+
+
+def test_method_returning_a_hand_built_graph_is_followed():
+    text, result = migrate_text(HAND_BUILT)
+    assert not _blocking((text, result)), _blocking((text, result))
+    assert "            def pipe_batches(" not in text  # nested once, in the method
+    assert "        def pipe_batches(*, batch_size=self.size, num_threads=1, device_id=None):\n" in text
+    assert "        (out,) = next(pipe)\n" in text
+    assert migrate_text(text)[0] == text
+
+
+def test_returned_from_another_method_is_followed_through_both():
+    source = BASE + "\n    def again(self):\n        return self._make()\n\n    def second(self):\n" \
+        "        pipe = self.again()\n        pipe.build()\n        (out,) = pipe.run()\n        return out.at(0).shape\n"
+    text, result = migrate_text(source)
+    assert not _blocking((text, result)), _blocking((text, result))
+    assert text.count("(out,) = next(pipe)") == 2
+
+
+NOT_FOLLOWED = {
+    "called from outside": BASE + "\n\nLoader()._make()\n",
+    "called on another object": BASE + "\n    def other(self, peer):\n        return peer._make()\n",
+    "a subclass may override it": BASE + "\n\nclass Special(Loader):\n    pass\n",
+    "decorated": BASE.replace("    def _make(self):", "    @staticmethod\n    def _make(self):"),
+    "aliased in the class body": BASE + "\n    make = _make\n",
+    "self rebound": BASE.replace("        pipe = self._make()\n", "        self = Loader()\n        pipe = self._make()\n"),
+    "in a nested function": BASE.replace(
+        "        pipe = self._make()\n", "        get = lambda: self._make()\n        pipe = get()\n"),
+}
+
+
+@pytest.mark.parametrize("name", NOT_FOLLOWED)
+def test_method_reached_otherwise_is_not_followed(name):
+    text, result = migrate_text(NOT_FOLLOWED[name])
+    assert "@pipeline_def" in text
+    assert [d for d in result.diagnostics if d.code == "NDD008" and d.needs_human], _blocking((text, result))
+
+
+def test_graph_code_storing_on_self_blocks():
+    """The method ran `self.steps = ...` when it built the graph; the generator would run it at its
+    first batch, after callers (`__len__`) may have read it."""
+    source = HAND_BUILT.replace(
+        "            pipe.set_outputs(", "            self.steps = 10 // self.size\n            pipe.set_outputs(")
+    text, result = migrate_text(source)
+    todos = [d.message for d in result.diagnostics if d.code == "NDD001" and d.needs_human]
+    assert todos and "`self.steps = ...` runs when `_create_pipeline` builds the graph" in todos[0], todos
+    assert "with pipe:" in text
+
+
+def test_graph_code_storing_on_its_own_objects_is_converted():
+    source = HAND_BUILT.replace(
+        "            pipe.set_outputs(", "            sizes = {}\n            sizes['n'] = self.size\n            pipe.set_outputs(")
+    text, result = migrate_text(source)
+    assert not [d for d in result.diagnostics if d.needs_human]
