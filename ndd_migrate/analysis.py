@@ -489,6 +489,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         scope = self.get_metadata(ScopeProvider, node, None)
         self._assigns.append((scope, node.targets[0].target, node.value))
 
+    def visit_Module(self, node: cst.Module) -> None:
+        # Before the functions are read: their graph code may call such methods (outputs, graph_code).
+        self.model.self_calls = self_methods.calls(node, self._qualnames)
+
     def leave_Module(self, original_node: cst.Module) -> None:
         for call, qual in self._calls:
             fn = self.model.pipelines.get(qual)
@@ -503,7 +507,6 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         for fn in self.model.pipelines.values():
             self._resolve_external_source(fn, original_node)
             self._check_outer_stores(fn)
-        self.model.self_calls = self_methods.calls(original_node, self._qualnames)
         self._calls.extend(self.model.self_calls.items())  # followed as calls of the method
         self._resolve_kinds()
         while self._find_factories():

@@ -5,7 +5,8 @@ Inside a class, ``self.name()`` in one of its own methods runs the class's ``nam
 overrides it, or something assigns ``self.name`` (or ``obj.name``) elsewhere. So a method is read as
 a plain function (its result followed from its calls, as a factory's: ndd_migrate.plan) only when
 every ``.name`` in the module is a call ``self.name(...)`` made directly in a method of the class
-(``self`` its first parameter, not rebound, not in a nested function or lambda), the class defines
+(``self`` its first parameter, not rebound, read there or in a function nested in the method that
+does not bind it), the class defines
 ``name`` once and spells it nowhere else (``make = _make``), without decorators (``staticmethod``, ``property``, caching wrappers change what the
 call does), and no class of the module derives from the class. Subclasses in other modules cannot be
 seen: a module that overrides the method there keeps what the base now gives it (docs/target-shape.md).
@@ -88,15 +89,26 @@ class _Finder(SkipsTrivia, cst.CSTVisitor):
         self.attributes.setdefault(node.attr.value, []).append(self._self_call(node))
 
     def _self_call(self, node: cst.Attribute) -> tuple[cst.ClassDef | None, cst.Call | None]:
-        if len(self._scopes) < 2 or not isinstance(node.value, cst.Name):
+        """``(class, call)`` when ``node`` is ``self.name`` called, ``self`` the first parameter of a
+        method of the class (read directly or from a function nested in the method that does not bind
+        it: the graph function of a hand-built graph is such a function)."""
+        if not isinstance(node.value, cst.Name):
             return None, None
-        method, cls = self._scopes[-1], self._scopes[-2]
-        if not isinstance(method, cst.FunctionDef) or not isinstance(cls, cst.ClassDef) or method.decorators:
-            return None, None
-        params = [*method.params.posonly_params, *method.params.params]
-        if not params or params[0].name.value != node.value.value or _rebinds(method, node.value.value):
-            return None, None
-        return cls, self._call_of(node)
+        name = node.value.value
+        for depth in range(len(self._scopes) - 1, 0, -1):
+            scope, outer = self._scopes[depth], self._scopes[depth - 1]
+            if not isinstance(scope, (cst.FunctionDef, cst.Lambda)):
+                return None, None
+            if isinstance(outer, cst.ClassDef):
+                if not isinstance(scope, cst.FunctionDef) or scope.decorators:
+                    return None, None
+                params = [*scope.params.posonly_params, *scope.params.params]
+                if not params or params[0].name.value != name or _rebinds(scope, name):
+                    return None, None
+                return outer, self._call_of(node)
+            if _binds_param(scope, name) or (isinstance(scope, cst.FunctionDef) and _rebinds(scope, name)):
+                return None, None
+        return None, None
 
     def _call_of(self, node: cst.Attribute) -> cst.Call | None:
         return next((c for c in reversed(self._calls) if c.func is node), None)
@@ -126,8 +138,16 @@ def _binds(target: cst.CSTNode, name: str) -> bool:
     return False
 
 
+def _binds_param(scope: cst.FunctionDef | cst.Lambda, name: str) -> bool:
+    params = scope.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return any(p.name.value == name for p in every)
+
+
 def _rebinds(method: cst.FunctionDef, name: str) -> bool:
-    """``self`` assigned in the method (``self = other``): the call no longer runs the class's method."""
+    """``self`` assigned in the function (``self = other``), or a parameter of a function nested in
+    it: the call may no longer run the class's method."""
     class Binds(cst.CSTVisitor):
         found = False
 
@@ -155,7 +175,7 @@ def _rebinds(method: cst.FunctionDef, name: str) -> bool:
             if node.name.value == name and node is not first:
                 Binds.found = True
 
-    first = [*method.params.posonly_params, *method.params.params][0]
+    first = next(iter([*method.params.posonly_params, *method.params.params]), None)
     visitor = Binds()
     method.body.visit(visitor)
     return Binds.found

@@ -106,3 +106,45 @@ def test_graph_code_storing_on_its_own_objects_is_converted():
         "            pipe.set_outputs(", "            sizes = {}\n            sizes['n'] = self.size\n            pipe.set_outputs(")
     text, result = migrate_text(source)
     assert not [d for d in result.diagnostics if d.needs_human]
+
+
+HELPER = (
+    "import numpy as np\n"
+    "from nvidia.dali import fn\n"
+    "from nvidia.dali.pipeline import Pipeline\n\n\n"
+    "class Loader:\n"
+    "    def __init__(self, size):\n"
+    "        self.size = size\n\n"
+    "    def _edge(self, x):\n"
+    "        return x[1:3]\n\n"
+    "    def _noisy(self, x):\n"
+    "        return x + fn.random.uniform(range=[0.0, 0.0])\n\n"
+    "    def _create_pipeline(self):\n"
+    "        pipe = Pipeline(batch_size=self.size, num_threads=1, device_id=None)\n"
+    "        with pipe:\n"
+    "            data = fn.external_source(lambda: [np.zeros(4, np.float32)] * self.size)\n"
+    "            pipe.set_outputs(self._edge(data), self._noisy(data))\n"
+    "        return pipe\n\n"
+    "    def first(self):\n"
+    "        pipe = self._create_pipeline()\n"
+    "        pipe.build()\n"
+    "        edge, noisy = pipe.run()\n"
+    "        return edge.at(0).shape\n"
+)
+
+
+def test_graph_helper_methods_are_converted_with_the_graph():
+    text, result = migrate_text(HELPER)
+    assert not [d for d in result.diagnostics if d.needs_human]
+    assert "        return x.slice[1:3]\n" in text  # a DataNode subscript (NDD108)
+    assert "    def _noisy(self, x, *, batch_size, rng=None):\n" in text
+    assert "self._noisy(data, batch_size=batch_size)" in text
+    assert migrate_text(text)[0] == text
+
+
+def test_graph_helper_method_reached_otherwise_blocks():
+    """Not followed, its `x[1:3]` would stay a subscript of a `Batch`, which fails at run time."""
+    text, result = migrate_text(HELPER + "\n\nLoader(2)._edge(np.arange(4))\n")
+    todos = [d.message for d in result.diagnostics if d.code == "NDD108" and d.needs_human]
+    assert todos and "`self._edge(...)` may run the method `_edge`" in todos[0], todos
+    assert "with pipe:" in text and "x[1:3]" in text
