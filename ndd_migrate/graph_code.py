@@ -322,7 +322,7 @@ class _Walk(SkipsTrivia, cst.CSTVisitor):
         func = node.func
         if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
             self._stack[-1].calls.append(node)  # a function, or a method called as `self.name()`
-        elif isinstance(func, cst.Attribute) and func.attr.value == "current" and not node.args:
+        if isinstance(func, cst.Attribute) and func.attr.value == "current" and not node.args:
             self._stack[-1].current_calls.append(node)
 
     _assigned_value: cst.BaseExpression | None = None
