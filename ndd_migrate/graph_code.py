@@ -412,14 +412,19 @@ class Graph:
         """Calls ``obj.name(...)`` in graph code that may run a method of one of the module's classes
         (a method of that name exists) the walk does not follow (ndd_migrate.self_methods: it is
         also reached other than as ``self.name()``): ``(call, name, pipelines whose graph runs it)``.
-        Its code is rewritten with the module (``fn.*``), but not read as graph code."""
+        Its code is rewritten with the module (``fn.*``), but not read as graph code. A call on
+        another object than ``self`` given only Python values is Python code, left out."""
         methods = {qual.rsplit(".", 1)[-1] for qual in self.model.functions if "." in qual}
         found = []
         for node, owners in self.reached_by.items():
             for call in self.functions[node].calls:
                 func = call.func
-                if isinstance(func, cst.Attribute) and call not in self._callee and func.attr.value in methods:
-                    found.append((call, func.attr.value, owners))
+                if not (isinstance(func, cst.Attribute) and call not in self._callee and func.attr.value in methods):
+                    continue
+                # `source.num_outputs()` on a Python object, given no DataNode, is Python code
+                if func.value.value != "self" and all(self.kind(a.value) == PY for a in call.args):
+                    continue
+                found.append((call, func.attr.value, owners))
         return found
 
     def graph_functions(self):

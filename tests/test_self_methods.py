@@ -148,3 +148,12 @@ def test_graph_helper_method_reached_otherwise_blocks():
     todos = [d.message for d in result.diagnostics if d.code == "NDD108" and d.needs_human]
     assert todos and "`self._edge(...)` may run the method `_edge`" in todos[0], todos
     assert "with pipe:" in text and "x[1:3]" in text
+
+
+def test_method_of_a_python_object_given_no_datanode_is_python_code():
+    source = HELPER.replace("class Loader:\n", "class Shape:\n    def width(self):\n        return 4\n\n\nclass Loader:\n").replace(
+        "np.zeros(4, np.float32)", "np.zeros(Shape().width(), np.float32)").replace(
+        "            data = fn.external_source(", "            shape = Shape()\n            data = fn.external_source(").replace(
+        "Shape().width()", "shape.width()")
+    text, result = migrate_text(source)
+    assert not [d.message for d in result.diagnostics if d.needs_human], result.diagnostics
