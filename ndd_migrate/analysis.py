@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate import build_time, checkpoints, constructs, crossfile, cstutil, external_source, iterators, manual_uses, names, outputs, pipeline_args
+from ndd_migrate import build_time, checkpoints, constructs, crossfile, cstutil, external_source, iterators, manual_uses, names, outputs, pipeline_args, self_methods
 from ndd_migrate.cstutil import TRIVIA, SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.returns import Returns, read as read_returns
@@ -70,6 +70,7 @@ class PipelineFunction:
     top_level_readers: list[cst.Call] = field(default_factory=list)
     local_names: set[str] = field(default_factory=set)
     hoisted: set[int] = field(default_factory=set)  # body statements run once, before the loop (build_time)
+    built_in: str | None = None  # the function whose body defines this one (a factory, a method)
     convert: bool = False  # decided by the engine: no problems and NDD001 may apply
     epochs: bool = False  # feeds a framework iterator / asks for reader metadata (ndd_migrate.iterators)
     checkpointing: bool = False  # `enable_checkpointing`/`checkpoint` given (ndd_migrate.checkpoints)
@@ -179,6 +180,7 @@ class ModuleModel:
     parents: dict = field(default_factory=dict)
     plan: object = None
     functions: dict[str, cst.FunctionDef] = field(default_factory=dict)  # qualname → def (not pipelines)
+    self_calls: dict = field(default_factory=dict)  # `self.make()` → qualname of the method it runs (self_methods)
     graph: tuple | None = None  # the graph code of the pipelines, and its facts (ndd_migrate.graph_code)
 
 
@@ -386,6 +388,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         placed = build_time.place(body, is_op_call, once)
         fn.hoisted = placed.hoisted - once
         fn.problems.extend(Problem(constructs.PIPELINE_FUNCTION, node, why) for node, why in placed.problems)
+        if self._depth:  # built in a function (a factory, a method): checked once its source is known
+            fn.built_in = self._depth[-1].name.value
 
     def _is_reader(self, call: cst.Call) -> bool:
         info = op_info(names.fn_path(names.dali_name(self, call.func)) or "")
@@ -485,6 +489,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         scope = self.get_metadata(ScopeProvider, node, None)
         self._assigns.append((scope, node.targets[0].target, node.value))
 
+    def visit_Module(self, node: cst.Module) -> None:
+        # Before the functions are read: their graph code may call such methods (outputs, graph_code).
+        self.model.self_calls = self_methods.calls(node, self._qualnames)
+
     def leave_Module(self, original_node: cst.Module) -> None:
         for call, qual in self._calls:
             fn = self.model.pipelines.get(qual)
@@ -498,6 +506,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                     self._check_blocking(fn, arg.keyword.value)
         for fn in self.model.pipelines.values():
             self._resolve_external_source(fn, original_node)
+            self._check_outer_stores(fn)
+        self._calls.extend(self.model.self_calls.items())  # followed as calls of the method
         self._resolve_kinds()
         while self._find_factories():
             self._resolve_kinds()
@@ -528,12 +538,34 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             found = external_source.analyse(fn.node, module, call, index, fn.reader_index is not None)
             if fn.source is not None:
                 found = "more than one external source: decide how their epochs line up"
-            elif not isinstance(found, str) and not found.batch and not fn.given("batch_size"):
-                found = "`batch=False` needs the pipeline's `batch_size`, which neither the decorator nor a call gives"
+            elif not isinstance(found, str) and found.batch is not True and not fn.given("batch_size"):
+                found = "`batch=False` (or a `batch=` decided at run time) needs the pipeline's `batch_size`, which neither the decorator nor a call gives"
             if isinstance(found, str):
                 fn.problems.append(Problem(constructs.EXTERNAL_SOURCE, call, found))
             else:
                 fn.source = found
+
+    def _check_outer_stores(self, fn: PipelineFunction) -> None:
+        """A graph defined in a function ran when the function built it, so code run after the
+        function returned may read what the graph code stored on an outside object (``self.length
+        = len(source)``); the generator runs those statements only at its first batch: blocks."""
+        if fn.built_in is None or not isinstance(fn, PipelineFunction) or fn.node is None:
+            return
+        body = list(fn.node.body.body)
+        anchor = fn.reader_index if fn.reader_index is not None else fn.source.index if fn.source else 0
+        params = fn.node.params
+        local = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        local |= {name for stmt in body for name in build_time.bound_names(stmt)}
+        for index in sorted(fn.hoisted | set(range(anchor))):
+            target = build_time.outer_store(body[index], local)
+            if target is not None:
+                fn.problems.append(Problem(
+                    constructs.PIPELINE_FUNCTION, body[index],
+                    f"`{target} = ...` runs when `{fn.built_in}` builds the graph; in the generator it would run "
+                    f"only at the first batch, after `{fn.built_in}` has returned: code that reads it in between "
+                    "(a length, a size) would not find it",
+                    "compute it in the function, before the graph is built"))
+                return
 
     def _find_foreign_pipelines(self) -> None:
         """A name bound once from ``imported_function(...)`` on which both ``build()`` and ``run()``
@@ -636,7 +668,8 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
     if isinstance(expr, cst.Name):
         return lookup(model, scope_of(expr), expr)
     if isinstance(expr, cst.Call):
-        for qual in qualnames(expr.func):
+        method = model.self_calls.get(expr)  # `self.make()`: the class's own method (self_methods)
+        for qual in (*qualnames(expr.func), *((method,) if method else ())):
             fn = model.pipelines.get(qual) or model.factories.get(qual) or _imported(model, qual)
             if fn is not None:
                 return (Kind.PIPELINE, fn)

@@ -229,3 +229,48 @@ def _self_attr(node: cst.CSTNode) -> str | None:
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
         return f"self.{node.attr.value}"
     return None
+
+
+def bound_names(stmt: cst.CSTNode) -> set[str]:
+    """The plain names ``stmt`` binds."""
+    return {name for name in _Names.of(stmt).bound if "." not in name}
+
+
+def outer_store(stmt: cst.CSTNode, local: set[str]) -> str | None:
+    """The first attribute or item of an object from outside the function (its root name not in
+    ``local``) that ``stmt`` assigns (``self.length = ...``), as written; None when none.
+
+    A graph built in a function (a factory, a method) ran when the function built it, so code that
+    runs after the function returned may read what it stored: hoisted to the generator's start, the
+    store happens only at the first batch."""
+    for node in _walk(stmt):
+        targets = ([node.target] if isinstance(node, cst.AugAssign) else
+                   [t.target for t in node.targets] if isinstance(node, cst.Assign) else
+                   [node.target] if isinstance(node, cst.AnnAssign) else [])
+        for target in targets:
+            for part in _elements(target):
+                root = part
+                while isinstance(root, (cst.Attribute, cst.Subscript)):
+                    root = root.value
+                if part is not root and isinstance(root, cst.Name) and root.value not in local:
+                    return cst.Module([]).code_for_node(part)
+    return None
+
+
+def _elements(target: cst.CSTNode):
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _elements(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _elements(target.value)
+    else:
+        yield target
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return
+    for child in node.children:
+        yield from _walk(child)
+

@@ -40,10 +40,11 @@ class SourceSpec:
     index: int  # position of its statement in the function body
     kind: str
     takes_info: bool  # a callable with one positional parameter
-    batch: bool
+    batch: bool | None  # None: decided when the generator starts (`batch=`/`parallel=` not literals)
     batch_info: bool
     cycle: bool  # "quiet"/True: restart silently at the end of the data
     targets: list[str]  # one name per output
+    parallel: bool = False  # `parallel=` given (not a literal False): dropped, the loop calls the source
 
 
 def source_expr(call: cst.Call) -> cst.BaseExpression | None:
@@ -69,18 +70,21 @@ def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
         return ("no `source=`: the data arrives through `pipe.feed_input(...)`; call `ndd.as_batch(data)` "
                 "where it is fed instead")
     flags = {}
-    for name, default in (("batch", True), ("batch_info", False), ("parallel", False), ("repeat_last", False)):
+    for name, default in (("batch_info", False), ("repeat_last", False)):
         arg = cstutil.kwarg(call, name)
         value = default if arg is None else cstutil.literal_value(arg.value)
         if not isinstance(value, bool):
             return f"`{name}=` is not a literal True/False"
         flags[name] = value
-    if flags["parallel"]:
-        return ("`parallel=True` runs the source in worker processes with its own prefetching; dynamic mode "
-                "has no equivalent: call the source in the loop (serially) or feed it from your own "
-                "`multiprocessing` pool")
     if flags["repeat_last"]:
         return "`repeat_last=True` repeats data fed by `feed_input`; there is nothing to feed in dynamic mode"
+    parallel = _flag(call, "parallel", fn_node, index)
+    batch = _flag(call, "batch", fn_node, index)
+    # `fn.external_source` turns `batch=None` into True, with `parallel=` or without (DALI 2.4's
+    # `_external_source`; the docs' "parallel sets batch to False" is the `ops.ExternalSource` class).
+    batch = True if batch is None else None if batch is cstutil.NOT_LITERAL else batch
+    if not isinstance(batch, bool) and flags["batch_info"]:
+        return "`batch_info=True` with a `batch=` that is not a literal True/False: write the loop by hand"
     cycle = _cycle(call)
     if isinstance(cycle, str):
         return cycle
@@ -95,12 +99,32 @@ def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
                 "write the loop that draws from it by hand")
     if cycle and kind == CALLABLE:
         return "`cycle=` needs an iterable source; DALI rejects it for a callable"
-    if cycle and not flags["batch"]:
+    if cycle and batch is not True:
         return "`cycle=` with `batch=False` rewinds in the middle of a batch: write the loop by hand"
     if kind == CALLABLE and params not in (0, 1):
         return "a `source` callable must take 0 or 1 positional arguments"
-    return SourceSpec(call, index, kind, kind == CALLABLE and params == 1, flags["batch"],
-                      flags["batch_info"], cycle, targets)
+    return SourceSpec(call, index, kind, kind == CALLABLE and params == 1, batch,
+                      flags["batch_info"], cycle, targets, parallel is not False and parallel is not None)
+
+
+def _flag(call: cst.Call, name: str, fn_node: cst.FunctionDef, index: int):
+    """``name=``'s value: True/False; None when absent or None (DALI's default applies);
+    ``NOT_LITERAL`` when only the run tells. A name the pipeline function binds once, before the
+    call, to a literal is that literal (its value at the call is fixed)."""
+    arg = cstutil.kwarg(call, name)
+    if arg is None:
+        return None
+    value = cstutil.literal_value(arg.value)
+    if value is cstutil.NOT_LITERAL and isinstance(arg.value, cst.Name):
+        params = fn_node.params
+        if arg.value.value not in {p.name.value for p in (*params.posonly_params, *params.params,
+                                                             *params.kwonly_params)}:
+            found = [b for stmt in list(fn_node.body.body)[:index] for b in _bindings(stmt, arg.value.value)]
+            if len(found) == 1 and isinstance(found[0], cst.BaseExpression):
+                value = cstutil.literal_value(found[0])
+    if value is None or isinstance(value, bool):
+        return value
+    return cstutil.NOT_LITERAL
 
 
 def _cycle(call: cst.Call) -> bool | str:

@@ -163,7 +163,8 @@ def shared_helpers(resolver: cst.MetadataDependent, model) -> list[tuple[str, di
             for owner in graph.reached_by.get(caller, ()):
                 reaching.setdefault(owner, call)
         if reaching:  # each call spells the helper's name (graph._resolve_function)
-            shared.append((next(iter(reaching.values())).func.value, reaching))
+            func = next(iter(reaching.values())).func
+            shared.append((func.value if isinstance(func, cst.Name) else f"self.{func.attr.value}", reaching))
     return shared
 
 
@@ -319,9 +320,9 @@ class _Walk(SkipsTrivia, cst.CSTVisitor):
         if not self._stack:
             return
         func = node.func
-        if isinstance(func, cst.Name):
-            self._stack[-1].calls.append(node)
-        elif isinstance(func, cst.Attribute) and func.attr.value == "current" and not node.args:
+        if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+            self._stack[-1].calls.append(node)  # a function, or a method called as `self.name()`
+        if isinstance(func, cst.Attribute) and func.attr.value == "current" and not node.args:
             self._stack[-1].current_calls.append(node)
 
     _assigned_value: cst.BaseExpression | None = None
@@ -385,7 +386,7 @@ class Graph:
             if node not in self.functions:
                 node.visit(self._walk)
             for call in self.functions[node].calls:
-                callee = self._resolve_function(call.func)
+                callee = self._resolve_function(call.func, call)
                 if callee is not None and callee not in self.roots:
                     self._callee[call] = self.functions[callee]
                     self.call_sites.setdefault(callee, []).append(call)
@@ -407,14 +408,40 @@ class Graph:
                 todo.extend(self._callee[c].node for c in self.functions[node].calls if c in self._callee)
 
     # -- the graph functions ------------------------------------------------------------------
+    def unfollowed_methods(self) -> list[tuple[cst.Call, str, set]]:
+        """Calls ``obj.name(...)`` in graph code that may run a method of one of the module's classes
+        (a method of that name exists) the walk does not follow (ndd_migrate.self_methods: it is
+        also reached other than as ``self.name()``): ``(call, name, pipelines whose graph runs it)``.
+        Its code is rewritten with the module (``fn.*``), but not read as graph code. A call on
+        another object than ``self`` given only Python values is Python code, left out."""
+        methods = {qual.rsplit(".", 1)[-1] for qual in self.model.functions if "." in qual}
+        found = []
+        for node, owners in self.reached_by.items():
+            for call in self.functions[node].calls:
+                func = call.func
+                if not (isinstance(func, cst.Attribute) and call not in self._callee and func.attr.value in methods):
+                    continue
+                # `source.num_outputs()` on a Python object, given no DataNode, is Python code
+                if func.value.value != "self" and all(self.kind(a.value) == PY for a in call.args):
+                    continue
+                found.append((call, func.attr.value, owners))
+        return found
+
     def graph_functions(self):
         """``(Function, pipelines whose graph runs it, is a root)`` for every graph function."""
         for node, owners in self.reached_by.items():
             yield self.functions[node], owners, node in self.roots
 
-    def _resolve_function(self, func: cst.BaseExpression) -> cst.CSTNode | None:
+    def _resolve_function(self, func: cst.BaseExpression, call: cst.Call | None = None) -> cst.CSTNode | None:
         """The module's undecorated function (or a lambda bound to the name once) a called name is,
-        walked; None for anything else."""
+        or the method a ``self.name()`` call runs (ndd_migrate.self_methods), walked; None for
+        anything else."""
+        method = self.model.self_calls.get(call) if call is not None else None
+        if method is not None:
+            node = self.model.functions.get(method)
+            if isinstance(node, cst.FunctionDef) and node not in self.functions:
+                node.visit(self._walk)
+            return node if isinstance(node, cst.FunctionDef) else None
         if not isinstance(func, cst.Name):
             return None
         scope = self.resolver.get_metadata(ScopeProvider, func, None)
@@ -529,7 +556,7 @@ class Graph:
             root = root.value
         if isinstance(root, cst.Name) and self._is_numpy(root):
             return PY
-        callee = self._callee.get(call) if isinstance(func, cst.Name) else None
+        callee = self._callee.get(call)  # a function of the module, or a method called as `self.name()`
         if callee is not None:
             return self._guarded(callee.node, lambda: self._returns_kind(callee))
         return None
@@ -780,8 +807,12 @@ _STAR = object()
 
 def _argument(fn: Function, param: cst.Param, call: cst.Call):
     """The expression ``call`` passes for ``param`` of ``fn``; None when none (the default);
-    ``_STAR`` when ``*args``/``**kwargs`` hide it."""
+    ``_STAR`` when ``*args``/``**kwargs`` hide it (or it is the ``self`` of a ``self.name()`` call)."""
     positional = [*fn.node.params.posonly_params, *fn.node.params.params]
+    if isinstance(call.func, cst.Attribute):  # `self.name(...)`: the first parameter is `self`
+        if positional and positional[0] is param:
+            return _STAR
+        positional = positional[1:]
     index = next((i for i, p in enumerate(positional) if p is param), None)
     position = 0
     for arg in call.args:

@@ -319,6 +319,10 @@ class Reader:
 
     def _helper(self, call: cst.Call) -> cst.FunctionDef | str:
         spelled = _code(call.func)
+        model = getattr(self.resolver, "model", None)
+        method = model.self_calls.get(call) if model is not None else None
+        if method is not None and isinstance(model.functions.get(method), cst.FunctionDef):
+            return model.functions[method]  # `self.name()`, the class's own method (self_methods)
         if not isinstance(call.func, cst.Name):
             return f"`{spelled}(...)` is not a function of this module"
         scope = self.resolver.get_metadata(ScopeProvider, call.func, None)
@@ -428,6 +432,8 @@ def _arguments(helper: cst.FunctionDef, call: cst.Call, caller: cst.FunctionDef)
         return {}
     found = {}
     positional = [*helper.params.posonly_params, *helper.params.params]
+    if isinstance(call.func, cst.Attribute):  # `self.name(...)`: the first parameter is `self`
+        positional = positional[1:]
     for param, arg in zip(positional, [a for a in call.args if a.keyword is None]):
         found[param.name.value] = (arg.value, caller)
     for arg in call.args:

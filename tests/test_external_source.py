@@ -88,6 +88,59 @@ CASES = {
         "    data = fn.external_source(source=samples(), batch=False)\n"
         "    return data\n"
     ),
+    "batch= from a module-level name, per sample, two outputs": (
+        "PER_BATCH = False\n\n"
+        "def sample(info):\n"
+        "    if info.iteration >= 3:\n"
+        "        raise StopIteration\n"
+        "    return np.int32(info.idx_in_epoch), np.float32(info.idx_in_batch)\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def pipe():\n"
+        "    a, b = fn.external_source(source=sample, batch=PER_BATCH, num_outputs=2)\n"
+        "    return a, b\n"
+    ),
+    "batch= from a module-level name, per batch": (
+        "SETTINGS = {'batch': True}\n\n"
+        "def batch(i):\n"
+        "    if i == 3:\n"
+        "        raise StopIteration\n"
+        "    return [np.array([i, k], dtype=np.int32) for k in range(2)]\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def pipe():\n"
+        "    data = fn.external_source(batch, batch=SETTINGS['batch'])\n"
+        "    return data\n"
+    ),
+    "batch= None from a name: DALI's default, per batch": (
+        "MODE = None\n\n"
+        "def batch(i):\n"
+        "    if i == 2:\n"
+        "        raise StopIteration\n"
+        "    return [np.array([i, k], dtype=np.int32) for k in range(2)]\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def pipe():\n"
+        "    data = fn.external_source(batch, batch=MODE)\n"
+        "    return data\n"
+    ),
+    "batch= from a name, iterable drawn per sample": (
+        "MODE = False\n\n"
+        "def samples():\n"
+        "    for i in range(5):\n"
+        "        yield np.arange(i + 1, dtype=np.uint8)\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def pipe():\n"
+        "    data = fn.external_source(source=samples(), batch=MODE)\n"
+        "    return data\n"
+    ),
+    "parallel=True without batch=: per batch (DALI's default)": (
+        "def sample(i):\n"
+        "    if i >= 3:\n"
+        "        raise StopIteration\n"
+        "    return [np.full((2,), 2 * i + k, dtype=np.int32) for k in range(2)]\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None, py_start_method='fork')\n"
+        "def pipe():\n"
+        "    data = fn.external_source(source=sample, parallel=True)\n"
+        "    return data\n"
+    ),
     "lambda, random op after it": (
         "@pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=3)\n"
         "def pipe():\n"
@@ -166,8 +219,40 @@ def test_types_import_added_when_missing():
     assert migrate_text(text)[0] == text
 
 
+def test_batch_decided_at_run_time_reads_it_once():
+    text, _ = migrate_text(HEADER + CASES["batch= from a module-level name, per sample, two outputs"])
+    assert "    batched = PER_BATCH\n    if batched is None:\n        batched = True\n" in text
+    assert "            if batched:\n                a, b = sample(iteration)\n            else:\n" in text
+    assert "a = [s[0] for s in samples]" in text and "b = [s[1] for s in samples]" in text
+    assert migrate_text(text)[0] == text
+
+
+def test_batch_bound_to_a_literal_in_the_function_is_resolved():
+    text, _ = migrate_text(HEADER + CASES["batch= from a module-level name, per sample, two outputs"].replace(
+        "    a, b = fn.external_source(", "    per_batch = False\n    a, b = fn.external_source(").replace(
+        "batch=PER_BATCH", "batch=per_batch"))
+    assert "batched" not in text and "types.SampleInfo(" in text
+
+
+def test_parallel_dropped_with_a_note():
+    _, result = migrate_text(HEADER + CASES["parallel=True without batch=: per batch (DALI's default)"])
+    notes = [d.message for d in result.diagnostics if d.code == "NDD421"]
+    assert any("`parallel=` dropped" in n for n in notes), notes
+    assert not [d for d in result.diagnostics if d.needs_human]
+
+
+def test_parallel_from_a_name_is_dropped_too():
+    text, result = migrate_text(HEADER + CASES["parallel=True without batch=: per batch (DALI's default)"].replace(
+        "parallel=True", "parallel=WORKERS"))
+    assert "batched" not in text and "data = sample(iteration)" in text
+    assert any("`parallel=` dropped" in d.message for d in result.diagnostics)
+
+
 BLOCKED = {
-    "parallel": ("data = fn.external_source(source=gen, parallel=True)", "`parallel=True`"),
+    "parallel, parameter source": ("data = fn.external_source(source=src, parallel=True)", "whether the source, `src`"),
+    "run-time batch with cycle": ("data = fn.external_source(source=gen, cycle=True, batch=src)", "`cycle=` with"),
+    "run-time batch with batch_info": (
+        "data = fn.external_source(source=call, batch_info=True, batch=src)", "`batch_info=True` with a `batch=`"),
     "cycle raise": ("data = fn.external_source(source=gen, cycle='raise')", 'cycle="raise"'),
     "no source": ("data = fn.external_source(name='in')", "feed_input"),
     "parameter": ("data = fn.external_source(source=src)", "cannot tell from the code whether the source, `src`, is"),

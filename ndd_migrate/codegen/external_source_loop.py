@@ -33,7 +33,7 @@ def plan(ctx, fn: PipelineFunction, stmt: cst.SimpleStatementLine, used: set[str
     code = cst.Module([]).code_for_node
     source = code(source_expr(call))
     prologue: list = []
-    if not isinstance(source_expr(call), (cst.Name, cst.Attribute)) and (spec.batch or spec.kind == CALLABLE):
+    if not isinstance(source_expr(call), (cst.Name, cst.Attribute)) and (spec.batch is not False or spec.kind == CALLABLE):
         # evaluated once, as when the pipeline was defined (`Counter()` is one object, not one per call)
         hoisted = fresh("feed", used)
         prologue.append(cst.parse_statement(f"{hoisted} = {source}\n"))
@@ -44,6 +44,8 @@ def plan(ctx, fn: PipelineFunction, stmt: cst.SimpleStatementLine, used: set[str
     convert = [_as_batch(ctx, call, name, i, len(targets)) for i, name in enumerate(targets)]
     unpacked = ", ".join(targets)
 
+    if spec.batch is None:
+        return _run_time_plan(ctx, spec, call, source, prologue, convert, used, fresh)
     if spec.kind != CALLABLE and spec.batch:
         def loop(inner: list) -> list:
             body = [cst.parse_statement(f"for {unpacked} in {source}:\n    pass\n").with_changes(
@@ -75,10 +77,47 @@ def plan(ctx, fn: PipelineFunction, stmt: cst.SimpleStatementLine, used: set[str
     return Plan(prologue, convert, lambda inner: [_while_true([*head, *inner])])
 
 
-def _callable_draw(ctx, spec, source: str, counter: str | None) -> str:
+def _run_time_plan(ctx, spec, call: cst.Call, source: str, prologue: list, convert: list, used, fresh) -> Plan:
+    """``batch=`` known only when the program runs: the generator reads it once, when it starts (as
+    DALI did when the graph was defined), and each batch is drawn in the form it says, ``if batched:``
+    one call (or item) per batch, ``else:`` one per sample. ``None`` is DALI's default: per batch."""
+    code = cst.Module([]).code_for_node
+    batched = fresh("batched", used)
+    batch_arg = cstutil.kwarg(call, "batch").value
+    prologue.append(cst.parse_statement(f"{batched} = {code(batch_arg)}\n"))
+    prologue.append(cst.parse_statement(f"if {batched} is None:\n    {batched} = True\n"))
+    targets = spec.targets
+    unpacked = ", ".join(targets)
+    counter = None
+    if spec.kind == CALLABLE:
+        counter = fresh("iteration", used) if spec.takes_info else None
+        per_batch = _callable_draw(ctx, spec, source, counter, batch=True)
+        per_sample = _callable_draw(ctx, spec, source, counter, batch=False)
+    else:
+        iterator = fresh("feed", used)
+        prologue.append(cst.parse_statement(f"{iterator} = iter({source})\n"))
+        per_batch = f"next({iterator})"
+        per_sample = f"[next({iterator}) for _ in range(batch_size)]"
+    if len(targets) == 1:
+        sample_form = f"{targets[0]} = {per_sample}"
+    else:
+        samples = fresh("samples", used)
+        split = "\n    ".join(f"{name} = [s[{i}] for s in {samples}]" for i, name in enumerate(targets))
+        sample_form = f"{samples} = {per_sample}\n    {split}"
+    fetch = f"if {batched}:\n    {unpacked} = {per_batch}\nelse:\n    {sample_form}\n"
+    indented = "\n".join("    " + line for line in fetch.splitlines())
+    if counter:
+        prologue.append(cst.parse_statement(f"{counter} = 0\n"))
+    head = [cst.parse_statement(f"try:\n{indented}\nexcept StopIteration:\n    return\n")]
+    if counter:
+        head.append(cst.parse_statement(f"{counter} += 1\n"))
+    return Plan(prologue, convert, lambda inner: [_while_true([*head, *inner])])
+
+
+def _callable_draw(ctx, spec, source: str, counter: str | None, batch: bool | None = None) -> str:
     """One call per batch, or a list of one call per sample, with DALI's arguments
     (``_ExternalSourceGroup.callback_args``; the epoch is always 0: the generator ends with it)."""
-    if spec.batch:
+    if spec.batch if batch is None else batch:
         if counter is None:
             return f"{source}()"
         if spec.batch_info:

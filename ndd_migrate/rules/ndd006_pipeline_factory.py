@@ -99,7 +99,11 @@ class Impl(RuleImpl):
         """True when every use of the factory is a call of it by name, whose result the plan follows;
         a method (called as ``self.make()``) or a factory passed around is not followed."""
         if isinstance(self.ctx.model.parents.get(self.ctx.model.parents.get(function)), cst.ClassDef):
-            return f"`{function.name.value}` is a method: what `self.{function.name.value}()` returns is not followed"
+            quals = {q.name for q in self.ctx.resolver.get_metadata(QualifiedNameProvider, function.name, None) or ()}
+            if quals & set(self.ctx.model.self_calls.values()):
+                return True  # called only as `self.make()` in its class: each call is followed (self_methods)
+            return (f"`{function.name.value}` is a method called other than as `self.{function.name.value}()` in its "
+                    f"class (or overridden, or decorated): what it returns is not followed")
         scope = self.ctx.resolver.get_metadata(ScopeProvider, function, None)
         for assignment in scope.assignments[function.name.value] if scope is not None else ():
             for access in assignment.references:

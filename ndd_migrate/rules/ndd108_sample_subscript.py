@@ -148,6 +148,16 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
             if len(subs) > 1:
                 _merge(owners, subs)
         unknown.clear()
+    for call, name, owners in graph.unfollowed_methods():
+        text = _code(call.func)
+        for pipeline in owners:
+            pipeline.problems.append(Problem(
+                RULE.code, call,
+                f"`{text}(...)` may run the method `{name}` of a class of this module, which is not only called "
+                f"as `self.{name}()` in its class: its subscripts (`x[...]` → `x.slice[...]`) and ops would not be "
+                "rewritten with the graph",
+                f"call `{name}` only as `self.{name}(...)` inside its class (or make it a function of the module), "
+                "then run the migration again"))
 
 
 def _statement(parents: dict, node: cst.CSTNode) -> cst.CSTNode:

@@ -29,7 +29,12 @@ RULE = Rule(
         "(`batch=False`, with `SampleInfo(idx_in_epoch, idx_in_batch, iteration, epoch_idx)`); each output is "
         "wrapped with `ndd.as_batch(..., layout=, dtype=, device=)`. `cycle=True`/`\"quiet\"` restarts the "
         "iterable forever; otherwise the generator stops where the pipeline raised `StopIteration`. "
-        "Reported for a human: `parallel=True`, `cycle=\"raise\"`, no `source` (`feed_input`), a source "
+        "A `batch=` that is not a literal (`batch=self.batch`) is read once when the generator starts "
+        "(`batched = ...`; `None`, as in DALI, means per batch) and each batch is drawn "
+        "`if batched:` per batch, `else:` per sample; a name the pipeline function binds once to a literal "
+        "before the call is that literal. `parallel=` is dropped with a note (the loop calls the source in "
+        "its own thread; `fn.external_source` stays per batch without `batch=`, `parallel=True` or not). "
+        "Reported for a human: `cycle=\"raise\"`, `cycle=` or `batch_info=True` with a `batch=` decided at run time, no `source` (`feed_input`), a source "
         "the code does not show to be iterable or callable (a parameter, an imported object), a reader "
         "and an external source in one pipeline, several external sources. "
         "In a legacy `Pipeline` subclass (NDD401), `ops.ExternalSource` objects fed by `self.feed_input(self.x, "
@@ -193,23 +198,38 @@ RULE = Rule(
             ),
         ),
         Example(
-            title="parallel external source: left for a human",
+            title="a parallel source whose `batch=` is known when the program runs",
             before=(
                 "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "def read(info):\n"
+                "    return load(info)\n\n\n"
                 "@pipeline_def(batch_size=4)\n"
-                "def pipe(source):\n"
-                "    data = fn.external_source(source=source, parallel=True)\n"
+                "def pipe(per_batch):\n"
+                "    data = fn.external_source(source=read, parallel=True, batch=per_batch)\n"
                 "    return data\n"
             ),
             after=(
-                "from nvidia.dali import fn, pipeline_def\n\n\n"
-                "@pipeline_def(batch_size=4)\n"
-                "def pipe(source):\n"
-                "    # TODO(ndd-migrate): NDD421 not migrated: `parallel=True` runs the source in worker processes "
-                "with its own prefetching; dynamic mode has no equivalent: call the source in the loop (serially) "
-                "or feed it from your own `multiprocessing` pool; rewrite `pipe` by hand (see docs/target-shape.md)\n"
-                "    data = fn.external_source(source=source, parallel=True)\n"
-                "    return data\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n"
+                "from nvidia.dali import types\n\n\n"
+                "def read(info):\n"
+                "    return load(info)\n\n\n"
+                "def pipe(per_batch, *, batch_size=4):\n"
+                "    batched = per_batch\n"
+                "    if batched is None:\n"
+                "        batched = True\n"
+                "    iteration = 0\n"
+                "    while True:\n"
+                "        try:\n"
+                "            if batched:\n"
+                "                data = read(iteration)\n"
+                "            else:\n"
+                "                data = [read(types.SampleInfo(iteration * batch_size + i, i, iteration, 0)) "
+                "for i in range(batch_size)]\n"
+                "        except StopIteration:\n"
+                "            return\n"
+                "        iteration += 1\n"
+                "        data = ndd.as_batch(data)\n"
+                "        yield data.evaluate(),\n"
             ),
         ),
     ),
@@ -244,7 +264,12 @@ class Impl(RuleImpl):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         fn = self.ctx.model.by_node.get(node)
         if fn is not None and fn.convert and fn.node is node and fn.source is not None:
-            self.ctx.report(self.code, fn.source.call, f"external source ({fn.source.kind}) → the generator's loop", fixed=True)
+            note = ""
+            if fn.source.parallel:
+                note = ("; `parallel=` dropped: the loop calls the source in its own thread, one batch after the "
+                        "other (no worker processes, nothing prefetched)")
+            self.ctx.report(self.code, fn.source.call, f"external source ({fn.source.kind}) → the generator's loop{note}",
+                            fixed=True)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         """``self.feed_input(self.x, data)`` in the ``iter_setup`` of a converted legacy class."""
