@@ -17,7 +17,7 @@ from ndd_migrate import build_time, checkpoints, constructs, crossfile, cstutil,
 from ndd_migrate.cstutil import TRIVIA, SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.returns import Returns, read as read_returns
-from ndd_migrate.rules.tables import op_info
+from ndd_migrate.rules.tables import has_expression_form, op_info
 
 
 class Kind(enum.Enum):
@@ -427,6 +427,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 fn.external_sources.append(node)  # resolved in leave_Module (NDD421)
             elif path == "python_function":  # written out as plain Python (NDD422) when it can be
                 fn.python_functions.append(node)
+            elif has_expression_form(path):
+                pass  # written as an expression (NDD101), which blocks the call it cannot write
             elif info is None or info.ndd is None:
                 fn.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, f"`fn.{path}` has no dynamic-mode form"))
             else:

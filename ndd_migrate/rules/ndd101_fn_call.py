@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil, names
+from ndd_migrate import cstutil, graph_code, names
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
-from ndd_migrate.rules.tables import op_info
+from ndd_migrate.codegen import sample_shapes
+from ndd_migrate.rules.tables import has_expression_form, op_info
 
 RULE = Rule(
     code="NDD101",
@@ -59,18 +60,65 @@ class Impl(RuleImpl):
     rule = RULE
 
     def blockers(self, fn):
-        """``fn.op([a, b])``, an input set: dynamic-mode operators take no list of inputs."""
-        if not isinstance(fn.node, cst.FunctionDef):
-            return []
+        """``fn.op([a, b])``, an input set: dynamic-mode operators take no list of inputs; an
+        ``fn.shapes(...)`` the expression cannot write (also in a legacy class's ``define_graph``)."""
         found = []
         for call in _calls(fn.node):
             path = names.fn_path(self.dali_name(call.func))
+            if has_expression_form(path):
+                why = sample_shapes.problem(call.args)
+                if why is not None:
+                    found.append((call, f"`fn.{path}(...)` cannot be written as `ndd.as_batch(x.shape, ...)`: {why}",
+                                  "see docs/target-shape.md (`fn.shapes`)"))
+                continue
+            if not isinstance(fn.node, cst.FunctionDef):
+                continue
+            if _is_shape_method(call.func) and sample_shapes.method_problem(call) is not None:
+                graph, _ = graph_code.prepared(self.ctx.resolver, self.ctx.model)
+                if graph.kind(call.func.value) == graph_code.NODE:
+                    found.append((call, f"`.shape(...)` of a DataNode cannot be written as `ndd.as_batch(x.shape, ...)`: "
+                                  f"{sample_shapes.method_problem(call)}", "see docs/target-shape.md (`fn.shapes`)"))
+                continue
             arg = cstutil.input_set(call) if path is not None else None
             if arg is not None:
                 code = cst.Module([]).code_for_node(arg.value)
                 found.append((call, f"`fn.{path}({code}, ...)` runs on an input set, which dynamic-mode operators do not take",
                               f"call the operator once per input (`[ndd.{path}(x, ...) for x in {code}]`)"))
         return found
+
+    def leave_Call(self, original: cst.Call, updated: cst.BaseExpression) -> cst.BaseExpression:
+        """``fn.shapes(x, dtype=D)`` → ``ndd.as_batch(x.shape, dtype=D, device=x.device)``: dynamic
+        mode has no ``shapes`` operator, but a batch knows its samples' shapes
+        (ndd_migrate/codegen/sample_shapes.py)."""
+        if not isinstance(updated, cst.Call) or not self.ctx.may_rewrite_dali_calls():
+            return updated
+        if _is_shape_method(original.func):
+            return self._shape_method(original, updated)
+        path = names.fn_path(self.dali_name(original.func))
+        if not has_expression_form(path):
+            return updated
+        if sample_shapes.problem(updated.args) is not None:
+            return updated  # a blocker inside a pipeline; NDD901 reports it elsewhere
+        message = f"`fn.{path}(x)` → `ndd.as_batch(x.shape, ...)` (dynamic mode has no `{path}` operator)"
+        if not self.ctx.applies(self.code, original):
+            self.ctx.report(self.code, original, message, fixed=False, hint="use `ndd.as_batch(x.shape, dtype=..., device=x.device)`")
+            return updated
+        self.ctx.report(self.code, original, message, fixed=True)
+        return sample_shapes.build(self.ctx.ndd, updated.args)
+
+    def _shape_method(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``node.shape(dtype=D)`` of a ``DataNode`` (the method that replaces ``fn.shapes``) →
+        ``ndd.as_batch(node.shape, dtype=D, device="cpu")``: on a ``Batch``, ``shape`` is a list,
+        and calling it would fail."""
+        graph, _ = graph_code.prepared(self.ctx.resolver, self.ctx.model)
+        if graph.kind(original.func.value) != graph_code.NODE or sample_shapes.method_problem(original) is not None:
+            return updated  # not a DataNode (a blocker when it is, see blockers())
+        message = "`node.shape()` of a DataNode → `ndd.as_batch(node.shape, ...)` (on a Batch, `shape` is a list)"
+        if not self.ctx.applies(self.code, original):
+            self.ctx.report(self.code, original, message, fixed=False, hint='use `ndd.as_batch(node.shape, dtype=ndd.int64, device="cpu")`')
+            return updated
+        self.ctx.report(self.code, original, message, fixed=True)
+        return sample_shapes.build_method(self.ctx.ndd, updated.func.value, updated)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         return self._rewrite(original, updated)
@@ -96,6 +144,10 @@ class Impl(RuleImpl):
             return updated
         self.ctx.report(self.code, original, message, fixed=True)
         return self.ctx.ndd(info.ndd)
+
+
+def _is_shape_method(func: cst.BaseExpression) -> bool:
+    return isinstance(func, cst.Attribute) and func.attr.value == "shape"
 
 
 def _calls(node: cst.CSTNode) -> list[cst.Call]:

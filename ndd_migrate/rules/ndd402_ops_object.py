@@ -6,9 +6,10 @@ import libcst as cst
 
 from ndd_migrate import constructs, cstutil, legacy
 from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.codegen import devices
+from ndd_migrate.codegen import devices, sample_shapes
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.rules.tables import has_expression_form
 
 RULE = Rule(
     code="NDD402",
@@ -107,6 +108,13 @@ class Impl(RuleImpl):
         """``self.op([a, b])``, an input set: dynamic-mode operators take no list of inputs."""
         found = []
         for call, op in getattr(fn, "op_calls", {}).items():
+            if has_expression_form(op.info.fn_path):
+                why = sample_shapes.problem([*call.args, *op.ctor.args])
+                if why is not None:
+                    found.append((call, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) cannot be written as "
+                                  f"`ndd.as_batch(x.shape, ...)`: {why}",
+                                  "see docs/target-shape.md (`fn.shapes`)"))
+                continue
             arg = cstutil.input_set(call)
             if arg is not None and op.info.ndd:
                 code = cst.Module([]).code_for_node(arg.value)
@@ -136,6 +144,8 @@ class Impl(RuleImpl):
             return updated
         op = fn.op_calls[original]
         info = op.info
+        if has_expression_form(info.fn_path):
+            return self._expression(original, updated, op, fn)
         target = op.op_name if op.several else f"ndd.{info.ndd}"
         self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) → `{target}(...)`", fixed=True)
         inputs = [a for a in updated.args if a.keyword is None]
@@ -160,6 +170,14 @@ class Impl(RuleImpl):
             call = cstutil.add_kwarg(call, "rng", cst.Name(rng))
         return call
 
+
+    def _expression(self, original: cst.Call, updated: cst.Call, op, fn) -> cst.BaseExpression:
+        """``self.shapes(x)`` of ``ops.Shapes(dtype=D)``: ``ndd.as_batch(x.shape, dtype=D, device=x.device)``
+        (no ``shapes`` operator in dynamic mode; ndd_migrate/codegen/sample_shapes.py)."""
+        ctor = self._ctors.get(op.ctor)
+        ctor_args = list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, fn)) for a in op.ctor.args]
+        self.ctx.report(self.code, original, f"`self.{op.attr}(x)` (`ops.{op.ops_path}`) → `ndd.as_batch(x.shape, ...)`", fixed=True)
+        return sample_shapes.build(self.ctx.ndd, [*updated.args, *ctor_args])
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         """``if self.resize:`` of an operator created ``... if cond else None``: ``if resize_args is not None:``."""
