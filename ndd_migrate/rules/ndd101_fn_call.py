@@ -20,7 +20,11 @@ RULE = Rule(
         "`dali.fn.x` and `from nvidia.dali.fn import x`) to its dynamic-mode name from the table generated "
         "from DALI's op schemas: readers become their classes (`fn.readers.file` → `ndd.readers.File`, "
         "`fn.readers.coco` → `ndd.readers.COCO`), deprecated aliases become current names "
-        "(`fn.coin_flip` → `ndd.random.coin_flip`)."
+        "(`fn.coin_flip` → `ndd.random.coin_flip`). `fn.shapes(x)`, and the `DataNode` method `x.shape()`, which "
+        "dynamic mode has no operator for, become `ndd.as_batch(x.shape, dtype=..., device=...)`: the same 1-D "
+        "shape per sample, of the same dtype (INT64 by default), on the input's device (`fn.shapes`) or the CPU "
+        "(`x.shape()`); `fn.shapes` of an expression without `device=` blocks the pipeline (the input would be "
+        "computed twice)."
     ),
     why=(
         "`fn.*` calls only declare graph nodes inside a pipeline definition; outside one they fail. Reader "
@@ -47,6 +51,26 @@ RULE = Rule(
                 "    return ndd.random.coin_flip(images)\n"
             ),
             title="deprecated names become current names",
+        ),
+        Example(
+            title="`fn.shapes`: a batch knows its samples' shapes",
+            before=(
+                "from nvidia.dali import fn, pipeline_def, types\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p(root):\n"
+                "    (data,) = fn.readers.numpy(file_root=root)\n"
+                "    size = fn.shapes(data, dtype=types.INT32)\n"
+                "    return fn.pad(data, shape=size * 2)\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\nfrom nvidia.dali import types\n\n\n"
+                "def p(root, *, batch_size=2):\n"
+                "    reader = ndd.readers.Numpy(file_root=root)\n"
+                "    while True:\n"
+                "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+                "            size = ndd.as_batch(data.shape, dtype=types.INT32, device=data.device)\n"
+                "            yield ndd.pad(data, shape=size * 2).evaluate(),\n"
+            ),
         ),
     ),
     valid=(
