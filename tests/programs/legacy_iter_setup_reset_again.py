@@ -34,8 +34,8 @@ class Chunks:
 
 
 class Ramp(Pipeline):
-    def __init__(self, chunks, scale, device_id):
-        super().__init__(batch_size=2, num_threads=1, device_id=device_id)
+    def __init__(self, chunks, scale, batch_size, device_id):
+        super().__init__(batch_size=batch_size, num_threads=1, device_id=device_id)
         self.feed = ops.ExternalSource(dtype=types.INT32)
         self.chunks = chunks
         self.scale = scale
@@ -49,7 +49,7 @@ class Ramp(Pipeline):
 
 
 chunks = Chunks(3, 4)
-pipe = Ramp(chunks, 2, None)
+pipe = Ramp(chunks, 2, 2, None)
 pipe.build()
 for epoch in range(3):
     steps = 0
