@@ -77,7 +77,7 @@ def test_reset_after_iter_setup_ends_calls_the_class_again():
     (_legacy("pipe = Fed(iter([[1]]), None)\n" + RUN.replace("    ", "", 1) + "pipe.reset()\n"),
      "the argument `iter([[1]])` of `pipe`'s creation would be computed again"),
     (_legacy("items = iter([])\nitems = iter([[1]])\npipe = Fed(items, None)\npipe.reset()\n"),
-     "the argument `items`"),
+     "`items`, an argument of `pipe`'s creation, is bound more than once"),
     (_legacy("items = iter([])\npipe = Fed(items, None)\npipe = Fed(items, None)\npipe.reset()\n"),
      "`pipe` is not bound once"),
     (_legacy("items = iter([])\npipe = Fed(items, None)\n\n\ndef again():\n    pipe.reset()\n\n\nagain()\n"),

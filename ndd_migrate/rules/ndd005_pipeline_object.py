@@ -188,6 +188,9 @@ class Impl(RuleImpl):
         for arg in call.args:
             if arg.star or not self._same_each_time(arg.value):
                 code = cst.Module([]).code_for_node(arg.value)
+                if isinstance(arg.value, cst.Name):
+                    return (f"`reset()`: `{code}`, an argument of `{pipe.value}`'s creation, is bound more than once, "
+                            f"so the same call may not get the object the pipeline kept: {again}")
                 return (f"`reset()`: the argument `{code}` of `{pipe.value}`'s creation would be computed again "
                         f"(the pipeline kept the first value): bind it to a name first, or {again}")
         return call
