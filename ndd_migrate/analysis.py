@@ -17,7 +17,7 @@ from ndd_migrate import build_time, checkpoints, constructs, crossfile, cstutil,
 from ndd_migrate.cstutil import TRIVIA, SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.returns import Returns, read as read_returns
-from ndd_migrate.rules.tables import op_info
+from ndd_migrate.rules.tables import has_expression_form, op_info
 
 
 class Kind(enum.Enum):
@@ -161,6 +161,9 @@ class ModuleModel:
     hand_built_refused: dict[int, str] = field(default_factory=dict)
     # `__init__` and `define_graph` of each legacy pipeline → the pipeline (legacy.owner's index).
     legacy_methods: dict | None = None
+    # Calls that keep pipelines (`DALIDataset(pipeline=make(...))`) tied to them only through a
+    # function that chose a pipeline function (Analyzer._made_by_chosen_function): reported there.
+    traced_keeps: set = field(default_factory=set)
 
     def kept_by_hand(self) -> list:
         """The hand-built graphs that are not converted (put back as written after the rewrite)."""
@@ -431,6 +434,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 fn.external_sources.append(node)  # resolved in leave_Module (NDD421)
             elif path == "python_function":  # written out as plain Python (NDD422) when it can be
                 fn.python_functions.append(node)
+            elif has_expression_form(path):
+                pass  # written as an expression (NDD101), which blocks the call it cannot write
             elif info is None or info.ndd is None:
                 fn.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, f"`fn.{path}` has no dynamic-mode form"))
             else:
@@ -465,6 +470,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         while node in self.parents and node is not fn.node:
             node = self.parents[node]
             kind = _BLOCKS.get(type(node), kind)
+        if kind is not None and fn.top_level_readers:
+            return (f"a second reader, called inside {kind} beside the one at the top of the function: "
+                    "decide how their epochs line up",
+                    "rewrite the function by hand, with one loop over both readers' epochs")
         if kind is not None:
             return (f"a reader called inside {kind} cannot be created once, before the batch loop",
                     "call the reader at the top of the function, outside any block, and use its outputs there")
@@ -515,10 +524,16 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._consumed.extend(iterators.framework_uses(self, self._calls))  # NDD411
         for call, about, expr, advice in self._consumed:
             found = expr_kind(self.model, expr, self._scope_of, self._qualnames)
+            traced = False
+            if not found and about in constructs.KEEPING:
+                found = self._made_by_chosen_function(expr)
+                traced = found is not None
+                if traced:
+                    self.model.traced_keeps.add(call)
             if found and found[0] in (Kind.PIPELINE, Kind.PIPELINES):
                 members = found[1].members if isinstance(found[1], PipelineGroup) else (found[1],)
                 for fn in members:
-                    if about == constructs.FRAMEWORK_ITERATOR and any(p.about == about for p in fn.problems):
+                    if (about == constructs.FRAMEWORK_ITERATOR or traced) and any(p.about == about for p in fn.problems):
                         continue  # one is enough: it stays in pipeline mode for that framework
                     if isinstance(fn, PipelineFunction):  # not one another module defines
                         fn.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
@@ -599,6 +614,43 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     def _scope_of(self, node: cst.CSTNode):
         return self.get_metadata(ScopeProvider, node, None)
+
+    def _made_by_chosen_function(self, expr: cst.BaseExpression) -> tuple | None:
+        """``(Kind.PIPELINES, group)`` for a pipeline made by calling a pipeline function that a
+        helper chose and returned: ``make = choose(cfg)``, where every ``return`` of ``choose`` is
+        the name of a pipeline function (``return train_pipe if cfg.multi else single_pipe``
+        written as two returns), then ``pipe = make(...)`` or ``DALIDataset(pipeline=make(...))``.
+        Only for uses that keep a pipeline as it is (a `DALIDataset`): they block the conversion
+        with their own reason, so the trace may stop at names bound once, and never converts."""
+        if isinstance(expr, cst.Name):
+            expr = self._bound_once(expr)
+        if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Name):
+            return None
+        chosen = self._bound_once(expr.func)
+        if not isinstance(chosen, cst.Call):
+            return None
+        quals = self._qualnames(chosen.func)
+        for node, returns in self._returns.items():
+            if not quals & self._qualnames(node.name) or not _always_returns(node.body):
+                continue
+            fns = []
+            for ret in returns:
+                names_ = self._qualnames(ret.value) if isinstance(ret.value, cst.Name) else set()
+                fn = next((self.model.pipelines[q] for q in names_ if q in self.model.pipelines), None)
+                if fn is None:
+                    return None
+                fns.append(fn)
+            return (Kind.PIPELINES, PipelineGroup(tuple(dict.fromkeys(fns)))) if fns else None
+        return None
+
+    def _bound_once(self, name: cst.Name) -> cst.BaseExpression | None:
+        """The value of a name assigned exactly once (``name = value``) in the scope it is read from."""
+        scope = self._scope_of(name)
+        while scope is not None and not scope.assignments[name.value] and scope.parent is not scope:
+            scope = scope.parent
+        if scope is None or len(scope.assignments[name.value]) != 1:
+            return None
+        return next((v for sc, t, v in self._assigns if sc is scope and isinstance(t, cst.Name) and t.value == name.value), None)
 
     def _find_factories(self) -> bool:
         """Record functions whose every ``return`` gives a pipeline (they build and return it:
@@ -771,6 +823,22 @@ def migrated_before(fn) -> bool:
     another file (every one of them, for a group)?"""
     members = getattr(fn, "members", (fn,))
     return all(getattr(m, "migrated_in", None) is not None for m in members)
+
+
+def _always_returns(block: cst.BaseSuite) -> bool:
+    """Every path through the block ends at a ``return`` (the last statement is one, or an
+    ``if``/``else`` whose every branch always returns)."""
+    body = block.body if isinstance(block, cst.IndentedBlock) else ()
+    last = body[-1] if body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return isinstance(last.body[-1], cst.Return)
+    if isinstance(last, cst.If):
+        orelse = last.orelse
+        if orelse is None:
+            return False
+        rest = _always_returns(orelse.body) if isinstance(orelse, cst.Else) else _always_returns(cst.IndentedBlock([orelse]))
+        return _always_returns(last.body) and rest
+    return False
 
 
 def _ends_with_return(node: cst.FunctionDef) -> bool:

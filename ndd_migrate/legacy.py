@@ -24,7 +24,7 @@ from ndd_migrate.returns import contains_return
 from ndd_migrate.returns import read as read_returns
 from ndd_migrate.analysis import PipelineFunction, Problem, constant_problem
 from ndd_migrate.codegen import python_function, shape
-from ndd_migrate.rules.tables import OpInfo, fn_path_of_legacy_op, op_info
+from ndd_migrate.rules.tables import OpInfo, fn_path_of_legacy_op, has_expression_form, op_info
 
 
 _INCOMPLETE = "a `Pipeline` subclass without both `__init__` and `define_graph`"
@@ -364,7 +364,7 @@ class _Reader:
             self.fn.sources[target] = value  # checked with its calls and `iter_setup` (read_setup)
         elif ops_path == "PythonFunction":
             self.read_python_function(index, stmt, target, value, info)
-        elif info is None or info.ndd is None:
+        elif (info is None or info.ndd is None) and not has_expression_form(info and info.fn_path):
             self.fn.other_ops.add(target)
             self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT)
         elif any(a.keyword is None and a.star != "**" for a in value.args):
@@ -585,8 +585,8 @@ class _Reader:
                 self.problem(call, constant_problem(dali), about=constructs.NO_DYNAMIC_FORM)
                 continue
             info = op_info(names.fn_path(dali) or "")
-            if info is None:
-                continue
+            if info is None or has_expression_form(info.fn_path):
+                continue  # an expression form: written, or blocked, by NDD101
             if info.ndd is None:
                 self.problem(call, f"`fn.{info.fn_path}` has no dynamic-mode form", about=constructs.NO_DYNAMIC_FORM)
             elif info.reader:

@@ -303,6 +303,9 @@ class Reader:
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("gpu", "cpu") and not call.args:
             inner = self.of(call.func.value, function, depth + 1)
             return ONE if inner == ONE or inner is None else f"`{_code(call)}` on something that is not one output"
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "shape":  # `DataNode.shape()`: one output
+            inner = self.of(call.func.value, function, depth + 1)
+            return ONE if inner == ONE else f"`{_code(call)}` on something that is not one output"
         if isinstance(call.func, cst.Name) and call.func.value in ("tuple", "list") and len(call.args) == 1 and self._builtin(call.func):
             inner = self.of(call.args[0].value, function, depth + 1)
             if isinstance(inner, Outputs) and inner.several and inner.form != "dict":

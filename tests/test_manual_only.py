@@ -120,3 +120,50 @@ def test_serializing_a_name_bound_to_two_pipelines_blocks_both():
     out, result = migrate_text(source)
     assert out.count("@pipeline_def") == 2
     assert codes(result) == ["NDD902", "NDD902"]
+
+
+CHOSEN = (
+    "import nvidia.dali.plugin.tf as dali_tf\nfrom nvidia.dali import fn, pipeline_def\n\n\n"
+    "def choose(root, masks, sharded):\n"
+    "    @pipeline_def(batch_size=2)\n"
+    "    def plain():\n"
+    "        data, _ = fn.readers.file(file_root=root)\n"
+    "        if masks:\n"
+    "            mask, _ = fn.readers.file(file_root=root + '/masks')\n"
+    "            return data, mask\n"
+    "        return data,\n\n"
+    "    @pipeline_def(batch_size=2)\n"
+    "    def shards(shard):\n"
+    "        data, _ = fn.readers.file(file_root=root, shard_id=shard, num_shards=2)\n"
+    "        return data,\n\n"
+    "    if sharded:\n"
+    "        return shards\n"
+    "    else:\n"
+    "        return plain\n\n\n"
+    "def dataset(root, sharded):\n"
+    "    make = choose(root, False, sharded)\n"
+    "    if sharded:\n"
+    "        def per_replica(ctx):\n"
+    "            return dali_tf.DALIDataset(pipeline=make(shard=ctx, device_id=ctx), batch_size=2)\n"
+    "        return per_replica\n"
+    "    pipe = make(device_id=0)\n"
+    "    return dali_tf.DALIDataset(pipeline=pipe, batch_size=2)\n"
+)
+
+
+def test_tf_dataset_over_a_chosen_pipeline_function_keeps_each_with_one_reason():
+    """`make = choose(...)` returns one of two pipeline functions; both feed `DALIDataset`: each is
+    kept with one NDD904, and nothing else (not the reader in an `if` that `plain` has)."""
+    out, result = migrate_text(CHOSEN)
+    assert out.count("@pipeline_def") == 2
+    found = [d for d in result.diagnostics if d.needs_human]
+    assert codes(result) == ["NDD904", "NDD904"], found
+    assert sorted(d.message.split("`")[1] for d in found) == ["plain", "shards"]
+    assert all("kept in pipeline mode" in d.message for d in found)
+
+
+def test_a_chosen_pipeline_function_not_always_returned_is_not_traced():
+    """A chooser that may return something else (here None) ties nothing: the call is reported."""
+    source = CHOSEN.replace("    else:\n        return plain\n", "    if masks:\n        return plain\n    return None\n")
+    _, result = migrate_text(source)
+    assert "NDD904" in codes(result) and any("second reader" in d.message for d in result.diagnostics if d.code == "NDD001")

@@ -22,6 +22,12 @@ def _todos(out: str) -> list[tuple[int, str]]:
             "a reader called inside an `if` cannot be created once, before the batch loop",
             "call the reader at the top of the function, outside any block",
         ),
+        (  # beside a reader at the top: the reason is the second reader, not where it is
+            "    data, = fn.readers.numpy(file_root='a')\n    if flag:\n        more, = fn.readers.numpy(file_root='b')\n"
+            "        data = data + more\n",
+            "a second reader, called inside an `if` beside the one at the top of the function: decide how their epochs",
+            "one loop over both readers' epochs",
+        ),
         (
             "    for _ in range(2):\n        data, = fn.readers.numpy(file_root='a')\n",
             "a reader called inside a `for` loop cannot be created once",

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import ScopeProvider
 
-from ndd_migrate import iterators, plan
-from ndd_migrate.analysis import Kind, migrated_before
+from ndd_migrate import cstutil, iterators, plan
+from ndd_migrate.analysis import Kind, PipelineFunction, migrated_before
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
@@ -13,11 +14,15 @@ from ndd_migrate.rules.base import RuleImpl
 RULE = Rule(
     code="NDD005",
     name="pipeline-object",
-    summary="`pipe.epoch_size(name)` / `pipe.reader_meta(name)` become the reader's metadata",
+    summary="`pipe.epoch_size(name)` / `pipe.reader_meta(name)` become the reader's metadata; `pipe.reset()` is rewritten",
     what=(
         "For a pipeline migrated in the epoch-aware shape (docs/target-shape.md, \"Framework iterators\"), "
         "`pipe.epoch_size(name)` becomes `pipe_meta[\"epoch_size\"]` and `pipe.reader_meta(name)` becomes "
-        "`pipe_meta`, the reader's `get_metadata()`. Any other use of a pipeline object that no rule "
+        "`pipe_meta`, the reader's `get_metadata()`. `pipe.reset()` (DALI acts on it only after `iter_setup` or "
+        "an external source raised `StopIteration`) is dropped on a pipeline that never ends, and becomes "
+        "`pipe = <the call that made it>` on a legacy pipeline fed by `iter_setup` that holds nothing else "
+        "(no reader, random operator, state kept by `iter_setup` or `__init__` code; arguments that are names "
+        "bound once or literals). Any other use of a pipeline object that no rule "
         "rewrites (`pipe.schedule_run()`, `self.pipe = ...`, passing it to a helper) keeps the pipeline "
         "unconverted: NDD008 says which and why."
     ),
@@ -55,6 +60,31 @@ RULE = Rule(
                 "n = pipe_meta['epoch_size']\n"
             ),
         ),
+        Example(
+            title="`reset()` of a pipeline that never ends (a reader wraps into its next epoch) did nothing",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p(root):\n"
+                "    (data,) = fn.readers.numpy(file_root=root)\n"
+                "    return data\n\n\n"
+                "pipe = p('/data')\n"
+                "(first,) = pipe.run()\n"
+                "pipe.reset()\n"
+                "(second,) = pipe.run()\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def p(root, *, batch_size=2):\n"
+                "    reader = ndd.readers.Numpy(file_root=root)\n"
+                "    while True:\n"
+                "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+                "            yield data.evaluate(),\n\n\n"
+                "pipe = p('/data')\n"
+                "(first,) = next(pipe)\n"
+                "(second,) = next(pipe)\n"
+            ),
+        ),
     ),
 )
 
@@ -69,13 +99,24 @@ _GENERATOR_ATTRIBUTES = frozenset(
 class Impl(RuleImpl):
     rule = RULE
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._resets: dict[cst.SimpleStatementLine, tuple[str, cst.Name, cst.Call | None]] = {}
+        self._made: dict[cst.Call, cst.Call] = {}  # the creation call a reset repeats → rewritten
+
     def claims(self, use):
-        """``pipe.epoch_size(name)`` / ``pipe.reader_meta(name)`` of an epoch-aware pipeline; and
+        """``pipe.reset()`` (see :meth:`_reset`); ``pipe.epoch_size(name)`` / ``pipe.reader_meta(name)`` of an epoch-aware pipeline; and
         every generator use of a pipeline that another file migrated before this run (``next(pipe)``,
         passing it on, ``pipe.close()``): that code already uses the generator."""
         if use.kind is Kind.PIPELINE and migrated_before(use.pipeline):
             if use.context not in (plan.METHOD, plan.ATTRIBUTE) or use.detail in _GENERATOR_ATTRIBUTES:
                 return True
+        if use.kind is Kind.PIPELINE and use.context == plan.METHOD and use.detail == "reset":
+            found = self._reset(use)
+            if isinstance(found, str):
+                return found
+            self._resets[use.statement] = found
+            return self.ctx.applies(self.code, use.holder) or None
         if use.kind is not Kind.PIPELINE or use.context != plan.METHOD or use.detail not in iterators.METADATA_METHODS:
             return None
         fn = use.pipeline
@@ -83,8 +124,117 @@ class Impl(RuleImpl):
             return "the reader's metadata is given only by the epoch-aware shape (one plain `pipe = p(...)` per call site)"
         return self.ctx.applies(self.code, use.holder) or None
 
+    def _reset(self, use) -> str | tuple[str, cst.Name, cst.Call | None]:
+        """What ``pipe.reset()`` becomes, or why it cannot be rewritten.
+
+        ``Pipeline.reset()`` (DALI 2.4 ``pipeline.py``) acts only after the pipeline reached its end:
+        a ``StopIteration`` from ``iter_setup`` or an external source's callback. Then the next
+        ``run()`` calls ``iter_setup`` again, on the same object; readers and the random state go on
+        (readers never end: they wrap into the next epoch). So:
+
+        * a pipeline without ``iter_setup`` or an external source never ends: ``reset()`` does
+          nothing, and the statement is dropped (``("drop", pipe, None)``);
+        * a legacy pipeline fed by ``iter_setup``, with no reader, no random operator, no value
+          ``iter_setup`` keeps between calls and no ``__init__`` statement that runs in the
+          generator, holds nothing but what its creation call gave it: calling it again, with the
+          same names, continues exactly where the pipeline's next ``run()`` would
+          (``("again", pipe, creation call)``). The call's arguments must be literals or names
+          bound once, and ``pipe`` bound once, by that call, in the scope of the reset."""
+        fn, call, pipe = use.pipeline, use.holder, use.node
+        if not isinstance(fn, PipelineFunction) or not isinstance(pipe, cst.Name):
+            return "`reset()` of a pipeline not bound to a plain name: call the migrated function again by hand"
+        stmt = use.statement
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+                and stmt.body[0].value is call and not call.args):
+            return "`reset()` inside an expression: a generator cannot be reset; call the migrated function again by hand"
+        setup = getattr(fn, "setup", None)
+        if setup is None and not fn.external_sources and fn.source is None:
+            return ("drop", pipe, None)
+        if setup is None:
+            return ("`reset()` starts the external source's next epoch, which the migrated generator cannot do: "
+                    "call the migrated function again by hand")
+        if getattr(fn, "reader_call", None) is not None or any(op.info.reader for op in fn.ops.values()):
+            return ("`reset()` restarts `iter_setup` while the reader goes on: calling the migrated function again "
+                    "would also restart the reader; rewrite this by hand")
+        if fn.random_calls or any(op.info.random for op in fn.ops.values()):
+            return ("`reset()` restarts `iter_setup` while the random state goes on: calling the migrated function "
+                    "again would draw the same numbers again; rewrite this by hand")
+        if fn.setup_nonlocal:
+            kept = ", ".join(f"`self.{a}`" for a in fn.setup_nonlocal)
+            return (f"`iter_setup` keeps {kept} between batches, which a new generator would set again: "
+                    "rewrite this `reset()` by hand")
+        init = fn.init.body.body if fn.init is not None and isinstance(fn.init.body, cst.IndentedBlock) else ()
+        if any(i not in fn.init_dropped and i != fn.super_index and not _is_docstring(s) for i, s in enumerate(init)):
+            return ("`__init__` runs statements that a new generator would run again: rewrite this `reset()` by hand "
+                    "(call the migrated function again)")
+        creation = self._creation(pipe, fn)
+        if isinstance(creation, str):
+            return creation
+        return ("again", pipe, creation)
+
+    def _creation(self, pipe: cst.Name, fn) -> cst.Call | str:
+        """The call ``pipe = Pipe(...)`` that a reset may repeat, or why it may not."""
+        scope = self.ctx.resolver.get_metadata(ScopeProvider, pipe, None)
+        assignments = list(scope.assignments[pipe.value]) if scope is not None else []
+        again = "call the migrated function again by hand"
+        if len(assignments) != 1 or not isinstance(assignments[0].node, cst.Name):
+            return f"`{pipe.value}` is not bound once, in the scope of its `reset()`: {again}"
+        assign = self.ctx.model.parents.get(self.ctx.model.parents.get(assignments[0].node))
+        call = assign.value if isinstance(assign, cst.Assign) and len(assign.targets) == 1 else None
+        if not isinstance(call, cst.Call) or self.ctx.model.call_sites.get(call) is not fn:
+            return f"`{pipe.value}` is not bound by a call of `{fn.qualname}` in the scope of its `reset()`: {again}"
+        if self.ctx.line_of(assign)[0] >= self.ctx.line_of(pipe)[0]:
+            return f"`{pipe.value}.reset()` comes before the pipeline is made: {again}"
+        for arg in call.args:
+            if arg.star or not self._same_each_time(arg.value):
+                code = cst.Module([]).code_for_node(arg.value)
+                if isinstance(arg.value, cst.Name):
+                    return (f"`reset()`: `{code}`, an argument of `{pipe.value}`'s creation, is bound more than once, "
+                            f"so the same call may not get the object the pipeline kept: {again}")
+                return (f"`reset()`: the argument `{code}` of `{pipe.value}`'s creation would be computed again "
+                        f"(the pipeline kept the first value): bind it to a name first, or {again}")
+        return call
+
+    def _same_each_time(self, expr: cst.BaseExpression) -> bool:
+        """A literal, or a name bound once where it is read from: evaluating it again gives the same object."""
+        if cstutil.literal_value(expr) is not cstutil.NOT_LITERAL:
+            return True
+        if not isinstance(expr, cst.Name):
+            return False
+        scope = self.ctx.resolver.get_metadata(ScopeProvider, expr, None)
+        while scope is not None:
+            if scope.assignments[expr.value]:
+                return len(scope.assignments[expr.value]) == 1
+            if scope.parent is scope:
+                return False
+            scope = scope.parent
+        return False
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated):
+        """``pipe.reset()`` → dropped (it did nothing) or ``pipe = Pipe(...)`` (the call that made it)."""
+        found = self._resets.get(original)
+        if found is None or self.ctx.converted_kind(found[1], Kind.PIPELINE) is None:
+            return updated
+        how, pipe, creation = found
+        if how == "drop":
+            self.ctx.report(self.code, original, f"`{pipe.value}.reset()` removed: the pipeline never ends, so it did nothing",
+                            fixed=True)
+            parent = self.ctx.model.parents.get(original)
+            body = getattr(parent, "body", ())
+            if isinstance(body, (list, tuple)) and len(body) == 1:
+                return updated.with_changes(body=[cst.Pass()])
+            return cst.RemovalSentinel.REMOVE
+        made = self._made.get(creation)
+        if made is None:
+            return updated  # not reached: the creation comes first (checked in _reset)
+        self.ctx.report(self.code, original, f"`{pipe.value}.reset()` → `{pipe.value} = ...` (a new generator, made by the same call)",
+                        fixed=True)
+        return updated.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(pipe.value))], made.deep_clone())])
+
     def leave_Call(self, original: cst.Call, updated):
         """``pipe.epoch_size(name)`` / ``pipe.reader_meta(name)`` of an epoch-aware pipeline."""
+        if any(found[2] is original for found in self._resets.values()):
+            self._made[original] = updated
         pipe = iterators.metadata_receiver(original)
         fn = self._epoch_aware(pipe)
         if fn is None:
@@ -110,6 +260,11 @@ class Impl(RuleImpl):
             return None
         fn = self.ctx.converted_kind(pipe, Kind.PIPELINE)
         return fn if fn is not None and fn.epochs and isinstance(pipe, cst.Name) else None
+
+
+def _is_docstring(stmt: cst.CSTNode) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, cst.SimpleString))
 
 
 def _quote(node: cst.BaseExpression) -> str:

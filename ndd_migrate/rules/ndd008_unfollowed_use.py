@@ -126,7 +126,7 @@ RULE = Rule(
 PIPELINE_HINTS = {
     "epoch_size": "use `reader.get_metadata()['epoch_size']` of the reader inside the migrated function",
     "reader_meta": "use `reader.get_metadata()` of the reader inside the migrated function",
-    "reset": "create a new generator by calling the migrated function again",
+    "reset": "create a new generator by calling the migrated function again (NDD005 does it where that is exact)",
     "schedule_run": "call `next(pipe)`; dynamic mode has no separate scheduling",
     "share_outputs": "call `next(pipe)`; dynamic mode has no separate scheduling",
     "outputs": "call `next(pipe)`; dynamic mode has no separate scheduling",

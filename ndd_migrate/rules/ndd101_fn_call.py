@@ -5,11 +5,11 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate import cstutil, graph_code, names
-from ndd_migrate.codegen import input_sets
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
-from ndd_migrate.rules.tables import op_info
+from ndd_migrate.codegen import input_sets, sample_shapes
+from ndd_migrate.rules.tables import has_expression_form, op_info
 
 RULE = Rule(
     code="NDD101",
@@ -26,7 +26,12 @@ RULE = Rule(
         "a one-element list gives one output, as in pipeline mode). It stays blocked, saying why, where the calls "
         "would not give pipeline mode's values: a random operator (its instances are seeded alike, so every input "
         "gets the same draws), an operator with several outputs (grouped by output), an argument that holds a "
-        "call (evaluated once for all inputs in pipeline mode)."
+        "call (evaluated once for all inputs in pipeline mode). "
+        "`fn.shapes(x)`, and the `DataNode` method `x.shape()`, which "
+        "dynamic mode has no operator for, become `ndd.as_batch(x.shape, dtype=..., device=...)`: the same 1-D "
+        "shape per sample, of the same dtype (INT64 by default), on the input's device (`fn.shapes`) or the CPU "
+        "(`x.shape()`); `fn.shapes` of an expression without `device=` blocks the pipeline (the input would be "
+        "computed twice)."
     ),
     why=(
         "`fn.*` calls only declare graph nodes inside a pipeline definition; outside one they fail. Reader "
@@ -102,6 +107,26 @@ RULE = Rule(
                 "    return image, mask\n"
             ),
         ),
+        Example(
+            title="`fn.shapes`: a batch knows its samples' shapes",
+            before=(
+                "from nvidia.dali import fn, pipeline_def, types\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p(root):\n"
+                "    (data,) = fn.readers.numpy(file_root=root)\n"
+                "    size = fn.shapes(data, dtype=types.INT32)\n"
+                "    return fn.pad(data, shape=size * 2)\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\nfrom nvidia.dali import types\n\n\n"
+                "def p(root, *, batch_size=2):\n"
+                "    reader = ndd.readers.Numpy(file_root=root)\n"
+                "    while True:\n"
+                "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+                "            size = ndd.as_batch(data.shape, dtype=types.INT32, device=data.device)\n"
+                "            yield ndd.pad(data, shape=size * 2).evaluate(),\n"
+            ),
+        ),
     ),
     valid=(
         "import nvidia.dali.experimental.dynamic as ndd\n\nx = ndd.flip(ndd.zeros(shape=[2]))\n",
@@ -116,12 +141,25 @@ class Impl(RuleImpl):
     def blockers(self, fn):
         """``fn.op([a, b])``, an input set, in the pipeline's graph or a helper it runs: one ``ndd`` call
         per input when that gives what pipeline mode gives (``codegen.input_sets``), else it blocks,
-        saying why."""
+        saying why; an ``fn.shapes(...)`` the expression cannot write (also in a legacy class's
+        ``define_graph``)."""
         graph, _ = graph_code.prepared(self.ctx.resolver, self.ctx.model)
         reached = [node for node, owners in graph.reached_by.items() if fn in owners]  # its graph and the helpers it runs
+        calls = list(dict.fromkeys([*_calls(fn.node), *(c for node in reached for c in _calls(node))]))
         found = []
-        for call in [c for node in reached for c in _calls(node)]:
+        for call in calls:
             path = names.fn_path(self.dali_name(call.func))
+            if has_expression_form(path):
+                why = sample_shapes.problem(call.args)
+                if why is not None:
+                    found.append((call, f"`fn.{path}(...)` cannot be written as `ndd.as_batch(x.shape, ...)`: {why}",
+                                  "see docs/target-shape.md (`fn.shapes`)"))
+                continue
+            if isinstance(fn.node, cst.FunctionDef) and _is_shape_method(call.func) and sample_shapes.method_problem(call) is not None:
+                if graph.kind(call.func.value) == graph_code.NODE:
+                    found.append((call, f"`.shape(...)` of a DataNode cannot be written as `ndd.as_batch(x.shape, ...)`: "
+                                  f"{sample_shapes.method_problem(call)}", "see docs/target-shape.md (`fn.shapes`)"))
+                continue
             arg = cstutil.input_set(call) if path is not None else None
             if arg is None:
                 continue
@@ -135,20 +173,53 @@ class Impl(RuleImpl):
             found.append((call, f"`fn.{path}({code}, ...)` runs on an input set: {why}", input_sets.hint(info.ndd, arg.value, info.random)))
         return found
 
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        """``fn.op([a, b], ...)`` → ``[ndd.op(x, ...) for x in [a, b]]``: pipeline mode runs one operator
-        instance per input (``blockers`` let only the calls through where that is the same)."""
-        if not input_sets.lists(updated):
+    def leave_Call(self, original: cst.Call, updated: cst.BaseExpression) -> cst.BaseExpression:
+        """``fn.shapes(x, dtype=D)`` → ``ndd.as_batch(x.shape, dtype=D, device=x.device)``: dynamic
+        mode has no ``shapes`` operator, but a batch knows its samples' shapes
+        (ndd_migrate/codegen/sample_shapes.py). ``fn.op([a, b], ...)`` → ``[ndd.op(x, ...) for x in
+        [a, b]]``: pipeline mode runs one operator instance per input (``blockers`` let only the calls
+        through where that is the same)."""
+        if not isinstance(updated, cst.Call) or not self.ctx.may_rewrite_dali_calls():
             return updated
+        if _is_shape_method(original.func):
+            return self._shape_method(original, updated)
         path = names.fn_path(self.dali_name(original.func))
+        if input_sets.lists(updated) and not has_expression_form(path):
+            return self._input_set(original, updated, path)
+        if not has_expression_form(path):
+            return updated
+        if sample_shapes.problem(updated.args) is not None:
+            return updated  # a blocker inside a pipeline; NDD901 reports it elsewhere
+        message = f"`fn.{path}(x)` → `ndd.as_batch(x.shape, ...)` (dynamic mode has no `{path}` operator)"
+        if not self.ctx.applies(self.code, original):
+            self.ctx.report(self.code, original, message, fixed=False, hint="use `ndd.as_batch(x.shape, dtype=..., device=x.device)`")
+            return updated
+        self.ctx.report(self.code, original, message, fixed=True)
+        return sample_shapes.build(self.ctx.ndd, updated.args)
+
+    def _input_set(self, original: cst.Call, updated: cst.Call, path: str | None) -> cst.BaseExpression:
         info = op_info(path) if path is not None else None
-        if info is None or info.ndd is None or not self.ctx.may_rewrite_dali_calls() or not self.ctx.applies(self.code, original.func):
+        if info is None or info.ndd is None or not self.ctx.applies(self.code, original.func):
             return updated  # `fn.<op>` is not rewritten here (kept in pipeline mode, `# noqa`, ...)
         if input_sets.obstacle(original, info.random, info.num_outputs) is not None:
             return updated  # code no pipeline's graph runs: left to fail where it is, not made to draw differently
         self.ctx.report(self.code, original, f"`fn.{path}([...])` on an input set → one `ndd.{info.ndd}(...)` call per input",
                         fixed=True)
         return input_sets.per_element(updated)
+
+    def _shape_method(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``node.shape(dtype=D)`` of a ``DataNode`` (the method that replaces ``fn.shapes``) →
+        ``ndd.as_batch(node.shape, dtype=D, device="cpu")``: on a ``Batch``, ``shape`` is a list,
+        and calling it would fail."""
+        graph, _ = graph_code.prepared(self.ctx.resolver, self.ctx.model)
+        if graph.kind(original.func.value) != graph_code.NODE or sample_shapes.method_problem(original) is not None:
+            return updated  # not a DataNode (a blocker when it is, see blockers())
+        message = "`node.shape()` of a DataNode → `ndd.as_batch(node.shape, ...)` (on a Batch, `shape` is a list)"
+        if not self.ctx.applies(self.code, original):
+            self.ctx.report(self.code, original, message, fixed=False, hint='use `ndd.as_batch(node.shape, dtype=ndd.int64, device="cpu")`')
+            return updated
+        self.ctx.report(self.code, original, message, fixed=True)
+        return sample_shapes.build_method(self.ctx.ndd, updated.func.value, updated)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         return self._rewrite(original, updated)
@@ -174,6 +245,10 @@ class Impl(RuleImpl):
             return updated
         self.ctx.report(self.code, original, message, fixed=True)
         return self.ctx.ndd(info.ndd)
+
+
+def _is_shape_method(func: cst.BaseExpression) -> bool:
+    return isinstance(func, cst.Attribute) and func.attr.value == "shape"
 
 
 def _calls(node: cst.CSTNode) -> list[cst.Call]:

@@ -6,9 +6,10 @@ import libcst as cst
 
 from ndd_migrate import constructs, cstutil, legacy
 from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.codegen import devices, input_sets, python_function
+from ndd_migrate.codegen import devices, input_sets, python_function, sample_shapes
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.rules.tables import has_expression_form
 
 RULE = Rule(
     code="NDD402",
@@ -22,7 +23,8 @@ RULE = Rule(
         "`ops.TFRecordReader`, ...) map to their current `ndd` form; `device=\"mixed\"` becomes `\"gpu\"`; "
         "arguments dynamic mode rejects are dropped. Random ops get `batch_size=` (without a batch input) and "
         "`rng=`: the pipeline's RNG, or their own `ndd.random.RNG(seed=...)` when the object was created with "
-        "`seed=`. The reader object becomes the reader created once. An operator chosen by an `if` of `__init__` "
+        "`seed=`. `ops.Shapes(dtype=D)` + `self.shapes(x)` becomes `ndd.as_batch(x.shape, dtype=D, device=x.device)` "
+        "(dynamic mode has no `shapes` operator). The reader object becomes the reader created once. An operator chosen by an `if` of `__init__` "
         "(`if dali_cpu: self.decode = ops.ImageDecoder(device=\"cpu\") else: ...`) keeps the `if`, each "
         "constructor becoming `decode_args = dict(...)`, and its calls take `**decode_args`; a different operator in each "
         "branch also binds its function (`resize_op, resize_args = ndd.resize, dict(...)`), and `ops.X(...) if c else None` "
@@ -179,6 +181,13 @@ class Impl(RuleImpl):
         mode gives (``codegen.input_sets``), else it blocks, saying why."""
         found = []
         for call, op in getattr(fn, "op_calls", {}).items():
+            if has_expression_form(op.info.fn_path):
+                why = sample_shapes.problem([*call.args, *op.ctor.args])
+                if why is not None:
+                    found.append((call, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) cannot be written as "
+                                  f"`ndd.as_batch(x.shape, ...)`: {why}",
+                                  "see docs/target-shape.md (`fn.shapes`)"))
+                continue
             arg = cstutil.input_set(call)
             if arg is None or not op.info.ndd:
                 continue
@@ -216,6 +225,8 @@ class Impl(RuleImpl):
         if op.python:
             return self._python_function(fn, op, original, updated)
         info = op.info
+        if has_expression_form(info.fn_path):
+            return self._expression(original, updated, op, fn)
         target = op.op_name if op.several else f"ndd.{info.ndd}"
         self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) → `{target}(...)`", fixed=True)
         inputs = [a for a in updated.args if a.keyword is None]
@@ -265,6 +276,14 @@ class Impl(RuleImpl):
         return python_function.plain(
             spec, function, asarray=code(self.ctx.numpy("array" if copy else "asarray")),
             contiguous=code(self.ctx.numpy("asarray")), as_batch=code(self.ctx.ndd("as_batch")))
+
+    def _expression(self, original: cst.Call, updated: cst.Call, op, fn) -> cst.BaseExpression:
+        """``self.shapes(x)`` of ``ops.Shapes(dtype=D)``: ``ndd.as_batch(x.shape, dtype=D, device=x.device)``
+        (no ``shapes`` operator in dynamic mode; ndd_migrate/codegen/sample_shapes.py)."""
+        ctor = self._ctors.get(op.ctor)
+        ctor_args = list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, fn)) for a in op.ctor.args]
+        self.ctx.report(self.code, original, f"`self.{op.attr}(x)` (`ops.{op.ops_path}`) → `ndd.as_batch(x.shape, ...)`", fixed=True)
+        return sample_shapes.build(self.ctx.ndd, [*updated.args, *ctor_args])
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         """``if self.resize:`` of an operator created ``... if cond else None``: ``if resize_args is not None:``."""

@@ -8,7 +8,8 @@ from ndd_migrate import constructs, names
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
-from ndd_migrate.rules.tables import op_info
+from ndd_migrate.codegen import sample_shapes
+from ndd_migrate.rules.tables import has_expression_form, op_info
 
 RULE = Rule(
     code="NDD901",
@@ -58,6 +59,14 @@ class Impl(RuleImpl):
             return updated  # inside a pipeline function the analysis reports it (and blocks the rewrite)
         info = op_info(path)
         if info is not None and info.ndd is not None:
+            return updated
+        if has_expression_form(path):  # NDD101 writes it as an expression where it may and can
+            if self.ctx.may_rewrite_dali_calls() and sample_shapes.problem(original.args) is None:
+                return updated
+            self.ctx.report(
+                self.code, original, f"`fn.{path}` has no dynamic-mode operator",
+                hint="in dynamic mode write `ndd.as_batch(x.shape, dtype=ndd.int64, device=x.device)`", fixed=False,
+            )
             return updated
         base = path.rsplit(".", 1)[-1]
         self.ctx.report(

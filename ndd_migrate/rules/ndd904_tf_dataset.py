@@ -77,8 +77,8 @@ class Impl(RuleImpl):
             return updated
         arg = manual_uses.pipeline_arg(original)
         found = self.ctx.kind(arg) if arg is not None else None
-        if found and found[0] is Kind.PIPELINE:
-            return updated
+        if (found and found[0] is Kind.PIPELINE) or original in self.ctx.model.traced_keeps:
+            return updated  # reported at the pipelines it keeps
         self.ctx.report(
             self.code, original, "TensorFlow's `DALIDataset` has no dynamic-mode form",
             hint=manual_uses.TF_DATASET[1],

@@ -1,7 +1,8 @@
 # expect: blocked NDD008
 # data: none
 """`pipe.reset()` after the `StopIteration` of `iter_setup` starts the pipeline's next epoch; a
-generator that has ended cannot start again, so the class stays as it is."""
+generator that has ended cannot start again, and calling the class again would compute its argument
+`Counting(2)` again (a fresh iterator, where the pipeline kept the first): the class stays as it is."""
 
 import numpy as np
 

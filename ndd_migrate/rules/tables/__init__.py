@@ -18,7 +18,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["OpInfo", "fn_path_of_legacy_op", "load_table", "math_functions", "op_info"]
+__all__ = ["OpInfo", "fn_path_of_legacy_op", "has_expression_form", "load_table", "math_functions", "op_info"]
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,18 @@ def math_functions() -> frozenset[str]:
     """Names of the ``nvidia.dali.math`` functions; each is available as ``ndd.math.<name>``
     with the same parameters."""
     return frozenset(load_table()["math"])
+
+
+#: Operators with no ``ndd`` callable (``ndd`` is ``None`` in the table) whose result a public
+#: dynamic-mode expression gives: ``fn.shapes(x)`` is ``ndd.as_batch(x.shape, dtype=..., device=...)``
+#: (written by ``ndd_migrate/codegen/sample_shapes.py``; checked against DALI in
+#: tests/test_sample_shapes.py). Kept by hand: the generator reads only DALI's callables.
+_EXPRESSION_FORMS = frozenset({"shapes"})
+
+
+def has_expression_form(fn_path: str | None) -> bool:
+    """``fn.<fn_path>`` has no ``ndd`` callable but is rewritten as an expression (see above)."""
+    return fn_path in _EXPRESSION_FORMS
 
 
 def fn_path_of_legacy_op(ops_path: str) -> str | None:
