@@ -11,6 +11,11 @@ findings ``migrate`` gives: converted (NDD001 / NDD401 / NDD403 fixed), kept in 
 purpose (NDD902-NDD904), or not migrated, by the code of its first blocking finding. Pipelines are
 found by their definitions (a name defined twice in a file counts twice); a hand-built graph by the
 finding that converts it or keeps it (one per graph: one TODO per construct).
+A ``Pipeline`` base class with subclasses in its file: each subclass is a pipeline (it is what the
+program instantiates), and the base is one only when the file uses it otherwise than as a base
+(``--count concrete``, the default). A subclass without a finding of its own has its base's (the
+family converts or stays together). ``--count direct`` counts as before: only the classes that name
+``Pipeline`` as their base.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ CONVERTED = re.compile(r"^(`@pipeline_def` function|`Pipeline` subclass) `([^`]+
 BLOCKED = re.compile(r"^`([^`]+)` (not migrated|kept in pipeline mode): (.*)$")
 
 
-def measure(root: Path) -> dict:
+def measure(root: Path, count: str = "concrete") -> dict:
     """Counts for the ``.py`` files under ``root`` (migrated in a temporary copy)."""
     with tempfile.TemporaryDirectory() as scratch:
         copy = Path(scratch) / root.name
@@ -50,7 +55,8 @@ def measure(root: Path) -> dict:
         if result.error:
             failed += 1
             continue
-        defined = pipelines(sources[result.path])  # (line, name) of each pipeline the file defines
+        # (line, name) of each pipeline the file defines; a subclass → its base (for its finding)
+        defined, base_of = pipelines(sources[result.path], count)
         total += len(defined)
         done = {d.line for d in result.diagnostics if d.fixed and CONVERTED.search(d.message)}
         blocking = [(d.line, found.group(1), (d.code, found.group(3), found.group(2) != "not migrated"))
@@ -78,6 +84,8 @@ def measure(root: Path) -> dict:
             named = [f for at, n, f in blocking if n == name]
             first = next((f for at, n, f in blocking if n == name and line <= at and (after is None or at < after)),
                          named[0] if named else None)
+            if first is None and name in base_of:  # a subclass: the family converts or stays together
+                first = next((f for at, n, f in blocking if n == base_of[name]), None)
             if line in done:
                 converted += 1
                 listing.append(f"converted  {where}")
@@ -93,19 +101,57 @@ def measure(root: Path) -> dict:
             "kept": kept, "reasons": reasons, "listing": listing}
 
 
-def pipelines(source: str) -> list[tuple[int, str]]:
+def pipelines(source: str, count: str = "concrete") -> tuple[list[tuple[int, str]], dict[str, str]]:
     """``(line, name)`` of the ``@pipeline_def`` functions and ``Pipeline`` subclasses of a file
-    (hand-built graphs are counted from the findings)."""
+    (hand-built graphs are counted from the findings), and each subclass of a ``Pipeline``
+    subclass → the class deriving from ``Pipeline`` it descends from."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return []
-    found = []
+        return [], {}
+    found, classes = [], []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and any(_last(d) == "pipeline_def" for d in node.decorator_list):
             found.append((node.lineno, node.name))
-        elif isinstance(node, ast.ClassDef) and any(_last(b) == "Pipeline" for b in node.bases):
-            found.append((node.lineno, node.name))
+        elif isinstance(node, ast.ClassDef):
+            classes.append(node)
+    roots = {c.name for c in classes if any(_last(b) == "Pipeline" for b in c.bases)}
+    base_of: dict[str, str] = {}
+    changed = True
+    while changed and count == "concrete":
+        changed = False
+        for c in classes:
+            if c.name in roots or c.name in base_of:
+                continue
+            for b in c.bases:
+                name = b.id if isinstance(b, ast.Name) else None
+                if name in roots or name in base_of:
+                    base_of[c.name] = base_of.get(name, name)
+                    changed = True
+                    break
+    family = roots | set(base_of)
+    bases = {b.id for c in classes if c.name in base_of for b in c.bases if isinstance(b, ast.Name)}
+    used = collections.Counter(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in bases)
+    as_base = collections.Counter(
+        b.id for c in classes if c.name in family for b in c.bases if isinstance(b, ast.Name) and b.id in bases
+    )
+    for c in classes:
+        if c.name not in family:
+            continue
+        if c.name in bases and used[c.name] <= as_base[c.name] + _super_mentions(c.name, tree):
+            continue  # a base, used only as one: not a pipeline of its own
+        found.append((c.lineno, c.name))
+    return found, base_of
+
+
+def _super_mentions(name: str, tree: ast.AST) -> int:
+    """``super(<name>, self)`` and ``<name>.__init__(self, ...)``: reads of a base that are not uses."""
+    found = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" and node.args:
+            found += isinstance(node.args[0], ast.Name) and node.args[0].id == name
+        elif isinstance(node, ast.Attribute) and node.attr == "__init__" and isinstance(node.value, ast.Name):
+            found += node.value.id == name
     return found
 
 
@@ -147,9 +193,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("roots", nargs="+", type=Path)
     parser.add_argument("--list", action="store_true", help="also print one line per pipeline")
+    parser.add_argument(
+        "--count", choices=("concrete", "direct"), default="concrete",
+        help="concrete: each subclass of a `Pipeline` base is a pipeline, a base used only as one is not "
+        "(default); direct: only the classes naming `Pipeline` as their base",
+    )
     args = parser.parse_args(argv)
     for root in args.roots:
-        found = measure(root)
+        found = measure(root, args.count)
         print(markdown(str(root), found))
         if args.list:
             print("\n".join(sorted(found["listing"])) + "\n")

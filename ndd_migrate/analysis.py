@@ -159,6 +159,8 @@ class ModuleModel:
     # and the line of each one left alone → why.
     hand_built: object = None
     hand_built_refused: dict[int, str] = field(default_factory=dict)
+    # `Pipeline` base classes whose family of subclasses is left as it is → why (ndd_migrate.subclasses)
+    refused_families: dict = field(default_factory=dict)
     # `__init__` and `define_graph` of each legacy pipeline → the pipeline (legacy.owner's index).
     legacy_methods: dict | None = None
     # Calls that keep pipelines (`DALIDataset(pipeline=make(...))`) tied to them only through a
@@ -530,6 +532,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 traced = found is not None
                 if traced:
                     self.model.traced_keeps.add(call)
+            if not found and about == constructs.FRAMEWORK_ITERATOR:
+                found = self._made_by_chosen_class(expr)
             if found and found[0] in (Kind.PIPELINE, Kind.PIPELINES):
                 members = found[1].members if isinstance(found[1], PipelineGroup) else (found[1],)
                 for fn in members:
@@ -651,6 +655,40 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         if scope is None or len(scope.assignments[name.value]) != 1:
             return None
         return next((v for sc, t, v in self._assigns if sc is scope and isinstance(t, cst.Name) and t.value == name.value), None)
+
+    def _made_by_chosen_class(self, expr) -> tuple | None:
+        """``pipe`` of ``pipe_class = TrainPipe`` (or ``= ValPipe``, or ``None``), ``pipe = pipe_class(...)``:
+        the pipelines it may be, as ``(Kind.PIPELINE, group)``, or None. Only for what keeps
+        pipelines in pipeline mode (a framework iterator of theirs): the call is no call site
+        (nothing there is rewritten), so every pipeline it may be stays as it is."""
+        def bound(name: cst.Name) -> list | None:  # the values of every binding of `name` in its scope
+            scope = self._scope_of(name)
+            if scope is None or name.value not in scope.assignments:
+                return None
+            values = [v for s, t, v in self._assigns if s is scope and isinstance(t, cst.Name) and t.value == name.value]
+            return values if len(values) == len(scope.assignments[name.value]) else None
+
+        if not isinstance(expr, cst.Name):
+            return None
+        made = bound(expr)
+        if not made or not all(isinstance(v, cst.Call) and isinstance(v.func, cst.Name) for v in made):
+            return None
+        chosen = []
+        for call in made:
+            classes = bound(call.func)
+            if not classes:
+                return None
+            for value in classes:
+                if isinstance(value, cst.Name) and value.value == "None":
+                    continue
+                fn = next((self.model.pipelines[q] for q in self._qualnames(value) if q in self.model.pipelines), None)
+                if fn is None or not isinstance(value, cst.Name):
+                    return None
+                chosen.append(fn)
+        chosen = list(dict.fromkeys(chosen))
+        if not chosen:
+            return None
+        return (Kind.PIPELINE, chosen[0] if len(chosen) == 1 else PipelineGroup(tuple(chosen)))
 
     def _find_factories(self) -> bool:
         """Record functions whose every ``return`` gives a pipeline (they build and return it:

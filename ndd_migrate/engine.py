@@ -26,7 +26,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider, ScopeProvider
 
-from ndd_migrate import crossfile, files, graph_code, hand_built, noqa, plan, pyparse, region, scopes
+from ndd_migrate import crossfile, files, graph_code, hand_built, noqa, plan, pyparse, region, scopes, subclasses
 from ndd_migrate.analysis import Analyzer, ImportedPipeline, Problem
 from ndd_migrate.catalog import _rule_modules
 from ndd_migrate.codegen import long_lines
@@ -424,9 +424,14 @@ def _run(
     rewrite: bool = True,
     lines: region.Region | None = None,
     module_source: str | None = None,
+    refused: dict | None = None,
 ) -> FileResult:
     """One pass of the rules over ``source``: the whole module, or its region (then ``lines`` maps
-    the region's lines back to the module's, whose ``# noqa`` comments are in ``module_source``)."""
+    the region's lines back to the module's, whose ``# noqa`` comments are in ``module_source``).
+
+    A ``Pipeline`` base class with subclasses is flattened first (:mod:`ndd_migrate.subclasses`); when
+    a class of such a family does not convert, the pass runs again with that family left as it is
+    (``refused``: base class name → why, reported at the base)."""
     result = FileResult(path=path, old_source=source)
     try:
         module = cst.parse_module(source)
@@ -434,12 +439,15 @@ def _run(
         result.error = _syntax_error(source, path, exc)
         return result
     try:
-        module, built = hand_built.desugar(module, source)  # `with pipe:` graphs as @pipeline_def functions
+        flat = subclasses.flatten(module, refused)  # each subclass of a base as a `Pipeline` subclass of its own
+        module = flat.module
+        module, built = hand_built.desugar(module, None if flat.families else source)  # `with pipe:` graphs as @pipeline_def functions
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         scopes.resolve(wrapper)
         analyzer = Analyzer(
             policy.imported_pipelines, set(module_names), policy.outside_pipelines, policy.migrated_on_disk
         )
+        analyzer.model.refused_families = flat.refused
         wrapper.visit(analyzer)
         ctx = Context(
             path=path,
@@ -454,6 +462,8 @@ def _run(
         )
         if lines is not None:
             ctx.original_line = lines.original_line
+        if flat.families:
+            ctx.original_line = _composed(ctx.original_line, flat.original_line)
         if built.graphs:
             analyzer.model.hand_built = built
             for fn in analyzer.model.pipelines.values():
@@ -469,6 +479,12 @@ def _run(
         if built.graphs:
             converted = {fn.node.name.value for fn in analyzer.model.pipelines.values() if fn.convert and fn.label}
             new_module = hand_built.resugar(new_module, built, converted)
+        failed = subclasses.failures(flat, analyzer.model.pipelines, ctx.diagnostics)
+        if failed:  # all or none: the family stays as it was, one finding at its base says why
+            return _run(
+                source, path, policy, fix_level, module_names, todos=todos, rewrite=rewrite, lines=lines,
+                module_source=module_source, refused={**flat.refused, **failed},
+            )
     except (RecursionError, MemoryError):  # nesting deeper than even the deep stack allows
         result.error = FileError(path, TOO_DEEP, pyparse.deepest_line(source))
         return result

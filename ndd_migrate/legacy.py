@@ -197,15 +197,32 @@ class _Localize(SkipsTrivia, cst.CSTTransformer):
         return cst.Name(self.fn.local_of(attr)) if attr in self.fn.data_attrs else updated
 
 
-def _subclassed(parent: LegacyPipeline, name: str) -> None:
+def _subclassed(parent: LegacyPipeline, name: str, refused=None) -> None:
     """One problem for all the subclasses of ``parent``, naming each (not one TODO per subclass).
     It replaces "without both `__init__` and `define_graph`" at the class: a base class that
-    leaves a method to its subclasses is what it is for (one TODO at the class, not two)."""
-    for problem in parent.problems:
-        if problem.message.startswith("subclassed by "):
-            problem.message = problem.message.replace(": a function cannot be", f", `{name}`: a function cannot be")
-            return
+    leaves a method to its subclasses is what it is for (one TODO at the class, not two).
+
+    ``refused``: why the family could not be flattened into one generator per subclass, or why one
+    of its classes did not convert once flattened (:mod:`ndd_migrate.subclasses`): that is the problem."""
+    if any(p.message.startswith("subclassed by ") or getattr(p, "family", False) for p in parent.problems):
+        for problem in parent.problems:
+            if problem.message.startswith("subclassed by "):
+                problem.message = problem.message.replace(": a function cannot be", f", `{name}`: a function cannot be")
+        return
     parent.problems[:] = [p for p in parent.problems if not (p.node is parent.node and p.message == _INCOMPLETE)]
+    if refused is not None:
+        root = parent.node.name.value
+        problem = Problem(
+            refused.about, parent.node, refused.message,
+            refused.hint or (
+                f"the subclasses of `{root}` become generator functions together or not at all: fix this (or "
+                f"write that class as one `Pipeline` subclass of its own), then run ndd-migrate again"
+            ),
+            keeps=refused.keeps,
+        )
+        problem.family = True
+        parent.problems[:] = [problem]  # the base's own problems: not what keeps the family
+        return
     parent.problems.append(Problem(
         constructs.PIPELINE_SUBCLASS, parent.node, f"subclassed by `{name}`: a function cannot be",
         f"write each subclass as one `Pipeline` subclass of its own, with the `__init__` and methods of "
@@ -222,7 +239,7 @@ def read_class(resolver: cst.MetadataDependent, node: cst.ClassDef, qualname: st
         for qual in resolver.get_metadata(QualifiedNameProvider, base.value, None) or ():
             parent = model.pipelines.get(qual.name)
             if isinstance(parent, LegacyPipeline):
-                _subclassed(parent, node.name.value)
+                _subclassed(parent, node.name.value, model.refused_families.get(parent.node.name.value))
     if not any(names.dali_name(resolver, base.value) == names.PIPELINE for base in node.bases):
         return None
     fn = LegacyPipeline(qualname=qualname, node=node, decorator=None)

@@ -540,9 +540,14 @@ BLOCKED = {
         _fed("self.feed_input(self.x, self.parts, layout='HW')", source="ops.ExternalSource(layout='HW')"),
         "`self.x` is given a layout both by its external source and by `feed_input`: keep one",
     ),
-    "subclassed": (
+    "subclassed, with class-level statements": (
         legacy("super().__init__(batch_size, num_threads, device_id)", "return 1")
-        + "\n\nclass Q(P):\n    pass\n",
+        + "\n\nclass Q(P):\n    size = 3\n",
+        "`Q` has class-level statements",
+    ),
+    "subclassed in a function": (
+        legacy("super().__init__(batch_size, num_threads, device_id)", "return 1")
+        + "\n\ndef make():\n    class Q(P):\n        pass\n    return Q\n",
         "subclassed by `Q`: a function cannot be",
     ),
     "no super call": (
@@ -1181,17 +1186,38 @@ def test_attribute_copied_from_a_parameter_keeps_its_assignment_when_renamed():
 
 
 def test_a_base_class_gets_one_todo():
-    """A base without ``define_graph``, subclassed: one TODO at the class, naming the subclasses and
-    saying what to do (not also "without both `__init__` and `define_graph`")."""
-    out, _ = migrate(
+    """A base without ``define_graph``, subclassed, one subclass of which cannot become a generator:
+    one TODO at the class, naming that subclass and why (not also "without both `__init__` and
+    `define_graph`", nor one TODO per subclass), and every class left as it is."""
+    source = (
         HEADER + "class Base(Pipeline):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None)\n\n\n"
-        "class A(Base):\n    def define_graph(self):\n        return fn.random.uniform()\n\n\n"
+        "class A(Base):\n    def define_graph(self):\n        return fn.random.uniform()\n\n    def __len__(self):\n"
+        "        return 1\n\n\n"
         "class B(Base):\n    def define_graph(self):\n        return fn.random.normal()\n"
     )
+    out, _ = migrate(source)
     found = todos(out)
     assert len(found) == 1, found
-    assert "subclassed by `A`, `B`" in found[0] and "write each subclass as one `Pipeline` subclass" in found[0]
+    assert "its subclass `A`: `__len__` has no counterpart" in found[0] and "together or not at all" in found[0]
     assert "without both" not in found[0]
+    assert "\n".join(line for line in out.splitlines() if "ndd-migrate" not in line and not line.startswith("#   ")) + "\n" == source
+
+
+def test_a_base_class_with_two_subclasses_becomes_two_generators():
+    """Each subclass of a base gets the base's ``__init__`` and its own ``define_graph``: two
+    generator functions; the base, used only as a base, is gone."""
+    out, diagnostics = migrate(
+        HEADER + "class Base(Pipeline):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None)\n\n\n"
+        "class A(Base):\n    def define_graph(self):\n        return fn.random.uniform()\n\n\n"
+        "class B(Base):\n    def define_graph(self):\n        return fn.random.normal()\n\n\n"
+        "a = A(2)\nb = B(3)\n"
+    )
+    assert todos(out) == [], todos(out)
+    assert "class " not in out
+    assert "def A(batch_size):" in out and "def B(batch_size):" in out
+    assert "ndd.random.uniform(batch_size=batch_size" in out and "ndd.random.normal(batch_size=batch_size" in out
+    fixed = sorted((d.line, d.message) for d in diagnostics if d.code == "NDD401")
+    assert fixed == [(11, "`Pipeline` subclass `A` → dynamic-mode generator"), (16, "`Pipeline` subclass `B` → dynamic-mode generator")]
 
 
 def test_a_reader_with_other_outputs_in_each_branch_is_reported_once():
