@@ -11,6 +11,7 @@ findings ``migrate`` gives: converted (NDD001 / NDD401 / NDD403 fixed), kept in 
 purpose (NDD902-NDD904), or not migrated, by the code of its first blocking finding. Pipelines are
 found by their definitions (a name defined twice in a file counts twice); a hand-built graph by the
 finding that converts it or keeps it (one per graph: one TODO per construct).
+
 A ``Pipeline`` base class with subclasses in its file: each subclass is a pipeline (it is what the
 program instantiates), and the base is one only when the file uses it otherwise than as a base
 (``--count concrete``, the default). A subclass without a finding of its own has its base's (the
