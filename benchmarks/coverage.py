@@ -8,9 +8,10 @@ written::
 and paste the printed Markdown into docs/coverage.md. A pipeline is a ``@pipeline_def`` function, a
 ``Pipeline`` subclass or a hand-built ``pipe = Pipeline(...)`` graph; it is counted from the
 findings ``migrate`` gives: converted (NDD001 / NDD401 / NDD403 fixed), kept in pipeline mode on
-purpose (NDD902-NDD904), or not migrated, by the code of its first blocking finding. Pipelines are
-found by their definitions (a name defined twice in a file counts twice); hand-built graphs count
-only when converted.
+purpose (NDD411, NDD902-NDD905), or not migrated, by the code of its first blocking finding. Pipelines
+are found by their definitions (a name defined twice in a file counts twice: a finding about a name
+belongs to the definition it is in, else to the one of the innermost function around it, see
+:func:`owner`); hand-built graphs count only when converted.
 """
 
 from __future__ import annotations
@@ -53,21 +54,23 @@ def measure(root: Path) -> dict:
         defined = pipelines(sources[result.path])  # (line, name) of each pipeline the file defines
         total += len(defined)
         done = {d.line for d in result.diagnostics if d.fixed and CONVERTED.search(d.message)}
-        first: dict[str, tuple[str, str, bool]] = {}  # name → the first finding that keeps it
+        first: dict[int, tuple[str, str, bool]] = {}  # definition line → the first finding that keeps it
         for d in sorted(result.diagnostics, key=lambda d: d.line):
             found = BLOCKED.match(d.message)
-            if found:
-                first.setdefault(found.group(1), (d.code, found.group(3), found.group(2) != "not migrated"))
-        for line, name in defined:
+            at = found and owner(defined, found.group(1), d.line)
+            if at:
+                why = found.group(3).replace(str(copy.parent) + "/", "")  # the copy's place, not the tree's
+                first.setdefault(at, (d.code, why, found.group(2) != "not migrated"))
+        for line, name, *_ in defined:
             where = f"{Path(result.path).relative_to(copy.parent)}:{line} {name}"
             if line in done:
                 converted += 1
                 listing.append(f"converted  {where}")
-            elif name in first and first[name][2]:
-                kept[first[name][0]] += 1
-                listing.append(f"kept       {where}: {first[name][0]}")
+            elif line in first and first[line][2]:
+                kept[first[line][0]] += 1
+                listing.append(f"kept       {where}: {first[line][0]}")
             else:
-                code, why, _ = first.get(name, ("?", "no finding names it", False))
+                code, why, _ = first.get(line, ("?", "no finding names it", False))
                 reasons[f"{code}: {_short(why)}"] += 1
                 listing.append(f"TODO       {where}: {code} {why[:160]}")
     converted += sum(1 for r in summary.results for d in r.diagnostics if d.fixed and "→ generator function" in d.message)
@@ -75,20 +78,45 @@ def measure(root: Path) -> dict:
             "kept": kept, "reasons": reasons, "listing": listing}
 
 
-def pipelines(source: str) -> list[tuple[int, str]]:
-    """``(line, name)`` of the ``@pipeline_def`` functions and ``Pipeline`` subclasses of a file
-    (hand-built graphs are counted from the findings when converted)."""
+def pipelines(source: str) -> list[tuple[int, str, tuple[int, int], tuple[int, int]]]:
+    """``(line, name, its lines, the lines of the function it is defined in)`` of the
+    ``@pipeline_def`` functions and ``Pipeline`` subclasses of a file (the module's lines for a
+    top-level one; hand-built graphs are counted from the findings when converted)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return []
     found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and any(_last(d) == "pipeline_def" for d in node.decorator_list):
-            found.append((node.lineno, node.name))
-        elif isinstance(node, ast.ClassDef) and any(_last(b) == "Pipeline" for b in node.bases):
-            found.append((node.lineno, node.name))
+
+    def walk(node: ast.AST, scope: tuple[int, int]) -> None:
+        for child in ast.iter_child_nodes(node):
+            span = (getattr(child, "lineno", 0), getattr(child, "end_lineno", 0) or 0)
+            if isinstance(child, ast.FunctionDef) and any(_last(d) == "pipeline_def" for d in child.decorator_list):
+                found.append((child.lineno, child.name, span, scope))
+            elif isinstance(child, ast.ClassDef) and any(_last(b) == "Pipeline" for b in child.bases):
+                found.append((child.lineno, child.name, span, scope))
+            walk(child, span if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else scope)
+
+    walk(tree, (1, len(source.splitlines()) or 1))
     return found
+
+
+def owner(defined: list, name: str, line: int) -> int | None:
+    """The definition line of the pipeline called ``name`` that a finding at ``line`` is about.
+
+    Test files define a same-named class in several functions (``class P(Pipeline)`` in each test);
+    each is its own pipeline, with its own findings: the one the finding is in, else the one of
+    the innermost function around the finding (its uses are there), else the last one before it."""
+    named = [d for d in defined if d[1] == name]
+    inside = [d for d in named if d[2][0] <= line <= d[2][1]]
+    if not inside:
+        around = [d for d in named if d[3][0] <= line <= d[3][1]]
+        inner = min((d[3][1] - d[3][0] for d in around), default=None)
+        inside = [d for d in around if d[3][1] - d[3][0] == inner]
+    if not inside:
+        return None
+    before = [d for d in inside if d[0] <= line]
+    return (before[-1] if before else inside[0])[0]
 
 
 def _last(expr: ast.expr) -> str:
