@@ -510,6 +510,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 for fn in members:
                     if about == constructs.FRAMEWORK_ITERATOR and any(p.about == about for p in fn.problems):
                         continue  # one is enough: it stays in pipeline mode for that framework
+                    if about == constructs.FED_RUN_RAISES and not manual_uses.feeds_input(fn.node):
+                        continue  # an error DALI raises in both modes (a decoder on bad data) is no keep
                     if isinstance(fn, PipelineFunction):  # not one another module defines
                         fn.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
         self._find_foreign_pipelines()
