@@ -8,7 +8,7 @@ written::
 and paste the printed Markdown into docs/coverage.md. A pipeline is a ``@pipeline_def`` function, a
 ``Pipeline`` subclass or a hand-built ``pipe = Pipeline(...)`` graph; it is counted from the
 findings ``migrate`` gives: converted (NDD001 / NDD401 / NDD403 fixed), kept in pipeline mode on
-purpose (NDD902-NDD904), or not migrated, by the code of its first blocking finding. Pipelines are
+purpose (NDD411, NDD902-NDD905), or not migrated, by the code of its first blocking finding. Pipelines are
 found by their definitions (a name defined twice in a file counts twice); a hand-built graph by the
 finding that converts it or keeps it (one per graph: one TODO per construct).
 
@@ -60,7 +60,8 @@ def measure(root: Path, count: str = "concrete") -> dict:
         defined, base_of = pipelines(sources[result.path], count)
         total += len(defined)
         done = {d.line for d in result.diagnostics if d.fixed and CONVERTED.search(d.message)}
-        blocking = [(d.line, found.group(1), (d.code, found.group(3), found.group(2) != "not migrated"))
+        where_copy = str(copy.parent) + "/"  # findings name the copy's places, not the tree's
+        blocking = [(d.line, found.group(1), (d.code, found.group(3).replace(where_copy, ""), found.group(2) != "not migrated"))
                     for d in sorted(result.diagnostics, key=lambda d: d.line) if (found := BLOCKED.match(d.message))]
         # A hand-built graph (`pipe = Pipeline(...)` with `with pipe:`) is found by the finding that
         # keeps it (its name is the assignment); a converted one is counted below.

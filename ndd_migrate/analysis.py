@@ -523,7 +523,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         while self._find_factories():
             self._resolve_kinds()
         self._consumed.extend(iterators.subclass_uses(self, original_node, self._calls))  # NDD411
-        self._consumed.extend(iterators.framework_uses(self, self._calls))  # NDD411
+        self._consumed.extend(iterators.framework_uses(self, original_node, self._calls))  # NDD411
         for call, about, expr, advice in self._consumed:
             found = expr_kind(self.model, expr, self._scope_of, self._qualnames)
             traced = False
@@ -539,6 +539,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 for fn in members:
                     if (about == constructs.FRAMEWORK_ITERATOR or traced) and any(p.about == about for p in fn.problems):
                         continue  # one is enough: it stays in pipeline mode for that framework
+                    if about == constructs.FED_RUN_RAISES and not manual_uses.feeds_input(fn.node):
+                        continue  # an error DALI raises in both modes (a decoder on bad data) is no keep
                     if isinstance(fn, PipelineFunction):  # not one another module defines
                         fn.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
         self._find_foreign_pipelines()
@@ -776,6 +778,13 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
             return (Kind.BATCH, recv[1])
         if recv and recv[0] is Kind.PIPELINES:
             return (Kind.PIPELINE, recv[1])
+    # ``pipes = [P(...) for ...] if enabled else None``: the name holds the pipelines or nothing, so
+    # what it is given to (a framework iterator that keeps them) is about those pipelines. The
+    # expression itself stays an unclaimed use (plan.OTHER), so the pipeline is not converted for it.
+    if isinstance(expr, cst.IfExp):
+        sides = [side for side in (expr.body, expr.orelse) if not (isinstance(side, cst.Name) and side.value == "None")]
+        if len(sides) == 1:
+            return expr_kind(model, sides[0], scope_of, qualnames)
     if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
         items = cstutil.pipeline_items(expr)
         kinds = [expr_kind(model, item, scope_of, qualnames) for item in items or ()]

@@ -18,6 +18,8 @@ SERIALIZED = "serialized"  # `pipe.serialize()`, `serialize_pipeline(pipe)`
 AUTOSERIALIZED = "autoserialized"  # `@autoserialize` (Triton)
 TF_DATASET = "tf dataset"  # TensorFlow's `DALIDataset(pipeline=pipe)`
 FRAMEWORK_ITERATOR = "framework iterator"  # given to an iterator of another framework (MXNet, Paddle, JAX, TF)
+API_CHECK = "api check"  # `pipe.enable_api_check(...)`: the program tests pipeline mode's API check
+FED_RUN_RAISES = "fed run raises"  # `assert_raises(E, pipe.run)` on a pipeline fed by `feed_input`
 
 #: Constructs that keep a pipeline in pipeline mode on purpose (not a gap of the migration).
-KEEPING = frozenset({SERIALIZED, AUTOSERIALIZED, TF_DATASET, FRAMEWORK_ITERATOR})
+KEEPING = frozenset({SERIALIZED, AUTOSERIALIZED, TF_DATASET, FRAMEWORK_ITERATOR, API_CHECK, FED_RUN_RAISES})

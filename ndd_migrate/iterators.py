@@ -191,30 +191,138 @@ def subclass_uses(resolver, module: cst.Module, calls) -> list[tuple]:
     return uses
 
 
-def framework_uses(resolver, calls) -> list[tuple]:
+def framework_uses(resolver, module: cst.Module, calls) -> list[tuple]:
     """The pipelines given to an iterator of another framework (MXNet, PaddlePaddle, JAX,
     TensorFlow), as uses that keep them in pipeline mode (``(call, code, expression, (message,
     hint))``, see :mod:`ndd_migrate.manual_uses`): dynamic mode converts its batches for PyTorch
-    only (``.torch()``), and has no iterator for these frameworks.
+    only (``.torch()``), and has no iterator for these frameworks. Also found:
 
-    ``calls`` are the analysis' ``(call, qualified name)``s; ``resolver`` resolves DALI names."""
+    * TensorFlow's ``DALIIterator`` is an op factory: ``daliop = dali_tf.DALIIterator()`` and then
+      ``daliop(pipeline=pipe, ...)`` (or ``DALIIterator()(pipeline=pipe)``) runs the pipeline;
+    * an iterator class chosen at run time (a parameter: ``def test(IteratorClass): IteratorClass(pipes)``,
+      or its op, ``daliop = IteratorClass(); daliop(pipeline=pipe)``) in a module whose functions
+      hand out DALI iterator classes of another framework (``return MXNetIterator``): the
+      pipeline goes to one of those.
+
+    ``calls`` are the analysis' ``(call, qualified name)``s; ``resolver`` is the analysis (it
+    resolves DALI names and scopes, and knows the module's assignments)."""
     uses = []
+    ops = _bound_to(resolver, lambda value: isinstance(value, cst.Call) and names.dali_name(resolver, value.func) == TF_ITERATOR)
+    chosen = _handed_out(resolver, module)
     for call in {id(call): call for call, _ in calls}.values():
         dali = names.dali_name(resolver, call.func)
         framework = FRAMEWORKS.get(dali.split(".")[3]) if dali in OTHER_ITERATORS else None
-        if framework is None or not call.args:
+        if framework is not None and call.args:
+            short = dali.rsplit(".", 1)[-1]
+            given = call.args[0].value if call.args[0].keyword is None and not call.args[0].star else None
+            given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipelines"), given)
+            why = f"its pipeline feeds {framework}'s `{short}`, which has no dynamic-mode form"
+        elif _is_op(resolver, ops, call.func):
+            framework, given = "TensorFlow", _pipeline_kwarg(call)
+            op = call.func.value if isinstance(call.func, cst.Name) else "DALIIterator()"
+            why = f"its pipeline feeds `{op}(pipeline=...)`, TensorFlow's `DALIIterator` op, which has no dynamic-mode form"
+        elif chosen and (param := _runtime_class(resolver, call.func)) is not None:
+            others = sorted({FRAMEWORKS[d.split(".")[3]] for d in chosen if d in OTHER_ITERATORS})
+            framework = " and ".join([", ".join(others[:-1]), others[-1]] if len(others) > 1 else others)
+            given = _pipeline_kwarg(call) if not isinstance(call.func, cst.Name) or call.func.value != param else None
+            if given is None and call.args and call.args[0].keyword is None and not call.args[0].star:
+                given = call.args[0].value
+            classes = ", ".join(_framework_class(d) for d in sorted(chosen))
+            if isinstance(call.func, cst.Name) and call.func.value == param:
+                how = f"`{param}(...)`,"
+            else:
+                op = call.func.value if isinstance(call.func, cst.Name) else f"{param}()"
+                how = f"`{op}(pipeline=...)`, the op of `{param}`,"
+            why = (
+                f"its pipeline feeds {how} an iterator class chosen at run time among those this module hands "
+                f"out ({classes}): those of {framework} have no dynamic-mode form"
+            )
+        else:
             continue
-        short = dali.rsplit(".", 1)[-1]
-        given = call.args[0].value if call.args[0].keyword is None and not call.args[0].star else None
-        given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipelines"), given)
+        if given is None:
+            continue
         advice = (
-            f"its pipeline feeds {framework}'s `{short}`, which has no dynamic-mode form",
+            why,
             f"keep it in pipeline mode for {framework}: dynamic mode hands out batches for PyTorch only "
             f"(`.torch()`); or iterate the migrated generator yourself and convert each batch for {framework} "
             "(e.g. through DLPack), ending each epoch at `reader.get_metadata()['epoch_size']`",
         )
-        uses.extend((call, constructs.FRAMEWORK_ITERATOR, item, advice) for item in listed(given) if given is not None)
+        uses.extend((call, constructs.FRAMEWORK_ITERATOR, item, advice) for item in listed(given))
     return uses
+
+
+TF_ITERATOR = "nvidia.dali.plugin.tf.DALIIterator"
+
+
+def _framework_class(dali: str) -> str:
+    fw = dali.split(".")[3]
+    return f"{FRAMEWORKS.get(fw, 'PyTorch')}'s `{dali.rsplit('.', 1)[-1]}`"
+
+
+def _pipeline_kwarg(call: cst.Call) -> cst.BaseExpression | None:
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipeline"), None)
+
+
+def _binding(resolver, name: cst.Name):
+    """The scope ``name`` is bound in, as seen from where it is read, and its assignments there."""
+    scope = resolver._scope_of(name)
+    while scope is not None and not scope.assignments[name.value]:
+        scope = None if scope.parent is scope else scope.parent
+    return scope, (scope.assignments[name.value] if scope is not None else ())
+
+
+def _bound_to(resolver, test) -> set:
+    """``(scope, name)`` of the names every assignment of which (in its scope) passes ``test``."""
+    seen: dict = {}
+    for scope, target, value in resolver._assigns:
+        if isinstance(target, cst.Name):
+            key = (scope, target.value)
+            seen[key] = seen.get(key, True) and bool(test(value))
+    return {key for key, ok in seen.items() if ok}
+
+
+def _is_op(resolver, ops: set, func: cst.BaseExpression) -> bool:
+    """Is ``func`` TensorFlow's DALI op: ``DALIIterator()``, or a name bound to one?"""
+    if isinstance(func, cst.Call):
+        return names.dali_name(resolver, func.func) == TF_ITERATOR
+    if isinstance(func, cst.Name):
+        scope, _ = _binding(resolver, func)
+        return (scope, func.value) in ops
+    return False
+
+
+def _runtime_class(resolver, func: cst.BaseExpression) -> str | None:
+    """The parameter ``func`` is, or whose call made it (``daliop = IteratorClass()``), or None."""
+    if isinstance(func, cst.Call):
+        func = func.func
+    if not isinstance(func, cst.Name):
+        return None
+    _, assignments = _binding(resolver, func)
+    assignments = list(assignments)
+    if assignments and all(isinstance(getattr(a, "node", None), cst.Param) for a in assignments):
+        return func.value
+    values = [v for sc, t, v in resolver._assigns if isinstance(t, cst.Name) and t.value == func.value
+              and sc is _binding(resolver, func)[0]]
+    if values and len(values) == len(assignments) and all(isinstance(v, cst.Call) for v in values):
+        made = {_runtime_class(resolver, v.func) if isinstance(v.func, cst.Name) else None for v in values}
+        if len(made) == 1 and None not in made:
+            return made.pop()
+    return None
+
+
+def _handed_out(resolver, module: cst.Module) -> set[str]:
+    """The DALI iterator classes the module's functions return (``return MXNetIterator``), when one
+    of them is another framework's (a module that picks its iterator class at run time)."""
+    found: set[str] = set()
+
+    class Returns(cst.CSTVisitor):
+        def visit_Return(self, node: cst.Return) -> None:
+            dali = names.dali_name(resolver, node.value) if node.value is not None else None
+            if dali in OTHER_ITERATORS or dali in TORCH_ITERATORS:
+                found.add(dali)
+
+    module.visit(Returns())
+    return found if found & OTHER_ITERATORS else set()
 
 
 def _classes(statements):

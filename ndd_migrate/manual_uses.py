@@ -11,7 +11,13 @@ itself would break working code with nothing better to offer, so they *block* th
 * ``nvidia.dali.plugin.tf.DALIDataset(pipeline=pipe)`` (NDD904): it runs the serialized pipeline
   inside TensorFlow's graph;
 * ``MyIterator(pipe, ...)`` of a class deriving from a DALI iterator (NDD411, found by
-  :func:`ndd_migrate.iterators.subclass_uses`): the base class runs the pipeline.
+  :func:`ndd_migrate.iterators.subclass_uses`): the base class runs the pipeline;
+* programs that test pipeline mode itself (NDD905): ``pipe.enable_api_check(...)`` (the check that
+  ``run()`` is not mixed with ``schedule_run()``/``share_outputs()``/``release_outputs()``/``outputs()``,
+  none of which dynamic mode has), and ``assert_raises(E, pipe.run)`` on a pipeline fed by
+  ``feed_input`` (pipeline mode refuses a fed batch larger than ``batch_size``, DALI 2.4: "The
+  external source callback returned an unexpected batch size", or fed to a source the graph
+  dropped: ``KeyError``; a dynamic-mode batch has no such bound, so the expected error never comes).
 
 The analysis records the candidates while it walks the module and, once it knows what each name
 holds, turns those whose pipeline is known into blocking problems of that pipeline function.
@@ -49,6 +55,31 @@ TF_DATASET = (
 )
 
 
+API_CHECK = (
+    "the program tests pipeline mode's API check (`{code}`: whether `run()` may be mixed with "
+    "`schedule_run()`, `share_outputs()`, `release_outputs()` and `outputs()`), and dynamic mode has "
+    "none of these methods",
+    "keep it in pipeline mode: what it tests is pipeline mode's own behaviour",
+)
+FED_RUN_RAISES = (
+    "the program expects `{receiver}.run` to raise (`{code}`) on data fed with `feed_input`: pipeline mode "
+    "checks what is fed (at most `batch_size` samples, into a source the graph uses) and dynamic mode "
+    "takes any batch, so the error it tests for never comes",
+    "keep it in pipeline mode: what it tests is pipeline mode's own behaviour",
+)
+# Calls that expect their callable argument to raise: `assert_raises(E, f)` (nose, DALI's tests),
+# `pytest.raises(E, f)`, `self.assertRaises(E, f)`.
+RAISE_CHECKERS = frozenset({"assert_raises", "assertRaises", "raises"})
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def _with_code(advice: tuple[str, str], **names) -> tuple[str, str]:
+    return (advice[0].format(**names), advice[1])
+
+
 def consumed_pipeline(
     resolver: cst.MetadataDependent, call: cst.Call
 ) -> tuple[str, cst.BaseExpression, tuple[str, str]] | None:
@@ -56,6 +87,14 @@ def consumed_pipeline(
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "serialize":
         return (constructs.SERIALIZED, func.value, SERIALIZE)
+    if isinstance(func, cst.Attribute) and func.attr.value == "enable_api_check":
+        return (constructs.API_CHECK, func.value, _with_code(API_CHECK, code=_code(call)))
+    last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+    if last in RAISE_CHECKERS and len(call.args) >= 2:
+        run = call.args[1].value
+        if isinstance(run, cst.Attribute) and run.attr.value == "run" and call.args[1].keyword is None:
+            advice = _with_code(FED_RUN_RAISES, receiver=_code(run.value), code=_code(call))
+            return (constructs.FED_RUN_RAISES, run.value, advice)
     name = names.dali_name(resolver, func)
     if name == SERIALIZE_PIPELINE and call.args:
         return (constructs.SERIALIZED, call.args[0].value, SERIALIZE)
@@ -64,6 +103,19 @@ def consumed_pipeline(
         if arg is not None:
             return (constructs.TF_DATASET, arg, TF_DATASET)
     return None
+
+
+def feeds_input(node: cst.CSTNode) -> bool:
+    """Does the definition ``node`` (a ``Pipeline`` subclass) call ``feed_input``?"""
+    found = []
+
+    class Feeds(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "feed_input":
+                found.append(call)
+
+    node.visit(Feeds())
+    return bool(found)
 
 
 def pipeline_arg(call: cst.Call) -> cst.BaseExpression | None:

@@ -495,3 +495,126 @@ def test_same_batches_per_epoch_with_size(given, size, arguments, tmp_path):
     for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):
         assert all(a.shape == b.shape and (a == b).all() for a, b in zip(images_a, images_b))
         assert all((a == b).all() for a, b in zip(labels_a, labels_b))
+
+
+def _kept(text):
+    """The findings needing a human, after checking the file is unchanged beyond one TODO."""
+    out, result = migrate_text(text)
+    found = [d for d in result.diagnostics if d.needs_human]
+    assert out.count("TODO(ndd-migrate)") == len(found), out
+    return found
+
+
+RUN_TIME_CHOICE = """\
+import sys
+
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def loader(root, shard):
+    jpegs, labels = fn.readers.file(file_root=root, name="R", shard_id=shard, num_shards=2)
+    return jpegs, labels
+
+
+def mxnet_iterator():
+    from nvidia.dali.plugin.mxnet import DALIGenericIterator as Iterator
+    return Iterator
+
+
+def torch_iterator():
+    from nvidia.dali.plugin.pytorch import DALIGenericIterator as Iterator
+    return Iterator
+
+
+def consume(iterator_class, root):
+    shards = [loader(root, s) for s in range(2)]
+    for shard in shards:
+        shard.build()
+    {use}
+
+
+CHOICES = {{"mxnet": mxnet_iterator, "torch": torch_iterator}}
+consume(CHOICES[sys.argv[2]](), sys.argv[1])
+"""
+
+
+@pytest.mark.parametrize(
+    "use, construct",
+    [("for batch in iterator_class(shards, ['x', 'y'], reader_name='R'):\n        print(batch)", "`iterator_class(...)`"),
+     ("op = iterator_class()\n    print(op(pipeline=shards[0]))", "`op(pipeline=...)`, the op of `iterator_class`")],
+)
+def test_an_iterator_class_chosen_at_run_time_keeps_its_pipelines(use, construct):
+    """The class is a parameter; the module hands out MXNet's and PyTorch's: one NDD411, naming both."""
+    found = _kept(RUN_TIME_CHOICE.format(use=use))
+    assert [d.code for d in found] == ["NDD411"], found
+    assert f"kept in pipeline mode: its pipeline feeds {construct}, an iterator class chosen at run time" in found[0].message
+    assert "(MXNet's `DALIGenericIterator`, PyTorch's `DALIGenericIterator`): those of MXNet have" in found[0].message
+
+
+def test_an_iterator_class_parameter_alone_does_not_keep_a_pipeline():
+    """Without a framework iterator class handed out by the module, a parameter proves nothing."""
+    text = RUN_TIME_CHOICE.format(use="print(iterator_class(shards))").replace("plugin.mxnet", "plugin.pytorch")
+    found = _kept(text)
+    assert "NDD411" not in {d.code for d in found} and found, found
+
+
+TF_OP = """\
+import nvidia.dali.plugin.tf as dali_tf
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def loader(root):
+    jpegs, labels = fn.readers.file(file_root=root, name="R")
+    return jpegs, labels
+
+
+def tensors(root):
+    pipe = loader(root)
+    {use}
+"""
+
+
+@pytest.mark.parametrize(
+    "use, construct",
+    [("op = dali_tf.DALIIterator()\n    return op(pipeline=pipe, batch_size=2)", "`op(pipeline=...)`"),
+     ("return dali_tf.DALIIterator()(pipeline=pipe, batch_size=2)", "`DALIIterator()(pipeline=...)`")],
+)
+def test_tensorflow_dali_iterator_op_keeps_its_pipeline(use, construct):
+    found = _kept(TF_OP.format(use=use))
+    assert [d.code for d in found] == ["NDD411"], found
+    assert f"kept in pipeline mode: its pipeline feeds {construct}, TensorFlow's `DALIIterator` op" in found[0].message
+
+
+def test_an_optional_list_of_pipelines_given_to_mxnet_is_kept():
+    """`pipes = [...] if flag else None`: the iterator it is given to keeps them (one NDD411), rather
+    than an NDD008 at the conditional expression."""
+    text = FRAMEWORK.format(plugin="mxnet", cls="DALIClassificationIterator",
+                            pipes="import sys\npipes = [make(i) for i in range(2)] if sys.argv else None", given="pipes")
+    found = _kept(text)
+    assert [d.code for d in found] == ["NDD411"], found
+    assert "MXNet's `DALIClassificationIterator`" in found[0].message
+
+
+def test_tf_dataset_wins_over_what_would_block_the_class():
+    """A graph constant would block the class (NDD901); the pipeline feeds `DALIDataset`, so the keep
+    is its only finding (`ops.Shapes` converts: NDD402)."""
+    text = (
+        "import tensorflow as tf\n"
+        "from nvidia import dali\n"
+        "import nvidia.dali.plugin.tf as dali_tf\n\n\n"
+        "class Sized(dali.pipeline.Pipeline):\n"
+        "    def __init__(self):\n"
+        "        super().__init__(batch_size=2, num_threads=1, device_id=None)\n"
+        "        self.shape_of = dali.ops.Shapes(dtype=dali.types.INT32)\n"
+        "        self.noise = dali.ops.random.Uniform(range=[0, 1], shape=[3])\n\n"
+        "    def define_graph(self):\n"
+        "        x = self.noise()\n"
+        "        return self.shape_of(x), x * dali.types.Constant(2.0)\n\n\n"
+        "ds = dali_tf.DALIDataset(pipeline=Sized(), batch_size=2, output_dtypes=(tf.int32, tf.float32))\n"
+    )
+    found = _kept(text)
+    assert [d.code for d in found] == ["NDD904"], found
+    without = _kept(text.replace("ds = dali_tf.DALIDataset(pipeline=Sized(), batch_size=2, output_dtypes=(tf.int32, tf.float32))\n", "pipe = Sized()\n"))
+    assert {d.code for d in without} == {"NDD901"}, without

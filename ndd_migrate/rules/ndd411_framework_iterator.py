@@ -73,6 +73,19 @@ _SUBCLASS = (
     "loader = Scaled(p('/data'), ['data', 'label'], reader_name='Reader')\n"
 )
 
+_TF_OP = (
+    "import nvidia.dali.plugin.tf as dali_tf\n"
+    "from nvidia.dali import fn, pipeline_def\n\n\n"
+    "@pipeline_def(batch_size=8)\n"
+    "def p(root):\n"
+    "    jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n"
+    "    return fn.decoders.image(jpegs), labels\n\n\n"
+    "def tensors(root):\n"
+    "    op = dali_tf.DALIIterator()\n"
+    "{todo}"
+    "    return op(pipeline=p(root), batch_size=8)\n"
+)
+
 RULE = Rule(
     code="NDD411",
     name="framework-iterator",
@@ -95,7 +108,11 @@ RULE = Rule(
         "pipelines as DALI counted them. Iterators with neither, other uses of the iterator "
         "(`len(loader)`) and `DALIRaggedIterator` are reported; "
         "a pipeline given to the iterators of JAX, PaddlePaddle, MXNet or TensorFlow is kept in "
-        "pipeline mode with one finding (dynamic mode converts batches for PyTorch only). A class "
+        "pipeline mode with one finding (dynamic mode converts batches for PyTorch only): also through "
+        "TensorFlow's `DALIIterator` op (`op = dali_tf.DALIIterator(); op(pipeline=pipe, ...)`), and "
+        "through an iterator class chosen at run time (a parameter, `def run(Iterator): Iterator(pipes, ...)`, "
+        "or its op) in a module whose functions hand out another framework's iterator class "
+        "(`return MXNetIterator`); `pipes = [...] if flag else None` is followed as the list. A class "
         "deriving from a DALI iterator (any alias, also through another such class) is reported at the "
         "class, and the pipelines given to it are not migrated: its base class runs a `Pipeline`."
     ),
@@ -132,6 +149,19 @@ RULE = Rule(
                     "# TODO(ndd-migrate): NDD411 not migrated: its pipeline is given to `Scaled`, a subclass of "
                     "`DALIGenericIterator`, which needs a real `Pipeline`; replace `Scaled` first (see the TODO "
                     "at the class), then migrate this pipeline\n"
+                ),
+            ),
+        ),
+        Example(
+            title="TensorFlow's `DALIIterator` op: kept in pipeline mode",
+            before=_TF_OP.format(todo=""),
+            after=_TF_OP.format(
+                todo=(
+                    "    # TODO(ndd-migrate): NDD411 kept in pipeline mode: its pipeline feeds `op(pipeline=...)`, "
+                    "TensorFlow's `DALIIterator` op, which has no dynamic-mode form; keep it in pipeline mode for "
+                    "TensorFlow: dynamic mode hands out batches for PyTorch only (`.torch()`); or iterate the "
+                    "migrated generator yourself and convert each batch for TensorFlow (e.g. through DLPack), "
+                    "ending each epoch at `reader.get_metadata()['epoch_size']`\n"
                 ),
             ),
         ),

@@ -1,0 +1,107 @@
+"""NDD905 pipeline-behaviour: a program that tests pipeline mode's own API or checks."""
+
+from __future__ import annotations
+
+from ndd_migrate import constructs
+from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.rules.base import RuleImpl
+
+_API = (
+    "from nvidia.dali import fn, pipeline_def\n\n\n"
+    "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+    "def p():\n"
+    "    return fn.random.uniform(range=[0, 1])\n\n\n"
+    "pipe = p()\n"
+    "pipe.build()\n"
+    "{todo}"
+    "pipe.enable_api_check(False)\n"
+    "pipe.schedule_run()\n"
+    "pipe.run()\n"
+)
+
+_FED = (
+    "import numpy as np\n"
+    "from nose.tools import assert_raises\n"
+    "from nvidia.dali import ops\n"
+    "from nvidia.dali.pipeline import Pipeline\n\n\n"
+    "class Fed(Pipeline):\n"
+    "    def __init__(self):\n"
+    "        super().__init__(batch_size=2, num_threads=1, device_id=None)\n"
+    "        self.source = ops.ExternalSource()\n\n"
+    "    def define_graph(self):\n"
+    "        self.data = self.source()\n"
+    "        return self.data\n\n"
+    "    def iter_setup(self):\n"
+    "        self.feed_input(self.data, np.zeros([3, 4]))\n\n\n"
+    "pipe = Fed()\n"
+    "pipe.build()\n"
+    "{todo}"
+    "assert_raises(RuntimeError, pipe.run)\n"
+)
+
+RULE = Rule(
+    code="NDD905",
+    name="pipeline-behaviour",
+    summary="a program that tests pipeline mode's own API or checks stays in pipeline mode",
+    what=(
+        "Keeps in pipeline mode, with one finding, a pipeline on which the program calls "
+        "`enable_api_check(...)`, and a `Pipeline` subclass fed with `feed_input` whose `run` the "
+        "program expects to raise (`assert_raises(E, pipe.run)`, `pytest.raises(E, pipe.run)`, "
+        "`self.assertRaises(E, pipe.run)`)."
+    ),
+    why=(
+        "These programs test pipeline mode itself. `enable_api_check` governs whether `run()` may be "
+        "mixed with `schedule_run()`, `share_outputs()`, `release_outputs()` and `outputs()`: dynamic "
+        "mode has no pipeline object and none of these methods. Pipeline mode refuses a batch fed with "
+        "more than `batch_size` samples (DALI 2.4: `RuntimeError: The external source callback returned "
+        "an unexpected batch size`) and data fed to a source the graph dropped (`KeyError`); in dynamic "
+        "mode the fed data is an `ndd.batch(...)` of any size, so the migrated generator would run on "
+        "where the test expects an error. An expected error of an operator (a decoder on bad data) "
+        "is raised in both modes: a pipeline not fed by `feed_input` is not kept for it."
+    ),
+    fix_safety=FixSafety.MANUAL,
+    fix=(
+        "None: what the program tests has no dynamic-mode form. Keep it in pipeline mode (a test of "
+        "DALI's pipeline mode belongs there)."
+    ),
+    examples=(
+        Example(
+            title="the API check",
+            before=_API.format(todo=""),
+            after=_API.format(
+                todo=(
+                    "# TODO(ndd-migrate): NDD905 kept in pipeline mode: the program tests pipeline mode's API "
+                    "check (`pipe.enable_api_check(False)`: whether `run()` may be mixed with `schedule_run()`, "
+                    "`share_outputs()`, `release_outputs()` and `outputs()`), and dynamic mode has none of these "
+                    "methods; keep it in pipeline mode: what it tests is pipeline mode's own behaviour\n"
+                )
+            ),
+        ),
+        Example(
+            title="an error expected from a fed batch",
+            before=_FED.format(todo=""),
+            after=_FED.format(
+                todo=(
+                    "# TODO(ndd-migrate): NDD905 kept in pipeline mode: the program expects `pipe.run` to raise "
+                    "(`assert_raises(RuntimeError, pipe.run)`) on data fed with `feed_input`: pipeline mode checks "
+                    "what is fed (at most `batch_size` samples, into a source the graph uses) and dynamic mode "
+                    "takes any batch, so the error it tests for never comes; keep it in pipeline mode: what it "
+                    "tests is pipeline mode's own behaviour\n"
+                )
+            ),
+        ),
+    ),
+    valid=(
+        "import pytest\n\n\ndef test_div():\n    pytest.raises(ZeroDivisionError, lambda: 1 / 0)\n",
+    ),
+)
+
+
+class Impl(RuleImpl):
+    """The engine reports the kept pipeline (the analysis records the construct, see
+    :mod:`ndd_migrate.manual_uses`); a pipeline it cannot tie to a definition of this module is
+    not this module's to keep."""
+
+    rule = RULE
+    reports = (constructs.API_CHECK, constructs.FED_RUN_RAISES)
