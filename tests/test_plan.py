@@ -88,3 +88,52 @@ def test_fixes_of_rules_not_selected_are_not_applied():
     only = transform(source, "example.py", Policy.check(fix=True, unsafe_fixes=True, is_enabled=lambda code, path: code == "NDD502"))
     assert "batch.batch_size" in only.new_source and "batch[0]" in only.new_source
     assert {d.code for d in only.diagnostics if d.fixed} == {"NDD502"}
+
+
+# -- a name rebound to the numpy array of the output it held (Analyzer._split_at_conversion) -----------
+REBOUND_LOOP = (
+    "pipe = p('/d')\npipe.build()\n"
+    "for i in range(2):\n"
+    "    (x,) = pipe.run()\n"
+    "    print(len(x))\n"
+    "{between}"
+    "    x = {convert}\n"
+    "    print(x.shape, x[0])\n"
+    "print(x[0][0])\n"
+)
+
+
+@pytest.mark.parametrize("convert", ["x.as_cpu().as_array()", "x.as_array()", "x.at(0)", "np.asarray(x.as_array())"])
+def test_a_name_rebound_to_the_array_of_its_output_converts(convert):
+    source = "import numpy as np\n" + PIPE + REBOUND_LOOP.format(between="", convert=convert)
+    out, result = migrate_text(source)
+    assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
+    assert "next(pipe)" in out and "x.batch_size" in out  # a read before the rebinding: an output
+    assert "print(x.shape, x[0])" in out and "print(x[0][0])" in out  # after it: the numpy array, as written
+    assert ".as_array()" not in out and ".at(" not in out
+
+
+@pytest.mark.parametrize(
+    "between, convert",
+    [
+        ("    if i:\n        break\n", "x.as_array()"),  # may leave the loop holding the output
+        ("    if i:\n        continue\n", "x.as_array()"),
+        ("", "x.as_tensor()"),  # a TensorCPU in pipeline mode, not a numpy array
+        ("", "np.asarray(x)"),  # a TensorList to numpy: not the same value in dynamic mode
+        ("", "y.as_array() if False else x.as_array()"),
+    ],
+)
+def test_a_rebinding_that_does_not_convert_in_straight_line_code_blocks(between, convert):
+    source = "import numpy as np\n" + PIPE + "y = None\n" + REBOUND_LOOP.format(between=between, convert=convert)
+    out, result = migrate_text(source)
+    human = [d for d in result.diagnostics if d.needs_human]
+    assert [d.code for d in human] == ["NDD008"] and "also holds other values" in human[0].message
+    assert TODO.sub("", out) == source
+
+
+def test_a_rebinding_read_by_a_nested_function_or_in_a_try_blocks():
+    nested = PIPE + "pipe = p('/d')\npipe.build()\n(x,) = pipe.run()\nshow = lambda: x\nx = x.as_array()\n"
+    tried = PIPE + "pipe = p('/d')\npipe.build()\ntry:\n    (x,) = pipe.run()\n    x = x.as_array()\nexcept ValueError:\n    print(x)\n"
+    for source in (nested, tried):
+        human = [d for d in migrate_text(source)[1].diagnostics if d.needs_human]
+        assert [d.code for d in human] == ["NDD008"], source
