@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate import build_time, checkpoints, constructs, crossfile, cstutil, external_source, iterators, manual_uses, names, outputs, pipeline_args
+from ndd_migrate import attributes, build_time, checkpoints, constructs, crossfile, cstutil, external_source, iterators, manual_uses, names, outputs, pipeline_args
 from ndd_migrate.cstutil import TRIVIA, SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.returns import Returns, read as read_returns
@@ -184,6 +184,11 @@ class ModuleModel:
     # Reads of a name that see the numpy array a converting rebinding gave it, not the output it
     # held before (``seq = seq.as_cpu().as_array()``: Analyzer._split_at_conversion).
     converted_reads: set = field(default_factory=set)
+    # Attributes of `self` followed like names (ndd_migrate.attributes): each read and store →
+    # its SelfAttribute, and the Kind of the ones that hold a pipeline's value.
+    attribute_reads: dict = field(default_factory=dict)
+    attribute_stores: dict = field(default_factory=dict)
+    attribute_kinds: dict = field(default_factory=dict)  # SelfAttribute → (Kind, pipeline)
 
 
 class Analyzer(SkipsTrivia, cst.CSTVisitor):
@@ -502,6 +507,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                     self._check_blocking(fn, arg.keyword.value)
         for fn in self.model.pipelines.values():
             self._resolve_external_source(fn, original_node)
+        classes = {fn.node for fn in self.model.pipelines.values() if isinstance(fn.node, cst.ClassDef)}
+        for found in attributes.find(self.parents, classes):
+            self.model.attribute_stores[found.target] = found
+            self.model.attribute_reads.update(dict.fromkeys(found.reads, found))
         self._resolve_kinds()
         while self._find_factories():
             self._resolve_kinds()
@@ -591,6 +600,23 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         return expr_kind(self.model, ret.value, self._scope_of, self._qualnames) if ret.value else None
 
     def _resolve_kinds(self) -> None:
+        """Kinds of names, then of the ``self`` attributes bound from them (ndd_migrate.attributes),
+        then of the names bound from those attributes again, until nothing new is found."""
+        self.model.attribute_kinds.clear()
+        self._resolve_names()
+        for _ in range(3):
+            before = dict(self.model.attribute_kinds)
+            for found in set(self.model.attribute_stores.values()):
+                kind = expr_kind(self.model, found.value, self._scope_of, self._qualnames)
+                if kind is None:
+                    self.model.attribute_kinds.pop(found, None)
+                else:
+                    self.model.attribute_kinds[found] = kind
+            if self.model.attribute_kinds == before:
+                return
+            self._resolve_names()
+
+    def _resolve_names(self) -> None:
         """Give each local name one Kind when every binding of it agrees; otherwise none.
 
         Flow-insensitive on purpose: a name rebound to something else anywhere in its scope is
@@ -708,6 +734,8 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
     """
     if isinstance(expr, cst.Name):
         return lookup(model, scope_of(expr), expr)
+    if isinstance(expr, cst.Attribute) and expr in model.attribute_reads:  # `self.pipe` (ndd_migrate.attributes)
+        return model.attribute_kinds.get(model.attribute_reads[expr])
     if isinstance(expr, cst.Call):
         for qual in qualnames(expr.func):
             fn = model.pipelines.get(qual) or model.factories.get(qual) or _imported(model, qual)

@@ -151,6 +151,9 @@ def collect(analyzer) -> list[Use]:
             for access in references(scope, name):
                 if access.node not in model.converted_reads:  # the name holds a numpy array there
                     walk.follow(access.node, kind, fn)
+        for found, (kind, fn) in list(model.attribute_kinds.items()):  # `self.pipe` (ndd_migrate.attributes)
+            for read in found.reads:
+                walk.follow(read, kind, fn)
         for fn in [*model.pipelines.values(), *model.factories.values()]:
             walk.references_of(fn)
         new = walk.parameters_to_follow()
@@ -336,6 +339,8 @@ class _Walk:
         if len(assign.targets) != 1:
             return use(STORED)
         target = assign.targets[0].target
+        if isinstance(target, cst.Attribute) and self.model.attribute_stores.get(target) in self.model.attribute_kinds:
+            return use(BOUND, _spelled(target))  # `self.pipe = p(...)`, followed like a name
         if isinstance(target, cst.Name):
             scope = self.analyzer._scope_of(assign)
             return use(BOUND if self._tracked(scope, target.value) else REBOUND, target.value)

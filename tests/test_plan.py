@@ -137,3 +137,66 @@ def test_a_rebinding_read_by_a_nested_function_or_in_a_try_blocks():
     for source in (nested, tried):
         human = [d for d in migrate_text(source)[1].diagnostics if d.needs_human]
         assert [d.code for d in human] == ["NDD008"], source
+
+
+# -- a pipeline kept in an attribute of `self` (ndd_migrate.attributes) ---------------------------------
+LOADER = (
+    "class Loader:\n"
+    "    def __init__(self, root):\n"
+    "        self.pipe = p(root)\n"
+    "        self.pipe.build()\n\n"
+    "    def __len__(self):\n"
+    "        return 3\n\n"
+    "    def first(self):\n"
+    "        (x,) = self.pipe.run()\n"
+    "        return x.at(0)\n\n"
+    "    def both(self):\n"
+    "        return [self.pipe.run()[0].at(0) for _ in range(len(self))]\n"
+    "{more}\n\n"
+    "loader = Loader('/d')\n"
+    "{outside}"
+)
+
+
+def test_an_attribute_set_once_in_init_and_used_in_methods_is_followed():
+    out, result = migrate_text(PIPE + LOADER.format(more="", outside="print(loader.first(), len(loader))\n"))
+    assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
+    assert "self.pipe = p(root)" in out and ".build()" not in out
+    assert "(x,) = next(self.pipe)" in out and "next(self.pipe)[0].tensors[0]" in out
+
+
+@pytest.mark.parametrize(
+    "more, outside",
+    [
+        ("", "loader.pipe.run()\n"),  # read on the object, outside the class
+        ("\n    def reset(self):\n        self.pipe = p('/e')\n", ""),  # stored twice
+        ("\n    def later(self):\n        return lambda: self.pipe.run()\n", ""),  # a nested function reads it
+        ("\n    def named(self):\n        return getattr(self, 'pipe')\n", ""),  # spelled as a string
+        ("\n    @staticmethod\n    def other(self):\n        return self.pipe.run()\n", ""),  # not an instance method
+        ("\n    def rebind(self, other):\n        self = other\n        return self.pipe.run()\n", ""),
+        ("", "\n\nclass Child(Loader):\n    pass\n"),  # a subclass could use it too
+        ("\n    def drop(self):\n        del self.pipe\n", ""),
+    ],
+)
+def test_an_attribute_not_surely_one_value_blocks(more, outside):
+    source = PIPE + LOADER.format(more=more, outside=outside)
+    out, result = migrate_text(source)
+    human = [d for d in result.diagnostics if d.needs_human]
+    assert [d.code for d in human] == ["NDD008"], [d.message for d in human]
+    assert "stored in an attribute" in human[0].message and "set `self.pipe` once in `__init__`" in human[0].hint
+    assert TODO.sub("", out) == source
+
+
+def test_an_unfollowed_use_of_an_attribute_names_it():
+    source = PIPE + LOADER.format(more="\n    def show(self):\n        print(self.pipe)\n", outside="")
+    human = [d for d in migrate_text(source)[1].diagnostics if d.needs_human]
+    assert [d.code for d in human] == ["NDD008"]
+    assert "`self.pipe` (a `p` pipeline) is passed to `print()`" in human[0].message
+
+
+def test_a_pipeline_function_put_in_a_table_says_so():
+    source = PIPE + "TABLE = [[p, (0, 1)]]\nfor make, _ in TABLE:\n    pipe = make('/d')\n"
+    human = [d for d in migrate_text(source)[1].diagnostics if d.needs_human]
+    assert [d.code for d in human] == ["NDD008"]
+    assert "`p` itself (not a pipeline made by it) is put in a container" in human[0].message
+    assert "call `p(...)` by its name where each pipeline is made" in human[0].hint

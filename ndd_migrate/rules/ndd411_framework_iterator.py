@@ -142,6 +142,9 @@ RULE = Rule(
 )
 
 
+_NO_SIZE = "without `reader_name` or `size=` the epoch ends where the pipeline stops, and a migrated one never does"
+
+
 class Impl(RuleImpl):
     rule = RULE
     reports = (constructs.ITERATOR_SUBCLASS, constructs.FRAMEWORK_ITERATOR)
@@ -193,6 +196,12 @@ class Impl(RuleImpl):
                 "and the batch size in the module"
             )
         why = self._unsupported(call, dali) or self._loader_uses(call)
+        if why == _NO_SIZE and any(getattr(m, "source", None) is not None for m in use.members):
+            why = (
+                "without `reader_name` or `size=` each epoch ends where the external source raises "
+                "`StopIteration`, and the next one starts after `reset()`; the migrated generator ends for good "
+                "there, and no iterator over it is written: loop over a new generator per epoch by hand"
+            )
         if why:
             return f"`{short}(...)`: {why}"
         return self.ctx.applies(self.code, call) or None
@@ -298,7 +307,7 @@ class Impl(RuleImpl):
         positional = sum(a.keyword is None for a in call.args)
         if "reader_name" not in given:
             if "size" not in given:
-                return "without `reader_name` or `size=` the epoch ends where the pipeline stops, and a migrated one never does"
+                return _NO_SIZE
             value = cstutil.literal_value(cstutil.kwarg(call, "size").value)
             if isinstance(value, (int, float)) and value <= 0:
                 return "`size` is not a number of samples"
