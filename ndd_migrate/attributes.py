@@ -51,6 +51,9 @@ class SelfAttribute:
     value: cst.BaseExpression
     init: cst.FunctionDef
     reads: list[cst.Attribute] = field(default_factory=list)
+    # `self.<name>_meta` is free (not mentioned in the module): the epoch-aware shape may store the
+    # reader's metadata there (ndd_migrate.iterators.meta_of).
+    meta_free: bool = False
 
 
 def find(parents: dict, skip: set) -> list[SelfAttribute]:
@@ -91,7 +94,8 @@ def find(parents: dict, skip: set) -> list[SelfAttribute]:
                     break
                 reads.append(node)
             else:
-                found.append(SelfAttribute(cls, name, target, value, init, reads))
+                free = f"{name}_meta" not in mentions and f"{name}_meta" not in strings
+                found.append(SelfAttribute(cls, name, target, value, init, reads, free))
     return found
 
 

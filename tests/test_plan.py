@@ -200,3 +200,27 @@ def test_a_pipeline_function_put_in_a_table_says_so():
     assert [d.code for d in human] == ["NDD008"]
     assert "`p` itself (not a pipeline made by it) is put in a container" in human[0].message
     assert "call `p(...)` by its name where each pipeline is made" in human[0].hint
+
+
+SIZED = (
+    "class Sized:\n"
+    "    def __init__(self):\n"
+    "        self.pipe = p('/d')\n"
+    "        self.pipe.build()\n"
+    "        self.n = self.pipe.epoch_size('Reader')\n"
+    "{more}\n"
+    "    def __len__(self):\n"
+    "        return self.n\n"
+)
+
+
+def test_the_epoch_size_of_an_attribute_is_read_from_the_metadata_beside_it():
+    out, result = migrate_text(PIPE + SIZED.format(more=""))
+    assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
+    assert "self.pipe_meta, self.pipe = p('/d')" in out and "self.n = self.pipe_meta['epoch_size']" in out
+
+
+def test_the_epoch_size_of_an_attribute_whose_meta_name_is_taken_blocks():
+    source = PIPE + SIZED.format(more="        self.pipe_meta = None\n")
+    human = [d for d in migrate_text(source)[1].diagnostics if d.needs_human]
+    assert [d.code for d in human] == ["NDD008"] and "`.epoch_size()` is called on `self.pipe`" in human[0].message

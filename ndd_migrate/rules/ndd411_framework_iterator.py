@@ -231,6 +231,13 @@ class Impl(RuleImpl):
     # -- the pipeline call site: `pipe = p(...)` → `pipe_meta, pipe = p(...)` --------------------
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         target = original.targets[0].target if len(original.targets) == 1 else None
+        if iterators.followed_attribute(self.ctx.model, target) is not None:  # `self.pipe = p(...)`
+            fn = self.ctx.model.call_sites.get(original.value)
+            if fn is not None and fn.epochs and fn.convert:
+                meta = cst.Element(iterators.meta_of(target), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                pair = cst.Tuple([meta, cst.Element(updated.targets[0].target)], lpar=[], rpar=[])
+                return updated.with_changes(targets=[updated.targets[0].with_changes(target=pair)])
+            return updated
         if not isinstance(target, cst.Name):
             return updated
         fn = self.ctx.model.call_sites.get(original.value)
