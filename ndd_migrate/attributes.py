@@ -25,7 +25,9 @@ the syntax alone (facts, no kinds: ``Analyzer`` gives them one):
 * the attribute is stored exactly once in the whole module, by ``self.X = value`` as a statement of
   its own directly in the body of the class's ``__init__`` (not under an ``if`` or in a loop);
 * every other mention of ``.X`` in the module is a read ``self.X`` directly in a method of the
-  class (``self`` its first parameter, not rebound, not in a nested function or lambda);
+  class (``self`` its first parameter, not rebound, not in a nested function or lambda), or
+  ``self.X`` in a method of another class of the module (that class's own attribute: ``cls`` has no
+  subclass in the module);
 * the module never spells ``"X"`` as a string (``getattr(self, "X")``, ``setattr``).
 
 A read on another object (``loader.pipe.run()`` outside the class), a second store, a ``del``, or a
@@ -70,6 +72,8 @@ def find(parents: dict, skip: set) -> list[SelfAttribute]:
             mentions.setdefault(node.attr.value, []).append(node)
     local = {c.name.value for c in classes}
     based = {b.value.value for c in classes for b in c.bases if isinstance(b.value, cst.Name)}
+    # Each method of every class → its instance parameter: `self.X` there is that class's own.
+    owners = {m: (c, _self_name(m)) for c in classes for m in _methods(c)}
     found = []
     for cls in classes:
         if cls in skip or cls.name.value in based or any(
@@ -88,7 +92,7 @@ def find(parents: dict, skip: set) -> list[SelfAttribute]:
             name = target.attr.value
             reads = []
             for node in mentions.get(name, ()):
-                if node is target or _in_import(node, parents):
+                if node is target or _in_import(node, parents) or _of_another_class(node, parents, owners, cls):
                     continue
                 if not _read_in_method(node, parents, methods):
                     break
@@ -180,6 +184,20 @@ def _read_in_method(node: cst.Attribute, parents: dict, methods: dict) -> bool:
     while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
         current = parents.get(current)
     return isinstance(current, cst.FunctionDef) and methods.get(current) is not None and node.value.value == methods[current]
+
+
+def _of_another_class(node: cst.Attribute, parents: dict, owners: dict, cls: cst.ClassDef) -> bool:
+    """Is ``node`` ``self.X`` (read or stored) directly in a method of another class than ``cls``?
+    Its ``self`` is an instance of that class, which is not ``cls`` nor derives from it (``cls``
+    has no subclass in the module), so it is another attribute of the same name."""
+    current = parents.get(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        current = parents.get(current)
+    owner = owners.get(current)
+    return (
+        owner is not None and owner[0] is not cls and owner[1] is not None
+        and isinstance(node.value, cst.Name) and node.value.value == owner[1]
+    )
 
 
 def _in_import(node: cst.CSTNode, parents: dict) -> bool:

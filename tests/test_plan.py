@@ -224,3 +224,13 @@ def test_the_epoch_size_of_an_attribute_whose_meta_name_is_taken_blocks():
     source = PIPE + SIZED.format(more="        self.pipe_meta = None\n")
     human = [d for d in migrate_text(source)[1].diagnostics if d.needs_human]
     assert [d.code for d in human] == ["NDD008"] and "`.epoch_size()` is called on `self.pipe`" in human[0].message
+
+
+def test_two_loader_classes_each_with_its_own_attribute_convert():
+    other = (
+        "\n\nclass Other:\n    def __init__(self):\n        self.pipe = p('/e')\n        self.pipe.build()\n\n"
+        "    def get(self):\n        return self.pipe.run()[0].at(0)\n"
+    )
+    out, result = migrate_text(PIPE + LOADER.format(more="", outside="print(loader.first())\n") + other)
+    assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
+    assert "next(self.pipe)[0].tensors[0]" in out and "(x,) = next(self.pipe)" in out and ".build()" not in out
