@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate import build_time, checkpoints, constructs, crossfile, cstutil, external_source, iterators, manual_uses, names, outputs, pipeline_args, self_methods
+from ndd_migrate import attributes, build_time, checkpoints, constructs, crossfile, cstutil, external_source, iterators, manual_uses, names, outputs, pipeline_args, self_methods
 from ndd_migrate.cstutil import TRIVIA, SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.returns import Returns, read as read_returns
+from ndd_migrate.scopes import references
 from ndd_migrate.rules.tables import has_expression_form, op_info
 
 
@@ -187,6 +188,14 @@ class ModuleModel:
     functions: dict[str, cst.FunctionDef] = field(default_factory=dict)  # qualname → def (not pipelines)
     self_calls: dict = field(default_factory=dict)  # `self.make()` → qualname of the method it runs (self_methods)
     graph: tuple | None = None  # the graph code of the pipelines, and its facts (ndd_migrate.graph_code)
+    # Reads of a name that see the numpy array a converting rebinding gave it, not the output it
+    # held before (``seq = seq.as_cpu().as_array()``: Analyzer._split_at_conversion).
+    converted_reads: set = field(default_factory=set)
+    # Attributes of `self` followed like names (ndd_migrate.attributes): each read and store →
+    # its SelfAttribute, and the Kind of the ones that hold a pipeline's value.
+    attribute_reads: dict = field(default_factory=dict)
+    attribute_stores: dict = field(default_factory=dict)
+    attribute_kinds: dict = field(default_factory=dict)  # SelfAttribute → (Kind, pipeline)
 
 
 class Analyzer(SkipsTrivia, cst.CSTVisitor):
@@ -519,6 +528,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             self._resolve_external_source(fn, original_node)
             self._check_outer_stores(fn)
         self._calls.extend(self.model.self_calls.items())  # followed as calls of the method
+        classes = {fn.node for fn in self.model.pipelines.values() if isinstance(fn.node, cst.ClassDef)}
+        for found in attributes.find(self.parents, classes):
+            self.model.attribute_stores[found.target] = found
+            self.model.attribute_reads.update(dict.fromkeys(found.reads, found))
         self._resolve_kinds()
         while self._find_factories():
             self._resolve_kinds()
@@ -711,17 +724,36 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         return expr_kind(self.model, ret.value, self._scope_of, self._qualnames) if ret.value else None
 
     def _resolve_kinds(self) -> None:
+        """Kinds of names, then of the ``self`` attributes bound from them (ndd_migrate.attributes),
+        then of the names bound from those attributes again, until nothing new is found."""
+        self.model.attribute_kinds.clear()
+        self._resolve_names()
+        for _ in range(3):
+            before = dict(self.model.attribute_kinds)
+            for found in set(self.model.attribute_stores.values()):
+                kind = expr_kind(self.model, found.value, self._scope_of, self._qualnames)
+                if kind is None:
+                    self.model.attribute_kinds.pop(found, None)
+                else:
+                    self.model.attribute_kinds[found] = kind
+            if self.model.attribute_kinds == before:
+                return
+            self._resolve_names()
+
+    def _resolve_names(self) -> None:
         """Give each local name one Kind when every binding of it agrees; otherwise none.
 
         Flow-insensitive on purpose: a name rebound to something else anywhere in its scope is
         not rewritten (no guessing)."""
         found: dict[tuple[object, str], list] = {}
+        entries: dict[tuple[object, str], list] = {}  # (kind, target, value) of each binding
         self.model.kinds.clear()
         self.model.kinds.update(self.parameter_kinds)  # parameters the plan follows values into
         for scope, target, value in self._assigns:  # source order: `pipe` is known before `pipe.run()`
             for name, kind in self._value_kinds(scope, target, value):
                 seen = found.setdefault((scope, name), [])
                 seen.append(kind)
+                entries.setdefault((scope, name), []).append((kind, target, value))
                 if kind is not None and all(k is not None and k[0] is kind[0] for k in seen):
                     self.model.kinds[(scope, name)] = (kind[0], _one_of(k[1] for k in seen))
                 else:
@@ -730,6 +762,73 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             bindings = len(scope.assignments[name]) if scope is not None else 0
             if len(kinds) != bindings:
                 self.model.kinds.pop((scope, name), None)
+        self.model.converted_reads.clear()
+        for (scope, name), kinds in found.items():
+            if (scope, name) not in self.model.kinds and scope is not None and len(kinds) == len(scope.assignments[name]):
+                self._split_at_conversion(scope, name, entries[(scope, name)])
+
+    def _split_at_conversion(self, scope, name: str, bound: list) -> None:
+        """``seq, label = pipe.run()`` then ``seq = seq.as_cpu().as_array()`` in the same block: the
+        name holds an output up to the rebinding and a numpy array (in both modes) after it. The
+        output's kind is kept for the reads between the two statements; every other read sees the
+        array (or, around a loop, the array of the previous pass) and is recorded in
+        ``converted_reads``, which :func:`lookup` answers with None.
+
+        Flow-sensitive only in straight-line code: the two bindings must be statements of the same
+        block, the later one ``name = <name as a numpy array>`` (:func:`_to_array`), nothing between
+        them may jump (``break``, ``continue``, ``return``, ``raise``) or be inside a ``try`` that could
+        catch on the way, and no nested function may read the name."""
+        kinded = [(kind, target, value) for kind, target, value in bound if kind is not None]
+        rebound = [(target, value) for kind, target, value in bound if kind is None]
+        if len(kinded) != 1 or len(rebound) != 1 or kinded[0][0][0] is not Kind.BATCH:
+            return
+        (kind, first, _), (second, value) = kinded[0], rebound[0]
+        if not (isinstance(second, cst.Name) and _to_array(value, name, self._qualnames)):
+            return
+        start, end = self._statement_of(first), self._statement_of(second)
+        block = self.parents.get(start)
+        if start is None or end is None or block is not self.parents.get(end):
+            return
+        body = list(getattr(block, "body", ()))
+        if start not in body or end not in body or body.index(start) >= body.index(end):
+            return
+        between = body[body.index(start) + 1 : body.index(end)]
+        if any(_jumps(stmt) for stmt in between) or self._in_try(block, scope):
+            return
+        live: list[cst.CSTNode] = [*between, value]  # where a read sees the output
+        reads = references(scope, name)
+        if any(access.scope is not scope for access in reads):
+            return
+        self.model.kinds[(scope, name)] = kind
+        for access in reads:
+            if not any(self._within(access.node, node) for node in live):
+                self.model.converted_reads.add(access.node)
+
+    def _statement_of(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
+        """The one-statement line that binds ``node`` (an assignment target), or None."""
+        current = node
+        while current is not None and not isinstance(current, cst.SimpleStatementLine):
+            if isinstance(current, cst.BaseCompoundStatement):
+                return None
+            current = self.parents.get(current)
+        return current if current is not None and len(current.body) == 1 and isinstance(current.body[0], cst.Assign) else None
+
+    def _within(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+        current = node
+        while current is not None:
+            if current is container:
+                return True
+            current = self.parents.get(current)
+        return False
+
+    def _in_try(self, block: cst.CSTNode, scope) -> bool:
+        """Is ``block`` inside a ``try`` of its own function (or module)?"""
+        current = block
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
+            if isinstance(current, (cst.Try, cst.TryStar)):
+                return True
+            current = self.parents.get(current)
+        return False
 
     def _value_kinds(self, scope, target, value) -> list[tuple[str, tuple | None]]:
         if isinstance(value, (cst.For, cst.CompFor)):  # `for p in pipes`: each item of a list of pipelines
@@ -759,6 +858,8 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
     """
     if isinstance(expr, cst.Name):
         return lookup(model, scope_of(expr), expr)
+    if isinstance(expr, cst.Attribute) and expr in model.attribute_reads:  # `self.pipe` (ndd_migrate.attributes)
+        return model.attribute_kinds.get(model.attribute_reads[expr])
     if isinstance(expr, cst.Call):
         method = model.self_calls.get(expr)  # `self.make()`: the class's own method (self_methods)
         for qual in (*qualnames(expr.func), *((method,) if method else ())):
@@ -795,8 +896,9 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
 
 
 def lookup(model: ModuleModel, scope, expr: cst.BaseExpression) -> tuple | None:
-    """The Kind of a plain name as seen from ``scope`` (walking out to enclosing scopes)."""
-    if not isinstance(expr, cst.Name) or scope is None:
+    """The Kind of a plain name as seen from ``scope`` (walking out to enclosing scopes); None for
+    a read that sees the numpy array a converting rebinding gave (``ModuleModel.converted_reads``)."""
+    if not isinstance(expr, cst.Name) or scope is None or expr in model.converted_reads:
         return None
     current = scope
     while True:
@@ -808,6 +910,55 @@ def lookup(model: ModuleModel, scope, expr: cst.BaseExpression) -> tuple | None:
         if parent is current:
             return None
         current = parent
+
+
+#: ``out.as_array()``, ``out.at(i)``: a numpy array from an output, in both modes (NDD201 rewrites them).
+_TO_ARRAY = {"as_array", "at"}
+_NUMPY_OF = {"numpy.asarray", "numpy.array"}
+
+
+def _to_array(expr: cst.BaseExpression, name: str, qualnames) -> bool:
+    """Is ``expr`` ``name`` made a numpy array: ``name[.as_cpu()|.cpu()].as_array()``,
+    ``name.at(i)``, or ``np.asarray``/``np.array`` of one of these?"""
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _TO_ARRAY:
+        if (func.attr.value == "at") != bool(expr.args):
+            return False
+        receiver = func.value
+        while (
+            isinstance(receiver, cst.Call) and not receiver.args and isinstance(receiver.func, cst.Attribute)
+            and receiver.func.attr.value in _BATCH_TO_BATCH
+        ):
+            receiver = receiver.func.value
+        return isinstance(receiver, cst.Name) and receiver.value == name
+    if qualnames(func) & _NUMPY_OF and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star:
+        return _to_array(expr.args[0].value, name, qualnames)
+    return False
+
+
+def _jumps(stmt: cst.CSTNode) -> bool:
+    """Does ``stmt`` hold a ``break``/``continue``/``return``/``raise`` (outside nested functions)?"""
+    found = []
+
+    class _Finder(cst.CSTVisitor):
+        def visit_FunctionDef(self, node):
+            return False
+
+        def visit_Lambda(self, node):
+            return False
+
+        def visit_ClassDef(self, node):
+            return False
+
+        def on_visit(self, node):
+            if isinstance(node, (cst.Break, cst.Continue, cst.Return, cst.Raise)):
+                found.append(node)
+            return super().on_visit(node)
+
+    stmt.visit(_Finder())
+    return bool(found)
 
 
 def own_context(fn) -> bool:

@@ -191,20 +191,37 @@ def classify(source: cst.BaseExpression, fn_node: cst.FunctionDef, module: cst.M
 
 
 def _class_kind(cls: cst.ClassDef) -> tuple[str | None, int | None]:
-    """An instance of a class of this module (no base classes: their methods are unknown)."""
-    if cls.bases:
+    """An instance of a class of this module, as DALI's ``external_source`` takes it: it tries
+    ``iter(source)`` first (``__iter__``, or the sequence protocol of ``__getitem__``) and calls the
+    source only when that fails. No base classes but ``object``: the methods of others are unknown,
+    and so are those a class statement gets from a metaclass or a decorator."""
+    if any(not (isinstance(b.value, cst.Name) and b.value.value == "object") for b in cls.bases):
+        return None, None
+    if cls.decorators or cls.keywords or not isinstance(cls.body, cst.IndentedBlock):
         return None, None
     methods = {
         s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)
     }
+    if any(not isinstance(s, (cst.FunctionDef, cst.SimpleStatementLine)) for s in cls.body.body):
+        return None, None  # a method defined under an `if`, or another nested statement
+    if any(_class_level_binding(s, ("__iter__", "__call__", "__getitem__")) for s in cls.body.body):
+        return None, None  # `__iter__ = ...` at class level
     call = methods.get("__call__")
     if call is not None and _is_generator(call):
         return GENERATOR, None
     if "__iter__" in methods:
         return ITERABLE, None
+    if "__getitem__" in methods:
+        return None, None  # iterable through `__getitem__` (0, 1, ... until IndexError)
     if call is not None:
         return CALLABLE, _positional(call.params) - 1
     return None, None
+
+
+def _class_level_binding(stmt: cst.CSTNode, names: tuple[str, ...]) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and any(
+        _bindings(stmt, name) for name in names
+    )
 
 
 def _definition(name: str, fn_node: cst.FunctionDef, module: cst.Module, index: int):

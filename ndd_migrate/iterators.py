@@ -48,6 +48,21 @@ def meta_name(pipe: str) -> str:
     return f"{pipe}_meta"
 
 
+def meta_of(pipe: cst.BaseExpression) -> cst.BaseExpression:
+    """Where the reader's metadata of the pipeline ``pipe`` is kept: ``pipe_meta`` next to a name,
+    ``self.pipe_meta`` next to an attribute of ``self`` (ndd_migrate.attributes)."""
+    if isinstance(pipe, cst.Attribute):
+        return cst.Attribute(pipe.value, cst.Name(meta_name(pipe.attr.value)))
+    return cst.Name(meta_name(pipe.value))
+
+
+def followed_attribute(model, expr: cst.BaseExpression):
+    """The ``self`` attribute (ndd_migrate.attributes) ``expr`` stores or reads, when the epoch-aware
+    shape may keep the metadata beside it; else None."""
+    found = model.attribute_stores.get(expr) or model.attribute_reads.get(expr)
+    return found if found is not None and found.meta_free else None
+
+
 def epoch_aware(call: cst.Call, dali: str | None) -> cst.BaseExpression | None:
     """The pipeline expression of an iterator call that may get the epoch-aware shape: its first
     argument, or ``pipelines=`` (a pipeline, or a list of them)."""
@@ -78,6 +93,9 @@ def plain_call_sites(model, assigns, lists: bool = False) -> set:
     ``lists``, items of a list bound to a name (``pipes = [f(shard_id=i) for i in ...]``)."""
     plain = set()
     for _, target, value in assigns:
+        if followed_attribute(model, target) is not None and value in model.call_sites:
+            plain.add(id(value))  # `self.pipe = p(...)`: `self.pipe_meta, self.pipe = p(...)`
+            continue
         if isinstance(target, cst.Name) and isinstance(value, cst.BaseExpression):
             items = pipeline_items(value) if lists and isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) else None
             plain.update(map(id, [value, *(items or ())]))
@@ -118,6 +136,9 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
 
 
 def _bound_pipeline(analyzer, direct, expr):
+    found = followed_attribute(analyzer.model, expr) if isinstance(expr, cst.Attribute) else None
+    if found is not None:
+        return analyzer.model.call_sites.get(found.value)
     if not isinstance(expr, cst.Name):
         return None
     scope = analyzer._scope_of(expr)

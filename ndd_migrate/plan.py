@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from ndd_migrate.analysis import Kind, ModuleModel, _one_of, expr_kind, own_context, reads_on_gpu
+from ndd_migrate.scopes import references
 
 #: What a use does with the value; ``detail`` says more for some of them.
 METHOD = "method"  # value.name(...): detail = name; holder = the Call
@@ -148,7 +149,11 @@ def collect(analyzer) -> list[Use]:
                 walk.follow(call, Kind.PIPELINE, found[1])
         for (scope, name), (kind, fn) in list(model.kinds.items()):
             for access in references(scope, name):
-                walk.follow(access.node, kind, fn)
+                if access.node not in model.converted_reads:  # the name holds a numpy array there
+                    walk.follow(access.node, kind, fn)
+        for found, (kind, fn) in list(model.attribute_kinds.items()):  # `self.pipe` (ndd_migrate.attributes)
+            for read in found.reads:
+                walk.follow(read, kind, fn)
         for fn in [*model.pipelines.values(), *model.factories.values()]:
             walk.references_of(fn)
         new = walk.parameters_to_follow()
@@ -161,28 +166,6 @@ def collect(analyzer) -> list[Use]:
 
 #: Helpers passing a value on to helpers, at most this deep (each level is one more walk).
 _MAX_DEPTH = 5
-
-
-def references(scope, name: str) -> list:
-    """The accesses of ``name`` that see its bindings in ``scope``. (libcst also lists, among a
-    binding's references, reads in nested functions that bind the name themselves.)"""
-    found = []
-    for assignment in scope.assignments[name]:
-        for access in assignment.references:
-            if _binding_scope(access.scope, name) is scope and access not in found:
-                found.append(access)
-    return found
-
-
-def _binding_scope(scope, name: str):
-    """The scope whose binding of ``name`` a read in ``scope`` sees (None: unbound)."""
-    current = scope
-    while True:
-        if current.assignments[name]:
-            return current
-        if current.parent is current:
-            return None
-        current = current.parent
 
 
 class _Walk:
@@ -356,6 +339,8 @@ class _Walk:
         if len(assign.targets) != 1:
             return use(STORED)
         target = assign.targets[0].target
+        if isinstance(target, cst.Attribute) and self.model.attribute_stores.get(target) in self.model.attribute_kinds:
+            return use(BOUND, _spelled(target))  # `self.pipe = p(...)`, followed like a name
         if isinstance(target, cst.Name):
             scope = self.analyzer._scope_of(assign)
             return use(BOUND if self._tracked(scope, target.value) else REBOUND, target.value)

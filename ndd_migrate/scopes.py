@@ -150,3 +150,25 @@ def positions_on_demand(wrapper: MetadataWrapper):
         return table.get(node)
 
     return position
+
+
+def references(scope, name: str) -> list:
+    """The accesses of ``name`` that see its bindings in ``scope``. (libcst also lists, among a
+    binding's references, reads in nested functions that bind the name themselves.)"""
+    found = []
+    for assignment in scope.assignments[name]:
+        for access in assignment.references:
+            if _binding_scope(access.scope, name) is scope and access not in found:
+                found.append(access)
+    return found
+
+
+def _binding_scope(scope, name: str):
+    """The scope whose binding of ``name`` a read in ``scope`` sees (None: unbound)."""
+    current = scope
+    while True:
+        if current.assignments[name]:
+            return current
+        if current.parent is current:
+            return None
+        current = current.parent

@@ -141,6 +141,25 @@ CASES = {
         "    data = fn.external_source(source=sample, parallel=True)\n"
         "    return data\n"
     ),
+    "iterator class deriving from object, made in the pipeline": (
+        "class Frames(object):\n"
+        "    def __init__(self, count):\n"
+        "        self.count = count\n"
+        "    def __iter__(self):\n"
+        "        self.i = 0\n"
+        "        return self\n"
+        "    def __next__(self):\n"
+        "        if self.i >= self.count:\n"
+        "            raise StopIteration\n"
+        "        self.i += 1\n"
+        "        return ([np.full((2,), self.i * 10 + k, dtype=np.uint8) for k in range(3)],\n"
+        "                [np.array([self.i], dtype=np.int32)] * 3)\n\n"
+        "@pipeline_def(batch_size=3, num_threads=1, device_id=None)\n"
+        "def pipe():\n"
+        "    frames = Frames(4)\n"
+        "    data, labels = fn.external_source(source=frames, num_outputs=2)\n"
+        "    return data, labels\n"
+    ),
     "lambda, random op after it": (
         "@pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=3)\n"
         "def pipe():\n"
@@ -280,3 +299,45 @@ def test_blocked_with_reason(name):
     todos = [d for d in result.diagnostics if d.code == "NDD421" and d.needs_human]
     assert todos and reason in todos[0].message, [d.message for d in result.diagnostics]
     assert "@pipeline_def" in text and "# TODO(ndd-migrate): NDD421" in text
+
+
+@pytest.mark.parametrize(
+    "cls, kind",
+    [
+        ("class Src(object):\n    def __iter__(self):\n        return iter([[1]])\n", "iterable"),
+        ("class Src(object):\n    def __call__(self):\n        return [1]\n", "callable"),
+        # DALI tries iter() first: `__getitem__` makes an instance iterable, `__call__` or not
+        ("class Src:\n    def __getitem__(self, i):\n        return [1]\n    def __call__(self):\n        return [1]\n", None),
+        ("class Src(Base):\n    def __iter__(self):\n        return iter([[1]])\n", None),  # the base's methods are unknown
+        ("class Src(object, metaclass=Meta):\n    def __iter__(self):\n        return iter([[1]])\n", None),
+        ("class Src(object):\n    if True:\n        def __call__(self):\n            return [1]\n", None),
+    ],
+)
+def test_a_class_of_the_module_decides_what_its_instance_is(cls, kind):
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n\n\nclass Base:\n    pass\n\n\nclass Meta(type):\n    pass\n\n\n"
+        f"{cls}\n\nmade = Src()\n\n\n"
+        "@pipeline_def(batch_size=2)\n"
+        "def pipe():\n    inner = Src()\n    data = fn.external_source(source=inner)\n    more = fn.external_source(source=made)\n"
+        "    return data, more\n"
+    )
+    text, result = migrate_text(source)
+    said = [d.message for d in result.diagnostics if d.code == "NDD421" and d.needs_human]
+    if kind is None:
+        assert any("cannot tell from the code whether the source, `inner`" in m for m in said), said
+    else:  # the first source is read; the second one is refused for being a second source
+        assert not any("cannot tell" in m for m in said) and any("more than one external source" in m for m in said), said
+
+
+def test_an_iterator_over_a_source_that_ends_says_so():
+    source = (
+        "from nvidia.dali import fn, pipeline_def\nfrom nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n\n"
+        "def gen():\n    yield [1]\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def pipe():\n    data = fn.external_source(source=gen)\n    return data\n\n\n"
+        "source = pipe()\nfor batch in DALIGenericIterator(source, ['data']):\n    print(batch)\n"
+    )
+    human = [d for d in migrate_text(source)[1].diagnostics if d.needs_human]
+    assert [d.code for d in human] == ["NDD008"]
+    assert "each epoch ends where the external source raises `StopIteration`" in human[0].message
+    assert "a migrated one never does" not in human[0].message

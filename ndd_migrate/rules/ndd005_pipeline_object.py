@@ -120,7 +120,7 @@ class Impl(RuleImpl):
         if use.kind is not Kind.PIPELINE or use.context != plan.METHOD or use.detail not in iterators.METADATA_METHODS:
             return None
         fn = use.pipeline
-        if not (getattr(fn, "epochs", False) and isinstance(use.node, cst.Name)):
+        if not (getattr(fn, "epochs", False) and self._named(use.node)):
             return "the reader's metadata is given only by the epoch-aware shape (one plain `pipe = p(...)` per call site)"
         return self.ctx.applies(self.code, use.holder) or None
 
@@ -243,12 +243,13 @@ class Impl(RuleImpl):
         if len(original.args) != 1 or original.args[0].keyword is not None:
             self.ctx.report(
                 self.code, original, f"`.{method}()` without one reader name gives a dict by reader name",
-                hint=f"use `{iterators.meta_name(pipe.value)}`, the metadata of the pipeline's one reader", fixed=False,
+                hint=f"use `{cst.Module([]).code_for_node(iterators.meta_of(pipe))}`, the metadata of the pipeline's one reader",
+                fixed=False,
             )
             return updated
         if not self.ctx.applies(self.code, original):
             return updated
-        meta = cst.Name(iterators.meta_name(pipe.value))
+        meta = iterators.meta_of(pipe)
         self.ctx.report(self.code, original, f"`.{method}(...)` → the reader's `get_metadata()`", fixed=True)
         if method == "reader_meta":
             return meta
@@ -259,7 +260,12 @@ class Impl(RuleImpl):
         if pipe is None:
             return None
         fn = self.ctx.converted_kind(pipe, Kind.PIPELINE)
-        return fn if fn is not None and fn.epochs and isinstance(pipe, cst.Name) else None
+        return fn if fn is not None and fn.epochs and self._named(pipe) else None
+
+    def _named(self, pipe) -> bool:
+        """A plain name, or an attribute of ``self`` followed like one (``self.pipe``), with room
+        for the metadata beside it."""
+        return isinstance(pipe, cst.Name) or iterators.followed_attribute(self.ctx.model, pipe) is not None
 
 
 def _is_docstring(stmt: cst.CSTNode) -> bool:

@@ -39,7 +39,7 @@ RULE = Rule(
     ),
     examples=(
         Example(
-            title="a pipeline kept in an attribute",
+            title="a pipeline kept in an attribute that code outside the class reads",
             before=(
                 "from nvidia.dali import fn, pipeline_def\n\n\n"
                 "@pipeline_def(batch_size=2)\n"
@@ -48,20 +48,23 @@ RULE = Rule(
                 "class Loader:\n"
                 "    def __init__(self):\n"
                 "        self.pipe = p()\n"
-                "        self.pipe.build()\n"
+                "        self.pipe.build()\n\n\n"
+                "out = Loader().pipe.run()\n"
             ),
             after=(
                 "from nvidia.dali import fn, pipeline_def\n\n\n"
                 "# TODO(ndd-migrate): NDD008 not migrated: in `self.pipe = p()`, the `p` pipeline is stored in an attribute "
                 "or an item, not in a plain name; bind it to a local name where it is built and run (`pipe = p(...)`), "
-                "or migrate this use by hand; then run ndd-migrate again\n"
+                "or set `self.pipe` once in `__init__` and use it only in the class's own methods, or migrate this use "
+                "by hand; then run ndd-migrate again\n"
                 "@pipeline_def(batch_size=2)\n"
                 "def p():\n"
                 "    return fn.random.uniform()\n\n\n"
                 "class Loader:\n"
                 "    def __init__(self):\n"
                 "        self.pipe = p()\n"
-                "        self.pipe.build()\n"
+                "        self.pipe.build()\n\n\n"
+                "out = Loader().pipe.run()\n"
             ),
         ),
         Example(
@@ -214,9 +217,12 @@ def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
             f"give the pipeline's value a name of its own instead of reusing `{detail}`",
         )
     if context == plan.STORED:
+        target = _self_target(use)
         return (
             f"{subject} is stored in an attribute or an item, not in a plain name",
-            "bind it to a local name where it is built and run (`pipe = p(...)`), or migrate this use by hand",
+            "bind it to a local name where it is built and run (`pipe = p(...)`), "
+            + (f"or set `{target}` once in `__init__` and use it only in the class's own methods, " if target else "")
+            + "or migrate this use by hand",
         )
     if context == plan.ELEMENT and detail == plan.OWN_CONTEXTS:
         return (
@@ -239,6 +245,13 @@ def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
             "return it on every path of the function (a factory, whose callers are followed), or migrate the "
             "callers by hand",
         )
+    if context == plan.REFERENCED and isinstance(use.holder, (cst.Element, cst.DictElement)):
+        return (
+            f"`{detail}` itself (not a pipeline made by it) is put in a container, and the pipelines made by calling "
+            "it through the container are not followed",
+            f"call `{detail}(...)` by its name where each pipeline is made (a dict or a list of names of pipeline "
+            "functions is not followed), or migrate this use by hand",
+        )
     if context == plan.REFERENCED:
         return (
             f"`{detail}` is used other than by calling it",
@@ -249,6 +262,16 @@ def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
     if context == plan.LEN:
         return (f"`len()` of {subject} is taken", "rewrite this use by hand")
     return (f"{subject} is used in a `{detail or context}`{because}", "rewrite this use by hand")
+
+
+def _self_target(use: plan.Use) -> str | None:
+    """``self.pipe`` of ``self.pipe = p(...)``: an attribute of the instance (ndd_migrate.attributes)."""
+    holder = use.holder
+    if isinstance(holder, cst.Assign) and len(holder.targets) == 1:
+        target = holder.targets[0].target
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            return f"self.{target.attr.value}"
+    return None
 
 
 def _snippet(use: plan.Use, limit: int = 60) -> str:
@@ -263,7 +286,12 @@ def _snippet(use: plan.Use, limit: int = 60) -> str:
 def _subject(use: plan.Use) -> str:
     """``the `p` pipeline``, ```pipe` (a `p` pipeline)``, ```x` (an output of `p`)``."""
     owner = "/".join(f"`{getattr(m, 'label', None) or m.qualname.rsplit('.', 1)[-1]}`" for m in use.members)
-    named = f"`{use.node.value}` " if isinstance(use.node, cst.Name) else ""
+    if isinstance(use.node, cst.Name):
+        named = f"`{use.node.value}` "
+    elif isinstance(use.node, cst.Attribute):  # `self.pipe`, followed like a name (ndd_migrate.attributes)
+        named = f"`{cst.Module([]).code_for_node(use.node)}` "
+    else:
+        named = ""
     if use.kind is None:
         return owner
     if use.kind is Kind.PIPELINE:

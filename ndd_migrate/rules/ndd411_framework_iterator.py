@@ -172,6 +172,9 @@ RULE = Rule(
 )
 
 
+_NO_SIZE = "without `reader_name` or `size=` the epoch ends where the pipeline stops, and a migrated one never does"
+
+
 class Impl(RuleImpl):
     rule = RULE
     reports = (constructs.ITERATOR_SUBCLASS, constructs.FRAMEWORK_ITERATOR)
@@ -223,6 +226,12 @@ class Impl(RuleImpl):
                 "and the batch size in the module"
             )
         why = self._unsupported(call, dali) or self._loader_uses(call)
+        if why == _NO_SIZE and any(getattr(m, "source", None) is not None for m in use.members):
+            why = (
+                "without `reader_name` or `size=` each epoch ends where the external source raises "
+                "`StopIteration`, and the next one starts after `reset()`; the migrated generator ends for good "
+                "there, and no iterator over it is written: loop over a new generator per epoch by hand"
+            )
         if why:
             return f"`{short}(...)`: {why}"
         return self.ctx.applies(self.code, call) or None
@@ -252,6 +261,13 @@ class Impl(RuleImpl):
     # -- the pipeline call site: `pipe = p(...)` → `pipe_meta, pipe = p(...)` --------------------
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         target = original.targets[0].target if len(original.targets) == 1 else None
+        if iterators.followed_attribute(self.ctx.model, target) is not None:  # `self.pipe = p(...)`
+            fn = self.ctx.model.call_sites.get(original.value)
+            if fn is not None and fn.epochs and fn.convert:
+                meta = cst.Element(iterators.meta_of(target), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                pair = cst.Tuple([meta, cst.Element(updated.targets[0].target)], lpar=[], rpar=[])
+                return updated.with_changes(targets=[updated.targets[0].with_changes(target=pair)])
+            return updated
         if not isinstance(target, cst.Name):
             return updated
         fn = self.ctx.model.call_sites.get(original.value)
@@ -328,7 +344,7 @@ class Impl(RuleImpl):
         positional = sum(a.keyword is None for a in call.args)
         if "reader_name" not in given:
             if "size" not in given:
-                return "without `reader_name` or `size=` the epoch ends where the pipeline stops, and a migrated one never does"
+                return _NO_SIZE
             value = cstutil.literal_value(cstutil.kwarg(call, "size").value)
             if isinstance(value, (int, float)) and value <= 0:
                 return "`size` is not a number of samples"

@@ -1,6 +1,8 @@
-# expect: blocked NDD008
+# expect: converted
 # data: numpy
-"""A loader class keeps its pipeline in an attribute and runs it from a method."""
+"""A loader class keeps its pipeline in an attribute and runs it from a method: set once in
+`__init__` and read only by the class's methods, `self.pipeline` is followed like a name (the
+epoch size from `self.pipeline_meta`)."""
 
 import sys
 
@@ -21,7 +23,7 @@ class Loader:
 
     def batch(self):
         (data,) = self.pipeline.run()
-        return data.as_array()
+        return data.at(0)
 
 
 loader = Loader(sys.argv[1])
