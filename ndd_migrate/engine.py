@@ -13,6 +13,7 @@ the module's DALI region (:mod:`ndd_migrate.region`), and names are resolved by
 
 from __future__ import annotations
 
+import ast
 import functools
 import gc
 import multiprocessing
@@ -26,7 +27,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider, ScopeProvider
 
-from ndd_migrate import crossfile, files, graph_code, hand_built, noqa, plan, pyparse, region, scopes, subclasses
+from ndd_migrate import crossfile, cstparse, files, graph_code, hand_built, noqa, plan, pyparse, region, scopes, subclasses
 from ndd_migrate.analysis import Analyzer, ImportedPipeline, Problem
 from ndd_migrate.catalog import _rule_modules
 from ndd_migrate.codegen import long_lines
@@ -317,7 +318,7 @@ def _transform(source: str, path: str, policy: Policy, narrow: bool) -> FileResu
         return FileResult(path=path, old_source=source, error=FileError(path, refused.message, refused.line))
     module_names = region.module_level_names(tree)
     if policy.mode == "migrate":
-        return _run(source, path, policy, "all", module_names, todos=True)
+        return _run(source, path, policy, "all", module_names, todos=True, tree=tree)
     part = region.dali_region(source, tree) if narrow and not policy.imported_pipelines else None
     if part is not None:
         found = _run(
@@ -332,7 +333,7 @@ def _transform(source: str, path: str, policy: Policy, narrow: bool) -> FileResu
             )
             return found
     if not policy.fix:
-        return _report(source, path, policy, module_names)
+        return _report(source, path, policy, module_names, tree)
     return _fix_to_fixed_point(source, path, policy, module_names)
 
 
@@ -342,14 +343,14 @@ def _transform(source: str, path: str, policy: Policy, narrow: bool) -> FileResu
 MAX_FIX_PASSES = 10
 
 
-def _report(source: str, path: str, policy: Policy, module_names: set[str]) -> FileResult:
-    """The findings of ``check`` in ``source`` (the whole module), each marked with the fix this
-    run's options would apply."""
-    full = _run(source, path, policy, "report", module_names, todos=False, rewrite=False)
+def _report(source: str, path: str, policy: Policy, module_names: set[str], tree: ast.Module | None = None) -> FileResult:
+    """The findings of ``check`` in ``source`` (the whole module, whose stdlib tree ``tree`` is
+    when the caller has it), each marked with the fix this run's options would apply."""
+    full = _run(source, path, policy, "report", module_names, todos=False, rewrite=False, tree=tree)
     if not full.error:
         full.diagnostics = _fixability(
             full.diagnostics, path, policy,
-            lambda level: _run(source, path, policy, level, module_names, todos=False, rewrite=False),
+            lambda level: _run(source, path, policy, level, module_names, todos=False, rewrite=False, tree=tree),
         )
     return full
 
@@ -425,16 +426,19 @@ def _run(
     lines: region.Region | None = None,
     module_source: str | None = None,
     refused: dict | None = None,
+    tree: ast.Module | None = None,
 ) -> FileResult:
     """One pass of the rules over ``source``: the whole module, or its region (then ``lines`` maps
     the region's lines back to the module's, whose ``# noqa`` comments are in ``module_source``).
+    ``tree``, when given, is CPython's tree of ``source``: it tells :mod:`ndd_migrate.cstparse`
+    where a large module's top-level statements are.
 
     A ``Pipeline`` base class with subclasses is flattened first (:mod:`ndd_migrate.subclasses`); when
     a class of such a family does not convert, the pass runs again with that family left as it is
     (``refused``: base class name → why, reported at the base)."""
     result = FileResult(path=path, old_source=source)
     try:
-        module = cst.parse_module(source)
+        module = cstparse.parse_module(source, tree)
     except cst.ParserSyntaxError as exc:
         result.error = _syntax_error(source, path, exc)
         return result
@@ -483,7 +487,7 @@ def _run(
         if failed:  # all or none: the family stays as it was, one finding at its base says why
             return _run(
                 source, path, policy, fix_level, module_names, todos=todos, rewrite=rewrite, lines=lines,
-                module_source=module_source, refused={**flat.refused, **failed},
+                module_source=module_source, refused={**flat.refused, **failed}, tree=tree,
             )
     except (RecursionError, MemoryError):  # nesting deeper than even the deep stack allows
         result.error = FileError(path, TOO_DEEP, pyparse.deepest_line(source))
@@ -506,8 +510,9 @@ def _run(
         new_source = long_lines.split_long_lines(new_module, new_source, source, length)
     if new_source != source:
         try:  # CPython first: its message says why (libcst's says where it gave up)
-            compile(new_source, path, "exec", dont_inherit=True)
-            cst.parse_module(new_source)
+            new_tree = ast.parse(new_source, path)
+            compile(new_tree, path, "exec", dont_inherit=True)
+            cstparse.parse_module(new_source, new_tree)
         except (cst.ParserSyntaxError, SyntaxError, RecursionError, MemoryError) as exc:
             why = exc.msg if isinstance(exc, SyntaxError) else str(exc) or type(exc).__name__
             result.error = FileError(path, f"the rewrite did not parse, file left unchanged: {pyparse.one_line(why)}")
