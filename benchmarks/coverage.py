@@ -65,8 +65,12 @@ def measure(root: Path, count: str = "concrete") -> dict:
                     for d in sorted(result.diagnostics, key=lambda d: d.line) if (found := BLOCKED.match(d.message))]
         # A hand-built graph (`pipe = Pipeline(...)` with `with pipe:`) is found by the finding that
         # keeps it (its name is the assignment); a converted one is counted below.
-        hand_built = sorted({(d.line, found.group(1)) for d in result.diagnostics
-                             if (found := BLOCKED.match(d.message)) and found.group(1).endswith("Pipeline(...)")})
+        # Several findings of one code for one name are one graph (a helper it runs, blocked at two lines).
+        first_of: dict = {}
+        for d in sorted(result.diagnostics, key=lambda d: d.line):
+            if (found := BLOCKED.match(d.message)) and found.group(1).endswith("Pipeline(...)"):
+                first_of.setdefault((found.group(1), d.code), (d.line, found.group(1)))
+        hand_built = sorted(first_of.values())
         total += len(hand_built)
         for line, name in hand_built:
             code, why, keeps = next((d.code, m.group(3), m.group(2) != "not migrated") for d in result.diagnostics
