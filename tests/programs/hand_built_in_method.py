@@ -1,6 +1,7 @@
-# expect: blocked NDD008
+# expect: converted
 # data: none
-"""A method builds a graph by hand and returns it; the class keeps it in an attribute."""
+"""A method builds a graph by hand and returns it; the class keeps it in an attribute and runs it
+from another method: the method factory and the attribute are both followed."""
 
 from nvidia.dali import fn
 from nvidia.dali.pipeline import Pipeline
