@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ndd_migrate.cstutil import SkipsTrivia
+from ndd_migrate.cstutil import SkipsTrivia, VisitsBindings
 
 
 @dataclass
@@ -160,7 +160,7 @@ class _Lines(SkipsTrivia, cst.CSTVisitor):
         return False
 
 
-class _Names(SkipsTrivia, cst.CSTVisitor):
+class _Names(VisitsBindings, SkipsTrivia, cst.CSTVisitor):
     """The names a statement reads and binds (``self.x`` counts as the name ``self.x``), and whether
     it calls an op."""
 
@@ -179,24 +179,6 @@ class _Names(SkipsTrivia, cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         if self.is_op_call is not None and self.is_op_call(node):
             self.op_call = True
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._bind(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._bind(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bind(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._bind(node.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bind(node.target)
 
     def _bind(self, target: cst.CSTNode) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):

@@ -30,6 +30,30 @@ TRIVIA: frozenset[type] = frozenset(
 )
 
 
+class VisitsBindings:
+    """Mixin for a ``CSTVisitor`` that collects what a statement binds: calls ``self._bind(target)``
+    for each target of an assignment (plain, augmented, annotated), a ``for``, an ``as`` and a
+    walrus; the visitor's ``_bind`` decides what a target adds (names, ``self.x``, ...)."""
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._bind(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._bind(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target)
+
+
 class SkipsTrivia:
     """Mixin for a ``CSTVisitor``/``CSTTransformer`` of this project: :data:`TRIVIA` nodes are not
     entered (a transformer keeps them as they are), and no per-field hook (``visit_Call_func``) is

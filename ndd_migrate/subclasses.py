@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ndd_migrate.cstutil import SkipsTrivia
+from ndd_migrate.cstutil import SkipsTrivia, VisitsBindings
 
 
 @dataclass(eq=False)
@@ -383,7 +383,7 @@ class _Substitute(SkipsTrivia, cst.CSTTransformer):
         return updated.with_changes(keyword=original.keyword)
 
 
-class _Names(SkipsTrivia, cst.CSTVisitor):
+class _Names(VisitsBindings, SkipsTrivia, cst.CSTVisitor):
     """Every name read or bound (attribute names and keywords left out), and those bound;
     ``scoped``: bound in a nested function, class, lambda or comprehension, or by ``global``."""
 
@@ -433,24 +433,6 @@ class _Names(SkipsTrivia, cst.CSTVisitor):
         self._depth += 1
         self._bind(node.target)
         self._depth -= 1
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._bind(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._bind(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._bind(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._bind(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._bind(node.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bind(node.target)
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
         if node.asname is None:
