@@ -71,6 +71,98 @@ class SkipsTrivia:
         pass
 
 
+class Substitute(SkipsTrivia, cst.CSTTransformer):
+    """Parameter names read → the value they were given (attribute names and keywords left alone)."""
+
+    def __init__(self, values: dict[str, cst.BaseExpression]) -> None:
+        self.values = values
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self.values.get(original.value, updated)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(keyword=original.keyword)
+
+
+class ScopeNames(VisitsBindings, SkipsTrivia, cst.CSTVisitor):
+    """Every name read or bound (attribute names and keywords left out), and those bound;
+    ``scoped``: bound in a nested function, class, lambda or comprehension, or by ``global``."""
+
+    def __init__(self) -> None:
+        self.all: set[str] = set()
+        self.bound: set[str] = set()
+        self.scoped: set[str] = set()
+        self._skip: set[cst.Name] = set()
+        self._depth = 0
+
+    def _bind(self, target) -> None:
+        if isinstance(target, cst.Name):
+            (self.bound if self._depth == 0 else self.scoped).add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.bound.add(node.name.value) if self._depth == 0 else self.scoped.add(node.name.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self.all or self.bound:  # a def nested in the one visited
+            self._bind(node.name)
+            self._depth += 1
+        self._skip.add(node.name)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self._depth:
+            self._depth -= 1
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._bind(node.name)
+        self._depth += 1
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._depth -= 1
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._depth += 1
+
+    def leave_Lambda(self, node: cst.Lambda) -> None:
+        self._depth -= 1
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._depth += 1
+        self._bind(node.target)
+        self._depth -= 1
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is None:
+            name = node.name
+            while isinstance(name, cst.Attribute):
+                name = name.value
+            self._bind(name)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.scoped.update(n.name.value for n in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.scoped.update(n.name.value for n in node.names)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._skip.add(node.attr)
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._skip.add(node.keyword)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node not in self._skip:
+            self.all.add(node.value)
+
+
 def kwarg(call: cst.Call, name: str) -> cst.Arg | None:
     return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
 

@@ -434,8 +434,8 @@ def _run(
     where a large module's top-level statements are.
 
     A ``Pipeline`` base class with subclasses is flattened first (:mod:`ndd_migrate.subclasses`); when
-    a class of such a family does not convert, the pass runs again with that family left as it is
-    (``refused``: base class name → why, reported at the base)."""
+    a class of such a family does not convert, the pass runs again with that class left as it is
+    (``refused``: base class name → why and which classes, reported at the base)."""
     result = FileResult(path=path, old_source=source)
     try:
         module = cstparse.parse_module(source, tree)
@@ -484,7 +484,7 @@ def _run(
             converted = {fn.node.name.value for fn in analyzer.model.pipelines.values() if fn.convert and fn.label}
             new_module = hand_built.resugar(new_module, built, converted)
         failed = subclasses.failures(flat, analyzer.model.pipelines, ctx.diagnostics)
-        if failed:  # all or none: the family stays as it was, one finding at its base says why
+        if failed:  # again, with the classes that did not convert left as they were (one finding at the base)
             return _run(
                 source, path, policy, fix_level, module_names, todos=todos, rewrite=rewrite, lines=lines,
                 module_source=module_source, refused={**flat.refused, **failed}, tree=tree,

@@ -214,10 +214,7 @@ def _subclassed(parent: LegacyPipeline, name: str, refused=None) -> None:
         root = parent.node.name.value
         problem = Problem(
             refused.about, parent.node, refused.message,
-            refused.hint or (
-                f"the subclasses of `{root}` become generator functions together or not at all: fix this (or "
-                f"write that class as one `Pipeline` subclass of its own), then run ndd-migrate again"
-            ),
+            refused.hint or f"fix this (or write `{root}` as one `Pipeline` subclass of its own), then run ndd-migrate again",
             keeps=refused.keeps,
         )
         problem.family = True

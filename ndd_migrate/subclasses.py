@@ -14,13 +14,17 @@ rewritten as ``class A(Pipeline)`` holding:
 
 The base class, used nowhere else in the module, disappears (its subclasses no longer need it); one
 that is used otherwise (instantiated, ``isinstance``) stays as it is, a pipeline of the family.
+Graph-helper methods (``images, labels = self.load()``) are inlined into each flattened class's
+``define_graph`` (:mod:`ndd_migrate.graph_methods`); a lone ``Pipeline`` subclass with such helpers is
+a family of one.
 
-All or none: the engine runs the rules on the flattened module and keeps that result only when
-every class of the family converts. Otherwise it runs again on the original module with the family
-left as it is, and the base gets one finding naming the class that did not convert and why
-(:attr:`Flattened.refused`). A family that cannot be flattened at all (``*args`` passed up, a
-name bound both in a subclass's ``__init__`` and the one it calls, ``super()`` elsewhere) is
-refused the same way without a first run.
+The engine runs the rules on the flattened module. When a class of the family does not convert, it
+runs again with that class left as it is, with the classes it derives from (:attr:`Refusal.left`),
+and the others flattened; the base gets one finding naming the class left and why
+(:attr:`Flattened.refused`). When nothing would be left to convert, the whole family stays as it is,
+with that finding. A family that cannot be flattened at all (``*args`` passed up, a name bound both
+in a subclass's ``__init__`` and the one it calls, ``super()`` elsewhere) is refused the same way
+without a first run.
 
 Front end only (libcst, no metadata): the analysis decides whether the flattened classes are DALI
 pipelines. Nodes of the flattened classes are the original ones wherever they are copied, so the
@@ -33,7 +37,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ndd_migrate.cstutil import SkipsTrivia, VisitsBindings
+from ndd_migrate import graph_methods
+from ndd_migrate.cstutil import ScopeNames, SkipsTrivia, Substitute
 
 
 @dataclass(eq=False)
@@ -43,6 +48,7 @@ class Family:
     root: str
     members: list[str] = field(default_factory=list)  # the classes that must all convert
     removed: list[str] = field(default_factory=list)  # bases used only as bases: gone from the flattened module
+    parent: dict[str, str] = field(default_factory=dict)  # each class of the family but the root → its base
 
 
 @dataclass(eq=False)
@@ -53,6 +59,8 @@ class Refusal:
     message: str
     keeps: bool = False  # a class of the family must stay in pipeline mode (a PaddlePaddle iterator)
     hint: str = ""  # what to do, when the finding that kept the class said it
+    left: frozenset[str] = frozenset()  # the classes left as they are; none named: the whole family
+    member: str = ""  # of ``left``, the one the message is about
 
 
 @dataclass(eq=False)
@@ -89,14 +97,24 @@ def flatten(module: cst.Module, refused: dict[str, Refusal] | None = None) -> Fl
     out = Flattened(module, refused=refused)
     replaced: dict[str, cst.ClassDef | None] = {}
     chains: dict[cst.ClassDef, list[cst.ClassDef]] = {}  # flattened class → the classes it was made from
+    helpers = _helpers(module, classes)
     for root, node in classes.items():
-        if root in parent or root not in children or not _derives_from_pipeline(node) or root in refused:
+        if root in parent or not _derives_from_pipeline(node) or root in twice:
+            continue
+        if root in refused and not refused[root].left:
+            continue
+        if root not in children:  # a lone class: only its graph-helper methods to inline
+            alone = graph_methods.inline(node, helpers) if helpers else None
+            if alone is not None:
+                out.families.append(Family(root, members=[root]))
+                replaced[root] = alone
+                chains[alone] = [node]
             continue
         family = _family(root, children)
         if twice & {root, *family}:
             continue  # a name defined twice: which one is meant is not a question for a rewrite
         try:
-            done = _flatten_family(module, classes, parent, root, family)
+            done = _flatten_family(module, classes, parent, root, family, helpers, refused[root].left if root in refused else frozenset())
         except _Refused as why:
             refused[root] = Refusal("pipeline subclass", str(why))
             continue
@@ -120,7 +138,8 @@ def flatten(module: cst.Module, refused: dict[str, Refusal] | None = None) -> Fl
 
 def failures(flat: Flattened, pipelines: dict, diagnostics: list) -> dict[str, Refusal]:
     """The flattened families of which a class did not convert → why (the finding that kept the
-    first such class: one keeping it in pipeline mode first)."""
+    first such class: one keeping it in pipeline mode first) and which classes to leave; a family
+    left before keeps its first class's words, so that the finding reads the same in every pass."""
     found: dict[str, Refusal] = {}
     ordered = sorted(diagnostics, key=lambda d: (d.line, d.column))
     for family in flat.families:
@@ -141,7 +160,6 @@ def failures(flat: Flattened, pipelines: dict, diagnostics: list) -> dict[str, R
                             # The TODO's own words (NDD008 names the use by its code: lines move
                             # when TODOs are added, and a second run must find the same text).
                             why = diag.hint[len(said):]
-                            hint = f"the subclasses of `{family.root}` become generator functions together or not at all"
                         # What keeps it in pipeline mode first, then a class's own problem (not a use
                         # that holds several classes of the family, blocked because another one is).
                         rank = (not keeps, not getattr(pipelines.get(member), "problems", None), family.members.index(member))
@@ -150,9 +168,45 @@ def failures(flat: Flattened, pipelines: dict, diagnostics: list) -> dict[str, R
             _, member, code, why, keeps, hint = min(reasons, key=lambda r: r[0])
         else:
             member, code, why, keeps, hint = failing[0], "pipeline subclass", "it is not converted", False, ""
-        prefix = "" if member == family.root else f"its subclass `{member}`: "
-        found[family.root] = Refusal(code, prefix + why, keeps, hint if keeps or not prefix or hint.startswith("the subclasses") else "")
+        before = flat.refused.get(family.root)
+        left = frozenset(failing) | (before.left if before is not None else frozenset())
+        if before is not None and before.left:  # the first class left says why, as before
+            code, why, keeps, hint, member = before.about, before.message.split(_ALSO)[0], before.keeps, before.hint, before.member
+        else:
+            if member != family.root:
+                why = f"its subclass `{member}`: {why}"
+            hint = _left_hint(family.root, member, keeps, hint)
+        others = sorted(left - {member})
+        also = f"{_ALSO}{', '.join(f'`{m}`' for m in others)})" if others else ""
+        # The others convert where some class is neither left nor above one that is.
+        partly = bool(set(family.members) - _with_bases(left, family.parent))
+        found[family.root] = Refusal(code, why + also, keeps, hint, left if partly else frozenset(), member)
     return found
+
+
+def _with_bases(names, parent: dict[str, str]) -> set[str]:
+    """``names`` and the classes above them in the family (a class left as it is needs its bases)."""
+    found: set[str] = set()
+    for name in names:
+        while name is not None and name not in found:
+            found.add(name)
+            name = parent.get(name)
+    return found
+
+
+#: How a finding at a base names the other classes left as they are.
+_ALSO = " (also left as it is: "
+
+
+def _left_hint(root: str, member: str, keeps: bool, hint: str) -> str:
+    """What to do about a class of the family left as it is: the same words whether its siblings
+    converted or not (a second run, with the converted ones gone, must find the same TODO)."""
+    if member == root:
+        return hint
+    stays = f"until then `{member}` stays a subclass of `{root}`, with the classes it derives from"
+    if keeps:
+        return f"{hint}; {stays}" if hint else stays
+    return f"fix this (or write `{member}` as one `Pipeline` subclass of its own), then run ndd-migrate again; {stays}"
 
 
 class _Refused(Exception):
@@ -179,30 +233,49 @@ def _family(root: str, children: dict[str, list[str]]) -> list[str]:
     return found
 
 
-def _flatten_family(module, classes, parent, root, family) -> tuple[Family, dict, dict]:
+def _helpers(module: cst.Module, classes: dict[str, cst.ClassDef]) -> frozenset[str]:
+    """The methods of the module that may be inlined as graph helpers; the module is read for them
+    only when a class has a method pipeline mode does not call itself."""
+    if not any(
+        isinstance(stmt, cst.FunctionDef) and stmt.name.value not in graph_methods.PIPELINE_METHODS
+        for node in classes.values() if isinstance(node.body, cst.IndentedBlock) for stmt in node.body.body
+    ):
+        return frozenset()
+    return graph_methods.helper_names(module)
+
+
+def _flatten_family(module, classes, parent, root, family, helpers, left: frozenset[str]) -> tuple[Family, dict, dict]:
+    """``left``: classes of the family that stay as they are (with the classes above them, which
+    they still derive from); the others are flattened."""
     references = _References({root, *family})
     module.visit(references)
     out = Family(root)
     replaced: dict[str, cst.ClassDef | None] = {}
     chains: dict[cst.ClassDef, list[cst.ClassDef]] = {}
     has_children = {parent[name] for name in family}
+    out.parent = {name: parent[name] for name in family}
+    staying = _with_bases(left, out.parent)
     for name in [root, *family]:
         node = classes[name]
         if node.decorators:
             raise _Refused(f"`{name}` is decorated: the decorator expects a class")
         if name != root and (len(node.bases) != 1 or node.keywords):
             raise _Refused(f"`{name}` has bases other than `{parent[name]}`")
+        if name in staying:
+            continue
         used = references.other.get(name, 0) > 0
         if name in has_children and not used:
             out.removed.append(name)
             replaced[name] = None
             continue
         out.members.append(name)
-        if name != root:
-            chain = [name]
-            while chain[-1] != root:
-                chain.append(parent[chain[-1]])
-            made = replaced[name] = _flattened_class([classes[c] for c in chain], classes[root].bases[0])
+        chain = [name]
+        while chain[-1] != root:
+            chain.append(parent[chain[-1]])
+        made = _flattened_class([classes[c] for c in chain], classes[root].bases[0]) if name != root else classes[root]
+        made = graph_methods.inline(made, helpers) or made
+        if made is not classes[name]:
+            replaced[name] = made
             chains[made] = [classes[c] for c in chain]
     return out, replaced, chains
 
@@ -295,9 +368,9 @@ def _effective_init(chain: list[cst.ClassDef], index: int) -> cst.FunctionDef:
     explicit = not (isinstance(call.func.value, cst.Call))  # `Base.__init__(self, ...)`
     args = list(call.args[1:] if explicit else call.args)
     bindings = _bind(above, args, chain[upper].name.value)
-    child_names = _Names()
+    child_names = ScopeNames()
     init.visit(child_names)
-    upper_names = _Names()
+    upper_names = ScopeNames()
     above.body.visit(upper_names)
     upper_params = {p.name.value for p in [*above.params.params, *above.params.kwonly_params]}
     clash = upper_names.bound & child_names.all | (child_names.bound & (upper_names.all - upper_params))
@@ -321,7 +394,7 @@ def _effective_init(chain: list[cst.ClassDef], index: int) -> cst.FunctionDef:
     body = list(above.body.body)
     if body and _is_docstring(body[0]):
         body = body[1:]
-    body = [stmt.visit(_Substitute(substitutions)).deep_clone() for stmt in body]
+    body = [stmt.visit(Substitute(substitutions)).deep_clone() for stmt in body]
     inlined = [*stmts, *body]
     if inlined:
         first = inlined[0]
@@ -365,98 +438,6 @@ def _constant(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, (cst.SimpleString, cst.Integer, cst.Float)) or (
         isinstance(expr, cst.Name) and expr.value in ("None", "True", "False")
     )
-
-
-class _Substitute(SkipsTrivia, cst.CSTTransformer):
-    """Parameter names read → the value they were given (attribute names and keywords left alone)."""
-
-    def __init__(self, values: dict[str, cst.BaseExpression]) -> None:
-        self.values = values
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        return self.values.get(original.value, updated)
-
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
-        return updated.with_changes(attr=original.attr)
-
-    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-        return updated.with_changes(keyword=original.keyword)
-
-
-class _Names(VisitsBindings, SkipsTrivia, cst.CSTVisitor):
-    """Every name read or bound (attribute names and keywords left out), and those bound;
-    ``scoped``: bound in a nested function, class, lambda or comprehension, or by ``global``."""
-
-    def __init__(self) -> None:
-        self.all: set[str] = set()
-        self.bound: set[str] = set()
-        self.scoped: set[str] = set()
-        self._skip: set[cst.Name] = set()
-        self._depth = 0
-
-    def _bind(self, target) -> None:
-        if isinstance(target, cst.Name):
-            (self.bound if self._depth == 0 else self.scoped).add(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._bind(target.value)
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self.bound.add(node.name.value) if self._depth == 0 else self.scoped.add(node.name.value)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if self.all or self.bound:  # a def nested in the one visited
-            self._bind(node.name)
-            self._depth += 1
-        self._skip.add(node.name)
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if self._depth:
-            self._depth -= 1
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._bind(node.name)
-        self._depth += 1
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._depth -= 1
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._depth += 1
-
-    def leave_Lambda(self, node: cst.Lambda) -> None:
-        self._depth -= 1
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._depth += 1
-        self._bind(node.target)
-        self._depth -= 1
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        if node.asname is None:
-            name = node.name
-            while isinstance(name, cst.Attribute):
-                name = name.value
-            self._bind(name)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.scoped.update(n.name.value for n in node.names)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.scoped.update(n.name.value for n in node.names)
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._skip.add(node.attr)
-
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self._skip.add(node.keyword)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node not in self._skip:
-            self.all.add(node.value)
 
 
 def _super_init(stmt, owner: str, next_class: str) -> bool:

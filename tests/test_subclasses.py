@@ -1,5 +1,6 @@
 """A ``Pipeline`` base class with subclasses (ndd_migrate.subclasses): each subclass flattened into
-a generator function of its own, all or none per base, one finding at the base when not."""
+a generator function of its own; a class that does not convert stays with its bases, and one
+finding at the base says which and why."""
 
 from __future__ import annotations
 
@@ -168,6 +169,46 @@ def test_one_subclass_that_does_not_convert_keeps_the_whole_family():
     assert len(found) == 1 and "its subclass `B`: `__len__` has no counterpart in a generator function" in found[0], out
     assert without_todos(out) == source
     assert [d.line for d in diagnostics if d.needs_human] == [6]  # at `class Base`
+
+
+def test_a_subclass_left_as_it_is_keeps_the_base_and_the_others_convert():
+    """``B`` (a sibling, not a base of ``A``) has a method a generator has no place for: ``A``
+    becomes a generator function, ``B`` and ``Base`` stay as they are, and the base's one TODO names
+    ``B``, why, and that it stays a subclass of ``Base`` until then."""
+    source = (
+        HEADER + BASE
+        + "class A(Base):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None, 1)\n"
+        "        self.input = ops.readers.Numpy(file_root='/a')\n\n\n"
+        "class B(Base):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None, 2)\n"
+        "        self.input = ops.readers.Numpy(file_root='/b')\n\n    def __len__(self):\n        return 3\n\n\n"
+        "a = A(2)\na.build()\ndata, coin = a.run()\nb = B(3)\nb.build()\nother, flips = b.run()\n"
+    )
+    out, diagnostics = migrate(source)
+    found = todos(out)
+    assert len(found) == 1 and "its subclass `B`: `__len__` has no counterpart" in found[0], out
+    assert "until then `B` stays a subclass of `Base`" in out.replace("\n#   ", " ")
+    assert "def A(batch_size):" in out and "class B(Base):" in out and "class Base(Pipeline):" in out
+    assert "b.build()\nother, flips = b.run()" in out and "data, coin = next(a)" in out
+    assert [d.line for d in diagnostics if d.needs_human] == [6]
+
+
+def test_classes_left_one_after_the_other_are_all_named_once():
+    """``B`` is left in the first pass; ``C`` only in the second (its output shares a name with
+    ``B``'s): one finding names ``B`` and why, and ``C`` as also left; ``A`` converts."""
+    source = (
+        HEADER + BASE
+        + "".join(
+            f"class {c}(Base):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None, {i})\n"
+            f"        self.input = ops.readers.Numpy(file_root='/{c}')\n" + ("\n    def __len__(self):\n        return 3\n" if c == "B" else "") + "\n\n"
+            for i, c in enumerate("ABC")
+        )
+        + "a = A(2)\na.build()\ndata, coin = a.run()\n"
+        "for pipe in [B(3), C(4)]:\n    pipe.build()\n    other, flips = pipe.run()\n"
+    )
+    out, diagnostics = migrate(source)
+    found = [d for d in diagnostics if d.needs_human]
+    assert len(found) == 1 and "its subclass `B`" in found[0].message and "also left as it is: `C`" in found[0].message, found
+    assert "def A(batch_size):" in out and "class B(Base):" in out and "class C(Base):" in out
 
 
 def test_a_base_used_otherwise_stays_a_pipeline_of_the_family():

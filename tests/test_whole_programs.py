@@ -71,7 +71,9 @@ def test_migration_keeps_its_promise(name):
 
 @pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
-@pytest.mark.parametrize("name", [n for n in CASES if "# expect: converted" in (PROGRAMS / n).read_text()])
+@pytest.mark.parametrize(
+    "name", [n for n in CASES if re.search(r"^# (expect: converted|prints: the same)$", (PROGRAMS / n).read_text(), re.MULTILINE)]
+)
 def test_converted_program_prints_the_same(name, datasets, tmp_path):
     source = (PROGRAMS / name).read_text(encoding="utf-8")
     data = datasets[_header(source, "data")]

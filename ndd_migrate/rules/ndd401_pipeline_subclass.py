@@ -124,12 +124,22 @@ _FAMILY_BLOCKED_BEFORE = _FAMILY_BEFORE.replace(
     _RECORDS_READER, _RECORDS_READER + "\n    def __len__(self):\n        return self.epoch_size(\"Reader\")\n"
 )
 
-_FAMILY_BLOCKED_AFTER = _FAMILY_BLOCKED_BEFORE.replace(
-    "class Common(Pipeline):\n",
-    "# TODO(ndd-migrate): NDD401 not migrated: its subclass `Records`: `__len__` has no counterpart in a generator "
-    "function; the subclasses of `Common` become generator functions together or not at all: fix this (or write "
-    "that class as one `Pipeline` subclass of its own), then run ndd-migrate again\n"
-    "class Common(Pipeline):\n",
+_FAMILY_BLOCKED_AFTER = (
+    _FAMILY_BLOCKED_BEFORE.replace(
+        "import nvidia.dali.ops as ops\n", "import nvidia.dali.experimental.dynamic as ndd\nimport nvidia.dali.ops as ops\n"
+    )
+    .replace(
+        "class Common(Pipeline):\n",
+        "# TODO(ndd-migrate): NDD401 not migrated: its subclass `Records`: `__len__` has no counterpart in a generator "
+        "function; fix this (or write `Records` as one `Pipeline` subclass of its own), then run ndd-migrate again; "
+        "until then `Records` stays a subclass of `Common`, with the classes it derives from\n"
+        "class Common(Pipeline):\n",
+    )
+    .replace(
+        _FAMILY_BEFORE[_FAMILY_BEFORE.index("class Files(Common):"):_FAMILY_BEFORE.index("class Records(Common):")],
+        _FAMILY_AFTER[_FAMILY_AFTER.index("def Files("):_FAMILY_AFTER.index("def Records(")],
+    )
+    .replace('pipe.build()\nimages, labels, flips = pipe.run()\n', "images, labels, flips = next(pipe)\n")
 )
 
 RULE = Rule(
@@ -149,9 +159,11 @@ RULE = Rule(
         "is, with a TODO saying why. A base class with subclasses in the module: each subclass becomes a "
         "generator of its own, with its effective `__init__` (each `super().__init__(...)` replaced by the "
         "next `__init__` up the classes, its parameters bound to the call's arguments) and its most-derived "
-        "`define_graph`; the base, used nowhere else, disappears. All or none: when one class of the family "
-        "cannot convert (or the family cannot be flattened: `*args` passed up, a name of both bodies, "
-        "`super()` elsewhere), every class stays as it is and one finding at the base names the class and why."
+        "`define_graph`; the base, used nowhere else, disappears. Helper methods the graph calls as "
+        "`x = self.load()` are inlined into `define_graph`. A class of the family that cannot convert stays "
+        "as it is, with the classes it derives from, while the others convert; one finding at the base names "
+        "the class and why. A family that cannot be flattened (`*args` passed up, a name of both bodies, "
+        "`super()` elsewhere) stays as it is, with one finding at the base."
     ),
     why=(
         "Dynamic mode has no graph to define: a subclass of `Pipeline` keeps every op object alive for "
@@ -171,7 +183,7 @@ RULE = Rule(
             after=_FAMILY_AFTER,
         ),
         Example(
-            title="one subclass that cannot convert: the whole family is left, one TODO at the base",
+            title="one subclass that cannot convert: it stays with the base, the other converts, one TODO at the base",
             before=_FAMILY_BLOCKED_BEFORE,
             after=_FAMILY_BLOCKED_AFTER,
         ),

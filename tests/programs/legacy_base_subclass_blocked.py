@@ -1,8 +1,9 @@
 # expect: blocked NDD401
 # data: numpy
 """A `Pipeline` base class with two subclasses, one of which keeps a helper method that a
-generator function has no place for: all or none, so neither subclass is rewritten, the base gets
-one TODO naming the subclass and why, and the program runs as it did."""
+generator function has no place for (it returns early: its body cannot stand in for the call):
+all or none, so neither subclass is rewritten, the base gets one TODO naming the subclass and why,
+and the program runs as it did."""
 
 import sys
 
@@ -26,8 +27,10 @@ class Plain(Loader):
 
 
 class Doubled(Loader):
-    def twice(self, data):
-        return data + data
+    def twice(self, data, times=2):
+        if times == 1:
+            return data
+        return data * times
 
     def define_graph(self):
         features = self.files()

@@ -1,0 +1,134 @@
+"""Graph-helper methods of a ``Pipeline`` subclass (ndd_migrate.graph_methods): each call in
+``define_graph`` replaced by the helper's body, or the class left with its methods and a finding."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from ndd_migrate import graph_methods
+from tests.conftest import migrate_text
+
+HEADER = "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+
+
+def pipeline(methods: str, graph: str, after: str = "") -> str:
+    return (
+        HEADER
+        + "class P(Pipeline):\n"
+        "    def __init__(self, root):\n"
+        "        super().__init__(batch_size=2, num_threads=1, device_id=None)\n"
+        "        self.files = ops.readers.File(file_root=root)\n"
+        "        self.decode = ops.decoders.Image(device='cpu')\n\n"
+        + methods
+        + "    def define_graph(self):\n"
+        + graph
+        + "\n\npipe = P('/data')\npipe.build()\nimages, labels = pipe.run()\nprint(len(images))\n"
+        + after
+    )
+
+
+def inlined_graph(source: str) -> str | None:
+    """The ``define_graph`` of ``P`` after inlining, or None when the class is left as it is."""
+    module = cst.parse_module(source)
+    cls = next(s for s in module.body if isinstance(s, cst.ClassDef))
+    new = graph_methods.inline(cls, graph_methods.helper_names(module))
+    if new is None:
+        return None
+    graph = next(s for s in new.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "define_graph")
+    assert not any(isinstance(s, cst.FunctionDef) and s.name.value not in graph_methods.PIPELINE_METHODS for s in new.body.body)
+    return "".join("    " + line for line in cst.Module([]).code_for_node(graph.body).splitlines(keepends=True)[1:])
+
+
+LOAD = (
+    "    def load(self):\n"
+    "        '''One batch, decoded.'''\n"
+    "        jpegs, labels = self.files()\n"
+    "        # decoded on the CPU\n"
+    "        decoded = self.decode(jpegs)\n"
+    "        return decoded, labels\n\n"
+)
+
+
+def test_a_call_statement_becomes_the_helper_body_and_its_return_the_assignment():
+    body = inlined_graph(pipeline(LOAD, "        images, labels = self.load()\n        return images, labels\n"))
+    assert body == (
+        "        jpegs, labels = self.files()\n"
+        "        # decoded on the CPU\n"
+        "        decoded = self.decode(jpegs)\n"
+        "        images, labels = decoded, labels\n"
+        "        return images, labels\n"
+    )
+
+
+def test_return_of_a_call_binds_parameters_to_arguments():
+    helper = "    def finish(self, data, labels, scale=3):\n        out = data * scale\n        return out, labels\n\n"
+    body = inlined_graph(pipeline(helper, "        jpegs, labels = self.files()\n        return self.finish(self.decode(jpegs), labels)\n"))
+    assert body == (
+        "        jpegs, labels = self.files()\n"
+        "        data = self.decode(jpegs)\n"
+        "        out = data * 3\n"
+        "        return out, labels\n"
+    )
+
+
+def test_a_call_inside_an_expression_becomes_the_returned_expression_in_parentheses():
+    helper = "    def scaled(self, data, k):\n        return data * k + 1\n\n"
+    body = inlined_graph(pipeline(helper, "        jpegs, labels = self.files()\n        return self.scaled(self.decode(jpegs), 2) * 2, labels\n"))
+    assert body is None, "an argument that is not a name or a literal would be evaluated where the parameter is"
+    body = inlined_graph(pipeline(helper, "        jpegs, labels = self.files()\n        images = self.decode(jpegs)\n        return self.scaled(images, 2) * 2, labels\n"))
+    assert "return (images * 2 + 1) * 2, labels\n" in body
+
+
+def test_the_same_helper_called_twice_is_inlined_twice():
+    body = inlined_graph(pipeline(LOAD, "        a, la = self.load()\n        b, lb = self.load()\n        return a, lb\n"))
+    assert body.count("jpegs, labels = self.files()") == 2
+    assert "a, la = decoded, labels" in body and "b, lb = decoded, labels" in body
+
+
+@pytest.mark.parametrize(
+    "methods, graph, after",
+    [
+        pytest.param(LOAD, "        images, labels = self.load()\n        return images, labels\n", "pipe.load()\n", id="called-from-outside"),
+        pytest.param(
+            "    def load(self, flip):\n        jpegs, labels = self.files()\n        if flip:\n            return jpegs, labels\n"
+            "        return self.decode(jpegs), labels\n\n",
+            "        images, labels = self.load(False)\n        return images, labels\n", "", id="early-return",
+        ),
+        pytest.param(LOAD, "        decoded = 1\n        images, labels = self.load()\n        return images, decoded\n", "", id="local-clashes-with-caller"),
+        pytest.param(
+            "    def load(self):\n        jpegs, labels = self.files()\n        return self.decode(jpegs), labels + offset\n\n",
+            "        offset = 1\n        images, labels = self.load()\n        return images, labels\n", "", id="reads-a-name-the-caller-binds",
+        ),
+        pytest.param(
+            "    def load(self, *args):\n        jpegs, labels = self.files()\n        return self.decode(jpegs), labels\n\n",
+            "        images, labels = self.load()\n        return images, labels\n", "", id="star-args",
+        ),
+        pytest.param(
+            LOAD + "    def twice(self):\n        return self.load()\n\n",
+            "        images, labels = self.twice()\n        return images, labels\n", "", id="helper-calls-a-helper",
+        ),
+        pytest.param(
+            "    def load(self, data):\n        data = self.decode(data)\n        return data\n\n",
+            "        jpegs, labels = self.files()\n        images = self.load(jpegs)\n        return images, labels\n", "", id="keeps-a-rebound-parameter-apart",
+        ),
+    ],
+)
+def test_what_cannot_stand_in_for_the_call_is_left(methods, graph, after):
+    source = pipeline(methods, graph, after)
+    body = inlined_graph(source)
+    if body is not None:  # a rebound parameter is assigned, not substituted: still faithful
+        assert "data = jpegs\n" in body and "data = self.decode(data)" in body
+        return
+    out, result = migrate_text(source)
+    assert any(d.code == "NDD401" and d.needs_human for d in result.diagnostics), [d.message for d in result.diagnostics]
+    assert "class P(Pipeline):" in out
+
+
+def test_a_lone_class_converts_end_to_end():
+    out, result = migrate_text(pipeline(LOAD, "        images, labels = self.load()\n        return images, labels\n"))
+    assert not [d for d in result.diagnostics if d.needs_human], [d.message for d in result.diagnostics]
+    assert "def P(root):" in out and "def load" not in out and "self." not in out
+    assert "images, labels = decoded, labels" in out
+    again, _ = migrate_text(out)
+    assert again == out
