@@ -151,15 +151,15 @@ def sink(spec: Spec, function: str, *, asarray: str, line: cst.SimpleStatementLi
     code = cst.Module([]).code_for_node
     inputs = [code(x) for x in spec.inputs]
     used = _names(function) | {n for x in spec.inputs for n in _names(code(x))}
+    s = shape.fresh("s", set(used))
+    loop_vars = [s] if len(inputs) == 1 else [shape.fresh(f"s{i}", used) for i in range(len(inputs))]
 
     def per_batch() -> str:
-        s = shape.fresh("s", used)
         return f"{function}({', '.join(f'[{asarray}({s}) for {s} in {_tensors(x)}]' for x in inputs)})\n"
 
     def per_sample() -> str:
         if not inputs:  # DALI calls a sink without inputs for no sample
             return ""
-        loop_vars = [shape.fresh("s", used)] if len(inputs) == 1 else [shape.fresh(f"s{i}", used) for i in range(len(inputs))]
         source = _tensors(inputs[0]) if len(inputs) == 1 else "zip(" + ", ".join(_tensors(x) for x in inputs) + ")"
         args = ", ".join(f"{asarray}({v})" for v in loop_vars)
         return f"for {', '.join(loop_vars)} in {source}:\n    {function}({args})\n"
