@@ -33,9 +33,16 @@ RULE = Rule(
         "(`[f() for _ in range(batch_size)]`), or once per batch with `batch_processing=True`. DALI hands `f` "
         "writable views of its inputs: a function that may change its argument (anything but a lambda or a `def` "
         "of the module only reading it) gets `np.array(s)`, a copy, so no other use of the batch sees the change. "
+        "A sink (`num_outputs=0`, run for its side effects) called as a statement of the graph becomes a statement "
+        "calling `f` as DALI does at every batch: `for s in x.tensors: f(np.asarray(s))`, or `f([np.asarray(s) for s in "
+        "x.tensors])` per batch. `batch_processing=` may be a parameter of the pipeline function that its body does not "
+        "bind again: both forms are written, chosen by it (`... if per_batch else ...`). "
         "Reported for a human: `device=\"gpu\"` (the function gets CuPy "
-        "arrays), `num_outputs=0` (a function run for its side effects), `*args`/`**kwargs` calls and a "
-        "`function=` computed by a call (the pipeline made it once; the generator's body runs per batch)."
+        "arrays), `*args`/`**kwargs` calls, a "
+        "`function=` computed by a call (the pipeline made it once; the generator's body runs per batch), any other "
+        "non-literal `batch_processing=`, and a sink whose result is used, that stands in a block, that a Python "
+        "operator with outputs follows (DALI calls that one first), or that runs per sample without inputs (DALI never "
+        "calls it)."
     ),
     why="Dynamic mode has no Python operator: it runs plain Python already, one sample at a time.",
     fix_safety=FixSafety.UNSAFE,
@@ -96,8 +103,42 @@ RULE = Rule(
                 "            yield head.evaluate(), tail.evaluate()\n"
             ),
         ),
+        Example(
+            title="a sink, after a function whose `batch_processing=` is a parameter",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "def same(x):\n"
+                "    return x\n\n\n"
+                "def save(x):\n"
+                "    print(x.shape)\n\n\n"
+                "@pipeline_def(batch_size=4, exec_async=False, exec_pipelined=False)\n"
+                "def pipe(root, per_batch=False):\n"
+                "    (data,) = fn.readers.numpy(file_root=root)\n"
+                "    out = fn.python_function(data, function=same, batch_processing=per_batch)\n"
+                "    fn.python_function(out, function=save, num_outputs=0)\n"
+                "    return out\n"
+            ),
+            after=(
+                "import numpy as np\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def same(x):\n"
+                "    return x\n\n\n"
+                "def save(x):\n"
+                "    print(x.shape)\n\n\n"
+                "def pipe(root, per_batch=False, *, batch_size=4):\n"
+                "    reader = ndd.readers.Numpy(file_root=root)\n"
+                "    while True:\n"
+                "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+                "            out = (ndd.as_batch([np.asarray(o, order=\"C\") for o in same([np.asarray(s) for s in data.tensors])]) "
+                "if per_batch else ndd.as_batch([np.asarray(same(np.asarray(s)), order=\"C\") for s in data.tensors]))\n"
+                "            for s in out.tensors:\n"
+                "                save(np.asarray(s))\n"
+                "            yield out.evaluate(),\n"
+            ),
+        ),
     ),
 )
+
 
 def unsupported(call: cst.Call, fn) -> str | None:
     """Why ``call`` (in the pipeline function ``fn``) cannot be written out as plain Python, or None."""
