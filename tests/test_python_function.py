@@ -504,3 +504,22 @@ def test_legacy_sink_or_parameter_blocked(change, reason):
     found = [d.message for d in result.diagnostics if d.code == "NDD402" and d.needs_human]
     assert found and reason in found[0], found
     assert "class P(Pipeline):" in text
+
+
+def test_legacy_sink_of_a_made_function_is_bound_once():
+    source = LEGACY_HEADER + (
+        "def make_saver(tag):\n    return lambda x: print(tag, x.shape)\n\n"
+        "class P(Pipeline):\n"
+        "    def __init__(self, batch_size):\n"
+        "        super().__init__(batch_size, 1, None, exec_async=False, exec_pipelined=False)\n"
+        "        self.input = ops.readers.Numpy(file_root='x')\n"
+        "        self.sink = ops.PythonFunction(function=make_saver('seen'), num_outputs=0)\n\n"
+        "    def define_graph(self):\n"
+        "        data = self.input()\n"
+        "        self.sink(data)\n"
+        "        return data\n"
+    )
+    text, result = migrate_text(source)
+    assert not [d for d in result.diagnostics if d.needs_human], text
+    assert "    sink_function = make_saver('seen')\n" in text
+    assert "            for s in data.tensors:\n                sink_function(np.array(s))\n            yield" in text

@@ -130,9 +130,9 @@ def sink_obstacle(body, call: cst.Call, args: list[cst.Arg], python_calls, what:
     if later:
         code = " ".join(cst.Module([]).code_for_node(later[0]).split())
         code = code if len(code) <= 50 else code[:47] + "..."
-        return (f"{what} has `num_outputs=0`: DALI calls it after the Python operators that give the pipeline's "
-                f"outputs, and `{code}` comes after it here (the migrated code would call it later): move the "
-                "sink's statement after them")
+        return (f"{what} has `num_outputs=0`: DALI calls it after the Python operators that compute the pipeline's "
+                f"outputs, and `{code}` comes after it here (DALI may call that one first, the migrated code would "
+                "call it later): move the sink's statement after them")
     return None
 
 

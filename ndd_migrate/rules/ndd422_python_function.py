@@ -49,7 +49,8 @@ RULE = Rule(
     fix=(
         "The function now runs in the calling thread, in program order, not on DALI's worker thread (a "
         "function that changed its input in place let DALI's later operators see the change, in DALI's "
-        "order; with the copy, none do); "
+        "order; with the copy, none do: nor, for a sink, an output that shares its input's buffer, which DALI's "
+        "sink, run after the outputs were computed, could change); "
         "`exec_async=False, exec_pipelined=False` (which `fn.python_function` required) are dropped (NDD004)."
     ),
     examples=(
