@@ -351,8 +351,8 @@ SINKS_BLOCKED = {
     "its result used": ("    done = fn.python_function(data, function=show, num_outputs=0)\n", "its result cannot be used"),
     "inside a block": ("    if root:\n        fn.python_function(data, function=show, num_outputs=0)\n", "inside a block"),
     "a Python operator after it": (
-        "    fn.python_function(data, function=show, num_outputs=0)\n"
-        "    data = fn.python_function(data, function=lambda x: x + 1)\n",
+        ("    fn.python_function(data, function=show, num_outputs=0)\n"
+         "    data = fn.python_function(data, function=lambda x: x + 1)\n"),
         "move the sink's statement after them",
     ),
     "per sample without inputs: DALI never calls it": (
