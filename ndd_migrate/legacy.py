@@ -392,7 +392,7 @@ class _Reader:
         """``self.f = ops.PythonFunction(function=..., ...)``: its calls become plain Python over the
         samples, as ``fn.python_function`` does (NDD422); what that cannot write out is reported here,
         with the constructor's own arguments (the calls' are checked in ``read_graph``)."""
-        why = python_function.unsupported(list(value.args), "`ops.PythonFunction`")
+        why = python_function.unsupported(list(value.args), "`ops.PythonFunction`", self.fixed_names())
         if any(a.keyword is None for a in value.args):
             why = "`ops.PythonFunction` with positional arguments cannot be read: pass `function=`"
         if why is None and target in self.fn.ops:
@@ -405,6 +405,14 @@ class _Reader:
         if not self.names_one_function(cstutil.kwarg(value, "function").value):
             op.bind_function = True  # evaluated once, here: `<attr>_function = <function>`
             self.fn.init_dropped.discard(index)
+
+    def fixed_names(self) -> frozenset[str]:
+        """The parameters of ``__init__`` that it does not bind again: the generator has them, with the
+        value the operators were created with (``batch_processing=batch_processing``)."""
+        counter = _DeviceNames()
+        self.fn.init.body.visit(counter)
+        params = {p.name.value for p in shape.all_params(self.fn.init.params)[1:]}
+        return frozenset(name for name in params if counter.bound[name] == 0)
 
     def names_one_function(self, function: cst.BaseExpression) -> bool:
         """``function`` is a name that holds the same value wherever the generator reads it: not bound in
@@ -554,6 +562,8 @@ class _Reader:
         uses = _SelfUses()
         graph.visit(uses)
         readers: list[cst.Call] = []
+        python_calls = [call for call, attr in uses.calls if attr in fn.ops and fn.ops[attr].python
+                        and not python_function.is_sink([*fn.ops[attr].ctor.args, *call.args])]
         for call, attr in uses.calls:
             op = fn.ops.get(attr)
             if attr in fn.sources:
@@ -570,7 +580,12 @@ class _Reader:
             if both:
                 self.problem(call, f"`self.{attr}(...)` repeats constructor arguments: {', '.join(sorted(both))}", about=constructs.OPS_OBJECT)
             if op.python and not both:
-                why = python_function.unsupported([*op.ctor.args, *call.args], f"`self.{attr}(...)` (`ops.PythonFunction`)")
+                what = f"`self.{attr}(...)` (`ops.PythonFunction`)"
+                args = [*op.ctor.args, *call.args]
+                fixed = frozenset() if cstutil.kwarg(call, "batch_processing") else self.fixed_names()
+                why = python_function.unsupported(args, what, fixed)
+                if why is None and python_function.is_sink(args):
+                    why = python_function.sink_obstacle(body, call, args, python_calls, what)
                 if why:
                     self.problem(call, why, about=constructs.OPS_OBJECT)
             if op.several and not [a for a in call.args if a.keyword is None] and any(

@@ -9,8 +9,18 @@ What DALI does (``ops/_operators/python_function.py``, checked by running it on 
   sample, ``batch_size`` times per batch. ``batch_processing=True``: once per batch, with one list of
   arrays per input (``function_wrapper_batch``), and without inputs with no arguments, returning the
   batch's list of samples.
-* ``num_outputs=N`` (N > 1): the function returns a tuple of N outputs. ``num_outputs=0`` makes a
-  function run for its side effects only: left to a human (the callers report it).
+* ``num_outputs=N`` (N > 1): the function returns a tuple of N outputs.
+* ``num_outputs=0``, a *sink*: a function run for its side effects. DALI 2.4 (CPU, ``exec_async=False,
+  exec_pipelined=False``) calls it at every ``run()`` (not at ``build()``), per sample in sample order
+  or once per batch with the list of samples, in the calling thread (writable views, as above);
+  per sample without inputs, never. The call gives ``[]``; a function that returns a value there
+  crashes the process. The pipeline's operators are ordered from
+  the outputs (``pipeline._collect_ops``: the outputs' operators first, then the other preserved
+  ones, Python operators included, in creation order), so a sink runs after the Python operators
+  that compute the outputs. It becomes a statement where it stood (:func:`sink`) when it is a
+  statement of the graph's own body with no Python operator after it (:func:`sink_obstacle`).
+* ``batch_processing=`` a parameter of the pipeline that keeps its value (a name of ``fixed``): both
+  forms are written, chosen by the name (``... if name else ...``; ``if name:`` for a sink).
 * The arrays DALI hands the function are *views* of its input buffers, writable: a function that
   changes its argument in place changes what the operators scheduled after it read, in an order
   DALI does not fix. ``np.asarray(tensor)`` of a dynamic-mode sample is such a view too, and the
@@ -44,14 +54,17 @@ class Spec:
 
     function: cst.BaseExpression
     inputs: list[cst.BaseExpression]
-    outputs: int
-    batch: bool
+    outputs: int  # 0: a sink (:func:`sink`)
+    batch: bool | cst.BaseExpression  # an expression: a parameter of the pipeline, both forms written
     layouts: cst.BaseExpression | None
 
 
-def unsupported(args: list[cst.Arg], what: str) -> str | None:
+def unsupported(args: list[cst.Arg], what: str, fixed: frozenset[str] = frozenset()) -> str | None:
     """Why an operator with ``args`` cannot be written out as plain Python, or None. ``what`` names
-    it in the message (``"`fn.python_function`"``, ``"`ops.PythonFunction`"``)."""
+    it in the message (``"`fn.python_function`"``, ``"`ops.PythonFunction`"``); ``fixed`` holds the
+    names that hold the same value wherever the generated code reads them (the pipeline's parameters
+    that are not bound again), which ``batch_processing=`` may be. A sink (``num_outputs=0``) is not
+    refused here: where it stands is :func:`sink_obstacle`'s."""
     if any(a.star for a in args) or any(a.keyword and a.keyword.value not in KNOWN for a in args):
         return f"{what} with `*args`/`**kwargs` or unknown arguments"
     function = _kwarg(args, "function")
@@ -62,23 +75,132 @@ def unsupported(args: list[cst.Arg], what: str) -> str | None:
         return (f'{what}(device="gpu") hands the function CuPy arrays: convert with '
                 "`cupy.asarray(tensor)` per sample (or `batch.torch()`) by hand")
     outputs = _literal(args, "num_outputs", 1)
-    if not isinstance(outputs, int) or isinstance(outputs, bool) or outputs < 1:
-        return "`num_outputs=` is 0 (a function run for its side effects) or not a literal: call it by hand"
-    if not isinstance(_literal(args, "batch_processing", False), bool):
-        return "`batch_processing=` is not a literal True/False"
+    if not isinstance(outputs, int) or isinstance(outputs, bool) or outputs < 0:
+        return "`num_outputs=` is not a literal number: call the function by hand"
+    batch = _kwarg(args, "batch_processing")
+    if not (batch is None or isinstance(cstutil.literal_value(batch.value), bool)
+            or (isinstance(batch.value, cst.Name) and batch.value.value in fixed)):
+        return ("`batch_processing=` is neither a literal True/False nor a parameter of the pipeline that keeps its "
+                "value: write the calls by hand")
     return None
 
 
 def read(args: list[cst.Arg]) -> Spec:
     """The operator's arguments, once :func:`unsupported` found nothing."""
     layouts = _kwarg(args, "output_layouts")
+    batch = _kwarg(args, "batch_processing")
+    value = False if batch is None else cstutil.literal_value(batch.value)
     return Spec(
         function=_kwarg(args, "function").value,
         inputs=[a.value for a in args if a.keyword is None],
         outputs=_literal(args, "num_outputs", 1),
-        batch=bool(_literal(args, "batch_processing", False)),
+        batch=value if isinstance(value, bool) else batch.value,
         layouts=layouts.value if layouts is not None else None,
     )
+
+
+def is_sink(args: list[cst.Arg]) -> bool:
+    """``num_outputs=0``: a function run for its side effects."""
+    return _literal(args, "num_outputs", 1) == 0
+
+
+def sink_obstacle(body, call: cst.Call, args: list[cst.Arg], python_calls, what: str) -> str | None:
+    """Why the sink ``call`` (``num_outputs=0``; ``args``: its arguments, the constructor's too)
+    cannot become a statement where it stands, or None. ``body`` is the graph's own statements (a
+    ``@pipeline_def`` body, ``define_graph``'s), ``python_calls`` the graph's Python operator calls
+    that give outputs; ``what`` names the sink.
+
+    DALI calls a sink after the Python operators computing the outputs, whatever the order of the
+    statements; the generated code calls each where it stands: a Python operator after the sink
+    would run after it (one before it runs before it in both)."""
+    if not any(a.keyword is None for a in args) and read(args).batch is False:
+        return (f"{what} has `num_outputs=0` and no input: DALI never calls it (a sink without inputs has no "
+                "samples): remove it, or give it `batch_processing=True` to have it called once per batch")
+    index = next((i for i, stmt in enumerate(body) if is_sink_statement(stmt, call)), None)
+    if index is None:
+        finder = _ExprStatements()
+        for stmt in body:
+            stmt.visit(finder)
+        if call in finder.values:
+            return (f"{what} has `num_outputs=0` and is called inside a block (`if`, `for`, `with`): write its calls "
+                    "over the samples by hand (`for s in x.tensors: f(np.asarray(s))`)")
+        return (f"{what} has `num_outputs=0`: it gives no output (DALI gives an empty list), so its result cannot be "
+                "used: call it as a statement of its own, or give it `num_outputs=` and return what it gives")
+    later = [c for stmt in body[index + 1:] for c in python_calls if _contains(stmt, c)]
+    if later:
+        code = " ".join(cst.Module([]).code_for_node(later[0]).split())
+        code = code if len(code) <= 50 else code[:47] + "..."
+        return (f"{what} has `num_outputs=0`: DALI calls it after the Python operators that compute the pipeline's "
+                f"outputs, and `{code}` comes after it here (DALI may call that one first, the migrated code would "
+                "call it later): move the sink's statement after them")
+    return None
+
+
+def is_sink_statement(stmt: cst.CSTNode, call: cst.Call) -> bool:
+    """``stmt`` is a line holding only the expression statement ``call``."""
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Expr) and stmt.body[0].value is call)
+
+
+def sink(spec: Spec, function: str, *, asarray: str, line: cst.SimpleStatementLine) -> cst.BaseStatement:
+    """The statement that calls a sink (``num_outputs=0``) as DALI does, in place of ``line``
+    (its comments kept): ``for s in x.tensors: f(asarray(s))`` per sample (several inputs zipped,
+    none without inputs: DALI calls such a sink for no sample), ``f([asarray(s) for s in x.tensors])``
+    per batch; its result is dropped. A ``batch_processing=`` name gives ``if name: <per batch> else:
+    <per sample>``."""
+    code = cst.Module([]).code_for_node
+    inputs = [code(x) for x in spec.inputs]
+    used = _names(function) | {n for x in spec.inputs for n in _names(code(x))}
+    s = shape.fresh("s", set(used))
+    loop_vars = [s] if len(inputs) == 1 else [shape.fresh(f"s{i}", used) for i in range(len(inputs))]
+
+    def per_batch() -> str:
+        return f"{function}({', '.join(f'[{asarray}({s}) for {s} in {_tensors(x)}]' for x in inputs)})\n"
+
+    def per_sample() -> str:
+        if not inputs:  # DALI calls a sink without inputs for no sample
+            return ""
+        source = _tensors(inputs[0]) if len(inputs) == 1 else "zip(" + ", ".join(_tensors(x) for x in inputs) + ")"
+        args = ", ".join(f"{asarray}({v})" for v in loop_vars)
+        return f"for {', '.join(loop_vars)} in {source}:\n    {function}({args})\n"
+
+    if isinstance(spec.batch, bool):
+        text = per_batch() if spec.batch else per_sample()
+    else:
+        orelse = per_sample()
+        text = f"if {code(spec.batch)}:\n{_indent(per_batch())}" + (f"else:\n{_indent(orelse)}" if orelse else "")
+    stmt = cst.parse_statement(text)
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return stmt.with_changes(leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace)
+    return stmt.with_changes(leading_lines=line.leading_lines,
+                             body=stmt.body.with_changes(header=line.trailing_whitespace))
+
+
+def _indent(block: str) -> str:
+    return "".join(f"    {row}\n" for row in block.splitlines())
+
+
+class _ExprStatements(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.values: list[cst.BaseExpression] = []
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        self.values.append(node.value)
+
+
+def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    finder = _Find(node)
+    tree.visit(finder)
+    return finder.found
+
+
+class _Find(cst.CSTVisitor):
+    def __init__(self, node: cst.CSTNode) -> None:
+        self.node, self.found = node, False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.found = self.found or node is self.node
+        return not self.found
 
 
 def is_reference(function: cst.BaseExpression) -> bool:
@@ -112,6 +234,10 @@ def plain(spec: Spec, function: str, *, asarray: str, contiguous: str, as_batch:
     def dense(value: str) -> str:
         return f'{contiguous}({value}, order="C")'
 
+    if not isinstance(spec.batch, bool):  # a parameter of the pipeline: both forms, chosen by it
+        both = [plain(Spec(spec.function, spec.inputs, spec.outputs, batch, spec.layouts), function, asarray=asarray,
+                      contiguous=contiguous, as_batch=as_batch, batch_size=batch_size) for batch in (True, False)]
+        return cst.IfExp(test=spec.batch, body=both[0], orelse=both[1], lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     if spec.batch:
         s = shape.fresh("s", used)
         args = ", ".join(f"[{asarray}({s}) for {s} in {_tensors(x)}]" for x in inputs)

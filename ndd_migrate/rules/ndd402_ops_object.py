@@ -34,9 +34,13 @@ RULE = Rule(
         "writes `fn.python_function` (`ndd.as_batch([np.asarray(f(np.asarray(s)), order=\"C\") for s in x.tensors])`; "
         "`np.array`, a copy, "
         "for a function that may change its argument); a function given other than by name (a lambda, "
-        "`make_fn(...)`, a callable object) is evaluated once, where the object was created: `f_function = ...`. "
+        "`make_fn(...)`, a callable object) is evaluated once, where the object was created: `f_function = ...`; "
+        "a sink (`num_outputs=0`) called as a statement of `define_graph` (`self.sink(images)`) becomes a statement "
+        "calling the function as DALI does (`for s in images.tensors: save(np.asarray(s))`), and `batch_processing=` "
+        "may be a parameter of `__init__` that it does not bind again (both forms written, chosen by it). "
         "Operator objects with no dynamic-mode "
-        "form (`ops.PythonFunction` with `device=\"gpu\"` or `num_outputs=0`, or created in an `if`, ...) keep "
+        "form (`ops.PythonFunction` with `device=\"gpu\"`, a sink whose result is used or that a Python operator "
+        "with outputs follows, or created in an `if`, ...) keep "
         "the class as it is, with a TODO; `ops.ExternalSource` fed by "
         "`feed_input` in `iter_setup` is NDD421's. A call on an *input set* (`self.norm([a, b])`: one operator "
         "instance per input in pipeline mode) becomes one `ndd` call per input, in a list, with the constructor's "
@@ -222,6 +226,8 @@ class Impl(RuleImpl):
         if original not in fn.op_calls:
             return updated
         op = fn.op_calls[original]
+        if op.python and python_function.is_sink([*op.ctor.args, *original.args]):
+            return updated  # its statement is rewritten (leave_SimpleStatementLine)
         if op.python:
             return self._python_function(fn, op, original, updated)
         info = op.info
@@ -266,16 +272,36 @@ class Impl(RuleImpl):
         as NDD422 writes ``fn.python_function`` (codegen/python_function.py)."""
         self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.PythonFunction`) → plain Python over the samples",
                         fixed=True)
+        spec, function, asarray = self._python_spec(fn, op, updated)
+        code = cst.Module([]).code_for_node
+        return python_function.plain(spec, function, asarray=asarray, contiguous=code(self.ctx.numpy("asarray")),
+                                     as_batch=code(self.ctx.ndd("as_batch")))
+
+    def _python_spec(self, fn, op, updated: cst.Call):
+        """The rewritten call's and constructor's arguments read, the callee's code, and how each sample
+        is handed over (``np.array``, a copy, for a function that may change its argument)."""
         ctor = self._ctors.get(op.ctor)
         ctor_args = list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, fn)) for a in op.ctor.args]
         spec = python_function.read([*ctor_args, *updated.args])
         function = op.function_name or python_function.callable_code(spec.function)
         copy = python_function.may_modify(
             cstutil.kwarg(op.ctor, "function").value, self.ctx.resolver, {self.ctx.model.numpy_alias or "np"})
-        code = cst.Module([]).code_for_node
-        return python_function.plain(
-            spec, function, asarray=code(self.ctx.numpy("array" if copy else "asarray")),
-            contiguous=code(self.ctx.numpy("asarray")), as_batch=code(self.ctx.ndd("as_batch")))
+        return spec, function, cst.Module([]).code_for_node(self.ctx.numpy("array" if copy else "asarray"))
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        """``self.sink(x)`` of ``ops.PythonFunction(function=f, num_outputs=0)`` as a statement of
+        ``define_graph``: ``f`` called over the samples (codegen/python_function.py)."""
+        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if fn is None or not fn.convert or not isinstance(updated.body[0], cst.Expr):
+            return updated
+        call = original.body[0].value if isinstance(original.body[0], cst.Expr) else None
+        op = fn.op_calls.get(call)
+        if op is None or not op.python or not python_function.is_sink([*op.ctor.args, *call.args]):
+            return updated
+        self.ctx.report(self.code, call, f"`self.{op.attr}(...)` (`ops.PythonFunction`, `num_outputs=0`) → the function "
+                        "called over the samples", fixed=True)
+        spec, function, asarray = self._python_spec(fn, op, updated.body[0].value)
+        return python_function.sink(spec, function, asarray=asarray, line=updated)
 
     def _expression(self, original: cst.Call, updated: cst.Call, op, fn) -> cst.BaseExpression:
         """``self.shapes(x)`` of ``ops.Shapes(dtype=D)``: ``ndd.as_batch(x.shape, dtype=D, device=x.device)``
