@@ -104,4 +104,7 @@ class Impl(RuleImpl):
     not this module's to keep."""
 
     rule = RULE
-    reports = (constructs.API_CHECK, constructs.FED_RUN_RAISES)
+    reports = (
+        constructs.API_CHECK, constructs.FED_RUN_RAISES, constructs.BUILD_RAISES, constructs.PYTHON_RUN_RAISES,
+        constructs.PYTHON_OUTPUTS_RAISE,
+    )
