@@ -1,7 +1,7 @@
 """What a blocking problem is about: the vocabulary the model uses to record why a pipeline cannot
 be converted, without naming the rule that reports it.
 
-The analysis (``analysis.py``, ``legacy.py``, ``manual_uses.py``, ``iterators.py``) records a
+The analysis (``analysis.py``, ``legacy.py``, ``manual_uses.py``, ``expected_errors.py``, ``iterators.py``) records a
 :class:`~ndd_migrate.analysis.Problem` about one of these constructs; each rule says which
 constructs it reports (``RuleImpl.reports``), and the engine gives the problem that rule's code.
 So a rule's code is written in its own module only.

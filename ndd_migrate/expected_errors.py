@@ -38,18 +38,18 @@ BROAD = frozenset({"Exception", "BaseException"})
 _KEEP = "keep it in pipeline mode: what it tests is pipeline mode's own behaviour"
 
 BUILD_RAISES = (
-    "the test `{test}` expects {what} to raise `{expected}` (`{code}`) and never runs it: dynamic mode has no "
+    "{test} expects {what} to raise `{expected}` (`{code}`) and never runs it: dynamic mode has no "
     "build step: the generator runs nothing until it is iterated, so the error never comes",
     _KEEP,
 )
 PYTHON_RUN_RAISES = (
-    "the test `{test}` expects `{receiver}.run()` to raise `{expected}` (`{code}`) and the pipeline has a Python "
+    "{test} expects `{receiver}.run()` to raise `{expected}` (`{code}`) and the pipeline has a Python "
     "operator: pipeline mode raises `RuntimeError` (\"Critical error in pipeline\") for what the function raises "
     "or returns wrongly, the migrated plain Python raises the function's own error (a `ValueError`), or none",
     _KEEP,
 )
 PYTHON_OUTPUTS_RAISE = (
-    "the test `{test}` expects `{receiver}.run()` to raise `{expected}` (`{code}`) and the pipeline has a Python "
+    "{test} expects `{receiver}.run()` to raise `{expected}` (`{code}`) and the pipeline has a Python "
     "operator of several outputs: pipeline mode refuses a function that returns them in a list, not a tuple "
     "(`RuntimeError` from a `TypeError`), the migrated plain Python unpacks the list, so the error may never come",
     _KEEP,
@@ -125,7 +125,7 @@ def _candidates(found: _Expectation, region: cst.CSTNode, direct: cst.Attribute 
     """The pipelines whose build, creation or run ``region`` expects to raise; with ``direct`` (the
     ``pipe.build`` a checker is given), ``region`` is the checker's call."""
     roles = _roles(found.scope)
-    fields = {"test": found.test, "code": found.code, "expected": ", ".join(found.expected)}
+    fields = {"test": _who(found.test), "code": found.code, "expected": ", ".join(found.expected)}
     out = []
 
     def build(node: cst.CSTNode, receiver: cst.Name) -> None:
@@ -155,8 +155,9 @@ def _candidates(found: _Expectation, region: cst.CSTNode, direct: cst.Attribute 
                     run(node, func.value)
 
         def visit_Expr(self, node: cst.Expr) -> None:  # `P()`: the creation alone
-            if isinstance(node.value, cst.Call) and not isinstance(node.value.func, cst.Attribute):
-                created(node.value)
+            call = node.value
+            if isinstance(call, cst.Call) and not (isinstance(call.func, cst.Attribute) and call.func.attr.value in ("build", "run")):
+                created(call)
 
         def visit_Assign(self, node: cst.Assign) -> None:  # `pipe = P()`, pipe used no further
             target = node.targets[0].target if len(node.targets) == 1 else None
@@ -169,6 +170,10 @@ def _candidates(found: _Expectation, region: cst.CSTNode, direct: cst.Attribute 
 
     region.visit(Region())
     return out
+
+
+def _who(test: str) -> str:
+    return "the program" if test == "<module>" else f"the test `{test}`"
 
 
 def _advice(advice: tuple[str, str], **fields) -> tuple[str, str]:
@@ -224,7 +229,7 @@ def uses(module: cst.Module) -> list[tuple]:
                 out.extend(_candidates(found, given.body))
             elif isinstance(given, cst.Name):  # `assert_raises(E, MyPipeline, 3)`: its creation
                 what = f"creating the pipeline (`{given.value}(...)`)"
-                fields = {"test": test, "code": found.code, "expected": expected[0]}
+                fields = {"test": _who(test), "code": found.code, "expected": expected[0]}
                 out.append((node, constructs.BUILD_RAISES, given, _advice(BUILD_RAISES, what=what, **fields)))
 
     module.visit(Scan())
