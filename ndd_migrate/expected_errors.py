@@ -113,6 +113,11 @@ def _roles(scope: cst.CSTNode) -> dict[str, set[str]]:
                 roles.setdefault(node.target.value, set()).add("bound")
                 self.seen.add(id(node.target))
 
+        def visit_For(self, node: cst.For) -> None:  # `for pipe in pipes:`
+            if isinstance(node.target, cst.Name):
+                roles.setdefault(node.target.value, set()).add("bound")
+                self.seen.add(id(node.target))
+
         def visit_Name(self, node: cst.Name) -> None:
             if id(node) not in self.seen:
                 roles.setdefault(node.value, set()).add("other")

@@ -199,6 +199,16 @@ def test_a_build_expected_to_raise_keeps_the_pipeline(check, make):
     assert ("@pipeline_def" in out) != ("class Crop1d(Pipeline)" in out)
 
 
+def test_a_build_expected_to_raise_in_a_loop_over_pipelines():
+    test = (
+        "def test_it():\n    pipes = [crop_1d() for _ in range(2)]\n    for pipe in pipes:\n"
+        "        with pytest.raises(ValueError):\n            pipe.build()\n"
+    )
+    _, found = _human(HEADER + test)
+    assert [d.code for d in found] == ["NDD905"], found
+    assert "the test `test_it` expects `pipe.build()` to raise `ValueError`" in found[0].message
+
+
 def test_a_build_expected_to_raise_outside_a_test_names_the_program():
     out, found = _human(HEADER + "pipe = crop_1d()\nwith pytest.raises(ValueError):\n    pipe.build()\n")
     assert [d.code for d in found] == ["NDD905"], found
@@ -278,6 +288,14 @@ def test_a_python_operator_run_expected_to_raise(expected, graph, kept):
         several = "num_outputs=2" in graph
         assert ("Python operator of several outputs" in ours[0].message) == several, ours[0].message
         assert several or "pipeline mode raises `RuntimeError` (\"Critical error in pipeline\")" in ours[0].message
+
+
+def test_a_python_operator_run_expected_to_raise_in_a_block():
+    test = "def test_it():\n    pipe = p()\n    pipe.build()\n    with pytest.raises(RuntimeError):\n        pipe.run()\n"
+    text = "import pytest\n" + PYTHON.format(graph="fn.python_function(values, function=boom)", test=test)
+    out, found = _human(text)
+    assert [d.code for d in found] == ["NDD905"], found
+    assert "expects `pipe.run()` to raise `RuntimeError` (`with pytest.raises(RuntimeError)`)" in found[0].message
 
 
 def test_a_legacy_python_operator_run_expected_to_raise_is_kept_once():
