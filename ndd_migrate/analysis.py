@@ -562,7 +562,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                     ):
                         continue  # the same error in both modes, or the fed-data keep at this checker already
                     if about == constructs.BUILD_RAISES and any(p.about == about and p.node is call for p in fn.problems):
-                        continue
+                        continue  # a `with pytest.raises` block in a `@raises` test: one finding at the build
                     if isinstance(fn, PipelineFunction):  # not one another module defines
                         fn.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
         self._find_foreign_pipelines()
