@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate import attributes, build_time, checkpoints, constructs, crossfile, cstutil, external_source, iterators, manual_uses, names, outputs, pipeline_args, self_methods
+from ndd_migrate import attributes, build_time, checkpoints, constructs, crossfile, cstutil, expected_errors, external_source, iterators, manual_uses, names, outputs, pipeline_args, self_methods
 from ndd_migrate.cstutil import TRIVIA, SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.returns import Returns, read as read_returns
@@ -537,6 +537,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             self._resolve_kinds()
         self._consumed.extend(iterators.subclass_uses(self, original_node, self._calls))  # NDD411
         self._consumed.extend(iterators.framework_uses(self, original_node, self._calls))  # NDD411
+        self._consumed.extend(expected_errors.uses(original_node))  # NDD905
         for call, about, expr, advice in self._consumed:
             found = expr_kind(self.model, expr, self._scope_of, self._qualnames)
             traced = False
@@ -545,6 +546,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 traced = found is not None
                 if traced:
                     self.model.traced_keeps.add(call)
+            if not found and about == constructs.BUILD_RAISES and isinstance(expr, cst.Name):  # `assert_raises(E, P)`
+                found = next(((Kind.PIPELINE, self.model.pipelines[q]) for q in self._qualnames(expr) if q in self.model.pipelines), None)
             if not found and about == constructs.FRAMEWORK_ITERATOR:
                 found = self._made_by_chosen_class(expr)
             if found and found[0] in (Kind.PIPELINE, Kind.PIPELINES):
@@ -554,6 +557,12 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                         continue  # one is enough: it stays in pipeline mode for that framework
                     if about == constructs.FED_RUN_RAISES and not manual_uses.feeds_input(fn.node):
                         continue  # an error DALI raises in both modes (a decoder on bad data) is no keep
+                    if about in (constructs.PYTHON_RUN_RAISES, constructs.PYTHON_OUTPUTS_RAISE) and (
+                        not expected_errors.run_differs(self, fn.node, about) or any(p.node is call for p in fn.problems)
+                    ):
+                        continue  # the same error in both modes, or the fed-data keep at this checker already
+                    if about == constructs.BUILD_RAISES and any(p.about == about and p.node is call for p in fn.problems):
+                        continue  # a `with pytest.raises` block in a `@raises` test: one finding at the build
                     if isinstance(fn, PipelineFunction):  # not one another module defines
                         fn.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
         self._find_foreign_pipelines()

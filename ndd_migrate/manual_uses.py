@@ -18,6 +18,8 @@ itself would break working code with nothing better to offer, so they *block* th
   ``feed_input`` (pipeline mode refuses a fed batch larger than ``batch_size``, DALI 2.4: "The
   external source callback returned an unexpected batch size", or fed to a source the graph
   dropped: ``KeyError``; a dynamic-mode batch has no such bound, so the expected error never comes).
+  Tests that expect a build, a creation or a Python operator's run to raise are found by
+  :mod:`ndd_migrate.expected_errors`.
 
 The analysis records the candidates while it walks the module and, once it knows what each name
 holds, turns those whose pipeline is known into blocking problems of that pipeline function.

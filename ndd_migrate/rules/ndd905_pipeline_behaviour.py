@@ -40,6 +40,35 @@ _FED = (
     "assert_raises(RuntimeError, pipe.run)\n"
 )
 
+_BUILD = (
+    "from nose.tools import raises\n"
+    "from nvidia.dali import fn, pipeline_def\n\n\n"
+    "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+    "def crop_of_a_vector():\n"
+    "    return fn.crop(fn.random.uniform(range=[0, 1], shape=[3]), crop=(1, 1))\n\n\n"
+    "@raises(ValueError)\n"
+    "def test_crop_needs_an_image():\n"
+    "    pipe = crop_of_a_vector()\n"
+    "{todo}"
+    "    pipe.build()\n"
+)
+
+_PYTHON_RUN = (
+    "from nose.tools import raises\n"
+    "from nvidia.dali import fn, pipeline_def\n\n\n"
+    "def reject(values):\n"
+    "    raise ValueError(\"rejected\")\n\n\n"
+    "@pipeline_def(batch_size=2, num_threads=1, device_id=None, exec_async=False, exec_pipelined=False)\n"
+    "def checked():\n"
+    "    return fn.python_function(fn.random.uniform(range=[0, 1], shape=[3]), function=reject)\n\n\n"
+    "@raises(RuntimeError)\n"
+    "def test_the_function_raises():\n"
+    "    pipe = checked()\n"
+    "    pipe.build()\n"
+    "{todo}"
+    "    pipe.run()\n"
+)
+
 RULE = Rule(
     code="NDD905",
     name="pipeline-behaviour",
@@ -48,7 +77,11 @@ RULE = Rule(
         "Keeps in pipeline mode, with one finding, a pipeline on which the program calls "
         "`enable_api_check(...)`, and a `Pipeline` subclass fed with `feed_input` whose `run` the "
         "program expects to raise (`assert_raises(E, pipe.run)`, `pytest.raises(E, pipe.run)`, "
-        "`self.assertRaises(E, pipe.run)`)."
+        "`self.assertRaises(E, pipe.run)`); a pipeline whose build or creation a test expects to raise "
+        "(`@raises(E)` of nose, `with pytest.raises(E):`, `with self.assertRaises(E):`, "
+        "`assert_raises(E, pipe.build)`, `assert_raises(E, MyPipeline)`) when the test never runs it; and a "
+        "pipeline with a Python operator (`fn.python_function`, `ops.PythonFunction`) whose run a test "
+        "expects to raise a given type (`@raises(RuntimeError)` around `pipe.build(); pipe.run()`)."
     ),
     why=(
         "These programs test pipeline mode itself. `enable_api_check` governs whether `run()` may be "
@@ -57,8 +90,16 @@ RULE = Rule(
         "more than `batch_size` samples (DALI 2.4: `RuntimeError: The external source callback returned "
         "an unexpected batch size`) and data fed to a source the graph dropped (`KeyError`); in dynamic "
         "mode the fed data is an `ndd.batch(...)` of any size, so the migrated generator would run on "
-        "where the test expects an error. An expected error of an operator (a decoder on bad data) "
-        "is raised in both modes: a pipeline not fed by `feed_input` is not kept for it."
+        "where the test expects an error. Dynamic mode has no build step: the migration drops "
+        "`pipe.build()` and the pipeline becomes a generator function, whose body runs nothing until it "
+        "is iterated, so an error expected from the build or the creation (DALI 2.4: `fn.crop` of 1-D "
+        "data raises `ValueError` at `build()`, an unknown argument `KeyError` at creation) never comes. "
+        "Pipeline mode raises `RuntimeError: Critical error in pipeline` when a Python operator's "
+        "function raises or returns the wrong outputs (DALI 2.4, CPU, `exec_async=False, "
+        "exec_pipelined=False`); the migrated plain Python raises the function's own error (`ValueError`), "
+        "and takes a list where pipeline mode wants a tuple of several outputs: `@raises(Exception)` "
+        "keeps only a pipeline with such a several-output operator. An expected error of another operator "
+        "(a decoder on bad data) is raised when the test runs the pipeline, in both modes: it keeps nothing."
     ),
     fix_safety=FixSafety.MANUAL,
     fix=(
@@ -91,9 +132,36 @@ RULE = Rule(
                 )
             ),
         ),
+        Example(
+            title="a build expected to raise",
+            before=_BUILD.format(todo=""),
+            after=_BUILD.format(
+                todo=(
+                    "    # TODO(ndd-migrate): NDD905 kept in pipeline mode: the test `test_crop_needs_an_image` expects "
+                    "`pipe.build()` to raise `ValueError` (`@raises(ValueError)`) and never runs it: dynamic mode has no "
+                    "build step: the generator runs nothing until it is iterated, so the error never comes; keep it in "
+                    "pipeline mode: what it tests is pipeline mode's own behaviour\n"
+                )
+            ),
+        ),
+        Example(
+            title="a Python operator's error expected from a run",
+            before=_PYTHON_RUN.format(todo=""),
+            after=_PYTHON_RUN.format(
+                todo=(
+                    "    # TODO(ndd-migrate): NDD905 kept in pipeline mode: the test `test_the_function_raises` expects "
+                    "`pipe.run()` to raise `RuntimeError` (`@raises(RuntimeError)`) and the pipeline has a Python "
+                    "operator: pipeline mode raises `RuntimeError` (\"Critical error in pipeline\") for what the "
+                    "function raises or returns wrongly, the migrated plain Python raises the function's own error "
+                    "(a `ValueError`), or none; keep it in pipeline mode: what it tests is pipeline mode's own "
+                    "behaviour\n"
+                )
+            ),
+        ),
     ),
     valid=(
         "import pytest\n\n\ndef test_div():\n    pytest.raises(ZeroDivisionError, lambda: 1 / 0)\n",
+        "import pytest\n\n\ndef test_build():\n    with pytest.raises(RuntimeError):\n        make().build()\n",
     ),
 )
 
@@ -104,4 +172,7 @@ class Impl(RuleImpl):
     not this module's to keep."""
 
     rule = RULE
-    reports = (constructs.API_CHECK, constructs.FED_RUN_RAISES)
+    reports = (
+        constructs.API_CHECK, constructs.FED_RUN_RAISES, constructs.BUILD_RAISES, constructs.PYTHON_RUN_RAISES,
+        constructs.PYTHON_OUTPUTS_RAISE,
+    )
