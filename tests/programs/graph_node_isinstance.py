@@ -1,0 +1,45 @@
+# expect: converted
+# data: jpeg
+"""Graph code that tests whether a value is a graph value: an assert in the pipeline body, and a
+helper that takes either an op's output or a Python number (one branch per kind), also through a
+tuple of classes."""
+
+import sys
+
+import numpy as np
+import nvidia.dali.fn as fn
+import nvidia.dali.types as types
+from nvidia.dali import pipeline_def
+from nvidia.dali.data_node import DataNode
+
+
+def brighten(images, amount):
+    if isinstance(amount, DataNode):
+        return images * fn.cast(amount, dtype=types.FLOAT)
+    return images * float(amount)
+
+
+def mirror(values, how):
+    if isinstance(how, (DataNode, list)):
+        return values
+    return fn.flip(values, horizontal=int(how))
+
+
+@pipeline_def(batch_size=3, num_threads=1)
+def train(root, gain):
+    jpegs, labels = fn.readers.file(file_root=root)
+    images = fn.decoders.image(jpegs, device="cpu", output_type=types.RGB)
+    images = fn.resize(images, resize_x=8, resize_y=6)
+    assert isinstance(images, DataNode), type(images)
+    assert not isinstance(gain, DataNode)
+    scaled = brighten(images, gain)
+    by_label = brighten(images, labels + 1)
+    return mirror(scaled, 1), mirror(by_label, [0, 1]), labels
+
+
+pipe = train(sys.argv[1], 2, device_id=None)
+pipe.build()
+for step in range(3):
+    scaled, by_label, labels = pipe.run()
+    print(step, [float(np.asarray(scaled.at(i))[0, 0, 0]) for i in range(3)])
+    print("  by label", [float(np.asarray(by_label.at(i)).mean().round(3)) for i in range(3)], labels.as_array().ravel().tolist())
