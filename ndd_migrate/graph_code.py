@@ -66,7 +66,8 @@ class GraphFacts:
     slices: set[cst.Subscript] = field(default_factory=set)  # `x[...]` on a DataNode → `x.slice[...]`
     current: dict[cst.Attribute, str] = field(default_factory=dict)  # `Pipeline.current().X` → `X`
     current_aliases: set[cst.CSTNode] = field(default_factory=set)  # `pipe = Pipeline.current()`: removed
-    batch_classes: set[cst.CSTNode] = field(default_factory=set)  # `DataNode` in `isinstance(x, DataNode)` → `ndd.Batch`
+    # `DataNode` in `isinstance(x, DataNode)` → `ndd.Batch`, with the pipelines whose graph runs the test
+    batch_classes: dict[cst.CSTNode, set] = field(default_factory=dict)
     functions: set[cst.CSTNode] = field(default_factory=set)  # the graph functions decided here
     analysed_by: set[str] = field(default_factory=set)  # the rules that have recorded their facts
     # Helpers that take the generator's `batch_size` and `rng` (see :func:`threaded_helpers`).

@@ -111,7 +111,8 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
     for fn, owners, _root in graph.graph_functions():
         uses = _ClassUses(graph.dali_name, graph._builtin, graph._assignments, graph.model.bindings)
         fn.node.body.visit(uses)
-        found.batch_classes |= uses.tests
+        for node in uses.tests:
+            found.batch_classes.setdefault(node, set()).update(owners)
         for node, statement, spelled in uses.others:
             message = (
                 f"`{_statement_text(statement)}`: `{spelled}` is the class of graph values, which are `ndd.Batch` "
@@ -267,12 +268,23 @@ class Impl(RuleImpl):
         self._outside: set[cst.CSTNode] = set()
 
     def blockers(self, fn):
-        """Decides, once per module, every use of the graph-node class in graph code (``analyse``)."""
+        """Decides, once per module, every use of the graph-node class in graph code (``analyse``);
+        a test of ``fn``'s graph this run may not rewrite (``# noqa``, not selected) blocks ``fn``:
+        kept as it is, it would be false for every graph value of the generator."""
         graph, found = graph_code.prepared(self.ctx.resolver, self.ctx.model)
         if self.code not in found.analysed_by:
             found.analysed_by.add(self.code)
             analyse(graph, found)
-        return []
+        return [
+            (
+                node,
+                f"`{_code(node)}` in an `isinstance` test is not rewritten here (`# noqa: {self.code}` or the rule not "
+                "selected), and no value of the generator is one: graph values are `ndd.Batch` objects",
+                f"let {self.code} rewrite it to `ndd.Batch`, or write `ndd.Batch` yourself, then run the migration again",
+            )
+            for node, owners in found.batch_classes.items()
+            if fn in owners and not self.ctx.applies(self.code, node)
+        ]
 
     def visit_Call(self, node: cst.Call) -> None:
         stack = self.ctx.function_stack
