@@ -75,6 +75,13 @@ def test_a_helper_given_graph_values_and_python_values():
     assert "    if isinstance(f, ndd.Batch):\n" in text
 
 
+def test_a_test_of_a_parameter_runs_once_before_the_loop():
+    """Build-time Python (ndd_migrate/build_time.py) with the rewritten test: it still runs once."""
+    source = _pipeline("from nvidia.dali.data_node import DataNode", "    if not isinstance(k, DataNode):\n        print(k)\n")
+    text = _converted(source)
+    assert "def p(k, *, batch_size=2):\n    if not isinstance(k, ndd.Batch):\n        print(k)\n    while True:\n" in text
+
+
 def test_the_import_stays_while_something_else_uses_it():
     source = (
         HEAD + "from nvidia.dali.data_node import DataNode\n\n\n"
@@ -96,7 +103,7 @@ def test_the_import_stays_while_something_else_uses_it():
     ],
 )
 def test_other_uses_of_the_class_block(body, shown):
-    text, finding = _blocked(_pipeline("from nvidia.dali.data_node import DataNode", body))
+    _, finding = _blocked(_pipeline("from nvidia.dali.data_node import DataNode", body))
     assert finding.message.startswith("`p` not migrated: " + shown), finding.message
     assert "other than as the class an `isinstance` test checks" in finding.message
     assert "isinstance(value, DataNode)" in finding.hint
@@ -120,7 +127,7 @@ def test_a_use_in_a_helper_blocks_every_pipeline_that_runs_it():
         "@pipeline_def(batch_size=2)\ndef a():\n    return norm(fn.random.uniform(shape=[3]))\n\n\n"
         "@pipeline_def(batch_size=2)\ndef b():\n    return norm(fn.random.normal(shape=[3]))\n"
     )
-    text, result = migrate_text(source)
+    text, _ = migrate_text(source)
     assert "@pipeline_def(batch_size=2)\ndef a():" in text and "@pipeline_def(batch_size=2)\ndef b():" in text
     assert text.count("NDD110") == 1  # one TODO at the use, for both pipelines
 

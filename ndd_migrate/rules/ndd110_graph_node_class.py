@@ -278,8 +278,10 @@ class Impl(RuleImpl):
         return [
             (
                 node,
-                f"`{_code(node)}` in an `isinstance` test is not rewritten here (`# noqa: {self.code}` or the rule not "
-                "selected), and no value of the generator is one: graph values are `ndd.Batch` objects",
+                (
+                    f"`{_code(node)}` in an `isinstance` test is not rewritten here (`# noqa: {self.code}` or the rule "
+                    "not selected), and no value of the generator is one: graph values are `ndd.Batch` objects"
+                ),
                 f"let {self.code} rewrite it to `ndd.Batch`, or write `ndd.Batch` yourself, then run the migration again",
             )
             for node, owners in found.batch_classes.items()
@@ -312,10 +314,8 @@ class Impl(RuleImpl):
         if not self.ctx.may_rewrite_dali_calls():
             return updated
         fixed = self.ctx.applies(self.code, original)
-        self.ctx.report(
-            self.code, original, f"`{_code(original)}` in an `isinstance` test → `ndd.Batch` (a graph value in dynamic mode)",
-            hint="test for `ndd.Batch`", fixed=fixed,
-        )
+        message = f"`{_code(original)}` in an `isinstance` test → `ndd.Batch` (a graph value in dynamic mode)"
+        self.ctx.report(self.code, original, message, hint="test for `ndd.Batch`", fixed=fixed)
         return self.ctx.ndd("Batch") if fixed else updated
 
     def leave_Name(self, original: cst.Name, updated: cst.BaseExpression) -> cst.BaseExpression:

@@ -2,7 +2,7 @@
 # data: jpeg
 """Graph code that tests whether a value is a graph value: an assert in the pipeline body, and a
 helper that takes either an op's output or a Python number (one branch per kind), also through a
-tuple of classes."""
+tuple of classes; a message printed once, when the graph is built, about a Python parameter."""
 
 import sys
 
@@ -27,6 +27,8 @@ def mirror(values, how):
 
 @pipeline_def(batch_size=3, num_threads=1)
 def train(root, gain):
+    if not isinstance(gain, DataNode):
+        print("gain is a Python value:", gain)
     jpegs, labels = fn.readers.file(file_root=root)
     images = fn.decoders.image(jpegs, device="cpu", output_type=types.RGB)
     images = fn.resize(images, resize_x=8, resize_y=6)
