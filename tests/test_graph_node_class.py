@@ -145,6 +145,17 @@ def test_python_code_outside_the_graph_is_left_alone():
     assert "CHECKED = isinstance(3, DataNode)\n" in text and "return isinstance(sample, DataNode)\n" in text
 
 
+def test_a_graph_built_by_hand():
+    source = (
+        "import nvidia.dali.fn as fn\nfrom nvidia.dali.pipeline import DataNode, Pipeline\n\n"
+        "pipe = Pipeline(batch_size=2, num_threads=1, device_id=None)\nwith pipe:\n"
+        "    x = fn.random.uniform(shape=[3])\n    assert isinstance(x, DataNode)\n    pipe.set_outputs(x)\n"
+    )
+    text, _ = migrate_text(source)
+    assert "def pipe_batches(" in text and "assert isinstance(x, ndd.Batch)\n" in text
+    assert "DataNode" not in text and "Pipeline" not in text
+
+
 def test_a_helper_module_without_pipelines_is_rewritten_with_its_ops():
     source = (
         "import nvidia.dali.fn as fn\nfrom nvidia.dali.data_node import DataNode\n\n\n"
