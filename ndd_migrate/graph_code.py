@@ -802,6 +802,20 @@ class Graph:
     def dali_name(self, node: cst.CSTNode) -> str | None:
         return self._dali_name(node)
 
+    def builtin(self, func: cst.BaseExpression) -> str | None:
+        """The builtin a name is (``isinstance``, ``list``), when nothing of the module shadows it."""
+        return self._builtin(func)
+
+    def bound_values(self, name: cst.Name) -> list[cst.BaseExpression]:
+        """The values ``name = value`` statements give ``name`` where it is read (the bindings of
+        other kinds are left out)."""
+        found = []
+        for assignment in self._assignments(name) or ():
+            binding = self.model.bindings.get(getattr(assignment, "node", None))
+            if binding is not None and binding[0] == "value" and isinstance(binding[1], cst.BaseExpression):
+                found.append(binding[1])
+        return found
+
 
 _OPTIMISTIC = object()  # a kind being computed further up: assumed to agree
 _STAR = object()

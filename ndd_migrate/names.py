@@ -36,9 +36,9 @@ _ALIASES = {
     "nvidia.dali.pipeline.Pipeline": PIPELINE,
     "nvidia.dali.pipeline.experimental.Pipeline": PIPELINE,
     "nvidia.dali.experimental.pipeline_def": PIPELINE_DEF,
-    # DALI 2.4.0 re-exports the class as `nvidia.dali.pipeline.DataNode`; DALI before 1.0 named it
+    # DALI 2.4.0 re-exports the class as `nvidia.dali.pipeline.DataNode`; older DALI named it
     # `_EdgeReference` in `nvidia.dali.ops` (gone from 2.4.0: `from nvidia.dali.ops import
-    # _EdgeReference` is an ImportError there, so code that still imports it does so in a `try:`)
+    # _EdgeReference` is an ImportError there; code written for both imports it in a `try:`)
     "nvidia.dali.pipeline.DataNode": DATA_NODE,
     "nvidia.dali.ops._EdgeReference": DATA_NODE,
 }

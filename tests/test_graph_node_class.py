@@ -1,4 +1,4 @@
-"""NDD110: an `isinstance` test against DALI's graph-node class (`DataNode`, DALI 0.x's
+"""NDD110: an `isinstance` test against DALI's graph-node class (`DataNode`, older DALI's
 `_EdgeReference`) in graph code tests for `ndd.Batch` once migrated; any other use of the class there
 keeps the pipeline in pipeline mode."""
 
@@ -159,10 +159,10 @@ def test_a_graph_built_by_hand():
 def test_a_helper_module_without_pipelines_is_rewritten_with_its_ops():
     source = (
         "import nvidia.dali.fn as fn\nfrom nvidia.dali.data_node import DataNode\n\n\n"
-        "def maybe_flip(x):\n    if isinstance(x, DataNode):\n        return fn.flip(x, horizontal=1)\n    return x[:, ::-1]\n"
+        "def maybe_flip(x):\n    if isinstance(x, (list, (DataNode,))):\n        return fn.flip(x, horizontal=1)\n    return x[:, ::-1]\n"
     )
     text, _ = migrate_text(source)
-    assert "    if isinstance(x, ndd.Batch):\n        return ndd.flip(x, horizontal=1)\n" in text
+    assert "    if isinstance(x, (list, (ndd.Batch,))):\n        return ndd.flip(x, horizontal=1)\n" in text
     assert "DataNode" not in text
 
 

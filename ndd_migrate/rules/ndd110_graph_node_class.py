@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import BuiltinAssignment, ScopeProvider
 
 from ndd_migrate import graph_code, names
 from ndd_migrate.catalog import Example, Rule
@@ -19,7 +20,7 @@ RULE = Rule(
         "and in the other functions whose `fn.*` calls are rewritten, rewrites the class an `isinstance` test "
         "checks from DALI's graph-node class to `ndd.Batch`: `isinstance(x, DataNode)` → `isinstance(x, "
         "ndd.Batch)`, `isinstance(x, (DataNode, list))` → `isinstance(x, (ndd.Batch, list))`, under any "
-        "spelling (`nvidia.dali.data_node.DataNode`, `nvidia.dali.pipeline.DataNode`, DALI 0.x's "
+        "spelling (`nvidia.dali.data_node.DataNode`, `nvidia.dali.pipeline.DataNode`, older DALI's "
         "`nvidia.dali.ops._EdgeReference`). The import goes when nothing else uses it (NDD301). Any other use "
         "of the class in graph code (`type(x) is DataNode`, `issubclass`, a name holding it, "
         "`isinstance(x, NODE_TYPES)` with `NODE_TYPES = (DataNode, list)`) keeps the pipeline in pipeline "
@@ -109,7 +110,7 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
     from ndd_migrate.analysis import Problem
 
     for fn, owners, _root in graph.graph_functions():
-        uses = _ClassUses(graph.dali_name, graph._builtin, graph._assignments, graph.model.bindings)
+        uses = _ClassUses(graph)
         fn.node.body.visit(uses)
         for node in uses.tests:
             found.batch_classes.setdefault(node, set()).update(owners)
@@ -136,18 +137,15 @@ class _ClassUses(SkipsTrivia, cst.CSTVisitor):
     ``tests`` the class expressions ``isinstance`` checks, ``others`` every other reference,
     ``aliases`` the ``isinstance`` tests whose class is a name bound to an expression holding it."""
 
-    def __init__(self, dali_name, builtin, assignments, bindings) -> None:
-        self._dali_name = dali_name
-        self._builtin = builtin
-        self._assignments = assignments
-        self._bindings = bindings
+    def __init__(self, graph: graph_code.Graph) -> None:
+        self._graph = graph
         self._statements: list[cst.CSTNode] = []
         self.tests: set[cst.CSTNode] = set()
         self.others: list[tuple[cst.CSTNode, cst.CSTNode, str]] = []
         self.aliases: list[tuple[cst.CSTNode, cst.CSTNode, str, str]] = []
 
     def _is_class(self, node: cst.CSTNode) -> bool:
-        return isinstance(node, (cst.Name, cst.Attribute)) and self._dali_name(node) == names.DATA_NODE
+        return isinstance(node, (cst.Name, cst.Attribute)) and self._graph.dali_name(node) == names.DATA_NODE
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
@@ -173,7 +171,7 @@ class _ClassUses(SkipsTrivia, cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> bool:
         args = node.args
-        if self._builtin(node.func) != "isinstance" or len(args) != 2 or any(a.star or a.keyword for a in args):
+        if self._graph.builtin(node.func) != "isinstance" or len(args) != 2 or any(a.star or a.keyword for a in args):
             return True
         args[0].value.visit(self)
         self._classes(node, args[1].value)
@@ -189,7 +187,7 @@ class _ClassUses(SkipsTrivia, cst.CSTVisitor):
                     element.visit(self)
                 else:
                     self._classes(call, element.value)
-        elif isinstance(classes, cst.Name) and self._builtin(classes) is None:
+        elif isinstance(classes, cst.Name) and self._graph.builtin(classes) is None:
             held = self._held_class(classes)
             if held is not None:
                 self.aliases.append((call, self._statement(call), classes.value, held))
@@ -198,12 +196,9 @@ class _ClassUses(SkipsTrivia, cst.CSTVisitor):
 
     def _held_class(self, name: cst.Name) -> str | None:
         """The graph-node class as spelled in a value bound to ``name`` (``NODES = (DataNode, list)``)."""
-        for assignment in self._assignments(name) or ():
-            binding = self._bindings.get(getattr(assignment, "node", None))
-            if binding is None or binding[1] is None or not isinstance(binding[1], cst.CSTNode):
-                continue
+        for value in self._graph.bound_values(name):
             finder = _Spelled(self._is_class)
-            binding[1].visit(finder)
+            value.visit(finder)
             if finder.spelled is not None:
                 return finder.spelled
         return None
@@ -239,6 +234,16 @@ class _Spelled(SkipsTrivia, cst.CSTVisitor):
         if self.spelled is None and self._is_class(node):
             self.spelled = _code(node)
         return self.spelled is None
+
+
+def _operands(classes: cst.BaseExpression):
+    """The classes an ``isinstance`` operand names: itself, or the elements of a tuple display."""
+    if isinstance(classes, cst.Tuple):
+        for element in classes.elements:
+            if isinstance(element, cst.Element):
+                yield from _operands(element.value)
+    else:
+        yield classes
 
 
 def _statement_text(statement: cst.CSTNode, limit: int = 60) -> str:
@@ -297,13 +302,9 @@ class Impl(RuleImpl):
         builtin = isinstance(node.func, cst.Name) and node.func.value == "isinstance" and self._builtin(node.func)
         if not builtin or len(node.args) != 2 or any(a.star or a.keyword for a in node.args):
             return
-        classes = node.args[1].value
-        elements = [e.value for e in classes.elements if isinstance(e, cst.Element)] if isinstance(classes, cst.Tuple) else [classes]
-        self._outside.update(e for e in elements if self.dali_name(e) == names.DATA_NODE)
+        self._outside.update(e for e in _operands(node.args[1].value) if self.dali_name(e) == names.DATA_NODE)
 
     def _builtin(self, func: cst.Name) -> bool:
-        from libcst.metadata import BuiltinAssignment, ScopeProvider
-
         scope = self.ctx.resolver.get_metadata(ScopeProvider, func, None)
         assignments = list(scope[func.value]) if scope is not None else []
         return bool(assignments) and all(isinstance(a, BuiltinAssignment) for a in assignments)

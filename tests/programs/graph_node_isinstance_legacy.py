@@ -2,7 +2,7 @@
 # data: jpeg
 """A legacy `Pipeline` subclass that asserts what its Python operators give: one output is a graph
 value, two outputs are a list of graph values. The graph-node class comes from a compatibility
-import (DALI 0.x named it `ops._EdgeReference`; DALI 2.4 has only `DataNode`)."""
+import (older DALI named it `ops._EdgeReference`; DALI 2.4.0 has only `DataNode`)."""
 
 import sys
 
