@@ -132,17 +132,18 @@ def test_a_use_in_a_helper_blocks_every_pipeline_that_runs_it():
     assert text.count("NDD110") == 1  # one TODO at the use, for both pipelines
 
 
-def test_python_code_outside_the_graph_is_left_alone():
+def test_module_level_code_is_left_alone_and_lambdas_of_the_graph_are_rewritten():
     source = (
         HEAD + "from nvidia.dali.data_node import DataNode\n\n"
         "CHECKED = isinstance(3, DataNode)\n\n\n"
         "@pipeline_def(batch_size=2)\ndef p():\n"
-        "    def callback(sample):\n        return isinstance(sample, DataNode)\n\n"
-        "    return fn.random.uniform(shape=[3])\n"
+        "    x = fn.random.uniform(shape=[3])\n"
+        "    nodes = list(filter(lambda v: isinstance(v, DataNode), [x, 2]))\n"
+        "    return nodes[0]\n"
     )
-    text, _ = migrate_text(source)
-    assert "def p(*, batch_size=2):" in text
-    assert "CHECKED = isinstance(3, DataNode)\n" in text and "return isinstance(sample, DataNode)\n" in text
+    text = _converted(source)
+    assert "CHECKED = isinstance(3, DataNode)\n" in text
+    assert "nodes = list(filter(lambda v: isinstance(v, ndd.Batch), [x, 2]))\n" in text
 
 
 def test_a_graph_built_by_hand():

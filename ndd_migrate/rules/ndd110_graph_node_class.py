@@ -132,8 +132,10 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
 
 
 class _ClassUses(SkipsTrivia, cst.CSTVisitor):
-    """The uses of the graph-node class in one function's own code (not in the functions, lambdas
-    and classes it defines, nor in annotations, which are not evaluated where it matters):
+    """The uses of the graph-node class in one function's code, with the functions and lambdas it
+    defines that are not graph functions of their own (``filter(lambda v: isinstance(v, DataNode),
+    outs)``; a callback's test sees no graph value in either mode, rewritten or not), but not in
+    the classes it defines nor in annotations, which are not evaluated where it matters:
     ``tests`` the class expressions ``isinstance`` checks, ``others`` every other reference,
     ``aliases`` the ``isinstance`` tests whose class is a name bound to an expression holding it."""
 
@@ -158,10 +160,10 @@ class _ClassUses(SkipsTrivia, cst.CSTVisitor):
         super().on_leave(node)
 
     def visit_FunctionDef(self, node) -> bool:
-        return False
+        return node not in self._graph.reached_by  # a graph function of its own: decided on its own
 
     def visit_Lambda(self, node) -> bool:
-        return False
+        return node not in self._graph.reached_by
 
     def visit_ClassDef(self, node) -> bool:
         return False
