@@ -17,7 +17,8 @@ RULE = Rule(
     summary="`isinstance(x, DataNode)` in graph code: in dynamic mode a graph value is an `ndd.Batch`",
     what=(
         "In graph code (a `@pipeline_def` body, a legacy `define_graph`, the module's functions they call) "
-        "and in the other functions whose `fn.*` calls are rewritten, rewrites the class an `isinstance` test "
+        "with the comprehensions and lambdas in it, and in the other functions whose `fn.*` calls are rewritten, "
+        "rewrites the class an `isinstance` test "
         "checks from DALI's graph-node class to `ndd.Batch`: `isinstance(x, DataNode)` → `isinstance(x, "
         "ndd.Batch)`, `isinstance(x, (DataNode, list))` → `isinstance(x, (ndd.Batch, list))`, under any "
         "spelling (`nvidia.dali.data_node.DataNode`, `nvidia.dali.pipeline.DataNode`, older DALI's "
