@@ -61,11 +61,13 @@ class Function:
 
 @dataclass
 class GraphFacts:
-    """What :func:`analyse` found; read by the NDD108/NDD109 implementations (original nodes)."""
+    """What :func:`analyse` found; read by the NDD108/NDD109/NDD110 implementations (original nodes)."""
 
     slices: set[cst.Subscript] = field(default_factory=set)  # `x[...]` on a DataNode → `x.slice[...]`
     current: dict[cst.Attribute, str] = field(default_factory=dict)  # `Pipeline.current().X` → `X`
     current_aliases: set[cst.CSTNode] = field(default_factory=set)  # `pipe = Pipeline.current()`: removed
+    # `DataNode` in `isinstance(x, DataNode)` → `ndd.Batch`, with the pipelines whose graph runs the test
+    batch_classes: dict[cst.CSTNode, set] = field(default_factory=dict)
     functions: set[cst.CSTNode] = field(default_factory=set)  # the graph functions decided here
     analysed_by: set[str] = field(default_factory=set)  # the rules that have recorded their facts
     # Helpers that take the generator's `batch_size` and `rng` (see :func:`threaded_helpers`).
@@ -799,6 +801,20 @@ class Graph:
 
     def dali_name(self, node: cst.CSTNode) -> str | None:
         return self._dali_name(node)
+
+    def builtin(self, func: cst.BaseExpression) -> str | None:
+        """The builtin a name is (``isinstance``, ``list``), when nothing of the module shadows it."""
+        return self._builtin(func)
+
+    def bound_values(self, name: cst.Name) -> list[cst.BaseExpression]:
+        """The values ``name = value`` statements give ``name`` where it is read (the bindings of
+        other kinds are left out)."""
+        found = []
+        for assignment in self._assignments(name) or ():
+            binding = self.model.bindings.get(getattr(assignment, "node", None))
+            if binding is not None and binding[0] == "value" and isinstance(binding[1], cst.BaseExpression):
+                found.append(binding[1])
+        return found
 
 
 _OPTIMISTIC = object()  # a kind being computed further up: assumed to agree

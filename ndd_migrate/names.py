@@ -25,6 +25,9 @@ PIPELINE_DEF = "nvidia.dali.pipeline_def"
 PIPELINE = "nvidia.dali.Pipeline"
 #: Graph constants of pipeline mode: DALI 2.4's dynamic-mode ops reject them (`TypeError`).
 CONSTANTS = frozenset({"nvidia.dali.types.Constant", "nvidia.dali.types.ScalarConstant"})
+#: The class of pipeline mode's graph values (an op's output), under its canonical spelling; in a
+#: converted graph every such value is an `ndd.Batch` (DALI 2.4.0).
+DATA_NODE = "nvidia.dali.data_node.DataNode"
 
 # Public re-exports: the same object under several module paths.
 _ALIASES = {
@@ -33,6 +36,11 @@ _ALIASES = {
     "nvidia.dali.pipeline.Pipeline": PIPELINE,
     "nvidia.dali.pipeline.experimental.Pipeline": PIPELINE,
     "nvidia.dali.experimental.pipeline_def": PIPELINE_DEF,
+    # DALI 2.4.0 re-exports the class as `nvidia.dali.pipeline.DataNode`; older DALI named it
+    # `_EdgeReference` in `nvidia.dali.ops` (gone from 2.4.0: `from nvidia.dali.ops import
+    # _EdgeReference` is an ImportError there; code written for both imports it in a `try:`)
+    "nvidia.dali.pipeline.DataNode": DATA_NODE,
+    "nvidia.dali.ops._EdgeReference": DATA_NODE,
 }
 
 

@@ -23,7 +23,7 @@ RULE = Rule(
         "DALI when no import outside one does, so that an optional DALI stays optional), unless the "
         "module already imports them under some name, which is then used. Removes imports of "
         "`pipeline_def`, `Pipeline`, `nvidia.dali.fn`, `nvidia.dali.ops`, `nvidia.dali.math`, `nvidia.dali.types`, `nvidia.dali`, "
-        "the PyTorch `DALIGenericIterator`/`DALIClassificationIterator`, `LastBatchPolicy` and `numpy` that were used "
+        "`DataNode`, the PyTorch `DALIGenericIterator`/`DALIClassificationIterator`, `LastBatchPolicy` and `numpy` that were used "
         "before the migration and are not any more. Other imports (other plugins, anything else) are left "
         "as they are."
     ),
@@ -71,9 +71,9 @@ RULE = Rule(
 # Removed only when the migration made them unused (used before, not after): `types` loses its
 # last use when NDD421 or NDD104 rewrite `types.Constant` or a `types` argument away; the PyTorch
 # iterator and its `LastBatchPolicy` theirs when NDD411 replaces the iterator, numpy its last when
-# NDD510 writes `ndd.float16` for `np.float16`.
+# NDD510 writes `ndd.float16` for `np.float16`, `DataNode` its last when NDD110 writes `ndd.Batch`.
 _REMOVABLE = (
-    names.FN, names.OPS, names.PIPELINE_DEF, names.PIPELINE, names.MATH, names.DALI, names.TYPES,
+    names.FN, names.OPS, names.PIPELINE_DEF, names.PIPELINE, names.MATH, names.DALI, names.TYPES, names.DATA_NODE,
     *iterators.TORCH_ITERATORS, *iterators.LAST_BATCH_POLICIES, "numpy",
 )
 
