@@ -10,7 +10,7 @@ from ndd_migrate.analysis import PipelineFunction, own_context, reader_on_gpu
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.codegen import epoch_shape
-from ndd_migrate.codegen import external_source_loop, shape
+from ndd_migrate.codegen import external_source_loop, shape, twin_readers
 from ndd_migrate.rules.base import RuleImpl
 
 RULE = Rule(
@@ -223,8 +223,9 @@ class Impl(RuleImpl):
             head.append(body.pop(0))
             orig_body.pop(0)
             reader_index = fn.reader_index - 1 if fn.reader_index is not None else None
+            twin_index = fn.twin_index - 1 if fn.twin_index is not None else None
         else:
-            reader_index = fn.reader_index
+            reader_index, twin_index = fn.reader_index, fn.twin_index
         source_index = fn.source.index - len(head) if fn.source is not None else None  # NDD421
         anchor = reader_index if reader_index is not None else source_index
         ret = body.pop() if fn.returns.final is not None else None  # else: the body ends with an `if`
@@ -251,13 +252,16 @@ class Impl(RuleImpl):
         per_batch: list = []
         after_reader: list = []  # run once, after the reader is created (build_time)
         loop_target = None
-        reader_stmt = source = None
+        reader_stmt = source = twin_stmt = twin_target = None
         for index, (orig_stmt, stmt) in enumerate(zip(orig_body, body)):
             if index + len(head) in fn.hoisted:
                 (after_reader if reader_index is not None and index > reader_index else prologue).append(stmt)
             elif index == reader_index:
                 reader_stmt = stmt
                 loop_target = shape.loop_target(stmt.body[0].targets[0].target, fn.reader_outputs)
+            elif index == twin_index:  # a second reader whose epochs line up (ndd_migrate.twin_readers)
+                twin_stmt = stmt
+                twin_target = shape.loop_target(stmt.body[0].targets[0].target, fn.twin_outputs)
             elif index == source_index:
                 source = external_source_loop.plan(self.ctx, fn, stmt, used, shape.fresh)
             elif anchor is not None and index < anchor and not self._has_dali_call(orig_stmt):
@@ -291,10 +295,14 @@ class Impl(RuleImpl):
                     body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=reader_stmt.body[0].value)]
                 )
             )
+            readers = [(reader_name, loop_target, shape.epoch_args(reader_stmt.body[0].value, ctx_name))]
+            if twin_stmt is not None:
+                twin_name = shape.fresh("reader_2", used | {reader_name})
+                prologue.append(shape.assign(twin_name, twin_stmt.body[0].value).with_changes(leading_lines=twin_stmt.leading_lines))
+                readers.append((twin_name, twin_target, shape.epoch_args(twin_stmt.body[0].value, ctx_name)))
             prologue.extend(after_reader)
-            epoch_args = shape.epoch_args(reader_stmt.body[0].value, ctx_name)
-            next_epoch = cst.Call(cst.Attribute(cst.Name(reader_name), cst.Name("next_epoch")), shape.commas(epoch_args))
-            inner = [cst.For(target=loop_target, iter=next_epoch, body=cst.IndentedBlock(inner))]
+            target, epochs = twin_readers.header(readers)
+            inner = [cst.For(target=target, iter=epochs, body=cst.IndentedBlock(inner))]
         if fn.checkpointing:  # NDD415: registered (and so restored) before the first next_epoch
             rngs = [r for r in [rng, *(self.ctx.model.plan.op_rngs.get(c) for c in fn.random_calls)] if r]
             reader = reader_stmt.body[0].value if reader_stmt is not None else None
