@@ -817,7 +817,7 @@ class _Reader:
         if len(calls) > 2:
             why = twin_readers.THIRD
         elif first is not second:
-            why = "more than one reader object: decide how their epochs line up"
+            why = "more than one reader call: decide how their epochs line up"  # two objects
         elif at is None:
             why = "a second reader call that is not a statement `targets = self.<reader>(...)` of its own"
         elif first.ctors or first.conditional:

@@ -4,10 +4,13 @@ In pipeline mode each reader call is an operator instance of its own (a legacy `
 called twice in ``define_graph`` makes two). Two instances with the same arguments read the same
 files in the same order, batch for batch, and their epochs end together (DALI 2.4.0, checked on the
 CPU: no arguments, ``shard_id``/``num_shards``, ``stick_to_shard``, ``pad_last_batch``,
-``shuffle_after_epoch``, ``random_shuffle`` with one ``seed=``). The generator then creates two
-readers and walks their epochs together, ``zip(..., strict=True)``: ``strict`` makes the second
-epoch iterator run to its end, where DALI's ``_batches`` advances the reader's shard (a plain
-``zip`` leaves it behind, and the readers part at the next epoch).
+``shuffle_after_epoch``, ``random_shuffle`` with one ``seed=``); readers that differ only in their
+``seed=N`` literals read epochs of one length, each in its own order, the same in both modes. The generator then creates
+two readers and walks their epochs together, ``zip(..., strict=True)``: ``strict`` runs the second
+epoch iterator to its end, where DALI 2.4.0's ``Reader._batches`` moves the reader to its next
+shard (``_advance_shard``) and so the length of its next epoch; a plain ``zip`` stops at the first
+iterator's end, leaves the second one's shard behind, and the readers part where two shards differ
+in size (tests/programs/two_readers_legacy.py).
 
 What DALI showed does *not* line up, or fails, is reported (:func:`mismatch`). Only the decision
 lives here; the rules write the loop (codegen.twin_readers).
@@ -31,7 +34,8 @@ def mismatch(first: cst.Call, second: cst.Call, between: list, per_call: list[cs
     ``between`` are the statements that run between the two calls; ``per_call`` the arguments
     evaluated at each call (all of ``first``'s unless given: a constructor's ran once)."""
     per_call = list(first.args) if per_call is None else per_call
-    if _arguments(first) != _arguments(second):
+    seeded = all(_fixed_seed(call) for call in (first, second))  # each its own order, as in pipeline mode
+    if _arguments(first, seeded) != _arguments(second, seeded):
         return "more than one reader, with different arguments: decide how their epochs line up"
     if cstutil.has_star(first):
         return "two readers given `*args`/`**kwargs`: the migration cannot show their arguments are the same"
@@ -42,12 +46,10 @@ def mismatch(first: cst.Call, second: cst.Call, between: list, per_call: list[cs
         return ("two readers with the same `name=`: pipeline mode rejects operators named alike (`RuntimeError`), "
                 "so this pipeline does not run; give each reader a name of its own first")
     shuffle = cstutil.kwarg(first, "random_shuffle")
-    seed = cstutil.kwarg(first, "seed")
-    unseeded = seed is None or cstutil.literal_value(seed.value) == -1
-    if shuffle is not None and cstutil.literal_value(shuffle.value) is not False and unseeded:
-        return ("two shuffling readers without `seed=`: pipeline mode seeds each from the pipeline's seed, so they "
-                "read in different orders, while dynamic-mode readers without a seed share one order; give each "
-                "reader the `seed=` you want, or rewrite by hand")
+    if shuffle is not None and cstutil.literal_value(shuffle.value) is not False and not seeded:
+        return ("two shuffling readers without a `seed=` literal each: pipeline mode seeds each from the pipeline's "
+                "seed, so they read in different orders, while dynamic-mode readers without a seed share one order; "
+                "give each reader its own `seed=N` (then it converts), or rewrite by hand")
     device = cstutil.kwarg(first, "device")
     if device is not None and cstutil.literal_value(device.value) != "cpu":
         return ("two readers on the GPU: their epoch iterators, each entering the pipeline's context while it "
@@ -71,16 +73,27 @@ def late_mismatch(fn) -> str | None:
     return None
 
 
-def _arguments(call: cst.Call) -> tuple:
+def _fixed_seed(call: cst.Call) -> bool:
+    """``seed=N``, an integer literal >= 0: the reader's order, the same in both modes (an unset or
+    negative seed is drawn from the pipeline's in pipeline mode, fixed in dynamic mode)."""
+    seed = cstutil.kwarg(call, "seed")
+    value = cstutil.literal_value(seed.value) if seed is not None else None
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _arguments(call: cst.Call, seeded: bool) -> tuple:
     """The call's callee and arguments as Python sees them (layout and comments aside; keywords in
-    any order)."""
+    any order; ``seed=`` aside when ``seeded``: readers that differ only in their seeds read epochs
+    of one length, each in its own order in both modes)."""
     module = cst.Module([])
 
     def dump(node) -> str:
         return ast.dump(ast.parse(f"({module.code_for_node(node)})", mode="eval"))
 
     positional = [dump(a.value) for a in call.args if a.keyword is None]
-    keywords = sorted((a.keyword.value, dump(a.value)) for a in call.args if a.keyword is not None)
+    keywords = sorted(
+        (a.keyword.value, dump(a.value)) for a in call.args if a.keyword is not None and not (seeded and a.keyword.value == "seed")
+    )
     return dump(call.func), tuple(positional), tuple(keywords)
 
 
