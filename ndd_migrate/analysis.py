@@ -579,8 +579,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         for fn in self.model.pipelines.values():
             why = twin_readers.late_mismatch(fn) if fn.twin_index is not None else None
             if why is not None:
-                graph = getattr(fn, "graph", None) or fn.node  # a legacy class: its define_graph
-                fn.problems.append(Problem(constructs.PIPELINE_FUNCTION, graph.body.body[fn.twin_index], why))
+                graph = getattr(fn, "graph", None)  # a legacy class: the reader calls are in define_graph
+                about = constructs.PIPELINE_SUBCLASS if graph is not None else constructs.PIPELINE_FUNCTION
+                fn.problems.append(Problem(about, (graph or fn.node).body.body[fn.twin_index], why))
         for fn, node, why, hint in checkpoints.blocked(self, original_node):
             fn.problems.append(Problem(constructs.CHECKPOINTING, node, why, hint))
         from ndd_migrate import plan  # imported here: it builds on this module's classes

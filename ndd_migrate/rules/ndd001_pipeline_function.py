@@ -22,7 +22,8 @@ RULE = Rule(
         "generator function of docs/target-shape.md: same name and parameters, pipeline-level settings as "
         "keyword-only parameters, the reader, RNG and context created once, and one batch of outputs per "
         "`next()`, continuing across epochs exactly as `pipe.run()` did. A function that cannot be rewritten "
-        "faithfully (several readers, a reader inside an expression, a `return` inside a loop or before the "
+        "faithfully (several readers whose epochs may not line up, a reader inside an expression, a `return` "
+        "inside a loop or before the "
         "reader, a data-dependent "
         "`if` that is not simple (NDD423), an op without dynamic-mode form, a returned value whose number of "
         "outputs cannot be read from the code) is left as it is, with a TODO saying why. Each `next()` gives "
@@ -31,7 +32,10 @@ RULE = Rule(
         "returns of the module's helper function it calls. A `return` ending an `if` branch (`if not "
         "training: return images, labels`) becomes `yield` then `continue`. An external source takes the "
         "reader's place (NDD421). Pipelines that feed a "
-        "framework iterator get the epoch-aware shape (NDD411); checkpointing ones take `checkpoint=` (NDD415)."
+        "framework iterator get the epoch-aware shape (NDD411); checkpointing ones take `checkpoint=` (NDD415). "
+        "Two reader statements with the same arguments (no shuffling without a `seed=` literal, no `name=`) are "
+        "two readers reading the same batches: both are created once and walked together, "
+        "`zip(reader.next_epoch(...), reader_2.next_epoch(...), strict=True)`."
     ),
     why=(
         "Dynamic mode has no graph object: there is nothing to build or run. A reader created per call "
@@ -129,7 +133,31 @@ RULE = Rule(
             ),
         ),
         Example(
-            title="several readers: left for a human",
+            title="two readers with the same arguments: walked together, epoch by epoch",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def twice(root):\n"
+                "    (x,) = fn.readers.numpy(file_root=root)\n"
+                "    (y,) = fn.readers.numpy(file_root=root)\n"
+                "    return x, y * 2\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def twice(root, *, batch_size=4):\n"
+                "    reader = ndd.readers.Numpy(file_root=root)\n"
+                "    reader_2 = ndd.readers.Numpy(file_root=root)\n"
+                "    while True:\n"
+                "        for (x,), (y,) in zip(\n"
+                "            reader.next_epoch(batch_size=batch_size),\n"
+                "            reader_2.next_epoch(batch_size=batch_size),\n"
+                "            strict=True,\n"
+                "        ):\n"
+                "            yield x.evaluate(), (y * 2).evaluate()\n"
+            ),
+        ),
+        Example(
+            title="several readers with different arguments: left for a human",
             before=(
                 "from nvidia.dali import fn, pipeline_def\n\n\n"
                 "@pipeline_def(batch_size=4)\n"
@@ -143,8 +171,8 @@ RULE = Rule(
                 "@pipeline_def(batch_size=4)\n"
                 "def two(a, b):\n"
                 "    x = fn.readers.numpy(file_root=a)\n"
-                "    # TODO(ndd-migrate): NDD001 not migrated: more than one reader: decide how their epochs "
-                "line up; rewrite `two` by hand (see docs/target-shape.md)\n"
+                "    # TODO(ndd-migrate): NDD001 not migrated: more than one reader, with different arguments: "
+                "decide how their epochs line up; rewrite `two` by hand (see docs/target-shape.md)\n"
                 "    y = fn.readers.numpy(file_root=b)\n"
                 "    return x, y\n"
             ),
