@@ -48,12 +48,12 @@ def mismatch(first: cst.Call, second: cst.Call, between: list, per_call: list[cs
     shuffle = cstutil.kwarg(first, "random_shuffle")
     if shuffle is not None and cstutil.literal_value(shuffle.value) is not False and not seeded:
         return ("two shuffling readers without a `seed=` literal each: pipeline mode seeds each from the pipeline's "
-                "seed, so they read in different orders, while dynamic-mode readers without a seed share one order; "
-                "give each reader its own `seed=N` (then it converts), or rewrite by hand")
+                "seed, so they read in different orders, while dynamic-mode readers without a seed share one order "
+                "(a `seed=N` literal for each reader converts)")
     device = cstutil.kwarg(first, "device")
     if device is not None and cstutil.literal_value(device.value) != "cpu":
         return ("two readers on the GPU: their epoch iterators, each entering the pipeline's context while it "
-                "reads, are not known to work advanced in turn; rewrite by hand")
+                "reads, are not known to work advanced in turn")
     read = _names_read(per_call)
     rebound = sorted(read & {name for stmt in between for name in build_time.bound_names(stmt)})
     if rebound:
@@ -67,9 +67,9 @@ def late_mismatch(fn) -> str | None:
     checkpoints follow one reader."""
     if fn.epochs:
         return ("two readers feeding a framework iterator or asked for their epoch size: the epoch-aware shape "
-                "follows one reader; rewrite by hand")
+                "follows one reader")
     if fn.checkpointing:
-        return "checkpointing two readers: the migration registers one reader; rewrite by hand"
+        return "checkpointing two readers: the migration registers one reader"
     return None
 
 
