@@ -819,7 +819,7 @@ class _Reader:
         elif first is not second:
             why = "more than one reader call: decide how their epochs line up"  # two objects
         elif at is None:
-            why = "a second reader call that is not a statement `targets = self.<reader>(...)` of its own"
+            why = "a second reader call that is not a statement `targets = self.<reader>(...)` of `define_graph`'s body"
         elif first.ctors or first.conditional:
             why = "a second call of a reader created in an `if` of `__init__`: decide how their epochs line up"
         else:

@@ -176,3 +176,26 @@ def test_legacy_left_with_one_todo(case):
     out, _ = migrate_text(source)
     found = todos(out)
     assert len(found) == 1 and why in found[0], found
+
+
+def test_docstring_and_build_time_statement_between_the_readers():
+    """The statements keep their places around the two readers' creation, a docstring included."""
+    source = function("file_root=root", between="    print('built')\n").replace(
+        "def pairs(root, shard=0, s=1):\n", "def pairs(root, shard=0, s=1):\n    \"\"\"Doc.\"\"\"\n"
+    )
+    out, _ = migrate(source)
+    assert todos(out) == []
+    assert (
+        '    """Doc."""\n'
+        "    reader = ndd.readers.File(file_root=root)\n"
+        "    reader_2 = ndd.readers.File(file_root=root)\n"
+        "    print('built')\n"
+        "    while True:\n" + ZIP
+    ) in out
+
+
+def test_legacy_pre_1_0_reader_name():
+    """`ops.FileReader`, the name the oldest code uses, called twice."""
+    out, _ = migrate(reader_object("file_root='d'").replace("ops.readers.File(", "ops.FileReader("))
+    assert todos(out) == []
+    assert "    reader = ndd.readers.File(file_root='d')\n    reader_2 = ndd.readers.File(file_root='d')\n" in out
