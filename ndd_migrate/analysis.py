@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate import attributes, build_time, checkpoints, constructs, crossfile, cstutil, expected_errors, external_source, iterators, manual_uses, names, outputs, pipeline_args, self_methods
+from ndd_migrate import attributes, build_time, checkpoints, constructs, crossfile, cstutil, expected_errors, external_source, iterators, manual_uses, names, outputs, pipeline_args, self_methods, twin_readers
 from ndd_migrate.cstutil import TRIVIA, SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.returns import Returns, read as read_returns
@@ -56,6 +56,10 @@ class PipelineFunction:
     problems: list[Problem] = field(default_factory=list)
     reader_index: int | None = None
     reader_outputs: int | None = None
+    # A second call of the same reader whose epochs line up with the first (ndd_migrate.twin_readers):
+    # its statement in the body (define_graph's, for a legacy class), and its number of outputs.
+    twin_index: int | None = None
+    twin_outputs: int | None = None
     # What the final `return` gives (ndd_migrate.outputs): how the generator yields it.
     outputs: outputs.Outputs | None = None
     # Where the function returns (ndd_migrate.returns); `branch_forms`: the Outputs.form of each
@@ -377,17 +381,31 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             call = cstutil.assigned_call(stmt)
             if call is not None and self._is_reader(call):
                 fn.top_level_readers.append(call)
+                count = outputs.op_outputs(names.fn_path(names.dali_name(self, call.func)) or "", call)
                 if fn.reader_index is not None:
-                    fn.problems.append(
-                        Problem(constructs.PIPELINE_FUNCTION, stmt, "more than one reader: decide how their epochs line up")
-                    )
+                    self._read_twin(fn, body, index, count)
                     continue
                 fn.reader_index = index
-                count = outputs.op_outputs(names.fn_path(names.dali_name(self, call.func)) or "", call)
                 fn.reader_outputs = count if isinstance(count, int) else None
         if found.ends and not found.problems:  # ndd_migrate.outputs: what each `return` gives
             fn.problems.extend(Problem(constructs.PIPELINE_FUNCTION, *problem) for problem in outputs.read_function(self, fn, self._is_reader))
         self._place_build_time(fn, list(body))
+
+    def _read_twin(self, fn: PipelineFunction, body: list, index: int, count) -> None:
+        """A second reader statement: read with the first when their epochs line up
+        (ndd_migrate.twin_readers), else the reason blocks the function."""
+        first, second = fn.top_level_readers[0], fn.top_level_readers[-1]
+        if fn.twin_index is not None:
+            why = twin_readers.THIRD
+        else:
+            why = twin_readers.mismatch(first, second, body[fn.reader_index + 1 : index])
+        if why is None and not (isinstance(count, int) and count == fn.reader_outputs):
+            why = "two readers whose number of outputs the migration cannot read: decide how their epochs line up"
+        if why is not None:
+            fn.problems.append(Problem(constructs.PIPELINE_FUNCTION, body[index], why))
+            return
+        fn.twin_index = index
+        fn.twin_outputs = count
 
     def _place_build_time(self, fn: PipelineFunction, body: list) -> None:
         """Statements that act outside the body run once, before the loop, or block (build_time);
@@ -567,6 +585,12 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                         fn.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
         self._find_foreign_pipelines()
         iterators.mark(self, self._epoch_uses)
+        for fn in self.model.pipelines.values():
+            why = twin_readers.late_mismatch(fn) if fn.twin_index is not None else None
+            if why is not None:
+                graph = getattr(fn, "graph", None)  # a legacy class: the reader calls are in define_graph
+                about = constructs.PIPELINE_SUBCLASS if graph is not None else constructs.PIPELINE_FUNCTION
+                fn.problems.append(Problem(about, (graph or fn.node).body.body[fn.twin_index], why))
         for fn, node, why, hint in checkpoints.blocked(self, original_node):
             fn.problems.append(Problem(constructs.CHECKPOINTING, node, why, hint))
         from ndd_migrate import plan  # imported here: it builds on this module's classes

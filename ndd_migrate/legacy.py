@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate import build_time, constructs, cstutil, names, outputs, pipeline_args
+from ndd_migrate import build_time, constructs, cstutil, names, outputs, pipeline_args, twin_readers
 from ndd_migrate.returns import contains_return
 from ndd_migrate.returns import read as read_returns
 from ndd_migrate.analysis import PipelineFunction, Problem, constant_problem
@@ -134,6 +134,7 @@ class LegacyPipeline(PipelineFunction):
     op_rngs: dict[str, str] = field(default_factory=dict)  # op object with its own seed → its RNG's name
     ctx_name: str | None = None
     reader_name: str = "reader"
+    twin_name: str = "reader_2"  # a second reader whose epochs line up (ndd_migrate.twin_readers)
     reader_outputs_name: str = "reader_outputs"  # what `next_epoch` yields, with `reader_branches`
     reader_creation: cst.BaseExpression | None = None  # the rewritten reader call, with `reader_branches`
     outputs_name: str = "outputs"
@@ -805,8 +806,8 @@ class _Reader:
                 fn.reader_index = index
                 count = outputs.op_outputs(fn.op_calls[calls[0]].info.fn_path, _with_ctor(fn.op_calls[calls[0]], calls[0]))
                 fn.reader_outputs = count if isinstance(count, int) else None
-                for call in calls[1:]:
-                    self.problem(call, "more than one reader call: decide how their epochs line up")
+                if len(calls) > 1:
+                    self.read_twin(body, index, calls)
                 return
         for index, stmt in enumerate(body):
             if _contains(stmt, calls[0]):
@@ -817,6 +818,33 @@ class _Reader:
                                  "the batch loop", hint="assign its outputs in a statement of its own: `images, labels = "
                                  f"self.{fn.op_calls[calls[0]].attr}(...)`")
                 return
+
+    def read_twin(self, body, index: int, calls: list[cst.Call]) -> None:
+        """A second call of the same reader object, ``jpegs2, labels2 = self.input()``: in pipeline
+        mode an operator instance of its own, read beside the first when their epochs line up
+        (ndd_migrate.twin_readers); anything else is reported."""
+        fn = self.fn
+        first, second = fn.op_calls[calls[0]], fn.op_calls[calls[1]]
+        at = next((i for i, stmt in enumerate(body) if _assigned_value(stmt) is calls[1]), None)
+        if len(calls) > 2:
+            why = twin_readers.THIRD
+        elif first is not second:
+            why = "more than one reader call: decide how their epochs line up"  # two objects
+        elif at is None:
+            why = "a second reader call that is not a statement `targets = self.<reader>(...)` of `define_graph`'s body"
+        elif first.ctors or first.conditional:
+            why = "a second call of a reader created in an `if` of `__init__`: decide how their epochs line up"
+        else:
+            why = twin_readers.mismatch(_with_ctor(first, calls[0]), _with_ctor(second, calls[1]), body[index + 1 : at],
+                                        per_call=list(calls[0].args))
+        count = outputs.op_outputs(second.info.fn_path, _with_ctor(second, calls[1]))
+        if why is None and not (isinstance(count, int) and count == fn.reader_outputs):
+            why = "two readers whose number of outputs the migration cannot read: decide how their epochs line up"
+        if why is not None:
+            self.problem(calls[1], why)
+            return
+        fn.twin_index = at
+        fn.twin_outputs = count
 
     def read_reader_branches(self, index: int, stmt: cst.If, calls: list[cst.Call]) -> None:
         """``if self.labels: jpegs, labels = self.input() else: jpegs = self.input()``: the same reader,

@@ -10,7 +10,7 @@ from ndd_migrate.analysis import PipelineFunction, own_context, reader_on_gpu
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.codegen import epoch_shape
-from ndd_migrate.codegen import external_source_loop, shape
+from ndd_migrate.codegen import external_source_loop, shape, twin_readers
 from ndd_migrate.rules.base import RuleImpl
 
 RULE = Rule(
@@ -22,7 +22,8 @@ RULE = Rule(
         "generator function of docs/target-shape.md: same name and parameters, pipeline-level settings as "
         "keyword-only parameters, the reader, RNG and context created once, and one batch of outputs per "
         "`next()`, continuing across epochs exactly as `pipe.run()` did. A function that cannot be rewritten "
-        "faithfully (several readers, a reader inside an expression, a `return` inside a loop or before the "
+        "faithfully (several readers whose epochs may not line up, a reader inside an expression, a `return` "
+        "inside a loop or before the "
         "reader, a data-dependent "
         "`if` that is not simple (NDD423), an op without dynamic-mode form, a returned value whose number of "
         "outputs cannot be read from the code) is left as it is, with a TODO saying why. Each `next()` gives "
@@ -31,7 +32,10 @@ RULE = Rule(
         "returns of the module's helper function it calls. A `return` ending an `if` branch (`if not "
         "training: return images, labels`) becomes `yield` then `continue`. An external source takes the "
         "reader's place (NDD421). Pipelines that feed a "
-        "framework iterator get the epoch-aware shape (NDD411); checkpointing ones take `checkpoint=` (NDD415)."
+        "framework iterator get the epoch-aware shape (NDD411); checkpointing ones take `checkpoint=` (NDD415). "
+        "Two reader statements with the same arguments (no shuffling without a `seed=` literal, no `name=`) are "
+        "two readers reading the same batches: both are created once and walked together, "
+        "`zip(reader.next_epoch(...), reader_2.next_epoch(...), strict=True)`."
     ),
     why=(
         "Dynamic mode has no graph object: there is nothing to build or run. A reader created per call "
@@ -129,7 +133,31 @@ RULE = Rule(
             ),
         ),
         Example(
-            title="several readers: left for a human",
+            title="two readers with the same arguments: walked together, epoch by epoch",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def twice(root):\n"
+                "    (x,) = fn.readers.numpy(file_root=root)\n"
+                "    (y,) = fn.readers.numpy(file_root=root)\n"
+                "    return x, y * 2\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def twice(root, *, batch_size=4):\n"
+                "    reader = ndd.readers.Numpy(file_root=root)\n"
+                "    reader_2 = ndd.readers.Numpy(file_root=root)\n"
+                "    while True:\n"
+                "        for (x,), (y,) in zip(\n"
+                "            reader.next_epoch(batch_size=batch_size),\n"
+                "            reader_2.next_epoch(batch_size=batch_size),\n"
+                "            strict=True,\n"
+                "        ):\n"
+                "            yield x.evaluate(), (y * 2).evaluate()\n"
+            ),
+        ),
+        Example(
+            title="several readers with different arguments: left for a human",
             before=(
                 "from nvidia.dali import fn, pipeline_def\n\n\n"
                 "@pipeline_def(batch_size=4)\n"
@@ -143,8 +171,8 @@ RULE = Rule(
                 "@pipeline_def(batch_size=4)\n"
                 "def two(a, b):\n"
                 "    x = fn.readers.numpy(file_root=a)\n"
-                "    # TODO(ndd-migrate): NDD001 not migrated: more than one reader: decide how their epochs "
-                "line up; rewrite `two` by hand (see docs/target-shape.md)\n"
+                "    # TODO(ndd-migrate): NDD001 not migrated: more than one reader, with different arguments: "
+                "decide how their epochs line up; rewrite `two` by hand (see docs/target-shape.md)\n"
                 "    y = fn.readers.numpy(file_root=b)\n"
                 "    return x, y\n"
             ),
@@ -223,8 +251,9 @@ class Impl(RuleImpl):
             head.append(body.pop(0))
             orig_body.pop(0)
             reader_index = fn.reader_index - 1 if fn.reader_index is not None else None
+            twin_index = fn.twin_index - 1 if fn.twin_index is not None else None
         else:
-            reader_index = fn.reader_index
+            reader_index, twin_index = fn.reader_index, fn.twin_index
         source_index = fn.source.index - len(head) if fn.source is not None else None  # NDD421
         anchor = reader_index if reader_index is not None else source_index
         ret = body.pop() if fn.returns.final is not None else None  # else: the body ends with an `if`
@@ -251,13 +280,16 @@ class Impl(RuleImpl):
         per_batch: list = []
         after_reader: list = []  # run once, after the reader is created (build_time)
         loop_target = None
-        reader_stmt = source = None
+        reader_stmt = source = twin_stmt = twin_target = None
         for index, (orig_stmt, stmt) in enumerate(zip(orig_body, body)):
             if index + len(head) in fn.hoisted:
                 (after_reader if reader_index is not None and index > reader_index else prologue).append(stmt)
             elif index == reader_index:
                 reader_stmt = stmt
                 loop_target = shape.loop_target(stmt.body[0].targets[0].target, fn.reader_outputs)
+            elif index == twin_index:  # a second reader whose epochs line up (ndd_migrate.twin_readers)
+                twin_stmt = stmt
+                twin_target = shape.loop_target(stmt.body[0].targets[0].target, fn.twin_outputs)
             elif index == source_index:
                 source = external_source_loop.plan(self.ctx, fn, stmt, used, shape.fresh)
             elif anchor is not None and index < anchor and not self._has_dali_call(orig_stmt):
@@ -291,10 +323,14 @@ class Impl(RuleImpl):
                     body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=reader_stmt.body[0].value)]
                 )
             )
+            readers = [(reader_name, loop_target, shape.epoch_args(reader_stmt.body[0].value, ctx_name))]
+            if twin_stmt is not None:
+                twin_name = shape.fresh("reader_2", used | {reader_name})
+                prologue.append(shape.assign(twin_name, twin_stmt.body[0].value).with_changes(leading_lines=twin_stmt.leading_lines))
+                readers.append((twin_name, twin_target, shape.epoch_args(twin_stmt.body[0].value, ctx_name)))
             prologue.extend(after_reader)
-            epoch_args = shape.epoch_args(reader_stmt.body[0].value, ctx_name)
-            next_epoch = cst.Call(cst.Attribute(cst.Name(reader_name), cst.Name("next_epoch")), shape.commas(epoch_args))
-            inner = [cst.For(target=loop_target, iter=next_epoch, body=cst.IndentedBlock(inner))]
+            target, epochs = twin_readers.header(readers)
+            inner = [cst.For(target=target, iter=epochs, body=cst.IndentedBlock(inner))]
         if fn.checkpointing:  # NDD415: registered (and so restored) before the first next_epoch
             rngs = [r for r in [rng, *(self.ctx.model.plan.op_rngs.get(c) for c in fn.random_calls)] if r]
             reader = reader_stmt.body[0].value if reader_stmt is not None else None

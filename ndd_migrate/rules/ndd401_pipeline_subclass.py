@@ -11,7 +11,7 @@ from ndd_migrate.analysis import own_context
 from ndd_migrate.outputs import canonical_path
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.codegen import epoch_shape, iter_setup, shape
+from ndd_migrate.codegen import epoch_shape, iter_setup, shape, twin_readers
 from ndd_migrate.rules.base import RuleImpl
 
 
@@ -257,6 +257,8 @@ class Impl(RuleImpl):
                 self.ctx.model.plan.op_rngs[call] = shape.fresh("rng", used)
         fn.ctx_name = shape.fresh("ctx", used) if own_context(fn) else None
         fn.reader_name = shape.fresh("reader", used)
+        if fn.twin_index is not None:
+            fn.twin_name = shape.fresh("reader_2", used | {fn.reader_name})
         if fn.reader_branches:
             fn.reader_outputs_name = shape.fresh("reader_outputs", used)
         fn.outputs_name = shape.fresh("outputs", used)
@@ -301,8 +303,8 @@ class Impl(RuleImpl):
         methods = dict(zip(original.body.body, updated.body.body))
         init, graph = methods[fn.init], methods[fn.graph]
         head = [updated.body.body[0]] if legacy.is_docstring(original.body.body[0]) else []
-        loop, reader, (above, below) = self._loop(fn, graph)
-        prologue = [*self._prologue(fn, init), *above, *([reader] if reader is not None else []), *below]
+        loop, readers, (above, below) = self._loop(fn, graph)
+        prologue = [*self._prologue(fn, init), *above, *readers, *below]
         if fn.setup is not None:
             prologue.append(iter_setup.nested(fn, methods[fn.setup]))
             loop = loop.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
@@ -373,12 +375,12 @@ class Impl(RuleImpl):
     def _rng(self, seed: cst.BaseExpression) -> cst.Call:
         return cst.Call(self.ctx.ndd("random.RNG"), [shape.kw("seed", seed)])
 
-    def _loop(self, fn: legacy.LegacyPipeline, graph: cst.FunctionDef) -> tuple[cst.While, cst.CSTNode | None, tuple]:
+    def _loop(self, fn: legacy.LegacyPipeline, graph: cst.FunctionDef) -> tuple[cst.While, list, tuple]:
         """``while True: for <reader targets> in reader.next_epoch(...): <define_graph body>; yield``,
-        the statement creating the reader (None without one), and the statements run once before
-        the loop (those above the reader, those below it)."""
+        the statements creating the readers (none, one, or two whose epochs line up), and the
+        statements run once before the loop (those above the reader, those below it)."""
         body = list(graph.body.body)
-        reader_index = fn.reader_index
+        reader_index, twin_index = fn.reader_index, fn.twin_index
         # Statements that act outside define_graph run once, before the loop (build_time), around
         # the reader's creation as they were; `self.x = self.source()`: `x` is bound from `iter_setup()`.
         once = ([], [])
@@ -388,6 +390,7 @@ class Impl(RuleImpl):
         if fn.source_indices or fn.hoisted:
             keep = [i for i in range(len(body)) if i not in fn.source_indices and i not in fn.hoisted]
             reader_index = keep.index(reader_index) if reader_index is not None else None
+            twin_index = keep.index(twin_index) if twin_index is not None else None
             body = [body[i] for i in keep]
         ret = body.pop() if fn.returns.final is not None else None  # else: the body ends with an `if`
         yield_stmt = []
@@ -398,6 +401,7 @@ class Impl(RuleImpl):
                 body.append(shape.assign(fn.outputs_name, outputs))
                 outputs = cst.Name(fn.outputs_name)
             yield_stmt = [cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
+        twin_stmt = body.pop(twin_index) if twin_index is not None else None  # after the first reader
         reader_stmt = body.pop(reader_index) if reader_index is not None else None
         per_batch = shape.unused_results_evaluated(shape.strip_blank_head(body), self.ctx.model.ndd_alias or "ndd")
         if fn.setup is not None:  # before each batch, as `Pipeline._run_once` called it
@@ -407,21 +411,26 @@ class Impl(RuleImpl):
         elif fn.ctx_name and per_batch:
             per_batch = [cst.With(items=[cst.WithItem(cst.Name(fn.ctx_name))], body=cst.IndentedBlock(per_batch))]
         inner = [*per_batch, *yield_stmt]
-        creation = None
+        creation = []
         if fn.reader_creation is not None:  # called in the branches of an `if`: each unpacks the tuple
             reader_stmt = shape.assign(fn.reader_name, fn.reader_creation)
         if reader_stmt is not None:
             assign = reader_stmt.body[0]
-            creation = reader_stmt.with_changes(
+            creation = [reader_stmt.with_changes(
                 body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(fn.reader_name))], value=assign.value)]
-            )
-            epoch_args = shape.epoch_args(assign.value, fn.ctx_name)
-            next_epoch = cst.Call(cst.Attribute(cst.Name(fn.reader_name), cst.Name("next_epoch")), shape.commas(epoch_args))
+            )]
             target = (
                 cst.Name(fn.reader_outputs_name) if fn.reader_branches
                 else shape.loop_target(assign.targets[0].target, fn.reader_outputs)
             )
-            inner = [cst.For(target=target, iter=next_epoch, body=cst.IndentedBlock(inner))]
+            readers = [(fn.reader_name, target, shape.epoch_args(assign.value, fn.ctx_name))]
+            if twin_stmt is not None:  # a second call whose epochs line up (ndd_migrate.twin_readers)
+                twin = twin_stmt.body[0]
+                creation.append(shape.assign(fn.twin_name, twin.value).with_changes(leading_lines=twin_stmt.leading_lines))
+                readers.append((fn.twin_name, shape.loop_target(twin.targets[0].target, fn.twin_outputs),
+                                shape.epoch_args(twin.value, fn.ctx_name)))
+            target, epochs = twin_readers.header(readers)
+            inner = [cst.For(target=target, iter=epochs, body=cst.IndentedBlock(inner))]
         return cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner)), creation, once
 
 

@@ -1,0 +1,201 @@
+"""Two calls of one reader (ndd_migrate.twin_readers): converted where their epochs line up, one
+precise TODO where they may not. Whole programs: tests/programs/two_readers_*.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import migrate_text
+from tests.test_legacy import legacy, migrate, todos
+
+HEADER = "from nvidia.dali import fn, pipeline_def\n\n\n"
+ZIP = (
+    "        for (a, b), (c, d) in zip(\n"
+    "            reader.next_epoch(batch_size=batch_size),\n"
+    "            reader_2.next_epoch(batch_size=batch_size),\n"
+    "            strict=True,\n"
+    "        ):\n"
+)
+
+
+def function(first: str, second: str = "", between: str = "", decorator: str = "batch_size=4, device_id=None",
+             tail: str = "") -> str:
+    second = second or first
+    return (
+        f"{HEADER}@pipeline_def({decorator})\ndef pairs(root, shard=0, s=1):\n"
+        f"    a, b = fn.readers.file({first})\n{between}"
+        f"    c, d = fn.readers.file({second})\n"
+        "    return a, b, c, d\n\n\n"
+        f"pipe = pairs('x')\npipe.build()\na, b, c, d = pipe.run()\n{tail}"
+    )
+
+
+def test_same_arguments_two_readers_walked_together():
+    out, _ = migrate(function("file_root=root, shard_id=shard, num_shards=2"))
+    assert todos(out) == []
+    assert (
+        "    reader = ndd.readers.File(file_root=root, shard_id=shard, num_shards=2)\n"
+        "    reader_2 = ndd.readers.File(file_root=root, shard_id=shard, num_shards=2)\n"
+        "    while True:\n" + ZIP + "            yield a.evaluate(), b.evaluate(), c.evaluate(), d.evaluate()\n"
+    ) in out
+
+
+def test_arguments_compared_as_python_reads_them():
+    """Layout, comments and keyword order do not make two readers differ."""
+    out, _ = migrate(function("file_root=root, pad_last_batch=True", "pad_last_batch=True,  # padded\n        file_root=root"))
+    assert todos(out) == [] and ZIP in out
+
+
+def test_only_seed_literals_differ():
+    """Each reader its own order, the same in both modes (checked by two_readers_own_seeds.py)."""
+    out, _ = migrate(function("file_root=root, random_shuffle=True, seed=1", "file_root=root, random_shuffle=True, seed=2"))
+    assert todos(out) == []
+    assert "reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=1)" in out
+    assert "reader_2 = ndd.readers.File(file_root=root, random_shuffle=True, seed=2)" in out
+    assert ZIP in out
+
+
+def test_statement_between_the_readers_stays_in_the_batch_loop():
+    out, _ = migrate(function("file_root=root", between="    x = fn.decoders.image(a)\n"))
+    assert todos(out) == []
+    assert ZIP + "            x = ndd.decoders.image(a)\n" in out
+
+
+def test_single_output_readers_get_one_tuples():
+    source = (
+        f"{HEADER}@pipeline_def(batch_size=4, device_id=None)\ndef pairs(root):\n"
+        "    x = fn.readers.numpy(file_root=root)\n    y = fn.readers.numpy(file_root=root)\n    return x, y\n"
+    )
+    out, _ = migrate(source)
+    assert todos(out) == [] and "        for (x,), (y,) in zip(\n" in out
+
+
+BLOCKED = {
+    "shuffling without a seed": (function("file_root=root, random_shuffle=True"), "two shuffling readers without a `seed=` literal each"),
+    "shuffling with a seed known at run time": (
+        function("file_root=root, random_shuffle=True, seed=s"),
+        "two shuffling readers without a `seed=` literal each",
+    ),
+    "shuffling with seed -1": (function("file_root=root, random_shuffle=True, seed=-1"), "two shuffling readers without a `seed=` literal each"),
+    "one name": (function("file_root=root, name='Reader'"), "pipeline mode rejects operators named alike"),
+    "different shards": (function("file_root=root, shard_id=0", "file_root=root, shard_id=1"), "with different arguments"),
+    "a seed and a shuffle differ": (
+        function("file_root=root, random_shuffle=True, seed=1", "file_root=root, random_shuffle=False, seed=2"),
+        "with different arguments",
+    ),
+    "an argument computed by a call": (function("file_root=root.strip()"), "an argument computed by a call"),
+    "a name rebound between them": (
+        function("file_root=root", between="    root = root + '/cat'\n"),
+        "`root`, read by the readers' arguments, is assigned between the two reader calls",
+    ),
+    "on the GPU": (function("file_root=root, device='gpu'"), "two readers on the GPU"),
+    "epoch size asked": (function("file_root=root", tail="print(pipe.epoch_size())\n"), "the epoch-aware shape follows one reader"),
+    "checkpointing": (
+        function("file_root=root", decorator="batch_size=4, device_id=None, enable_checkpointing=True", tail="state = pipe.checkpoint()\n"),
+        "checkpointing two readers",
+    ),
+    "three readers": (
+        function("file_root=root").replace("    return a, b, c, d\n", "    e, f = fn.readers.file(file_root=root)\n    return a, b, c, d, e, f\n")
+        .replace("a, b, c, d = pipe.run()", "a, b, c, d, e, f = pipe.run()"),
+        "more than two reader calls",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BLOCKED))
+def test_left_in_pipeline_mode_with_one_todo(case):
+    source, why = BLOCKED[case]
+    out, _ = migrate_text(source)
+    found = todos(out)
+    assert len(found) == 1 and why in found[0], found
+    assert [line for line in out.splitlines() if "TODO(ndd-migrate)" not in line and not line.lstrip().startswith("#")] == [
+        line for line in source.splitlines()
+    ]
+
+
+# -- a legacy class calling its reader object twice ----------------------------------------------
+
+
+def reader_object(ctor: str, first: str = "jpegs1, labels1 = self.input()", second: str = "jpegs2, labels2 = self.input()") -> str:
+    return legacy(
+        f"super().__init__(batch_size, num_threads, device_id)\nself.input = ops.readers.File({ctor})",
+        f"{first}\n{second}\nreturn jpegs1, labels1, jpegs2, labels2",
+    )
+
+
+def test_legacy_object_called_twice_two_readers():
+    out, _ = migrate(reader_object("file_root='d', shard_id=1, num_shards=2"))
+    assert todos(out) == []
+    assert (
+        "    reader = ndd.readers.File(file_root='d', shard_id=1, num_shards=2)\n"
+        "    reader_2 = ndd.readers.File(file_root='d', shard_id=1, num_shards=2)\n"
+        "    while True:\n"
+        "        for (jpegs1, labels1), (jpegs2, labels2) in zip(\n"
+        "            reader.next_epoch(batch_size=batch_size),\n"
+        "            reader_2.next_epoch(batch_size=batch_size),\n"
+        "            strict=True,\n"
+        "        ):\n"
+    ) in out
+    assert "self.input" not in out
+
+
+def test_legacy_constructor_call_runs_once():
+    """A call in the constructor's arguments ran once, in `__init__`: both instances got its value."""
+    out, _ = migrate(reader_object("file_root='d'.strip()"))
+    assert todos(out) == [] and "reader_2 = ndd.readers.File(file_root='d'.strip())" in out
+
+
+LEGACY_BLOCKED = {
+    "shuffling without a seed": (reader_object("file_root='d', random_shuffle=True"), "two shuffling readers without a `seed=` literal each"),
+    "a name": (reader_object("file_root='d', name='R'"), "pipeline mode rejects operators named alike"),
+    "the second in an expression": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.input = ops.readers.File(file_root='d')",
+            "jpegs1, labels1 = self.input()\nreturn jpegs1, fn.cast(self.input()[1], dtype=1)",
+        ),
+        "a second reader call that is not a statement",
+    ),
+    "epoch size asked": (
+        reader_object("file_root='d'") + "\n\npipe = P(4, 1, None)\npipe.build()\nprint(pipe.epoch_size())\n",
+        "NDD401 not migrated: two readers feeding a framework iterator or asked for their epoch size",
+    ),
+    "two objects": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.a = ops.readers.File(file_root='d')\nself.b = ops.readers.File(file_root='d')",
+            "jpegs1, labels1 = self.a()\njpegs2, labels2 = self.b()\nreturn jpegs1, labels1, jpegs2, labels2",
+        ),
+        "more than one reader call",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LEGACY_BLOCKED))
+def test_legacy_left_with_one_todo(case):
+    source, why = LEGACY_BLOCKED[case]
+    out, _ = migrate_text(source)
+    found = todos(out)
+    assert len(found) == 1 and why in found[0], found
+
+
+def test_docstring_and_build_time_statement_between_the_readers():
+    """The statements keep their places around the two readers' creation, a docstring included."""
+    source = function("file_root=root", between="    print('built')\n").replace(
+        "def pairs(root, shard=0, s=1):\n", "def pairs(root, shard=0, s=1):\n    \"\"\"Doc.\"\"\"\n"
+    )
+    out, _ = migrate(source)
+    assert todos(out) == []
+    assert (
+        '    """Doc."""\n'
+        "    reader = ndd.readers.File(file_root=root)\n"
+        "    reader_2 = ndd.readers.File(file_root=root)\n"
+        "    print('built')\n"
+        "    while True:\n" + ZIP
+    ) in out
+
+
+def test_legacy_pre_1_0_reader_name():
+    """`ops.FileReader`, the name the oldest code uses, called twice."""
+    out, _ = migrate(reader_object("file_root='d'").replace("ops.readers.File(", "ops.FileReader("))
+    assert todos(out) == []
+    assert "    reader = ndd.readers.File(file_root='d')\n    reader_2 = ndd.readers.File(file_root='d')\n" in out
