@@ -14,8 +14,8 @@ finding that converts it or keeps it (one per graph: one TODO per construct).
 
 A ``Pipeline`` base class with subclasses in its file: each subclass is a pipeline (it is what the
 program instantiates), and the base is one only when the file uses it otherwise than as a base
-(``--count concrete``, the default). A subclass without a finding of its own has its base's (the
-family converts or stays together). ``--count direct`` counts as before: only the classes that name
+(``--count concrete``, the default). A subclass without a finding of its own has the base's finding
+about it (``its subclass `Name`: ...``), or else the base's first. ``--count direct`` counts as before: only the classes that name
 ``Pipeline`` as their base.
 """
 
@@ -90,8 +90,9 @@ def measure(root: Path, count: str = "concrete") -> dict:
             named = [f for at, n, f in blocking if n == name]
             first = next((f for at, n, f in blocking if n == name and line <= at and (after is None or at < after)),
                          named[0] if named else None)
-            if first is None and name in base_of:  # a subclass: the family converts or stays together
-                first = next((f for at, n, f in blocking if n == base_of[name]), None)
+            if first is None and name in base_of:  # a subclass: the base's finding about it, else the base's
+                about = [f for at, n, f in blocking if n == base_of[name]]
+                first = next((f for f in about if f[1].startswith(f"its subclass `{name}`:")), about[0] if about else None)
             if line in done:
                 converted += 1
                 listing.append(f"converted  {where}")

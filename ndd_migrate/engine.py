@@ -120,8 +120,10 @@ class Dispatcher(cst.CSTTransformer):
             for impl in self._impls:
                 fn.problems.extend(Problem(impl.code, node, why, hint) for node, why, hint in impl.blockers(fn))
             # A pipeline kept in pipeline mode on purpose says only why: "rewrite it by hand" TODOs
-            # beside "keep it in pipeline mode" would contradict it.
-            for problem in [p for p in fn.problems if p.keeps] or fn.problems:
+            # beside "keep it in pipeline mode" would contradict it. A base's classes left as they
+            # are each say their own why, at the class.
+            kept = [p for p in fn.problems if p.keeps or getattr(p, "family", False)]
+            for problem in kept if any(p.keeps for p in kept) else fn.problems:
                 what = "kept in pipeline mode" if problem.keeps else "not migrated"
                 self.ctx.report(
                     self._codes.get(problem.about, problem.about),

@@ -198,34 +198,47 @@ class _Localize(SkipsTrivia, cst.CSTTransformer):
         return cst.Name(self.fn.local_of(attr)) if attr in self.fn.data_attrs else updated
 
 
-def _subclassed(parent: LegacyPipeline, name: str, refused=None) -> None:
+def _subclassed(parent: LegacyPipeline, node: cst.ClassDef, refused=None) -> None:
     """One problem for all the subclasses of ``parent``, naming each (not one TODO per subclass).
     It replaces "without both `__init__` and `define_graph`" at the class: a base class that
     leaves a method to its subclasses is what it is for (one TODO at the class, not two).
 
     ``refused``: why the family could not be flattened into one generator per subclass, or why one
     of its classes did not convert once flattened (:mod:`ndd_migrate.subclasses`): that is the problem."""
-    if any(p.message.startswith("subclassed by ") or getattr(p, "family", False) for p in parent.problems):
+    name = node.name.value
+    if refused is not None:
+        if not any(getattr(p, "family", False) and p.node is parent.node for p in parent.problems):
+            root = parent.node.name.value
+            problem = Problem(
+                refused.about, parent.node, refused.message,
+                refused.hint or f"fix this (or write `{root}` as one `Pipeline` subclass of its own), then run ndd-migrate again",
+                keeps=refused.keeps,
+            )
+            problem.family = True
+            # The base's own problems are not what keeps the family; its classes' own reasons are.
+            parent.problems[:] = [problem, *(p for p in parent.problems if getattr(p, "family", False))]
+        if name in refused.reasons:  # a class left for a reason of its own, said at it
+            parent.problems.append(_own_reason(node, refused.reasons[name]))
+        return
+    if any(p.message.startswith("subclassed by ") for p in parent.problems):
         for problem in parent.problems:
             if problem.message.startswith("subclassed by "):
                 problem.message = problem.message.replace(": a function cannot be", f", `{name}`: a function cannot be")
         return
     parent.problems[:] = [p for p in parent.problems if not (p.node is parent.node and p.message == _INCOMPLETE)]
-    if refused is not None:
-        root = parent.node.name.value
-        problem = Problem(
-            refused.about, parent.node, refused.message,
-            refused.hint or f"fix this (or write `{root}` as one `Pipeline` subclass of its own), then run ndd-migrate again",
-            keeps=refused.keeps,
-        )
-        problem.family = True
-        parent.problems[:] = [problem]  # the base's own problems: not what keeps the family
-        return
     parent.problems.append(Problem(
         constructs.PIPELINE_SUBCLASS, parent.node, f"subclassed by `{name}`: a function cannot be",
         f"write each subclass as one `Pipeline` subclass of its own, with the `__init__` and methods of "
         f"`{parent.node.name.value}` it uses, then run ndd-migrate again",
     ))
+
+
+def _own_reason(node: cst.ClassDef, reason: tuple) -> Problem:
+    """Why a class of a family left in part stays as it is, at the class (reported with its base)."""
+    code, why, keeps, hint = reason
+    problem = Problem(code, node, f"its subclass `{node.name.value}`: {why}", hint, keeps=keeps)
+    problem.family = True
+    return problem
 
 
 def read_class(resolver: cst.MetadataDependent, node: cst.ClassDef, qualname: str, model) -> LegacyPipeline | None:
@@ -237,7 +250,11 @@ def read_class(resolver: cst.MetadataDependent, node: cst.ClassDef, qualname: st
         for qual in resolver.get_metadata(QualifiedNameProvider, base.value, None) or ():
             parent = model.pipelines.get(qual.name)
             if isinstance(parent, LegacyPipeline):
-                _subclassed(parent, node.name.value, model.refused_families.get(parent.node.name.value))
+                _subclassed(parent, node, model.refused_families.get(parent.node.name.value))
+            # A class further down a family left in part: its own reason, at it, reported with the base.
+            for root, refused in model.refused_families.items():
+                if node.name.value in refused.reasons and isinstance(model.pipelines.get(root), LegacyPipeline) and root != qual.name:
+                    model.pipelines[root].problems.append(_own_reason(node, refused.reasons[node.name.value]))
     if not any(names.dali_name(resolver, base.value) == names.PIPELINE for base in node.bases):
         return None
     fn = LegacyPipeline(qualname=qualname, node=node, decorator=None)

@@ -61,6 +61,7 @@ class Refusal:
     hint: str = ""  # what to do, when the finding that kept the class said it
     left: frozenset[str] = frozenset()  # the classes left as they are; none named: the whole family
     member: str = ""  # of ``left``, the one the message is about
+    reasons: dict = field(default_factory=dict)  # each other class of ``left`` → (code, why, keeps, hint), said at it
 
 
 @dataclass(eq=False)
@@ -146,7 +147,7 @@ def failures(flat: Flattened, pipelines: dict, diagnostics: list) -> dict[str, R
         failing = [m for m in family.members if not getattr(pipelines.get(m), "convert", False)]
         if not failing:
             continue
-        reasons = []
+        reasons = []  # (rank, member, code, why, keeps, hint) of each finding about a failing class
         for member in failing:
             for diag in ordered:
                 for what, keeps in ((" kept in pipeline mode: ", True), (" not migrated: ", False)):
@@ -170,17 +171,24 @@ def failures(flat: Flattened, pipelines: dict, diagnostics: list) -> dict[str, R
             member, code, why, keeps, hint = failing[0], "pipeline subclass", "it is not converted", False, ""
         before = flat.refused.get(family.root)
         left = frozenset(failing) | (before.left if before is not None else frozenset())
+        own = dict(before.reasons) if before is not None else {}
+        for _, other, other_code, other_why, other_keeps, other_hint in sorted(reasons, key=lambda r: r[0], reverse=True):
+            if other != family.root:
+                own[other] = (other_code, other_why, other_keeps, _left_hint(family.root, other, other_keeps, other_hint, other_why))
         if before is not None and before.left:  # the first class left says why, as before
-            code, why, keeps, hint, member = before.about, before.message.split(_ALSO)[0], before.keeps, before.hint, before.member
+            code, why, keeps, hint, member = before.about, before.message, before.keeps, before.hint, before.member
         else:
             if member != family.root:
                 why = f"its subclass `{member}`: {why}"
-            hint = _left_hint(family.root, member, keeps, hint)
-        others = sorted(left - {member})
-        also = f"{_ALSO}{', '.join(f'`{m}`' for m in others)})" if others else ""
+            hint = _left_hint(family.root, member, keeps, hint, why)
+        own.pop(member, None)
+        for name in sorted(_with_bases(left, family.parent) - left - {family.root}):  # kept for the class below it
+            below = next(m for m in sorted(left) if name in _with_bases([m], family.parent))
+            code_below, why_below, keeps_below, hint_below = own.get(below) or (code, why, keeps, hint)
+            own.setdefault(name, (code_below, f"`{below}` derives from it, and stays as it is", keeps_below, hint_below))
         # The others convert where some class is neither left nor above one that is.
         partly = bool(set(family.members) - _with_bases(left, family.parent))
-        found[family.root] = Refusal(code, why + also, keeps, hint, left if partly else frozenset(), member)
+        found[family.root] = Refusal(code, why, keeps, hint, left if partly else frozenset(), member, own if partly else {})
     return found
 
 
@@ -194,19 +202,17 @@ def _with_bases(names, parent: dict[str, str]) -> set[str]:
     return found
 
 
-#: How a finding at a base names the other classes left as they are.
-_ALSO = " (also left as it is: "
-
-
-def _left_hint(root: str, member: str, keeps: bool, hint: str) -> str:
+def _left_hint(root: str, member: str, keeps: bool, hint: str, why: str) -> str:
     """What to do about a class of the family left as it is: the same words whether its siblings
     converted or not (a second run, with the converted ones gone, must find the same TODO)."""
     if member == root:
         return hint
-    stays = f"until then `{member}` stays a subclass of `{root}`, with the classes it derives from"
+    stays = f"`{member}` stays a subclass of `{root}`, with the classes it derives from"
     if keeps:
         return f"{hint}; {stays}" if hint else stays
-    return f"fix this (or write `{member}` as one `Pipeline` subclass of its own), then run ndd-migrate again; {stays}"
+    if why.endswith("run ndd-migrate again"):  # the finding's own words say what to do
+        return f"until then {stays}"
+    return f"fix this (or write `{member}` as one `Pipeline` subclass of its own), then run ndd-migrate again; until then {stays}"
 
 
 class _Refused(Exception):

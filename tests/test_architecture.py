@@ -18,7 +18,8 @@ MODEL = {
     "ndd_migrate.analysis", "ndd_migrate.plan", "ndd_migrate.legacy", "ndd_migrate.crossfile", "ndd_migrate.graph_code",
     "ndd_migrate.manual_uses", "ndd_migrate.iterators", "ndd_migrate.checkpoints", "ndd_migrate.outputs",
     "ndd_migrate.returns", "ndd_migrate.hand_built", "ndd_migrate.constructs", "ndd_migrate.external_source",
-    "ndd_migrate.attributes", "ndd_migrate.expected_errors",
+    "ndd_migrate.attributes", "ndd_migrate.expected_errors", "ndd_migrate.subclasses", "ndd_migrate.graph_methods",
+    "ndd_migrate.twin_readers",
 }
 
 
