@@ -33,7 +33,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 
-from ndd_migrate import files
+from ndd_migrate import files, pyparse
 from ndd_migrate.diagnostics import FileResult
 from ndd_migrate.policy import Policy
 
@@ -225,7 +225,7 @@ def migrated_pipelines(raw: bytes) -> set[str]:
     import ast
 
     try:
-        tree = ast.parse(raw)
+        tree = pyparse.ast_parse(raw)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # nested too deeply: not this shape
         return set()
     aliases = set()

@@ -34,6 +34,8 @@ import ast
 
 import libcst as cst
 
+from ndd_migrate import pyparse
+
 #: Pieces of about this many characters (whole top-level statements); a module shorter than twice
 #: this is parsed whole. Per byte, libcst's parser is fastest on inputs of some tens of KB.
 CHUNK_BYTES = 16 * 1024
@@ -59,7 +61,7 @@ def _pieces(source: str, tree: ast.Module | None, chunk_bytes: int) -> list[str]
     cut only where a piece may start (see the module's docstring); None when ``ast`` refuses it."""
     if tree is None:
         try:
-            tree = ast.parse(source)
+            tree = pyparse.ast_parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
     lines = [line + "\n" for line in source.split("\n")]  # not splitlines(): "\v", "\x85"... are no breaks here

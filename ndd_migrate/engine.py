@@ -35,6 +35,7 @@ from ndd_migrate.context import TODO_PREFIX, Context
 from ndd_migrate.cstutil import TRIVIA
 from ndd_migrate.diagnostics import FileError, FileResult
 from ndd_migrate.policy import Policy
+from ndd_migrate import pyparse
 
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
@@ -512,8 +513,8 @@ def _run(
         new_source = long_lines.split_long_lines(new_module, new_source, source, length)
     if new_source != source:
         try:  # CPython first: its message says why (libcst's says where it gave up)
-            new_tree = ast.parse(new_source, path)
-            compile(new_tree, path, "exec", dont_inherit=True)
+            new_tree = pyparse.ast_parse(new_source, path)
+            pyparse.compile_tree(new_tree, path, "exec", dont_inherit=True)
             cstparse.parse_module(new_source, new_tree)
         except (cst.ParserSyntaxError, SyntaxError, RecursionError, MemoryError) as exc:
             why = exc.msg if isinstance(exc, SyntaxError) else str(exc) or type(exc).__name__

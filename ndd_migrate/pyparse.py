@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import io
+import threading
 import tokenize
 import warnings
 
@@ -26,6 +27,26 @@ MAX_MESSAGE = 200
 
 #: Nesting of brackets and blocks this deep counts as the place where a file nests too deeply.
 DEEP = 50
+
+
+#: CPython 3.11 (up to 3.11.7 at least) keeps the depth counter of its conversion between trees
+#: and ``ast`` objects in one place per interpreter: two threads converting at once (``verify``
+#: jobs in a thread pool) corrupt it, and the conversion then fails with ``SystemError: AST
+#: constructor recursion depth mismatch``. Every such conversion of the package holds this lock
+#: (never contended within one run, so it costs nothing).
+AST_LOCK = threading.RLock()
+
+
+def ast_parse(source: str, filename: str = "<unknown>", mode: str = "exec") -> ast.AST:
+    """``ast.parse``, under :data:`AST_LOCK`."""
+    with AST_LOCK:
+        return ast.parse(source, filename, mode)
+
+
+def compile_tree(tree: ast.AST, filename: str, mode: str = "exec", **options):
+    """``compile`` of an ``ast`` tree, under :data:`AST_LOCK`."""
+    with AST_LOCK:
+        return compile(tree, filename, mode, **options)
 
 
 class Refused(Exception):
@@ -46,8 +67,8 @@ def parse(source: str, *, notebook: bool = False) -> ast.Module:
     try:
         with warnings.catch_warnings():  # the user's `SyntaxWarning`s are not ours to print
             warnings.simplefilter("ignore")
-            tree = ast.parse(source)
-            compile(tree, "<ndd-migrate>", "exec", flags=flags, dont_inherit=True)
+            tree = ast_parse(source)
+            compile_tree(tree, "<ndd-migrate>", "exec", flags=flags, dont_inherit=True)
     except SyntaxError as exc:
         raise Refused(f"cannot parse: {one_line(exc.msg)}", exc.lineno) from None
     except (RecursionError, MemoryError):

@@ -22,7 +22,7 @@ import ast
 
 import libcst as cst
 
-from ndd_migrate import build_time, cstutil
+from ndd_migrate import build_time, cstutil, pyparse
 
 THIRD = "more than two reader calls: decide how their epochs line up"
 
@@ -88,7 +88,7 @@ def _arguments(call: cst.Call, seeded: bool) -> tuple:
     module = cst.Module([])
 
     def dump(node) -> str:
-        return ast.dump(ast.parse(f"({module.code_for_node(node)})", mode="eval"))
+        return ast.dump(pyparse.ast_parse(f"({module.code_for_node(node)})", mode="eval"))
 
     positional = [dump(a.value) for a in call.args if a.keyword is None]
     keywords = sorted(

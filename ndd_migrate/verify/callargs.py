@@ -17,7 +17,7 @@ where it came from):
    argument's schema default — resolved by the migrated worker, which has DALI (:func:`resolve`).
 
 Anything else stays required and the check says which parameter to give with ``--args``.
-Stdlib only: runs in the parent (1, 2) and the worker (3).
+Stdlib only (and :mod:`ndd_migrate.pyparse`, itself stdlib only): runs in the parent (1, 2) and the worker (3).
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from typing import Any
+
+from ndd_migrate import pyparse
 
 #: ``batch_size`` when neither the user, the decorator nor a call site gives one.
 DEFAULT_BATCH_SIZE = 4
@@ -130,8 +132,8 @@ def infer(
     ``original_source`` is what the original side runs, ``written`` the text its call sites are
     read from (the same unless hand-built graphs were read as functions)."""
     try:
-        original, migrated = ast.parse(original_source), ast.parse(migrated_source)
-        call_sites = ast.parse(written)
+        original, migrated = pyparse.ast_parse(original_source), pyparse.ast_parse(migrated_source)
+        call_sites = pyparse.ast_parse(written)
     except SyntaxError:
         return Inferred()  # loading reports it
     target = _definition(migrated, migrated_name.split(".")[-1])

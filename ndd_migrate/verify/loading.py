@@ -43,6 +43,7 @@ import traceback
 import types
 from dataclasses import dataclass
 
+from ndd_migrate import pyparse
 from ndd_migrate.verify.errors import SetupError
 
 _counter = itertools.count()
@@ -85,7 +86,7 @@ def _is_generator(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 def parse_source(source: str, filename: str) -> ast.Module:
     try:
-        return ast.parse(source, filename=filename)
+        return pyparse.ast_parse(source, filename)
     except SyntaxError as e:
         raise SetupError(
             "syntax",
@@ -330,7 +331,7 @@ def load_module(
     skipped: list[int] = []
     if mode == "definitions":
         tree, skipped = definitions_only(tree)
-    code = compile(tree, filename, "exec")
+    code = pyparse.compile_tree(tree, filename, "exec")
 
     digest = hashlib.sha1(f"{filename}\0{next(_counter)}".encode()).hexdigest()[:10]
     stem = os.path.splitext(os.path.basename(path))[0]

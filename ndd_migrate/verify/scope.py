@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import ast
 
+from ndd_migrate import pyparse
+
 
 def uses_outside(source: str, path: str, function: str, limit: int = 20) -> list[str]:
     """``path:line: code`` for each line outside ``def function`` that names ``function``."""
     try:
-        tree = ast.parse(source)
+        tree = pyparse.ast_parse(source)
     except SyntaxError:
         return []
     lines = source.splitlines()
