@@ -64,6 +64,7 @@ class GraphFacts:
     """What :func:`analyse` found; read by the NDD108/NDD109/NDD110 implementations (original nodes)."""
 
     slices: set[cst.Subscript] = field(default_factory=set)  # `x[...]` on a DataNode → `x.slice[...]`
+    slice_owners: dict[cst.Subscript, set] = field(default_factory=dict)  # each of ``slices`` → the pipelines running it
     current: dict[cst.Attribute, str] = field(default_factory=dict)  # `Pipeline.current().X` → `X`
     current_aliases: set[cst.CSTNode] = field(default_factory=set)  # `pipe = Pipeline.current()`: removed
     # `DataNode` in `isinstance(x, DataNode)` → `ndd.Batch`, with the pipelines whose graph runs the test

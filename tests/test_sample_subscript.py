@@ -268,3 +268,24 @@ def test_lambda_bound_to_a_name_and_called_is_graph_code():
     body = READ + "    head = lambda x: x[0:2]\n    pick = lambda v: v[1]\n    return head(data), fn.cast(data, dtype=pick(sizes))\n"
     text, _ = _migrate(body, "root, sizes")
     assert "head = lambda x: x.slice[0:2]" in text and "pick = lambda v: v[1]" in text
+
+
+def _without_ndd108(code: str, path: str) -> bool:
+    return code != "NDD108"
+
+
+def test_a_datanode_subscript_kept_by_noqa_keeps_its_pipeline():
+    """``x[0]  # noqa: NDD108`` on an op's output: kept as it is, it would index the batch in the
+    generator (its first sample), not inside every sample; the pipeline stays as it is."""
+    source = HEAD + DEC + "def p():\n    x = fn.random.uniform(shape=[3])\n    return x[0]  # noqa: NDD108\n\n\npipe = p()\npipe.build()\n(out,) = pipe.run()\n"
+    text, result = migrate_text(source)
+    assert text == source
+    assert migrate_text(source.replace("  # noqa: NDD108", ""))[0].count("x.slice[0]") == 1
+
+
+def test_a_datanode_subscript_of_a_rule_not_selected_keeps_its_pipeline():
+    source = HEAD + DEC + "def p():\n    x = fn.random.uniform(shape=[3])\n    return x[0]\n\n\npipe = p()\npipe.build()\n(out,) = pipe.run()\n"
+    result = transform(source, "example.py", Policy(is_enabled=_without_ndd108))
+    assert result.error is None and not result.changed, result.new_source
+    assert not any(d.fixed and "generator" in d.message for d in result.diagnostics), [d.message for d in result.diagnostics]
+    assert transform(source, "example.py", Policy()).changed

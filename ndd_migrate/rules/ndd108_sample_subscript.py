@@ -113,6 +113,7 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
                 bad = _unsupported_index(graph, sub)
                 if bad is None:
                     found.slices.add(sub)
+                    found.slice_owners.setdefault(sub, set()).update(owners)
                     continue
                 message = f"`{text}`: `{bad}` in the indices of a DataNode: `Batch.slice` has no new axes"
                 hint = (
@@ -228,12 +229,26 @@ class Impl(RuleImpl):
 
     def blockers(self, fn):
         """Decides, once per module, every subscript of the graph code (``analyse``): the ones it
-        cannot decide are recorded as problems of their pipelines directly."""
+        cannot decide are recorded as problems of their pipelines directly. A DataNode subscript of
+        ``fn``'s graph this run may not rewrite (``# noqa``, not selected) blocks ``fn``: kept as it
+        is, it would index the batch (its samples), not inside every sample."""
         graph, found = graph_code.prepared(self.ctx.resolver, self.ctx.model)
         if self.code not in found.analysed_by:
             found.analysed_by.add(self.code)
             analyse(graph, found)
-        return []
+        return [
+            (
+                sub,
+                (
+                    f"`{_code(sub)}` on a DataNode is not rewritten here (`# noqa: {self.code}` or the rule not "
+                    "selected): on a `Batch` it would index the batch, not inside every sample"
+                ),
+                f"let {self.code} rewrite it to `{_code(sub.value)}.slice[{_code_slice(sub)}]`, or write that yourself, "
+                "then run the migration again",
+            )
+            for sub, owners in found.slice_owners.items()
+            if fn in owners and not self.ctx.applies(self.code, sub)
+        ]
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
         self._lambdas += 1
