@@ -67,6 +67,7 @@ class GraphFacts:
     slice_owners: dict[cst.Subscript, set] = field(default_factory=dict)  # each of ``slices`` → the pipelines running it
     current: dict[cst.Attribute, str] = field(default_factory=dict)  # `Pipeline.current().X` → `X`
     current_aliases: set[cst.CSTNode] = field(default_factory=set)  # `pipe = Pipeline.current()`: removed
+    current_owners: dict[cst.CSTNode, set] = field(default_factory=dict)  # each of those two → the pipelines running it
     # `DataNode` in `isinstance(x, DataNode)` → `ndd.Batch`, with the pipelines whose graph runs the test
     batch_classes: dict[cst.CSTNode, set] = field(default_factory=dict)
     functions: set[cst.CSTNode] = field(default_factory=set)  # the graph functions decided here

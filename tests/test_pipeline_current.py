@@ -155,3 +155,18 @@ def test_in_define_graph_blocks():
     text, result = migrate_text(source)
     (diag,) = [d for d in result.diagnostics if d.code == "NDD109"]
     assert "(in `define_graph`)" in diag.message and "class P(Pipeline)" in text
+
+
+def test_a_setting_kept_by_noqa_keeps_its_pipeline():
+    """``Pipeline.current().batch_size  # noqa: NDD109``: kept as it is, ``Pipeline.current()`` is
+    None in the generator; the pipeline stays as it is (the alias form too)."""
+    head = "from nvidia.dali import fn, pipeline_def\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+    tail = "\n\npipe = p()\npipe.build()\n(out,) = pipe.run()\n"
+    direct = head + "@pipeline_def(batch_size=2)\ndef p():\n    n = Pipeline.current().batch_size  # noqa: NDD109\n    return fn.random.uniform(shape=[n])\n" + tail
+    alias = head + (
+        "@pipeline_def(batch_size=2)\ndef p():\n    current = Pipeline.current()  # noqa: NDD109\n"
+        "    return fn.random.uniform(shape=[current.batch_size])\n"
+    ) + tail
+    for source in (direct, alias):
+        assert migrate_text(source)[0] == source
+        assert "Pipeline.current()" not in migrate_text(source.replace("  # noqa: NDD109", ""))[0]

@@ -160,6 +160,7 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
                     problem = _check_setting(graph, pipeline, attr, why)
                 if problem is None:
                     found.current[attr] = SETTINGS[attr.attr.value]
+                    found.current_owners.setdefault(attr, set()).update(owners)
                 else:
                     pipeline.problems.append(Problem(RULE.code, call, *problem))
 
@@ -198,7 +199,9 @@ def _read_settings(graph, owners, alias, bound: str, found):
                 return attr, problem
     for attr in attributes:
         found.current[attr] = SETTINGS[attr.attr.value]
+        found.current_owners.setdefault(attr, set()).update(owners)
     found.current_aliases.add(stmt)
+    found.current_owners.setdefault(stmt, set()).update(owners)
     return None
 
 
@@ -311,12 +314,26 @@ class Impl(RuleImpl):
     rule = RULE
 
     def blockers(self, fn):
-        """Decides, once per module, every ``Pipeline.current()`` of the graph code (``analyse``)."""
+        """Decides, once per module, every ``Pipeline.current()`` of the graph code (``analyse``). One
+        of ``fn``'s graph this run may not rewrite (``# noqa``, not selected) blocks ``fn``: kept as
+        it is, it is None in the generator."""
         graph, found = graph_code.prepared(self.ctx.resolver, self.ctx.model)
         if self.code not in found.analysed_by:
             found.analysed_by.add(self.code)
             analyse(graph, found)
-        return []
+        return [
+            (
+                node,
+                (
+                    f"`{_code(node.body[0]) if isinstance(node, cst.SimpleStatementLine) else _code(node)}` is not "
+                    f"rewritten here (`# noqa: {self.code}` or the rule not selected): `Pipeline.current()` is None "
+                    "in the generator"
+                ),
+                f"let {self.code} rewrite it, or pass the setting as a parameter yourself, then run the migration again",
+            )
+            for node, owners in found.current_owners.items()
+            if fn in owners and not self.ctx.applies(self.code, node)
+        ]
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated):
         """``pipe = Pipeline.current()`` whose every ``pipe.<setting>`` reads the parameter: removed;
