@@ -98,7 +98,7 @@ def flatten(module: cst.Module, refused: dict[str, Refusal] | None = None) -> Fl
     out = Flattened(module, refused=refused)
     replaced: dict[str, cst.ClassDef | None] = {}
     chains: dict[cst.ClassDef, list[cst.ClassDef]] = {}  # flattened class → the classes it was made from
-    helpers = _helpers(module, classes)
+    helpers = _helpers(module, classes, parent)
     for root, node in classes.items():
         if root in parent or not _derives_from_pipeline(node) or root in twice:
             continue
@@ -239,12 +239,21 @@ def _family(root: str, children: dict[str, list[str]]) -> list[str]:
     return found
 
 
-def _helpers(module: cst.Module, classes: dict[str, cst.ClassDef]) -> frozenset[str]:
+def _helpers(module: cst.Module, classes: dict[str, cst.ClassDef], parent: dict[str, str]) -> frozenset[str]:
     """The methods of the module that may be inlined as graph helpers; the module is read for them
-    only when a class has a method pipeline mode does not call itself."""
+    only when a class deriving from ``Pipeline`` (or from one that does) has a method pipeline mode
+    does not call itself."""
+    def pipeline_class(name: str) -> bool:
+        seen = {name}
+        while name in parent and parent[name] not in seen:  # (a cycle of bases is not Python's to run)
+            name = parent[name]
+            seen.add(name)
+        return _derives_from_pipeline(classes[name])
+
     if not any(
         isinstance(stmt, cst.FunctionDef) and stmt.name.value not in graph_methods.PIPELINE_METHODS
-        for node in classes.values() if isinstance(node.body, cst.IndentedBlock) for stmt in node.body.body
+        for name, node in classes.items() if isinstance(node.body, cst.IndentedBlock) and pipeline_class(name)
+        for stmt in node.body.body
     ):
         return frozenset()
     return graph_methods.helper_names(module)
