@@ -99,6 +99,7 @@ def flatten(module: cst.Module, refused: dict[str, Refusal] | None = None) -> Fl
     replaced: dict[str, cst.ClassDef | None] = {}
     chains: dict[cst.ClassDef, list[cst.ClassDef]] = {}  # flattened class → the classes it was made from
     helpers = _helpers(module, classes, parent)
+    references: _References | None = None  # one reading of the module for every family's names
     for root, node in classes.items():
         if root in parent or not _derives_from_pipeline(node) or root in twice:
             continue
@@ -114,8 +115,11 @@ def flatten(module: cst.Module, refused: dict[str, Refusal] | None = None) -> Fl
         family = _family(root, children)
         if twice & {root, *family}:
             continue  # a name defined twice: which one is meant is not a question for a rewrite
+        if references is None:
+            references = _References({name for name in classes if name in children or name in parent})
+            module.visit(references)
         try:
-            done = _flatten_family(module, classes, parent, root, family, helpers, refused[root].left if root in refused else frozenset())
+            done = _flatten_family(classes, parent, root, family, helpers, references, refused[root].left if root in refused else frozenset())
         except _Refused as why:
             refused[root] = Refusal("pipeline subclass", str(why))
             continue
@@ -259,11 +263,10 @@ def _helpers(module: cst.Module, classes: dict[str, cst.ClassDef], parent: dict[
     return graph_methods.helper_names(module)
 
 
-def _flatten_family(module, classes, parent, root, family, helpers, left: frozenset[str]) -> tuple[Family, dict, dict]:
+def _flatten_family(classes, parent, root, family, helpers, references, left: frozenset[str]) -> tuple[Family, dict, dict]:
     """``left``: classes of the family that stay as they are (with the classes above them, which
-    they still derive from); the others are flattened."""
-    references = _References({root, *family})
-    module.visit(references)
+    they still derive from); the others are flattened. ``references``: how the module reads the
+    names of every family (:class:`_References`)."""
     out = Family(root)
     replaced: dict[str, cst.ClassDef | None] = {}
     chains: dict[cst.ClassDef, list[cst.ClassDef]] = {}

@@ -284,3 +284,25 @@ def test_subclasses_sharing_the_base_methods_get_each_their_own_reader():
     assert "readers.Caffe2(path=path, index_path=index" in records and "RNG(seed=11)" in records
     assert "set_num_threads(2)" in records and "readers.File" not in records
     assert plain.startswith("Plain(batch_size, root):") and "readers.File(file_root=root" in plain
+
+
+def test_the_module_is_read_once_for_every_family(monkeypatch):
+    """How each family's classes are used is one reading of the module for all of them: a reading
+    per family made a module of many families cost its square."""
+    made = []
+    original = subclasses._References
+
+    def counted(names):
+        made.append(names)
+        return original(names)
+
+    monkeypatch.setattr(subclasses, "_References", counted)
+    source = HEADER + "".join(
+        f"class B{i}(Pipeline):\n    def __init__(self):\n        super().__init__(2, 1, None)\n\n"
+        f"    def define_graph(self):\n        return self.x()\n\n\n"
+        f"class S{i}(B{i}):\n    def __init__(self):\n        super().__init__()\n        self.x = ops.Cast(dtype=types.FLOAT)\n\n\n"
+        for i in range(5)
+    )
+    flat = subclasses.flatten(cst.parse_module(source))
+    assert len(flat.families) == 5 and len(made) == 1
+    assert made[0] == {f"B{i}" for i in range(5)} | {f"S{i}" for i in range(5)}
