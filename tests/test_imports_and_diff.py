@@ -151,3 +151,47 @@ def test_the_diff_of_bytes_keeps_tabs_and_crs_and_marks_a_missing_final_newline(
         b"--- a/f.py\n+++ b/f.py\n@@ -1,3 +1,3 @@\n"
         b"-a\tb\r\n+a\tc\r\n kept\r\n-last\n\\ No newline at end of file\n+last\r\n"
     )
+
+
+_TRY_PIPELINE = (
+    "from nvidia.dali import fn, pipeline_def\n"
+    "{imports}\n\n"
+    "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+    "def p():\n"
+    "    x = fn.random.uniform(shape=[2])\n"
+    "    assert isinstance(x, DataNode)\n"
+    "    return x\n\n\n"
+    "pipe = p()\npipe.build()\n(out,) = pipe.run()\n{after}"
+)
+
+
+def test_a_try_of_dali_imports_all_made_unused_goes_as_a_whole():
+    """``try: from nvidia.dali.data_node import DataNode`` / ``except ImportError: from
+    nvidia.dali.pipeline import DataNode``: spellings for several DALI versions; once the graph
+    tests ``ndd.Batch``, neither is used, and the ``try:`` goes with its blank line."""
+    imports = (
+        "\ntry:\n    from nvidia.dali.data_node import DataNode\n"
+        "except ImportError:\n    from nvidia.dali.pipeline import DataNode\n"
+    )
+    out, _ = migrate_text(_TRY_PIPELINE.format(imports=imports, after=""))
+    assert "try:" not in out and "DataNode" not in out and "isinstance(x, ndd.Batch)" in out
+    assert "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef p(" in out, out
+
+
+@pytest.mark.parametrize(
+    "imports, after",
+    [
+        pytest.param(
+            "\ntry:\n    from nvidia.dali.data_node import DataNode\nexcept ImportError:\n    DataNode = None\n", "",
+            id="a handler that is not an import",
+        ),
+        pytest.param(
+            "\ntry:\n    from nvidia.dali.data_node import DataNode\nexcept ImportError:\n"
+            "    from nvidia.dali.pipeline import DataNode\n", "print(DataNode)\n",
+            id="still used",
+        ),
+    ],
+)
+def test_a_try_of_imports_that_does_more_or_is_still_used_stays(imports, after):
+    out, _ = migrate_text(_TRY_PIPELINE.format(imports=imports, after=after))
+    assert imports.strip() in out

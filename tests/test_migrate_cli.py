@@ -126,7 +126,8 @@ def test_files_that_merely_mention_dali_are_byte_for_byte_unchanged(tmp_path, cl
 
 
 def test_manual_work_exits_1_and_todo_is_never_added_twice(tmp_path, cli):
-    source = PIPELINE.replace("    return data\n", "    other = fn.readers.numpy(file_root=root)\n    return data, other\n")
+    # A second reader with other arguments: their epochs need not line up (NDD001).
+    source = PIPELINE.replace("    return data\n", "    other = fn.readers.numpy(file_root=root, file_filter='*.npz')\n    return data, other\n")
     f = write(tmp_path / "two.py", source)
     first = cli("migrate", f)
     assert first.exit_code == 1

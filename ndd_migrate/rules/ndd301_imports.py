@@ -24,8 +24,9 @@ RULE = Rule(
         "module already imports them under some name, which is then used. Removes imports of "
         "`pipeline_def`, `Pipeline`, `nvidia.dali.fn`, `nvidia.dali.ops`, `nvidia.dali.math`, `nvidia.dali.types`, `nvidia.dali`, "
         "`DataNode`, the PyTorch `DALIGenericIterator`/`DALIClassificationIterator`, `LastBatchPolicy` and `numpy` that were used "
-        "before the migration and are not any more. Other imports (other plugins, anything else) are left "
-        "as they are."
+        "before the migration and are not any more; a `try:` of such imports with `except` blocks of "
+        "such imports (one name spelled for several DALI versions) goes as a whole. Other imports (other "
+        "plugins, anything else) are left as they are."
     ),
     why="A migrated module must import what it uses and should not keep pipeline-mode imports alive.",
     fix_safety=FixSafety.SAFE,
@@ -123,7 +124,8 @@ class Impl(RuleImpl):
                     gap_lines = list(stmt.leading_lines)  # the new imports take its place
                     continue
             if pruned is None:
-                carried.extend(stmt.leading_lines)
+                # A removed `try:` of imports stood apart from them: its blank lines go with it.
+                carried.extend(line for line in stmt.leading_lines if not isinstance(stmt, cst.Try) or line.comment)
                 continue
             if carried:
                 pruned = pruned.with_changes(leading_lines=[*carried, *pruned.leading_lines])
@@ -166,7 +168,17 @@ class Impl(RuleImpl):
         return new_imports
 
     def _prune(self, stmt, before: set[str], after: set[str]):
-        """The import statement without DALI names the migration made unused (None: all gone)."""
+        """The import statement without DALI names the migration made unused (None: all gone). A
+        ``try:`` of imports only, with ``except`` blocks of imports only (DALI's names spelled for
+        several versions), goes as a whole when each of its imports would."""
+        if isinstance(stmt, cst.Try) and stmt.handlers and stmt.orelse is None and stmt.finalbody is None:
+            blocks = [stmt.body.body, *(handler.body.body for handler in stmt.handlers)]
+            pruned = [self._prune(inner, before, after) for block in blocks for inner in block]
+            if all(isinstance(inner, cst.SimpleStatementLine) for block in blocks for inner in block) and all(
+                p is None and dali for p, dali in pruned
+            ):
+                return None, True
+            return stmt, False
         if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
             return stmt, False
         imp = stmt.body[0]
