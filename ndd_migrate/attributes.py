@@ -74,6 +74,14 @@ def find(parents: dict, skip: set) -> list[SelfAttribute]:
     based = {b.value.value for c in classes for b in c.bases if isinstance(b.value, cst.Name)}
     # Each method of every class → its instance parameter: `self.X` there is that class's own.
     owners = {m: (c, _self_name(m)) for c in classes for m in _methods(c)}
+    # Each `<x>.X` sorted once by the class whose `self` it is (None: no class's), in source order:
+    # a class's `self.X = ...` is then checked against its own mentions and the unowned ones, not
+    # against every class's (which made a module of many classes cost its square).
+    own: dict[tuple[str, cst.ClassDef | None], list[cst.Attribute]] = {}
+    for name, nodes in mentions.items():
+        for node in nodes:
+            if not _in_import(node, parents):
+                own.setdefault((name, _owner(node, parents, owners)), []).append(node)
     found = []
     for cls in classes:
         if cls in skip or cls.name.value in based or any(
@@ -90,9 +98,11 @@ def find(parents: dict, skip: set) -> list[SelfAttribute]:
                 continue
             target, value = store
             name = target.attr.value
+            if own.get((name, None)):
+                continue  # read outside the methods of any class: another object's, or `self` escaped
             reads = []
-            for node in mentions.get(name, ()):
-                if node is target or _in_import(node, parents) or _of_another_class(node, parents, owners, cls):
+            for node in own.get((name, cls), ()):
+                if node is target:
                     continue
                 if not _read_in_method(node, parents, methods):
                     break
@@ -186,18 +196,18 @@ def _read_in_method(node: cst.Attribute, parents: dict, methods: dict) -> bool:
     return isinstance(current, cst.FunctionDef) and methods.get(current) is not None and node.value.value == methods[current]
 
 
-def _of_another_class(node: cst.Attribute, parents: dict, owners: dict, cls: cst.ClassDef) -> bool:
-    """Is ``node`` ``self.X`` (read or stored) directly in a method of another class than ``cls``?
-    Its ``self`` is an instance of that class, which is not ``cls`` nor derives from it (``cls``
-    has no subclass in the module), so it is another attribute of the same name."""
+def _owner(node: cst.Attribute, parents: dict, owners: dict) -> cst.ClassDef | None:
+    """The class whose ``self`` ``node`` is read or stored on: ``self.X`` directly in a method of
+    that class (no nested function between). ``self.X`` of another class than the one followed is
+    another attribute of the same name (that class is not it nor derives from it: a followed class
+    has no subclass in the module)."""
     current = parents.get(node)
     while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
         current = parents.get(current)
     owner = owners.get(current)
-    return (
-        owner is not None and owner[0] is not cls and owner[1] is not None
-        and isinstance(node.value, cst.Name) and node.value.value == owner[1]
-    )
+    if owner is not None and owner[1] is not None and isinstance(node.value, cst.Name) and node.value.value == owner[1]:
+        return owner[0]
+    return None
 
 
 def _in_import(node: cst.CSTNode, parents: dict) -> bool:

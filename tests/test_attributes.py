@@ -1,0 +1,54 @@
+"""``self.<attr>`` values followed within their class (ndd_migrate.attributes.find): which
+attributes are followable, and that the module's mentions are sorted once, not once per class."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate import attributes
+
+
+def _parents(module: cst.Module) -> dict:
+    found: dict = {}
+
+    def walk(node):
+        for child in node.children:
+            found[child] = node
+            walk(child)
+
+    found[module] = None
+    walk(module)
+    return {node: parent for node, parent in found.items() if node is not module}
+
+
+def _classes(count: int, reader_outside: bool = False) -> cst.Module:
+    text = "".join(
+        f"class Log{i}:\n    def __init__(self, size):\n        self.size = size\n\n"
+        f"    def grow(self):\n        return self.size + {i}\n\n\n"
+        for i in range(count)
+    )
+    return cst.parse_module(text + ("other = Log0(3)\nprint(other.size)\n" if reader_outside else ""))
+
+
+def test_each_class_follows_its_own_attribute_of_a_shared_name():
+    found = attributes.find(_parents(_classes(3)), set())
+    assert [(f.cls.name.value, f.name, len(f.reads)) for f in found] == [("Log0", "size", 1), ("Log1", "size", 1), ("Log2", "size", 1)]
+
+
+def test_an_attribute_read_outside_every_class_is_not_followed():
+    assert attributes.find(_parents(_classes(3, reader_outside=True)), set()) == []
+
+
+def test_each_mention_is_looked_at_once_not_once_per_class(monkeypatch):
+    """Twenty classes with `self.size`: the forty mentions of `.size` (a store and a read each) are
+    placed once; a pass over all of them for each class made the module cost its square."""
+    looked = []
+    original = attributes._in_import
+
+    def counted(node, parents):
+        looked.append(node)
+        return original(node, parents)
+
+    monkeypatch.setattr(attributes, "_in_import", counted)
+    found = attributes.find(_parents(_classes(20)), set())
+    assert len(found) == 20 and len(looked) == 40
