@@ -208,13 +208,31 @@ def facts(model) -> GraphFacts:
 
 def prepared(resolver: cst.MetadataDependent, model) -> tuple["Graph", GraphFacts]:
     """The graph code of ``model``'s pipelines and the facts recorded about it, built once per
-    module (kept on ``model.graph``). NDD108 and NDD109 record their problems (``fn.problems``)
+    module (kept on ``model.graph``). NDD108, NDD109 and NDD110 record their problems (``fn.problems``)
     and rewrites in it from their ``blockers()``; ``resolver`` gives the scope and qualified-name
     metadata of the original nodes."""
     if model.graph is None:
         graph = Graph(resolver, model)
         model.graph = (graph, GraphFacts(functions=set(graph.reached_by)))
     return model.graph
+
+
+def analysed(rule, analyse) -> GraphFacts:
+    """The facts of the module's graph code with ``analyse`` (a rule's, keyed by its ``code``) run
+    on them once: the first of the rule's ``blockers()`` calls runs it, the others read it."""
+    graph, found = prepared(rule.ctx.resolver, rule.ctx.model)
+    if rule.code not in found.analysed_by:
+        found.analysed_by.add(rule.code)
+        analyse(graph, found)
+    return found
+
+
+def unrewritable(rule, fn, sites: dict) -> list[cst.CSTNode]:
+    """Of ``sites`` (a node to rewrite → the pipelines whose graph runs it), those of ``fn`` that
+    ``rule`` may not rewrite in this run (``# noqa``, the rule not selected). Their pipeline must
+    stay as it is: the node left as pipeline mode wrote it would mean something else in the
+    generator."""
+    return [node for node, owners in sites.items() if fn in owners and not rule.ctx.applies(rule.code, node)]
 
 
 class _Walk(SkipsTrivia, cst.CSTVisitor):

@@ -188,7 +188,7 @@ def failures(flat: Flattened, pipelines: dict, diagnostics: list) -> dict[str, R
         own.pop(member, None)
         for name in sorted(_with_bases(left, family.parent) - left - {family.root}):  # kept for the class below it
             below = next(m for m in sorted(left) if name in _with_bases([m], family.parent))
-            code_below, why_below, keeps_below, hint_below = own.get(below) or (code, why, keeps, hint)
+            code_below, _, keeps_below, hint_below = own.get(below) or (code, why, keeps, hint)
             own.setdefault(name, (code_below, f"`{below}` derives from it, and stays as it is", keeps_below, hint_below))
         # The others convert where some class is neither left nor above one that is.
         partly = bool(set(family.members) - _with_bases(left, family.parent))

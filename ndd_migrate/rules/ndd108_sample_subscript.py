@@ -232,10 +232,7 @@ class Impl(RuleImpl):
         cannot decide are recorded as problems of their pipelines directly. A DataNode subscript of
         ``fn``'s graph this run may not rewrite (``# noqa``, not selected) blocks ``fn``: kept as it
         is, it would index the batch (its samples), not inside every sample."""
-        graph, found = graph_code.prepared(self.ctx.resolver, self.ctx.model)
-        if self.code not in found.analysed_by:
-            found.analysed_by.add(self.code)
-            analyse(graph, found)
+        found = graph_code.analysed(self, analyse)
         return [
             (
                 sub,
@@ -243,11 +240,12 @@ class Impl(RuleImpl):
                     f"`{_code(sub)}` on a DataNode is not rewritten here (`# noqa: {self.code}` or the rule not "
                     "selected): on a `Batch` it would index the batch, not inside every sample"
                 ),
-                f"let {self.code} rewrite it to `{_code(sub.value)}.slice[{_code_slice(sub)}]`, or write that yourself, "
-                "then run the migration again",
+                (
+                    f"let {self.code} rewrite it to `{_code(sub.value)}.slice[{_code_slice(sub)}]`, or write that "
+                    "yourself, then run the migration again"
+                ),
             )
-            for sub, owners in found.slice_owners.items()
-            if fn in owners and not self.ctx.applies(self.code, sub)
+            for sub in graph_code.unrewritable(self, fn, found.slice_owners)
         ]
 
     def visit_Lambda(self, node: cst.Lambda) -> None:

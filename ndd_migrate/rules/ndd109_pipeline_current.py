@@ -317,10 +317,7 @@ class Impl(RuleImpl):
         """Decides, once per module, every ``Pipeline.current()`` of the graph code (``analyse``). One
         of ``fn``'s graph this run may not rewrite (``# noqa``, not selected) blocks ``fn``: kept as
         it is, it is None in the generator."""
-        graph, found = graph_code.prepared(self.ctx.resolver, self.ctx.model)
-        if self.code not in found.analysed_by:
-            found.analysed_by.add(self.code)
-            analyse(graph, found)
+        found = graph_code.analysed(self, analyse)
         return [
             (
                 node,
@@ -331,8 +328,7 @@ class Impl(RuleImpl):
                 ),
                 f"let {self.code} rewrite it, or pass the setting as a parameter yourself, then run the migration again",
             )
-            for node, owners in found.current_owners.items()
-            if fn in owners and not self.ctx.applies(self.code, node)
+            for node in graph_code.unrewritable(self, fn, found.current_owners)
         ]
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated):

@@ -279,10 +279,7 @@ class Impl(RuleImpl):
         """Decides, once per module, every use of the graph-node class in graph code (``analyse``);
         a test of ``fn``'s graph this run may not rewrite (``# noqa``, not selected) blocks ``fn``:
         kept as it is, it would be false for every graph value of the generator."""
-        graph, found = graph_code.prepared(self.ctx.resolver, self.ctx.model)
-        if self.code not in found.analysed_by:
-            found.analysed_by.add(self.code)
-            analyse(graph, found)
+        found = graph_code.analysed(self, analyse)
         return [
             (
                 node,
@@ -292,8 +289,7 @@ class Impl(RuleImpl):
                 ),
                 f"let {self.code} rewrite it to `ndd.Batch`, or write `ndd.Batch` yourself, then run the migration again",
             )
-            for node, owners in found.batch_classes.items()
-            if fn in owners and not self.ctx.applies(self.code, node)
+            for node in graph_code.unrewritable(self, fn, found.batch_classes)
         ]
 
     def visit_Call(self, node: cst.Call) -> None:
