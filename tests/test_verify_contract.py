@@ -73,6 +73,15 @@ def test_batches_per_epoch():
     assert "batches per epoch: the original reader gives 3" in msg and "migrated loop 4" in msg
 
 
+def test_padded_shards_all_read_the_largest_shard():
+    # DALI 2.4, 10 samples in 3 shards, batch 3: without padding 1, 1, 2 batches; padded 2 each.
+    meta = {**META, "epoch_size": 10, "epoch_size_padded": 10, "number_of_shards": 3}
+    assert [shard_batches({**meta, "shard_id": i}, 3) for i in range(3)] == [1, 1, 2]
+    padded = {**meta, "epoch_size_padded": 12, "pad_last_batch": 1}
+    assert [shard_batches({**padded, "shard_id": i}, 3) for i in range(3)] == [2, 2, 2]
+    assert epoch_findings([padded], [padded], 3, 2) == []
+
+
 def test_reader_created_in_the_loop():
     (sev, msg), = in_loop_finding([(3, "readers.numpy"), (6, "readers.numpy")])
     assert sev == "error" and "created inside the loop: a new one at step 3 (2 in all)" in msg

@@ -297,6 +297,17 @@ def test_sharded_reader_over_three_epochs(npy_dir):
     assert meta["number_of_shards"] == 2
 
 
+def test_padded_short_shard_reads_the_largest_shard(npy_dir):
+    # Before: "batches per epoch: the original reader gives 1 ..., the migrated loop 2" although
+    # both sides read the same two padded batches (the count ignored pad_last_batch).
+    report = verify_files(
+        case("numpy_pipes.py"), case("numpy_ndd.py"), "padded_shard_pipe", args=[npy_dir], epochs=2
+    )
+    assert report.exit_code == 0, report.to_text()
+    assert "batches per epoch" not in report.to_text()
+    assert report.pairs[0].iterations_per_epoch == 2
+
+
 def test_dropped_reader_seed_is_an_error(npy_dir):
     report = verify_files(
         case("numpy_pipes.py"), case("numpy_ndd.py"), "seeded_pipe", args=[npy_dir], iterations=2

@@ -49,6 +49,15 @@ def shard_pipe(data_dir, *, batch_size=2, num_threads=1, device_id=0, seed=5):
             yield (data,)
 
 
+def padded_shard_pipe(data_dir, *, batch_size=3, num_threads=1, device_id=0, seed=5):
+    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(device_id=device_id)
+    reader = ndd.readers.Numpy(file_root=data_dir, shard_id=0, num_shards=2, pad_last_batch=True)
+    while True:
+        for (data,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            yield (data,)
+
+
 def seeded_pipe(data_dir, *, batch_size=3, num_threads=1, device_id=0):
     """Wrong on purpose: the migration dropped the reader's seed=7."""
     ndd.set_num_threads(num_threads)

@@ -24,6 +24,13 @@ def shard_pipe(data_dir):
     return data
 
 
+@pipeline_def(batch_size=3, num_threads=1, device_id=0, seed=5)
+def padded_shard_pipe(data_dir):
+    # 7 samples in 2 shards: shard 0 holds 3, padded to 4, so 2 batches of 3 per epoch, not 1.
+    data = fn.readers.numpy(file_root=data_dir, shard_id=0, num_shards=2, pad_last_batch=True)
+    return data
+
+
 @pipeline_def(batch_size=3, num_threads=1, device_id=0)
 def seeded_pipe(data_dir):
     data = fn.readers.numpy(file_root=data_dir, random_shuffle=True, seed=7)
