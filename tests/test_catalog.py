@@ -36,6 +36,31 @@ def test_example_migrates_exactly(code, index, example):
     assert again == got, "a second run changed the output"
 
 
+def _one_name_unpacks_of_fn(source: str) -> list[str]:
+    """``(x,) = fn.op(...)``: in pipeline mode an op with one output returns a DataNode, which is
+    not iterable (DALI 2.4: ``TypeError``), and one with more returns a longer list."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            func = ast.unparse(node.value.func)
+            for target in node.targets:
+                if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 1 and func.startswith("fn."):
+                    found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize("code,index,example", EXAMPLES, ids=[f"{c}-{i}" for c, i, _ in EXAMPLES])
+def test_example_is_pipeline_code_that_runs(code, index, example):
+    assert _one_name_unpacks_of_fn(example.before) == []
+
+
+def test_one_name_unpack_of_an_op_is_found():
+    assert _one_name_unpacks_of_fn("(data,) = fn.readers.numpy(file_root=r)\n") != []
+    assert _one_name_unpacks_of_fn("data = fn.readers.numpy(file_root=r)\n") == []
+
+
 @pytest.mark.parametrize("code,index,snippet", VALID, ids=[f"{c}-valid{i}" for c, i, _ in VALID])
 def test_valid_snippet_is_left_alone(code, index, snippet):
     got, result = migrate_text(snippet)

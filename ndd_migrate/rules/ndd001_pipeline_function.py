@@ -54,7 +54,7 @@ RULE = Rule(
                 "from nvidia.dali import fn, pipeline_def\n\n\n"
                 "@pipeline_def(batch_size=4, num_threads=2, device_id=0)\n"
                 "def features(root):\n"
-                "    (data,) = fn.readers.numpy(file_root=root)\n"
+                "    data = fn.readers.numpy(file_root=root)\n"
                 "    return data * 2\n"
             ),
             after=(
@@ -138,8 +138,8 @@ RULE = Rule(
                 "from nvidia.dali import fn, pipeline_def\n\n\n"
                 "@pipeline_def(batch_size=4)\n"
                 "def twice(root):\n"
-                "    (x,) = fn.readers.numpy(file_root=root)\n"
-                "    (y,) = fn.readers.numpy(file_root=root)\n"
+                "    x = fn.readers.numpy(file_root=root)\n"
+                "    y = fn.readers.numpy(file_root=root)\n"
                 "    return x, y * 2\n"
             ),
             after=(

@@ -113,7 +113,7 @@ RULE = Rule(
                 "from nvidia.dali import fn, pipeline_def, types\n\n\n"
                 "@pipeline_def(batch_size=2)\n"
                 "def p(root):\n"
-                "    (data,) = fn.readers.numpy(file_root=root)\n"
+                "    data = fn.readers.numpy(file_root=root)\n"
                 "    size = fn.shapes(data, dtype=types.INT32)\n"
                 "    return fn.pad(data, shape=size * 2)\n"
             ),

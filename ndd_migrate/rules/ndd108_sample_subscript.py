@@ -46,7 +46,7 @@ RULE = Rule(
                 "from nvidia.dali import pipeline_def\n\n\n"
                 "@pipeline_def(batch_size=2)\n"
                 "def p(root, sizes):\n"
-                "    (data,) = fn.readers.numpy(file_root=root)\n"
+                "    data = fn.readers.numpy(file_root=root)\n"
                 "    xy = fn.cast(data, dtype=7) * 2\n"
                 "    return xy[:, 0], data[1:3] * sizes[0]\n"
             ),

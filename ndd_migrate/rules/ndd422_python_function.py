@@ -62,7 +62,7 @@ RULE = Rule(
                 "    return a + b\n\n\n"
                 "@pipeline_def(batch_size=4, exec_async=False, exec_pipelined=False)\n"
                 "def pipe(root):\n"
-                "    (data,) = fn.readers.numpy(file_root=root)\n"
+                "    data = fn.readers.numpy(file_root=root)\n"
                 "    return fn.python_function(data, data, function=mix)\n"
             ),
             after=(
@@ -86,7 +86,7 @@ RULE = Rule(
                 "    return [x[:2] for x in batch], [x[2:] for x in batch]\n\n\n"
                 "@pipeline_def(batch_size=4, exec_async=False, exec_pipelined=False)\n"
                 "def pipe(root):\n"
-                "    (data,) = fn.readers.numpy(file_root=root)\n"
+                "    data = fn.readers.numpy(file_root=root)\n"
                 "    head, tail = fn.python_function(data, function=split, num_outputs=2, batch_processing=True)\n"
                 "    return head, tail\n"
             ),
@@ -114,7 +114,7 @@ RULE = Rule(
                 "    print(x.shape)\n\n\n"
                 "@pipeline_def(batch_size=4, exec_async=False, exec_pipelined=False)\n"
                 "def pipe(root, per_batch=False):\n"
-                "    (data,) = fn.readers.numpy(file_root=root)\n"
+                "    data = fn.readers.numpy(file_root=root)\n"
                 "    out = fn.python_function(data, function=same, batch_processing=per_batch)\n"
                 "    fn.python_function(out, function=save, num_outputs=0)\n"
                 "    return out\n"
