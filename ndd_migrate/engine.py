@@ -124,6 +124,7 @@ class Dispatcher(cst.CSTTransformer):
             # beside "keep it in pipeline mode" would contradict it. A base's classes left as they
             # are each say their own why, at the class.
             kept = [p for p in fn.problems if p.keeps or getattr(p, "family", False)]
+            reported = len(self.ctx.diagnostics)
             for problem in kept if any(p.keeps for p in kept) else fn.problems:
                 what = "kept in pipeline mode" if problem.keeps else "not migrated"
                 self.ctx.report(
@@ -134,8 +135,31 @@ class Dispatcher(cst.CSTTransformer):
                     fixed=False,
                     manual=True,  # a blocked pipeline has no fix, whatever the rule's fix safety
                 )
+            if fn.problems and len(self.ctx.diagnostics) == reported:
+                self._report_silenced(fn)
             fn.convert = not fn.problems and any(impl.converts(fn) for impl in self._impls)
         self._settle_uses()
+
+    def _report_silenced(self, fn) -> None:
+        """``fn`` is kept, and every finding that says why was suppressed where it is (``x[0]  #
+        noqa: NDD108``, or the rule not selected): say so once at the pipeline, under the code of
+        the rule that would convert it, or the run would keep it without a word. Not when the
+        pipeline's own line holds a finding that was suppressed (that silence was asked for)."""
+        converter = next((impl for impl in self._impls if impl.converts(fn)), None)
+        line = self.ctx.line_of(fn.node)[0]
+        elsewhere = [p for p in fn.problems if self.ctx.line_of(p.node)[0] != line]
+        if converter is None or len(elsewhere) != len(fn.problems):
+            return
+        first = elsewhere[0]
+        why = f"at line {self.ctx.line_of(first.node)[0]}, {first.message}"
+        self.ctx.report(
+            converter.code,
+            fn.node,
+            f"`{fn.display}` not migrated: {why}",
+            hint=f"not migrated: {why}" + _advice(first, fn),
+            fixed=False,
+            manual=True,
+        )
 
     def _settle_uses(self) -> None:
         """Unconvert every pipeline one of whose uses no rule claims (the migration plan,
