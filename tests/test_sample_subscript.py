@@ -290,3 +290,20 @@ def test_a_datanode_subscript_of_a_rule_not_selected_keeps_its_pipeline():
     assert result.error is None
     kept_with_one_finding(source, result.new_source, result.diagnostics, "NDD001")
     assert transform(source, "example.py", Policy()).changed
+
+
+def test_a_legacy_class_kept_by_noqa_says_so_at_the_class():
+    source = (
+        "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+        "class P(Pipeline):\n    def __init__(self):\n"
+        "        super().__init__(batch_size=2, num_threads=1, device_id=None)\n"
+        "        self.u = ops.random.Uniform(shape=[3])\n\n"
+        "    def define_graph(self):\n        x = self.u()\n        return x[0]  # noqa: NDD108\n\n\n"
+        "pipe = P()\npipe.build()\n(out,) = pipe.run()\n"
+    )
+    text, result = migrate_text(source)
+    kept_with_one_finding(source, text, result.diagnostics, "NDD401")
+    assert result.diagnostics[0].line == 5 and "at line 12" in result.diagnostics[0].message
+    quiet = source.replace("class P(Pipeline):", "class P(Pipeline):  # noqa: NDD401")
+    quiet_text, quiet_result = migrate_text(quiet)
+    assert quiet_text == quiet and not quiet_result.diagnostics  # the silence asked for at the class
