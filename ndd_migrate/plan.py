@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from ndd_migrate.analysis import Kind, ModuleModel, _one_of, expr_kind, own_context, reads_on_gpu
+from ndd_migrate.called_parameters import CalledParameters, Callees, bound_parameter
 from ndd_migrate.scopes import references
 
 #: What a use does with the value; ``detail`` says more for some of them.
@@ -74,6 +75,9 @@ class Use:
     holder: cst.CSTNode | None = None
     statement: cst.CSTNode | None = None
     gives: Kind | None = None  # the kind of the value this use makes (`pipe.run()`: BATCHES), if known
+    # An argument of a call of a parameter (`compare(pipe)` in `def run(compare)`): the functions it
+    # may run, or why they are not known (ndd_migrate.called_parameters).
+    callees: Callees | None = None
 
     @property
     def members(self) -> tuple:
@@ -139,10 +143,12 @@ def collect(analyzer) -> list[Use]:
     Values passed to a function of the module are followed into it: when a walk finds parameters
     that hold such a value at every call, they are given that kind, the names bound from them
     inside the function are resolved again (``out = pipe.run()`` in a helper taking ``pipe``), and
-    the uses are collected anew, until no new parameter is found."""
+    the uses are collected anew, until no new parameter is found. A call of a parameter that holds
+    one of known functions of the module (ndd_migrate.called_parameters) is a call of each of them."""
     model: ModuleModel = analyzer.model
+    called = CalledParameters(analyzer)
     for _ in range(_MAX_DEPTH):
-        walk = _Walk(analyzer)
+        walk = _Walk(analyzer, called)
         for call, _ in analyzer.calls:
             found = expr_kind(model, call, analyzer._scope_of, analyzer._qualnames)
             if found and found[0] is Kind.PIPELINE:
@@ -169,8 +175,9 @@ _MAX_DEPTH = 5
 
 
 class _Walk:
-    def __init__(self, analyzer) -> None:
+    def __init__(self, analyzer, called: CalledParameters) -> None:
         self.analyzer = analyzer
+        self.called = called
         self.model: ModuleModel = analyzer.model
         self.parents = analyzer.parents
         self.uses: list[Use] = []
@@ -191,16 +198,17 @@ class _Walk:
     def parameters_to_follow(self) -> dict:
         """Parameters of the module's functions that every call gives a value of the same kind
         (``show(images)`` with ``def show(batch): batch.at(0)``), not yet followed: (scope, name) →
-        (kind, pipeline). The argument uses become :data:`PASSED` once they are."""
+        (kind, pipeline). A call through a parameter known to hold some of the module's functions
+        (``compare(pipe)``) counts as a call of each. The argument uses become :data:`PASSED` once
+        they are."""
         passed: dict[tuple, list[Use]] = {}
         for use in self.uses:
             if use.context == ARGUMENT and use.kind is not None:
-                target = self._parameter(use)
-                if target is not None:
+                for target in self._parameters(use) or ():
                     passed.setdefault(target, []).append(use)
         new = {}
         for (qual, function, param), uses in passed.items():
-            calls = {id(call) for call, q in self.analyzer.calls if q == qual}
+            calls = {id(call) for call, q in self.analyzer.calls if q == qual} | self.called.through(qual)
             kinds = {use.kind for use in uses}
             scope = self.analyzer._scope_of(param)
             if (
@@ -216,24 +224,32 @@ class _Walk:
             new[(scope, param.value)] = (kinds.pop(), _one_of(use.pipeline for use in uses))
         return new
 
-    def _parameter(self, use: Use) -> tuple | None:
-        """``(qualname, function, parameter name node)`` that an argument use binds, when the callee
-        is a plain function of the module."""
+    def _parameters(self, use: Use) -> list[tuple] | None:
+        """``(qualname, function, parameter name node)`` of each parameter an argument use binds: of
+        the callee, when it is a plain function of the module, or of each function a parameter
+        called as the callee holds (``use.callees``); None when one of them is not known."""
         call, arg = use.holder, self.parents.get(use.node)
         if not isinstance(call.func, cst.Name) or not isinstance(arg, cst.Arg) or arg.star:
             return None
-        for qual in self.analyzer._qualnames(call.func):
-            function = self.model.functions.get(qual)
-            if function is None or self._inside(call, function):
-                continue
-            params = function.params
-            if arg.keyword is not None:
-                named = [p for p in (*params.params, *params.kwonly_params) if p.name.value == arg.keyword.value]
-                return (qual, function, named[0].name) if named else None
-            position = [a for a in call.args if a.keyword is None].index(arg)
-            ordered = [*params.posonly_params, *params.params]
-            return (qual, function, ordered[position].name) if position < len(ordered) else None
-        return None
+        if use.callees is not None:
+            quals = use.callees.functions
+            if not quals:
+                return None
+        else:
+            quals = [
+                q for q in self.analyzer._qualnames(call.func)
+                if q in self.model.functions and not self._inside(call, self.model.functions[q])
+            ][:1]
+        found = []
+        for qual in quals:
+            function = self.model.functions[qual]
+            if self._inside(call, function):
+                return None
+            param = bound_parameter(call, arg, function)
+            if param is None:
+                return None
+            found.append((qual, function, param))
+        return found or None
 
     def _referenced_otherwise(self, function: cst.FunctionDef) -> bool:
         scope = self.analyzer._scope_of(function)
@@ -242,7 +258,7 @@ class _Walk:
         for assignment in scope.assignments[function.name.value]:
             for access in assignment.references:
                 parent = self.parents.get(access.node)
-                if not (isinstance(parent, cst.Call) and parent.func is access.node):
+                if not (isinstance(parent, cst.Call) and parent.func is access.node) and not self.called.passes(access.node):
                     return True
         return False
 
@@ -293,10 +309,12 @@ class _Walk:
             if isinstance(call, cst.Call):
                 if self._is_len(call) and len(call.args) == 1 and not parent.keyword and not parent.star:
                     return use(LEN, holder=call), None
-                found = use(ARGUMENT, _spelled(call.func), call)
-                target = self._parameter(found)
-                if target is not None and (self.analyzer._scope_of(target[2]), target[2].value) in self.analyzer.parameter_kinds:
-                    return replace(found, context=PASSED, detail=target[1].name.value), None
+                found = replace(use(ARGUMENT, _spelled(call.func), call), callees=self.called.of(call))
+                targets = self._parameters(found)
+                if targets and all(
+                    (self.analyzer._scope_of(param), param.value) in self.analyzer.parameter_kinds for _, _, param in targets
+                ):
+                    return replace(found, context=PASSED, detail="/".join(f.name.value for _, f, _ in targets)), None
                 return found, None
         if isinstance(parent, cst.Assign) and parent.value is node:
             return self._assigned(parent, use), None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import plan
+from ndd_migrate import called_parameters, plan
 from ndd_migrate.analysis import Kind
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
@@ -21,7 +21,10 @@ RULE = Rule(
         "rewriting, ndd-migrate follows each of these values to every use in the module — attributes, "
         "arguments, containers, returns, comprehensions — and a pipeline is converted only when a rule "
         "rewrites every one of them. Otherwise the pipeline and its uses are left unchanged and this rule "
-        "reports, at the pipeline, the first use that blocks it (file:line) and what to do. A use of a "
+        "reports, at the pipeline, the first use that blocks it (file:line) and what to do. A value passed to a call "
+        "of a parameter (`compare(pipe)` in `def run(compare)`) is followed into each function of the module the "
+        "calls of `run` pass for it; when they cannot be known (a lambda, a function of another module), the "
+        "finding says why. A use of a "
         "pipeline that another module of the run converts is reported where it is. A graph helper (a function "
         "of `fn.*` ops) that the graphs of several pipelines call converts with all of them or none: while one "
         "stays in pipeline mode, so do the others, each reported at its call of the helper."
@@ -93,6 +96,36 @@ RULE = Rule(
                 "pipe.build()\n"
                 "(x,) = pipe.run()\n"
                 "show(x)\n"
+            ),
+        ),
+        Example(
+            title="a pipeline given to a parameter that a caller passes a lambda",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p():\n"
+                "    return fn.random.uniform()\n\n\n"
+                "def run(check):\n"
+                "    pipe = p()\n"
+                "    pipe.build()\n"
+                "    check(pipe)\n\n\n"
+                "run(lambda pipe: pipe.run())\n"
+            ),
+            after=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "# TODO(ndd-migrate): NDD008 not migrated: in `check(pipe)`, `pipe` (a `p` pipeline) is passed to "
+                "`check()` (`check` is a parameter of `run`, and a call of `run` passes it `lambda pipe: pipe.run()`, "
+                "not the name of a function of this module), which the migration does not follow; pass `run()` the "
+                "name of a function of this module for `check` at every call, and call `check` only, or migrate this "
+                "use by hand; then run ndd-migrate again\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p():\n"
+                "    return fn.random.uniform()\n\n\n"
+                "def run(check):\n"
+                "    pipe = p()\n"
+                "    pipe.build()\n"
+                "    check(pipe)\n\n\n"
+                "run(lambda pipe: pipe.run())\n"
             ),
         ),
         Example(
@@ -205,6 +238,13 @@ def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
             f"`.{detail}` of {subject} is read{because}",
             PIPELINE_HINTS.get(detail, f"the migrated value has no `.{detail}`: rewrite this use by hand"),
         )
+    if context == plan.ARGUMENT and use.callees is not None:
+        held = use.callees
+        return (
+            f"{subject} is passed to `{detail}()` ({_callees(held)}), which the migration does not follow",
+            f"pass `{held.owner}()` the name of a function of this module for `{held.parameter}` at every call, "
+            f"and call `{held.parameter}` only, or migrate this use by hand",
+        )
     if context == plan.ARGUMENT:
         callee = detail if detail != "a call" else "a call"
         return (
@@ -262,6 +302,40 @@ def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
     if context == plan.LEN:
         return (f"`len()` of {subject} is taken", "rewrite this use by hand")
     return (f"{subject} is used in a `{detail or context}`{because}", "rewrite this use by hand")
+
+
+#: Why what a parameter called as a function holds is not known (ndd_migrate.called_parameters).
+_UNKNOWN = {
+    called_parameters.NESTED: "`{owner}` is a method or a nested function, whose calls are not all seen",
+    called_parameters.DECORATED: "`{owner}` is decorated (`{at}`), and the decorator decides what its calls pass",
+    called_parameters.REBOUND: "`{owner}` also assigns it (`{at}`)",
+    called_parameters.USED: "`{owner}` also uses it other than by calling it (`{at}`)",
+    called_parameters.EXPORTED: "`{owner}` is exported through `__all__`, so other modules may call it",
+    called_parameters.REFERENCED: "`{owner}` is used other than by calling it (`{at}`)",
+    called_parameters.UNCALLED: "`{owner}` is not called in this module",
+    called_parameters.STARRED: "`{at}` passes `*args` or `**kwargs`",
+    called_parameters.OMITTED: "`{at}` does not pass it",
+    called_parameters.NOT_A_FUNCTION: "a call of `{owner}` passes it `{at}`, not the name of a function of this module",
+}
+
+
+def _callees(held) -> str:
+    """Why a call of the parameter ``held`` describes is not followed."""
+    prefix = f"`{held.parameter}` is a parameter of `{held.owner}`"
+    if held.unknown:
+        shown = _code(held.at) if held.at is not None else ""
+        return f"{prefix}, and " + _UNKNOWN[held.unknown].format(owner=held.owner, at=shown)
+    names = " or ".join(f"`{qual.rsplit('.', 1)[-1]}`" for qual in held.functions)
+    return (
+        f"{prefix} that holds {names}, and not each of them is called only with a value of this kind "
+        "there (and used only by its calls)"
+    )
+
+
+def _code(node: cst.CSTNode, limit: int = 60) -> str:
+    """``node``'s code on one line, shortened."""
+    text = " ".join(cst.Module([]).code_for_node(node).split())
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
 def _self_target(use: plan.Use) -> str | None:
