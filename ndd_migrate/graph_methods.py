@@ -151,10 +151,13 @@ class _Inliner(cst.CSTTransformer):
         graph.visit(names)
         self.graph_bound = names.bound | names.scoped
         self.helper_bound: set[str] = set()
+        self._names = set(names.all)  # every name of the graph and its helpers, and those chosen
         for method in helpers.values():
             found = ScopeNames()
             method.visit(found)
             self.helper_bound |= found.bound
+            self._names |= found.all
+        self._inlined_names: set[str] = set()  # the names the bodies inlined so far bind
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         call = _call_statement(node)
@@ -226,6 +229,7 @@ class _Inliner(cst.CSTTransformer):
             return None  # an argument's name the helper binds for itself
         if free & (self.graph_bound | (self.helper_bound - own)):
             return None  # a name it reads from outside that `define_graph` binds
+        substitutions.update(self._fresh(kept_params))
         body = list(method.body.body)
         if body and _docstring(body[0]):
             body = body[1:]
@@ -237,12 +241,29 @@ class _Inliner(cst.CSTTransformer):
         body = [s.deep_clone() for s in body]
         if result is not None and substitutions:
             result = result.visit(Substitute(substitutions))
+        assigned = [s.visit(Substitute(substitutions)) for s in assigned]
         tail = _tail(small, result)
         out = [*assigned, *body, *([tail] if tail is not None else [])]
         if not out:
             out = [cst.SimpleStatementLine([cst.Pass()])]
         out[0] = out[0].with_changes(leading_lines=[*stmt.leading_lines, *out[0].leading_lines])
         return out
+
+
+    def _fresh(self, own: set[str]) -> dict[str, cst.BaseExpression]:
+        """New names for the helper's own names that a body inlined before binds too: each call's
+        values stay apart (``images, labels = self.load()`` twice would otherwise read its second
+        reader into the names of the first, which a loop over both readers then shows as
+        ``for (jpegs, labels), (jpegs, labels) in zip(...)``)."""
+        renamed: dict[str, cst.BaseExpression] = {}
+        for name in sorted(own & self._inlined_names):
+            serial = 2
+            while f"{name}_{serial}" in self._names:
+                serial += 1
+            renamed[name] = cst.Name(f"{name}_{serial}")
+            self._names.add(f"{name}_{serial}")
+        self._inlined_names |= own
+        return renamed
 
 
 def _tail(small, result: cst.BaseExpression | None) -> cst.SimpleStatementLine | None:

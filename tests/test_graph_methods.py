@@ -82,8 +82,17 @@ def test_a_call_inside_an_expression_becomes_the_returned_expression_in_parenthe
 
 def test_the_same_helper_called_twice_is_inlined_twice():
     body = inlined_graph(pipeline(LOAD, "        a, la = self.load()\n        b, lb = self.load()\n        return a, lb\n"))
-    assert body.count("jpegs, labels = self.files()") == 2
-    assert "a, la = decoded, labels" in body and "b, lb = decoded, labels" in body
+    # The second call's values get names of their own: a loop over both readers then binds
+    # `(jpegs, labels), (jpegs_2, labels_2)`, not the same names twice.
+    assert "jpegs, labels = self.files()" in body and "jpegs_2, labels_2 = self.files()" in body
+    assert "a, la = decoded, labels" in body and "b, lb = decoded_2, labels_2" in body
+    assert "decoded_2 = self.decode(jpegs_2)" in body
+
+
+def test_a_fresh_name_taken_by_the_graph_is_skipped():
+    graph = "        jpegs_2 = None\n        a, la = self.load()\n        b, lb = self.load()\n        return a, lb\n"
+    body = inlined_graph(pipeline(LOAD, graph))
+    assert "jpegs_3, labels_2 = self.files()" in body and "b, lb = decoded_2, labels_2" in body
 
 
 @pytest.mark.parametrize(
