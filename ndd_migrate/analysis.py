@@ -930,6 +930,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         return []
 
 
+# Methods of a pipeline that give its next tuple of batches: `run()`, and the scheduled API's
+# `outputs()` / `share_outputs()` (NDD003 rewrites each into `next(pipe)`).
+_NEXT_BATCHES = ("run", "outputs", "share_outputs")
 # Methods that give a batch back from a batch, in both modes (``as_cpu`` is pipeline mode's ``cpu``).
 _BATCH_TO_BATCH = {"cpu", "gpu", "as_cpu"}
 
@@ -958,7 +961,7 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
             recv = expr_kind(model, func.value, scope_of, qualnames)
             if recv and recv[0] is Kind.FUNCTIONS and func.attr.value in DICT_VIEWS and "items" not in recv[1].positions:
                 return recv  # `held.keys()`: iterated as the dict is (loop_parts)
-            if recv and recv[0] is Kind.PIPELINE and func.attr.value == "run":
+            if recv and recv[0] is Kind.PIPELINE and func.attr.value in _NEXT_BATCHES:
                 return (Kind.BATCHES, recv[1])
             if recv and recv[0] is Kind.BATCH and func.attr.value in _BATCH_TO_BATCH:
                 return recv

@@ -151,6 +151,26 @@ class Plan:
     # through the per-file context).
     pipeline_rng: dict = field(default_factory=dict)  # pipeline qualname → its RNG's name
     op_rngs: dict = field(default_factory=dict)  # random op (call, or legacy op attribute) → its own RNG
+    _mixing: set | None = field(default=None, repr=False)
+
+    def mixes_run_apis(self, pipeline) -> bool:
+        """Is a pipeline of ``pipeline`` given both ``run()`` and a method of the scheduled API
+        (:data:`SCHEDULED`)? DALI 2.4 raises ``RuntimeError: Mixing pipeline API type`` there (unless
+        the API check is off, which NDD905 keeps), and ``next(pipe)`` for both would not: such uses
+        of the scheduled API are not rewritten. Decided for the pipeline function, not each object."""
+        if self._mixing is None:
+            seen: dict[int, set] = {}
+            for use in self.uses:
+                if use.kind is Kind.PIPELINE and use.context == METHOD and use.detail in ("run", *SCHEDULED):
+                    for member in use.members:
+                        seen.setdefault(id(member), set()).add("run" if use.detail == "run" else "scheduled")
+            self._mixing = {key for key, apis in seen.items() if len(apis) == 2}
+        return any(id(member) in self._mixing for member in getattr(pipeline, "members", (pipeline,)))
+
+
+#: The scheduled API of a pipeline: `schedule_run()`, then `outputs()` (or `share_outputs()` and
+#: `release_outputs()`); `run()` is `schedule_run()` then `outputs()` (DALI 2.4 `Pipeline.run`).
+SCHEDULED = ("schedule_run", "outputs", "share_outputs", "release_outputs")
 
 
 def collect(analyzer) -> list[Use]:

@@ -22,8 +22,12 @@ TODO = re.compile(r"(?m)^[ \t]*# TODO\(ndd-migrate\): .*\n")
 
 # (use, what the NDD008 message says) — each a use no rule can rewrite.
 BLOCKING = [
-    ("pipe = p('/d')\npipe.build()\npipe.schedule_run()\nout = pipe.share_outputs()\npipe.release_outputs()\n",
-     "`.schedule_run()` is called"),
+    ("pipe = p('/d')\npipe.build()\nscheduled = pipe.schedule_run()\nout = pipe.outputs()\n",
+     "`.schedule_run()` is called on `pipe` (a `p` pipeline) (`schedule_run()` used as a value)"),
+    ("pipe = p('/d')\npipe.build()\npipe.schedule_run()\nout = pipe.outputs(cuda_stream=0)\n",
+     "(`outputs()` with arguments)"),
+    ("pipe = p('/d')\npipe.build()\npipe.schedule_run()\npipe.outputs()\nout = pipe.run()\n",
+     "`run()` is mixed with the scheduled API"),
     ("pipe = p('/d')\npipe.build()\nprint(pipe.max_batch_size)\n", "`.max_batch_size` of `pipe`"),
     ("class It:\n    def __init__(self, pipe):\n        self.pipe = pipe\n        self.pipe.build()\n\n"
      "    def _prefetch(self):\n        return self.pipe.run()\n\n\nit = It(p('/d'))\n", "passed to `It()`"),
@@ -59,6 +63,10 @@ CLAIMED = [
     # a list of pipelines: its items followed through loops, comprehensions and indexing
     "pipes = [p('/d') for _ in range(2)]\nfor q in pipes:\n    q.build()\nprint([q.run()[0].at(0) for q in pipes], len(pipes))\n",
     "a = p('/d')\npipes = (a, p('/e'))\n[q.build() for q in pipes]\nfirst = pipes[0]\n(x,) = first.run()\nprint(x.at(0))\n",
+    # the scheduled API: `outputs()` / `share_outputs()` give the next step, the rest goes
+    "pipes = [p('/d') for _ in range(2)]\nfor q in pipes:\n    q.build()\n    q.schedule_run()\n"
+    "[q.schedule_run() for q in pipes]\nfor q in pipes:\n    (x,) = q.outputs()\n    print(x.at(0))\n",
+    "pipe = p('/d')\npipe.schedule_run()\nout = pipe.share_outputs()\nprint(out[0].at(0))\npipe.release_outputs()\n",
 ]
 
 
