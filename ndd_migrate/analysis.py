@@ -26,6 +26,11 @@ class Kind(enum.Enum):
     BATCHES = "batches"  # what pipe.run() returns: one TensorList per output
     BATCH = "batch"  # one output of pipe.run()
     PIPELINES = "pipelines"  # a list or tuple of pipeline objects (`[p(shard_id=i) for i in ...]`)
+    # The pipeline function (or `Pipeline` subclass) itself as a value: a display that holds
+    # several by name (`{TrainPipe: args, ValPipe: args}`: :class:`HeldFunctions`), and the name a
+    # loop over it binds to each (`for cls in held`), whose calls make pipelines.
+    FUNCTIONS = "functions"
+    FUNCTION = "function"
 
 
 @dataclass
@@ -134,6 +139,19 @@ class PipelineGroup:
         return "/".join(fn.qualname for fn in self.members)
 
 
+@dataclass(frozen=True)
+class HeldFunctions(PipelineGroup):
+    """Pipeline functions (or classes) named in a display — a list, tuple or set of them, or the
+    keys or the values of a dict — and where: ``positions`` holds ``"items"`` (a sequence), or
+    ``"keys"`` and/or ``"values"`` (a dict). Only a loop over it gives them out (:func:`loop_parts`)."""
+
+    positions: frozenset = frozenset()
+
+
+#: Dict methods that give what the dict holds, to be iterated.
+DICT_VIEWS = ("keys", "values", "items")
+
+
 @dataclass
 class ModuleModel:
     pipelines: dict[str, PipelineFunction] = field(default_factory=dict)
@@ -200,6 +218,14 @@ class ModuleModel:
     attribute_reads: dict = field(default_factory=dict)
     attribute_stores: dict = field(default_factory=dict)
     attribute_kinds: dict = field(default_factory=dict)  # SelfAttribute → (Kind, pipeline)
+    # Calls of a name of Kind.FUNCTION (`cls(...)` in `for cls in held`) → the pipeline(s) it may
+    # be: call sites of each of them, which the call-site rules rewrite as such.
+    made_through: dict = field(default_factory=dict)
+
+    def sites_of(self, fn) -> list:
+        """Every call that makes a pipeline of ``fn``: by its name, or through a name that holds it."""
+        through = [call for call, held in self.made_through.items() if fn in getattr(held, "members", (held,))]
+        return [*(call for call, owner in self.call_sites.items() if owner is fn), *through]
 
 
 class Analyzer(SkipsTrivia, cst.CSTVisitor):
@@ -553,6 +579,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._resolve_kinds()
         while self._find_factories():
             self._resolve_kinds()
+        self._find_calls_through_names()
         self._consumed.extend(iterators.subclass_uses(self, original_node, self._calls))  # NDD411
         self._consumed.extend(iterators.framework_uses(self, original_node, self._calls))  # NDD411
         self._consumed.extend(expected_errors.uses(original_node))  # NDD905
@@ -596,6 +623,24 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         from ndd_migrate import plan  # imported here: it builds on this module's classes
 
         self.model.plan = plan.Plan(plan.collect(self))
+
+    def _find_calls_through_names(self) -> None:
+        """``cls(...)`` where ``cls`` holds a pipeline function (Kind.FUNCTION): a call site of each
+        pipeline it may be, whose settings the migrated functions take as at any other call."""
+        for (scope, name), (kind, held) in self.model.kinds.items():
+            if kind is not Kind.FUNCTION:
+                continue
+            for access in references(scope, name):
+                call = self.parents.get(access.node)
+                if not (isinstance(call, cst.Call) and call.func is access.node):
+                    continue
+                self.model.made_through[call] = held
+                for fn in getattr(held, "members", (held,)):
+                    for arg in call.args:
+                        if arg.keyword is not None:
+                            if arg.keyword.value in pipeline_args.PARAMETERS:
+                                fn.call_site_args.add(arg.keyword.value)
+                            self._check_blocking(fn, arg.keyword.value)
 
     def _resolve_external_source(self, fn: PipelineFunction, module: cst.Module) -> None:
         """One external source that can play the reader's role becomes ``fn.source``; any other
@@ -866,6 +911,12 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
     def _value_kinds(self, scope, target, value) -> list[tuple[str, tuple | None]]:
         if isinstance(value, (cst.For, cst.CompFor)):  # `for p in pipes`: each item of a list of pipelines
             found = expr_kind(self.model, value.iter, self._scope_of, self._qualnames)
+            if found and found[0] is Kind.FUNCTIONS:  # `for cls in held`, `for cls, args in held.items()`
+                return [
+                    (part.value, (Kind.FUNCTION, _one_of(found[1].members)) if holds else None)
+                    for part, holds in loop_parts(found[1], value.iter, target)
+                    if isinstance(part, cst.Name)
+                ]
             item = (Kind.PIPELINE, found[1]) if found and found[0] is Kind.PIPELINES else None
             return [(target.value, item)] if isinstance(target, cst.Name) else []
         kind = expr_kind(self.model, value, lambda name: scope, self._qualnames)
@@ -879,6 +930,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         return []
 
 
+# Methods of a pipeline that give its next tuple of batches: `run()`, and the scheduled API's
+# `outputs()` / `share_outputs()` (NDD003 rewrites each into `next(pipe)`).
+_NEXT_BATCHES = ("run", "outputs", "share_outputs")
 # Methods that give a batch back from a batch, in both modes (``as_cpu`` is pipeline mode's ``cpu``).
 _BATCH_TO_BATCH = {"cpu", "gpu", "as_cpu"}
 
@@ -900,9 +954,14 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
             if fn is not None:
                 return (Kind.PIPELINE, fn)
         func = expr.func
+        held = lookup(model, scope_of(func), func) if isinstance(func, cst.Name) else None
+        if held and held[0] is Kind.FUNCTION:  # `cls(...)` in `for cls in held`
+            return (Kind.PIPELINE, held[1])
         if isinstance(func, cst.Attribute) and not expr.args:
             recv = expr_kind(model, func.value, scope_of, qualnames)
-            if recv and recv[0] is Kind.PIPELINE and func.attr.value == "run":
+            if recv and recv[0] is Kind.FUNCTIONS and func.attr.value in DICT_VIEWS and "items" not in recv[1].positions:
+                return recv  # `held.keys()`: iterated as the dict is (loop_parts)
+            if recv and recv[0] is Kind.PIPELINE and func.attr.value in _NEXT_BATCHES:
                 return (Kind.BATCHES, recv[1])
             if recv and recv[0] is Kind.BATCH and func.attr.value in _BATCH_TO_BATCH:
                 return recv
@@ -924,7 +983,46 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
         kinds = [expr_kind(model, item, scope_of, qualnames) for item in items or ()]
         if kinds and all(k is not None and k[0] is Kind.PIPELINE for k in kinds):
             return (Kind.PIPELINES, _one_of(k[1] for k in kinds))
+    if isinstance(expr, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
+        held = held_functions(model, expr, qualnames)
+        return (Kind.FUNCTIONS, held) if held else None
     return None
+
+
+def held_functions(model: ModuleModel, display: cst.BaseExpression, qualnames) -> HeldFunctions | None:
+    """The pipeline functions (or classes) a display names, when some place of it names only them:
+    every item of a list, tuple or set; every key, or every value, of a dict (no ``*``/``**``)."""
+    def named(expr) -> PipelineFunction | None:
+        if not isinstance(expr, cst.Name):
+            return None
+        return next((model.pipelines[q] for q in qualnames(expr) if q in model.pipelines), None)
+
+    places: dict[str, list] = {}
+    if isinstance(display, cst.Dict):
+        if not display.elements or not all(isinstance(e, cst.DictElement) for e in display.elements):
+            return None
+        places = {"keys": [named(e.key) for e in display.elements], "values": [named(e.value) for e in display.elements]}
+    elif display.elements and all(isinstance(e, cst.Element) for e in display.elements):
+        places = {"items": [named(e.value) for e in display.elements]}
+    held = {place: fns for place, fns in places.items() if all(fns)}
+    if not held:
+        return None
+    return HeldFunctions(tuple(dict.fromkeys(fn for fns in held.values() for fn in fns)), frozenset(held))
+
+
+def loop_parts(held: HeldFunctions, iterated: cst.BaseExpression, target: cst.CSTNode) -> list[tuple[cst.CSTNode | None, bool]]:
+    """What each target of a loop over ``held`` (``iterated``: the display, a name of it, or a dict
+    view of it) receives: (the target, or None where its shape does not fit the items, and whether it
+    holds a pipeline function). ``for cls, args in held.items()`` gives the key and the value."""
+    view = iterated.func.attr.value if isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Attribute) else None
+    if view == "items":
+        pair = ("keys" in held.positions, "values" in held.positions)
+        elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
+        if len(elements) == 2 and all(isinstance(e, cst.Element) for e in elements):
+            return [(e.value, holds) for e, holds in zip(elements, pair)]
+        return [(None, True)]
+    place = "values" if view == "values" else "items" if "items" in held.positions else "keys"
+    return [(target, place in held.positions)]
 
 
 

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from ndd_migrate.analysis import Kind, ModuleModel, _one_of, expr_kind, own_context, reads_on_gpu
+from ndd_migrate import pipeline_args
+from ndd_migrate.analysis import Kind, ModuleModel, _one_of, expr_kind, loop_parts, own_context, reads_on_gpu
 from ndd_migrate.called_parameters import CalledParameters, Callees, bound_parameter
 from ndd_migrate.scopes import references
 
@@ -50,6 +51,8 @@ DISCARDED = "discarded"  # a statement of its own: value computed and dropped
 REFERENCED = "referenced"  # the pipeline function named other than in a call: detail = the name
 PASSED = "passed"  # f(value), f a function of the module whose parameter is followed: detail = f
 SAMPLES = "samples"  # for sample in value, each sample only given to np.asarray / np.array
+CALLED = "called"  # name(...) of a name holding a pipeline function: detail = why its call sites cannot take it, if so
+READ_BACK = "read back"  # a display of pipeline functions iterated, each one bound to a followed name; a key of it looking its value up
 SHARED_HELPER = "shared helper"  # the pipeline's graph calls a helper another pipeline's graph keeps: detail = its name
 OTHER = "other"  # anything else: detail = the enclosing node's type
 
@@ -111,6 +114,24 @@ def neutral(use: Use) -> bool:
         return use.gives is Kind.PIPELINE
     if use.kind is Kind.PIPELINE and use.context == ELEMENT:
         return use.gives is Kind.PIPELINES
+    # Pipeline functions (or classes) held in a display: each named there, the display bound to a
+    # followed name, iterated into followed names (or its dict views), indexed for the values that
+    # are no pipeline function; each name it gives called, and read as `__name__` (the migrated
+    # function keeps the name).
+    if use.kind is None and use.context == ELEMENT:
+        return use.gives is Kind.FUNCTIONS
+    if use.kind is Kind.FUNCTIONS:
+        if use.context == METHOD:
+            return use.gives is Kind.FUNCTIONS
+        if use.context == SUBSCRIPT:
+            return use.pipeline.positions == {"keys"}
+        return use.context in (BOUND, READ_BACK)
+    if use.kind is Kind.FUNCTION:
+        if use.context == CALLED:
+            return use.gives is Kind.PIPELINE and not use.detail
+        if use.context == READ_BACK:
+            return True
+        return use.context == ATTRIBUTE and use.detail == "__name__"
     return (use.kind, use.context) in NEUTRAL
 
 
@@ -134,6 +155,26 @@ class Plan:
     # through the per-file context).
     pipeline_rng: dict = field(default_factory=dict)  # pipeline qualname → its RNG's name
     op_rngs: dict = field(default_factory=dict)  # random op (call, or legacy op attribute) → its own RNG
+    _mixing: set | None = field(default=None, repr=False)
+
+    def mixes_run_apis(self, pipeline) -> bool:
+        """Is a pipeline of ``pipeline`` given both ``run()`` and a method of the scheduled API
+        (:data:`SCHEDULED`)? DALI 2.4 raises ``RuntimeError: Mixing pipeline API type`` there (unless
+        the API check is off, which NDD905 keeps), and ``next(pipe)`` for both would not: such uses
+        of the scheduled API are not rewritten. Decided for the pipeline function, not each object."""
+        if self._mixing is None:
+            seen: dict[int, set] = {}
+            for use in self.uses:
+                if use.kind is Kind.PIPELINE and use.context == METHOD and use.detail in ("run", *SCHEDULED):
+                    for member in use.members:
+                        seen.setdefault(id(member), set()).add("run" if use.detail == "run" else "scheduled")
+            self._mixing = {key for key, apis in seen.items() if len(apis) == 2}
+        return any(id(member) in self._mixing for member in getattr(pipeline, "members", (pipeline,)))
+
+
+#: The scheduled API of a pipeline: `schedule_run()`, then `outputs()` (or `share_outputs()` and
+#: `release_outputs()`); `run()` is `schedule_run()` then `outputs()` (DALI 2.4 `Pipeline.run`).
+SCHEDULED = ("schedule_run", "outputs", "share_outputs", "release_outputs")
 
 
 def collect(analyzer) -> list[Use]:
@@ -203,7 +244,7 @@ class _Walk:
         they are."""
         passed: dict[tuple, list[Use]] = {}
         for use in self.uses:
-            if use.context == ARGUMENT and use.kind is not None:
+            if use.context == ARGUMENT and use.kind not in (None, Kind.FUNCTION, Kind.FUNCTIONS):
                 for target in self._parameters(use) or ():
                     passed.setdefault(target, []).append(use)
         new = {}
@@ -283,9 +324,29 @@ class _Walk:
                     continue  # a base class: the legacy analysis decides about subclasses
                 if self._inside(ref, node):
                     continue  # `super(Pipe, self)`, recursion: rewritten with the pipeline itself
+                held = self._held_in(ref)
+                if held is not None:  # `{Pipe: args, ...}`: the display is followed
+                    display = self.parents.get(parent)
+                    self.uses.append(Use(None, fn, ref, ELEMENT, node.name.value, display, self._statement(ref), Kind.FUNCTIONS))
+                    self.follow(display, Kind.FUNCTIONS, held)
+                    continue
                 self.uses.append(
                     Use(None, fn, ref, REFERENCED, node.name.value, parent, self._statement(ref))
                 )
+
+    def _held_in(self, ref: cst.Name):
+        """The :class:`~ndd_migrate.analysis.HeldFunctions` of the display that names ``ref`` in a
+        place that names only pipeline functions (a key of ``{Pipe: args}``), or None."""
+        element = self.parents.get(ref)
+        display = self.parents.get(element)
+        found = self._kind_of(display) if isinstance(display, (cst.List, cst.Tuple, cst.Set, cst.Dict)) else None
+        if found is None or found[0] is not Kind.FUNCTIONS:
+            return None
+        if isinstance(element, cst.DictElement):
+            place = "keys" if element.key is ref else "values"
+        else:
+            place = "items"
+        return found[1] if place in found[1].positions else None
 
     def _use_of(self, node: cst.CSTNode, kind: Kind, fn) -> tuple[Use, tuple | None]:
         parent = self.parents.get(node)
@@ -301,6 +362,13 @@ class _Walk:
                 derived = self._kind_of(above)
                 return use(METHOD, parent.attr.value, above, derived), (above, derived) if derived else None
             return use(ATTRIBUTE, parent.attr.value), None
+        if kind is Kind.FUNCTION and isinstance(parent, cst.Call) and parent.func is node:
+            derived = self._kind_of(parent)
+            return use(CALLED, _unfollowed_call(parent, fn), gives=derived), (parent, derived) if derived else None
+        if kind is Kind.FUNCTION and isinstance(parent, cst.Index) and self._key_of_held(parent):
+            return use(READ_BACK), None  # `held[cls]`: the dict's own key looks its value up
+        if kind is Kind.FUNCTIONS and isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
+            return use(READ_BACK if self._read_back(parent, node, fn) else ITERATED), None
         if isinstance(parent, cst.Subscript) and parent.value is node:
             derived = self._kind_of(parent)
             return use(SUBSCRIPT, gives=derived), (parent, derived) if derived else None
@@ -352,6 +420,23 @@ class _Walk:
         if several and any(own_context(m) and reads_on_gpu(m) for m in getattr(derived[1], "members", (derived[1],))):
             return use(ELEMENT, OWN_CONTEXTS, container), None
         return use(ELEMENT, holder=container, gives=derived), (container, derived)
+
+    def _key_of_held(self, index: cst.Index) -> bool:
+        """Is ``index`` the one index of a subscript of a dict whose keys are pipeline functions?"""
+        element = self.parents.get(index)
+        subscript = self.parents.get(element)
+        if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1:
+            return False
+        found = self._kind_of(subscript.value)
+        return bool(found) and found[0] is Kind.FUNCTIONS and "keys" in found[1].positions
+
+    def _read_back(self, loop, iterated: cst.BaseExpression, held) -> bool:
+        """Does each pipeline function a loop over ``held`` gives go to a name the analysis follows?"""
+        scope = self.analyzer._scope_of(loop.target)
+        return all(
+            not holds or (isinstance(part, cst.Name) and self._tracked(scope, part.value))
+            for part, holds in loop_parts(held, iterated, loop.target)
+        )
 
     def _assigned(self, assign: cst.Assign, use) -> Use:
         if len(assign.targets) != 1:
@@ -411,6 +496,25 @@ class _Walk:
         while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             current = self.parents.get(current)
         return current
+
+
+def _unfollowed_call(call: cst.Call, held) -> str:
+    """Why a pipeline made through a name that holds its function (``cls(...)``) cannot be left as
+    it is written, or ``""``: what the call-site rewrites of a call by name would change there
+    (dropped executor or conditionals arguments, checkpoint or epoch-aware creation) is not done
+    through such a name."""
+    starred = next((a for a in call.args if a.star), None)
+    if starred is not None:
+        return f"it passes `{starred.star}{cst.Module([]).code_for_node(starred.value)}`, which may carry pipeline settings"
+    special = {*pipeline_args.EXECUTOR_ONLY, *pipeline_args.CHECKPOINTING, "enable_conditionals"}
+    given = sorted(a.keyword.value for a in call.args if a.keyword is not None and a.keyword.value in special)
+    if given:
+        return f"it passes `{given[0]}`, which a call by name would drop or rewrite"
+    for fn in getattr(held, "members", (held,)):
+        if getattr(fn, "epochs", False) or getattr(fn, "checkpointing", False):
+            what = "reader metadata (the epoch-aware shape)" if fn.epochs else "checkpointing"
+            return f"`{fn.qualname}` is made with {what}, which a call by name gets at its creation"
+    return ""
 
 
 def _spelled(func: cst.BaseExpression) -> str:

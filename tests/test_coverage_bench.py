@@ -26,7 +26,7 @@ def test_checked():
 
     pipe = Twin()
     pipe.build()
-    pipe.schedule_run()
+    print(pipe.max_batch_size)
 
 
 def test_plain():

@@ -22,8 +22,12 @@ TODO = re.compile(r"(?m)^[ \t]*# TODO\(ndd-migrate\): .*\n")
 
 # (use, what the NDD008 message says) — each a use no rule can rewrite.
 BLOCKING = [
-    ("pipe = p('/d')\npipe.build()\npipe.schedule_run()\nout = pipe.share_outputs()\npipe.release_outputs()\n",
-     "`.schedule_run()` is called"),
+    ("pipe = p('/d')\npipe.build()\nscheduled = pipe.schedule_run()\nout = pipe.outputs()\n",
+     "`.schedule_run()` is called on `pipe` (a `p` pipeline) (`schedule_run()` used as a value)"),
+    ("pipe = p('/d')\npipe.build()\npipe.schedule_run()\nout = pipe.outputs(cuda_stream=0)\n",
+     "(`outputs()` with arguments)"),
+    ("pipe = p('/d')\npipe.build()\npipe.schedule_run()\npipe.outputs()\nout = pipe.run()\n",
+     "`run()` is mixed with the scheduled API"),
     ("pipe = p('/d')\npipe.build()\nprint(pipe.max_batch_size)\n", "`.max_batch_size` of `pipe`"),
     ("class It:\n    def __init__(self, pipe):\n        self.pipe = pipe\n        self.pipe.build()\n\n"
      "    def _prefetch(self):\n        return self.pipe.run()\n\n\nit = It(p('/d'))\n", "passed to `It()`"),
@@ -59,6 +63,10 @@ CLAIMED = [
     # a list of pipelines: its items followed through loops, comprehensions and indexing
     "pipes = [p('/d') for _ in range(2)]\nfor q in pipes:\n    q.build()\nprint([q.run()[0].at(0) for q in pipes], len(pipes))\n",
     "a = p('/d')\npipes = (a, p('/e'))\n[q.build() for q in pipes]\nfirst = pipes[0]\n(x,) = first.run()\nprint(x.at(0))\n",
+    # the scheduled API: `outputs()` / `share_outputs()` give the next step, the rest goes
+    "pipes = [p('/d') for _ in range(2)]\nfor q in pipes:\n    q.build()\n    q.schedule_run()\n"
+    "[q.schedule_run() for q in pipes]\nfor q in pipes:\n    (x,) = q.outputs()\n    print(x.at(0))\n",
+    "pipe = p('/d')\npipe.schedule_run()\nout = pipe.share_outputs()\nprint(out[0].at(0))\npipe.release_outputs()\n",
 ]
 
 
@@ -234,3 +242,54 @@ def test_two_loader_classes_each_with_its_own_attribute_convert():
     out, result = migrate_text(PIPE + LOADER.format(more="", outside="print(loader.first())\n") + other)
     assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
     assert "next(self.pipe)[0].tensors[0]" in out and "(x,) = next(self.pipe)" in out and ".build()" not in out
+
+
+# Pipeline functions used as values: a display of them followed through the loops that give them
+# out, each name called to make pipelines (followed as `pipe = p(...)`) or read as `__name__`.
+TWO = PIPE.replace("def p(root)", "def q(root)") + PIPE.split("\n\n\n", 1)[1]
+HELD_CLAIMED = [
+    "for make in (p, q):\n    pipe = make('/d')\n    pipe.build()\n    print(make.__name__, pipe.run()[0].at(0))\n",
+    "HELD = {p: ['/d'], q: ['/e']}\nfor make in HELD:\n    for root in HELD[make]:\n        pipe = make(root)\n"
+    "        pipe.build()\n        print(pipe.run()[0].at(0))\n",
+    "HELD = {p: '/d', q: '/e'}\nfor make in HELD.keys():\n"
+    "    pipes = [make(HELD[make], seed=i) for i in range(2)]\n    [x.build() for x in pipes]\n"
+    "    print(make.__name__, [x.run()[0].at(0) for x in pipes])\n",
+    "HELD = {'a': p, 'b': q}\nfor label, make in HELD.items():\n    pipe = make('/d')\n    pipe.build()\n"
+    "    print(label, pipe.run()[0].at(0))\nfor make in HELD.values():\n    print(make.__name__)\n",
+]
+
+
+@pytest.mark.parametrize("use", HELD_CLAIMED)
+def test_pipeline_functions_held_in_a_display_convert(use):
+    out, result = migrate_text(TWO + use)
+    assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
+    assert "@pipeline_def" not in out and ".run()" not in out and ".build()" not in out and ".at(" not in out
+    assert migrate_text(out)[0] == out
+
+
+def test_a_setting_given_through_the_held_name_becomes_a_parameter():
+    out, _ = migrate_text(TWO + "for make in [p, q]:\n    pipe = make('/d', seed=5)\n    pipe.build()\n    pipe.run()\n")
+    assert out.count("def p(root, *, batch_size=2, seed)") == 1 and out.count("def q(root, *, batch_size=2, seed)") == 1
+
+
+HELD_BLOCKING = [
+    ("for make in (p, q):\n    kept.append(make)\n", "`make` (one of `p`/`q` itself, not a pipeline made by it) is passed to `kept.append()`"),
+    ("HELD = [p, q]\nprint(HELD)\n", "`HELD` (holding `p`/`q` themselves) is passed to `print()`"),
+    ("HELD = [p, q]\npipe = HELD[0]('/d')\n", "`HELD` (holding `p`/`q` themselves) is indexed"),
+    ("HELD = {'a': p, 'b': q}\npipe = HELD['a']('/d')\n", "is indexed"),
+    ("HELD = {p: 1, q: 2}\nfor item in HELD.items():\n    print(item)\n", "iterated into a target that is not one plain name"),
+    ("for i, make in enumerate([p, q]):\n    make('/d')\n", "passed to `enumerate()`"),
+    ("for make in (p, q):\n    make('/d', prefetch_queue_depth=3)\n", "it passes `prefetch_queue_depth`"),
+    ("for make in (p, q):\n    make(**{'root': '/d'})\n", "it passes `**{'root': '/d'}`"),
+    ("for make in (p, q):\n    make('/d')\n    make = None\n", ""),  # rebound: no longer surely a pipeline function
+]
+
+
+@pytest.mark.parametrize("use, said", HELD_BLOCKING)
+def test_pipeline_functions_held_otherwise_stay(use, said):
+    source = TWO + "kept = []\n" + use
+    out, result = migrate_text(source)
+    human = [d for d in result.diagnostics if d.needs_human]
+    assert sorted(d.code for d in human) == ["NDD008", "NDD008"], [d.message for d in human]
+    assert all(said in d.message for d in human), [d.message for d in human]
+    assert TODO.sub("", out) == source

@@ -55,3 +55,16 @@ def test_module_constant_read_only_as_a_decoder_device_rewritten():
 def test_module_constant_read_elsewhere_left_alone():
     text, _ = migrate_text(CONST + CONST_BODY + "\nprint(DEVICE)\n")
     assert "# TODO(ndd-migrate): NDD424 ndd rejects \"mixed\"" in text and "DEVICE = 'mixed'\n" in text
+
+
+def test_device_given_through_a_name_holding_the_function():
+    """``make(root, device=...)`` in ``for make in (pipe, other)``: a call site of each; "mixed" given by
+    keyword is rewritten there, given by position it is mapped in the function (another function the
+    name holds may take that position otherwise)."""
+    other = "@pipeline_def(batch_size=2)\ndef other(root, device='cpu'):\n" + BODY
+    loop = "\nfor make in (pipe, other):\n    a = make('/d', device='mixed')\n"
+    text, _ = migrate_text(HEAD + "def pipe(root, device='cpu'):\n" + BODY + "\n\n" + other + loop)
+    assert "a = make('/d', device='gpu')" in text and '== "mixed"' not in text
+    loop = "\nfor make in (pipe, other):\n    a = make('/d', 'mixed')\n"
+    text, _ = migrate_text(HEAD + "def pipe(root, device='cpu'):\n" + BODY + "\n\n" + other + loop)
+    assert "a = make('/d', 'mixed')" in text and text.count('device = "gpu" if device == "mixed" else device') == 2

@@ -18,9 +18,13 @@ RULE = Rule(
         "Removes `pipe.build()` statements on objects returned by a migrated pipeline function, keeping "
         "the comments that were attached to them; a block left empty gets `pass`. A loop over a list of "
         "pipelines that only builds them (`for p in pipes: p.build()`, `[p.build() for p in pipes]`) "
-        "goes as a whole."
+        "goes as a whole. So do the `schedule_run()` and `release_outputs()` statements of the scheduled "
+        "API: `next(pipe)` (NDD003, for `outputs()` and `share_outputs()`) runs and gives a step at once."
     ),
-    why="The migrated function is a generator; it has no `build` method, so the call would raise.",
+    why=(
+        "The migrated function is a generator; it has no `build` method, so the call would raise; nor "
+        "`schedule_run` or `release_outputs`, and there is nothing to schedule or release."
+    ),
     fix_safety=FixSafety.UNSAFE,
     fix="Applied together with NDD001, which turns the pipeline function into a generator.",
     examples=(
@@ -50,13 +54,19 @@ RULE = Rule(
 )
 
 
+#: Methods whose statements only prepare or tidy a pipeline's run: nothing to do in dynamic mode.
+REMOVED = ("build", "schedule_run", "release_outputs")
+
+
 class Impl(RuleImpl):
     rule = RULE
 
     def claims(self, use):
         """``pipe.build()`` as a statement of its own: removed."""
-        if use.kind is not Kind.PIPELINE or use.context != plan.METHOD or use.detail != "build":
+        if use.kind is not Kind.PIPELINE or use.context != plan.METHOD or use.detail not in REMOVED:
             return None
+        if use.detail != "build" and self.ctx.model.plan.mixes_run_apis(use.pipeline):
+            return "pipeline mode raises where `run()` is mixed with the scheduled API, and no call would here"
         stmt = use.statement
         if self._built_in_comprehension(stmt) is use.holder:
             return self.ctx.applies(self.code, stmt) or None
@@ -67,7 +77,7 @@ class Impl(RuleImpl):
             or not isinstance(stmt.body[0], cst.Expr)
             or stmt.body[0].value is not use.holder
         ):
-            return "`build()` used as a value"
+            return f"`{use.detail}()` used as a value"
         return self.ctx.applies(self.code, stmt) or None
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
@@ -90,10 +100,11 @@ class Impl(RuleImpl):
             loop = self._build_loop(orig)
             if loop or self._is_build(orig):
                 if loop:
-                    self.ctx.report(self.code, orig, "a loop that only builds pipelines removed", fixed=True)
+                    self.ctx.report(self.code, orig, f"a loop that only {_does(orig)} pipelines removed", fixed=True)
                 else:
-                    hint = self.ctx.migrated_before_hint(orig.body[0].value.func.value)
-                    self.ctx.report(self.code, orig, "`pipe.build()` removed", hint=hint, fixed=True)
+                    func = orig.body[0].value.func
+                    hint = self.ctx.migrated_before_hint(func.value)
+                    self.ctx.report(self.code, orig, f"`pipe.{func.attr.value}()` removed", hint=hint, fixed=True)
                 carried.extend(stmt.leading_lines)
                 trailing = getattr(stmt, "trailing_whitespace", None)
                 if trailing is not None and trailing.comment is not None:
@@ -130,7 +141,7 @@ class Impl(RuleImpl):
         call = comp.elt
         if not (isinstance(call, cst.Call) and not call.args and isinstance(call.func, cst.Attribute)):
             return None
-        if call.func.attr.value != "build" or not isinstance(call.func.value, cst.Name):
+        if call.func.attr.value not in REMOVED or not isinstance(call.func.value, cst.Name):
             return None
         target = comp.for_in.target
         return call if isinstance(target, cst.Name) and target.value == call.func.value.value else None
@@ -139,9 +150,19 @@ class Impl(RuleImpl):
         if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)):
             return False
         call = stmt.body[0].value
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "build"):
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in REMOVED):
             return False
         return (
             self.ctx.converted_kind(call.func.value, Kind.PIPELINE) is not None
             and self.ctx.applies(self.code, stmt)
         )
+
+
+def _does(loop: cst.CSTNode) -> str:
+    """What a loop that NDD002 removes does to each pipeline: "builds", or calls which methods on."""
+    if isinstance(loop, cst.For):
+        calls = [stmt.body[0].value for stmt in loop.body.body]
+    else:  # `[p.build() for p in pipes]`
+        calls = [loop.body[0].value.elt]
+    methods = sorted({call.func.attr.value for call in calls})
+    return "builds" if methods == ["build"] else "calls " + ", ".join(f"`{m}()`" for m in methods) + " on"

@@ -25,7 +25,9 @@ RULE = Rule(
         "of a parameter (`compare(pipe)` in `def run(compare)`) is followed into each function of the module the "
         "calls of `run` pass for it; when they cannot be known (a lambda, a function of another module), the "
         "finding says why. A use of a "
-        "pipeline that another module of the run converts is reported where it is. A graph helper (a function "
+        "pipeline that another module of the run converts is reported where it is. Pipeline functions held by "
+        "name in a list or dict are followed when it is only iterated, each name it gives only called or read "
+        "as `__name__`. A graph helper (a function "
         "of `fn.*` ops) that the graphs of several pipelines call converts with all of them or none: while one "
         "stays in pipeline mode, so do the others, each reported at its call of the helper."
     ),
@@ -155,6 +157,37 @@ RULE = Rule(
                 "    return None\n"
             ),
         ),
+        Example(
+            title="a pipeline function taken out of a dict of them and passed on",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def small():\n"
+                "    return fn.random.uniform(shape=[2])\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def large():\n"
+                "    return fn.random.uniform(shape=[4])\n\n\n"
+                "SHAPES = {small: 2, large: 4}\n"
+                "for make in SHAPES:\n"
+                "    register(make)\n"
+            ),
+            after=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                + "".join(
+                    "# TODO(ndd-migrate): NDD008 not migrated: in `register(make)`, `make` (one of `small`/`large` itself, "
+                    "not a pipeline made by it) is passed to `register()`, which the migration does not follow; call the "
+                    "pipeline functions where the loop over them is, instead of giving them to `register()` (the pipelines "
+                    "it would make are not followed), or migrate this use by hand; then run ndd-migrate again\n"
+                    "@pipeline_def(batch_size=2)\n"
+                    f"def {name}():\n"
+                    f"    return fn.random.uniform(shape=[{size}])\n\n\n"
+                    for name, size in (("small", 2), ("large", 4))
+                )
+                + "SHAPES = {small: 2, large: 4}\n"
+                "for make in SHAPES:\n"
+                "    register(make)\n"
+            ),
+        ),
     ),
 )
 
@@ -277,6 +310,18 @@ def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
             "keep one name per pipeline (`pipe = p(...)`) and use it directly, or migrate the code that "
             "reads the container by hand",
         )
+    if context == plan.CALLED:
+        return (
+            f"a pipeline is made by calling {subject}, and {detail}",
+            "make that pipeline by calling the pipeline function by its name, or drop that argument, or migrate "
+            "this use by hand",
+        )
+    if context == plan.ITERATED and use.kind is Kind.FUNCTIONS:
+        return (
+            f"{subject} is iterated into a target that is not one plain name per pipeline function",
+            "iterate it as `for cls in ...` (or `for cls, args in ....items()`) and only call `cls(...)` or read "
+            "`cls.__name__`, or migrate this loop by hand",
+        )
     if context == plan.ITERATED:
         return (f"{subject} is iterated", "take the values by name (`images, labels = ...`), or migrate this loop by hand")
     if context == plan.RETURNED:
@@ -289,8 +334,9 @@ def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
         return (
             f"`{detail}` itself (not a pipeline made by it) is put in a container, and the pipelines made by calling "
             "it through the container are not followed",
-            f"call `{detail}(...)` by its name where each pipeline is made (a dict or a list of names of pipeline "
-            "functions is not followed), or migrate this use by hand",
+            f"call `{detail}(...)` by its name where each pipeline is made, or keep only names of pipeline "
+            "functions in that place of the container and only iterate it (`for cls in d`, `d.items()`), each "
+            "name only called or read as `__name__`, or migrate this use by hand",
         )
     if context == plan.REFERENCED:
         return (
@@ -372,12 +418,22 @@ def _subject(use: plan.Use) -> str:
         return f"{named}(a {owner} pipeline)" if named else f"the {owner} pipeline"
     if use.kind is Kind.PIPELINES:
         return f"{named}(a list of {owner} pipelines)" if named else f"a list of {owner} pipelines"
+    if use.kind is Kind.FUNCTIONS:
+        return f"{named}(holding {owner} themselves)" if named else f"a display holding {owner} themselves"
+    if use.kind is Kind.FUNCTION:
+        one = f"one of {owner}" if len(use.members) > 1 else owner
+        return f"{named}({one} itself, not a pipeline made by it)" if named else f"{one} itself"
     if use.kind is Kind.BATCHES:
         return f"{named}(the outputs of {owner})" if named else f"what `run()` of {owner} returns"
     return f"{named}(an output of {owner})" if named else f"an output of {owner}"
 
 
 def _argument_hint(use: plan.Use, callee: str) -> str:
+    if use.kind in (Kind.FUNCTION, Kind.FUNCTIONS):
+        return (
+            f"call the pipeline functions where the loop over them is, instead of giving them to `{callee}()` "
+            "(the pipelines it would make are not followed), or migrate this use by hand"
+        )
     if use.kind is Kind.PIPELINES:
         return (
             f"make `{callee}()` take what the migrated pipelines give (generators: `next(pipe)` gives one "

@@ -151,18 +151,20 @@ class Impl(RuleImpl):
                                                *fn.node.params.kwonly_params)}
         for name, position in params.items():
             values = [by_name[name].default] if by_name[name].default is not None else []
-            for call, target in self.ctx.model.call_sites.items():
-                if target is not fn:
-                    continue
+            unknown = False
+            for call in self.ctx.model.sites_of(fn):  # by its name, or through a name holding it
                 arg = cstutil.kwarg(call, name)
                 positional = [a for a in call.args if a.keyword is None]
                 if arg is None and position is not None and position < len(positional):
                     arg = positional[position]
+                    if call in self.ctx.model.made_through:  # another function it holds may take it otherwise
+                        unknown = True  # not rewritten there: mapped in the function
+                        continue
                 if arg is not None:
                     values.append(arg.value)
                     self._call_args[arg] = fn
             self._params.setdefault(fn, {})[name] = position
-            if not values or any(not _is_literal(v) for v in values):  # nothing known, or a run-time value
+            if unknown or not values or any(not _is_literal(v) for v in values):  # nothing known, or a run-time value
                 self._normalize.setdefault(fn, []).append(name)
 
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
