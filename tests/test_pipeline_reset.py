@@ -73,11 +73,27 @@ def test_reset_after_iter_setup_ends_calls_the_class_again():
     assert "    pipe = Fed(items, None)\n" in out and "reset" not in out
 
 
+def test_reset_calls_the_class_again_when_its_argument_was_only_bound_before_the_creation():
+    source = _legacy(
+        "items = iter([[0]])\nnext(items)\nitems = iter([[1], [2]])\npipe = Fed(items, None)\n"
+        "for _ in range(2):\n" + RUN + "    pipe.reset()\n"
+    )
+    out, result = migrate_text(source)
+    assert not _human(result), _human(result)
+    assert "    pipe = Fed(items, None)\n" in out and "reset" not in out
+
+
 @pytest.mark.parametrize("source, why", [
     (_legacy("pipe = Fed(iter([[1]]), None)\n" + RUN.replace("    ", "", 1) + "pipe.reset()\n"),
      "the argument `iter([[1]])` of `pipe`'s creation would be computed again"),
-    (_legacy("items = iter([])\nitems = iter([[1]])\npipe = Fed(items, None)\npipe.reset()\n"),
-     "`items`, an argument of `pipe`'s creation, is bound more than once"),
+    (_legacy("items = iter([])\npipe = Fed(items, None)\nitems = iter([[1]])\npipe.reset()\n"),
+     "`items`, an argument of `pipe`'s creation, may be bound again between the creation and the reset"),
+    (_legacy("items = iter([])\nfor k in range(2):\n    items = iter([[k]])\n    if k == 0:\n"
+             "        pipe = Fed(items, None)\n    pipe.reset()\n"),
+     "may be bound again between the creation and the reset"),
+    (_legacy("items = iter([])\n\n\ndef refill():\n    global items\n    items = iter([[1]])\n\n\n"
+             "items = iter([[2]])\npipe = Fed(items, None)\nrefill()\npipe.reset()\n"),
+     "may be bound again between the creation and the reset"),
     (_legacy("items = iter([])\npipe = Fed(items, None)\npipe = Fed(items, None)\npipe.reset()\n"),
      "`pipe` is not bound once"),
     (_legacy("items = iter([])\npipe = Fed(items, None)\n\n\ndef again():\n    pipe.reset()\n\n\nagain()\n"),

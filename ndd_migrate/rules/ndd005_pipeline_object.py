@@ -139,7 +139,8 @@ class Impl(RuleImpl):
           generator, holds nothing but what its creation call gave it: calling it again, with the
           same names, continues exactly where the pipeline's next ``run()`` would
           (``("again", pipe, creation call)``). The call's arguments must be literals or names
-          bound once, and ``pipe`` bound once, by that call, in the scope of the reset."""
+          that no binding can change between the creation and the reset, and ``pipe`` bound once,
+          by that call, in the scope of the reset."""
         fn, call, pipe = use.pipeline, use.holder, use.node
         if not isinstance(fn, PipelineFunction) or not isinstance(pipe, cst.Name):
             return "`reset()` of a pipeline not bound to a plain name: call the migrated function again by hand"
@@ -186,17 +187,19 @@ class Impl(RuleImpl):
         if self.ctx.line_of(assign)[0] >= self.ctx.line_of(pipe)[0]:
             return f"`{pipe.value}.reset()` comes before the pipeline is made: {again}"
         for arg in call.args:
-            if arg.star or not self._same_each_time(arg.value):
+            if arg.star or not self._same_each_time(arg.value, assign, pipe):
                 code = cst.Module([]).code_for_node(arg.value)
                 if isinstance(arg.value, cst.Name):
-                    return (f"`reset()`: `{code}`, an argument of `{pipe.value}`'s creation, is bound more than once, "
-                            f"so the same call may not get the object the pipeline kept: {again}")
+                    return (f"`reset()`: `{code}`, an argument of `{pipe.value}`'s creation, may be bound again between "
+                            f"the creation and the reset, so the same call may not get the object the pipeline kept: "
+                            f"{again}")
                 return (f"`reset()`: the argument `{code}` of `{pipe.value}`'s creation would be computed again "
                         f"(the pipeline kept the first value): bind it to a name first, or {again}")
         return call
 
-    def _same_each_time(self, expr: cst.BaseExpression) -> bool:
-        """A literal, or a name bound once where it is read from: evaluating it again gives the same object."""
+    def _same_each_time(self, expr: cst.BaseExpression, creation: cst.Assign, reset: cst.Name) -> bool:
+        """A literal, or a name that holds the same object at the reset as at the creation: bound
+        once where it is read from, or bound only before the creation (:meth:`_bound_before`)."""
         if cstutil.literal_value(expr) is not cstutil.NOT_LITERAL:
             return True
         if not isinstance(expr, cst.Name):
@@ -204,11 +207,38 @@ class Impl(RuleImpl):
         scope = self.ctx.resolver.get_metadata(ScopeProvider, expr, None)
         while scope is not None:
             if scope.assignments[expr.value]:
-                return len(scope.assignments[expr.value]) == 1
+                bindings = list(scope.assignments[expr.value])
+                return len(bindings) == 1 or self._bound_before(bindings, creation, reset)
             if scope.parent is scope:
                 return False
             scope = scope.parent
         return False
+
+    def _bound_before(self, bindings: list, creation: cst.Assign, reset: cst.Name) -> bool:
+        """``iterator = iter(a)`` ... ``iterator = iter(b)``, ``pipe = Pipe(iterator)``, then
+        ``pipe.reset()``: no binding of the name can run between the creation and the reset, so the
+        call made again at the reset reads the object the pipeline kept. So: every binding is a
+        statement of the creation's own function (not a nested one, which could run at any time),
+        and starts before the creation's statement; the reset is in the block that holds that
+        statement, after it (statements of that block, and what they hold, are all that run in
+        between; a binding before it runs again only when the creation runs again too)."""
+        parents = self.ctx.model.parents
+        statement = parents.get(creation)
+        block = parents.get(statement)
+        if not isinstance(statement, cst.SimpleStatementLine) or block is None:
+            return False
+        start = self.ctx.line_of(statement)[:2]
+        own = _enclosing_function(creation, parents)
+        for binding in bindings:
+            node = getattr(binding, "node", None)
+            if not isinstance(node, cst.CSTNode) or _enclosing_function(node, parents) is not own:
+                return False
+            if not self.ctx.line_of(node)[:2] < start:
+                return False
+        current = parents.get(reset)
+        while current is not None and current is not block:
+            current = parents.get(current)
+        return current is block
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated):
         """``pipe.reset()`` → dropped (it did nothing) or ``pipe = Pipe(...)`` (the call that made it)."""
@@ -275,3 +305,11 @@ def _is_docstring(stmt: cst.CSTNode) -> bool:
 
 def _quote(node: cst.BaseExpression) -> str:
     return node.quote if isinstance(node, cst.SimpleString) and node.quote in ("'", '"') else '"'
+
+
+def _enclosing_function(node: cst.CSTNode, parents: dict) -> cst.CSTNode | None:
+    """The function, lambda or class whose body holds ``node`` (None: the module's own code)."""
+    current = parents.get(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        current = parents.get(current)
+    return current
