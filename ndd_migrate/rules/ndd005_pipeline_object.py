@@ -21,8 +21,8 @@ RULE = Rule(
         "`pipe_meta`, the reader's `get_metadata()`. `pipe.reset()` (DALI acts on it only after `iter_setup` or "
         "an external source raised `StopIteration`) is dropped on a pipeline that never ends, and becomes "
         "`pipe = <the call that made it>` on a legacy pipeline fed by `iter_setup` that holds nothing else "
-        "(no reader, random operator, state kept by `iter_setup` or `__init__` code; arguments that are names "
-        "bound once or literals). Any other use of a pipeline object that no rule "
+        "(no reader, random operator, state kept by `iter_setup` or `__init__` code; arguments that are literals "
+        "or names no statement can bind again between the creation and the reset). Any other use of a pipeline object that no rule "
         "rewrites (`pipe.schedule_run()`, `self.pipe = ...`, passing it to a helper) keeps the pipeline "
         "unconverted: NDD008 says which and why."
     ),
