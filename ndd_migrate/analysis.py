@@ -548,10 +548,14 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         record_binding(node, self.model.bindings)
-        if len(node.targets) != 1:
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        # Recorded when left, after the comprehensions of its value (`outs = [o.cpu() for o in (a, b)]`):
+        # the kinds are resolved in this order, and the comprehension's target comes first.
+        if len(original_node.targets) != 1:
             return
-        scope = self.get_metadata(ScopeProvider, node, None)
-        self._assigns.append((scope, node.targets[0].target, node.value))
+        scope = self.get_metadata(ScopeProvider, original_node, None)
+        self._assigns.append((scope, original_node.targets[0].target, original_node.value))
 
     def visit_Module(self, node: cst.Module) -> None:
         # Before the functions are read: their graph code may call such methods (outputs, graph_code).
@@ -909,7 +913,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         return False
 
     def _value_kinds(self, scope, target, value) -> list[tuple[str, tuple | None]]:
-        if isinstance(value, (cst.For, cst.CompFor)):  # `for p in pipes`: each item of a list of pipelines
+        if isinstance(value, (cst.For, cst.CompFor)):  # `for p in pipes`, `for out in (images, labels)`: each item
             found = expr_kind(self.model, value.iter, self._scope_of, self._qualnames)
             if found and found[0] is Kind.FUNCTIONS:  # `for cls in held`, `for cls, args in held.items()`
                 return [
@@ -917,9 +921,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                     for part, holds in loop_parts(found[1], value.iter, target)
                     if isinstance(part, cst.Name)
                 ]
-            item = (Kind.PIPELINE, found[1]) if found and found[0] is Kind.PIPELINES else None
+            item = (ITEM_KIND.get(found[0]), found[1]) if found and found[0] in ITEM_KIND else None
             return [(target.value, item)] if isinstance(target, cst.Name) else []
-        kind = expr_kind(self.model, value, lambda name: scope, self._qualnames)
+        kind = expr_kind(self.model, value, lambda name: self._scope_of(name) or scope, self._qualnames)  # a comprehension's names: its own scope
         if isinstance(target, cst.Name):
             return [(target.value, kind)]
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -933,6 +937,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 # Methods of a pipeline that give its next tuple of batches: `run()`, and the scheduled API's
 # `outputs()` / `share_outputs()` (NDD003 rewrites each into `next(pipe)`).
 _NEXT_BATCHES = ("run", "outputs", "share_outputs")
+
+#: What an item of a list of values is: iterating it gives one of these.
+ITEM_KIND = {Kind.PIPELINES: Kind.PIPELINE, Kind.BATCHES: Kind.BATCH}
+
 # Methods that give a batch back from a batch, in both modes (``as_cpu`` is pipeline mode's ``cpu``).
 _BATCH_TO_BATCH = {"cpu", "gpu", "as_cpu"}
 
@@ -978,14 +986,26 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
         sides = [side for side in (expr.body, expr.orelse) if not (isinstance(side, cst.Name) and side.value == "None")]
         if len(sides) == 1:
             return expr_kind(model, sides[0], scope_of, qualnames)
+        # `out.as_cpu() if on_gpu else out`: the same kind of value either way (plan.CHOSEN).
+        return chosen_kind(model, expr, scope_of, qualnames)
     if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
         items = cstutil.pipeline_items(expr)
         kinds = [expr_kind(model, item, scope_of, qualnames) for item in items or ()]
-        if kinds and all(k is not None and k[0] is Kind.PIPELINE for k in kinds):
-            return (Kind.PIPELINES, _one_of(k[1] for k in kinds))
+        for item, listed in ((Kind.PIPELINE, Kind.PIPELINES), (Kind.BATCH, Kind.BATCHES)):
+            # A list of outputs is read as the tuple `run()` gave: indexed, unpacked, iterated.
+            if kinds and all(k is not None and k[0] is item for k in kinds):
+                return (listed, _one_of(k[1] for k in kinds))
     if isinstance(expr, (cst.List, cst.Tuple, cst.Set, cst.Dict)):
         held = held_functions(model, expr, qualnames)
         return (Kind.FUNCTIONS, held) if held else None
+    return None
+
+
+def chosen_kind(model: ModuleModel, expr: cst.IfExp, scope_of, qualnames) -> tuple | None:
+    """``a if test else b`` where both sides hold a value of the same kind: that kind, else None."""
+    sides = [expr_kind(model, side, scope_of, qualnames) for side in (expr.body, expr.orelse)]
+    if all(side is not None for side in sides) and sides[0][0] is sides[1][0]:
+        return (sides[0][0], _one_of(side[1] for side in sides))
     return None
 
 

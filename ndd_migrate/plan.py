@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from ndd_migrate import pipeline_args
-from ndd_migrate.analysis import Kind, ModuleModel, _one_of, expr_kind, loop_parts, own_context, reads_on_gpu
+from ndd_migrate.analysis import ITEM_KIND, Kind, ModuleModel, _one_of, chosen_kind, expr_kind, loop_parts, own_context, reads_on_gpu
 from ndd_migrate.called_parameters import CalledParameters, Callees, bound_parameter
 from ndd_migrate.scopes import references
 
@@ -49,6 +49,7 @@ RETURNED = "returned"  # return value: holder = the Return
 YIELDED = "yielded"
 DISCARDED = "discarded"  # a statement of its own: value computed and dropped
 REFERENCED = "referenced"  # the pipeline function named other than in a call: detail = the name
+CHOSEN = "chosen"  # a side of `a if test else b` whose other side holds the same kind of value
 PASSED = "passed"  # f(value), f a function of the module whose parameter is followed: detail = f
 SAMPLES = "samples"  # for sample in value, each sample only given to np.asarray / np.array
 CALLED = "called"  # name(...) of a name holding a pipeline function: detail = why its call sites cannot take it, if so
@@ -98,6 +99,7 @@ NEUTRAL = frozenset(
         (Kind.BATCH, BOUND), (Kind.BATCH, DISCARDED), (Kind.BATCH, SAMPLES),
         (Kind.PIPELINE, PASSED), (Kind.BATCHES, PASSED), (Kind.BATCH, PASSED),
         (Kind.PIPELINES, BOUND), (Kind.PIPELINES, LEN), (Kind.PIPELINES, DISCARDED), (Kind.PIPELINES, PASSED),
+        (Kind.BATCHES, CHOSEN), (Kind.BATCH, CHOSEN),
     }
 )
 
@@ -132,6 +134,12 @@ def neutral(use: Use) -> bool:
         if use.context == READ_BACK:
             return True
         return use.context == ATTRIBUTE and use.detail == "__name__"
+    # A list (or tuple display) of outputs is read like the tuple `run()` gave; iterating either
+    # gives each output, followed on as one.
+    if use.kind is Kind.BATCHES and use.context == ITERATED:
+        return use.gives is Kind.BATCH
+    if use.kind is Kind.BATCH and use.context == ELEMENT:
+        return use.gives is Kind.BATCHES
     return (use.kind, use.context) in NEUTRAL
 
 
@@ -391,10 +399,10 @@ class _Walk:
         if isinstance(parent, cst.Expr):
             return use(DISCARDED), None
         if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
-            if kind is Kind.PIPELINES:  # `for p in pipes`: `p` is followed as a pipeline when the analysis tracks it
+            if kind in ITEM_KIND:  # `for p in pipes`, `for out in outs`: the item is followed when the analysis tracks it
                 target = parent.target
                 tracked = isinstance(target, cst.Name) and self._tracked(self.analyzer._scope_of(target), target.value)
-                return use(ITERATED, gives=(Kind.PIPELINE, fn) if tracked else None), None
+                return use(ITERATED, gives=(ITEM_KIND[kind], fn) if tracked else None), None
             return use(SAMPLES if kind is Kind.BATCH and self._samples_as_arrays(parent) else ITERATED), None
         if isinstance(parent, (cst.Element, cst.DictElement, cst.StarredElement, cst.StarredDictElement)):
             return self._element(use, self.parents.get(parent))
@@ -402,6 +410,10 @@ class _Walk:
             parent.for_in, "iter", None
         ):
             return self._element(use, parent)  # `[p(shard_id=i) for i in ...]`: one value per item, in a container
+        if isinstance(parent, cst.IfExp) and node is not parent.test:
+            derived = chosen_kind(self.model, parent, self.analyzer._scope_of, self.analyzer._qualnames)
+            if derived is not None:
+                return use(CHOSEN, gives=derived), (parent, derived)
         if isinstance(parent, cst.Return):
             return use(RETURNED), None
         if isinstance(parent, cst.Yield):
@@ -414,6 +426,8 @@ class _Walk:
         several pipelines that each make an ``EvalContext`` of their own and read on the GPU
         (:data:`OWN_CONTEXTS`; codegen.shape.epoch_args)."""
         derived = self._kind_of(container) if isinstance(container, cst.BaseExpression) else None
+        if derived is not None and derived[0] is Kind.BATCHES:  # `[out1, out2]`, `[o.cpu() for o in outs]`
+            return use(ELEMENT, holder=container, gives=derived), (container, derived)
         if derived is None or derived[0] is not Kind.PIPELINES:
             return use(ELEMENT, holder=container), None
         several = not (isinstance(container, (cst.List, cst.Tuple)) and len(container.elements) == 1)
