@@ -1,6 +1,7 @@
-# expect: blocked NDD008
+# expect: converted
 # data: numpy
-"""The tuple of outputs is iterated in a comprehension."""
+"""The tuple of outputs is iterated in a comprehension: each item is an output, so `len(o)` in it
+becomes `o.batch_size`."""
 
 import sys
 
