@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate import build_time, constructs, cstutil, names, outputs, pipeline_args, twin_readers
+from ndd_migrate import build_time, constructs, cstutil, graph_constants, names, outputs, pipeline_args, twin_readers
 from ndd_migrate.returns import contains_return
 from ndd_migrate.returns import read as read_returns
 from ndd_migrate.analysis import PipelineFunction, Problem, constant_problem
@@ -629,7 +629,10 @@ class _Reader:
         for call in uses.fn_calls:
             dali = names.dali_name(self.resolver, call.func)
             if dali in names.CONSTANTS:
-                self.problem(call, constant_problem(dali), about=constructs.NO_DYNAMIC_FORM)
+                if self._array_input(call, uses.inputs.get(id(call))):
+                    fn.input_constants.append(call)  # written as the array it wraps (NDD901)
+                else:
+                    self.problem(call, constant_problem(dali), about=constructs.NO_DYNAMIC_FORM)
                 continue
             info = op_info(names.fn_path(dali) or "")
             if info is None or has_expression_form(info.fn_path):
@@ -643,6 +646,20 @@ class _Reader:
         if found.ends and not found.problems:
             self.read_outputs(graph, found.all)
         self.place_build_time(body)
+
+    def _array_input(self, constant: cst.Call, place: tuple[cst.Arg, cst.Call] | None) -> bool:
+        """Is ``constant`` a ``types.Constant`` of a numpy array given as a positional input of an
+        operator that dynamic mode has (``self.<op>(...)`` or ``fn.*``; ndd_migrate.graph_constants)?"""
+        arg, call = place if place is not None else (None, None)
+        qualnames = lambda node: {q.name for q in self.resolver.get_metadata(QualifiedNameProvider, node, None) or ()}  # noqa: E731
+        if not graph_constants.op_input(arg, call, constant) or graph_constants.array_of(constant, qualnames) is None:
+            return False
+        op = self.fn.op_calls.get(call)
+        if op is not None:
+            info = None if op.python else op.info
+        else:
+            info = op_info(names.fn_path(names.dali_name(self.resolver, call.func)) or "")
+        return info is not None and info.ndd is not None and not has_expression_form(info.fn_path)
 
     def place_build_time(self, body) -> None:
         """Statements of ``define_graph`` that act outside it (``self.count += 1``, ``print(...)``)
@@ -965,6 +982,7 @@ class _SelfUses(SkipsTrivia, cst.CSTVisitor):
         self.bare_self: list[cst.Name] = []
         self.returns: list[cst.Return] = []
         self.fn_calls: list[cst.Call] = []
+        self.inputs: dict[int, tuple[cst.Arg, cst.Call]] = {}  # each argument's value → its Arg and call
         self.tests: dict[int, str] = {}  # `if self.x:` ("truth"), `self.x is None` / `is not None` ("none")
         self._handled: set[int] = set()
 
@@ -993,6 +1011,8 @@ class _SelfUses(SkipsTrivia, cst.CSTVisitor):
                 self._handled.add(id(target))
 
     def visit_Call(self, node: cst.Call) -> None:
+        for arg in node.args:
+            self.inputs[id(arg.value)] = (arg, node)
         attr = self_attr(node.func)
         if attr is not None:
             self.calls.append((node, attr))
