@@ -808,6 +808,33 @@ class Graph:
             return None
         return owner.node.name.value
 
+    def guarded(self, expr: cst.BaseExpression) -> bool | None:
+        """Is ``expr``, a helper's parameter bound only there, read where ``if isinstance(<it>,
+        DataNode):`` of its own function decided what it is: True in the ``if``'s body (a
+        ``DataNode``), False in its ``elif``/``else`` (not one)? None anywhere else. NDD110 rewrites
+        the test to ``ndd.Batch``, so the migrated helper takes the same branch with a ``Batch``."""
+        if not isinstance(expr, cst.Name) or self.parameter_of(expr) is None:
+            return None
+        parents = self.model.parents
+        child, node = expr, parents.get(expr)
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(node, cst.If) and self._tests_node_class(node.test, expr.value):
+                if child is node.body:
+                    return True
+                if child is node.orelse:
+                    return False
+            child, node = node, parents.get(node)
+        return None
+
+    def _tests_node_class(self, test: cst.BaseExpression, name: str) -> bool:
+        """``isinstance(name, DataNode)``, with DALI's graph-node class alone."""
+        if not (isinstance(test, cst.Call) and self._builtin(test.func) == "isinstance" and len(test.args) == 2):
+            return False
+        value, cls = (a.value for a in test.args)
+        if any(a.keyword is not None or a.star for a in test.args):
+            return False
+        return isinstance(value, cst.Name) and value.value == name and self._dali_name(cls) == names.DATA_NODE
+
     def _is_numpy(self, root: cst.Name) -> bool:
         assignments = self._assignments(root) or []
         if len(assignments) != 1:

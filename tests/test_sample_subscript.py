@@ -289,3 +289,45 @@ def test_a_datanode_subscript_of_a_rule_not_selected_keeps_its_pipeline():
     assert result.error is None and not result.changed, result.new_source
     assert not any(d.fixed and "generator" in d.message for d in result.diagnostics), [d.message for d in result.diagnostics]
     assert transform(source, "example.py", Policy()).changed
+
+
+# -- a helper that takes both kinds and tests which one it has ---------------------------------------
+
+GUARDED = (
+    "from nvidia.dali.data_node import DataNode\n\n\n"
+    "def crop(x):\n"
+    "{prelude}"
+    "    if {test}:\n"
+    "        return x[1:3]\n"
+    "    else:\n"
+    "        return x[..., 1:3]\n\n\n"
+    "LIMIT = crop([3, 4, 5])\n\n\n"
+)
+
+
+def test_helper_testing_isinstance_datanode_slices_in_that_branch_only():
+    text, result = _migrate(READ + "    return crop(data)\n", extra=GUARDED.format(prelude="", test="isinstance(x, DataNode)"))
+    assert "    if isinstance(x, ndd.Batch):\n        return x.slice[1:3]\n    else:\n        return x[..., 1:3]\n" in text
+    assert not [d for d in result.diagnostics if d.needs_human]
+
+
+def test_elif_after_the_isinstance_test_is_python_indexing():
+    extra = (
+        "from nvidia.dali.data_node import DataNode\n\n\n"
+        "def crop(x):\n    if isinstance(x, DataNode):\n        return x[0]\n    elif len(x) > 2:\n        return x[1]\n"
+        "    return x\n\n\nLIMIT = crop([3, 4, 5])\n\n\n"
+    )
+    text, _ = _migrate(READ + "    return crop(data)\n", extra=extra)
+    assert "return x.slice[0]\n    elif len(x) > 2:\n        return x[1]\n" in text
+
+
+def test_helper_whose_parameter_is_rebound_still_blocks():
+    extra = GUARDED.format(prelude="    x = x + 1 if isinstance(x, DataNode) else x\n", test="isinstance(x, DataNode)")
+    text, result = _migrate(READ + "    return crop(data)\n", extra=extra)
+    assert _blocked(text, result, "return x[1:3]")
+
+
+def test_other_tests_of_the_class_still_block():
+    for test in ("isinstance(x, (DataNode, list))", "not isinstance(x, DataNode)", "isinstance(LIMIT, DataNode)"):
+        text, result = _migrate(READ + "    return crop(data)\n", extra=GUARDED.format(prelude="", test=test))
+        assert _blocked(text, result, "return x[1:3]"), test
