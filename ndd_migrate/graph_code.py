@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import BuiltinAssignment, GlobalScope, ScopeProvider
 
-from ndd_migrate import names
+from ndd_migrate import external_source, names
 from ndd_migrate.cstutil import SkipsTrivia
 
 NODE, NODES, PY, BOX = "node", "nodes", "py", "box"
@@ -557,6 +557,8 @@ class Graph:
         if self._is_reader(call):
             return BOX  # outputs depend on the arguments: a list, or a dict (`readers.tfrecord`)
         dali = self._dali_name(func)
+        if names.fn_path(dali) == "external_source" and external_source.listed_outputs(call):
+            return NODES  # `num_outputs=len(names)`: a list of DataNodes
         if dali is not None:
             if names.math_function(dali):
                 return NODE
