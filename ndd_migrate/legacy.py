@@ -525,7 +525,8 @@ class _Reader:
         elif target in branch or (known is not None and not known.conditional) or target in self.fn.data_attrs:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
         elif known is not None and known.info.ndd != info.ndd and (
-            known.info.reader != info.reader or (info.reader and known.info.num_outputs != info.num_outputs)
+            known.info.reader != info.reader
+            or (info.reader and (_reader_count(known.info, known.ctor) or 0) != (_reader_count(info, value) or -1))
         ):
             self.fn.mixed_outputs.add(target)
             self.problem(
@@ -969,6 +970,14 @@ class _Reader:
 
 
 # -- small readers -------------------------------------------------------------------------------
+
+
+def _reader_count(info: OpInfo, ctor: cst.Call) -> int | None:
+    """The outputs of a reader created by ``ctor`` (``ops.CaffeReader(...)``): the table's count, or
+    the one its arguments give (a Caffe reader has images and labels unless told otherwise); None
+    when not known."""
+    found = outputs.op_outputs(info.fn_path, ctor)
+    return found if isinstance(found, int) else None
 
 
 class _SelfUses(SkipsTrivia, cst.CSTVisitor):
