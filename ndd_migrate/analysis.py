@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate import attributes, build_time, checkpoints, constructs, crossfile, cstutil, expected_errors, external_source, iterators, manual_uses, names, outputs, pipeline_args, self_methods, twin_readers
+from ndd_migrate import attributes, build_time, checkpoints, constructs, crossfile, cstutil, expected_errors, graph_constants, external_source, iterators, manual_uses, names, outputs, pipeline_args, self_methods, twin_readers
 from ndd_migrate.cstutil import TRIVIA, SkipsTrivia
 from ndd_migrate.ndd_flow import record_binding
 from ndd_migrate.returns import Returns, read as read_returns
@@ -76,6 +76,8 @@ class PipelineFunction:
     source: external_source.SourceSpec | None = None  # an external source in the reader's role (NDD421)
     conditionals: list[cst.If] = field(default_factory=list)  # data-dependent `if`s NDD423 rewrites
     python_functions: list[cst.Call] = field(default_factory=list)  # `fn.python_function` calls (NDD422)
+    # `types.Constant(np.array(...))` given as an operator's input: written as the array (NDD901).
+    input_constants: list[cst.Call] = field(default_factory=list)
     conditionals_enabled: bool = False  # `enable_conditionals` given, in the decorator or at a call
     top_level_readers: list[cst.Call] = field(default_factory=list)
     local_names: set[str] = field(default_factory=set)
@@ -468,6 +470,16 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         if fn is not None:
             fn.problems.append(Problem(constructs.PIPELINE_FUNCTION, node, "`yield` inside a pipeline function"))
 
+    def _array_input(self, constant: cst.Call) -> bool:
+        """Is ``constant`` a ``types.Constant`` of a numpy array given as a positional input of an
+        ``fn.*`` operator that dynamic mode has (ndd_migrate.graph_constants)?"""
+        arg = self.parents.get(constant)
+        call = self.parents.get(arg)
+        if not graph_constants.op_input(arg, call, constant) or graph_constants.array_of(constant, self._qualnames) is None:
+            return False
+        info = op_info(names.fn_path(names.dali_name(self, call.func)) or "")
+        return info is not None and info.ndd is not None and not has_expression_form(info.fn_path)
+
     def _innermost_pipeline(self) -> PipelineFunction | None:
         """The pipeline function whose own body (not a nested function) we are in."""
         if self._stack and self._depth and self._depth[-1] is self._stack[-1].node:
@@ -482,7 +494,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         path = names.fn_path(dali)
         fn = self._stack[-1] if self._stack else None
         if dali in names.CONSTANTS and fn is not None:
-            fn.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, constant_problem(dali)))
+            if self._array_input(node):
+                fn.input_constants.append(node)  # written as the array it wraps (NDD901)
+            else:
+                fn.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, constant_problem(dali)))
         if path is not None and fn is not None:
             info = op_info(path)
             if path == "external_source":

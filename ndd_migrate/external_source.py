@@ -45,6 +45,9 @@ class SourceSpec:
     cycle: bool  # "quiet"/True: restart silently at the end of the data
     targets: list[str]  # one name per output
     parallel: bool = False  # `parallel=` given (not a literal False): dropped, the loop calls the source
+    # `outputs = fn.external_source(..., num_outputs=len(names))`: a count only the run tells, the outputs
+    # bound to one name as the list pipeline mode gives; the loop makes each element a batch.
+    listed: bool = False
 
 
 def source_expr(call: cst.Call) -> cst.BaseExpression | None:
@@ -91,6 +94,10 @@ def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
     targets = _targets(fn_node.body.body[index], call)
     if isinstance(targets, str):
         return targets
+    listed = listed_outputs(call)
+    if listed and any(isinstance(a.value, (cst.List, cst.Tuple)) for a in call.args
+                      if a.keyword is not None and a.keyword.value in CARRIED):
+        return "a list of per-output `layout=`/`dtype=`/`device=` with `num_outputs=` that is not a literal"
     kind, params = classify(source, fn_node, module, index)
     if kind is None:
         code = cst.Module([]).code_for_node(source)
@@ -104,7 +111,14 @@ def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
     if kind == CALLABLE and params not in (0, 1):
         return "a `source` callable must take 0 or 1 positional arguments"
     return SourceSpec(call, index, kind, kind == CALLABLE and params == 1, batch,
-                      flags["batch_info"], cycle, targets, parallel is not False and parallel is not None)
+                      flags["batch_info"], cycle, targets, parallel is not False and parallel is not None, listed)
+
+
+def listed_outputs(call: cst.Call) -> bool:
+    """Is ``num_outputs=`` of an external source given, but not as a literal (``len(names)``)? Its
+    outputs are then a list whose length only the run tells (pipeline mode: a list of DataNodes)."""
+    arg = cstutil.kwarg(call, "num_outputs")
+    return arg is not None and not isinstance(cstutil.literal_value(arg.value), int)
 
 
 def _flag(call: cst.Call, name: str, fn_node: cst.FunctionDef, index: int):
@@ -151,6 +165,8 @@ def _targets(stmt: cst.CSTNode, call: cst.Call) -> list[str] | str:
             return [target.value]
         return "unpacking the one output of an external source"
     count = cstutil.literal_value(arg.value)
+    if listed_outputs(call) and isinstance(target, cst.Name):
+        return [target.value]  # the list of outputs, as it is
     elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else None
     if (
         not isinstance(count, int)
@@ -158,7 +174,8 @@ def _targets(stmt: cst.CSTNode, call: cst.Call) -> list[str] | str:
         or len(elements) != count
         or not all(isinstance(e.value, cst.Name) for e in elements)
     ):
-        return "`num_outputs=` outputs must be unpacked into as many names (`a, b = fn.external_source(...)`)"
+        return ("`num_outputs=` outputs must be unpacked into as many names (`a, b = fn.external_source(...)`), "
+                "or, when `num_outputs=` is not a literal, bound to one name")
     return [e.value.value for e in elements]
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import BuiltinAssignment, GlobalScope, ScopeProvider
 
-from ndd_migrate import names
+from ndd_migrate import external_source, names
 from ndd_migrate.cstutil import SkipsTrivia
 
 NODE, NODES, PY, BOX = "node", "nodes", "py", "box"
@@ -557,6 +557,8 @@ class Graph:
         if self._is_reader(call):
             return BOX  # outputs depend on the arguments: a list, or a dict (`readers.tfrecord`)
         dali = self._dali_name(func)
+        if names.fn_path(dali) == "external_source" and external_source.listed_outputs(call):
+            return NODES  # `num_outputs=len(names)`: a list of DataNodes
         if dali is not None:
             if names.math_function(dali):
                 return NODE
@@ -807,6 +809,33 @@ class Graph:
         if owner is None or owner.node in self.roots or not isinstance(owner.node, cst.FunctionDef):
             return None
         return owner.node.name.value
+
+    def guarded(self, expr: cst.BaseExpression) -> bool | None:
+        """Is ``expr``, a helper's parameter bound only there, read where ``if isinstance(<it>,
+        DataNode):`` of its own function decided what it is: True in the ``if``'s body (a
+        ``DataNode``), False in its ``elif``/``else`` (not one)? None anywhere else. NDD110 rewrites
+        the test to ``ndd.Batch``, so the migrated helper takes the same branch with a ``Batch``."""
+        if not isinstance(expr, cst.Name) or self.parameter_of(expr) is None:
+            return None
+        parents = self.model.parents
+        child, node = expr, parents.get(expr)
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(node, cst.If) and self._tests_node_class(node.test, expr.value):
+                if child is node.body:
+                    return True
+                if child is node.orelse:
+                    return False
+            child, node = node, parents.get(node)
+        return None
+
+    def _tests_node_class(self, test: cst.BaseExpression, name: str) -> bool:
+        """``isinstance(name, DataNode)``, with DALI's graph-node class alone."""
+        if not (isinstance(test, cst.Call) and self._builtin(test.func) == "isinstance" and len(test.args) == 2):
+            return False
+        value, cls = (a.value for a in test.args)
+        if any(a.keyword is not None or a.star for a in test.args):
+            return False
+        return isinstance(value, cst.Name) and value.value == name and self._dali_name(cls) == names.DATA_NODE
 
     def _is_numpy(self, root: cst.Name) -> bool:
         assignments = self._assignments(root) or []

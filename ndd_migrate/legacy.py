@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate import build_time, constructs, cstutil, names, outputs, pipeline_args, twin_readers
+from ndd_migrate import build_time, constructs, cstutil, graph_constants, names, outputs, pipeline_args, twin_readers
 from ndd_migrate.returns import contains_return
 from ndd_migrate.returns import read as read_returns
 from ndd_migrate.analysis import PipelineFunction, Problem, constant_problem
@@ -525,7 +525,8 @@ class _Reader:
         elif target in branch or (known is not None and not known.conditional) or target in self.fn.data_attrs:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
         elif known is not None and known.info.ndd != info.ndd and (
-            known.info.reader != info.reader or (info.reader and known.info.num_outputs != info.num_outputs)
+            known.info.reader != info.reader
+            or (info.reader and (_reader_count(known.info, known.ctor) or 0) != (_reader_count(info, value) or -1))
         ):
             self.fn.mixed_outputs.add(target)
             self.problem(
@@ -629,7 +630,10 @@ class _Reader:
         for call in uses.fn_calls:
             dali = names.dali_name(self.resolver, call.func)
             if dali in names.CONSTANTS:
-                self.problem(call, constant_problem(dali), about=constructs.NO_DYNAMIC_FORM)
+                if self._array_input(call, uses.inputs.get(id(call))):
+                    fn.input_constants.append(call)  # written as the array it wraps (NDD901)
+                else:
+                    self.problem(call, constant_problem(dali), about=constructs.NO_DYNAMIC_FORM)
                 continue
             info = op_info(names.fn_path(dali) or "")
             if info is None or has_expression_form(info.fn_path):
@@ -643,6 +647,20 @@ class _Reader:
         if found.ends and not found.problems:
             self.read_outputs(graph, found.all)
         self.place_build_time(body)
+
+    def _array_input(self, constant: cst.Call, place: tuple[cst.Arg, cst.Call] | None) -> bool:
+        """Is ``constant`` a ``types.Constant`` of a numpy array given as a positional input of an
+        operator that dynamic mode has (``self.<op>(...)`` or ``fn.*``; ndd_migrate.graph_constants)?"""
+        arg, call = place if place is not None else (None, None)
+        qualnames = lambda node: {q.name for q in self.resolver.get_metadata(QualifiedNameProvider, node, None) or ()}  # noqa: E731
+        if not graph_constants.op_input(arg, call, constant) or graph_constants.array_of(constant, qualnames) is None:
+            return False
+        op = self.fn.op_calls.get(call)
+        if op is not None:
+            info = None if op.python else op.info
+        else:
+            info = op_info(names.fn_path(names.dali_name(self.resolver, call.func)) or "")
+        return info is not None and info.ndd is not None and not has_expression_form(info.fn_path)
 
     def place_build_time(self, body) -> None:
         """Statements of ``define_graph`` that act outside it (``self.count += 1``, ``print(...)``)
@@ -954,6 +972,14 @@ class _Reader:
 # -- small readers -------------------------------------------------------------------------------
 
 
+def _reader_count(info: OpInfo, ctor: cst.Call) -> int | None:
+    """The outputs of a reader created by ``ctor`` (``ops.CaffeReader(...)``): the table's count, or
+    the one its arguments give (a Caffe reader has images and labels unless told otherwise); None
+    when not known."""
+    found = outputs.op_outputs(info.fn_path, ctor)
+    return found if isinstance(found, int) else None
+
+
 class _SelfUses(SkipsTrivia, cst.CSTVisitor):
     """``self.<op>(...)`` calls, other ``self.<attr>`` loads, attributes assigned, bare ``self``,
     ``return`` statements and other calls (``fn.*``) of ``define_graph``."""
@@ -965,6 +991,7 @@ class _SelfUses(SkipsTrivia, cst.CSTVisitor):
         self.bare_self: list[cst.Name] = []
         self.returns: list[cst.Return] = []
         self.fn_calls: list[cst.Call] = []
+        self.inputs: dict[int, tuple[cst.Arg, cst.Call]] = {}  # each argument's value → its Arg and call
         self.tests: dict[int, str] = {}  # `if self.x:` ("truth"), `self.x is None` / `is not None` ("none")
         self._handled: set[int] = set()
 
@@ -993,6 +1020,8 @@ class _SelfUses(SkipsTrivia, cst.CSTVisitor):
                 self._handled.add(id(target))
 
     def visit_Call(self, node: cst.Call) -> None:
+        for arg in node.args:
+            self.inputs[id(arg.value)] = (arg, node)
         attr = self_attr(node.func)
         if attr is not None:
             self.calls.append((node, attr))

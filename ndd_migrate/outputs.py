@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import Assignment, ScopeProvider
 
-from ndd_migrate import cstutil, names
+from ndd_migrate import cstutil, external_source, names
 from ndd_migrate.returns import contains_return
 from ndd_migrate.returns import read as read_returns
 from ndd_migrate.rules.tables import op_info
@@ -242,6 +242,8 @@ class Reader:
             return self._name(expr, function, depth)
         if isinstance(expr, cst.Call):
             return self._call(expr, function, depth)
+        if isinstance(expr, cst.ListComp):
+            return self._comprehension(expr, function, depth)
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add) and any(
             isinstance(o, (cst.List, cst.ListComp)) for o in (expr.left, expr.right)
         ):
@@ -290,6 +292,8 @@ class Reader:
         if path is not None:
             if canonical_path(path) == "readers.tfrecord":
                 return Outputs(None, "dict")  # one output per feature, by name
+            if path == "external_source" and external_source.listed_outputs(arguments):
+                return Outputs(None, "list")  # a list of outputs, as long as `num_outputs=` says at run time
             count = op_outputs(path, arguments)
             if call is self.reader and isinstance(count, str):
                 return Outputs(None, "oplist")  # next_epoch yields a tuple, whatever its length
@@ -315,6 +319,39 @@ class Reader:
         if isinstance(helper, str):
             return helper
         return self._helper_outputs(helper, call, function, depth)
+
+    def _comprehension(self, comp: cst.ListComp, function: cst.FunctionDef, depth: int) -> Outputs | str | None:
+        """``[d.gpu() for d in outputs]``: one output per output of ``outputs``, a list in both modes.
+        One ``for`` over several outputs, no ``if``, and an element that is one output made from the
+        loop's name (the name itself, ``.gpu()``/``.cpu()`` of it, arithmetic with it, an op with one
+        output on it)."""
+        loop = comp.for_in
+        if loop.inner_for_in is not None or loop.ifs or loop.asynchronous or not isinstance(loop.target, cst.Name):
+            return f"`{_code(comp)}` is not one comprehension over outputs"
+        if not self._one_of(comp.elt, loop.target.value):
+            return f"`{_code(comp)}`: each element is not known to be one output"
+        inner = self.of(loop.iter, function, depth + 1)  # None: `data = [... for d in data]`, read already
+        if not isinstance(inner, Outputs) or not inner.several or inner.form == "dict":
+            return inner if inner is None or isinstance(inner, str) else f"`{_code(comp)}` does not iterate over outputs"
+        return Outputs(inner.count, "list")
+
+    def _one_of(self, expr: cst.BaseExpression, name: str) -> bool:
+        """Is ``expr`` one output made from the output ``name`` (see :meth:`_comprehension`)?"""
+        if isinstance(expr, cst.Name):
+            return expr.value == name
+        if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
+            parts = [expr.left, expr.right] if isinstance(expr, cst.BinaryOperation) else [expr.expression]
+            return any(self._one_of(p, name) for p in parts) and all(
+                self._one_of(p, name) or cstutil.literal_value(p) is not cstutil.NOT_LITERAL for p in parts)
+        if not isinstance(expr, cst.Call):
+            return False
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("gpu", "cpu") and not expr.args:
+            return self._one_of(func.value, name)
+        path = names.fn_path(names.dali_name(self.resolver, func))
+        positional = [a.value for a in expr.args if a.keyword is None]
+        return (path is not None and op_outputs(path, expr) == 1 and bool(positional)
+                and self._one_of(positional[0], name))
 
     def _builtin(self, name: cst.Name) -> bool:
         scope = self.resolver.get_metadata(ScopeProvider, name, None)

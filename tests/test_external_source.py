@@ -160,6 +160,39 @@ CASES = {
         "    data, labels = fn.external_source(source=frames, num_outputs=2)\n"
         "    return data, labels\n"
     ),
+    "num_outputs from the run, outputs kept as a list": (
+        "NAMES = ['u', 'v', 'w']\n\n"
+        "def gen():\n"
+        "    for i in range(3):\n"
+        "        yield tuple([np.full((k + 1,), i * 10 + k + j, dtype=np.int16) for j in range(2)] for k in range(3))\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def pipe():\n"
+        "    data = fn.external_source(gen, num_outputs=len(NAMES), layout='X')\n"
+        "    data = [d.cpu() - 1 for d in data]\n"
+        "    return data[0], data[2], data[1][0]\n"
+    ),
+    "num_outputs from the run, per sample": (
+        "WIDTHS = [1, 2, 3]\n\n"
+        "def sample(info):\n"
+        "    if info.iteration > 2:\n"
+        "        raise StopIteration\n"
+        "    return tuple(np.full((w,), info.idx_in_epoch * 10 + w, dtype=np.int32) for w in WIDTHS)\n\n"
+        "@pipeline_def(batch_size=3, num_threads=1, device_id=None)\n"
+        "def pipe():\n"
+        "    data = fn.external_source(source=sample, num_outputs=len(WIDTHS), batch=False)\n"
+        "    return tuple(data)\n"
+    ),
+    "num_outputs and batch= from the run, per sample": (
+        "WIDTHS = [1, 2]\nPER_BATCH = False\n\n"
+        "class Steps:\n"
+        "    def __iter__(self):\n"
+        "        for i in range(7):\n"
+        "            yield tuple(np.full((w, 2), i, dtype=np.uint8) for w in WIDTHS)\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def pipe():\n"
+        "    data = fn.external_source(Steps(), num_outputs=len(WIDTHS), batch=PER_BATCH)\n"
+        "    return data[1], data[0]\n"
+    ),
     "lambda, random op after it": (
         "@pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=3)\n"
         "def pipe():\n"
@@ -282,7 +315,32 @@ BLOCKED = {
     ),
     "cycle callable": ("data = fn.external_source(source=call, cycle=True)", "needs an iterable source"),
     "nested": ("data = fn.external_source(source=gen) + 1", "not a statement"),
+    "run-time num_outputs unpacked": ("data, _ = fn.external_source(source=gen, num_outputs=len(src))",
+                                      "bound to one name"),
+    "run-time num_outputs, a layout per output": (
+        "data = fn.external_source(source=gen, num_outputs=len(src), layout=['A', 'B'])", "a list of per-output"),
 }
+
+
+def test_output_list_becomes_a_list_of_batches():
+    text, result = migrate_text(HEADER + CASES["num_outputs from the run, outputs kept as a list"])
+    assert "    for data in gen():\n        data = [ndd.as_batch(output, layout='X') for output in data]\n" in text
+    assert "data[1].slice[0]" in text  # an output picked from the list, then sliced inside each sample
+    assert not [d for d in result.diagnostics if d.needs_human]
+    assert migrate_text(text)[0] == text
+
+
+@pytest.mark.parametrize("comprehension", ["[d for d in data if d]", "[(d, d) for d in data]", "[d for d in data for e in data]",
+                                           "[fn.readers.file(file_root=d) for d in data]"])
+def test_other_comprehensions_of_the_output_list_block(comprehension):
+    source = HEADER + (
+        "def gen():\n    yield [1]\n\n"
+        "@pipeline_def(batch_size=2)\n"
+        f"def pipe(names):\n    data = fn.external_source(gen, num_outputs=len(names))\n    data = {comprehension}\n"
+        "    return tuple(data)\n"
+    )
+    text, result = migrate_text(source)
+    assert "@pipeline_def" in text and [d for d in result.diagnostics if d.needs_human]
 
 
 @pytest.mark.parametrize("name", BLOCKED)

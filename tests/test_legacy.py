@@ -1269,3 +1269,35 @@ def test_a_settings_dict_holding_more_than_a_seed_is_left_for_a_human(extra):
         )
     )
     assert any("`*args`/`**kwargs` passed to `Pipeline.__init__` cannot be read" in t for t in todos(out)), todos(out)
+
+
+# -- a reader of another kind in each branch of `__init__` -------------------------------------------
+
+_READER_BY_KIND = (
+    "import nvidia.dali.ops as ops\n"
+    "from nvidia.dali.pipeline import Pipeline\n\n\n"
+    "class Loader(Pipeline):\n"
+    "    def __init__(self, batch_size, root, lmdb, flag):\n"
+    "        super().__init__(batch_size, num_threads=1, device_id=None)\n"
+    "        if lmdb:\n"
+    "            self.input = ops.readers.Caffe(path=root{caffe})\n"
+    "        else:\n"
+    "            self.input = ops.readers.File(file_root=root)\n\n"
+    "    def define_graph(self):\n"
+    "        jpegs, labels = self.input()\n"
+    "        return jpegs, labels\n"
+)
+
+
+def test_readers_whose_arguments_give_the_same_outputs_convert():
+    text, result = migrate_text(_READER_BY_KIND.format(caffe=""))
+    assert "input_op, input_args = ndd.readers.Caffe, dict(path=root)" in text and "input_op(**input_args)" in text
+    assert not [d for d in result.diagnostics if d.needs_human]
+
+
+@pytest.mark.parametrize("caffe", [", label_available=False", ", label_available=flag"])
+def test_readers_whose_arguments_give_other_outputs_block(caffe):
+    text, result = migrate_text(_READER_BY_KIND.format(caffe=caffe))
+    found = [d for d in result.diagnostics if d.code == "NDD402" and d.needs_human]
+    assert found and "`ops.readers.File` in another, with different outputs" in found[0].message
+    assert "class Loader(Pipeline)" in text

@@ -307,3 +307,45 @@ def test_a_legacy_class_kept_by_noqa_says_so_at_the_class():
     quiet = source.replace("class P(Pipeline):", "class P(Pipeline):  # noqa: NDD401")
     quiet_text, quiet_result = migrate_text(quiet)
     assert quiet_text == quiet and not quiet_result.diagnostics  # the silence asked for at the class
+
+
+# -- a helper that takes both kinds and tests which one it has ---------------------------------------
+
+GUARDED = (
+    "from nvidia.dali.data_node import DataNode\n\n\n"
+    "def crop(x):\n"
+    "{prelude}"
+    "    if {test}:\n"
+    "        return x[1:3]\n"
+    "    else:\n"
+    "        return x[..., 1:3]\n\n\n"
+    "LIMIT = crop([3, 4, 5])\n\n\n"
+)
+
+
+def test_helper_testing_isinstance_datanode_slices_in_that_branch_only():
+    text, result = _migrate(READ + "    return crop(data)\n", extra=GUARDED.format(prelude="", test="isinstance(x, DataNode)"))
+    assert "    if isinstance(x, ndd.Batch):\n        return x.slice[1:3]\n    else:\n        return x[..., 1:3]\n" in text
+    assert not [d for d in result.diagnostics if d.needs_human]
+
+
+def test_elif_after_the_isinstance_test_is_python_indexing():
+    extra = (
+        "from nvidia.dali.data_node import DataNode\n\n\n"
+        "def crop(x):\n    if isinstance(x, DataNode):\n        return x[0]\n    elif len(x) > 2:\n        return x[1]\n"
+        "    return x\n\n\nLIMIT = crop([3, 4, 5])\n\n\n"
+    )
+    text, _ = _migrate(READ + "    return crop(data)\n", extra=extra)
+    assert "return x.slice[0]\n    elif len(x) > 2:\n        return x[1]\n" in text
+
+
+def test_helper_whose_parameter_is_rebound_still_blocks():
+    extra = GUARDED.format(prelude="    x = x + 1 if isinstance(x, DataNode) else x\n", test="isinstance(x, DataNode)")
+    text, result = _migrate(READ + "    return crop(data)\n", extra=extra)
+    assert _blocked(text, result, "return x[1:3]")
+
+
+def test_other_tests_of_the_class_still_block():
+    for test in ("isinstance(x, (DataNode, list))", "not isinstance(x, DataNode)", "isinstance(LIMIT, DataNode)"):
+        text, result = _migrate(READ + "    return crop(data)\n", extra=GUARDED.format(prelude="", test=test))
+        assert _blocked(text, result, "return x[1:3]"), test

@@ -41,7 +41,12 @@ def plan(ctx, fn: PipelineFunction, stmt: cst.SimpleStatementLine, used: set[str
     if spec.kind == GENERATOR:
         source = f"{source}()"
     targets = spec.targets
-    convert = [_as_batch(ctx, call, name, i, len(targets)) for i, name in enumerate(targets)]
+    if spec.listed:  # `outputs = [ndd.as_batch(output) for output in outputs]`: a list, as pipeline mode gave
+        element = fresh("output", used)
+        each = _as_batch(ctx, call, element, 0, 1).body[0].value
+        convert = [cst.parse_statement(f"{targets[0]} = [{code(each)} for {element} in {targets[0]}]\n")]
+    else:
+        convert = [_as_batch(ctx, call, name, i, len(targets)) for i, name in enumerate(targets)]
     unpacked = ", ".join(targets)
 
     if spec.batch is None:
@@ -63,6 +68,9 @@ def plan(ctx, fn: PipelineFunction, stmt: cst.SimpleStatementLine, used: set[str
         draw = _callable_draw(ctx, spec, source, counter)
     if spec.batch:
         fetch = f"{unpacked} = {draw}"
+    elif spec.listed:  # each sample a tuple of outputs: one list of samples per output
+        samples = fresh("samples", used)
+        fetch = f"{samples} = {draw}\n    {targets[0]} = {_by_output(samples)}"
     else:
         samples = targets[0] if len(targets) == 1 else fresh("samples", used)
         fetch = f"{samples} = {draw}"
@@ -98,7 +106,10 @@ def _run_time_plan(ctx, spec, call: cst.Call, source: str, prologue: list, conve
         prologue.append(cst.parse_statement(f"{iterator} = iter({source})\n"))
         per_batch = f"next({iterator})"
         per_sample = f"[next({iterator}) for _ in range(batch_size)]"
-    if len(targets) == 1:
+    if spec.listed:
+        samples = fresh("samples", used)
+        sample_form = f"{samples} = {per_sample}\n    {targets[0]} = {_by_output(samples)}"
+    elif len(targets) == 1:
         sample_form = f"{targets[0]} = {per_sample}"
     else:
         samples = fresh("samples", used)
@@ -112,6 +123,11 @@ def _run_time_plan(ctx, spec, call: cst.Call, source: str, prologue: list, conve
     if counter:
         head.append(cst.parse_statement(f"{counter} += 1\n"))
     return Plan(prologue, convert, lambda inner: [_while_true([*head, *inner])])
+
+
+def _by_output(samples: str) -> str:
+    """The samples of each output, from samples that are each a tuple of outputs."""
+    return f"[list(output) for output in zip(*{samples})]"
 
 
 def _callable_draw(ctx, spec, source: str, counter: str | None, batch: bool | None = None) -> str:

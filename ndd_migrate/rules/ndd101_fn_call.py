@@ -31,7 +31,12 @@ RULE = Rule(
         "dynamic mode has no operator for, become `ndd.as_batch(x.shape, dtype=..., device=...)`: the same 1-D "
         "shape per sample, of the same dtype (INT64 by default), on the input's device (`fn.shapes`) or the CPU "
         "(`x.shape()`); `fn.shapes` of an expression without `device=` blocks the pipeline (the input would be "
-        "computed twice)."
+        "computed twice). "
+        "A graph constant of a numpy array given as an operator's positional input, "
+        "`types.Constant(np.array([0], dtype=np.float32))`, becomes the array: a dynamic-mode op broadcasts it to "
+        "every sample of its batch input, as the constant node did. Only an array written out with a dtype the "
+        "constant node keeps (`float32`, `int32`, `uint8`, ...: not `float64` or `int64`, which it narrows) is "
+        "taken, beside an input that is a batch; other graph constants are reported by NDD901."
     ),
     why=(
         "`fn.*` calls only declare graph nodes inside a pipeline definition; outside one they fail. Reader "
@@ -127,6 +132,28 @@ RULE = Rule(
                 "            yield ndd.pad(data, shape=size * 2).evaluate(),\n"
             ),
         ),
+        Example(
+            title="a graph constant given as an operator input: the array itself",
+            before=(
+                "import numpy as np\nfrom nvidia.dali import fn, pipeline_def, types\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p(root):\n"
+                "    data = fn.readers.numpy(file_root=root)\n"
+                "    size = fn.shapes(data, dtype=types.INT32)\n"
+                "    return fn.slice(size, types.Constant(np.array([0], dtype=np.float32)), "
+                "types.Constant(np.array([1], dtype=np.float32)), axes=[0])\n"
+            ),
+            after=(
+                "import numpy as np\nimport nvidia.dali.experimental.dynamic as ndd\nfrom nvidia.dali import types\n\n\n"
+                "def p(root, *, batch_size=2):\n"
+                "    reader = ndd.readers.Numpy(file_root=root)\n"
+                "    while True:\n"
+                "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+                "            size = ndd.as_batch(data.shape, dtype=types.INT32, device=data.device)\n"
+                "            yield ndd.slice(size, np.array([0], dtype=np.float32), "
+                "np.array([1], dtype=np.float32), axes=[0]).evaluate(),\n"
+            ),
+        ),
     ),
     valid=(
         "import nvidia.dali.experimental.dynamic as ndd\n\nx = ndd.flip(ndd.zeros(shape=[2]))\n",
@@ -137,6 +164,10 @@ RULE = Rule(
 
 class Impl(RuleImpl):
     rule = RULE
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._constants: set[int] | None = None
 
     def blockers(self, fn):
         """``fn.op([a, b])``, an input set, in the pipeline's graph or a helper it runs: one ``ndd`` call
@@ -171,7 +202,24 @@ class Impl(RuleImpl):
                 continue
             code = cst.Module([]).code_for_node(arg.value)
             found.append((call, f"`fn.{path}({code}, ...)` runs on an input set: {why}", input_sets.hint(info.ndd, arg.value, info.random)))
+        for constant in fn.input_constants:
+            why = self._constant_problem(constant, graph)
+            if why is not None:
+                found.append((constant, why, "give the op the numpy array itself, beside an input that is a batch"))
         return found
+
+    def _constant_problem(self, constant: cst.Call, graph) -> str | None:
+        """Why the array ``constant`` wraps cannot be given to its operator instead: ``# noqa`` (the
+        op would be given a graph node), or no other input of the op is a batch (an ndd op on arrays
+        alone gives one tensor, not a batch of copies)."""
+        if not self.ctx.applies(self.code, constant):
+            return "`types.Constant(...)` left as it is: dynamic-mode ops reject a graph constant"
+        call = self.ctx.model.parents.get(self.ctx.model.parents.get(constant))
+        others = [a.value for a in getattr(call, "args", ()) if a.keyword is None and a.value is not constant]
+        if not any(graph.kind(value) == graph_code.NODE for value in others):
+            return ("`types.Constant(...)` is an input of an operator none of whose other inputs is known to be a "
+                    "batch: given the array alone, a dynamic-mode op gives one tensor, not a batch")
+        return None
 
     def leave_Call(self, original: cst.Call, updated: cst.BaseExpression) -> cst.BaseExpression:
         """``fn.shapes(x, dtype=D)`` → ``ndd.as_batch(x.shape, dtype=D, device=x.device)``: dynamic
@@ -179,6 +227,8 @@ class Impl(RuleImpl):
         (ndd_migrate/codegen/sample_shapes.py). ``fn.op([a, b], ...)`` → ``[ndd.op(x, ...) for x in
         [a, b]]``: pipeline mode runs one operator instance per input (``blockers`` let only the calls
         through where that is the same)."""
+        if isinstance(updated, cst.Call) and self._input_constant(original):
+            return self._constant(original, updated)
         if not isinstance(updated, cst.Call) or not self.ctx.may_rewrite_dali_calls():
             return updated
         if _is_shape_method(original.func):
@@ -196,6 +246,21 @@ class Impl(RuleImpl):
             return updated
         self.ctx.report(self.code, original, message, fixed=True)
         return sample_shapes.build(self.ctx.ndd, updated.args)
+
+    def _input_constant(self, call: cst.Call) -> bool:
+        """Is ``call`` a ``types.Constant(np.array(...))`` input of an operator of a converted
+        pipeline (``PipelineFunction.input_constants``, ndd_migrate/graph_constants.py)?"""
+        if self._constants is None:  # asked at every call; decided before the traversal
+            pipelines = self.ctx.model.pipelines.values()
+            self._constants = {id(c) for fn in pipelines if fn.convert for c in getattr(fn, "input_constants", ())}
+        return id(call) in self._constants
+
+    def _constant(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``types.Constant(np.array(v, dtype=np.T))`` → ``np.array(v, dtype=np.T)``: an ndd operator
+        broadcasts an array input to every sample, as the constant node gave it."""
+        self.ctx.report(self.code, original, "`types.Constant(array)` as an operator input → the array itself",
+                        fixed=True)
+        return updated.args[0].value.with_changes(lpar=original.lpar, rpar=original.rpar)
 
     def _input_set(self, original: cst.Call, updated: cst.Call, path: str | None) -> cst.BaseExpression:
         info = op_info(path) if path is not None else None

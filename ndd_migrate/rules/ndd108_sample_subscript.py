@@ -24,7 +24,10 @@ RULE = Rule(
         "use `None`/`dali.newaxis` (which `Batch.slice` does not take), the pipeline is not migrated and the "
         "TODO says which subscript and what to write. In other functions whose `fn.*` calls are rewritten "
         "(helpers of another module's pipeline), a subscript is rewritten only where its value is known to "
-        "be a `DataNode` there (`y = fn.flip(x); y[0:2]`); parameters of unknown kind stay as written."
+        "be a `DataNode` there (`y = fn.flip(x); y[0:2]`); parameters of unknown kind stay as written. A "
+        "helper that takes both and tests which it has, `if isinstance(x, DataNode): x[...] else: x[...]` "
+        "(`x` a parameter bound nowhere else), slices in the `if` body and indexes as Python in the "
+        "`elif`/`else`: NDD110 makes the test `isinstance(x, ndd.Batch)`, so the same branch runs."
     ),
     why=(
         "A `DataNode` subscript indexes inside each sample (DALI's tensor subscripting: `x[1:3]` keeps rows "
@@ -85,6 +88,40 @@ RULE = Rule(
                 "    return x[0]\n"
             ),
         ),
+        Example(
+            title="a helper that tests which kind it was given: each branch indexes its own kind",
+            before=(
+                "import numpy as np\n"
+                "import nvidia.dali.fn as fn\n"
+                "from nvidia.dali import pipeline_def\n"
+                "from nvidia.dali.data_node import DataNode\n\n\n"
+                "def crop(x):\n"
+                "    if isinstance(x, DataNode):\n"
+                "        return x[1:3]\n"
+                "    else:\n"
+                "        return x[..., 1:3]\n\n\n"
+                "GRID = crop(np.zeros([4, 4]))\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p(root):\n"
+                "    data = fn.readers.numpy(file_root=root)\n"
+                "    return crop(data)\n"
+            ),
+            after=(
+                "import numpy as np\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def crop(x):\n"
+                "    if isinstance(x, ndd.Batch):\n"
+                "        return x.slice[1:3]\n"
+                "    else:\n"
+                "        return x[..., 1:3]\n\n\n"
+                "GRID = crop(np.zeros([4, 4]))\n\n\n"
+                "def p(root, *, batch_size=2):\n"
+                "    reader = ndd.readers.Numpy(file_root=root)\n"
+                "    while True:\n"
+                "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+                "            yield crop(data).evaluate(),\n"
+            ),
+        ),
     ),
     valid=(
         # hand-written dynamic-mode code: a Tensor is subscriptable (NDD501 looks at batches)
@@ -105,6 +142,8 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
     for fn, owners, _root in graph.graph_functions():
         for sub in fn.subscripts:
             kind = graph.kind(sub.value)
+            if kind is None:  # `if isinstance(x, DataNode): x[0] else: x[..., 0]` in a helper taking both
+                kind = {True: graph_code.NODE, False: graph_code.PY}.get(graph.guarded(sub.value))
             if kind in (graph_code.PY, graph_code.NODES, graph_code.BOX) or _string_index(sub):
                 continue  # Python indexing (a DataNode takes no string index)
             text = _code(sub)

@@ -34,6 +34,9 @@ RULE = Rule(
         "`if batched:` per batch, `else:` per sample; a name the pipeline function binds once to a literal "
         "before the call is that literal. `parallel=` is dropped with a note (the loop calls the source in "
         "its own thread; `fn.external_source` stays per batch without `batch=`, `parallel=True` or not). "
+        "A `num_outputs=` that is not a literal (`num_outputs=len(names)`), the outputs bound to one name, "
+        "gives a list, as in pipeline mode: `data = [ndd.as_batch(output, ...) for output in data]` (per sample, "
+        "the samples split by output first; one `layout=`/`dtype=`/`device=` for all). "
         "Reported for a human: `cycle=\"raise\"`, `cycle=` or `batch_info=True` with a `batch=` decided at run time, no `source` (`feed_input`), a source "
         "the code does not show to be iterable or callable (a parameter, an imported object), a reader "
         "and an external source in one pipeline, several external sources. "
@@ -87,6 +90,29 @@ RULE = Rule(
                 "        images = ndd.as_batch(images, layout='HWC')\n"
                 "        labels = ndd.as_batch(labels)\n"
                 "        yield (images / 255).evaluate(), labels.evaluate()\n"
+            ),
+        ),
+        Example(
+            title="as many outputs as names, kept as a list",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "def fields():\n"
+                "    yield from load_fields()\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def pipe(names):\n"
+                "    data = fn.external_source(fields, num_outputs=len(names))\n"
+                "    data = [d.gpu() for d in data]\n"
+                "    return tuple(data)\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def fields():\n"
+                "    yield from load_fields()\n\n\n"
+                "def pipe(names, *, batch_size=4):\n"
+                "    for data in fields():\n"
+                "        data = [ndd.as_batch(output) for output in data]\n"
+                "        data = [d.gpu() for d in data]\n"
+                "        yield tuple(batch.evaluate() for batch in data)\n"
             ),
         ),
         Example(

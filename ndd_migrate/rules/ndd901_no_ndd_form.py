@@ -19,7 +19,8 @@ RULE = Rule(
         "Reports `fn.*` operators that dynamic mode does not provide (`fn.ssd_random_crop`, "
         "`fn.python_function`, `fn.external_source` outside the cases NDD4xx rewrites, ...) and names the "
         "table generated from DALI's schemas cannot find, and graph constants (`types.Constant(...)`, which "
-        "dynamic-mode ops and batches reject) in a pipeline. A pipeline that uses one is not rewritten."
+        "dynamic-mode ops and batches reject) in a pipeline, except a numpy array given as an operator's input, "
+        "which NDD101 writes as the array. A pipeline that uses one is not rewritten."
     ),
     why="There is nothing to call: the logic must be rewritten (plain Python on the samples, another op).",
     fix_safety=FixSafety.MANUAL,
