@@ -45,6 +45,9 @@ class Context:
     pending_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
     statement_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
     statement_stack: list[cst.CSTNode] = field(default_factory=list)
+    # Original statements a rule removed (set by the dispatcher): a block's updated statements
+    # then pair with its original ones only once these are left out.
+    removed: set[cst.CSTNode] = field(default_factory=set)
     function_stack: list[cst.FunctionDef] = field(default_factory=list)
     in_import: bool = False  # inside an import statement: names there are bindings, not uses
     uses_ndd: bool = False

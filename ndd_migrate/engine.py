@@ -218,6 +218,8 @@ class Dispatcher(cst.CSTTransformer):
             result = hook(original, result)
             if result is not given:
                 self.ctx.rewritten = True
+                if isinstance(result, cst.RemovalSentinel):
+                    self.ctx.removed.add(original)
             if type(result) is not node_type:
                 break  # a rule turned the node into something else: other rules' hooks no longer apply
         if node_type is cst.FunctionDef:

@@ -281,7 +281,12 @@ class Impl(RuleImpl):
         after_reader: list = []  # run once, after the reader is created (build_time)
         loop_target = None
         reader_stmt = source = twin_stmt = twin_target = None
-        for index, (orig_stmt, stmt) in enumerate(zip(orig_body, body)):
+        # Statements another rule removed (`pipe = Pipeline.current()`, NDD109) are not in `body`:
+        # the others pair up in order, each keeping its index in the original body.
+        kept = [(index, orig_stmt) for index, orig_stmt in enumerate(orig_body) if orig_stmt not in self.ctx.removed]
+        if ret is not None:
+            kept = kept[:-1]  # the final `return`, popped above
+        for (index, orig_stmt), stmt in zip(kept, body):
             if index + len(head) in fn.hoisted:
                 (after_reader if reader_index is not None and index > reader_index else prologue).append(stmt)
             elif index == reader_index:
