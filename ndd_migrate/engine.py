@@ -99,6 +99,7 @@ class Dispatcher(cst.CSTTransformer):
             return False
         if node_type is cst.Module:
             self._indent = node.default_indent.replace("\t", " " * 8)
+            self.ctx.indent = node.default_indent if len(set(node.default_indent)) == 1 else "    "
             self._decide_conversions()
         if _is_statement(node_type):
             self.ctx.statement_stack.append(node)

@@ -340,6 +340,8 @@ class Impl(RuleImpl):
             rngs = [r for r in [rng, *(self.ctx.model.plan.op_rngs.get(c) for c in fn.random_calls)] if r]
             reader = reader_stmt.body[0].value if reader_stmt is not None else None
             prologue += checkpoints.registrations(reader, reader_name if reader is not None else None, rngs)
+        if source is not None and fn.restarts:  # one generator per epoch (docs/target-shape.md)
+            return [*head, *prologue, *source.prologue, *epoch_shape.per_epoch(source.loop(inner), shape.fresh("batches", used))]
         if source is not None:  # the external source's loop replaces `while True:`
             return [*head, *prologue, *source.prologue, *source.loop(inner)]
         loop = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner))
