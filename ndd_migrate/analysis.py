@@ -85,6 +85,9 @@ class PipelineFunction:
     built_in: str | None = None  # the function whose body defines this one (a factory, a method)
     convert: bool = False  # decided by the engine: no problems and NDD001 may apply
     epochs: bool = False  # feeds a framework iterator / asks for reader metadata (ndd_migrate.iterators)
+    # Feeds only iterators whose epochs end at its external source's `StopIteration`: one generator
+    # per epoch over the same source (ndd_migrate.iterators.mark_restarts).
+    restarts: bool = False
     checkpointing: bool = False  # `enable_checkpointing`/`checkpoint` given (ndd_migrate.checkpoints)
     label: str | None = None  # how messages name it, when not by its function's name (ndd_migrate.hand_built)
 
@@ -120,6 +123,7 @@ class ImportedPipeline:
     # the generator already (`next(pipe)`, passing it on), and only pipeline methods are wrong.
     migrated_in: str | None = None
     epochs = False  # the epoch-aware and checkpoint rewrites need the function's own model
+    restarts = False
     checkpointing = False
 
 
@@ -130,6 +134,7 @@ class PipelineGroup:
 
     members: tuple
     epochs = False  # the epoch-aware and checkpoint rewrites need one function
+    restarts = False
     checkpointing = False
 
     @property
@@ -631,6 +636,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                         fn.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
         self._find_foreign_pipelines()
         iterators.mark(self, self._epoch_uses)
+        iterators.mark_restarts(self, self._calls)
         for fn in self.model.pipelines.values():
             why = twin_readers.late_mismatch(fn) if fn.twin_index is not None else None
             if why is not None:

@@ -45,6 +45,9 @@ class Context:
     pending_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
     statement_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
     statement_stack: list[cst.CSTNode] = field(default_factory=list)
+    # Original statements a rule removed (set by the dispatcher): a block's updated statements
+    # then pair with its original ones only once these are left out.
+    removed: set[cst.CSTNode] = field(default_factory=set)
     function_stack: list[cst.FunctionDef] = field(default_factory=list)
     in_import: bool = False  # inside an import statement: names there are bindings, not uses
     uses_ndd: bool = False
@@ -53,6 +56,9 @@ class Context:
     math_import: str | None = None  # `import math` (or `import math as stdlib_math`) to add
     dali_types_alias: str | None = None  # the module's own name for nvidia.dali.types (read by NDD421)
     needs_types_import: bool = False
+    # One level of the indentation the module uses (a tab in a tab-indented file), for the lines
+    # inside brackets that a rule lays out (set by the engine; four spaces for an odd mix).
+    indent: str = "    "
     _dali_names: dict[cst.CSTNode, str | None] = field(default_factory=dict, repr=False)
     _all_convert: bool | None = field(default=None, repr=False)  # may_rewrite_dali_calls outside pipelines
 

@@ -99,6 +99,7 @@ class Dispatcher(cst.CSTTransformer):
             return False
         if node_type is cst.Module:
             self._indent = node.default_indent.replace("\t", " " * 8)
+            self.ctx.indent = node.default_indent if len(set(node.default_indent)) == 1 else "    "
             self._decide_conversions()
         if _is_statement(node_type):
             self.ctx.statement_stack.append(node)
@@ -242,6 +243,8 @@ class Dispatcher(cst.CSTTransformer):
             result = hook(original, result)
             if result is not given:
                 self.ctx.rewritten = True
+                if isinstance(result, cst.RemovalSentinel):
+                    self.ctx.removed.add(original)
             if type(result) is not node_type:
                 break  # a rule turned the node into something else: other rules' hooks no longer apply
         if node_type is cst.FunctionDef:

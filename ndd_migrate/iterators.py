@@ -16,7 +16,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
-from ndd_migrate import constructs, names
+from ndd_migrate import constructs, external_source, names
 from ndd_migrate.cstutil import pipeline_items
 
 # Rewritten (NDD411): the PyTorch iterators, whose batches ``.torch()`` reproduces.
@@ -24,6 +24,8 @@ TORCH_ITERATORS = {
     "nvidia.dali.plugin.pytorch.DALIGenericIterator": None,  # output_map given by the caller
     "nvidia.dali.plugin.pytorch.DALIClassificationIterator": ("data", "label"),
 }
+# The module they are in, imported as such (`from nvidia.dali.plugin import pytorch`).
+TORCH_PLUGIN = "nvidia.dali.plugin.pytorch"
 # The enum their `last_batch_policy` takes, under the names it is imported by.
 LAST_BATCH_POLICIES = ("nvidia.dali.plugin.pytorch.LastBatchPolicy", "nvidia.dali.plugin.base_iterator.LastBatchPolicy")
 # Reported (NDD411): iterators of other frameworks, which hand out their own tensor types.
@@ -71,6 +73,57 @@ def epoch_aware(call: cst.Call, dali: str | None) -> cst.BaseExpression | None:
     if call.args[0].keyword is None and not call.args[0].star:
         return call.args[0].value
     return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipelines"), None)
+
+
+def attribute_loader_uses(found, parents: dict) -> str | None:
+    """Why the uses of a DALI iterator kept in a ``self`` attribute (``found``, see
+    ndd_migrate.attributes) cannot all be rewritten, or None. Each read must be a loop over it,
+    ``self.loader.reset()`` as a statement, or a fresh pass over it, ``self.loader.__iter__()`` or
+    ``iter(self.loader)``, looped over or returned by ``__iter__``: DALI resets the iterator there
+    (``__iter__`` after a consumed batch, whatever ``auto_reset`` says), so each is one epoch."""
+    spelled = f"self.{found.name}"
+    for read in found.reads:
+        parent = parents.get(read)
+        if isinstance(parent, cst.For) and parent.iter is read:
+            continue
+        call = parents.get(parent)
+        if isinstance(parent, cst.Attribute) and isinstance(call, cst.Call) and not call.args:
+            if parent.attr.value == "reset" and isinstance(parents.get(call), cst.Expr):
+                continue
+            if parent.attr.value == "__iter__" and _one_pass(call, parents):
+                continue
+        elif isinstance(parent, cst.Arg) and isinstance(call, cst.Call) and epoch_of(call, {read}) is read:
+            if _one_pass(call, parents):
+                continue
+        where = f"`.{parent.attr.value}`" if isinstance(parent, cst.Attribute) else f"a `{type(parent).__name__}`"
+        return (
+            f"the iterator `{spelled}` is used in {where}; only loops over it, `{spelled}.reset()`, and "
+            f"`{spelled}.__iter__()` or `iter({spelled})` looped over or returned by `__iter__` are rewritten"
+        )
+    return None
+
+
+def epoch_of(call: cst.Call, reads) -> cst.BaseExpression | None:
+    """``loader`` of ``loader.__iter__()`` or ``iter(loader)`` when it is one of ``reads``, else None."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "__iter__" and not call.args and func.value in reads:
+        return func.value
+    if isinstance(func, cst.Name) and func.value == "iter" and len(call.args) == 1 and not call.args[0].keyword:
+        if not call.args[0].star and call.args[0].value in reads:
+            return call.args[0].value
+    return None
+
+
+def _one_pass(call: cst.Call, parents: dict) -> bool:
+    """Is ``call`` looped over, or the value returned by a method ``__iter__``?"""
+    parent = parents.get(call)
+    if isinstance(parent, cst.For) and parent.iter is call:
+        return True
+    if not isinstance(parent, cst.Return):
+        return False
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+        parent = parents.get(parent)
+    return isinstance(parent, cst.FunctionDef) and parent.name.value == "__iter__"
 
 
 def listed(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -133,6 +186,68 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
         fn = _bound_pipeline(analyzer, direct, expr)
         if fn is not None and fn in plain and fn.reader_index is not None and fn.given("batch_size") and id(fn) not in factories:
             fn.epochs = True
+
+
+def mark_restarts(analyzer, calls) -> None:
+    """Set ``fn.restarts`` for the pipeline functions whose every object only feeds a PyTorch
+    iterator with neither ``reader_name`` nor ``size=`` (and may be built): their epochs end where
+    their external source raises ``StopIteration`` and start again after the iterator's reset, so
+    the function becomes one that gives a new generator per epoch over the same source
+    (docs/target-shape.md, "Framework iterators"). ``calls`` are the analysis' ``(call, qualified
+    name)``s.
+
+    Measured in DALI 2.4: the source is made an iterator once, ``iter(source)`` when the graph is
+    built, and each epoch draws ``next()`` from that same iterator; a callable's iteration index
+    restarts at 0 and its epoch index grows, which the migrated loop (epoch 0) does not give, so
+    callables are left out, as are ``cycle=`` and a ``batch=`` decided at run time."""
+    model = analyzer.model
+    given: dict[int, cst.Call] = {}  # id of the pipeline name given → the iterator call
+    for call, _ in calls:
+        dali = names.dali_name(analyzer, call.func)
+        expr = epoch_aware(call, dali)
+        if expr is None or any(a.keyword is not None and a.keyword.value in ("reader_name", "size") for a in call.args):
+            continue
+        items = listed(expr)
+        if len(items) == 1 and isinstance(items[0], cst.Name):
+            given[id(items[0])] = call
+    if not given:
+        return
+    plain = plain_call_sites(model, analyzer._assigns)
+    factories = set(map(id, model.factories.values()))
+    sites: dict = {}  # pipeline function → the names its call sites bind
+    for scope, target, value in analyzer._assigns:
+        fn = model.call_sites.get(value) if isinstance(value, cst.BaseExpression) else None
+        if fn is not None:
+            sites.setdefault(fn, []).append((scope, target))
+    for fn, bound in sites.items():
+        spec = getattr(fn, "source", None)
+        if (
+            fn not in plain or id(fn) in factories or spec is None or fn.reader_index is not None
+            or spec.kind == external_source.CALLABLE or spec.cycle or spec.batch is None or fn.checkpointing
+        ):
+            continue
+        if all(isinstance(target, cst.Name) and _only_iterated(scope, target, given, model.parents) for scope, target in bound):
+            fn.restarts = True
+
+
+def _only_iterated(scope, target: cst.Name, given: dict, parents: dict) -> bool:
+    """Is every read of the name ``target`` (bound once in ``scope``) the pipeline given to one of
+    the iterators of ``given``, or ``target.build()`` as a statement?"""
+    if scope is None or len(scope.assignments[target.value]) != 1:
+        return False
+    reads = [access.node for assignment in scope.assignments[target.value] for access in assignment.references]
+    for node in reads:
+        if id(node) in given:
+            continue
+        method = parents.get(node)
+        call = parents.get(method)
+        if (
+            isinstance(method, cst.Attribute) and method.attr.value == "build" and isinstance(call, cst.Call)
+            and not call.args and isinstance(parents.get(call), cst.Expr)
+        ):
+            continue
+        return False
+    return bool(reads)
 
 
 def _bound_pipeline(analyzer, direct, expr):

@@ -396,6 +396,12 @@ def test_an_iterator_over_a_source_that_ends_says_so():
         "source = pipe()\nfor batch in DALIGenericIterator(source, ['data']):\n    print(batch)\n"
     )
     human = [d for d in migrate_text(source)[1].diagnostics if d.needs_human]
+    assert [d.code for d in human] == ["NDD008"]  # one generator per epoch, but the loop is over the call
+    assert "the iterator is not bound to a plain name" in human[0].message
+    called = source.replace("source=gen", "source=lambda: [1]").replace(
+        "for batch in DALIGenericIterator(source, ['data']):", "loader = DALIGenericIterator(source, ['data'])\nfor batch in loader:"
+    )
+    human = [d for d in migrate_text(called)[1].diagnostics if d.needs_human]
     assert [d.code for d in human] == ["NDD008"]
     assert "each epoch ends where the external source raises `StopIteration`" in human[0].message
-    assert "a migrated one never does" not in human[0].message
+    assert "a migrated one never does" not in human[0].message and "not a callable" in human[0].message

@@ -618,3 +618,264 @@ def test_tf_dataset_wins_over_what_would_block_the_class():
     assert [d.code for d in found] == ["NDD904"], found
     without = _kept(text.replace("ds = dali_tf.DALIDataset(pipeline=Sized(), batch_size=2, output_dtypes=(tf.int32, tf.float32))\n", "pipe = Sized()\n"))
     assert {d.code for d in without} == {"NDD901"}, without
+
+
+# -- an iterator kept in a `self` attribute, over a pipeline kept in one ----------------------------
+
+IN_ATTRIBUTE = """\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin import pytorch
+
+
+@pipeline_def(batch_size=3, num_threads=1, device_id=None)
+def train_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+    return fn.resize(fn.decoders.image(jpegs), size=[4, 4]), labels
+
+
+class Loader:
+    def __init__(self, root):
+        self.pipe = train_pipe(root)
+        self.pipe.build()
+        self.samples = self.pipe.epoch_size("Reader")
+        self.it = pytorch.DALIGenericIterator({iterator})
+
+{methods}
+
+loader = Loader(ROOT)
+for epoch in range(3):
+{loop}
+"""
+
+EPOCH_BY_ITER = "    def __iter__(self):\n        return {how}\n"
+RESET_METHOD = "    def reset(self):\n        self.it.reset()\n"
+LOOP_OVER_LOADER = '    for data in loader:\n        SEEN.append((epoch, data[0]["data"].numpy(), data[0]["label"].numpy()))\n'
+LOOP_IN_METHOD = (
+    "    def epoch(self):\n        for data in self.it:\n"
+    '            SEEN.append((self.samples, data[0]["data"].numpy(), data[0]["label"].numpy()))\n'
+)
+
+ATTRIBUTE_CASES = {
+    "sized, auto_reset, __iter__()": (
+        'pipelines=self.pipe, output_map=["data", "label"], size=self.samples - 2, auto_reset=True',
+        EPOCH_BY_ITER.format(how="self.it.__iter__()"), LOOP_OVER_LOADER,
+    ),
+    "reader_name, iter(), no auto_reset": (
+        '[self.pipe], ["data", "label"], reader_name="Reader", last_batch_policy=pytorch.LastBatchPolicy.PARTIAL',
+        EPOCH_BY_ITER.format(how="iter(self.it)"), LOOP_OVER_LOADER,
+    ),
+    "loop in a method, reset() in another": (
+        'self.pipe, ["data", "label"], reader_name="Reader", last_batch_policy=pytorch.LastBatchPolicy.DROP',
+        LOOP_IN_METHOD + "\n" + RESET_METHOD, "    loader.epoch()\n    loader.reset()\n",
+    ),
+}
+
+
+def attribute_case(name: str) -> str:
+    iterator, methods, loop = ATTRIBUTE_CASES[name]
+    return IN_ATTRIBUTE.format(iterator=iterator, methods=methods, loop=loop)
+
+
+@pytest.mark.parametrize("name", sorted(ATTRIBUTE_CASES))
+def test_an_iterator_in_an_attribute_over_a_pipeline_in_one_is_rewritten(name):
+    out, result = migrate_text(attribute_case(name))
+    assert not [d for d in result.diagnostics if d.needs_human], out
+    assert "self.pipe_meta, self.pipe = train_pipe(root)" in out and "self.pipe.build()" not in out
+    assert 'self.samples = self.pipe_meta["epoch_size"]' in out
+    if "size=" in ATTRIBUTE_CASES[name][0]:
+        assert 'self.it = dali_iterator_sized_epochs([self.pipe], self.samples - 2, ["data", "label"])' in out
+    else:
+        assert "self.it = dali_iterator_epochs(self.pipe, self.pipe_meta, [\"data\", \"label\"], " in out
+    if "__iter__" in ATTRIBUTE_CASES[name][1]:
+        assert "        return next(self.it)\n" in out
+    else:
+        assert "        for data in next(self.it):\n" in out and "    def reset(self):\n        pass\n" in out
+    assert "pytorch" not in out and migrate_text(out)[0] == out
+
+
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize("name", sorted(ATTRIBUTE_CASES))
+def test_an_iterator_in_an_attribute_gives_the_batches_dali_gave(name, tmp_path):
+    """Each pass (`iter()`, `__iter__()`, a loop in a method) is one epoch, as DALI's iterator resets
+    at `iter()` after a consumed batch whether `auto_reset` is given or not."""
+    pytest.importorskip("torch")
+    from fixtures.datasets import make_jpeg
+
+    root = str(make_jpeg(tmp_path))
+    original = attribute_case(name)
+    migrated, _ = migrate_text(original)
+    expected, got = (_run_program(text, root, tmp_path / side) for side, text in (("a", original), ("b", migrated)))
+    assert len(expected) > 6 and [(e, len(lab)) for e, _, lab in got] == [(e, len(lab)) for e, _, lab in expected]
+    for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):
+        assert (images_a == images_b).all() and (labels_a == labels_b).all()
+
+
+@pytest.mark.parametrize(
+    "method, why",
+    [
+        ("    def __len__(self):\n        return len(self.it)\n", "used in a `Arg`"),
+        ("    def __iter__(self):\n        return self.it\n", "used in a `Return`"),
+        ("    def first(self):\n        return next(self.it)\n", "used in a `Arg`"),
+        ("    def batches(self):\n        return iter(self.it)\n", "used in a `Arg`"),  # not `__iter__`: not one pass
+        ("    def size(self):\n        return self.it.size\n", "used in `.size`"),
+    ],
+)
+def test_other_uses_of_an_iterator_in_an_attribute_keep_the_pipeline(method, why):
+    """`return self.it` from `__iter__` hands out the DALI iterator itself (no reset: without
+    `auto_reset` the next pass is empty), `len()`, `next()`: no counterpart on the epochs."""
+    iterator = 'self.pipe, ["data", "label"], reader_name="Reader"'
+    text = IN_ATTRIBUTE.format(iterator=iterator, methods=method, loop="    pass\n")
+    out, result = migrate_text(text)
+    found = [d for d in result.diagnostics if d.needs_human]
+    assert [d.code for d in found] == ["NDD008"] and why in found[0].hint and "`self.it`" in found[0].hint, found
+    assert re.sub(r"(?m)^[ \t]*# TODO\(ndd-migrate\): .*\n", "", out) == text
+
+
+def test_code_written_into_a_tab_indented_file_is_indented_with_tabs():
+    """A legacy op laid out one argument per line and a line split to the line length: a tab per
+    level inside the brackets too, as the file indents."""
+    text = (
+        "from nvidia.dali import ops\nfrom nvidia.dali.pipeline import Pipeline\n"
+        "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n\n"
+        "class P(Pipeline):\n"
+        "\tdef __init__(self, root):\n"
+        "\t\tsuper().__init__(2, 1, None)\n"
+        "\t\tself.files = ops.readers.File(file_root=root,\n"
+        "\t\t\t\t\t\t\t\t\t random_shuffle=False)\n\n"
+        "\tdef define_graph(self):\n"
+        "\t\tjpegs, labels = self.files(name='Reader')\n"
+        "\t\treturn labels\n\n\n"
+        "class Loader:\n"
+        "\tdef __init__(self, root):\n"
+        "\t\tself.pipe = P(root)\n"
+        "\t\tself.it = DALIGenericIterator(pipelines=self.pipe, output_map=['label_with_a_long_name', 'and_another_one'], size=5000000)\n\n"
+        "\tdef __iter__(self):\n"
+        "\t\treturn self.it.__iter__()\n"
+    )
+    out, _ = migrate_text(text, line_length=88)
+    assert "\treader = ndd.readers.File(\n\t\tfile_root=root,\n\t\trandom_shuffle=False,\n" in out, out
+    assert "\t\tself.it = dali_iterator_sized_epochs(\n\t\t\t[self.pipe],\n\t\t\t5000000,\n" in out
+    assert not re.search(r"(?m)^\t* +\S", out.split('"""')[0] + out.split('"""')[-1])  # no spaces before code
+    compile(out, "tabs.py", "exec")
+
+
+# -- no `reader_name`, no `size=`: epochs end at the external source's `StopIteration` --------------
+
+OVER_SOURCE = """\
+import numpy as np
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIGenericIterator
+
+
+class Rewinds:  # rewinds itself before it raises: every epoch the same
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        self.i = 0
+        return self
+
+    def __next__(self):
+        if self.i >= self.n:
+            self.__iter__()
+            raise StopIteration
+        self.i += 1
+        return {ret}
+
+
+class Ends:  # `iter()` rewinds, `next()` does not: DALI calls `iter()` once
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        self.i = 0
+        return self
+
+    def __next__(self):
+        if self.i >= self.n:
+            raise StopIteration
+        self.i += 1
+        return {ret}
+
+
+def counted():
+    for i in range(1, 6):
+        yield [np.array([i, k], dtype=np.int32) for k in range(2)]
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=5)
+def fed():
+    x = fn.external_source(source={source}{batch})
+    return x * 2, x + fn.random.uniform(range=[0, 1], shape=[2])
+
+
+pipe = fed()
+pipe.build()
+loader = DALIGenericIterator(pipe, ["x", "noisy"]{auto})
+for epoch in range(4):
+    for i, data in enumerate(loader):
+        SEEN.append((epoch, data[0]["x"].numpy(), data[0]["noisy"].numpy()))
+        {stop}
+{reset}"""
+
+SOURCE_CASES = {
+    "rewinding source, auto_reset": dict(source="Rewinds(5)", auto=", auto_reset=True"),
+    "rewinding source, reset()": dict(source="Rewinds(5)", reset="    loader.reset()\n"),
+    "rewinding source, iter() only": dict(source="Rewinds(5)"),
+    "source that ends for good": dict(source="Ends(5)", auto=", auto_reset=True"),
+    "generator function": dict(source="counted"),
+    "one sample per call": dict(source="Rewinds(7)", batch=", batch=False", ret="np.array([self.i, 0], dtype=np.int32)"),
+    "epoch left in the middle": dict(source="Rewinds(5)", stop="if epoch == 1 and i == 0:\n            break"),
+}
+
+
+def source_case(name: str) -> str:
+    one_batch = "[np.array([self.i, k], dtype=np.int32) for k in range(2)]"
+    case = {"batch": "", "auto": "", "reset": "", "stop": "pass", "ret": one_batch, **SOURCE_CASES[name]}
+    return OVER_SOURCE.format(**case)
+
+
+@pytest.mark.parametrize("name", sorted(SOURCE_CASES))
+def test_an_iterator_over_a_source_that_stops_gets_one_generator_per_epoch(name):
+    out, result = migrate_text(source_case(name))
+    assert not [d for d in result.diagnostics if d.needs_human], out
+    assert re.search(r"\n    feed(_2)? = iter\(", out) and "            except StopIteration:\n                return\n" in out
+    assert "\n    return batches\n" in out and "pipe.build()" not in out
+    assert 'loader = dali_iterator_source_epochs(pipe, ["x", "noisy"])' in out
+    assert "for i, data in enumerate(next(loader)):" in out and "reset()" not in out
+    assert migrate_text(out)[0] == out
+
+
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize("name", sorted(SOURCE_CASES))
+def test_an_iterator_over_a_source_that_stops_gives_the_epochs_dali_gave(name, tmp_path):
+    """DALI makes the source an iterator once and draws each epoch from it (a source that does not
+    rewind gives empty epochs after the first); the random operator goes on across epochs (its
+    values are not those of pipeline mode: only that they do not start again is compared)."""
+    pytest.importorskip("torch")
+    original = source_case(name)
+    migrated, _ = migrate_text(original)
+    expected, got = (_run_program(text, ".", tmp_path / side) for side, text in (("a", original), ("b", migrated)))
+    assert len(expected) >= 3 and [e for e, _, _ in got] == [e for e, _, _ in expected]
+    for (_, x_a, noisy_a), (_, x_b, noisy_b) in zip(expected, got):
+        assert x_a.shape == x_b.shape and (x_a == x_b).all() and noisy_a.shape == noisy_b.shape
+    for seen in (expected, got):
+        noise = [(noisy - x / 2).round(6).tobytes() for _, x, noisy in seen]
+        assert len(set(noise)) == len(noise)  # no batch of noise given twice: the RNG went on
+
+
+@pytest.mark.parametrize(
+    "change, why",
+    [
+        (("source=Rewinds(5)", "source=lambda: [np.zeros(2, dtype=np.int32)] * 2"), "not a callable"),
+        (("source=Rewinds(5)", "source=Rewinds(5), cycle='raise'"), "give the caller one generator per epoch"),
+        (("pipe.build()\n", "pipe.build()\nfirst = pipe.run()\n"), "used only by such iterators"),
+        (("pipe.build()\n", "pipe.build()\nother = fed()\nother.run()\n"), "used only by such iterators"),
+    ],
+)
+def test_an_iterator_over_a_source_that_stops_keeps_its_pipeline_otherwise(change, why):
+    text = source_case("rewinding source, iter() only").replace(*change)
+    out, result = migrate_text(text)
+    found = [d for d in result.diagnostics if d.needs_human]
+    assert found and found[0].code in ("NDD008", "NDD421") and why in found[0].hint, found
+    assert "dali_iterator_source_epochs" not in out and "return batches" not in out

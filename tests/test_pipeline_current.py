@@ -171,3 +171,23 @@ def test_a_setting_kept_by_noqa_keeps_its_pipeline():
         text, result = migrate_text(source)
         kept_with_one_finding(source, text, result.diagnostics, "NDD001")
         assert "Pipeline.current()" not in migrate_text(source.replace("  # noqa: NDD109", ""))[0]
+
+
+def test_a_removed_pipeline_current_statement_keeps_the_reader_in_its_place():
+    """`pipe = Pipeline.current()` removed from the body (NDD109) shifted NDD001's statements by
+    one: the reader's outputs were taken from the decoder's statement, with exit 0."""
+    text = (
+        "from nvidia.dali import fn, pipeline_def\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+        "@pipeline_def\ndef p(root):\n"
+        "    pipe = Pipeline.current()\n"
+        "    size = pipe.batch_size\n"
+        "    jpegs, labels = fn.readers.file(file_root=root)\n"
+        "    images = fn.decoders.image(jpegs)\n"
+        "    return images, labels + size\n\n\n"
+        "pipe = p('/data', batch_size=2)\npipe.build()\nimages, labels = pipe.run()\n"
+    )
+    out, result = migrate_text(text)
+    assert not [d for d in result.diagnostics if d.needs_human]
+    assert "    reader = ndd.readers.File(file_root=root)\n" in out
+    assert "for jpegs, labels in reader.next_epoch(batch_size=batch_size):" in out
+    assert "images = ndd.decoders.image(jpegs)" in out and "Pipeline.current()" not in out

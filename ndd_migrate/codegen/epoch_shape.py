@@ -6,6 +6,9 @@ function that creates the reader (and RNGs, context) once and returns ``(reader 
 metadata is what ``pipe.reader_meta(name)`` gave. The reader gets ``max_batch_size=batch_size``:
 in DALI 2.4.0, ``get_metadata()`` before the first ``next_epoch`` otherwise fixes the batch size at 1
 and the following ``next_epoch(batch_size=B)`` raises ``ValueError``.
+
+A pipeline whose epochs end where its external source raises ``StopIteration`` (no reader) returns
+its generator function instead (:func:`per_epoch`): the iterator starts one generator per epoch.
 """
 
 from __future__ import annotations
@@ -35,6 +38,20 @@ def body(prologue: list, loop: cst.While, reader: str, batches: str) -> list:
     result = cst.Tuple([cst.Element(meta, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Element(cst.Call(cst.Name(batches)))], lpar=[], rpar=[])
     ret = cst.SimpleStatementLine([cst.Return(result)], leading_lines=[cst.EmptyLine(indent=False)])
     return [*before, reader_stmt, *after, generator, ret]
+
+
+def per_epoch(loop: list, batches: str) -> list:
+    """``def batches(): loop`` and ``return batches``: the function a pipeline whose epochs end at
+    its external source's ``StopIteration`` returns (``fn.restarts``), one generator per epoch over
+    the source, operators and RNGs made once before it."""
+    generator = cst.FunctionDef(
+        name=cst.Name(batches),
+        params=cst.Parameters(),
+        body=cst.IndentedBlock(loop),
+        leading_lines=[cst.EmptyLine(indent=False)],
+    )
+    ret = cst.SimpleStatementLine([cst.Return(cst.Name(batches))], leading_lines=[cst.EmptyLine(indent=False)])
+    return [generator, ret]
 
 
 def _assigns(stmt, name: str) -> bool:

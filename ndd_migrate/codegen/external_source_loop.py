@@ -2,7 +2,9 @@
 
 The loop draws from ``source`` exactly as DALI did (``nvidia/dali/external_source.py``,
 ``get_batch``) and wraps what it gets with ``ndd.as_batch`` (``ndd.ExternalSource`` would take a
-returned list as ONE tensor).
+returned list as ONE tensor). A pipeline with one generator per epoch (``fn.restarts``) draws with
+``next()`` from ``feed = iter(source)``, made once, as DALI did: a ``for`` would call ``iter()``
+again each epoch.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def plan(ctx, fn: PipelineFunction, stmt: cst.SimpleStatementLine, used: set[str
 
     if spec.batch is None:
         return _run_time_plan(ctx, spec, call, source, prologue, convert, used, fresh)
-    if spec.kind != CALLABLE and spec.batch:
+    if spec.kind != CALLABLE and spec.batch and not fn.restarts:
         def loop(inner: list) -> list:
             body = [cst.parse_statement(f"for {unpacked} in {source}:\n    pass\n").with_changes(
                 body=cst.IndentedBlock(inner))]
@@ -59,10 +61,10 @@ def plan(ctx, fn: PipelineFunction, stmt: cst.SimpleStatementLine, used: set[str
         return Plan(prologue, convert, loop)
 
     counter = None
-    if spec.kind != CALLABLE:  # an iterable drawn one sample at a time
+    if spec.kind != CALLABLE:  # an iterable drawn one sample at a time, or per epoch (`fn.restarts`)
         iterator = fresh("feed", used)
         prologue.append(cst.parse_statement(f"{iterator} = iter({source})\n"))
-        draw = f"[next({iterator}) for _ in range(batch_size)]"
+        draw = f"next({iterator})" if spec.batch else f"[next({iterator}) for _ in range(batch_size)]"
     else:
         counter = fresh("iteration", used) if spec.takes_info else None
         draw = _callable_draw(ctx, spec, source, counter)

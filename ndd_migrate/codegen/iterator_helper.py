@@ -129,3 +129,20 @@ def dali_iterator_sized_epochs(streams, size, output_map, last_batch_policy="fil
         yield epoch()
         counter = counter % size if last_batch_policy == "fill" and not last_batch_padded else 0
 '''
+
+# `DALIGenericIterator(pipe, output_map)` with neither `reader_name` nor `size=`, over a pipeline
+# whose external source raises `StopIteration` at the end of each epoch: DALI ends the epoch there
+# and, after `reset()` (or `iter()`, or `auto_reset`), draws the next one from the same source
+# iterator. The migrated pipeline is a function giving one generator per epoch over that iterator
+# (`fn.restarts`, docs/target-shape.md); DALI forces FILL and no padding here, so nothing is cut.
+SOURCE_NAME = "dali_iterator_source_epochs"
+
+SOURCE_HELPER = '''
+def dali_iterator_source_epochs(epochs, output_map):
+    """Per-epoch iterators giving ``[{name: torch tensor}]`` per batch: the batches a
+    DALIGenericIterator without ``reader_name`` or ``size`` gave, each epoch ending where the external
+    source raised ``StopIteration``. ``epochs()`` is the migrated pipeline's generator of one epoch.
+    Written by ndd-migrate (NDD411)."""
+    while True:
+        yield ([{name: out.torch() for name, out in zip(output_map, batch)}] for batch in epochs())
+'''

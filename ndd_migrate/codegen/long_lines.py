@@ -17,8 +17,9 @@ still too long is split the same way, one level deeper. Nothing else moves:
   lines of their own, as black writes it.
 
 Only the layout changes: the statement's trailing comment stays on its last line, and the
-continuation lines are inside brackets, so the file's indentation and newline style are restored
-around them as for any other rewritten line (:mod:`ndd_migrate.files`).
+continuation lines are inside brackets, one level of the file's own indentation deeper each (a tab in
+a file indented with tabs), and the file's newline style is restored around them as for any other
+rewritten line (:mod:`ndd_migrate.files`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ def split_long_lines(module: cst.Module, code: str, original: str, line_length: 
     original_lines = set(original.split("\n"))
     if all(len(line) <= line_length or line in original_lines for line in code.split("\n")):
         return code
-    unit = module.default_indent if module.default_indent.strip(" ") == "" else "    "
+    # The file's own indentation unit (a tab in a tab-indented file), but for an odd mix of both.
+    unit = module.default_indent if len(set(module.default_indent)) == 1 else "    "
     return module.visit(_Splitter(module, original_lines, line_length, unit)).code
 
 

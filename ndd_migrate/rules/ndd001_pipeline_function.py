@@ -281,7 +281,12 @@ class Impl(RuleImpl):
         after_reader: list = []  # run once, after the reader is created (build_time)
         loop_target = None
         reader_stmt = source = twin_stmt = twin_target = None
-        for index, (orig_stmt, stmt) in enumerate(zip(orig_body, body)):
+        # Statements another rule removed (`pipe = Pipeline.current()`, NDD109) are not in `body`:
+        # the others pair up in order, each keeping its index in the original body.
+        kept = [(index, orig_stmt) for index, orig_stmt in enumerate(orig_body) if orig_stmt not in self.ctx.removed]
+        if ret is not None:
+            kept = kept[:-1]  # the final `return`, popped above
+        for (index, orig_stmt), stmt in zip(kept, body):
             if index + len(head) in fn.hoisted:
                 (after_reader if reader_index is not None and index > reader_index else prologue).append(stmt)
             elif index == reader_index:
@@ -335,6 +340,8 @@ class Impl(RuleImpl):
             rngs = [r for r in [rng, *(self.ctx.model.plan.op_rngs.get(c) for c in fn.random_calls)] if r]
             reader = reader_stmt.body[0].value if reader_stmt is not None else None
             prologue += checkpoints.registrations(reader, reader_name if reader is not None else None, rngs)
+        if source is not None and fn.restarts:  # one generator per epoch (docs/target-shape.md)
+            return [*head, *prologue, *source.prologue, *epoch_shape.per_epoch(source.loop(inner), shape.fresh("batches", used))]
         if source is not None:  # the external source's loop replaces `while True:`
             return [*head, *prologue, *source.prologue, *source.loop(inner)]
         loop = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner))

@@ -23,7 +23,8 @@ RULE = Rule(
         "DALI when no import outside one does, so that an optional DALI stays optional), unless the "
         "module already imports them under some name, which is then used. Removes imports of "
         "`pipeline_def`, `Pipeline`, `nvidia.dali.fn`, `nvidia.dali.ops`, `nvidia.dali.math`, `nvidia.dali.types`, `nvidia.dali`, "
-        "`DataNode`, the PyTorch `DALIGenericIterator`/`DALIClassificationIterator`, `LastBatchPolicy` and `numpy` that were used "
+        "`DataNode`, the PyTorch `DALIGenericIterator`/`DALIClassificationIterator`, `LastBatchPolicy`, the PyTorch plugin "
+        "module (`from nvidia.dali.plugin import pytorch`) and `numpy` that were used "
         "before the migration and are not any more; a `try:` of such imports with `except` blocks of "
         "such imports (one name spelled for several DALI versions) goes as a whole. Other imports (other "
         "plugins, anything else) are left as they are."
@@ -71,11 +72,12 @@ RULE = Rule(
 
 # Removed only when the migration made them unused (used before, not after): `types` loses its
 # last use when NDD421 or NDD104 rewrite `types.Constant` or a `types` argument away; the PyTorch
-# iterator and its `LastBatchPolicy` theirs when NDD411 replaces the iterator, numpy its last when
+# iterator, its `LastBatchPolicy` and the plugin module (`pytorch.DALIGenericIterator`) theirs when
+# NDD411 replaces the iterator, numpy its last when
 # NDD510 writes `ndd.float16` for `np.float16`, `DataNode` its last when NDD110 writes `ndd.Batch`.
 _REMOVABLE = (
     names.FN, names.OPS, names.PIPELINE_DEF, names.PIPELINE, names.MATH, names.DALI, names.TYPES, names.DATA_NODE,
-    *iterators.TORCH_ITERATORS, *iterators.LAST_BATCH_POLICIES, "numpy",
+    *iterators.TORCH_ITERATORS, *iterators.LAST_BATCH_POLICIES, iterators.TORCH_PLUGIN, "numpy",
 )
 
 

@@ -250,12 +250,12 @@ class Impl(RuleImpl):
         args = [_arg(a, info) for a in [*inputs, *kwargs] if a.keyword is None or a.keyword.value not in dropped]
         func = cst.Name(op.op_name) if op.several else self.ctx.ndd(info.ndd)
         multiline = not op.conditional and _is_multiline(op.ctor)
-        call = _layout(cst.Call(func, args), multiline=multiline)
+        call = _layout(cst.Call(func, args), multiline=multiline, unit=self.ctx.indent)
         if input_sets.lists(call):  # `self.cmn([a, b])`: one call per input, as pipeline mode runs one instance per input
             self.ctx.report(self.code, original, f"`self.{op.attr}([...])` on an input set → one `{target}(...)` call per input",
                             fixed=True)
             several = any(len(a.value.elements) > 1 for a in call.args if isinstance(a.value, cst.List))
-            call = input_sets.per_element(_layout(cst.Call(func, args), multiline, depth=2) if multiline and several else call,
+            call = input_sets.per_element(_layout(cst.Call(func, args), multiline, depth=2, unit=self.ctx.indent) if multiline and several else call,
                                           layout=multiline)
             if not isinstance(call, cst.Call):
                 return call
@@ -389,10 +389,10 @@ def _is_multiline(call: cst.Call) -> bool:
     return "\n" in cst.Module([]).code_for_node(call)
 
 
-def _layout(call: cst.Call, multiline: bool, depth: int = 1) -> cst.Call:
+def _layout(call: cst.Call, multiline: bool, depth: int = 1, unit: str = "    ") -> cst.Call:
     """Arguments from two places (constructor and call) laid out afresh: on one line, or one per line
-    with a trailing comma when the constructor was written that way (``depth`` levels in: 2 inside
-    an input set's comprehension)."""
+    with a trailing comma when the constructor was written that way (``depth`` levels of ``unit``,
+    the module's indentation, in: 2 inside an input set's comprehension)."""
     args = list(call.args)
     if not args:
         return call
@@ -401,8 +401,8 @@ def _layout(call: cst.Call, multiline: bool, depth: int = 1) -> cst.Call:
         args = [a.with_changes(comma=comma, whitespace_after_arg=cst.SimpleWhitespace("")) for a in args]
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return call.with_changes(args=args)
-    inner = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace("    " * depth))
-    outer = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace("    " * (depth - 1)))
+    inner = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit * depth))
+    outer = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit * (depth - 1)))
     args = [a.with_changes(comma=cst.Comma(whitespace_after=inner), whitespace_after_arg=cst.SimpleWhitespace("")) for a in args]
     args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=outer))
     return call.with_changes(args=args, whitespace_before_args=inner)

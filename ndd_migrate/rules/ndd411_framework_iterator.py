@@ -105,8 +105,14 @@ RULE = Rule(
         "`pipes_meta, pipes = zip(*[...])`) it becomes `dali_iterator_epochs_many(pipes, pipes_meta, ...)`: "
         "one dict per pipeline in each batch, as DALI gave them. `size=n` without `reader_name` becomes "
         "`dali_iterator_sized_epochs([pipe], n, output_map, policy)`, `n` samples per epoch over all "
-        "pipelines as DALI counted them. Iterators with neither, other uses of the iterator "
-        "(`len(loader)`) and `DALIRaggedIterator` are reported; "
+        "pipelines as DALI counted them. With neither, over a pipeline whose iterable external source raises "
+        "`StopIteration` at each epoch end (every object of it used only by such iterators and `build()`), "
+        "the function returns a generator function over one `iter(source)` and the iterator becomes "
+        "`dali_iterator_source_epochs(pipe, output_map)`, one generator per epoch, as DALI drew each epoch "
+        "from the same source iterator. An iterator kept in a `self` attribute set once in `__init__` "
+        "(over a pipeline in a name or in such an attribute) is followed too: loops over it, `.reset()`, "
+        "and `__iter__()`/`iter()` looped over or returned by `__iter__` (each one epoch). Other iterators "
+        "with neither, other uses of the iterator (`len(loader)`) and `DALIRaggedIterator` are reported; "
         "a pipeline given to the iterators of JAX, PaddlePaddle, MXNet or TensorFlow is kept in "
         "pipeline mode with one finding (dynamic mode converts batches for PyTorch only): also through "
         "TensorFlow's `DALIIterator` op (`op = dali_tf.DALIIterator(); op(pipeline=pipe, ...)`), and "
@@ -182,6 +188,9 @@ class Impl(RuleImpl):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.loaders: set[str] = set()
+        # The reads of iterators kept in a `self` attribute that are rewritten (original nodes,
+        # found when their class is entered: a method may read the attribute above `__init__`).
+        self.loader_reads: set = set()
         # Names of the top-level functions or classes the helper goes after: the pipeline function,
         # or the one it is defined in; "" for a pipeline inside a top-level block (an `if`, a `with`).
         self.helper_after: set[str] = set()
@@ -190,9 +199,13 @@ class Impl(RuleImpl):
         self.many = None  # the helper over several pipelines, once an iterator over a list needs it
         self.sized = None  # the helper for `size=` without `reader_name`, once an iterator needs it
         self.epochs_helper = False  # the helper that cuts epochs with the reader's metadata
+        self.restarting = False  # the helper over one generator per epoch (`fn.restarts`)
 
     # -- a class deriving from a DALI iterator: reported at the class --------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        for found in self.ctx.model.attribute_stores.values():
+            if found.cls is node and isinstance(found.value, cst.Call) and self._rewritten(found.value) is not None:
+                self.loader_reads.update(found.reads)
         base = iterators.iterator_base(node, self.dali_name, self.subclasses)
         if base is not None:
             self.subclasses[node.name.value] = base
@@ -218,19 +231,25 @@ class Impl(RuleImpl):
             return f"`{short}` is given the pipeline other than as its first argument"
         if isinstance(use.node, cst.Tuple):
             return f"`{short}` takes a list of pipelines, not a tuple"
-        if not all(isinstance(item, cst.Name) for item in iterators.listed(use.node)):
-            return f"`{short}` needs each pipeline of its list bound to a name (`pipe = p(...)`)"
+        model = self.ctx.model
+        if not all(isinstance(item, cst.Name) or item in model.attribute_reads for item in iterators.listed(use.node)):
+            return (
+                f"`{short}` needs each pipeline of its list bound to a name (`pipe = p(...)`) or kept in an "
+                "attribute set once in `__init__`"
+            )
         if not getattr(use.pipeline, "epochs", False) and cstutil.kwarg(call, "reader_name") is not None:
             return (
                 f"`{short}` needs the epoch-aware shape: one plain `pipe = p(...)` per call site, one reader "
                 "and the batch size in the module"
             )
-        why = self._unsupported(call, dali) or self._loader_uses(call)
+        why = self._unsupported(call, dali, getattr(use.pipeline, "restarts", False)) or self._loader_uses(call)
         if why == _NO_SIZE and any(getattr(m, "source", None) is not None for m in use.members):
             why = (
                 "without `reader_name` or `size=` each epoch ends where the external source raises "
-                "`StopIteration`, and the next one starts after `reset()`; the migrated generator ends for good "
-                "there, and no iterator over it is written: loop over a new generator per epoch by hand"
+                "`StopIteration`, and the next one starts after `reset()`; one generator per epoch over the same "
+                "source is written only for an iterable source (not a callable, no `cycle=`, a literal `batch=`) "
+                "of a pipeline whose every object is bound to a name used only by such iterators and `build()`: "
+                "loop over the source per epoch by hand"
             )
         if why:
             return f"`{short}(...)`: {why}"
@@ -242,8 +261,12 @@ class Impl(RuleImpl):
         attributes: marked where they are)."""
         parents = self.ctx.model.parents
         assign = parents.get(call)
-        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
-            return "the iterator is not bound to a plain name"
+        target = assign.targets[0].target if isinstance(assign, cst.Assign) and len(assign.targets) == 1 else None
+        found = self.ctx.model.attribute_stores.get(target)
+        if found is not None:  # `self.loader = DALIGenericIterator(...)`, set once in `__init__`
+            return iterators.attribute_loader_uses(found, parents)
+        if not isinstance(target, cst.Name):
+            return "the iterator is not bound to a plain name or to an attribute set once in `__init__`"
         name = assign.targets[0].target.value
         scope = self.ctx.resolver.get_metadata(ScopeProvider, assign, None)
         if scope is None or len(scope.assignments[name]) != 1:
@@ -291,41 +314,58 @@ class Impl(RuleImpl):
 
     # -- the iterator ------------------------------------------------------------------------
     def leave_Call(self, original: cst.Call, updated: cst.Call):
+        epoch = iterators.epoch_of(original, self.loader_reads)
+        if epoch is not None:  # `self.loader.__iter__()`, `iter(self.loader)`: one epoch
+            self.ctx.report(self.code, original, "iterating the DALI iterator gives one epoch: `next(loader)`", fixed=True)
+            return _next(epoch)
         if any(self._is_loader(a.value) for a in original.args):
             return self._loader_passed(original, updated)
-        dali = self.dali_name(original.func)
-        if dali not in iterators.TORCH_ITERATORS:
+        found = self._rewritten(original)
+        if found is None:
             return updated
-        # The plan converted the pipeline only if this rule claimed the iterator (``claims``);
-        # an iterator over a pipeline that stays in pipeline mode keeps working as it is.
-        pipe = iterators.epoch_aware(original, dali)
-        fn = self.ctx.converted_kind(pipe, Kind.PIPELINE, Kind.PIPELINES) if pipe is not None else None
+        dali, pipe, fn = found
         sized = cstutil.kwarg(original, "size")
-        if fn is None or not (fn.epochs or sized) or self._unsupported(original, dali) or not self.ctx.applies(self.code, original):
-            return updated
         self.helper_after.add(self._top_level_name(fn.node))
         self.ctx.report(self.code, original, "DALI iterator → per-epoch iterators over the migrated pipeline", fixed=True)
         output_map = _output_map(original, dali)
         policy = self._policy(original)
         if sized is not None:
             return self._sized(pipe, sized.value, output_map, policy, cstutil.kwarg(original, "last_batch_padded"))
+        if cstutil.kwarg(original, "reader_name") is None:  # `fn.restarts`: epochs end at `StopIteration`
+            self.restarting = True
+            sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            return cst.Call(cst.Name(iterator_helper.SOURCE_NAME), [cst.Arg(pipe, comma=sep), cst.Arg(output_map)])
         self.math_name = self.ctx.stdlib_math()  # the helper rounds up with `math.ceil`
         self.epochs_helper = True
         items = iterators.listed(pipe)
         helper = iterator_helper.NAME
         if len(items) == 1 and self.ctx.converted_kind(items[0], Kind.PIPELINE) is not None:
-            streams, metas = items[0], cst.Name(iterators.meta_name(items[0].value))  # one pipeline
+            streams, metas = items[0], iterators.meta_of(items[0])  # one pipeline
         else:  # several: a list display of names, or a name bound to a list
             helper = self.many = iterator_helper.MANY_NAME
             if isinstance(pipe, cst.Name):
                 streams, metas = pipe, cst.Name(iterators.meta_name(pipe.value))
             else:
                 streams = cst.List(_commas([cst.Element(i) for i in items]))
-                metas = cst.List(_commas([cst.Element(cst.Name(iterators.meta_name(i.value))) for i in items]))
+                metas = cst.List(_commas([cst.Element(iterators.meta_of(i)) for i in items]))
         args = [streams, metas, output_map]
         if policy != "fill":
             args.append(cst.SimpleString(f'"{policy}"'))
         return cst.Call(cst.Name(helper), [cst.Arg(a, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + [cst.Arg(args[-1])])
+
+    def _rewritten(self, call: cst.Call):
+        """``(dali name, pipeline expression, pipeline)`` of a DALI iterator call this rule rewrites,
+        else None. The plan converted the pipeline only if this rule claimed the iterator
+        (``claims``); an iterator over a pipeline that stays in pipeline mode keeps working as it is."""
+        dali = self.dali_name(call.func)
+        if dali not in iterators.TORCH_ITERATORS:
+            return None
+        pipe = iterators.epoch_aware(call, dali)
+        fn = self.ctx.converted_kind(pipe, Kind.PIPELINE, Kind.PIPELINES) if pipe is not None else None
+        sized = cstutil.kwarg(call, "size")
+        if fn is None or not (fn.epochs or sized or fn.restarts) or self._unsupported(call, dali, fn.restarts):
+            return None
+        return (dali, pipe, fn) if self.ctx.applies(self.code, call) else None
 
     def _sized(self, pipe, size, output_map, policy, padded) -> cst.Call:
         """``dali_iterator_sized_epochs([pipe], size, output_map, policy[, last_batch_padded])``."""
@@ -339,12 +379,20 @@ class Impl(RuleImpl):
         sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         return cst.Call(cst.Name(self.sized), [cst.Arg(a, comma=sep) for a in args[:-1]] + [cst.Arg(args[-1])])
 
-    def _unsupported(self, call: cst.Call, dali: str) -> str | None:
+    def _unsupported(self, call: cst.Call, dali: str, restarts: bool = False) -> str | None:
+        """Why the iterator call cannot be rewritten, or None; ``restarts``: its pipeline gives one
+        generator per epoch (``fn.restarts``), for an iterator with neither ``reader_name`` nor ``size=``."""
         given = {a.keyword.value for a in call.args if a.keyword is not None}
         positional = sum(a.keyword is None for a in call.args)
-        if "reader_name" not in given:
-            if "size" not in given:
+        if "reader_name" not in given and "size" not in given:
+            if not restarts:
                 return _NO_SIZE
+            # DALI reads until `StopIteration`: it forces FILL and no padding, whatever is given.
+            extra = given - IGNORED
+            if extra or positional > (1 if iterators.TORCH_ITERATORS[dali] else 2):
+                return f"arguments {sorted(extra) or 'given by position'} are not handled"
+            return "no `output_map`" if _output_map(call, dali) is None else None
+        if "reader_name" not in given:
             value = cstutil.literal_value(cstutil.kwarg(call, "size").value)
             if isinstance(value, (int, float)) and value <= 0:
                 return "`size` is not a number of samples"
@@ -379,7 +427,7 @@ class Impl(RuleImpl):
     # -- the loop: `for data in loader` → `for data in next(loader)`; `loader.reset()` goes -------
     def leave_For(self, original: cst.For, updated: cst.For):
         it = updated.iter
-        if isinstance(it, cst.Name) and it.value in self.loaders:
+        if (isinstance(it, cst.Name) and it.value in self.loaders) or original.iter in self.loader_reads:
             return updated.with_changes(iter=_next(it))
         return updated
 
@@ -415,9 +463,13 @@ class Impl(RuleImpl):
         call = stmt.value if isinstance(stmt, cst.Expr) else None
         if (
             isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "reset"
-            and isinstance(call.func.value, cst.Name) and call.func.value.value in self.loaders
+            and ((isinstance(call.func.value, cst.Name) and call.func.value.value in self.loaders)
+                 or call.func.value in self.loader_reads)
         ):
             self.ctx.report(self.code, original, "`loader.reset()` removed: `next(loader)` starts the next epoch", fixed=True)
+            block = self.ctx.model.parents.get(original)
+            if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:  # `def reset(self): ...`
+                return updated.with_changes(body=[cst.Pass()])
             return cst.RemovalSentinel.REMOVE
         return updated
 
@@ -444,6 +496,7 @@ class Impl(RuleImpl):
             *([iterator_helper.source(self.math_name)] if self.epochs_helper else []),
             *([iterator_helper.MANY_HELPER] if self.many else []),
             *([iterator_helper.SIZED_HELPER] if self.sized else []),
+            *([iterator_helper.SOURCE_HELPER] if self.restarting else []),
         ]
         helpers = [
             cst.parse_module(text.lstrip("\n")).body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
@@ -460,7 +513,7 @@ def _is_import_or_docstring(stmt: cst.CSTNode) -> bool:
 
 
 def _is_helper_call(call: cst.Call) -> bool:
-    names = (iterator_helper.NAME, iterator_helper.MANY_NAME, iterator_helper.SIZED_NAME)
+    names = (iterator_helper.NAME, iterator_helper.MANY_NAME, iterator_helper.SIZED_NAME, iterator_helper.SOURCE_NAME)
     return isinstance(call.func, cst.Name) and call.func.value in names
 
 
