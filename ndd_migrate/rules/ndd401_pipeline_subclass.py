@@ -229,6 +229,27 @@ RULE = Rule(
 )
 
 
+#: Marks the ``batch_size = <setting>`` statement written for ``super().__init__(<setting>, ...)``
+#: (a distinct but equal trailing newline), so that it can be told from the user's own.
+_SETTING = cst.TrailingWhitespace()
+
+
+def _without_unread_batch_size(prologue: list, loop: cst.CSTNode) -> list:
+    """The prologue without the ``batch_size = <setting>`` written for ``super().__init__`` when
+    nothing of the generator reads it (a pipeline fed by ``iter_setup`` draws no batch size): an
+    unused local is a leftover a linter reports in the migrated code."""
+    written = [s for s in prologue if isinstance(s, cst.SimpleStatementLine) and s.trailing_whitespace is _SETTING]
+    if not written:
+        return prologue
+    names = cstutil.ScopeNames()
+    for stmt in [*prologue, loop]:
+        if stmt not in written:
+            stmt.visit(names)
+    if "batch_size" in names.all:
+        return prologue
+    return [s for s in prologue if s not in written]
+
+
 class Impl(RuleImpl):
     rule = RULE
     reports = (constructs.PIPELINE_SUBCLASS,)
@@ -308,6 +329,7 @@ class Impl(RuleImpl):
         if fn.setup is not None:
             prologue.append(iter_setup.nested(fn, methods[fn.setup]))
             loop = loop.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        prologue = _without_unread_batch_size(prologue, loop)
         body = [*prologue, loop]
         if fn.epochs:  # fed to a framework iterator: docs/target-shape.md, "Framework iterators"
             body = epoch_shape.body(prologue, loop, fn.reader_name, fn.batches_name)
@@ -366,7 +388,7 @@ class Impl(RuleImpl):
             out.append(shape.assign(fn.ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", fn.settings["device_id"])])))
         batch = fn.settings["batch_size"]
         if not (isinstance(batch, cst.Name) and batch.value == "batch_size"):
-            out.append(shape.assign("batch_size", batch))
+            out.append(shape.assign("batch_size", batch).with_changes(trailing_whitespace=_SETTING))
         rng = self.ctx.model.plan.pipeline_rng.get(fn.qualname)
         if rng:
             out.append(shape.assign(rng, self._rng(fn.settings["seed"])))
