@@ -155,3 +155,34 @@ def test_the_values_are_pipeline_modes(reader, tmp_path):
         printed.append(run.stdout)
     assert printed[0] == printed[1] and printed[0].strip()
     assert printed[0].split()[0] == ("14" if "pad" in reader else "13")  # 13 images
+
+
+THROUGH = """\
+import sys
+
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=3, num_threads=1, device_id=None)
+def plain(root):
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+    return labels
+
+
+@pipeline_def(batch_size=3, num_threads=1, device_id=None)
+def padded(root):
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader", pad_last_batch=True, num_shards=2)
+    return labels
+
+
+for make in [plain, padded]:
+    one = make(sys.argv[1])
+    print(one.epoch_size("Reader"), one.run()[0].as_array().tolist())
+"""
+
+
+def test_one_pipeline_made_through_a_loop_name_gets_its_metadata_beside_it():
+    out, result = migrate_text(THROUGH)
+    assert not any(d.needs_human for d in result.diagnostics), [d.message for d in result.diagnostics]
+    assert "one_meta, one = make(sys.argv[1])" in out and 'one_meta["epoch_size_padded"]' in out
+    assert migrate_text(out)[0] == out
