@@ -228,6 +228,11 @@ class ModuleModel:
     # Calls of a name of Kind.FUNCTION (`cls(...)` in `for cls in held`) → the pipeline(s) it may
     # be: call sites of each of them, which the call-site rules rewrite as such.
     made_through: dict = field(default_factory=dict)
+    # Receivers of `epoch_size()`/`reader_meta()` (and iterator arguments) whose reader metadata
+    # the epoch-aware shape gives, → how (ndd_migrate.iterators.mark); and the calls through a
+    # name that its creation rewrites (`pipes_meta, pipes = zip(*[cls(...) for ...])`).
+    metadata_reads: dict = field(default_factory=dict)
+    paired_calls: set = field(default_factory=set)
 
     def sites_of(self, fn) -> list:
         """Every call that makes a pipeline of ``fn``: by its name, or through a name that holds it."""
@@ -1173,6 +1178,27 @@ def reads_on_gpu(fn) -> bool:
     op = getattr(fn, "op_calls", {}).get(call) if call is not None else None
     readers = [*(op.ctors or [op.ctor]), call] if op is not None else fn.top_level_readers
     return any(reader_on_gpu(reader) for reader in readers)
+
+
+def reads_padded(fn) -> bool:
+    """May a reader of ``fn`` (or of a pipeline a group may be) pad its shards (``pad_last_batch``
+    given, not the literal ``False``)? Then ``Pipeline.epoch_size(name)`` (DALI 2.4 ``pipeline.py``:
+    the reader's ``epoch_size_padded``) differs from its ``epoch_size``. True when not known."""
+    for member in getattr(fn, "members", (fn,)):
+        if not isinstance(member, PipelineFunction):
+            return True
+        call = getattr(member, "reader_call", None)  # a legacy subclass: its reader operator's call
+        op = getattr(member, "op_calls", {}).get(call) if call is not None else None
+        readers = [*(op.ctors or [op.ctor]), call] if op is not None else member.top_level_readers
+        if not readers:
+            return True
+        for reader in readers:
+            pad = cstutil.kwarg(reader, "pad_last_batch") if isinstance(reader, cst.Call) else None
+            if pad is not None and cstutil.literal_value(pad.value) is not False:
+                return True
+            if not isinstance(reader, cst.Call) or any(arg.star for arg in reader.args):
+                return True
+    return False
 
 
 def _one_of(pipelines) -> object:

@@ -143,7 +143,9 @@ def metadata_receiver(node: cst.Call) -> cst.BaseExpression | None:
 
 def plain_call_sites(model, assigns, lists: bool = False) -> set:
     """Pipeline functions all of whose call sites are ``name = f(...)`` statements, or with
-    ``lists``, items of a list bound to a name (``pipes = [f(shard_id=i) for i in ...]``)."""
+    ``lists``, items of a list bound to a name (``pipes = [f(shard_id=i) for i in ...]``); with
+    ``lists`` the calls through a name that holds the function (``pipe_name(...)`` in ``for
+    pipe_name in classes``, ``ModuleModel.made_through``) are call sites too."""
     plain = set()
     for _, target, value in assigns:
         if followed_attribute(model, target) is not None and value in model.call_sites:
@@ -154,38 +156,68 @@ def plain_call_sites(model, assigns, lists: bool = False) -> set:
             plain.update(map(id, [value, *(items or ())]))
     out = set()
     for fn in model.pipelines.values():
-        sites = [call for call, f in model.call_sites.items() if f is fn]
+        sites = model.sites_of(fn) if lists else [call for call, f in model.call_sites.items() if f is fn]
         if sites and all(id(call) in plain for call in sites):
             out.add(fn)
     return out
 
 
+def made_by(model, call: cst.BaseExpression):
+    """The pipeline function a call makes a pipeline of: by its name, or through a name that holds
+    one or several (their ``HeldFunctions``); else None."""
+    return model.call_sites.get(call) or model.made_through.get(call)
+
+
 def listed_sites(model, value: cst.BaseExpression) -> list | None:
-    """The pipeline functions of the items of a list of call sites bound to a name, or None."""
+    """What makes each item of a list of call sites bound to a name (see :func:`made_by`), or None."""
     items = pipeline_items(value) if isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) else None
-    if not items or not all(item in model.call_sites for item in items):
+    found = [made_by(model, item) for item in items or ()]
+    if not found or any(f is None for f in found):
         return None
-    return [model.call_sites[item] for item in items]
+    return found
+
+
+def all_epochs(fn) -> bool:
+    """Does ``fn`` (a pipeline function, or every pipeline a group or a name may be) have the
+    epoch-aware shape?"""
+    return all(getattr(m, "epochs", False) for m in getattr(fn, "members", (fn,)))
 
 
 def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
     """Set ``fn.epochs`` for the pipeline functions that ``uses`` (iterator arguments, receivers of
     ``epoch_size``/``reader_meta``) show to need the reader's metadata, when every use is a name
-    bound directly by a call site (or by a list of them), and the function has a reader and plain
-    call sites only."""
+    bound directly by a call site (or by a list of them: an item of it, ``pipes[0]``, or the
+    target of a comprehension over it, ``... for pipe in pipes``), and the function has a reader
+    and plain call sites only. Each use found so is kept in ``model.metadata_reads`` (the use →
+    how its metadata is reached, see :func:`_bound_pipeline`), and the calls through a name that
+    the epoch-aware creation rewrites (NDD411) in ``model.paired_calls``."""
     model = analyzer.model
-    direct = {}
+    direct, lists = {}, set()
     for scope, target, value in analyzer._assigns:
         if isinstance(target, cst.Name) and isinstance(value, cst.BaseExpression):
-            sites = [model.call_sites[value]] if value in model.call_sites else listed_sites(model, value)
+            single = made_by(model, value)
+            sites = [single] if single is not None else listed_sites(model, value)
             if sites and len(set(sites)) == 1:
                 direct[(scope, target.value)] = sites[0]
+                if single is None:
+                    lists.add((scope, target.value))
+                items = [value] if single is not None else pipeline_items(value)
+                model.paired_calls.update(item for item in items if item in model.made_through)
     plain = plain_call_sites(model, analyzer._assigns, lists=True)
     factories = set(map(id, model.factories.values()))
     for expr in (item for use in uses for item in listed(use)):
-        fn = _bound_pipeline(analyzer, direct, expr)
-        if fn is not None and fn in plain and fn.reader_index is not None and fn.given("batch_size") and id(fn) not in factories:
-            fn.epochs = True
+        found = _bound_pipeline(analyzer, direct, lists, expr)
+        if found is None:
+            continue
+        held, how = found
+        model.metadata_reads[expr] = how
+        fns = getattr(held, "members", (held,))
+        if all(
+            fn in plain and fn.reader_index is not None and fn.given("batch_size") and id(fn) not in factories
+            for fn in fns
+        ):
+            for fn in fns:
+                fn.epochs = True
 
 
 def mark_restarts(analyzer, calls) -> None:
@@ -250,16 +282,65 @@ def _only_iterated(scope, target: cst.Name, given: dict, parents: dict) -> bool:
     return bool(reads)
 
 
-def _bound_pipeline(analyzer, direct, expr):
+def _bound_pipeline(analyzer, direct, lists, expr) -> tuple | None:
+    """``(pipeline, how)`` for a use whose metadata the epoch-aware shape can give, else None.
+    ``how`` is ``"name"`` (``pipe = p(...)``: ``pipe_meta``), ``"attribute"`` (``self.pipe``),
+    ``"item"`` (``pipes[i]`` of ``pipes = [p(...) ...]``: ``pipes_meta[i]``), or the ``CompFor``
+    whose target ``expr`` is (``... for pipe in pipes``: ``for pipe_meta, pipe in zip(pipes_meta,
+    pipes)``, when ``pipe_meta`` is no name of that comprehension yet)."""
     found = followed_attribute(analyzer.model, expr) if isinstance(expr, cst.Attribute) else None
     if found is not None:
-        return analyzer.model.call_sites.get(found.value)
+        held = analyzer.model.call_sites.get(found.value)
+        return (held, "attribute") if held is not None else None
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1:
+        if not isinstance(expr.slice[0].slice, cst.Index):
+            return None
+        key = _binding_scope(analyzer, expr.value)
+        return (direct[key], "item") if key in lists else None
     if not isinstance(expr, cst.Name):
         return None
-    scope = analyzer._scope_of(expr)
-    while scope is not None and not scope.assignments[expr.value]:
+    key = _binding_scope(analyzer, expr)
+    if key is None:
+        return None
+    scope = key[0]
+    for assignment in scope.assignments[expr.value]:
+        loop = analyzer.parents.get(assignment.node)
+        if isinstance(loop, cst.CompFor) and loop.target is assignment.node:
+            if len(scope.assignments[expr.value]) != 1 or not isinstance(loop.iter, cst.Name):
+                return None
+            over = _binding_scope(analyzer, loop.iter)
+            if over not in lists or _names_in(_comprehension(analyzer.parents, loop), meta_name(expr.value)):
+                return None
+            return (direct[over], loop)
+    return (direct[key], "name") if key in direct else None
+
+
+def _binding_scope(analyzer, name: cst.Name) -> tuple | None:
+    """``(scope, name)`` of the scope that binds ``name`` where it is read, or None."""
+    scope = analyzer._scope_of(name)
+    while scope is not None and not scope.assignments[name.value]:
         scope = None if scope.parent is scope else scope.parent
-    return direct.get((scope, expr.value))
+    return (scope, name.value) if scope is not None else None
+
+
+def _comprehension(parents, loop: cst.CompFor) -> cst.CSTNode:
+    """The comprehension (or generator expression) whose ``for`` clause ``loop`` is."""
+    while isinstance(parents.get(loop), cst.CompFor):
+        loop = parents[loop]
+    return parents.get(loop, loop)
+
+
+def _names_in(node: cst.CSTNode, name: str) -> bool:
+    """Is ``name`` a name anywhere in ``node``?"""
+    class Finder(cst.CSTVisitor):
+        seen = False
+
+        def visit_Name(self, found: cst.Name) -> None:
+            self.seen = self.seen or found.value == name
+
+    finder = Finder()
+    node.visit(finder)
+    return finder.seen
 
 
 def iterator_base(node: cst.ClassDef, dali_name, local: dict[str, str]) -> str | None:

@@ -372,7 +372,7 @@ class _Walk:
             return use(ATTRIBUTE, parent.attr.value), None
         if kind is Kind.FUNCTION and isinstance(parent, cst.Call) and parent.func is node:
             derived = self._kind_of(parent)
-            return use(CALLED, _unfollowed_call(parent, fn), gives=derived), (parent, derived) if derived else None
+            return use(CALLED, _unfollowed_call(parent, fn, self.model.paired_calls), gives=derived), (parent, derived) if derived else None
         if kind is Kind.FUNCTION and isinstance(parent, cst.Index) and self._key_of_held(parent):
             return use(READ_BACK), None  # `held[cls]`: the dict's own key looks its value up
         if kind is Kind.FUNCTIONS and isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
@@ -512,11 +512,13 @@ class _Walk:
         return current
 
 
-def _unfollowed_call(call: cst.Call, held) -> str:
+def _unfollowed_call(call: cst.Call, held, paired: set) -> str:
     """Why a pipeline made through a name that holds its function (``cls(...)``) cannot be left as
     it is written, or ``""``: what the call-site rewrites of a call by name would change there
     (dropped executor or conditionals arguments, checkpoint or epoch-aware creation) is not done
-    through such a name."""
+    through such a name — but for the epoch-aware creation of a call in ``paired``, bound to a
+    name alone or as an item of a list (``pipes_meta, pipes = zip(*[cls(...) for ...])``, NDD411),
+    when every pipeline the name may be has that shape."""
     starred = next((a for a in call.args if a.star), None)
     if starred is not None:
         return f"it passes `{starred.star}{cst.Module([]).code_for_node(starred.value)}`, which may carry pipeline settings"
@@ -524,8 +526,10 @@ def _unfollowed_call(call: cst.Call, held) -> str:
     given = sorted(a.keyword.value for a in call.args if a.keyword is not None and a.keyword.value in special)
     if given:
         return f"it passes `{given[0]}`, which a call by name would drop or rewrite"
-    for fn in getattr(held, "members", (held,)):
-        if getattr(fn, "epochs", False) or getattr(fn, "checkpointing", False):
+    members = getattr(held, "members", (held,))
+    paired = call in paired and all(getattr(fn, "epochs", False) for fn in members)
+    for fn in members:
+        if (getattr(fn, "epochs", False) and not paired) or getattr(fn, "checkpointing", False):
             what = "reader metadata (the epoch-aware shape)" if fn.epochs else "checkpointing"
             return f"`{fn.qualname}` is made with {what}, which a call by name gets at its creation"
     return ""

@@ -6,7 +6,7 @@ import libcst as cst
 from libcst.metadata import ScopeProvider
 
 from ndd_migrate import cstutil, iterators, plan
-from ndd_migrate.analysis import Kind, PipelineFunction, migrated_before
+from ndd_migrate.analysis import Kind, PipelineFunction, migrated_before, reads_padded
 from ndd_migrate.catalog import Example, Rule
 from ndd_migrate.diagnostics import FixSafety
 from ndd_migrate.rules.base import RuleImpl
@@ -17,8 +17,13 @@ RULE = Rule(
     summary="`pipe.epoch_size(name)` / `pipe.reader_meta(name)` become the reader's metadata; `pipe.reset()` is rewritten",
     what=(
         "For a pipeline migrated in the epoch-aware shape (docs/target-shape.md, \"Framework iterators\"), "
-        "`pipe.epoch_size(name)` becomes `pipe_meta[\"epoch_size\"]` and `pipe.reader_meta(name)` becomes "
-        "`pipe_meta`, the reader's `get_metadata()`. `pipe.reset()` (DALI acts on it only after `iter_setup` or "
+        "`pipe.epoch_size(name)` becomes `pipe_meta[\"epoch_size\"]` (`\"epoch_size_padded\"`, which DALI's "
+        "`epoch_size()` returns, when the reader may pad its shards: `pad_last_batch`) and `pipe.reader_meta(name)` becomes "
+        "`pipe_meta`, the reader's `get_metadata()`. For pipelines made in a list (`pipes = [p(shard_id=n) for n in ...]`, "
+        "also through a name holding pipeline functions or classes) the creation gives the metadata beside them, "
+        "`pipes_meta, pipes = zip(*[...])`: `pipes[i].epoch_size(name)` becomes `pipes_meta[i][\"epoch_size\"]` and, "
+        "in a comprehension `... for pipe in pipes`, `pipe.epoch_size(name)` reads the paired metadata "
+        "(`for pipe_meta, pipe in zip(pipes_meta, pipes)`); a plain `for` statement over the list keeps the block. `pipe.reset()` (DALI acts on it only after `iter_setup` or "
         "an external source raised `StopIteration`) is dropped on a pipeline that never ends, and becomes "
         "`pipe = <the call that made it>` on a legacy pipeline fed by `iter_setup` that holds nothing else "
         "(no reader, random operator, state kept by `iter_setup` or `__init__` code; arguments that are literals "
@@ -58,6 +63,32 @@ RULE = Rule(
                 "    return reader.get_metadata(), batches()\n\n\n"
                 "pipe_meta, pipe = p('/data')\n"
                 "n = pipe_meta['epoch_size']\n"
+            ),
+        ),
+        Example(
+            title="reader metadata of pipelines made in a list: read of the paired metadata",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def p(root, shard):\n"
+                "    data = fn.readers.numpy(file_root=root, shard_id=shard, num_shards=2, name='Reader')\n"
+                "    return data\n\n\n"
+                "pipes = [p('/data', n) for n in range(2)]\n"
+                "n = pipes[0].epoch_size('Reader')\n"
+                "assert all(pipe.epoch_size('Reader') == n for pipe in pipes)\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def p(root, shard, *, batch_size=2):\n"
+                "    reader = ndd.readers.Numpy(file_root=root, shard_id=shard, num_shards=2, name='Reader', max_batch_size=batch_size)\n\n"
+                "    def batches():\n"
+                "        while True:\n"
+                "            for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+                "                yield data.evaluate(),\n\n"
+                "    return reader.get_metadata(), batches()\n\n\n"
+                "pipes_meta, pipes = zip(*[p('/data', n) for n in range(2)])\n"
+                "n = pipes_meta[0]['epoch_size']\n"
+                "assert all(pipe_meta['epoch_size'] == n for pipe_meta, pipe in zip(pipes_meta, pipes))\n"
             ),
         ),
         Example(
@@ -103,6 +134,7 @@ class Impl(RuleImpl):
         super().__init__(ctx)
         self._resets: dict[cst.SimpleStatementLine, tuple[str, cst.Name, cst.Call | None]] = {}
         self._made: dict[cst.Call, cst.Call] = {}  # the creation call a reset repeats → rewritten
+        self._paired_loops: set[cst.CompFor] = set()  # `for pipe in pipes` whose metadata is read
 
     def claims(self, use):
         """``pipe.reset()`` (see :meth:`_reset`); ``pipe.epoch_size(name)`` / ``pipe.reader_meta(name)`` of an epoch-aware pipeline; and
@@ -120,7 +152,7 @@ class Impl(RuleImpl):
         if use.kind is not Kind.PIPELINE or use.context != plan.METHOD or use.detail not in iterators.METADATA_METHODS:
             return None
         fn = use.pipeline
-        if not (getattr(fn, "epochs", False) and self._named(use.node)):
+        if not (iterators.all_epochs(fn) and self._named(use.node)):
             return "the reader's metadata is given only by the epoch-aware shape (one plain `pipe = p(...)` per call site)"
         return self.ctx.applies(self.code, use.holder) or None
 
@@ -279,23 +311,49 @@ class Impl(RuleImpl):
             return updated
         if not self.ctx.applies(self.code, original):
             return updated
-        meta = iterators.meta_of(pipe)
+        how = self.ctx.model.metadata_reads.get(pipe)
+        if how == "item":  # `pipes[i]` → `pipes_meta[i]`
+            received = updated.func.value if isinstance(updated.func.value, cst.Subscript) else pipe
+            meta = received.with_changes(value=cst.Name(iterators.meta_name(pipe.value.value)))
+        else:
+            meta = iterators.meta_of(pipe)
+        if isinstance(how, cst.CompFor):
+            self._paired_loops.add(how)
         self.ctx.report(self.code, original, f"`.{method}(...)` → the reader's `get_metadata()`", fixed=True)
         if method == "reader_meta":
             return meta
         quote = _quote(original.args[0].value)  # the argument's quotes: safe inside an f-string
-        return cst.Subscript(meta, [cst.SubscriptElement(cst.Index(cst.SimpleString(f"{quote}epoch_size{quote}")))])
+        # `Pipeline.epoch_size(name)` is the reader's `epoch_size_padded` (DALI 2.4 `pipeline.py`):
+        # the whole data set, every shard padded to the largest with `pad_last_batch`.
+        key = "epoch_size_padded" if reads_padded(fn) else "epoch_size"
+        return cst.Subscript(meta, [cst.SubscriptElement(cst.Index(cst.SimpleString(f"{quote}{key}{quote}")))])
+
+    def leave_CompFor(self, original: cst.CompFor, updated):
+        """``for pipe in pipes`` of a comprehension that reads each pipeline's metadata →
+        ``for pipe_meta, pipe in zip(pipes_meta, pipes)``."""
+        if original not in self._paired_loops:
+            return updated
+        sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        name = original.target.value
+        target = cst.Tuple([cst.Element(cst.Name(iterators.meta_name(name)), comma=sep), cst.Element(updated.target)],
+                           lpar=[], rpar=[])
+        lists = cst.Call(cst.Name("zip"), [cst.Arg(cst.Name(iterators.meta_name(original.iter.value)), comma=sep),
+                                           cst.Arg(updated.iter)])
+        return updated.with_changes(target=target, iter=lists)
 
     def _epoch_aware(self, pipe):
         if pipe is None:
             return None
         fn = self.ctx.converted_kind(pipe, Kind.PIPELINE)
-        return fn if fn is not None and fn.epochs and self._named(pipe) else None
+        return fn if fn is not None and iterators.all_epochs(fn) and self._named(pipe) else None
 
     def _named(self, pipe) -> bool:
-        """A plain name, or an attribute of ``self`` followed like one (``self.pipe``), with room
-        for the metadata beside it."""
-        return isinstance(pipe, cst.Name) or iterators.followed_attribute(self.ctx.model, pipe) is not None
+        """A name bound by the pipeline's creation (or an item of a list of them, or the target of
+        a comprehension over such a list: ``ndd_migrate.iterators.mark``), or an attribute of
+        ``self`` followed like one (``self.pipe``), with room for the metadata beside it."""
+        if iterators.followed_attribute(self.ctx.model, pipe) is not None:
+            return True
+        return isinstance(pipe, (cst.Name, cst.Subscript)) and pipe in self.ctx.model.metadata_reads
 
 
 def _is_docstring(stmt: cst.CSTNode) -> bool:

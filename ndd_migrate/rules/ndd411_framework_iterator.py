@@ -293,13 +293,13 @@ class Impl(RuleImpl):
             return updated
         if not isinstance(target, cst.Name):
             return updated
-        fn = self.ctx.model.call_sites.get(original.value)
+        fn = iterators.made_by(self.ctx.model, original.value)
         value = updated.value
         if fn is None:  # `pipes = [p(shard_id=i) for i in ...]`: `pipes_meta, pipes = zip(*[...])`
             sites = iterators.listed_sites(self.ctx.model, original.value)
             fn = sites[0] if sites and all(f is sites[0] for f in sites) else None
             value = cst.Call(cst.Name("zip"), [cst.Arg(updated.value, star="*")])
-        if fn is not None and fn.epochs and fn.convert:
+        if fn is not None and iterators.all_epochs(fn) and fn.convert:
             meta = cst.Element(cst.Name(iterators.meta_name(target.value)), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
             pair = cst.Tuple([meta, cst.Element(cst.Name(target.value))], lpar=[], rpar=[])
             return updated.with_changes(targets=[updated.targets[0].with_changes(target=pair)], value=value)
