@@ -261,6 +261,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._calls: list[tuple[cst.Call, str]] = []
         self._assigns: list[tuple[object, cst.BaseAssignTargetExpression, cst.BaseExpression]] = []
         self._returns: dict[cst.FunctionDef, list[cst.Return]] = {}  # of functions other than pipelines
+        self._every_return: list[cst.Return] = []  # all of the module's, pipelines' too (ndd_migrate.iterators)
         self._consumed: list[tuple[cst.Call, str, cst.BaseExpression, tuple[str, str]]] = []  # see manual_uses
         self._generators: set[cst.FunctionDef] = set()
         self._pipeline_methods: list[tuple[cst.Name, str]] = []  # `name.build()` / `name.run()`
@@ -466,6 +467,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         return bool(info and info.reader)
 
     def visit_Return(self, node: cst.Return) -> None:
+        self._every_return.append(node)
         fn = self._innermost_pipeline()
         if fn is None:
             if self._depth:
@@ -610,7 +612,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             self._resolve_kinds()
         self._find_calls_through_names()
         self._consumed.extend(iterators.subclass_uses(self, original_node, self._calls))  # NDD411
-        self._consumed.extend(iterators.framework_uses(self, original_node, self._calls))  # NDD411
+        self._consumed.extend(iterators.framework_uses(self, self._every_return, self._calls))  # NDD411
         self._consumed.extend(expected_errors.uses(original_node))  # NDD905
         for call, about, expr, advice in self._consumed:
             found = expr_kind(self.model, expr, self._scope_of, self._qualnames)

@@ -408,7 +408,7 @@ def subclass_uses(resolver, module: cst.Module, calls) -> list[tuple]:
     return uses
 
 
-def framework_uses(resolver, module: cst.Module, calls) -> list[tuple]:
+def framework_uses(resolver, returns, calls) -> list[tuple]:
     """The pipelines given to an iterator of another framework (MXNet, PaddlePaddle, JAX,
     TensorFlow), as uses that keep them in pipeline mode (``(call, code, expression, (message,
     hint))``, see :mod:`ndd_migrate.manual_uses`): dynamic mode converts its batches for PyTorch
@@ -421,11 +421,12 @@ def framework_uses(resolver, module: cst.Module, calls) -> list[tuple]:
       hand out DALI iterator classes of another framework (``return MXNetIterator``): the
       pipeline goes to one of those.
 
-    ``calls`` are the analysis' ``(call, qualified name)``s; ``resolver`` is the analysis (it
-    resolves DALI names and scopes, and knows the module's assignments)."""
+    ``calls`` are the analysis' ``(call, qualified name)``s, ``returns`` the module's ``return``
+    statements; ``resolver`` is the analysis (it resolves DALI names and scopes, and knows the
+    module's assignments)."""
     uses = []
     ops = _bound_to(resolver, lambda value: isinstance(value, cst.Call) and names.dali_name(resolver, value.func) == TF_ITERATOR)
-    chosen = _handed_out(resolver, module)
+    chosen = _handed_out(resolver, returns)
     for call in {id(call): call for call, _ in calls}.values():
         dali = names.dali_name(resolver, call.func)
         framework = FRAMEWORKS.get(dali.split(".")[3]) if dali in OTHER_ITERATORS else None
@@ -527,18 +528,12 @@ def _runtime_class(resolver, func: cst.BaseExpression) -> str | None:
     return None
 
 
-def _handed_out(resolver, module: cst.Module) -> set[str]:
-    """The DALI iterator classes the module's functions return (``return MXNetIterator``), when one
-    of them is another framework's (a module that picks its iterator class at run time)."""
-    found: set[str] = set()
-
-    class Returns(cst.CSTVisitor):
-        def visit_Return(self, node: cst.Return) -> None:
-            dali = names.dali_name(resolver, node.value) if node.value is not None else None
-            if dali in OTHER_ITERATORS or dali in TORCH_ITERATORS:
-                found.add(dali)
-
-    module.visit(Returns())
+def _handed_out(resolver, returns) -> set[str]:
+    """The DALI iterator classes the module's functions return (``return MXNetIterator``; ``returns``
+    are the module's ``return`` statements, as the analysis met them), when one of them is another
+    framework's (a module that picks its iterator class at run time)."""
+    found = {names.dali_name(resolver, node.value) for node in returns if node.value is not None}
+    found = {dali for dali in found if dali in OTHER_ITERATORS or dali in TORCH_ITERATORS}
     return found if found & OTHER_ITERATORS else set()
 
 

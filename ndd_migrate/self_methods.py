@@ -53,6 +53,7 @@ class _Finder(SkipsTrivia, cst.CSTVisitor):
         self.base_names: set[str] = set()
         self._scopes: list[cst.CSTNode] = []  # enclosing ClassDef / FunctionDef / Lambda nodes
         self._calls: list[cst.Call] = []
+        self._rebound: dict[tuple[cst.FunctionDef, str], bool] = {}  # each method read once per name
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         for base in node.bases:
@@ -103,12 +104,20 @@ class _Finder(SkipsTrivia, cst.CSTVisitor):
                 if not isinstance(scope, cst.FunctionDef) or scope.decorators:
                     return None, None
                 params = [*scope.params.posonly_params, *scope.params.params]
-                if not params or params[0].name.value != name or _rebinds(scope, name):
+                if not params or params[0].name.value != name or self._rebinds(scope, name):
                     return None, None
                 return outer, self._call_of(node)
-            if _binds_param(scope, name) or (isinstance(scope, cst.FunctionDef) and _rebinds(scope, name)):
+            if _binds_param(scope, name) or (isinstance(scope, cst.FunctionDef) and self._rebinds(scope, name)):
                 return None, None
         return None, None
+
+    def _rebinds(self, method: cst.FunctionDef, name: str) -> bool:
+        """:func:`_rebinds`, once per method and name: a method mentions ``self.x`` many times, and
+        reading its whole body at each mention made the cost grow with the square of its length."""
+        key = (method, name)
+        if key not in self._rebound:
+            self._rebound[key] = _rebinds(method, name)
+        return self._rebound[key]
 
     def _call_of(self, node: cst.Attribute) -> cst.Call | None:
         return next((c for c in reversed(self._calls) if c.func is node), None)

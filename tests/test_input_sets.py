@@ -272,3 +272,32 @@ def test_legacy_constructor_on_several_lines_gives_a_comprehension_on_several_li
         "                for x in [data, data]\n"
         "            ]\n"
     ) in text, text
+
+
+def test_each_graph_function_is_searched_for_calls_once(monkeypatch):
+    """Ten pipelines that run one helper: the helper and each pipeline's own graph are searched for
+    op calls once each (the graph is among the nodes a pipeline reaches, and a helper is reached by
+    every pipeline that runs it: a search per pipeline made a shared helper cost their product)."""
+    from ndd_migrate.rules import ndd101_fn_call
+
+    searched = []
+    original = ndd101_fn_call._calls
+
+    def counted(node):
+        searched.append(node)
+        return original(node)
+
+    monkeypatch.setattr(ndd101_fn_call, "_calls", counted)
+    pipelines = "".join(
+        f"@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        f"def pipe_{i}():\n"
+        f"    return scaled(fn.random.uniform(shape=[2]))\n\n\n"
+        for i in range(10)
+    )
+    text, _ = migrate_text(
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "def scaled(x):\n"
+        "    return fn.cast(x * 2, dtype=5)\n\n\n" + pipelines
+    )
+    assert text.count("def pipe_") == 10 and "ndd.cast(" in text
+    assert len(searched) == len(set(map(id, searched))) == 11

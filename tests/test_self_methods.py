@@ -157,3 +157,25 @@ def test_method_of_a_python_object_given_no_datanode_is_python_code():
         "Shape().width()", "shape.width()")
     text, result = migrate_text(source)
     assert not [d.message for d in result.diagnostics if d.needs_human], result.diagnostics
+
+
+def test_each_method_is_read_once_per_name_not_once_per_mention(monkeypatch):
+    """A method that mentions `self.x` fifty times is searched for a rebinding of `self` once; a
+    search of its whole body at every mention made a long method cost the square of its length."""
+    import libcst as cst
+
+    from ndd_migrate import self_methods
+
+    body = "".join(f"        self.value_{i} = self.step({i})\n" for i in range(50))
+    module = cst.parse_module(f"class Loader:\n    def run(self):\n{body}\n    def step(self, i):\n        return i\n")
+    searched = []
+    original = self_methods._rebinds
+
+    def counted(method, name):
+        searched.append((method.name.value, name))
+        return original(method, name)
+
+    monkeypatch.setattr(self_methods, "_rebinds", counted)
+    found = self_methods.calls(module, lambda node: {f"Loader.{node.value}"})
+    assert len(found) == 50 and set(found.values()) == {"Loader.step"}
+    assert sorted(searched) == [("run", "self")]

@@ -168,6 +168,14 @@ class Impl(RuleImpl):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._constants: set[int] | None = None
+        self._calls: dict[cst.CSTNode, list[cst.Call]] = {}
+
+    def _calls_under(self, node: cst.CSTNode) -> list[cst.Call]:
+        """:func:`_calls`, read once per node: a helper is reached by every pipeline that runs it,
+        and a pipeline's own graph is among the nodes it reaches."""
+        if node not in self._calls:
+            self._calls[node] = _calls(node)
+        return self._calls[node]
 
     def blockers(self, fn):
         """``fn.op([a, b])``, an input set, in the pipeline's graph or a helper it runs: one ``ndd`` call
@@ -176,7 +184,7 @@ class Impl(RuleImpl):
         ``define_graph``)."""
         graph, _ = graph_code.prepared(self.ctx.resolver, self.ctx.model)
         reached = [node for node, owners in graph.reached_by.items() if fn in owners]  # its graph and the helpers it runs
-        calls = list(dict.fromkeys([*_calls(fn.node), *(c for node in reached for c in _calls(node))]))
+        calls = list(dict.fromkeys(c for node in dict.fromkeys([fn.node, *reached]) for c in self._calls_under(node)))
         found = []
         for call in calls:
             path = names.fn_path(self.dali_name(call.func))
