@@ -29,6 +29,20 @@ SMALL_PIPELINE = (
 HAS_DALI = importlib.util.find_spec("nvidia") is not None and importlib.util.find_spec("nvidia.dali") is not None
 
 
+def calls_of(monkeypatch, owner, name: str) -> list[tuple]:
+    """Replace ``owner.name`` (a module function or class) for this test by a wrapper that records
+    the positional arguments of each call; the list of them. The cost tests count work with it."""
+    seen: list[tuple] = []
+    original = getattr(owner, name)
+
+    def counted(*args, **kwargs):
+        seen.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return seen
+
+
 def migrate_text(source: str, path: str = "example.py", *, expect_error: bool = False, line_length: int | None = None):
     """(new text or the input when unchanged, result) of ``migrate`` on a source text.
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate import attributes
+from tests.conftest import calls_of
 
 
 def _parents(module: cst.Module) -> dict:
@@ -42,13 +43,6 @@ def test_an_attribute_read_outside_every_class_is_not_followed():
 def test_each_mention_is_looked_at_once_not_once_per_class(monkeypatch):
     """Twenty classes with `self.size`: the forty mentions of `.size` (a store and a read each) are
     placed once; a pass over all of them for each class made the module cost its square."""
-    looked = []
-    original = attributes._in_import
-
-    def counted(node, parents):
-        looked.append(node)
-        return original(node, parents)
-
-    monkeypatch.setattr(attributes, "_in_import", counted)
+    looked = calls_of(monkeypatch, attributes, "_in_import")
     found = attributes.find(_parents(_classes(20)), set())
     assert len(found) == 20 and len(looked) == 40

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.conftest import migrate_text
+from tests.conftest import calls_of, migrate_text
 
 fn = pytest.importorskip("nvidia.dali.fn")
 from nvidia.dali import pipeline_def, types  # noqa: E402
@@ -280,14 +280,7 @@ def test_each_graph_function_is_searched_for_calls_once(monkeypatch):
     every pipeline that runs it: a search per pipeline made a shared helper cost their product)."""
     from ndd_migrate.rules import ndd101_fn_call
 
-    searched = []
-    original = ndd101_fn_call._calls
-
-    def counted(node):
-        searched.append(node)
-        return original(node)
-
-    monkeypatch.setattr(ndd101_fn_call, "_calls", counted)
+    searched = calls_of(monkeypatch, ndd101_fn_call, "_calls")
     pipelines = "".join(
         f"@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
         f"def pipe_{i}():\n"
@@ -300,4 +293,4 @@ def test_each_graph_function_is_searched_for_calls_once(monkeypatch):
         "    return fn.cast(x * 2, dtype=5)\n\n\n" + pipelines
     )
     assert text.count("def pipe_") == 10 and "ndd.cast(" in text
-    assert len(searched) == len(set(map(id, searched))) == 11
+    assert len(searched) == len({id(node) for (node,) in searched}) == 11

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import migrate_text
+from tests.conftest import calls_of, migrate_text
 
 BASE = (
     "from nvidia.dali import fn, pipeline_def\n"
@@ -168,14 +168,7 @@ def test_each_method_is_read_once_per_name_not_once_per_mention(monkeypatch):
 
     body = "".join(f"        self.value_{i} = self.step({i})\n" for i in range(50))
     module = cst.parse_module(f"class Loader:\n    def run(self):\n{body}\n    def step(self, i):\n        return i\n")
-    searched = []
-    original = self_methods._rebinds
-
-    def counted(method, name):
-        searched.append((method.name.value, name))
-        return original(method, name)
-
-    monkeypatch.setattr(self_methods, "_rebinds", counted)
+    searched = calls_of(monkeypatch, self_methods, "_rebinds")
     found = self_methods.calls(module, lambda node: {f"Loader.{node.value}"})
     assert len(found) == 50 and set(found.values()) == {"Loader.step"}
-    assert sorted(searched) == [("run", "self")]
+    assert sorted((method.name.value, name) for method, name in searched) == [("run", "self")]

@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 
 from ndd_migrate import subclasses
-from tests.conftest import migrate_text
+from tests.conftest import calls_of, migrate_text
 
 HEADER = "import nvidia.dali.ops as ops\nimport nvidia.dali.types as types\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
 
@@ -289,14 +289,7 @@ def test_subclasses_sharing_the_base_methods_get_each_their_own_reader():
 def test_the_module_is_read_once_for_every_family(monkeypatch):
     """How each family's classes are used is one reading of the module for all of them: a reading
     per family made a module of many families cost its square."""
-    made = []
-    original = subclasses._References
-
-    def counted(names):
-        made.append(names)
-        return original(names)
-
-    monkeypatch.setattr(subclasses, "_References", counted)
+    made = calls_of(monkeypatch, subclasses, "_References")
     source = HEADER + "".join(
         f"class B{i}(Pipeline):\n    def __init__(self):\n        super().__init__(2, 1, None)\n\n"
         f"    def define_graph(self):\n        return self.x()\n\n\n"
@@ -305,4 +298,4 @@ def test_the_module_is_read_once_for_every_family(monkeypatch):
     )
     flat = subclasses.flatten(cst.parse_module(source))
     assert len(flat.families) == 5 and len(made) == 1
-    assert made[0] == {f"B{i}" for i in range(5)} | {f"S{i}" for i in range(5)}
+    assert made[0][0] == {f"B{i}" for i in range(5)} | {f"S{i}" for i in range(5)}
