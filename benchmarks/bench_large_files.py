@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import os
 import platform
 import random
@@ -312,6 +313,39 @@ def table(results: dict, files: dict[int, Path], trees: dict[str, Path], timeout
     return "\n".join(lines)
 
 
+#: The smallest size the growth exponent is fitted from (KB).
+FIT_FROM_KB = 200
+
+
+def growth(results: dict, files: dict[int, Path], trees: dict[str, Path], timeout: float) -> str:
+    """The exponent ``k`` of ``CPU time ~ size**k`` per tree and command, fitted by least squares
+    to the logarithms of every size's median, and what a doubling then costs (``2**k``).
+
+    One ratio between two neighbouring sizes moves by 10% between runs on a shared machine; the
+    fit reads every size from :data:`FIT_FROM_KB` on at once, so one slow run counts for what it
+    is. (Below that, start-up and the work that does not depend on the file weigh, and would pull
+    ``k`` under 1.)"""
+    lines = []
+    for label in trees:
+        for command in COMMANDS:
+            points, fitted = [], []
+            for size in (s for s in files if s >= FIT_FROM_KB):
+                runs = results.get((label, command, size))
+                taken = _cell(runs, timeout)[2] if runs else None
+                if taken:
+                    points.append((math.log(size), math.log(taken)))
+                    fitted.append(size)
+            if len(points) < 3:
+                continue
+            mx = sum(x for x, _ in points) / len(points)
+            my = sum(y for _, y in points) / len(points)
+            k = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
+            sizes = f"{min(fitted):,}–{max(fitted):,} KB"
+            lines.append(f"- {label}, `{command}`: CPU time ~ size^{k:.3f} over {sizes} ({len(points)} sizes): "
+                         f"a doubling costs {2 ** k:.2f}x")
+    return "\n".join(lines)
+
+
 def write_section(docs: Path, text: str) -> None:
     """Replace (or add) this benchmark's section of ``docs``; everything else stays as it is."""
     current = docs.read_text(encoding="utf-8")
@@ -339,6 +373,8 @@ the process's maximum resident set size; CPU time is user + system of the proces
 shared machine depends much less on the other load than the wall time: the ratios are of CPU time.
 
 {table(results, files, trees, args.timeout)}
+
+{growth(results, files, trees, args.timeout)}
 """
 
 
