@@ -294,7 +294,11 @@ class Impl(RuleImpl):
             if fn.source.parallel:
                 note = ("; `parallel=` dropped: the loop calls the source in its own thread, one batch after the "
                         "other (no worker processes, nothing prefetched)")
-            self.ctx.report(self.code, fn.source.call, f"external source ({fn.source.kind}) → the generator's loop{note}",
+            where = "the generator's loop"
+            if fn.source.beside_reader:
+                where = "drawn once per batch beside the reader" + (
+                    " (its iterator made at the first draw, under the `if`)" if fn.source.nested else "")
+            self.ctx.report(self.code, fn.source.call, f"external source ({fn.source.kind}) → {where}{note}",
                             fixed=True)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
