@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import libcst as cst
+from libcst.metadata import ClassScope
 
 from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate import cstutil
@@ -206,6 +207,9 @@ def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
                 f"{'; ' + why if why else ''}; write the loop that draws from it by hand")
     if cycle and kind == CALLABLE:
         return "`cycle=` needs an iterable source; DALI rejects it for a callable"
+    if cycle and _generator_object(source, fn_node, module, index):
+        return ("`cycle=` with a generator object: DALI refuses it when it builds the pipeline (\"Cannot cycle "
+                "through a generator\"); pass the generator function instead")
     if cycle and batch is not True:
         return "`cycle=` with `batch=False` rewinds in the middle of a batch: write the loop by hand"
     if kind == CALLABLE and params not in (0, 1):
@@ -306,6 +310,20 @@ def classify(source: cst.BaseExpression, fn_node: cst.FunctionDef, module: cst.M
     if isinstance(found, cst.BaseExpression):  # an assigned value: a lambda, an instance, a list...
         return classify(found, fn_node, module, index) if not isinstance(found, cst.Name) else (None, None)
     return None, None
+
+
+def _generator_object(source: cst.BaseExpression, fn_node: cst.FunctionDef, module: cst.Module, index: int) -> bool:
+    """Is ``source`` a generator object for sure (a generator expression, a call of a generator
+    function of the module, a name bound once to one)?"""
+    if isinstance(source, cst.GeneratorExp):
+        return True
+    if isinstance(source, cst.Call) and isinstance(source.func, cst.Name):
+        found = _definition(source.func.value, fn_node, module, index)
+        return isinstance(found, cst.FunctionDef) and _is_generator(found)
+    if isinstance(source, cst.Name):
+        found = _definition(source.value, fn_node, module, index)
+        return isinstance(found, (cst.GeneratorExp, cst.Call)) and _generator_object(found, fn_node, module, index)
+    return False
 
 
 def _class_kind(cls: cst.ClassDef) -> tuple[str | None, int | None]:
@@ -491,8 +509,9 @@ def _generator_function(analyzer, value: cst.BaseExpression, none_allowed: bool,
     if id(value) in seen:
         return False
     seen.add(id(value))
-    scope = analyzer._scope_of(value)
-    while scope is not None and not scope.assignments[value.value]:
+    scope = start = analyzer._scope_of(value)
+    # as Python looks a name up: the enclosing class bodies are not searched
+    while scope is not None and (not scope.assignments[value.value] or (scope is not start and isinstance(scope, ClassScope))):
         if scope.parent is scope:
             return False
         scope = scope.parent

@@ -534,3 +534,24 @@ def test_beside_a_reader_blocked_with_reason(name):
     todos = [d.message for d in result.diagnostics if d.code == "NDD421" and d.needs_human]
     assert todos == [f"`pipe` not migrated: {reason}"], _human(result)
     assert "@pipeline_def" in text and "# TODO(ndd-migrate): NDD421" in text
+
+
+@pytest.mark.parametrize("source", ["offsets()", "(a for a in [[1]])", "made"])
+def test_cycle_over_a_generator_object_is_refused_as_dali_does(source):
+    text, result = migrate_text(BESIDE.replace("source=extra", f"source={source}").replace(
+        "    data = fn.readers.numpy(file_root=root)\n", "    made = offsets()\n    data = fn.readers.numpy(file_root=root)\n"))
+    assert _human(result) == ["`pipe` not migrated: `cycle=` with a generator object: DALI refuses it when it builds the "
+                              "pipeline (\"Cannot cycle through a generator\"); pass the generator function instead"]
+
+
+def test_a_parameter_source_is_looked_up_as_python_does():
+    """A method's `offsets` is the module's generator function, not the class attribute of that name."""
+    source = BESIDE + (
+        "\n\nclass Loader:\n    offsets = [[1]]\n\n"
+        "    def start(self, root):\n        loaded = pipe(root, shift=True, extra=offsets)\n        loaded.build()\n"
+    )
+    text, result = migrate_text(source)
+    assert not _human(result), _human(result)
+    assert "feed = iter(extra())" in text
+    shadowed = source.replace("extra=offsets)\n        loaded", "extra=self.offsets)\n        loaded")
+    assert "and a call passes `self.offsets`" in _human(migrate_text(shadowed)[1])[0]
