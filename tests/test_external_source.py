@@ -555,3 +555,12 @@ def test_a_parameter_source_is_looked_up_as_python_does():
     assert "feed = iter(extra())" in text
     shadowed = source.replace("extra=offsets)\n        loaded", "extra=self.offsets)\n        loaded")
     assert "and a call passes `self.offsets`" in _human(migrate_text(shadowed)[1])[0]
+
+
+def test_beside_a_reader_in_an_if_a_source_expression_is_evaluated_under_the_condition():
+    text, result = migrate_text(BESIDE.replace("source=extra", "source=[[np.ones(4, np.float32)] * 2]"))
+    assert not _human(result), _human(result)
+    assert ("                if feed is None:\n"
+            "                    feed_source = [[np.ones(4, np.float32)] * 2]\n"
+            "                    feed = iter(feed_source)\n") in text, text
+    assert "                    feed = iter(feed_source)\n                    try:\n" in text
