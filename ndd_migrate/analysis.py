@@ -677,9 +677,12 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
     def _resolve_external_source(self, fn: PipelineFunction, module: cst.Module) -> None:
         """One external source that can play the reader's role becomes ``fn.source``; any other
         blocks the rewrite with the reason (NDD421)."""
+        def parameter(name: str, none_allowed: bool) -> str | None:
+            return external_source.passed_generator_functions(self, fn.node, name, none_allowed)
+
         for call in fn.external_sources:
-            index = next((i for i, s in enumerate(fn.node.body.body) if cstutil.assigned_call(s) is call), None)
-            found = external_source.analyse(fn.node, module, call, index, fn.reader_index is not None)
+            where = external_source.place(fn.node, call, self.parents)
+            found = external_source.analyse(fn.node, module, call, where, fn.reader_index is not None, parameter)
             if fn.source is not None:
                 found = "more than one external source: decide how their epochs line up"
             elif not isinstance(found, str) and found.batch is not True and not fn.given("batch_size"):

@@ -121,7 +121,7 @@ class CalledParameters:
         if used is not None:
             return unknown(USED, self._statement(used))
         module_scope = self._analyzer._scope_of(function)
-        listed = _exported(module_scope, self._parents, function.name.value)
+        listed = exported(module_scope, self._parents, function.name.value)
         if listed is not None:
             return unknown(EXPORTED, listed)
         bindings = module_scope.assignments[function.name.value]
@@ -216,7 +216,7 @@ def _sees(scope, name: str, binding) -> bool:
     return current is binding
 
 
-def _exported(module_scope, parents, name: str) -> cst.CSTNode | None:
+def exported(module_scope, parents, name: str) -> cst.CSTNode | None:
     """Where the module's ``__all__`` lists ``name`` — or is built other than from literal lists or
     tuples of strings (``__all__ = [...]``, ``__all__ += [...]``), when it may list anything."""
     targets = set()

@@ -13,11 +13,15 @@ literal list — and leaves anything it cannot resolve to a human (NDD421) rathe
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import libcst as cst
+from libcst.metadata import ClassScope
 
 from ndd_migrate.cstutil import SkipsTrivia
 from ndd_migrate import cstutil
+from ndd_migrate.called_parameters import bound_argument, exported
+from ndd_migrate.scopes import references
 
 ITERABLE = "iterable"  # iterated once (or once per epoch with `cycle`)
 GENERATOR = "generator function"  # called once per epoch, then iterated
@@ -48,6 +52,89 @@ class SourceSpec:
     # `outputs = fn.external_source(..., num_outputs=len(names))`: a count only the run tells, the outputs
     # bound to one name as the list pipeline mode gives; the loop makes each element a batch.
     listed: bool = False
+    # Beside a reader, which drives the epochs: a source that never ends (`cycle=`), drawn once per
+    # batch where its statement is (`statement`); `nested` when that statement is in an `if` on the
+    # pipeline function's parameters: its iterator is then made at the first draw, under the condition.
+    beside_reader: bool = False
+    statement: cst.SimpleStatementLine | None = None
+    nested: bool = False
+
+
+#: Why an external source is refused (NDD421), where other code or tests need the words.
+NOT_A_STATEMENT = "an external source that is not a statement `outputs = fn.external_source(...)` of its own"
+READER_AND_ENDING_SOURCE = (
+    "a reader and an external source that ends in one pipeline: the reader's epochs wrap while the source ends "
+    "with `StopIteration`; only a source that never ends (`cycle=True` or `\"quiet\"`) is drawn beside a reader, "
+    "once per batch; decide how they line up")
+NESTED_WITHOUT_READER = (
+    "an external source inside an `if` in a pipeline without a reader: the batch loop cannot draw from a source "
+    "that exists only under a condition; make it a statement of the function's body")
+NOT_BUILD_TIME = (
+    "an external source inside an `if` whose condition is not made of the pipeline function's parameters alone "
+    "(names not assigned in it, literals, `and`/`or`/`not`, comparisons): only such a condition is known to be "
+    "decided once, when the pipeline is built")
+
+
+def place(fn_node: cst.FunctionDef, call: cst.Call, parents: dict) -> tuple[int, cst.SimpleStatementLine, bool] | str | None:
+    """Where the statement ``targets = fn.external_source(...)`` of ``call`` is: ``(index of the
+    statement of the function's body that holds it, the statement, nested)`` -- nested when it is
+    in an ``if`` (``elif``, ``else``) whose every condition is build-time (:func:`build_time_condition`).
+    None when the call is not such a statement, or is in another block; a reason when it is in an
+    ``if`` whose condition is not build-time."""
+    for index, stmt in enumerate(fn_node.body.body):
+        if cstutil.assigned_call(stmt) is call:
+            return index, stmt, False
+    stmt = parents.get(parents.get(call))  # call → Assign → SimpleStatementLine
+    if not isinstance(stmt, cst.SimpleStatementLine) or cstutil.assigned_call(stmt) is not call:
+        return None
+    node, nested = stmt, False
+    while True:
+        parent = parents.get(node)
+        if isinstance(parent, cst.IndentedBlock) and parents.get(parent) is fn_node:
+            index = next((i for i, s in enumerate(fn_node.body.body) if s is node), None)
+            return None if index is None else (index, stmt, nested)
+        if isinstance(parent, cst.If):
+            if not build_time_condition(parent.test, fn_node):
+                return NOT_BUILD_TIME
+            nested = True
+        elif not isinstance(parent, (cst.IndentedBlock, cst.Else)):
+            return None
+        node = parent
+
+
+def build_time_condition(test: cst.BaseExpression, fn_node: cst.FunctionDef) -> bool:
+    """Is ``test`` made only of parameters of ``fn_node`` that its body never assigns, literals,
+    ``and``/``or``/``not`` and comparisons? Evaluated once per batch, it then gives what it gave
+    when the pipeline was built."""
+    params = _param_names(fn_node)
+
+    def ok(node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Name):
+            if node.value in ("True", "False", "None"):
+                return True
+            if node.value not in params:
+                return False
+            finder = _BindingFinder(node.value)
+            fn_node.body.visit(finder)
+            return finder.count == 0
+        if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+            return True
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return all(ok(e.value) for e in node.elements if not isinstance(e, cst.StarredElement))
+        if isinstance(node, cst.BooleanOperation):
+            return ok(node.left) and ok(node.right)
+        if isinstance(node, cst.UnaryOperation):
+            return isinstance(node.operator, (cst.Not, cst.Minus)) and ok(node.expression)
+        if isinstance(node, cst.Comparison):
+            return ok(node.left) and all(ok(c.comparator) for c in node.comparisons)
+        return False
+
+    return ok(test)
+
+
+def _param_names(fn_node: cst.FunctionDef) -> set[str]:
+    params = fn_node.params
+    return {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
 
 
 def source_expr(call: cst.Call) -> cst.BaseExpression | None:
@@ -59,13 +146,20 @@ def source_expr(call: cst.Call) -> cst.BaseExpression | None:
 
 
 def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
-            index: int | None, has_reader: bool) -> SourceSpec | str:
-    """The spec of ``call`` in pipeline function ``fn_node``, or why it cannot be migrated."""
-    if index is None:
-        return "an external source that is not a statement `outputs = fn.external_source(...)` of its own"
-    if has_reader:
-        return ("a reader and an external source in one pipeline: the reader's epochs wrap while the "
-                "source ends with `StopIteration`; decide how they line up")
+            where: tuple[int, cst.SimpleStatementLine, bool] | str | None, has_reader: bool,
+            parameter: Callable[[str, bool], str | None] | None = None) -> SourceSpec | str:
+    """The spec of ``call`` in pipeline function ``fn_node``, or why it cannot be migrated.
+
+    ``where``: what :func:`place` says. ``parameter(name, none_allowed)``: None when every call of
+    the pipeline function passes a generator function (or None, when ``none_allowed``) at its
+    parameter ``name``, else why not (a source that is a parameter is known only so)."""
+    if where is None:
+        return NOT_A_STATEMENT
+    if isinstance(where, str):
+        return where
+    index, stmt, nested = where
+    if nested and not has_reader:
+        return NESTED_WITHOUT_READER
     if cstutil.has_star(call) or any(a.keyword and a.keyword.value not in _KNOWN for a in call.args):
         return "an external source with arguments the migration does not know"
     source = source_expr(call)
@@ -91,7 +185,9 @@ def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
     cycle = _cycle(call)
     if isinstance(cycle, str):
         return cycle
-    targets = _targets(fn_node.body.body[index], call)
+    if has_reader and not cycle:
+        return READER_AND_ENDING_SOURCE
+    targets = _targets(stmt, call)
     if isinstance(targets, str):
         return targets
     listed = listed_outputs(call)
@@ -99,19 +195,28 @@ def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
                       if a.keyword is not None and a.keyword.value in CARRIED):
         return "a list of per-output `layout=`/`dtype=`/`device=` with `num_outputs=` that is not a literal"
     kind, params = classify(source, fn_node, module, index)
+    why = None
+    if kind is None and isinstance(source, cst.Name) and source.value in _param_names(fn_node) and parameter is not None:
+        why = parameter(source.value, cycle)
+        if why is None:
+            kind = GENERATOR  # every call passes a generator function (or None, which DALI refuses with `cycle=`)
     if kind is None:
         code = cst.Module([]).code_for_node(source)
         what = f"the source, `{code}`," if len(code) <= 40 and "\n" not in code else "the `source=`"
-        return (f"cannot tell from the code whether {what} is iterable or callable (DALI decides at run time); "
-                "write the loop that draws from it by hand")
+        return (f"cannot tell from the code whether {what} is iterable or callable (DALI decides at run time)"
+                f"{'; ' + why if why else ''}; write the loop that draws from it by hand")
     if cycle and kind == CALLABLE:
         return "`cycle=` needs an iterable source; DALI rejects it for a callable"
+    if cycle and _generator_object(source, fn_node, module, index):
+        return ("`cycle=` with a generator object: DALI refuses it when it builds the pipeline (\"Cannot cycle "
+                "through a generator\"); pass the generator function instead")
     if cycle and batch is not True:
         return "`cycle=` with `batch=False` rewinds in the middle of a batch: write the loop by hand"
     if kind == CALLABLE and params not in (0, 1):
         return "a `source` callable must take 0 or 1 positional arguments"
     return SourceSpec(call, index, kind, kind == CALLABLE and params == 1, batch,
-                      flags["batch_info"], cycle, targets, parallel is not False and parallel is not None, listed)
+                      flags["batch_info"], cycle, targets, parallel is not False and parallel is not None, listed,
+                      beside_reader=has_reader, statement=stmt, nested=nested)
 
 
 def listed_outputs(call: cst.Call) -> bool:
@@ -205,6 +310,20 @@ def classify(source: cst.BaseExpression, fn_node: cst.FunctionDef, module: cst.M
     if isinstance(found, cst.BaseExpression):  # an assigned value: a lambda, an instance, a list...
         return classify(found, fn_node, module, index) if not isinstance(found, cst.Name) else (None, None)
     return None, None
+
+
+def _generator_object(source: cst.BaseExpression, fn_node: cst.FunctionDef, module: cst.Module, index: int) -> bool:
+    """Is ``source`` a generator object for sure (a generator expression, a call of a generator
+    function of the module, a name bound once to one)?"""
+    if isinstance(source, cst.GeneratorExp):
+        return True
+    if isinstance(source, cst.Call) and isinstance(source.func, cst.Name):
+        found = _definition(source.func.value, fn_node, module, index)
+        return isinstance(found, cst.FunctionDef) and _is_generator(found)
+    if isinstance(source, cst.Name):
+        found = _definition(source.value, fn_node, module, index)
+        return isinstance(found, (cst.GeneratorExp, cst.Call)) and _generator_object(found, fn_node, module, index)
+    return False
 
 
 def _class_kind(cls: cst.ClassDef) -> tuple[str | None, int | None]:
@@ -333,3 +452,80 @@ def _is_generator(node: cst.FunctionDef) -> bool:
             return False
         return any(visit(c) for c in n.children)
     return visit(node)
+
+
+def passed_generator_functions(analyzer, fn_node: cst.FunctionDef, name: str, none_allowed: bool) -> str | None:
+    """None when the parameter ``name`` of the pipeline function ``fn_node`` holds a generator
+    function at every call (or None, when ``none_allowed``): the function's name is used only by
+    calls of this module (not listed in ``__all__``), none with ``*``/``**``, each passing (or
+    leaving to its default) a name bound once, where the call sees it, to a ``def`` with a
+    ``yield`` (not decorated), to None, or to ``a if condition else b`` of such values; the
+    parameter is never assigned in the function. Otherwise why not, in words."""
+    pipe = fn_node.name.value
+    lead = (f"a parameter is known only when every call of `{pipe}` in this module passes a generator function"
+            f"{' (or None)' if none_allowed else ''}")
+    param = next(p for p in (*fn_node.params.posonly_params, *fn_node.params.params, *fn_node.params.kwonly_params)
+                 if p.name.value == name)
+    finder = _BindingFinder(name)
+    fn_node.body.visit(finder)
+    if finder.count:
+        return f"{lead}, and `{name}` is assigned in `{pipe}`"
+    scope = analyzer._scope_of(fn_node)
+    if scope is None or len(scope.assignments[pipe]) != 1:
+        return f"{lead}, and `{pipe}` is bound more than once"
+    if exported(scope, analyzer.parents, pipe) is not None:
+        return f"{lead}, and `{pipe}` may be called by other modules (`__all__`)"
+    calls = []
+    for access in references(scope, pipe):
+        call = analyzer.parents.get(access.node)
+        if not (isinstance(call, cst.Call) and call.func is access.node):
+            return f"{lead}, and `{pipe}` is used other than by a call"
+        calls.append(call)
+    if not calls:
+        return f"{lead}, and `{pipe}` is not called in this module"
+    code = cst.Module([]).code_for_node
+    for call in calls:
+        if any(arg.star for arg in call.args):
+            return f"{lead}, and a call passes `*args` or `**kwargs`"
+        arg = bound_argument(call, fn_node, param)
+        value = arg.value if arg is not None else param.default
+        if value is None:
+            return f"{lead}, and a call does not pass `{name}`"
+        if not _generator_function(analyzer, value, none_allowed, set()):
+            shown = code(value)
+            shown = f"`{shown}`" if len(shown) <= 40 and "\n" not in shown else "another value"
+            return f"{lead}, and a call passes {shown}"
+    return None
+
+
+def _generator_function(analyzer, value: cst.BaseExpression, none_allowed: bool, seen: set) -> bool:
+    """Is ``value`` (where it is written) a generator function for sure (or None, when allowed)?"""
+    if isinstance(value, cst.IfExp):
+        return all(_generator_function(analyzer, v, none_allowed, seen) for v in (value.body, value.orelse))
+    if not isinstance(value, cst.Name):
+        return False
+    if value.value == "None":
+        return none_allowed
+    if id(value) in seen:
+        return False
+    seen.add(id(value))
+    scope = start = analyzer._scope_of(value)
+    # as Python looks a name up: the enclosing class bodies are not searched
+    while scope is not None and (not scope.assignments[value.value] or (scope is not start and isinstance(scope, ClassScope))):
+        if scope.parent is scope:
+            return False
+        scope = scope.parent
+    if scope is None:
+        return False
+    bindings = list(scope.assignments[value.value])
+    if len(bindings) != 1:
+        return False
+    node = bindings[0].node
+    if isinstance(node, cst.FunctionDef):
+        return not node.decorators and node.asynchronous is None and _is_generator(node)
+    target = analyzer.parents.get(node)
+    assign = analyzer.parents.get(target)
+    if isinstance(target, cst.AssignTarget) and target.target is node and isinstance(assign, cst.Assign) \
+            and len(assign.targets) == 1:
+        return _generator_function(analyzer, assign.value, none_allowed, seen)
+    return False

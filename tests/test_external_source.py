@@ -7,6 +7,7 @@ import types as pytypes
 
 import pytest
 
+from ndd_migrate import external_source
 from tests.conftest import HAS_DALI, migrate_text
 
 HEADER = "import numpy as np\nfrom nvidia.dali import fn, pipeline_def, types\n\n"
@@ -405,3 +406,161 @@ def test_an_iterator_over_a_source_that_ends_says_so():
     assert [d.code for d in human] == ["NDD008"]
     assert "each epoch ends where the external source raises `StopIteration`" in human[0].message
     assert "a migrated one never does" not in human[0].message and "not a callable" in human[0].message
+
+
+# -- beside a reader: a source that never ends, drawn once per batch (the reader drives the epochs) --
+
+BESIDE = (
+    "import numpy as np\nfrom nvidia.dali import fn, pipeline_def\n\n\n"
+    "def offsets():\n"
+    "    draw = np.random.default_rng(5)\n"
+    "    for _ in range(3):\n"
+    "        yield [draw.integers(0, 50, 4).astype(np.float32) for _ in range(2)]\n\n\n"
+    "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+    "def pipe(root, shift=False, extra=None):\n"
+    "    data = fn.readers.numpy(file_root=root)\n"
+    "    if shift and extra is not None:\n"
+    "        offset = fn.external_source(source=extra, cycle=True, dtype=types.FLOAT)\n"
+    "        data = data + offset\n"
+    "    return data * 2\n\n\n"
+    "def make(root, shift):\n"
+    "    extra = offsets if shift else None\n"
+    "    return pipe(root, shift=shift, extra=extra)\n"
+).replace("from nvidia.dali import fn, pipeline_def", "from nvidia.dali import fn, pipeline_def, types")
+
+
+def _numpy_files(root) -> str:
+    import numpy as np
+
+    for i in range(5):
+        np.save(root / f"s{i}.npy", np.arange(4, dtype=np.float32) + 10 * i)
+    return str(root)
+
+
+def _human(result) -> list[str]:
+    return [d.message for d in result.diagnostics if d.needs_human]
+
+
+def test_beside_a_reader_in_an_if_is_drawn_at_its_place():
+    text, result = migrate_text(BESIDE)
+    assert not _human(result), _human(result)
+    assert "    reader = ndd.readers.Numpy(file_root=root)\n    feed = None\n    while True:\n" in text
+    assert (
+        "            if shift and extra is not None:\n"
+        "                if feed is None:\n"
+        "                    feed = iter(extra())\n"
+        "                try:\n"
+        "                    offset = next(feed)\n"
+        "                except StopIteration:  # `cycle=`: the source starts again\n"
+        "                    feed = iter(extra())\n"
+        "                    try:\n"
+        "                        offset = next(feed)\n"
+        "                    except StopIteration:  # it gives nothing: `pipe.run()` raised StopIteration\n"
+        "                        return\n"
+        "                offset = ndd.as_batch(offset, dtype=types.FLOAT)\n"
+        "                data = data + offset\n"
+    ) in text, text
+    notes = [d.message for d in result.diagnostics if d.code == "NDD421"]
+    assert notes == ["external source (generator function) → drawn once per batch beside the reader "
+                     "(its iterator made at the first draw, under the `if`)"], notes
+    assert migrate_text(text)[0] == text
+
+
+def test_beside_a_reader_at_the_top_makes_its_iterator_after_the_reader():
+    source = BESIDE.replace("    if shift and extra is not None:\n        offset", "    offset").replace(
+        "        data = data + offset", "    data = data + offset").replace("source=extra", "source=[[np.ones(4, np.float32)] * 2]")
+    text, result = migrate_text(source)
+    assert not _human(result), _human(result)
+    assert ("    reader = ndd.readers.Numpy(file_root=root)\n"
+            "    feed_source = [[np.ones(4, np.float32)] * 2]\n"
+            "    feed = iter(feed_source)\n"
+            "    while True:\n"
+            "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+            "            try:\n"
+            "                offset = next(feed)\n"
+            "            except StopIteration:  # `cycle=`: the source starts again\n"
+            "                feed = iter(feed_source)\n") in text, text
+    assert migrate_text(text)[0] == text
+
+
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize("where, shift", [("in an if", True), ("in an if", False), ("at the top", True)])
+def test_beside_a_reader_gives_the_pipeline_batches(tmp_path, shift, where):
+    source = BESIDE
+    if where == "at the top":  # drawn at every batch: the caller always passes the generator function
+        source = source.replace("    if shift and extra is not None:\n        offset", "    offset").replace(
+            "        data = data + offset", "    data = data + offset")
+    root = _numpy_files(tmp_path)
+    migrated, result = migrate_text(source)
+    assert not _human(result), _human(result)
+    original = _load(source).make(root, shift)
+    original.build()
+    expected = _collect(original.run)
+    assert _collect(_load(migrated).make(root, shift).__next__) == expected
+    assert len(expected) == LIMIT and "StopIteration" not in expected  # 12 batches: 3 calls of `offsets` and more
+
+
+BESIDE_BLOCKED = {
+    "a source that ends beside a reader": (
+        ("cycle=True", "cycle=False"), external_source.READER_AND_ENDING_SOURCE),
+    "no cycle= beside a reader": (("cycle=True, ", ""), external_source.READER_AND_ENDING_SOURCE),
+    "a parameter given a list at a call": (
+        ("extra = offsets if shift else None", "extra = offsets if shift else [[1]]"),
+        "cannot tell from the code whether the source, `extra`, is iterable or callable (DALI decides at run time); "
+        "a parameter is known only when every call of `pipe` in this module passes a generator function (or None), "
+        "and a call passes `extra`; write the loop that draws from it by hand"),
+    "a parameter of a pipeline function used other than by calls": (
+        ("    return pipe(root, shift=shift, extra=extra)\n", "    return pipe(root, shift=shift, extra=extra)\n\n\nmakers = [pipe]\n"),
+        "cannot tell from the code whether the source, `extra`, is iterable or callable (DALI decides at run time); "
+        "a parameter is known only when every call of `pipe` in this module passes a generator function (or None), "
+        "and `pipe` is used other than by a call; write the loop that draws from it by hand"),
+    "a condition that is not the parameters": (
+        ("if shift and extra is not None:", "if shift and len(extra):"), external_source.NOT_BUILD_TIME),
+    "a parameter of the condition assigned in the function": (
+        ("    data = fn.readers.numpy(file_root=root)\n", "    data = fn.readers.numpy(file_root=root)\n    shift = not shift\n"),
+        external_source.NOT_BUILD_TIME),
+    "in a loop": (("    if shift and extra is not None:\n", "    for _ in range(1):\n"), external_source.NOT_A_STATEMENT),
+    "in an if without a reader": (
+        ("    data = fn.readers.numpy(file_root=root)\n", "    data = fn.random.uniform(range=[0, 1], shape=[4])\n"),
+        external_source.NESTED_WITHOUT_READER),
+}
+
+
+@pytest.mark.parametrize("name", BESIDE_BLOCKED)
+def test_beside_a_reader_blocked_with_reason(name):
+    (old, new), reason = BESIDE_BLOCKED[name]
+    assert old in BESIDE
+    text, result = migrate_text(BESIDE.replace(old, new))
+    todos = [d.message for d in result.diagnostics if d.code == "NDD421" and d.needs_human]
+    assert todos == [f"`pipe` not migrated: {reason}"], _human(result)
+    assert "@pipeline_def" in text and "# TODO(ndd-migrate): NDD421" in text
+
+
+@pytest.mark.parametrize("source", ["offsets()", "(a for a in [[1]])", "made"])
+def test_cycle_over_a_generator_object_is_refused_as_dali_does(source):
+    text, result = migrate_text(BESIDE.replace("source=extra", f"source={source}").replace(
+        "    data = fn.readers.numpy(file_root=root)\n", "    made = offsets()\n    data = fn.readers.numpy(file_root=root)\n"))
+    assert _human(result) == ["`pipe` not migrated: `cycle=` with a generator object: DALI refuses it when it builds the "
+                              "pipeline (\"Cannot cycle through a generator\"); pass the generator function instead"]
+
+
+def test_a_parameter_source_is_looked_up_as_python_does():
+    """A method's `offsets` is the module's generator function, not the class attribute of that name."""
+    source = BESIDE + (
+        "\n\nclass Loader:\n    offsets = [[1]]\n\n"
+        "    def start(self, root):\n        loaded = pipe(root, shift=True, extra=offsets)\n        loaded.build()\n"
+    )
+    text, result = migrate_text(source)
+    assert not _human(result), _human(result)
+    assert "feed = iter(extra())" in text
+    shadowed = source.replace("extra=offsets)\n        loaded", "extra=self.offsets)\n        loaded")
+    assert "and a call passes `self.offsets`" in _human(migrate_text(shadowed)[1])[0]
+
+
+def test_beside_a_reader_in_an_if_a_source_expression_is_evaluated_under_the_condition():
+    text, result = migrate_text(BESIDE.replace("source=extra", "source=[[np.ones(4, np.float32)] * 2]"))
+    assert not _human(result), _human(result)
+    assert ("                if feed is None:\n"
+            "                    feed_source = [[np.ones(4, np.float32)] * 2]\n"
+            "                    feed = iter(feed_source)\n") in text, text
+    assert "                    feed = iter(feed_source)\n                    try:\n" in text

@@ -18,9 +18,10 @@ import libcst as cst
 from ndd_migrate import cstutil
 
 
-def body(prologue: list, loop: cst.While, reader: str, batches: str) -> list:
-    """``prologue`` (with ``reader = ndd.readers.X(...)``), ``def batches(): loop``, and the
-    ``return`` of the metadata and the generator."""
+def body(prologue: list, loop: cst.While, reader: str, batches: str, start: list = ()) -> list:
+    """``prologue`` (with ``reader = ndd.readers.X(...)``), ``def batches(): start; loop``, and the
+    ``return`` of the metadata and the generator (``start``: names the loop assigns, such as an
+    external source's iterator, local to ``batches``)."""
     index = next(i for i, stmt in enumerate(prologue) if _assigns(stmt, reader))
     before, reader_stmt, after = prologue[:index], prologue[index], prologue[index + 1 :]
     assign = reader_stmt.body[0]
@@ -31,7 +32,7 @@ def body(prologue: list, loop: cst.While, reader: str, batches: str) -> list:
     generator = cst.FunctionDef(
         name=cst.Name(batches),
         params=cst.Parameters(),
-        body=cst.IndentedBlock([loop]),
+        body=cst.IndentedBlock([*start, loop]),
         leading_lines=[cst.EmptyLine(indent=False)],
     )
     meta = cst.Call(cst.Attribute(cst.Name(reader), cst.Name("get_metadata")))

@@ -43,12 +43,8 @@ def plan(ctx, fn: PipelineFunction, stmt: cst.SimpleStatementLine, used: set[str
     if spec.kind == GENERATOR:
         source = f"{source}()"
     targets = spec.targets
-    if spec.listed:  # `outputs = [ndd.as_batch(output) for output in outputs]`: a list, as pipeline mode gave
-        element = fresh("output", used)
-        each = _as_batch(ctx, call, element, 0, 1).body[0].value
-        convert = [cst.parse_statement(f"{targets[0]} = [{code(each)} for {element} in {targets[0]}]\n")]
-    else:
-        convert = [_as_batch(ctx, call, name, i, len(targets)) for i, name in enumerate(targets)]
+    # `outputs = [ndd.as_batch(output) for output in outputs]` for a list of outputs, as pipeline mode gave
+    convert = _converts(ctx, spec, call, used, fresh)
     unpacked = ", ".join(targets)
 
     if spec.batch is None:
@@ -85,6 +81,66 @@ def plan(ctx, fn: PipelineFunction, stmt: cst.SimpleStatementLine, used: set[str
     if counter:
         head.append(cst.parse_statement(f"{counter} += 1\n"))
     return Plan(prologue, convert, lambda inner: [_while_true([*head, *inner])])
+
+
+@dataclass
+class Draw:
+    """What NDD001 writes for an external source beside a reader (``SourceSpec.beside_reader``): the
+    reader's loop drives the batches, and the source, which never ends (``cycle=``), is drawn once
+    per batch at the place of its statement."""
+
+    prologue: list  # before the loop: the iterator made (or, in an `if`, `feed = None`)
+    statements: list  # in place of the statement: the draw, then `x = ndd.as_batch(x, ...)`
+
+
+def names_beside_reader(spec, used: set[str], fresh) -> tuple[str, str | None]:
+    """The iterator's name, and the name that holds a source written as an expression (``Gen()``)."""
+    feed = fresh("feed", used)
+    held = None if isinstance(source_expr(spec.call), (cst.Name, cst.Attribute)) else fresh("feed_source", used | {feed})
+    return feed, held
+
+
+def beside_reader(ctx, spec, stmt: cst.SimpleStatementLine, feed: str, held: str | None, used: set[str], fresh) -> Draw:
+    """Drawn as DALI drew with ``cycle=`` (``_CycleGenFunc``/``_CycleIter`` of
+    ``_utils/external_source_impl.py``): ``next()`` of the iterator; at its end the generator
+    function is called again (an iterable iterated again) and drawn from; when that gives nothing
+    either, ``pipe.run()`` raised ``StopIteration``: the generator returns. In an ``if`` on the
+    pipeline function's parameters the iterator is made at the first draw, under the condition, as
+    pipeline mode made it only when the condition held."""
+    call = stmt.body[0].value
+    code = cst.Module([]).code_for_node
+    source = held or code(source_expr(call))
+    again = f"iter({source}())" if spec.kind == GENERATOR else f"iter({source})"
+    made = ([f"{held} = {code(source_expr(call))}"] if held else []) + [f"{feed} = {again}"]
+    targets = spec.targets
+    unpacked = ", ".join(targets)
+    if spec.nested:
+        prologue = [cst.parse_statement(f"{feed} = None\n")]
+        lines = "\n    ".join(made)
+        statements = [cst.parse_statement(f"if {feed} is None:\n    {lines}\n")]
+    else:
+        prologue = [cst.parse_statement(f"{line}\n") for line in made]
+        statements = []
+    statements.append(cst.parse_statement(
+        f"try:\n    {unpacked} = next({feed})\n"
+        f"except StopIteration:  # `cycle=`: the source starts again\n"
+        f"    {feed} = {again}\n"
+        f"    try:\n        {unpacked} = next({feed})\n"
+        f"    except StopIteration:  # it gives nothing: `pipe.run()` raised StopIteration\n"
+        f"        return\n"))
+    statements[0] = statements[0].with_changes(leading_lines=stmt.leading_lines)
+    return Draw(prologue, [*statements, *_converts(ctx, spec, call, used | {feed, held}, fresh)])
+
+
+def _converts(ctx, spec, call: cst.Call, used: set[str], fresh) -> list:
+    """``x = ndd.as_batch(x, layout=..., ...)`` for each output (a list of outputs: each element)."""
+    targets = spec.targets
+    if spec.listed:
+        element = fresh("output", used)
+        each = _as_batch(ctx, call, element, 0, 1).body[0].value
+        code = cst.Module([]).code_for_node
+        return [cst.parse_statement(f"{targets[0]} = [{code(each)} for {element} in {targets[0]}]\n")]
+    return [_as_batch(ctx, call, name, i, len(targets)) for i, name in enumerate(targets)]
 
 
 def _run_time_plan(ctx, spec, call: cst.Call, source: str, prologue: list, convert: list, used, fresh) -> Plan:

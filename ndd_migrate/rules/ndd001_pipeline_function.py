@@ -189,6 +189,11 @@ class Impl(RuleImpl):
     rule = RULE
     reports = (constructs.PIPELINE_FUNCTION,)
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        # an external source beside a reader, per pipeline: (iterator name, held-source name, names taken)
+        self._beside: dict[str, tuple] = {}
+
     def converts(self, fn) -> bool:
         return not isinstance(fn.node, cst.ClassDef) and self.ctx.applies(self.code, fn.node)
 
@@ -203,6 +208,21 @@ class Impl(RuleImpl):
         for call in fn.random_calls:
             if cstutil.kwarg(call, "seed") is not None:
                 self.ctx.model.plan.op_rngs[call] = shape.fresh("rng", used)
+        if fn.source is not None and fn.source.beside_reader:  # NDD421: drawn once per batch
+            used = used | set(self.ctx.model.plan.op_rngs.values()) | set(self.ctx.model.plan.pipeline_rng.values())
+            feed, held = external_source_loop.names_beside_reader(fn.source, used, shape.fresh)
+            self._beside[fn.qualname] = (feed, held, used | {feed, held} - {None})
+
+    def _draw(self, fn: PipelineFunction, stmt: cst.SimpleStatementLine) -> external_source_loop.Draw:
+        feed, held, used = self._beside[fn.qualname]
+        return external_source_loop.beside_reader(self.ctx, fn.source, stmt, feed, held, used, shape.fresh)
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        """An external source beside a reader, in an ``if`` on the parameters: drawn there (NDD421)."""
+        fn = self.ctx.model.by_node.get(self.ctx.function_stack[-1]) if self.ctx.function_stack else None
+        if fn is None or not fn.convert or fn.source is None or not fn.source.nested or fn.source.statement is not original:
+            return updated
+        return cst.FlattenSentinel(self._draw(fn, updated).statements)
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         fn = self.ctx.model.by_node.get(original)
@@ -255,12 +275,19 @@ class Impl(RuleImpl):
         else:
             reader_index, twin_index = fn.reader_index, fn.twin_index
         source_index = fn.source.index - len(head) if fn.source is not None else None  # NDD421
+        beside = fn.source is not None and fn.source.beside_reader  # drawn in the reader's loop
+        if beside:
+            used_beside = self._beside[fn.qualname][2]
+            if fn.source.nested:
+                source_index = None  # the `if` that holds it stays; its statement is drawn there
         anchor = reader_index if reader_index is not None else source_index
         ret = body.pop() if fn.returns.final is not None else None  # else: the body ends with an `if`
         if ret is not None:
             outputs = shape.yield_value(ret.body[0].value, fn.outputs.form if fn.outputs else None)
         used = fn.local_names | {p.name.value for p in shape.all_params(original.params)}
         used |= set(self.ctx.model.plan.op_rngs.values()) | set(self.ctx.model.plan.pipeline_rng.values())
+        if beside:
+            used |= used_beside
 
         prologue: list = []
         if fn.given("num_threads"):
@@ -281,6 +308,8 @@ class Impl(RuleImpl):
         after_reader: list = []  # run once, after the reader is created (build_time)
         loop_target = None
         reader_stmt = source = twin_stmt = twin_target = None
+        # beside a reader (NDD421): the iterator made once, after the reader (`feed = None` in an `if`)
+        source_prologue: list = self._draw(fn, fn.source.statement).prologue if beside and fn.source.nested else []
         # Statements another rule removed (`pipe = Pipeline.current()`, NDD109) are not in `body`:
         # the others pair up in order, each keeping its index in the original body.
         kept = [(index, orig_stmt) for index, orig_stmt in enumerate(orig_body) if orig_stmt not in self.ctx.removed]
@@ -295,6 +324,10 @@ class Impl(RuleImpl):
             elif index == twin_index:  # a second reader whose epochs line up (ndd_migrate.twin_readers)
                 twin_stmt = stmt
                 twin_target = shape.loop_target(stmt.body[0].targets[0].target, fn.twin_outputs)
+            elif index == source_index and beside:
+                draw = self._draw(fn, stmt)
+                source_prologue.extend(draw.prologue)
+                per_batch.extend(draw.statements)
             elif index == source_index:
                 source = external_source_loop.plan(self.ctx, fn, stmt, used, shape.fresh)
             elif anchor is not None and index < anchor and not self._has_dali_call(orig_stmt):
@@ -334,6 +367,8 @@ class Impl(RuleImpl):
                 prologue.append(shape.assign(twin_name, twin_stmt.body[0].value).with_changes(leading_lines=twin_stmt.leading_lines))
                 readers.append((twin_name, twin_target, shape.epoch_args(twin_stmt.body[0].value, ctx_name)))
             prologue.extend(after_reader)
+            if not fn.epochs:
+                prologue.extend(source_prologue)
             target, epochs = twin_readers.header(readers)
             inner = [cst.For(target=target, iter=epochs, body=cst.IndentedBlock(inner))]
         if fn.checkpointing:  # NDD415: registered (and so restored) before the first next_epoch
@@ -346,7 +381,8 @@ class Impl(RuleImpl):
             return [*head, *prologue, *source.prologue, *source.loop(inner)]
         loop = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner))
         if fn.epochs:  # docs/target-shape.md, "Framework iterators"
-            return [*head, *epoch_shape.body(prologue, loop, reader_name, shape.fresh("batches", used))]
+            # an external source's iterator made in the nested generator, which assigns it
+            return [*head, *epoch_shape.body(prologue, loop, reader_name, shape.fresh("batches", used), source_prologue)]
         return [*head, *prologue, loop]
 
     def _rng_call(self, seed: cst.BaseExpression) -> cst.Call:

@@ -37,9 +37,21 @@ RULE = Rule(
         "A `num_outputs=` that is not a literal (`num_outputs=len(names)`), the outputs bound to one name, "
         "gives a list, as in pipeline mode: `data = [ndd.as_batch(output, ...) for output in data]` (per sample, "
         "the samples split by output first; one `layout=`/`dtype=`/`device=` for all). "
+        "Beside a reader, which drives the epochs, a source that never ends (`cycle=True`/`\"quiet\"`) is drawn "
+        "once per batch where its statement is: `feed = iter(gen())` made after the reader (`iter(source)` for an "
+        "iterable), then `try: a, b = next(feed)`; at its end the generator function is called again (the iterable "
+        "iterated again), as DALI did, and the generator returns only when that gives nothing either. The statement "
+        "may be in an `if` whose condition is made of the pipeline function's parameters alone (names it never "
+        "assigns, literals, `and`/`or`/`not`, comparisons), decided once when the pipeline was built: then "
+        "`feed = None` before the loop and the iterator is made at the first draw, under the condition. A "
+        "`source=` that is a parameter is a generator function when every call of the pipeline function in the "
+        "module (its name used by nothing else, not in `__all__`) passes a name bound once to a `def` with a "
+        "`yield`, or to None (DALI refuses None with `cycle=`), or `a if c else b` of those. "
         "Reported for a human: `cycle=\"raise\"`, `cycle=` or `batch_info=True` with a `batch=` decided at run time, no `source` (`feed_input`), a source "
-        "the code does not show to be iterable or callable (a parameter, an imported object), a reader "
-        "and an external source in one pipeline, several external sources. "
+        "the code does not show to be iterable or callable (an imported object, a parameter not shown so), a reader "
+        "and an external source that ends (no `cycle=`), an external source in an `if` on anything else than the "
+        "parameters or in any other block, in an `if` without a reader, `cycle=` over a generator object (DALI refuses "
+        "it), several external sources. "
         "In a legacy `Pipeline` subclass (NDD401), `ops.ExternalSource` objects fed by `self.feed_input(self.x, "
         "data, layout=...)` in `iter_setup` (`self.x = self.source()` a statement of `define_graph`): `iter_setup` "
         "becomes a function nested in the generator (its locals stay its own; values of `__init__` it assigns are "
@@ -64,7 +76,9 @@ RULE = Rule(
         "the migrated loop spin where DALI raised `StopIteration`. `pipe.reset()` after the end has no "
         "counterpart (NDD005): create a new generator. `iter_setup` is called when its batch is asked for; "
         "pipeline mode called it `prefetch_queue_depth` batches ahead (twice at the first `run()`): an iterator "
-        "that other code also draws from sees its draws in another order. Verify with `ndd-migrate verify`."
+        "that other code also draws from sees its draws in another order. Beside a reader, the source's iterator "
+        "is made at the first batch that draws from it (DALI made it when it built the graph). "
+        "Verify with `ndd-migrate verify`."
     ),
     examples=(
         Example(
@@ -258,6 +272,103 @@ RULE = Rule(
                 "        yield data.evaluate(),\n"
             ),
         ),
+        Example(
+            title="beside a reader, in an `if` on the parameters: a source that never ends, drawn once per batch",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n"
+                "\n"
+                "\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def speech(root, train, masks=None):\n"
+                "    encoded, label = fn.readers.file(file_root=root)\n"
+                "    audio, _ = fn.decoders.audio(encoded)\n"
+                "    features = fn.spectrogram(audio)\n"
+                "    if train:\n"
+                "        starts, sizes = fn.external_source(source=masks, num_outputs=2, cycle=True)\n"
+                "        features = fn.erase(features, anchor=starts, shape=sizes, axes=[0, 1], "
+                "normalized_anchor=True)\n"
+                "    return features, label\n"
+                "\n"
+                "\n"
+                "def loader(root, train):\n"
+                "    def regions():\n"
+                "        yield load_regions()\n"
+                "\n"
+                "    return speech(root, train, masks=regions if train else None)\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n"
+                "\n"
+                "\n"
+                "def speech(root, train, masks=None, *, batch_size=4):\n"
+                "    reader = ndd.readers.File(file_root=root)\n"
+                "    feed = None\n"
+                "    while True:\n"
+                "        for encoded, label in reader.next_epoch(batch_size=batch_size):\n"
+                "            audio, _ = ndd.decoders.audio(encoded)\n"
+                "            features = ndd.spectrogram(audio)\n"
+                "            if train:\n"
+                "                if feed is None:\n"
+                "                    feed = iter(masks())\n"
+                "                try:\n"
+                "                    starts, sizes = next(feed)\n"
+                "                except StopIteration:  # `cycle=`: the source starts again\n"
+                "                    feed = iter(masks())\n"
+                "                    try:\n"
+                "                        starts, sizes = next(feed)\n"
+                "                    except StopIteration:  # it gives nothing: `pipe.run()` raised StopIteration\n"
+                "                        return\n"
+                "                starts = ndd.as_batch(starts)\n"
+                "                sizes = ndd.as_batch(sizes)\n"
+                "                features = ndd.erase(features, anchor=starts, shape=sizes, axes=[0, 1], "
+                "normalized_anchor=True)\n"
+                "            yield features.evaluate(), label.evaluate()\n"
+                "\n"
+                "\n"
+                "def loader(root, train):\n"
+                "    def regions():\n"
+                "        yield load_regions()\n"
+                "\n"
+                "    return speech(root, train, masks=regions if train else None)\n"
+            ),
+        ),
+        Example(
+            title="beside a reader, a source that ends: left for a human",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n"
+                "\n"
+                "\n"
+                "def noise():\n"
+                "    yield from load_noise()\n"
+                "\n"
+                "\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def speech(root):\n"
+                "    encoded, label = fn.readers.file(file_root=root)\n"
+                "    audio, _ = fn.decoders.audio(encoded)\n"
+                "    extra = fn.external_source(source=noise)\n"
+                "    return audio + extra, label\n"
+            ),
+            after=(
+                "from nvidia.dali import fn, pipeline_def\n"
+                "\n"
+                "\n"
+                "def noise():\n"
+                "    yield from load_noise()\n"
+                "\n"
+                "\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def speech(root):\n"
+                "    encoded, label = fn.readers.file(file_root=root)\n"
+                "    audio, _ = fn.decoders.audio(encoded)\n"
+                "    # TODO(ndd-migrate): NDD421 not migrated: a reader and an external source that ends in one pipeline: "
+                "the reader's epochs wrap while the source ends with `StopIteration`; only a source that never ends "
+                "(`cycle=True` or `\"quiet\"`) is drawn beside a reader, once per batch; decide how they line up; "
+                "rewrite `speech` by hand (see docs/target-shape.md)\n"
+                "    extra = fn.external_source(source=noise)\n"
+                "    return audio + extra, label\n"
+            ),
+        ),
     ),
     valid=(
         "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef batches(source):\n"
@@ -294,7 +405,11 @@ class Impl(RuleImpl):
             if fn.source.parallel:
                 note = ("; `parallel=` dropped: the loop calls the source in its own thread, one batch after the "
                         "other (no worker processes, nothing prefetched)")
-            self.ctx.report(self.code, fn.source.call, f"external source ({fn.source.kind}) → the generator's loop{note}",
+            where = "the generator's loop"
+            if fn.source.beside_reader:
+                where = "drawn once per batch beside the reader" + (
+                    " (its iterator made at the first draw, under the `if`)" if fn.source.nested else "")
+            self.ctx.report(self.code, fn.source.call, f"external source ({fn.source.kind}) → {where}{note}",
                             fixed=True)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
