@@ -155,10 +155,11 @@ def positions_on_demand(wrapper: MetadataWrapper):
 def references(scope, name: str) -> list:
     """The accesses of ``name`` that see its bindings in ``scope``. (libcst also lists, among a
     binding's references, reads in nested functions that bind the name themselves.)"""
-    found = []
+    found, seen = [], set()  # a set beside the list: a name read a thousand times is not a square
     for assignment in scope.assignments[name]:
         for access in assignment.references:
-            if _binding_scope(access.scope, name) is scope and access not in found:
+            if access not in seen and _binding_scope(access.scope, name) is scope:
+                seen.add(access)
                 found.append(access)
     return found
 

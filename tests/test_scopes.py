@@ -85,3 +85,36 @@ def test_no_visitor_of_the_project_hooks_trivia():
                     if found and found[1] in trivia:
                         hooked.append(f"{info.name}.{cls_name}.{attr}")
     assert hooked == []
+
+
+def test_references_of_a_name_read_many_times_are_not_compared_pairwise():
+    """``references`` dropped repeated accesses with ``access not in found`` on a list: a name read
+    n times cost n² comparisons (3.5 s for a module-level name read in 4,000 functions)."""
+    compared = []
+
+    class Access:
+        def __init__(self, scope):
+            self.scope = scope
+
+        def __eq__(self, other):
+            compared.append(1)
+            return self is other
+
+        __hash__ = object.__hash__
+
+    class Assignment:
+        def __init__(self, accesses):
+            self.references = accesses
+
+    class Scope:
+        parent = None
+
+        def __init__(self):
+            self.parent = self
+            self.assignments = {}
+
+    scope = Scope()
+    accesses = [Access(scope) for _ in range(300)]
+    scope.assignments["x"] = [Assignment(accesses), Assignment(accesses[:10])]  # two bindings share reads
+    assert scopes.references(scope, "x") == accesses
+    assert len(compared) < 300, len(compared)
