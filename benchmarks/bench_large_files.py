@@ -347,13 +347,16 @@ def growth(results: dict, files: dict[int, Path], trees: dict[str, Path], timeou
 
 
 def write_section(docs: Path, text: str) -> None:
-    """Replace (or add) this benchmark's section of ``docs``; everything else stays as it is."""
+    """Replace (or add) this benchmark's section of ``docs`` up to its first ``###`` subsection:
+    the subsections (earlier measurements and what they showed) and the other sections stay."""
     current = docs.read_text(encoding="utf-8")
     start = current.find(SECTION)
     if start < 0:
         updated = current.rstrip("\n") + "\n\n" + text
     else:
-        following = current.find("\n## ", start + len(SECTION))
+        ends = [i for i in (current.find("\n## ", start + len(SECTION)), current.find("\n### ", start + len(SECTION)))
+                if i >= 0]
+        following = min(ends) if ends else -1
         rest = current[following + 1 :] if following >= 0 else ""
         updated = current[:start] + text + ("\n" + rest if rest else "")
     docs.write_text(updated, encoding="utf-8")
