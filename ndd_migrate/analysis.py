@@ -613,7 +613,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._find_calls_through_names()
         self._consumed.extend(iterators.subclass_uses(self, original_node, self._calls))  # NDD411
         self._consumed.extend(iterators.framework_uses(self, self._every_return, self._calls))  # NDD411
-        self._consumed.extend(expected_errors.uses(original_node))  # NDD905
+        self._consumed.extend(expected_errors.uses(original_node, self.parents))  # NDD905
         for call, about, expr, advice in self._consumed:
             found = expr_kind(self.model, expr, self._scope_of, self._qualnames)
             traced = False

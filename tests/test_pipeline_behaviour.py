@@ -355,3 +355,30 @@ def test_dali_wraps_a_python_operator_error_only_in_pipeline_mode(tmp_path):
         done = subprocess.run([sys.executable, str(tmp_path / name)], capture_output=True, text=True, timeout=120)
         outputs.append(done.stdout.split())
     assert outputs == [["RuntimeError", "RuntimeError"], ["ValueError", "none"]], outputs
+
+
+def test_a_module_naming_no_checker_is_not_walked_for_expectations(monkeypatch):
+    """The walk for expected errors runs only where a checker (`raises`, `assertRaises`,
+    `assert_raises`) is named: on a large module without one it cost a tenth of `check`."""
+    import libcst as cst
+
+    from ndd_migrate import expected_errors
+
+    walked = []
+    original = cst.Module.visit
+
+    def visit(self, visitor):
+        walked.append(type(visitor).__name__)
+        return original(self, visitor)
+
+    monkeypatch.setattr(cst.Module, "visit", visit)
+    _, result = migrate_text(
+        "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def p():\n    return fn.random.uniform(shape=[2])\n\n\npipe = p()\npipe.build()\nprint(pipe.run())\n")
+    assert result.diagnostics and "Scan" not in walked, walked
+    module = cst.parse_module("import pytest\n\n\ndef test():\n    with pytest.raises(RuntimeError):\n        pipe.build()\n")
+    names = [cst.Name("pytest"), cst.Name("test")]
+    assert expected_errors.uses(module, names) == []  # no checker among the nodes: not walked
+    found = expected_errors.uses(module)
+    assert len(found) == 1 and found[0][1] == "build raises"
+    assert expected_errors.uses(module, [*names, cst.Name("raises")]) == found
