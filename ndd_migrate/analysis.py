@@ -88,6 +88,8 @@ class PipelineFunction:
     # Feeds only iterators whose epochs end at its external source's `StopIteration`: one generator
     # per epoch over the same source (ndd_migrate.iterators.mark_restarts).
     restarts: bool = False
+    # Why not, for a pipeline of an external source given to such an iterator (NDD411 says it).
+    restarts_refused: str | None = None
     checkpointing: bool = False  # `enable_checkpointing`/`checkpoint` given (ndd_migrate.checkpoints)
     label: str | None = None  # how messages name it, when not by its function's name (ndd_migrate.hand_built)
 

@@ -253,13 +253,41 @@ def mark_restarts(analyzer, calls) -> None:
             sites.setdefault(fn, []).append((scope, target))
     for fn, bound in sites.items():
         spec = getattr(fn, "source", None)
-        if (
-            fn not in plain or id(fn) in factories or spec is None or fn.reader_index is not None
-            or spec.kind == external_source.CALLABLE or spec.cycle or spec.batch is None or fn.checkpointing
-        ):
+        if spec is None or fn.reader_index is not None:
             continue
-        if all(isinstance(target, cst.Name) and _only_iterated(scope, target, given, model.parents) for scope, target in bound):
+        why = _restart_refused(fn, spec, plain, factories)
+        if why is None and not all(
+            isinstance(target, cst.Name) and _only_iterated(scope, target, given, model.parents) for scope, target in bound
+        ):
+            why = "the pipeline is used other than by such iterators and `build()`"
+        if why is None:
             fn.restarts = True
+        else:
+            fn.restarts_refused = why
+    for fn in model.pipelines.values():  # made elsewhere than at `name = p(...)` statements
+        spec = getattr(fn, "source", None)
+        if spec is not None and fn.reader_index is None and fn not in sites:
+            fn.restarts_refused = _restart_refused(fn, spec, plain, factories) or (
+                "it is not made by plain `pipe = p(...)` statements")
+
+
+def _restart_refused(fn, spec, plain: set, factories: set) -> str | None:
+    """Why ``fn``, fed by the external source ``spec``, cannot be one generator per epoch, in the
+    words of the finding (NDD411), or None."""
+    if spec.kind == external_source.CALLABLE:
+        return ("its source is a callable: DALI calls it again from iteration 0 in each epoch, with the epoch's "
+                "index, which one loop over the source does not give")
+    if spec.cycle:
+        return "its source has `cycle=`: it never ends an epoch"
+    if spec.batch is None:
+        return "its `batch=` is decided at run time"
+    if fn.checkpointing:
+        return "it is checkpointed"
+    if id(fn) in factories:
+        return "it is made by a function that returns it (a factory)"
+    if fn not in plain:
+        return "it is not made by plain `pipe = p(...)` statements"
+    return None
 
 
 def _only_iterated(scope, target: cst.Name, given: dict, parents: dict) -> bool:

@@ -564,3 +564,31 @@ def test_beside_a_reader_in_an_if_a_source_expression_is_evaluated_under_the_con
             "                    feed_source = [[np.ones(4, np.float32)] * 2]\n"
             "                    feed = iter(feed_source)\n") in text, text
     assert "                    feed = iter(feed_source)\n                    try:\n" in text
+
+
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        (("source=gen", "source=lambda: [1]"), "(here its source is a callable: DALI calls it again from iteration 0"),
+        (("source=gen", "source=[[1]], cycle=True"), "(here its source has `cycle=`: it never ends an epoch)"),
+        (("source=gen", "source=gen, batch=BATCHED"), "(here its `batch=` is decided at run time)"),
+        (("loader = DALIGenericIterator(source, ['data'])", "loader = DALIGenericIterator(source, ['data'])\nprint(source)"),
+         "(here the pipeline is used other than by such iterators and `build()`)"),
+        (("source = pipe()\n", "def make():\n    return pipe()\n\n\nsource = make()\n"),
+         "(here it is made by a function that returns it (a factory))"),
+    ],
+)
+def test_an_iterator_over_a_source_that_ends_says_which_condition_fails(change, reason):
+    """The finding names the one condition of the per-epoch shape that the pipeline does not meet."""
+    source = (
+        "from nvidia.dali import fn, pipeline_def\nfrom nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n"
+        "BATCHED = True\n\n\ndef gen():\n    yield [1]\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def pipe():\n    data = fn.external_source(source=gen)\n    return data\n\n\n"
+        "source = pipe()\nloader = DALIGenericIterator(source, ['data'])\nfor batch in loader:\n    print(batch)\n"
+    )
+    assert not [d for d in migrate_text(source)[1].diagnostics if d.needs_human]  # the per-epoch shape
+    old, new = change
+    assert old in source
+    human = [d.message for d in migrate_text(source.replace(old, new))[1].diagnostics if d.needs_human]
+    assert any("each epoch ends where the external source raises `StopIteration`" in m and reason in m for m in human), human

@@ -244,12 +244,13 @@ class Impl(RuleImpl):
             )
         why = self._unsupported(call, dali, getattr(use.pipeline, "restarts", False)) or self._loader_uses(call)
         if why == _NO_SIZE and any(getattr(m, "source", None) is not None for m in use.members):
+            refused = next((m.restarts_refused for m in use.members if getattr(m, "restarts_refused", None)), None)
             why = (
                 "without `reader_name` or `size=` each epoch ends where the external source raises "
                 "`StopIteration`, and the next one starts after `reset()`; one generator per epoch over the same "
                 "source is written only for an iterable source (not a callable, no `cycle=`, a literal `batch=`) "
-                "of a pipeline whose every object is bound to a name used only by such iterators and `build()`: "
-                "loop over the source per epoch by hand"
+                "of a pipeline whose every object is bound to a name used only by such iterators and `build()`"
+                f"{f' (here {refused})' if refused else ''}: loop over the source per epoch by hand"
             )
         if why:
             return f"`{short}(...)`: {why}"
