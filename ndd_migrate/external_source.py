@@ -132,9 +132,14 @@ def build_time_condition(test: cst.BaseExpression, fn_node: cst.FunctionDef) -> 
     return ok(test)
 
 
-def _param_names(fn_node: cst.FunctionDef) -> set[str]:
+def _named_params(fn_node: cst.FunctionDef) -> list[cst.Param]:
+    """The parameters a call can pass by name or position (not ``*args``/``**kwargs``)."""
     params = fn_node.params
-    return {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    return [*params.posonly_params, *params.params, *params.kwonly_params]
+
+
+def _param_names(fn_node: cst.FunctionDef) -> set[str]:
+    return {p.name.value for p in _named_params(fn_node)}
 
 
 def source_expr(call: cst.Call) -> cst.BaseExpression | None:
@@ -235,9 +240,7 @@ def _flag(call: cst.Call, name: str, fn_node: cst.FunctionDef, index: int):
         return None
     value = cstutil.literal_value(arg.value)
     if value is cstutil.NOT_LITERAL and isinstance(arg.value, cst.Name):
-        params = fn_node.params
-        if arg.value.value not in {p.name.value for p in (*params.posonly_params, *params.params,
-                                                             *params.kwonly_params)}:
+        if arg.value.value not in _param_names(fn_node):
             found = [b for stmt in list(fn_node.body.body)[:index] for b in _bindings(stmt, arg.value.value)]
             if len(found) == 1 and isinstance(found[0], cst.BaseExpression):
                 value = cstutil.literal_value(found[0])
@@ -363,8 +366,7 @@ def _class_level_binding(stmt: cst.CSTNode, names: tuple[str, ...]) -> bool:
 def _definition(name: str, fn_node: cst.FunctionDef, module: cst.Module, index: int):
     """The one binding of ``name``: in the pipeline function's body before ``index``, else at module
     level. A ``def``/``class`` node or an assigned expression; None when absent or bound twice."""
-    params = fn_node.params
-    if name in {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}:
+    if name in _param_names(fn_node):
         return None  # a parameter: anything may arrive
     for body in (list(fn_node.body.body)[:index], list(module.body)):
         found = [b for stmt in body for b in _bindings(stmt, name)]
@@ -464,8 +466,7 @@ def passed_generator_functions(analyzer, fn_node: cst.FunctionDef, name: str, no
     pipe = fn_node.name.value
     lead = (f"a parameter is known only when every call of `{pipe}` in this module passes a generator function"
             f"{' (or None)' if none_allowed else ''}")
-    param = next(p for p in (*fn_node.params.posonly_params, *fn_node.params.params, *fn_node.params.kwonly_params)
-                 if p.name.value == name)
+    param = next(p for p in _named_params(fn_node) if p.name.value == name)
     finder = _BindingFinder(name)
     fn_node.body.visit(finder)
     if finder.count:
