@@ -15,7 +15,7 @@ parses every file, which is the least a linter does, and what ``ndd-migrate chec
 
 Besides the two wall times and their ratio it reports where our time goes: the interpreter and CLI
 start-up (``check`` on a directory with one file), the byte prefilter (discover, read and test
-every file, in this process), and our own work per DALI file (``engine.process_source`` on each
+every file, in this process), and our own work per DALI file (``process_source`` on each
 DALI file alone, serially, best of three runs, after the engine is imported; the import is
 reported separately).
 
@@ -190,9 +190,10 @@ def check_tree_is_valid(ruff_cmd: list[str], tree: Path) -> None:
 
 def own_work(tree: Path, dali_files: list[Path]) -> dict:
     """In-process figures: prefilter over the tree, engine import, engine time per DALI file."""
-    from ndd_migrate import crossfile, files
-    from ndd_migrate.diagnostics import FileResult
-    from ndd_migrate.policy import Policy
+    from ndd_migrate.model import crossfile
+    from ndd_migrate.io import files
+    from ndd_migrate.io.diagnostics import FileResult
+    from ndd_migrate.io.policy import Policy
 
     start = time.perf_counter()
     found = files.discover([tree])
@@ -206,9 +207,11 @@ def own_work(tree: Path, dali_files: list[Path]) -> dict:
         project.scan(str(path), read[str(path)])
     project_imports = time.perf_counter() - start
     start = time.perf_counter()
-    from ndd_migrate import engine
+    from ndd_migrate.app import pool
+    from ndd_migrate.engine.dispatch import rule_impls
+    from ndd_migrate.engine.source_file import process_source
 
-    engine.rule_impls()
+    rule_impls()
     engine_import = time.perf_counter() - start
     policy = Policy.check()
     per_file, by_path = [], {}
@@ -217,14 +220,14 @@ def own_work(tree: Path, dali_files: list[Path]) -> dict:
         best = float("inf")
         for _ in range(REPEATS):
             start = time.process_time()
-            by_path[str(path)] = engine.process_source(str(path), raw, policy)
+            by_path[str(path)] = process_source(str(path), raw, policy)
             best = min(best, time.process_time() - start)
         per_file.append(best)
     # The runner's second pass: files that may import a pipeline another file defines.
     results = [by_path.get(str(p)) or FileResult(path=str(p), skipped=True) for p in found]
     start = time.perf_counter()
     crossfile.follow_imports(
-        results, policy, lambda sources, known: engine.process_sources(sources, known, 1), read=read.get
+        results, policy, lambda sources, known: pool.process_sources(sources, known, 1), read=read.get
     )
     cross = time.perf_counter() - start
     return {
@@ -298,7 +301,7 @@ Files without DALI cost only their bytes: nothing is parsed before the byte pref
 the rules and the catalogue are not even imported unless some file mentions DALI. A file that does
 is first parsed with the stdlib `ast` (C, a few milliseconds), which finds its DALI region: the
 top-level statements that import or use DALI, closed over the names that connect them
-(`ndd_migrate/region.py`). libcst, pure Python, parses and analyses only that region: its scopes
+(`ndd_migrate/syntax/region.py`). libcst, pure Python, parses and analyses only that region: its scopes
 without the whole-tree passes libcst's wrapper adds, every visitor skipping whitespace and
 punctuation, positions computed only when a finding needs one. What is left grows with the DALI
 code itself: a parse, scope analysis, the analysis pre-pass and one rule traversal.

@@ -1,7 +1,7 @@
 """The ``ndd-migrate`` command line: thin wrappers over the engine, the lint and verify.
 
 ``migrate`` and ``check`` import nothing that needs libcst (the engine, the rules, the
-catalogue's rule modules) up front: :mod:`ndd_migrate.runner` reads the files, skips those that
+catalogue's rule modules) up front: :mod:`ndd_migrate.app.runner` reads the files, skips those that
 never mention DALI, and imports the engine only for the rest, so a pre-commit run over files
 without DALI stays fast.
 """
@@ -72,10 +72,10 @@ def _choice(option: str, value: str, choices: tuple) -> None:
 
 def _configuration(select, extend_select, ignore, exclude, extend_exclude, config, **more):
     """The project's configuration with the command line on top: the same for ``migrate`` and
-    ``check`` (``more``: the other :class:`~ndd_migrate.config.Overrides`, None when not given).
+    ``check`` (``more``: the other :class:`~ndd_migrate.io.config.Overrides`, None when not given).
     Warns about selectors that select no rule; exits 2 on bad configuration."""
-    from ndd_migrate.catalog import rule_codes
-    from ndd_migrate.config import ConfigError, Configuration, Overrides
+    from ndd_migrate.engine.catalog import rule_codes
+    from ndd_migrate.io.config import ConfigError, Configuration, Overrides
 
     try:
         conf = Configuration(
@@ -99,8 +99,8 @@ def _configuration(select, extend_select, ignore, exclude, extend_exclude, confi
 
 
 def _discover(paths, conf, force_exclude):
-    from ndd_migrate import files
-    from ndd_migrate.config import ConfigError
+    from ndd_migrate.io import files
+    from ndd_migrate.io.config import ConfigError
 
     try:
         return files.discover(
@@ -125,11 +125,12 @@ def _run_stdin(name: str, policy):
     """Standard input as one file named ``name`` (``--stdin-filename``, default ``-``)."""
     import sys
 
-    from ndd_migrate import engine, files
-    from ndd_migrate.runner import RunSummary
+    from ndd_migrate.app import pool
+    from ndd_migrate.io import files
+    from ndd_migrate.app.runner import RunSummary
 
     raw = sys.stdin.buffer.read()
-    result = engine.process_sources([(name, raw)], policy, 1)[0]
+    result = pool.process_sources([(name, raw)], policy, 1)[0]
     try:
         original = files.decode_source(raw, name)
     except files.SourceError:
@@ -166,8 +167,8 @@ def migrate(
     format_code: Optional[bool] = typer.Option(None, "--format/--no-format", help=FORMAT_HELP),
 ) -> None:
     """Rewrite pipeline-mode code into dynamic-mode code, in place (`-`: print it to stdout)."""
-    from ndd_migrate import runner
-    from ndd_migrate.policy import Policy
+    from ndd_migrate.app import runner
+    from ndd_migrate.io.policy import Policy
     from ndd_migrate.report.summary import print_summary
 
     err = _console(stderr=True)
@@ -209,7 +210,7 @@ def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool) -
     diff instead, ``--check`` nothing. The summary goes to stderr."""
     import sys
 
-    from ndd_migrate import files
+    from ndd_migrate.io import files
     from ndd_migrate.report.summary import print_summary, unified_diff
 
     raw, original, summary = _run_stdin(name, policy)
@@ -219,7 +220,7 @@ def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool) -
         try:
             out = files.encode_source(name, result.new_source, original)
         except files.SourceError as exc:
-            from ndd_migrate.diagnostics import FileError
+            from ndd_migrate.io.diagnostics import FileError
 
             result.error, result.changed = FileError(name, exc.message, exc.line), False
     if diff:
@@ -239,8 +240,8 @@ def _print_diff(result) -> None:
     On a terminal (and not with ``NO_COLOR``) the lines are coloured."""
     import sys
 
-    from ndd_migrate import files
-    from ndd_migrate.diagnostics import FileError
+    from ndd_migrate.io import files
+    from ndd_migrate.io.diagnostics import FileError
     from ndd_migrate.report.summary import unified_diff
 
     try:
@@ -264,8 +265,8 @@ def _colour_diff(data: bytes) -> bytes:
 
 def _write(result, summary) -> None:
     """Replace the file atomically, unless it changed on disk since it was read."""
-    from ndd_migrate import files
-    from ndd_migrate.diagnostics import FileError
+    from ndd_migrate.io import files
+    from ndd_migrate.io.diagnostics import FileError
 
     try:
         current = files.read_source(result.path)
@@ -309,8 +310,8 @@ def check(
     import sys
 
     _choice("--output-format", output_format, CHECK_FORMATS)
-    from ndd_migrate import runner
-    from ndd_migrate.policy import Policy, no_line_length
+    from ndd_migrate.app import runner
+    from ndd_migrate.io.policy import Policy, no_line_length
     from ndd_migrate.report import exit_code, render
 
     conf = _configuration(
@@ -398,7 +399,7 @@ def _format(summary, conf) -> None:
 def _cache(settings):
     """The results cache of ``check`` (never used by ``--fix``, which writes files): the
     configured directory, else ``.ndd_migrate_cache`` in the project root."""
-    from ndd_migrate.cache import DEFAULT_DIR, Cache
+    from ndd_migrate.app.cache import DEFAULT_DIR, Cache
 
     return Cache(settings.cache_dir or settings.root / DEFAULT_DIR)
 
@@ -406,7 +407,7 @@ def _cache(settings):
 def _fixed_stdin(result, raw: bytes, original) -> None:
     import sys
 
-    from ndd_migrate import files
+    from ndd_migrate.io import files
 
     out = raw
     if result.changed and not result.error and original is not None:
@@ -462,7 +463,7 @@ def rules(
 ) -> None:
     """List the rule catalogue."""
     _choice("--output-format", output_format, TEXT_JSON)
-    from ndd_migrate.catalog import all_rules
+    from ndd_migrate.engine.catalog import all_rules
 
     if output_format == "json":
         import json
@@ -486,7 +487,7 @@ def rules(
 @app.command()
 def explain(code: str = typer.Argument(..., help="A rule code, e.g. NDD103.")) -> None:
     """Print one rule's documentation and examples."""
-    from ndd_migrate.catalog import get_rule
+    from ndd_migrate.engine.catalog import get_rule
     from ndd_migrate.docs import rule_markdown
 
     rule = get_rule(code)

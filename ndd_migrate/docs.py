@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from ndd_migrate.catalog import FAMILIES, Rule, all_rules
+from ndd_migrate.engine.catalog import FAMILIES, Rule, all_rules
 
 
 def rule_markdown(rule: Rule) -> str:

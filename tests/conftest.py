@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ndd_migrate.cli import app
-from ndd_migrate.context import Policy
-from ndd_migrate.engine import transform
+from ndd_migrate.engine.context import Policy
+from ndd_migrate.engine.transform import transform
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

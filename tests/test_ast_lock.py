@@ -1,7 +1,7 @@
 """Trees converted to and from ``ast`` objects in two threads at once (``verify`` jobs in a thread
 pool): CPython 3.11 keeps that conversion's depth counter per interpreter, and a thread switch in
 the middle of one conversion makes it fail with ``SystemError: AST constructor recursion depth
-mismatch``. Every conversion of the package goes through :data:`ndd_migrate.pyparse.AST_LOCK`."""
+mismatch``. Every conversion of the package goes through :data:`ndd_migrate.syntax.pyparse.AST_LOCK`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.conftest import ROOT
 #: allocations: where the interpreter has the race, the bare ``ast.parse`` fails within a run.
 RACE = """
 import ast, gc, sys, threading, time
-from ndd_migrate import pyparse
+from ndd_migrate.syntax import pyparse
 source = "\\n".join(f"def f{i}(a, b):\\n    return [(a + b) * {i} for _ in range(3)]" for i in range(300))
 parse = pyparse.ast_parse if sys.argv[1] == "locked" else ast.parse
 errors = []

@@ -1,11 +1,11 @@
-"""``self.<attr>`` values followed within their class (ndd_migrate.attributes.find): which
+"""``self.<attr>`` values followed within their class (ndd_migrate.model.values.attributes.find): which
 attributes are followable, and that the module's mentions are sorted once, not once per class."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import attributes
+from ndd_migrate.model.values import attributes
 from tests.conftest import calls_of
 
 

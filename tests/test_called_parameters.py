@@ -1,4 +1,4 @@
-"""A pipeline passed to a call of a parameter (ndd_migrate/called_parameters.py): `compare(pipe)` in
+"""A pipeline passed to a call of a parameter (ndd_migrate/model/values/called_parameters.py): `compare(pipe)` in
 `def run(compare)` is followed into each function of the module the callers of `run` pass, and
 blocked, naming the parameter and why, when those functions are not known."""
 
@@ -10,8 +10,9 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper
 
-from ndd_migrate import called_parameters, scopes
-from ndd_migrate.analysis import Analyzer
+from ndd_migrate.model.values import called_parameters
+from ndd_migrate.syntax import scopes
+from ndd_migrate.model.analysis import Analyzer
 from tests.conftest import migrate_text
 
 PIPE = (

@@ -1,4 +1,4 @@
-"""``check``'s results cache (ndd_migrate/cache.py) through the real console script: a second run
+"""``check``'s results cache (ndd_migrate/app/cache.py) through the real console script: a second run
 reads the results it stored, any change to the file, the tool's options or the selection is a
 new entry, ``--no-cache`` and ``--fix`` never read it, and the directory can be chosen."""
 
@@ -94,3 +94,22 @@ def test_concurrent_runs_share_the_cache_safely(tmp_path):
     assert all(run.communicate(timeout=120)[0].decode() == expected for run in runs)
     assert out(check(tmp_path)) == expected
     assert not [p for p in (tmp_path / CACHE).rglob("*.tmp")]
+
+
+def test_an_edited_module_anywhere_in_the_package_is_another_tool():
+    """The fingerprint covers every source file of the package, not only the cache's own folder:
+    an edited rule or model module must not be answered from results of the tool before the edit."""
+    import os
+
+    from ndd_migrate.app import cache
+
+    before = cache._tool_fingerprint()
+    for relative in ("rules/ndd002_build_call.py", "model/analysis.py", "syntax/names.py"):
+        path = ROOT / "ndd_migrate" / relative
+        status = path.stat()
+        try:
+            os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns + 1_000_000_000))
+            assert cache._tool_fingerprint() != before, relative
+        finally:
+            os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
+    assert cache._tool_fingerprint() == before

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from ndd_migrate import runner
-from ndd_migrate.policy import Policy
+from ndd_migrate.app import runner
+from ndd_migrate.io.policy import Policy
 from tests.conftest import HAS_DALI, ROOT, migrate_text
 
 PROGRAM = """\

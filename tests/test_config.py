@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ndd_migrate import config
-from ndd_migrate.config import ConfigError, Configuration, Overrides, PathGlob, Settings
+from ndd_migrate.io import config
+from ndd_migrate.io.config import ConfigError, Configuration, Overrides, PathGlob, Settings
 
 
 def write(path: Path, text: str) -> Path:
@@ -261,7 +261,7 @@ def test_relative_paths_are_relative_to_the_current_directory(tmp_path, monkeypa
 
 
 def test_relative_parts_is_lexical_like_relpath():
-    from ndd_migrate.config import relative_parts
+    from ndd_migrate.io.config import relative_parts
 
     assert relative_parts("/proj/src/a.py", "/proj") == ["src", "a.py"]
     assert relative_parts("/proj", "/proj") == ["."]

@@ -16,8 +16,9 @@ import textwrap
 
 import pytest
 
-from ndd_migrate import crossfile, runner
-from ndd_migrate.policy import Policy
+from ndd_migrate.model import crossfile
+from ndd_migrate.app import runner
+from ndd_migrate.io.policy import Policy
 from tests.conftest import ROOT
 
 PIPES = (
@@ -226,8 +227,8 @@ def run_in_fresh_interpreter(directory, paths) -> dict:
     code = textwrap.dedent(
         f"""
         import json, sys
-        from ndd_migrate import runner
-        from ndd_migrate.policy import Policy
+        from ndd_migrate.app import runner
+        from ndd_migrate.io.policy import Policy
         summary = runner.run({paths!r}, Policy.check(), roots=["."])
         print(json.dumps({{"libcst": "libcst" in sys.modules, "skipped": [r.skipped for r in summary.results]}}))
         """

@@ -1,4 +1,4 @@
-"""A large module parsed in pieces (ndd_migrate/cstparse.py) is libcst's tree of the whole text.
+"""A large module parsed in pieces (ndd_migrate/syntax/cstparse.py) is libcst's tree of the whole text.
 
 Each test cuts the text into pieces far smaller than the engine would (down to one top-level
 statement per piece) so that every boundary the cutter allows is exercised, and requires the
@@ -17,9 +17,9 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from ndd_migrate import cstparse
-from ndd_migrate.engine import transform
-from ndd_migrate.policy import Policy
+from ndd_migrate.syntax import cstparse
+from ndd_migrate.engine.transform import transform
+from ndd_migrate.io.policy import Policy
 from tests.conftest import FIXTURES, ROOT
 
 SOURCES = sorted(FIXTURES.glob("*/*.py")) + sorted((ROOT / "tests" / "programs").glob("*.py"))

@@ -7,7 +7,7 @@ import types as pytypes
 
 import pytest
 
-from ndd_migrate import external_source
+from ndd_migrate.model.values import external_source
 from tests.conftest import HAS_DALI, migrate_text
 
 HEADER = "import numpy as np\nfrom nvidia.dali import fn, pipeline_def, types\n\n"

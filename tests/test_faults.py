@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from ndd_migrate import files
+from ndd_migrate.io import files
 from tests.conftest import ROOT, SMALL_PIPELINE
 
 COUNT = 6

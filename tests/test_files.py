@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ndd_migrate import files
-from ndd_migrate.config import Configuration
-from ndd_migrate.diagnostics import FileError
-from ndd_migrate.files import (
+from ndd_migrate.io import files
+from ndd_migrate.io.config import Configuration
+from ndd_migrate.io.diagnostics import FileError
+from ndd_migrate.io.files import (
     SourceError,
     SourceText,
     decode_source,
@@ -337,8 +337,8 @@ def test_source_text_is_frozen():
 
 def test_discovery_modules_do_not_import_libcst():
     code = (
-        "import sys, ndd_migrate.files, ndd_migrate.notebooks\n"
+        "import sys, ndd_migrate.io.files, ndd_migrate.io.notebooks\n"
         "assert 'libcst' not in sys.modules, 'libcst imported'\n"
     )
-    root = Path(files.__file__).parent.parent
+    root = Path(files.__file__).parents[2]
     subprocess.run([sys.executable, "-c", code], check=True, cwd=root)

@@ -11,7 +11,7 @@ import sys
 import libcst as cst
 
 from ndd_migrate.codegen.long_lines import split_long_lines
-from ndd_migrate.config import formatter_line_length
+from ndd_migrate.io.config import formatter_line_length
 from tests.conftest import migrate_text
 from tests.test_cli_contract import LEFTOVER, err, ndd, write
 

@@ -1,13 +1,13 @@
 """What a directory walk leaves out: what ``.gitignore`` files ignore (inside a git repository,
-read by ndd_migrate/gitignore.py, no git needed), and files marked ``@generated`` in their header,
+read by ndd_migrate/io/gitignore.py, no git needed), and files marked ``@generated`` in their header,
 both on by default and both with a flag and a configuration key to turn them off."""
 
 from __future__ import annotations
 
 import json
 
-from ndd_migrate import files
-from ndd_migrate.gitignore import Ignored, parse
+from ndd_migrate.io import files
+from ndd_migrate.io.gitignore import Ignored, parse
 from tests.test_cli_contract import LEFTOVER, ndd, out, write
 
 MARK = "@" + "generated"

@@ -1,5 +1,5 @@
 """``types.Constant(np.array(v, dtype=np.T))`` given as an operator's positional input is written
-as the array itself (ndd_migrate/graph_constants.py, NDD101); every other graph constant keeps the
+as the array itself (ndd_migrate/model/values/graph_constants.py, NDD101); every other graph constant keeps the
 pipeline as it is (NDD901 or NDD101, saying why)."""
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def test_kept_dtypes_give_the_constant_nodes_samples(dtype):
     import nvidia.dali.types as types
     from nvidia.dali import pipeline_def
 
-    from ndd_migrate.graph_constants import KEPT_DTYPES
+    from ndd_migrate.model.values.graph_constants import KEPT_DTYPES
 
     assert dtype in KEPT_DTYPES
     value = np.array([[1, 0, 3]], dtype=getattr(np, dtype))

@@ -1,4 +1,4 @@
-"""Graph-helper methods of a ``Pipeline`` subclass (ndd_migrate.graph_methods): each call in
+"""Graph-helper methods of a ``Pipeline`` subclass (ndd_migrate.model.sources.graph_methods): each call in
 ``define_graph`` replaced by the helper's body, or the class left with its methods and a finding."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from ndd_migrate import graph_methods
+from ndd_migrate.model.sources import graph_methods
 from tests.conftest import migrate_text
 
 HEADER = "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"

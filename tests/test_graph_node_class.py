@@ -76,7 +76,7 @@ def test_a_helper_given_graph_values_and_python_values():
 
 
 def test_a_test_of_a_parameter_runs_once_before_the_loop():
-    """Build-time Python (ndd_migrate/build_time.py) with the rewritten test: it still runs once."""
+    """Build-time Python (ndd_migrate/model/values/build_time.py) with the rewritten test: it still runs once."""
     source = _pipeline("from nvidia.dali.data_node import DataNode", "    if not isinstance(k, DataNode):\n        print(k)\n")
     text = _converted(source)
     assert "def p(k, *, batch_size=2):\n    if not isinstance(k, ndd.Batch):\n        print(k)\n    while True:\n" in text

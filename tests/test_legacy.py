@@ -670,7 +670,7 @@ def test_hand_built_graphs_are_found_the_same_from_the_parsed_text():
     # again; the graphs found, and the module made of them, must be the same either way.
     import libcst as cst
 
-    from ndd_migrate import hand_built
+    from ndd_migrate.model.sources import hand_built
 
     module = cst.parse_module(HAND_BUILT)
     given, done_given = hand_built.desugar(module, HAND_BUILT)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ndd_migrate.catalog import all_rules
+from ndd_migrate.engine.catalog import all_rules
 from tests.conftest import FIXTURES, ROOT, migrate_text
 
 CONVERTED = sorted(p for p in (ROOT / "tests" / "programs").glob("*.py") if "# expect: converted" in p.read_text(encoding="utf-8"))

@@ -8,9 +8,9 @@ import types
 
 import pytest
 
-from ndd_migrate import files
-from ndd_migrate.context import Policy
-from ndd_migrate.engine import transform
+from ndd_migrate.io import files
+from ndd_migrate.engine.context import Policy
+from ndd_migrate.engine.transform import transform
 from ndd_migrate.verify import loading
 from ndd_migrate.verify.compare import Failure, OutputComparison
 from ndd_migrate.verify.errors import SetupError

@@ -10,7 +10,7 @@ import stat
 
 import pytest
 
-from ndd_migrate import runner
+from ndd_migrate.app import runner
 from tests.conftest import FIXTURES
 
 PIPELINE = (
@@ -140,7 +140,7 @@ def test_manual_work_exits_1_and_todo_is_never_added_twice(tmp_path, cli):
 
 
 def test_parallel_run_gives_the_same_output_as_serial(tmp_path):
-    from ndd_migrate.context import Policy
+    from ndd_migrate.engine.context import Policy
 
     paths = []
     for i in range(10):

@@ -1,5 +1,5 @@
 """Several pipelines per file, pipeline factories, and pipelines run in another module than the
-one that defines them (NDD006, NDD007, ndd_migrate/crossfile.py)."""
+one that defines them (NDD006, NDD007, ndd_migrate/model/crossfile.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import re
 
 import pytest
 
-from ndd_migrate import crossfile, runner
-from ndd_migrate.policy import Policy
+from ndd_migrate.model import crossfile
+from ndd_migrate.app import runner
+from ndd_migrate.io.policy import Policy
 from tests.conftest import migrate_text
 
 PIPE = (

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ndd_migrate.catalog import all_rules
+from ndd_migrate.engine.catalog import all_rules
 from ndd_migrate.cli import app
-from ndd_migrate.context import Policy
-from ndd_migrate.engine import transform
+from ndd_migrate.engine.context import Policy
+from ndd_migrate.engine.transform import transform
 from tests.conftest import migrate_text
 
 ROOT = Path(__file__).resolve().parents[1]

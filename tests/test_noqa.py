@@ -7,9 +7,9 @@ import tokenize
 
 import pytest
 
-from ndd_migrate import noqa
-from ndd_migrate.diagnostics import Diagnostic
-from ndd_migrate.noqa import ALL, is_suppressed, noqa_lines, parse_directive, unsuppressed
+from ndd_migrate.io import noqa
+from ndd_migrate.io.diagnostics import Diagnostic
+from ndd_migrate.io.noqa import ALL, is_suppressed, noqa_lines, parse_directive, unsuppressed
 
 
 def lines(src: str) -> dict:

@@ -8,8 +8,10 @@ import signal
 
 import pytest
 
-from ndd_migrate import engine, pyparse
-from ndd_migrate.policy import Policy
+from ndd_migrate.app import pool
+from ndd_migrate.engine import stack, transform
+from ndd_migrate.syntax import pyparse
+from ndd_migrate.io.policy import Policy
 from tests.conftest import SMALL_PIPELINE, migrate_text
 from tests.test_safety import run_cli
 
@@ -18,7 +20,7 @@ PIPELINE_LINES = SMALL_PIPELINE.count("\n")
 
 def _error(source: str, mode: str = "migrate"):
     policy = Policy.migrate() if mode == "migrate" else Policy.check()
-    result = engine.transform(source, "odd.py", policy)
+    result = transform.transform(source, "odd.py", policy)
     assert result.error is not None, f"{mode}: expected an error"
     assert not result.changed
     return result.error
@@ -129,7 +131,7 @@ def test_an_exception_in_the_engine_thread_reaches_the_caller():
         raise KeyError("boom")
 
     try:
-        engine._on_deep_stack(fails)
+        stack.on_deep_stack(fails)
     except KeyError as exc:
         assert exc.args == ("boom",)
     else:
@@ -137,11 +139,11 @@ def test_an_exception_in_the_engine_thread_reaches_the_caller():
 
 
 def test_nesting_deeper_than_the_engine_follows_is_a_short_error_not_an_internal_one(monkeypatch):
-    monkeypatch.setattr(engine, "DEEP_RECURSION_LIMIT", 1000)
-    monkeypatch.setattr(engine, "DEEP_STACK_BYTES", 8 * 1024 * 1024)
+    monkeypatch.setattr(stack, "DEEP_RECURSION_LIMIT", 1000)
+    monkeypatch.setattr(stack, "DEEP_STACK_BYTES", 8 * 1024 * 1024)
     source = SMALL_PIPELINE + "y = " + " + ".join(["1"] * 400) + "\n"
     error = _error(source)
-    assert (error.message, error.line) == (engine.TOO_DEEP, PIPELINE_LINES + 1)
+    assert (error.message, error.line) == (stack.TOO_DEEP, PIPELINE_LINES + 1)
 
 
 # ------------------------------------------------------------------ one run reaches the fixed point
@@ -194,19 +196,19 @@ def test_a_hand_built_pipeline_todo_is_not_followed_by_another_on_the_second_run
 # ------------------------------------------------------------------ a worker that dies
 
 
-@pytest.mark.skipif(engine._fork_context() is None, reason="the pool's workers are forked only on Linux")
+@pytest.mark.skipif(pool._fork_context() is None, reason="the pool's workers are forked only on Linux")
 def test_a_file_that_kills_its_worker_is_that_files_error_and_the_run_goes_on(monkeypatch):
-    real = engine.process_source
+    real = pool.process_source
 
     def crashing(path, raw, policy):
         if path == "crash.py":  # as libcst's native parser does when its stack overflows
             os.kill(os.getpid(), signal.SIGKILL)
         return real(path, raw, policy)
 
-    monkeypatch.setattr(engine, "process_source", crashing)  # the forked workers inherit it
+    monkeypatch.setattr(pool, "process_source", crashing)  # the forked workers inherit it
     names = ["a.py", "b.py", "crash.py", "c.py", "d.py", "e.py"]
     ticks = []
-    results = engine.process_sources(
+    results = pool.process_sources(
         [(name, SMALL_PIPELINE.encode()) for name in names], Policy.migrate(), jobs=2, progress=ticks.append
     )
     assert [r.path for r in results] == names
@@ -217,7 +219,7 @@ def test_a_file_that_kills_its_worker_is_that_files_error_and_the_run_goes_on(mo
 
 
 def test_an_internal_error_with_a_long_message_is_reported_in_one_short_line(monkeypatch):
-    from ndd_migrate import hand_built
+    from ndd_migrate.model.sources import hand_built
 
     def fails(module, *args, **kwargs):
         raise ValueError("Module(\n" + "    body=[...],\n" * 2700 + ")")  # as a CST node's repr

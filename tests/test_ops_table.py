@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ndd_migrate.rules import tables
-from ndd_migrate.rules.tables import OpInfo, fn_path_of_legacy_op, math_functions, op_info
+from ndd_migrate.dali import tables
+from ndd_migrate.dali.tables import OpInfo, fn_path_of_legacy_op, math_functions, op_info
 
 
 def info(path: str) -> OpInfo:
@@ -20,7 +20,7 @@ def info(path: str) -> OpInfo:
 
 def test_loader_does_not_import_dali():
     code = (
-        "import sys; from ndd_migrate.rules.tables import op_info, math_functions; "
+        "import sys; from ndd_migrate.dali.tables import op_info, math_functions; "
         "op_info('resize'); math_functions(); "
         "assert not any(m == 'nvidia.dali' or m.startswith('nvidia.dali.') for m in sys.modules)"
     )
@@ -184,9 +184,9 @@ def test_table_matches_installed_dali():
     pytest.importorskip(
         "nvidia.dali", reason="nvidia.dali is not installed: cannot regenerate ops.json"
     )
-    from ndd_migrate.rules.tables import generate_ops
+    from ndd_migrate.dali.tables import generate_ops
 
     committed = generate_ops.OPS_JSON.read_text(encoding="utf-8")
     assert generate_ops.render(generate_ops.build_table()) == committed, (
-        "ops.json is stale: run `python -m ndd_migrate.rules.tables.generate_ops`"
+        "ops.json is stale: run `python -m ndd_migrate.dali.tables.generate_ops`"
     )

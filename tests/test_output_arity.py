@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from ndd_migrate.outputs import op_outputs
+from ndd_migrate.model.values.outputs import op_outputs
 from tests.conftest import HAS_DALI, migrate_text
 
 HEAD = "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2)\n"
@@ -642,7 +642,7 @@ def test_starred_outputs_are_each_evaluated():
 
 def test_subscript_of_a_multi_output_op_bound_to_one_name_picks_an_output():
     # `fn.resize(..., save_attrs=True)` gives 2 outputs (a list): `out[0]` is Python indexing (NDD108
-    # leaves it), one output (ndd_migrate.outputs).
+    # leaves it), one output (ndd_migrate.model.values.outputs).
     source = HEAD + (
         "def pipe(root):\n"
         "    jpegs, labels = fn.readers.file(file_root=root)\n"

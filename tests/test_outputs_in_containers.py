@@ -1,4 +1,4 @@
-"""Outputs of `pipe.run()` put in a list or tuple display (ndd_migrate.plan): the list is read like
+"""Outputs of `pipe.run()` put in a list or tuple display (ndd_migrate.plan.uses): the list is read like
 the tuple `run()` gave (`Kind.BATCHES`), so an item read back by index or by iteration is an output
 again, followed on and rewritten; a list that holds anything else, or is changed, keeps the
 pipeline (NDD008)."""

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import gc
 
-from ndd_migrate import engine
-from ndd_migrate.policy import Policy
+from ndd_migrate.engine import source_file, transform
+from ndd_migrate.io.policy import Policy
 
 SOURCE = '''from nvidia.dali import fn, pipeline_def
 
@@ -29,14 +29,14 @@ out = pipe.run()
 
 def test_checks_second_pass_starts_without_the_first_passs_objects(monkeypatch):
     young: list[int] = []  # objects of the youngest generation as each pass starts its parse
-    original = engine.cstparse.parse_module
+    original = transform.cstparse.parse_module
 
     def counted(*args, **kwargs):
         young.append(len(gc.get_objects(generation=0)))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(engine.cstparse, "parse_module", counted)
-    result = engine.process_source("m.py", SOURCE.encode(), Policy.check())
+    monkeypatch.setattr(transform.cstparse, "parse_module", counted)
+    result = source_file.process_source("m.py", SOURCE.encode(), Policy.check())
     assert result.error is None and result.diagnostics
     assert len(young) == 2, young  # the reporting pass, then the one that sorts the fixes
     assert young[1] < 200, young  # 26,000 when the first pass's trees were still there
@@ -46,7 +46,7 @@ def test_a_pass_leaves_no_cyclic_garbage_behind():
     gc.disable()
     try:
         gc.collect()
-        result = engine._run(SOURCE, "m.py", Policy.check(), "report", set(), todos=False, rewrite=False)
+        result = transform._run(SOURCE, "m.py", Policy.check(), "report", set(), todos=False, rewrite=False)
         left = gc.collect(0)
     finally:
         gc.enable()

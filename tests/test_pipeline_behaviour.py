@@ -362,7 +362,7 @@ def test_a_module_naming_no_checker_is_not_walked_for_expectations(monkeypatch):
     `assert_raises`) is named: on a large module without one it cost a tenth of `check`."""
     import libcst as cst
 
-    from ndd_migrate import expected_errors
+    from ndd_migrate.model.features import expected_errors
 
     walked = []
     original = cst.Module.visit

@@ -1,4 +1,4 @@
-"""The migration plan (ndd_migrate/plan.py): every use of every value a conversion changes is
+"""The migration plan (ndd_migrate/plan/uses.py): every use of every value a conversion changes is
 claimed by a rule, or the pipeline stays as it is with one NDD008 naming the use."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from ndd_migrate.engine import transform
-from ndd_migrate.policy import Policy
+from ndd_migrate.engine.transform import transform
+from ndd_migrate.io.policy import Policy
 from tests.conftest import migrate_text
 
 PIPE = (
@@ -147,7 +147,7 @@ def test_a_rebinding_read_by_a_nested_function_or_in_a_try_blocks():
         assert [d.code for d in human] == ["NDD008"], source
 
 
-# -- a pipeline kept in an attribute of `self` (ndd_migrate.attributes) ---------------------------------
+# -- a pipeline kept in an attribute of `self` (ndd_migrate.model.values.attributes) ---------------------------------
 LOADER = (
     "class Loader:\n"
     "    def __init__(self, root):\n"

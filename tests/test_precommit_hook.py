@@ -69,7 +69,7 @@ MAIN = "from pkg.pipes import train_pipe\n\npipe = train_pipe()\npipe.build()\no
 
 def test_a_staged_file_using_a_pipeline_of_an_unstaged_module_is_checked(tmp_path):
     """pre-commit passes only `main.py`, which does not mention DALI: its `build()`/`run()` on the
-    pipeline of the committed `pkg/pipes.py` are still found (ndd_migrate.crossfile.ProjectImports)."""
+    pipeline of the committed `pkg/pipes.py` are still found (ndd_migrate.model.crossfile.ProjectImports)."""
     rev = git(ROOT, "rev-parse", "HEAD").stdout.strip()
     if not rev or git(ROOT, "cat-file", "-e", f"{rev}:.pre-commit-hooks.yaml").returncode:
         pytest.skip("the hook definition is not committed in this checkout")

@@ -28,10 +28,11 @@ from hypothesis import HealthCheck, Phase, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-from ndd_migrate import engine, files  # noqa: E402
-from ndd_migrate.catalog import all_rules  # noqa: E402
+from ndd_migrate.engine.source_file import process_source  # noqa: E402
+from ndd_migrate.io import files
+from ndd_migrate.engine.catalog import all_rules  # noqa: E402
 from ndd_migrate.cli import app  # noqa: E402
-from ndd_migrate.policy import Policy  # noqa: E402
+from ndd_migrate.io.policy import Policy  # noqa: E402
 from ndd_migrate.report.summary import unified_diff  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 
@@ -140,15 +141,15 @@ def _no_internal_error(result) -> None:
 @given(programs())
 def test_a_run_never_dies_and_leaves_each_file_unchanged_or_parsing_and_at_its_fixed_point(program):
     raw, newline, encoding = program
-    checked = engine.process_source("prop.py", raw, Policy.check())
+    checked = process_source("prop.py", raw, Policy.check())
     _no_internal_error(checked)
-    result = engine.process_source("prop.py", raw, Policy.migrate())
+    result = process_source("prop.py", raw, Policy.migrate())
     _no_internal_error(result)
     new = _written(raw, result)
     if new is None:
         return
     assert _compiles(new), "the rewrite does not compile"
-    again = engine.process_source("prop.py", new, Policy.migrate())
+    again = process_source("prop.py", new, Policy.migrate())
     assert again.error is None and not again.changed, again.error or "a second run changed the file"
     # Encoding and newlines kept.
     assert new.startswith(b"\xef\xbb\xbf") == (encoding == "utf-8-sig")

@@ -11,6 +11,7 @@ from libcst.metadata import MetadataWrapper, ScopeProvider
 from ndd_migrate.codegen import python_function
 from tests.conftest import HAS_DALI, migrate_text
 from tests.test_external_source import HEADER, _collect, _load, _run_both
+from ndd_migrate.model.features import python_operators
 
 FEED = (
     "def batches():\n"
@@ -122,7 +123,7 @@ def _may_modify(source: str) -> bool:
         def get_metadata(self, key, node, default=None):
             return scopes.get(node, default)
 
-    return python_function.may_modify(module.body[-1].body[0].value, Resolver(), {"np"})
+    return python_operators.may_modify(module.body[-1].body[0].value, Resolver(), {"np"})
 
 
 @pytest.mark.parametrize("source, expected", [

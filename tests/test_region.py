@@ -1,4 +1,4 @@
-"""``check`` on a module's DALI region (ndd_migrate.region) finds exactly what it finds on the whole
+"""``check`` on a module's DALI region (ndd_migrate.syntax.region) finds exactly what it finds on the whole
 module: the region is chosen right, and findings land on the module's own lines."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import textwrap
 
 import pytest
 
-from ndd_migrate import region
-from ndd_migrate.catalog import all_rules
-from ndd_migrate.context import Policy
-from ndd_migrate.engine import transform
+from ndd_migrate.syntax import region
+from ndd_migrate.engine.catalog import all_rules
+from ndd_migrate.engine.context import Policy
+from ndd_migrate.engine.transform import transform
 from tests.conftest import FIXTURES, ROOT
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from ndd_migrate.catalog import Rule
-from ndd_migrate.diagnostics import Diagnostic, FileError, FileResult, FixSafety
+from ndd_migrate.engine.catalog import Rule
+from ndd_migrate.io.diagnostics import Diagnostic, FileError, FileResult, FixSafety
 from ndd_migrate.report import FORMATS, exit_code, render
 from ndd_migrate.report import sarif as sarif_module
 from ndd_migrate.report.github import escape_data, escape_property
@@ -360,10 +360,10 @@ def test_clean_run_imports_no_rules():
     code = (
         "import sys\n"
         "from ndd_migrate.report import render\n"
-        "from ndd_migrate import config, noqa\n"
+        "from ndd_migrate.io import config, noqa\n"
         "render('concise', [])\n"
         "render('github', [])\n"
-        "bad = sorted(m for m in sys.modules if m.startswith(('libcst', 'ndd_migrate.catalog', 'ndd_migrate.rules')))\n"
+        "bad = sorted(m for m in sys.modules if m.startswith(('libcst', 'ndd_migrate.engine.catalog', 'ndd_migrate.rules')))\n"
         "assert not bad, bad\n"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}

@@ -9,9 +9,11 @@ import sys
 
 import pytest
 
-from ndd_migrate import engine, runner
-from ndd_migrate.catalog import all_rules, rule_codes
-from ndd_migrate.policy import Policy
+from ndd_migrate.app import pool
+from ndd_migrate.engine.transform import transform
+from ndd_migrate.app import runner
+from ndd_migrate.engine.catalog import all_rules, rule_codes
+from ndd_migrate.io.policy import Policy
 from tests.conftest import SMALL_PIPELINE
 
 PIPELINE = SMALL_PIPELINE
@@ -26,7 +28,7 @@ try:
     main()
 except SystemExit:
     pass
-heavy = ("libcst", "rich", "ndd_migrate.engine", "ndd_migrate.context", "ndd_migrate.rules.ndd")
+heavy = ("libcst", "rich", "ndd_migrate.engine.transform", "ndd_migrate.engine.context", "ndd_migrate.rules.ndd")
 print(json.dumps(sorted({m for m in sys.modules for h in heavy if m == h or m.startswith(h)})))
 """
 
@@ -54,7 +56,7 @@ def test_a_file_with_dali_does_load_the_engine(tmp_path):
     (tmp_path / "m.py").write_text(PLAIN)
     (tmp_path / "p.py").write_text(PIPELINE)
     modules = loaded_modules("check", tmp_path)
-    assert "libcst" in modules and "ndd_migrate.engine" in modules
+    assert "libcst" in modules and "ndd_migrate.engine.transform" in modules
 
 
 def test_each_file_is_read_once_and_its_bytes_handed_to_the_engine(tmp_path, monkeypatch):
@@ -98,7 +100,7 @@ def test_results_keep_the_order_of_the_files_with_unreadable_ones_as_errors(tmp_
     ],
 )
 def test_worker_processes_only_when_enough_files_pay_for_them(count, jobs, forked, expected):
-    assert engine.worker_count(count, jobs, forked=forked) == expected
+    assert pool.worker_count(count, jobs, forked=forked) == expected
 
 
 def test_rule_codes_come_from_module_names_and_match_the_catalogue():
@@ -107,8 +109,8 @@ def test_rule_codes_come_from_module_names_and_match_the_catalogue():
 
 def test_check_without_fix_reports_the_same_findings_as_check_with_fix():
     # `check` alone skips generating the rewrite it would throw away; the findings are the same.
-    plain = engine.transform(PIPELINE, "p.py", Policy.check())
-    fixing = engine.transform(PIPELINE, "p.py", Policy.check(fix=True, unsafe_fixes=True))
+    plain = transform(PIPELINE, "p.py", Policy.check())
+    fixing = transform(PIPELINE, "p.py", Policy.check(fix=True, unsafe_fixes=True))
     assert plain.new_source is None and not plain.changed and fixing.changed
     assert [(d.code, d.line, d.column) for d in plain.diagnostics] == [
         (d.code, d.line, d.column) for d in fixing.diagnostics
@@ -117,7 +119,7 @@ def test_check_without_fix_reports_the_same_findings_as_check_with_fix():
 
 
 def test_bytes_kept_for_the_cross_file_pass_within_a_budget(tmp_path, monkeypatch):
-    from ndd_migrate import runner
+    from ndd_migrate.app import runner
 
     small, big = tmp_path / "small.py", tmp_path / "big.py"
     small.write_bytes(b"x = 1\n")
@@ -137,6 +139,6 @@ def test_worker_processes_return_results_in_the_order_given():
     # The pool takes the largest files first; results must still line up with the input.
     body = "import nvidia.dali.fn as fn\n\n\ndef f{n}(x):\n    return fn.cast(x)\n"
     sources = [(f"m{n}.py", (body.format(n=n) + "# pad\n" * (n * 7 % 5)).encode()) for n in range(8)]
-    results = engine.process_sources(sources, Policy.check(), jobs=2)
+    results = pool.process_sources(sources, Policy.check(), jobs=2)
     assert [r.path for r in results] == [path for path, _ in sources]
     assert all(any(d.code == "NDD101" for d in r.diagnostics) for r in results)

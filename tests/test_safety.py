@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ndd_migrate import files
-from ndd_migrate.files import (
+from ndd_migrate.io import files
+from ndd_migrate.io.files import (
     SourceError,
     discover,
     read_source,
@@ -125,7 +125,7 @@ def test_a_read_only_file_is_a_per_file_error_the_others_written(tmp_path, cli):
 
 AS_NOBODY = """
 import os, sys
-from ndd_migrate import files
+from ndd_migrate.io import files
 os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534)
 for path in sys.argv[1:]:
     try:
@@ -255,15 +255,15 @@ def test_stale_temporary_files_of_a_killed_run_are_removed(tmp_path, monkeypatch
 
 WORKERS = """
 import os, sys, time
-from ndd_migrate import engine
-from ndd_migrate.policy import Policy
+from ndd_migrate.app import pool
+from ndd_migrate.io.policy import Policy
 
 def stuck(path, raw, policy):
     open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
     time.sleep(120)
 
-engine.process_source = stuck
-engine.process_sources([(f"{i}.py", b"x") for i in range(4)], Policy.check(), jobs=2)
+pool.process_source = stuck
+pool.process_sources([(f"{i}.py", b"x") for i in range(4)], Policy.check(), jobs=2)
 """
 
 
@@ -307,9 +307,9 @@ def test_pool_workers_exit_when_the_main_process_is_killed(tmp_path):
 def test_the_watchdog_fallback_exits_when_the_parent_is_gone():
     code = (
         "import os, threading\n"
-        "from ndd_migrate import engine\n"
+        "from ndd_migrate.app import pool\n"
         "os._exit = lambda status: print('exit', status, flush=True) or threading.Event().set() or exit()\n"
-        "engine._watch_parent(os.getppid() + 100000, interval=0.01)\n"
+        "pool._watch_parent(os.getppid() + 100000, interval=0.01)\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,

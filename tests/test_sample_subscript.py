@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from ndd_migrate.engine import transform
-from ndd_migrate.policy import Policy
+from ndd_migrate.engine.transform import transform
+from ndd_migrate.io.policy import Policy
 from tests.conftest import kept_with_one_finding, migrate_text
 
 HEAD = "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n\n"

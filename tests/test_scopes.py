@@ -1,4 +1,4 @@
-"""The cheaper name resolution (ndd_migrate.scopes) answers exactly as libcst's own providers, and no
+"""The cheaper name resolution (ndd_migrate.syntax.scopes) answers exactly as libcst's own providers, and no
 visitor of the project needs the trivia it skips."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProv
 from libcst.metadata.base_provider import LazyValue
 
 import ndd_migrate
-from ndd_migrate import scopes
-from ndd_migrate.cstutil import TRIVIA
+from ndd_migrate.syntax import scopes
+from ndd_migrate.syntax.cstutil import TRIVIA
 from tests.test_region import CORPUS
 
 

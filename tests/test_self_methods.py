@@ -1,5 +1,5 @@
 """A method that builds and returns a pipeline, called only as `self.make()` in its class, is followed
-like a module-level factory (ndd_migrate.self_methods); any other way of reaching it is not."""
+like a module-level factory (ndd_migrate.model.values.self_methods); any other way of reaching it is not."""
 
 from __future__ import annotations
 
@@ -164,7 +164,7 @@ def test_each_method_is_read_once_per_name_not_once_per_mention(monkeypatch):
     search of its whole body at every mention made a long method cost the square of its length."""
     import libcst as cst
 
-    from ndd_migrate import self_methods
+    from ndd_migrate.model.values import self_methods
 
     body = "".join(f"        self.value_{i} = self.step({i})\n" for i in range(50))
     module = cst.parse_module(f"class Loader:\n    def run(self):\n{body}\n    def step(self, i):\n        return i\n")

@@ -1,4 +1,4 @@
-"""A ``Pipeline`` base class with subclasses (ndd_migrate.subclasses): each subclass flattened into
+"""A ``Pipeline`` base class with subclasses (ndd_migrate.model.sources.subclasses): each subclass flattened into
 a generator function of its own; a class that does not convert stays with its bases, and one
 finding at the base says which and why."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from ndd_migrate import subclasses
+from ndd_migrate.model.sources import subclasses
 from tests.conftest import calls_of, migrate_text
 
 HEADER = "import nvidia.dali.ops as ops\nimport nvidia.dali.types as types\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"

@@ -1,4 +1,4 @@
-"""Two calls of one reader (ndd_migrate.twin_readers): converted where their epochs line up, one
+"""Two calls of one reader (ndd_migrate.model.features.twin_readers): converted where their epochs line up, one
 precise TODO where they may not. Whole programs: tests/programs/two_readers_*.py."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil
+from ndd_migrate.syntax import cstutil
 
 
 def has_mixed(expr: cst.BaseExpression) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil
+from ndd_migrate.syntax import cstutil
 
 
 def body(prologue: list, loop: cst.While, reader: str, batches: str, start: list = ()) -> list:

@@ -14,9 +14,9 @@ from typing import Callable
 
 import libcst as cst
 
-from ndd_migrate import cstutil
-from ndd_migrate.analysis import PipelineFunction
-from ndd_migrate.external_source import CALLABLE, CARRIED, GENERATOR, source_expr
+from ndd_migrate.syntax import cstutil
+from ndd_migrate.model.types import PipelineFunction
+from ndd_migrate.model.values.external_source import CALLABLE, CARRIED, GENERATOR, source_expr
 
 
 @dataclass

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.codegen.shape import fresh
+from ndd_migrate.syntax.cstutil import fresh
 
 _CONSTANTS = ("Constant", "ScalarConstant")  # `types.Constant(1)` in an input set is a constant input
 

@@ -16,6 +16,7 @@ from typing import Callable
 import libcst as cst
 
 from ndd_migrate.codegen import shape
+from ndd_migrate.syntax import cstutil
 
 
 def nested(fn, updated: cst.FunctionDef) -> cst.FunctionDef:
@@ -23,7 +24,7 @@ def nested(fn, updated: cst.FunctionDef) -> cst.FunctionDef:
     batches it fed, in ``define_graph``'s order."""
     body = list(updated.body.body)
     if fn.setup_nonlocal:  # after the docstring
-        body.insert(1 if body and shape.is_docstring(body[0]) else 0, cst.SimpleStatementLine([cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in fn.setup_nonlocal])]))
+        body.insert(1 if body and cstutil.is_docstring(body[0]) else 0, cst.SimpleStatementLine([cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in fn.setup_nonlocal])]))
     names = _batch_names(fn)
     if names:
         body.append(cst.SimpleStatementLine([cst.Return(_names(names))]))

@@ -19,7 +19,7 @@ still too long is split the same way, one level deeper. Nothing else moves:
 Only the layout changes: the statement's trailing comment stays on its last line, and the
 continuation lines are inside brackets, one level of the file's own indentation deeper each (a tab in
 a file indented with tabs), and the file's newline style is restored around them as for any other
-rewritten line (:mod:`ndd_migrate.files`).
+rewritten line (:mod:`ndd_migrate.io.files`).
 """
 
 from __future__ import annotations

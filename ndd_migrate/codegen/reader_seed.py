@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil, names
-from ndd_migrate.rules.tables import op_info
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.dali.tables import op_info
 
 NAME = "dali_op_seed"
 

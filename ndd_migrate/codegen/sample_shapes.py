@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from ndd_migrate import names
+from ndd_migrate.syntax import names
 
 #: The ``fn`` path of the operator this module writes out.
 FN_PATH = "shapes"

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil, returns
-from ndd_migrate.analysis import reader_on_gpu
+from ndd_migrate.syntax import cstutil
+from ndd_migrate.model.values import returns
+from ndd_migrate.model.types import reader_on_gpu
 
 
 def strip_blank_head(stmts: list) -> list:
@@ -21,14 +22,6 @@ def strip_blank_head(stmts: list) -> list:
     return [first.with_changes(leading_lines=lines), *stmts[1:]]
 
 
-def all_params(params: cst.Parameters) -> list[cst.Param]:
-    out = [*params.posonly_params, *params.params, *params.kwonly_params]
-    for extra in (params.star_arg, params.star_kwarg):
-        if isinstance(extra, cst.Param):
-            out.append(extra)
-    return out
-
-
 def add_kwonly(params: cst.Parameters, name: str, default: cst.BaseExpression | None = None) -> cst.Parameters:
     """``params`` with a keyword-only parameter ``name`` (``=default``) last among the keyword-only
     ones (after a bare ``*`` when there is no ``*args``)."""
@@ -38,27 +31,10 @@ def add_kwonly(params: cst.Parameters, name: str, default: cst.BaseExpression | 
     return params.with_changes(star_arg=star, kwonly_params=[*params.kwonly_params, param])
 
 
-def fresh(base: str, used: set[str]) -> str:
-    name, n = base, 2
-    while name in used:
-        name, n = f"{base}_{n}", n + 1
-    used.add(name)
-    return name
-
-
-def is_docstring(stmt: cst.CSTNode) -> bool:
-    return (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Expr)
-        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
-
-
 def yield_value(value: cst.BaseExpression, form: str | None = None) -> cst.BaseExpression:
     """What one ``next()`` gives: a tuple with one batch per pipeline output, as ``pipe.run()`` did.
 
-    ``form`` is what the returned expression holds (``ndd_migrate.outputs.Outputs.form``): a tuple
+    ``form`` is what the returned expression holds (``ndd_migrate.model.values.outputs.Outputs.form``): a tuple
     display is yielded element by element, a value holding a tuple or list of outputs (an op's
     outputs are one in dynamic mode) as ``tuple(...)`` of its batches, one output (or an unknown
     ``form``) as a 1-tuple. Every batch is ``evaluate()``d (:func:`evaluated`)."""
@@ -203,7 +179,7 @@ class Branches:
 
     def __init__(self, ctx_name: str | None, forms: list[str], outputs_name: str | None = None) -> None:
         self.ctx_name = ctx_name
-        self.forms = iter(forms)  # one per branch `return`, in source order (ndd_migrate.returns)
+        self.forms = iter(forms)  # one per branch `return`, in source order (ndd_migrate.model.values.returns)
         # Legacy pipelines compute returned ops in the context: `outputs = <value>` there, then
         # `yield outputs` (docs/target-shape.md, "Legacy `Pipeline` subclasses").
         self.outputs_name = outputs_name

@@ -1,5 +1,5 @@
 """The epoch loop's header over one reader, or over two whose epochs line up
-(ndd_migrate.twin_readers; docs/target-shape.md, "Two readers")."""
+(ndd_migrate.model.features.twin_readers; docs/target-shape.md, "Two readers")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Rendering ``check`` results: ``concise``, ``full``, ``json``, ``sarif`` and ``github``.
 
-:func:`render` turns the engine's :class:`~ndd_migrate.diagnostics.FileResult` list into the text to
+:func:`render` turns the engine's :class:`~ndd_migrate.io.diagnostics.FileResult` list into the text to
 print; :func:`exit_code` says how the process should end. Format modules are imported on demand so
 a pre-commit run pays only for the format it prints, and rule metadata is read from the catalogue
 only for codes that have findings. The formats are documented in ``docs/output-formats.md``.
@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Callable
 from pathlib import Path
 
-from ndd_migrate.diagnostics import FileResult
+from ndd_migrate.io.diagnostics import FileResult
 from ndd_migrate.report._common import Options, RuleInfo
 
 #: format name → module implementing ``render(results, opts) -> str``.
@@ -44,7 +44,7 @@ def render(
     ``root`` (default: the current directory) is what paths are shown relative to and the SARIF
     ``%SRCROOT%``. ``unsafe_fixes`` says whether ``--unsafe-fixes`` was given, which decides the
     ``[*]`` marks and the fix hints. ``rule_lookup`` replaces the rule catalogue (for tests and for
-    callers that already hold the rules); by default :func:`ndd_migrate.catalog.get_rule` is used.
+    callers that already hold the rules); by default :func:`ndd_migrate.engine.catalog.get_rule` is used.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")

@@ -13,14 +13,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ndd_migrate.diagnostics import Diagnostic, FileError, FileResult, FixSafety
+from ndd_migrate.io.diagnostics import Diagnostic, FileError, FileResult, FixSafety
 
 #: The documentation, and the rule reference in it (``docs/rules.md``). The single place to change
 #: when the documentation moves.
 DOCS_URL = "https://ndd-migrate.readthedocs.io/en/latest/"
 RULES_DOCS_URL = DOCS_URL + "rules/"
 
-#: Returns a rule's metadata (a :class:`ndd_migrate.catalog.Rule`) or ``None`` for an unknown code.
+#: Returns a rule's metadata (a :class:`ndd_migrate.engine.catalog.Rule`) or ``None`` for an unknown code.
 RuleLookup = Callable[[str], object]
 
 
@@ -33,7 +33,7 @@ def rule_url(code: str, name: str) -> str:
 
 def catalog_lookup(code: str):
     """The default lookup: the rule catalogue, imported only when a finding needs it."""
-    from ndd_migrate.catalog import get_rule
+    from ndd_migrate.engine.catalog import get_rule
 
     return get_rule(code)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ndd_migrate.diagnostics import Diagnostic, FileError, FileResult, FixSafety
+from ndd_migrate.io.diagnostics import Diagnostic, FileError, FileResult, FixSafety
 from ndd_migrate.report._common import (
     Options,
     display_path,

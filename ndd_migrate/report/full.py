@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ndd_migrate.diagnostics import Diagnostic, FileResult
+from ndd_migrate.io.diagnostics import Diagnostic, FileResult
 from ndd_migrate.report._common import Options, rule_url, sorted_diagnostics, sorted_results
 from ndd_migrate.report.concise import diagnostic_line, error_line, summary
 

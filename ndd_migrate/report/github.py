@@ -11,7 +11,7 @@ where they would otherwise end the value. Only findings still in the code are an
 
 from __future__ import annotations
 
-from ndd_migrate.diagnostics import Diagnostic, FileError, FileResult
+from ndd_migrate.io.diagnostics import Diagnostic, FileError, FileResult
 from ndd_migrate.report._common import (
     Options,
     display_path,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from ndd_migrate.diagnostics import Diagnostic, FileError, FileResult, FixSafety
+from ndd_migrate.io.diagnostics import Diagnostic, FileError, FileResult, FixSafety
 from ndd_migrate.report._common import (
     Options,
     display_path,

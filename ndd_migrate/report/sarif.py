@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ndd_migrate import __version__
-from ndd_migrate.diagnostics import Diagnostic, FileError, FileResult
+from ndd_migrate.io.diagnostics import Diagnostic, FileError, FileResult
 from ndd_migrate.report._common import (
     DOCS_URL,
     Options,

@@ -11,7 +11,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 
-from ndd_migrate.diagnostics import FileResult
+from ndd_migrate.io.diagnostics import FileResult
 from ndd_migrate.report._common import Options, file_errors, is_fixable, plural, remaining
 
 

@@ -11,7 +11,7 @@ from rich.markup import escape
 from ndd_migrate.report import line_diff
 from ndd_migrate.report._common import plural, printable
 
-from ndd_migrate.runner import RunSummary
+from ndd_migrate.app.runner import RunSummary
 
 _AFTER_NEWLINE = re.compile(rb"(?<=\n)")
 

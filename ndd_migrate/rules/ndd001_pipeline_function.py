@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate import checkpoints, constructs, cstutil, names, pipeline_args
-from ndd_migrate.analysis import PipelineFunction, own_context, reader_on_gpu
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.syntax.cstutil import SkipsTrivia
+from ndd_migrate.model.features import checkpoints
+from ndd_migrate.model import constructs
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.dali import pipeline_args
+from ndd_migrate.model.types import PipelineFunction, own_context, reader_on_gpu
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.codegen import epoch_shape
 from ndd_migrate.codegen import external_source_loop, shape, twin_readers
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD001",
@@ -201,21 +204,21 @@ class Impl(RuleImpl):
         fn = self.ctx.model.by_node.get(node)
         if fn is None or not fn.convert or fn.node is not node:  # not: a legacy class's define_graph
             return
-        used = fn.local_names | {p.name.value for p in shape.all_params(node.params)}
+        used = fn.local_names | {p.name.value for p in cstutil.all_params(node.params)}
         if fn.given("seed") and any(cstutil.kwarg(call, "seed") is None for call in fn.random_calls):
             # only when some random op draws from it (readers shuffle with their own seed)
-            self.ctx.model.plan.pipeline_rng[fn.qualname] = shape.fresh("rng", used)
+            self.ctx.model.plan.pipeline_rng[fn.qualname] = cstutil.fresh("rng", used)
         for call in fn.random_calls:
             if cstutil.kwarg(call, "seed") is not None:
-                self.ctx.model.plan.op_rngs[call] = shape.fresh("rng", used)
+                self.ctx.model.plan.op_rngs[call] = cstutil.fresh("rng", used)
         if fn.source is not None and fn.source.beside_reader:  # NDD421: drawn once per batch
             used = used | set(self.ctx.model.plan.op_rngs.values()) | set(self.ctx.model.plan.pipeline_rng.values())
-            feed, held = external_source_loop.names_beside_reader(fn.source, used, shape.fresh)
+            feed, held = external_source_loop.names_beside_reader(fn.source, used, cstutil.fresh)
             self._beside[fn.qualname] = (feed, held, used | {feed, held} - {None})
 
     def _draw(self, fn: PipelineFunction, stmt: cst.SimpleStatementLine) -> external_source_loop.Draw:
         feed, held, used = self._beside[fn.qualname]
-        return external_source_loop.beside_reader(self.ctx, fn.source, stmt, feed, held, used, shape.fresh)
+        return external_source_loop.beside_reader(self.ctx, fn.source, stmt, feed, held, used, cstutil.fresh)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         """An external source beside a reader, in an ``if`` on the parameters: drawn there (NDD421)."""
@@ -245,7 +248,7 @@ class Impl(RuleImpl):
 
     # -- signature -----------------------------------------------------------------------------
     def _params(self, fn: PipelineFunction, params: cst.Parameters) -> cst.Parameters:
-        existing = {p.name.value for p in shape.all_params(params)}
+        existing = {p.name.value for p in cstutil.all_params(params)}
         new = [
             cst.Param(
                 name=cst.Name(name),
@@ -267,7 +270,7 @@ class Impl(RuleImpl):
         orig_body = list(original.body.body)
         body = list(updated.body.body)
         head: list = []
-        if body and shape.is_docstring(body[0]):
+        if body and cstutil.is_docstring(body[0]):
             head.append(body.pop(0))
             orig_body.pop(0)
             reader_index = fn.reader_index - 1 if fn.reader_index is not None else None
@@ -284,7 +287,7 @@ class Impl(RuleImpl):
         ret = body.pop() if fn.returns.final is not None else None  # else: the body ends with an `if`
         if ret is not None:
             outputs = shape.yield_value(ret.body[0].value, fn.outputs.form if fn.outputs else None)
-        used = fn.local_names | {p.name.value for p in shape.all_params(original.params)}
+        used = fn.local_names | {p.name.value for p in cstutil.all_params(original.params)}
         used |= set(self.ctx.model.plan.op_rngs.values()) | set(self.ctx.model.plan.pipeline_rng.values())
         if beside:
             used |= used_beside
@@ -294,7 +297,7 @@ class Impl(RuleImpl):
             prologue.append(shape.expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(cst.Name("num_threads"))])))
         ctx_name = ctx_stmt = None
         if own_context(fn):
-            ctx_name = shape.fresh("ctx", used)
+            ctx_name = cstutil.fresh("ctx", used)
             ctx_stmt = shape.assign(ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", cst.Name("device_id"))]))
             prologue.append(ctx_stmt)
         rng = self.ctx.model.plan.pipeline_rng.get(fn.qualname)
@@ -321,7 +324,7 @@ class Impl(RuleImpl):
             elif index == reader_index:
                 reader_stmt = stmt
                 loop_target = shape.loop_target(stmt.body[0].targets[0].target, fn.reader_outputs)
-            elif index == twin_index:  # a second reader whose epochs line up (ndd_migrate.twin_readers)
+            elif index == twin_index:  # a second reader whose epochs line up (ndd_migrate.model.features.twin_readers)
                 twin_stmt = stmt
                 twin_target = shape.loop_target(stmt.body[0].targets[0].target, fn.twin_outputs)
             elif index == source_index and beside:
@@ -329,7 +332,7 @@ class Impl(RuleImpl):
                 source_prologue.extend(draw.prologue)
                 per_batch.extend(draw.statements)
             elif index == source_index:
-                source = external_source_loop.plan(self.ctx, fn, stmt, used, shape.fresh)
+                source = external_source_loop.plan(self.ctx, fn, stmt, used, cstutil.fresh)
             elif anchor is not None and index < anchor and not self._has_dali_call(orig_stmt):
                 prologue.append(stmt)  # plain Python the reader may need (paths, lists)
             else:
@@ -340,7 +343,7 @@ class Impl(RuleImpl):
         per_batch = shape.unused_results_evaluated(shape.strip_blank_head(per_batch), self.ctx.model.ndd_alias or "ndd")
         if ctx_name and ret is not None and not fn.branch_forms and shape.has_call(ret.body[0].value):
             # Ops in the returned expression run inside the context too; the yield stays outside.
-            outputs_name = shape.fresh("outputs", used)
+            outputs_name = cstutil.fresh("outputs", used)
             per_batch.append(shape.assign(outputs_name, outputs))
             outputs = cst.Name(outputs_name)
         reads_in_ctx = reader_stmt is not None and reader_on_gpu(reader_stmt.body[0].value)
@@ -355,7 +358,7 @@ class Impl(RuleImpl):
         if ret is not None:
             inner = [*per_batch, cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
         if reader_stmt is not None:
-            reader_name = shape.fresh("reader", used)
+            reader_name = cstutil.fresh("reader", used)
             prologue.append(
                 reader_stmt.with_changes(
                     body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=reader_stmt.body[0].value)]
@@ -363,7 +366,7 @@ class Impl(RuleImpl):
             )
             readers = [(reader_name, loop_target, shape.epoch_args(reader_stmt.body[0].value, ctx_name))]
             if twin_stmt is not None:
-                twin_name = shape.fresh("reader_2", used | {reader_name})
+                twin_name = cstutil.fresh("reader_2", used | {reader_name})
                 prologue.append(shape.assign(twin_name, twin_stmt.body[0].value).with_changes(leading_lines=twin_stmt.leading_lines))
                 readers.append((twin_name, twin_target, shape.epoch_args(twin_stmt.body[0].value, ctx_name)))
             prologue.extend(after_reader)
@@ -376,13 +379,13 @@ class Impl(RuleImpl):
             reader = reader_stmt.body[0].value if reader_stmt is not None else None
             prologue += checkpoints.registrations(reader, reader_name if reader is not None else None, rngs)
         if source is not None and fn.restarts:  # one generator per epoch (docs/target-shape.md)
-            return [*head, *prologue, *source.prologue, *epoch_shape.per_epoch(source.loop(inner), shape.fresh("batches", used))]
+            return [*head, *prologue, *source.prologue, *epoch_shape.per_epoch(source.loop(inner), cstutil.fresh("batches", used))]
         if source is not None:  # the external source's loop replaces `while True:`
             return [*head, *prologue, *source.prologue, *source.loop(inner)]
         loop = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner))
         if fn.epochs:  # docs/target-shape.md, "Framework iterators"
             # an external source's iterator made in the nested generator, which assigns it
-            return [*head, *epoch_shape.body(prologue, loop, reader_name, shape.fresh("batches", used), source_prologue)]
+            return [*head, *epoch_shape.body(prologue, loop, reader_name, cstutil.fresh("batches", used), source_prologue)]
         return [*head, *prologue, loop]
 
     def _rng_call(self, seed: cst.BaseExpression) -> cst.Call:

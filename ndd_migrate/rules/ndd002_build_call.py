@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import plan
-from ndd_migrate.analysis import Kind
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.plan import uses
+from ndd_migrate.model.types import Kind
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD002",
@@ -63,7 +63,7 @@ class Impl(RuleImpl):
 
     def claims(self, use):
         """``pipe.build()`` as a statement of its own: removed."""
-        if use.kind is not Kind.PIPELINE or use.context != plan.METHOD or use.detail not in REMOVED:
+        if use.kind is not Kind.PIPELINE or use.context != uses.METHOD or use.detail not in REMOVED:
             return None
         if use.detail != "build" and self.ctx.model.plan.mixes_run_apis(use.pipeline):
             return "pipeline mode raises where `run()` is mixed with the scheduled API, and no call would here"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import plan
-from ndd_migrate.analysis import Kind
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.plan import uses
+from ndd_migrate.model.types import Kind
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD003",
@@ -90,7 +90,7 @@ class Impl(RuleImpl):
 
     def claims(self, use):
         """``pipe.run()``, ``pipe.outputs()``, ``pipe.share_outputs()`` → ``next(pipe)``."""
-        if use.kind is not Kind.PIPELINE or use.context != plan.METHOD or use.detail not in NEXT_BATCHES:
+        if use.kind is not Kind.PIPELINE or use.context != uses.METHOD or use.detail not in NEXT_BATCHES:
             return None
         if use.holder.args:
             return f"`{use.detail}()` with arguments"

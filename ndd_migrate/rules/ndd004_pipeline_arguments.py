@@ -6,11 +6,11 @@ import functools
 
 import libcst as cst
 
-from ndd_migrate import cstutil, pipeline_args
-from ndd_migrate.codegen import shape
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.syntax import cstutil
+from ndd_migrate.dali import pipeline_args
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD004",
@@ -104,4 +104,4 @@ def _parameters(fn) -> set[str]:
     node = getattr(fn, "init", None) or fn.node
     if not isinstance(node, cst.FunctionDef):
         return set()
-    return {p.name.value for p in shape.all_params(node.params)}
+    return {p.name.value for p in cstutil.all_params(node.params)}

@@ -5,11 +5,13 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ScopeProvider
 
-from ndd_migrate import cstutil, iterators, plan
-from ndd_migrate.analysis import Kind, PipelineFunction, migrated_before, reads_padded
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.syntax import cstutil
+from ndd_migrate.model.features import iterators
+from ndd_migrate.plan import uses
+from ndd_migrate.model.types import Kind, PipelineFunction, migrated_before, reads_padded
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD005",
@@ -141,15 +143,15 @@ class Impl(RuleImpl):
         every generator use of a pipeline that another file migrated before this run (``next(pipe)``,
         passing it on, ``pipe.close()``): that code already uses the generator."""
         if use.kind is Kind.PIPELINE and migrated_before(use.pipeline):
-            if use.context not in (plan.METHOD, plan.ATTRIBUTE) or use.detail in _GENERATOR_ATTRIBUTES:
+            if use.context not in (uses.METHOD, uses.ATTRIBUTE) or use.detail in _GENERATOR_ATTRIBUTES:
                 return True
-        if use.kind is Kind.PIPELINE and use.context == plan.METHOD and use.detail == "reset":
+        if use.kind is Kind.PIPELINE and use.context == uses.METHOD and use.detail == "reset":
             found = self._reset(use)
             if isinstance(found, str):
                 return found
             self._resets[use.statement] = found
             return self.ctx.applies(self.code, use.holder) or None
-        if use.kind is not Kind.PIPELINE or use.context != plan.METHOD or use.detail not in iterators.METADATA_METHODS:
+        if use.kind is not Kind.PIPELINE or use.context != uses.METHOD or use.detail not in iterators.METADATA_METHODS:
             return None
         fn = use.pipeline
         if not (iterators.all_epochs(fn) and self._named(use.node)):
@@ -197,7 +199,7 @@ class Impl(RuleImpl):
             return (f"`iter_setup` keeps {kept} between batches, which a new generator would set again: "
                     "rewrite this `reset()` by hand")
         init = fn.init.body.body if fn.init is not None and isinstance(fn.init.body, cst.IndentedBlock) else ()
-        if any(i not in fn.init_dropped and i != fn.super_index and not _is_docstring(s) for i, s in enumerate(init)):
+        if any(i not in fn.init_dropped and i != fn.super_index and not cstutil.is_docstring(s) for i, s in enumerate(init)):
             return ("`__init__` runs statements that a new generator would run again: rewrite this `reset()` by hand "
                     "(call the migrated function again)")
         creation = self._creation(pipe, fn)
@@ -349,16 +351,11 @@ class Impl(RuleImpl):
 
     def _named(self, pipe) -> bool:
         """A name bound by the pipeline's creation (or an item of a list of them, or the target of
-        a comprehension over such a list: ``ndd_migrate.iterators.mark``), or an attribute of
+        a comprehension over such a list: ``ndd_migrate.model.features.iterators.mark``), or an attribute of
         ``self`` followed like one (``self.pipe``), with room for the metadata beside it."""
         if iterators.followed_attribute(self.ctx.model, pipe) is not None:
             return True
         return isinstance(pipe, (cst.Name, cst.Subscript)) and pipe in self.ctx.model.metadata_reads
-
-
-def _is_docstring(stmt: cst.CSTNode) -> bool:
-    return (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
-            and isinstance(stmt.body[0].value, cst.SimpleString))
 
 
 def _quote(node: cst.BaseExpression) -> str:

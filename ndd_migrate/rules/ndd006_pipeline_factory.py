@@ -5,11 +5,11 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, ScopeProvider
 
-from ndd_migrate import plan
-from ndd_migrate.analysis import Kind
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.plan import uses
+from ndd_migrate.model.types import Kind
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD006",
@@ -85,7 +85,7 @@ class Impl(RuleImpl):
 
     def claims(self, use):
         """``return pipe`` in a factory: what it returns is followed from its calls."""
-        if use.kind is not Kind.PIPELINE or use.context != plan.RETURNED:
+        if use.kind is not Kind.PIPELINE or use.context != uses.RETURNED:
             return None
         function = self._function_of(use.node)
         if function is None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ScopeProvider
 
-from ndd_migrate import crossfile
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.model import crossfile
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD007",

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import called_parameters, plan
-from ndd_migrate.analysis import Kind
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.model.values import called_parameters
+from ndd_migrate.plan import uses
+from ndd_migrate.model.types import Kind
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD008",
@@ -235,61 +236,61 @@ class Impl(RuleImpl):
                 hint=f"{what}: {todo}", fixed=False,
             )
 
-    def _line(self, use: plan.Use) -> int:
+    def _line(self, use: uses.Use) -> int:
         return self.ctx.line_of(use.node)[0]
 
-    def _where(self, use: plan.Use) -> str:
+    def _where(self, use: uses.Use) -> str:
         return f"{self.ctx.path}:{self._line(use)}"
 
 
-def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
+def describe(use: uses.Use, reason: str = "") -> tuple[str, str]:
     """(what the use does, what to do instead) in the user's own spelling."""
     subject = _subject(use)
     context, detail = use.context, use.detail
-    because = f" ({reason})" if reason and reason != plan.TOGETHER else ""
-    if reason == plan.TOGETHER:
+    because = f" ({reason})" if reason and reason != uses.TOGETHER else ""
+    if reason == uses.TOGETHER:
         names = " and ".join(f"`{m.qualname}`" for m in use.members)
         return (
             f"{subject} holds values of {names}, which convert together or not at all",
             "give each pipeline's values their own names",
         )
-    if context == plan.SHARED_HELPER:
+    if context == uses.SHARED_HELPER:
         return (
             f"`{detail}()` also builds part of the graph of `{reason}`, which stays in pipeline mode, and so "
             f"does `{detail}`",
             f"give {subject} its own copy of `{detail}`",
         )
-    if context == plan.METHOD:
+    if context == uses.METHOD:
         return (
             f"`.{detail}()` is called on {subject}{because}",
             PIPELINE_HINTS.get(detail, f"the migrated value has no `.{detail}()`: rewrite this call by hand")
             if use.kind is Kind.PIPELINE
             else "rewrite this call for a dynamic-mode `Batch`",
         )
-    if context == plan.ATTRIBUTE:
+    if context == uses.ATTRIBUTE:
         return (
             f"`.{detail}` of {subject} is read{because}",
             PIPELINE_HINTS.get(detail, f"the migrated value has no `.{detail}`: rewrite this use by hand"),
         )
-    if context == plan.ARGUMENT and use.callees is not None:
+    if context == uses.ARGUMENT and use.callees is not None:
         held = use.callees
         return (
             f"{subject} is passed to `{detail}()` ({_callees(held)}), which the migration does not follow",
             f"pass `{held.owner}()` the name of a function of this module for `{held.parameter}` at every call, "
             f"and call `{held.parameter}` only, or migrate this use by hand",
         )
-    if context == plan.ARGUMENT:
+    if context == uses.ARGUMENT:
         callee = detail if detail != "a call" else "a call"
         return (
             f"{subject} is passed to `{callee}()`{because}, which the migration does not follow",
             _argument_hint(use, callee),
         )
-    if context == plan.REBOUND:
+    if context == uses.REBOUND:
         return (
             f"{subject} is bound to `{detail}`, which also holds other values",
             f"give the pipeline's value a name of its own instead of reusing `{detail}`",
         )
-    if context == plan.STORED:
+    if context == uses.STORED:
         target = _self_target(use)
         return (
             f"{subject} is stored in an attribute or an item, not in a plain name",
@@ -297,40 +298,40 @@ def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
             + (f"or set `{target}` once in `__init__` and use it only in the class's own methods, " if target else "")
             + "or migrate this use by hand",
         )
-    if context == plan.ELEMENT and detail == plan.OWN_CONTEXTS:
+    if context == uses.ELEMENT and detail == uses.OWN_CONTEXTS:
         return (
             f"{subject} is put in a list with other pipelines that each get an `EvalContext` of their own "
             "(`device_id` at the call) and read on the GPU: DALI's dynamic-mode readers keep it entered "
             "between batches, so pipelines advanced in turn fail at the end of the first epoch",
             "keep them in pipeline mode; pipelines with CPU readers, or given no `device_id` at the call, convert",
         )
-    if context == plan.ELEMENT:
+    if context == uses.ELEMENT:
         return (
             f"{subject} is put in a container{because}",
             "keep one name per pipeline (`pipe = p(...)`) and use it directly, or migrate the code that "
             "reads the container by hand",
         )
-    if context == plan.CALLED:
+    if context == uses.CALLED:
         return (
             f"a pipeline is made by calling {subject}, and {detail}",
             "make that pipeline by calling the pipeline function by its name, or drop that argument, or migrate "
             "this use by hand",
         )
-    if context == plan.ITERATED and use.kind is Kind.FUNCTIONS:
+    if context == uses.ITERATED and use.kind is Kind.FUNCTIONS:
         return (
             f"{subject} is iterated into a target that is not one plain name per pipeline function",
             "iterate it as `for cls in ...` (or `for cls, args in ....items()`) and only call `cls(...)` or read "
             "`cls.__name__`, or migrate this loop by hand",
         )
-    if context == plan.ITERATED:
+    if context == uses.ITERATED:
         return (f"{subject} is iterated", "take the values by name (`images, labels = ...`), or migrate this loop by hand")
-    if context == plan.RETURNED:
+    if context == uses.RETURNED:
         return (
             f"{subject} is returned{because}",
             "return it on every path of the function (a factory, whose callers are followed), or migrate the "
             "callers by hand",
         )
-    if context == plan.REFERENCED and isinstance(use.holder, (cst.Element, cst.DictElement)):
+    if context == uses.REFERENCED and isinstance(use.holder, (cst.Element, cst.DictElement)):
         return (
             f"`{detail}` itself (not a pipeline made by it) is put in a container, and the pipelines made by calling "
             "it through the container are not followed",
@@ -338,19 +339,19 @@ def describe(use: plan.Use, reason: str = "") -> tuple[str, str]:
             "functions in that place of the container and only iterate it (`for cls in d`, `d.items()`), each "
             "name only called or read as `__name__`, or migrate this use by hand",
         )
-    if context == plan.REFERENCED:
+    if context == uses.REFERENCED:
         return (
             f"`{detail}` is used other than by calling it",
             f"call `{detail}(...)` directly where the pipeline is made, or migrate this use by hand",
         )
-    if context == plan.SUBSCRIPT:
+    if context == uses.SUBSCRIPT:
         return (f"{subject} is indexed{because}", "rewrite this use by hand")
-    if context == plan.LEN:
+    if context == uses.LEN:
         return (f"`len()` of {subject} is taken", "rewrite this use by hand")
     return (f"{subject} is used in a `{detail or context}`{because}", "rewrite this use by hand")
 
 
-#: Why what a parameter called as a function holds is not known (ndd_migrate.called_parameters).
+#: Why what a parameter called as a function holds is not known (ndd_migrate.model.values.called_parameters).
 _UNKNOWN = {
     called_parameters.NESTED: "`{owner}` is a method or a nested function, whose calls are not all seen",
     called_parameters.DECORATED: "`{owner}` is decorated (`{at}`), and the decorator decides what its calls pass",
@@ -384,8 +385,8 @@ def _code(node: cst.CSTNode, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
-def _self_target(use: plan.Use) -> str | None:
-    """``self.pipe`` of ``self.pipe = p(...)``: an attribute of the instance (ndd_migrate.attributes)."""
+def _self_target(use: uses.Use) -> str | None:
+    """``self.pipe`` of ``self.pipe = p(...)``: an attribute of the instance (ndd_migrate.model.values.attributes)."""
     holder = use.holder
     if isinstance(holder, cst.Assign) and len(holder.targets) == 1:
         target = holder.targets[0].target
@@ -394,7 +395,7 @@ def _self_target(use: plan.Use) -> str | None:
     return None
 
 
-def _snippet(use: plan.Use, limit: int = 60) -> str:
+def _snippet(use: uses.Use, limit: int = 60) -> str:
     """The code of the statement (or expression) that makes the use, on one line, shortened."""
     node = use.holder if isinstance(use.holder, cst.BaseExpression) else use.node
     if isinstance(use.statement, cst.SimpleStatementLine):
@@ -403,12 +404,12 @@ def _snippet(use: plan.Use, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
-def _subject(use: plan.Use) -> str:
+def _subject(use: uses.Use) -> str:
     """``the `p` pipeline``, ```pipe` (a `p` pipeline)``, ```x` (an output of `p`)``."""
     owner = "/".join(f"`{getattr(m, 'label', None) or m.qualname.rsplit('.', 1)[-1]}`" for m in use.members)
     if isinstance(use.node, cst.Name):
         named = f"`{use.node.value}` "
-    elif isinstance(use.node, cst.Attribute):  # `self.pipe`, followed like a name (ndd_migrate.attributes)
+    elif isinstance(use.node, cst.Attribute):  # `self.pipe`, followed like a name (ndd_migrate.model.values.attributes)
         named = f"`{cst.Module([]).code_for_node(use.node)}` "
     else:
         named = ""
@@ -428,7 +429,7 @@ def _subject(use: plan.Use) -> str:
     return f"{named}(an output of {owner})" if named else f"an output of {owner}"
 
 
-def _argument_hint(use: plan.Use, callee: str) -> str:
+def _argument_hint(use: uses.Use, callee: str) -> str:
     if use.kind in (Kind.FUNCTION, Kind.FUNCTIONS):
         return (
             f"call the pipeline functions where the loop over them is, instead of giving them to `{callee}()` "

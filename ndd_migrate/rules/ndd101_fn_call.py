@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil, graph_code, names
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.model.values import graph_code
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.codegen import input_sets, sample_shapes
-from ndd_migrate.rules.tables import has_expression_form, op_info
+from ndd_migrate.dali.tables import has_expression_form, op_info
 
 RULE = Rule(
     code="NDD101",
@@ -257,7 +258,7 @@ class Impl(RuleImpl):
 
     def _input_constant(self, call: cst.Call) -> bool:
         """Is ``call`` a ``types.Constant(np.array(...))`` input of an operator of a converted
-        pipeline (``PipelineFunction.input_constants``, ndd_migrate/graph_constants.py)?"""
+        pipeline (``PipelineFunction.input_constants``, ndd_migrate/model/values/graph_constants.py)?"""
         if self._constants is None:  # asked at every call; decided before the traversal
             pipelines = self.ctx.model.pipelines.values()
             self._constants = {id(c) for fn in pipelines if fn.convert for c in getattr(fn, "input_constants", ())}

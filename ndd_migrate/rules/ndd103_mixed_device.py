@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil, names
+from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.codegen import devices
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD103",

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil, graph_code, names
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.model.values import graph_code
 from ndd_migrate.codegen import shape
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
-from ndd_migrate.rules.tables import op_info
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.dali.tables import op_info
 
 RULE = Rule(
     code="NDD104",

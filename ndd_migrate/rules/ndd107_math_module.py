@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 
-from ndd_migrate import names
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
-from ndd_migrate.rules.tables import math_functions
+from ndd_migrate.syntax import names
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.dali.tables import math_functions
 
 RULE = Rule(
     code="NDD107",

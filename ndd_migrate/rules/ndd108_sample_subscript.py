@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import graph_code
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.model.values import graph_code
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD108",
@@ -136,7 +136,7 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
     """Decide every subscript of the graph functions: rewritten (a ``DataNode``), left (a Python
     value), or a problem of each pipeline whose graph runs it (unknown; indices ``Batch.slice``
     does not take)."""
-    from ndd_migrate.analysis import Problem
+    from ndd_migrate.model.types import Problem
 
     unknown: dict[cst.CSTNode, list[cst.Subscript]] = {}  # per statement, for one TODO each
     for fn, owners, _root in graph.graph_functions():

@@ -5,10 +5,11 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import GlobalScope, ScopeProvider
 
-from ndd_migrate import graph_code, names
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.model.values import graph_code
+from ndd_migrate.syntax import names
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 CURRENT = names.PIPELINE + ".current"
 
@@ -118,7 +119,7 @@ SETTINGS = {
 def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
     """Each ``Pipeline.current()`` in graph code: a rewrite of ``.<setting>`` to the parameter, or a
     problem of each pipeline whose graph runs it."""
-    from ndd_migrate.analysis import Problem
+    from ndd_migrate.model.types import Problem
 
     for fn, owners, root in graph.graph_functions():
         for call in fn.current_calls:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import BuiltinAssignment, ScopeProvider
 
-from ndd_migrate import graph_code, names
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.model.values import graph_code
+from ndd_migrate.syntax import names
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.syntax.cstutil import SkipsTrivia
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD110",
@@ -108,7 +109,7 @@ _HINT = (
 def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
     """Each use of DALI's graph-node class in the graph functions: the class of an ``isinstance``
     test (rewritten), or a problem of each pipeline whose graph runs it."""
-    from ndd_migrate.analysis import Problem
+    from ndd_migrate.model.types import Problem
 
     for fn, owners, _root in graph.graph_functions():
         uses = _ClassUses(graph)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
-from ndd_migrate import plan
-from ndd_migrate.analysis import Kind
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.plan import uses
+from ndd_migrate.model.types import Kind
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 #: The numpy calls that convert an ndd ``Tensor`` themselves (``Tensor.__array__``).
 _NUMPY_CONVERSIONS = frozenset({"numpy.asarray", "numpy.array", "numpy.asanyarray", "numpy.ascontiguousarray"})
@@ -91,7 +91,7 @@ class Impl(RuleImpl):
     def claims(self, use):
         """Every method call on an output: rewritten, kept (``cpu()``/``gpu()`` exist on ``Batch``),
         or marked where it would fail."""
-        if use.kind is not Kind.BATCH or use.context != plan.METHOD:
+        if use.kind is not Kind.BATCH or use.context != uses.METHOD:
             return None
         if use.detail == "as_tensor" and not self._tensor_use_rewritten(use.holder):
             return "the `TensorCPU` that `.as_tensor()` gives has other methods than the numpy array it becomes"

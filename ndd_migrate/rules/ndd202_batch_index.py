@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import plan
-from ndd_migrate.analysis import Kind
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.plan import uses
+from ndd_migrate.model.types import Kind
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD202",
@@ -51,7 +51,7 @@ class Impl(RuleImpl):
 
     def claims(self, use):
         """``out[i]`` → ``out.tensors[i]``."""
-        if use.kind is not Kind.BATCH or use.context != plan.SUBSCRIPT:
+        if use.kind is not Kind.BATCH or use.context != uses.SUBSCRIPT:
             return None
         return self.ctx.applies(self.code, use.holder) or None
 

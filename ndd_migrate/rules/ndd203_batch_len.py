@@ -5,11 +5,11 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
-from ndd_migrate import plan
-from ndd_migrate.analysis import Kind
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.plan import uses
+from ndd_migrate.model.types import Kind
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD203",
@@ -49,7 +49,7 @@ class Impl(RuleImpl):
 
     def claims(self, use):
         """``len(out)`` → ``out.batch_size``."""
-        if use.kind is not Kind.BATCH or use.context != plan.LEN:
+        if use.kind is not Kind.BATCH or use.context != uses.LEN:
             return None
         return self.ctx.applies(self.code, use.holder) or None
 

@@ -6,11 +6,13 @@ import sys
 
 import libcst as cst
 
-from ndd_migrate import hand_built, iterators, names
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.model.sources import hand_built
+from ndd_migrate.model.features import iterators
+from ndd_migrate.syntax import names
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.syntax.cstutil import SkipsTrivia
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD301",

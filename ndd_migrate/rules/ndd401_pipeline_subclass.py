@@ -6,13 +6,15 @@ import functools
 
 import libcst as cst
 
-from ndd_migrate import constructs, cstutil, legacy
-from ndd_migrate.analysis import own_context
-from ndd_migrate.outputs import canonical_path
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.model import constructs
+from ndd_migrate.syntax import cstutil
+from ndd_migrate.model.sources import legacy
+from ndd_migrate.model.types import own_context
+from ndd_migrate.model.values.outputs import canonical_path
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.codegen import epoch_shape, iter_setup, shape, twin_readers
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.engine.rule_base import RuleImpl
 
 
 _LEGACY_BEFORE = (
@@ -264,31 +266,31 @@ class Impl(RuleImpl):
             return
         used = set(fn.local_names) | self.ctx.model.module_names
         if fn.given("seed") and not _is_unset(fn.settings["seed"]) and _draws_from_pipeline_seed(fn):
-            self.ctx.model.plan.pipeline_rng[fn.qualname] = shape.fresh("rng", used)
+            self.ctx.model.plan.pipeline_rng[fn.qualname] = cstutil.fresh("rng", used)
         for op in fn.ops.values():
             if op.conditional:
-                op.args_name = shape.fresh(f"{op.attr}_args", used)
-                op.op_name = shape.fresh(f"{op.attr}_op", used) if op.several else None
+                op.args_name = cstutil.fresh(f"{op.attr}_args", used)
+                op.op_name = cstutil.fresh(f"{op.attr}_op", used) if op.several else None
             elif op.info.random and cstutil.kwarg(op.ctor, "seed") is not None:
-                fn.op_rngs[op.attr] = shape.fresh("rng", used)
+                fn.op_rngs[op.attr] = cstutil.fresh("rng", used)
             elif op.bind_function:  # `ops.PythonFunction(function=<not a name>)`: evaluated once (NDD402)
-                op.function_name = shape.fresh(f"{op.attr}_function", used)
+                op.function_name = cstutil.fresh(f"{op.attr}_function", used)
         for call in fn.random_calls:
             if cstutil.kwarg(call, "seed") is not None:
-                self.ctx.model.plan.op_rngs[call] = shape.fresh("rng", used)
-        fn.ctx_name = shape.fresh("ctx", used) if own_context(fn) else None
-        fn.reader_name = shape.fresh("reader", used)
+                self.ctx.model.plan.op_rngs[call] = cstutil.fresh("rng", used)
+        fn.ctx_name = cstutil.fresh("ctx", used) if own_context(fn) else None
+        fn.reader_name = cstutil.fresh("reader", used)
         if fn.twin_index is not None:
-            fn.twin_name = shape.fresh("reader_2", used | {fn.reader_name})
+            fn.twin_name = cstutil.fresh("reader_2", used | {fn.reader_name})
         if fn.reader_branches:
-            fn.reader_outputs_name = shape.fresh("reader_outputs", used)
-        fn.outputs_name = shape.fresh("outputs", used)
-        fn.batches_name = shape.fresh("batches", used)
+            fn.reader_outputs_name = cstutil.fresh("reader_outputs", used)
+        fn.outputs_name = cstutil.fresh("outputs", used)
+        fn.batches_name = cstutil.fresh("batches", used)
         if fn.setup is not None:
             # The method's own name is free: it becomes the nested function's.
-            fn.setup_name = shape.fresh("iter_setup", used - {"iter_setup"} if legacy.names_once(fn, "iter_setup") else used)
+            fn.setup_name = cstutil.fresh("iter_setup", used - {"iter_setup"} if legacy.names_once(fn, "iter_setup") else used)
             for feed in fn.feeds.values():
-                feed.batch_name = shape.fresh(f"fed_{feed.attr}", used)
+                feed.batch_name = cstutil.fresh(f"fed_{feed.attr}", used)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
@@ -323,7 +325,7 @@ class Impl(RuleImpl):
             self.ctx.report("NDD004", arg, f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True)
         methods = dict(zip(original.body.body, updated.body.body))
         init, graph = methods[fn.init], methods[fn.graph]
-        head = [updated.body.body[0]] if legacy.is_docstring(original.body.body[0]) else []
+        head = [updated.body.body[0]] if cstutil.is_docstring(original.body.body[0]) else []
         loop, readers, (above, below) = self._loop(fn, graph)
         prologue = [*self._prologue(fn, init), *above, *readers, *below]
         if fn.setup is not None:
@@ -446,7 +448,7 @@ class Impl(RuleImpl):
                 else shape.loop_target(assign.targets[0].target, fn.reader_outputs)
             )
             readers = [(fn.reader_name, target, shape.epoch_args(assign.value, fn.ctx_name))]
-            if twin_stmt is not None:  # a second call whose epochs line up (ndd_migrate.twin_readers)
+            if twin_stmt is not None:  # a second call whose epochs line up (ndd_migrate.model.features.twin_readers)
                 twin = twin_stmt.body[0]
                 creation.append(shape.assign(fn.twin_name, twin.value).with_changes(leading_lines=twin_stmt.leading_lines))
                 readers.append((fn.twin_name, shape.loop_target(twin.targets[0].target, fn.twin_outputs),

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import constructs, cstutil, legacy
-from ndd_migrate.catalog import Example, Rule
+from ndd_migrate.model import constructs
+from ndd_migrate.syntax import cstutil
+from ndd_migrate.model.sources import legacy
+from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.codegen import devices, input_sets, python_function, sample_shapes
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
-from ndd_migrate.rules.tables import has_expression_form
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.dali.tables import has_expression_form
+from ndd_migrate.model.features import python_operators
 
 RULE = Rule(
     code="NDD402",
@@ -228,7 +231,7 @@ class Impl(RuleImpl):
         if original not in fn.op_calls:
             return updated
         op = fn.op_calls[original]
-        if op.python and python_function.is_sink([*op.ctor.args, *original.args]):
+        if op.python and python_operators.is_sink([*op.ctor.args, *original.args]):
             return updated  # its statement is rewritten (leave_SimpleStatementLine)
         if op.python:
             return self._python_function(fn, op, original, updated)
@@ -284,9 +287,9 @@ class Impl(RuleImpl):
         is handed over (``np.array``, a copy, for a function that may change its argument)."""
         ctor = self._ctors.get(op.ctor)
         ctor_args = list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, fn)) for a in op.ctor.args]
-        spec = python_function.read([*ctor_args, *updated.args])
+        spec = python_operators.read([*ctor_args, *updated.args])
         function = op.function_name or python_function.callable_code(spec.function)
-        copy = python_function.may_modify(
+        copy = python_operators.may_modify(
             cstutil.kwarg(op.ctor, "function").value, self.ctx.resolver, {self.ctx.model.numpy_alias or "np"})
         return spec, function, cst.Module([]).code_for_node(self.ctx.numpy("array" if copy else "asarray"))
 
@@ -298,7 +301,7 @@ class Impl(RuleImpl):
             return updated
         call = original.body[0].value if isinstance(original.body[0], cst.Expr) else None
         op = fn.op_calls.get(call)
-        if op is None or not op.python or not python_function.is_sink([*op.ctor.args, *call.args]):
+        if op is None or not op.python or not python_operators.is_sink([*op.ctor.args, *call.args]):
             return updated
         self.ctx.report(self.code, call, f"`self.{op.attr}(...)` (`ops.PythonFunction`, `num_outputs=0`) → the function "
                         "called over the samples", fixed=True)

@@ -1,13 +1,13 @@
 """NDD403 set-outputs: a ``Pipeline(...)`` built by hand (``with pipe:`` + ``pipe.set_outputs(...)``)
-becomes a generator function, as a ``@pipeline_def`` function would (ndd_migrate.hand_built)."""
+becomes a generator function, as a ``@pipeline_def`` function would (ndd_migrate.model.sources.hand_built)."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 HINT = (
     "move the statements of `with pipe:` into a `@pipeline_def` function that returns what `set_outputs` "

@@ -6,12 +6,15 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ScopeProvider
 
-from ndd_migrate import constructs, cstutil, iterators, plan
-from ndd_migrate.analysis import Kind
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
+from ndd_migrate.model import constructs
+from ndd_migrate.syntax import cstutil
+from ndd_migrate.model.features import iterators
+from ndd_migrate.plan import uses
+from ndd_migrate.model.types import Kind
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.codegen import iterator_helper
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.engine.rule_base import RuleImpl
 
 POLICIES = {"FILL": "fill", "PARTIAL": "partial", "DROP": "drop"}
 # The legacy `fill_last_batch` flag, as DALI maps it: it replaces `last_batch_policy` when given.
@@ -216,9 +219,9 @@ class Impl(RuleImpl):
     def claims(self, use):
         """A pipeline given to a PyTorch iterator that this rule rewrites, with every use of the
         iterator: ``for data in loader``, ``loader.reset()``, passing it on."""
-        if use.kind not in (Kind.PIPELINE, Kind.PIPELINES) or use.context not in (plan.ARGUMENT, plan.ELEMENT):
+        if use.kind not in (Kind.PIPELINE, Kind.PIPELINES) or use.context not in (uses.ARGUMENT, uses.ELEMENT):
             return None
-        call = use.holder if use.context == plan.ARGUMENT else self.ctx.model.parents.get(self.ctx.model.parents.get(use.holder))
+        call = use.holder if use.context == uses.ARGUMENT else self.ctx.model.parents.get(self.ctx.model.parents.get(use.holder))
         if not isinstance(call, cst.Call):
             return None
         dali = self.dali_name(call.func)

@@ -6,12 +6,14 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ndd_migrate import checkpoints, constructs, cstutil, plan
-from ndd_migrate.analysis import ImportedPipeline, Kind
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.codegen import shape
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.model.features import checkpoints
+from ndd_migrate.model import constructs
+from ndd_migrate.syntax import cstutil
+from ndd_migrate.plan import uses
+from ndd_migrate.model.types import ImportedPipeline, Kind
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD415",
@@ -136,7 +138,7 @@ class Impl(RuleImpl):
 
     def claims(self, use):
         """``pipe.checkpoint()`` of a pipeline created with checkpointing: rewritten, or marked."""
-        if use.kind is not Kind.PIPELINE or use.context != plan.METHOD or use.detail != "checkpoint":
+        if use.kind is not Kind.PIPELINE or use.context != uses.METHOD or use.detail != "checkpoint":
             return None
         if not getattr(use.pipeline, "checkpointing", False):
             return "checkpointing is not enabled where the pipeline is created"
@@ -194,7 +196,7 @@ class Impl(RuleImpl):
             if path is None:
                 continue
             small = updated.body[0] if isinstance(updated, cst.SimpleStatementLine) else None
-            handle = shape.fresh("checkpoint_file", self._names_in_scope())
+            handle = cstutil.fresh("checkpoint_file", self._names_in_scope())
             if isinstance(small, cst.Assign):  # state = pipe.checkpoint(path): write what it holds
                 after.append(checkpoints.save_to_file(path, small.targets[0].target.deep_clone(), handle))
             else:  # the whole statement: it only wrote the file

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import constructs, legacy, names
+from ndd_migrate.model import constructs
+from ndd_migrate.model.sources import legacy
+from ndd_migrate.syntax import names
 from ndd_migrate.codegen import iter_setup
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD421",

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import build_time, cstutil, names
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.codegen import python_function, shape
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.model.values import build_time
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.codegen import python_function
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.model.features import python_operators
 
 RULE = Rule(
     code="NDD422",
@@ -143,15 +145,15 @@ RULE = Rule(
 
 def unsupported(call: cst.Call, fn) -> str | None:
     """Why ``call`` (in the pipeline function ``fn``) cannot be written out as plain Python, or None."""
-    why = python_function.unsupported(list(call.args), "`fn.python_function`", _fixed(fn))
-    spec = python_function.read(list(call.args)) if why is None else None
+    why = python_operators.unsupported(list(call.args), "`fn.python_function`", _fixed(fn))
+    spec = python_operators.read(list(call.args)) if why is None else None
     if spec is not None and not (python_function.is_reference(spec.function) or isinstance(spec.function, cst.Lambda)):
         return ("`function=` is computed (`make(...)`, `fns[i]`): the pipeline computed it once, when it was "
                 "built, the generator's body computes it at every batch: bind it to a name outside the "
                 "pipeline function and pass that")
     if spec is not None and spec.outputs == 0:
-        others = [c for c in fn.python_functions if not python_function.is_sink(list(c.args))]
-        return python_function.sink_obstacle(fn.node.body.body, call, list(call.args), others, "`fn.python_function(...)`")
+        others = [c for c in fn.python_functions if not python_operators.is_sink(list(c.args))]
+        return python_operators.sink_obstacle(fn.node.body.body, call, list(call.args), others, "`fn.python_function(...)`")
     return why
 
 
@@ -159,7 +161,7 @@ def _fixed(fn) -> frozenset[str]:
     """The pipeline function's parameters its body does not bind again: the generator has them, with
     the value the pipeline was built with."""
     bound = {name for stmt in fn.node.body.body for name in build_time.bound_names(stmt)}
-    return frozenset(p.name.value for p in shape.all_params(fn.node.params)) - bound
+    return frozenset(p.name.value for p in cstutil.all_params(fn.node.params)) - bound
 
 
 class Impl(RuleImpl):
@@ -170,10 +172,10 @@ class Impl(RuleImpl):
 
     def leave_Call(self, original: cst.Call, updated: cst.BaseExpression) -> cst.BaseExpression:
         fn = self._converted(original, updated)
-        if fn is None or python_function.is_sink(list(original.args)):
+        if fn is None or python_operators.is_sink(list(original.args)):
             return updated  # a sink: its statement is rewritten (leave_SimpleStatementLine)
         self.ctx.report(self.code, original, "`fn.python_function` → plain Python over the samples", fixed=True)
-        spec = python_function.read(list(updated.args))
+        spec = python_operators.read(list(updated.args))
         return python_function.plain(
             spec, python_function.callable_code(spec.function), asarray=self._asarray(original),
             contiguous=cst.Module([]).code_for_node(self.ctx.numpy("asarray")),
@@ -186,11 +188,11 @@ class Impl(RuleImpl):
                 and isinstance(original.body[0].value, cst.Call) and isinstance(updated.body[0], cst.Expr)):
             return updated
         call, rewritten = original.body[0].value, updated.body[0].value
-        if self._converted(call, rewritten) is None or not python_function.is_sink(list(call.args)):
+        if self._converted(call, rewritten) is None or not python_operators.is_sink(list(call.args)):
             return updated
         self.ctx.report(self.code, call, "`fn.python_function(..., num_outputs=0)` → the function called over the samples",
                         fixed=True)
-        spec = python_function.read(list(rewritten.args))
+        spec = python_operators.read(list(rewritten.args))
         return python_function.sink(spec, python_function.callable_code(spec.function), asarray=self._asarray(call),
                                     line=updated)
 
@@ -205,6 +207,6 @@ class Impl(RuleImpl):
 
     def _asarray(self, original: cst.Call) -> str:
         """``np.asarray``, or ``np.array`` (a copy) for a function that may change its argument."""
-        copy = python_function.may_modify(
+        copy = python_operators.may_modify(
             cstutil.kwarg(original, "function").value, self.ctx.resolver, {self.ctx.model.numpy_alias or "np"})
         return cst.Module([]).code_for_node(self.ctx.numpy("array" if copy else "asarray"))

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate import cstutil, names
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.codegen import shape
-from ndd_migrate.rules.base import RuleImpl
-from ndd_migrate.rules.tables import op_info
+from ndd_migrate.syntax.cstutil import SkipsTrivia
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.dali.tables import op_info
 
 RULE = Rule(
     code="NDD423",
@@ -255,7 +254,7 @@ def selection(ctx, node: cst.If, data: set[str], used: set[str]) -> list[cst.Bas
     the branches assign scattered back in sample order."""
     code = cst.Module([]).code_for_node
     asarray, as_batch = code(ctx.numpy("asarray")), code(ctx.ndd("as_batch"))
-    taken = shape.fresh("taken", used)
+    taken = cstutil.fresh("taken", used)
     test = code(node.test)
     test = test if test.replace("_", "").isalnum() else f"({test})"
     out = [cst.parse_statement(f"{taken} = [bool({asarray}(t)) for t in {test}.tensors]\n")]
@@ -264,19 +263,19 @@ def selection(ctx, node: cst.If, data: set[str], used: set[str]) -> list[cst.Bas
         branches.append(("else", node.orelse.body, "if not t"))
     results: list[tuple[str, dict[str, str]]] = []
     for label, block, keep in branches:
-        idx = shape.fresh(f"{label}_idx", used)
+        idx = cstutil.fresh(f"{label}_idx", used)
         out.append(cst.parse_statement(f"{idx} = [i for i, t in enumerate({taken}) {keep}]\n"))
         renames: dict[str, str] = {}
         inner: list = []
         for stmt in block.body:
             assign = stmt.body[0]
             for name in sorted(_names(assign.value) & (data - set(renames))):
-                renames[name] = shape.fresh(f"{name}_{label}", used)
+                renames[name] = cstutil.fresh(f"{name}_{label}", used)
                 inner.append(cst.parse_statement(
                     f"{renames[name]} = {as_batch}([{name}.tensors[i] for i in {idx}])\n"))
             value = assign.value.visit(_Rename(renames))
             target = assign.targets[0].target.value
-            renames[target] = shape.fresh(f"{target}_{label}", used)
+            renames[target] = cstutil.fresh(f"{target}_{label}", used)
             inner.append(stmt.with_changes(body=[assign.with_changes(
                 targets=[cst.AssignTarget(cst.Name(renames[target]))], value=value)], leading_lines=[]))
         out.append(cst.If(test=cst.Name(idx), body=cst.IndentedBlock(inner)))

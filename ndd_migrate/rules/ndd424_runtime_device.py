@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.cstutil import SkipsTrivia
-from ndd_migrate import cstutil, names
-from ndd_migrate.analysis import PipelineFunction
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.syntax.cstutil import SkipsTrivia
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.model.types import PipelineFunction
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.codegen import devices
-from ndd_migrate.rules.tables import op_info
+from ndd_migrate.dali.tables import op_info
 
 RULE = Rule(
     code="NDD424",
@@ -181,7 +181,7 @@ class Impl(RuleImpl):
         for name in self._params[fn]:
             params = _rewrite_default(self, params, name)
         body = list(updated.body.body)
-        at = 1 if body and _is_docstring(body[0]) else 0
+        at = 1 if body and cstutil.is_docstring(body[0]) else 0
         lines = [
             cst.parse_statement(f'{name} = "gpu" if {name} == "mixed" else {name}\n')
             for name in self._normalize.get(fn, ())
@@ -209,11 +209,6 @@ def _is_literal(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.IfExp):
         return _is_literal(expr.body) and _is_literal(expr.orelse)
     return isinstance(cstutil.string_value(expr), str)
-
-
-def _is_docstring(stmt: cst.CSTNode) -> bool:
-    return (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
-            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
 class _DeviceNames(SkipsTrivia, cst.CSTVisitor):

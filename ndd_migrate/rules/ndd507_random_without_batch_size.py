@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import cstutil
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.ndd_flow import (
-    Data,
-    FlowRule,
-    loop_reader_iter,
-    ndd_op_info,
-    ndd_path,
-)
+from ndd_migrate.syntax import cstutil
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.model.values.ndd_flow import Data, loop_reader_iter, ndd_op_info, ndd_path
 
 RULE = Rule(
     code="NDD507",

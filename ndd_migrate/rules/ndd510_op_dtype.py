@@ -5,10 +5,11 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
-from ndd_migrate import cstutil
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.ndd_flow import FlowRule, ndd_op_info, ndd_path
+from ndd_migrate.syntax import cstutil
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.model.values.ndd_flow import ndd_op_info, ndd_path
 
 # dtype names that mean the same type in numpy and in ndd
 _DTYPES = {n: n for n in (

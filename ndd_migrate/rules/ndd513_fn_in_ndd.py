@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import names
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.ndd_flow import FlowRule, is_data, ndd_path
-from ndd_migrate.rules.tables import op_info
+from ndd_migrate.syntax import names
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.model.values.ndd_flow import is_data, ndd_path
+from ndd_migrate.dali.tables import op_info
 
 RULE = Rule(
     code="NDD513",

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.ndd_flow import FlowRule, is_data, ndd_op_info, ndd_path
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.model.values.ndd_flow import is_data, ndd_op_info, ndd_path
 
 _CONVERSIONS = ("torch", "cpu", "gpu")
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import constructs, names
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.model import constructs
+from ndd_migrate.syntax import names
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.codegen import sample_shapes
-from ndd_migrate.rules.tables import has_expression_form, op_info
+from ndd_migrate.dali.tables import has_expression_form, op_info
 
 RULE = Rule(
     code="NDD901",

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate import constructs, manual_uses
-from ndd_migrate.analysis import Kind
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.model import constructs
+from ndd_migrate.model.features import manual_uses
+from ndd_migrate.model.types import Kind
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD902",
@@ -89,7 +90,7 @@ _HINT = (
 
 class Impl(RuleImpl):
     """What the analysis cannot tie to a pipeline function of this module; ``.serialize()`` on one
-    of them blocks its conversion and is reported by the engine (see :mod:`ndd_migrate.manual_uses`)."""
+    of them blocks its conversion and is reported by the engine (see :mod:`ndd_migrate.model.features.manual_uses`)."""
 
     rule = RULE
     reports = (constructs.SERIALIZED,)

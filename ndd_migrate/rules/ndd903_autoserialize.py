@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ndd_migrate import constructs
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.model import constructs
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD903",
@@ -13,7 +13,7 @@ RULE = Rule(
     summary="a pipeline marked with Triton's `@autoserialize` is not migrated",
     what=(
         "Reports a `@pipeline_def` function decorated with `nvidia.dali.plugin.triton.autoserialize` and "
-        "leaves it in pipeline mode (the analysis blocks its conversion; see `ndd_migrate/manual_uses.py`)."
+        "leaves it in pipeline mode (the analysis blocks its conversion; see `ndd_migrate/model/features/manual_uses.py`)."
     ),
     why=(
         "`@autoserialize` marks the pipeline for Triton's DALI backend, which serializes it and runs it "
@@ -59,7 +59,7 @@ RULE = Rule(
 
 
 class Impl(RuleImpl):
-    """The analysis finds ``@autoserialize`` (:mod:`ndd_migrate.manual_uses`); its problem, which
+    """The analysis finds ``@autoserialize`` (:mod:`ndd_migrate.model.features.manual_uses`); its problem, which
     keeps the pipeline in pipeline mode, is reported under this rule's code."""
 
     rule = RULE

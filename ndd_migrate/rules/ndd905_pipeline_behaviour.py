@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ndd_migrate import constructs
-from ndd_migrate.catalog import Example, Rule
-from ndd_migrate.diagnostics import FixSafety
-from ndd_migrate.rules.base import RuleImpl
+from ndd_migrate.model import constructs
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.engine.rule_base import RuleImpl
 
 _API = (
     "from nvidia.dali import fn, pipeline_def\n\n\n"
@@ -168,7 +168,7 @@ RULE = Rule(
 
 class Impl(RuleImpl):
     """The engine reports the kept pipeline (the analysis records the construct, see
-    :mod:`ndd_migrate.manual_uses`); a pipeline it cannot tie to a definition of this module is
+    :mod:`ndd_migrate.model.features.manual_uses`); a pipeline it cannot tie to a definition of this module is
     not this module's to keep."""
 
     rule = RULE

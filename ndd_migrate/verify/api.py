@@ -596,11 +596,11 @@ def _pairs_for(
 def _hand_built_as_functions(source: str) -> str | None:
     """The original with each graph built by hand (``pipe = Pipeline(...)``, ``with pipe:``,
     ``pipe.set_outputs(...)``) as the ``@pipeline_def`` function the migration reads it as
-    (:func:`ndd_migrate.hand_built.desugar`: ``pipe_batches``, ``pipe_batches_2``, ... — the
+    (:func:`ndd_migrate.model.sources.hand_built.desugar`: ``pipe_batches``, ``pipe_batches_2``, ... — the
     names the migrated generators keep); None when it has none."""
     import libcst as cst
 
-    from ndd_migrate import hand_built
+    from ndd_migrate.model.sources import hand_built
 
     try:
         module = cst.parse_module(source)

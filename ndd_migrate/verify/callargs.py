@@ -17,7 +17,7 @@ where it came from):
    argument's schema default — resolved by the migrated worker, which has DALI (:func:`resolve`).
 
 Anything else stays required and the check says which parameter to give with ``--args``.
-Stdlib only (and :mod:`ndd_migrate.pyparse`, itself stdlib only): runs in the parent (1, 2) and the worker (3).
+Stdlib only (and :mod:`ndd_migrate.syntax.pyparse`, itself stdlib only): runs in the parent (1, 2) and the worker (3).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from ndd_migrate import pyparse
+from ndd_migrate.syntax import pyparse
 
 #: ``batch_size`` when neither the user, the decorator nor a call site gives one.
 DEFAULT_BATCH_SIZE = 4

@@ -74,7 +74,7 @@ def run(
 
     from ndd_migrate.verify.readers import NddReaders
     from ndd_migrate.verify.rng import NddRandomRecorder
-    from ndd_migrate.verify.worker import close_generator
+    from ndd_migrate.verify.ending import close_generator
 
     saving = ndd_checkpoint.Checkpoint()
     with NddReaders(reader_seed) as readers, NddRandomRecorder() as recorder:
@@ -93,7 +93,7 @@ def run(
             if id(reader) not in registered
         ] + [
             _describe_generator(i, recorder.steps)
-            for i, rng in enumerate(recorder._generators)
+            for i, rng in enumerate(recorder.generators)
             if id(rng) not in registered
         ]
         close_generator(gen)

@@ -1,4 +1,5 @@
-"""Where a side ends: the generator of a legacy class whose ``iter_setup`` raises ``StopIteration``.
+"""Where a side ends (the generator of a legacy class whose ``iter_setup`` raises ``StopIteration``),
+and finishing a generator at once.
 
 Pipeline mode makes ``pipe.run()`` raise ``StopIteration`` when ``iter_setup`` does
 (``Pipeline._run_once``); the migration ends its generator (``return``) at the same place, so
@@ -14,6 +15,8 @@ NDD008), so such a run covers one epoch, whatever ``--epochs`` asks.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 
 def end_findings(original: int | None, migrated: int | None) -> list[tuple[str, str]]:
@@ -46,3 +49,18 @@ def end_fact(original: int | None, migrated: int | None) -> str | None:
     if original is None or original != migrated:
         return None
     return f"both sides ended at step {original} (StopIteration)"
+
+
+def close_generator(gen: Any) -> None:
+    """Finish a migrated generator now, not whenever it is collected: a suspended generator
+    inside ``next_epoch(capture=True)`` keeps its capture loop active, and DALI allows only one
+    at a time."""
+    import gc
+
+    close = getattr(gen, "close", None)
+    if close is not None:
+        try:
+            close()
+        except Exception:
+            pass
+    gc.collect()

@@ -43,7 +43,7 @@ import traceback
 import types
 from dataclasses import dataclass
 
-from ndd_migrate import pyparse
+from ndd_migrate.syntax import pyparse
 from ndd_migrate.verify.errors import SetupError
 
 _counter = itertools.count()
@@ -186,11 +186,11 @@ def read_source(path: str) -> str:
 def python_of(path: str, text: str) -> str:
     """The Python a file runs: a notebook's code cells joined into one module, its IPython lines
     (``!pip``, ``%matplotlib``) masked as ``pass`` — the module ``migrate`` rewrites, see
-    :mod:`ndd_migrate.notebooks`; line numbers in tracebacks count in that module. Any other file
+    :mod:`ndd_migrate.io.notebooks`; line numbers in tracebacks count in that module. Any other file
     as it is."""
     if not path.endswith(".ipynb"):
         return text
-    from ndd_migrate.notebooks import NotebookError, notebook_to_module
+    from ndd_migrate.io.notebooks import NotebookError, notebook_to_module
 
     try:
         return notebook_to_module(text)[0]

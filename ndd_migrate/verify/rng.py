@@ -68,14 +68,14 @@ class NddRandomRecorder:
     def __init__(self) -> None:
         self.steps: list[list[RandomCall]] = [[]]
         self._patches = Patches()
-        self._generators: list = []  # every RNG drawn from, in order of first use
+        self.generators: list = []  # every RNG drawn from, in order of first use
 
     def _generator_index(self, rng) -> int:
-        for i, g in enumerate(self._generators):
+        for i, g in enumerate(self.generators):
             if g is rng:
                 return i
-        self._generators.append(rng)
-        return len(self._generators) - 1
+        self.generators.append(rng)
+        return len(self.generators) - 1
 
     def next_step(self) -> None:
         """Start recording the calls of the next ``next()``."""

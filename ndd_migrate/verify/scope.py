@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from ndd_migrate import pyparse
+from ndd_migrate.syntax import pyparse
 
 
 def uses_outside(source: str, path: str, function: str, limit: int = 20) -> list[str]:

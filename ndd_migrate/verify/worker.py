@@ -27,6 +27,7 @@ import sys
 import traceback
 from typing import Any
 
+from ndd_migrate.verify.ending import close_generator
 from ndd_migrate.verify.errors import INSTALL_HINT, SetupError
 from ndd_migrate.verify.loading import find_function, load_module, user_location
 from ndd_migrate.verify.model import DEFAULT_ITERATIONS, Settings, SideSpec
@@ -97,21 +98,6 @@ def call_kwargs(func: Any, settings: Settings, device_id: int | None, label: str
 
 # --------------------------------------------------------------------------------------------
 # Sides
-
-
-def close_generator(gen: Any) -> None:
-    """Finish a migrated generator now, not whenever it is collected: a suspended generator
-    inside ``next_epoch(capture=True)`` keeps its capture loop active, and DALI allows only one
-    at a time."""
-    import gc
-
-    close = getattr(gen, "close", None)
-    if close is not None:
-        try:
-            close()
-        except Exception:
-            pass
-    gc.collect()
 
 
 def batches_of(value: Any) -> tuple[Any, dict | None]:

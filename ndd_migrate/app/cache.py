@@ -1,0 +1,188 @@
+"""A cache of ``check`` results, so a second run over an unchanged repository costs little more
+than reading its files (ruff's ``.ruff_cache`` is the model).
+
+An entry is the result of one file, stored under a key that covers everything the result depends
+on: the file's bytes and path, this ndd-migrate (its version and the size and modification time of
+every one of its source files, so an edited checkout never reads stale results), the Python and
+libcst versions, and the run's policy for that file (which rules are enabled there, what other
+files of the project define: :class:`~ndd_migrate.io.policy.Policy`). A key that differs in anything
+is another entry; nothing is ever invalidated in place.
+
+Only ``check`` without ``--fix`` uses it: a run that writes files always runs the rules.
+
+Concurrent runs are safe: an entry is written to a temporary file in its directory and renamed
+into place (atomic), so a reader sees a whole entry or none; an entry that cannot be read or
+parsed is a miss. The directory holds a ``CACHEDIR.TAG`` and a ``.gitignore`` of ``*``, as
+ruff's does; deleting it at any time is safe.
+
+Standard library only: a run whose files are all cached never imports libcst.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from ndd_migrate.io.diagnostics import Diagnostic, FileError, FileResult, FixSafety
+from ndd_migrate.io.policy import Policy
+
+#: The default cache directory, in the project root (the directory of the ``pyproject.toml``
+#: that configures ndd-migrate, else the current directory).
+DEFAULT_DIR = ".ndd_migrate_cache"
+#: Bumped when the entry format changes.
+FORMAT = 1
+_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is a cache of ndd-migrate check results.\n"
+
+
+class Cache:
+    """``check`` results by key, under ``directory``."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self._tool = _tool_fingerprint()
+        self._codes: tuple[str, ...] | None = None
+        self._ready = False
+        self.hits = 0
+        self.misses = 0
+
+    def key(self, path: str, raw: bytes, policy: Policy) -> str:
+        """The entry's key: a digest of the file, the tool and the policy as they bear on ``path``."""
+        if self._codes is None:
+            from ndd_migrate.engine.catalog import rule_codes  # standard library only
+
+            self._codes = rule_codes()
+        enabled = "".join("1" if policy.is_enabled(code, path) else "0" for code in self._codes)
+        context = json.dumps(
+            [
+                FORMAT,
+                self._tool,
+                os.path.abspath(path),
+                policy.mode,
+                policy.fix,
+                policy.unsafe_fixes,
+                enabled,
+                sorted(policy.imported_pipelines.items()),
+                sorted(policy.outside_pipelines.items()),
+                sorted(policy.migrated_on_disk.items()),
+            ]
+        )
+        digest = hashlib.sha256(context.encode("utf-8"))
+        digest.update(b"\0")
+        digest.update(raw)
+        return digest.hexdigest()
+
+    def _entry(self, key: str) -> Path:
+        return self.directory / f"v{FORMAT}" / key[:2] / key
+
+    def get(self, path: str, raw: bytes, policy: Policy) -> FileResult | None:
+        """The cached result of ``path`` (its bytes ``raw``) under ``policy``, or None."""
+        try:
+            data = json.loads(self._entry(self.key(path, raw, policy)).read_bytes())
+            result = _result(path, data)
+        except (OSError, ValueError, TypeError, KeyError):
+            self.misses += 1
+            return None
+        if data.get("text") and result.diagnostics:  # the text the rules saw, for `full`'s snippets
+            from ndd_migrate.io import files
+
+            try:
+                result.old_source = files.decode_source(raw, path).text
+            except files.SourceError:
+                pass
+        self.hits += 1
+        return result
+
+    def put(self, path: str, raw: bytes, policy: Policy, result: FileResult) -> None:
+        """Store ``result``; a cache that cannot be written is no error (the run goes on)."""
+        if result.changed:
+            return  # only findings are cached, never a rewrite
+        entry = self._entry(self.key(path, raw, policy))
+        try:
+            self._prepare()
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=f".{entry.name[:16]}.", suffix=".tmp")
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    out.write(json.dumps(_data(result), separators=(",", ":")).encode("utf-8"))
+                os.replace(temporary, entry)
+            except BaseException:
+                with _quiet():
+                    os.unlink(temporary)
+                raise
+        except OSError:
+            pass
+
+    def _prepare(self) -> None:
+        if self._ready:
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for name, text in (("CACHEDIR.TAG", _TAG), (".gitignore", "# Automatically created by ndd-migrate.\n*\n")):
+            target = self.directory / name
+            if not target.exists():
+                with _quiet():
+                    target.write_text(text, encoding="utf-8")
+        self._ready = True
+
+
+class _quiet:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback) -> bool:
+        return kind is not None and issubclass(kind, OSError)
+
+
+def _data(result: FileResult) -> dict:
+    return {
+        "diagnostics": [d.to_dict() for d in result.diagnostics],
+        "error": dataclasses.asdict(result.error) if result.error else None,
+        "skipped": result.skipped,
+        "pipelines": result.pipelines,
+        "text": result.old_source is not None,
+    }
+
+
+def _result(path: str, data: dict) -> FileResult:
+    diagnostics = []
+    for item in data["diagnostics"]:
+        item = dict(item, path=path, fix=FixSafety(item["fix"]))
+        diagnostics.append(Diagnostic(**item))
+    error = data["error"]
+    return FileResult(
+        path=path,
+        diagnostics=diagnostics,
+        error=FileError(**dict(error, path=path)) if error else None,
+        skipped=bool(data["skipped"]),
+        pipelines={str(k): bool(v) for k, v in data["pipelines"].items()},
+    )
+
+
+def _tool_fingerprint() -> str:
+    """This ndd-migrate: its version, the Python and libcst versions, and the size and modification
+    time of its source files (about a hundred ``stat`` calls: an edited checkout is another tool)."""
+    import ndd_migrate
+    from ndd_migrate import __version__
+
+    package = Path(ndd_migrate.__file__).resolve().parent
+    digest = hashlib.sha256(f"{__version__}\0{sys.version}\0{_libcst_version()}".encode())
+    for root, dirs, names in os.walk(package):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(names):
+            if name.endswith((".py", ".json")):
+                status = os.stat(os.path.join(root, name))
+                digest.update(f"{os.path.relpath(os.path.join(root, name), package)}\0{status.st_size}\0{status.st_mtime_ns}\0".encode())
+    return digest.hexdigest()
+
+
+def _libcst_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("libcst")
+    except Exception:  # not installed as a distribution: the tool's files still count
+        return "?"

@@ -1,0 +1,179 @@
+"""Running ``migrate`` or ``check`` over many files, paying for libcst only where DALI is mentioned.
+
+A pre-commit hook must feel instant, and most files of a repository never mention DALI. So this
+module, like everything it imports, is standard library only: each file is read once, as bytes,
+and the byte prefilter (:func:`ndd_migrate.io.files.mentions_dali`) drops the ones that cannot
+involve DALI. Only when some file is left is :mod:`ndd_migrate.engine.transform` imported, and with it
+libcst and the rules (about 0.5 s); the bytes already read are handed on, and kept for the
+cross-file pass (within a memory budget), so they are not read again.
+
+A file without DALI can still use a pipeline: ``from pkg.pipes import train_pipe``, then
+``pipe.build()``, ``pipe.run()``. When ``pkg/pipes.py`` is in the run the cross-file pass finds
+it; when it is not (pre-commit passes only the staged files) :class:`crossfile.ProjectImports`
+resolves the file's imports on disk and reads the project modules they name. Only a file that
+imports a module defining a pipeline goes through the engine; the others stay on the fast path
+(a byte search for import lines and a cached directory listing per search directory).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+from ndd_migrate.model import crossfile
+from ndd_migrate.io import files
+from ndd_migrate.app.cache import Cache
+from ndd_migrate.io.diagnostics import FileResult
+from ndd_migrate.io.policy import Policy
+
+
+@dataclass
+class RunSummary:
+    """Every file's result, in the order the files were given."""
+
+    results: list[FileResult]
+
+    @property
+    def changed(self) -> list[FileResult]:
+        return [r for r in self.results if r.changed and not r.error]
+
+    @property
+    def failed(self) -> list[FileResult]:
+        return [r for r in self.results if r.error]
+
+    @property
+    def manual(self) -> list:
+        return [d for r in self.results for d in r.diagnostics if d.needs_human]
+
+
+def run(
+    paths: Iterable[str | os.PathLike[str]],
+    policy: Policy,
+    jobs: int | None = None,
+    roots: Iterable[str | os.PathLike[str]] = (),
+    progress: Callable[[int], None] | None = None,
+    cache: Cache | None = None,
+    include_generated: bool = True,
+) -> RunSummary:
+    """Process many files: unreadable ones become errors, ones without DALI are skipped unparsed
+    unless they import a project module that defines a pipeline, the rest go through the engine
+    (in worker processes when there are enough of them). ``roots`` are the paths the user gave
+    (directories, or files whose directory counts): imports are also resolved against them.
+    ``progress(k)``, when given, is told each time ``k`` more files are done (the CLI's bar).
+    ``cache`` (``check`` only) gives the results of files seen before, unchanged, under the same
+    policy (:mod:`ndd_migrate.app.cache`): only the others go through the engine. Unless
+    ``include_generated``, files marked generated (:func:`files.is_generated`) are skipped."""
+    paths = [os.fspath(p) for p in paths]
+    results: list[FileResult | None] = []
+    pending: list[tuple[int, str, bytes]] = []  # (position in results, path, bytes read)
+    kept = _KeptBytes()
+    readable: list[str] = []
+    project = crossfile.ProjectImports(paths, roots, read=kept.read)
+    for given in paths:
+        path = os.fspath(given)
+        try:
+            raw = files.read_bytes(path)  # regular files only: a FIFO or /dev/zero is an error
+        except files.SourceError as exc:
+            results.append(FileResult(path=path, error=exc.to_file_error()))
+            continue
+        kept.add(path, raw)
+        readable.append(path)
+        if not include_generated and files.is_generated(raw):
+            results.append(FileResult(path=path, skipped=True))
+        elif files.mentions_dali(raw):
+            pending.append((len(results), path, raw))
+            results.append(None)
+        else:
+            results.append(FileResult(path=path, skipped=True))
+    if progress is not None:
+        progress(len(paths) - len(pending))  # unreadable or without DALI: done
+    # After every file is read, so that a module the run was given is read from the bytes kept.
+    for path in readable:
+        raw = kept.read(path)
+        if raw is not None:
+            project.scan(path, raw)
+    unknown = project.unknown()
+    if unknown:
+        project.learn(_process(unknown, replace(policy, mode="check", fix=False), None, jobs, cache=cache))
+    for index, result in enumerate(results):
+        if result is not None and result.skipped and _uses_pipelines(project, result.path):
+            raw = kept.read(result.path)
+            if raw is not None:
+                pending.append((index, result.path, raw))
+    if pending:
+        pending.sort()
+        process = lambda sources, known, done=None: _process(sources, known, project, jobs, done, cache)  # noqa: E731
+        processed = process([(path, raw) for _, path, raw in pending], policy, progress)
+        for (index, _, _), result in zip(pending, processed):
+            if results[index] is None or result.changed or result.diagnostics:
+                results[index] = result  # a file without DALI stays skipped unless it uses a pipeline
+        # Modules that import a pipeline another file migrated go through again (crossfile.py).
+        crossfile.follow_imports(results, policy, process, read=kept.read)
+    return RunSummary(results)
+
+
+def _uses_pipelines(project: crossfile.ProjectImports, path: str) -> bool:
+    """Does a file without DALI import a pipeline that the engine must look at its uses of? Not
+    when every one it imports stays in pipeline mode anyway (those uses are right as they are)."""
+    imported, outside, _ = project.policy_for(path)
+    return bool(outside) or any(imported.values())
+
+
+def _process(
+    sources: list[tuple[str, bytes]], policy: Policy, project, jobs, progress=None, cache: Cache | None = None
+) -> list[FileResult]:
+    """``pool.process_sources``, each file with what its imports define on disk added to the
+    policy (files importing the same get one call, so workers still share the work). Results the
+    ``cache`` has are taken from it, and the engine (libcst) is imported only for the others."""
+    groups: dict[tuple, list[int]] = {}
+    for position, (path, _) in enumerate(sources):
+        key = tuple(tuple(sorted(found.items())) for found in project.policy_for(path)) if project else ((), (), ())
+        groups.setdefault(key, []).append(position)
+    out: list[FileResult | None] = [None] * len(sources)
+    for (imported, outside, on_disk), positions in groups.items():
+        known = policy
+        if imported or outside:
+            known = replace(
+                policy,
+                imported_pipelines={**dict(imported), **policy.imported_pipelines},
+                outside_pipelines={**dict(outside), **policy.outside_pipelines},
+                migrated_on_disk={**dict(on_disk), **policy.migrated_on_disk},
+            )
+        if cache is not None:
+            found = [(p, cache.get(*sources[p], known)) for p in positions]
+            for position, result in found:
+                out[position] = result
+            positions = [p for p, result in found if result is None]
+            if progress is not None and len(found) > len(positions):
+                progress(len(found) - len(positions))
+        if not positions:
+            continue
+        from ndd_migrate.app import pool
+
+        for position, result in zip(positions, pool.process_sources([sources[p] for p in positions], known, jobs, progress=progress)):
+            out[position] = result
+            if cache is not None:
+                cache.put(*sources[position], known, result)
+    return out
+
+
+class _KeptBytes:
+    """The bytes of the files read, kept for the cross-file pass (which searches every file for
+    imports of the pipelines the run found) up to :attr:`BUDGET` bytes in all; past it, that pass
+    reads the files again."""
+
+    BUDGET = 256 * 1024 * 1024
+
+    def __init__(self) -> None:
+        self._bytes: dict[str, bytes] = {}
+        self._size = 0
+
+    def add(self, path: str, raw: bytes) -> None:
+        if self._size + len(raw) <= self.BUDGET:
+            self._bytes[path] = raw
+            self._size += len(raw)
+
+    def read(self, path: str) -> bytes | None:
+        raw = self._bytes.get(path)
+        return raw if raw is not None else crossfile.read_bytes(path)

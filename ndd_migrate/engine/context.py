@@ -1,0 +1,234 @@
+"""Per-file state shared by all rules during one run: the module model, what may be fixed, the
+diagnostics found, and the TODO comments to leave.
+
+``migrate`` applies every fix and leaves TODO comments; ``check`` reports, and applies fixes only
+with ``--fix`` (safe ones) or ``--fix --unsafe-fixes``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import libcst as cst
+from libcst.metadata import CodeRange, QualifiedNameProvider, ScopeProvider
+
+from ndd_migrate.syntax import names
+from ndd_migrate.model.types import Kind, ModuleModel, PipelineFunction
+from ndd_migrate.model.kinds import expr_kind
+from ndd_migrate.engine.catalog import get_rule
+from ndd_migrate.io.diagnostics import Diagnostic, FixSafety
+from ndd_migrate.io.policy import Policy, every_rule  # noqa: F401  (re-exported: rules and tests use them from here)
+
+TODO_PREFIX = "# TODO(ndd-migrate): "
+
+
+@dataclass
+class Context:
+    """``fix_level``: "report" rewrites with every rule, selected or not (the reporting pass of
+    ``check``: findings depend on the whole migration); "all" with every selected rule (``migrate``,
+    ``check --fix --unsafe-fixes``); "safe" with selected rules whose fix is safe (``check --fix``).
+    ``todos``: leave TODO comments."""
+
+    path: str
+    model: ModuleModel
+    policy: Policy
+    resolver: cst.MetadataDependent
+    fix_level: str = "all"
+    todos: bool = True
+    rewrite: bool = True  # the rewritten module is kept (False: only the findings are wanted)
+    suppressed: Callable[[str, int], bool] = lambda code, line: False
+    # The module's line for a line of the parsed text (they differ when only the region is parsed).
+    original_line: Callable[[int], int] = lambda line: line
+    positions: Callable[[cst.CSTNode], CodeRange | None] = lambda node: None  # of original nodes
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    _reported: set[Diagnostic] = field(default_factory=set, repr=False)  # the same, to test membership
+    pending_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
+    statement_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
+    statement_stack: list[cst.CSTNode] = field(default_factory=list)
+    # Original statements a rule removed (set by the dispatcher): a block's updated statements
+    # then pair with its original ones only once these are left out.
+    removed: set[cst.CSTNode] = field(default_factory=set)
+    function_stack: list[cst.FunctionDef] = field(default_factory=list)
+    in_import: bool = False  # inside an import statement: names there are bindings, not uses
+    uses_ndd: bool = False
+    rewritten: bool = False  # some rule replaced a node (set by the dispatcher)
+    uses_numpy: bool = False
+    math_import: str | None = None  # `import math` (or `import math as stdlib_math`) to add
+    dali_types_alias: str | None = None  # the module's own name for nvidia.dali.types (read by NDD421)
+    needs_types_import: bool = False
+    # One level of the indentation the module uses (a tab in a tab-indented file), for the lines
+    # inside brackets that a rule lays out (set by the engine; four spaces for an odd mix).
+    indent: str = "    "
+    ndd_flow: object = None  # the NDD5xx rules' data flow of the module (ndd_flow.Flow), built once
+    _dali_names: dict[cst.CSTNode, str | None] = field(default_factory=dict, repr=False)
+    _all_convert: bool | None = field(default=None, repr=False)  # may_rewrite_dali_calls outside pipelines
+
+    # -- names -----------------------------------------------------------------------------
+    def dali_name(self, node: cst.CSTNode) -> str | None:
+        """The canonical DALI name ``node`` refers to (:func:`names.dali_name`); remembered, since
+        several rules ask about the same node. Only a name or attribute chain whose root some
+        import from ``nvidia`` binds can have one: the others are not even resolved."""
+        try:
+            return self._dali_names[node]
+        except KeyError:
+            root = node
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if isinstance(root, cst.Name) and root.value in self.model.dali_roots:
+                found = names.dali_name(self.resolver, node)
+            else:
+                found = None
+            self._dali_names[node] = found
+            return found
+
+    def ndd(self, path: str = "") -> cst.BaseExpression:
+        """An expression for ``ndd.<path>`` under the module's ndd alias (import added later)."""
+        self.uses_ndd = True
+        alias = self.model.ndd_alias or "ndd"
+        return names.build_dotted(f"{alias}.{path}" if path else alias)
+
+    def numpy(self, attr: str) -> cst.BaseExpression:
+        self.uses_numpy = True
+        return names.build_dotted(f"{self.model.numpy_alias or 'np'}.{attr}")
+
+    def stdlib_math(self) -> str:
+        """The module-level name of the standard library's ``math`` for code the migration adds: the
+        module's own, else ``math`` imported (``stdlib_math`` where the module spells ``math``)."""
+        if self.model.math_alias:
+            return self.model.math_alias
+        name = "stdlib_math" if "math" in self.model.module_names else "math"
+        self.math_import = "import math\n" if name == "math" else f"import math as {name}\n"
+        return name
+
+    def types_name(self) -> str:
+        """An expression name for ``nvidia.dali.types``: the module's own, else one NDD421 imports."""
+        if self.dali_types_alias:
+            return self.dali_types_alias
+        self.needs_types_import = True
+        return "dali_types" if "types" in self.model.module_names else "types"
+
+    def kind(self, node: cst.BaseExpression) -> tuple[Kind, PipelineFunction] | None:
+        """What an original expression holds (pipeline, batches, batch), or None if unknown."""
+        return expr_kind(
+            self.model,
+            node,
+            lambda name: self.resolver.get_metadata(ScopeProvider, name, None),
+            lambda n: {q.name for q in self.resolver.get_metadata(QualifiedNameProvider, n, None) or ()},
+        )
+
+    def converted_kind(self, node: cst.BaseExpression, *kinds: Kind) -> PipelineFunction | None:
+        """The pipeline behind ``node`` when it is of one of ``kinds`` and that pipeline is rewritten."""
+        found = self.kind(node)
+        if found and found[0] in kinds and found[1].convert:
+            return found[1]
+        return None
+
+    def migrated_before_hint(self, node: cst.BaseExpression) -> str:
+        """For a finding on a pipeline migrated in another file before this run: why this call is
+        wrong now (the pipeline function is a generator function); else ``""``."""
+        found = self.kind(node)
+        fn = found[1] if found else None
+        where = getattr(fn, "migrated_in", None)
+        return f"`{fn.qualname}` ({where}) is a generator function now" if where else ""
+
+    def enclosing_pipeline(self) -> PipelineFunction | None:
+        """The pipeline function whose body (nested helpers included) is being visited."""
+        for node in reversed(self.function_stack):
+            fn = self.model.by_node.get(node)
+            if fn is not None:
+                return fn
+        return None
+
+    def may_rewrite_dali_calls(self) -> bool:
+        """``fn.*`` calls may become ``ndd.*`` calls here: inside a pipeline function only when it
+        is converted; in a helper that pipelines' graphs run, when all of those are converted;
+        elsewhere, only when no pipeline of the module stays (helpers they call would otherwise
+        break)."""
+        fn = self.enclosing_pipeline()
+        if fn is not None:
+            return fn.convert
+        if self.model.by_hand():
+            return False  # a graph built by hand (`with pipe:`) stays pipeline-mode code
+        owners = self._graph_owners()
+        if owners:  # a helper the graphs of these pipelines run: converted with them
+            return all(p.convert for p in owners)
+        if self._all_convert is None:  # asked at every DALI call; decided before the traversal
+            self._all_convert = all(p.convert for p in self.model.pipelines.values())
+        return self._all_convert
+
+    def _graph_owners(self) -> set | None:
+        """The pipelines whose graph runs the function being visited (graph_code), if it is one."""
+        graph = getattr(self.model, "graph", None)
+        if graph is None:
+            return None
+        for node in reversed(self.function_stack):
+            owners = graph[0].reached_by.get(node)
+            if owners:
+                return owners
+        return None
+
+    # -- positions, policy -----------------------------------------------------------------
+    def line_of(self, node: cst.CSTNode) -> tuple[int, int, int, int]:
+        pos = self.positions(node)
+        if pos is None:
+            return (1, 0, 1, 0)
+        line = self.original_line
+        return (line(pos.start.line), pos.start.column, line(pos.end.line), pos.end.column)
+
+    def applies(self, code: str, node: cst.CSTNode) -> bool:
+        """May this run rewrite ``node`` for rule ``code``? (``# noqa``, the selection, fix level and
+        fix safety: the engine's decision, asked by the rules before they rewrite.)"""
+        if self.suppressed(code, self.line_of(node)[0]):
+            return False
+        if self.fix_level == "report":
+            return True
+        if not self.policy.is_enabled(code, self.path):
+            return False
+        if self.fix_level == "all":
+            return True
+        rule = get_rule(code)
+        return rule is not None and rule.fix_safety is FixSafety.SAFE
+
+    # -- findings ----------------------------------------------------------------------------
+    def report(
+        self,
+        code: str,
+        node: cst.CSTNode,
+        message: str,
+        *,
+        hint: str = "",
+        fixed: bool,
+        todo: bool = True,
+        manual: bool = False,
+    ) -> None:
+        """Record a finding at ``node``; when not fixed, ``migrate`` also leaves a TODO there, unless
+        ``todo`` is False: the finding needs no edit here, only a run over more files (a TODO
+        would stay behind, stale, once that run rewrote the code). ``manual``: this finding has no
+        fix, whatever the rule's fix safety (it is not counted as fixable)."""
+        line, col, end_line, end_col = self.line_of(node)
+        if self.suppressed(code, line) or not self.policy.is_enabled(code, self.path):
+            return
+        rule = get_rule(code)
+        diag = Diagnostic(
+            code=code,
+            message=message,
+            path=self.path,
+            line=line,
+            column=col,
+            end_line=end_line,
+            end_column=end_col,
+            fix=rule.fix_safety if rule and not manual else FixSafety.MANUAL,
+            fixed=fixed,
+            hint=hint,
+        )
+        if diag in self._reported:
+            return
+        self._reported.add(diag)
+        self.diagnostics.append(diag)
+        if not fixed and self.todos and todo:
+            text = f"{TODO_PREFIX}{code} {hint or message}"
+            if self.statement_stack:
+                self.statement_todos.setdefault(self.statement_stack[-1], []).append(text)
+            else:
+                self.pending_todos.setdefault(node, []).append(text)

@@ -1,0 +1,253 @@
+"""The single traversal that rewrites a module: every rule's ``visit_X``/``leave_X`` hooks run from one
+:class:`Dispatcher`, which first decides which pipelines convert (blockers, converters and the
+claims on every use of the migration plan, to a fixed point) and places TODO comments on the way out.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+
+import libcst as cst
+from libcst.metadata import QualifiedNameProvider, ScopeProvider
+
+from ndd_migrate.engine.catalog import rule_modules
+from ndd_migrate.engine.context import Context
+from ndd_migrate.engine.todos import add_todo_comments
+from ndd_migrate.model.types import ImportedPipeline, Problem
+from ndd_migrate.model.values import graph_code
+from ndd_migrate.plan import uses
+from ndd_migrate.syntax.cstutil import TRIVIA
+
+
+_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+
+
+def rule_impls() -> list[type]:
+    """Implementation classes of all rules, in rule-code order (the order hooks run in)."""
+    return [mod.Impl for mod in rule_modules() if hasattr(mod, "Impl")]
+
+
+@functools.cache
+def _hook_table() -> tuple[tuple[type, tuple[tuple[str, str, str], ...]], ...]:
+    """Each rule class with its hooks as ``(kind, node type name, method name)``, found once per
+    process rather than by ``dir()`` on every class for every file."""
+    table = []
+    for cls in rule_impls():
+        hooks = tuple(
+            (attr[:5], attr[6:], attr) for attr in dir(cls) if attr.startswith(("visit_", "leave_"))
+        )
+        table.append((cls, hooks))
+    return tuple(table)
+
+
+@functools.cache
+def _is_statement(node_type: type) -> bool:
+    """``isinstance(node, _STATEMENTS)`` by type, memoised: the check runs for every node twice,
+    and ``BaseCompoundStatement`` is an ABC, whose ``isinstance`` is slow."""
+    return issubclass(node_type, _STATEMENTS)
+
+
+class Dispatcher(cst.CSTTransformer):
+    """Runs every rule's ``visit_X``/``leave_X`` hooks in one traversal and places TODO comments."""
+
+    # Positions are not among them: computed only when a finding needs one (Context.positions).
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider)
+
+    def __init__(self, ctx: Context) -> None:
+        super().__init__()
+        self.ctx = ctx
+        ctx.resolver = self
+        self._indent = "    "  # the module's, once visited
+        self._visit: dict[str, list] = defaultdict(list)
+        self._leave: dict[str, list] = defaultdict(list)
+        self._impls = [cls(ctx) for cls, _ in _hook_table()]
+        # The rule code each construct's problems are reported under (RuleImpl.reports).
+        self._codes = {about: impl.code for impl in self._impls for about in impl.reports}
+        for impl, (_, hooks) in zip(self._impls, _hook_table()):
+            for kind, node_type, attr in hooks:
+                (self._visit if kind == "visit" else self._leave)[node_type].append(getattr(impl, attr))
+
+    # Rules have no per-attribute hooks (``visit_Call_func``); libcst's default looks them up by name
+    # for every field of every node, a tenth of the traversal's time.
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        pass
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        pass
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        node_type = type(node)
+        if node_type in TRIVIA:  # no rule looks at whitespace or punctuation (tests/test_scopes.py)
+            return False
+        if node_type is cst.Module:
+            self._indent = node.default_indent.replace("\t", " " * 8)
+            self.ctx.indent = node.default_indent if len(set(node.default_indent)) == 1 else "    "
+            self._decide_conversions()
+        if _is_statement(node_type):
+            self.ctx.statement_stack.append(node)
+        if node_type is cst.FunctionDef:
+            self.ctx.function_stack.append(node)
+        elif node_type is cst.Import or node_type is cst.ImportFrom:
+            self.ctx.in_import = True
+        todos = self.ctx.pending_todos.pop(node, None)
+        if todos and self.ctx.statement_stack:
+            self.ctx.statement_todos.setdefault(self.ctx.statement_stack[-1], []).extend(todos)
+        for hook in self._visit.get(node_type.__name__, ()):
+            hook(node)
+        return True
+
+    def _decide_conversions(self) -> None:
+        """Decide, before any rewrite, which pipelines are converted: those that nothing blocks
+        (``fn.problems``, each reported where it is), that a rule converts (:meth:`RuleImpl.converts`:
+        enabled, not ``# noqa``-ed), and every use of whose values a rule claims (:meth:`_settle_uses`)."""
+        for fn in self.ctx.model.pipelines.values():
+            for impl in self._impls:
+                fn.problems.extend(Problem(impl.code, node, why, hint) for node, why, hint in impl.blockers(fn))
+            # A pipeline kept in pipeline mode on purpose says only why: "rewrite it by hand" TODOs
+            # beside "keep it in pipeline mode" would contradict it. A base's classes left as they
+            # are each say their own why, at the class.
+            kept = [p for p in fn.problems if p.keeps or getattr(p, "family", False)]
+            reported = len(self.ctx.diagnostics)
+            for problem in kept if any(p.keeps for p in kept) else fn.problems:
+                what = "kept in pipeline mode" if problem.keeps else "not migrated"
+                self.ctx.report(
+                    self._codes.get(problem.about, problem.about),
+                    problem.node,
+                    f"`{fn.display}` {what}: {problem.message}",
+                    hint=f"{what}: {problem.message}" + _advice(problem, fn),
+                    fixed=False,
+                    manual=True,  # a blocked pipeline has no fix, whatever the rule's fix safety
+                )
+            if fn.problems and len(self.ctx.diagnostics) == reported:
+                self._report_silenced(fn)
+            fn.convert = not fn.problems and any(impl.converts(fn) for impl in self._impls)
+        self._settle_uses()
+
+    def _report_silenced(self, fn) -> None:
+        """``fn`` is kept, and every finding that says why was suppressed where it is (``x[0]  #
+        noqa: NDD108``, or the rule not selected): say so once at the pipeline, under the code of
+        the rule that would convert it, or the run would keep it without a word. Not when the
+        pipeline's own line holds a finding that was suppressed (that silence was asked for)."""
+        converter = next((impl for impl in self._impls if impl.converts(fn)), None)
+        line = self.ctx.line_of(fn.node)[0]
+        elsewhere = [p for p in fn.problems if self.ctx.line_of(p.node)[0] != line]
+        if converter is None or len(elsewhere) != len(fn.problems):
+            return
+        first = elsewhere[0]
+        why = f"at line {self.ctx.line_of(first.node)[0]}, {first.message}"
+        self.ctx.report(
+            converter.code,
+            fn.node,
+            f"`{fn.display}` not migrated: {why}",
+            hint=f"not migrated: {why}" + _advice(first, fn),
+            fixed=False,
+            manual=True,
+        )
+
+    def _settle_uses(self) -> None:
+        """Unconvert every pipeline one of whose uses no rule claims (the migration plan,
+        :mod:`ndd_migrate.plan.uses`), until nothing changes: a claim may depend on whether another
+        pipeline converts (a name bound from two pipelines converts with both or neither)."""
+        found = self.ctx.model.plan
+        unfollowed: dict[int, tuple] = {}
+        shared = graph_code.shared_helpers(self, self.ctx.model)
+        while True:
+            # Decided against the conversions at the start of the pass, so that every blocking
+            # use of a pipeline is listed, not only the first one met.
+            failing = []
+            for use in found.uses:
+                members = use.members
+                converting = [m for m in members if m.convert]
+                if not converting:
+                    continue
+                answer = self._claim(use) if len(converting) == len(members) else uses.TOGETHER
+                if answer is not True:
+                    failing.append((use, converting, answer or ""))
+            failing.extend(self._shared_helper_uses(shared))
+            if not failing:
+                break
+            for use, converting, answer in failing:
+                local = [m for m in converting if not isinstance(m, ImportedPipeline)]
+                if not local:  # converted by another module of the run: reported at the use
+                    unfollowed.setdefault(id(use), (use, answer))
+                for fn in local:
+                    fn.convert = False
+                    found.blocked.setdefault(fn, []).append((use, answer))
+            if all(not [m for m in converting if not isinstance(m, ImportedPipeline)] for _, converting, _ in failing):
+                break  # only uses of pipelines converted elsewhere: nothing here changes any more
+        found.unfollowed = list(unfollowed.values())
+
+    @staticmethod
+    def _shared_helper_uses(shared) -> list[tuple]:
+        """A helper run by the graphs of several pipelines stays pipeline-mode code while one of them
+        does (Context.may_rewrite_dali_calls): each of the others is blocked at its call of it, the
+        reason naming the pipeline that keeps it."""
+        failing = []
+        for name, reaching in shared:
+            kept = sorted(owner.display for owner in reaching if not owner.convert)
+            if not kept:
+                continue
+            for owner, call in reaching.items():
+                if owner.convert:
+                    use = uses.Use(None, owner, call, uses.SHARED_HELPER, name, holder=call)
+                    failing.append((use, [owner], kept[0]))
+        return failing
+
+    def _claim(self, use: uses.Use) -> bool | str:
+        """True when the use keeps its meaning or a rule rewrites it; else the reason a rule that
+        knows the construct gave for leaving it (or "")."""
+        if uses.neutral(use):
+            return True
+        reason = ""
+        for impl in self._impls:
+            answer = impl.claims(use)
+            if answer is True:
+                return True
+            reason = reason or answer or ""
+        return reason
+
+    def _todo_width(self) -> int | None:
+        """The columns a TODO above the statement being left may take: the file's line length less
+        the statement's indentation (one level per enclosing compound statement)."""
+        length = self.ctx.policy.line_length(self.ctx.path)
+        if length is None:
+            return None
+        depth = sum(1 for node in self.ctx.statement_stack if isinstance(node, cst.BaseCompoundStatement))
+        return length - depth * len(self._indent)
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
+        result = updated
+        node_type = type(original)
+        if node_type in TRIVIA:
+            return result
+        for hook in self._leave.get(node_type.__name__, ()):
+            given = result
+            result = hook(original, result)
+            if result is not given:
+                self.ctx.rewritten = True
+                if isinstance(result, cst.RemovalSentinel):
+                    self.ctx.removed.add(original)
+            if type(result) is not node_type:
+                break  # a rule turned the node into something else: other rules' hooks no longer apply
+        if node_type is cst.FunctionDef:
+            self.ctx.function_stack.pop()
+        elif node_type is cst.Import or node_type is cst.ImportFrom:
+            self.ctx.in_import = False
+        if _is_statement(node_type):
+            self.ctx.statement_stack.pop()
+            todos = self.ctx.statement_todos.pop(original, None)
+            if todos and isinstance(result, _STATEMENTS):
+                result = add_todo_comments(result, todos, self._todo_width())
+        return result
+
+
+def _advice(problem: Problem, fn) -> str:
+    """What to do about a blocking problem: its own hint; else rewriting the pipeline by hand,
+    unless the message already says what to do by hand ("write the loop that draws from it by
+    hand"): a second "by hand" would only repeat it."""
+    if problem.hint:
+        return f"; {problem.hint}"
+    if "by hand" in problem.message:
+        return ""
+    return f"; rewrite `{fn.display}` by hand (see docs/target-shape.md)"

@@ -1,0 +1,58 @@
+"""``# TODO(ndd-migrate): ...`` comments above a statement: written once, wrapped at the line length,
+and read back (a wrapped one joined again) so that a second run never adds the same one.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate.engine.context import TODO_PREFIX
+
+
+#: The start of a TODO comment's continuation lines, when it is wrapped at the line length.
+TODO_CONTINUATION = "#   "
+
+
+def add_todo_comments(stmt: cst.CSTNode, todos: list[str], width: int | None = None) -> cst.CSTNode:
+    """Put ``# TODO(ndd-migrate): ...`` lines above a statement, never the same one twice (also
+    when the one there was wrapped). ``width``: the columns the comment may take (the line
+    length less the statement's indentation); a longer TODO is wrapped at spaces, continued on
+    lines starting :data:`TODO_CONTINUATION` (a word longer than that stays whole)."""
+    present = set(_todos(stmt.leading_lines))
+    new = [
+        cst.EmptyLine(comment=cst.Comment(line))
+        for text in dict.fromkeys(todos)
+        if text not in present
+        for line in _wrapped(text, width)
+    ]
+    if not new:
+        return stmt
+    return stmt.with_changes(leading_lines=[*stmt.leading_lines, *new])
+
+
+def _wrapped(text: str, width: int | None) -> list[str]:
+    if width is None or len(text) <= width:
+        return [text]
+    import textwrap
+
+    return textwrap.wrap(
+        text, width=max(width, len(TODO_PREFIX) + 12), subsequent_indent=TODO_CONTINUATION,
+        break_long_words=False, break_on_hyphens=False,
+    )
+
+
+def _todos(lines) -> list[str]:
+    """The TODO comments among a statement's leading lines, each as one line of text (a wrapped
+    one joined again)."""
+    found: list[str] = []
+    inside = False
+    for line in lines:
+        comment = line.comment.value if line.comment else None
+        if comment is not None and comment.startswith(TODO_PREFIX):
+            found.append(comment)
+            inside = True
+        elif inside and comment is not None and comment.startswith(TODO_CONTINUATION) and comment.strip("# "):
+            found[-1] += " " + comment[len(TODO_CONTINUATION):]
+        else:
+            inside = False
+    return found

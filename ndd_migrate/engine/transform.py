@@ -1,0 +1,316 @@
+"""One source text through the rules: parse once, analyse once (:mod:`ndd_migrate.model.analysis`),
+build the migration plan, run every rule's hooks in a single traversal
+(:mod:`ndd_migrate.engine.dispatch`), re-parse the result. Any failure — a syntax error, a rule that
+throws, output that does not parse — turns into a :class:`FileError` and the text is left as it was:
+the caller writes only what this module returns as ``new_source``.
+
+Reading the files and skipping those without DALI happen before this module (and libcst) is
+imported, in :mod:`ndd_migrate.app.runner`, which hands over the bytes it read. ``check`` parses only
+the module's DALI region (:mod:`ndd_migrate.syntax.region`), and names are resolved by
+:mod:`ndd_migrate.syntax.scopes`: both keep a DALI file's cost to its DALI code.
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import traceback
+from dataclasses import replace
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper
+
+from ndd_migrate.codegen import long_lines
+from ndd_migrate.engine.context import Context
+from ndd_migrate.engine.dispatch import Dispatcher
+from ndd_migrate.engine.stack import TOO_DEEP, on_deep_stack
+from ndd_migrate.io import noqa
+from ndd_migrate.io.diagnostics import FileError, FileResult
+from ndd_migrate.io.policy import Policy
+from ndd_migrate.model import crossfile
+from ndd_migrate.model.analysis import Analyzer
+from ndd_migrate.model.sources import hand_built, subclasses
+from ndd_migrate.plan.collect import collect
+from ndd_migrate.plan.uses import Plan
+from ndd_migrate.syntax import cstparse, pyparse, region, scopes
+
+
+def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) -> FileResult:
+    """Run the rules over one source text. Never raises for bad input: errors come back in the result.
+    (The work runs on a deep stack: :func:`on_deep_stack`.)
+
+    ``migrate`` rewrites with every selected rule and leaves TODOs. ``check`` always reports what
+    the full migration would report (conversion rules depend on each other, so reporting runs them
+    all, selected or not, and only the report is filtered); with ``--fix`` the fixes of the selected
+    rules are applied (only the safe ones without ``--unsafe-fixes``) until nothing changes, as
+    ruff does (:func:`_fix_to_fixed_point`). The reporting pass never keeps its rewrite, so it is
+    not even generated (nor re-parsed to validate it).
+
+    A finding is marked fixable only with the fix this run's options would really apply
+    (:func:`_fixability`): ``device="mixed"`` inside a pipeline function is fixed only together
+    with the function's (unsafe) conversion, so there it is an unsafe fix, not a safe one.
+
+    ``check`` first looks only at the module's DALI region (:mod:`ndd_migrate.syntax.region`; ``narrow``
+    False turns that off, for tests that compare): the findings are the same, for a fraction of
+    the cost. Only a ``--fix`` with something to fix goes on to the whole module.
+    """
+    return on_deep_stack(_transform, source, path, policy, narrow)
+
+
+def _transform(source: str, path: str, policy: Policy, narrow: bool) -> FileResult:
+    try:
+        tree = pyparse.parse(source, notebook=path.endswith(".ipynb"))
+    except pyparse.Refused as refused:  # CPython would not run it: its error, and libcst never sees it
+        return FileResult(path=path, old_source=source, error=FileError(path, refused.message, refused.line))
+    module_names = region.module_level_names(tree)
+    if policy.mode == "migrate":
+        return _run(source, path, policy, "all", module_names, todos=True, tree=tree)
+    part = region.dali_region(source, tree) if narrow and not policy.imported_pipelines else None
+    if part is not None:
+        found = _run(
+            part.text, path, policy, "report", module_names, todos=False, rewrite=False, lines=part, module_source=source
+        )
+        if not found.error and not (policy.fix and found.diagnostics):
+            found.old_source = source
+            found.diagnostics = _fixability(
+                found.diagnostics, path, policy,
+                lambda level: _run(part.text, path, policy, level, module_names, todos=False, rewrite=False,
+                                   lines=part, module_source=source),
+            )
+            return found
+    if not policy.fix:
+        return _report(source, path, policy, module_names, tree)
+    return _fix_to_fixed_point(source, path, policy, module_names)
+
+
+#: ``check --fix`` applies the fixes again to the fixed text until nothing changes (a fix can make
+#: another finding visible or fixable); this many passes at most, as a guard against two rules
+#: undoing each other's work (ruff allows 100; our fixes settle in two or three).
+MAX_FIX_PASSES = 10
+
+
+def _report(source: str, path: str, policy: Policy, module_names: set[str], tree: ast.Module | None = None) -> FileResult:
+    """The findings of ``check`` in ``source`` (the whole module, whose stdlib tree ``tree`` is
+    when the caller has it), each marked with the fix this run's options would apply."""
+    full = _run(source, path, policy, "report", module_names, todos=False, rewrite=False, tree=tree)
+    if not full.error:
+        full.diagnostics = _fixability(
+            full.diagnostics, path, policy,
+            lambda level: _run(source, path, policy, level, module_names, todos=False, rewrite=False, tree=tree),
+        )
+    return full
+
+
+def _fix_to_fixed_point(source: str, path: str, policy: Policy, module_names: set[str]) -> FileResult:
+    """``check --fix``: apply the selected rules' fixes (only the safe ones without
+    ``--unsafe-fixes``) to the text, then to the fixed text, until a pass changes nothing, so that
+    a second ``check`` finds nothing the first could have fixed or reported. The result lists the
+    findings each pass fixed (at their place in the text that pass saw) and the findings left in
+    the final text, at their place there (the file as written)."""
+    level = "all" if policy.unsafe_fixes else "safe"
+    current, fixed = source, []
+    for _ in range(MAX_FIX_PASSES):
+        fixing = _run(current, path, policy, level, module_names, todos=False)
+        if fixing.error:
+            fixing.old_source, fixing.changed, fixing.new_source = source, False, None
+            return fixing
+        if not fixing.changed:
+            break
+        fixed += [d for d in fixing.diagnostics if d.fixed]
+        current = fixing.new_source
+    result = _report(current, path, policy, module_names)
+    if result.error:
+        return result
+    result.diagnostics = fixed + result.diagnostics
+    result.old_source = source
+    result.changed = current != source
+    result.new_source = current if result.changed else None
+    return result
+
+
+def _fixability(diagnostics: list, path: str, policy: Policy, rerun) -> list:
+    """The reporting pass's findings, unfixed, each with the fix ``check --fix`` would really
+    apply: ``safe`` when the safe pass fixes it, ``unsafe`` when only the pass with every selected
+    rule does, else ``manual``. ``rerun(level)`` runs the rules at that fix level
+    (:class:`~ndd_migrate.engine.context.Context`) without keeping the rewrite. The reporting pass
+    applies every rule, so with every rule selected it is already the "all" pass; the other
+    passes run only when a finding could be marked by them."""
+    from ndd_migrate.engine.catalog import rule_codes
+    from ndd_migrate.io.diagnostics import FixSafety
+
+    key = lambda d: (d.code, d.line, d.column, d.message)  # noqa: E731
+    reported = {key(d) for d in diagnostics if d.fixed}
+    safe: set = set()
+    if any(d.fix is FixSafety.SAFE and key(d) in reported for d in diagnostics):
+        safe = {key(d) for d in rerun("safe").diagnostics if d.fixed}
+    every = reported
+    if any(d.fix is not FixSafety.MANUAL for d in diagnostics) and not all(
+        policy.is_enabled(code, path) for code in rule_codes()
+    ):
+        every = {key(d) for d in rerun("all").diagnostics if d.fixed}
+    out = []
+    for d in diagnostics:
+        if d.fix is FixSafety.SAFE and key(d) in safe:
+            fix = FixSafety.SAFE
+        elif d.fix is not FixSafety.MANUAL and key(d) in every:
+            fix = FixSafety.UNSAFE
+        else:
+            fix = FixSafety.MANUAL
+        out.append(replace(d, fix=fix, fixed=False))
+    return out
+
+
+def _run(*args, **kwargs) -> FileResult:
+    """One pass of the rules (:func:`_pass`), and the cyclic garbage it leaves collected at once.
+
+    A pass leaves its trees behind in reference cycles (libcst's scope objects point at the nodes
+    and at each other), and the collector is off while a file is processed
+    (:func:`without_cycle_collection`): without this, the second pass of ``check`` (the fix
+    levels, :func:`_fixability`) ran beside all of the first pass's trees, and peak memory was the
+    two passes' together (1.09 GB for a 2 MB module, 0.68 GB with this). Collecting the youngest
+    generation walks only what the file allocated since the last collection, which the collection
+    after the file would otherwise walk: the work moves, it does not grow.
+    """
+    result = _pass(*args, **kwargs)
+    if not gc.isenabled():
+        gc.collect(0)
+    return result
+
+
+def _pass(
+    source: str,
+    path: str,
+    policy: Policy,
+    fix_level: str,
+    module_names: set[str],
+    *,
+    todos: bool,
+    rewrite: bool = True,
+    lines: region.Region | None = None,
+    module_source: str | None = None,
+    refused: dict | None = None,
+    tree: ast.Module | None = None,
+) -> FileResult:
+    """One pass of the rules over ``source``: the whole module, or its region (then ``lines`` maps
+    the region's lines back to the module's, whose ``# noqa`` comments are in ``module_source``).
+    ``tree``, when given, is CPython's tree of ``source``: it tells :mod:`ndd_migrate.syntax.cstparse`
+    where a large module's top-level statements are.
+
+    A ``Pipeline`` base class with subclasses is flattened first (:mod:`ndd_migrate.model.sources.subclasses`); when
+    a class of such a family does not convert, the pass runs again with that class left as it is
+    (``refused``: base class name → why and which classes, reported at the base)."""
+    result = FileResult(path=path, old_source=source)
+    try:
+        module = cstparse.parse_module(source, tree)
+    except cst.ParserSyntaxError as exc:
+        result.error = _syntax_error(source, path, exc)
+        return result
+    try:
+        flat = subclasses.flatten(module, refused)  # each subclass of a base as a `Pipeline` subclass of its own
+        module = flat.module
+        module, built = hand_built.desugar(module, None if flat.families else source)  # `with pipe:` graphs as @pipeline_def functions
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        scopes.resolve(wrapper)
+        analyzer = Analyzer(
+            policy.imported_pipelines, set(module_names), policy.outside_pipelines, policy.migrated_on_disk
+        )
+        analyzer.model.refused_families = flat.refused
+        wrapper.visit(analyzer)
+        with analyzer.resolve(wrapper):  # the plan asks the analysis for names and scopes
+            analyzer.model.plan = Plan(collect(analyzer))  # every use of every value a conversion changes
+        ctx = Context(
+            path=path,
+            model=analyzer.model,
+            policy=policy,
+            resolver=None,
+            suppressed=_suppression(module_source or source),
+            fix_level=fix_level,
+            todos=todos,
+            rewrite=rewrite,
+            positions=scopes.positions_on_demand(wrapper),
+        )
+        if lines is not None:
+            ctx.original_line = lines.original_line
+        if flat.families:
+            ctx.original_line = _composed(ctx.original_line, flat.original_line)
+        if built.graphs:
+            analyzer.model.hand_built = built
+            for fn in analyzer.model.pipelines.values():
+                graph = next((g for g in built.graphs if g.definition is fn.node), None)
+                if graph is not None:
+                    fn.label = f"{graph.var} = Pipeline(...)"
+            analyzer.model.read_names |= built.removed_reads
+            built.call_lines = [ctx.positions(graph.call).start.line for graph in built.graphs]
+            built.def_lines = [ctx.positions(graph.definition).start.line for graph in built.graphs]
+            ctx.original_line = _composed(ctx.original_line, built.original_line)
+        analyzer.model.hand_built_refused = built.refused
+        new_module = wrapper.visit(Dispatcher(ctx))
+        if built.graphs:
+            converted = {fn.node.name.value for fn in analyzer.model.pipelines.values() if fn.convert and fn.label}
+            new_module = hand_built.resugar(new_module, built, converted)
+        failed = subclasses.failures(flat, analyzer.model.pipelines, ctx.diagnostics)
+        if failed:  # again, with the classes that did not convert left as they were (one finding at the base)
+            return _run(
+                source, path, policy, fix_level, module_names, todos=todos, rewrite=rewrite, lines=lines,
+                module_source=module_source, refused={**flat.refused, **failed}, tree=tree,
+            )
+    except (RecursionError, MemoryError):  # nesting deeper than even the deep stack allows
+        result.error = FileError(path, TOO_DEEP, pyparse.deepest_line(source))
+        return result
+    except Exception as exc:  # a rule crashed: report it, lose nothing
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        result.error = FileError(
+            path,
+            f"internal error ({type(exc).__name__}: {pyparse.one_line(str(exc))}) at "
+            f"{Path(frame.filename).name}:{frame.lineno}; file left unchanged, please report it",
+        )
+        return result
+    result.diagnostics = sorted(ctx.diagnostics, key=lambda d: (d.line, d.column, d.code))
+    result.pipelines = crossfile.exports(ctx.model)
+    if not rewrite:
+        return result
+    new_source = new_module.code
+    length = policy.line_length(path)
+    if new_source != source and length is not None:
+        new_source = long_lines.split_long_lines(new_module, new_source, source, length)
+    if new_source != source:
+        try:  # CPython first: its message says why (libcst's says where it gave up)
+            new_tree = pyparse.ast_parse(new_source, path)
+            pyparse.compile_tree(new_tree, path, "exec", dont_inherit=True)
+            cstparse.parse_module(new_source, new_tree)
+        except (cst.ParserSyntaxError, SyntaxError, RecursionError, MemoryError) as exc:
+            why = exc.msg if isinstance(exc, SyntaxError) else str(exc) or type(exc).__name__
+            result.error = FileError(path, f"the rewrite did not parse, file left unchanged: {pyparse.one_line(why)}")
+            return result
+        result.changed = True
+        result.new_source = new_source
+    return result
+
+
+def _composed(outer, inner):
+    return lambda line: outer(inner(line))
+
+
+def _syntax_error(source: str, path: str, exc: cst.ParserSyntaxError) -> FileError:
+    """Python's own message and line where it has one (libcst's point at where parsing gave up)."""
+    try:
+        compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as py:
+        return FileError(path, f"cannot parse: {py.msg}", py.lineno)
+    except ValueError:
+        pass
+    first = exc.message.splitlines()[0] if exc.message else "syntax error"
+    # Python accepts it: the fault is libcst's, say so rather than blame the code.
+    return FileError(path, f"cannot parse: libcst cannot read this valid Python ({first})", exc.raw_line)
+
+
+def _suppression(source: str):
+    """``(code, line) -> bool``: is ``code`` silenced by a ``# noqa`` on ``line``?"""
+    table = noqa.noqa_lines(source)
+
+    def suppressed(code: str, line: int) -> bool:
+        entry = table.get(line)
+        return entry is not None and (entry is noqa.ALL or code in entry)
+
+    return suppressed

@@ -1,0 +1,50 @@
+"""What a run may change: a plain value, standard library only.
+
+It lives apart from :mod:`ndd_migrate.engine.context` (which needs libcst) so that the command line can
+build it before knowing whether any file mentions DALI: a run over files that do not pays nothing
+for libcst (see :mod:`ndd_migrate.app.runner`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+
+def every_rule(code: str, path: str | None = None) -> bool:
+    """The default selection: every rule (a module-level function, so a Policy pickles to workers)."""
+    return True
+
+
+def no_line_length(path: str) -> int | None:
+    """The default line length: none, TODO comments stay on one line. The command line gives the
+    project's (:meth:`ndd_migrate.io.config.Configuration.line_length`)."""
+    return None
+
+
+@dataclass
+class Policy:
+    """What a run may change. ``is_enabled(code)`` is the --select/--ignore/config decision."""
+
+    mode: str = "migrate"  # "migrate" or "check"
+    fix: bool = True
+    unsafe_fixes: bool = True
+    is_enabled: Callable[[str, str], bool] = every_rule  # (code, path) -> selected?
+    line_length: Callable[[str], int | None] = no_line_length  # path -> where TODO comments wrap
+    # Pipelines that other files of the run define, as ``module.name`` -> migrated? (crossfile.py)
+    imported_pipelines: dict[str, bool] = field(default_factory=dict)
+    # Pipelines that project modules outside the run define, still in pipeline mode, as
+    # ``module.name`` -> the defining file: their call sites are reported (NDD007), not rewritten.
+    outside_pipelines: dict[str, str] = field(default_factory=dict)
+    # Of ``imported_pipelines``, those already migrated in a file on disk (``module.name`` -> the
+    # file): their call sites may be dynamic mode already, so only pipeline methods are findings.
+    migrated_on_disk: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def migrate(cls) -> "Policy":
+        return cls()
+
+    @classmethod
+    def check(cls, fix=False, unsafe_fixes=False, is_enabled=every_rule, line_length=no_line_length) -> "Policy":
+        return cls("check", fix, unsafe_fixes, is_enabled, line_length)
+

@@ -1,0 +1,799 @@
+"""One read of a module before any rewrite: its pipeline functions, their call sites, and what each
+local name holds (a pipeline object, one batch, a tuple of batches).
+
+Rules consult this model instead of re-deriving facts, so every rule sees the same answers and a
+file is analysed once. Nodes in the model are *original* nodes (libcst metadata is keyed by them).
+"""
+
+from __future__ import annotations
+
+
+import libcst as cst
+from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
+
+from ndd_migrate.model.values import attributes, build_time, graph_constants, outputs, self_methods
+from ndd_migrate.model.features import checkpoints, expected_errors, iterators, manual_uses, twin_readers
+from ndd_migrate.model.values import external_source
+from ndd_migrate.model import constructs, crossfile
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.dali import pipeline_args
+from ndd_migrate.syntax.cstutil import TRIVIA, SkipsTrivia
+from ndd_migrate.model.values.ndd_flow import record_binding
+from ndd_migrate.model.values.returns import read as read_returns
+from ndd_migrate.syntax.scopes import references
+from ndd_migrate.dali.tables import has_expression_form, op_info
+from ndd_migrate.model.kinds import converts_to_array, expr_kind, loop_parts
+from ndd_migrate.model.types import (
+    ITEM_KIND, READER_BLOCKS, Kind, ModuleModel, PipelineFunction, PipelineGroup, Problem, constant_problem, one_of,
+)
+
+
+class Analyzer(SkipsTrivia, cst.CSTVisitor):
+    """Builds a :class:`ModuleModel` in one traversal (plus a cheap resolution of assignments)."""
+
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider)
+
+    def __init__(
+        self,
+        imported: dict[str, bool] | None = None,
+        module_names: set[str] | None = None,
+        outside: dict[str, str] | None = None,
+        on_disk: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__()
+        self.model = ModuleModel(
+            imported=imported or {}, module_names=module_names or set(), outside=outside or {}, on_disk=on_disk or {}
+        )
+        self._stack: list[PipelineFunction] = []
+        self._depth: list[cst.FunctionDef] = []
+        self._calls: list[tuple[cst.Call, str]] = []
+        self.assigns: list[tuple[object, cst.BaseAssignTargetExpression, cst.BaseExpression]] = []
+        self._returns: dict[cst.FunctionDef, list[cst.Return]] = {}  # of functions other than pipelines
+        self._every_return: list[cst.Return] = []  # all of the module's, pipelines' too (ndd_migrate.model.features.iterators)
+        self._consumed: list[tuple[cst.Call, str, cst.BaseExpression, tuple[str, str]]] = []  # see manual_uses
+        self._generators: set[cst.FunctionDef] = set()
+        self._pipeline_methods: list[tuple[cst.Name, str]] = []  # `name.build()` / `name.run()`
+        self._epoch_uses: list[cst.BaseExpression] = []  # see ndd_migrate.model.features.iterators
+        self._in_import = False
+        self._not_read: set[cst.Name] = set()  # attribute names and keywords: not reads of a name
+        # Parameters of the module's functions that hold a pipeline's value at every call (found by
+        # ndd_migrate.plan.uses): (scope, name) → (Kind, pipeline), kept when the kinds are resolved again.
+        self.parameter_kinds: dict[tuple[object, str], tuple] = {}
+        # Each node's parent (trivia left out): the plan follows values upwards (ndd_migrate.plan.uses).
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = self.model.parents
+        self._open: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if type(node) in TRIVIA:
+            return False
+        if self._open:
+            self.parents[node] = self._open[-1]
+        self._open.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if type(original_node) not in TRIVIA:
+            self._open.pop()
+        super().on_leave(original_node)
+
+    @property
+    def calls(self) -> list[tuple[cst.Call, str]]:
+        """The module's calls, each with one of its callee's qualified names (a call may be listed
+        once per name)."""
+        return self._calls
+
+    # -- helpers -----------------------------------------------------------------------------
+    # -- the public index: what other modules of the model and the plan ask of a finished analysis --
+    def qualnames(self, node: cst.CSTNode) -> set[str]:
+        """The qualified names ``node`` may stand for (libcst's, resolved once for the module)."""
+        return {q.name for q in self.get_metadata(QualifiedNameProvider, node, None) or ()}
+
+    # -- imports ------------------------------------------------------------------------------
+    def visit_Import(self, node: cst.Import) -> None:
+        self._in_import = True
+        for alias in node.names:
+            full = names.dotted(alias.name)
+            bound = alias.asname.name.value if alias.asname else None
+            if full and full.split(".")[0] == "nvidia":
+                self.model.dali_roots.add(bound or "nvidia")
+            if full == names.NDD and bound:
+                self.model.ndd_alias = self.model.ndd_alias or bound
+            if full == "numpy":
+                self.model.numpy_alias = self.model.numpy_alias or bound or "numpy"
+            if full == "math" and not self._depth:
+                self.model.math_alias = self.model.math_alias or bound or "math"
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self._in_import = True
+        module = names.dotted(node.module) if node.module else None
+        if isinstance(node.names, cst.ImportStar) or module is None:
+            return
+        for alias in node.names:
+            bound = alias.asname.name.value if alias.asname else alias.name.value
+            if not node.relative and module.split(".")[0] == "nvidia":
+                self.model.dali_roots.add(bound)
+            if f"{module}.{alias.name.value}" == names.NDD:
+                self.model.ndd_alias = self.model.ndd_alias or bound
+
+    def leave_Import(self, node: cst.Import) -> None:
+        self._in_import = False
+
+    def leave_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self._in_import = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._not_read.add(node.attr)
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._not_read.add(node.keyword)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        for fn in self._stack:
+            fn.local_names.add(node.value)
+        if not self._in_import and node not in self._not_read:
+            self.model.read_names.add(node.value)
+
+    # -- legacy Pipeline subclasses (ndd_migrate.model.sources.legacy) ---------------------------------------
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        from ndd_migrate.model.sources import legacy  # imported here: it builds on this module's classes
+
+        qual = next(iter(self.qualnames(node.name)), node.name.value)
+        found = legacy.read_class(self, node, qual, self.model)
+        if found is not None:
+            self.model.pipelines[qual] = found  # its instances are Kind.PIPELINE, like a @pipeline_def's
+            if found.graph is not None:
+                self.model.by_node[found.graph] = found  # fn.* calls in define_graph see their pipeline
+
+    # -- pipeline functions -------------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        decorator = next(
+            (d for d in node.decorators if self._decorator_name(d) == names.PIPELINE_DEF), None
+        )
+        if decorator is not None:
+            qual = next(iter(self.qualnames(node.name)), node.name.value)
+            fn = PipelineFunction(qualname=qual, node=node, decorator=decorator)
+            self._read_decorator(fn)
+            self._read_body(fn)
+            autoserialize = manual_uses.autoserialize_decorator(self, node)
+            if autoserialize is not None:
+                fn.problems.append(Problem(constructs.AUTOSERIALIZED, autoserialize, *manual_uses.AUTOSERIALIZE, keeps=True))
+            self.model.pipelines[qual] = fn
+            self.model.by_node[node] = fn
+            self._stack.append(fn)
+        else:
+            self.model.functions[next(iter(self.qualnames(node.name)), node.name.value)] = node
+        self._depth.append(node)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._depth.pop()
+        if self._stack and self._stack[-1].node is node:
+            self._stack.pop()
+
+    def _decorator_name(self, decorator: cst.Decorator) -> str | None:
+        expr = decorator.decorator
+        if isinstance(expr, cst.Call):
+            expr = expr.func
+        return names.dali_name(self, expr)
+
+    def _read_decorator(self, fn: PipelineFunction) -> None:
+        expr = fn.decorator.decorator
+        if not isinstance(expr, cst.Call):
+            return
+        for arg in expr.args:
+            if arg.keyword is None:
+                fn.problems.append(
+                    Problem(constructs.PIPELINE_FUNCTION, fn.node, "decorator arguments that are not `name=value` cannot be read")
+                )
+                continue
+            fn.decorator_args[arg.keyword.value] = arg
+            self._check_blocking(fn, arg.keyword.value)
+
+    def _check_blocking(self, fn: PipelineFunction, name: str) -> None:
+        fn.checkpointing = fn.checkpointing or name in pipeline_args.CHECKPOINTING
+        if name == "enable_conditionals":  # NDD423: rewritten, or blocked where and why (its blockers())
+            fn.conditionals_enabled = True
+            return
+        reason = pipeline_args.BLOCKING.get(name)
+        if reason:
+            fn.problems.append(Problem(constructs.PIPELINE_FUNCTION, fn.node, f"`{name}`: {reason}"))
+
+    def _read_body(self, fn: PipelineFunction) -> None:
+        body = fn.node.body.body if isinstance(fn.node.body, cst.IndentedBlock) else ()
+        fn.returns = found = read_returns(fn.node)
+        if not found.ends:
+            fn.problems.append(
+                Problem(constructs.PIPELINE_FUNCTION, fn.node, "the function does not end with `return <outputs>`")
+            )
+        fn.problems.extend(Problem(constructs.PIPELINE_FUNCTION, node, why) for node, why in found.problems)
+        for index, stmt in enumerate(body):
+            call = cstutil.assigned_call(stmt)
+            if call is not None and self._is_reader(call):
+                fn.top_level_readers.append(call)
+                count = outputs.op_outputs(names.fn_path(names.dali_name(self, call.func)) or "", call)
+                if fn.reader_index is not None:
+                    self._read_twin(fn, body, index, count)
+                    continue
+                fn.reader_index = index
+                fn.reader_outputs = count if isinstance(count, int) else None
+        if found.ends and not found.problems:  # ndd_migrate.model.values.outputs: what each `return` gives
+            fn.problems.extend(Problem(constructs.PIPELINE_FUNCTION, *problem) for problem in outputs.read_function(self, fn, self._is_reader))
+        self._place_build_time(fn, list(body))
+
+    def _read_twin(self, fn: PipelineFunction, body: list, index: int, count) -> None:
+        """A second reader statement: read with the first when their epochs line up
+        (ndd_migrate.model.features.twin_readers), else the reason blocks the function."""
+        first, second = fn.top_level_readers[0], fn.top_level_readers[-1]
+        if fn.twin_index is not None:
+            why = twin_readers.THIRD
+        else:
+            why = twin_readers.mismatch(first, second, body[fn.reader_index + 1 : index])
+        if why is None and not (isinstance(count, int) and count == fn.reader_outputs):
+            why = "two readers whose number of outputs the migration cannot read: decide how their epochs line up"
+        if why is not None:
+            fn.problems.append(Problem(constructs.PIPELINE_FUNCTION, body[index], why))
+            return
+        fn.twin_index = index
+        fn.twin_outputs = count
+
+    def _place_build_time(self, fn: PipelineFunction, body: list) -> None:
+        """Statements that act outside the body run once, before the loop, or block (build_time);
+        those before the reader without an op call already run once (NDD001)."""
+
+        def is_op_call(call: cst.Call) -> bool:
+            dali = names.dali_name(self, call.func)
+            return bool(dali and (names.fn_path(dali) or names.math_function(dali)))
+
+        anchor = fn.reader_index
+        once = frozenset(i for i in range(anchor or 0) if not build_time.calls_op(body[i], is_op_call))
+        placed = build_time.place(body, is_op_call, once)
+        fn.hoisted = placed.hoisted - once
+        fn.problems.extend(Problem(constructs.PIPELINE_FUNCTION, node, why) for node, why in placed.problems)
+        if self._depth:  # built in a function (a factory, a method): checked once its source is known
+            fn.built_in = self._depth[-1].name.value
+
+    def _is_reader(self, call: cst.Call) -> bool:
+        info = op_info(names.fn_path(names.dali_name(self, call.func)) or "")
+        return bool(info and info.reader)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self._every_return.append(node)
+        fn = self._innermost_pipeline()
+        if fn is None:
+            if self._depth:
+                self._returns.setdefault(self._depth[-1], []).append(node)
+            return
+        # Where a pipeline function may return is read with its body (ndd_migrate.model.values.returns).
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        if self._depth:
+            self._generators.add(self._depth[-1])
+        fn = self._innermost_pipeline()
+        if fn is not None:
+            fn.problems.append(Problem(constructs.PIPELINE_FUNCTION, node, "`yield` inside a pipeline function"))
+
+    def _array_input(self, constant: cst.Call) -> bool:
+        """Is ``constant`` a ``types.Constant`` of a numpy array given as a positional input of an
+        ``fn.*`` operator that dynamic mode has (ndd_migrate.model.values.graph_constants)?"""
+        arg = self.parents.get(constant)
+        call = self.parents.get(arg)
+        if not graph_constants.op_input(arg, call, constant) or graph_constants.array_of(constant, self.qualnames) is None:
+            return False
+        info = op_info(names.fn_path(names.dali_name(self, call.func)) or "")
+        return info is not None and info.ndd is not None and not has_expression_form(info.fn_path)
+
+    def _innermost_pipeline(self) -> PipelineFunction | None:
+        """The pipeline function whose own body (not a nested function) we are in."""
+        if self._stack and self._depth and self._depth[-1] is self._stack[-1].node:
+            return self._stack[-1]
+        return None
+
+    # -- calls -----------------------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        dali = names.dali_name(self, node.func)
+        if dali == names.PIPELINE:
+            self.model.explicit_pipelines.append(node)
+        path = names.fn_path(dali)
+        fn = self._stack[-1] if self._stack else None
+        if dali in names.CONSTANTS and fn is not None:
+            if self._array_input(node):
+                fn.input_constants.append(node)  # written as the array it wraps (NDD901)
+            else:
+                fn.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, constant_problem(dali)))
+        if path is not None and fn is not None:
+            info = op_info(path)
+            if path == "external_source":
+                fn.external_sources.append(node)  # resolved in leave_Module (NDD421)
+            elif path == "python_function":  # written out as plain Python (NDD422) when it can be
+                fn.python_functions.append(node)
+            elif has_expression_form(path):
+                pass  # written as an expression (NDD101), which blocks the call it cannot write
+            elif info is None or info.ndd is None:
+                fn.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, f"`fn.{path}` has no dynamic-mode form"))
+            else:
+                # A helper's reader, already reported where the returned value is read (ndd_migrate.model.values.outputs).
+                known = any(p.hint == outputs.HELPER_READER_HINT and p.node.deep_equals(node) for p in fn.problems)
+                if info.reader and not known and not self._is_hoistable_reader(fn, node):
+                    fn.problems.append(Problem(constructs.PIPELINE_FUNCTION, node, *self._reader_place(fn, node)))
+                if info.random:
+                    fn.random_calls.append(node)
+        for qual in self.qualnames(node.func):
+            self._calls.append((node, qual))
+        by_reader = cstutil.kwarg(node, "reader_name") is not None  # `size=` alone needs no metadata
+        epoch_use = (by_reader and iterators.epoch_aware(node, names.dali_name(self, node.func))) or iterators.metadata_receiver(node)
+        if epoch_use is not None:
+            self._epoch_uses.append(epoch_use)
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in ("build", "run"):
+            self._pipeline_methods.append((func.value, func.attr.value))  # NDD007
+        consumed = manual_uses.consumed_pipeline(self, node)
+        if consumed is not None:
+            self._consumed.append((node, *consumed))
+
+    def _is_hoistable_reader(self, fn: PipelineFunction, call: cst.Call) -> bool:
+        return self._innermost_pipeline() is fn and any(call is c for c in fn.top_level_readers)
+
+    def _reader_place(self, fn: PipelineFunction, call: cst.Call) -> tuple[str, str]:
+        """Why a reader call cannot become the generator's loop, from where it is, and what to do."""
+        if self._innermost_pipeline() is not fn:
+            return ("a reader called in a function nested in the pipeline function would be created anew at each call",
+                    "create the reader in the pipeline function and pass its outputs on")
+        node, kind = call, None
+        while node in self.parents and node is not fn.node:
+            node = self.parents[node]
+            kind = READER_BLOCKS.get(type(node), kind)
+        if kind is not None and fn.top_level_readers:
+            return (f"a second reader, called inside {kind} beside the one at the top of the function: "
+                    "decide how their epochs line up",
+                    "rewrite the function by hand, with one loop over both readers' epochs")
+        if kind is not None:
+            return (f"a reader called inside {kind} cannot be created once, before the batch loop",
+                    "call the reader at the top of the function, outside any block, and use its outputs there")
+        return ("a reader called inside an expression cannot be created once",
+                "assign its outputs in a statement of its own: `images, labels = fn.readers.X(...)`")
+
+    # -- assignments (for Kind) ----------------------------------------------------------------
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        record_binding(node, self.model.bindings)
+
+    def visit_For(self, node: cst.For) -> None:
+        record_binding(node, self.model.bindings)
+        self.assigns.append((self.get_metadata(ScopeProvider, node.target, None), node.target, node))
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self.assigns.append((self.get_metadata(ScopeProvider, node.target, None), node.target, node))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        record_binding(node, self.model.bindings)
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        # Recorded when left, after the comprehensions of its value (`outs = [o.cpu() for o in (a, b)]`):
+        # the kinds are resolved in this order, and the comprehension's target comes first.
+        if len(original_node.targets) != 1:
+            return
+        scope = self.get_metadata(ScopeProvider, original_node, None)
+        self.assigns.append((scope, original_node.targets[0].target, original_node.value))
+
+    def visit_Module(self, node: cst.Module) -> None:
+        # Before the functions are read: their graph code may call such methods (outputs, graph_code).
+        self.model.self_calls = self_methods.calls(node, self.qualnames)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for call, qual in self._calls:
+            fn = self.model.pipelines.get(qual)
+            if fn is None:
+                continue
+            self.model.call_sites[call] = fn
+            for arg in call.args:
+                if arg.keyword is not None:
+                    if arg.keyword.value in pipeline_args.PARAMETERS:
+                        fn.call_site_args.add(arg.keyword.value)
+                    self._check_blocking(fn, arg.keyword.value)
+        for fn in self.model.pipelines.values():
+            self._resolve_external_source(fn, original_node)
+            self._check_outer_stores(fn)
+        self._calls.extend(self.model.self_calls.items())  # followed as calls of the method
+        classes = {fn.node for fn in self.model.pipelines.values() if isinstance(fn.node, cst.ClassDef)}
+        for found in attributes.find(self.parents, classes):
+            self.model.attribute_stores[found.target] = found
+            self.model.attribute_reads.update(dict.fromkeys(found.reads, found))
+        self.resolve_kinds()
+        while self._find_factories():
+            self.resolve_kinds()
+        self._find_calls_through_names()
+        self._consumed.extend(iterators.subclass_uses(self, original_node, self._calls))  # NDD411
+        self._consumed.extend(iterators.framework_uses(self, self._every_return, self._calls))  # NDD411
+        self._consumed.extend(expected_errors.uses(original_node, self.parents))  # NDD905
+        for call, about, expr, advice in self._consumed:
+            found = expr_kind(self.model, expr, self.scope_of, self.qualnames)
+            traced = False
+            if not found and about in constructs.KEEPING:
+                found = self._made_by_chosen_function(expr)
+                traced = found is not None
+                if traced:
+                    self.model.traced_keeps.add(call)
+            if not found and about == constructs.BUILD_RAISES and isinstance(expr, cst.Name):  # `assert_raises(E, P)`
+                found = next(((Kind.PIPELINE, self.model.pipelines[q]) for q in self.qualnames(expr) if q in self.model.pipelines), None)
+            if not found and about == constructs.FRAMEWORK_ITERATOR:
+                found = self._made_by_chosen_class(expr)
+            if found and found[0] in (Kind.PIPELINE, Kind.PIPELINES):
+                members = found[1].members if isinstance(found[1], PipelineGroup) else (found[1],)
+                for fn in members:
+                    if (about == constructs.FRAMEWORK_ITERATOR or traced) and any(p.about == about for p in fn.problems):
+                        continue  # one is enough: it stays in pipeline mode for that framework
+                    if about == constructs.FED_RUN_RAISES and not manual_uses.feeds_input(fn.node):
+                        continue  # an error DALI raises in both modes (a decoder on bad data) is no keep
+                    if about in (constructs.PYTHON_RUN_RAISES, constructs.PYTHON_OUTPUTS_RAISE) and (
+                        not expected_errors.run_differs(self, fn.node, about) or any(p.node is call for p in fn.problems)
+                    ):
+                        continue  # the same error in both modes, or the fed-data keep at this checker already
+                    if about == constructs.BUILD_RAISES and any(p.about == about and p.node is call for p in fn.problems):
+                        continue  # a `with pytest.raises` block in a `@raises` test: one finding at the build
+                    if isinstance(fn, PipelineFunction):  # not one another module defines
+                        fn.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
+        self._find_foreign_pipelines()
+        iterators.mark(self, self._epoch_uses)
+        iterators.mark_restarts(self, self._calls)
+        for fn in self.model.pipelines.values():
+            why = twin_readers.late_mismatch(fn) if fn.twin_index is not None else None
+            if why is not None:
+                graph = getattr(fn, "graph", None)  # a legacy class: the reader calls are in define_graph
+                about = constructs.PIPELINE_SUBCLASS if graph is not None else constructs.PIPELINE_FUNCTION
+                fn.problems.append(Problem(about, (graph or fn.node).body.body[fn.twin_index], why))
+        for fn, node, why, hint in checkpoints.blocked(self, original_node):
+            fn.problems.append(Problem(constructs.CHECKPOINTING, node, why, hint))
+
+    def _find_calls_through_names(self) -> None:
+        """``cls(...)`` where ``cls`` holds a pipeline function (Kind.FUNCTION): a call site of each
+        pipeline it may be, whose settings the migrated functions take as at any other call."""
+        for (scope, name), (kind, held) in self.model.kinds.items():
+            if kind is not Kind.FUNCTION:
+                continue
+            for access in references(scope, name):
+                call = self.parents.get(access.node)
+                if not (isinstance(call, cst.Call) and call.func is access.node):
+                    continue
+                self.model.made_through[call] = held
+                for fn in getattr(held, "members", (held,)):
+                    for arg in call.args:
+                        if arg.keyword is not None:
+                            if arg.keyword.value in pipeline_args.PARAMETERS:
+                                fn.call_site_args.add(arg.keyword.value)
+                            self._check_blocking(fn, arg.keyword.value)
+
+    def _resolve_external_source(self, fn: PipelineFunction, module: cst.Module) -> None:
+        """One external source that can play the reader's role becomes ``fn.source``; any other
+        blocks the rewrite with the reason (NDD421)."""
+        def parameter(name: str, none_allowed: bool) -> str | None:
+            return external_source.passed_generator_functions(self, fn.node, name, none_allowed)
+
+        for call in fn.external_sources:
+            where = external_source.place(fn.node, call, self.parents)
+            found = external_source.analyse(fn.node, module, call, where, fn.reader_index is not None, parameter)
+            if fn.source is not None:
+                found = "more than one external source: decide how their epochs line up"
+            elif not isinstance(found, str) and found.batch is not True and not fn.given("batch_size"):
+                found = "`batch=False` (or a `batch=` decided at run time) needs the pipeline's `batch_size`, which neither the decorator nor a call gives"
+            if isinstance(found, str):
+                fn.problems.append(Problem(constructs.EXTERNAL_SOURCE, call, found))
+            else:
+                fn.source = found
+
+    def _check_outer_stores(self, fn: PipelineFunction) -> None:
+        """A graph defined in a function ran when the function built it, so code run after the
+        function returned may read what the graph code stored on an outside object (``self.length
+        = len(source)``); the generator runs those statements only at its first batch: blocks."""
+        if fn.built_in is None or not isinstance(fn, PipelineFunction) or fn.node is None:
+            return
+        body = list(fn.node.body.body)
+        anchor = fn.reader_index if fn.reader_index is not None else fn.source.index if fn.source else 0
+        params = fn.node.params
+        local = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        local |= {name for stmt in body for name in build_time.bound_names(stmt)}
+        for index in sorted(fn.hoisted | set(range(anchor))):
+            target = build_time.outer_store(body[index], local)
+            if target is not None:
+                fn.problems.append(Problem(
+                    constructs.PIPELINE_FUNCTION, body[index],
+                    f"`{target} = ...` runs when `{fn.built_in}` builds the graph; in the generator it would run "
+                    f"only at the first batch, after `{fn.built_in}` has returned: code that reads it in between "
+                    "(a length, a size) would not find it",
+                    "compute it in the function, before the graph is built"))
+                return
+
+    def _find_foreign_pipelines(self) -> None:
+        """A name bound once from ``imported_function(...)`` on which both ``build()`` and ``run()``
+        are called is, in a file that mentions DALI, almost surely a pipeline made in a module this
+        run does not see; NDD007 says what to change if that module is migrated. A function that a
+        project module outside the run is known to define as a pipeline (``Policy.outside_pipelines``)
+        needs only one of the two: the object is a pipeline for sure."""
+        methods: dict[tuple[object, str], set[str]] = {}
+        for name, attr in self._pipeline_methods:
+            methods.setdefault((self.scope_of(name), name.value), set()).add(attr)
+        for scope, target, value in self.assigns:
+            if not (isinstance(target, cst.Name) and isinstance(value, cst.Call)):
+                continue
+            key = (scope, target.value)
+            if not methods.get(key) or key in self.model.kinds:
+                continue
+            if scope is None or len(scope.assignments[target.value]) != 1:
+                continue
+            qual = next(
+                (
+                    q.name
+                    for q in self.get_metadata(QualifiedNameProvider, value.func, None) or ()
+                    if q.source is QualifiedNameSource.IMPORT and not q.name.startswith(names.DALI + ".")
+                ),
+                None,
+            )
+            if qual is None or crossfile.lookup(self.model.imported, qual) is not None:
+                continue
+            if methods[key] == {"build", "run"} or crossfile.lookup(self.model.outside, qual) is not None:
+                self.model.foreign_pipelines[key] = qual
+
+    def scope_of(self, node: cst.CSTNode):
+        """The scope ``node`` is in (None for a node the scope analysis did not see)."""
+        return self.get_metadata(ScopeProvider, node, None)
+
+    def _made_by_chosen_function(self, expr: cst.BaseExpression) -> tuple | None:
+        """``(Kind.PIPELINES, group)`` for a pipeline made by calling a pipeline function that a
+        helper chose and returned: ``make = choose(cfg)``, where every ``return`` of ``choose`` is
+        the name of a pipeline function (``return train_pipe if cfg.multi else single_pipe``
+        written as two returns), then ``pipe = make(...)`` or ``DALIDataset(pipeline=make(...))``.
+        Only for uses that keep a pipeline as it is (a `DALIDataset`): they block the conversion
+        with their own reason, so the trace may stop at names bound once, and never converts."""
+        if isinstance(expr, cst.Name):
+            expr = self._bound_once(expr)
+        if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Name):
+            return None
+        chosen = self._bound_once(expr.func)
+        if not isinstance(chosen, cst.Call):
+            return None
+        quals = self.qualnames(chosen.func)
+        for node, returns in self._returns.items():
+            if not quals & self.qualnames(node.name) or not _always_returns(node.body):
+                continue
+            fns = []
+            for ret in returns:
+                names_ = self.qualnames(ret.value) if isinstance(ret.value, cst.Name) else set()
+                fn = next((self.model.pipelines[q] for q in names_ if q in self.model.pipelines), None)
+                if fn is None:
+                    return None
+                fns.append(fn)
+            return (Kind.PIPELINES, PipelineGroup(tuple(dict.fromkeys(fns)))) if fns else None
+        return None
+
+    def _bound_once(self, name: cst.Name) -> cst.BaseExpression | None:
+        """The value of a name assigned exactly once (``name = value``) in the scope it is read from."""
+        scope = self.scope_of(name)
+        while scope is not None and not scope.assignments[name.value] and scope.parent is not scope:
+            scope = scope.parent
+        if scope is None or len(scope.assignments[name.value]) != 1:
+            return None
+        return next((v for sc, t, v in self.assigns if sc is scope and isinstance(t, cst.Name) and t.value == name.value), None)
+
+    def _made_by_chosen_class(self, expr) -> tuple | None:
+        """``pipe`` of ``pipe_class = TrainPipe`` (or ``= ValPipe``, or ``None``), ``pipe = pipe_class(...)``:
+        the pipelines it may be, as ``(Kind.PIPELINE, group)``, or None. Only for what keeps
+        pipelines in pipeline mode (a framework iterator of theirs): the call is no call site
+        (nothing there is rewritten), so every pipeline it may be stays as it is."""
+        def bound(name: cst.Name) -> list | None:  # the values of every binding of `name` in its scope
+            scope = self.scope_of(name)
+            if scope is None or name.value not in scope.assignments:
+                return None
+            values = [v for s, t, v in self.assigns if s is scope and isinstance(t, cst.Name) and t.value == name.value]
+            return values if len(values) == len(scope.assignments[name.value]) else None
+
+        if not isinstance(expr, cst.Name):
+            return None
+        made = bound(expr)
+        if not made or not all(isinstance(v, cst.Call) and isinstance(v.func, cst.Name) for v in made):
+            return None
+        chosen = []
+        for call in made:
+            classes = bound(call.func)
+            if not classes:
+                return None
+            for value in classes:
+                if isinstance(value, cst.Name) and value.value == "None":
+                    continue
+                fn = next((self.model.pipelines[q] for q in self.qualnames(value) if q in self.model.pipelines), None)
+                if fn is None or not isinstance(value, cst.Name):
+                    return None
+                chosen.append(fn)
+        chosen = list(dict.fromkeys(chosen))
+        if not chosen:
+            return None
+        return (Kind.PIPELINE, chosen[0] if len(chosen) == 1 else PipelineGroup(tuple(chosen)))
+
+    def _find_factories(self) -> bool:
+        """Record functions whose every ``return`` gives a pipeline (they build and return it:
+        ``pipe = train_pipe(...); return pipe``), so that what they return is a PIPELINE too.
+        True when new ones were found: names bound from them need resolving again."""
+        new = False
+        for node, returns in self._returns.items():
+            qual = next(iter(self.qualnames(node.name)), node.name.value)
+            if qual in self.model.factories or node in self._generators or not _ends_with_return(node):
+                continue
+            found = [self._return_kind(r) for r in returns]
+            if all(kind is not None and kind[0] is Kind.PIPELINE for kind in found):
+                self.model.factories[qual] = one_of(kind[1] for kind in found)
+                new = True
+        return new
+
+    def _return_kind(self, ret: cst.Return) -> tuple | None:
+        return expr_kind(self.model, ret.value, self.scope_of, self.qualnames) if ret.value else None
+
+    def resolve_kinds(self) -> None:
+        """Kinds of names, then of the ``self`` attributes bound from them (ndd_migrate.model.values.attributes),
+        then of the names bound from those attributes again, until nothing new is found."""
+        self.model.attribute_kinds.clear()
+        self._resolve_names()
+        for _ in range(3):
+            before = dict(self.model.attribute_kinds)
+            for found in set(self.model.attribute_stores.values()):
+                kind = expr_kind(self.model, found.value, self.scope_of, self.qualnames)
+                if kind is None:
+                    self.model.attribute_kinds.pop(found, None)
+                else:
+                    self.model.attribute_kinds[found] = kind
+            if self.model.attribute_kinds == before:
+                return
+            self._resolve_names()
+
+    def _resolve_names(self) -> None:
+        """Give each local name one Kind when every binding of it agrees; otherwise none.
+
+        Flow-insensitive on purpose: a name rebound to something else anywhere in its scope is
+        not rewritten (no guessing)."""
+        found: dict[tuple[object, str], list] = {}
+        entries: dict[tuple[object, str], list] = {}  # (kind, target, value) of each binding
+        self.model.kinds.clear()
+        self.model.kinds.update(self.parameter_kinds)  # parameters the plan follows values into
+        for scope, target, value in self.assigns:  # source order: `pipe` is known before `pipe.run()`
+            for name, kind in self._value_kinds(scope, target, value):
+                seen = found.setdefault((scope, name), [])
+                seen.append(kind)
+                entries.setdefault((scope, name), []).append((kind, target, value))
+                if kind is not None and all(k is not None and k[0] is kind[0] for k in seen):
+                    self.model.kinds[(scope, name)] = (kind[0], one_of(k[1] for k in seen))
+                else:
+                    self.model.kinds.pop((scope, name), None)
+        for (scope, name), kinds in found.items():
+            bindings = len(scope.assignments[name]) if scope is not None else 0
+            if len(kinds) != bindings:
+                self.model.kinds.pop((scope, name), None)
+        self.model.converted_reads.clear()
+        for (scope, name), kinds in found.items():
+            if (scope, name) not in self.model.kinds and scope is not None and len(kinds) == len(scope.assignments[name]):
+                self._split_at_conversion(scope, name, entries[(scope, name)])
+
+    def _split_at_conversion(self, scope, name: str, bound: list) -> None:
+        """``seq, label = pipe.run()`` then ``seq = seq.as_cpu().as_array()`` in the same block: the
+        name holds an output up to the rebinding and a numpy array (in both modes) after it. The
+        output's kind is kept for the reads between the two statements; every other read sees the
+        array (or, around a loop, the array of the previous pass) and is recorded in
+        ``converted_reads``, which :func:`lookup` answers with None.
+
+        Flow-sensitive only in straight-line code: the two bindings must be statements of the same
+        block, the later one ``name = <name as a numpy array>`` (:func:`converts_to_array`), nothing between
+        them may jump (``break``, ``continue``, ``return``, ``raise``) or be inside a ``try`` that could
+        catch on the way, and no nested function may read the name."""
+        kinded = [(kind, target, value) for kind, target, value in bound if kind is not None]
+        rebound = [(target, value) for kind, target, value in bound if kind is None]
+        if len(kinded) != 1 or len(rebound) != 1 or kinded[0][0][0] is not Kind.BATCH:
+            return
+        (kind, first, _), (second, value) = kinded[0], rebound[0]
+        if not (isinstance(second, cst.Name) and converts_to_array(value, name, self.qualnames)):
+            return
+        start, end = self._statement_of(first), self._statement_of(second)
+        block = self.parents.get(start)
+        if start is None or end is None or block is not self.parents.get(end):
+            return
+        body = list(getattr(block, "body", ()))
+        if start not in body or end not in body or body.index(start) >= body.index(end):
+            return
+        between = body[body.index(start) + 1 : body.index(end)]
+        if any(_jumps(stmt) for stmt in between) or self._in_try(block, scope):
+            return
+        live: list[cst.CSTNode] = [*between, value]  # where a read sees the output
+        reads = references(scope, name)
+        if any(access.scope is not scope for access in reads):
+            return
+        self.model.kinds[(scope, name)] = kind
+        for access in reads:
+            if not any(self._within(access.node, node) for node in live):
+                self.model.converted_reads.add(access.node)
+
+    def _statement_of(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
+        """The one-statement line that binds ``node`` (an assignment target), or None."""
+        current = node
+        while current is not None and not isinstance(current, cst.SimpleStatementLine):
+            if isinstance(current, cst.BaseCompoundStatement):
+                return None
+            current = self.parents.get(current)
+        return current if current is not None and len(current.body) == 1 and isinstance(current.body[0], cst.Assign) else None
+
+    def _within(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+        current = node
+        while current is not None:
+            if current is container:
+                return True
+            current = self.parents.get(current)
+        return False
+
+    def _in_try(self, block: cst.CSTNode, scope) -> bool:
+        """Is ``block`` inside a ``try`` of its own function (or module)?"""
+        current = block
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
+            if isinstance(current, (cst.Try, cst.TryStar)):
+                return True
+            current = self.parents.get(current)
+        return False
+
+    def _value_kinds(self, scope, target, value) -> list[tuple[str, tuple | None]]:
+        if isinstance(value, (cst.For, cst.CompFor)):  # `for p in pipes`, `for out in (images, labels)`: each item
+            found = expr_kind(self.model, value.iter, self.scope_of, self.qualnames)
+            if found and found[0] is Kind.FUNCTIONS:  # `for cls in held`, `for cls, args in held.items()`
+                return [
+                    (part.value, (Kind.FUNCTION, one_of(found[1].members)) if holds else None)
+                    for part, holds in loop_parts(found[1], value.iter, target)
+                    if isinstance(part, cst.Name)
+                ]
+            item = (ITEM_KIND.get(found[0]), found[1]) if found and found[0] in ITEM_KIND else None
+            return [(target.value, item)] if isinstance(target, cst.Name) else []
+        kind = expr_kind(self.model, value, lambda name: self.scope_of(name) or scope, self.qualnames)  # a comprehension's names: its own scope
+        if isinstance(target, cst.Name):
+            return [(target.value, kind)]
+        if isinstance(target, (cst.Tuple, cst.List)):
+            element = (Kind.BATCH, kind[1]) if kind and kind[0] is Kind.BATCHES else None
+            return [
+                (el.value.value, element) for el in target.elements if isinstance(el.value, cst.Name)
+            ]
+        return []
+
+
+def _jumps(stmt: cst.CSTNode) -> bool:
+    """Does ``stmt`` hold a ``break``/``continue``/``return``/``raise`` (outside nested functions)?"""
+    found = []
+
+    class _Finder(cst.CSTVisitor):
+        def visit_FunctionDef(self, node):
+            return False
+
+        def visit_Lambda(self, node):
+            return False
+
+        def visit_ClassDef(self, node):
+            return False
+
+        def on_visit(self, node):
+            if isinstance(node, (cst.Break, cst.Continue, cst.Return, cst.Raise)):
+                found.append(node)
+            return super().on_visit(node)
+
+    stmt.visit(_Finder())
+    return bool(found)
+
+
+def _always_returns(block: cst.BaseSuite) -> bool:
+    """Every path through the block ends at a ``return`` (the last statement is one, or an
+    ``if``/``else`` whose every branch always returns)."""
+    body = block.body if isinstance(block, cst.IndentedBlock) else ()
+    last = body[-1] if body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return isinstance(last.body[-1], cst.Return)
+    if isinstance(last, cst.If):
+        orelse = last.orelse
+        if orelse is None:
+            return False
+        rest = _always_returns(orelse.body) if isinstance(orelse, cst.Else) else _always_returns(cst.IndentedBlock([orelse]))
+        return _always_returns(last.body) and rest
+    return False
+
+
+def _ends_with_return(node: cst.FunctionDef) -> bool:
+    """The body's last statement is a ``return``: no path falls off the end returning None."""
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    last = body[-1] if body else None
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)

@@ -1,0 +1,592 @@
+"""Which pipelines feed a framework iterator or ask for their reader's metadata, and so get the
+epoch-aware shape of docs/target-shape.md ("Framework iterators").
+
+The epoch-aware function also gives the reader's metadata: ``pipe_meta, pipe = f(...)``. That is
+only possible when every call site of the function is a plain ``name = f(...)`` statement, so the
+decision is made here, once per module, before any rule rewrites (NDD001 shapes the function, NDD411
+the call sites and the iterator, NDD005 ``epoch_size``/``reader_meta``).
+
+A class deriving from a DALI iterator cannot be rewritten (its methods work on what the base class
+does with the ``Pipeline``): NDD411 reports it at the class, and the pipelines given to it stay in
+pipeline mode (:func:`subclass_uses`), rather than become generators the class would choke on.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import QualifiedNameProvider
+
+from ndd_migrate.model import constructs
+from ndd_migrate.model.values import external_source
+from ndd_migrate.syntax import names
+from ndd_migrate.syntax.cstutil import pipeline_items
+
+# Rewritten (NDD411): the PyTorch iterators, whose batches ``.torch()`` reproduces.
+TORCH_ITERATORS = {
+    "nvidia.dali.plugin.pytorch.DALIGenericIterator": None,  # output_map given by the caller
+    "nvidia.dali.plugin.pytorch.DALIClassificationIterator": ("data", "label"),
+}
+# The module they are in, imported as such (`from nvidia.dali.plugin import pytorch`).
+TORCH_PLUGIN = "nvidia.dali.plugin.pytorch"
+# The enum their `last_batch_policy` takes, under the names it is imported by.
+LAST_BATCH_POLICIES = ("nvidia.dali.plugin.pytorch.LastBatchPolicy", "nvidia.dali.plugin.base_iterator.LastBatchPolicy")
+# Reported (NDD411): iterators of other frameworks, which hand out their own tensor types.
+OTHER_ITERATORS = {
+    f"nvidia.dali.plugin.{fw}.{cls}"
+    for fw, classes in {
+        "jax": ("DALIGenericIterator", "iterator.DALIGenericIterator", "data_iterator"),
+        "paddle": ("DALIGenericIterator", "DALIClassificationIterator"),
+        "mxnet": ("DALIGenericIterator", "DALIClassificationIterator", "DALIGluonIterator"),
+        "pytorch": ("DALIRaggedIterator",),
+        "tf": ("DALIIterator",),
+    }.items()
+    for cls in classes
+}
+METADATA_METHODS = ("epoch_size", "reader_meta")
+# The frameworks of OTHER_ITERATORS as their users know them.
+FRAMEWORKS = {"jax": "JAX", "paddle": "PaddlePaddle", "mxnet": "MXNet", "tf": "TensorFlow"}
+
+
+def meta_name(pipe: str) -> str:
+    """The name the reader's metadata gets next to the pipeline object ``pipe``."""
+    return f"{pipe}_meta"
+
+
+def meta_of(pipe: cst.BaseExpression) -> cst.BaseExpression:
+    """Where the reader's metadata of the pipeline ``pipe`` is kept: ``pipe_meta`` next to a name,
+    ``self.pipe_meta`` next to an attribute of ``self`` (ndd_migrate.model.values.attributes)."""
+    if isinstance(pipe, cst.Attribute):
+        return cst.Attribute(pipe.value, cst.Name(meta_name(pipe.attr.value)))
+    return cst.Name(meta_name(pipe.value))
+
+
+def followed_attribute(model, expr: cst.BaseExpression):
+    """The ``self`` attribute (ndd_migrate.model.values.attributes) ``expr`` stores or reads, when the epoch-aware
+    shape may keep the metadata beside it; else None."""
+    found = model.attribute_stores.get(expr) or model.attribute_reads.get(expr)
+    return found if found is not None and found.meta_free else None
+
+
+def epoch_aware(call: cst.Call, dali: str | None) -> cst.BaseExpression | None:
+    """The pipeline expression of an iterator call that may get the epoch-aware shape: its first
+    argument, or ``pipelines=`` (a pipeline, or a list of them)."""
+    if dali not in TORCH_ITERATORS or not call.args:
+        return None
+    if call.args[0].keyword is None and not call.args[0].star:
+        return call.args[0].value
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipelines"), None)
+
+
+def attribute_loader_uses(found, parents: dict) -> str | None:
+    """Why the uses of a DALI iterator kept in a ``self`` attribute (``found``, see
+    ndd_migrate.model.values.attributes) cannot all be rewritten, or None. Each read must be a loop over it,
+    ``self.loader.reset()`` as a statement, or a fresh pass over it, ``self.loader.__iter__()`` or
+    ``iter(self.loader)``, looped over or returned by ``__iter__``: DALI resets the iterator there
+    (``__iter__`` after a consumed batch, whatever ``auto_reset`` says), so each is one epoch."""
+    spelled = f"self.{found.name}"
+    for read in found.reads:
+        parent = parents.get(read)
+        if isinstance(parent, cst.For) and parent.iter is read:
+            continue
+        call = parents.get(parent)
+        if isinstance(parent, cst.Attribute) and isinstance(call, cst.Call) and not call.args:
+            if parent.attr.value == "reset" and isinstance(parents.get(call), cst.Expr):
+                continue
+            if parent.attr.value == "__iter__" and _one_pass(call, parents):
+                continue
+        elif isinstance(parent, cst.Arg) and isinstance(call, cst.Call) and epoch_of(call, {read}) is read:
+            if _one_pass(call, parents):
+                continue
+        where = f"`.{parent.attr.value}`" if isinstance(parent, cst.Attribute) else f"a `{type(parent).__name__}`"
+        return (
+            f"the iterator `{spelled}` is used in {where}; only loops over it, `{spelled}.reset()`, and "
+            f"`{spelled}.__iter__()` or `iter({spelled})` looped over or returned by `__iter__` are rewritten"
+        )
+    return None
+
+
+def epoch_of(call: cst.Call, reads) -> cst.BaseExpression | None:
+    """``loader`` of ``loader.__iter__()`` or ``iter(loader)`` when it is one of ``reads``, else None."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "__iter__" and not call.args and func.value in reads:
+        return func.value
+    if isinstance(func, cst.Name) and func.value == "iter" and len(call.args) == 1 and not call.args[0].keyword:
+        if not call.args[0].star and call.args[0].value in reads:
+            return call.args[0].value
+    return None
+
+
+def _one_pass(call: cst.Call, parents: dict) -> bool:
+    """Is ``call`` looped over, or the value returned by a method ``__iter__``?"""
+    parent = parents.get(call)
+    if isinstance(parent, cst.For) and parent.iter is call:
+        return True
+    if not isinstance(parent, cst.Return):
+        return False
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+        parent = parents.get(parent)
+    return isinstance(parent, cst.FunctionDef) and parent.name.value == "__iter__"
+
+
+def listed(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The pipelines an iterator is given: the items of a list display (``[pipe]``), or ``expr``."""
+    if isinstance(expr, cst.List) and all(isinstance(e, cst.Element) for e in expr.elements):
+        return [e.value for e in expr.elements]
+    return [expr]
+
+
+def metadata_receiver(node: cst.Call) -> cst.BaseExpression | None:
+    """``pipe`` of ``pipe.epoch_size(...)`` / ``pipe.reader_meta(...)``."""
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value in METADATA_METHODS:
+        return func.value
+    return None
+
+
+def plain_call_sites(model, assigns, lists: bool = False) -> set:
+    """Pipeline functions all of whose call sites are ``name = f(...)`` statements, or with
+    ``lists``, items of a list bound to a name (``pipes = [f(shard_id=i) for i in ...]``); with
+    ``lists`` the calls through a name that holds the function (``pipe_name(...)`` in ``for
+    pipe_name in classes``, ``ModuleModel.made_through``) are call sites too."""
+    plain = set()
+    for _, target, value in assigns:
+        if followed_attribute(model, target) is not None and value in model.call_sites:
+            plain.add(id(value))  # `self.pipe = p(...)`: `self.pipe_meta, self.pipe = p(...)`
+            continue
+        if isinstance(target, cst.Name) and isinstance(value, cst.BaseExpression):
+            items = pipeline_items(value) if lists and isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) else None
+            plain.update(map(id, [value, *(items or ())]))
+    out = set()
+    for fn in model.pipelines.values():
+        sites = model.sites_of(fn) if lists else [call for call, f in model.call_sites.items() if f is fn]
+        if sites and all(id(call) in plain for call in sites):
+            out.add(fn)
+    return out
+
+
+def made_by(model, call: cst.BaseExpression):
+    """The pipeline function a call makes a pipeline of: by its name, or through a name that holds
+    one or several (their ``HeldFunctions``); else None."""
+    return model.call_sites.get(call) or model.made_through.get(call)
+
+
+def listed_sites(model, value: cst.BaseExpression) -> list | None:
+    """What makes each item of a list of call sites bound to a name (see :func:`made_by`), or None."""
+    items = pipeline_items(value) if isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) else None
+    found = [made_by(model, item) for item in items or ()]
+    if not found or any(f is None for f in found):
+        return None
+    return found
+
+
+def all_epochs(fn) -> bool:
+    """Does ``fn`` (a pipeline function, or every pipeline a group or a name may be) have the
+    epoch-aware shape?"""
+    return all(getattr(m, "epochs", False) for m in getattr(fn, "members", (fn,)))
+
+
+def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
+    """Set ``fn.epochs`` for the pipeline functions that ``uses`` (iterator arguments, receivers of
+    ``epoch_size``/``reader_meta``) show to need the reader's metadata, when every use is a name
+    bound directly by a call site (or by a list of them: an item of it, ``pipes[0]``, or the
+    target of a comprehension over it, ``... for pipe in pipes``), and the function has a reader
+    and plain call sites only. Each use found so is kept in ``model.metadata_reads`` (the use →
+    how its metadata is reached, see :func:`_bound_pipeline`), and the calls through a name that
+    the epoch-aware creation rewrites (NDD411) in ``model.paired_calls``."""
+    model = analyzer.model
+    direct, lists = {}, set()
+    for scope, target, value in analyzer.assigns:
+        if isinstance(target, cst.Name) and isinstance(value, cst.BaseExpression):
+            single = made_by(model, value)
+            sites = [single] if single is not None else listed_sites(model, value)
+            if sites and len(set(sites)) == 1:
+                direct[(scope, target.value)] = sites[0]
+                if single is None:
+                    lists.add((scope, target.value))
+                items = [value] if single is not None else pipeline_items(value)
+                model.paired_calls.update(item for item in items if item in model.made_through)
+    plain = plain_call_sites(model, analyzer.assigns, lists=True)
+    factories = set(map(id, model.factories.values()))
+    for expr in (item for use in uses for item in listed(use)):
+        found = _bound_pipeline(analyzer, direct, lists, expr)
+        if found is None:
+            continue
+        held, how = found
+        model.metadata_reads[expr] = how
+        fns = getattr(held, "members", (held,))
+        if all(
+            fn in plain and fn.reader_index is not None and fn.given("batch_size") and id(fn) not in factories
+            for fn in fns
+        ):
+            for fn in fns:
+                fn.epochs = True
+
+
+def mark_restarts(analyzer, calls) -> None:
+    """Set ``fn.restarts`` for the pipeline functions whose every object only feeds a PyTorch
+    iterator with neither ``reader_name`` nor ``size=`` (and may be built): their epochs end where
+    their external source raises ``StopIteration`` and start again after the iterator's reset, so
+    the function becomes one that gives a new generator per epoch over the same source
+    (docs/target-shape.md, "Framework iterators"). ``calls`` are the analysis' ``(call, qualified
+    name)``s.
+
+    Measured in DALI 2.4: the source is made an iterator once, ``iter(source)`` when the graph is
+    built, and each epoch draws ``next()`` from that same iterator; a callable's iteration index
+    restarts at 0 and its epoch index grows, which the migrated loop (epoch 0) does not give, so
+    callables are left out, as are ``cycle=`` and a ``batch=`` decided at run time."""
+    model = analyzer.model
+    given: dict[int, cst.Call] = {}  # id of the pipeline name given → the iterator call
+    for call, _ in calls:
+        dali = names.dali_name(analyzer, call.func)
+        expr = epoch_aware(call, dali)
+        if expr is None or any(a.keyword is not None and a.keyword.value in ("reader_name", "size") for a in call.args):
+            continue
+        items = listed(expr)
+        if len(items) == 1 and isinstance(items[0], cst.Name):
+            given[id(items[0])] = call
+    if not given:
+        return
+    plain = plain_call_sites(model, analyzer.assigns)
+    factories = set(map(id, model.factories.values()))
+    sites: dict = {}  # pipeline function → the names its call sites bind
+    for scope, target, value in analyzer.assigns:
+        fn = model.call_sites.get(value) if isinstance(value, cst.BaseExpression) else None
+        if fn is not None:
+            sites.setdefault(fn, []).append((scope, target))
+    for fn, bound in sites.items():
+        spec = getattr(fn, "source", None)
+        if spec is None or fn.reader_index is not None:
+            continue
+        why = _restart_refused(fn, spec, plain, factories)
+        if why is None and not all(
+            isinstance(target, cst.Name) and _only_iterated(scope, target, given, model.parents) for scope, target in bound
+        ):
+            why = "the pipeline is used other than by such iterators and `build()`"
+        if why is None:
+            fn.restarts = True
+        else:
+            fn.restarts_refused = why
+    for fn in model.pipelines.values():  # made elsewhere than at `name = p(...)` statements
+        spec = getattr(fn, "source", None)
+        if spec is not None and fn.reader_index is None and fn not in sites:
+            fn.restarts_refused = _restart_refused(fn, spec, plain, factories) or (
+                "it is not made by plain `pipe = p(...)` statements")
+
+
+def _restart_refused(fn, spec, plain: set, factories: set) -> str | None:
+    """Why ``fn``, fed by the external source ``spec``, cannot be one generator per epoch, in the
+    words of the finding (NDD411), or None."""
+    if spec.kind == external_source.CALLABLE:
+        return ("its source is a callable: DALI calls it again from iteration 0 in each epoch, with the epoch's "
+                "index, which one loop over the source does not give")
+    if spec.cycle:
+        return "its source has `cycle=`: it never ends an epoch"
+    if spec.batch is None:
+        return "its `batch=` is decided at run time"
+    if fn.checkpointing:
+        return "it is checkpointed"
+    if id(fn) in factories:
+        return "it is made by a function that returns it (a factory)"
+    if fn not in plain:
+        return "it is not made by plain `pipe = p(...)` statements"
+    return None
+
+
+def _only_iterated(scope, target: cst.Name, given: dict, parents: dict) -> bool:
+    """Is every read of the name ``target`` (bound once in ``scope``) the pipeline given to one of
+    the iterators of ``given``, or ``target.build()`` as a statement?"""
+    if scope is None or len(scope.assignments[target.value]) != 1:
+        return False
+    reads = [access.node for assignment in scope.assignments[target.value] for access in assignment.references]
+    for node in reads:
+        if id(node) in given:
+            continue
+        method = parents.get(node)
+        call = parents.get(method)
+        if (
+            isinstance(method, cst.Attribute) and method.attr.value == "build" and isinstance(call, cst.Call)
+            and not call.args and isinstance(parents.get(call), cst.Expr)
+        ):
+            continue
+        return False
+    return bool(reads)
+
+
+def _bound_pipeline(analyzer, direct, lists, expr) -> tuple | None:
+    """``(pipeline, how)`` for a use whose metadata the epoch-aware shape can give, else None.
+    ``how`` is ``"name"`` (``pipe = p(...)``: ``pipe_meta``), ``"attribute"`` (``self.pipe``),
+    ``"item"`` (``pipes[i]`` of ``pipes = [p(...) ...]``: ``pipes_meta[i]``), or the ``CompFor``
+    whose target ``expr`` is (``... for pipe in pipes``: ``for pipe_meta, pipe in zip(pipes_meta,
+    pipes)``, when ``pipe_meta`` is no name of that comprehension yet)."""
+    found = followed_attribute(analyzer.model, expr) if isinstance(expr, cst.Attribute) else None
+    if found is not None:
+        held = analyzer.model.call_sites.get(found.value)
+        return (held, "attribute") if held is not None else None
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1:
+        if not isinstance(expr.slice[0].slice, cst.Index):
+            return None
+        key = _binding_scope(analyzer, expr.value)
+        return (direct[key], "item") if key in lists else None
+    if not isinstance(expr, cst.Name):
+        return None
+    key = _binding_scope(analyzer, expr)
+    if key is None:
+        return None
+    scope = key[0]
+    for assignment in scope.assignments[expr.value]:
+        loop = analyzer.parents.get(assignment.node)
+        if isinstance(loop, cst.CompFor) and loop.target is assignment.node:
+            if len(scope.assignments[expr.value]) != 1 or not isinstance(loop.iter, cst.Name):
+                return None
+            over = _binding_scope(analyzer, loop.iter)
+            if over not in lists or _names_in(_comprehension(analyzer.parents, loop), meta_name(expr.value)):
+                return None
+            return (direct[over], loop)
+    return (direct[key], "name") if key in direct else None
+
+
+def _binding_scope(analyzer, name: cst.Name) -> tuple | None:
+    """``(scope, name)`` of the scope that binds ``name`` where it is read, or None."""
+    scope = analyzer.scope_of(name)
+    while scope is not None and not scope.assignments[name.value]:
+        scope = None if scope.parent is scope else scope.parent
+    return (scope, name.value) if scope is not None else None
+
+
+def _comprehension(parents, loop: cst.CompFor) -> cst.CSTNode:
+    """The comprehension (or generator expression) whose ``for`` clause ``loop`` is."""
+    while isinstance(parents.get(loop), cst.CompFor):
+        loop = parents[loop]
+    return parents.get(loop, loop)
+
+
+def _names_in(node: cst.CSTNode, name: str) -> bool:
+    """Is ``name`` a name anywhere in ``node``?"""
+    class Finder(cst.CSTVisitor):
+        seen = False
+
+        def visit_Name(self, found: cst.Name) -> None:
+            self.seen = self.seen or found.value == name
+
+    finder = Finder()
+    node.visit(finder)
+    return finder.seen
+
+
+def iterator_base(node: cst.ClassDef, dali_name, local: dict[str, str]) -> str | None:
+    """The DALI framework iterator ``node`` derives from, directly or through a class of ``local``
+    (class name → its DALI iterator, for the classes seen before this one), or None.
+
+    ``dali_name(expr)`` resolves an expression to its DALI name (any import alias)."""
+    for base in node.bases:
+        found = dali_name(base.value)
+        if found in TORCH_ITERATORS or found in OTHER_ITERATORS:
+            return found
+        if isinstance(base.value, cst.Name) and base.value.value in local:
+            return local[base.value.value]
+    return None
+
+
+def subclass_message(node: cst.ClassDef, base: str) -> tuple[str, str]:
+    """``(message, hint)`` of the TODO at a class deriving from a DALI iterator: what breaks and
+    what to write instead, naming the methods it overrides, whose work has to move."""
+    name, short = node.name.value, base.rsplit(".", 1)[-1]
+    methods = [s.name.value for s in node.body.body if isinstance(s, cst.FunctionDef)]
+    torch = base in TORCH_ITERATORS
+    convert = "with `.torch()` (`pad=True` if ragged)" if torch else "for the framework (e.g. via DLPack)"
+    moved = ", and does what " + ", ".join(f"`{m}`" for m in methods) + " did" if methods else ""
+    message = (
+        f"`{name}` derives from `{short}`, which needs a DALI `Pipeline`; a migrated pipeline is a generator of batches"
+    )
+    hint = (
+        f"`{name}` derives from `{short}`, which runs a DALI `Pipeline` (`build()`, `run()`, `reset()`, the reader's "
+        f"epoch size), and the migration turns pipelines into generators of batches: the pipelines given to "
+        f"`{name}` stay unmigrated until it is replaced by a generator over the migrated pipeline that converts "
+        f"each output {convert}, ends each epoch at `reader.get_metadata()['epoch_size']` as `last_batch_policy` "
+        f"did{moved} (docs/target-shape.md, \"Framework iterators\")"
+    )
+    return message, hint
+
+
+def subclass_uses(resolver, module: cst.Module, calls) -> list[tuple]:
+    """Every argument of a call of a class deriving from a DALI iterator, as a use that needs a
+    real pipeline (``(call, code, expression, (message, hint))``, see :mod:`ndd_migrate.model.features.manual_uses`):
+    whatever such a class is given ends up in the iterator's constructor, which runs a ``Pipeline``.
+
+    ``resolver`` is the analysis (metadata of ``module``); ``calls`` its ``(call, qualified name)``s."""
+    classes = {}
+    local: dict[str, str] = {}
+    for node in _classes(module.body):
+        base = iterator_base(node, lambda expr: names.dali_name(resolver, expr), local)
+        if base is not None:
+            local[node.name.value] = base
+            for q in resolver.get_metadata(QualifiedNameProvider, node.name, None) or ():
+                classes[q.name] = (node, base)
+    uses = []
+    for call, qual in calls:
+        if qual not in classes:
+            continue
+        node, base = classes[qual]
+        name, short = node.name.value, base.rsplit(".", 1)[-1]
+        advice = (
+            f"its pipeline is given to `{name}`, a subclass of `{short}`, which needs a real `Pipeline`",
+            f"replace `{name}` first (see the TODO at the class), then migrate this pipeline",
+        )
+        for arg in call.args:
+            values = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else (arg,)
+            uses.extend((call, constructs.ITERATOR_SUBCLASS, value.value, advice) for value in values)
+    return uses
+
+
+def framework_uses(resolver, returns, calls) -> list[tuple]:
+    """The pipelines given to an iterator of another framework (MXNet, PaddlePaddle, JAX,
+    TensorFlow), as uses that keep them in pipeline mode (``(call, code, expression, (message,
+    hint))``, see :mod:`ndd_migrate.model.features.manual_uses`): dynamic mode converts its batches for PyTorch
+    only (``.torch()``), and has no iterator for these frameworks. Also found:
+
+    * TensorFlow's ``DALIIterator`` is an op factory: ``daliop = dali_tf.DALIIterator()`` and then
+      ``daliop(pipeline=pipe, ...)`` (or ``DALIIterator()(pipeline=pipe)``) runs the pipeline;
+    * an iterator class chosen at run time (a parameter: ``def test(IteratorClass): IteratorClass(pipes)``,
+      or its op, ``daliop = IteratorClass(); daliop(pipeline=pipe)``) in a module whose functions
+      hand out DALI iterator classes of another framework (``return MXNetIterator``): the
+      pipeline goes to one of those.
+
+    ``calls`` are the analysis' ``(call, qualified name)``s, ``returns`` the module's ``return``
+    statements; ``resolver`` is the analysis (it resolves DALI names and scopes, and knows the
+    module's assignments)."""
+    uses = []
+    ops = _bound_to(resolver, lambda value: isinstance(value, cst.Call) and names.dali_name(resolver, value.func) == TF_ITERATOR)
+    chosen = _handed_out(resolver, returns)
+    for call in {id(call): call for call, _ in calls}.values():
+        dali = names.dali_name(resolver, call.func)
+        framework = FRAMEWORKS.get(dali.split(".")[3]) if dali in OTHER_ITERATORS else None
+        if framework is not None and call.args:
+            short = dali.rsplit(".", 1)[-1]
+            given = call.args[0].value if call.args[0].keyword is None and not call.args[0].star else None
+            given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipelines"), given)
+            why = f"its pipeline feeds {framework}'s `{short}`, which has no dynamic-mode form"
+        elif _is_op(resolver, ops, call.func):
+            framework, given = "TensorFlow", _pipeline_kwarg(call)
+            op = call.func.value if isinstance(call.func, cst.Name) else "DALIIterator()"
+            why = f"its pipeline feeds `{op}(pipeline=...)`, TensorFlow's `DALIIterator` op, which has no dynamic-mode form"
+        elif chosen and (param := _runtime_class(resolver, call.func)) is not None:
+            others = sorted({FRAMEWORKS[d.split(".")[3]] for d in chosen if d in OTHER_ITERATORS})
+            framework = " and ".join([", ".join(others[:-1]), others[-1]] if len(others) > 1 else others)
+            given = _pipeline_kwarg(call) if not isinstance(call.func, cst.Name) or call.func.value != param else None
+            if given is None and call.args and call.args[0].keyword is None and not call.args[0].star:
+                given = call.args[0].value
+            classes = ", ".join(_framework_class(d) for d in sorted(chosen))
+            if isinstance(call.func, cst.Name) and call.func.value == param:
+                how = f"`{param}(...)`,"
+            else:
+                op = call.func.value if isinstance(call.func, cst.Name) else f"{param}()"
+                how = f"`{op}(pipeline=...)`, the op of `{param}`,"
+            why = (
+                f"its pipeline feeds {how} an iterator class chosen at run time among those this module hands "
+                f"out ({classes}): those of {framework} have no dynamic-mode form"
+            )
+        else:
+            continue
+        if given is None:
+            continue
+        advice = (
+            why,
+            f"keep it in pipeline mode for {framework}: dynamic mode hands out batches for PyTorch only "
+            f"(`.torch()`); or iterate the migrated generator yourself and convert each batch for {framework} "
+            "(e.g. through DLPack), ending each epoch at `reader.get_metadata()['epoch_size']`",
+        )
+        uses.extend((call, constructs.FRAMEWORK_ITERATOR, item, advice) for item in listed(given))
+    return uses
+
+
+TF_ITERATOR = "nvidia.dali.plugin.tf.DALIIterator"
+
+
+def _framework_class(dali: str) -> str:
+    fw = dali.split(".")[3]
+    return f"{FRAMEWORKS.get(fw, 'PyTorch')}'s `{dali.rsplit('.', 1)[-1]}`"
+
+
+def _pipeline_kwarg(call: cst.Call) -> cst.BaseExpression | None:
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipeline"), None)
+
+
+def _binding(resolver, name: cst.Name):
+    """The scope ``name`` is bound in, as seen from where it is read, and its assignments there."""
+    scope = resolver.scope_of(name)
+    while scope is not None and not scope.assignments[name.value]:
+        scope = None if scope.parent is scope else scope.parent
+    return scope, (scope.assignments[name.value] if scope is not None else ())
+
+
+def _bound_to(resolver, test) -> set:
+    """``(scope, name)`` of the names every assignment of which (in its scope) passes ``test``."""
+    seen: dict = {}
+    for scope, target, value in resolver.assigns:
+        if isinstance(target, cst.Name):
+            key = (scope, target.value)
+            seen[key] = seen.get(key, True) and bool(test(value))
+    return {key for key, ok in seen.items() if ok}
+
+
+def _is_op(resolver, ops: set, func: cst.BaseExpression) -> bool:
+    """Is ``func`` TensorFlow's DALI op: ``DALIIterator()``, or a name bound to one?"""
+    if isinstance(func, cst.Call):
+        return names.dali_name(resolver, func.func) == TF_ITERATOR
+    if isinstance(func, cst.Name):
+        scope, _ = _binding(resolver, func)
+        return (scope, func.value) in ops
+    return False
+
+
+def _runtime_class(resolver, func: cst.BaseExpression) -> str | None:
+    """The parameter ``func`` is, or whose call made it (``daliop = IteratorClass()``), or None."""
+    if isinstance(func, cst.Call):
+        func = func.func
+    if not isinstance(func, cst.Name):
+        return None
+    _, assignments = _binding(resolver, func)
+    assignments = list(assignments)
+    if assignments and all(isinstance(getattr(a, "node", None), cst.Param) for a in assignments):
+        return func.value
+    values = [v for sc, t, v in resolver.assigns if isinstance(t, cst.Name) and t.value == func.value
+              and sc is _binding(resolver, func)[0]]
+    if values and len(values) == len(assignments) and all(isinstance(v, cst.Call) for v in values):
+        made = {_runtime_class(resolver, v.func) if isinstance(v.func, cst.Name) else None for v in values}
+        if len(made) == 1 and None not in made:
+            return made.pop()
+    return None
+
+
+def _handed_out(resolver, returns) -> set[str]:
+    """The DALI iterator classes the module's functions return (``return MXNetIterator``; ``returns``
+    are the module's ``return`` statements, as the analysis met them), when one of them is another
+    framework's (a module that picks its iterator class at run time)."""
+    found = {names.dali_name(resolver, node.value) for node in returns if node.value is not None}
+    found = {dali for dali in found if dali in OTHER_ITERATORS or dali in TORCH_ITERATORS}
+    return found if found & OTHER_ITERATORS else set()
+
+
+def _classes(statements):
+    """The class definitions among ``statements`` and in the blocks of any of them, in source order
+    (statements only: no expression is entered)."""
+    for stmt in statements:
+        if isinstance(stmt, cst.ClassDef):
+            yield stmt
+        for block in _blocks(stmt):
+            yield from _classes(block.body)
+
+
+def _blocks(stmt):
+    if not isinstance(stmt, cst.BaseCompoundStatement):
+        return
+    for child in (stmt.body, getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)):
+        if isinstance(child, cst.If):  # `elif`
+            yield from _blocks(child)
+        elif isinstance(child, cst.IndentedBlock):
+            yield child
+        elif isinstance(child, (cst.Else, cst.Finally)) and isinstance(child.body, cst.IndentedBlock):
+            yield child.body
+    for handler in getattr(stmt, "handlers", ()):
+        if isinstance(handler.body, cst.IndentedBlock):
+            yield handler.body

@@ -1,0 +1,123 @@
+"""Two calls of one reader whose epochs provably line up (docs/target-shape.md, "Two readers").
+
+In pipeline mode each reader call is an operator instance of its own (a legacy ``ops`` object
+called twice in ``define_graph`` makes two). Two instances with the same arguments read the same
+files in the same order, batch for batch, and their epochs end together (DALI 2.4.0, checked on the
+CPU: no arguments, ``shard_id``/``num_shards``, ``stick_to_shard``, ``pad_last_batch``,
+``shuffle_after_epoch``, ``random_shuffle`` with one ``seed=``); readers that differ only in their
+``seed=N`` literals read epochs of one length, each in its own order, the same in both modes. The generator then creates
+two readers and walks their epochs together, ``zip(..., strict=True)``: ``strict`` runs the second
+epoch iterator to its end, where DALI 2.4.0's ``Reader._batches`` moves the reader to its next
+shard (``_advance_shard``) and so the length of its next epoch; a plain ``zip`` stops at the first
+iterator's end, leaves the second one's shard behind, and the readers part where two shards differ
+in size (tests/programs/two_readers_legacy.py).
+
+What DALI showed does *not* line up, or fails, is reported (:func:`mismatch`). Only the decision
+lives here; the rules write the loop (codegen.twin_readers).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from ndd_migrate.model.values import build_time
+from ndd_migrate.syntax import cstutil, pyparse
+
+THIRD = "more than two reader calls: decide how their epochs line up"
+
+
+def mismatch(first: cst.Call, second: cst.Call, between: list, per_call: list[cst.Arg] | None = None) -> str | None:
+    """Why ``second`` may not be read batch by batch beside ``first`` (the reason, for a TODO), or
+    None when both give the same batches and equal epochs. ``first`` and ``second`` are the calls
+    with every argument the reader is created with (a legacy object's constructor's included);
+    ``between`` are the statements that run between the two calls; ``per_call`` the arguments
+    evaluated at each call (all of ``first``'s unless given: a constructor's ran once)."""
+    per_call = list(first.args) if per_call is None else per_call
+    seeded = all(_fixed_seed(call) for call in (first, second))  # each its own order, as in pipeline mode
+    if _arguments(first, seeded) != _arguments(second, seeded):
+        return "more than one reader, with different arguments: decide how their epochs line up"
+    if cstutil.has_star(first):
+        return "two readers given `*args`/`**kwargs`: the migration cannot show their arguments are the same"
+    if any(_has_call(arg.value) for arg in per_call):
+        return ("two readers with an argument computed by a call, evaluated once per reader: the migration cannot "
+                "show both get the same value")
+    if cstutil.kwarg(first, "name") is not None:
+        return ("two readers with the same `name=`: pipeline mode rejects operators named alike (`RuntimeError`), "
+                "so this pipeline does not run; give each reader a name of its own first")
+    shuffle = cstutil.kwarg(first, "random_shuffle")
+    if shuffle is not None and cstutil.literal_value(shuffle.value) is not False and not seeded:
+        return ("two shuffling readers without a `seed=` literal each: pipeline mode seeds each from the pipeline's "
+                "seed, so they read in different orders, while dynamic-mode readers without a seed share one order "
+                "(a `seed=N` literal for each reader converts)")
+    device = cstutil.kwarg(first, "device")
+    if device is not None and cstutil.literal_value(device.value) != "cpu":
+        return ("two readers on the GPU: their epoch iterators, each entering the pipeline's context while it "
+                "reads, are not known to work advanced in turn")
+    read = _names_read(per_call)
+    rebound = sorted(read & {name for stmt in between for name in build_time.bound_names(stmt)})
+    if rebound:
+        return (f"`{rebound[0]}`, read by the readers' arguments, is assigned between the two reader calls: "
+                "decide how their epochs line up")
+    return None
+
+
+def late_mismatch(fn) -> str | None:
+    """What, known only once the module is read, two readers cannot do: the epoch-aware shape and
+    checkpoints follow one reader."""
+    if fn.epochs:
+        return ("two readers feeding a framework iterator or asked for their epoch size: the epoch-aware shape "
+                "follows one reader")
+    if fn.checkpointing:
+        return "checkpointing two readers: the migration registers one reader"
+    return None
+
+
+def _fixed_seed(call: cst.Call) -> bool:
+    """``seed=N``, an integer literal >= 0: the reader's order, the same in both modes (an unset or
+    negative seed is drawn from the pipeline's in pipeline mode, fixed in dynamic mode)."""
+    seed = cstutil.kwarg(call, "seed")
+    value = cstutil.literal_value(seed.value) if seed is not None else None
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _arguments(call: cst.Call, seeded: bool) -> tuple:
+    """The call's callee and arguments as Python sees them (layout and comments aside; keywords in
+    any order; ``seed=`` aside when ``seeded``: readers that differ only in their seeds read epochs
+    of one length, each in its own order in both modes)."""
+    module = cst.Module([])
+
+    def dump(node) -> str:
+        return ast.dump(pyparse.ast_parse(f"({module.code_for_node(node)})", mode="eval"))
+
+    positional = [dump(a.value) for a in call.args if a.keyword is None]
+    keywords = sorted(
+        (a.keyword.value, dump(a.value)) for a in call.args if a.keyword is not None and not (seeded and a.keyword.value == "seed")
+    )
+    return dump(call.func), tuple(positional), tuple(keywords)
+
+
+def _has_call(expr: cst.CSTNode) -> bool:
+    found = _Finder()
+    expr.visit(found)
+    return found.call
+
+
+def _names_read(args: list[cst.Arg]) -> set[str]:
+    found = _Finder()
+    for arg in args:
+        arg.value.visit(found)
+    return found.names
+
+
+class _Finder(cstutil.SkipsTrivia, cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.call = False
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.call = True
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)

@@ -1,0 +1,231 @@
+"""Attributes of ``self`` that can be followed like plain names: a loader class that keeps its
+pipeline in ``self.pipe``, set once in ``__init__`` and used only by the class's own methods.
+
+A wrapper class around a DALI pipeline (a ``Dataset``, a ``Loader``) is the most common real-world
+home of a pipeline object::
+
+    class Loader:
+        def __init__(self, root):
+            self.pipe = train(root)
+            self.pipe.build()
+
+        def __len__(self):
+            return self.size
+
+        def batch(self):
+            return self.pipe.run()
+
+Such an attribute holds one value for the life of the object, so it can be followed as a name
+bound once: every ``self.pipe`` read is a use of the pipeline, rewritten by the rules that rewrite
+a name's uses (``next(self.pipe)``). This module finds the attributes for which that is sure, from
+the syntax alone (facts, no kinds: ``Analyzer`` gives them one):
+
+* the class is a plain class of the module: no base class of the module, no subclass in it (whose
+  methods could read or set the attribute too);
+* the attribute is stored exactly once in the whole module, by ``self.X = value`` as a statement of
+  its own directly in the body of the class's ``__init__`` (not under an ``if`` or in a loop);
+* every other mention of ``.X`` in the module is a read ``self.X`` directly in a method of the
+  class (``self`` its first parameter, not rebound, not in a nested function or lambda), or
+  ``self.X`` in a method of another class of the module (that class's own attribute: ``cls`` has no
+  subclass in the module);
+* the module never spells ``"X"`` as a string (``getattr(self, "X")``, ``setattr``).
+
+A read on another object (``loader.pipe.run()`` outside the class), a second store, a ``del``, or a
+read in a nested function makes the attribute not followed: its uses are then ``STORED`` uses
+(NDD008), as before. As for a module-level name, reads from modules that import the class are not
+seen here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+
+@dataclass(eq=False)
+class SelfAttribute:
+    """``self.<name>`` of ``cls``: its one store and every read (original nodes)."""
+
+    cls: cst.ClassDef
+    name: str
+    target: cst.Attribute  # `self.name` in `self.name = value`
+    value: cst.BaseExpression
+    init: cst.FunctionDef
+    reads: list[cst.Attribute] = field(default_factory=list)
+    # `self.<name>_meta` is free (not mentioned in the module): the epoch-aware shape may store the
+    # reader's metadata there (ndd_migrate.model.features.iterators.meta_of).
+    meta_free: bool = False
+
+
+def find(parents: dict, skip: set) -> list[SelfAttribute]:
+    """The followable ``self`` attributes of the module's classes (``skip``: class nodes handled
+    elsewhere, such as ``Pipeline`` subclasses). ``parents`` maps each node of the module (but its
+    whitespace and punctuation) to its parent, in source order: it is walked instead of the tree."""
+    classes, strings, mentions = [], set(), {}
+    for node in parents:
+        if isinstance(node, cst.ClassDef):
+            classes.append(node)
+        elif isinstance(node, cst.SimpleString):
+            strings.add(_string(node))
+        elif isinstance(node, cst.Attribute):
+            mentions.setdefault(node.attr.value, []).append(node)
+    local = {c.name.value for c in classes}
+    based = {b.value.value for c in classes for b in c.bases if isinstance(b.value, cst.Name)}
+    # Each method of every class → its instance parameter: `self.X` there is that class's own.
+    owners = {m: (c, _self_name(m)) for c in classes for m in _methods(c)}
+    # Each `<x>.X` sorted once by the class whose `self` it is (None: no class's), in source order:
+    # a class's `self.X = ...` is then checked against its own mentions and the unowned ones, not
+    # against every class's (which made a module of many classes cost its square).
+    own: dict[tuple[str, cst.ClassDef | None], list[cst.Attribute]] = {}
+    for name, nodes in mentions.items():
+        for node in nodes:
+            if not _in_import(node, parents):
+                own.setdefault((name, _owner(node, parents, owners)), []).append(node)
+    found = []
+    for cls in classes:
+        if cls in skip or cls.name.value in based or any(
+            isinstance(b.value, cst.Name) and b.value.value in local for b in cls.bases
+        ):
+            continue
+        methods = {m: _self_name(m) for m in _methods(cls)}
+        init = next((m for m in methods if m.name.value == "__init__" and methods[m]), None)
+        if init is None:
+            continue
+        for stmt in init.body.body if isinstance(init.body, cst.IndentedBlock) else ():
+            store = _store(stmt, methods[init])
+            if store is None or store[0].attr.value in strings:
+                continue
+            target, value = store
+            name = target.attr.value
+            if own.get((name, None)):
+                continue  # read outside the methods of any class: another object's, or `self` escaped
+            reads = []
+            for node in own.get((name, cls), ()):
+                if node is target:
+                    continue
+                if not _read_in_method(node, parents, methods):
+                    break
+                reads.append(node)
+            else:
+                free = f"{name}_meta" not in mentions and f"{name}_meta" not in strings
+                found.append(SelfAttribute(cls, name, target, value, init, reads, free))
+    return found
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _string(node: cst.SimpleString) -> str | None:
+    try:
+        value = node.evaluated_value
+    except Exception:  # noqa: BLE001 - an odd literal is simply not a name
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _methods(cls: cst.ClassDef) -> list[cst.FunctionDef]:
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    return [stmt for stmt in body if isinstance(stmt, cst.FunctionDef)]
+
+
+def _self_name(method: cst.FunctionDef) -> str | None:
+    """The name of ``method``'s instance parameter, when it has one that is never rebound."""
+    if any(_decorator(d) in ("staticmethod", "classmethod") for d in method.decorators):
+        return None
+    params = [*method.params.posonly_params, *method.params.params]
+    if not params:
+        return None
+    name = params[0].name.value
+    for node in _walk(method.body):
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.WithItem, cst.CompFor)):
+            target = getattr(node, "target", None) or getattr(getattr(node, "asname", None), "name", None)
+            if target is not None and name in _bound_names(target):
+                return None
+        if isinstance(node, (cst.Global, cst.Nonlocal, cst.NamedExpr)):
+            return None
+    return name
+
+
+def _bound_names(target: cst.CSTNode) -> set[str]:
+    """The names an assignment target binds (``a``, ``a, *b``; not ``a.x`` or ``a[i]``)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return {n for e in target.elements for n in _bound_names(e.value)}
+    if isinstance(target, cst.StarredElement):
+        return _bound_names(target.value)
+    return set()
+
+
+def _decorator(decorator: cst.Decorator) -> str | None:
+    expr = decorator.decorator
+    return expr.value if isinstance(expr, cst.Name) else None
+
+
+def _store(stmt: cst.CSTNode, self_name: str) -> tuple[cst.Attribute, cst.BaseExpression] | None:
+    """``self.X = value`` as a statement of its own."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
+        return None
+    assign = stmt.body[0]
+    if len(assign.targets) != 1:
+        return None
+    target = assign.targets[0].target
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == self_name:
+        return target, assign.value
+    return None
+
+
+def _read_in_method(node: cst.Attribute, parents: dict, methods: dict) -> bool:
+    """Is ``node`` a read ``self.X`` directly in one of ``methods`` (no nested function between)?"""
+    if not (isinstance(node.value, cst.Name)):
+        return False
+    parent = parents.get(node)
+    if isinstance(parent, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.Del)) or (
+        isinstance(parent, (cst.For, cst.CompFor)) and parent.target is node
+    ):
+        return False
+    if isinstance(parent, cst.Element) and _in_target(parent, parents):
+        return False
+    current = parent
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        current = parents.get(current)
+    return isinstance(current, cst.FunctionDef) and methods.get(current) is not None and node.value.value == methods[current]
+
+
+def _owner(node: cst.Attribute, parents: dict, owners: dict) -> cst.ClassDef | None:
+    """The class whose ``self`` ``node`` is read or stored on: ``self.X`` directly in a method of
+    that class (no nested function between). ``self.X`` of another class than the one followed is
+    another attribute of the same name (that class is not it nor derives from it: a followed class
+    has no subclass in the module)."""
+    current = parents.get(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        current = parents.get(current)
+    owner = owners.get(current)
+    if owner is not None and owner[1] is not None and isinstance(node.value, cst.Name) and node.value.value == owner[1]:
+        return owner[0]
+    return None
+
+
+def _in_import(node: cst.CSTNode, parents: dict) -> bool:
+    """Is ``node`` a part of a module path (``from nvidia.dali.pipeline import ...``)?"""
+    current = parents.get(node)
+    while isinstance(current, (cst.Attribute, cst.ImportAlias)):
+        current = parents.get(current)
+    return isinstance(current, (cst.Import, cst.ImportFrom))
+
+
+def _in_target(node: cst.CSTNode, parents: dict) -> bool:
+    """Is ``node`` part of an assignment target (``a, self.X = ...``)?"""
+    current = node
+    while current is not None and not isinstance(current, cst.BaseSmallStatement):
+        parent = parents.get(current)
+        if isinstance(parent, (cst.AssignTarget, cst.For, cst.CompFor, cst.WithItem)) and getattr(parent, "target", None) is current:
+            return True
+        if isinstance(parent, cst.WithItem) and parent.asname is not None and parent.asname.name is current:
+            return True
+        current = parent
+    return False

@@ -1,0 +1,258 @@
+"""Statements of a graph function that act outside it: run once in pipeline mode, once per batch in
+the generator.
+
+Pipeline mode runs a ``@pipeline_def`` body (a legacy ``define_graph``) once, when the pipeline is
+built; the generator of docs/target-shape.md runs it for every batch. A statement of the body that
+only computes graph values or local names means the same either way, but one that acts on
+something outside the function -- ``print(...)``, ``CALLS.append(...)``, ``self.count += 1``,
+``counter += 1`` on a ``global`` -- would act once per batch. Such a statement (at the top of the
+body) that depends on no graph value and on no name the body binds otherwise runs once, before the
+loop (:attr:`Placement.hoisted`); one that does cannot be moved and blocks the conversion.
+
+A block of the body (``if verbose: print(...)``, ``for`` / ``while`` / ``with`` / ``try``) that holds
+such a statement anywhere inside it is one unit: it moves before the loop as a whole, or blocks.
+It moves only when it depends on no graph value and binds no name a statement left in the loop
+binds too (a block that also builds graph values cannot run once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ndd_migrate.syntax.cstutil import SkipsTrivia, VisitsBindings
+
+
+@dataclass
+class Placement:
+    hoisted: set[int] = field(default_factory=set)  # indices in the body: run once, before the loop
+    problems: list[tuple[cst.CSTNode, str]] = field(default_factory=list)  # (statement, why)
+
+
+def place(body, is_op_call: Callable[[cst.Call], bool], once: frozenset[int] = frozenset()) -> Placement:
+    """Where each top-level statement of ``body`` that acts outside the function runs; ``is_op_call``
+    tells the calls that build the graph (``fn.*``, a legacy operator object) from other calls;
+    ``once`` holds the indices of statements the conversion already runs once, before the loop."""
+    found = Placement()
+    declared = {n.name.value for stmt in body for small in _smalls(stmt) if isinstance(small, (cst.Global, cst.Nonlocal)) for n in small.names}
+    kinds = [_kind(stmt, declared, is_op_call) for stmt in body]
+    while True:
+        per_batch: set[str] = set()  # names bound by the statements that stay in the loop
+        for index, (stmt, kind) in enumerate(zip(body, kinds)):
+            if kind is None and index not in once:
+                per_batch |= _Names.of(stmt).bound
+        # `self.images = self.decode(jpegs)`, `self.y = self.x + 1`: graph values kept on the
+        # object, as the conversion already carries them (not acting outside the function)
+        stores = [i for i, kind in enumerate(kinds) if kind in ("store", "block store") and _depends(body[i], per_batch, is_op_call)]
+        if not stores:
+            break
+        for index in stores:
+            kinds[index] = None
+    for index, (stmt, kind) in enumerate(zip(body, kinds)):
+        if kind is None:
+            continue
+        if kind == "declaration" or not _depends(stmt, per_batch, is_op_call):
+            rebound = _Names.of(stmt).bound & per_batch if kind in ("block", "block store") else set()
+            if rebound:
+                found.problems.append((stmt, _why(stmt, rebound)))
+            else:
+                found.hoisted.add(index)
+        else:
+            found.problems.append((stmt, _why(stmt)))
+    return found
+
+
+def _depends(stmt: cst.CSTNode, per_batch: set[str], is_op_call) -> bool:
+    """Does ``stmt`` call an op or read a name the loop binds? A block's names that it binds itself
+    (``for k in ...: LOG.append(k)``) are its own; whether the loop binds them too is asked apart."""
+    names = _Names.of(stmt, is_op_call)
+    read = names.read - names.bound if isinstance(stmt, cst.BaseCompoundStatement) else names.read
+    return names.op_call or bool(read & per_batch)
+
+
+def calls_op(stmt: cst.CSTNode, is_op_call: Callable[[cst.Call], bool]) -> bool:
+    return _Names.of(stmt, is_op_call).op_call
+
+
+def _why(stmt: cst.BaseStatement, rebound: set[str] = frozenset(), limit: int = 60) -> str:
+    if isinstance(stmt, cst.SimpleStatementLine):
+        text = "; ".join(" ".join(cst.Module([]).code_for_node(small).split()) for small in stmt.body)
+    else:  # a block: its first line, then what inside it acts outside the function
+        head = cst.Module([]).code_for_node(stmt).lstrip().splitlines()[0].rstrip()
+        text = head + " ..."
+    text = text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+    if rebound:
+        return (
+            f"`{text}` runs once in pipeline mode, when the graph is built, and binds "
+            + ", ".join(f"`{name}`" for name in sorted(rebound))
+            + ", which the graph code binds again; in the generator it would run for every batch"
+        )
+    return (
+        f"`{text}` runs once in pipeline mode, when the graph is built, and uses values the graph computes; "
+        "in the generator it would run for every batch"
+    )
+
+
+def _smalls(stmt) -> list:
+    return list(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else []
+
+
+def _kind(stmt, declared: set[str], is_op_call) -> str | None:
+    """"declaration" (``global``/``nonlocal``), "store" (to an attribute, an item, a declared
+    name), "effect" (another call whose result is dropped: ``print(...)``), "block" / "block store"
+    (a compound statement holding an effect / only stores), or None."""
+    if isinstance(stmt, cst.BaseCompoundStatement) and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        inner = [_kind(line, declared, is_op_call) for line in _Lines.of(stmt)]
+        return "block" if "effect" in inner else "block store" if "store" in inner else None
+    smalls = _smalls(stmt)
+    if smalls and all(isinstance(s, (cst.Global, cst.Nonlocal)) for s in smalls):
+        return "declaration"
+    kind = None
+    for small in smalls:
+        targets = [small.target] if isinstance(small, cst.AugAssign) else (
+            [t.target for t in small.targets] if isinstance(small, cst.Assign) else []
+        )
+        if any(_outside(target, declared) for target in targets):
+            kind = kind or "store"
+        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and not is_op_call(small.value):
+            kind = "effect"  # an op whose result is dropped stays in the loop (it is evaluated there)
+    return kind
+
+
+def _outside(target: cst.BaseExpression, declared: set[str]) -> bool:
+    """Is ``target`` something outside the function (an attribute, an item, a declared name)?"""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_outside(e.value, declared) for e in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return _outside(target.value, declared)
+    if isinstance(target, cst.Name):
+        return target.value in declared
+    return isinstance(target, (cst.Attribute, cst.Subscript))
+
+
+class _Lines(SkipsTrivia, cst.CSTVisitor):
+    """The simple statement lines inside a block, not those of functions or classes it defines
+    (their bodies do not run when the block does)."""
+
+    def __init__(self) -> None:
+        self.lines: list[cst.SimpleStatementLine] = []
+
+    @classmethod
+    def of(cls, node: cst.CSTNode) -> list[cst.SimpleStatementLine]:
+        lines = cls()
+        node.visit(lines)
+        return lines.lines
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        self.lines.append(node)
+        return False
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> bool:
+        self.lines.append(cst.SimpleStatementLine(body=node.body))
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+class _Names(VisitsBindings, SkipsTrivia, cst.CSTVisitor):
+    """The names a statement reads and binds (``self.x`` counts as the name ``self.x``), and whether
+    it calls an op."""
+
+    def __init__(self, is_op_call=None) -> None:
+        self.is_op_call = is_op_call
+        self.read: set[str] = set()
+        self.bound: set[str] = set()
+        self.op_call = False
+
+    @classmethod
+    def of(cls, node: cst.CSTNode, is_op_call=None) -> _Names:
+        names = cls(is_op_call)
+        node.visit(names)
+        return names
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.is_op_call is not None and self.is_op_call(node):
+            self.op_call = True
+
+    def _bind(self, target: cst.CSTNode) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value)
+        elif isinstance(target, cst.Name):
+            self.bound.add(target.value)
+        elif (key := _self_attr(target)) is not None:
+            self.bound.add(key)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        key = _self_attr(node)
+        if key is not None:
+            self.read.add(key)
+            return False
+        node.value.visit(self)  # not the attribute's own name
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # not the keyword
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.read.add(node.value)
+
+
+def _self_attr(node: cst.CSTNode) -> str | None:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return f"self.{node.attr.value}"
+    return None
+
+
+def bound_names(stmt: cst.CSTNode) -> set[str]:
+    """The plain names ``stmt`` binds."""
+    return {name for name in _Names.of(stmt).bound if "." not in name}
+
+
+def outer_store(stmt: cst.CSTNode, local: set[str]) -> str | None:
+    """The first attribute or item of an object from outside the function (its root name not in
+    ``local``) that ``stmt`` assigns (``self.length = ...``), as written; None when none.
+
+    A graph built in a function (a factory, a method) ran when the function built it, so code that
+    runs after the function returned may read what it stored: hoisted to the generator's start, the
+    store happens only at the first batch."""
+    for node in _walk(stmt):
+        targets = ([node.target] if isinstance(node, cst.AugAssign) else
+                   [t.target for t in node.targets] if isinstance(node, cst.Assign) else
+                   [node.target] if isinstance(node, cst.AnnAssign) else [])
+        for target in targets:
+            for part in _elements(target):
+                root = part
+                while isinstance(root, (cst.Attribute, cst.Subscript)):
+                    root = root.value
+                if part is not root and isinstance(root, cst.Name) and root.value not in local:
+                    return cst.Module([]).code_for_node(part)
+    return None
+
+
+def _elements(target: cst.CSTNode):
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _elements(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _elements(target.value)
+    else:
+        yield target
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return
+    for child in node.children:
+        yield from _walk(child)
+

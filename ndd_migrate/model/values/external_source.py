@@ -1,0 +1,532 @@
+"""What an ``fn.external_source(source=...)`` in a pipeline function feeds, read from the code alone.
+
+DALI decides at run time how to draw from ``source`` (``_utils/external_source_impl.py``,
+``get_callback_from_source``): a generator function is called once and iterated; otherwise
+``iter(source)`` is tried, and only a source that is not iterable is called, once per batch
+(``batch=True``) or once per sample (``batch=False``), with a ``BatchInfo``/iteration number or a
+``SampleInfo`` when it accepts one positional argument. The migration must choose one of these
+shapes when it writes the code, so it resolves ``source`` statically — a function, a lambda, a
+generator function, an instance of a class of this module with ``__iter__``/``__call__``, a
+literal list — and leaves anything it cannot resolve to a human (NDD421) rather than guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import libcst as cst
+from libcst.metadata import ClassScope
+
+from ndd_migrate.syntax.cstutil import SkipsTrivia
+from ndd_migrate.syntax import cstutil
+from ndd_migrate.model.values.called_parameters import bound_argument, exported
+from ndd_migrate.syntax.scopes import references
+
+ITERABLE = "iterable"  # iterated once (or once per epoch with `cycle`)
+GENERATOR = "generator function"  # called once per epoch, then iterated
+CALLABLE = "callable"  # called per batch / per sample
+
+# Arguments that only tune how the pipeline copies or queues the data: nothing to carry over.
+_DROPPED = {"name", "ndim", "no_copy", "blocking", "cuda_stream", "use_copy_kernel",
+            "prefetch_queue_depth", "bytes_per_sample_hint", "preserve", "seed"}
+# Arguments carried to `ndd.as_batch`.
+CARRIED = ("dtype", "layout", "device")
+_KNOWN = {"source", "num_outputs", "batch", "batch_info", "cycle", "parallel", "repeat_last",
+          *_DROPPED, *CARRIED}
+
+
+@dataclass
+class SourceSpec:
+    """A migratable external source: the statement ``targets = fn.external_source(...)``."""
+
+    call: cst.Call
+    index: int  # position of its statement in the function body
+    kind: str
+    takes_info: bool  # a callable with one positional parameter
+    batch: bool | None  # None: decided when the generator starts (`batch=`/`parallel=` not literals)
+    batch_info: bool
+    cycle: bool  # "quiet"/True: restart silently at the end of the data
+    targets: list[str]  # one name per output
+    parallel: bool = False  # `parallel=` given (not a literal False): dropped, the loop calls the source
+    # `outputs = fn.external_source(..., num_outputs=len(names))`: a count only the run tells, the outputs
+    # bound to one name as the list pipeline mode gives; the loop makes each element a batch.
+    listed: bool = False
+    # Beside a reader, which drives the epochs: a source that never ends (`cycle=`), drawn once per
+    # batch where its statement is (`statement`); `nested` when that statement is in an `if` on the
+    # pipeline function's parameters: its iterator is then made at the first draw, under the condition.
+    beside_reader: bool = False
+    statement: cst.SimpleStatementLine | None = None
+    nested: bool = False
+
+
+#: Why an external source is refused (NDD421), where other code or tests need the words.
+NOT_A_STATEMENT = "an external source that is not a statement `outputs = fn.external_source(...)` of its own"
+READER_AND_ENDING_SOURCE = (
+    "a reader and an external source that ends in one pipeline: the reader's epochs wrap while the source ends "
+    "with `StopIteration`; only a source that never ends (`cycle=True` or `\"quiet\"`) is drawn beside a reader, "
+    "once per batch; decide how they line up")
+NESTED_WITHOUT_READER = (
+    "an external source inside an `if` in a pipeline without a reader: the batch loop cannot draw from a source "
+    "that exists only under a condition; make it a statement of the function's body")
+NOT_BUILD_TIME = (
+    "an external source inside an `if` whose condition is not made of the pipeline function's parameters alone "
+    "(names not assigned in it, literals, `and`/`or`/`not`, comparisons): only such a condition is known to be "
+    "decided once, when the pipeline is built")
+
+
+def place(fn_node: cst.FunctionDef, call: cst.Call, parents: dict) -> tuple[int, cst.SimpleStatementLine, bool] | str | None:
+    """Where the statement ``targets = fn.external_source(...)`` of ``call`` is: ``(index of the
+    statement of the function's body that holds it, the statement, nested)`` -- nested when it is
+    in an ``if`` (``elif``, ``else``) whose every condition is build-time (:func:`build_time_condition`).
+    None when the call is not such a statement, or is in another block; a reason when it is in an
+    ``if`` whose condition is not build-time."""
+    for index, stmt in enumerate(fn_node.body.body):
+        if cstutil.assigned_call(stmt) is call:
+            return index, stmt, False
+    stmt = parents.get(parents.get(call))  # call → Assign → SimpleStatementLine
+    if not isinstance(stmt, cst.SimpleStatementLine) or cstutil.assigned_call(stmt) is not call:
+        return None
+    node, nested = stmt, False
+    while True:
+        parent = parents.get(node)
+        if isinstance(parent, cst.IndentedBlock) and parents.get(parent) is fn_node:
+            index = next((i for i, s in enumerate(fn_node.body.body) if s is node), None)
+            return None if index is None else (index, stmt, nested)
+        if isinstance(parent, cst.If):
+            if not build_time_condition(parent.test, fn_node):
+                return NOT_BUILD_TIME
+            nested = True
+        elif not isinstance(parent, (cst.IndentedBlock, cst.Else)):
+            return None
+        node = parent
+
+
+def build_time_condition(test: cst.BaseExpression, fn_node: cst.FunctionDef) -> bool:
+    """Is ``test`` made only of parameters of ``fn_node`` that its body never assigns, literals,
+    ``and``/``or``/``not`` and comparisons? Evaluated once per batch, it then gives what it gave
+    when the pipeline was built."""
+    params = _param_names(fn_node)
+
+    def ok(node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Name):
+            if node.value in ("True", "False", "None"):
+                return True
+            if node.value not in params:
+                return False
+            finder = _BindingFinder(node.value)
+            fn_node.body.visit(finder)
+            return finder.count == 0
+        if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+            return True
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return all(ok(e.value) for e in node.elements if not isinstance(e, cst.StarredElement))
+        if isinstance(node, cst.BooleanOperation):
+            return ok(node.left) and ok(node.right)
+        if isinstance(node, cst.UnaryOperation):
+            return isinstance(node.operator, (cst.Not, cst.Minus)) and ok(node.expression)
+        if isinstance(node, cst.Comparison):
+            return ok(node.left) and all(ok(c.comparator) for c in node.comparisons)
+        return False
+
+    return ok(test)
+
+
+def _named_params(fn_node: cst.FunctionDef) -> list[cst.Param]:
+    """The parameters a call can pass by name or position (not ``*args``/``**kwargs``)."""
+    params = fn_node.params
+    return [*params.posonly_params, *params.params, *params.kwonly_params]
+
+
+def _param_names(fn_node: cst.FunctionDef) -> set[str]:
+    return {p.name.value for p in _named_params(fn_node)}
+
+
+def source_expr(call: cst.Call) -> cst.BaseExpression | None:
+    arg = cstutil.kwarg(call, "source")
+    if arg is not None:
+        return arg.value
+    positional = [a for a in call.args if a.keyword is None]
+    return positional[0].value if positional else None
+
+
+def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
+            where: tuple[int, cst.SimpleStatementLine, bool] | str | None, has_reader: bool,
+            parameter: Callable[[str, bool], str | None] | None = None) -> SourceSpec | str:
+    """The spec of ``call`` in pipeline function ``fn_node``, or why it cannot be migrated.
+
+    ``where``: what :func:`place` says. ``parameter(name, none_allowed)``: None when every call of
+    the pipeline function passes a generator function (or None, when ``none_allowed``) at its
+    parameter ``name``, else why not (a source that is a parameter is known only so)."""
+    if where is None:
+        return NOT_A_STATEMENT
+    if isinstance(where, str):
+        return where
+    index, stmt, nested = where
+    if nested and not has_reader:
+        return NESTED_WITHOUT_READER
+    if cstutil.has_star(call) or any(a.keyword and a.keyword.value not in _KNOWN for a in call.args):
+        return "an external source with arguments the migration does not know"
+    source = source_expr(call)
+    if source is None:
+        return ("no `source=`: the data arrives through `pipe.feed_input(...)`; call `ndd.as_batch(data)` "
+                "where it is fed instead")
+    flags = {}
+    for name, default in (("batch_info", False), ("repeat_last", False)):
+        arg = cstutil.kwarg(call, name)
+        value = default if arg is None else cstutil.literal_value(arg.value)
+        if not isinstance(value, bool):
+            return f"`{name}=` is not a literal True/False"
+        flags[name] = value
+    if flags["repeat_last"]:
+        return "`repeat_last=True` repeats data fed by `feed_input`; there is nothing to feed in dynamic mode"
+    parallel = _flag(call, "parallel", fn_node, index)
+    batch = _flag(call, "batch", fn_node, index)
+    # `fn.external_source` turns `batch=None` into True, with `parallel=` or without (DALI 2.4's
+    # `_external_source`; the docs' "parallel sets batch to False" is the `ops.ExternalSource` class).
+    batch = True if batch is None else None if batch is cstutil.NOT_LITERAL else batch
+    if not isinstance(batch, bool) and flags["batch_info"]:
+        return "`batch_info=True` with a `batch=` that is not a literal True/False: write the loop by hand"
+    cycle = _cycle(call)
+    if isinstance(cycle, str):
+        return cycle
+    if has_reader and not cycle:
+        return READER_AND_ENDING_SOURCE
+    targets = _targets(stmt, call)
+    if isinstance(targets, str):
+        return targets
+    listed = listed_outputs(call)
+    if listed and any(isinstance(a.value, (cst.List, cst.Tuple)) for a in call.args
+                      if a.keyword is not None and a.keyword.value in CARRIED):
+        return "a list of per-output `layout=`/`dtype=`/`device=` with `num_outputs=` that is not a literal"
+    kind, params = classify(source, fn_node, module, index)
+    why = None
+    if kind is None and isinstance(source, cst.Name) and source.value in _param_names(fn_node) and parameter is not None:
+        why = parameter(source.value, cycle)
+        if why is None:
+            kind = GENERATOR  # every call passes a generator function (or None, which DALI refuses with `cycle=`)
+    if kind is None:
+        code = cst.Module([]).code_for_node(source)
+        what = f"the source, `{code}`," if len(code) <= 40 and "\n" not in code else "the `source=`"
+        return (f"cannot tell from the code whether {what} is iterable or callable (DALI decides at run time)"
+                f"{'; ' + why if why else ''}; write the loop that draws from it by hand")
+    if cycle and kind == CALLABLE:
+        return "`cycle=` needs an iterable source; DALI rejects it for a callable"
+    if cycle and _generator_object(source, fn_node, module, index):
+        return ("`cycle=` with a generator object: DALI refuses it when it builds the pipeline (\"Cannot cycle "
+                "through a generator\"); pass the generator function instead")
+    if cycle and batch is not True:
+        return "`cycle=` with `batch=False` rewinds in the middle of a batch: write the loop by hand"
+    if kind == CALLABLE and params not in (0, 1):
+        return "a `source` callable must take 0 or 1 positional arguments"
+    return SourceSpec(call, index, kind, kind == CALLABLE and params == 1, batch,
+                      flags["batch_info"], cycle, targets, parallel is not False and parallel is not None, listed,
+                      beside_reader=has_reader, statement=stmt, nested=nested)
+
+
+def listed_outputs(call: cst.Call) -> bool:
+    """Is ``num_outputs=`` of an external source given, but not as a literal (``len(names)``)? Its
+    outputs are then a list whose length only the run tells (pipeline mode: a list of DataNodes)."""
+    arg = cstutil.kwarg(call, "num_outputs")
+    return arg is not None and not isinstance(cstutil.literal_value(arg.value), int)
+
+
+def _flag(call: cst.Call, name: str, fn_node: cst.FunctionDef, index: int):
+    """``name=``'s value: True/False; None when absent or None (DALI's default applies);
+    ``NOT_LITERAL`` when only the run tells. A name the pipeline function binds once, before the
+    call, to a literal is that literal (its value at the call is fixed)."""
+    arg = cstutil.kwarg(call, name)
+    if arg is None:
+        return None
+    value = cstutil.literal_value(arg.value)
+    if value is cstutil.NOT_LITERAL and isinstance(arg.value, cst.Name):
+        if arg.value.value not in _param_names(fn_node):
+            found = [b for stmt in list(fn_node.body.body)[:index] for b in _bindings(stmt, arg.value.value)]
+            if len(found) == 1 and isinstance(found[0], cst.BaseExpression):
+                value = cstutil.literal_value(found[0])
+    if value is None or isinstance(value, bool):
+        return value
+    return cstutil.NOT_LITERAL
+
+
+def _cycle(call: cst.Call) -> bool | str:
+    arg = cstutil.kwarg(call, "cycle")
+    if arg is None:
+        return False
+    value = cstutil.literal_value(arg.value)
+    if value in (None, False, "no"):
+        return False
+    if value in (True, "quiet"):
+        return True
+    if value == "raise":
+        return ("`cycle=\"raise\"` raises `StopIteration` at every epoch end and goes on after "
+                "`pipe.reset()`; a generator cannot go on after it stops: give the caller one generator "
+                "per epoch")
+    return "`cycle=` is not a literal"
+
+
+def _targets(stmt: cst.CSTNode, call: cst.Call) -> list[str] | str:
+    target = stmt.body[0].targets[0].target
+    arg = cstutil.kwarg(call, "num_outputs")
+    if arg is None:
+        if isinstance(target, cst.Name):
+            return [target.value]
+        return "unpacking the one output of an external source"
+    count = cstutil.literal_value(arg.value)
+    if listed_outputs(call) and isinstance(target, cst.Name):
+        return [target.value]  # the list of outputs, as it is
+    elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else None
+    if (
+        not isinstance(count, int)
+        or elements is None
+        or len(elements) != count
+        or not all(isinstance(e.value, cst.Name) for e in elements)
+    ):
+        return ("`num_outputs=` outputs must be unpacked into as many names (`a, b = fn.external_source(...)`), "
+                "or, when `num_outputs=` is not a literal, bound to one name")
+    return [e.value.value for e in elements]
+
+
+def classify(source: cst.BaseExpression, fn_node: cst.FunctionDef, module: cst.Module,
+             index: int) -> tuple[str | None, int | None]:
+    """``(kind, positional parameters of a callable)``, or ``(None, None)`` when unknown."""
+    if isinstance(source, cst.Lambda):
+        return CALLABLE, _positional(source.params)
+    if isinstance(source, (cst.List, cst.Tuple, cst.GeneratorExp, cst.ListComp)):
+        return ITERABLE, None
+    if isinstance(source, cst.Call) and isinstance(source.func, cst.Name):
+        if source.func.value in ("iter", "range", "zip", "enumerate"):
+            return ITERABLE, None
+        found = _definition(source.func.value, fn_node, module, index)
+        if isinstance(found, cst.FunctionDef) and _is_generator(found):
+            return ITERABLE, None  # a generator object
+        if isinstance(found, cst.ClassDef):
+            return _class_kind(found)
+        return None, None
+    if not isinstance(source, cst.Name):
+        return None, None
+    found = _definition(source.value, fn_node, module, index)
+    if isinstance(found, cst.FunctionDef):
+        if _is_generator(found):
+            return GENERATOR, None
+        return CALLABLE, _positional(found.params)
+    if isinstance(found, cst.BaseExpression):  # an assigned value: a lambda, an instance, a list...
+        return classify(found, fn_node, module, index) if not isinstance(found, cst.Name) else (None, None)
+    return None, None
+
+
+def _generator_object(source: cst.BaseExpression, fn_node: cst.FunctionDef, module: cst.Module, index: int) -> bool:
+    """Is ``source`` a generator object for sure (a generator expression, a call of a generator
+    function of the module, a name bound once to one)?"""
+    if isinstance(source, cst.GeneratorExp):
+        return True
+    if isinstance(source, cst.Call) and isinstance(source.func, cst.Name):
+        found = _definition(source.func.value, fn_node, module, index)
+        return isinstance(found, cst.FunctionDef) and _is_generator(found)
+    if isinstance(source, cst.Name):
+        found = _definition(source.value, fn_node, module, index)
+        return isinstance(found, (cst.GeneratorExp, cst.Call)) and _generator_object(found, fn_node, module, index)
+    return False
+
+
+def _class_kind(cls: cst.ClassDef) -> tuple[str | None, int | None]:
+    """An instance of a class of this module, as DALI's ``external_source`` takes it: it tries
+    ``iter(source)`` first (``__iter__``, or the sequence protocol of ``__getitem__``) and calls the
+    source only when that fails. No base classes but ``object``: the methods of others are unknown,
+    and so are those a class statement gets from a metaclass or a decorator."""
+    if any(not (isinstance(b.value, cst.Name) and b.value.value == "object") for b in cls.bases):
+        return None, None
+    if cls.decorators or cls.keywords or not isinstance(cls.body, cst.IndentedBlock):
+        return None, None
+    methods = {
+        s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)
+    }
+    if any(not isinstance(s, (cst.FunctionDef, cst.SimpleStatementLine)) for s in cls.body.body):
+        return None, None  # a method defined under an `if`, or another nested statement
+    if any(_class_level_binding(s, ("__iter__", "__call__", "__getitem__")) for s in cls.body.body):
+        return None, None  # `__iter__ = ...` at class level
+    call = methods.get("__call__")
+    if call is not None and _is_generator(call):
+        return GENERATOR, None
+    if "__iter__" in methods:
+        return ITERABLE, None
+    if "__getitem__" in methods:
+        return None, None  # iterable through `__getitem__` (0, 1, ... until IndexError)
+    if call is not None:
+        return CALLABLE, _positional(call.params) - 1
+    return None, None
+
+
+def _class_level_binding(stmt: cst.CSTNode, names: tuple[str, ...]) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and any(
+        _bindings(stmt, name) for name in names
+    )
+
+
+def _definition(name: str, fn_node: cst.FunctionDef, module: cst.Module, index: int):
+    """The one binding of ``name``: in the pipeline function's body before ``index``, else at module
+    level. A ``def``/``class`` node or an assigned expression; None when absent or bound twice."""
+    if name in _param_names(fn_node):
+        return None  # a parameter: anything may arrive
+    for body in (list(fn_node.body.body)[:index], list(module.body)):
+        found = [b for stmt in body for b in _bindings(stmt, name)]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            return None
+    return None
+
+
+def _bindings(stmt: cst.CSTNode, name: str) -> list:
+    """What ``stmt`` binds ``name`` to: a ``def``/``class`` node, an assigned expression, or None for
+    a binding whose value is unknown (unpacking, ``for``, ``with``, ``import``, ...)."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return [stmt] if stmt.name.value == name else []
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
+        assign = stmt.body[0]
+        if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+            return [assign.value] if assign.targets[0].target.value == name else []
+    finder = _BindingFinder(name)
+    stmt.visit(finder)
+    return [None] * finder.count
+
+
+class _BindingFinder(SkipsTrivia, cst.CSTVisitor):
+    """Counts the places a statement binds one name (targets, imports, nested definitions)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.count = 0
+
+    def _target(self, node: cst.CSTNode | None) -> None:
+        if node is not None:
+            self.count += sum(isinstance(n, cst.Name) and n.value == self.name for n in _walk(node))
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._target(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._target(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._target(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._target(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._target(node.name)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is None:
+            first = node.name
+            while isinstance(first, cst.Attribute):
+                first = first.value
+            self._target(first)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._target(node.name)
+        return False  # its body is another scope
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self._target(node.name)
+        return False
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _positional(params: cst.Parameters) -> int:
+    if params.star_arg is not None and isinstance(params.star_arg, cst.Param):
+        return -1
+    return len(params.posonly_params) + len(params.params)  # DALI counts them all, defaults included
+
+
+def _is_generator(node: cst.FunctionDef) -> bool:
+    """A ``yield`` in the function's own body (not in a nested function or lambda)."""
+    def visit(n: cst.CSTNode) -> bool:
+        if isinstance(n, (cst.Yield)):
+            return True
+        if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and n is not node:
+            return False
+        return any(visit(c) for c in n.children)
+    return visit(node)
+
+
+def passed_generator_functions(analyzer, fn_node: cst.FunctionDef, name: str, none_allowed: bool) -> str | None:
+    """None when the parameter ``name`` of the pipeline function ``fn_node`` holds a generator
+    function at every call (or None, when ``none_allowed``): the function's name is used only by
+    calls of this module (not listed in ``__all__``), none with ``*``/``**``, each passing (or
+    leaving to its default) a name bound once, where the call sees it, to a ``def`` with a
+    ``yield`` (not decorated), to None, or to ``a if condition else b`` of such values; the
+    parameter is never assigned in the function. Otherwise why not, in words."""
+    pipe = fn_node.name.value
+    lead = (f"a parameter is known only when every call of `{pipe}` in this module passes a generator function"
+            f"{' (or None)' if none_allowed else ''}")
+    param = next(p for p in _named_params(fn_node) if p.name.value == name)
+    finder = _BindingFinder(name)
+    fn_node.body.visit(finder)
+    if finder.count:
+        return f"{lead}, and `{name}` is assigned in `{pipe}`"
+    scope = analyzer.scope_of(fn_node)
+    if scope is None or len(scope.assignments[pipe]) != 1:
+        return f"{lead}, and `{pipe}` is bound more than once"
+    if exported(scope, analyzer.parents, pipe) is not None:
+        return f"{lead}, and `{pipe}` may be called by other modules (`__all__`)"
+    calls = []
+    for access in references(scope, pipe):
+        call = analyzer.parents.get(access.node)
+        if not (isinstance(call, cst.Call) and call.func is access.node):
+            return f"{lead}, and `{pipe}` is used other than by a call"
+        calls.append(call)
+    if not calls:
+        return f"{lead}, and `{pipe}` is not called in this module"
+    code = cst.Module([]).code_for_node
+    for call in calls:
+        if any(arg.star for arg in call.args):
+            return f"{lead}, and a call passes `*args` or `**kwargs`"
+        arg = bound_argument(call, fn_node, param)
+        value = arg.value if arg is not None else param.default
+        if value is None:
+            return f"{lead}, and a call does not pass `{name}`"
+        if not _generator_function(analyzer, value, none_allowed, set()):
+            shown = code(value)
+            shown = f"`{shown}`" if len(shown) <= 40 and "\n" not in shown else "another value"
+            return f"{lead}, and a call passes {shown}"
+    return None
+
+
+def _generator_function(analyzer, value: cst.BaseExpression, none_allowed: bool, seen: set) -> bool:
+    """Is ``value`` (where it is written) a generator function for sure (or None, when allowed)?"""
+    if isinstance(value, cst.IfExp):
+        return all(_generator_function(analyzer, v, none_allowed, seen) for v in (value.body, value.orelse))
+    if not isinstance(value, cst.Name):
+        return False
+    if value.value == "None":
+        return none_allowed
+    if id(value) in seen:
+        return False
+    seen.add(id(value))
+    scope = start = analyzer.scope_of(value)
+    # as Python looks a name up: the enclosing class bodies are not searched
+    while scope is not None and (not scope.assignments[value.value] or (scope is not start and isinstance(scope, ClassScope))):
+        if scope.parent is scope:
+            return False
+        scope = scope.parent
+    if scope is None:
+        return False
+    bindings = list(scope.assignments[value.value])
+    if len(bindings) != 1:
+        return False
+    node = bindings[0].node
+    if isinstance(node, cst.FunctionDef):
+        return not node.decorators and node.asynchronous is None and _is_generator(node)
+    target = analyzer.parents.get(node)
+    assign = analyzer.parents.get(target)
+    if isinstance(target, cst.AssignTarget) and target.target is node and isinstance(assign, cst.Assign) \
+            and len(assign.targets) == 1:
+        return _generator_function(analyzer, assign.value, none_allowed, seen)
+    return False

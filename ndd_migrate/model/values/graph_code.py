@@ -1,0 +1,898 @@
+"""The code that runs while a pipeline graph is defined, and what its values are.
+
+A ``@pipeline_def`` body, a legacy ``define_graph`` and every function of the module they call by
+name (transitively) run with ``DataNode`` objects: an op's output, arithmetic of outputs, a reader's
+outputs. Some Python looks the same on a ``DataNode`` and on a plain Python value but means something
+else once migrated (``x[0]`` indexes inside every sample of a ``DataNode``, NDD108), and some only
+works while a graph is defined (``Pipeline.current()``, NDD109). This module finds that code and
+answers "is this expression a ``DataNode``?" from where each name is bound, never from its spelling:
+
+* ``NODE``: a ``DataNode`` (``fn.<op>(...)`` with one output, ``nvidia.dali.math.*``, ``x.gpu()``,
+  arithmetic or a comparison with a ``DataNode``, a subscript of one, a single-output reader);
+* ``NODES``: a Python tuple/list whose elements are ``DataNode`` objects (a multi-output op or reader
+  bound to one name, ``(a, b)`` of nodes);
+* ``PY``: a Python value holding no ``DataNode`` (literals, the pipeline function's parameters,
+  module-level names, builtins' and numpy's results): a ``DataNode`` exists only while a graph is
+  defined, so nothing made before can be one;
+* ``BOX``: some other Python container (a dict of nodes, mixed bindings of containers);
+* ``None``: unknown.
+
+A name has a kind only when every binding of it agrees (flow-insensitive, as :mod:`ndd_migrate.model.values.ndd_flow`);
+a helper's parameter has the kind of the arguments of every call of the helper in the module.
+:func:`analyse` runs once per module, at the end of the analysis, and hands the facts to the rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import BuiltinAssignment, GlobalScope, ScopeProvider
+
+from ndd_migrate.model.values import external_source
+from ndd_migrate.syntax import names
+from ndd_migrate.syntax.cstutil import SkipsTrivia
+
+NODE, NODES, PY, BOX = "node", "nodes", "py", "box"
+
+# Builtins whose result holds no DataNode whatever the argument; and those that keep the kind of a
+# container argument.
+_PY_BUILTINS = frozenset(
+    {"len", "int", "float", "str", "bool", "range", "abs", "round", "repr", "isinstance", "hash", "ord", "chr"}
+)
+_SEQ_BUILTINS = frozenset({"list", "tuple"})
+_LITERALS = (
+    cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
+)
+
+
+@dataclass(eq=False)
+class Function:
+    """A function (or lambda) of the module, as the walk saw it."""
+
+    node: cst.CSTNode
+    params: list[cst.Param] = field(default_factory=list)
+    returns: list[cst.Return] = field(default_factory=list)
+    subscripts: list[cst.Subscript] = field(default_factory=list)  # read, not assigned to
+    current_calls: list[cst.Call] = field(default_factory=list)  # `<something>.current()`
+    calls: list[cst.Call] = field(default_factory=list)  # `name(...)`: maybe a helper
+    # `self.x = value` ("value"), `self.x, y = value` ("unpack"), other stores ("unknown", None)
+    self_assigns: dict[str, list[tuple[str, cst.BaseExpression | None]]] = field(default_factory=dict)
+
+
+@dataclass
+class GraphFacts:
+    """What :func:`analyse` found; read by the NDD108/NDD109/NDD110 implementations (original nodes)."""
+
+    slices: set[cst.Subscript] = field(default_factory=set)  # `x[...]` on a DataNode → `x.slice[...]`
+    slice_owners: dict[cst.Subscript, set] = field(default_factory=dict)  # each of ``slices`` → the pipelines running it
+    current: dict[cst.Attribute, str] = field(default_factory=dict)  # `Pipeline.current().X` → `X`
+    current_aliases: set[cst.CSTNode] = field(default_factory=set)  # `pipe = Pipeline.current()`: removed
+    current_owners: dict[cst.CSTNode, set] = field(default_factory=dict)  # each of those two → the pipelines running it
+    # `DataNode` in `isinstance(x, DataNode)` → `ndd.Batch`, with the pipelines whose graph runs the test
+    batch_classes: dict[cst.CSTNode, set] = field(default_factory=dict)
+    functions: set[cst.CSTNode] = field(default_factory=set)  # the graph functions decided here
+    analysed_by: set[str] = field(default_factory=set)  # the rules that have recorded their facts
+    # Helpers that take the generator's `batch_size` and `rng` (see :func:`threaded_helpers`).
+    helpers: dict[cst.FunctionDef, HelperCalls] | None = None
+
+
+@dataclass
+class HelperCalls:
+    """A graph helper that takes ``batch_size``/``rng``: its calls of ops that need them, and the
+    calls of it, each with the function (pipeline body or helper) it is written in."""
+
+    sizes: list[cst.Call] = field(default_factory=list)  # ops called without a batch input
+    randoms: list[cst.Call] = field(default_factory=list)  # random ops without `rng=`/`seed=`
+    callers: dict[cst.Call, cst.CSTNode] = field(default_factory=dict)
+
+
+_EMPTY = GraphFacts()
+
+
+def threaded_helpers(resolver: cst.MetadataDependent, model) -> dict[cst.FunctionDef, HelperCalls]:
+    """The functions of the module that build part of a graph with ops that need the pipeline's
+    batch size (an op without a batch input) or its RNG (a random op), called only from graph code
+    that is converted: ``def processing(images): ... fn.random.uniform(...)`` called from a
+    ``@pipeline_def`` body. Each gets keyword parameters ``batch_size`` and ``rng=None`` that its
+    callers pass on (NDD104, NDD105), since the generator's own are not in its scope.
+
+    Decided once, after the conversions (read while the module is rewritten): every pipeline whose
+    graph runs the helper is converted (Context.may_rewrite_dali_calls then rewrites its ``fn.*``), the helper is only called (never passed on), by name, from
+    a pipeline body or another such helper, and does not itself bind ``batch_size`` or ``rng``."""
+    graph, found = prepared(resolver, model)
+    if found.helpers is not None:
+        return found.helpers
+    from ndd_migrate.dali.tables import op_info
+
+    if model.by_hand():
+        found.helpers = {}  # helpers stay pipeline-mode code (Context.may_rewrite_dali_calls)
+        return found.helpers
+    candidates: dict[cst.FunctionDef, HelperCalls] = {}
+    for function, owners, is_root in graph.graph_functions():
+        node = function.node
+        if is_root or not isinstance(node, cst.FunctionDef) or node in graph._escapes:
+            continue
+        if not owners or not all(owner.convert for owner in owners):
+            continue
+        ops = _OpCalls()
+        node.body.visit(ops)
+        if ops.names & {"batch_size", "rng"} or {p.name.value for p in function.params} & {"batch_size", "rng"}:
+            continue
+        helper = HelperCalls()
+        for call in ops.calls:
+            path = names.fn_path(graph._dali_name(call.func))
+            info = op_info(path) if path else None
+            if info is None or info.ndd is None or info.reader or any(a.star for a in call.args):
+                continue
+            if info.batch_size_arg and not any(a.keyword is None for a in call.args) and not _has_kwarg(call, "batch_size"):
+                helper.sizes.append(call)
+            if info.random and not _has_kwarg(call, "rng") and not _has_kwarg(call, "seed"):
+                helper.randoms.append(call)
+        candidates[node] = helper
+    for node, helper in candidates.items():
+        for call in graph.call_sites.get(node, ()):
+            helper.callers[call] = next(f.node for f in graph.functions.values() if call in f.calls)
+    # Only the helpers that need the values, and those that call them; every caller must have them.
+    needed = {node for node, helper in candidates.items() if helper.sizes or helper.randoms}
+    changed = True
+    while changed:
+        changed = False
+        for node, helper in candidates.items():
+            if node not in needed and any(callee in needed for callee in _callees(graph, node)):
+                needed.add(node)
+                changed = True
+        for node in list(needed):
+            if any(caller not in graph.roots and caller not in needed for caller in candidates[node].callers.values()):
+                needed.discard(node)
+                changed = True
+    found.helpers = {node: candidates[node] for node in needed}
+    return found.helpers
+
+
+def shared_helpers(resolver: cst.MetadataDependent, model) -> list[tuple[str, dict]]:
+    """The module's functions (or lambdas) that build part of the graphs of several pipelines, each
+    as its name and, for each pipeline whose graph runs it, a call that reaches it from that graph. Such a
+    helper is rewritten to dynamic mode only when all of those pipelines convert
+    (Context.may_rewrite_dali_calls), so the engine converts them together or not at all."""
+    if len(model.pipelines) < 2:
+        return []
+    graph, _ = prepared(resolver, model)
+    shared = []
+    for function, owners, is_root in graph.graph_functions():
+        if is_root or len(owners) < 2:
+            continue
+        reaching: dict = {}
+        for call in graph.call_sites.get(function.node, ()):
+            caller = next(f.node for f in graph.functions.values() if call in f.calls)
+            for owner in graph.reached_by.get(caller, ()):
+                reaching.setdefault(owner, call)
+        if reaching:  # each call spells the helper's name (graph._resolve_function)
+            func = next(iter(reaching.values())).func
+            shared.append((func.value if isinstance(func, cst.Name) else f"self.{func.attr.value}", reaching))
+    return shared
+
+
+def _callees(graph, node: cst.CSTNode) -> set:
+    return {graph._callee[c].node for c in graph.functions[node].calls if c in graph._callee}
+
+
+def _has_kwarg(call: cst.Call, name: str) -> bool:
+    return any(a.keyword is not None and a.keyword.value == name for a in call.args)
+
+
+class _OpCalls(SkipsTrivia, cst.CSTVisitor):
+    """The calls in a function's body (not in nested functions) and the names it spells."""
+
+    def __init__(self) -> None:
+        self.calls: list[cst.Call] = []
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+def facts(model) -> GraphFacts:
+    """The facts recorded on a module model so far (none when no rule asked for the graph)."""
+    found = getattr(model, "graph", None)
+    return found[1] if found is not None else _EMPTY
+
+
+def prepared(resolver: cst.MetadataDependent, model) -> tuple["Graph", GraphFacts]:
+    """The graph code of ``model``'s pipelines and the facts recorded about it, built once per
+    module (kept on ``model.graph``). NDD108, NDD109 and NDD110 record their problems (``fn.problems``)
+    and rewrites in it from their ``blockers()``; ``resolver`` gives the scope and qualified-name
+    metadata of the original nodes."""
+    if model.graph is None:
+        graph = Graph(resolver, model)
+        model.graph = (graph, GraphFacts(functions=set(graph.reached_by)))
+    return model.graph
+
+
+def analysed(rule, analyse) -> GraphFacts:
+    """The facts of the module's graph code with ``analyse`` (a rule's, keyed by its ``code``) run
+    on them once: the first of the rule's ``blockers()`` calls runs it, the others read it."""
+    graph, found = prepared(rule.ctx.resolver, rule.ctx.model)
+    if rule.code not in found.analysed_by:
+        found.analysed_by.add(rule.code)
+        analyse(graph, found)
+    return found
+
+
+def unrewritable(rule, fn, sites: dict) -> list[cst.CSTNode]:
+    """Of ``sites`` (a node to rewrite → the pipelines whose graph runs it), those of ``fn`` that
+    ``rule`` may not rewrite in this run (``# noqa``, the rule not selected). Their pipeline must
+    stay as it is: the node left as pipeline mode wrote it would mean something else in the
+    generator."""
+    return [node for node, owners in sites.items() if fn in owners and not rule.ctx.applies(rule.code, node)]
+
+
+class _Walk(SkipsTrivia, cst.CSTVisitor):
+    """Walks functions (each one once): what each holds directly, not what its nested ones do."""
+
+    def __init__(self) -> None:
+        self.functions: dict[cst.CSTNode, Function] = {}
+        self.param_owner: dict[cst.Param, Function] = {}
+        self.comp_targets: dict[cst.Name, tuple[cst.CompFor, bool]] = {}
+        self.aug_assigns: dict[cst.Name, cst.AugAssign] = {}
+        self._stack: list[Function] = []
+        self._stores: set[cst.CSTNode] = set()
+
+    def _function(self, node: cst.CSTNode, params: cst.Parameters, body: cst.CSTNode) -> bool:
+        """Decorators and default values belong to the enclosing code; only the body to the function."""
+        fn = Function(node)
+        self.functions[node] = fn
+        for kind in (params.posonly_params, params.params, params.kwonly_params):
+            fn.params.extend(kind)
+        for extra in (params.star_arg, params.star_kwarg):
+            if isinstance(extra, cst.Param):
+                fn.params.append(extra)
+        for param in fn.params:
+            self.param_owner[param] = fn
+        for decorator in getattr(node, "decorators", ()):
+            decorator.visit(self)
+        params.visit(self)
+        self._stack.append(fn)
+        body.visit(self)
+        self._stack.pop()
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return self._function(node, node.params, node.body)
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return self._function(node, node.params, node.body)
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        if node.default is not None:
+            node.default.visit(self)
+        return False  # annotations are not run
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._stack.append(Function(node))  # a class body is not the enclosing function's code
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._stack.pop()
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._stores.add(node.target)
+        if not self._stack:
+            return
+        targets = node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) else None
+        for target in [el.value for el in targets] if targets is not None else [node.target]:
+            attr = _self_attr(target)
+            if attr is None:
+                continue
+            value = self._assigned_value
+            how = "value" if targets is None else "unpack"
+            if value is None or (targets is not None and any(isinstance(el, cst.StarredElement) for el in targets)):
+                how = "unknown"
+            self._stack[-1].self_assigns.setdefault(attr, []).append((how, value))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._assigned_value = node.value if len(node.targets) == 1 else None
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._self_store(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        for target in node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) else [node.target]:
+            self._self_store(getattr(target, "value", target))
+
+    def _self_store(self, target: cst.CSTNode) -> None:
+        attr = _self_attr(target)
+        if attr is not None and self._stack:
+            self._stack[-1].self_assigns.setdefault(attr, []).append(("unknown", None))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._stores.add(node.target)
+        if isinstance(node.target, cst.Name):
+            self.aug_assigns[node.target] = node
+        self._self_store(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._stores.add(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        target = node.target
+        if isinstance(target, cst.Name):
+            self.comp_targets[target] = (node, False)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                if isinstance(el.value, cst.Name) and not isinstance(el, cst.StarredElement):
+                    self.comp_targets[el.value] = (node, True)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self._stack and node not in self._stores:
+            self._stack[-1].subscripts.append(node)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if self._stack:
+            self._stack[-1].returns.append(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self._stack:
+            return
+        func = node.func
+        if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+            self._stack[-1].calls.append(node)  # a function, or a method called as `self.name()`
+        if isinstance(func, cst.Attribute) and func.attr.value == "current" and not node.args:
+            self._stack[-1].current_calls.append(node)
+
+    _assigned_value: cst.BaseExpression | None = None
+
+
+def _self_attr(node: cst.CSTNode) -> str | None:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+def meet(kinds) -> str | None:
+    """The kind of a value that may come from any of ``kinds`` (those still being computed further
+    up, :data:`_OPTIMISTIC`, are assumed to agree)."""
+    given = list(kinds)
+    found = {k for k in given if k is not _OPTIMISTIC}
+    if not found:
+        return _OPTIMISTIC if given else None
+    if None in found:
+        return None
+    if len(found) == 1:
+        return found.pop()
+    return None if NODE in found else BOX
+
+
+class Graph:
+    """The graph code of one module and the kinds of its expressions."""
+
+    def __init__(self, resolver: cst.MetadataDependent, model) -> None:
+        self.resolver = resolver
+        self.model = model
+        # Only the graph code is walked: the roots, then each function they call, as found.
+        self._walk = _Walk()
+        self.functions = self._walk.functions
+        self._param_owner = self._walk.param_owner
+        self._comp_targets = self._walk.comp_targets
+        self._aug_assigns = self._walk.aug_assigns
+        self._cache: dict[cst.CSTNode, str | None] = {}
+        self._busy: set[cst.CSTNode] = set()
+        # Roots: each pipeline's own graph function (a @pipeline_def body, a legacy define_graph).
+        self.roots: dict[cst.CSTNode, object] = {}
+        self.legacy: dict[cst.CSTNode, object] = {}  # define_graph → its LegacyPipeline
+        for fn in model.pipelines.values():
+            graph = getattr(fn, "graph", None)
+            if graph is not None:
+                self.roots[graph] = fn
+                self.legacy[graph] = fn
+            elif isinstance(fn.node, cst.FunctionDef):
+                self.roots[fn.node] = fn
+        # Calls of the module's own functions from graph code, by callee. A function also named
+        # elsewhere (called from other code, passed as a value) has parameters of unknown kind.
+        self.call_sites: dict[cst.CSTNode, list[cst.Call]] = {}
+        self._callee: dict[cst.Call, Function] = {}
+        self._references: dict[cst.CSTNode, object] = {}
+        todo, seen = list(self.roots), set()
+        while todo:
+            node = todo.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            if node not in self.functions:
+                node.visit(self._walk)
+            for call in self.functions[node].calls:
+                callee = self._resolve_function(call.func, call)
+                if callee is not None and callee not in self.roots:
+                    self._callee[call] = self.functions[callee]
+                    self.call_sites.setdefault(callee, []).append(call)
+                    todo.append(callee)
+        self._escapes = {
+            node
+            for node, references in self._references.items()
+            if {id(r.node) for r in references} - {id(c.func) for c in self.call_sites.get(node, ())}
+        }
+        self.reached_by: dict[cst.CSTNode, set] = {}  # graph function → pipelines whose graph runs it
+        for root, pipeline in self.roots.items():
+            todo = [root]
+            while todo:
+                node = todo.pop()
+                owners = self.reached_by.setdefault(node, set())
+                if pipeline in owners:
+                    continue
+                owners.add(pipeline)
+                todo.extend(self._callee[c].node for c in self.functions[node].calls if c in self._callee)
+
+    # -- the graph functions ------------------------------------------------------------------
+    def unfollowed_methods(self) -> list[tuple[cst.Call, str, set]]:
+        """Calls ``obj.name(...)`` in graph code that may run a method of one of the module's classes
+        (a method of that name exists) the walk does not follow (ndd_migrate.model.values.self_methods: it is
+        also reached other than as ``self.name()``): ``(call, name, pipelines whose graph runs it)``.
+        Its code is rewritten with the module (``fn.*``), but not read as graph code. A call on
+        another object than ``self`` given only Python values is Python code, left out."""
+        methods = {qual.rsplit(".", 1)[-1] for qual in self.model.functions if "." in qual}
+        found = []
+        for node, owners in self.reached_by.items():
+            for call in self.functions[node].calls:
+                func = call.func
+                if not (isinstance(func, cst.Attribute) and call not in self._callee and func.attr.value in methods):
+                    continue
+                # `source.num_outputs()` on a Python object, given no DataNode, is Python code
+                if func.value.value != "self" and all(self.kind(a.value) == PY for a in call.args):
+                    continue
+                found.append((call, func.attr.value, owners))
+        return found
+
+    def graph_functions(self):
+        """``(Function, pipelines whose graph runs it, is a root)`` for every graph function."""
+        for node, owners in self.reached_by.items():
+            yield self.functions[node], owners, node in self.roots
+
+    def _resolve_function(self, func: cst.BaseExpression, call: cst.Call | None = None) -> cst.CSTNode | None:
+        """The module's undecorated function (or a lambda bound to the name once) a called name is,
+        or the method a ``self.name()`` call runs (ndd_migrate.model.values.self_methods), walked; None for
+        anything else."""
+        method = self.model.self_calls.get(call) if call is not None else None
+        if method is not None:
+            node = self.model.functions.get(method)
+            if isinstance(node, cst.FunctionDef) and node not in self.functions:
+                node.visit(self._walk)
+            return node if isinstance(node, cst.FunctionDef) else None
+        if not isinstance(func, cst.Name):
+            return None
+        scope = self.resolver.get_metadata(ScopeProvider, func, None)
+        if scope is None:
+            return None
+        assignments = list(scope[func.value])
+        if len(assignments) != 1:
+            return None
+        node = getattr(assignments[0], "node", None)
+        binding = self.model.bindings.get(node) if isinstance(node, cst.Name) else None
+        if binding is not None and binding[0] == "value" and isinstance(binding[1], cst.Lambda):
+            node = binding[1]  # `norm = lambda x: ...`, then `norm(images)`
+        elif not isinstance(node, cst.FunctionDef) or node.decorators:
+            return None
+        if node not in self.functions:
+            node.visit(self._walk)
+        self._references[node] = assignments[0].references
+        return node
+
+    # -- kinds ---------------------------------------------------------------------------------
+    def kind(self, expr: cst.BaseExpression) -> str | None:
+        """The kind of an original expression (see the module docstring)."""
+        found = self._kind(expr)
+        return None if found is _OPTIMISTIC and not self._busy else found
+
+    def _kind(self, expr: cst.BaseExpression) -> str | None:
+        if isinstance(expr, cst.Name):
+            return self._name_kind(expr)
+        if isinstance(expr, _LITERALS):
+            return PY
+        if isinstance(expr, cst.Call):
+            return self._call_kind(expr)
+        if isinstance(expr, cst.Attribute):
+            return self._attribute_kind(expr)
+        if isinstance(expr, cst.Subscript):
+            return self._subscript_kind(expr)
+        if isinstance(expr, (cst.BinaryOperation, cst.Comparison)):
+            if isinstance(expr, cst.BinaryOperation):
+                parts = [self.kind(expr.left), self.kind(expr.right)]
+            else:
+                parts = [self.kind(expr.left), *(self.kind(c.comparator) for c in expr.comparisons)]
+            if NODE in parts:
+                return NODE
+            if all(p is PY for p in parts):
+                return PY
+            if isinstance(expr, cst.BinaryOperation) and all(p == NODES for p in parts):
+                return NODES  # tuple concatenation
+            return None
+        if isinstance(expr, cst.UnaryOperation):
+            inner = self.kind(expr.expression)
+            return inner if inner in (NODE, PY) else None
+        if isinstance(expr, cst.BooleanOperation):
+            return PY if self.kind(expr.left) is PY and self.kind(expr.right) is PY else None
+        if isinstance(expr, cst.IfExp):
+            return meet([self.kind(expr.body), self.kind(expr.orelse)])
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            if any(isinstance(el, cst.StarredElement) for el in expr.elements):
+                return None
+            parts = [self.kind(el.value) for el in expr.elements]
+            if all(p is PY for p in parts):
+                return PY
+            return NODES if all(p == NODE for p in parts) else BOX
+        if isinstance(expr, cst.ListComp):
+            element = self.kind(expr.elt)
+            return NODES if element == NODE else PY if element is PY else BOX
+        if isinstance(expr, (cst.Dict, cst.Set, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            return BOX  # a Python container; what it holds is not followed
+        return None
+
+    def element_kind(self, container: cst.BaseExpression) -> str | None:
+        """The kind of an element of ``container`` (unpacked, iterated)."""
+        if isinstance(container, cst.Call) and not self._input_sets(container):
+            outputs = self._op_outputs(container)
+            if outputs is not None and outputs != 1:
+                return NODE
+            if outputs == 1 and self._is_reader(container):
+                return NODE  # `(data,) = fn.readers.numpy(...)`: the migration unpacks the reader's tuple
+        kind = self.kind(container)
+        return {NODES: NODE, PY: PY}.get(kind)
+
+    def _call_kind(self, call: cst.Call) -> str | None:
+        func = call.func
+        legacy_op = self._legacy_op(call)
+        outputs = legacy_op.info.num_outputs if legacy_op is not None else self._op_outputs(call)
+        if outputs is not None and self._input_sets(call):
+            return NODES if outputs == 1 else BOX  # one result per input set, in a list
+        if legacy_op is not None:
+            return NODE if outputs == 1 else NODES if outputs else None
+        if outputs is not None:
+            return NODE if outputs == 1 else NODES
+        if self._is_reader(call):
+            return BOX  # outputs depend on the arguments: a list, or a dict (`readers.tfrecord`)
+        dali = self._dali_name(func)
+        if names.fn_path(dali) == "external_source" and external_source.listed_outputs(call):
+            return NODES  # `num_outputs=len(names)`: a list of DataNodes
+        if dali is not None:
+            if names.math_function(dali):
+                return NODE
+            if names.fn_path(dali) is not None:
+                return None  # an op whose number of outputs depends on its arguments
+            if dali.startswith(names.TYPES + "."):
+                return None  # `types.Constant(...)` is a DataNode
+            return None
+        if isinstance(func, cst.Attribute) and func.attr.value in ("gpu", "cpu", "shape"):
+            return NODE if self.kind(func.value) == NODE else None
+        builtin = self._builtin(func)
+        if builtin in _PY_BUILTINS:
+            return PY
+        if builtin in _SEQ_BUILTINS and len(call.args) == 1 and not call.args[0].star:
+            inner = self.kind(call.args[0].value)
+            return inner if inner in (PY, NODES) else BOX
+        root = func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if isinstance(root, cst.Name) and self._is_numpy(root):
+            return PY
+        callee = self._callee.get(call)  # a function of the module, or a method called as `self.name()`
+        if callee is not None:
+            return self._guarded(callee.node, lambda: self._returns_kind(callee))
+        return None
+
+    def _input_sets(self, call: cst.Call) -> bool:
+        """An op called with a list of inputs (``op([a, b])``): DALI runs it once per input set and
+        gives a list. A one-element list display (``op([a])``) gives what ``op(a)`` gives."""
+        return any(
+            arg.keyword is None and not arg.star and self.kind(arg.value) in (NODES, BOX)
+            and not _one_element(arg.value)
+            for arg in call.args
+        )
+
+    def _returns_kind(self, fn: Function) -> str | None:
+        if isinstance(fn.node, cst.Lambda):
+            return self.kind(fn.node.body)
+        values = [r.value for r in fn.returns]
+        if not values or any(v is None for v in values):
+            return None
+        return meet(self.kind(v) for v in values)
+
+    def _op_outputs(self, call: cst.Call) -> int | None:
+        """Outputs of an ``fn.<op>(...)`` call (a reader's too), None when not one or not known."""
+        from ndd_migrate.model.values.ndd_flow import table_outputs
+        from ndd_migrate.model.values.outputs import op_outputs
+        from ndd_migrate.dali.tables import op_info
+
+        path = names.fn_path(self._dali_name(call.func))
+        info = op_info(path) if path else None
+        if info is None:
+            return None
+        found = op_outputs(path, call)  # the count the arguments give (`save_attrs=True`, a reader's)
+        return found if isinstance(found, int) else table_outputs(info, call)
+
+    def _is_reader(self, call: cst.Call) -> bool:
+        from ndd_migrate.dali.tables import op_info
+
+        path = names.fn_path(self._dali_name(call.func))
+        info = op_info(path) if path else None
+        return bool(info and info.reader)
+
+    def _legacy_op(self, call: cst.Call):
+        for fn in self.legacy.values():
+            op = fn.op_calls.get(call)
+            if op is not None:
+                return op
+        return None
+
+    def _attribute_kind(self, expr: cst.Attribute) -> str | None:
+        attr = _self_attr(expr)
+        if attr is not None:
+            legacy = self._legacy_of_self(expr.value)
+            if legacy is not None:
+                assigned = self.functions[legacy.graph].self_assigns.get(attr)
+                if assigned:
+                    return self._guarded(expr, lambda: meet(self._stored_kind(how, v) for how, v in assigned))
+                return PY if attr in legacy.data_attrs else None  # set in __init__, from Python values
+        if self._dali_name(expr) is not None:
+            return PY  # `types.FLOAT`, a module's constant
+        return PY if self.kind(expr.value) is PY else None
+
+    def _stored_kind(self, how: str, value: cst.BaseExpression | None) -> str | None:
+        if how == "value":
+            return self.kind(value)
+        if how == "unpack":
+            return self.element_kind(value)
+        return None
+
+    def _legacy_of_self(self, name: cst.BaseExpression):
+        if not isinstance(name, cst.Name):
+            return None
+        for assignment in self._assignments(name) or ():
+            owner = self._param_owner.get(getattr(assignment, "node", None))
+            if owner is not None and owner.node in self.legacy and owner.params[0] is assignment.node:
+                return self.legacy[owner.node]
+        return None
+
+    def _subscript_kind(self, expr: cst.Subscript) -> str | None:
+        value = self.kind(expr.value)
+        if value in (NODE, PY):
+            return value
+        if value == NODES:
+            single = len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
+            return NODE if single else NODES
+        return None
+
+    # -- names ---------------------------------------------------------------------------------
+    def _assignments(self, name: cst.Name):
+        scope = self.resolver.get_metadata(ScopeProvider, name, None)
+        if scope is None:
+            return None
+        return list(scope[name.value])
+
+    def _name_kind(self, name: cst.Name) -> str | None:
+        if name in self._cache:
+            return self._cache[name]
+        assignments = self._assignments(name)
+        if not assignments:
+            return None
+        kinds = []
+        for assignment in assignments:
+            if isinstance(assignment, BuiltinAssignment):
+                kinds.append(PY)  # True, None, ...
+                continue
+            node = getattr(assignment, "node", None)
+            if node in self._busy:
+                continue  # a recursive binding (`x = fn.resize(x)`): optimistic
+            self._busy.add(node)
+            try:
+                closure = assignment.scope is not self.resolver.get_metadata(ScopeProvider, name, None)
+                kinds.append(self._binding_kind(assignment, node, closure))
+            finally:
+                self._busy.discard(node)
+            if kinds[-1] is None:
+                break
+        if not kinds:
+            return None
+        found = meet(kinds)
+        if not self._busy:  # answers computed under an optimistic assumption are not kept
+            found = None if found is _OPTIMISTIC else found
+            self._cache[name] = found
+        return found
+
+    def _binding_kind(self, assignment, node: cst.CSTNode, closure: bool) -> str | None:
+        if isinstance(node, (cst.Import, cst.ImportFrom, cst.FunctionDef, cst.ClassDef)):
+            return PY
+        if isinstance(node, cst.Param):
+            owner = self._param_owner.get(node)
+            if closure and (owner is None or owner.node not in self.reached_by):
+                return PY  # a parameter of the function that defines the pipeline: set before any graph
+            return self._param_kind(node)
+        if not isinstance(node, cst.Name):
+            return None
+        binding = self.model.bindings.get(node)
+        if binding is None:
+            aug = self._aug_assigns.get(node)
+            if aug is not None:  # `x += v`: a DataNode when v is; else what x's other bindings say
+                value = self.kind(aug.value)
+                return NODE if value == NODE else _OPTIMISTIC if value is PY else None
+            comp = self._comp_targets.get(node)
+            if comp is not None:
+                return self._loop_target_kind(node, comp[0].target, comp[0].iter)
+            if isinstance(assignment.scope, GlobalScope):
+                return PY  # made before any graph exists
+            return None
+        how = binding[0]
+        if how == "value":
+            return self.kind(binding[1])
+        if how == "unpack":
+            return self.element_kind(binding[1])
+        if how == "iter":
+            return self._loop_target_kind(node, binding[1].target, binding[1].iter)
+        return None
+
+    def _loop_target_kind(self, name: cst.Name, target: cst.BaseExpression, iterated: cst.BaseExpression):
+        """The kind of ``name``, bound by ``for <target> in <iterated>`` (a loop or a comprehension)."""
+        if target is name:
+            return self.element_kind(iterated)
+        elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
+        position = next((i for i, el in enumerate(elements) if el.value is name), None)
+        if position is None or any(isinstance(el, cst.StarredElement) for el in elements):
+            return None
+        if isinstance(iterated, cst.Call) and not any(a.star or a.keyword for a in iterated.args):
+            builtin = self._builtin(iterated.func)
+            if builtin == "enumerate" and len(elements) == 2 and len(iterated.args) == 1:
+                return PY if position == 0 else self.element_kind(iterated.args[0].value)
+            if builtin == "zip" and len(elements) == len(iterated.args):
+                return self.element_kind(iterated.args[position].value)
+        kind = self.element_kind(iterated)
+        return kind if kind is PY else None  # unpacking an element: only a Python value's parts are known
+
+    def _param_kind(self, param: cst.Param) -> str | None:
+        owner = self._param_owner.get(param)
+        if owner is None:
+            return None
+        if owner.node in self.roots and owner.node not in self.legacy:
+            return PY  # a @pipeline_def function's parameters come from its callers, outside any graph
+        if owner.node in self.legacy:
+            return None if owner.params and owner.params[0] is param else PY
+        calls = self.call_sites.get(owner.node)
+        if not calls or param.star or owner.node in self._escapes:
+            return None
+        kinds = []
+        for call in calls:
+            arg = _argument(owner, param, call)
+            if arg is _STAR:
+                return None
+            if arg is None:
+                kinds.append(self.kind(param.default) if param.default is not None else None)
+            else:
+                kinds.append(self._guarded(arg, lambda a=arg: self.kind(a)))
+        return meet(k for k in kinds if k is not _OPTIMISTIC)
+
+    def _guarded(self, key: cst.CSTNode, compute):
+        if key in self._busy:
+            return _OPTIMISTIC
+        self._busy.add(key)
+        try:
+            return compute()
+        finally:
+            self._busy.discard(key)
+
+    # -- names of things -------------------------------------------------------------------------
+    def _dali_name(self, node: cst.CSTNode) -> str | None:
+        root = node
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not (isinstance(root, cst.Name) and root.value in self.model.dali_roots):
+            return None
+        return names.dali_name(self.resolver, node)
+
+    def _builtin(self, func: cst.BaseExpression) -> str | None:
+        if not isinstance(func, cst.Name):
+            return None
+        assignments = self._assignments(func)
+        if assignments and all(isinstance(a, BuiltinAssignment) for a in assignments):
+            return func.value
+        return None
+
+    def parameter_of(self, expr: cst.BaseExpression) -> str | None:
+        """The name of the helper function whose parameter ``expr`` is (a name bound only there)."""
+        assignments = self._assignments(expr) if isinstance(expr, cst.Name) else None
+        if not assignments or len(assignments) != 1:
+            return None
+        owner = self._param_owner.get(getattr(assignments[0], "node", None))
+        if owner is None or owner.node in self.roots or not isinstance(owner.node, cst.FunctionDef):
+            return None
+        return owner.node.name.value
+
+    def guarded(self, expr: cst.BaseExpression) -> bool | None:
+        """Is ``expr``, a helper's parameter bound only there, read where ``if isinstance(<it>,
+        DataNode):`` of its own function decided what it is: True in the ``if``'s body (a
+        ``DataNode``), False in its ``elif``/``else`` (not one)? None anywhere else. NDD110 rewrites
+        the test to ``ndd.Batch``, so the migrated helper takes the same branch with a ``Batch``."""
+        if not isinstance(expr, cst.Name) or self.parameter_of(expr) is None:
+            return None
+        parents = self.model.parents
+        child, node = expr, parents.get(expr)
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(node, cst.If) and self._tests_node_class(node.test, expr.value):
+                if child is node.body:
+                    return True
+                if child is node.orelse:
+                    return False
+            child, node = node, parents.get(node)
+        return None
+
+    def _tests_node_class(self, test: cst.BaseExpression, name: str) -> bool:
+        """``isinstance(name, DataNode)``, with DALI's graph-node class alone."""
+        if not (isinstance(test, cst.Call) and self._builtin(test.func) == "isinstance" and len(test.args) == 2):
+            return False
+        value, cls = (a.value for a in test.args)
+        if any(a.keyword is not None or a.star for a in test.args):
+            return False
+        return isinstance(value, cst.Name) and value.value == name and self._dali_name(cls) == names.DATA_NODE
+
+    def _is_numpy(self, root: cst.Name) -> bool:
+        assignments = self._assignments(root) or []
+        if len(assignments) != 1:
+            return False
+        node = getattr(assignments[0], "node", None)
+        if not isinstance(node, (cst.Import, cst.ImportFrom)):
+            return False
+        if isinstance(node, cst.Import):
+            return any(names.dotted(a.name).split(".")[0] == "numpy" for a in node.names)
+        return node.module is not None and names.dotted(node.module).split(".")[0] == "numpy"
+
+    def dali_name(self, node: cst.CSTNode) -> str | None:
+        return self._dali_name(node)
+
+    def builtin(self, func: cst.BaseExpression) -> str | None:
+        """The builtin a name is (``isinstance``, ``list``), when nothing of the module shadows it."""
+        return self._builtin(func)
+
+    def bound_values(self, name: cst.Name) -> list[cst.BaseExpression]:
+        """The values ``name = value`` statements give ``name`` where it is read (the bindings of
+        other kinds are left out)."""
+        found = []
+        for assignment in self._assignments(name) or ():
+            binding = self.model.bindings.get(getattr(assignment, "node", None))
+            if binding is not None and binding[0] == "value" and isinstance(binding[1], cst.BaseExpression):
+                found.append(binding[1])
+        return found
+
+
+_OPTIMISTIC = object()  # a kind being computed further up: assumed to agree
+_STAR = object()
+
+
+def _argument(fn: Function, param: cst.Param, call: cst.Call):
+    """The expression ``call`` passes for ``param`` of ``fn``; None when none (the default);
+    ``_STAR`` when ``*args``/``**kwargs`` hide it (or it is the ``self`` of a ``self.name()`` call)."""
+    positional = [*fn.node.params.posonly_params, *fn.node.params.params]
+    if isinstance(call.func, cst.Attribute):  # `self.name(...)`: the first parameter is `self`
+        if positional and positional[0] is param:
+            return _STAR
+        positional = positional[1:]
+    index = next((i for i, p in enumerate(positional) if p is param), None)
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            return _STAR
+        if arg.keyword is not None:
+            if arg.keyword.value == param.name.value:
+                return arg.value
+            continue
+        if index is not None and position == index:
+            return arg.value
+        position += 1
+    return None
+
+
+def _one_element(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.List) and len(expr.elements) == 1 and isinstance(expr.elements[0], cst.Element)
