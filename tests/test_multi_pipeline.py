@@ -185,12 +185,12 @@ def test_lookup_accepts_relative_qualified_names():
 
 def test_only_files_importing_a_module_that_migrated_a_pipeline_are_run_again():
     modules = {"train"}
-    assert crossfile.imports_any(b"import os\nfrom pkg.train import train_pipe\n", modules)
-    assert crossfile.imports_any(b"from pkg import train, val\n", modules)
-    assert crossfile.imports_any(b'   "from .train import make\\n",\n', modules)  # a notebook's JSON
-    assert not crossfile.imports_any(b"from pkg import training\n", modules)
-    assert not crossfile.imports_any(b"x = train_pipe()  # from train import\n", modules)
-    assert not crossfile.imports_any(b"import train\n", set())
+    assert crossfile.import_test(modules)(b"import os\nfrom pkg.train import train_pipe\n")
+    assert crossfile.import_test(modules)(b"from pkg import train, val\n")
+    assert crossfile.import_test(modules)(b'   "from .train import make\\n",\n')  # a notebook's JSON
+    assert not crossfile.import_test(modules)(b"from pkg import training\n")
+    assert not crossfile.import_test(modules)(b"x = train_pipe()  # from train import\n")
+    assert not crossfile.import_test(set())(b"import train\n")
 
 
 def test_an_epoch_aware_pipeline_is_not_exported(tmp_path):

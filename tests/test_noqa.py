@@ -8,8 +8,7 @@ import tokenize
 import pytest
 
 from ndd_migrate.io import noqa
-from ndd_migrate.io.diagnostics import Diagnostic
-from ndd_migrate.io.noqa import ALL, is_suppressed, noqa_lines, parse_directive, unsuppressed
+from ndd_migrate.io.noqa import ALL, noqa_lines, parse_directive, suppressor
 
 
 def lines(src: str) -> dict:
@@ -113,8 +112,7 @@ def test_no_noqa_means_no_tokenizing(monkeypatch):
     monkeypatch.setattr(tokenize, "generate_tokens", fail)
     big = "import nvidia.dali.fn as fn\nx = fn.resize(y)\n" * 10_000
     assert noqa_lines(big) == {}
-    diagnostics = [Diagnostic("NDD103", "m", "a.py", 2)]
-    assert unsuppressed(diagnostics, big) == diagnostics
+    assert not suppressor(big)("NDD103", 2)
 
 
 def test_untokenizable_source_falls_back_to_a_line_scan():
@@ -136,17 +134,8 @@ def test_untokenizable_source_falls_back_to_a_line_scan():
     ],
 )
 def test_is_suppressed(code, line, expected):
-    noqa_map = noqa_lines("a = 1  # noqa: NDD103\nb = 2  # noqa\nc = 3\nd = 4  # noqa: NDD10\n")
-    assert is_suppressed(Diagnostic(code, "m", "a.py", line), noqa_map) is expected
-
-
-def test_unsuppressed_filters():
-    src = "a = 1  # noqa: NDD103\nb = 2\n"
-    keep = Diagnostic("NDD103", "m", "a.py", 2)
-    drop = Diagnostic("NDD103", "m", "a.py", 1)
-    other = Diagnostic("NDD104", "m", "a.py", 1)
-    assert unsuppressed([drop, keep, other], src) == [keep, other]
-    assert unsuppressed([], src) == []
+    suppressed = suppressor("a = 1  # noqa: NDD103\nb = 2  # noqa\nc = 3\nd = 4  # noqa: NDD10\n")
+    assert suppressed(code, line) is expected
 
 
 def test_all_is_a_distinct_sentinel():

@@ -47,8 +47,6 @@ class Cache:
         self._tool = _tool_fingerprint()
         self._codes: tuple[str, ...] | None = None
         self._ready = False
-        self.hits = 0
-        self.misses = 0
 
     def key(self, path: str, raw: bytes, policy: Policy) -> str:
         """The entry's key: a digest of the file, the tool and the policy as they bear on ``path``."""
@@ -85,7 +83,6 @@ class Cache:
             data = json.loads(self._entry(self.key(path, raw, policy)).read_bytes())
             result = _result(path, data)
         except (OSError, ValueError, TypeError, KeyError):
-            self.misses += 1
             return None
         if data.get("text") and result.diagnostics:  # the text the rules saw, for `full`'s snippets
             from ndd_migrate.io import files
@@ -94,7 +91,6 @@ class Cache:
                 result.old_source = files.decode_source(raw, path).text
             except files.SourceError:
                 pass
-        self.hits += 1
         return result
 
     def put(self, path: str, raw: bytes, policy: Policy, result: FileResult) -> None:

@@ -28,9 +28,9 @@ class Plan:
     loop: Callable[[list], list]  # the per-batch statements → the loop around them
 
 
-def plan(ctx, fn: PipelineFunction, stmt: cst.SimpleStatementLine, used: set[str], fresh) -> Plan:
+def plan(ctx, pipeline: PipelineFunction, stmt: cst.SimpleStatementLine, used: set[str], fresh) -> Plan:
     """The statements that replace ``stmt`` (the updated external-source statement)."""
-    spec = fn.source
+    spec = pipeline.source
     call = stmt.body[0].value
     code = cst.Module([]).code_for_node
     source = code(source_expr(call))
@@ -49,7 +49,7 @@ def plan(ctx, fn: PipelineFunction, stmt: cst.SimpleStatementLine, used: set[str
 
     if spec.batch is None:
         return _run_time_plan(ctx, spec, call, source, prologue, convert, used, fresh)
-    if spec.kind != CALLABLE and spec.batch and not fn.restarts:
+    if spec.kind != CALLABLE and spec.batch and not pipeline.restarts:
         def loop(inner: list) -> list:
             body = [cst.parse_statement(f"for {unpacked} in {source}:\n    pass\n").with_changes(
                 body=cst.IndentedBlock(inner))]

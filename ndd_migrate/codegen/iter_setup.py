@@ -19,27 +19,27 @@ from ndd_migrate.codegen import shape
 from ndd_migrate.syntax import cstutil
 
 
-def nested(fn, updated: cst.FunctionDef) -> cst.FunctionDef:
+def nested(pipeline, updated: cst.FunctionDef) -> cst.FunctionDef:
     """The nested function: ``nonlocal`` for the values it assigns, its body, and the return of the
     batches it fed, in ``define_graph``'s order."""
     body = list(updated.body.body)
-    if fn.setup_nonlocal:  # after the docstring
-        body.insert(1 if body and cstutil.is_docstring(body[0]) else 0, cst.SimpleStatementLine([cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in fn.setup_nonlocal])]))
-    names = _batch_names(fn)
+    if pipeline.setup_nonlocal:  # after the docstring
+        body.insert(1 if body and cstutil.is_docstring(body[0]) else 0, cst.SimpleStatementLine([cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in pipeline.setup_nonlocal])]))
+    names = _batch_names(pipeline)
     if names:
         body.append(cst.SimpleStatementLine([cst.Return(_names(names))]))
     return updated.with_changes(
-        name=cst.Name(fn.setup_name),
+        name=cst.Name(pipeline.setup_name),
         params=cst.Parameters(),
         body=updated.body.with_changes(body=body),
         leading_lines=[cst.EmptyLine(indent=False)],
     )
 
 
-def head(fn) -> cst.Try:
+def head(pipeline) -> cst.Try:
     """``try: x, y = iter_setup() except StopIteration: return`` at the head of each batch."""
-    call = cst.Call(cst.Name(fn.setup_name))
-    targets = list(fn.fed)
+    call = cst.Call(cst.Name(pipeline.setup_name))
+    targets = list(pipeline.fed)
     stmt = shape.expr_stmt(call) if not targets else cst.SimpleStatementLine(
         [cst.Assign([cst.AssignTarget(_names(targets))], call)]
     )
@@ -69,9 +69,9 @@ def feed(ndd: Callable[[str], cst.BaseExpression], feed, updated: cst.SimpleStat
     return updated.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(feed.batch_name))], value)])
 
 
-def _batch_names(fn) -> list[str]:
-    by_attr = {f.attr: f.batch_name for f in fn.feeds.values()}
-    return [by_attr[attr] for attr in fn.fed]
+def _batch_names(pipeline) -> list[str]:
+    by_attr = {f.attr: f.batch_name for f in pipeline.feeds.values()}
+    return [by_attr[attr] for attr in pipeline.fed]
 
 
 def _names(names: list[str]) -> cst.BaseExpression:

@@ -65,15 +65,15 @@ def dali_op_seed(pipeline_seed, op_index):
 _READER, _OTHER, _READER_OUTPUTS = "reader", "other", "reader outputs"
 
 
-def reader_call(fn) -> cst.Call | None:
+def reader_call(pipeline) -> cst.Call | None:
     """The reader call of a pipeline function (``targets = fn.readers.X(...)`` in its body)."""
-    if fn.reader_index is None:
+    if pipeline.reader_index is None:
         return None
-    stmt = fn.node.body.body[fn.reader_index]
+    stmt = pipeline.node.body.body[pipeline.reader_index]
     return stmt.body[0].value
 
 
-def reader_comes_first(fn, dali_name) -> bool:
+def reader_comes_first(pipeline, dali_name) -> bool:
     """Is the reader the first operator of the pipeline's graph walk (so its seed is word 0)?
 
     Read from straight-line code only: every statement of the body a plain assignment or an
@@ -82,17 +82,17 @@ def reader_comes_first(fn, dali_name) -> bool:
     positional input, ``.gpu()``/``.cpu()`` of it (no operator in pipeline mode), or one of the
     reader's outputs picked by index. Anything else (arithmetic, whose constants may be operators,
     helpers, branches, conditionals) is not known: ``False``."""
-    if fn.reader_index is None or fn.returns is None or fn.returns.final is None or fn.branch_forms:
+    if pipeline.reader_index is None or pipeline.returns is None or pipeline.returns.final is None or pipeline.branch_forms:
         return False
-    if fn.conditionals_enabled or fn.source is not None:
+    if pipeline.conditionals_enabled or pipeline.source is not None:
         return False
     bound: dict[str, object] = {}
-    for index, stmt in enumerate(fn.node.body.body):
-        if index == fn.reader_index:
+    for index, stmt in enumerate(pipeline.node.body.body):
+        if index == pipeline.reader_index:
             target = stmt.body[0].targets[0].target
             for name in _names(target):
                 bound[name] = _READER
-            if isinstance(target, cst.Name) and (fn.reader_outputs or 1) > 1:
+            if isinstance(target, cst.Name) and (pipeline.reader_outputs or 1) > 1:
                 bound[target.value] = _READER_OUTPUTS
             continue
         if not isinstance(stmt, cst.SimpleStatementLine):

@@ -25,8 +25,6 @@ import libcst as cst
 
 from ndd_migrate.syntax import names
 
-#: The ``fn`` path of the operator this module writes out.
-FN_PATH = "shapes"
 
 _DROPPED = frozenset({"bytes_per_sample_hint", "preserve", "name"})
 _KNOWN = _DROPPED | {"dtype", "type", "device"}

@@ -128,16 +128,16 @@ class Context:
         """For a finding on a pipeline migrated in another file before this run: why this call is
         wrong now (the pipeline function is a generator function); else ``""``."""
         found = self.kind(node)
-        fn = found[1] if found else None
-        where = getattr(fn, "migrated_in", None)
-        return f"`{fn.qualname}` ({where}) is a generator function now" if where else ""
+        pipeline = found[1] if found else None
+        where = getattr(pipeline, "migrated_in", None)
+        return f"`{pipeline.qualname}` ({where}) is a generator function now" if where else ""
 
     def enclosing_pipeline(self) -> PipelineFunction | None:
         """The pipeline function whose body (nested helpers included) is being visited."""
         for node in reversed(self.function_stack):
-            fn = self.model.by_node.get(node)
-            if fn is not None:
-                return fn
+            pipeline = self.model.by_node.get(node)
+            if pipeline is not None:
+                return pipeline
         return None
 
     def may_rewrite_dali_calls(self) -> bool:
@@ -145,9 +145,9 @@ class Context:
         is converted; in a helper that pipelines' graphs run, when all of those are converted;
         elsewhere, only when no pipeline of the module stays (helpers they call would otherwise
         break)."""
-        fn = self.enclosing_pipeline()
-        if fn is not None:
-            return fn.convert
+        pipeline = self.enclosing_pipeline()
+        if pipeline is not None:
+            return pipeline.convert
         if self.model.by_hand():
             return False  # a graph built by hand (`with pipe:`) stays pipeline-mode code
         owners = self._graph_owners()

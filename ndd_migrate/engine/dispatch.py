@@ -99,48 +99,48 @@ class Dispatcher(cst.CSTTransformer):
 
     def _decide_conversions(self) -> None:
         """Decide, before any rewrite, which pipelines are converted: those that nothing blocks
-        (``fn.problems``, each reported where it is), that a rule converts (:meth:`RuleImpl.converts`:
+        (``pipeline.problems``, each reported where it is), that a rule converts (:meth:`RuleImpl.converts`:
         enabled, not ``# noqa``-ed), and every use of whose values a rule claims (:meth:`_settle_uses`)."""
-        for fn in self.ctx.model.pipelines.values():
+        for pipeline in self.ctx.model.pipelines.values():
             for impl in self._impls:
-                fn.problems.extend(Problem(impl.code, node, why, hint) for node, why, hint in impl.blockers(fn))
+                pipeline.problems.extend(Problem(impl.code, node, why, hint) for node, why, hint in impl.blockers(pipeline))
             # A pipeline kept in pipeline mode on purpose says only why: "rewrite it by hand" TODOs
             # beside "keep it in pipeline mode" would contradict it. A base's classes left as they
             # are each say their own why, at the class.
-            kept = [p for p in fn.problems if p.keeps or getattr(p, "family", False)]
+            kept = [p for p in pipeline.problems if p.keeps or getattr(p, "family", False)]
             reported = len(self.ctx.diagnostics)
-            for problem in kept if any(p.keeps for p in kept) else fn.problems:
+            for problem in kept if any(p.keeps for p in kept) else pipeline.problems:
                 what = "kept in pipeline mode" if problem.keeps else "not migrated"
                 self.ctx.report(
                     self._codes.get(problem.about, problem.about),
                     problem.node,
-                    f"`{fn.display}` {what}: {problem.message}",
-                    hint=f"{what}: {problem.message}" + _advice(problem, fn),
+                    f"`{pipeline.display}` {what}: {problem.message}",
+                    hint=f"{what}: {problem.message}" + _advice(problem, pipeline),
                     fixed=False,
                     manual=True,  # a blocked pipeline has no fix, whatever the rule's fix safety
                 )
-            if fn.problems and len(self.ctx.diagnostics) == reported:
-                self._report_silenced(fn)
-            fn.convert = not fn.problems and any(impl.converts(fn) for impl in self._impls)
+            if pipeline.problems and len(self.ctx.diagnostics) == reported:
+                self._report_silenced(pipeline)
+            pipeline.convert = not pipeline.problems and any(impl.converts(pipeline) for impl in self._impls)
         self._settle_uses()
 
-    def _report_silenced(self, fn) -> None:
+    def _report_silenced(self, pipeline) -> None:
         """``fn`` is kept, and every finding that says why was suppressed where it is (``x[0]  #
         noqa: NDD108``, or the rule not selected): say so once at the pipeline, under the code of
         the rule that would convert it, or the run would keep it without a word. Not when the
         pipeline's own line holds a finding that was suppressed (that silence was asked for)."""
-        converter = next((impl for impl in self._impls if impl.converts(fn)), None)
-        line = self.ctx.line_of(fn.node)[0]
-        elsewhere = [p for p in fn.problems if self.ctx.line_of(p.node)[0] != line]
-        if converter is None or len(elsewhere) != len(fn.problems):
+        converter = next((impl for impl in self._impls if impl.converts(pipeline)), None)
+        line = self.ctx.line_of(pipeline.node)[0]
+        elsewhere = [p for p in pipeline.problems if self.ctx.line_of(p.node)[0] != line]
+        if converter is None or len(elsewhere) != len(pipeline.problems):
             return
         first = elsewhere[0]
         why = f"at line {self.ctx.line_of(first.node)[0]}, {first.message}"
         self.ctx.report(
             converter.code,
-            fn.node,
-            f"`{fn.display}` not migrated: {why}",
-            hint=f"not migrated: {why}" + _advice(first, fn),
+            pipeline.node,
+            f"`{pipeline.display}` not migrated: {why}",
+            hint=f"not migrated: {why}" + _advice(first, pipeline),
             fixed=False,
             manual=True,
         )
@@ -171,9 +171,9 @@ class Dispatcher(cst.CSTTransformer):
                 local = [m for m in converting if not isinstance(m, ImportedPipeline)]
                 if not local:  # converted by another module of the run: reported at the use
                     unfollowed.setdefault(id(use), (use, answer))
-                for fn in local:
-                    fn.convert = False
-                    found.blocked.setdefault(fn, []).append((use, answer))
+                for pipeline in local:
+                    pipeline.convert = False
+                    found.blocked.setdefault(pipeline, []).append((use, answer))
             if all(not [m for m in converting if not isinstance(m, ImportedPipeline)] for _, converting, _ in failing):
                 break  # only uses of pipelines converted elsewhere: nothing here changes any more
         found.unfollowed = list(unfollowed.values())
@@ -242,7 +242,7 @@ class Dispatcher(cst.CSTTransformer):
         return result
 
 
-def _advice(problem: Problem, fn) -> str:
+def _advice(problem: Problem, pipeline) -> str:
     """What to do about a blocking problem: its own hint; else rewriting the pipeline by hand,
     unless the message already says what to do by hand ("write the loop that draws from it by
     hand"): a second "by hand" would only repeat it."""
@@ -250,4 +250,4 @@ def _advice(problem: Problem, fn) -> str:
         return f"; {problem.hint}"
     if "by hand" in problem.message:
         return ""
-    return f"; rewrite `{fn.display}` by hand (see docs/target-shape.md)"
+    return f"; rewrite `{pipeline.display}` by hand (see docs/target-shape.md)"

@@ -37,13 +37,13 @@ class RuleImpl:
         return self.ctx.dali_name(node)
 
     # -- the migration plan (ndd_migrate.plan.uses): asked by the engine before anything is rewritten --
-    def blockers(self, fn) -> list[tuple[cst.CSTNode, str, str]]:
+    def blockers(self, pipeline) -> list[tuple[cst.CSTNode, str, str]]:
         """``(node, why, what to do)`` for each construct of the pipeline ``fn`` that this rule owns
         and cannot rewrite: the pipeline is then not converted, and each is reported under this
         rule's code where it is."""
         return []
 
-    def converts(self, fn) -> bool:
+    def converts(self, pipeline) -> bool:
         """Does this rule convert the pipeline ``fn`` itself (and may it, here)?"""
         return False
 

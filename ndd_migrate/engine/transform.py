@@ -224,7 +224,7 @@ def _pass(
             model=analyzer.model,
             policy=policy,
             resolver=None,
-            suppressed=_suppression(module_source or source),
+            suppressed=noqa.suppressor(module_source or source),
             fix_level=fix_level,
             todos=todos,
             rewrite=rewrite,
@@ -236,10 +236,10 @@ def _pass(
             ctx.original_line = _composed(ctx.original_line, flat.original_line)
         if built.graphs:
             analyzer.model.hand_built = built
-            for fn in analyzer.model.pipelines.values():
-                graph = next((g for g in built.graphs if g.definition is fn.node), None)
+            for pipeline in analyzer.model.pipelines.values():
+                graph = next((g for g in built.graphs if g.definition is pipeline.node), None)
                 if graph is not None:
-                    fn.label = f"{graph.var} = Pipeline(...)"
+                    pipeline.label = f"{graph.var} = Pipeline(...)"
             analyzer.model.read_names |= built.removed_reads
             built.call_lines = [ctx.positions(graph.call).start.line for graph in built.graphs]
             built.def_lines = [ctx.positions(graph.definition).start.line for graph in built.graphs]
@@ -247,7 +247,7 @@ def _pass(
         analyzer.model.hand_built_refused = built.refused
         new_module = wrapper.visit(Dispatcher(ctx))
         if built.graphs:
-            converted = {fn.node.name.value for fn in analyzer.model.pipelines.values() if fn.convert and fn.label}
+            converted = {pipeline.node.name.value for pipeline in analyzer.model.pipelines.values() if pipeline.convert and pipeline.label}
             new_module = hand_built.resugar(new_module, built, converted)
         failed = subclasses.failures(flat, analyzer.model.pipelines, ctx.diagnostics)
         if failed:  # again, with the classes that did not convert left as they were (one finding at the base)
@@ -305,12 +305,3 @@ def _syntax_error(source: str, path: str, exc: cst.ParserSyntaxError) -> FileErr
     return FileError(path, f"cannot parse: libcst cannot read this valid Python ({first})", exc.raw_line)
 
 
-def _suppression(source: str):
-    """``(code, line) -> bool``: is ``code`` silenced by a ``# noqa`` on ``line``?"""
-    table = noqa.noqa_lines(source)
-
-    def suppressed(code: str, line: int) -> bool:
-        entry = table.get(line)
-        return entry is not None and (entry is noqa.ALL or code in entry)
-
-    return suppressed

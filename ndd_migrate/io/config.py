@@ -50,6 +50,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ndd_migrate.io import globs
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # Python 3.10: the same parser, from PyPI (needs `tomli; python_version < "3.11"`)
@@ -167,33 +169,6 @@ class Selection:
 # Path patterns
 
 
-def _glob_to_regex(pattern: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]*/)*")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1 : end]
-            body = "^" + body[1:] if body.startswith("!") else body
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return "".join(out)
-
-
 @dataclass(frozen=True)
 class PathGlob:
     """A path pattern and the directory it is relative to (see the module docstring)."""
@@ -214,7 +189,7 @@ class PathGlob:
         while text.startswith("./"):
             text = text[2:]
         text = text.rstrip("/") or "."
-        return cls(pattern, base, re.compile(_glob_to_regex(text)), "/" not in text)
+        return cls(pattern, base, re.compile(globs.to_regex(text)), "/" not in text)
 
     def matches(self, path: str | os.PathLike) -> bool:
         return self.matches_parts(relative_parts(os.path.abspath(path), self.base))

@@ -20,6 +20,8 @@ import os
 import re
 from dataclasses import dataclass
 
+from ndd_migrate.io import globs
+
 
 @dataclass(frozen=True)
 class Pattern:
@@ -57,45 +59,12 @@ def _compile(line: str) -> Pattern | None:
         return None
     anchored = "/" in line
     line = line[1:] if line.startswith("/") else line
-    body = _glob(line)
+    body = globs.to_regex(line, git=True)
     regex = body if anchored else f"(?:.*/)?{body}"
     try:
         return Pattern(re.compile(regex + r"\Z", re.DOTALL), negated, directories_only)
     except re.error:
         return None  # git ignores a pattern it cannot read
-
-
-def _glob(pattern: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        if pattern.startswith("**/", i) and (i == 0 or pattern[i - 1] == "/"):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("/**", i) and i + 3 == n:
-            out.append("/.*")
-            i += 3
-        elif pattern.startswith("**", i) and (i == 0 or pattern[i - 1] == "/") and i + 2 == n:
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1 : end]
-            body = "^" + body[1:] if body.startswith("!") else body
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return "".join(out)
 
 
 def repository_root(directory: str) -> str | None:

@@ -20,9 +20,8 @@ import enum
 import io
 import re
 import tokenize
-from collections.abc import Iterable
+from collections.abc import Callable
 
-from ndd_migrate.io.diagnostics import Diagnostic
 
 
 class _All(enum.Enum):
@@ -135,17 +134,12 @@ def noqa_lines(text: str) -> NoqaMap:
     return result
 
 
-def is_suppressed(diagnostic: Diagnostic, noqa_map: NoqaMap) -> bool:
-    entry = noqa_map.get(diagnostic.line)
-    return entry is not None and (entry is ALL or diagnostic.code in entry)
+def suppressor(source: str) -> Callable[[str, int], bool]:
+    """``(code, line) -> bool``: is ``code`` silenced by a ``# noqa`` on ``line`` of ``source``?"""
+    table = noqa_lines(source)
 
+    def suppressed(code: str, line: int) -> bool:
+        entry = table.get(line)
+        return entry is not None and (entry is ALL or code in entry)
 
-def unsuppressed(diagnostics: Iterable[Diagnostic], text: str) -> list[Diagnostic]:
-    """``diagnostics`` without those a ``# noqa`` in ``text`` suppresses (no tokenizing if none)."""
-    diagnostics = list(diagnostics)
-    if not diagnostics:
-        return diagnostics
-    noqa_map = noqa_lines(text)
-    if not noqa_map:
-        return diagnostics
-    return [d for d in diagnostics if not is_suppressed(d, noqa_map)]
+    return suppressed

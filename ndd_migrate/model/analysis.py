@@ -129,8 +129,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             self._not_read.add(node.keyword)
 
     def visit_Name(self, node: cst.Name) -> None:
-        for fn in self._stack:
-            fn.local_names.add(node.value)
+        for pipeline in self._stack:
+            pipeline.local_names.add(node.value)
         if not self._in_import and node not in self._not_read:
             self.model.read_names.add(node.value)
 
@@ -152,15 +152,15 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         )
         if decorator is not None:
             qual = next(iter(self.qualnames(node.name)), node.name.value)
-            fn = PipelineFunction(qualname=qual, node=node, decorator=decorator)
-            self._read_decorator(fn)
-            self._read_body(fn)
+            pipeline = PipelineFunction(qualname=qual, node=node, decorator=decorator)
+            self._read_decorator(pipeline)
+            self._read_body(pipeline)
             autoserialize = manual_uses.autoserialize_decorator(self, node)
             if autoserialize is not None:
-                fn.problems.append(Problem(constructs.AUTOSERIALIZED, autoserialize, *manual_uses.AUTOSERIALIZE, keeps=True))
-            self.model.pipelines[qual] = fn
-            self.model.by_node[node] = fn
-            self._stack.append(fn)
+                pipeline.problems.append(Problem(constructs.AUTOSERIALIZED, autoserialize, *manual_uses.AUTOSERIALIZE, keeps=True))
+            self.model.pipelines[qual] = pipeline
+            self.model.by_node[node] = pipeline
+            self._stack.append(pipeline)
         else:
             self.model.functions[next(iter(self.qualnames(node.name)), node.name.value)] = node
         self._depth.append(node)
@@ -176,67 +176,67 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             expr = expr.func
         return names.dali_name(self, expr)
 
-    def _read_decorator(self, fn: PipelineFunction) -> None:
-        expr = fn.decorator.decorator
+    def _read_decorator(self, pipeline: PipelineFunction) -> None:
+        expr = pipeline.decorator.decorator
         if not isinstance(expr, cst.Call):
             return
         for arg in expr.args:
             if arg.keyword is None:
-                fn.problems.append(
-                    Problem(constructs.PIPELINE_FUNCTION, fn.node, "decorator arguments that are not `name=value` cannot be read")
+                pipeline.problems.append(
+                    Problem(constructs.PIPELINE_FUNCTION, pipeline.node, "decorator arguments that are not `name=value` cannot be read")
                 )
                 continue
-            fn.decorator_args[arg.keyword.value] = arg
-            self._check_blocking(fn, arg.keyword.value)
+            pipeline.decorator_args[arg.keyword.value] = arg
+            self._check_blocking(pipeline, arg.keyword.value)
 
-    def _check_blocking(self, fn: PipelineFunction, name: str) -> None:
-        fn.checkpointing = fn.checkpointing or name in pipeline_args.CHECKPOINTING
+    def _check_blocking(self, pipeline: PipelineFunction, name: str) -> None:
+        pipeline.checkpointing = pipeline.checkpointing or name in pipeline_args.CHECKPOINTING
         if name == "enable_conditionals":  # NDD423: rewritten, or blocked where and why (its blockers())
-            fn.conditionals_enabled = True
+            pipeline.conditionals_enabled = True
             return
         reason = pipeline_args.BLOCKING.get(name)
         if reason:
-            fn.problems.append(Problem(constructs.PIPELINE_FUNCTION, fn.node, f"`{name}`: {reason}"))
+            pipeline.problems.append(Problem(constructs.PIPELINE_FUNCTION, pipeline.node, f"`{name}`: {reason}"))
 
-    def _read_body(self, fn: PipelineFunction) -> None:
-        body = fn.node.body.body if isinstance(fn.node.body, cst.IndentedBlock) else ()
-        fn.returns = found = read_returns(fn.node)
+    def _read_body(self, pipeline: PipelineFunction) -> None:
+        body = pipeline.node.body.body if isinstance(pipeline.node.body, cst.IndentedBlock) else ()
+        pipeline.returns = found = read_returns(pipeline.node)
         if not found.ends:
-            fn.problems.append(
-                Problem(constructs.PIPELINE_FUNCTION, fn.node, "the function does not end with `return <outputs>`")
+            pipeline.problems.append(
+                Problem(constructs.PIPELINE_FUNCTION, pipeline.node, "the function does not end with `return <outputs>`")
             )
-        fn.problems.extend(Problem(constructs.PIPELINE_FUNCTION, node, why) for node, why in found.problems)
+        pipeline.problems.extend(Problem(constructs.PIPELINE_FUNCTION, node, why) for node, why in found.problems)
         for index, stmt in enumerate(body):
             call = cstutil.assigned_call(stmt)
             if call is not None and self._is_reader(call):
-                fn.top_level_readers.append(call)
+                pipeline.top_level_readers.append(call)
                 count = outputs.op_outputs(names.fn_path(names.dali_name(self, call.func)) or "", call)
-                if fn.reader_index is not None:
-                    self._read_twin(fn, body, index, count)
+                if pipeline.reader_index is not None:
+                    self._read_twin(pipeline, body, index, count)
                     continue
-                fn.reader_index = index
-                fn.reader_outputs = count if isinstance(count, int) else None
+                pipeline.reader_index = index
+                pipeline.reader_outputs = count if isinstance(count, int) else None
         if found.ends and not found.problems:  # ndd_migrate.model.values.outputs: what each `return` gives
-            fn.problems.extend(Problem(constructs.PIPELINE_FUNCTION, *problem) for problem in outputs.read_function(self, fn, self._is_reader))
-        self._place_build_time(fn, list(body))
+            pipeline.problems.extend(Problem(constructs.PIPELINE_FUNCTION, *problem) for problem in outputs.read_function(self, pipeline, self._is_reader))
+        self._place_build_time(pipeline, list(body))
 
-    def _read_twin(self, fn: PipelineFunction, body: list, index: int, count) -> None:
+    def _read_twin(self, pipeline: PipelineFunction, body: list, index: int, count) -> None:
         """A second reader statement: read with the first when their epochs line up
         (ndd_migrate.model.features.twin_readers), else the reason blocks the function."""
-        first, second = fn.top_level_readers[0], fn.top_level_readers[-1]
-        if fn.twin_index is not None:
+        first, second = pipeline.top_level_readers[0], pipeline.top_level_readers[-1]
+        if pipeline.twin_index is not None:
             why = twin_readers.THIRD
         else:
-            why = twin_readers.mismatch(first, second, body[fn.reader_index + 1 : index])
-        if why is None and not (isinstance(count, int) and count == fn.reader_outputs):
+            why = twin_readers.mismatch(first, second, body[pipeline.reader_index + 1 : index])
+        if why is None and not (isinstance(count, int) and count == pipeline.reader_outputs):
             why = "two readers whose number of outputs the migration cannot read: decide how their epochs line up"
         if why is not None:
-            fn.problems.append(Problem(constructs.PIPELINE_FUNCTION, body[index], why))
+            pipeline.problems.append(Problem(constructs.PIPELINE_FUNCTION, body[index], why))
             return
-        fn.twin_index = index
-        fn.twin_outputs = count
+        pipeline.twin_index = index
+        pipeline.twin_outputs = count
 
-    def _place_build_time(self, fn: PipelineFunction, body: list) -> None:
+    def _place_build_time(self, pipeline: PipelineFunction, body: list) -> None:
         """Statements that act outside the body run once, before the loop, or block (build_time);
         those before the reader without an op call already run once (NDD001)."""
 
@@ -244,13 +244,13 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             dali = names.dali_name(self, call.func)
             return bool(dali and (names.fn_path(dali) or names.math_function(dali)))
 
-        anchor = fn.reader_index
+        anchor = pipeline.reader_index
         once = frozenset(i for i in range(anchor or 0) if not build_time.calls_op(body[i], is_op_call))
         placed = build_time.place(body, is_op_call, once)
-        fn.hoisted = placed.hoisted - once
-        fn.problems.extend(Problem(constructs.PIPELINE_FUNCTION, node, why) for node, why in placed.problems)
+        pipeline.hoisted = placed.hoisted - once
+        pipeline.problems.extend(Problem(constructs.PIPELINE_FUNCTION, node, why) for node, why in placed.problems)
         if self._depth:  # built in a function (a factory, a method): checked once its source is known
-            fn.built_in = self._depth[-1].name.value
+            pipeline.built_in = self._depth[-1].name.value
 
     def _is_reader(self, call: cst.Call) -> bool:
         info = op_info(names.fn_path(names.dali_name(self, call.func)) or "")
@@ -258,8 +258,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     def visit_Return(self, node: cst.Return) -> None:
         self._every_return.append(node)
-        fn = self._innermost_pipeline()
-        if fn is None:
+        pipeline = self._innermost_pipeline()
+        if pipeline is None:
             if self._depth:
                 self._returns.setdefault(self._depth[-1], []).append(node)
             return
@@ -268,9 +268,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
     def visit_Yield(self, node: cst.Yield) -> None:
         if self._depth:
             self._generators.add(self._depth[-1])
-        fn = self._innermost_pipeline()
-        if fn is not None:
-            fn.problems.append(Problem(constructs.PIPELINE_FUNCTION, node, "`yield` inside a pipeline function"))
+        pipeline = self._innermost_pipeline()
+        if pipeline is not None:
+            pipeline.problems.append(Problem(constructs.PIPELINE_FUNCTION, node, "`yield` inside a pipeline function"))
 
     def _array_input(self, constant: cst.Call) -> bool:
         """Is ``constant`` a ``types.Constant`` of a numpy array given as a positional input of an
@@ -294,29 +294,29 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         if dali == names.PIPELINE:
             self.model.explicit_pipelines.append(node)
         path = names.fn_path(dali)
-        fn = self._stack[-1] if self._stack else None
-        if dali in names.CONSTANTS and fn is not None:
+        pipeline = self._stack[-1] if self._stack else None
+        if dali in names.CONSTANTS and pipeline is not None:
             if self._array_input(node):
-                fn.input_constants.append(node)  # written as the array it wraps (NDD901)
+                pipeline.input_constants.append(node)  # written as the array it wraps (NDD901)
             else:
-                fn.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, constant_problem(dali)))
-        if path is not None and fn is not None:
+                pipeline.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, constant_problem(dali)))
+        if path is not None and pipeline is not None:
             info = op_info(path)
             if path == "external_source":
-                fn.external_sources.append(node)  # resolved in leave_Module (NDD421)
+                pipeline.external_sources.append(node)  # resolved in leave_Module (NDD421)
             elif path == "python_function":  # written out as plain Python (NDD422) when it can be
-                fn.python_functions.append(node)
+                pipeline.python_functions.append(node)
             elif has_expression_form(path):
                 pass  # written as an expression (NDD101), which blocks the call it cannot write
             elif info is None or info.ndd is None:
-                fn.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, f"`fn.{path}` has no dynamic-mode form"))
+                pipeline.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, f"`fn.{path}` has no dynamic-mode form"))
             else:
                 # A helper's reader, already reported where the returned value is read (ndd_migrate.model.values.outputs).
-                known = any(p.hint == outputs.HELPER_READER_HINT and p.node.deep_equals(node) for p in fn.problems)
-                if info.reader and not known and not self._is_hoistable_reader(fn, node):
-                    fn.problems.append(Problem(constructs.PIPELINE_FUNCTION, node, *self._reader_place(fn, node)))
+                known = any(p.hint == outputs.HELPER_READER_HINT and p.node.deep_equals(node) for p in pipeline.problems)
+                if info.reader and not known and not self._is_hoistable_reader(pipeline, node):
+                    pipeline.problems.append(Problem(constructs.PIPELINE_FUNCTION, node, *self._reader_place(pipeline, node)))
                 if info.random:
-                    fn.random_calls.append(node)
+                    pipeline.random_calls.append(node)
         for qual in self.qualnames(node.func):
             self._calls.append((node, qual))
         by_reader = cstutil.kwarg(node, "reader_name") is not None  # `size=` alone needs no metadata
@@ -330,19 +330,19 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         if consumed is not None:
             self._consumed.append((node, *consumed))
 
-    def _is_hoistable_reader(self, fn: PipelineFunction, call: cst.Call) -> bool:
-        return self._innermost_pipeline() is fn and any(call is c for c in fn.top_level_readers)
+    def _is_hoistable_reader(self, pipeline: PipelineFunction, call: cst.Call) -> bool:
+        return self._innermost_pipeline() is pipeline and any(call is c for c in pipeline.top_level_readers)
 
-    def _reader_place(self, fn: PipelineFunction, call: cst.Call) -> tuple[str, str]:
+    def _reader_place(self, pipeline: PipelineFunction, call: cst.Call) -> tuple[str, str]:
         """Why a reader call cannot become the generator's loop, from where it is, and what to do."""
-        if self._innermost_pipeline() is not fn:
+        if self._innermost_pipeline() is not pipeline:
             return ("a reader called in a function nested in the pipeline function would be created anew at each call",
                     "create the reader in the pipeline function and pass its outputs on")
         node, kind = call, None
-        while node in self.parents and node is not fn.node:
+        while node in self.parents and node is not pipeline.node:
             node = self.parents[node]
             kind = READER_BLOCKS.get(type(node), kind)
-        if kind is not None and fn.top_level_readers:
+        if kind is not None and pipeline.top_level_readers:
             return (f"a second reader, called inside {kind} beside the one at the top of the function: "
                     "decide how their epochs line up",
                     "rewrite the function by hand, with one loop over both readers' epochs")
@@ -380,20 +380,20 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for call, qual in self._calls:
-            fn = self.model.pipelines.get(qual)
-            if fn is None:
+            pipeline = self.model.pipelines.get(qual)
+            if pipeline is None:
                 continue
-            self.model.call_sites[call] = fn
+            self.model.call_sites[call] = pipeline
             for arg in call.args:
                 if arg.keyword is not None:
                     if arg.keyword.value in pipeline_args.PARAMETERS:
-                        fn.call_site_args.add(arg.keyword.value)
-                    self._check_blocking(fn, arg.keyword.value)
-        for fn in self.model.pipelines.values():
-            self._resolve_external_source(fn, original_node)
-            self._check_outer_stores(fn)
+                        pipeline.call_site_args.add(arg.keyword.value)
+                    self._check_blocking(pipeline, arg.keyword.value)
+        for pipeline in self.model.pipelines.values():
+            self._resolve_external_source(pipeline, original_node)
+            self._check_outer_stores(pipeline)
         self._calls.extend(self.model.self_calls.items())  # followed as calls of the method
-        classes = {fn.node for fn in self.model.pipelines.values() if isinstance(fn.node, cst.ClassDef)}
+        classes = {pipeline.node for pipeline in self.model.pipelines.values() if isinstance(pipeline.node, cst.ClassDef)}
         for found in attributes.find(self.parents, classes):
             self.model.attribute_stores[found.target] = found
             self.model.attribute_reads.update(dict.fromkeys(found.reads, found))
@@ -418,30 +418,30 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 found = self._made_by_chosen_class(expr)
             if found and found[0] in (Kind.PIPELINE, Kind.PIPELINES):
                 members = found[1].members if isinstance(found[1], PipelineGroup) else (found[1],)
-                for fn in members:
-                    if (about == constructs.FRAMEWORK_ITERATOR or traced) and any(p.about == about for p in fn.problems):
+                for pipeline in members:
+                    if (about == constructs.FRAMEWORK_ITERATOR or traced) and any(p.about == about for p in pipeline.problems):
                         continue  # one is enough: it stays in pipeline mode for that framework
-                    if about == constructs.FED_RUN_RAISES and not manual_uses.feeds_input(fn.node):
+                    if about == constructs.FED_RUN_RAISES and not manual_uses.feeds_input(pipeline.node):
                         continue  # an error DALI raises in both modes (a decoder on bad data) is no keep
                     if about in (constructs.PYTHON_RUN_RAISES, constructs.PYTHON_OUTPUTS_RAISE) and (
-                        not expected_errors.run_differs(self, fn.node, about) or any(p.node is call for p in fn.problems)
+                        not expected_errors.run_differs(self, pipeline.node, about) or any(p.node is call for p in pipeline.problems)
                     ):
                         continue  # the same error in both modes, or the fed-data keep at this checker already
-                    if about == constructs.BUILD_RAISES and any(p.about == about and p.node is call for p in fn.problems):
+                    if about == constructs.BUILD_RAISES and any(p.about == about and p.node is call for p in pipeline.problems):
                         continue  # a `with pytest.raises` block in a `@raises` test: one finding at the build
-                    if isinstance(fn, PipelineFunction):  # not one another module defines
-                        fn.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
+                    if isinstance(pipeline, PipelineFunction):  # not one another module defines
+                        pipeline.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
         self._find_foreign_pipelines()
         iterators.mark(self, self._epoch_uses)
         iterators.mark_restarts(self, self._calls)
-        for fn in self.model.pipelines.values():
-            why = twin_readers.late_mismatch(fn) if fn.twin_index is not None else None
+        for pipeline in self.model.pipelines.values():
+            why = twin_readers.late_mismatch(pipeline) if pipeline.twin_index is not None else None
             if why is not None:
-                graph = getattr(fn, "graph", None)  # a legacy class: the reader calls are in define_graph
+                graph = getattr(pipeline, "graph", None)  # a legacy class: the reader calls are in define_graph
                 about = constructs.PIPELINE_SUBCLASS if graph is not None else constructs.PIPELINE_FUNCTION
-                fn.problems.append(Problem(about, (graph or fn.node).body.body[fn.twin_index], why))
-        for fn, node, why, hint in checkpoints.blocked(self, original_node):
-            fn.problems.append(Problem(constructs.CHECKPOINTING, node, why, hint))
+                pipeline.problems.append(Problem(about, (graph or pipeline.node).body.body[pipeline.twin_index], why))
+        for pipeline, node, why, hint in checkpoints.blocked(self, original_node):
+            pipeline.problems.append(Problem(constructs.CHECKPOINTING, node, why, hint))
 
     def _find_calls_through_names(self) -> None:
         """``cls(...)`` where ``cls`` holds a pipeline function (Kind.FUNCTION): a call site of each
@@ -454,49 +454,49 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 if not (isinstance(call, cst.Call) and call.func is access.node):
                     continue
                 self.model.made_through[call] = held
-                for fn in getattr(held, "members", (held,)):
+                for pipeline in getattr(held, "members", (held,)):
                     for arg in call.args:
                         if arg.keyword is not None:
                             if arg.keyword.value in pipeline_args.PARAMETERS:
-                                fn.call_site_args.add(arg.keyword.value)
-                            self._check_blocking(fn, arg.keyword.value)
+                                pipeline.call_site_args.add(arg.keyword.value)
+                            self._check_blocking(pipeline, arg.keyword.value)
 
-    def _resolve_external_source(self, fn: PipelineFunction, module: cst.Module) -> None:
-        """One external source that can play the reader's role becomes ``fn.source``; any other
+    def _resolve_external_source(self, pipeline: PipelineFunction, module: cst.Module) -> None:
+        """One external source that can play the reader's role becomes ``pipeline.source``; any other
         blocks the rewrite with the reason (NDD421)."""
         def parameter(name: str, none_allowed: bool) -> str | None:
-            return external_source.passed_generator_functions(self, fn.node, name, none_allowed)
+            return external_source.passed_generator_functions(self, pipeline.node, name, none_allowed)
 
-        for call in fn.external_sources:
-            where = external_source.place(fn.node, call, self.parents)
-            found = external_source.analyse(fn.node, module, call, where, fn.reader_index is not None, parameter)
-            if fn.source is not None:
+        for call in pipeline.external_sources:
+            where = external_source.place(pipeline.node, call, self.parents)
+            found = external_source.analyse(pipeline.node, module, call, where, pipeline.reader_index is not None, parameter)
+            if pipeline.source is not None:
                 found = "more than one external source: decide how their epochs line up"
-            elif not isinstance(found, str) and found.batch is not True and not fn.given("batch_size"):
+            elif not isinstance(found, str) and found.batch is not True and not pipeline.given("batch_size"):
                 found = "`batch=False` (or a `batch=` decided at run time) needs the pipeline's `batch_size`, which neither the decorator nor a call gives"
             if isinstance(found, str):
-                fn.problems.append(Problem(constructs.EXTERNAL_SOURCE, call, found))
+                pipeline.problems.append(Problem(constructs.EXTERNAL_SOURCE, call, found))
             else:
-                fn.source = found
+                pipeline.source = found
 
-    def _check_outer_stores(self, fn: PipelineFunction) -> None:
+    def _check_outer_stores(self, pipeline: PipelineFunction) -> None:
         """A graph defined in a function ran when the function built it, so code run after the
         function returned may read what the graph code stored on an outside object (``self.length
         = len(source)``); the generator runs those statements only at its first batch: blocks."""
-        if fn.built_in is None or not isinstance(fn, PipelineFunction) or fn.node is None:
+        if pipeline.built_in is None or not isinstance(pipeline, PipelineFunction) or pipeline.node is None:
             return
-        body = list(fn.node.body.body)
-        anchor = fn.reader_index if fn.reader_index is not None else fn.source.index if fn.source else 0
-        params = fn.node.params
+        body = list(pipeline.node.body.body)
+        anchor = pipeline.reader_index if pipeline.reader_index is not None else pipeline.source.index if pipeline.source else 0
+        params = pipeline.node.params
         local = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
         local |= {name for stmt in body for name in build_time.bound_names(stmt)}
-        for index in sorted(fn.hoisted | set(range(anchor))):
+        for index in sorted(pipeline.hoisted | set(range(anchor))):
             target = build_time.outer_store(body[index], local)
             if target is not None:
-                fn.problems.append(Problem(
+                pipeline.problems.append(Problem(
                     constructs.PIPELINE_FUNCTION, body[index],
-                    f"`{target} = ...` runs when `{fn.built_in}` builds the graph; in the generator it would run "
-                    f"only at the first batch, after `{fn.built_in}` has returned: code that reads it in between "
+                    f"`{target} = ...` runs when `{pipeline.built_in}` builds the graph; in the generator it would run "
+                    f"only at the first batch, after `{pipeline.built_in}` has returned: code that reads it in between "
                     "(a length, a size) would not find it",
                     "compute it in the function, before the graph is built"))
                 return
@@ -556,10 +556,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             fns = []
             for ret in returns:
                 names_ = self.qualnames(ret.value) if isinstance(ret.value, cst.Name) else set()
-                fn = next((self.model.pipelines[q] for q in names_ if q in self.model.pipelines), None)
-                if fn is None:
+                pipeline = next((self.model.pipelines[q] for q in names_ if q in self.model.pipelines), None)
+                if pipeline is None:
                     return None
-                fns.append(fn)
+                fns.append(pipeline)
             return (Kind.PIPELINES, PipelineGroup(tuple(dict.fromkeys(fns)))) if fns else None
         return None
 
@@ -597,10 +597,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             for value in classes:
                 if isinstance(value, cst.Name) and value.value == "None":
                     continue
-                fn = next((self.model.pipelines[q] for q in self.qualnames(value) if q in self.model.pipelines), None)
-                if fn is None or not isinstance(value, cst.Name):
+                pipeline = next((self.model.pipelines[q] for q in self.qualnames(value) if q in self.model.pipelines), None)
+                if pipeline is None or not isinstance(value, cst.Name):
                     return None
-                chosen.append(fn)
+                chosen.append(pipeline)
         chosen = list(dict.fromkeys(chosen))
         if not chosen:
             return None

@@ -48,10 +48,10 @@ def exports(model) -> dict[str, bool]:
     A pipeline migrated to the epoch-aware shape returns ``(metadata, batches)``, not a generator:
     it is left out, so that importing modules get NDD007's report rather than a wrong rewrite."""
     found: dict[str, bool] = {}
-    for qual, fn in [*model.factories.items(), *model.pipelines.items()]:
-        members = getattr(fn, "members", (fn,))
+    for qual, pipeline in [*model.factories.items(), *model.pipelines.items()]:
+        members = getattr(pipeline, "members", (pipeline,))
         if "." not in qual and not any(getattr(m, "epochs", False) for m in members):
-            found[qual] = fn.convert
+            found[qual] = pipeline.convert
     return found
 
 
@@ -85,12 +85,6 @@ def lookup(imported: dict[str, bool], qualname: str) -> bool | None:
     """Whether an imported qualified name (``train.train_pipe``, ``.train.train_pipe`` for a
     relative import) is a migrated pipeline of this run; None when the run does not define it."""
     return imported.get(qualname.lstrip("."))
-
-
-def imports_any(raw: bytes, modules: set[str]) -> bool:
-    """Could this file import one of ``modules``? See :func:`import_test`, which is this test
-    compiled once for many files."""
-    return import_test(modules)(raw)
 
 
 def import_test(modules: set[str]):
@@ -238,10 +232,10 @@ def migrated_pipelines(raw: bytes) -> set[str]:
     if not aliases:
         return set()
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    found = {name for name, fn in functions.items() if _is_migrated_generator(fn, aliases)}
+    found = {name for name, pipeline in functions.items() if _is_migrated_generator(pipeline, aliases)}
     while True:
         more = {
-            name for name, fn in functions.items() if name not in found and _is_factory_of(fn, found)
+            name for name, pipeline in functions.items() if name not in found and _is_factory_of(pipeline, found)
         }
         if not more:
             return found
@@ -260,10 +254,10 @@ def _own_nodes(node):
             todo.extend(ast.iter_child_nodes(child))
 
 
-def _is_migrated_generator(fn, aliases: set[str]) -> bool:
+def _is_migrated_generator(pipeline, aliases: set[str]) -> bool:
     import ast
 
-    for statement in fn.body:
+    for statement in pipeline.body:
         if (
             isinstance(statement, ast.While)
             and isinstance(statement.test, ast.Constant)
@@ -277,13 +271,13 @@ def _is_migrated_generator(fn, aliases: set[str]) -> bool:
     return False
 
 
-def _is_factory_of(fn, pipelines: set[str]) -> bool:
+def _is_factory_of(pipeline, pipelines: set[str]) -> bool:
     import ast
 
-    nodes = list(_own_nodes(fn))
-    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes) or not fn.body:
+    nodes = list(_own_nodes(pipeline))
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes) or not pipeline.body:
         return False
-    if not isinstance(fn.body[-1], ast.Return):
+    if not isinstance(pipeline.body[-1], ast.Return):
         return False  # may fall off the end, giving None
     bound: dict[str, list] = {}
     for node in nodes:

@@ -37,9 +37,9 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
     if isinstance(expr, cst.Call):
         method = model.self_calls.get(expr)  # `self.make()`: the class's own method (self_methods)
         for qual in (*qualnames(expr.func), *((method,) if method else ())):
-            fn = model.pipelines.get(qual) or model.factories.get(qual) or _imported(model, qual)
-            if fn is not None:
-                return (Kind.PIPELINE, fn)
+            pipeline = model.pipelines.get(qual) or model.factories.get(qual) or _imported(model, qual)
+            if pipeline is not None:
+                return (Kind.PIPELINE, pipeline)
         func = expr.func
         held = lookup(model, scope_of(func), func) if isinstance(func, cst.Name) else None
         if held and held[0] is Kind.FUNCTION:  # `cls(...)` in `for cls in held`
@@ -106,7 +106,7 @@ def held_functions(model: ModuleModel, display: cst.BaseExpression, qualnames) -
     held = {place: fns for place, fns in places.items() if all(fns)}
     if not held:
         return None
-    return HeldFunctions(tuple(dict.fromkeys(fn for fns in held.values() for fn in fns)), frozenset(held))
+    return HeldFunctions(tuple(dict.fromkeys(pipeline for fns in held.values() for pipeline in fns)), frozenset(held))
 
 
 def loop_parts(held: HeldFunctions, iterated: cst.BaseExpression, target: cst.CSTNode) -> list[tuple[cst.CSTNode | None, bool]]:

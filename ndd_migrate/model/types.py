@@ -142,11 +142,11 @@ class PipelineGroup:
 
     @property
     def convert(self) -> bool:
-        return all(fn.convert for fn in self.members)
+        return all(pipeline.convert for pipeline in self.members)
 
     @property
     def qualname(self) -> str:
-        return "/".join(fn.qualname for fn in self.members)
+        return "/".join(pipeline.qualname for pipeline in self.members)
 
 
 @dataclass(frozen=True)
@@ -203,7 +203,7 @@ class ModuleModel:
     def kept_by_hand(self) -> list:
         """The hand-built graphs that are not converted (put back as written after the rewrite)."""
         graphs = self.hand_built.graphs if self.hand_built else ()
-        return [g for g in graphs for fn in self.pipelines.values() if fn.node is g.definition and not fn.convert]
+        return [g for g in graphs for pipeline in self.pipelines.values() if pipeline.node is g.definition and not pipeline.convert]
 
     def by_hand(self) -> bool:
         """A graph built by hand (``with pipe:``) stays pipeline-mode code in this module: ``fn.*``
@@ -213,7 +213,7 @@ class ModuleModel:
         graphs = self.hand_built.graphs if self.hand_built else ()
         if not graphs:
             return False
-        return any(not fn.convert for fn in self.pipelines.values() if any(fn.node is g.definition for g in graphs))
+        return any(not pipeline.convert for pipeline in self.pipelines.values() if any(pipeline.node is g.definition for g in graphs))
     # Each node's parent, and every use of a value a conversion changes (ndd_migrate.plan.uses).
     parents: dict = field(default_factory=dict)
     plan: object = None
@@ -237,10 +237,10 @@ class ModuleModel:
     metadata_reads: dict = field(default_factory=dict)
     paired_calls: set = field(default_factory=set)
 
-    def sites_of(self, fn) -> list:
+    def sites_of(self, pipeline) -> list:
         """Every call that makes a pipeline of ``fn``: by its name, or through a name that holds it."""
-        through = [call for call, held in self.made_through.items() if fn in getattr(held, "members", (held,))]
-        return [*(call for call, owner in self.call_sites.items() if owner is fn), *through]
+        through = [call for call, held in self.made_through.items() if pipeline in getattr(held, "members", (held,))]
+        return [*(call for call, owner in self.call_sites.items() if owner is pipeline), *through]
 
 
 #: What an item of a list of values is: iterating it gives one of these.
@@ -253,17 +253,17 @@ def constant_problem(dali: str) -> str:
             "Python value to the op, or `ndd.as_batch(...)` of it where it is an output")
 
 
-def own_context(fn) -> bool:
+def own_context(pipeline) -> bool:
     """Does the migrated form of ``fn`` create an ``EvalContext`` of its own? Only when some device
     id other than the defaults (literal 0/None) may arrive: from a call site or a non-literal
     decorator value (a ``Pipeline`` subclass: the ``device_id`` its ``super().__init__`` passes)."""
-    settings = getattr(fn, "settings", None)
+    settings = getattr(pipeline, "settings", None)
     if settings is not None:
         device = settings.get("device_id")
-    elif "device_id" in getattr(fn, "call_site_args", ()):
+    elif "device_id" in getattr(pipeline, "call_site_args", ()):
         return True
     else:
-        arg = getattr(fn, "decorator_args", {}).get("device_id")
+        arg = getattr(pipeline, "decorator_args", {}).get("device_id")
         device = arg.value if arg is not None else None
     if device is None:
         return False
@@ -279,21 +279,21 @@ def reader_on_gpu(call: cst.BaseExpression) -> bool:
     return device is not None and cstutil.literal_value(device.value) != "cpu"
 
 
-def reads_on_gpu(fn) -> bool:
+def reads_on_gpu(pipeline) -> bool:
     """May a reader of ``fn`` need its pipeline's context while it reads? True when not known."""
-    if not isinstance(fn, PipelineFunction):
+    if not isinstance(pipeline, PipelineFunction):
         return True  # converted in another module: not read here
-    call = getattr(fn, "reader_call", None)  # a legacy subclass: its reader operator's call
-    op = getattr(fn, "op_calls", {}).get(call) if call is not None else None
-    readers = [*(op.ctors or [op.ctor]), call] if op is not None else fn.top_level_readers
+    call = getattr(pipeline, "reader_call", None)  # a legacy subclass: its reader operator's call
+    op = getattr(pipeline, "op_calls", {}).get(call) if call is not None else None
+    readers = [*(op.ctors or [op.ctor]), call] if op is not None else pipeline.top_level_readers
     return any(reader_on_gpu(reader) for reader in readers)
 
 
-def reads_padded(fn) -> bool:
+def reads_padded(pipeline) -> bool:
     """May a reader of ``fn`` (or of a pipeline a group may be) pad its shards (``pad_last_batch``
     given, not the literal ``False``)? Then ``Pipeline.epoch_size(name)`` (DALI 2.4 ``pipeline.py``:
     the reader's ``epoch_size_padded``) differs from its ``epoch_size``. True when not known."""
-    for member in getattr(fn, "members", (fn,)):
+    for member in getattr(pipeline, "members", (pipeline,)):
         if not isinstance(member, PipelineFunction):
             return True
         call = getattr(member, "reader_call", None)  # a legacy subclass: its reader operator's call
@@ -316,8 +316,8 @@ def one_of(pipelines) -> object:
     return unique[0] if len(unique) == 1 else PipelineGroup(unique)
 
 
-def migrated_before(fn) -> bool:
+def migrated_before(pipeline) -> bool:
     """Is ``fn`` (what :func:`expr_kind` found) a pipeline that was migrated before this run, in
     another file (every one of them, for a group)?"""
-    members = getattr(fn, "members", (fn,))
+    members = getattr(pipeline, "members", (pipeline,))
     return all(getattr(m, "migrated_in", None) is not None for m in members)

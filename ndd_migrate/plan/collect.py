@@ -44,15 +44,15 @@ def collect(analyzer) -> list[Use]:
             found = expr_kind(model, call, analyzer.scope_of, analyzer.qualnames)
             if found and found[0] is Kind.PIPELINE:
                 walk.follow(call, Kind.PIPELINE, found[1])
-        for (scope, name), (kind, fn) in list(model.kinds.items()):
+        for (scope, name), (kind, pipeline) in list(model.kinds.items()):
             for access in references(scope, name):
                 if access.node not in model.converted_reads:  # the name holds a numpy array there
-                    walk.follow(access.node, kind, fn)
-        for found, (kind, fn) in list(model.attribute_kinds.items()):  # `self.pipe` (ndd_migrate.model.values.attributes)
+                    walk.follow(access.node, kind, pipeline)
+        for found, (kind, pipeline) in list(model.attribute_kinds.items()):  # `self.pipe` (ndd_migrate.model.values.attributes)
             for read in found.reads:
-                walk.follow(read, kind, fn)
-        for fn in [*model.pipelines.values(), *model.factories.values()]:
-            walk.references_of(fn)
+                walk.follow(read, kind, pipeline)
+        for pipeline in [*model.pipelines.values(), *model.factories.values()]:
+            walk.references_of(pipeline)
         new = walk.parameters_to_follow()
         if not new:
             return walk.uses
@@ -75,16 +75,16 @@ class _Walk:
         self._seen: set[int] = set()
         self._functions: set[int] = set()
 
-    def follow(self, node: cst.CSTNode, kind: Kind, fn) -> None:
+    def follow(self, node: cst.CSTNode, kind: Kind, pipeline) -> None:
         """Record the use made of ``node`` (a value of ``kind``), and go on with the value it gives
         when that is of a known kind again."""
         while node is not None and id(node) not in self._seen:
             self._seen.add(id(node))
-            use, derived = self._use_of(node, kind, fn)
+            use, derived = self._use_of(node, kind, pipeline)
             self.uses.append(use)
             if derived is None:
                 return
-            node, (kind, fn) = derived
+            node, (kind, pipeline) = derived
 
     def parameters_to_follow(self) -> dict:
         """Parameters of the module's functions that every call gives a value of the same kind
@@ -153,9 +153,9 @@ class _Walk:
                     return True
         return False
 
-    def references_of(self, fn) -> None:
+    def references_of(self, pipeline) -> None:
         """Uses of the pipeline function's (or factory's, or class's) own name other than calls."""
-        node = getattr(fn, "node", None)
+        node = getattr(pipeline, "node", None)
         if node is None or id(node) in self._functions:
             return
         self._functions.add(id(node))
@@ -177,11 +177,11 @@ class _Walk:
                 held = self._held_in(ref)
                 if held is not None:  # `{Pipe: args, ...}`: the display is followed
                     display = self.parents.get(parent)
-                    self.uses.append(Use(None, fn, ref, ELEMENT, node.name.value, display, self._statement(ref), Kind.FUNCTIONS))
+                    self.uses.append(Use(None, pipeline, ref, ELEMENT, node.name.value, display, self._statement(ref), Kind.FUNCTIONS))
                     self.follow(display, Kind.FUNCTIONS, held)
                     continue
                 self.uses.append(
-                    Use(None, fn, ref, REFERENCED, node.name.value, parent, self._statement(ref))
+                    Use(None, pipeline, ref, REFERENCED, node.name.value, parent, self._statement(ref))
                 )
 
     def _held_in(self, ref: cst.Name):
@@ -198,13 +198,13 @@ class _Walk:
             place = "items"
         return found[1] if place in found[1].positions else None
 
-    def _use_of(self, node: cst.CSTNode, kind: Kind, fn) -> tuple[Use, tuple | None]:
+    def _use_of(self, node: cst.CSTNode, kind: Kind, pipeline) -> tuple[Use, tuple | None]:
         parent = self.parents.get(node)
         statement = self._statement(node)
 
         def use(context: str, detail: str = "", holder: cst.CSTNode | None = None, gives=None) -> Use:
             holder = holder if holder is not None else parent
-            return Use(kind, fn, node, context, detail, holder, statement, gives[0] if gives else None)
+            return Use(kind, pipeline, node, context, detail, holder, statement, gives[0] if gives else None)
 
         if isinstance(parent, cst.Attribute) and parent.value is node:
             above = self.parents.get(parent)
@@ -214,11 +214,11 @@ class _Walk:
             return use(ATTRIBUTE, parent.attr.value), None
         if kind is Kind.FUNCTION and isinstance(parent, cst.Call) and parent.func is node:
             derived = self._kind_of(parent)
-            return use(CALLED, _unfollowed_call(parent, fn, self.model.paired_calls), gives=derived), (parent, derived) if derived else None
+            return use(CALLED, _unfollowed_call(parent, pipeline, self.model.paired_calls), gives=derived), (parent, derived) if derived else None
         if kind is Kind.FUNCTION and isinstance(parent, cst.Index) and self._key_of_held(parent):
             return use(READ_BACK), None  # `held[cls]`: the dict's own key looks its value up
         if kind is Kind.FUNCTIONS and isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
-            return use(READ_BACK if self._read_back(parent, node, fn) else ITERATED), None
+            return use(READ_BACK if self._read_back(parent, node, pipeline) else ITERATED), None
         if isinstance(parent, cst.Subscript) and parent.value is node:
             derived = self._kind_of(parent)
             return use(SUBSCRIPT, gives=derived), (parent, derived) if derived else None
@@ -244,7 +244,7 @@ class _Walk:
             if kind in ITEM_KIND:  # `for p in pipes`, `for out in outs`: the item is followed when the analysis tracks it
                 target = parent.target
                 tracked = isinstance(target, cst.Name) and self._tracked(self.analyzer.scope_of(target), target.value)
-                return use(ITERATED, gives=(ITEM_KIND[kind], fn) if tracked else None), None
+                return use(ITERATED, gives=(ITEM_KIND[kind], pipeline) if tracked else None), None
             return use(SAMPLES if kind is Kind.BATCH and self._samples_as_arrays(parent) else ITERATED), None
         if isinstance(parent, (cst.Element, cst.DictElement, cst.StarredElement, cst.StarredDictElement)):
             return self._element(use, self.parents.get(parent))
@@ -369,11 +369,11 @@ def _unfollowed_call(call: cst.Call, held, paired: set) -> str:
     if given:
         return f"it passes `{given[0]}`, which a call by name would drop or rewrite"
     members = getattr(held, "members", (held,))
-    paired = call in paired and all(getattr(fn, "epochs", False) for fn in members)
-    for fn in members:
-        if (getattr(fn, "epochs", False) and not paired) or getattr(fn, "checkpointing", False):
-            what = "reader metadata (the epoch-aware shape)" if fn.epochs else "checkpointing"
-            return f"`{fn.qualname}` is made with {what}, which a call by name gets at its creation"
+    paired = call in paired and all(getattr(pipeline, "epochs", False) for pipeline in members)
+    for pipeline in members:
+        if (getattr(pipeline, "epochs", False) and not paired) or getattr(pipeline, "checkpointing", False):
+            what = "reader metadata (the epoch-aware shape)" if pipeline.epochs else "checkpointing"
+            return f"`{pipeline.qualname}` is made with {what}, which a call by name gets at its creation"
     return ""
 
 

@@ -197,57 +197,57 @@ class Impl(RuleImpl):
         # an external source beside a reader, per pipeline: (iterator name, held-source name, names taken)
         self._beside: dict[str, tuple] = {}
 
-    def converts(self, fn) -> bool:
-        return not isinstance(fn.node, cst.ClassDef) and self.ctx.applies(self.code, fn.node)
+    def converts(self, pipeline) -> bool:
+        return not isinstance(pipeline.node, cst.ClassDef) and self.ctx.applies(self.code, pipeline.node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        fn = self.ctx.model.by_node.get(node)
-        if fn is None or not fn.convert or fn.node is not node:  # not: a legacy class's define_graph
+        pipeline = self.ctx.model.by_node.get(node)
+        if pipeline is None or not pipeline.convert or pipeline.node is not node:  # not: a legacy class's define_graph
             return
-        used = fn.local_names | {p.name.value for p in cstutil.all_params(node.params)}
-        if fn.given("seed") and any(cstutil.kwarg(call, "seed") is None for call in fn.random_calls):
+        used = pipeline.local_names | {p.name.value for p in cstutil.all_params(node.params)}
+        if pipeline.given("seed") and any(cstutil.kwarg(call, "seed") is None for call in pipeline.random_calls):
             # only when some random op draws from it (readers shuffle with their own seed)
-            self.ctx.model.plan.pipeline_rng[fn.qualname] = cstutil.fresh("rng", used)
-        for call in fn.random_calls:
+            self.ctx.model.plan.pipeline_rng[pipeline.qualname] = cstutil.fresh("rng", used)
+        for call in pipeline.random_calls:
             if cstutil.kwarg(call, "seed") is not None:
                 self.ctx.model.plan.op_rngs[call] = cstutil.fresh("rng", used)
-        if fn.source is not None and fn.source.beside_reader:  # NDD421: drawn once per batch
+        if pipeline.source is not None and pipeline.source.beside_reader:  # NDD421: drawn once per batch
             used = used | set(self.ctx.model.plan.op_rngs.values()) | set(self.ctx.model.plan.pipeline_rng.values())
-            feed, held = external_source_loop.names_beside_reader(fn.source, used, cstutil.fresh)
-            self._beside[fn.qualname] = (feed, held, used | {feed, held} - {None})
+            feed, held = external_source_loop.names_beside_reader(pipeline.source, used, cstutil.fresh)
+            self._beside[pipeline.qualname] = (feed, held, used | {feed, held} - {None})
 
-    def _draw(self, fn: PipelineFunction, stmt: cst.SimpleStatementLine) -> external_source_loop.Draw:
-        feed, held, used = self._beside[fn.qualname]
-        return external_source_loop.beside_reader(self.ctx, fn.source, stmt, feed, held, used, cstutil.fresh)
+    def _draw(self, pipeline: PipelineFunction, stmt: cst.SimpleStatementLine) -> external_source_loop.Draw:
+        feed, held, used = self._beside[pipeline.qualname]
+        return external_source_loop.beside_reader(self.ctx, pipeline.source, stmt, feed, held, used, cstutil.fresh)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         """An external source beside a reader, in an ``if`` on the parameters: drawn there (NDD421)."""
-        fn = self.ctx.model.by_node.get(self.ctx.function_stack[-1]) if self.ctx.function_stack else None
-        if fn is None or not fn.convert or fn.source is None or not fn.source.nested or fn.source.statement is not original:
+        pipeline = self.ctx.model.by_node.get(self.ctx.function_stack[-1]) if self.ctx.function_stack else None
+        if pipeline is None or not pipeline.convert or pipeline.source is None or not pipeline.source.nested or pipeline.source.statement is not original:
             return updated
-        return cst.FlattenSentinel(self._draw(fn, updated).statements)
+        return cst.FlattenSentinel(self._draw(pipeline, updated).statements)
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-        fn = self.ctx.model.by_node.get(original)
-        if fn is None or not fn.convert or fn.node is not original:
+        pipeline = self.ctx.model.by_node.get(original)
+        if pipeline is None or not pipeline.convert or pipeline.node is not original:
             return updated
-        if not fn.label:  # a graph built by hand is reported as such (NDD403)
+        if not pipeline.label:  # a graph built by hand is reported as such (NDD403)
             self.ctx.report(self.code, original.name, f"`@pipeline_def` function `{original.name.value}` → dynamic-mode generator", fixed=True)
-        for name, arg in fn.decorator_args.items():
+        for name, arg in pipeline.decorator_args.items():
             if name in pipeline_args.EXECUTOR_ONLY:
                 self.ctx.report(
                     "NDD004", arg, f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True
                 )
-        removed = next(d for d, o in zip(updated.decorators, original.decorators) if o is fn.decorator)
+        removed = next(d for d, o in zip(updated.decorators, original.decorators) if o is pipeline.decorator)
         return updated.with_changes(
-            decorators=[d for d, o in zip(updated.decorators, original.decorators) if o is not fn.decorator],
+            decorators=[d for d, o in zip(updated.decorators, original.decorators) if o is not pipeline.decorator],
             leading_lines=[*updated.leading_lines, *_comments(removed)],
-            params=self._params(fn, updated.params),
-            body=updated.body.with_changes(body=self._body(fn, original, updated)),
+            params=self._params(pipeline, updated.params),
+            body=updated.body.with_changes(body=self._body(pipeline, original, updated)),
         )
 
     # -- signature -----------------------------------------------------------------------------
-    def _params(self, fn: PipelineFunction, params: cst.Parameters) -> cst.Parameters:
+    def _params(self, pipeline: PipelineFunction, params: cst.Parameters) -> cst.Parameters:
         existing = {p.name.value for p in cstutil.all_params(params)}
         new = [
             cst.Param(
@@ -255,7 +255,7 @@ class Impl(RuleImpl):
                 default=default,
                 equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")) if default else cst.MaybeSentinel.DEFAULT,
             )
-            for name, default in fn.parameters()
+            for name, default in pipeline.parameters()
             if name not in existing
         ]
         if not new:
@@ -266,44 +266,44 @@ class Impl(RuleImpl):
         return params.with_changes(star_arg=star, kwonly_params=[*params.kwonly_params, *new])
 
     # -- body ----------------------------------------------------------------------------------
-    def _body(self, fn: PipelineFunction, original: cst.FunctionDef, updated: cst.FunctionDef) -> list:
+    def _body(self, pipeline: PipelineFunction, original: cst.FunctionDef, updated: cst.FunctionDef) -> list:
         orig_body = list(original.body.body)
         body = list(updated.body.body)
         head: list = []
         if body and cstutil.is_docstring(body[0]):
             head.append(body.pop(0))
             orig_body.pop(0)
-            reader_index = fn.reader_index - 1 if fn.reader_index is not None else None
-            twin_index = fn.twin_index - 1 if fn.twin_index is not None else None
+            reader_index = pipeline.reader_index - 1 if pipeline.reader_index is not None else None
+            twin_index = pipeline.twin_index - 1 if pipeline.twin_index is not None else None
         else:
-            reader_index, twin_index = fn.reader_index, fn.twin_index
-        source_index = fn.source.index - len(head) if fn.source is not None else None  # NDD421
-        beside = fn.source is not None and fn.source.beside_reader  # drawn in the reader's loop
+            reader_index, twin_index = pipeline.reader_index, pipeline.twin_index
+        source_index = pipeline.source.index - len(head) if pipeline.source is not None else None  # NDD421
+        beside = pipeline.source is not None and pipeline.source.beside_reader  # drawn in the reader's loop
         if beside:
-            used_beside = self._beside[fn.qualname][2]
-            if fn.source.nested:
+            used_beside = self._beside[pipeline.qualname][2]
+            if pipeline.source.nested:
                 source_index = None  # the `if` that holds it stays; its statement is drawn there
         anchor = reader_index if reader_index is not None else source_index
-        ret = body.pop() if fn.returns.final is not None else None  # else: the body ends with an `if`
+        ret = body.pop() if pipeline.returns.final is not None else None  # else: the body ends with an `if`
         if ret is not None:
-            outputs = shape.yield_value(ret.body[0].value, fn.outputs.form if fn.outputs else None)
-        used = fn.local_names | {p.name.value for p in cstutil.all_params(original.params)}
+            outputs = shape.yield_value(ret.body[0].value, pipeline.outputs.form if pipeline.outputs else None)
+        used = pipeline.local_names | {p.name.value for p in cstutil.all_params(original.params)}
         used |= set(self.ctx.model.plan.op_rngs.values()) | set(self.ctx.model.plan.pipeline_rng.values())
         if beside:
             used |= used_beside
 
         prologue: list = []
-        if fn.given("num_threads"):
+        if pipeline.given("num_threads"):
             prologue.append(shape.expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(cst.Name("num_threads"))])))
         ctx_name = ctx_stmt = None
-        if own_context(fn):
+        if own_context(pipeline):
             ctx_name = cstutil.fresh("ctx", used)
             ctx_stmt = shape.assign(ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", cst.Name("device_id"))]))
             prologue.append(ctx_stmt)
-        rng = self.ctx.model.plan.pipeline_rng.get(fn.qualname)
+        rng = self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
         if rng:
             prologue.append(shape.assign(rng, self._rng_call(cst.Name("seed"))))
-        for call in fn.random_calls:
+        for call in pipeline.random_calls:
             if call in self.ctx.model.plan.op_rngs:
                 prologue.append(shape.assign(self.ctx.model.plan.op_rngs[call], self._rng_call(cstutil.kwarg(call, "seed").value)))
 
@@ -312,27 +312,27 @@ class Impl(RuleImpl):
         loop_target = None
         reader_stmt = source = twin_stmt = twin_target = None
         # beside a reader (NDD421): the iterator made once, after the reader (`feed = None` in an `if`)
-        source_prologue: list = self._draw(fn, fn.source.statement).prologue if beside and fn.source.nested else []
+        source_prologue: list = self._draw(pipeline, pipeline.source.statement).prologue if beside and pipeline.source.nested else []
         # Statements another rule removed (`pipe = Pipeline.current()`, NDD109) are not in `body`:
         # the others pair up in order, each keeping its index in the original body.
         kept = [(index, orig_stmt) for index, orig_stmt in enumerate(orig_body) if orig_stmt not in self.ctx.removed]
         if ret is not None:
             kept = kept[:-1]  # the final `return`, popped above
         for (index, orig_stmt), stmt in zip(kept, body):
-            if index + len(head) in fn.hoisted:
+            if index + len(head) in pipeline.hoisted:
                 (after_reader if reader_index is not None and index > reader_index else prologue).append(stmt)
             elif index == reader_index:
                 reader_stmt = stmt
-                loop_target = shape.loop_target(stmt.body[0].targets[0].target, fn.reader_outputs)
+                loop_target = shape.loop_target(stmt.body[0].targets[0].target, pipeline.reader_outputs)
             elif index == twin_index:  # a second reader whose epochs line up (ndd_migrate.model.features.twin_readers)
                 twin_stmt = stmt
-                twin_target = shape.loop_target(stmt.body[0].targets[0].target, fn.twin_outputs)
+                twin_target = shape.loop_target(stmt.body[0].targets[0].target, pipeline.twin_outputs)
             elif index == source_index and beside:
-                draw = self._draw(fn, stmt)
+                draw = self._draw(pipeline, stmt)
                 source_prologue.extend(draw.prologue)
                 per_batch.extend(draw.statements)
             elif index == source_index:
-                source = external_source_loop.plan(self.ctx, fn, stmt, used, cstutil.fresh)
+                source = external_source_loop.plan(self.ctx, pipeline, stmt, used, cstutil.fresh)
             elif anchor is not None and index < anchor and not self._has_dali_call(orig_stmt):
                 prologue.append(stmt)  # plain Python the reader may need (paths, lists)
             else:
@@ -341,17 +341,17 @@ class Impl(RuleImpl):
         if source is not None:
             per_batch = [*source.convert, *per_batch]
         per_batch = shape.unused_results_evaluated(shape.strip_blank_head(per_batch), self.ctx.model.ndd_alias or "ndd")
-        if ctx_name and ret is not None and not fn.branch_forms and shape.has_call(ret.body[0].value):
+        if ctx_name and ret is not None and not pipeline.branch_forms and shape.has_call(ret.body[0].value):
             # Ops in the returned expression run inside the context too; the yield stays outside.
             outputs_name = cstutil.fresh("outputs", used)
             per_batch.append(shape.assign(outputs_name, outputs))
             outputs = cst.Name(outputs_name)
         reads_in_ctx = reader_stmt is not None and reader_on_gpu(reader_stmt.body[0].value)
-        if ctx_stmt is not None and not per_batch and not fn.branch_forms and not reads_in_ctx:
+        if ctx_stmt is not None and not per_batch and not pipeline.branch_forms and not reads_in_ctx:
             prologue.remove(ctx_stmt)  # nothing runs in it: the reader reads in the default context
             ctx_name = None
-        if fn.branch_forms:  # returns in `if` branches: `yield` + `continue` (docs/target-shape.md)
-            per_batch = shape.Branches(ctx_name, fn.branch_forms).block(per_batch, tail=ret is None)
+        if pipeline.branch_forms:  # returns in `if` branches: `yield` + `continue` (docs/target-shape.md)
+            per_batch = shape.Branches(ctx_name, pipeline.branch_forms).block(per_batch, tail=ret is None)
         elif ctx_name and per_batch:
             per_batch = [cst.With(items=[cst.WithItem(cst.Name(ctx_name))], body=cst.IndentedBlock(per_batch))]
         inner = per_batch
@@ -370,20 +370,20 @@ class Impl(RuleImpl):
                 prologue.append(shape.assign(twin_name, twin_stmt.body[0].value).with_changes(leading_lines=twin_stmt.leading_lines))
                 readers.append((twin_name, twin_target, shape.epoch_args(twin_stmt.body[0].value, ctx_name)))
             prologue.extend(after_reader)
-            if not fn.epochs:
+            if not pipeline.epochs:
                 prologue.extend(source_prologue)
             target, epochs = twin_readers.header(readers)
             inner = [cst.For(target=target, iter=epochs, body=cst.IndentedBlock(inner))]
-        if fn.checkpointing:  # NDD415: registered (and so restored) before the first next_epoch
-            rngs = [r for r in [rng, *(self.ctx.model.plan.op_rngs.get(c) for c in fn.random_calls)] if r]
+        if pipeline.checkpointing:  # NDD415: registered (and so restored) before the first next_epoch
+            rngs = [r for r in [rng, *(self.ctx.model.plan.op_rngs.get(c) for c in pipeline.random_calls)] if r]
             reader = reader_stmt.body[0].value if reader_stmt is not None else None
             prologue += checkpoints.registrations(reader, reader_name if reader is not None else None, rngs)
-        if source is not None and fn.restarts:  # one generator per epoch (docs/target-shape.md)
+        if source is not None and pipeline.restarts:  # one generator per epoch (docs/target-shape.md)
             return [*head, *prologue, *source.prologue, *epoch_shape.per_epoch(source.loop(inner), cstutil.fresh("batches", used))]
         if source is not None:  # the external source's loop replaces `while True:`
             return [*head, *prologue, *source.prologue, *source.loop(inner)]
         loop = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner))
-        if fn.epochs:  # docs/target-shape.md, "Framework iterators"
+        if pipeline.epochs:  # docs/target-shape.md, "Framework iterators"
             # an external source's iterator made in the nested generator, which assigns it
             return [*head, *epoch_shape.body(prologue, loop, reader_name, cstutil.fresh("batches", used), source_prologue)]
         return [*head, *prologue, loop]

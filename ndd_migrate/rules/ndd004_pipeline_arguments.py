@@ -55,12 +55,12 @@ RULE = Rule(
 class Impl(RuleImpl):
     rule = RULE
 
-    def blockers(self, fn):
+    def blockers(self, pipeline):
         """Call sites that pass arguments through ``*``/``**``: they may carry pipeline settings
         (``num_threads``, ``device_id``, executor-only ones) that the migrated function would not
         take — a ``TypeError`` only at run time."""
         found = []
-        for call, starred in self._starred_calls.get(id(fn), ()):
+        for call, starred in self._starred_calls.get(id(pipeline), ()):
             spelled = cst.Module([]).code_for_node(starred.value)
             found.append((
                 call,
@@ -82,10 +82,10 @@ class Impl(RuleImpl):
         return by_owner
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        fn = self.ctx.model.call_sites.get(original)
-        if fn is None or not fn.convert or not isinstance(updated, cst.Call):
+        pipeline = self.ctx.model.call_sites.get(original)
+        if pipeline is None or not pipeline.convert or not isinstance(updated, cst.Call):
             return updated
-        taken = _parameters(fn)  # a constructor parameter of that name stays: the generator takes it
+        taken = _parameters(pipeline)  # a constructor parameter of that name stays: the generator takes it
         dropped = {
             a.keyword.value
             for a in original.args
@@ -98,10 +98,10 @@ class Impl(RuleImpl):
         return cstutil.remove_kwargs(updated, dropped)
 
 
-def _parameters(fn) -> set[str]:
+def _parameters(pipeline) -> set[str]:
     """The names the migrated function takes as parameters of its own: a `@pipeline_def`
     function's, or a legacy class's ``__init__``'s (``self`` aside)."""
-    node = getattr(fn, "init", None) or fn.node
+    node = getattr(pipeline, "init", None) or pipeline.node
     if not isinstance(node, cst.FunctionDef):
         return set()
     return {p.name.value for p in cstutil.all_params(node.params)}

@@ -153,8 +153,8 @@ class Impl(RuleImpl):
             return self.ctx.applies(self.code, use.holder) or None
         if use.kind is not Kind.PIPELINE or use.context != uses.METHOD or use.detail not in iterators.METADATA_METHODS:
             return None
-        fn = use.pipeline
-        if not (iterators.all_epochs(fn) and self._named(use.node)):
+        pipeline = use.pipeline
+        if not (iterators.all_epochs(pipeline) and self._named(use.node)):
             return "the reader's metadata is given only by the epoch-aware shape (one plain `pipe = p(...)` per call site)"
         return self.ctx.applies(self.code, use.holder) or None
 
@@ -175,39 +175,39 @@ class Impl(RuleImpl):
           (``("again", pipe, creation call)``). The call's arguments must be literals or names
           that no binding can change between the creation and the reset, and ``pipe`` bound once,
           by that call, in the scope of the reset."""
-        fn, call, pipe = use.pipeline, use.holder, use.node
-        if not isinstance(fn, PipelineFunction) or not isinstance(pipe, cst.Name):
+        pipeline, call, pipe = use.pipeline, use.holder, use.node
+        if not isinstance(pipeline, PipelineFunction) or not isinstance(pipe, cst.Name):
             return "`reset()` of a pipeline not bound to a plain name: call the migrated function again by hand"
         stmt = use.statement
         if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
                 and stmt.body[0].value is call and not call.args):
             return "`reset()` inside an expression: a generator cannot be reset; call the migrated function again by hand"
-        setup = getattr(fn, "setup", None)
-        if setup is None and not fn.external_sources and fn.source is None:
+        setup = getattr(pipeline, "setup", None)
+        if setup is None and not pipeline.external_sources and pipeline.source is None:
             return ("drop", pipe, None)
         if setup is None:
             return ("`reset()` starts the external source's next epoch, which the migrated generator cannot do: "
                     "call the migrated function again by hand")
-        if getattr(fn, "reader_call", None) is not None or any(op.info.reader for op in fn.ops.values()):
+        if getattr(pipeline, "reader_call", None) is not None or any(op.info.reader for op in pipeline.ops.values()):
             return ("`reset()` restarts `iter_setup` while the reader goes on: calling the migrated function again "
                     "would also restart the reader; rewrite this by hand")
-        if fn.random_calls or any(op.info.random for op in fn.ops.values()):
+        if pipeline.random_calls or any(op.info.random for op in pipeline.ops.values()):
             return ("`reset()` restarts `iter_setup` while the random state goes on: calling the migrated function "
                     "again would draw the same numbers again; rewrite this by hand")
-        if fn.setup_nonlocal:
-            kept = ", ".join(f"`self.{a}`" for a in fn.setup_nonlocal)
+        if pipeline.setup_nonlocal:
+            kept = ", ".join(f"`self.{a}`" for a in pipeline.setup_nonlocal)
             return (f"`iter_setup` keeps {kept} between batches, which a new generator would set again: "
                     "rewrite this `reset()` by hand")
-        init = fn.init.body.body if fn.init is not None and isinstance(fn.init.body, cst.IndentedBlock) else ()
-        if any(i not in fn.init_dropped and i != fn.super_index and not cstutil.is_docstring(s) for i, s in enumerate(init)):
+        init = pipeline.init.body.body if pipeline.init is not None and isinstance(pipeline.init.body, cst.IndentedBlock) else ()
+        if any(i not in pipeline.init_dropped and i != pipeline.super_index and not cstutil.is_docstring(s) for i, s in enumerate(init)):
             return ("`__init__` runs statements that a new generator would run again: rewrite this `reset()` by hand "
                     "(call the migrated function again)")
-        creation = self._creation(pipe, fn)
+        creation = self._creation(pipe, pipeline)
         if isinstance(creation, str):
             return creation
         return ("again", pipe, creation)
 
-    def _creation(self, pipe: cst.Name, fn) -> cst.Call | str:
+    def _creation(self, pipe: cst.Name, pipeline) -> cst.Call | str:
         """The call ``pipe = Pipe(...)`` that a reset may repeat, or why it may not."""
         scope = self.ctx.resolver.get_metadata(ScopeProvider, pipe, None)
         assignments = list(scope.assignments[pipe.value]) if scope is not None else []
@@ -216,8 +216,8 @@ class Impl(RuleImpl):
             return f"`{pipe.value}` is not bound once, in the scope of its `reset()`: {again}"
         assign = self.ctx.model.parents.get(self.ctx.model.parents.get(assignments[0].node))
         call = assign.value if isinstance(assign, cst.Assign) and len(assign.targets) == 1 else None
-        if not isinstance(call, cst.Call) or self.ctx.model.call_sites.get(call) is not fn:
-            return f"`{pipe.value}` is not bound by a call of `{fn.qualname}` in the scope of its `reset()`: {again}"
+        if not isinstance(call, cst.Call) or self.ctx.model.call_sites.get(call) is not pipeline:
+            return f"`{pipe.value}` is not bound by a call of `{pipeline.qualname}` in the scope of its `reset()`: {again}"
         if self.ctx.line_of(assign)[0] >= self.ctx.line_of(pipe)[0]:
             return f"`{pipe.value}.reset()` comes before the pipeline is made: {again}"
         for arg in call.args:
@@ -300,8 +300,8 @@ class Impl(RuleImpl):
         if any(found[2] is original for found in self._resets.values()):
             self._made[original] = updated
         pipe = iterators.metadata_receiver(original)
-        fn = self._epoch_aware(pipe)
-        if fn is None:
+        pipeline = self._epoch_aware(pipe)
+        if pipeline is None:
             return updated
         method = original.func.attr.value
         if len(original.args) != 1 or original.args[0].keyword is not None:
@@ -327,7 +327,7 @@ class Impl(RuleImpl):
         quote = _quote(original.args[0].value)  # the argument's quotes: safe inside an f-string
         # `Pipeline.epoch_size(name)` is the reader's `epoch_size_padded` (DALI 2.4 `pipeline.py`):
         # the whole data set, every shard padded to the largest with `pad_last_batch`.
-        key = "epoch_size_padded" if reads_padded(fn) else "epoch_size"
+        key = "epoch_size_padded" if reads_padded(pipeline) else "epoch_size"
         return cst.Subscript(meta, [cst.SubscriptElement(cst.Index(cst.SimpleString(f"{quote}{key}{quote}")))])
 
     def leave_CompFor(self, original: cst.CompFor, updated):
@@ -346,8 +346,8 @@ class Impl(RuleImpl):
     def _epoch_aware(self, pipe):
         if pipe is None:
             return None
-        fn = self.ctx.converted_kind(pipe, Kind.PIPELINE)
-        return fn if fn is not None and iterators.all_epochs(fn) and self._named(pipe) else None
+        pipeline = self.ctx.converted_kind(pipe, Kind.PIPELINE)
+        return pipeline if pipeline is not None and iterators.all_epochs(pipeline) and self._named(pipe) else None
 
     def _named(self, pipe) -> bool:
         """A name bound by the pipeline's creation (or an item of a list of them, or the target of

@@ -122,11 +122,11 @@ class Impl(RuleImpl):
     def leave_FunctionDef(self, original: cst.FunctionDef, updated):
         names = self.ctx.resolver.get_metadata(QualifiedNameProvider, original.name, None) or ()
         for qual in names:
-            fn = self.ctx.model.factories.get(qual.name)
-            if fn is not None and fn.convert and self.ctx.applies(self.code, original):
+            pipeline = self.ctx.model.factories.get(qual.name)
+            if pipeline is not None and pipeline.convert and self.ctx.applies(self.code, original):
                 self.ctx.report(
                     self.code, original.name,
-                    f"`{original.name.value}` returns a `{getattr(fn, 'label', None) or fn.qualname}` pipeline, now a generator: "
+                    f"`{original.name.value}` returns a `{getattr(pipeline, 'label', None) or pipeline.qualname}` pipeline, now a generator: "
                     "`build()`/`run()` on what it returns are rewritten",
                     fixed=True,
                 )

@@ -214,7 +214,7 @@ class Impl(RuleImpl):
 
     def visit_Module(self, node: cst.Module) -> None:
         found = self.ctx.model.plan
-        for fn, blocking in found.blocked.items():
+        for pipeline, blocking in found.blocked.items():
             # The first in the file first, by line and column, then wording: uses come in the order of
             # libcst's reference sets, which differs from run to run, and the TODO must not (a second
             # run would add a second one).
@@ -225,7 +225,7 @@ class Impl(RuleImpl):
             more = [self._line(u) for u, _ in blocking[1:]]
             others = f" (and {len(more)} more: lines {', '.join(map(str, sorted(set(more))))})" if more else ""
             self.ctx.report(
-                self.code, fn.node, f"`{fn.display}` not migrated: at {where}{others}, {what}",
+                self.code, pipeline.node, f"`{pipeline.display}` not migrated: at {where}{others}, {what}",
                 # The TODO names the use by its code, not its line: lines move when TODOs are added.
                 hint=f"not migrated: in `{_snippet(use)}`, {what}; {todo}; {_AGAIN}", fixed=False,
             )

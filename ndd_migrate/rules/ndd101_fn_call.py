@@ -178,14 +178,14 @@ class Impl(RuleImpl):
             self._calls[node] = _calls(node)
         return self._calls[node]
 
-    def blockers(self, fn):
+    def blockers(self, pipeline):
         """``fn.op([a, b])``, an input set, in the pipeline's graph or a helper it runs: one ``ndd`` call
         per input when that gives what pipeline mode gives (``codegen.input_sets``), else it blocks,
         saying why; an ``fn.shapes(...)`` the expression cannot write (also in a legacy class's
         ``define_graph``)."""
         graph, _ = graph_code.prepared(self.ctx.resolver, self.ctx.model)
-        reached = [node for node, owners in graph.reached_by.items() if fn in owners]  # its graph and the helpers it runs
-        calls = list(dict.fromkeys(c for node in dict.fromkeys([fn.node, *reached]) for c in self._calls_under(node)))
+        reached = [node for node, owners in graph.reached_by.items() if pipeline in owners]  # its graph and the helpers it runs
+        calls = list(dict.fromkeys(c for node in dict.fromkeys([pipeline.node, *reached]) for c in self._calls_under(node)))
         found = []
         for call in calls:
             path = names.fn_path(self.dali_name(call.func))
@@ -195,7 +195,7 @@ class Impl(RuleImpl):
                     found.append((call, f"`fn.{path}(...)` cannot be written as `ndd.as_batch(x.shape, ...)`: {why}",
                                   "see docs/target-shape.md (`fn.shapes`)"))
                 continue
-            if isinstance(fn.node, cst.FunctionDef) and _is_shape_method(call.func) and sample_shapes.method_problem(call) is not None:
+            if isinstance(pipeline.node, cst.FunctionDef) and _is_shape_method(call.func) and sample_shapes.method_problem(call) is not None:
                 if graph.kind(call.func.value) == graph_code.NODE:
                     found.append((call, f"`.shape(...)` of a DataNode cannot be written as `ndd.as_batch(x.shape, ...)`: "
                                   f"{sample_shapes.method_problem(call)}", "see docs/target-shape.md (`fn.shapes`)"))
@@ -211,7 +211,7 @@ class Impl(RuleImpl):
                 continue
             code = cst.Module([]).code_for_node(arg.value)
             found.append((call, f"`fn.{path}({code}, ...)` runs on an input set: {why}", input_sets.hint(info.ndd, arg.value, info.random)))
-        for constant in fn.input_constants:
+        for constant in pipeline.input_constants:
             why = self._constant_problem(constant, graph)
             if why is not None:
                 found.append((constant, why, "give the op the numpy array itself, beside an input that is a batch"))
@@ -261,7 +261,7 @@ class Impl(RuleImpl):
         pipeline (``PipelineFunction.input_constants``, ndd_migrate/model/values/graph_constants.py)?"""
         if self._constants is None:  # asked at every call; decided before the traversal
             pipelines = self.ctx.model.pipelines.values()
-            self._constants = {id(c) for fn in pipelines if fn.convert for c in getattr(fn, "input_constants", ())}
+            self._constants = {id(c) for pipeline in pipelines if pipeline.convert for c in getattr(pipeline, "input_constants", ())}
         return id(call) in self._constants
 
     def _constant(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:

@@ -76,15 +76,15 @@ class Impl(RuleImpl):
             return updated
         if cstutil.positional_count(original) or cstutil.has_star(original) or cstutil.kwarg(original, "batch_size"):
             return updated
-        fn = self.ctx.enclosing_pipeline()
-        if fn is None and self.ctx.model.by_hand():
+        pipeline = self.ctx.enclosing_pipeline()
+        if pipeline is None and self.ctx.model.by_hand():
             return updated  # a graph built by hand stays pipeline-mode code (NDD403)
-        if fn is None and not self.ctx.may_rewrite_dali_calls():
+        if pipeline is None and not self.ctx.may_rewrite_dali_calls():
             return updated  # a helper of a pipeline that stays: pipeline-mode code, as it is
-        if fn is None and self._in_helper(original) and self.ctx.applies(self.code, original):
+        if pipeline is None and self._in_helper(original) and self.ctx.applies(self.code, original):
             self.ctx.report(self.code, original, f"`batch_size=batch_size` added to `fn.{path}` (a parameter of the helper)", fixed=True)
             return cstutil.add_kwarg(updated, "batch_size", cst.Name("batch_size"))
-        if fn is None:
+        if pipeline is None:
             self.ctx.report(
                 self.code,
                 original,
@@ -93,7 +93,7 @@ class Impl(RuleImpl):
                 fixed=False,
             )
             return updated
-        if not fn.convert or not isinstance(updated, cst.Call):
+        if not pipeline.convert or not isinstance(updated, cst.Call):
             return updated
         self.ctx.report(self.code, original, f"`batch_size=batch_size` added to `fn.{path}`", fixed=True)
         return cstutil.add_kwarg(updated, "batch_size", cst.Name("batch_size"))

@@ -134,19 +134,19 @@ class Impl(RuleImpl):
             return self._reader_seed(original, updated)
         if info is None or not info.random or info.ndd is None:
             return updated
-        fn = self.ctx.enclosing_pipeline()
+        pipeline = self.ctx.enclosing_pipeline()
         seed = cstutil.kwarg(original, "seed")
-        if fn is None and self._in_helper(original) and self.ctx.applies(self.code, original):
+        if pipeline is None and self._in_helper(original) and self.ctx.applies(self.code, original):
             self.ctx.report(self.code, original, f"`fn.{path}` draws from `rng` (a parameter of the helper)", fixed=True)
             return cstutil.add_kwarg(updated, "rng", cst.Name("rng"))
-        if fn is None:
+        if pipeline is None:
             if seed is not None:
                 self.ctx.report(self.code, seed, "`seed=` is not accepted by dynamic-mode random ops",
                                 hint="create `ndd.random.RNG(seed=...)` once and pass it as `rng=`", fixed=False)
             return updated
-        if not fn.convert or not isinstance(updated, cst.Call):
+        if not pipeline.convert or not isinstance(updated, cst.Call):
             return updated
-        rng_name = self.ctx.model.plan.op_rngs.get(original) or self.ctx.model.plan.pipeline_rng.get(fn.qualname)
+        rng_name = self.ctx.model.plan.op_rngs.get(original) or self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
         if rng_name is None or cstutil.kwarg(original, "rng"):
             return updated
         self.ctx.report(self.code, seed or original, f"`fn.{path}` draws from `{rng_name}`", fixed=True)
@@ -157,17 +157,17 @@ class Impl(RuleImpl):
         """A shuffling reader of a seeded pipeline, without a seed of its own, gets the seed the
         pipeline gave it (``dali_op_seed(seed, 0)``) when that can be read from the code, else the
         pipeline's ``seed`` (ndd_migrate.codegen.reader_seed)."""
-        fn = self.ctx.enclosing_pipeline()
+        pipeline = self.ctx.enclosing_pipeline()
         if (
-            fn is None or not fn.convert or not fn.given("seed") or not isinstance(updated, cst.Call)
-            or original is not reader_seed.reader_call(fn) or not reader_seed.shuffles_unseeded(original)
+            pipeline is None or not pipeline.convert or not pipeline.given("seed") or not isinstance(updated, cst.Call)
+            or original is not reader_seed.reader_call(pipeline) or not reader_seed.shuffles_unseeded(original)
         ):
             return updated
         if not self.ctx.applies(self.code, original):
             return updated
-        first = reader_seed.reader_comes_first(fn, self.dali_name)
+        first = reader_seed.reader_comes_first(pipeline, self.dali_name)
         if first:
-            self.helper_after.add(fn.node.name.value)
+            self.helper_after.add(pipeline.node.name.value)
             message = "the reader shuffles with the seed the pipeline gave it: `dali_op_seed(seed, 0)`, the same order"
         else:
             message = "the reader shuffles with the pipeline's `seed`: seeded, but not the pipeline's order"

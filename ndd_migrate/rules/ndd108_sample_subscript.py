@@ -139,8 +139,8 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
     from ndd_migrate.model.types import Problem
 
     unknown: dict[cst.CSTNode, list[cst.Subscript]] = {}  # per statement, for one TODO each
-    for fn, owners, _root in graph.graph_functions():
-        for sub in fn.subscripts:
+    for pipe_def, owners, _root in graph.graph_functions():
+        for sub in pipe_def.subscripts:
             kind = graph.kind(sub.value)
             if kind is None:  # `if isinstance(x, DataNode): x[0] else: x[..., 0]` in a helper taking both
                 kind = {True: graph_code.NODE, False: graph_code.PY}.get(graph.guarded(sub.value))
@@ -266,7 +266,7 @@ class Impl(RuleImpl):
         self._graph: graph_code.Graph | None = None
         self._lambdas = 0
 
-    def blockers(self, fn):
+    def blockers(self, pipe_def):
         """Decides, once per module, every subscript of the graph code (``analyse``): the ones it
         cannot decide are recorded as problems of their pipelines directly. A DataNode subscript of
         ``fn``'s graph this run may not rewrite (``# noqa``, not selected) blocks ``fn``: kept as it
@@ -284,7 +284,7 @@ class Impl(RuleImpl):
                     "yourself, then run the migration again"
                 ),
             )
-            for sub in graph_code.unrewritable(self, fn, found.slice_owners)
+            for sub in graph_code.unrewritable(self, pipe_def, found.slice_owners)
         ]
 
     def visit_Lambda(self, node: cst.Lambda) -> None:

@@ -121,21 +121,21 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
     problem of each pipeline whose graph runs it."""
     from ndd_migrate.model.types import Problem
 
-    for fn, owners, root in graph.graph_functions():
-        for call in fn.current_calls:
+    for pipe_def, owners, root in graph.graph_functions():
+        for call in pipe_def.current_calls:
             if graph.dali_name(call.func) != CURRENT:
                 continue
             around = _Around(call)
-            fn.node.visit(around)
+            pipe_def.node.visit(around)
             attr = around.found
             if attr is None:
                 spelled = f"{around.bound} = {_code(call)}" if around.bound else _code(call)
                 why = f"`{spelled}`: the pipeline object is None outside a pipeline"
             else:
                 why = f"`{_code(attr)}`: `Pipeline.current()` is None outside a pipeline"
-            legacy = fn.node in graph.legacy
+            legacy = pipe_def.node in graph.legacy
             if attr is None and around.bound and root and not legacy:
-                alias = _alias(graph, fn.node, call, around.bound)
+                alias = _alias(graph, pipe_def.node, call, around.bound)
                 failed = _read_settings(graph, owners, alias, around.bound, found) if alias is not None else ()
                 if failed is None:
                     continue
@@ -314,7 +314,7 @@ def _code(node: cst.CSTNode) -> str:
 class Impl(RuleImpl):
     rule = RULE
 
-    def blockers(self, fn):
+    def blockers(self, pipe_def):
         """Decides, once per module, every ``Pipeline.current()`` of the graph code (``analyse``). One
         of ``fn``'s graph this run may not rewrite (``# noqa``, not selected) blocks ``fn``: kept as
         it is, it is None in the generator."""
@@ -329,7 +329,7 @@ class Impl(RuleImpl):
                 ),
                 f"let {self.code} rewrite it, or pass the setting as a parameter yourself, then run the migration again",
             )
-            for node in graph_code.unrewritable(self, fn, found.current_owners)
+            for node in graph_code.unrewritable(self, pipe_def, found.current_owners)
         ]
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated):

@@ -111,9 +111,9 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
     test (rewritten), or a problem of each pipeline whose graph runs it."""
     from ndd_migrate.model.types import Problem
 
-    for fn, owners, _root in graph.graph_functions():
+    for pipe_def, owners, _root in graph.graph_functions():
         uses = _ClassUses(graph)
-        fn.node.body.visit(uses)
+        pipe_def.node.body.visit(uses)
         for node in uses.tests:
             found.batch_classes.setdefault(node, set()).update(owners)
         for node, statement, spelled in uses.others:
@@ -276,7 +276,7 @@ class Impl(RuleImpl):
         super().__init__(ctx)
         self._outside: set[cst.CSTNode] = set()
 
-    def blockers(self, fn):
+    def blockers(self, pipe_def):
         """Decides, once per module, every use of the graph-node class in graph code (``analyse``);
         a test of ``fn``'s graph this run may not rewrite (``# noqa``, not selected) blocks ``fn``:
         kept as it is, it would be false for every graph value of the generator."""
@@ -290,14 +290,14 @@ class Impl(RuleImpl):
                 ),
                 f"let {self.code} rewrite it to `ndd.Batch`, or write `ndd.Batch` yourself, then run the migration again",
             )
-            for node in graph_code.unrewritable(self, fn, found.batch_classes)
+            for node in graph_code.unrewritable(self, pipe_def, found.batch_classes)
         ]
 
     def visit_Call(self, node: cst.Call) -> None:
         stack = self.ctx.function_stack
         if not stack or stack[-1] in graph_code.facts(self.ctx.model).functions:
             return
-        if any(fn in self.ctx.model.by_node for fn in stack):
+        if any(pipe_def in self.ctx.model.by_node for pipe_def in stack):
             return  # a function nested in a pipeline's and not called by it: a callback
         builtin = isinstance(node.func, cst.Name) and node.func.value == "isinstance" and self._builtin(node.func)
         if not builtin or len(node.args) != 2 or any(a.star or a.keyword for a in node.args):

@@ -256,85 +256,85 @@ class Impl(RuleImpl):
     rule = RULE
     reports = (constructs.PIPELINE_SUBCLASS,)
 
-    def converts(self, fn) -> bool:
-        return isinstance(fn, legacy.LegacyPipeline) and self.ctx.applies(self.code, fn.node)
+    def converts(self, pipeline) -> bool:
+        return isinstance(pipeline, legacy.LegacyPipeline) and self.ctx.applies(self.code, pipeline.node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         """Name the RNGs before ``define_graph``'s calls are rewritten (NDD402, NDD105 use them)."""
-        fn = self._converted(node)
-        if fn is None:
+        pipeline = self._converted(node)
+        if pipeline is None:
             return
-        used = set(fn.local_names) | self.ctx.model.module_names
-        if fn.given("seed") and not _is_unset(fn.settings["seed"]) and _draws_from_pipeline_seed(fn):
-            self.ctx.model.plan.pipeline_rng[fn.qualname] = cstutil.fresh("rng", used)
-        for op in fn.ops.values():
+        used = set(pipeline.local_names) | self.ctx.model.module_names
+        if pipeline.given("seed") and not _is_unset(pipeline.settings["seed"]) and _draws_from_pipeline_seed(pipeline):
+            self.ctx.model.plan.pipeline_rng[pipeline.qualname] = cstutil.fresh("rng", used)
+        for op in pipeline.ops.values():
             if op.conditional:
                 op.args_name = cstutil.fresh(f"{op.attr}_args", used)
                 op.op_name = cstutil.fresh(f"{op.attr}_op", used) if op.several else None
             elif op.info.random and cstutil.kwarg(op.ctor, "seed") is not None:
-                fn.op_rngs[op.attr] = cstutil.fresh("rng", used)
+                pipeline.op_rngs[op.attr] = cstutil.fresh("rng", used)
             elif op.bind_function:  # `ops.PythonFunction(function=<not a name>)`: evaluated once (NDD402)
                 op.function_name = cstutil.fresh(f"{op.attr}_function", used)
-        for call in fn.random_calls:
+        for call in pipeline.random_calls:
             if cstutil.kwarg(call, "seed") is not None:
                 self.ctx.model.plan.op_rngs[call] = cstutil.fresh("rng", used)
-        fn.ctx_name = cstutil.fresh("ctx", used) if own_context(fn) else None
-        fn.reader_name = cstutil.fresh("reader", used)
-        if fn.twin_index is not None:
-            fn.twin_name = cstutil.fresh("reader_2", used | {fn.reader_name})
-        if fn.reader_branches:
-            fn.reader_outputs_name = cstutil.fresh("reader_outputs", used)
-        fn.outputs_name = cstutil.fresh("outputs", used)
-        fn.batches_name = cstutil.fresh("batches", used)
-        if fn.setup is not None:
+        pipeline.ctx_name = cstutil.fresh("ctx", used) if own_context(pipeline) else None
+        pipeline.reader_name = cstutil.fresh("reader", used)
+        if pipeline.twin_index is not None:
+            pipeline.twin_name = cstutil.fresh("reader_2", used | {pipeline.reader_name})
+        if pipeline.reader_branches:
+            pipeline.reader_outputs_name = cstutil.fresh("reader_outputs", used)
+        pipeline.outputs_name = cstutil.fresh("outputs", used)
+        pipeline.batches_name = cstutil.fresh("batches", used)
+        if pipeline.setup is not None:
             # The method's own name is free: it becomes the nested function's.
-            fn.setup_name = cstutil.fresh("iter_setup", used - {"iter_setup"} if legacy.names_once(fn, "iter_setup") else used)
-            for feed in fn.feeds.values():
+            pipeline.setup_name = cstutil.fresh("iter_setup", used - {"iter_setup"} if legacy.names_once(pipeline, "iter_setup") else used)
+            for feed in pipeline.feeds.values():
                 feed.batch_name = cstutil.fresh(f"fed_{feed.attr}", used)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
-        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
         attr = legacy.self_attr(original)
-        if fn is not None and fn.convert and original in fn.batch_size_reads:
+        if pipeline is not None and pipeline.convert and original in pipeline.batch_size_reads:
             return cst.Name("batch_size")  # the `Pipeline` property
-        if fn is None or not fn.convert or attr not in fn.data_attrs:
+        if pipeline is None or not pipeline.convert or attr not in pipeline.data_attrs:
             return updated
-        return cst.Name(fn.local_of(attr))
+        return cst.Name(pipeline.local_of(attr))
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         """``jpegs, labels = self.input()`` in a branch of ``define_graph``: the reader is created once
         (its rewritten call kept for the prologue); the branch unpacks what ``next_epoch`` yields."""
-        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
-        if fn is None or not fn.convert or original.value not in fn.reader_branches:
+        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if pipeline is None or not pipeline.convert or original.value not in pipeline.reader_branches:
             return updated
-        if fn.reader_creation is None:
-            fn.reader_creation = updated.value
+        if pipeline.reader_creation is None:
+            pipeline.reader_creation = updated.value
         target = updated.targets[0].target
-        if isinstance(target, cst.Name) and not _gives_dict(fn):
+        if isinstance(target, cst.Name) and not _gives_dict(pipeline):
             target = cst.Tuple([cst.Element(target)], lpar=[], rpar=[])  # `jpegs, = reader_outputs`
         else:
-            target = shape.loop_target(target, fn.reader_outputs)
-        return updated.with_changes(targets=[cst.AssignTarget(target)], value=cst.Name(fn.reader_outputs_name))
+            target = shape.loop_target(target, pipeline.reader_outputs)
+        return updated.with_changes(targets=[cst.AssignTarget(target)], value=cst.Name(pipeline.reader_outputs_name))
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.BaseStatement:
-        fn = self._converted(original)
-        if fn is None:
+        pipeline = self._converted(original)
+        if pipeline is None:
             return updated
         self.ctx.report(self.code, original.name, f"`Pipeline` subclass `{original.name.value}` → dynamic-mode generator", fixed=True)
-        for name, arg in fn.dropped_settings:
+        for name, arg in pipeline.dropped_settings:
             self.ctx.report("NDD004", arg, f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True)
         methods = dict(zip(original.body.body, updated.body.body))
-        init, graph = methods[fn.init], methods[fn.graph]
+        init, graph = methods[pipeline.init], methods[pipeline.graph]
         head = [updated.body.body[0]] if cstutil.is_docstring(original.body.body[0]) else []
-        loop, readers, (above, below) = self._loop(fn, graph)
-        prologue = [*self._prologue(fn, init), *above, *readers, *below]
-        if fn.setup is not None:
-            prologue.append(iter_setup.nested(fn, methods[fn.setup]))
+        loop, readers, (above, below) = self._loop(pipeline, graph)
+        prologue = [*self._prologue(pipeline, init), *above, *readers, *below]
+        if pipeline.setup is not None:
+            prologue.append(iter_setup.nested(pipeline, methods[pipeline.setup]))
             loop = loop.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
         prologue = _without_unread_batch_size(prologue, loop)
         body = [*prologue, loop]
-        if fn.epochs:  # fed to a framework iterator: docs/target-shape.md, "Framework iterators"
-            body = epoch_shape.body(prologue, loop, fn.reader_name, fn.batches_name)
+        if pipeline.epochs:  # fed to a framework iterator: docs/target-shape.md, "Framework iterators"
+            body = epoch_shape.body(prologue, loop, pipeline.reader_name, pipeline.batches_name)
         return cst.FunctionDef(
             name=updated.name,
             params=init.params.with_changes(params=init.params.params[1:]),
@@ -343,116 +343,116 @@ class Impl(RuleImpl):
         )
 
     def _converted(self, node: cst.ClassDef) -> legacy.LegacyPipeline | None:
-        fn = self._by_node.get(node)
-        return fn if isinstance(fn, legacy.LegacyPipeline) and fn.convert else None
+        pipeline = self._by_node.get(node)
+        return pipeline if isinstance(pipeline, legacy.LegacyPipeline) and pipeline.convert else None
 
     @functools.cached_property
     def _by_node(self) -> dict:
         """Each pipeline's node → the (first) pipeline: asked at every class."""
         found: dict = {}
-        for fn in self.ctx.model.pipelines.values():
-            found.setdefault(fn.node, fn)
+        for pipeline in self.ctx.model.pipelines.values():
+            found.setdefault(pipeline.node, pipeline)
         return found
 
     # -- the generator's parts ----------------------------------------------------------------
-    def _prologue(self, fn: legacy.LegacyPipeline, init: cst.FunctionDef) -> list:
+    def _prologue(self, pipeline: legacy.LegacyPipeline, init: cst.FunctionDef) -> list:
         """``__init__``'s own statements, with the pipeline settings where ``super().__init__`` was,
         then the op objects' own RNGs and the reader."""
         out: list = []
         comments: list = []  # of dropped statements (`self.x = ops.X(...)`): kept on what follows
         for index, stmt in enumerate(init.body.body):
-            if index == fn.super_index:
-                out.extend(self._settings(fn))
-            elif index not in fn.init_dropped:
+            if index == pipeline.super_index:
+                out.extend(self._settings(pipeline))
+            elif index not in pipeline.init_dropped:
                 out.append(stmt)
             else:
                 comments.extend(_comments_of(stmt))
                 continue
             if comments and out:
-                first = len(out) - (len(self._settings(fn)) if index == fn.super_index else 1)
+                first = len(out) - (len(self._settings(pipeline)) if index == pipeline.super_index else 1)
                 out[first] = out[first].with_changes(leading_lines=[*comments, *out[first].leading_lines])
                 comments = []
         if comments and out:
             out[-1] = out[-1].with_changes(leading_lines=[*out[-1].leading_lines, *comments])
-        for attr, name in fn.op_rngs.items():
-            out.append(shape.assign(name, self._rng(legacy.localize(cstutil.kwarg(fn.ops[attr].ctor, "seed").value, fn))))
+        for attr, name in pipeline.op_rngs.items():
+            out.append(shape.assign(name, self._rng(legacy.localize(cstutil.kwarg(pipeline.ops[attr].ctor, "seed").value, pipeline))))
         for call, name in self.ctx.model.plan.op_rngs.items():
-            if call in fn.random_calls:
+            if call in pipeline.random_calls:
                 out.append(shape.assign(name, self._rng(cstutil.kwarg(call, "seed").value)))
         return out
 
-    def _settings(self, fn: legacy.LegacyPipeline) -> list:
+    def _settings(self, pipeline: legacy.LegacyPipeline) -> list:
         out: list = []
-        threads = fn.settings.get("num_threads")
+        threads = pipeline.settings.get("num_threads")
         if threads is not None and not _is_unset(threads):
             out.append(shape.expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(threads)])))
-        if fn.ctx_name:
-            out.append(shape.assign(fn.ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", fn.settings["device_id"])])))
-        batch = fn.settings["batch_size"]
+        if pipeline.ctx_name:
+            out.append(shape.assign(pipeline.ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", pipeline.settings["device_id"])])))
+        batch = pipeline.settings["batch_size"]
         if not (isinstance(batch, cst.Name) and batch.value == "batch_size"):
             out.append(shape.assign("batch_size", batch).with_changes(trailing_whitespace=_SETTING))
-        rng = self.ctx.model.plan.pipeline_rng.get(fn.qualname)
+        rng = self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
         if rng:
-            out.append(shape.assign(rng, self._rng(fn.settings["seed"])))
+            out.append(shape.assign(rng, self._rng(pipeline.settings["seed"])))
         return out
 
     def _rng(self, seed: cst.BaseExpression) -> cst.Call:
         return cst.Call(self.ctx.ndd("random.RNG"), [shape.kw("seed", seed)])
 
-    def _loop(self, fn: legacy.LegacyPipeline, graph: cst.FunctionDef) -> tuple[cst.While, list, tuple]:
+    def _loop(self, pipeline: legacy.LegacyPipeline, graph: cst.FunctionDef) -> tuple[cst.While, list, tuple]:
         """``while True: for <reader targets> in reader.next_epoch(...): <define_graph body>; yield``,
         the statements creating the readers (none, one, or two whose epochs line up), and the
         statements run once before the loop (those above the reader, those below it)."""
         body = list(graph.body.body)
-        reader_index, twin_index = fn.reader_index, fn.twin_index
+        reader_index, twin_index = pipeline.reader_index, pipeline.twin_index
         # Statements that act outside define_graph run once, before the loop (build_time), around
         # the reader's creation as they were; `self.x = self.source()`: `x` is bound from `iter_setup()`.
         once = ([], [])
-        reader_at = reader_index if reader_index is not None else fn.reader_if_index
-        for i in sorted(fn.hoisted):
+        reader_at = reader_index if reader_index is not None else pipeline.reader_if_index
+        for i in sorted(pipeline.hoisted):
             once[reader_at is not None and i > reader_at].append(body[i])
-        if fn.source_indices or fn.hoisted:
-            keep = [i for i in range(len(body)) if i not in fn.source_indices and i not in fn.hoisted]
+        if pipeline.source_indices or pipeline.hoisted:
+            keep = [i for i in range(len(body)) if i not in pipeline.source_indices and i not in pipeline.hoisted]
             reader_index = keep.index(reader_index) if reader_index is not None else None
             twin_index = keep.index(twin_index) if twin_index is not None else None
             body = [body[i] for i in keep]
-        ret = body.pop() if fn.returns.final is not None else None  # else: the body ends with an `if`
+        ret = body.pop() if pipeline.returns.final is not None else None  # else: the body ends with an `if`
         yield_stmt = []
         if ret is not None:
-            outputs = shape.yield_value(ret.body[0].value, fn.outputs.form if fn.outputs else None)
-            if fn.ctx_name and shape.has_call(outputs):
+            outputs = shape.yield_value(ret.body[0].value, pipeline.outputs.form if pipeline.outputs else None)
+            if pipeline.ctx_name and shape.has_call(outputs):
                 # Ops in the returned expression run inside the context too; the yield stays outside.
-                body.append(shape.assign(fn.outputs_name, outputs))
-                outputs = cst.Name(fn.outputs_name)
+                body.append(shape.assign(pipeline.outputs_name, outputs))
+                outputs = cst.Name(pipeline.outputs_name)
             yield_stmt = [cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
         twin_stmt = body.pop(twin_index) if twin_index is not None else None  # after the first reader
         reader_stmt = body.pop(reader_index) if reader_index is not None else None
         per_batch = shape.unused_results_evaluated(shape.strip_blank_head(body), self.ctx.model.ndd_alias or "ndd")
-        if fn.setup is not None:  # before each batch, as `Pipeline._run_once` called it
-            per_batch = [iter_setup.head(fn), *per_batch]
-        if fn.branch_forms:  # returns ending `if` branches: `yield` + `continue`
-            per_batch = shape.Branches(fn.ctx_name, fn.branch_forms, fn.outputs_name).block(per_batch, tail=ret is None)
-        elif fn.ctx_name and per_batch:
-            per_batch = [cst.With(items=[cst.WithItem(cst.Name(fn.ctx_name))], body=cst.IndentedBlock(per_batch))]
+        if pipeline.setup is not None:  # before each batch, as `Pipeline._run_once` called it
+            per_batch = [iter_setup.head(pipeline), *per_batch]
+        if pipeline.branch_forms:  # returns ending `if` branches: `yield` + `continue`
+            per_batch = shape.Branches(pipeline.ctx_name, pipeline.branch_forms, pipeline.outputs_name).block(per_batch, tail=ret is None)
+        elif pipeline.ctx_name and per_batch:
+            per_batch = [cst.With(items=[cst.WithItem(cst.Name(pipeline.ctx_name))], body=cst.IndentedBlock(per_batch))]
         inner = [*per_batch, *yield_stmt]
         creation = []
-        if fn.reader_creation is not None:  # called in the branches of an `if`: each unpacks the tuple
-            reader_stmt = shape.assign(fn.reader_name, fn.reader_creation)
+        if pipeline.reader_creation is not None:  # called in the branches of an `if`: each unpacks the tuple
+            reader_stmt = shape.assign(pipeline.reader_name, pipeline.reader_creation)
         if reader_stmt is not None:
             assign = reader_stmt.body[0]
             creation = [reader_stmt.with_changes(
-                body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(fn.reader_name))], value=assign.value)]
+                body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(pipeline.reader_name))], value=assign.value)]
             )]
             target = (
-                cst.Name(fn.reader_outputs_name) if fn.reader_branches
-                else shape.loop_target(assign.targets[0].target, fn.reader_outputs)
+                cst.Name(pipeline.reader_outputs_name) if pipeline.reader_branches
+                else shape.loop_target(assign.targets[0].target, pipeline.reader_outputs)
             )
-            readers = [(fn.reader_name, target, shape.epoch_args(assign.value, fn.ctx_name))]
+            readers = [(pipeline.reader_name, target, shape.epoch_args(assign.value, pipeline.ctx_name))]
             if twin_stmt is not None:  # a second call whose epochs line up (ndd_migrate.model.features.twin_readers)
                 twin = twin_stmt.body[0]
-                creation.append(shape.assign(fn.twin_name, twin.value).with_changes(leading_lines=twin_stmt.leading_lines))
-                readers.append((fn.twin_name, shape.loop_target(twin.targets[0].target, fn.twin_outputs),
-                                shape.epoch_args(twin.value, fn.ctx_name)))
+                creation.append(shape.assign(pipeline.twin_name, twin.value).with_changes(leading_lines=twin_stmt.leading_lines))
+                readers.append((pipeline.twin_name, shape.loop_target(twin.targets[0].target, pipeline.twin_outputs),
+                                shape.epoch_args(twin.value, pipeline.ctx_name)))
             target, epochs = twin_readers.header(readers)
             inner = [cst.For(target=target, iter=epochs, body=cst.IndentedBlock(inner))]
         return cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner)), creation, once
@@ -469,22 +469,22 @@ def _comments_of(stmt: cst.CSTNode) -> list[cst.EmptyLine]:
 
 
 
-def _draws_from_pipeline_seed(fn: legacy.LegacyPipeline) -> bool:
+def _draws_from_pipeline_seed(pipeline: legacy.LegacyPipeline) -> bool:
     """Does a random operator called in ``define_graph`` draw from the pipeline's RNG (no ``seed=``
     of its own)? Only then is the RNG created: readers shuffle with their own seed."""
-    called = {id(op) for op in fn.op_calls.values()}
+    called = {id(op) for op in pipeline.op_calls.values()}
     objects = any(
         id(op) in called and any(
             info.random and cstutil.kwarg(ctor, "seed") is None for ctor, info in (op.infos or {op.ctor: op.info}).items()
         )
-        for op in fn.ops.values()
+        for op in pipeline.ops.values()
     )
-    return objects or any(cstutil.kwarg(call, "seed") is None for call in fn.random_calls)
+    return objects or any(cstutil.kwarg(call, "seed") is None for call in pipeline.random_calls)
 
 
-def _gives_dict(fn: legacy.LegacyPipeline) -> bool:
+def _gives_dict(pipeline: legacy.LegacyPipeline) -> bool:
     """A TFRecord reader: its outputs are a dict by feature name in both modes."""
-    return canonical_path(fn.op_calls[fn.reader_call].info.fn_path) == "readers.tfrecord"
+    return canonical_path(pipeline.op_calls[pipeline.reader_call].info.fn_path) == "readers.tfrecord"
 
 
 def _is_unset(expr: cst.BaseExpression) -> bool:

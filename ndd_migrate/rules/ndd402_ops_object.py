@@ -185,11 +185,11 @@ class Impl(RuleImpl):
     rule = RULE
     reports = (constructs.OPS_OBJECT,)
 
-    def blockers(self, fn):
+    def blockers(self, pipeline):
         """``self.op([a, b])``, an input set: one ``ndd`` call per input when that gives what pipeline
         mode gives (``codegen.input_sets``), else it blocks, saying why."""
         found = []
-        for call, op in getattr(fn, "op_calls", {}).items():
+        for call, op in getattr(pipeline, "op_calls", {}).items():
             if has_expression_form(op.info.fn_path):
                 why = sample_shapes.problem([*call.args, *op.ctor.args])
                 if why is not None:
@@ -215,29 +215,29 @@ class Impl(RuleImpl):
         self._ctors: dict[cst.Call, cst.Call] = {}  # original op constructor → rewritten (self.x localized, ...)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
-        if fn is None or not fn.convert:
+        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if pipeline is None or not pipeline.convert:
             return updated
-        if original in fn.cond_ctors:
-            op = fn.cond_ctors[original]
+        if original in pipeline.cond_ctors:
+            op = pipeline.cond_ctors[original]
             info = op.infos[original]
             args = _arguments(updated, info)
-            rng = self.ctx.model.plan.pipeline_rng.get(fn.qualname)
+            rng = self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
             if op.several and info.random and rng:  # the call cannot tell which operator it is
                 args = cstutil.add_kwarg(args, "rng", cst.Name(rng))
             return args
-        if any(original is op.ctor for op in fn.ops.values()):
+        if any(original is op.ctor for op in pipeline.ops.values()):
             self._ctors[original] = updated
-        if original not in fn.op_calls:
+        if original not in pipeline.op_calls:
             return updated
-        op = fn.op_calls[original]
+        op = pipeline.op_calls[original]
         if op.python and python_operators.is_sink([*op.ctor.args, *original.args]):
             return updated  # its statement is rewritten (leave_SimpleStatementLine)
         if op.python:
-            return self._python_function(fn, op, original, updated)
+            return self._python_function(pipeline, op, original, updated)
         info = op.info
         if has_expression_form(info.fn_path):
-            return self._expression(original, updated, op, fn)
+            return self._expression(original, updated, op, pipeline)
         target = op.op_name if op.several else f"ndd.{info.ndd}"
         self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) → `{target}(...)`", fixed=True)
         inputs = [a for a in updated.args if a.keyword is None]
@@ -247,7 +247,7 @@ class Impl(RuleImpl):
         elif ctor:
             kwargs = list(ctor.args)
         else:
-            kwargs = [a.with_changes(value=legacy.localize(a.value, fn)) for a in op.ctor.args]
+            kwargs = [a.with_changes(value=legacy.localize(a.value, pipeline)) for a in op.ctor.args]
         kwargs += [a for a in updated.args if a.keyword is not None]
         dropped = set(info.dropped_args) | ({"seed"} if info.random else set())
         args = [_arg(a, info) for a in [*inputs, *kwargs] if a.keyword is None or a.keyword.value not in dropped]
@@ -266,27 +266,27 @@ class Impl(RuleImpl):
             return call
         if info.batch_size_arg and not inputs and cstutil.kwarg(call, "batch_size") is None:
             call = cstutil.add_kwarg(call, "batch_size", cst.Name("batch_size"))
-        rng = fn.op_rngs.get(op.attr) or self.ctx.model.plan.pipeline_rng.get(fn.qualname)
+        rng = pipeline.op_rngs.get(op.attr) or self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
         if info.random and rng:
             call = cstutil.add_kwarg(call, "rng", cst.Name(rng))
         return call
 
 
-    def _python_function(self, fn, op, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    def _python_function(self, pipeline, op, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """``self.f(x)`` of ``self.f = ops.PythonFunction(function=g, ...)``: plain Python over the samples,
         as NDD422 writes ``fn.python_function`` (codegen/python_function.py)."""
         self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.PythonFunction`) → plain Python over the samples",
                         fixed=True)
-        spec, function, asarray = self._python_spec(fn, op, updated)
+        spec, function, asarray = self._python_spec(pipeline, op, updated)
         code = cst.Module([]).code_for_node
         return python_function.plain(spec, function, asarray=asarray, contiguous=code(self.ctx.numpy("asarray")),
                                      as_batch=code(self.ctx.ndd("as_batch")))
 
-    def _python_spec(self, fn, op, updated: cst.Call):
+    def _python_spec(self, pipeline, op, updated: cst.Call):
         """The rewritten call's and constructor's arguments read, the callee's code, and how each sample
         is handed over (``np.array``, a copy, for a function that may change its argument)."""
         ctor = self._ctors.get(op.ctor)
-        ctor_args = list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, fn)) for a in op.ctor.args]
+        ctor_args = list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, pipeline)) for a in op.ctor.args]
         spec = python_operators.read([*ctor_args, *updated.args])
         function = op.function_name or python_function.callable_code(spec.function)
         copy = python_operators.may_modify(
@@ -296,58 +296,58 @@ class Impl(RuleImpl):
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         """``self.sink(x)`` of ``ops.PythonFunction(function=f, num_outputs=0)`` as a statement of
         ``define_graph``: ``f`` called over the samples (codegen/python_function.py)."""
-        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
-        if fn is None or not fn.convert or not isinstance(updated.body[0], cst.Expr):
+        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if pipeline is None or not pipeline.convert or not isinstance(updated.body[0], cst.Expr):
             return updated
         call = original.body[0].value if isinstance(original.body[0], cst.Expr) else None
-        op = fn.op_calls.get(call)
+        op = pipeline.op_calls.get(call)
         if op is None or not op.python or not python_operators.is_sink([*op.ctor.args, *call.args]):
             return updated
         self.ctx.report(self.code, call, f"`self.{op.attr}(...)` (`ops.PythonFunction`, `num_outputs=0`) → the function "
                         "called over the samples", fixed=True)
-        spec, function, asarray = self._python_spec(fn, op, updated.body[0].value)
+        spec, function, asarray = self._python_spec(pipeline, op, updated.body[0].value)
         return python_function.sink(spec, function, asarray=asarray, line=updated)
 
-    def _expression(self, original: cst.Call, updated: cst.Call, op, fn) -> cst.BaseExpression:
+    def _expression(self, original: cst.Call, updated: cst.Call, op, pipeline) -> cst.BaseExpression:
         """``self.shapes(x)`` of ``ops.Shapes(dtype=D)``: ``ndd.as_batch(x.shape, dtype=D, device=x.device)``
         (no ``shapes`` operator in dynamic mode; ndd_migrate/codegen/sample_shapes.py)."""
         ctor = self._ctors.get(op.ctor)
-        ctor_args = list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, fn)) for a in op.ctor.args]
+        ctor_args = list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, pipeline)) for a in op.ctor.args]
         self.ctx.report(self.code, original, f"`self.{op.attr}(x)` (`ops.{op.ops_path}`) → `ndd.as_batch(x.shape, ...)`", fixed=True)
         return sample_shapes.build(self.ctx.ndd, [*updated.args, *ctor_args])
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         """``if self.resize:`` of an operator created ``... if cond else None``: ``if resize_args is not None:``."""
-        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
-        if fn is None or not fn.convert or original not in fn.op_tests:
+        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if pipeline is None or not pipeline.convert or original not in pipeline.op_tests:
             return updated
-        name = cst.Name(fn.ops[legacy.self_attr(original)].args_name)
-        if fn.op_tests[original] == "none":
+        name = cst.Name(pipeline.ops[legacy.self_attr(original)].args_name)
+        if pipeline.op_tests[original] == "none":
             return name
         return cst.Comparison(name, [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
 
     def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.BaseExpression:
         """``dev = "mixed"`` in ``__init__``, where ``dev`` only gives operators their device."""
-        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
-        if fn is None or not fn.convert or original not in fn.mixed_literals:
+        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if pipeline is None or not pipeline.convert or original not in pipeline.mixed_literals:
             return updated
         self.ctx.report(self.code, original, 'a device name\'s "mixed" → "gpu"', fixed=True)
         return cstutil.replace_string(updated, "gpu")
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         """``self.decode = ops.X(...)`` in an ``if`` of ``__init__`` → ``decode_args = dict(...)``."""
-        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
-        if fn is None or not fn.convert:
+        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if pipeline is None or not pipeline.convert:
             return updated
-        bound = next((op for op in fn.ops.values() if op.bind_function and op.ctor is original.value), None)
+        bound = next((op for op in pipeline.ops.values() if op.bind_function and op.ctor is original.value), None)
         if bound is not None:  # `self.f = ops.PythonFunction(function=make())` → `f_function = make()`
             self.ctx.report(self.code, original.value, f"`self.{bound.attr} = ops.PythonFunction(function=...)` → "
                             f"`{bound.function_name} = ...`, evaluated once", fixed=True)
             return updated.with_changes(targets=[cst.AssignTarget(cst.Name(bound.function_name))],
                                         value=cstutil.kwarg(updated.value, "function").value)
-        if original.value not in fn.cond_assigns:
+        if original.value not in pipeline.cond_assigns:
             return updated
-        op = fn.cond_assigns[original.value]
+        op = pipeline.cond_assigns[original.value]
         if not isinstance(original.value, cst.Call):  # `self.cast = None` beside `self.cast = ops.Cast(...)`
             self.ctx.report(self.code, original.value, f"`self.{op.attr} = None` → `{op.args_name} = None`", fixed=True)
             return updated.with_changes(targets=[cst.AssignTarget(cst.Name(op.args_name))])

@@ -113,12 +113,12 @@ RULE = Rule(
 class Impl(RuleImpl):
     rule = RULE
 
-    def blockers(self, fn) -> list[tuple[cst.CSTNode, str, str]]:
+    def blockers(self, pipeline) -> list[tuple[cst.CSTNode, str, str]]:
         """A hand-built graph is converted only where this rule applies (``# noqa: NDD403`` on
         ``pipe = Pipeline(...)``, ``--ignore NDD403`` keep it as written)."""
         built = self.ctx.model.hand_built
-        if built and any(g.definition is fn.node for g in built.graphs) and not self.ctx.applies(self.code, fn.node):
-            return [(fn.node, "not selected (`# noqa` or `--ignore`)", "")]
+        if built and any(g.definition is pipeline.node for g in built.graphs) and not self.ctx.applies(self.code, pipeline.node):
+            return [(pipeline.node, "not selected (`# noqa` or `--ignore`)", "")]
         return []
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -149,8 +149,8 @@ class Impl(RuleImpl):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         built = self.ctx.model.hand_built
         graph = next((g for g in built.graphs if g.definition is node), None) if built else None
-        fn = self.ctx.model.by_node.get(node) if graph is not None else None
-        if fn is not None and fn.convert:
+        pipeline = self.ctx.model.by_node.get(node) if graph is not None else None
+        if pipeline is not None and pipeline.convert:
             self.ctx.report(
                 self.code, node, f"`{graph.var} = Pipeline(...)` + `with {graph.var}:` → generator function `{graph.func}`",
                 fixed=True,

@@ -289,21 +289,21 @@ class Impl(RuleImpl):
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         target = original.targets[0].target if len(original.targets) == 1 else None
         if iterators.followed_attribute(self.ctx.model, target) is not None:  # `self.pipe = p(...)`
-            fn = self.ctx.model.call_sites.get(original.value)
-            if fn is not None and fn.epochs and fn.convert:
+            pipeline = self.ctx.model.call_sites.get(original.value)
+            if pipeline is not None and pipeline.epochs and pipeline.convert:
                 meta = cst.Element(iterators.meta_of(target), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
                 pair = cst.Tuple([meta, cst.Element(updated.targets[0].target)], lpar=[], rpar=[])
                 return updated.with_changes(targets=[updated.targets[0].with_changes(target=pair)])
             return updated
         if not isinstance(target, cst.Name):
             return updated
-        fn = iterators.made_by(self.ctx.model, original.value)
+        pipeline = iterators.made_by(self.ctx.model, original.value)
         value = updated.value
-        if fn is None:  # `pipes = [p(shard_id=i) for i in ...]`: `pipes_meta, pipes = zip(*[...])`
+        if pipeline is None:  # `pipes = [p(shard_id=i) for i in ...]`: `pipes_meta, pipes = zip(*[...])`
             sites = iterators.listed_sites(self.ctx.model, original.value)
-            fn = sites[0] if sites and all(f is sites[0] for f in sites) else None
+            pipeline = sites[0] if sites and all(f is sites[0] for f in sites) else None
             value = cst.Call(cst.Name("zip"), [cst.Arg(updated.value, star="*")])
-        if fn is not None and iterators.all_epochs(fn) and fn.convert:
+        if pipeline is not None and iterators.all_epochs(pipeline) and pipeline.convert:
             meta = cst.Element(cst.Name(iterators.meta_name(target.value)), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
             pair = cst.Tuple([meta, cst.Element(cst.Name(target.value))], lpar=[], rpar=[])
             return updated.with_changes(targets=[updated.targets[0].with_changes(target=pair)], value=value)
@@ -327,9 +327,9 @@ class Impl(RuleImpl):
         found = self._rewritten(original)
         if found is None:
             return updated
-        dali, pipe, fn = found
+        dali, pipe, pipeline = found
         sized = cstutil.kwarg(original, "size")
-        self.helper_after.add(self._top_level_name(fn.node))
+        self.helper_after.add(self._top_level_name(pipeline.node))
         self.ctx.report(self.code, original, "DALI iterator → per-epoch iterators over the migrated pipeline", fixed=True)
         output_map = _output_map(original, dali)
         policy = self._policy(original)
@@ -365,11 +365,11 @@ class Impl(RuleImpl):
         if dali not in iterators.TORCH_ITERATORS:
             return None
         pipe = iterators.epoch_aware(call, dali)
-        fn = self.ctx.converted_kind(pipe, Kind.PIPELINE, Kind.PIPELINES) if pipe is not None else None
+        pipeline = self.ctx.converted_kind(pipe, Kind.PIPELINE, Kind.PIPELINES) if pipe is not None else None
         sized = cstutil.kwarg(call, "size")
-        if fn is None or not (fn.epochs or sized or fn.restarts) or self._unsupported(call, dali, fn.restarts):
+        if pipeline is None or not (pipeline.epochs or sized or pipeline.restarts) or self._unsupported(call, dali, pipeline.restarts):
             return None
-        return (dali, pipe, fn) if self.ctx.applies(self.code, call) else None
+        return (dali, pipe, pipeline) if self.ctx.applies(self.code, call) else None
 
     def _sized(self, pipe, size, output_map, policy, padded) -> cst.Call:
         """``dali_iterator_sized_epochs([pipe], size, output_map, policy[, last_batch_padded])``."""

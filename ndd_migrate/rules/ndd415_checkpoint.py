@@ -152,8 +152,8 @@ class Impl(RuleImpl):
         if not (isinstance(func, cst.Attribute) and func.attr.value == "checkpoint" and isinstance(func.value, cst.Name)):
             self._imported_creation(original)
             return updated
-        fn = self.ctx.converted_kind(func.value, Kind.PIPELINE)
-        if fn is None or not fn.checkpointing:
+        pipeline = self.ctx.converted_kind(func.value, Kind.PIPELINE)
+        if pipeline is None or not pipeline.checkpointing:
             return updated
         stmt = self.ctx.statement_stack[-1] if self.ctx.statement_stack else None
         if not isinstance(stmt, cst.SimpleStatementLine) or len(original.args) > 1:  # blocked by the analysis
@@ -245,14 +245,14 @@ class Impl(RuleImpl):
         stmt = original.body[0] if len(original.body) == 1 else None
         if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name)):
             return None
-        fn = self.ctx.model.call_sites.get(stmt.value)
-        if fn is None or not fn.convert or not fn.checkpointing or not isinstance(updated, cst.SimpleStatementLine):
+        pipeline = self.ctx.model.call_sites.get(stmt.value)
+        if pipeline is None or not pipeline.convert or not pipeline.checkpointing or not isinstance(updated, cst.SimpleStatementLine):
             return None
-        enabled, restore = checkpoints.creation_args(stmt.value, fn)
+        enabled, restore = checkpoints.creation_args(stmt.value, pipeline)
         assign = updated.body[0]
         call = assign.value
         if restore is not None:
-            if checkpoints.restored_from_decorator(stmt.value, fn):
+            if checkpoints.restored_from_decorator(stmt.value, pipeline):
                 restore = restore.deep_clone()
             else:
                 restore = cstutil.kwarg(call, checkpoints.RESTORE).value

@@ -386,13 +386,13 @@ class Impl(RuleImpl):
     rule = RULE
     reports = (constructs.EXTERNAL_SOURCE,)
 
-    def blockers(self, fn):
+    def blockers(self, pipeline):
         """A legacy class with ``iter_setup`` in the epoch-aware shape (framework iterator,
         ``epoch_size``): its epochs are cut by the reader's size, while a ``StopIteration`` of
         ``iter_setup`` would end the batches at any point (and, inside the helper, be a
         ``RuntimeError``)."""
-        if isinstance(fn, legacy.LegacyPipeline) and fn.setup is not None and fn.epochs:
-            return [(fn.setup, "`iter_setup` (which may end the pipeline with `StopIteration`) in a pipeline "
+        if isinstance(pipeline, legacy.LegacyPipeline) and pipeline.setup is not None and pipeline.epochs:
+            return [(pipeline.setup, "`iter_setup` (which may end the pipeline with `StopIteration`) in a pipeline "
                      "given to a framework iterator or asked for its epoch size: the epochs would be cut by the "
                      "reader's size only", "write the epoch loop by hand")]
         return []
@@ -401,27 +401,27 @@ class Impl(RuleImpl):
         self.ctx.dali_types_alias = _types_alias(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        fn = self.ctx.model.by_node.get(node)
-        if fn is not None and fn.convert and fn.node is node and fn.source is not None:
+        pipeline = self.ctx.model.by_node.get(node)
+        if pipeline is not None and pipeline.convert and pipeline.node is node and pipeline.source is not None:
             note = ""
-            if fn.source.parallel:
+            if pipeline.source.parallel:
                 note = ("; `parallel=` dropped: the loop calls the source in its own thread, one batch after the "
                         "other (no worker processes, nothing prefetched)")
             where = "the generator's loop"
-            if fn.source.beside_reader:
+            if pipeline.source.beside_reader:
                 where = "drawn once per batch beside the reader" + (
-                    " (its iterator made at the first draw, under the `if`)" if fn.source.nested else "")
-            self.ctx.report(self.code, fn.source.call, f"external source ({fn.source.kind}) → {where}{note}",
+                    " (its iterator made at the first draw, under the `if`)" if pipeline.source.nested else "")
+            self.ctx.report(self.code, pipeline.source.call, f"external source ({pipeline.source.kind}) → {where}{note}",
                             fixed=True)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         """``self.feed_input(self.x, data)`` in the ``iter_setup`` of a converted legacy class."""
-        fn = legacy.owner(self.ctx.model, self.ctx.function_stack)
-        if fn is None or not fn.convert or original not in fn.feeds:
+        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        if pipeline is None or not pipeline.convert or original not in pipeline.feeds:
             return updated
-        feed = fn.feeds[original]
+        feed = pipeline.feeds[original]
         self.ctx.report(self.code, original, f"`feed_input` of `self.{feed.attr}` → `{feed.batch_name} = ndd.batch(...)`", fixed=True)
-        carried = {key: legacy.localize(value, fn) for key, value in feed.carried.items()}
+        carried = {key: legacy.localize(value, pipeline) for key, value in feed.carried.items()}
         return iter_setup.feed(self.ctx.ndd, feed, updated, carried)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:

@@ -143,36 +143,36 @@ RULE = Rule(
 )
 
 
-def unsupported(call: cst.Call, fn) -> str | None:
+def unsupported(call: cst.Call, pipeline) -> str | None:
     """Why ``call`` (in the pipeline function ``fn``) cannot be written out as plain Python, or None."""
-    why = python_operators.unsupported(list(call.args), "`fn.python_function`", _fixed(fn))
+    why = python_operators.unsupported(list(call.args), "`fn.python_function`", _fixed(pipeline))
     spec = python_operators.read(list(call.args)) if why is None else None
     if spec is not None and not (python_function.is_reference(spec.function) or isinstance(spec.function, cst.Lambda)):
         return ("`function=` is computed (`make(...)`, `fns[i]`): the pipeline computed it once, when it was "
                 "built, the generator's body computes it at every batch: bind it to a name outside the "
                 "pipeline function and pass that")
     if spec is not None and spec.outputs == 0:
-        others = [c for c in fn.python_functions if not python_operators.is_sink(list(c.args))]
-        return python_operators.sink_obstacle(fn.node.body.body, call, list(call.args), others, "`fn.python_function(...)`")
+        others = [c for c in pipeline.python_functions if not python_operators.is_sink(list(c.args))]
+        return python_operators.sink_obstacle(pipeline.node.body.body, call, list(call.args), others, "`fn.python_function(...)`")
     return why
 
 
-def _fixed(fn) -> frozenset[str]:
+def _fixed(pipeline) -> frozenset[str]:
     """The pipeline function's parameters its body does not bind again: the generator has them, with
     the value the pipeline was built with."""
-    bound = {name for stmt in fn.node.body.body for name in build_time.bound_names(stmt)}
-    return frozenset(p.name.value for p in cstutil.all_params(fn.node.params)) - bound
+    bound = {name for stmt in pipeline.node.body.body for name in build_time.bound_names(stmt)}
+    return frozenset(p.name.value for p in cstutil.all_params(pipeline.node.params)) - bound
 
 
 class Impl(RuleImpl):
     rule = RULE
 
-    def blockers(self, fn):
-        return [(call, why, "") for call in fn.python_functions if (why := unsupported(call, fn))]
+    def blockers(self, pipeline):
+        return [(call, why, "") for call in pipeline.python_functions if (why := unsupported(call, pipeline))]
 
     def leave_Call(self, original: cst.Call, updated: cst.BaseExpression) -> cst.BaseExpression:
-        fn = self._converted(original, updated)
-        if fn is None or python_operators.is_sink(list(original.args)):
+        pipeline = self._converted(original, updated)
+        if pipeline is None or python_operators.is_sink(list(original.args)):
             return updated  # a sink: its statement is rewritten (leave_SimpleStatementLine)
         self.ctx.report(self.code, original, "`fn.python_function` → plain Python over the samples", fixed=True)
         spec = python_operators.read(list(updated.args))
@@ -200,10 +200,10 @@ class Impl(RuleImpl):
         """The converted pipeline whose ``fn.python_function`` call ``original`` is, or None."""
         if names.fn_path(self.dali_name(original.func)) != "python_function" or not isinstance(updated, cst.Call):
             return None
-        fn = self.ctx.enclosing_pipeline()
-        if fn is None or not fn.convert or unsupported(original, fn):
+        pipeline = self.ctx.enclosing_pipeline()
+        if pipeline is None or not pipeline.convert or unsupported(original, pipeline):
             return None  # outside a pipeline NDD901 reports it; inside, the analysis did
-        return fn
+        return pipeline
 
     def _asarray(self, original: cst.Call) -> str:
         """``np.asarray``, or ``np.array`` (a copy) for a function that may change its argument."""

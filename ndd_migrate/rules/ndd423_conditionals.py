@@ -327,12 +327,12 @@ class Impl(RuleImpl):
 
     rule = RULE
 
-    def blockers(self, fn):
+    def blockers(self, pipeline):
         """Data-dependent conditionals of a pipeline with ``enable_conditionals``: the simple ones
         are rewritten (``fn.conditionals``), the others block it."""
-        if not fn.conditionals_enabled:
+        if not pipeline.conditionals_enabled:
             return []
-        problems, fn.conditionals = explain(self.ctx.resolver, fn.node)
+        problems, pipeline.conditionals = explain(self.ctx.resolver, pipeline.node)
         return [(node, why, "") for node, why in problems]
 
     def __init__(self, ctx) -> None:
@@ -341,13 +341,13 @@ class Impl(RuleImpl):
         self._pending: dict[cst.BaseExpression, list] = {}
 
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.If:
-        fn = self.ctx.enclosing_pipeline()
-        if fn is None or not fn.convert or original not in fn.conditionals:
+        pipeline = self.ctx.enclosing_pipeline()
+        if pipeline is None or not pipeline.convert or original not in pipeline.conditionals:
             return updated
-        used = set(fn.local_names) | set(self.ctx.model.plan.op_rngs.values()) | set(self.ctx.model.plan.pipeline_rng.values())
-        data = _data_names(self.ctx.resolver, fn.node)
+        used = set(pipeline.local_names) | set(self.ctx.model.plan.op_rngs.values()) | set(self.ctx.model.plan.pipeline_rng.values())
+        data = _data_names(self.ctx.resolver, pipeline.node)
         self._pending[updated.test] = selection(self.ctx, updated, data, used)
-        fn.local_names |= used
+        pipeline.local_names |= used
         self.ctx.report(self.code, original, f"`if {_code(original.test)}` → per-sample selection", fixed=True)
         return updated
 
@@ -358,9 +358,9 @@ class Impl(RuleImpl):
         return updated.visit(_Replace(pending))
 
     def leave_Call(self, original: cst.Call, updated: cst.BaseExpression) -> cst.BaseExpression:
-        fn = self.ctx.model.call_sites.get(original)
+        pipeline = self.ctx.model.call_sites.get(original)
         arg = cstutil.kwarg(original, "enable_conditionals")
-        if fn is None or not fn.convert or arg is None or not isinstance(updated, cst.Call):
+        if pipeline is None or not pipeline.convert or arg is None or not isinstance(updated, cst.Call):
             return updated
         self.ctx.report(self.code, arg, "`enable_conditionals` dropped: the `if`s are per-sample selections now", fixed=True)
         return cstutil.remove_kwargs(updated, {"enable_conditionals"})

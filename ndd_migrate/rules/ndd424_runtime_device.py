@@ -105,15 +105,15 @@ class Impl(RuleImpl):
 
     def visit_Module(self, node: cst.Module) -> None:
         device_names: list[str] = []
-        for fn in self.ctx.model.pipelines.values():
+        for pipeline in self.ctx.model.pipelines.values():
             # Not a legacy Pipeline subclass (its node is the ClassDef; NDD402 spells its devices).
-            if not fn.convert or not isinstance(fn.node, cst.FunctionDef):
+            if not pipeline.convert or not isinstance(pipeline.node, cst.FunctionDef):
                 continue
             finder = _DeviceNames(self.ctx)
-            fn.node.body.visit(finder)
-            params = self._device_params(fn, finder.found)
+            pipeline.node.body.visit(finder)
+            params = self._device_params(pipeline, finder.found)
             if params:
-                self._plan(fn, params)
+                self._plan(pipeline, params)
             device_names += [n for n in finder.found if n not in params]
         self._plan_constants(node, device_names)
 
@@ -140,19 +140,19 @@ class Impl(RuleImpl):
         self.ctx.report(self.code, original, 'a constant used as a decoder\'s `device=`: "mixed" → "gpu"', fixed=True)
         return updated.with_changes(value=devices.to_gpu(updated.value))
 
-    def _device_params(self, fn: PipelineFunction, found: list[str]) -> dict[str, int | None]:
+    def _device_params(self, pipeline: PipelineFunction, found: list[str]) -> dict[str, int | None]:
         """Parameters used as ``device=`` of an op with a mixed backend, with their positions."""
-        positions = {p.name.value: i for i, p in enumerate([*fn.node.params.posonly_params, *fn.node.params.params])}
-        positions.update({p.name.value: None for p in fn.node.params.kwonly_params})
+        positions = {p.name.value: i for i, p in enumerate([*pipeline.node.params.posonly_params, *pipeline.node.params.params])}
+        positions.update({p.name.value: None for p in pipeline.node.params.kwonly_params})
         return {name: positions[name] for name in found if name in positions}
 
-    def _plan(self, fn: PipelineFunction, params: dict[str, int | None]) -> None:
-        by_name = {p.name.value: p for p in (*fn.node.params.posonly_params, *fn.node.params.params,
-                                               *fn.node.params.kwonly_params)}
+    def _plan(self, pipeline: PipelineFunction, params: dict[str, int | None]) -> None:
+        by_name = {p.name.value: p for p in (*pipeline.node.params.posonly_params, *pipeline.node.params.params,
+                                               *pipeline.node.params.kwonly_params)}
         for name, position in params.items():
             values = [by_name[name].default] if by_name[name].default is not None else []
             unknown = False
-            for call in self.ctx.model.sites_of(fn):  # by its name, or through a name holding it
+            for call in self.ctx.model.sites_of(pipeline):  # by its name, or through a name holding it
                 arg = cstutil.kwarg(call, name)
                 positional = [a for a in call.args if a.keyword is None]
                 if arg is None and position is not None and position < len(positional):
@@ -162,10 +162,10 @@ class Impl(RuleImpl):
                         continue
                 if arg is not None:
                     values.append(arg.value)
-                    self._call_args[arg] = fn
-            self._params.setdefault(fn, {})[name] = position
+                    self._call_args[arg] = pipeline
+            self._params.setdefault(pipeline, {})[name] = position
             if unknown or not values or any(not _is_literal(v) for v in values):  # nothing known, or a run-time value
-                self._normalize.setdefault(fn, []).append(name)
+                self._normalize.setdefault(pipeline, []).append(name)
 
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
         if original not in self._call_args or not devices.has_mixed(original.value):
@@ -174,19 +174,19 @@ class Impl(RuleImpl):
         return updated.with_changes(value=devices.to_gpu(updated.value))
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-        fn = self.ctx.model.by_node.get(original)
-        if fn not in self._params:
+        pipeline = self.ctx.model.by_node.get(original)
+        if pipeline not in self._params:
             return updated
         params = updated.params
-        for name in self._params[fn]:
+        for name in self._params[pipeline]:
             params = _rewrite_default(self, params, name)
         body = list(updated.body.body)
         at = 1 if body and cstutil.is_docstring(body[0]) else 0
         lines = [
             cst.parse_statement(f'{name} = "gpu" if {name} == "mixed" else {name}\n')
-            for name in self._normalize.get(fn, ())
+            for name in self._normalize.get(pipeline, ())
         ]
-        for name in self._normalize.get(fn, ()):
+        for name in self._normalize.get(pipeline, ()):
             self.ctx.report(self.code, original.name, f'`{name}` may be "mixed" at run time: mapped to "gpu"', fixed=True)
         return updated.with_changes(params=params, body=updated.body.with_changes(body=[*body[:at], *lines, *body[at:]]))
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-#: Pipeline-level keyword arguments that ``verify`` gives both sides (docs/target-shape.md).
-PIPELINE_KWARGS = ("batch_size", "device_id", "seed")
 
 DEVICES = ("auto", "cpu", "gpu")
 LOAD_MODES = ("definitions", "module")

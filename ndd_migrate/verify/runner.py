@@ -193,8 +193,3 @@ class SideProcess:
                 "stderr_tail": _tail(self.paths["stderr"]),
             },
         }
-
-
-def run_side(side: str, spec: SideSpec, settings: Settings, workdir: str, **extra) -> dict:
-    """Run one side to completion (no pre-start) and return its result dict."""
-    return SideProcess(side, spec, settings, workdir, **extra).wait()

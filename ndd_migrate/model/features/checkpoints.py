@@ -29,27 +29,27 @@ def name(pipe: str) -> str:
     return f"{pipe}_checkpoint"
 
 
-def _given(fn, call: cst.Call | None, keyword: str) -> cst.BaseExpression | None:
+def _given(pipeline, call: cst.Call | None, keyword: str) -> cst.BaseExpression | None:
     """``keyword``'s value at the call site, else in the decorator (``pipeline_def`` merges them so)."""
     arg = cstutil.kwarg(call, keyword) if call is not None else None
     if arg is None:
-        arg = fn.decorator_args.get(keyword)
+        arg = pipeline.decorator_args.get(keyword)
     return arg.value if arg is not None else None
 
 
-def creation_args(call: cst.Call, fn) -> tuple[bool, cst.BaseExpression | None]:
+def creation_args(call: cst.Call, pipeline) -> tuple[bool, cst.BaseExpression | None]:
     """(checkpointing enabled for the pipeline ``call`` creates, the state it restores), from the
     call site and ``fn``'s decorator. ``checkpoint=None`` restores nothing."""
-    enable = _given(fn, call, ENABLE)
-    restore = _given(fn, call, RESTORE)
+    enable = _given(pipeline, call, ENABLE)
+    restore = _given(pipeline, call, RESTORE)
     if restore is not None and cstutil.literal_value(restore) is None:
         restore = None
     enabled = enable is not None and cstutil.literal_value(enable) is not False
     return enabled or restore is not None, restore
 
 
-def restored_from_decorator(call: cst.Call, fn) -> bool:
-    return cstutil.kwarg(call, RESTORE) is None and RESTORE in fn.decorator_args
+def restored_from_decorator(call: cst.Call, pipeline) -> bool:
+    return cstutil.kwarg(call, RESTORE) is None and RESTORE in pipeline.decorator_args
 
 
 def blocked(analyzer, module: cst.Module):
@@ -65,34 +65,34 @@ def blocked(analyzer, module: cst.Module):
     model = analyzer.model
     plain = plain_call_sites(model, analyzer.assigns)
     found: dict = {}
-    for fn in model.pipelines.values():
-        if not fn.checkpointing:
+    for pipeline in model.pipelines.values():
+        if not pipeline.checkpointing:
             continue
-        state = fn.decorator_args.get(RESTORE)
-        sites = [call for call, f in model.call_sites.items() if f is fn]
+        state = pipeline.decorator_args.get(RESTORE)
+        sites = [call for call, f in model.call_sites.items() if f is pipeline]
         if state is not None and not _seen_by_call_sites(analyzer, state.value, sites):
-            found[fn] = (
-                fn.node,
+            found[pipeline] = (
+                pipeline.node,
                 f"the decorator restores `checkpoint={_code(state.value)}`, which its call sites do not all see",
-                f"give it at each call site instead: `pipe = {fn.node.name.value}(..., checkpoint={_code(state.value)})`",
+                f"give it at each call site instead: `pipe = {pipeline.node.name.value}(..., checkpoint={_code(state.value)})`",
             )
         elif not sites:
-            found[fn] = (
-                fn.node,
+            found[pipeline] = (
+                pipeline.node,
                 "checkpointing, but no pipeline is created in this module: call sites in other modules get no checkpoint",
-                f"create and checkpoint it in this module (`pipe = {fn.node.name.value}(...)`), or keep it in pipeline mode",
+                f"create and checkpoint it in this module (`pipe = {pipeline.node.name.value}(...)`), or keep it in pipeline mode",
             )
-        elif fn not in plain:
+        elif pipeline not in plain:
             bound = {id(value) for _, target, value in analyzer.assigns if isinstance(target, cst.Name)}
             site = next(call for call in sites if id(call) not in bound)
-            found[fn] = (
-                fn.node,
+            found[pipeline] = (
+                pipeline.node,
                 f"checkpointing with a call site that is not `name = f(...)`: `{_code(site)}`",
-                f"bind each call to a name of its own (`pipe = {fn.node.name.value}(...)`) and use that name",
+                f"bind each call to a name of its own (`pipe = {pipeline.node.name.value}(...)`) and use that name",
             )
-        elif fn.external_sources:
-            found[fn] = (
-                fn.node,
+        elif pipeline.external_sources:
+            found[pipeline] = (
+                pipeline.node,
                 "checkpointing a pipeline with an external source: dynamic mode does not save its position",
                 "checkpoint the source yourself, or keep this pipeline in pipeline mode",
             )
@@ -103,13 +103,13 @@ def blocked(analyzer, module: cst.Module):
         if not kind or kind[0] is not Kind.PIPELINE:
             continue
         members = kind[1].members if isinstance(kind[1], PipelineGroup) else (kind[1],)
-        for fn in members:
-            if isinstance(fn, PipelineFunction) and fn not in found:
-                why = _unsupported_use(analyzer, call, form, fn, len(members) > 1)
+        for pipeline in members:
+            if isinstance(pipeline, PipelineFunction) and pipeline not in found:
+                why = _unsupported_use(analyzer, call, form, pipeline, len(members) > 1)
                 if why is not None:
-                    found[fn] = (fn.node, *why)
-    for fn, (node, why, hint) in found.items():
-        yield fn, node, why, hint
+                    found[pipeline] = (pipeline.node, *why)
+    for pipeline, (node, why, hint) in found.items():
+        yield pipeline, node, why, hint
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -190,18 +190,18 @@ def _checkpoint_calls(module: cst.Module) -> list[tuple[cst.Call, str]]:
     return uses.found
 
 
-def _unsupported_use(analyzer, call: cst.Call, form: str, fn, several: bool) -> tuple[str, str] | None:
+def _unsupported_use(analyzer, call: cst.Call, form: str, pipeline, several: bool) -> tuple[str, str] | None:
     """Why NDD415 cannot rewrite this ``pipe.checkpoint(...)`` of ``fn`` (and what to write), or None."""
     pipe = call.func.value
     use = f"`{_code(call)}`"
-    if not fn.checkpointing:
+    if not pipeline.checkpointing:
         return (
-            f"{use}, but `{fn.node.name.value}` is never created with checkpointing (this fails in pipeline mode too)",
-            f"create it with `{_code(pipe)} = {fn.node.name.value}(..., enable_checkpointing=True)`",
+            f"{use}, but `{pipeline.node.name.value}` is never created with checkpointing (this fails in pipeline mode too)",
+            f"create it with `{_code(pipe)} = {pipeline.node.name.value}(..., enable_checkpointing=True)`",
         )
     if several or not isinstance(pipe, cst.Name):
         return (
-            f"{use} on an object that is not one name bound by `name = {fn.node.name.value}(...)`",
+            f"{use} on an object that is not one name bound by `name = {pipeline.node.name.value}(...)`",
             "bind the pipeline to a name of its own and call `.checkpoint()` on that name",
         )
     args = call.args
@@ -218,14 +218,14 @@ def _unsupported_use(analyzer, call: cst.Call, form: str, fn, several: bool) -> 
     if not sites:
         return (
             f"{use} on a pipeline created elsewhere",
-            f"create it where it is checkpointed: `{pipe.value} = {fn.node.name.value}(..., enable_checkpointing=True)`",
+            f"create it where it is checkpointed: `{pipe.value} = {pipeline.node.name.value}(..., enable_checkpointing=True)`",
         )
-    if not all(creation_args(site, fn)[0] for site in sites):
+    if not all(creation_args(site, pipeline)[0] for site in sites):
         return (
             f"{use}, but `{pipe.value}` is created without checkpointing (this fails in pipeline mode too)",
-            f"create it with `{pipe.value} = {fn.node.name.value}(..., enable_checkpointing=True)`",
+            f"create it with `{pipe.value} = {pipeline.node.name.value}(..., enable_checkpointing=True)`",
         )
-    if fn.reader_index is None and not fn.random_calls:
+    if pipeline.reader_index is None and not pipeline.random_calls:
         return (
             f"{use} of a pipeline with no reader and no random op: dynamic mode has no state to save",
             "drop the checkpoint, or keep this pipeline in pipeline mode",

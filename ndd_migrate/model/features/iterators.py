@@ -157,10 +157,10 @@ def plain_call_sites(model, assigns, lists: bool = False) -> set:
             items = pipeline_items(value) if lists and isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) else None
             plain.update(map(id, [value, *(items or ())]))
     out = set()
-    for fn in model.pipelines.values():
-        sites = model.sites_of(fn) if lists else [call for call, f in model.call_sites.items() if f is fn]
+    for pipeline in model.pipelines.values():
+        sites = model.sites_of(pipeline) if lists else [call for call, f in model.call_sites.items() if f is pipeline]
         if sites and all(id(call) in plain for call in sites):
-            out.add(fn)
+            out.add(pipeline)
     return out
 
 
@@ -179,10 +179,10 @@ def listed_sites(model, value: cst.BaseExpression) -> list | None:
     return found
 
 
-def all_epochs(fn) -> bool:
+def all_epochs(pipeline) -> bool:
     """Does ``fn`` (a pipeline function, or every pipeline a group or a name may be) have the
     epoch-aware shape?"""
-    return all(getattr(m, "epochs", False) for m in getattr(fn, "members", (fn,)))
+    return all(getattr(m, "epochs", False) for m in getattr(pipeline, "members", (pipeline,)))
 
 
 def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
@@ -215,11 +215,11 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
         model.metadata_reads[expr] = how
         fns = getattr(held, "members", (held,))
         if all(
-            fn in plain and fn.reader_index is not None and fn.given("batch_size") and id(fn) not in factories
-            for fn in fns
+            pipeline in plain and pipeline.reader_index is not None and pipeline.given("batch_size") and id(pipeline) not in factories
+            for pipeline in fns
         ):
-            for fn in fns:
-                fn.epochs = True
+            for pipeline in fns:
+                pipeline.epochs = True
 
 
 def mark_restarts(analyzer, calls) -> None:
@@ -250,30 +250,30 @@ def mark_restarts(analyzer, calls) -> None:
     factories = set(map(id, model.factories.values()))
     sites: dict = {}  # pipeline function → the names its call sites bind
     for scope, target, value in analyzer.assigns:
-        fn = model.call_sites.get(value) if isinstance(value, cst.BaseExpression) else None
-        if fn is not None:
-            sites.setdefault(fn, []).append((scope, target))
-    for fn, bound in sites.items():
-        spec = getattr(fn, "source", None)
-        if spec is None or fn.reader_index is not None:
+        pipeline = model.call_sites.get(value) if isinstance(value, cst.BaseExpression) else None
+        if pipeline is not None:
+            sites.setdefault(pipeline, []).append((scope, target))
+    for pipeline, bound in sites.items():
+        spec = getattr(pipeline, "source", None)
+        if spec is None or pipeline.reader_index is not None:
             continue
-        why = _restart_refused(fn, spec, plain, factories)
+        why = _restart_refused(pipeline, spec, plain, factories)
         if why is None and not all(
             isinstance(target, cst.Name) and _only_iterated(scope, target, given, model.parents) for scope, target in bound
         ):
             why = "the pipeline is used other than by such iterators and `build()`"
         if why is None:
-            fn.restarts = True
+            pipeline.restarts = True
         else:
-            fn.restarts_refused = why
-    for fn in model.pipelines.values():  # made elsewhere than at `name = p(...)` statements
-        spec = getattr(fn, "source", None)
-        if spec is not None and fn.reader_index is None and fn not in sites:
-            fn.restarts_refused = _restart_refused(fn, spec, plain, factories) or (
+            pipeline.restarts_refused = why
+    for pipeline in model.pipelines.values():  # made elsewhere than at `name = p(...)` statements
+        spec = getattr(pipeline, "source", None)
+        if spec is not None and pipeline.reader_index is None and pipeline not in sites:
+            pipeline.restarts_refused = _restart_refused(pipeline, spec, plain, factories) or (
                 "it is not made by plain `pipe = p(...)` statements")
 
 
-def _restart_refused(fn, spec, plain: set, factories: set) -> str | None:
+def _restart_refused(pipeline, spec, plain: set, factories: set) -> str | None:
     """Why ``fn``, fed by the external source ``spec``, cannot be one generator per epoch, in the
     words of the finding (NDD411), or None."""
     if spec.kind == external_source.CALLABLE:
@@ -283,11 +283,11 @@ def _restart_refused(fn, spec, plain: set, factories: set) -> str | None:
         return "its source has `cycle=`: it never ends an epoch"
     if spec.batch is None:
         return "its `batch=` is decided at run time"
-    if fn.checkpointing:
+    if pipeline.checkpointing:
         return "it is checkpointed"
-    if id(fn) in factories:
+    if id(pipeline) in factories:
         return "it is made by a function that returns it (a factory)"
-    if fn not in plain:
+    if pipeline not in plain:
         return "it is not made by plain `pipe = p(...)` statements"
     return None
 

@@ -63,13 +63,13 @@ def mismatch(first: cst.Call, second: cst.Call, between: list, per_call: list[cs
     return None
 
 
-def late_mismatch(fn) -> str | None:
+def late_mismatch(pipeline) -> str | None:
     """What, known only once the module is read, two readers cannot do: the epoch-aware shape and
     checkpoints follow one reader."""
-    if fn.epochs:
+    if pipeline.epochs:
         return ("two readers feeding a framework iterator or asked for their epoch size: the epoch-aware shape "
                 "follows one reader")
-    if fn.checkpointing:
+    if pipeline.checkpointing:
         return "checkpointing two readers: the migration registers one reader"
     return None
 

@@ -160,22 +160,22 @@ def owner(model, function_stack: list[cst.FunctionDef]) -> LegacyPipeline | None
     methods = model.legacy_methods
     if methods is None:
         methods = model.legacy_methods = {}
-        for fn in model.pipelines.values():
-            if isinstance(fn, LegacyPipeline):
-                for method in (fn.init, fn.graph, fn.setup):
+        for pipeline in model.pipelines.values():
+            if isinstance(pipeline, LegacyPipeline):
+                for method in (pipeline.init, pipeline.graph, pipeline.setup):
                     if method is not None:
-                        methods.setdefault(method, fn)
+                        methods.setdefault(method, pipeline)
     for node in reversed(function_stack):
-        fn = methods.get(node)
-        if fn is not None:
-            return fn
+        pipeline = methods.get(node)
+        if pipeline is not None:
+            return pipeline
     return None
 
 
-def names_once(fn: LegacyPipeline, name: str) -> bool:
+def names_once(pipeline: LegacyPipeline, name: str) -> bool:
     """``name`` appears once in the class (the ``def`` of the method of that name)."""
     finder = _NameCount(name)
-    fn.node.visit(finder)
+    pipeline.node.visit(finder)
     return finder.count == 1
 
 
@@ -188,18 +188,18 @@ class _NameCount(SkipsTrivia, cst.CSTVisitor):
         self.count += node.value == self.name
 
 
-def localize(expr: cst.BaseExpression, fn: LegacyPipeline) -> cst.BaseExpression:
+def localize(expr: cst.BaseExpression, pipeline: LegacyPipeline) -> cst.BaseExpression:
     """``expr`` with ``self.<attr>`` of the class's values read from the local ``<attr>``."""
-    return expr.visit(_Localize(fn))
+    return expr.visit(_Localize(pipeline))
 
 
 class _Localize(SkipsTrivia, cst.CSTTransformer):
-    def __init__(self, fn: LegacyPipeline) -> None:
-        self.fn = fn
+    def __init__(self, pipeline: LegacyPipeline) -> None:
+        self.pipeline = pipeline
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         attr = self_attr(original)
-        return cst.Name(self.fn.local_of(attr)) if attr in self.fn.data_attrs else updated
+        return cst.Name(self.pipeline.local_of(attr)) if attr in self.pipeline.data_attrs else updated
 
 
 def _subclassed(parent: LegacyPipeline, node: cst.ClassDef, refused=None) -> None:
@@ -261,34 +261,34 @@ def read_class(resolver: cst.MetadataDependent, node: cst.ClassDef, qualname: st
                     model.pipelines[root].problems.append(_own_reason(node, refused.reasons[node.name.value]))
     if not any(names.dali_name(resolver, base.value) == names.PIPELINE for base in node.bases):
         return None
-    fn = LegacyPipeline(qualname=qualname, node=node, decorator=None)
-    fn.local_names = _names_in(node)
-    _Reader(resolver, fn, model.module_names).read()
-    return fn
+    pipeline = LegacyPipeline(qualname=qualname, node=node, decorator=None)
+    pipeline.local_names = _names_in(node)
+    _Reader(resolver, pipeline, model.module_names).read()
+    return pipeline
 
 
 class _Reader:
-    def __init__(self, resolver: cst.MetadataDependent, fn: LegacyPipeline, module_names: set[str]) -> None:
+    def __init__(self, resolver: cst.MetadataDependent, pipeline: LegacyPipeline, module_names: set[str]) -> None:
         self.resolver = resolver
-        self.fn = fn
+        self.pipeline = pipeline
         self.refused_outputs: set[str] = set()  # external source outputs already reported
         self.module_names = module_names
         self.pending_nones: dict[str, list[cst.BaseExpression]] = {}  # `self.x = None` in a branch of `__init__`
         self.no_form: set[tuple[str, str]] = set()  # (attr, ops path) reported in a branch of `__init__`
 
     def problem(self, node: cst.CSTNode, message: str, about: str = constructs.PIPELINE_SUBCLASS, hint: str = "") -> None:
-        self.fn.problems.append(Problem(about, node, message, hint))
+        self.pipeline.problems.append(Problem(about, node, message, hint))
 
     def read(self) -> None:
-        fn = self.fn
-        body = fn.node.body.body if isinstance(fn.node.body, cst.IndentedBlock) else ()
+        pipeline = self.pipeline
+        body = pipeline.node.body.body if isinstance(pipeline.node.body, cst.IndentedBlock) else ()
         for index, stmt in enumerate(body):
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__" and not stmt.decorators:
-                fn.init = stmt
+                pipeline.init = stmt
             elif isinstance(stmt, cst.FunctionDef) and stmt.name.value == "define_graph" and not stmt.decorators:
-                fn.graph = stmt
+                pipeline.graph = stmt
             elif isinstance(stmt, cst.FunctionDef) and stmt.name.value == "iter_setup" and not stmt.decorators:
-                fn.setup = stmt
+                pipeline.setup = stmt
             elif not (index == 0 and cstutil.is_docstring(stmt)):
                 name = stmt.name.value if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else None
                 self.problem(
@@ -297,14 +297,14 @@ class _Reader:
                     if name
                     else "class-level statements have no counterpart in a generator function",
                 )
-        if fn.node.decorators:
-            self.problem(fn.node, "a decorated `Pipeline` subclass: the decorator expects a class")
-        if fn.init is None or fn.graph is None:
-            self.problem(fn.node, _INCOMPLETE)
+        if pipeline.node.decorators:
+            self.problem(pipeline.node, "a decorated `Pipeline` subclass: the decorator expects a class")
+        if pipeline.init is None or pipeline.graph is None:
+            self.problem(pipeline.node, _INCOMPLETE)
             return
-        self.read_init(fn.init)
-        init_attrs = set(fn.data_attrs)
-        self.read_graph(fn.graph)
+        self.read_init(pipeline.init)
+        init_attrs = set(pipeline.data_attrs)
+        self.read_graph(pipeline.graph)
         self.read_setup(init_attrs)
         self.check_names()
         self.read_device_names()
@@ -318,12 +318,12 @@ class _Reader:
         found_super = False
         for index, stmt in enumerate(init.body.body):
             if index == 0 and cstutil.is_docstring(stmt):
-                self.fn.init_dropped.add(index)
+                self.pipeline.init_dropped.add(index)
                 continue
             call = _expr_call(stmt)
             if call is not None and self.is_super_init(call):
                 found_super = True
-                self.fn.super_index = index
+                self.pipeline.super_index = index
                 self.read_settings(call)
                 continue
             target, value = _self_assignment(stmt)
@@ -334,7 +334,7 @@ class _Reader:
             elif _uses_self(stmt):
                 self.problem(stmt, "this use of `self` in `__init__` has no counterpart in a generator function")
         for target in self.pending_nones:  # `None` in a branch, no operator in another: a value
-            self.fn.data_attrs.add(target)
+            self.pipeline.data_attrs.add(target)
         if not found_super:
             self.problem(init, "`__init__` does not call `super().__init__(batch_size, num_threads, device_id, ...)`")
 
@@ -359,14 +359,14 @@ class _Reader:
                 continue
             name = arg.keyword.value if arg.keyword else pipeline_args.POSITIONAL[position] if position < len(pipeline_args.POSITIONAL) else None
             if name in pipeline_args.PARAMETERS:
-                self.fn.settings[name] = arg.value
+                self.pipeline.settings[name] = arg.value
             elif name in pipeline_args.BLOCKING:
                 self.problem(arg, f"`{name}`: {pipeline_args.BLOCKING[name]}")
             elif name in pipeline_args.EXECUTOR_ONLY or name == "exec_pipelined":
-                self.fn.dropped_settings.append((name, arg))
+                self.pipeline.dropped_settings.append((name, arg))
             else:
                 self.problem(arg, f"`Pipeline.__init__` argument `{name}` is not understood")
-        if "batch_size" not in self.fn.settings:
+        if "batch_size" not in self.pipeline.settings:
             self.problem(call, "no `batch_size` given to `Pipeline.__init__`")
 
     def read_settings_dict(self, name: str) -> bool:
@@ -375,11 +375,11 @@ class _Reader:
         ``seed=kwargs.get("seed")`` (``RNG(seed=None)`` draws a random seed, as the pipeline did
         without one). False when the dict is used otherwise or holds other keys."""
         uses = _DictUses(name)
-        self.fn.init.body.visit(uses)
+        self.pipeline.init.body.visit(uses)
         if uses.created != 1 or uses.other or not uses.keys <= {"seed"}:
             return False
         if uses.keys:
-            self.fn.settings["seed"] = cst.parse_expression(f'{name}.get("seed")')
+            self.pipeline.settings["seed"] = cst.parse_expression(f'{name}.get("seed")')
         return True
 
     def read_attribute(self, index: int, stmt, target: str, value: cst.BaseExpression) -> None:
@@ -389,26 +389,26 @@ class _Reader:
             return
         dali = names.dali_name(self.resolver, value.func) if isinstance(value, cst.Call) else None
         if dali is None or not dali.startswith(names.OPS + "."):
-            self.fn.data_attrs.add(target)
+            self.pipeline.data_attrs.add(target)
             if isinstance(value, cst.Name) and value.value == target:
-                self.fn.init_dropped.add(index)  # `self.x = x`: the parameter is the local
+                self.pipeline.init_dropped.add(index)  # `self.x = x`: the parameter is the local
             return
         ops_path = dali[len(names.OPS) + 1:]
         info = op_info(fn_path_of_legacy_op(ops_path) or "")
-        self.fn.init_dropped.add(index)
-        if ops_path == "ExternalSource" and self.fn.setup is not None and target not in self.fn.sources:
-            self.fn.sources[target] = value  # checked with its calls and `iter_setup` (read_setup)
+        self.pipeline.init_dropped.add(index)
+        if ops_path == "ExternalSource" and self.pipeline.setup is not None and target not in self.pipeline.sources:
+            self.pipeline.sources[target] = value  # checked with its calls and `iter_setup` (read_setup)
         elif ops_path == "PythonFunction":
             self.read_python_function(index, stmt, target, value, info)
         elif (info is None or info.ndd is None) and not has_expression_form(info and info.fn_path):
-            self.fn.other_ops.add(target)
+            self.pipeline.other_ops.add(target)
             self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT)
         elif any(a.keyword is None and a.star != "**" for a in value.args):
             self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", about=constructs.OPS_OBJECT)
-        elif target in self.fn.ops:
+        elif target in self.pipeline.ops:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
         else:
-            self.fn.ops[target] = OpObject(target, ops_path, info, value)
+            self.pipeline.ops[target] = OpObject(target, ops_path, info, value)
 
     def read_python_function(self, index: int, stmt, target: str, value: cst.Call, info: OpInfo) -> None:
         """``self.f = ops.PythonFunction(function=..., ...)``: its calls become plain Python over the
@@ -417,23 +417,23 @@ class _Reader:
         why = python_operators.unsupported(list(value.args), "`ops.PythonFunction`", self.fixed_names())
         if any(a.keyword is None for a in value.args):
             why = "`ops.PythonFunction` with positional arguments cannot be read: pass `function=`"
-        if why is None and target in self.fn.ops:
+        if why is None and target in self.pipeline.ops:
             why = f"`self.{target}` is assigned more than one operator"
         if why is not None:
-            self.fn.other_ops.add(target)
+            self.pipeline.other_ops.add(target)
             self.problem(stmt, why, about=constructs.OPS_OBJECT)
             return
-        op = self.fn.ops[target] = OpObject(target, "PythonFunction", info, value, python=True)
+        op = self.pipeline.ops[target] = OpObject(target, "PythonFunction", info, value, python=True)
         if not self.names_one_function(cstutil.kwarg(value, "function").value):
             op.bind_function = True  # evaluated once, here: `<attr>_function = <function>`
-            self.fn.init_dropped.discard(index)
+            self.pipeline.init_dropped.discard(index)
 
     def fixed_names(self) -> frozenset[str]:
         """The parameters of ``__init__`` that it does not bind again: the generator has them, with the
         value the operators were created with (``batch_processing=batch_processing``)."""
         counter = _DeviceNames()
-        self.fn.init.body.visit(counter)
-        params = {p.name.value for p in cstutil.all_params(self.fn.init.params)[1:]}
+        self.pipeline.init.body.visit(counter)
+        params = {p.name.value for p in cstutil.all_params(self.pipeline.init.params)[1:]}
         return frozenset(name for name in params if counter.bound[name] == 0)
 
     def names_one_function(self, function: cst.BaseExpression) -> bool:
@@ -442,8 +442,8 @@ class _Reader:
         if not isinstance(function, cst.Name):
             return False
         counter = _DeviceNames()
-        self.fn.init.body.visit(counter)
-        params = {p.name.value for p in cstutil.all_params(self.fn.init.params)}
+        self.pipeline.init.body.visit(counter)
+        params = {p.name.value for p in cstutil.all_params(self.pipeline.init.params)}
         bound = counter.bound[function.value]
         return bound == 0 or (bound == 1 and function.value not in params)
 
@@ -453,23 +453,23 @@ class _Reader:
         dali = names.dali_name(self.resolver, ctor.func)
         ops_path = dali[len(names.OPS) + 1:]
         info = op_info(fn_path_of_legacy_op(ops_path) or "")
-        self.fn.other_ops.add(target)
+        self.pipeline.other_ops.add(target)
         if info is None or info.ndd is None:
             self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT)
         elif any(a.keyword is None and a.star != "**" for a in ctor.args):
             self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", about=constructs.OPS_OBJECT)
-        elif target in self.fn.ops or target in self.fn.data_attrs:
+        elif target in self.pipeline.ops or target in self.pipeline.data_attrs:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
         elif info.reader or (info.random and cstutil.kwarg(ctor, "seed") is not None):
             self.problem(stmt, f"`self.{target}`: a reader or a seeded random operator or `None`: rewrite it by hand", about=constructs.OPS_OBJECT)
         else:
-            self.fn.other_ops.discard(target)
-            op = self.fn.ops[target] = OpObject(target, ops_path, info, ctor, conditional=True, optional=True)
+            self.pipeline.other_ops.discard(target)
+            op = self.pipeline.ops[target] = OpObject(target, ops_path, info, ctor, conditional=True, optional=True)
             op.ctors.append(ctor)
             op.infos[ctor] = info
             op.paths[ctor] = ops_path
-            self.fn.cond_ctors[ctor] = op
-            self.fn.cond_assigns[value] = op
+            self.pipeline.cond_ctors[ctor] = op
+            self.pipeline.cond_assigns[value] = op
 
     def read_if(self, stmt: cst.If) -> None:
         """An ``if`` of ``__init__`` (a condition fixed when the pipeline is built): it stays where it
@@ -479,7 +479,7 @@ class _Reader:
         if test.bare_self or test.calls or test.assigned:
             self.problem(stmt.test, "this use of `self` in `__init__` has no counterpart in a generator function")
         for node, attr in test.attributes:
-            if attr not in self.fn.data_attrs:
+            if attr not in self.pipeline.data_attrs:
                 self.problem(node, f"`self.{attr}` is tested before it is set")
         branch: set[str] = set()
         for inner in stmt.body.body:
@@ -503,36 +503,36 @@ class _Reader:
             return
         dali = names.dali_name(self.resolver, value.func) if isinstance(value, cst.Call) else None
         if dali is None or not dali.startswith(names.OPS + "."):
-            if _is_none(value) and target not in self.fn.data_attrs:
-                known = self.fn.ops.get(target)
+            if _is_none(value) and target not in self.pipeline.data_attrs:
+                known = self.pipeline.ops.get(target)
                 if known is None:  # perhaps an operator in another branch: decided when it is seen
                     self.pending_nones.setdefault(target, []).append(value)
                     return
                 if self.make_optional(known, [value]):
                     return
-            if target in self.fn.ops:
+            if target in self.pipeline.ops:
                 self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT)
-            self.fn.data_attrs.add(target)
+            self.pipeline.data_attrs.add(target)
             return
         ops_path = dali[len(names.OPS) + 1:]
         info = op_info(fn_path_of_legacy_op(ops_path) or "")
-        known = self.fn.ops.get(target)
+        known = self.pipeline.ops.get(target)
         if not (info is None or info.ndd is None):
-            self.fn.other_ops.add(target)  # its calls are not reported again when it is refused below
+            self.pipeline.other_ops.add(target)  # its calls are not reported again when it is refused below
         if info is None or info.ndd is None:
-            self.fn.other_ops.add(target)
+            self.pipeline.other_ops.add(target)
             if (target, ops_path) not in self.no_form:  # once, not in each branch
                 self.no_form.add((target, ops_path))
                 self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT)
         elif any(a.keyword is None and a.star != "**" for a in value.args):
             self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", about=constructs.OPS_OBJECT)
-        elif target in branch or (known is not None and not known.conditional) or target in self.fn.data_attrs:
+        elif target in branch or (known is not None and not known.conditional) or target in self.pipeline.data_attrs:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
         elif known is not None and known.info.ndd != info.ndd and (
             known.info.reader != info.reader
             or (info.reader and (_reader_count(known.info, known.ctor) or 0) != (_reader_count(info, value) or -1))
         ):
-            self.fn.mixed_outputs.add(target)
+            self.pipeline.mixed_outputs.add(target)
             self.problem(
                 stmt, f"`self.{target}` is `ops.{known.ops_path}` in one branch and `ops.{ops_path}` in another, "
                 "with different outputs: one call cannot be both", about=constructs.OPS_OBJECT,
@@ -544,14 +544,14 @@ class _Reader:
             )
         else:
             if known is None:
-                known = self.fn.ops[target] = OpObject(target, ops_path, info, value, conditional=True)
+                known = self.pipeline.ops[target] = OpObject(target, ops_path, info, value, conditional=True)
             known.ctors.append(value)
-            self.fn.cond_assigns[value] = known
+            self.pipeline.cond_assigns[value] = known
             known.infos[value] = info
             known.paths[value] = ops_path
             known.several = known.several or known.info.ndd != info.ndd
-            self.fn.cond_ctors[value] = known
-            self.fn.other_ops.discard(target)
+            self.pipeline.cond_ctors[value] = known
+            self.pipeline.other_ops.discard(target)
             if target in self.pending_nones and not self.make_optional(known, self.pending_nones.pop(target)):
                 self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT)
         branch.add(target)
@@ -566,18 +566,18 @@ class _Reader:
             return False
         op.optional = True
         for value in nones:
-            self.fn.cond_assigns[value] = op
+            self.pipeline.cond_assigns[value] = op
         return True
 
     # -- define_graph --------------------------------------------------------------------------
     def read_graph(self, graph: cst.FunctionDef) -> None:
-        fn = self.fn
+        pipeline = self.pipeline
         params = graph.params
         extra = isinstance(params.star_arg, (cst.Param, cst.ParamStar)) or isinstance(params.star_kwarg, cst.Param)
         if len(params.params) != 1 or params.kwonly_params or extra:
             self.problem(graph, "`define_graph` with parameters other than `self`")
         body = graph.body.body
-        fn.returns = found = read_returns(graph)  # at its end, or ending `if` branches
+        pipeline.returns = found = read_returns(graph)  # at its end, or ending `if` branches
         if not found.ends:
             self.problem(graph, "`define_graph` does not end with `return <outputs>`")
         for node, why in found.problems:
@@ -585,14 +585,14 @@ class _Reader:
         uses = _SelfUses()
         graph.visit(uses)
         readers: list[cst.Call] = []
-        python_calls = [call for call, attr in uses.calls if attr in fn.ops and fn.ops[attr].python
-                        and not python_operators.is_sink([*fn.ops[attr].ctor.args, *call.args])]
+        python_calls = [call for call, attr in uses.calls if attr in pipeline.ops and pipeline.ops[attr].python
+                        and not python_operators.is_sink([*pipeline.ops[attr].ctor.args, *call.args])]
         for call, attr in uses.calls:
-            op = fn.ops.get(attr)
-            if attr in fn.sources:
+            op = pipeline.ops.get(attr)
+            if attr in pipeline.sources:
                 self.read_source_call(body, call, attr)
                 continue
-            if op is None and attr in fn.other_ops:
+            if op is None and attr in pipeline.other_ops:
                 continue  # reported where it is created
             if op is None:
                 self.problem(call, f"`self.{attr}` is not an operator created in `__init__`", about=constructs.OPS_OBJECT)
@@ -616,26 +616,26 @@ class _Reader:
             ):
                 self.problem(call, f"`self.{attr}()` without an input is a different operator in each branch: "
                              "pass `batch_size=` by hand", about=constructs.OPS_OBJECT)
-            fn.op_calls[call] = op
+            pipeline.op_calls[call] = op
             if op.info.reader:
                 readers.append(call)
         if readers:
             self.read_reader_calls(body, readers)
         for node, attr in uses.attributes:
-            if attr in fn.ops and fn.ops[attr].optional and id(node) in uses.tests:
-                fn.op_tests[node] = uses.tests[id(node)]
-            elif attr in fn.ops:
+            if attr in pipeline.ops and pipeline.ops[attr].optional and id(node) in uses.tests:
+                pipeline.op_tests[node] = uses.tests[id(node)]
+            elif attr in pipeline.ops:
                 self.problem(node, f"operator `self.{attr}` used other than by calling it", about=constructs.OPS_OBJECT)
-            elif attr not in fn.data_attrs and attr not in uses.assigned:
+            elif attr not in pipeline.data_attrs and attr not in uses.assigned:
                 self.problem(node, f"`self.{attr}` is not set in this class")
-        fn.data_attrs |= uses.assigned
+        pipeline.data_attrs |= uses.assigned
         for node in uses.bare_self:
             self.problem(node, "`self` passed on: the pipeline object no longer exists")
         for call in uses.fn_calls:
             dali = names.dali_name(self.resolver, call.func)
             if dali in names.CONSTANTS:
                 if self._array_input(call, uses.inputs.get(id(call))):
-                    fn.input_constants.append(call)  # written as the array it wraps (NDD901)
+                    pipeline.input_constants.append(call)  # written as the array it wraps (NDD901)
                 else:
                     self.problem(call, constant_problem(dali), about=constructs.NO_DYNAMIC_FORM)
                 continue
@@ -647,7 +647,7 @@ class _Reader:
             elif info.reader:
                 self.problem(call, "an `fn.readers.*` call inside `define_graph`: create it once by hand")
             elif info.random:
-                fn.random_calls.append(call)
+                pipeline.random_calls.append(call)
         if found.ends and not found.problems:
             self.read_outputs(graph, found.all)
         self.place_build_time(body)
@@ -659,7 +659,7 @@ class _Reader:
         qualnames = lambda node: {q.name for q in self.resolver.get_metadata(QualifiedNameProvider, node, None) or ()}  # noqa: E731
         if not graph_constants.op_input(arg, call, constant) or graph_constants.array_of(constant, qualnames) is None:
             return False
-        op = self.fn.op_calls.get(call)
+        op = self.pipeline.op_calls.get(call)
         if op is not None:
             info = None if op.python else op.info
         else:
@@ -669,16 +669,16 @@ class _Reader:
     def place_build_time(self, body) -> None:
         """Statements of ``define_graph`` that act outside it (``self.count += 1``, ``print(...)``)
         run once, before the loop, or block (build_time)."""
-        fn = self.fn
+        pipeline = self.pipeline
 
         def is_op_call(call: cst.Call) -> bool:
             attr = self_attr(call.func)
             if attr is not None:
-                return attr in fn.ops or attr in fn.sources or attr in fn.other_ops
+                return attr in pipeline.ops or attr in pipeline.sources or attr in pipeline.other_ops
             return names.fn_path(names.dali_name(self.resolver, call.func)) is not None
 
         placed = build_time.place(list(body), is_op_call)
-        fn.hoisted = placed.hoisted
+        pipeline.hoisted = placed.hoisted
         for node, why in placed.problems:
             self.problem(node, why)
 
@@ -686,38 +686,38 @@ class _Reader:
         """What each ``return`` of ``define_graph`` gives (ndd_migrate.model.values.outputs): a list or tuple is
         unpacked into outputs (``Pipeline._build_graph``), an operator object's outputs (a list)
         included; anything else is one output, as before."""
-        fn = self.fn
+        pipeline = self.pipeline
 
         def op_call(call: cst.Call):
-            op = fn.op_calls.get(call)
+            op = pipeline.op_calls.get(call)
             return (op.info.fn_path, _with_ctor(op, call)) if op is not None else None
 
-        first = fn.reader_index if fn.reader_index is not None else fn.reader_if_index
+        first = pipeline.reader_index if pipeline.reader_index is not None else pipeline.reader_if_index
         for stmt in graph.body.body[: first or 0]:
             if contains_return(stmt):
                 self.problem(stmt, "a `return` before the reader: dynamic mode creates the reader once, before the loop")
-        reader = outputs.Reader(self.resolver, fn.reader_call, op_call)
+        reader = outputs.Reader(self.resolver, pipeline.reader_call, op_call)
         forms = []
         for ret in rets:
             constant = outputs.constant_output(ret.value)
             if constant is not None:
-                fn.problems.append(Problem(constructs.PIPELINE_SUBCLASS, ret, *constant))
+                pipeline.problems.append(Problem(constructs.PIPELINE_SUBCLASS, ret, *constant))
             found = reader.returned(ret.value, graph)
             forms.append(found.form if isinstance(found, outputs.Outputs) and found.form != "dict" else None)
-        final = fn.returns.final is not None
-        fn.branch_forms = forms[:-1] if final else forms
+        final = pipeline.returns.final is not None
+        pipeline.branch_forms = forms[:-1] if final else forms
         if final and forms[-1] is not None:
-            fn.outputs = outputs.Outputs(None, forms[-1])
-        if fn.reader_index is not None and fn.reader_outputs is None:
-            stmt = graph.body.body[fn.reader_index]
-            why = outputs.reader_name_used(graph, stmt, rets, lambda call: outputs.canonical_path(fn.op_calls[call].info.fn_path))
+            pipeline.outputs = outputs.Outputs(None, forms[-1])
+        if pipeline.reader_index is not None and pipeline.reader_outputs is None:
+            stmt = graph.body.body[pipeline.reader_index]
+            why = outputs.reader_name_used(graph, stmt, rets, lambda call: outputs.canonical_path(pipeline.op_calls[call].info.fn_path))
             if why:
-                fn.problems.append(Problem(constructs.PIPELINE_SUBCLASS, stmt, why, outputs.READER_HINT))
+                pipeline.problems.append(Problem(constructs.PIPELINE_SUBCLASS, stmt, why, outputs.READER_HINT))
 
     def read_source_call(self, body, call: cst.Call, source: str) -> None:
         """``self.<attr> = self.<source>(...)``, a statement of ``define_graph``'s body: ``<attr>`` is
         bound to the batch ``iter_setup`` feeds, before the body runs."""
-        fn = self.fn
+        pipeline = self.pipeline
         index = next((i for i, stmt in enumerate(body) if _assigned_value(stmt) is call), None)
         target = self_attr(body[index].body[0].targets[0].target) if index is not None else None
         if target is None:
@@ -726,27 +726,27 @@ class _Reader:
                          about=constructs.EXTERNAL_SOURCE)
             return
         self.refused_outputs.add(target)
-        if target in fn.fed:
+        if target in pipeline.fed:
             self.problem(call, f"`self.{target}` is assigned more than one external source", about=constructs.EXTERNAL_SOURCE)
             return
-        if any(other.func.attr.value == source for other in fn.fed.values()):
+        if any(other.func.attr.value == source for other in pipeline.fed.values()):
             self.problem(call, f"`self.{source}` (`ops.ExternalSource`) is called more than once: each call is "
                          "an input of its own", about=constructs.EXTERNAL_SOURCE)
             return
-        why = _source_arguments(fn.sources[source], call)
+        why = _source_arguments(pipeline.sources[source], call)
         if why:
             self.problem(call, why, about=constructs.EXTERNAL_SOURCE)
             return
         self.refused_outputs.discard(target)
-        fn.fed[target] = call
-        fn.source_indices.add(index)
+        pipeline.fed[target] = call
+        pipeline.source_indices.add(index)
 
     def read_setup(self, init_attrs: set[str]) -> None:
         """``iter_setup`` runs before each batch; its ``feed_input`` calls give the external sources'
         batches. It becomes a function nested in the generator, so its locals stay its own; it may
         read the values ``__init__`` sets on ``self`` and assign them (``nonlocal``)."""
-        fn = self.fn
-        setup = fn.setup
+        pipeline = self.pipeline
+        setup = pipeline.setup
         if setup is None:
             return
         params = setup.params
@@ -758,29 +758,29 @@ class _Reader:
         setup.body.visit(found)
         for node, why in found.problems:
             self.problem(node, why, about=constructs.EXTERNAL_SOURCE)
-        reported = len(fn.problems)
+        reported = len(pipeline.problems)
         for stmt, call, nested in found.feeds:
             self.read_feed(stmt, call, nested)
-        refused = len(fn.problems) > reported or bool(self.refused_outputs)  # "not fed" would repeat it
-        fed = [feed.attr for feed in fn.feeds.values()]
+        refused = len(pipeline.problems) > reported or bool(self.refused_outputs)  # "not fed" would repeat it
+        fed = [feed.attr for feed in pipeline.feeds.values()]
         for attr in sorted({a for a in fed if fed.count(a) > 1}):
             self.problem(setup, f"`self.{attr}` is fed more than once in `iter_setup`: each `feed_input` queues "
                          "a batch", about=constructs.EXTERNAL_SOURCE)
-        for attr in fn.fed:
+        for attr in pipeline.fed:
             if attr not in fed and not refused:
                 self.problem(setup, f"`self.{attr}` (an external source's output) is not fed in `iter_setup`",
                              about=constructs.EXTERNAL_SOURCE)
         graph = _SelfUses()
-        fn.graph.visit(graph)
+        pipeline.graph.visit(graph)
         reported: set[str] = set()
         for node, attr in found.reads:
-            if attr == "batch_size" and attr not in init_attrs and attr not in fn.fed:
-                fn.batch_size_reads.add(node)  # `Pipeline.batch_size`: the generator's `batch_size`
+            if attr == "batch_size" and attr not in init_attrs and attr not in pipeline.fed:
+                pipeline.batch_size_reads.add(node)  # `Pipeline.batch_size`: the generator's `batch_size`
                 continue
             if attr in reported:
                 continue
             reported.add(attr)
-            if attr in fn.fed:
+            if attr in pipeline.fed:
                 self.problem(node, f"`self.{attr}` is a graph node in `iter_setup`: only `feed_input` may take it",
                              about=constructs.EXTERNAL_SOURCE)
             elif attr not in init_attrs or attr in graph.assigned:
@@ -788,11 +788,11 @@ class _Reader:
                              + (" (`define_graph` sets it)" if attr in graph.assigned else ""),
                              about=constructs.EXTERNAL_SOURCE)
         for node, attr in found.stores:
-            if attr not in init_attrs or attr in fn.fed:
+            if attr not in init_attrs or attr in pipeline.fed:
                 self.problem(node, f"`self.{attr}` is assigned in `iter_setup` but not set in `__init__`: set it "
                              "there first", about=constructs.EXTERNAL_SOURCE)
-            elif attr not in fn.setup_nonlocal:
-                fn.setup_nonlocal.append(attr)
+            elif attr not in pipeline.setup_nonlocal:
+                pipeline.setup_nonlocal.append(attr)
         changed = {a for _, a in found.stores} | found.mutated
         for attr in sorted(changed & {a for _, a in graph.attributes}):
             # define_graph read it once, when the pipeline was built; the generator reads it per batch
@@ -805,7 +805,7 @@ class _Reader:
                          "one function scope would merge them; rename one", about=constructs.EXTERNAL_SOURCE)
 
     def read_feed(self, stmt, call: cst.Call, nested: bool) -> None:
-        fn = self.fn
+        pipeline = self.pipeline
         if nested:
             self.problem(call, "`feed_input` in a loop, `with`, `try` or an expression: only a statement of "
                          "`iter_setup` (or of an `if` in it) is rewritten, one batch per output", about=constructs.EXTERNAL_SOURCE)
@@ -821,30 +821,30 @@ class _Reader:
         attr = self_attr(node) if node is not None else None
         if attr in self.refused_outputs:
             return  # its external source is reported
-        if attr is None or attr not in fn.fed or "data" not in given:
+        if attr is None or attr not in pipeline.fed or "data" not in given:
             self.problem(call, "`feed_input` of something else than `self.<name>` bound to an external source's "
                          "output in `define_graph`", about=constructs.EXTERNAL_SOURCE)
             return
-        source = fn.fed[attr]
-        carried = {a.keyword.value: a.value for a in [*fn.sources[source.func.attr.value].args, *source.args]
+        source = pipeline.fed[attr]
+        carried = {a.keyword.value: a.value for a in [*pipeline.sources[source.func.attr.value].args, *source.args]
                    if a.keyword is not None and a.keyword.value in SOURCE_CARRIED}
         layout = given.get("layout")
         if layout is not None and "layout" in carried:
             self.problem(call, f"`self.{attr}` is given a layout both by its external source and by `feed_input`: "
                          "keep one", about=constructs.EXTERNAL_SOURCE)
             return
-        fn.feeds[stmt] = Feed(stmt, attr, given["data"], layout, carried)
+        pipeline.feeds[stmt] = Feed(stmt, attr, given["data"], layout, carried)
 
     def read_reader_calls(self, body, calls: list[cst.Call]) -> None:
         """The reader: one statement ``targets = self.<reader>(...)`` of ``define_graph``'s body, or
         one in each branch of one of its ``if`` statements (:meth:`read_reader_branches`)."""
-        fn = self.fn
-        fn.reader_call = calls[0]
+        pipeline = self.pipeline
+        pipeline.reader_call = calls[0]
         for index, stmt in enumerate(body):
             if _assigned_value(stmt) is calls[0]:
-                fn.reader_index = index
-                count = outputs.op_outputs(fn.op_calls[calls[0]].info.fn_path, _with_ctor(fn.op_calls[calls[0]], calls[0]))
-                fn.reader_outputs = count if isinstance(count, int) else None
+                pipeline.reader_index = index
+                count = outputs.op_outputs(pipeline.op_calls[calls[0]].info.fn_path, _with_ctor(pipeline.op_calls[calls[0]], calls[0]))
+                pipeline.reader_outputs = count if isinstance(count, int) else None
                 if len(calls) > 1:
                     self.read_twin(body, index, calls)
                 return
@@ -855,15 +855,15 @@ class _Reader:
                 else:
                     self.problem(calls[0], f"a reader called inside {_place(stmt)} cannot be created once, before "
                                  "the batch loop", hint="assign its outputs in a statement of its own: `images, labels = "
-                                 f"self.{fn.op_calls[calls[0]].attr}(...)`")
+                                 f"self.{pipeline.op_calls[calls[0]].attr}(...)`")
                 return
 
     def read_twin(self, body, index: int, calls: list[cst.Call]) -> None:
         """A second call of the same reader object, ``jpegs2, labels2 = self.input()``: in pipeline
         mode an operator instance of its own, read beside the first when their epochs line up
         (ndd_migrate.model.features.twin_readers); anything else is reported."""
-        fn = self.fn
-        first, second = fn.op_calls[calls[0]], fn.op_calls[calls[1]]
+        pipeline = self.pipeline
+        first, second = pipeline.op_calls[calls[0]], pipeline.op_calls[calls[1]]
         at = next((i for i, stmt in enumerate(body) if _assigned_value(stmt) is calls[1]), None)
         if len(calls) > 2:
             why = twin_readers.THIRD
@@ -877,20 +877,20 @@ class _Reader:
             why = twin_readers.mismatch(_with_ctor(first, calls[0]), _with_ctor(second, calls[1]), body[index + 1 : at],
                                         per_call=list(calls[0].args))
         count = outputs.op_outputs(second.info.fn_path, _with_ctor(second, calls[1]))
-        if why is None and not (isinstance(count, int) and count == fn.reader_outputs):
+        if why is None and not (isinstance(count, int) and count == pipeline.reader_outputs):
             why = "two readers whose number of outputs the migration cannot read: decide how their epochs line up"
         if why is not None:
             self.problem(calls[1], why)
             return
-        fn.twin_index = at
-        fn.twin_outputs = count
+        pipeline.twin_index = at
+        pipeline.twin_outputs = count
 
     def read_reader_branches(self, index: int, stmt: cst.If, calls: list[cst.Call]) -> None:
         """``if self.labels: jpegs, labels = self.input() else: jpegs = self.input()``: the same reader,
         with the same arguments, assigned at the top of every branch of an ``if`` chain whose tests
         call nothing (fixed when the pipeline is built). The reader is created once, before the loop,
         and each branch unpacks the tuple ``next_epoch`` yields its own way."""
-        fn = self.fn
+        pipeline = self.pipeline
         branches = _branches(stmt)
         found: dict[cst.Call, cst.BaseAssignTargetExpression] = {}
         for block in branches:
@@ -898,7 +898,7 @@ class _Reader:
                 value = _assigned_value(inner)
                 if any(value is call for call in calls):
                     found[value] = inner.body[0].targets[0].target
-        attrs = {fn.op_calls[call].attr for call in calls}
+        attrs = {pipeline.op_calls[call].attr for call in calls}
         code = {cst.Module([]).code_for_node(call) for call in calls}
         where = "in the branches of an `if`"
         if len(attrs) > 1:
@@ -915,45 +915,45 @@ class _Reader:
         if why:
             self.problem(calls[0], why)
             return
-        op = fn.op_calls[calls[0]]
+        op = pipeline.op_calls[calls[0]]
         count = outputs.op_outputs(op.info.fn_path, _with_ctor(op, calls[0]))
-        if op.attr in fn.mixed_outputs:
+        if op.attr in pipeline.mixed_outputs:
             count = None  # a reader with other outputs in each branch of `__init__`: reported there (NDD402)
         for call, target in found.items():
             if isinstance(target, cst.Name) and isinstance(count, int) and count > 1:
                 self.problem(call, f"`{target.value}` holds all {count} outputs of the reader, as a list",
                              hint=outputs.READER_HINT)
                 return
-        fn.reader_branches = found
-        fn.reader_if_index = index
-        fn.reader_outputs = count if isinstance(count, int) else None
+        pipeline.reader_branches = found
+        pipeline.reader_if_index = index
+        pipeline.reader_outputs = count if isinstance(count, int) else None
 
     def check_names(self) -> None:
         """Both methods become one function: a name bound in both would change meaning."""
-        fn = self.fn
-        init_bound = _bound_names(fn.init) | {p.name.value for p in cstutil.all_params(fn.init.params)[1:]}
-        graph_bound = _bound_names(fn.graph)
+        pipeline = self.pipeline
+        init_bound = _bound_names(pipeline.init) | {p.name.value for p in cstutil.all_params(pipeline.init.params)[1:]}
+        graph_bound = _bound_names(pipeline.graph)
         for name in sorted(init_bound & graph_bound):
-            self.problem(fn.graph, f"`{name}` is bound in both `__init__` and `define_graph`: rename one")
-        for attr in sorted(fn.data_attrs & (init_bound | graph_bound)):
-            trivial = attr in init_bound and attr not in graph_bound and _is_trivial_attr(fn.init, attr)
+            self.problem(pipeline.graph, f"`{name}` is bound in both `__init__` and `define_graph`: rename one")
+        for attr in sorted(pipeline.data_attrs & (init_bound | graph_bound)):
+            trivial = attr in init_bound and attr not in graph_bound and _is_trivial_attr(pipeline.init, attr)
             if not trivial:  # a fresh local: `self.device` beside the parameter `device` → `self_device`
-                fn.renamed[attr] = cstutil.fresh(f"self_{attr}", fn.local_names | self.module_names)
-                fn.local_names.add(fn.renamed[attr])
-                fn.init_dropped -= {i for i, stmt in enumerate(fn.init.body.body) if _self_assignment(stmt)[0] == attr}
-        batch = fn.settings.get("batch_size")  # None: no `super().__init__` (reported on its own)
+                pipeline.renamed[attr] = cstutil.fresh(f"self_{attr}", pipeline.local_names | self.module_names)
+                pipeline.local_names.add(pipeline.renamed[attr])
+                pipeline.init_dropped -= {i for i, stmt in enumerate(pipeline.init.body.body) if _self_assignment(stmt)[0] == attr}
+        batch = pipeline.settings.get("batch_size")  # None: no `super().__init__` (reported on its own)
         if "batch_size" in (init_bound | graph_bound) and batch is not None and not _is_name(batch, "batch_size"):
-            self.problem(fn.init, "`batch_size` names something else than the pipeline's batch size: rename it")
+            self.problem(pipeline.init, "`batch_size` names something else than the pipeline's batch size: rename it")
 
 
     def read_device_names(self) -> None:
         """``if cpu: dev = "cpu" else: dev = "mixed"`` then ``ops.X(device=dev)``: dynamic mode rejects
         ``"mixed"``, so such literals become ``"gpu"`` when the name does nothing else."""
-        fn = self.fn
+        pipeline = self.pipeline
         counter = _DeviceNames()
-        fn.init.body.visit(counter)
-        fn.graph.body.visit(counter)
-        params = {p.name.value for p in cstutil.all_params(fn.init.params)}
+        pipeline.init.body.visit(counter)
+        pipeline.graph.body.visit(counter)
+        params = {p.name.value for p in cstutil.all_params(pipeline.init.params)}
         for name in sorted(counter.device_args):
             literals = counter.literals.get(name, [])
             mixed = [lit for lit in literals if cstutil.string_value(lit) == "mixed"]
@@ -965,7 +965,7 @@ class _Reader:
                 and counter.reads[name] == counter.device_args[name]
             )
             if only_device:
-                fn.mixed_literals.update(mixed)
+                pipeline.mixed_literals.update(mixed)
             else:
                 self.problem(
                     mixed[0], f'`{name}` may be `"mixed"`, which dynamic mode rejects as a device, and is used for '
@@ -1406,9 +1406,9 @@ class _Bound(SkipsTrivia, cst.CSTVisitor):
             self.names.add(node.target.value)
 
 
-def _bound_names(fn: cst.FunctionDef) -> set[str]:
+def _bound_names(pipeline: cst.FunctionDef) -> set[str]:
     finder = _Bound()
-    fn.body.visit(finder)
+    pipeline.body.visit(finder)
     return finder.names
 
 

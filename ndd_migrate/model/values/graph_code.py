@@ -209,7 +209,7 @@ def facts(model) -> GraphFacts:
 
 def prepared(resolver: cst.MetadataDependent, model) -> tuple["Graph", GraphFacts]:
     """The graph code of ``model``'s pipelines and the facts recorded about it, built once per
-    module (kept on ``model.graph``). NDD108, NDD109 and NDD110 record their problems (``fn.problems``)
+    module (kept on ``model.graph``). NDD108, NDD109 and NDD110 record their problems (``pipeline.problems``)
     and rewrites in it from their ``blockers()``; ``resolver`` gives the scope and qualified-name
     metadata of the original nodes."""
     if model.graph is None:
@@ -228,12 +228,12 @@ def analysed(rule, analyse) -> GraphFacts:
     return found
 
 
-def unrewritable(rule, fn, sites: dict) -> list[cst.CSTNode]:
+def unrewritable(rule, pipe_def, sites: dict) -> list[cst.CSTNode]:
     """Of ``sites`` (a node to rewrite → the pipelines whose graph runs it), those of ``fn`` that
     ``rule`` may not rewrite in this run (``# noqa``, the rule not selected). Their pipeline must
     stay as it is: the node left as pipeline mode wrote it would mean something else in the
     generator."""
-    return [node for node, owners in sites.items() if fn in owners and not rule.ctx.applies(rule.code, node)]
+    return [node for node, owners in sites.items() if pipe_def in owners and not rule.ctx.applies(rule.code, node)]
 
 
 class _Walk(SkipsTrivia, cst.CSTVisitor):
@@ -249,19 +249,19 @@ class _Walk(SkipsTrivia, cst.CSTVisitor):
 
     def _function(self, node: cst.CSTNode, params: cst.Parameters, body: cst.CSTNode) -> bool:
         """Decorators and default values belong to the enclosing code; only the body to the function."""
-        fn = Function(node)
-        self.functions[node] = fn
+        pipe_def = Function(node)
+        self.functions[node] = pipe_def
         for kind in (params.posonly_params, params.params, params.kwonly_params):
-            fn.params.extend(kind)
+            pipe_def.params.extend(kind)
         for extra in (params.star_arg, params.star_kwarg):
             if isinstance(extra, cst.Param):
-                fn.params.append(extra)
-        for param in fn.params:
-            self.param_owner[param] = fn
+                pipe_def.params.append(extra)
+        for param in pipe_def.params:
+            self.param_owner[param] = pipe_def
         for decorator in getattr(node, "decorators", ()):
             decorator.visit(self)
         params.visit(self)
-        self._stack.append(fn)
+        self._stack.append(pipe_def)
         body.visit(self)
         self._stack.pop()
         return False
@@ -388,13 +388,13 @@ class Graph:
         # Roots: each pipeline's own graph function (a @pipeline_def body, a legacy define_graph).
         self.roots: dict[cst.CSTNode, object] = {}
         self.legacy: dict[cst.CSTNode, object] = {}  # define_graph → its LegacyPipeline
-        for fn in model.pipelines.values():
-            graph = getattr(fn, "graph", None)
+        for pipe_def in model.pipelines.values():
+            graph = getattr(pipe_def, "graph", None)
             if graph is not None:
-                self.roots[graph] = fn
-                self.legacy[graph] = fn
-            elif isinstance(fn.node, cst.FunctionDef):
-                self.roots[fn.node] = fn
+                self.roots[graph] = pipe_def
+                self.legacy[graph] = pipe_def
+            elif isinstance(pipe_def.node, cst.FunctionDef):
+                self.roots[pipe_def.node] = pipe_def
         # Calls of the module's own functions from graph code, by callee. A function also named
         # elsewhere (called from other code, passed as a value) has parameters of unknown kind.
         self.call_sites: dict[cst.CSTNode, list[cst.Call]] = {}
@@ -595,10 +595,10 @@ class Graph:
             for arg in call.args
         )
 
-    def _returns_kind(self, fn: Function) -> str | None:
-        if isinstance(fn.node, cst.Lambda):
-            return self.kind(fn.node.body)
-        values = [r.value for r in fn.returns]
+    def _returns_kind(self, pipe_def: Function) -> str | None:
+        if isinstance(pipe_def.node, cst.Lambda):
+            return self.kind(pipe_def.node.body)
+        values = [r.value for r in pipe_def.returns]
         if not values or any(v is None for v in values):
             return None
         return meet(self.kind(v) for v in values)
@@ -624,8 +624,8 @@ class Graph:
         return bool(info and info.reader)
 
     def _legacy_op(self, call: cst.Call):
-        for fn in self.legacy.values():
-            op = fn.op_calls.get(call)
+        for pipe_def in self.legacy.values():
+            op = pipe_def.op_calls.get(call)
             if op is not None:
                 return op
         return None
@@ -871,10 +871,10 @@ _OPTIMISTIC = object()  # a kind being computed further up: assumed to agree
 _STAR = object()
 
 
-def _argument(fn: Function, param: cst.Param, call: cst.Call):
+def _argument(pipe_def: Function, param: cst.Param, call: cst.Call):
     """The expression ``call`` passes for ``param`` of ``fn``; None when none (the default);
     ``_STAR`` when ``*args``/``**kwargs`` hide it (or it is the ``self`` of a ``self.name()`` call)."""
-    positional = [*fn.node.params.posonly_params, *fn.node.params.params]
+    positional = [*pipe_def.node.params.posonly_params, *pipe_def.node.params.params]
     if isinstance(call.func, cst.Attribute):  # `self.name(...)`: the first parameter is `self`
         if positional and positional[0] is param:
             return _STAR

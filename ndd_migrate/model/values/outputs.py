@@ -689,14 +689,14 @@ def pipeline_def_problem(value: cst.BaseExpression, found: Outputs | str) -> tup
     return None
 
 
-def read_function(resolver, fn, is_reader) -> list[tuple[cst.CSTNode, str, str]]:
+def read_function(resolver, pipeline, is_reader) -> list[tuple[cst.CSTNode, str, str]]:
     """Reads what every ``return`` of the ``@pipeline_def`` function ``fn`` (an
-    ``analysis.PipelineFunction`` whose returns were read: ``fn.returns``) gives, and sets
-    ``fn.outputs`` (the final ``return``) and ``fn.branch_forms`` (the others); ``(node, why,
+    ``types.PipelineFunction`` whose returns were read: ``pipeline.returns``) gives, and sets
+    ``pipeline.outputs`` (the final ``return``) and ``pipeline.branch_forms`` (the others); ``(node, why,
     hint)`` for what blocks the rewrite. Each ``return`` is yielded as the tuple it gave: branches
     may give different numbers of outputs (a flag of the pipeline picks one per pipeline object)."""
     problems: list[tuple[cst.CSTNode, str, str]] = []
-    body = list(fn.node.body.body)
+    body = list(pipeline.node.body.body)
 
     def dali_path(call: cst.Call) -> str | None:
         return canonical_path(names.fn_path(names.dali_name(resolver, call.func)))
@@ -712,22 +712,22 @@ def read_function(resolver, fn, is_reader) -> list[tuple[cst.CSTNode, str, str]]
                 stmt, "a `return` before the reader: dynamic mode creates the reader once, before the loop, on every path",
                 "create the reader first, or make two pipeline functions",
             ))
-    rets = fn.returns.all
-    reader = fn.top_level_readers[0] if fn.reader_index is not None else None
+    rets = pipeline.returns.all
+    reader = pipeline.top_level_readers[0] if pipeline.reader_index is not None else None
     finder = Reader(resolver, reader)
-    found = [finder.returned(ret.value, fn.node) for ret in rets]
+    found = [finder.returned(ret.value, pipeline.node) for ret in rets]
     for call, helper in dict.fromkeys(finder.helper_readers):
         problems.append((call, f"`{helper}` creates a reader: called for every batch, it would restart the epoch each time", HELPER_READER_HINT))
     for ret, one in zip(rets, found):
         why = pipeline_def_problem(ret.value, one)
         if why is not None:
             return [*problems, (ret, *why)]
-    final = fn.returns.final is not None
-    fn.branch_forms = [one.form for one in (found[:-1] if final else found)]
-    fn.outputs = found[-1] if final else None
-    if reader is not None and fn.reader_outputs is None:
-        stmt = body[fn.reader_index]
-        why = reader_name_used(fn.node, stmt, rets, dali_path)
+    final = pipeline.returns.final is not None
+    pipeline.branch_forms = [one.form for one in (found[:-1] if final else found)]
+    pipeline.outputs = found[-1] if final else None
+    if reader is not None and pipeline.reader_outputs is None:
+        stmt = body[pipeline.reader_index]
+        why = reader_name_used(pipeline.node, stmt, rets, dali_path)
         if why:
             problems.append((stmt, why, READER_HINT))
     return problems
