@@ -98,7 +98,7 @@ def test_fixes_of_rules_not_selected_are_not_applied():
     assert {d.code for d in only.diagnostics if d.fixed} == {"NDD502"}
 
 
-# -- a name rebound to the numpy array of the output it held (Analyzer._split_at_conversion) -----------
+# -- a name rebound to the numpy array of the output it held (values/name_kinds._split_at_conversion) --
 REBOUND_LOOP = (
     "pipe = p('/d')\npipe.build()\n"
     "for i in range(2):\n"

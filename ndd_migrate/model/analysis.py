@@ -11,8 +11,8 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate.model.values import attributes, build_time, graph_constants, outputs, self_methods
-from ndd_migrate.model.features import checkpoints, expected_errors, iterators, manual_uses, twin_readers
+from ndd_migrate.model.values import attributes, build_time, graph_constants, name_kinds, outputs, self_methods
+from ndd_migrate.model.features import checkpoints, expected_errors, iterators, keeps, manual_uses, twin_readers
 from ndd_migrate.model.values import external_source
 from ndd_migrate.model import constructs, crossfile
 from ndd_migrate.syntax import cstutil, names
@@ -22,9 +22,9 @@ from ndd_migrate.model.values.ndd_flow import record_binding
 from ndd_migrate.model.values.returns import read as read_returns
 from ndd_migrate.syntax.scopes import references
 from ndd_migrate.dali.tables import has_expression_form, op_info
-from ndd_migrate.model.kinds import converts_to_array, expr_kind, loop_parts
+from ndd_migrate.model.kinds import expr_kind
 from ndd_migrate.model.types import (
-    ITEM_KIND, READER_BLOCKS, Kind, ModuleModel, PipelineFunction, PipelineGroup, Problem, constant_problem, one_of,
+    READER_BLOCKS, Kind, ModuleModel, PipelineFunction, Problem, constant_problem, one_of,
 )
 
 
@@ -293,32 +293,44 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         dali = names.dali_name(self, node.func)
         if dali == names.PIPELINE:
             self.model.explicit_pipelines.append(node)
-        path = names.fn_path(dali)
         pipeline = self._stack[-1] if self._stack else None
-        if dali in names.CONSTANTS and pipeline is not None:
+        if pipeline is not None:
+            self._read_graph_call(pipeline, node, dali)
+        for qual in self.qualnames(node.func):
+            self._calls.append((node, qual))
+        self._record_pipeline_use(node)
+
+    def _read_graph_call(self, pipeline: PipelineFunction, node: cst.Call, dali: str | None) -> None:
+        """A call in a pipeline function: a ``types.Constant``, or an ``fn.*`` operator."""
+        if dali in names.CONSTANTS:
             if self._array_input(node):
                 pipeline.input_constants.append(node)  # written as the array it wraps (NDD901)
             else:
                 pipeline.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, constant_problem(dali)))
-        if path is not None and pipeline is not None:
-            info = op_info(path)
-            if path == "external_source":
-                pipeline.external_sources.append(node)  # resolved in leave_Module (NDD421)
-            elif path == "python_function":  # written out as plain Python (NDD422) when it can be
-                pipeline.python_functions.append(node)
-            elif has_expression_form(path):
-                pass  # written as an expression (NDD101), which blocks the call it cannot write
-            elif info is None or info.ndd is None:
-                pipeline.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, f"`fn.{path}` has no dynamic-mode form"))
-            else:
-                # A helper's reader, already reported where the returned value is read (ndd_migrate.model.values.outputs).
-                known = any(p.hint == outputs.HELPER_READER_HINT and p.node.deep_equals(node) for p in pipeline.problems)
-                if info.reader and not known and not self._is_hoistable_reader(pipeline, node):
-                    pipeline.problems.append(Problem(constructs.PIPELINE_FUNCTION, node, *self._reader_place(pipeline, node)))
-                if info.random:
-                    pipeline.random_calls.append(node)
-        for qual in self.qualnames(node.func):
-            self._calls.append((node, qual))
+        path = names.fn_path(dali)
+        if path is None:
+            return
+        info = op_info(path)
+        if path == "external_source":
+            pipeline.external_sources.append(node)  # resolved in leave_Module (NDD421)
+        elif path == "python_function":  # written out as plain Python (NDD422) when it can be
+            pipeline.python_functions.append(node)
+        elif has_expression_form(path):
+            pass  # written as an expression (NDD101), which blocks the call it cannot write
+        elif info is None or info.ndd is None:
+            pipeline.problems.append(Problem(constructs.NO_DYNAMIC_FORM, node, f"`fn.{path}` has no dynamic-mode form"))
+        else:
+            # A helper's reader, already reported where the returned value is read (ndd_migrate.model.values.outputs).
+            known = any(p.hint == outputs.HELPER_READER_HINT and p.node.deep_equals(node) for p in pipeline.problems)
+            if info.reader and not known and not self._is_hoistable_reader(pipeline, node):
+                pipeline.problems.append(Problem(constructs.PIPELINE_FUNCTION, node, *self._reader_place(pipeline, node)))
+            if info.random:
+                pipeline.random_calls.append(node)
+
+    def _record_pipeline_use(self, node: cst.Call) -> None:
+        """What a call may do with a pipeline object: an iterator or ``epoch_size``/``reader_meta``
+        that needs the reader's metadata (iterators), ``name.build()``/``name.run()`` (NDD007), a
+        use that keeps it in pipeline mode (manual_uses)."""
         by_reader = cstutil.kwarg(node, "reader_name") is not None  # `size=` alone needs no metadata
         epoch_use = (by_reader and iterators.epoch_aware(node, names.dali_name(self, node.func))) or iterators.metadata_receiver(node)
         if epoch_use is not None:
@@ -379,24 +391,20 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self.model.self_calls = self_methods.calls(node, self.qualnames)
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        """Once the whole module is read: the call sites and what the pipelines read from outside,
+        the kinds of names (with the factories found on the way), the uses that keep a pipeline in
+        pipeline mode, the epoch-aware shape, checkpointing."""
         for call, qual in self._calls:
             pipeline = self.model.pipelines.get(qual)
             if pipeline is None:
                 continue
             self.model.call_sites[call] = pipeline
-            for arg in call.args:
-                if arg.keyword is not None:
-                    if arg.keyword.value in pipeline_args.PARAMETERS:
-                        pipeline.call_site_args.add(arg.keyword.value)
-                    self._check_blocking(pipeline, arg.keyword.value)
+            self._read_call_site_args(pipeline, call)
         for pipeline in self.model.pipelines.values():
             self._resolve_external_source(pipeline, original_node)
             self._check_outer_stores(pipeline)
         self._calls.extend(self.model.self_calls.items())  # followed as calls of the method
-        classes = {pipeline.node for pipeline in self.model.pipelines.values() if isinstance(pipeline.node, cst.ClassDef)}
-        for found in attributes.find(self.parents, classes):
-            self.model.attribute_stores[found.target] = found
-            self.model.attribute_reads.update(dict.fromkeys(found.reads, found))
+        self._find_self_attributes()
         self.resolve_kinds()
         while self._find_factories():
             self.resolve_kinds()
@@ -404,44 +412,38 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._consumed.extend(iterators.subclass_uses(self, original_node, self._calls))  # NDD411
         self._consumed.extend(iterators.framework_uses(self, self._every_return, self._calls))  # NDD411
         self._consumed.extend(expected_errors.uses(original_node, self.parents))  # NDD905
-        for call, about, expr, advice in self._consumed:
-            found = expr_kind(self.model, expr, self.scope_of, self.qualnames)
-            traced = False
-            if not found and about in constructs.KEEPING:
-                found = self._made_by_chosen_function(expr)
-                traced = found is not None
-                if traced:
-                    self.model.traced_keeps.add(call)
-            if not found and about == constructs.BUILD_RAISES and isinstance(expr, cst.Name):  # `assert_raises(E, P)`
-                found = next(((Kind.PIPELINE, self.model.pipelines[q]) for q in self.qualnames(expr) if q in self.model.pipelines), None)
-            if not found and about == constructs.FRAMEWORK_ITERATOR:
-                found = self._made_by_chosen_class(expr)
-            if found and found[0] in (Kind.PIPELINE, Kind.PIPELINES):
-                members = found[1].members if isinstance(found[1], PipelineGroup) else (found[1],)
-                for pipeline in members:
-                    if (about == constructs.FRAMEWORK_ITERATOR or traced) and any(p.about == about for p in pipeline.problems):
-                        continue  # one is enough: it stays in pipeline mode for that framework
-                    if about == constructs.FED_RUN_RAISES and not manual_uses.feeds_input(pipeline.node):
-                        continue  # an error DALI raises in both modes (a decoder on bad data) is no keep
-                    if about in (constructs.PYTHON_RUN_RAISES, constructs.PYTHON_OUTPUTS_RAISE) and (
-                        not expected_errors.run_differs(self, pipeline.node, about) or any(p.node is call for p in pipeline.problems)
-                    ):
-                        continue  # the same error in both modes, or the fed-data keep at this checker already
-                    if about == constructs.BUILD_RAISES and any(p.about == about and p.node is call for p in pipeline.problems):
-                        continue  # a `with pytest.raises` block in a `@raises` test: one finding at the build
-                    if isinstance(pipeline, PipelineFunction):  # not one another module defines
-                        pipeline.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
+        keeps.record(self, self._consumed, self._returns)
         self._find_foreign_pipelines()
         iterators.mark(self, self._epoch_uses)
         iterators.mark_restarts(self, self._calls)
+        self._check_late_twins()
+        for pipeline, node, why, hint in checkpoints.blocked(self, original_node):
+            pipeline.problems.append(Problem(constructs.CHECKPOINTING, node, why, hint))
+
+    def _read_call_site_args(self, pipeline: PipelineFunction, call: cst.Call) -> None:
+        """The pipeline settings a call site of ``pipeline`` gives by keyword."""
+        for arg in call.args:
+            if arg.keyword is not None:
+                if arg.keyword.value in pipeline_args.PARAMETERS:
+                    pipeline.call_site_args.add(arg.keyword.value)
+                self._check_blocking(pipeline, arg.keyword.value)
+
+    def _find_self_attributes(self) -> None:
+        """The ``self`` attributes followed like names (ndd_migrate.model.values.attributes)."""
+        classes = {pipeline.node for pipeline in self.model.pipelines.values() if isinstance(pipeline.node, cst.ClassDef)}
+        for found in attributes.find(self.parents, classes):
+            self.model.attribute_stores[found.target] = found
+            self.model.attribute_reads.update(dict.fromkeys(found.reads, found))
+
+    def _check_late_twins(self) -> None:
+        """Twin readers whose epochs turn out not to line up once the module is read
+        (ndd_migrate.model.features.twin_readers)."""
         for pipeline in self.model.pipelines.values():
             why = twin_readers.late_mismatch(pipeline) if pipeline.twin_index is not None else None
             if why is not None:
                 graph = getattr(pipeline, "graph", None)  # a legacy class: the reader calls are in define_graph
                 about = constructs.PIPELINE_SUBCLASS if graph is not None else constructs.PIPELINE_FUNCTION
                 pipeline.problems.append(Problem(about, (graph or pipeline.node).body.body[pipeline.twin_index], why))
-        for pipeline, node, why, hint in checkpoints.blocked(self, original_node):
-            pipeline.problems.append(Problem(constructs.CHECKPOINTING, node, why, hint))
 
     def _find_calls_through_names(self) -> None:
         """``cls(...)`` where ``cls`` holds a pipeline function (Kind.FUNCTION): a call site of each
@@ -455,11 +457,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                     continue
                 self.model.made_through[call] = held
                 for pipeline in getattr(held, "members", (held,)):
-                    for arg in call.args:
-                        if arg.keyword is not None:
-                            if arg.keyword.value in pipeline_args.PARAMETERS:
-                                pipeline.call_site_args.add(arg.keyword.value)
-                            self._check_blocking(pipeline, arg.keyword.value)
+                    self._read_call_site_args(pipeline, call)
 
     def _resolve_external_source(self, pipeline: PipelineFunction, module: cst.Module) -> None:
         """One external source that can play the reader's role becomes ``pipeline.source``; any other
@@ -535,77 +533,6 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         """The scope ``node`` is in (None for a node the scope analysis did not see)."""
         return self.get_metadata(ScopeProvider, node, None)
 
-    def _made_by_chosen_function(self, expr: cst.BaseExpression) -> tuple | None:
-        """``(Kind.PIPELINES, group)`` for a pipeline made by calling a pipeline function that a
-        helper chose and returned: ``make = choose(cfg)``, where every ``return`` of ``choose`` is
-        the name of a pipeline function (``return train_pipe if cfg.multi else single_pipe``
-        written as two returns), then ``pipe = make(...)`` or ``DALIDataset(pipeline=make(...))``.
-        Only for uses that keep a pipeline as it is (a `DALIDataset`): they block the conversion
-        with their own reason, so the trace may stop at names bound once, and never converts."""
-        if isinstance(expr, cst.Name):
-            expr = self._bound_once(expr)
-        if not isinstance(expr, cst.Call) or not isinstance(expr.func, cst.Name):
-            return None
-        chosen = self._bound_once(expr.func)
-        if not isinstance(chosen, cst.Call):
-            return None
-        quals = self.qualnames(chosen.func)
-        for node, returns in self._returns.items():
-            if not quals & self.qualnames(node.name) or not _always_returns(node.body):
-                continue
-            fns = []
-            for ret in returns:
-                names_ = self.qualnames(ret.value) if isinstance(ret.value, cst.Name) else set()
-                pipeline = next((self.model.pipelines[q] for q in names_ if q in self.model.pipelines), None)
-                if pipeline is None:
-                    return None
-                fns.append(pipeline)
-            return (Kind.PIPELINES, PipelineGroup(tuple(dict.fromkeys(fns)))) if fns else None
-        return None
-
-    def _bound_once(self, name: cst.Name) -> cst.BaseExpression | None:
-        """The value of a name assigned exactly once (``name = value``) in the scope it is read from."""
-        scope = self.scope_of(name)
-        while scope is not None and not scope.assignments[name.value] and scope.parent is not scope:
-            scope = scope.parent
-        if scope is None or len(scope.assignments[name.value]) != 1:
-            return None
-        return next((v for sc, t, v in self.assigns if sc is scope and isinstance(t, cst.Name) and t.value == name.value), None)
-
-    def _made_by_chosen_class(self, expr) -> tuple | None:
-        """``pipe`` of ``pipe_class = TrainPipe`` (or ``= ValPipe``, or ``None``), ``pipe = pipe_class(...)``:
-        the pipelines it may be, as ``(Kind.PIPELINE, group)``, or None. Only for what keeps
-        pipelines in pipeline mode (a framework iterator of theirs): the call is no call site
-        (nothing there is rewritten), so every pipeline it may be stays as it is."""
-        def bound(name: cst.Name) -> list | None:  # the values of every binding of `name` in its scope
-            scope = self.scope_of(name)
-            if scope is None or name.value not in scope.assignments:
-                return None
-            values = [v for s, t, v in self.assigns if s is scope and isinstance(t, cst.Name) and t.value == name.value]
-            return values if len(values) == len(scope.assignments[name.value]) else None
-
-        if not isinstance(expr, cst.Name):
-            return None
-        made = bound(expr)
-        if not made or not all(isinstance(v, cst.Call) and isinstance(v.func, cst.Name) for v in made):
-            return None
-        chosen = []
-        for call in made:
-            classes = bound(call.func)
-            if not classes:
-                return None
-            for value in classes:
-                if isinstance(value, cst.Name) and value.value == "None":
-                    continue
-                pipeline = next((self.model.pipelines[q] for q in self.qualnames(value) if q in self.model.pipelines), None)
-                if pipeline is None or not isinstance(value, cst.Name):
-                    return None
-                chosen.append(pipeline)
-        chosen = list(dict.fromkeys(chosen))
-        if not chosen:
-            return None
-        return (Kind.PIPELINE, chosen[0] if len(chosen) == 1 else PipelineGroup(tuple(chosen)))
-
     def _find_factories(self) -> bool:
         """Record functions whose every ``return`` gives a pipeline (they build and return it:
         ``pipe = train_pipe(...); return pipe``), so that what they return is a PIPELINE too.
@@ -628,7 +555,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         """Kinds of names, then of the ``self`` attributes bound from them (ndd_migrate.model.values.attributes),
         then of the names bound from those attributes again, until nothing new is found."""
         self.model.attribute_kinds.clear()
-        self._resolve_names()
+        name_kinds.resolve(self)
         for _ in range(3):
             before = dict(self.model.attribute_kinds)
             for found in set(self.model.attribute_stores.values()):
@@ -639,157 +566,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                     self.model.attribute_kinds[found] = kind
             if self.model.attribute_kinds == before:
                 return
-            self._resolve_names()
-
-    def _resolve_names(self) -> None:
-        """Give each local name one Kind when every binding of it agrees; otherwise none.
-
-        Flow-insensitive on purpose: a name rebound to something else anywhere in its scope is
-        not rewritten (no guessing)."""
-        found: dict[tuple[object, str], list] = {}
-        entries: dict[tuple[object, str], list] = {}  # (kind, target, value) of each binding
-        self.model.kinds.clear()
-        self.model.kinds.update(self.parameter_kinds)  # parameters the plan follows values into
-        for scope, target, value in self.assigns:  # source order: `pipe` is known before `pipe.run()`
-            for name, kind in self._value_kinds(scope, target, value):
-                seen = found.setdefault((scope, name), [])
-                seen.append(kind)
-                entries.setdefault((scope, name), []).append((kind, target, value))
-                if kind is not None and all(k is not None and k[0] is kind[0] for k in seen):
-                    self.model.kinds[(scope, name)] = (kind[0], one_of(k[1] for k in seen))
-                else:
-                    self.model.kinds.pop((scope, name), None)
-        for (scope, name), kinds in found.items():
-            bindings = len(scope.assignments[name]) if scope is not None else 0
-            if len(kinds) != bindings:
-                self.model.kinds.pop((scope, name), None)
-        self.model.converted_reads.clear()
-        for (scope, name), kinds in found.items():
-            if (scope, name) not in self.model.kinds and scope is not None and len(kinds) == len(scope.assignments[name]):
-                self._split_at_conversion(scope, name, entries[(scope, name)])
-
-    def _split_at_conversion(self, scope, name: str, bound: list) -> None:
-        """``seq, label = pipe.run()`` then ``seq = seq.as_cpu().as_array()`` in the same block: the
-        name holds an output up to the rebinding and a numpy array (in both modes) after it. The
-        output's kind is kept for the reads between the two statements; every other read sees the
-        array (or, around a loop, the array of the previous pass) and is recorded in
-        ``converted_reads``, which :func:`lookup` answers with None.
-
-        Flow-sensitive only in straight-line code: the two bindings must be statements of the same
-        block, the later one ``name = <name as a numpy array>`` (:func:`converts_to_array`), nothing between
-        them may jump (``break``, ``continue``, ``return``, ``raise``) or be inside a ``try`` that could
-        catch on the way, and no nested function may read the name."""
-        kinded = [(kind, target, value) for kind, target, value in bound if kind is not None]
-        rebound = [(target, value) for kind, target, value in bound if kind is None]
-        if len(kinded) != 1 or len(rebound) != 1 or kinded[0][0][0] is not Kind.BATCH:
-            return
-        (kind, first, _), (second, value) = kinded[0], rebound[0]
-        if not (isinstance(second, cst.Name) and converts_to_array(value, name, self.qualnames)):
-            return
-        start, end = self._statement_of(first), self._statement_of(second)
-        block = self.parents.get(start)
-        if start is None or end is None or block is not self.parents.get(end):
-            return
-        body = list(getattr(block, "body", ()))
-        if start not in body or end not in body or body.index(start) >= body.index(end):
-            return
-        between = body[body.index(start) + 1 : body.index(end)]
-        if any(_jumps(stmt) for stmt in between) or self._in_try(block, scope):
-            return
-        live: list[cst.CSTNode] = [*between, value]  # where a read sees the output
-        reads = references(scope, name)
-        if any(access.scope is not scope for access in reads):
-            return
-        self.model.kinds[(scope, name)] = kind
-        for access in reads:
-            if not any(self._within(access.node, node) for node in live):
-                self.model.converted_reads.add(access.node)
-
-    def _statement_of(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
-        """The one-statement line that binds ``node`` (an assignment target), or None."""
-        current = node
-        while current is not None and not isinstance(current, cst.SimpleStatementLine):
-            if isinstance(current, cst.BaseCompoundStatement):
-                return None
-            current = self.parents.get(current)
-        return current if current is not None and len(current.body) == 1 and isinstance(current.body[0], cst.Assign) else None
-
-    def _within(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
-        current = node
-        while current is not None:
-            if current is container:
-                return True
-            current = self.parents.get(current)
-        return False
-
-    def _in_try(self, block: cst.CSTNode, scope) -> bool:
-        """Is ``block`` inside a ``try`` of its own function (or module)?"""
-        current = block
-        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
-            if isinstance(current, (cst.Try, cst.TryStar)):
-                return True
-            current = self.parents.get(current)
-        return False
-
-    def _value_kinds(self, scope, target, value) -> list[tuple[str, tuple | None]]:
-        if isinstance(value, (cst.For, cst.CompFor)):  # `for p in pipes`, `for out in (images, labels)`: each item
-            found = expr_kind(self.model, value.iter, self.scope_of, self.qualnames)
-            if found and found[0] is Kind.FUNCTIONS:  # `for cls in held`, `for cls, args in held.items()`
-                return [
-                    (part.value, (Kind.FUNCTION, one_of(found[1].members)) if holds else None)
-                    for part, holds in loop_parts(found[1], value.iter, target)
-                    if isinstance(part, cst.Name)
-                ]
-            item = (ITEM_KIND.get(found[0]), found[1]) if found and found[0] in ITEM_KIND else None
-            return [(target.value, item)] if isinstance(target, cst.Name) else []
-        kind = expr_kind(self.model, value, lambda name: self.scope_of(name) or scope, self.qualnames)  # a comprehension's names: its own scope
-        if isinstance(target, cst.Name):
-            return [(target.value, kind)]
-        if isinstance(target, (cst.Tuple, cst.List)):
-            element = (Kind.BATCH, kind[1]) if kind and kind[0] is Kind.BATCHES else None
-            return [
-                (el.value.value, element) for el in target.elements if isinstance(el.value, cst.Name)
-            ]
-        return []
-
-
-def _jumps(stmt: cst.CSTNode) -> bool:
-    """Does ``stmt`` hold a ``break``/``continue``/``return``/``raise`` (outside nested functions)?"""
-    found = []
-
-    class _Finder(cst.CSTVisitor):
-        def visit_FunctionDef(self, node):
-            return False
-
-        def visit_Lambda(self, node):
-            return False
-
-        def visit_ClassDef(self, node):
-            return False
-
-        def on_visit(self, node):
-            if isinstance(node, (cst.Break, cst.Continue, cst.Return, cst.Raise)):
-                found.append(node)
-            return super().on_visit(node)
-
-    stmt.visit(_Finder())
-    return bool(found)
-
-
-def _always_returns(block: cst.BaseSuite) -> bool:
-    """Every path through the block ends at a ``return`` (the last statement is one, or an
-    ``if``/``else`` whose every branch always returns)."""
-    body = block.body if isinstance(block, cst.IndentedBlock) else ()
-    last = body[-1] if body else None
-    if isinstance(last, cst.SimpleStatementLine):
-        return isinstance(last.body[-1], cst.Return)
-    if isinstance(last, cst.If):
-        orelse = last.orelse
-        if orelse is None:
-            return False
-        rest = _always_returns(orelse.body) if isinstance(orelse, cst.Else) else _always_returns(cst.IndentedBlock([orelse]))
-        return _always_returns(last.body) and rest
-    return False
+            name_kinds.resolve(self)
 
 
 def _ends_with_return(node: cst.FunctionDef) -> bool:

@@ -223,16 +223,31 @@ def migrated_pipelines(raw: bytes) -> set[str]:
         tree = pyparse.ast_parse(raw)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # nested too deeply: not this shape
         return set()
+    aliases = _dynamic_mode_names(tree)
+    if not aliases:
+        return set()
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    found = {name for name, pipeline in functions.items() if _is_migrated_generator(pipeline, aliases)}
+    return _with_factories(functions, found)
+
+
+def _dynamic_mode_names(tree) -> set[str]:
+    """The names a module's top-level imports give the dynamic mode (``import
+    nvidia.dali.experimental.dynamic as ndd``, ``from nvidia.dali.experimental import dynamic``)."""
+    import ast
+
     aliases = set()
     for node in tree.body:
         if isinstance(node, ast.Import):
             aliases |= {a.asname for a in node.names if a.name == "nvidia.dali.experimental.dynamic" and a.asname}
         elif isinstance(node, ast.ImportFrom) and node.module == "nvidia.dali.experimental" and not node.level:
             aliases |= {a.asname or a.name for a in node.names if a.name == "dynamic"}
-    if not aliases:
-        return set()
-    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    found = {name for name, pipeline in functions.items() if _is_migrated_generator(pipeline, aliases)}
+    return aliases
+
+
+def _with_factories(functions: dict, found: set[str]) -> set[str]:
+    """``found`` (the migrated generators among ``functions``) and the factories of any of them,
+    a factory of a factory included."""
     while True:
         more = {
             name for name, pipeline in functions.items() if name not in found and _is_factory_of(pipeline, found)

@@ -35,23 +35,7 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
     if isinstance(expr, cst.Attribute) and expr in model.attribute_reads:  # `self.pipe` (ndd_migrate.model.values.attributes)
         return model.attribute_kinds.get(model.attribute_reads[expr])
     if isinstance(expr, cst.Call):
-        method = model.self_calls.get(expr)  # `self.make()`: the class's own method (self_methods)
-        for qual in (*qualnames(expr.func), *((method,) if method else ())):
-            pipeline = model.pipelines.get(qual) or model.factories.get(qual) or _imported(model, qual)
-            if pipeline is not None:
-                return (Kind.PIPELINE, pipeline)
-        func = expr.func
-        held = lookup(model, scope_of(func), func) if isinstance(func, cst.Name) else None
-        if held and held[0] is Kind.FUNCTION:  # `cls(...)` in `for cls in held`
-            return (Kind.PIPELINE, held[1])
-        if isinstance(func, cst.Attribute) and not expr.args:
-            recv = expr_kind(model, func.value, scope_of, qualnames)
-            if recv and recv[0] is Kind.FUNCTIONS and func.attr.value in DICT_VIEWS and "items" not in recv[1].positions:
-                return recv  # `held.keys()`: iterated as the dict is (loop_parts)
-            if recv and recv[0] is Kind.PIPELINE and func.attr.value in _NEXT_BATCHES:
-                return (Kind.BATCHES, recv[1])
-            if recv and recv[0] is Kind.BATCH and func.attr.value in _BATCH_TO_BATCH:
-                return recv
+        return _call_kind(model, expr, scope_of, qualnames)
     if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
         recv = expr_kind(model, expr.value, scope_of, qualnames)
         if recv and recv[0] is Kind.BATCHES:
@@ -67,6 +51,44 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
             return expr_kind(model, sides[0], scope_of, qualnames)
         # `out.as_cpu() if on_gpu else out`: the same kind of value either way (uses.CHOSEN).
         return chosen_kind(model, expr, scope_of, qualnames)
+    if isinstance(expr, (cst.List, cst.Tuple, cst.Set, cst.Dict, cst.ListComp)):
+        return _display_kind(model, expr, scope_of, qualnames)
+    return None
+
+
+def _call_kind(model: ModuleModel, expr: cst.Call, scope_of, qualnames) -> tuple | None:
+    """A call that makes a pipeline (of a pipeline function, a factory, one imported, or a name that
+    holds a pipeline function), or a method of a known value that gives one again."""
+    method = model.self_calls.get(expr)  # `self.make()`: the class's own method (self_methods)
+    for qual in (*qualnames(expr.func), *((method,) if method else ())):
+        pipeline = model.pipelines.get(qual) or model.factories.get(qual) or _imported(model, qual)
+        if pipeline is not None:
+            return (Kind.PIPELINE, pipeline)
+    func = expr.func
+    held = lookup(model, scope_of(func), func) if isinstance(func, cst.Name) else None
+    if held and held[0] is Kind.FUNCTION:  # `cls(...)` in `for cls in held`
+        return (Kind.PIPELINE, held[1])
+    if isinstance(func, cst.Attribute) and not expr.args:
+        return _method_kind(model, func, scope_of, qualnames)
+    return None
+
+
+def _method_kind(model: ModuleModel, func: cst.Attribute, scope_of, qualnames) -> tuple | None:
+    """``receiver.method()`` (no arguments) of a known receiver: a dict view of a display of
+    pipeline functions, a pipeline's next batches, a batch moved between devices."""
+    recv = expr_kind(model, func.value, scope_of, qualnames)
+    if recv and recv[0] is Kind.FUNCTIONS and func.attr.value in DICT_VIEWS and "items" not in recv[1].positions:
+        return recv  # `held.keys()`: iterated as the dict is (loop_parts)
+    if recv and recv[0] is Kind.PIPELINE and func.attr.value in _NEXT_BATCHES:
+        return (Kind.BATCHES, recv[1])
+    if recv and recv[0] is Kind.BATCH and func.attr.value in _BATCH_TO_BATCH:
+        return recv
+    return None
+
+
+def _display_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames) -> tuple | None:
+    """A list, tuple or comprehension of pipelines (or of outputs); else a display of pipeline
+    functions (:func:`held_functions`)."""
     if isinstance(expr, (cst.List, cst.Tuple, cst.ListComp)):
         items = cstutil.pipeline_items(expr)
         kinds = [expr_kind(model, item, scope_of, qualnames) for item in items or ()]

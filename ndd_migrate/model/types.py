@@ -197,7 +197,8 @@ class ModuleModel:
     # `__init__` and `define_graph` of each legacy pipeline → the pipeline (legacy.owner's index).
     legacy_methods: dict | None = None
     # Calls that keep pipelines (`DALIDataset(pipeline=make(...))`) tied to them only through a
-    # function that chose a pipeline function (Analyzer._made_by_chosen_function): reported there.
+    # function that chose a pipeline function (ndd_migrate.model.features.keeps._made_by_chosen_function):
+    # reported there.
     traced_keeps: set = field(default_factory=set)
 
     def kept_by_hand(self) -> list:
@@ -221,7 +222,8 @@ class ModuleModel:
     self_calls: dict = field(default_factory=dict)  # `self.make()` → qualname of the method it runs (self_methods)
     graph: tuple | None = None  # the graph code of the pipelines, and its facts (ndd_migrate.model.values.graph_code)
     # Reads of a name that see the numpy array a converting rebinding gave it, not the output it
-    # held before (``seq = seq.as_cpu().as_array()``: Analyzer._split_at_conversion).
+    # held before (``seq = seq.as_cpu().as_array()``:
+    # ndd_migrate.model.values.name_kinds._split_at_conversion).
     converted_reads: set = field(default_factory=set)
     # Attributes of `self` followed like names (ndd_migrate.model.values.attributes): each read and store →
     # its SelfAttribute, and the Kind of the ones that hold a pipeline's value.

@@ -199,6 +199,10 @@ class _Walk:
         return found[1] if place in found[1].positions else None
 
     def _use_of(self, node: cst.CSTNode, kind: Kind, pipeline) -> tuple[Use, tuple | None]:
+        """The use the expression holding ``node`` (a value of ``kind``) makes of it, and the value
+        that use gives when it is of a known kind again (``(node, (kind, pipeline))``, followed on),
+        else None. Each part below reads one family of holders; the first that knows the holder
+        answers."""
         parent = self.parents.get(node)
         statement = self._statement(node)
 
@@ -206,12 +210,33 @@ class _Walk:
             holder = holder if holder is not None else parent
             return Use(kind, pipeline, node, context, detail, holder, statement, gives[0] if gives else None)
 
+        return (
+            self._accessed(node, parent, use)
+            or self._function_used(node, kind, pipeline, parent, use)
+            or self._passed(node, parent, use)
+            or self._stored(node, parent, use)
+            or self._looped_over(node, kind, pipeline, parent, use)
+            or self._contained(node, parent, use)
+            or self._chosen(node, parent, use)
+            or self._left(parent, use)
+        )
+
+    def _accessed(self, node, parent, use) -> tuple | None:
+        """``value.name``, ``value.name(...)``, ``value[...]``."""
         if isinstance(parent, cst.Attribute) and parent.value is node:
             above = self.parents.get(parent)
             if isinstance(above, cst.Call) and above.func is parent:
                 derived = self._kind_of(above)
                 return use(METHOD, parent.attr.value, above, derived), (above, derived) if derived else None
             return use(ATTRIBUTE, parent.attr.value), None
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            derived = self._kind_of(parent)
+            return use(SUBSCRIPT, gives=derived), (parent, derived) if derived else None
+        return None
+
+    def _function_used(self, node, kind: Kind, pipeline, parent, use) -> tuple | None:
+        """A name holding a pipeline function called, or looking its value up in a dict keyed by
+        such functions; a display of them looped over."""
         if kind is Kind.FUNCTION and isinstance(parent, cst.Call) and parent.func is node:
             derived = self._kind_of(parent)
             return use(CALLED, _unfollowed_call(parent, pipeline, self.model.paired_calls), gives=derived), (parent, derived) if derived else None
@@ -219,43 +244,65 @@ class _Walk:
             return use(READ_BACK), None  # `held[cls]`: the dict's own key looks its value up
         if kind is Kind.FUNCTIONS and isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
             return use(READ_BACK if self._read_back(parent, node, pipeline) else ITERATED), None
-        if isinstance(parent, cst.Subscript) and parent.value is node:
-            derived = self._kind_of(parent)
-            return use(SUBSCRIPT, gives=derived), (parent, derived) if derived else None
-        if isinstance(parent, cst.Arg) and parent.value is node:
-            call = self.parents.get(parent)
-            if isinstance(call, cst.Call):
-                if self._is_len(call) and len(call.args) == 1 and not parent.keyword and not parent.star:
-                    return use(LEN, holder=call), None
-                found = replace(use(ARGUMENT, _spelled(call.func), call), callees=self.called.of(call))
-                targets = self._parameters(found)
-                if targets and all(
-                    (self.analyzer.scope_of(param), param.value) in self.analyzer.parameter_kinds for _, _, param in targets
-                ):
-                    return replace(found, context=PASSED, detail="/".join(f.name.value for _, f, _ in targets)), None
-                return found, None
+        return None
+
+    def _passed(self, node, parent, use) -> tuple | None:
+        """An argument of a call: ``len(value)``, or given to a function — :data:`PASSED` when every
+        parameter it binds is already followed."""
+        call = self.parents.get(parent) if isinstance(parent, cst.Arg) and parent.value is node else None
+        if not isinstance(call, cst.Call):
+            return None
+        if self._is_len(call) and len(call.args) == 1 and not parent.keyword and not parent.star:
+            return use(LEN, holder=call), None
+        found = replace(use(ARGUMENT, _spelled(call.func), call), callees=self.called.of(call))
+        targets = self._parameters(found)
+        if targets and all(
+            (self.analyzer.scope_of(param), param.value) in self.analyzer.parameter_kinds for _, _, param in targets
+        ):
+            return replace(found, context=PASSED, detail="/".join(f.name.value for _, f, _ in targets)), None
+        return found, None
+
+    def _stored(self, node, parent, use) -> tuple | None:
+        """An assignment's value or target, or a statement of its own."""
         if isinstance(parent, cst.Assign) and parent.value is node:
             return self._assigned(parent, use), None
         if isinstance(parent, (cst.AnnAssign, cst.AugAssign, cst.AssignTarget)):
             return use(STORED), None
         if isinstance(parent, cst.Expr):
             return use(DISCARDED), None
-        if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
-            if kind in ITEM_KIND:  # `for p in pipes`, `for out in outs`: the item is followed when the analysis tracks it
-                target = parent.target
-                tracked = isinstance(target, cst.Name) and self._tracked(self.analyzer.scope_of(target), target.value)
-                return use(ITERATED, gives=(ITEM_KIND[kind], pipeline) if tracked else None), None
-            return use(SAMPLES if kind is Kind.BATCH and self._samples_as_arrays(parent) else ITERATED), None
+        return None
+
+    def _looped_over(self, node, kind: Kind, pipeline, parent, use) -> tuple | None:
+        """``for x in value``, ``[... for x in value]``: each item, or each sample of a batch."""
+        if not (isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node):
+            return None
+        if kind in ITEM_KIND:  # `for p in pipes`, `for out in outs`: the item is followed when the analysis tracks it
+            target = parent.target
+            tracked = isinstance(target, cst.Name) and self._tracked(self.analyzer.scope_of(target), target.value)
+            return use(ITERATED, gives=(ITEM_KIND[kind], pipeline) if tracked else None), None
+        return use(SAMPLES if kind is Kind.BATCH and self._samples_as_arrays(parent) else ITERATED), None
+
+    def _contained(self, node, parent, use) -> tuple | None:
+        """An item of a display, or the element of a comprehension."""
         if isinstance(parent, (cst.Element, cst.DictElement, cst.StarredElement, cst.StarredDictElement)):
             return self._element(use, self.parents.get(parent))
         if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)) and node is not getattr(
             parent.for_in, "iter", None
         ):
             return self._element(use, parent)  # `[p(shard_id=i) for i in ...]`: one value per item, in a container
+        return None
+
+    def _chosen(self, node, parent, use) -> tuple | None:
+        """A side of ``a if test else b`` whose other side holds the same kind of value."""
         if isinstance(parent, cst.IfExp) and node is not parent.test:
             derived = chosen_kind(self.model, parent, self.analyzer.scope_of, self.analyzer.qualnames)
             if derived is not None:
                 return use(CHOSEN, gives=derived), (parent, derived)
+        return None
+
+    @staticmethod
+    def _left(parent, use) -> tuple:
+        """Returned, yielded, or anything else (:data:`OTHER`, with the holder's type)."""
         if isinstance(parent, cst.Return):
             return use(RETURNED), None
         if isinstance(parent, cst.Yield):

@@ -102,6 +102,8 @@ def neutral(use: Use) -> bool:
     """Does ``use`` keep its meaning without a rewrite? (A tuple of outputs indexed by a number
     gives an output: the index keeps its meaning, and the output is followed on; likewise a list
     of pipelines.)"""
+    if use.kind is None or use.kind is Kind.FUNCTIONS or use.kind is Kind.FUNCTION:
+        return _neutral_for_functions(use)
     if use.kind is Kind.BATCHES and use.context == SUBSCRIPT:
         return use.gives is Kind.BATCH
     # A list of pipelines: its items are followed as pipelines (indexed, or the target of a loop),
@@ -110,24 +112,6 @@ def neutral(use: Use) -> bool:
         return use.gives is Kind.PIPELINE
     if use.kind is Kind.PIPELINE and use.context == ELEMENT:
         return use.gives is Kind.PIPELINES
-    # Pipeline functions (or classes) held in a display: each named there, the display bound to a
-    # followed name, iterated into followed names (or its dict views), indexed for the values that
-    # are no pipeline function; each name it gives called, and read as `__name__` (the migrated
-    # function keeps the name).
-    if use.kind is None and use.context == ELEMENT:
-        return use.gives is Kind.FUNCTIONS
-    if use.kind is Kind.FUNCTIONS:
-        if use.context == METHOD:
-            return use.gives is Kind.FUNCTIONS
-        if use.context == SUBSCRIPT:
-            return use.pipeline.positions == {"keys"}
-        return use.context in (BOUND, READ_BACK)
-    if use.kind is Kind.FUNCTION:
-        if use.context == CALLED:
-            return use.gives is Kind.PIPELINE and not use.detail
-        if use.context == READ_BACK:
-            return True
-        return use.context == ATTRIBUTE and use.detail == "__name__"
     # A list (or tuple display) of outputs is read like the tuple `run()` gave; iterating either
     # gives each output, followed on as one.
     if use.kind is Kind.BATCHES and use.context == ITERATED:
@@ -135,6 +119,28 @@ def neutral(use: Use) -> bool:
     if use.kind is Kind.BATCH and use.context == ELEMENT:
         return use.gives is Kind.BATCHES
     return (use.kind, use.context) in NEUTRAL
+
+
+def _neutral_for_functions(use: Use) -> bool:
+    """:func:`neutral` for a use of a pipeline function itself (``use.kind`` None), of a name
+    holding one (:data:`Kind.FUNCTION`) or of a display of them (:data:`Kind.FUNCTIONS`)."""
+    # Pipeline functions (or classes) held in a display: each named there, the display bound to a
+    # followed name, iterated into followed names (or its dict views), indexed for the values that
+    # are no pipeline function; each name it gives called, and read as `__name__` (the migrated
+    # function keeps the name).
+    if use.kind is None:
+        return use.context == ELEMENT and use.gives is Kind.FUNCTIONS
+    if use.kind is Kind.FUNCTIONS:
+        if use.context == METHOD:
+            return use.gives is Kind.FUNCTIONS
+        if use.context == SUBSCRIPT:
+            return use.pipeline.positions == {"keys"}
+        return use.context in (BOUND, READ_BACK)
+    if use.context == CALLED:
+        return use.gives is Kind.PIPELINE and not use.detail
+    if use.context == READ_BACK:
+        return True
+    return use.context == ATTRIBUTE and use.detail == "__name__"
 
 
 #: The reason recorded for a use of a name that holds values of several pipelines, some of which

@@ -59,47 +59,60 @@ def blocked(analyzer, module: cst.Module):
     depend on an external source's position, and every ``pipe.checkpoint(...)`` of a pipeline of the
     module (with checkpointing or not: without, it fails in pipeline mode too) must be one that NDD415
     rewrites."""
-    from ndd_migrate.model.types import Kind, PipelineFunction, PipelineGroup
-    from ndd_migrate.model.kinds import expr_kind
-
     model = analyzer.model
     plain = plain_call_sites(model, analyzer.assigns)
     found: dict = {}
     for pipeline in model.pipelines.values():
-        if not pipeline.checkpointing:
-            continue
-        state = pipeline.decorator_args.get(RESTORE)
-        sites = [call for call, f in model.call_sites.items() if f is pipeline]
-        if state is not None and not _seen_by_call_sites(analyzer, state.value, sites):
-            found[pipeline] = (
-                pipeline.node,
-                f"the decorator restores `checkpoint={_code(state.value)}`, which its call sites do not all see",
-                f"give it at each call site instead: `pipe = {pipeline.node.name.value}(..., checkpoint={_code(state.value)})`",
-            )
-        elif not sites:
-            found[pipeline] = (
-                pipeline.node,
-                "checkpointing, but no pipeline is created in this module: call sites in other modules get no checkpoint",
-                f"create and checkpoint it in this module (`pipe = {pipeline.node.name.value}(...)`), or keep it in pipeline mode",
-            )
-        elif pipeline not in plain:
-            bound = {id(value) for _, target, value in analyzer.assigns if isinstance(target, cst.Name)}
-            site = next(call for call in sites if id(call) not in bound)
-            found[pipeline] = (
-                pipeline.node,
-                f"checkpointing with a call site that is not `name = f(...)`: `{_code(site)}`",
-                f"bind each call to a name of its own (`pipe = {pipeline.node.name.value}(...)`) and use that name",
-            )
-        elif pipeline.external_sources:
-            found[pipeline] = (
-                pipeline.node,
-                "checkpointing a pipeline with an external source: dynamic mode does not save its position",
-                "checkpoint the source yourself, or keep this pipeline in pipeline mode",
-            )
+        if pipeline.checkpointing:
+            why = _creation_blocker(analyzer, pipeline, plain)
+            if why is not None:
+                found[pipeline] = (pipeline.node, *why)
+    _block_checkpoint_calls(analyzer, module, found)
+    for pipeline, (node, why, hint) in found.items():
+        yield pipeline, node, why, hint
+
+
+def _creation_blocker(analyzer, pipeline, plain: set) -> tuple[str, str] | None:
+    """``(why, what to write)`` when the checkpointing ``pipeline`` cannot be created with its
+    checkpoint: the decorator's state, its call sites (none in the module, or one not ``name =
+    f(...)``; ``plain``: the pipelines without such), an external source; else None."""
+    state = pipeline.decorator_args.get(RESTORE)
+    sites = [call for call, f in analyzer.model.call_sites.items() if f is pipeline]
+    if state is not None and not _seen_by_call_sites(analyzer, state.value, sites):
+        return (
+            f"the decorator restores `checkpoint={_code(state.value)}`, which its call sites do not all see",
+            f"give it at each call site instead: `pipe = {pipeline.node.name.value}(..., checkpoint={_code(state.value)})`",
+        )
+    if not sites:
+        return (
+            "checkpointing, but no pipeline is created in this module: call sites in other modules get no checkpoint",
+            f"create and checkpoint it in this module (`pipe = {pipeline.node.name.value}(...)`), or keep it in pipeline mode",
+        )
+    if pipeline not in plain:
+        bound = {id(value) for _, target, value in analyzer.assigns if isinstance(target, cst.Name)}
+        site = next(call for call in sites if id(call) not in bound)
+        return (
+            f"checkpointing with a call site that is not `name = f(...)`: `{_code(site)}`",
+            f"bind each call to a name of its own (`pipe = {pipeline.node.name.value}(...)`) and use that name",
+        )
+    if pipeline.external_sources:
+        return (
+            "checkpointing a pipeline with an external source: dynamic mode does not save its position",
+            "checkpoint the source yourself, or keep this pipeline in pipeline mode",
+        )
+    return None
+
+
+def _block_checkpoint_calls(analyzer, module: cst.Module, found: dict) -> None:
+    """Add to ``found`` (pipeline → (node, why, what to write)) each pipeline of the module, not in
+    it yet, with a ``pipe.checkpoint(...)`` that NDD415 does not rewrite."""
+    from ndd_migrate.model.types import Kind, PipelineFunction, PipelineGroup
+    from ndd_migrate.model.kinds import expr_kind
+
     # the walk of the module only when there is an `x.checkpoint(...)` call
     uses = _checkpoint_calls(module) if any(q.endswith(".checkpoint") for _, q in analyzer.calls) else []
     for call, form in uses:
-        kind = expr_kind(model, call.func.value, analyzer.scope_of, analyzer.qualnames)
+        kind = expr_kind(analyzer.model, call.func.value, analyzer.scope_of, analyzer.qualnames)
         if not kind or kind[0] is not Kind.PIPELINE:
             continue
         members = kind[1].members if isinstance(kind[1], PipelineGroup) else (kind[1],)
@@ -108,8 +121,6 @@ def blocked(analyzer, module: cst.Module):
                 why = _unsupported_use(analyzer, call, form, pipeline, len(members) > 1)
                 if why is not None:
                     found[pipeline] = (pipeline.node, *why)
-    for pipeline, (node, why, hint) in found.items():
-        yield pipeline, node, why, hint
 
 
 def _code(node: cst.CSTNode) -> str:

@@ -186,13 +186,33 @@ def all_epochs(pipeline) -> bool:
 
 
 def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
-    """Set ``fn.epochs`` for the pipeline functions that ``uses`` (iterator arguments, receivers of
+    """Set ``pipeline.epochs`` for the pipeline functions that ``uses`` (iterator arguments, receivers of
     ``epoch_size``/``reader_meta``) show to need the reader's metadata, when every use is a name
     bound directly by a call site (or by a list of them: an item of it, ``pipes[0]``, or the
     target of a comprehension over it, ``... for pipe in pipes``), and the function has a reader
     and plain call sites only. Each use found so is kept in ``model.metadata_reads`` (the use →
     how its metadata is reached, see :func:`_bound_pipeline`), and the calls through a name that
     the epoch-aware creation rewrites (NDD411) in ``model.paired_calls``."""
+    model = analyzer.model
+    direct, lists = _bound_call_sites(analyzer)
+    plain = plain_call_sites(model, analyzer.assigns, lists=True)
+    factories = set(map(id, model.factories.values()))
+    for expr in (item for use in uses for item in listed(use)):
+        found = _bound_pipeline(analyzer, direct, lists, expr)
+        if found is None:
+            continue
+        held, how = found
+        model.metadata_reads[expr] = how
+        pipelines = getattr(held, "members", (held,))
+        if all(_may_give_metadata(pipeline, plain, factories) for pipeline in pipelines):
+            for pipeline in pipelines:
+                pipeline.epochs = True
+
+
+def _bound_call_sites(analyzer) -> tuple[dict, set]:
+    """The names bound directly by call sites of one pipeline function (or by a list of them):
+    ``(scope, name)`` → what makes the pipeline (:func:`made_by`), and the keys of those bound to a
+    list. The calls through a name among them go to ``model.paired_calls`` (NDD411 rewrites them)."""
     model = analyzer.model
     direct, lists = {}, set()
     for scope, target, value in analyzer.assigns:
@@ -205,25 +225,17 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
                     lists.add((scope, target.value))
                 items = [value] if single is not None else pipeline_items(value)
                 model.paired_calls.update(item for item in items if item in model.made_through)
-    plain = plain_call_sites(model, analyzer.assigns, lists=True)
-    factories = set(map(id, model.factories.values()))
-    for expr in (item for use in uses for item in listed(use)):
-        found = _bound_pipeline(analyzer, direct, lists, expr)
-        if found is None:
-            continue
-        held, how = found
-        model.metadata_reads[expr] = how
-        fns = getattr(held, "members", (held,))
-        if all(
-            pipeline in plain and pipeline.reader_index is not None and pipeline.given("batch_size") and id(pipeline) not in factories
-            for pipeline in fns
-        ):
-            for pipeline in fns:
-                pipeline.epochs = True
+    return direct, lists
+
+
+def _may_give_metadata(pipeline, plain: set, factories: set) -> bool:
+    """Can ``pipeline`` take the epoch-aware shape: a reader, a ``batch_size``, plain call sites
+    only (``plain``), and not returned by a factory (``factories``: their ids)?"""
+    return pipeline in plain and pipeline.reader_index is not None and pipeline.given("batch_size") and id(pipeline) not in factories
 
 
 def mark_restarts(analyzer, calls) -> None:
-    """Set ``fn.restarts`` for the pipeline functions whose every object only feeds a PyTorch
+    """Set ``pipeline.restarts`` for the pipeline functions whose every object only feeds a PyTorch
     iterator with neither ``reader_name`` nor ``size=`` (and may be built): their epochs end where
     their external source raises ``StopIteration`` and start again after the iterator's reset, so
     the function becomes one that gives a new generator per epoch over the same source
@@ -235,15 +247,7 @@ def mark_restarts(analyzer, calls) -> None:
     restarts at 0 and its epoch index grows, which the migrated loop (epoch 0) does not give, so
     callables are left out, as are ``cycle=`` and a ``batch=`` decided at run time."""
     model = analyzer.model
-    given: dict[int, cst.Call] = {}  # id of the pipeline name given → the iterator call
-    for call, _ in calls:
-        dali = names.dali_name(analyzer, call.func)
-        expr = epoch_aware(call, dali)
-        if expr is None or any(a.keyword is not None and a.keyword.value in ("reader_name", "size") for a in call.args):
-            continue
-        items = listed(expr)
-        if len(items) == 1 and isinstance(items[0], cst.Name):
-            given[id(items[0])] = call
+    given = _iterators_without_size(analyzer, calls)
     if not given:
         return
     plain = plain_call_sites(model, analyzer.assigns)
@@ -257,11 +261,7 @@ def mark_restarts(analyzer, calls) -> None:
         spec = getattr(pipeline, "source", None)
         if spec is None or pipeline.reader_index is not None:
             continue
-        why = _restart_refused(pipeline, spec, plain, factories)
-        if why is None and not all(
-            isinstance(target, cst.Name) and _only_iterated(scope, target, given, model.parents) for scope, target in bound
-        ):
-            why = "the pipeline is used other than by such iterators and `build()`"
+        why = _restart_refused(pipeline, spec, plain, factories) or _used_otherwise(bound, given, model.parents)
         if why is None:
             pipeline.restarts = True
         else:
@@ -273,8 +273,31 @@ def mark_restarts(analyzer, calls) -> None:
                 "it is not made by plain `pipe = p(...)` statements")
 
 
+def _iterators_without_size(analyzer, calls) -> dict[int, cst.Call]:
+    """The PyTorch iterator calls given one pipeline by name, with neither ``reader_name`` nor
+    ``size=``: the id of the name given → the call."""
+    given: dict[int, cst.Call] = {}
+    for call, _ in calls:
+        dali = names.dali_name(analyzer, call.func)
+        expr = epoch_aware(call, dali)
+        if expr is None or any(a.keyword is not None and a.keyword.value in ("reader_name", "size") for a in call.args):
+            continue
+        items = listed(expr)
+        if len(items) == 1 and isinstance(items[0], cst.Name):
+            given[id(items[0])] = call
+    return given
+
+
+def _used_otherwise(bound: list, given: dict, parents: dict) -> str | None:
+    """Why the names a pipeline function's call sites bind (``bound``: ``(scope, target)``s) are not
+    all only given to the iterators of ``given`` (and built), or None."""
+    if not all(isinstance(target, cst.Name) and _only_iterated(scope, target, given, parents) for scope, target in bound):
+        return "the pipeline is used other than by such iterators and `build()`"
+    return None
+
+
 def _restart_refused(pipeline, spec, plain: set, factories: set) -> str | None:
-    """Why ``fn``, fed by the external source ``spec``, cannot be one generator per epoch, in the
+    """Why ``pipeline``, fed by the external source ``spec``, cannot be one generator per epoch, in the
     words of the finding (NDD411), or None."""
     if spec.kind == external_source.CALLABLE:
         return ("its source is a callable: DALI calls it again from iteration 0 in each epoch, with the epoch's "
@@ -458,35 +481,10 @@ def framework_uses(resolver, returns, calls) -> list[tuple]:
     ops = _bound_to(resolver, lambda value: isinstance(value, cst.Call) and names.dali_name(resolver, value.func) == TF_ITERATOR)
     chosen = _handed_out(resolver, returns)
     for call in {id(call): call for call, _ in calls}.values():
-        dali = names.dali_name(resolver, call.func)
-        framework = FRAMEWORKS.get(dali.split(".")[3]) if dali in OTHER_ITERATORS else None
-        if framework is not None and call.args:
-            short = dali.rsplit(".", 1)[-1]
-            given = call.args[0].value if call.args[0].keyword is None and not call.args[0].star else None
-            given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipelines"), given)
-            why = f"its pipeline feeds {framework}'s `{short}`, which has no dynamic-mode form"
-        elif _is_op(resolver, ops, call.func):
-            framework, given = "TensorFlow", _pipeline_kwarg(call)
-            op = call.func.value if isinstance(call.func, cst.Name) else "DALIIterator()"
-            why = f"its pipeline feeds `{op}(pipeline=...)`, TensorFlow's `DALIIterator` op, which has no dynamic-mode form"
-        elif chosen and (param := _runtime_class(resolver, call.func)) is not None:
-            others = sorted({FRAMEWORKS[d.split(".")[3]] for d in chosen if d in OTHER_ITERATORS})
-            framework = " and ".join([", ".join(others[:-1]), others[-1]] if len(others) > 1 else others)
-            given = _pipeline_kwarg(call) if not isinstance(call.func, cst.Name) or call.func.value != param else None
-            if given is None and call.args and call.args[0].keyword is None and not call.args[0].star:
-                given = call.args[0].value
-            classes = ", ".join(_framework_class(d) for d in sorted(chosen))
-            if isinstance(call.func, cst.Name) and call.func.value == param:
-                how = f"`{param}(...)`,"
-            else:
-                op = call.func.value if isinstance(call.func, cst.Name) else f"{param}()"
-                how = f"`{op}(pipeline=...)`, the op of `{param}`,"
-            why = (
-                f"its pipeline feeds {how} an iterator class chosen at run time among those this module hands "
-                f"out ({classes}): those of {framework} have no dynamic-mode form"
-            )
-        else:
+        fed = _fed_framework(resolver, call, ops, chosen)
+        if fed is None:
             continue
+        framework, given, why = fed
         if given is None:
             continue
         advice = (
@@ -497,6 +495,47 @@ def framework_uses(resolver, returns, calls) -> list[tuple]:
         )
         uses.extend((call, constructs.FRAMEWORK_ITERATOR, item, advice) for item in listed(given))
     return uses
+
+
+def _fed_framework(resolver, call: cst.Call, ops: set, chosen: set[str]) -> tuple | None:
+    """``(framework, the pipeline expression given or None, why)`` when ``call`` feeds an iterator
+    of another framework (see :func:`framework_uses`: the iterator, TensorFlow's op, or a class
+    chosen at run time among ``chosen``), else None."""
+    dali = names.dali_name(resolver, call.func)
+    framework = FRAMEWORKS.get(dali.split(".")[3]) if dali in OTHER_ITERATORS else None
+    if framework is not None and call.args:
+        short = dali.rsplit(".", 1)[-1]
+        given = call.args[0].value if call.args[0].keyword is None and not call.args[0].star else None
+        given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipelines"), given)
+        return framework, given, f"its pipeline feeds {framework}'s `{short}`, which has no dynamic-mode form"
+    if _is_op(resolver, ops, call.func):
+        op = call.func.value if isinstance(call.func, cst.Name) else "DALIIterator()"
+        why = f"its pipeline feeds `{op}(pipeline=...)`, TensorFlow's `DALIIterator` op, which has no dynamic-mode form"
+        return "TensorFlow", _pipeline_kwarg(call), why
+    if chosen and (param := _runtime_class(resolver, call.func)) is not None:
+        return _fed_chosen_class(call, chosen, param)
+    return None
+
+
+def _fed_chosen_class(call: cst.Call, chosen: set[str], param: str) -> tuple:
+    """:func:`_fed_framework` for a call of the iterator class the parameter ``param`` holds, or of
+    its op (``daliop = IteratorClass(); daliop(pipeline=pipe)``)."""
+    others = sorted({FRAMEWORKS[d.split(".")[3]] for d in chosen if d in OTHER_ITERATORS})
+    framework = " and ".join([", ".join(others[:-1]), others[-1]] if len(others) > 1 else others)
+    given = _pipeline_kwarg(call) if not isinstance(call.func, cst.Name) or call.func.value != param else None
+    if given is None and call.args and call.args[0].keyword is None and not call.args[0].star:
+        given = call.args[0].value
+    classes = ", ".join(_framework_class(d) for d in sorted(chosen))
+    if isinstance(call.func, cst.Name) and call.func.value == param:
+        how = f"`{param}(...)`,"
+    else:
+        op = call.func.value if isinstance(call.func, cst.Name) else f"{param}()"
+        how = f"`{op}(pipeline=...)`, the op of `{param}`,"
+    why = (
+        f"its pipeline feeds {how} an iterator class chosen at run time among those this module hands "
+        f"out ({classes}): those of {framework} have no dynamic-mode form"
+    )
+    return framework, given, why
 
 
 TF_ITERATOR = "nvidia.dali.plugin.tf.DALIIterator"

@@ -275,77 +275,105 @@ class _Uses(cst.CSTVisitor):
 
 
 def _reads_only(name: cst.Name, parent_of, numpy_names: set[str], aliases: set[str]) -> bool:
-    """``name`` (a tracked array) is only read where it stands; names it is bound to go to ``aliases``."""
+    """``name`` (a tracked array) is only read where it stands; names it is bound to go to ``aliases``.
+    Walked upwards through the expressions that give the array again (a view of it), one holder at a
+    time (:func:`_read_by`)."""
     expr: cst.CSTNode = name
     while True:
         parent = parent_of.get(id(expr))
         if parent is None:
             return True  # the lambda's body: returned
-        if isinstance(parent, cst.Subscript) and parent.value is expr:
-            expr = parent  # a view
-        elif isinstance(parent, (cst.Index, cst.Slice, cst.SubscriptElement)):
-            return True  # an index
-        elif isinstance(parent, cst.Attribute) and parent.value is expr:
-            attr = parent.attr.value
-            call = parent_of.get(id(parent))
-            if attr in _VALUE_ATTRS:
-                return True
-            if attr in _VIEW_ATTRS:
-                expr = parent
-            elif isinstance(call, cst.Call) and call.func is parent and attr in _FRESH_METHODS | _VIEW_METHODS:
-                if attr in _FRESH_METHODS:
-                    return True
-                expr = call
-            else:
-                return False
-        elif isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget)):
-            return True  # a new value (`x + 1`, `-x`, `x > 0`)
-        elif isinstance(parent, cst.Arg):
-            call = parent_of.get(id(parent))
-            if not isinstance(call, cst.Call) or parent.star:
-                return False
-            callee = _dotted(call.func)
-            if callee is None or cstutil.kwarg(call, "out") is not None:
-                return False
-            root = callee.split(".")[0]
-            if root in numpy_names and callee.rsplit(".", 1)[-1] not in _NUMPY_WRITERS:
-                expr = call  # may be a view (`np.flip`): followed
-            elif callee in _VALUE_BUILTINS:
-                return True
-            elif callee in _CONTAINER_BUILTINS:
-                expr = call
-            else:
-                return False
-        elif isinstance(parent, (cst.Element, cst.StarredElement)):
-            expr = parent_of.get(id(parent))  # a tuple or list of outputs: followed
-            if not isinstance(expr, (cst.Tuple, cst.List)):
-                return False
-        elif isinstance(parent, (cst.ListComp, cst.GeneratorExp)) and parent.elt is expr:
-            expr = parent
-        elif isinstance(parent, cst.IfExp):
-            if parent.test is expr:
-                return True
-            expr = parent
-        elif isinstance(parent, cst.BooleanOperation):
-            expr = parent  # `x or y` is one of them
-        elif isinstance(parent, (cst.Return, cst.Expr)):
+        found = _read_by(expr, parent, parent_of, numpy_names, aliases)
+        if isinstance(found, bool):
+            return found
+        expr = found
+
+
+def _read_by(expr: cst.CSTNode, parent: cst.CSTNode, parent_of, numpy_names: set[str], aliases: set[str]):
+    """What ``parent`` does with ``expr`` (the array, or a view of it): True when it only reads it,
+    False when it may change it (or is not understood), or the expression that holds the array (or a
+    view of it) next, to be followed on."""
+    if isinstance(parent, cst.Attribute) and parent.value is expr:
+        return _read_by_attribute(parent, parent_of)
+    if isinstance(parent, cst.Arg):
+        return _read_by_call(parent, parent_of, numpy_names)
+    if isinstance(parent, (cst.Assign, cst.For, cst.CompFor)):
+        return _read_by_binding(expr, parent, aliases)
+    return _read_by_expression(expr, parent, parent_of)
+
+
+def _read_by_attribute(parent: cst.Attribute, parent_of):
+    """``x.attr`` (a plain value, or a view) or ``x.method(...)`` (a new array, or a view): see :func:`_read_by`."""
+    attr = parent.attr.value
+    call = parent_of.get(id(parent))
+    if attr in _VALUE_ATTRS:
+        return True
+    if attr in _VIEW_ATTRS:
+        return parent
+    if isinstance(call, cst.Call) and call.func is parent and attr in _FRESH_METHODS | _VIEW_METHODS:
+        if attr in _FRESH_METHODS:
             return True
-        elif isinstance(parent, cst.Assign) and parent.value is expr:
-            targets = [t.target for t in parent.targets]
-            if not all(isinstance(t, cst.Name) for t in targets):
-                return False
-            aliases.update(t.value for t in targets)
-            return True
-        elif isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is expr:
-            names = _target_names(parent.target)
-            if names is None:
-                return False
-            aliases.update(names)
-            return True
-        elif isinstance(parent, cst.Lambda) and parent.body is expr:
-            return True
-        else:
+        return call
+    return False
+
+
+def _read_by_call(parent: cst.Arg, parent_of, numpy_names: set[str]):
+    """``f(x)``: a numpy function without ``out=`` that writes no argument, or a builtin: see
+    :func:`_read_by`."""
+    call = parent_of.get(id(parent))
+    if not isinstance(call, cst.Call) or parent.star:
+        return False
+    callee = _dotted(call.func)
+    if callee is None or cstutil.kwarg(call, "out") is not None:
+        return False
+    root = callee.split(".")[0]
+    if root in numpy_names and callee.rsplit(".", 1)[-1] not in _NUMPY_WRITERS:
+        return call  # may be a view (`np.flip`): followed
+    if callee in _VALUE_BUILTINS:
+        return True
+    if callee in _CONTAINER_BUILTINS:
+        return call
+    return False
+
+
+def _read_by_binding(expr: cst.CSTNode, parent: cst.Assign | cst.For | cst.CompFor, aliases: set[str]) -> bool:
+    """``y = x``, ``for y in x``: read, when the names it binds (``aliases``) are followed in turn."""
+    if isinstance(parent, cst.Assign) and parent.value is expr:
+        targets = [t.target for t in parent.targets]
+        if not all(isinstance(t, cst.Name) for t in targets):
             return False
+        aliases.update(t.value for t in targets)
+        return True
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is expr:
+        names = _target_names(parent.target)
+        if names is None:
+            return False
+        aliases.update(names)
+        return True
+    return False
+
+
+def _read_by_expression(expr: cst.CSTNode, parent: cst.CSTNode, parent_of):
+    """Indexing, operators, displays, comprehensions, conditional and boolean expressions, and the
+    statements that only hand the value out: see :func:`_read_by`."""
+    if isinstance(parent, cst.Subscript) and parent.value is expr:
+        return parent  # a view
+    if isinstance(parent, (cst.Index, cst.Slice, cst.SubscriptElement)):
+        return True  # an index
+    if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget)):
+        return True  # a new value (`x + 1`, `-x`, `x > 0`)
+    if isinstance(parent, (cst.Element, cst.StarredElement)):
+        display = parent_of.get(id(parent))  # a tuple or list of outputs: followed
+        return display if isinstance(display, (cst.Tuple, cst.List)) else False
+    if isinstance(parent, (cst.ListComp, cst.GeneratorExp)) and parent.elt is expr:
+        return parent
+    if isinstance(parent, cst.IfExp):
+        return True if parent.test is expr else parent
+    if isinstance(parent, cst.BooleanOperation):
+        return parent  # `x or y` is one of them
+    if isinstance(parent, (cst.Return, cst.Expr)):
+        return True
+    return isinstance(parent, cst.Lambda) and parent.body is expr
 
 
 def _target_names(target: cst.BaseExpression) -> set[str] | None:
