@@ -606,7 +606,7 @@ class Graph:
     def _op_outputs(self, call: cst.Call) -> int | None:
         """Outputs of an ``fn.<op>(...)`` call (a reader's too), None when not one or not known."""
         from ndd_migrate.model.values.ndd_flow import table_outputs
-        from ndd_migrate.model.values.outputs import op_outputs
+        from ndd_migrate.model.values.output_arity import op_outputs
         from ndd_migrate.dali.tables import op_info
 
         path = names.fn_path(self._dali_name(call.func))
