@@ -28,11 +28,18 @@ def threaded_helpers(resolver: cst.MetadataDependent, model) -> dict[cst.Functio
     graph, found = prepared(resolver, model)
     if found.helpers is not None:
         return found.helpers
-    from ndd_migrate.dali.tables import op_info
-
     if model.by_hand():
         found.helpers = {}  # helpers stay pipeline-mode code (Context.may_rewrite_dali_calls)
         return found.helpers
+    candidates = _candidates(graph)
+    found.helpers = {node: candidates[node] for node in _needed(graph, candidates)}
+    return found.helpers
+
+
+def _candidates(graph) -> dict[cst.FunctionDef, HelperCalls]:
+    """The graph helpers that could take the values: a ``def`` (not a root, never passed on) whose
+    every pipeline converts and that spells neither ``batch_size`` nor ``rng``; each with the calls
+    of ops in it that need them and its callers."""
     candidates: dict[cst.FunctionDef, HelperCalls] = {}
     for function, owners, is_root in graph.graph_functions():
         node = function.node
@@ -44,21 +51,34 @@ def threaded_helpers(resolver: cst.MetadataDependent, model) -> dict[cst.Functio
         node.body.visit(ops)
         if ops.names & {"batch_size", "rng"} or {p.name.value for p in function.params} & {"batch_size", "rng"}:
             continue
-        helper = HelperCalls()
-        for call in ops.calls:
-            path = names.fn_path(graph.dali_name(call.func))
-            info = op_info(path) if path else None
-            if info is None or info.ndd is None or info.reader or any(a.star for a in call.args):
-                continue
-            if info.batch_size_arg and not any(a.keyword is None for a in call.args) and not _has_kwarg(call, "batch_size"):
-                helper.sizes.append(call)
-            if info.random and not _has_kwarg(call, "rng") and not _has_kwarg(call, "seed"):
-                helper.randoms.append(call)
-        candidates[node] = helper
+        candidates[node] = _needs(graph, ops.calls)
     for node, helper in candidates.items():
         for call in graph.call_sites.get(node, ()):
-            helper.callers[call] = next(f.node for f in graph.functions.values() if call in f.calls)
-    # Only the helpers that need the values, and those that call them; every caller must have them.
+            helper.callers[call] = _caller(graph, call)
+    return candidates
+
+
+def _needs(graph, calls: list[cst.Call]) -> HelperCalls:
+    """Of a helper's ``calls``, the ops that need the batch size (no batch input) and the random ops
+    given no ``rng=``/``seed=``."""
+    from ndd_migrate.dali.tables import op_info
+
+    helper = HelperCalls()
+    for call in calls:
+        path = names.fn_path(graph.dali_name(call.func))
+        info = op_info(path) if path else None
+        if info is None or info.ndd is None or info.reader or any(a.star for a in call.args):
+            continue
+        if info.batch_size_arg and not any(a.keyword is None for a in call.args) and not _has_kwarg(call, "batch_size"):
+            helper.sizes.append(call)
+        if info.random and not _has_kwarg(call, "rng") and not _has_kwarg(call, "seed"):
+            helper.randoms.append(call)
+    return helper
+
+
+def _needed(graph, candidates: dict[cst.FunctionDef, HelperCalls]) -> set[cst.FunctionDef]:
+    """Only the helpers that need the values, and those that call them; every caller must have them
+    (a pipeline body, or another helper that takes them)."""
     needed = {node for node, helper in candidates.items() if helper.sizes or helper.randoms}
     changed = True
     while changed:
@@ -71,8 +91,7 @@ def threaded_helpers(resolver: cst.MetadataDependent, model) -> dict[cst.Functio
             if any(caller not in graph.roots and caller not in needed for caller in candidates[node].callers.values()):
                 needed.discard(node)
                 changed = True
-    found.helpers = {node: candidates[node] for node in needed}
-    return found.helpers
+    return needed
 
 
 def shared_helpers(resolver: cst.MetadataDependent, model) -> list[tuple[str, dict]]:
@@ -89,13 +108,17 @@ def shared_helpers(resolver: cst.MetadataDependent, model) -> list[tuple[str, di
             continue
         reaching: dict = {}
         for call in graph.call_sites.get(function.node, ()):
-            caller = next(f.node for f in graph.functions.values() if call in f.calls)
-            for owner in graph.reached_by.get(caller, ()):
+            for owner in graph.reached_by.get(_caller(graph, call), ()):
                 reaching.setdefault(owner, call)
         if reaching:  # each call spells the helper's name (graph._resolve_function)
             func = next(iter(reaching.values())).func
             shared.append((func.value if isinstance(func, cst.Name) else f"self.{func.attr.value}", reaching))
     return shared
+
+
+def _caller(graph, call: cst.Call) -> cst.CSTNode:
+    """The graph function (a pipeline body or a helper) ``call`` is written in."""
+    return next(f.node for f in graph.functions.values() if call in f.calls)
 
 
 def _callees(graph, node: cst.CSTNode) -> set:
