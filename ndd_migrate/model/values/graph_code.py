@@ -171,6 +171,12 @@ class Graph(GraphFunctions):
             return self._attribute_kind(expr)
         if isinstance(expr, cst.Subscript):
             return self._subscript_kind(expr)
+        if isinstance(expr, (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation, cst.BooleanOperation, cst.IfExp)):
+            return self._operation_kind(expr)
+        return self._container_kind(expr)
+
+    def _operation_kind(self, expr: cst.BaseExpression) -> str | None:
+        """The kind of arithmetic, a comparison, ``not``/``and``/``or`` or ``a if c else b``."""
         if isinstance(expr, (cst.BinaryOperation, cst.Comparison)):
             if isinstance(expr, cst.BinaryOperation):
                 parts = [self.kind(expr.left), self.kind(expr.right)]
@@ -188,8 +194,10 @@ class Graph(GraphFunctions):
             return inner if inner in (NODE, PY) else None
         if isinstance(expr, cst.BooleanOperation):
             return PY if self.kind(expr.left) is PY and self.kind(expr.right) is PY else None
-        if isinstance(expr, cst.IfExp):
-            return meet([self.kind(expr.body), self.kind(expr.orelse)])
+        return meet([self.kind(expr.body), self.kind(expr.orelse)])  # an IfExp
+
+    def _container_kind(self, expr: cst.BaseExpression) -> str | None:
+        """The kind of a tuple, list, dict or set display or comprehension (None for anything else)."""
         if isinstance(expr, (cst.Tuple, cst.List)):
             if any(isinstance(el, cst.StarredElement) for el in expr.elements):
                 return None
@@ -216,28 +224,42 @@ class Graph(GraphFunctions):
         return {NODES: NODE, PY: PY}.get(kind)
 
     def _call_kind(self, call: cst.Call) -> str | None:
-        func = call.func
         legacy_op = self._legacy_op(call)
         outputs = legacy_op.info.num_outputs if legacy_op is not None else self._op_outputs(call)
-        if outputs is not None and self._input_sets(call):
-            return NODES if outputs == 1 else BOX  # one result per input set, in a list
-        if legacy_op is not None:
-            return NODE if outputs == 1 else NODES if outputs else None
-        if outputs is not None:
-            return NODE if outputs == 1 else NODES
+        if legacy_op is not None or outputs is not None:
+            return self._op_kind(call, outputs, legacy_op is not None)
         if self._is_reader(call):
             return BOX  # outputs depend on the arguments: a list, or a dict (`readers.tfrecord`)
-        dali = self._dali_name(func)
+        dali = self._dali_name(call.func)
+        if dali is not None:
+            return self._dali_call_kind(call, dali)
+        return self._python_call_kind(call)
+
+    def _op_kind(self, call: cst.Call, outputs: int | None, legacy: bool) -> str | None:
+        """The kind of the call of an op with ``outputs`` outputs (a legacy operator object's call
+        when ``legacy``, its count then possibly unknown)."""
+        if outputs is not None and self._input_sets(call):
+            return NODES if outputs == 1 else BOX  # one result per input set, in a list
+        if legacy:
+            return NODE if outputs == 1 else NODES if outputs else None
+        return NODE if outputs == 1 else NODES
+
+    def _dali_call_kind(self, call: cst.Call, dali: str) -> str | None:
+        """The kind of the call of the DALI name ``dali``, not an op the table counts outputs of."""
         if names.fn_path(dali) == "external_source" and external_source.listed_outputs(call):
             return NODES  # `num_outputs=len(names)`: a list of DataNodes
-        if dali is not None:
-            if names.math_function(dali):
-                return NODE
-            if names.fn_path(dali) is not None:
-                return None  # an op whose number of outputs depends on its arguments
-            if dali.startswith(names.TYPES + "."):
-                return None  # `types.Constant(...)` is a DataNode
-            return None
+        if names.math_function(dali):
+            return NODE
+        if names.fn_path(dali) is not None:
+            return None  # an op whose number of outputs depends on its arguments
+        if dali.startswith(names.TYPES + "."):
+            return None  # `types.Constant(...)` is a DataNode
+        return None
+
+    def _python_call_kind(self, call: cst.Call) -> str | None:
+        """The kind of a call of something not DALI's: a ``DataNode``'s method, a builtin, numpy, a
+        function of the module (or a method called as ``self.name()``)."""
+        func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in ("gpu", "cpu", "shape"):
             return NODE if self.kind(func.value) == NODE else None
         builtin = self._builtin(func)
