@@ -184,6 +184,7 @@ class GraphFunctions:
         self.callee: dict[cst.Call, Function] = {}
         self._references: dict[cst.CSTNode, object] = {}
         self._follow_calls()
+        # The functions named other than by those calls (passed on, called from other code).
         self.escapes = {
             node
             for node, references in self._references.items()
