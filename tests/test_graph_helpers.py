@@ -1,6 +1,6 @@
 """Helpers that build part of a graph (``fn.*`` ops in a function the pipeline calls) are converted
 with the pipeline: ops that need the batch size or the pipeline's RNG get them through keyword
-parameters the callers pass (graph_code.threaded_helpers, NDD104, NDD105)."""
+parameters the callers pass (graph_helpers.threaded_helpers, NDD104, NDD105)."""
 
 from __future__ import annotations
 

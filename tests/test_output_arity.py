@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from ndd_migrate.model.values.outputs import op_outputs
+from ndd_migrate.model.values.output_arity import op_outputs
 from tests.conftest import HAS_DALI, migrate_text
 
 HEAD = "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2)\n"

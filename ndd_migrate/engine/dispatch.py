@@ -15,7 +15,7 @@ from ndd_migrate.engine.catalog import rule_modules
 from ndd_migrate.engine.context import Context
 from ndd_migrate.engine.todos import add_todo_comments
 from ndd_migrate.model.types import ImportedPipeline, Problem
-from ndd_migrate.model.values import graph_code
+from ndd_migrate.model.values import graph_helpers
 from ndd_migrate.plan import uses
 from ndd_migrate.syntax.cstutil import TRIVIA
 
@@ -151,7 +151,7 @@ class Dispatcher(cst.CSTTransformer):
         pipeline converts (a name bound from two pipelines converts with both or neither)."""
         found = self.ctx.model.plan
         unfollowed: dict[int, tuple] = {}
-        shared = graph_code.shared_helpers(self, self.ctx.model)
+        shared = graph_helpers.shared_helpers(self, self.ctx.model)
         while True:
             # Decided against the conversions at the start of the pass, so that every blocking
             # use of a pipeline is listed, not only the first one met.

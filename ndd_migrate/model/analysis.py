@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate.model.values import attributes, build_time, graph_constants, name_kinds, outputs, self_methods
+from ndd_migrate.model.values import attributes, build_time, graph_constants, name_kinds, output_arity, outputs, self_methods
 from ndd_migrate.model.features import checkpoints, expected_errors, iterators, keeps, manual_uses, twin_readers
 from ndd_migrate.model.values import external_source
 from ndd_migrate.model import constructs, crossfile
@@ -210,7 +210,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             call = cstutil.assigned_call(stmt)
             if call is not None and self._is_reader(call):
                 pipeline.top_level_readers.append(call)
-                count = outputs.op_outputs(names.fn_path(names.dali_name(self, call.func)) or "", call)
+                count = output_arity.op_outputs(names.fn_path(names.dali_name(self, call.func)) or "", call)
                 if pipeline.reader_index is not None:
                     self._read_twin(pipeline, body, index, count)
                     continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.syntax import cstutil, names
-from ndd_migrate.model.values import graph_code
+from ndd_migrate.model.values import graph_helpers
 from ndd_migrate.codegen import shape
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.codegen import reader_seed
@@ -93,13 +93,13 @@ class Impl(RuleImpl):
         self.helper_after: set[str] = set()  # pipeline functions whose reader calls `dali_op_seed`
 
     def _helpers(self) -> dict:
-        return graph_code.threaded_helpers(self.ctx.resolver, self.ctx.model)
+        return graph_helpers.threaded_helpers(self.ctx.resolver, self.ctx.model)
 
     def _in_helper(self, call: cst.Call) -> bool:
         return any(call in helper.randoms for helper in self._helpers().values())
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-        """A helper building part of the graph (graph_code.threaded_helpers) takes ``rng=None``: the
+        """A helper building part of the graph (graph_helpers.threaded_helpers) takes ``rng=None``: the
         RNG of the generator that calls it (none when the pipeline had no seed)."""
         if original not in self._helpers() or not self.ctx.applies(self.code, original):
             return updated

@@ -10,7 +10,7 @@ from ndd_migrate.model import constructs
 from ndd_migrate.syntax import cstutil
 from ndd_migrate.model.sources import legacy
 from ndd_migrate.model.types import own_context
-from ndd_migrate.model.values.outputs import canonical_path
+from ndd_migrate.model.values.output_arity import canonical_path
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.codegen import epoch_shape, iter_setup, shape, twin_readers

@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.syntax.cstutil import SkipsTrivia
-from ndd_migrate.model.values import build_time, graph_constants, outputs
+from ndd_migrate.model.values import build_time, graph_constants, output_arity, outputs
 from ndd_migrate.model import constructs
 from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.dali import pipeline_args
@@ -710,7 +710,7 @@ class _Reader:
             pipeline.outputs = outputs.Outputs(None, forms[-1])
         if pipeline.reader_index is not None and pipeline.reader_outputs is None:
             stmt = graph.body.body[pipeline.reader_index]
-            why = outputs.reader_name_used(graph, stmt, rets, lambda call: outputs.canonical_path(pipeline.op_calls[call].info.fn_path))
+            why = outputs.reader_name_used(graph, stmt, rets, lambda call: output_arity.canonical_path(pipeline.op_calls[call].info.fn_path))
             if why:
                 pipeline.problems.append(Problem(constructs.PIPELINE_SUBCLASS, stmt, why, outputs.READER_HINT))
 
@@ -843,7 +843,7 @@ class _Reader:
         for index, stmt in enumerate(body):
             if _assigned_value(stmt) is calls[0]:
                 pipeline.reader_index = index
-                count = outputs.op_outputs(pipeline.op_calls[calls[0]].info.fn_path, _with_ctor(pipeline.op_calls[calls[0]], calls[0]))
+                count = output_arity.op_outputs(pipeline.op_calls[calls[0]].info.fn_path, _with_ctor(pipeline.op_calls[calls[0]], calls[0]))
                 pipeline.reader_outputs = count if isinstance(count, int) else None
                 if len(calls) > 1:
                     self.read_twin(body, index, calls)
@@ -876,7 +876,7 @@ class _Reader:
         else:
             why = twin_readers.mismatch(_with_ctor(first, calls[0]), _with_ctor(second, calls[1]), body[index + 1 : at],
                                         per_call=list(calls[0].args))
-        count = outputs.op_outputs(second.info.fn_path, _with_ctor(second, calls[1]))
+        count = output_arity.op_outputs(second.info.fn_path, _with_ctor(second, calls[1]))
         if why is None and not (isinstance(count, int) and count == pipeline.reader_outputs):
             why = "two readers whose number of outputs the migration cannot read: decide how their epochs line up"
         if why is not None:
@@ -916,7 +916,7 @@ class _Reader:
             self.problem(calls[0], why)
             return
         op = pipeline.op_calls[calls[0]]
-        count = outputs.op_outputs(op.info.fn_path, _with_ctor(op, calls[0]))
+        count = output_arity.op_outputs(op.info.fn_path, _with_ctor(op, calls[0]))
         if op.attr in pipeline.mixed_outputs:
             count = None  # a reader with other outputs in each branch of `__init__`: reported there (NDD402)
         for call, target in found.items():
@@ -980,7 +980,7 @@ def _reader_count(info: OpInfo, ctor: cst.Call) -> int | None:
     """The outputs of a reader created by ``ctor`` (``ops.CaffeReader(...)``): the table's count, or
     the one its arguments give (a Caffe reader has images and labels unless told otherwise); None
     when not known."""
-    found = outputs.op_outputs(info.fn_path, ctor)
+    found = output_arity.op_outputs(info.fn_path, ctor)
     return found if isinstance(found, int) else None
 
 

@@ -62,6 +62,17 @@ def find(parents: dict, skip: set) -> list[SelfAttribute]:
     """The followable ``self`` attributes of the module's classes (``skip``: class nodes handled
     elsewhere, such as ``Pipeline`` subclasses). ``parents`` maps each node of the module (but its
     whitespace and punctuation) to its parent, in source order: it is walked instead of the tree."""
+    classes, strings, mentions = _spelled(parents)
+    own = _by_owner(classes, mentions, parents)
+    found = []
+    for cls in _plain_classes(classes, skip):
+        found.extend(_followed(cls, own, strings, mentions, parents))
+    return found
+
+
+def _spelled(parents: dict) -> tuple[list[cst.ClassDef], set, dict[str, list[cst.Attribute]]]:
+    """What the module spells, in source order: its classes, its strings, and each ``<x>.X`` by
+    ``X``."""
     classes, strings, mentions = [], set(), {}
     for node in parents:
         if isinstance(node, cst.ClassDef):
@@ -70,47 +81,72 @@ def find(parents: dict, skip: set) -> list[SelfAttribute]:
             strings.add(_string(node))
         elif isinstance(node, cst.Attribute):
             mentions.setdefault(node.attr.value, []).append(node)
-    local = {c.name.value for c in classes}
-    based = {b.value.value for c in classes for b in c.bases if isinstance(b.value, cst.Name)}
+    return classes, strings, mentions
+
+
+def _by_owner(
+    classes: list[cst.ClassDef], mentions: dict, parents: dict
+) -> dict[tuple[str, cst.ClassDef | None], list[cst.Attribute]]:
+    """Each ``<x>.X`` sorted once by the class whose ``self`` it is (None: no class's), in source
+    order: a class's ``self.X = ...`` is then checked against its own mentions and the unowned ones,
+    not against every class's (which made a module of many classes cost its square)."""
     # Each method of every class → its instance parameter: `self.X` there is that class's own.
     owners = {m: (c, _self_name(m)) for c in classes for m in _methods(c)}
-    # Each `<x>.X` sorted once by the class whose `self` it is (None: no class's), in source order:
-    # a class's `self.X = ...` is then checked against its own mentions and the unowned ones, not
-    # against every class's (which made a module of many classes cost its square).
     own: dict[tuple[str, cst.ClassDef | None], list[cst.Attribute]] = {}
     for name, nodes in mentions.items():
         for node in nodes:
             if not _in_import(node, parents):
                 own.setdefault((name, _owner(node, parents, owners)), []).append(node)
-    found = []
-    for cls in classes:
-        if cls in skip or cls.name.value in based or any(
+    return own
+
+
+def _plain_classes(classes: list[cst.ClassDef], skip: set) -> list[cst.ClassDef]:
+    """The classes with no base class of the module and no subclass in it (whose methods could
+    read or set the attribute too), less those in ``skip``."""
+    local = {c.name.value for c in classes}
+    based = {b.value.value for c in classes for b in c.bases if isinstance(b.value, cst.Name)}
+    return [
+        cls for cls in classes
+        if not (cls in skip or cls.name.value in based or any(
             isinstance(b.value, cst.Name) and b.value.value in local for b in cls.bases
-        ):
+        ))
+    ]
+
+
+def _followed(cls: cst.ClassDef, own: dict, strings: set, mentions: dict, parents: dict) -> list[SelfAttribute]:
+    """The attributes of ``cls`` stored once by its ``__init__`` and only read, by its methods,
+    everywhere else (``own``: the mentions by owner, :func:`_by_owner`)."""
+    methods = {m: _self_name(m) for m in _methods(cls)}
+    init = next((m for m in methods if m.name.value == "__init__" and methods[m]), None)
+    if init is None:
+        return []
+    found = []
+    for stmt in init.body.body if isinstance(init.body, cst.IndentedBlock) else ():
+        store = _store(stmt, methods[init])
+        if store is None or store[0].attr.value in strings:
             continue
-        methods = {m: _self_name(m) for m in _methods(cls)}
-        init = next((m for m in methods if m.name.value == "__init__" and methods[m]), None)
-        if init is None:
-            continue
-        for stmt in init.body.body if isinstance(init.body, cst.IndentedBlock) else ():
-            store = _store(stmt, methods[init])
-            if store is None or store[0].attr.value in strings:
-                continue
-            target, value = store
-            name = target.attr.value
-            if own.get((name, None)):
-                continue  # read outside the methods of any class: another object's, or `self` escaped
-            reads = []
-            for node in own.get((name, cls), ()):
-                if node is target:
-                    continue
-                if not _read_in_method(node, parents, methods):
-                    break
-                reads.append(node)
-            else:
-                free = f"{name}_meta" not in mentions and f"{name}_meta" not in strings
-                found.append(SelfAttribute(cls, name, target, value, init, reads, free))
+        target, value = store
+        name = target.attr.value
+        if own.get((name, None)):
+            continue  # read outside the methods of any class: another object's, or `self` escaped
+        reads = _reads(own.get((name, cls), ()), target, parents, methods)
+        if reads is not None:
+            free = f"{name}_meta" not in mentions and f"{name}_meta" not in strings
+            found.append(SelfAttribute(cls, name, target, value, init, reads, free))
     return found
+
+
+def _reads(mentions, target: cst.Attribute, parents: dict, methods: dict) -> list[cst.Attribute] | None:
+    """The class's own mentions of the attribute but its store ``target``, when each is a read in
+    one of its ``methods``; None when one is not."""
+    reads = []
+    for node in mentions:
+        if node is target:
+            continue
+        if not _read_in_method(node, parents, methods):
+            return None
+        reads.append(node)
+    return reads
 
 
 def _walk(node: cst.CSTNode):

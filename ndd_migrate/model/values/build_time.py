@@ -38,18 +38,7 @@ def place(body, is_op_call: Callable[[cst.Call], bool], once: frozenset[int] = f
     found = Placement()
     declared = {n.name.value for stmt in body for small in _smalls(stmt) if isinstance(small, (cst.Global, cst.Nonlocal)) for n in small.names}
     kinds = [_kind(stmt, declared, is_op_call) for stmt in body]
-    while True:
-        per_batch: set[str] = set()  # names bound by the statements that stay in the loop
-        for index, (stmt, kind) in enumerate(zip(body, kinds)):
-            if kind is None and index not in once:
-                per_batch |= _Names.of(stmt).bound
-        # `self.images = self.decode(jpegs)`, `self.y = self.x + 1`: graph values kept on the
-        # object, as the conversion already carries them (not acting outside the function)
-        stores = [i for i, kind in enumerate(kinds) if kind in ("store", "block store") and _depends(body[i], per_batch, is_op_call)]
-        if not stores:
-            break
-        for index in stores:
-            kinds[index] = None
+    per_batch = _loop_names(body, kinds, is_op_call, once)
     for index, (stmt, kind) in enumerate(zip(body, kinds)):
         if kind is None:
             continue
@@ -62,6 +51,24 @@ def place(body, is_op_call: Callable[[cst.Call], bool], once: frozenset[int] = f
         else:
             found.problems.append((stmt, _why(stmt)))
     return found
+
+
+def _loop_names(body, kinds: list, is_op_call, once: frozenset[int]) -> set[str]:
+    """The names bound by the statements that stay in the loop. A store that depends on them keeps
+    a graph value on the object rather than acting outside the function: its kind in ``kinds`` is
+    set to None (it stays in the loop too), until no such store is left."""
+    while True:
+        per_batch: set[str] = set()  # names bound by the statements that stay in the loop
+        for index, (stmt, kind) in enumerate(zip(body, kinds)):
+            if kind is None and index not in once:
+                per_batch |= _Names.of(stmt).bound
+        # `self.images = self.decode(jpegs)`, `self.y = self.x + 1`: graph values kept on the
+        # object, as the conversion already carries them (not acting outside the function)
+        stores = [i for i, kind in enumerate(kinds) if kind in ("store", "block store") and _depends(body[i], per_batch, is_op_call)]
+        if not stores:
+            return per_batch
+        for index in stores:
+            kinds[index] = None
 
 
 def _depends(stmt: cst.CSTNode, per_batch: set[str], is_op_call) -> bool:

@@ -110,31 +110,12 @@ class CalledParameters:
         def unknown(why: str, at: cst.CSTNode) -> tuple[Callees, list]:
             return Callees(name, function.name.value, unknown=why, at=at), []
 
-        if id(function) not in self._module_level:
-            return unknown(NESTED, function.name)
-        if function.decorators:
-            return unknown(DECORATED, function.decorators[0])
-        other = self._in_order([a.node for a in scope.assignments[name] if a.node is not param.name and a.node is not param])
-        if other:
-            return unknown(REBOUND, self._statement(other[0]))
-        used = next((node for node in self._in_order(found) if not self._is_callee(node)), None)
-        if used is not None:
-            return unknown(USED, self._statement(used))
-        module_scope = self._analyzer.scope_of(function)
-        listed = exported(module_scope, self._parents, function.name.value)
-        if listed is not None:
-            return unknown(EXPORTED, listed)
-        bindings = module_scope.assignments[function.name.value]
-        if len(bindings) != 1:
-            other = self._in_order([a.node for a in bindings if a.node is not function])
-            return unknown(REFERENCED, self._statement(other[0]) if other else function.name)
-        calls = []
-        for node in self._in_order([access.node for access in references(module_scope, function.name.value)]):
-            if not self._is_callee(node):
-                return unknown(REFERENCED, self._statement(node))
-            calls.append(self._parents[node])
-        if not calls:
-            return unknown(UNCALLED, function.name)
+        hidden = self._hidden(function, param, scope, found)
+        if hidden is not None:
+            return unknown(*hidden)
+        calls = self._calls(function)
+        if isinstance(calls, tuple):
+            return unknown(*calls)
         functions, names = [], []
         for call in calls:
             if any(arg.star for arg in call.args):
@@ -150,6 +131,46 @@ class CalledParameters:
             names.append(value)
         defined = list(self._analyzer.model.functions)  # in the order of the source
         return Callees(name, function.name.value, tuple(sorted(set(functions), key=defined.index))), names
+
+    def _hidden(
+        self, function: cst.FunctionDef, param: cst.Param, scope, found: list
+    ) -> tuple[str, cst.CSTNode] | None:
+        """Why the calls of ``function`` may not be what gives ``param`` its value (the function
+        is nested or decorated; the parameter is rebound or used other than by calling it), and
+        where; None when they are."""
+        if id(function) not in self._module_level:
+            return NESTED, function.name
+        if function.decorators:
+            return DECORATED, function.decorators[0]
+        name = param.name.value
+        other = self._in_order([a.node for a in scope.assignments[name] if a.node is not param.name and a.node is not param])
+        if other:
+            return REBOUND, self._statement(other[0])
+        used = next((node for node in self._in_order(found) if not self._is_callee(node)), None)
+        if used is not None:
+            return USED, self._statement(used)
+        return None
+
+    def _calls(self, function: cst.FunctionDef) -> list[cst.Call] | tuple[str, cst.CSTNode]:
+        """Every call of the module-level ``function``, in the order of the source, when they are
+        all the ways it is reached (not listed in ``__all__``, bound once, used only by calls of
+        this module); else why not, and where."""
+        module_scope = self._analyzer.scope_of(function)
+        listed = exported(module_scope, self._parents, function.name.value)
+        if listed is not None:
+            return EXPORTED, listed
+        bindings = module_scope.assignments[function.name.value]
+        if len(bindings) != 1:
+            other = self._in_order([a.node for a in bindings if a.node is not function])
+            return REFERENCED, self._statement(other[0]) if other else function.name
+        calls = []
+        for node in self._in_order([access.node for access in references(module_scope, function.name.value)]):
+            if not self._is_callee(node):
+                return REFERENCED, self._statement(node)
+            calls.append(self._parents[node])
+        if not calls:
+            return UNCALLED, function.name
+        return calls
 
     def _in_order(self, nodes: list) -> list:
         """``nodes`` in the order of the source (libcst's reference sets have none): what is

@@ -165,6 +165,42 @@ def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
     index, stmt, nested = where
     if nested and not has_reader:
         return NESTED_WITHOUT_READER
+    draw = _draw(call, fn_node, index, has_reader)
+    if isinstance(draw, str):
+        return draw
+    targets = _targets(stmt, call)
+    if isinstance(targets, str):
+        return targets
+    listed = listed_outputs(call)
+    if listed and any(isinstance(a.value, (cst.List, cst.Tuple)) for a in call.args
+                      if a.keyword is not None and a.keyword.value in CARRIED):
+        return "a list of per-output `layout=`/`dtype=`/`device=` with `num_outputs=` that is not a literal"
+    source = _source_kind(draw, fn_node, module, index, parameter)
+    if isinstance(source, str):
+        return source
+    kind, params = source
+    why = _mismatch(draw, kind, params, fn_node, module, index)
+    if why is not None:
+        return why
+    return SourceSpec(call, index, kind, kind == CALLABLE and params == 1, draw.batch,
+                      draw.batch_info, draw.cycle, targets, draw.parallel, listed,
+                      beside_reader=has_reader, statement=stmt, nested=nested)
+
+
+@dataclass
+class _Draw:
+    """How the external source is drawn from, as the call's arguments say (:func:`_draw`)."""
+
+    source: cst.BaseExpression
+    batch_info: bool
+    batch: bool | None  # None: decided when the generator starts
+    parallel: bool
+    cycle: bool
+
+
+def _draw(call: cst.Call, fn_node: cst.FunctionDef, index: int, has_reader: bool) -> _Draw | str:
+    """The source and the arguments that say how it is drawn from (each a literal, or a name bound
+    once to one before the call), or why the migration cannot tell."""
     if cstutil.has_star(call) or any(a.keyword and a.keyword.value not in _KNOWN for a in call.args):
         return "an external source with arguments the migration does not know"
     source = source_expr(call)
@@ -192,17 +228,19 @@ def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
         return cycle
     if has_reader and not cycle:
         return READER_AND_ENDING_SOURCE
-    targets = _targets(stmt, call)
-    if isinstance(targets, str):
-        return targets
-    listed = listed_outputs(call)
-    if listed and any(isinstance(a.value, (cst.List, cst.Tuple)) for a in call.args
-                      if a.keyword is not None and a.keyword.value in CARRIED):
-        return "a list of per-output `layout=`/`dtype=`/`device=` with `num_outputs=` that is not a literal"
+    return _Draw(source, flags["batch_info"], batch, parallel is not False and parallel is not None, cycle)
+
+
+def _source_kind(draw: _Draw, fn_node: cst.FunctionDef, module: cst.Module, index: int,
+                 parameter: Callable[[str, bool], str | None] | None) -> tuple[str, int | None] | str:
+    """``(kind, positional parameters of a callable)`` of the source (:func:`classify`; a parameter
+    of the pipeline function when ``parameter`` says every call passes a generator function), or
+    why it is not known."""
+    source = draw.source
     kind, params = classify(source, fn_node, module, index)
     why = None
     if kind is None and isinstance(source, cst.Name) and source.value in _param_names(fn_node) and parameter is not None:
-        why = parameter(source.value, cycle)
+        why = parameter(source.value, draw.cycle)
         if why is None:
             kind = GENERATOR  # every call passes a generator function (or None, which DALI refuses with `cycle=`)
     if kind is None:
@@ -210,18 +248,23 @@ def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
         what = f"the source, `{code}`," if len(code) <= 40 and "\n" not in code else "the `source=`"
         return (f"cannot tell from the code whether {what} is iterable or callable (DALI decides at run time)"
                 f"{'; ' + why if why else ''}; write the loop that draws from it by hand")
-    if cycle and kind == CALLABLE:
+    return kind, params
+
+
+def _mismatch(draw: _Draw, kind: str, params: int | None, fn_node: cst.FunctionDef, module: cst.Module,
+              index: int) -> str | None:
+    """Why a source of ``kind`` cannot be drawn from as the arguments say (DALI refuses it, or the
+    loop cannot do it), or None."""
+    if draw.cycle and kind == CALLABLE:
         return "`cycle=` needs an iterable source; DALI rejects it for a callable"
-    if cycle and _generator_object(source, fn_node, module, index):
+    if draw.cycle and _generator_object(draw.source, fn_node, module, index):
         return ("`cycle=` with a generator object: DALI refuses it when it builds the pipeline (\"Cannot cycle "
                 "through a generator\"); pass the generator function instead")
-    if cycle and batch is not True:
+    if draw.cycle and draw.batch is not True:
         return "`cycle=` with `batch=False` rewinds in the middle of a batch: write the loop by hand"
     if kind == CALLABLE and params not in (0, 1):
         return "a `source` callable must take 0 or 1 positional arguments"
-    return SourceSpec(call, index, kind, kind == CALLABLE and params == 1, batch,
-                      flags["batch_info"], cycle, targets, parallel is not False and parallel is not None, listed,
-                      beside_reader=has_reader, statement=stmt, nested=nested)
+    return None
 
 
 def listed_outputs(call: cst.Call) -> bool:

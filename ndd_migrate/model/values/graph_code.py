@@ -4,8 +4,9 @@ A ``@pipeline_def`` body, a legacy ``define_graph`` and every function of the mo
 name (transitively) run with ``DataNode`` objects: an op's output, arithmetic of outputs, a reader's
 outputs. Some Python looks the same on a ``DataNode`` and on a plain Python value but means something
 else once migrated (``x[0]`` indexes inside every sample of a ``DataNode``, NDD108), and some only
-works while a graph is defined (``Pipeline.current()``, NDD109). This module finds that code and
-answers "is this expression a ``DataNode``?" from where each name is bound, never from its spelling:
+works while a graph is defined (``Pipeline.current()``, NDD109). That code is found by
+:mod:`ndd_migrate.model.values.graph_functions`; this module answers "is this expression a
+``DataNode``?" from where each name is bound, never from its spelling:
 
 * ``NODE``: a ``DataNode`` (``fn.<op>(...)`` with one output, ``nvidia.dali.math.*``, ``x.gpu()``,
   arithmetic or a comparison with a ``DataNode``, a subscript of one, a single-output reader);
@@ -30,8 +31,8 @@ import libcst as cst
 from libcst.metadata import BuiltinAssignment, GlobalScope, ScopeProvider
 
 from ndd_migrate.model.values import external_source
+from ndd_migrate.model.values.graph_functions import Function, GraphFunctions, self_attr
 from ndd_migrate.syntax import names
-from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 NODE, NODES, PY, BOX = "node", "nodes", "py", "box"
 
@@ -44,20 +45,6 @@ _SEQ_BUILTINS = frozenset({"list", "tuple"})
 _LITERALS = (
     cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
 )
-
-
-@dataclass(eq=False)
-class Function:
-    """A function (or lambda) of the module, as the walk saw it."""
-
-    node: cst.CSTNode
-    params: list[cst.Param] = field(default_factory=list)
-    returns: list[cst.Return] = field(default_factory=list)
-    subscripts: list[cst.Subscript] = field(default_factory=list)  # read, not assigned to
-    current_calls: list[cst.Call] = field(default_factory=list)  # `<something>.current()`
-    calls: list[cst.Call] = field(default_factory=list)  # `name(...)`: maybe a helper
-    # `self.x = value` ("value"), `self.x, y = value` ("unpack"), other stores ("unknown", None)
-    self_assigns: dict[str, list[tuple[str, cst.BaseExpression | None]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -73,7 +60,7 @@ class GraphFacts:
     batch_classes: dict[cst.CSTNode, set] = field(default_factory=dict)
     functions: set[cst.CSTNode] = field(default_factory=set)  # the graph functions decided here
     analysed_by: set[str] = field(default_factory=set)  # the rules that have recorded their facts
-    # Helpers that take the generator's `batch_size` and `rng` (see :func:`threaded_helpers`).
+    # Helpers that take the generator's `batch_size` and `rng` (graph_helpers.threaded_helpers).
     helpers: dict[cst.FunctionDef, HelperCalls] | None = None
 
 
@@ -88,117 +75,6 @@ class HelperCalls:
 
 
 _EMPTY = GraphFacts()
-
-
-def threaded_helpers(resolver: cst.MetadataDependent, model) -> dict[cst.FunctionDef, HelperCalls]:
-    """The functions of the module that build part of a graph with ops that need the pipeline's
-    batch size (an op without a batch input) or its RNG (a random op), called only from graph code
-    that is converted: ``def processing(images): ... fn.random.uniform(...)`` called from a
-    ``@pipeline_def`` body. Each gets keyword parameters ``batch_size`` and ``rng=None`` that its
-    callers pass on (NDD104, NDD105), since the generator's own are not in its scope.
-
-    Decided once, after the conversions (read while the module is rewritten): every pipeline whose
-    graph runs the helper is converted (Context.may_rewrite_dali_calls then rewrites its ``fn.*``), the helper is only called (never passed on), by name, from
-    a pipeline body or another such helper, and does not itself bind ``batch_size`` or ``rng``."""
-    graph, found = prepared(resolver, model)
-    if found.helpers is not None:
-        return found.helpers
-    from ndd_migrate.dali.tables import op_info
-
-    if model.by_hand():
-        found.helpers = {}  # helpers stay pipeline-mode code (Context.may_rewrite_dali_calls)
-        return found.helpers
-    candidates: dict[cst.FunctionDef, HelperCalls] = {}
-    for function, owners, is_root in graph.graph_functions():
-        node = function.node
-        if is_root or not isinstance(node, cst.FunctionDef) or node in graph._escapes:
-            continue
-        if not owners or not all(owner.convert for owner in owners):
-            continue
-        ops = _OpCalls()
-        node.body.visit(ops)
-        if ops.names & {"batch_size", "rng"} or {p.name.value for p in function.params} & {"batch_size", "rng"}:
-            continue
-        helper = HelperCalls()
-        for call in ops.calls:
-            path = names.fn_path(graph._dali_name(call.func))
-            info = op_info(path) if path else None
-            if info is None or info.ndd is None or info.reader or any(a.star for a in call.args):
-                continue
-            if info.batch_size_arg and not any(a.keyword is None for a in call.args) and not _has_kwarg(call, "batch_size"):
-                helper.sizes.append(call)
-            if info.random and not _has_kwarg(call, "rng") and not _has_kwarg(call, "seed"):
-                helper.randoms.append(call)
-        candidates[node] = helper
-    for node, helper in candidates.items():
-        for call in graph.call_sites.get(node, ()):
-            helper.callers[call] = next(f.node for f in graph.functions.values() if call in f.calls)
-    # Only the helpers that need the values, and those that call them; every caller must have them.
-    needed = {node for node, helper in candidates.items() if helper.sizes or helper.randoms}
-    changed = True
-    while changed:
-        changed = False
-        for node, helper in candidates.items():
-            if node not in needed and any(callee in needed for callee in _callees(graph, node)):
-                needed.add(node)
-                changed = True
-        for node in list(needed):
-            if any(caller not in graph.roots and caller not in needed for caller in candidates[node].callers.values()):
-                needed.discard(node)
-                changed = True
-    found.helpers = {node: candidates[node] for node in needed}
-    return found.helpers
-
-
-def shared_helpers(resolver: cst.MetadataDependent, model) -> list[tuple[str, dict]]:
-    """The module's functions (or lambdas) that build part of the graphs of several pipelines, each
-    as its name and, for each pipeline whose graph runs it, a call that reaches it from that graph. Such a
-    helper is rewritten to dynamic mode only when all of those pipelines convert
-    (Context.may_rewrite_dali_calls), so the engine converts them together or not at all."""
-    if len(model.pipelines) < 2:
-        return []
-    graph, _ = prepared(resolver, model)
-    shared = []
-    for function, owners, is_root in graph.graph_functions():
-        if is_root or len(owners) < 2:
-            continue
-        reaching: dict = {}
-        for call in graph.call_sites.get(function.node, ()):
-            caller = next(f.node for f in graph.functions.values() if call in f.calls)
-            for owner in graph.reached_by.get(caller, ()):
-                reaching.setdefault(owner, call)
-        if reaching:  # each call spells the helper's name (graph._resolve_function)
-            func = next(iter(reaching.values())).func
-            shared.append((func.value if isinstance(func, cst.Name) else f"self.{func.attr.value}", reaching))
-    return shared
-
-
-def _callees(graph, node: cst.CSTNode) -> set:
-    return {graph._callee[c].node for c in graph.functions[node].calls if c in graph._callee}
-
-
-def _has_kwarg(call: cst.Call, name: str) -> bool:
-    return any(a.keyword is not None and a.keyword.value == name for a in call.args)
-
-
-class _OpCalls(SkipsTrivia, cst.CSTVisitor):
-    """The calls in a function's body (not in nested functions) and the names it spells."""
-
-    def __init__(self) -> None:
-        self.calls: list[cst.Call] = []
-        self.names: set[str] = set()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
 
 def facts(model) -> GraphFacts:
@@ -229,132 +105,11 @@ def analysed(rule, analyse) -> GraphFacts:
 
 
 def unrewritable(rule, pipe_def, sites: dict) -> list[cst.CSTNode]:
-    """Of ``sites`` (a node to rewrite → the pipelines whose graph runs it), those of ``fn`` that
+    """Of ``sites`` (a node to rewrite → the pipelines whose graph runs it), those of ``pipe_def`` that
     ``rule`` may not rewrite in this run (``# noqa``, the rule not selected). Their pipeline must
     stay as it is: the node left as pipeline mode wrote it would mean something else in the
     generator."""
     return [node for node, owners in sites.items() if pipe_def in owners and not rule.ctx.applies(rule.code, node)]
-
-
-class _Walk(SkipsTrivia, cst.CSTVisitor):
-    """Walks functions (each one once): what each holds directly, not what its nested ones do."""
-
-    def __init__(self) -> None:
-        self.functions: dict[cst.CSTNode, Function] = {}
-        self.param_owner: dict[cst.Param, Function] = {}
-        self.comp_targets: dict[cst.Name, tuple[cst.CompFor, bool]] = {}
-        self.aug_assigns: dict[cst.Name, cst.AugAssign] = {}
-        self._stack: list[Function] = []
-        self._stores: set[cst.CSTNode] = set()
-
-    def _function(self, node: cst.CSTNode, params: cst.Parameters, body: cst.CSTNode) -> bool:
-        """Decorators and default values belong to the enclosing code; only the body to the function."""
-        pipe_def = Function(node)
-        self.functions[node] = pipe_def
-        for kind in (params.posonly_params, params.params, params.kwonly_params):
-            pipe_def.params.extend(kind)
-        for extra in (params.star_arg, params.star_kwarg):
-            if isinstance(extra, cst.Param):
-                pipe_def.params.append(extra)
-        for param in pipe_def.params:
-            self.param_owner[param] = pipe_def
-        for decorator in getattr(node, "decorators", ()):
-            decorator.visit(self)
-        params.visit(self)
-        self._stack.append(pipe_def)
-        body.visit(self)
-        self._stack.pop()
-        return False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return self._function(node, node.params, node.body)
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return self._function(node, node.params, node.body)
-
-    def visit_Param(self, node: cst.Param) -> bool:
-        if node.default is not None:
-            node.default.visit(self)
-        return False  # annotations are not run
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._stack.append(Function(node))  # a class body is not the enclosing function's code
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._stack.pop()
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._stores.add(node.target)
-        if not self._stack:
-            return
-        targets = node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) else None
-        for target in [el.value for el in targets] if targets is not None else [node.target]:
-            attr = _self_attr(target)
-            if attr is None:
-                continue
-            value = self._assigned_value
-            how = "value" if targets is None else "unpack"
-            if value is None or (targets is not None and any(isinstance(el, cst.StarredElement) for el in targets)):
-                how = "unknown"
-            self._stack[-1].self_assigns.setdefault(attr, []).append((how, value))
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        self._assigned_value = node.value if len(node.targets) == 1 else None
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._self_store(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        for target in node.target.elements if isinstance(node.target, (cst.Tuple, cst.List)) else [node.target]:
-            self._self_store(getattr(target, "value", target))
-
-    def _self_store(self, target: cst.CSTNode) -> None:
-        attr = _self_attr(target)
-        if attr is not None and self._stack:
-            self._stack[-1].self_assigns.setdefault(attr, []).append(("unknown", None))
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._stores.add(node.target)
-        if isinstance(node.target, cst.Name):
-            self.aug_assigns[node.target] = node
-        self._self_store(node.target)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._stores.add(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        target = node.target
-        if isinstance(target, cst.Name):
-            self.comp_targets[target] = (node, False)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for el in target.elements:
-                if isinstance(el.value, cst.Name) and not isinstance(el, cst.StarredElement):
-                    self.comp_targets[el.value] = (node, True)
-
-    def visit_Subscript(self, node: cst.Subscript) -> None:
-        if self._stack and node not in self._stores:
-            self._stack[-1].subscripts.append(node)
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if self._stack:
-            self._stack[-1].returns.append(node)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if not self._stack:
-            return
-        func = node.func
-        if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
-            self._stack[-1].calls.append(node)  # a function, or a method called as `self.name()`
-        if isinstance(func, cst.Attribute) and func.attr.value == "current" and not node.args:
-            self._stack[-1].current_calls.append(node)
-
-    _assigned_value: cst.BaseExpression | None = None
-
-
-def _self_attr(node: cst.CSTNode) -> str | None:
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return node.attr.value
-    return None
 
 
 def meet(kinds) -> str | None:
@@ -371,64 +126,13 @@ def meet(kinds) -> str | None:
     return None if NODE in found else BOX
 
 
-class Graph:
-    """The graph code of one module and the kinds of its expressions."""
+class Graph(GraphFunctions):
+    """The graph code of one module (:class:`GraphFunctions`) and the kinds of its expressions."""
 
     def __init__(self, resolver: cst.MetadataDependent, model) -> None:
-        self.resolver = resolver
-        self.model = model
-        # Only the graph code is walked: the roots, then each function they call, as found.
-        self._walk = _Walk()
-        self.functions = self._walk.functions
-        self._param_owner = self._walk.param_owner
-        self._comp_targets = self._walk.comp_targets
-        self._aug_assigns = self._walk.aug_assigns
+        super().__init__(resolver, model)
         self._cache: dict[cst.CSTNode, str | None] = {}
         self._busy: set[cst.CSTNode] = set()
-        # Roots: each pipeline's own graph function (a @pipeline_def body, a legacy define_graph).
-        self.roots: dict[cst.CSTNode, object] = {}
-        self.legacy: dict[cst.CSTNode, object] = {}  # define_graph → its LegacyPipeline
-        for pipe_def in model.pipelines.values():
-            graph = getattr(pipe_def, "graph", None)
-            if graph is not None:
-                self.roots[graph] = pipe_def
-                self.legacy[graph] = pipe_def
-            elif isinstance(pipe_def.node, cst.FunctionDef):
-                self.roots[pipe_def.node] = pipe_def
-        # Calls of the module's own functions from graph code, by callee. A function also named
-        # elsewhere (called from other code, passed as a value) has parameters of unknown kind.
-        self.call_sites: dict[cst.CSTNode, list[cst.Call]] = {}
-        self._callee: dict[cst.Call, Function] = {}
-        self._references: dict[cst.CSTNode, object] = {}
-        todo, seen = list(self.roots), set()
-        while todo:
-            node = todo.pop()
-            if node in seen:
-                continue
-            seen.add(node)
-            if node not in self.functions:
-                node.visit(self._walk)
-            for call in self.functions[node].calls:
-                callee = self._resolve_function(call.func, call)
-                if callee is not None and callee not in self.roots:
-                    self._callee[call] = self.functions[callee]
-                    self.call_sites.setdefault(callee, []).append(call)
-                    todo.append(callee)
-        self._escapes = {
-            node
-            for node, references in self._references.items()
-            if {id(r.node) for r in references} - {id(c.func) for c in self.call_sites.get(node, ())}
-        }
-        self.reached_by: dict[cst.CSTNode, set] = {}  # graph function → pipelines whose graph runs it
-        for root, pipeline in self.roots.items():
-            todo = [root]
-            while todo:
-                node = todo.pop()
-                owners = self.reached_by.setdefault(node, set())
-                if pipeline in owners:
-                    continue
-                owners.add(pipeline)
-                todo.extend(self._callee[c].node for c in self.functions[node].calls if c in self._callee)
 
     # -- the graph functions ------------------------------------------------------------------
     def unfollowed_methods(self) -> list[tuple[cst.Call, str, set]]:
@@ -442,47 +146,13 @@ class Graph:
         for node, owners in self.reached_by.items():
             for call in self.functions[node].calls:
                 func = call.func
-                if not (isinstance(func, cst.Attribute) and call not in self._callee and func.attr.value in methods):
+                if not (isinstance(func, cst.Attribute) and call not in self.callee and func.attr.value in methods):
                     continue
                 # `source.num_outputs()` on a Python object, given no DataNode, is Python code
                 if func.value.value != "self" and all(self.kind(a.value) == PY for a in call.args):
                     continue
                 found.append((call, func.attr.value, owners))
         return found
-
-    def graph_functions(self):
-        """``(Function, pipelines whose graph runs it, is a root)`` for every graph function."""
-        for node, owners in self.reached_by.items():
-            yield self.functions[node], owners, node in self.roots
-
-    def _resolve_function(self, func: cst.BaseExpression, call: cst.Call | None = None) -> cst.CSTNode | None:
-        """The module's undecorated function (or a lambda bound to the name once) a called name is,
-        or the method a ``self.name()`` call runs (ndd_migrate.model.values.self_methods), walked; None for
-        anything else."""
-        method = self.model.self_calls.get(call) if call is not None else None
-        if method is not None:
-            node = self.model.functions.get(method)
-            if isinstance(node, cst.FunctionDef) and node not in self.functions:
-                node.visit(self._walk)
-            return node if isinstance(node, cst.FunctionDef) else None
-        if not isinstance(func, cst.Name):
-            return None
-        scope = self.resolver.get_metadata(ScopeProvider, func, None)
-        if scope is None:
-            return None
-        assignments = list(scope[func.value])
-        if len(assignments) != 1:
-            return None
-        node = getattr(assignments[0], "node", None)
-        binding = self.model.bindings.get(node) if isinstance(node, cst.Name) else None
-        if binding is not None and binding[0] == "value" and isinstance(binding[1], cst.Lambda):
-            node = binding[1]  # `norm = lambda x: ...`, then `norm(images)`
-        elif not isinstance(node, cst.FunctionDef) or node.decorators:
-            return None
-        if node not in self.functions:
-            node.visit(self._walk)
-        self._references[node] = assignments[0].references
-        return node
 
     # -- kinds ---------------------------------------------------------------------------------
     def kind(self, expr: cst.BaseExpression) -> str | None:
@@ -501,6 +171,12 @@ class Graph:
             return self._attribute_kind(expr)
         if isinstance(expr, cst.Subscript):
             return self._subscript_kind(expr)
+        if isinstance(expr, (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation, cst.BooleanOperation, cst.IfExp)):
+            return self._operation_kind(expr)
+        return self._container_kind(expr)
+
+    def _operation_kind(self, expr: cst.BaseExpression) -> str | None:
+        """The kind of arithmetic, a comparison, ``not``/``and``/``or`` or ``a if c else b``."""
         if isinstance(expr, (cst.BinaryOperation, cst.Comparison)):
             if isinstance(expr, cst.BinaryOperation):
                 parts = [self.kind(expr.left), self.kind(expr.right)]
@@ -518,8 +194,10 @@ class Graph:
             return inner if inner in (NODE, PY) else None
         if isinstance(expr, cst.BooleanOperation):
             return PY if self.kind(expr.left) is PY and self.kind(expr.right) is PY else None
-        if isinstance(expr, cst.IfExp):
-            return meet([self.kind(expr.body), self.kind(expr.orelse)])
+        return meet([self.kind(expr.body), self.kind(expr.orelse)])  # an IfExp
+
+    def _container_kind(self, expr: cst.BaseExpression) -> str | None:
+        """The kind of a tuple, list, dict or set display or comprehension (None for anything else)."""
         if isinstance(expr, (cst.Tuple, cst.List)):
             if any(isinstance(el, cst.StarredElement) for el in expr.elements):
                 return None
@@ -546,28 +224,42 @@ class Graph:
         return {NODES: NODE, PY: PY}.get(kind)
 
     def _call_kind(self, call: cst.Call) -> str | None:
-        func = call.func
         legacy_op = self._legacy_op(call)
         outputs = legacy_op.info.num_outputs if legacy_op is not None else self._op_outputs(call)
-        if outputs is not None and self._input_sets(call):
-            return NODES if outputs == 1 else BOX  # one result per input set, in a list
-        if legacy_op is not None:
-            return NODE if outputs == 1 else NODES if outputs else None
-        if outputs is not None:
-            return NODE if outputs == 1 else NODES
+        if legacy_op is not None or outputs is not None:
+            return self._op_kind(call, outputs, legacy_op is not None)
         if self._is_reader(call):
             return BOX  # outputs depend on the arguments: a list, or a dict (`readers.tfrecord`)
-        dali = self._dali_name(func)
+        dali = self._dali_name(call.func)
+        if dali is not None:
+            return self._dali_call_kind(call, dali)
+        return self._python_call_kind(call)
+
+    def _op_kind(self, call: cst.Call, outputs: int | None, legacy: bool) -> str | None:
+        """The kind of the call of an op with ``outputs`` outputs (a legacy operator object's call
+        when ``legacy``, its count then possibly unknown)."""
+        if outputs is not None and self._input_sets(call):
+            return NODES if outputs == 1 else BOX  # one result per input set, in a list
+        if legacy:
+            return NODE if outputs == 1 else NODES if outputs else None
+        return NODE if outputs == 1 else NODES
+
+    def _dali_call_kind(self, call: cst.Call, dali: str) -> str | None:
+        """The kind of the call of the DALI name ``dali``, not an op the table counts outputs of."""
         if names.fn_path(dali) == "external_source" and external_source.listed_outputs(call):
             return NODES  # `num_outputs=len(names)`: a list of DataNodes
-        if dali is not None:
-            if names.math_function(dali):
-                return NODE
-            if names.fn_path(dali) is not None:
-                return None  # an op whose number of outputs depends on its arguments
-            if dali.startswith(names.TYPES + "."):
-                return None  # `types.Constant(...)` is a DataNode
-            return None
+        if names.math_function(dali):
+            return NODE
+        if names.fn_path(dali) is not None:
+            return None  # an op whose number of outputs depends on its arguments
+        if dali.startswith(names.TYPES + "."):
+            return None  # `types.Constant(...)` is a DataNode
+        return None
+
+    def _python_call_kind(self, call: cst.Call) -> str | None:
+        """The kind of a call of something not DALI's: a ``DataNode``'s method, a builtin, numpy, a
+        function of the module (or a method called as ``self.name()``)."""
+        func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in ("gpu", "cpu", "shape"):
             return NODE if self.kind(func.value) == NODE else None
         builtin = self._builtin(func)
@@ -581,7 +273,7 @@ class Graph:
             root = root.value
         if isinstance(root, cst.Name) and self._is_numpy(root):
             return PY
-        callee = self._callee.get(call)  # a function of the module, or a method called as `self.name()`
+        callee = self.callee.get(call)  # a function of the module, or a method called as `self.name()`
         if callee is not None:
             return self._guarded(callee.node, lambda: self._returns_kind(callee))
         return None
@@ -595,10 +287,10 @@ class Graph:
             for arg in call.args
         )
 
-    def _returns_kind(self, pipe_def: Function) -> str | None:
-        if isinstance(pipe_def.node, cst.Lambda):
-            return self.kind(pipe_def.node.body)
-        values = [r.value for r in pipe_def.returns]
+    def _returns_kind(self, function: Function) -> str | None:
+        if isinstance(function.node, cst.Lambda):
+            return self.kind(function.node.body)
+        values = [r.value for r in function.returns]
         if not values or any(v is None for v in values):
             return None
         return meet(self.kind(v) for v in values)
@@ -606,7 +298,7 @@ class Graph:
     def _op_outputs(self, call: cst.Call) -> int | None:
         """Outputs of an ``fn.<op>(...)`` call (a reader's too), None when not one or not known."""
         from ndd_migrate.model.values.ndd_flow import table_outputs
-        from ndd_migrate.model.values.outputs import op_outputs
+        from ndd_migrate.model.values.output_arity import op_outputs
         from ndd_migrate.dali.tables import op_info
 
         path = names.fn_path(self._dali_name(call.func))
@@ -631,7 +323,7 @@ class Graph:
         return None
 
     def _attribute_kind(self, expr: cst.Attribute) -> str | None:
-        attr = _self_attr(expr)
+        attr = self_attr(expr)
         if attr is not None:
             legacy = self._legacy_of_self(expr.value)
             if legacy is not None:
@@ -762,7 +454,7 @@ class Graph:
         if owner.node in self.legacy:
             return None if owner.params and owner.params[0] is param else PY
         calls = self.call_sites.get(owner.node)
-        if not calls or param.star or owner.node in self._escapes:
+        if not calls or param.star or owner.node in self.escapes:
             return None
         kinds = []
         for call in calls:
@@ -871,10 +563,10 @@ _OPTIMISTIC = object()  # a kind being computed further up: assumed to agree
 _STAR = object()
 
 
-def _argument(pipe_def: Function, param: cst.Param, call: cst.Call):
-    """The expression ``call`` passes for ``param`` of ``fn``; None when none (the default);
+def _argument(function: Function, param: cst.Param, call: cst.Call):
+    """The expression ``call`` passes for ``param`` of ``function``; None when none (the default);
     ``_STAR`` when ``*args``/``**kwargs`` hide it (or it is the ``self`` of a ``self.name()`` call)."""
-    positional = [*pipe_def.node.params.posonly_params, *pipe_def.node.params.params]
+    positional = [*function.node.params.posonly_params, *function.node.params.params]
     if isinstance(call.func, cst.Attribute):  # `self.name(...)`: the first parameter is `self`
         if positional and positional[0] is param:
             return _STAR

@@ -5,8 +5,8 @@ same tuple (docs/target-shape.md). What ``return EXPR`` gives is clear for a tup
 for a name or a call it depends on what the name holds or the call returns:
 
 * an operator call: the op table's ``num_outputs`` (from DALI's schemas), or, for operators whose
-  outputs depend on their arguments, the count those arguments give (:func:`op_outputs`, checked
-  against DALI 2.4's schemas: ``readers.coco`` with ``polygon_masks=True`` has 5 outputs, ...);
+  outputs depend on their arguments, the count those arguments give
+  (:mod:`ndd_migrate.model.values.output_arity`);
 * a name: what every binding of it in the function gives (an element of an unpacking is one output);
 * a call of a function of the module (a helper building part of the graph): what all its returns give.
 
@@ -25,6 +25,7 @@ from libcst.metadata import Assignment, ScopeProvider
 
 from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.model.values import external_source
+from ndd_migrate.model.values.output_arity import canonical_path, op_outputs
 from ndd_migrate.model.values.returns import contains_return
 from ndd_migrate.model.values.returns import read as read_returns
 from ndd_migrate.dali.tables import op_info
@@ -71,139 +72,6 @@ READER_HINT = (
 HELPER_READER_HINT = "create the reader in the pipeline function and pass its outputs to the helper"
 
 
-def canonical_path(path: str | None) -> str | None:
-    """The current ``fn`` path of an operator (deprecated names folded: ``coco_reader`` →
-    ``readers.coco``)."""
-    info = op_info(path or "")
-    return (info.deprecated_for or path) if info is not None else path
-
-
-def op_outputs(path: str, call: cst.Call) -> int | str:
-    """The number of outputs of ``fn.<path>(...)`` (``call`` the original call), or why unknown."""
-    info = op_info(path)
-    if info is None:
-        return f"`fn.{path}` is not a DALI operator this version knows"
-    path = info.deprecated_for or path
-    current = op_info(path) or info
-    rule = _BY_ARGUMENTS.get(path)
-    if rule is None:
-        if info.num_outputs is not None:
-            return info.num_outputs
-        return f"the number of outputs of `fn.{path}` depends on its arguments, and ndd-migrate does not know how"
-    if cstutil.has_star(call):
-        return f"`fn.{path}(...)` is given `*`/`**` arguments: its number of outputs depends on them"
-    renamed = dict(current.renamed_args)
-    given: dict[str, cst.BaseExpression] = {}
-    for arg in call.args:
-        if arg.keyword is not None:
-            given[renamed.get(arg.keyword.value, arg.keyword.value)] = arg.value
-    positional = cstutil.positional_count(call)
-
-    def value(name: str, default=None):
-        if name not in given:
-            return current.defaults.get(name, default)
-        found = _literal(given[name])
-        if found is cstutil.NOT_LITERAL:
-            raise _NotLiteral(name)
-        return found
-
-    try:
-        return rule(value, given, positional)
-    except _NotLiteral as exc:
-        return (
-            f"the number of outputs of `fn.{path}` depends on `{exc.args[0]}=`, which is not a literal here"
-        )
-
-
-class _NotLiteral(Exception):
-    pass
-
-
-def _literal(expr: cst.BaseExpression):
-    if isinstance(expr, (cst.List, cst.Tuple)):
-        if any(isinstance(el, cst.StarredElement) for el in expr.elements):
-            return cstutil.NOT_LITERAL
-        return [None for _ in expr.elements]  # only the length counts
-    return cstutil.literal_value(expr)
-
-
-def _truthy(value) -> bool:
-    return value not in (None, False, 0, "", "none")
-
-
-def _coco(value, given, positional) -> int:
-    polygons = _truthy(value("polygon_masks", False)) or _truthy(value("masks", False))
-    return 3 + 2 * polygons + _truthy(value("pixelwise_masks", False)) + _truthy(value("image_ids", False))
-
-
-def _video(value, given, positional, *, legacy: bool = True) -> int:
-    """Frames, then labels (with ``file_root``, ``file_list`` or ``labels=``), frame numbers and
-    timestamps; ``readers.video`` with ``file_root`` gives only frames and labels."""
-    if legacy and _truthy(value("file_root", "")) and not _truthy(value("file_list", "")):
-        return 2
-    labels = any(_truthy(value(name, "")) for name in ("file_root", "file_list")) or (
-        "labels" in given and value("labels") is not None
-    )
-    return 1 + labels + _truthy(value("enable_frame_num", False)) + _truthy(value("enable_timestamps", False))
-
-
-def _webdataset(value, given, positional) -> int | str:
-    ext = value("ext")
-    if isinstance(ext, str):
-        return 1  # one output, whatever the `;`-separated extensions
-    if isinstance(ext, list):
-        return len(ext)
-    return "`fn.readers.webdataset` without `ext=`"
-
-
-def _caffe2(value, given, positional) -> int:
-    labels = {0: 1, 1: 2, 2: 1, 3: 2, 4: 0}.get(value("label_type", 0), 1)
-    return (
-        _truthy(value("image_available", True)) + labels + int(value("additional_inputs", 0) or 0)
-        + _truthy(value("bbox", False))
-    )
-
-
-def _fits(value, given, positional) -> int:
-    hdus = value("hdu_indices")
-    return len(hdus) if isinstance(hdus, list) else 1
-
-
-# Operators whose number of outputs their arguments decide (DALI's OutputFn), each measured with
-# DALI 2.4 (tests/test_output_arity.py checks them against the installed DALI when it is there).
-_BY_ARGUMENTS = {
-    "readers.coco": _coco,
-    "readers.video": _video,
-    "readers.video_resize": _video,
-    "experimental.readers.video": lambda value, given, positional: _video(value, given, positional, legacy=False),
-    "readers.webdataset": _webdataset,
-    "readers.caffe": lambda value, given, positional: _truthy(value("image_available", True))
-    + _truthy(value("label_available", True)),
-    "readers.caffe2": _caffe2,
-    "readers.nemo_asr": lambda value, given, positional: 1
-    + _truthy(value("read_sample_rate", True))
-    + _truthy(value("read_text", True))
-    + _truthy(value("read_idxs", False)),
-    "experimental.readers.fits": _fits,
-    "resize": lambda value, given, positional: 1 + _truthy(value("save_attrs", False)),
-    "experimental.resize": lambda value, given, positional: 1 + _truthy(value("save_attrs", False)),
-    "random_bbox_crop": lambda value, given, positional: 3
-    + (positional > 1)
-    + _truthy(value("output_bbox_indices", False)),
-    "bbox_rotate": lambda value, given, positional: 1 + (positional > 1),
-    "segmentation.random_object_bbox": lambda value, given, positional: (
-        1 if value("format", "anchor_shape") == "box" else 2
-    )
-    + _truthy(value("output_class", False)),
-    # `num_outputs=N`: N outputs (NDD422 writes a python_function's as a list, NDD421 an external
-    # source's must be unpacked).
-    "python_function": lambda value, given, positional: int(value("num_outputs", 1)),
-    "external_source": lambda value, given, positional: int(value("num_outputs", 1) or 1),
-    "element_extract": lambda value, given, positional: len(value("element_map", []) or [])
-    or "`fn.element_extract` without `element_map=`",
-}
-
-
 class Reader:
     """Finds what the expressions of one pipeline function (and the helpers it calls) hold.
 
@@ -245,36 +113,10 @@ class Reader:
             return self._call(expr, function, depth)
         if isinstance(expr, cst.ListComp):
             return self._comprehension(expr, function, depth)
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add) and any(
-            isinstance(o, (cst.List, cst.ListComp)) for o in (expr.left, expr.right)
-        ):
-            return Outputs(None, "list")  # `[labels] + outputs`: a list of outputs, as long as it is at run time
         if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
-            operands = (
-                [expr.left, expr.right] if isinstance(expr, cst.BinaryOperation)
-                else [expr.expression] if isinstance(expr, cst.UnaryOperation)
-                else [expr.left, *(c.comparator for c in expr.comparisons)]
-            )
-            found = [self.of(o, function, depth + 1) for o in operands]
-            if any(isinstance(f, Outputs) and f != ONE for f in found):
-                return f"`{_code(expr)}` operates on several outputs"
-            if any(f == ONE for f in found):
-                return ONE  # arithmetic on a DataNode gives a DataNode
-            if any(f is None for f in found):
-                return None
-            return f"`{_code(expr)}`: no operand is known to be one output"
+            return self._operation(expr, function, depth)
         if isinstance(expr, cst.Subscript):
-            base = self.of(expr.value, function, depth + 1)
-            if base == ONE or base is None:
-                return ONE  # indexing inside each sample
-            if isinstance(base, Outputs) and all(isinstance(s.slice, cst.Index) for s in expr.slice):
-                return ONE  # one output of several
-            if isinstance(base, str) and all(isinstance(s.slice, cst.Index) for s in expr.slice):
-                # `x[i]` of a value of unknown kind: slicing inside each sample or one element of a
-                # container of outputs, one output either way; NDD108 blocks the rewrite, with the
-                # precise reason, when it cannot tell which.
-                return ONE
-            return f"`{_code(expr)}`: what it picks is not known"
+            return self._subscript(expr, function, depth)
         if isinstance(expr, cst.IfExp):
             found = {self.of(expr.body, function, depth + 1), self.of(expr.orelse, function, depth + 1)} - {None}
             if len(found) == 1 and isinstance(next(iter(found)), Outputs):
@@ -282,27 +124,48 @@ class Reader:
             return f"`{_code(expr)}`: its two branches are not known to give the same number of outputs"
         return f"`{_code(expr)}` is not an expression whose number of outputs ndd-migrate can read"
 
+    def _operation(
+        self, expr: cst.BinaryOperation | cst.UnaryOperation | cst.Comparison, function: cst.FunctionDef, depth: int
+    ) -> Outputs | str | None:
+        """Arithmetic or a comparison: one output when an operand is one and none is several;
+        ``[a] + outputs`` (a list display or comprehension added) is a list of outputs."""
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add) and any(
+            isinstance(o, (cst.List, cst.ListComp)) for o in (expr.left, expr.right)
+        ):
+            return Outputs(None, "list")  # `[labels] + outputs`: a list of outputs, as long as it is at run time
+        operands = (
+            [expr.left, expr.right] if isinstance(expr, cst.BinaryOperation)
+            else [expr.expression] if isinstance(expr, cst.UnaryOperation)
+            else [expr.left, *(c.comparator for c in expr.comparisons)]
+        )
+        found = [self.of(o, function, depth + 1) for o in operands]
+        if any(isinstance(f, Outputs) and f != ONE for f in found):
+            return f"`{_code(expr)}` operates on several outputs"
+        if any(f == ONE for f in found):
+            return ONE  # arithmetic on a DataNode gives a DataNode
+        if any(f is None for f in found):
+            return None
+        return f"`{_code(expr)}`: no operand is known to be one output"
+
+    def _subscript(self, expr: cst.Subscript, function: cst.FunctionDef, depth: int) -> Outputs | str:
+        """``x[i]``: one output, whether it indexes inside each sample or picks one of several."""
+        base = self.of(expr.value, function, depth + 1)
+        if base == ONE or base is None:
+            return ONE  # indexing inside each sample
+        if isinstance(base, Outputs) and all(isinstance(s.slice, cst.Index) for s in expr.slice):
+            return ONE  # one output of several
+        if isinstance(base, str) and all(isinstance(s.slice, cst.Index) for s in expr.slice):
+            # `x[i]` of a value of unknown kind: slicing inside each sample or one element of a
+            # container of outputs, one output either way; NDD108 blocks the rewrite, with the
+            # precise reason, when it cannot tell which.
+            return ONE
+        return f"`{_code(expr)}`: what it picks is not known"
+
     def _call(self, call: cst.Call, function: cst.FunctionDef, depth: int) -> Outputs | str | None:
         dali = names.dali_name(self.resolver, call.func)
-        path = names.fn_path(dali)
-        arguments = call
-        if path is None and self.op_call is not None:
-            found = self.op_call(call)  # a legacy operator object: `self.resize(images)`
-            if found is not None:
-                path, arguments = found
+        path, arguments = self._operator(call, dali)
         if path is not None:
-            if canonical_path(path) == "readers.tfrecord":
-                return Outputs(None, "dict")  # one output per feature, by name
-            if path == "external_source" and external_source.listed_outputs(arguments):
-                return Outputs(None, "list")  # a list of outputs, as long as `num_outputs=` says at run time
-            count = op_outputs(path, arguments)
-            if call is self.reader and isinstance(count, str):
-                return Outputs(None, "oplist")  # next_epoch yields a tuple, whatever its length
-            if isinstance(count, str):
-                return count
-            if count < 1:
-                return f"`fn.{path}(...)` has no outputs"
-            return ONE if count == 1 else Outputs(count, "list" if path == "python_function" else "oplist")
+            return self._op_call(call, path, arguments)
         if names.math_function(dali):
             return ONE
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("gpu", "cpu") and not call.args:
@@ -312,14 +175,43 @@ class Reader:
             inner = self.of(call.func.value, function, depth + 1)
             return ONE if inner == ONE else f"`{_code(call)}` on something that is not one output"
         if isinstance(call.func, cst.Name) and call.func.value in ("tuple", "list") and len(call.args) == 1 and self._builtin(call.func):
-            inner = self.of(call.args[0].value, function, depth + 1)
-            if isinstance(inner, Outputs) and inner.several and inner.form != "dict":
-                return Outputs(inner.count, call.func.value)
-            return inner if inner is None else f"`{_code(call)}`: what it converts is not known to be outputs"
+            return self._conversion(call, function, depth)
         helper = self._helper(call)
         if isinstance(helper, str):
             return helper
         return self._helper_outputs(helper, call, function, depth)
+
+    def _operator(self, call: cst.Call, dali: str | None) -> tuple[str | None, cst.Call]:
+        """The ``fn`` path of the operator ``call`` runs (None when it runs none), and the call
+        that gives the operator's arguments: ``call``, or a legacy operator object's constructor."""
+        path = names.fn_path(dali)
+        if path is None and self.op_call is not None:
+            found = self.op_call(call)  # a legacy operator object: `self.resize(images)`
+            if found is not None:
+                return found
+        return path, call
+
+    def _op_call(self, call: cst.Call, path: str, arguments: cst.Call) -> Outputs | str:
+        """What the call of the operator ``fn.<path>`` gives, its arguments those of ``arguments``."""
+        if canonical_path(path) == "readers.tfrecord":
+            return Outputs(None, "dict")  # one output per feature, by name
+        if path == "external_source" and external_source.listed_outputs(arguments):
+            return Outputs(None, "list")  # a list of outputs, as long as `num_outputs=` says at run time
+        count = op_outputs(path, arguments)
+        if call is self.reader and isinstance(count, str):
+            return Outputs(None, "oplist")  # next_epoch yields a tuple, whatever its length
+        if isinstance(count, str):
+            return count
+        if count < 1:
+            return f"`fn.{path}(...)` has no outputs"
+        return ONE if count == 1 else Outputs(count, "list" if path == "python_function" else "oplist")
+
+    def _conversion(self, call: cst.Call, function: cst.FunctionDef, depth: int) -> Outputs | str | None:
+        """``tuple(x)`` / ``list(x)`` of several outputs: the same outputs, in that container."""
+        inner = self.of(call.args[0].value, function, depth + 1)
+        if isinstance(inner, Outputs) and inner.several and inner.form != "dict":
+            return Outputs(inner.count, call.func.value)
+        return inner if inner is None else f"`{_code(call)}`: what it converts is not known to be outputs"
 
     def _comprehension(self, comp: cst.ListComp, function: cst.FunctionDef, depth: int) -> Outputs | str | None:
         """``[d.gpu() for d in outputs]``: one output per output of ``outputs``, a list in both modes.
@@ -387,21 +279,8 @@ class Reader:
             return f"`{name}` is a generator"
         if not finder.returns or any(r.value is None for r in finder.returns) or not read_returns(helper).ends:
             return f"`{name}` does not end with `return <outputs>` on every path"
-        for inner in finder.calls:
-            info = op_info(names.fn_path(names.dali_name(self.resolver, inner.func)) or "")
-            if info is not None and info.reader:
-                self.helper_readers.append((inner, name))
-        self._active.add(call)
-        outer = self._arguments.get(helper)  # the same helper, called in the arguments of this call
-        self._arguments[helper] = _arguments(helper, call, caller)
-        try:
-            found = [self.of(r.value, helper, depth + 1) for r in finder.returns]
-        finally:
-            self._active.discard(call)
-            if outer is None:
-                del self._arguments[helper]
-            else:
-                self._arguments[helper] = outer
+        self._note_readers(finder.calls, name)
+        found = self._returns_of(helper, finder.returns, call, caller, depth)
         found = [f for f in found if f is not None]
         if not found:
             return None  # only returns of values read while being read: they add nothing
@@ -411,6 +290,32 @@ class Reader:
         if len(set(found)) != 1 or found[0].count is None:
             return f"the returns of `{name}` do not all give the same outputs"
         return found[0]
+
+    def _note_readers(self, calls: list[cst.Call], helper: str) -> None:
+        """Records the readers among ``calls``, those of the helper ``helper`` (the returned value
+        comes from it: called for every batch, it makes them anew)."""
+        for inner in calls:
+            info = op_info(names.fn_path(names.dali_name(self.resolver, inner.func)) or "")
+            if info is not None and info.reader:
+                self.helper_readers.append((inner, helper))
+
+    def _returns_of(
+        self, helper: cst.FunctionDef, returns: list[cst.Return], call: cst.Call, caller: cst.FunctionDef, depth: int
+    ) -> list[Outputs | str | None]:
+        """What each of ``returns`` gives, read while ``call`` is active and ``helper``'s
+        parameters stand for its arguments (then as they were: the call may be inside the arguments
+        of another call of the same helper)."""
+        self._active.add(call)
+        outer = self._arguments.get(helper)  # the same helper, called in the arguments of this call
+        self._arguments[helper] = _arguments(helper, call, caller)
+        try:
+            return [self.of(r.value, helper, depth + 1) for r in returns]
+        finally:
+            self._active.discard(call)
+            if outer is None:
+                del self._arguments[helper]
+            else:
+                self._arguments[helper] = outer
 
     # -- names -----------------------------------------------------------------------------------
     def _name(self, name: cst.Name, function: cst.FunctionDef, depth: int) -> Outputs | str | None:
