@@ -58,19 +58,31 @@ class FeedReader(MethodReader):
         """``iter_setup`` runs before each batch; its ``feed_input`` calls give the external sources'
         batches. It becomes a function nested in the generator, so its locals stay its own; it may
         read the values ``__init__`` sets on ``self`` and assign them (``nonlocal``)."""
-        pipeline = self.pipeline
-        setup = pipeline.setup
-        if setup is None:
-            return
-        params = setup.params
-        extra = isinstance(params.star_arg, (cst.Param, cst.ParamStar)) or isinstance(params.star_kwarg, cst.Param)
-        if len(params.params) != 1 or params.kwonly_params or params.posonly_params or extra:
-            self.problem(setup, "`iter_setup` with parameters other than `self`", about=constructs.EXTERNAL_SOURCE)
+        setup = self.pipeline.setup
+        if setup is None or not self.check_params(setup):
             return
         found = _SetupUses()
         setup.body.visit(found)
         for node, why in found.problems:
             self.problem(node, why, about=constructs.EXTERNAL_SOURCE)
+        self.read_feeds(setup, found)
+        graph = SelfUses()
+        self.pipeline.graph.visit(graph)
+        self.read_values_read(found, init_attrs, graph)
+        self.read_values_stored(found, init_attrs)
+        self.check_one_scope(setup, found, graph)
+
+    def check_params(self, setup: cst.FunctionDef) -> bool:
+        params = setup.params
+        extra = isinstance(params.star_arg, (cst.Param, cst.ParamStar)) or isinstance(params.star_kwarg, cst.Param)
+        if len(params.params) != 1 or params.kwonly_params or params.posonly_params or extra:
+            self.problem(setup, "`iter_setup` with parameters other than `self`", about=constructs.EXTERNAL_SOURCE)
+            return False
+        return True
+
+    def read_feeds(self, setup: cst.FunctionDef, found: _SetupUses) -> None:
+        """Each ``feed_input`` of ``iter_setup``: every external source's output fed once."""
+        pipeline = self.pipeline
         reported = len(pipeline.problems)
         for stmt, call, nested in found.feeds:
             self.read_feed(stmt, call, nested)
@@ -83,8 +95,11 @@ class FeedReader(MethodReader):
             if attr not in fed and not refused:
                 self.problem(setup, f"`self.{attr}` (an external source's output) is not fed in `iter_setup`",
                              about=constructs.EXTERNAL_SOURCE)
-        graph = SelfUses()
-        pipeline.graph.visit(graph)
+
+    def read_values_read(self, found: _SetupUses, init_attrs: set[str], graph: SelfUses) -> None:
+        """``self.<attr>`` read in ``iter_setup``: ``self.batch_size``, or a value ``__init__`` sets
+        (``define_graph``'s uses in ``graph``)."""
+        pipeline = self.pipeline
         reported: set[str] = set()
         for node, attr in found.reads:
             if attr == "batch_size" and attr not in init_attrs and attr not in pipeline.fed:
@@ -100,12 +115,20 @@ class FeedReader(MethodReader):
                 self.problem(node, f"`self.{attr}` in `iter_setup` is not a value `__init__` sets"
                              + (" (`define_graph` sets it)" if attr in graph.assigned else ""),
                              about=constructs.EXTERNAL_SOURCE)
+
+    def read_values_stored(self, found: _SetupUses, init_attrs: set[str]) -> None:
+        """``self.<attr> = ...`` in ``iter_setup``: a value ``__init__`` sets, ``nonlocal`` in the nested function."""
+        pipeline = self.pipeline
         for node, attr in found.stores:
             if attr not in init_attrs or attr in pipeline.fed:
                 self.problem(node, f"`self.{attr}` is assigned in `iter_setup` but not set in `__init__`: set it "
                              "there first", about=constructs.EXTERNAL_SOURCE)
             elif attr not in pipeline.setup_nonlocal:
                 pipeline.setup_nonlocal.append(attr)
+
+    def check_one_scope(self, setup: cst.FunctionDef, found: _SetupUses, graph: SelfUses) -> None:
+        """What the values of ``self`` as locals of one generator would change: a value ``iter_setup``
+        changes that ``define_graph`` reads, a local of ``iter_setup`` named like a value."""
         changed = {a for _, a in found.stores} | found.mutated
         for attr in sorted(changed & {a for _, a in graph.attributes}):
             # define_graph read it once, when the pipeline was built; the generator reads it per batch

@@ -15,6 +15,7 @@ from ndd_migrate.model import constructs
 from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.model.features import twin_readers
 from ndd_migrate.model.values.returns import contains_return
+from ndd_migrate.model.values.returns import Returns
 from ndd_migrate.model.values.returns import read as read_returns
 from ndd_migrate.model.types import Problem, constant_problem
 from ndd_migrate.dali.tables import has_expression_form, op_info
@@ -31,19 +32,42 @@ class GraphReader(MethodReader):
         self.feeds = feeds  # reads the external sources' calls, with `iter_setup`
 
     def read(self, graph: cst.FunctionDef) -> None:
-        pipeline = self.pipeline
+        self.check_params(graph)
+        body = graph.body.body
+        found = self.read_ends(graph)
+        uses = SelfUses()
+        graph.visit(uses)
+        readers = self.read_op_calls(body, uses)
+        if readers:
+            self.read_reader_calls(body, readers)
+        self.read_attributes(uses)
+        for node in uses.bare_self:
+            self.problem(node, "`self` passed on: the pipeline object no longer exists")
+        for call in uses.fn_calls:
+            self.read_fn_call(call, uses.inputs.get(id(call)))
+        if found.ends and not found.problems:
+            self.read_outputs(graph, found.all)
+        self.place_build_time(body)
+
+    def check_params(self, graph: cst.FunctionDef) -> None:
         params = graph.params
         extra = isinstance(params.star_arg, (cst.Param, cst.ParamStar)) or isinstance(params.star_kwarg, cst.Param)
         if len(params.params) != 1 or params.kwonly_params or extra:
             self.problem(graph, "`define_graph` with parameters other than `self`")
-        body = graph.body.body
-        pipeline.returns = found = read_returns(graph)  # at its end, or ending `if` branches
+
+    def read_ends(self, graph: cst.FunctionDef) -> Returns:
+        """Where ``define_graph`` returns (ndd_migrate.model.values.returns)."""
+        self.pipeline.returns = found = read_returns(graph)  # at its end, or ending `if` branches
         if not found.ends:
             self.problem(graph, "`define_graph` does not end with `return <outputs>`")
         for node, why in found.problems:
             self.problem(node, why)
-        uses = SelfUses()
-        graph.visit(uses)
+        return found
+
+    def read_op_calls(self, body, uses: SelfUses) -> list[cst.Call]:
+        """The calls ``self.<attr>(...)``: of an operator object (``op_calls``), of an external source
+        (:class:`~ndd_migrate.model.sources.legacy_feeds.FeedReader`), or a problem. Gives the reader's calls."""
+        pipeline = self.pipeline
         readers: list[cst.Call] = []
         python_calls = [call for call, attr in uses.calls if attr in pipeline.ops and pipeline.ops[attr].python
                         and not python_operators.is_sink([*pipeline.ops[attr].ctor.args, *call.args])]
@@ -57,30 +81,43 @@ class GraphReader(MethodReader):
             if op is None:
                 self.problem(call, f"`self.{attr}` is not an operator created in `__init__`", about=constructs.OPS_OBJECT)
                 continue
-            if any(a.star for a in call.args):
-                self.problem(call, f"`self.{attr}(*...)`: inputs passed through `*`/`**` cannot be read", about=constructs.OPS_OBJECT)
-            both = keywords(call) & op.keywords()
-            if both:
-                self.problem(call, f"`self.{attr}(...)` repeats constructor arguments: {', '.join(sorted(both))}", about=constructs.OPS_OBJECT)
-            if op.python and not both:
-                what = f"`self.{attr}(...)` (`ops.PythonFunction`)"
-                args = [*op.ctor.args, *call.args]
-                fixed = frozenset() if cstutil.kwarg(call, "batch_processing") else fixed_names(self.pipeline.init)
-                why = python_operators.unsupported(args, what, fixed)
-                if why is None and python_operators.is_sink(args):
-                    why = python_operators.sink_obstacle(body, call, args, python_calls, what)
-                if why:
-                    self.problem(call, why, about=constructs.OPS_OBJECT)
-            if op.several and not [a for a in call.args if a.keyword is None] and any(
-                i.batch_size_arg for i in op.infos.values()
-            ):
-                self.problem(call, f"`self.{attr}()` without an input is a different operator in each branch: "
-                             "pass `batch_size=` by hand", about=constructs.OPS_OBJECT)
+            self.check_op_call(body, call, attr, op, python_calls)
             pipeline.op_calls[call] = op
             if op.info.reader:
                 readers.append(call)
-        if readers:
-            self.read_reader_calls(body, readers)
+        return readers
+
+    def check_op_call(self, body, call: cst.Call, attr: str, op: OpObject, python_calls: list[cst.Call]) -> None:
+        """What a call of the operator object ``self.<attr>`` gives that one ``ndd`` call cannot take."""
+        if any(a.star for a in call.args):
+            self.problem(call, f"`self.{attr}(*...)`: inputs passed through `*`/`**` cannot be read", about=constructs.OPS_OBJECT)
+        both = keywords(call) & op.keywords()
+        if both:
+            self.problem(call, f"`self.{attr}(...)` repeats constructor arguments: {', '.join(sorted(both))}", about=constructs.OPS_OBJECT)
+        if op.python and not both:
+            self.check_python_call(body, call, attr, op, python_calls)
+        if op.several and not [a for a in call.args if a.keyword is None] and any(
+            i.batch_size_arg for i in op.infos.values()
+        ):
+            self.problem(call, f"`self.{attr}()` without an input is a different operator in each branch: "
+                         "pass `batch_size=` by hand", about=constructs.OPS_OBJECT)
+
+    def check_python_call(self, body, call: cst.Call, attr: str, op: OpObject, python_calls: list[cst.Call]) -> None:
+        """A call of an ``ops.PythonFunction`` object, with its constructor's arguments: what plain
+        Python over the samples cannot write out (python_operators)."""
+        what = f"`self.{attr}(...)` (`ops.PythonFunction`)"
+        args = [*op.ctor.args, *call.args]
+        fixed = frozenset() if cstutil.kwarg(call, "batch_processing") else fixed_names(self.pipeline.init)
+        why = python_operators.unsupported(args, what, fixed)
+        if why is None and python_operators.is_sink(args):
+            why = python_operators.sink_obstacle(body, call, args, python_calls, what)
+        if why:
+            self.problem(call, why, about=constructs.OPS_OBJECT)
+
+    def read_attributes(self, uses: SelfUses) -> None:
+        """``self.<attr>`` other than called: a value, the test of an optional operator
+        (``if self.resize:``), or a problem."""
+        pipeline = self.pipeline
         for node, attr in uses.attributes:
             if attr in pipeline.ops and pipeline.ops[attr].optional and id(node) in uses.tests:
                 pipeline.op_tests[node] = uses.tests[id(node)]
@@ -89,28 +126,26 @@ class GraphReader(MethodReader):
             elif attr not in pipeline.data_attrs and attr not in uses.assigned:
                 self.problem(node, f"`self.{attr}` is not set in this class")
         pipeline.data_attrs |= uses.assigned
-        for node in uses.bare_self:
-            self.problem(node, "`self` passed on: the pipeline object no longer exists")
-        for call in uses.fn_calls:
-            dali = names.dali_name(self.resolver, call.func)
-            if dali in names.CONSTANTS:
-                if self._array_input(call, uses.inputs.get(id(call))):
-                    pipeline.input_constants.append(call)  # written as the array it wraps (NDD901)
-                else:
-                    self.problem(call, constant_problem(dali), about=constructs.NO_DYNAMIC_FORM)
-                continue
-            info = op_info(names.fn_path(dali) or "")
-            if info is None or has_expression_form(info.fn_path):
-                continue  # an expression form: written, or blocked, by NDD101
-            if info.ndd is None:
-                self.problem(call, f"`fn.{info.fn_path}` has no dynamic-mode form", about=constructs.NO_DYNAMIC_FORM)
-            elif info.reader:
-                self.problem(call, "an `fn.readers.*` call inside `define_graph`: create it once by hand")
-            elif info.random:
-                pipeline.random_calls.append(call)
-        if found.ends and not found.problems:
-            self.read_outputs(graph, found.all)
-        self.place_build_time(body)
+
+    def read_fn_call(self, call: cst.Call, place: tuple[cst.Arg, cst.Call] | None) -> None:
+        """Another call of ``define_graph`` (``fn.*``, ``types.Constant``); ``place``: the argument it is
+        and the call it is given to."""
+        dali = names.dali_name(self.resolver, call.func)
+        if dali in names.CONSTANTS:
+            if self._array_input(call, place):
+                self.pipeline.input_constants.append(call)  # written as the array it wraps (NDD901)
+            else:
+                self.problem(call, constant_problem(dali), about=constructs.NO_DYNAMIC_FORM)
+            return
+        info = op_info(names.fn_path(dali) or "")
+        if info is None or has_expression_form(info.fn_path):
+            return  # an expression form: written, or blocked, by NDD101
+        if info.ndd is None:
+            self.problem(call, f"`fn.{info.fn_path}` has no dynamic-mode form", about=constructs.NO_DYNAMIC_FORM)
+        elif info.reader:
+            self.problem(call, "an `fn.readers.*` call inside `define_graph`: create it once by hand")
+        elif info.random:
+            self.pipeline.random_calls.append(call)
 
     def _array_input(self, constant: cst.Call, place: tuple[cst.Arg, cst.Call] | None) -> bool:
         """Is ``constant`` a ``types.Constant`` of a numpy array given as a positional input of an

@@ -107,20 +107,33 @@ class InitReader(MethodReader):
             self.pipeline.settings["seed"] = cst.parse_expression(f'{name}.get("seed")')
         return True
 
-    def read_attribute(self, index: int, stmt, target: str, value: cst.BaseExpression) -> None:
-        optional = _optional_call(value)
-        if optional is not None and (names.dali_name(self.resolver, optional.func) or "").startswith(names.OPS + "."):
-            self.read_optional(stmt, target, value, optional)
-            return
+    def ops_path(self, value: cst.BaseExpression) -> str | None:
+        """``X`` of a call ``ops.X(...)`` (an operator object's class, ``readers.File``), else None."""
         dali = names.dali_name(self.resolver, value.func) if isinstance(value, cst.Call) else None
         if dali is None or not dali.startswith(names.OPS + "."):
+            return None
+        return dali[len(names.OPS) + 1:]
+
+    def read_attribute(self, index: int, stmt, target: str, value: cst.BaseExpression) -> None:
+        """``self.<target> = value``, a statement of ``__init__``: an operator object, one or ``None``,
+        or a value (a local of the generator)."""
+        optional = _optional_call(value)
+        if optional is not None and self.ops_path(optional) is not None:
+            self.read_optional(stmt, target, value, optional)
+            return
+        ops_path = self.ops_path(value)
+        if ops_path is None:
             self.pipeline.data_attrs.add(target)
             if isinstance(value, cst.Name) and value.value == target:
                 self.pipeline.init_dropped.add(index)  # `self.x = x`: the parameter is the local
             return
-        ops_path = dali[len(names.OPS) + 1:]
-        info = op_info(fn_path_of_legacy_op(ops_path) or "")
         self.pipeline.init_dropped.add(index)
+        self.read_op_object(index, stmt, target, value, ops_path)
+
+    def read_op_object(self, index: int, stmt, target: str, value: cst.Call, ops_path: str) -> None:
+        """``self.<target> = ops.<ops_path>(...)``: an operator object, an external source fed by
+        ``iter_setup``, an ``ops.PythonFunction``, or a problem."""
+        info = op_info(fn_path_of_legacy_op(ops_path) or "")
         if ops_path == "ExternalSource" and self.pipeline.setup is not None and target not in self.pipeline.sources:
             self.pipeline.sources[target] = value  # checked with its calls and `iter_setup` (read_setup)
         elif ops_path == "PythonFunction":
@@ -167,8 +180,7 @@ class InitReader(MethodReader):
     def read_optional(self, stmt, target: str, value: cst.IfExp, ctor: cst.Call) -> None:
         """``self.resize = ops.Resize(...) if resize_shp else None``: ``resize_args = dict(...) if resize_shp
         else None``; ``if self.resize:`` in ``define_graph`` tests ``resize_args is not None``."""
-        dali = names.dali_name(self.resolver, ctor.func)
-        ops_path = dali[len(names.OPS) + 1:]
+        ops_path = self.ops_path(ctor)
         info = op_info(fn_path_of_legacy_op(ops_path) or "")
         self.pipeline.other_ops.add(target)
         if info is None or info.ndd is None:
@@ -210,6 +222,8 @@ class InitReader(MethodReader):
                 self.read_branch_statement(inner, branch)
 
     def read_branch_statement(self, stmt, branch: set[str]) -> None:
+        """A statement of a branch of an ``if`` of ``__init__``; ``branch``: the attributes that the
+        branch has assigned an operator so far."""
         if isinstance(stmt, cst.If):
             self.read_if(stmt)
             return
@@ -218,26 +232,34 @@ class InitReader(MethodReader):
             if uses_self(stmt):
                 self.problem(stmt, "this use of `self` in `__init__` has no counterpart in a generator function")
             return
-        dali = names.dali_name(self.resolver, value.func) if isinstance(value, cst.Call) else None
-        if dali is None or not dali.startswith(names.OPS + "."):
-            if _is_none(value) and target not in self.pipeline.data_attrs:
-                known = self.pipeline.ops.get(target)
-                if known is None:  # perhaps an operator in another branch: decided when it is seen
-                    self.pending_nones.setdefault(target, []).append(value)
-                    return
-                if self.make_optional(known, [value]):
-                    return
-            if target in self.pipeline.ops:
-                self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT)
-            self.pipeline.data_attrs.add(target)
+        ops_path = self.ops_path(value)
+        if ops_path is None:
+            self.read_branch_value(stmt, target, value)
             return
-        ops_path = dali[len(names.OPS) + 1:]
+        self.read_branch_op(stmt, target, value, ops_path, branch)
+        branch.add(target)
+
+    def read_branch_value(self, stmt, target: str, value: cst.BaseExpression) -> None:
+        """``self.<target> = value`` in a branch: a value, or the ``None`` of an operator object that
+        another branch creates (:meth:`make_optional`)."""
+        if _is_none(value) and target not in self.pipeline.data_attrs:
+            known = self.pipeline.ops.get(target)
+            if known is None:  # perhaps an operator in another branch: decided when it is seen
+                self.pending_nones.setdefault(target, []).append(value)
+                return
+            if self.make_optional(known, [value]):
+                return
+        if target in self.pipeline.ops:
+            self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT)
+        self.pipeline.data_attrs.add(target)
+
+    def read_branch_op(self, stmt, target: str, value: cst.Call, ops_path: str, branch: set[str]) -> None:
+        """``self.<target> = ops.<ops_path>(...)`` in a branch: one constructor of an operator object
+        created in the branches (:meth:`add_branch_ctor`), or a problem."""
         info = op_info(fn_path_of_legacy_op(ops_path) or "")
         known = self.pipeline.ops.get(target)
-        if not (info is None or info.ndd is None):
-            self.pipeline.other_ops.add(target)  # its calls are not reported again when it is refused below
+        self.pipeline.other_ops.add(target)  # its calls are not reported again when it is refused below
         if info is None or info.ndd is None:
-            self.pipeline.other_ops.add(target)
             if (target, ops_path) not in self.no_form:  # once, not in each branch
                 self.no_form.add((target, ops_path))
                 self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT)
@@ -245,10 +267,7 @@ class InitReader(MethodReader):
             self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", about=constructs.OPS_OBJECT)
         elif target in branch or (known is not None and not known.conditional) or target in self.pipeline.data_attrs:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
-        elif known is not None and known.info.ndd != info.ndd and (
-            known.info.reader != info.reader
-            or (info.reader and (_reader_count(known.info, known.ctor) or 0) != (_reader_count(info, value) or -1))
-        ):
+        elif known is not None and _outputs_differ(known, info, value):
             self.pipeline.mixed_outputs.add(target)
             self.problem(
                 stmt, f"`self.{target}` is `ops.{known.ops_path}` in one branch and `ops.{ops_path}` in another, "
@@ -260,18 +279,23 @@ class InitReader(MethodReader):
                 about=constructs.OPS_OBJECT,
             )
         else:
-            if known is None:
-                known = self.pipeline.ops[target] = OpObject(target, ops_path, info, value, conditional=True)
-            known.ctors.append(value)
-            self.pipeline.cond_assigns[value] = known
-            known.infos[value] = info
-            known.paths[value] = ops_path
-            known.several = known.several or known.info.ndd != info.ndd
-            self.pipeline.cond_ctors[value] = known
-            self.pipeline.other_ops.discard(target)
-            if target in self.pending_nones and not self.make_optional(known, self.pending_nones.pop(target)):
-                self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT)
-        branch.add(target)
+            self.add_branch_ctor(stmt, target, value, ops_path, info)
+
+    def add_branch_ctor(self, stmt, target: str, value: cst.Call, ops_path: str, info: OpInfo) -> None:
+        """``value``, one constructor of the operator object ``self.<target>`` created in the branches
+        (the object made at the first): each becomes ``<target>_args = dict(...)`` where it is."""
+        known = self.pipeline.ops.get(target)
+        if known is None:
+            known = self.pipeline.ops[target] = OpObject(target, ops_path, info, value, conditional=True)
+        known.ctors.append(value)
+        self.pipeline.cond_assigns[value] = known
+        known.infos[value] = info
+        known.paths[value] = ops_path
+        known.several = known.several or known.info.ndd != info.ndd
+        self.pipeline.cond_ctors[value] = known
+        self.pipeline.other_ops.discard(target)
+        if target in self.pending_nones and not self.make_optional(known, self.pending_nones.pop(target)):
+            self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT)
 
     def make_optional(self, op: OpObject, nones: list[cst.BaseExpression]) -> bool:
         """``if c: self.cast = ops.Cast(...) else: self.cast = None``: the operator or ``None``, as
@@ -320,6 +344,15 @@ def fixed_names(init: cst.FunctionDef) -> frozenset[str]:
     init.body.visit(counter)
     params = {p.name.value for p in cstutil.all_params(init.params)[1:]}
     return frozenset(name for name in params if counter.bound[name] == 0)
+
+
+def _outputs_differ(known: OpObject, info: OpInfo, ctor: cst.Call) -> bool:
+    """Another operator than ``known`` (created in another branch) whose outputs differ from its
+    own: a reader and a non-reader, or readers with a different number of outputs."""
+    return known.info.ndd != info.ndd and (
+        known.info.reader != info.reader
+        or (info.reader and (_reader_count(known.info, known.ctor) or 0) != (_reader_count(info, ctor) or -1))
+    )
 
 
 def _reader_count(info: OpInfo, ctor: cst.Call) -> int | None:
