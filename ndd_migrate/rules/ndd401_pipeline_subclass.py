@@ -403,59 +403,87 @@ class Impl(RuleImpl):
         """``while True: for <reader targets> in reader.next_epoch(...): <define_graph body>; yield``,
         the statements creating the readers (none, one, or two whose epochs line up), and the
         statements run once before the loop (those above the reader, those below it)."""
-        body = list(graph.body.body)
-        reader_index, twin_index = pipeline.reader_index, pipeline.twin_index
-        # Statements that act outside define_graph run once, before the loop (build_time), around
-        # the reader's creation as they were; `self.x = self.source()`: `x` is bound from `iter_setup()`.
-        once = ([], [])
-        reader_at = reader_index if reader_index is not None else pipeline.reader_if_index
-        for i in sorted(pipeline.hoisted):
-            once[reader_at is not None and i > reader_at].append(body[i])
-        if pipeline.source_indices or pipeline.hoisted:
-            keep = [i for i in range(len(body)) if i not in pipeline.source_indices and i not in pipeline.hoisted]
-            reader_index = keep.index(reader_index) if reader_index is not None else None
-            twin_index = keep.index(twin_index) if twin_index is not None else None
-            body = [body[i] for i in keep]
+        body, once, reader_index, twin_index = _without_run_once(pipeline, list(graph.body.body))
         ret = body.pop() if pipeline.returns.final is not None else None  # else: the body ends with an `if`
         yield_stmt = []
         if ret is not None:
-            outputs = shape.yield_value(ret.body[0].value, pipeline.outputs.form if pipeline.outputs else None)
-            if pipeline.ctx_name and shape.has_call(outputs):
-                # Ops in the returned expression run inside the context too; the yield stays outside.
-                body.append(shape.assign(pipeline.outputs_name, outputs))
-                outputs = cst.Name(pipeline.outputs_name)
-            yield_stmt = [cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
+            evaluated, yield_stmt = _final_yield(pipeline, ret)
+            body.extend(evaluated)
         twin_stmt = body.pop(twin_index) if twin_index is not None else None  # after the first reader
         reader_stmt = body.pop(reader_index) if reader_index is not None else None
+        inner = [*self._per_batch(pipeline, body, tail=ret is None), *yield_stmt]
+        creation, inner = _over_epochs(pipeline, reader_stmt, twin_stmt, inner)
+        return cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner)), creation, once
+
+    def _per_batch(self, pipeline: legacy.LegacyPipeline, body: list, tail: bool) -> list:
+        """``define_graph``'s statements run for each batch: after ``iter_setup()``, inside the
+        evaluation context; ``tail``: the body ends with an ``if`` whose branches return."""
         per_batch = shape.unused_results_evaluated(shape.strip_blank_head(body), self.ctx.model.ndd_alias or "ndd")
         if pipeline.setup is not None:  # before each batch, as `Pipeline._run_once` called it
             per_batch = [iter_setup.head(pipeline), *per_batch]
         if pipeline.branch_forms:  # returns ending `if` branches: `yield` + `continue`
-            per_batch = shape.Branches(pipeline.ctx_name, pipeline.branch_forms, pipeline.outputs_name).block(per_batch, tail=ret is None)
+            per_batch = shape.Branches(pipeline.ctx_name, pipeline.branch_forms, pipeline.outputs_name).block(per_batch, tail=tail)
         elif pipeline.ctx_name and per_batch:
             per_batch = [cst.With(items=[cst.WithItem(cst.Name(pipeline.ctx_name))], body=cst.IndentedBlock(per_batch))]
-        inner = [*per_batch, *yield_stmt]
-        creation = []
-        if pipeline.reader_creation is not None:  # called in the branches of an `if`: each unpacks the tuple
-            reader_stmt = shape.assign(pipeline.reader_name, pipeline.reader_creation)
-        if reader_stmt is not None:
-            assign = reader_stmt.body[0]
-            creation = [reader_stmt.with_changes(
-                body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(pipeline.reader_name))], value=assign.value)]
-            )]
-            target = (
-                cst.Name(pipeline.reader_outputs_name) if pipeline.reader_branches
-                else shape.loop_target(assign.targets[0].target, pipeline.reader_outputs)
-            )
-            readers = [(pipeline.reader_name, target, shape.epoch_args(assign.value, pipeline.ctx_name))]
-            if twin_stmt is not None:  # a second call whose epochs line up (ndd_migrate.model.features.twin_readers)
-                twin = twin_stmt.body[0]
-                creation.append(shape.assign(pipeline.twin_name, twin.value).with_changes(leading_lines=twin_stmt.leading_lines))
-                readers.append((pipeline.twin_name, shape.loop_target(twin.targets[0].target, pipeline.twin_outputs),
-                                shape.epoch_args(twin.value, pipeline.ctx_name)))
-            target, epochs = twin_readers.header(readers)
-            inner = [cst.For(target=target, iter=epochs, body=cst.IndentedBlock(inner))]
-        return cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner)), creation, once
+        return per_batch
+
+
+def _without_run_once(pipeline: legacy.LegacyPipeline, body: list) -> tuple[list, tuple[list, list], int | None, int | None]:
+    """``define_graph``'s body without the statements run once, before the loop (given apart: those
+    above the reader, those below it) and the external sources' statements; with the index of the
+    reader's statement and of its twin's in what is left."""
+    reader_index, twin_index = pipeline.reader_index, pipeline.twin_index
+    # Statements that act outside define_graph run once, before the loop (build_time), around
+    # the reader's creation as they were; `self.x = self.source()`: `x` is bound from `iter_setup()`.
+    once = ([], [])
+    reader_at = reader_index if reader_index is not None else pipeline.reader_if_index
+    for i in sorted(pipeline.hoisted):
+        once[reader_at is not None and i > reader_at].append(body[i])
+    if pipeline.source_indices or pipeline.hoisted:
+        keep = [i for i in range(len(body)) if i not in pipeline.source_indices and i not in pipeline.hoisted]
+        reader_index = keep.index(reader_index) if reader_index is not None else None
+        twin_index = keep.index(twin_index) if twin_index is not None else None
+        body = [body[i] for i in keep]
+    return body, once, reader_index, twin_index
+
+
+def _final_yield(pipeline: legacy.LegacyPipeline, ret: cst.SimpleStatementLine) -> tuple[list, list]:
+    """The ``yield`` of what the final ``return`` gives, and the statement before it that evaluates
+    the ops of the returned expression in the context, if any."""
+    evaluated = []
+    outputs = shape.yield_value(ret.body[0].value, pipeline.outputs.form if pipeline.outputs else None)
+    if pipeline.ctx_name and shape.has_call(outputs):
+        # Ops in the returned expression run inside the context too; the yield stays outside.
+        evaluated.append(shape.assign(pipeline.outputs_name, outputs))
+        outputs = cst.Name(pipeline.outputs_name)
+    return evaluated, [cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
+
+
+def _over_epochs(pipeline: legacy.LegacyPipeline, reader_stmt, twin_stmt, inner: list) -> tuple[list, list]:
+    """The statements creating the readers, and ``inner`` in ``for <targets> in
+    reader.next_epoch(...)`` (the twin's zipped in; ndd_migrate.model.features.twin_readers); no
+    reader: none, and ``inner`` as it is."""
+    creation = []
+    if pipeline.reader_creation is not None:  # called in the branches of an `if`: each unpacks the tuple
+        reader_stmt = shape.assign(pipeline.reader_name, pipeline.reader_creation)
+    if reader_stmt is None:
+        return creation, inner
+    assign = reader_stmt.body[0]
+    creation = [reader_stmt.with_changes(
+        body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(pipeline.reader_name))], value=assign.value)]
+    )]
+    target = (
+        cst.Name(pipeline.reader_outputs_name) if pipeline.reader_branches
+        else shape.loop_target(assign.targets[0].target, pipeline.reader_outputs)
+    )
+    readers = [(pipeline.reader_name, target, shape.epoch_args(assign.value, pipeline.ctx_name))]
+    if twin_stmt is not None:  # a second call whose epochs line up (ndd_migrate.model.features.twin_readers)
+        twin = twin_stmt.body[0]
+        creation.append(shape.assign(pipeline.twin_name, twin.value).with_changes(leading_lines=twin_stmt.leading_lines))
+        readers.append((pipeline.twin_name, shape.loop_target(twin.targets[0].target, pipeline.twin_outputs),
+                        shape.epoch_args(twin.value, pipeline.ctx_name)))
+    target, epochs = twin_readers.header(readers)
+    return creation, [cst.For(target=target, iter=epochs, body=cst.IndentedBlock(inner))]
 
 
 def _comments_of(stmt: cst.CSTNode) -> list[cst.EmptyLine]:
