@@ -218,7 +218,7 @@ class Impl(RuleImpl):
         pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
         if pipeline is None or not pipeline.convert:
             return updated
-        if original in pipeline.cond_ctors:
+        if original in pipeline.conditional_ops.ctors:
             return self._conditional_ctor(pipeline, original, updated)
         if any(original is op.ctor for op in pipeline.ops.values()):
             self._ctors[original] = updated
@@ -235,7 +235,7 @@ class Impl(RuleImpl):
 
     def _conditional_ctor(self, pipeline, original: cst.Call, updated: cst.Call) -> cst.Call:
         """``ops.X(...)`` created in an ``if`` of ``__init__``: the ``dict(...)`` of its arguments."""
-        op = pipeline.cond_ctors[original]
+        op = pipeline.conditional_ops.ctors[original]
         info = op.infos[original]
         args = _arguments(updated, info)
         rng = self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
@@ -285,7 +285,7 @@ class Impl(RuleImpl):
         """``batch_size=`` for an operator without inputs that takes one, ``rng=`` for a random one."""
         if op.info.batch_size_arg and not inputs and cstutil.kwarg(call, "batch_size") is None:
             call = cstutil.add_kwarg(call, "batch_size", cst.Name("batch_size"))
-        rng = pipeline.op_rngs.get(op.attr) or self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
+        rng = pipeline.generator.op_rngs.get(op.attr) or self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
         if op.info.random and rng:
             call = cstutil.add_kwarg(call, "rng", cst.Name(rng))
         return call
@@ -334,10 +334,10 @@ class Impl(RuleImpl):
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         """``if self.resize:`` of an operator created ``... if cond else None``: ``if resize_args is not None:``."""
         pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
-        if pipeline is None or not pipeline.convert or original not in pipeline.op_tests:
+        if pipeline is None or not pipeline.convert or original not in pipeline.conditional_ops.tests:
             return updated
         name = cst.Name(pipeline.ops[legacy.self_attr(original)].args_name)
-        if pipeline.op_tests[original] == "none":
+        if pipeline.conditional_ops.tests[original] == "none":
             return name
         return cst.Comparison(name, [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
 
@@ -360,9 +360,9 @@ class Impl(RuleImpl):
                             f"`{bound.function_name} = ...`, evaluated once", fixed=True)
             return updated.with_changes(targets=[cst.AssignTarget(cst.Name(bound.function_name))],
                                         value=cstutil.kwarg(updated.value, "function").value)
-        if original.value not in pipeline.cond_assigns:
+        if original.value not in pipeline.conditional_ops.assigns:
             return updated
-        op = pipeline.cond_assigns[original.value]
+        op = pipeline.conditional_ops.assigns[original.value]
         if not isinstance(original.value, cst.Call):  # `self.cast = None` beside `self.cast = ops.Cast(...)`
             self.ctx.report(self.code, original.value, f"`self.{op.attr} = None` → `{op.args_name} = None`", fixed=True)
             return updated.with_changes(targets=[cst.AssignTarget(cst.Name(op.args_name))])

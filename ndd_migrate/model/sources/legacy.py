@@ -72,6 +72,44 @@ class Feed:
 
 
 @dataclass(eq=False)
+class ConditionalOps:
+    """Operator objects created in an ``if`` of ``__init__`` (or ``ops.X(...) if c else None``): NDD402
+    writes each constructor as ``<args_name> = dict(...)`` where it is, and each test of an optional
+    one in ``define_graph`` as a test of ``<args_name>``."""
+
+    ctors: dict[cst.Call, OpObject] = field(default_factory=dict)  # ops.X(...) in an `if` of __init__
+    assigns: dict[cst.BaseExpression, OpObject] = field(default_factory=dict)  # their assigned values
+    tests: dict[cst.Attribute, str] = field(default_factory=dict)  # `self.x` of an optional op: "truth" / "none"
+
+
+@dataclass(eq=False)
+class Feeding:
+    """The ``ops.ExternalSource`` objects ``iter_setup`` feeds (``self.feed_input(self.<attr>, data)``):
+    each output is bound to the batch fed, before ``define_graph``'s body runs."""
+
+    sources: dict[str, cst.Call] = field(default_factory=dict)  # self.<attr> = ops.ExternalSource(...)
+    fed: dict[str, cst.Call] = field(default_factory=dict)  # output attr → `self.<source>(...)` in define_graph
+    indices: set[int] = field(default_factory=set)  # define_graph statements `self.x = self.<source>()`
+    feeds: dict[cst.SimpleStatementLine, Feed] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class Generator:
+    """Decided by NDD401 before the class's body is rewritten: the names of the generator's locals
+    (the reader's rewritten call is kept while the body is)."""
+
+    op_rngs: dict[str, str] = field(default_factory=dict)  # op object with its own seed → its RNG's name
+    ctx_name: str | None = None
+    reader_name: str = "reader"
+    twin_name: str = "reader_2"  # a second reader whose epochs line up (ndd_migrate.model.features.twin_readers)
+    reader_outputs_name: str = "reader_outputs"  # what `next_epoch` yields, with `reader_branches`
+    reader_creation: cst.BaseExpression | None = None  # the rewritten reader call, with `reader_branches`
+    outputs_name: str = "outputs"
+    batches_name: str = "batches"
+    setup_name: str = "iter_setup"  # the function `iter_setup` becomes
+
+
+@dataclass(eq=False)
 class LegacyPipeline(PipelineFunction):
     """A ``Pipeline`` subclass; ``node`` is the ``ClassDef``."""
 
@@ -82,9 +120,7 @@ class LegacyPipeline(PipelineFunction):
     init_dropped: set[int] = field(default_factory=set)  # __init__ statements that disappear
     ops: dict[str, OpObject] = field(default_factory=dict)
     op_calls: dict[cst.Call, OpObject] = field(default_factory=dict)  # self.<op>(...) in define_graph
-    cond_ctors: dict[cst.Call, OpObject] = field(default_factory=dict)  # ops.X(...) in an `if` of __init__
-    cond_assigns: dict[cst.BaseExpression, OpObject] = field(default_factory=dict)  # their assigned values
-    op_tests: dict[cst.Attribute, str] = field(default_factory=dict)  # `self.x` of an optional op: "truth" / "none"
+    conditional_ops: ConditionalOps = field(default_factory=ConditionalOps)
     # `dev = "mixed"` in __init__ where `dev` only gives ops their `device=`: these literals become "gpu".
     mixed_literals: set[cst.SimpleString] = field(default_factory=set)
     data_attrs: set[str] = field(default_factory=set)  # self.<attr> that become the local <attr>
@@ -102,22 +138,10 @@ class LegacyPipeline(PipelineFunction):
     # `iter_setup` feeding `ops.ExternalSource` outputs: it becomes a function nested in the
     # generator, called before `define_graph`'s body at each batch.
     setup: cst.FunctionDef | None = None
-    sources: dict[str, cst.Call] = field(default_factory=dict)  # self.<attr> = ops.ExternalSource(...)
-    fed: dict[str, cst.Call] = field(default_factory=dict)  # output attr → `self.<source>(...)` in define_graph
-    source_indices: set[int] = field(default_factory=set)  # define_graph statements `self.x = self.<source>()`
-    feeds: dict[cst.SimpleStatementLine, Feed] = field(default_factory=dict)
+    feeding: Feeding = field(default_factory=Feeding)
     setup_nonlocal: list[str] = field(default_factory=list)  # attrs `iter_setup` assigns
     batch_size_reads: set[cst.Attribute] = field(default_factory=set)  # `self.batch_size` in `iter_setup`
-    setup_name: str = "iter_setup"  # decided by NDD401
-    # Decided by NDD401 before the class's body is rewritten:
-    op_rngs: dict[str, str] = field(default_factory=dict)  # op object with its own seed → its RNG's name
-    ctx_name: str | None = None
-    reader_name: str = "reader"
-    twin_name: str = "reader_2"  # a second reader whose epochs line up (ndd_migrate.model.features.twin_readers)
-    reader_outputs_name: str = "reader_outputs"  # what `next_epoch` yields, with `reader_branches`
-    reader_creation: cst.BaseExpression | None = None  # the rewritten reader call, with `reader_branches`
-    outputs_name: str = "outputs"
-    batches_name: str = "batches"
+    generator: Generator = field(default_factory=Generator)
 
     def given(self, name: str) -> bool:
         return name in self.settings

@@ -39,20 +39,20 @@ class FeedReader(MethodReader):
                          about=constructs.EXTERNAL_SOURCE)
             return
         self.refused_outputs.add(target)
-        if target in pipeline.fed:
+        if target in pipeline.feeding.fed:
             self.problem(call, f"`self.{target}` is assigned more than one external source", about=constructs.EXTERNAL_SOURCE)
             return
-        if any(other.func.attr.value == source for other in pipeline.fed.values()):
+        if any(other.func.attr.value == source for other in pipeline.feeding.fed.values()):
             self.problem(call, f"`self.{source}` (`ops.ExternalSource`) is called more than once: each call is "
                          "an input of its own", about=constructs.EXTERNAL_SOURCE)
             return
-        why = _source_arguments(pipeline.sources[source], call)
+        why = _source_arguments(pipeline.feeding.sources[source], call)
         if why:
             self.problem(call, why, about=constructs.EXTERNAL_SOURCE)
             return
         self.refused_outputs.discard(target)
-        pipeline.fed[target] = call
-        pipeline.source_indices.add(index)
+        pipeline.feeding.fed[target] = call
+        pipeline.feeding.indices.add(index)
 
     def read_setup(self, init_attrs: set[str]) -> None:
         """``iter_setup`` runs before each batch; its ``feed_input`` calls give the external sources'
@@ -87,11 +87,11 @@ class FeedReader(MethodReader):
         for stmt, call, nested in found.feeds:
             self.read_feed(stmt, call, nested)
         refused = len(pipeline.problems) > reported or bool(self.refused_outputs)  # "not fed" would repeat it
-        fed = [feed.attr for feed in pipeline.feeds.values()]
+        fed = [feed.attr for feed in pipeline.feeding.feeds.values()]
         for attr in sorted({a for a in fed if fed.count(a) > 1}):
             self.problem(setup, f"`self.{attr}` is fed more than once in `iter_setup`: each `feed_input` queues "
                          "a batch", about=constructs.EXTERNAL_SOURCE)
-        for attr in pipeline.fed:
+        for attr in pipeline.feeding.fed:
             if attr not in fed and not refused:
                 self.problem(setup, f"`self.{attr}` (an external source's output) is not fed in `iter_setup`",
                              about=constructs.EXTERNAL_SOURCE)
@@ -102,13 +102,13 @@ class FeedReader(MethodReader):
         pipeline = self.pipeline
         reported: set[str] = set()
         for node, attr in found.reads:
-            if attr == "batch_size" and attr not in init_attrs and attr not in pipeline.fed:
+            if attr == "batch_size" and attr not in init_attrs and attr not in pipeline.feeding.fed:
                 pipeline.batch_size_reads.add(node)  # `Pipeline.batch_size`: the generator's `batch_size`
                 continue
             if attr in reported:
                 continue
             reported.add(attr)
-            if attr in pipeline.fed:
+            if attr in pipeline.feeding.fed:
                 self.problem(node, f"`self.{attr}` is a graph node in `iter_setup`: only `feed_input` may take it",
                              about=constructs.EXTERNAL_SOURCE)
             elif attr not in init_attrs or attr in graph.assigned:
@@ -120,7 +120,7 @@ class FeedReader(MethodReader):
         """``self.<attr> = ...`` in ``iter_setup``: a value ``__init__`` sets, ``nonlocal`` in the nested function."""
         pipeline = self.pipeline
         for node, attr in found.stores:
-            if attr not in init_attrs or attr in pipeline.fed:
+            if attr not in init_attrs or attr in pipeline.feeding.fed:
                 self.problem(node, f"`self.{attr}` is assigned in `iter_setup` but not set in `__init__`: set it "
                              "there first", about=constructs.EXTERNAL_SOURCE)
             elif attr not in pipeline.setup_nonlocal:
@@ -157,19 +157,19 @@ class FeedReader(MethodReader):
         attr = self_attr(node) if node is not None else None
         if attr in self.refused_outputs:
             return  # its external source is reported
-        if attr is None or attr not in pipeline.fed or "data" not in given:
+        if attr is None or attr not in pipeline.feeding.fed or "data" not in given:
             self.problem(call, "`feed_input` of something else than `self.<name>` bound to an external source's "
                          "output in `define_graph`", about=constructs.EXTERNAL_SOURCE)
             return
-        source = pipeline.fed[attr]
-        carried = {a.keyword.value: a.value for a in [*pipeline.sources[source.func.attr.value].args, *source.args]
+        source = pipeline.feeding.fed[attr]
+        carried = {a.keyword.value: a.value for a in [*pipeline.feeding.sources[source.func.attr.value].args, *source.args]
                    if a.keyword is not None and a.keyword.value in SOURCE_CARRIED}
         layout = given.get("layout")
         if layout is not None and "layout" in carried:
             self.problem(call, f"`self.{attr}` is given a layout both by its external source and by `feed_input`: "
                          "keep one", about=constructs.EXTERNAL_SOURCE)
             return
-        pipeline.feeds[stmt] = Feed(stmt, attr, given["data"], layout, carried)
+        pipeline.feeding.feeds[stmt] = Feed(stmt, attr, given["data"], layout, carried)
 
 
 def _source_arguments(ctor: cst.Call, call: cst.Call) -> str | None:

@@ -73,7 +73,7 @@ class GraphReader(MethodReader):
                         and not python_operators.is_sink([*pipeline.ops[attr].ctor.args, *call.args])]
         for call, attr in uses.calls:
             op = pipeline.ops.get(attr)
-            if attr in pipeline.sources:
+            if attr in pipeline.feeding.sources:
                 self.feeds.read_source_call(body, call, attr)
                 continue
             if op is None and attr in pipeline.other_ops:
@@ -120,7 +120,7 @@ class GraphReader(MethodReader):
         pipeline = self.pipeline
         for node, attr in uses.attributes:
             if attr in pipeline.ops and pipeline.ops[attr].optional and id(node) in uses.tests:
-                pipeline.op_tests[node] = uses.tests[id(node)]
+                pipeline.conditional_ops.tests[node] = uses.tests[id(node)]
             elif attr in pipeline.ops:
                 self.problem(node, f"operator `self.{attr}` used other than by calling it", about=constructs.OPS_OBJECT)
             elif attr not in pipeline.data_attrs and attr not in uses.assigned:
@@ -169,7 +169,7 @@ class GraphReader(MethodReader):
         def is_op_call(call: cst.Call) -> bool:
             attr = self_attr(call.func)
             if attr is not None:
-                return attr in pipeline.ops or attr in pipeline.sources or attr in pipeline.other_ops
+                return attr in pipeline.ops or attr in pipeline.feeding.sources or attr in pipeline.other_ops
             return names.fn_path(names.dali_name(self.resolver, call.func)) is not None
 
         placed = build_time.place(list(body), is_op_call)

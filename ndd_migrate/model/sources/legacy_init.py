@@ -134,8 +134,8 @@ class InitReader(MethodReader):
         """``self.<target> = ops.<ops_path>(...)``: an operator object, an external source fed by
         ``iter_setup``, an ``ops.PythonFunction``, or a problem."""
         info = op_info(fn_path_of_legacy_op(ops_path) or "")
-        if ops_path == "ExternalSource" and self.pipeline.setup is not None and target not in self.pipeline.sources:
-            self.pipeline.sources[target] = value  # checked with its calls and `iter_setup` (read_setup)
+        if ops_path == "ExternalSource" and self.pipeline.setup is not None and target not in self.pipeline.feeding.sources:
+            self.pipeline.feeding.sources[target] = value  # checked with its calls and `iter_setup` (read_setup)
         elif ops_path == "PythonFunction":
             self.read_python_function(index, stmt, target, value, info)
         elif (info is None or info.ndd is None) and not has_expression_form(info and info.fn_path):
@@ -197,8 +197,8 @@ class InitReader(MethodReader):
             op.ctors.append(ctor)
             op.infos[ctor] = info
             op.paths[ctor] = ops_path
-            self.pipeline.cond_ctors[ctor] = op
-            self.pipeline.cond_assigns[value] = op
+            self.pipeline.conditional_ops.ctors[ctor] = op
+            self.pipeline.conditional_ops.assigns[value] = op
 
     def read_if(self, stmt: cst.If) -> None:
         """An ``if`` of ``__init__`` (a condition fixed when the pipeline is built): it stays where it
@@ -288,11 +288,11 @@ class InitReader(MethodReader):
         if known is None:
             known = self.pipeline.ops[target] = OpObject(target, ops_path, info, value, conditional=True)
         known.ctors.append(value)
-        self.pipeline.cond_assigns[value] = known
+        self.pipeline.conditional_ops.assigns[value] = known
         known.infos[value] = info
         known.paths[value] = ops_path
         known.several = known.several or known.info.ndd != info.ndd
-        self.pipeline.cond_ctors[value] = known
+        self.pipeline.conditional_ops.ctors[value] = known
         self.pipeline.other_ops.discard(target)
         if target in self.pending_nones and not self.make_optional(known, self.pending_nones.pop(target)):
             self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT)
@@ -307,7 +307,7 @@ class InitReader(MethodReader):
             return False
         op.optional = True
         for value in nones:
-            self.pipeline.cond_assigns[value] = op
+            self.pipeline.conditional_ops.assigns[value] = op
         return True
 
     def read_device_names(self) -> None:
