@@ -25,7 +25,6 @@ from ndd_migrate.model.types import PipelineFunction
 from ndd_migrate.dali.tables import OpInfo
 
 
-
 @dataclass(eq=False)
 class OpObject:
     """``self.<attr> = ops.<ops_path>(...)`` in ``__init__``."""

@@ -23,6 +23,9 @@ _FEED_PARAMS = ("data_node", "data", "layout", "cuda_stream", "use_copy_kernel")
 
 
 class FeedReader(MethodReader):
+    """Reads the external sources' calls in ``define_graph`` (asked by legacy_graph's reader), then
+    ``iter_setup``, which feeds them."""
+
     def __init__(self, resolver: cst.MetadataDependent, pipeline: LegacyPipeline) -> None:
         super().__init__(resolver, pipeline)
         self.refused_outputs: set[str] = set()  # external source outputs already reported

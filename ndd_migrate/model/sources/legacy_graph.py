@@ -27,6 +27,8 @@ from ndd_migrate.model.sources.legacy_syntax import MethodReader, SelfUses, assi
 
 
 class GraphReader(MethodReader):
+    """Reads ``define_graph``, once ``__init__`` is read."""
+
     def __init__(self, resolver: cst.MetadataDependent, pipeline: LegacyPipeline, feeds: FeedReader) -> None:
         super().__init__(resolver, pipeline)
         self.feeds = feeds  # reads the external sources' calls, with `iter_setup`
@@ -272,20 +274,7 @@ class GraphReader(MethodReader):
                 value = assigned_value(inner)
                 if any(value is call for call in calls):
                     found[value] = inner.body[0].targets[0].target
-        attrs = {pipeline.op_calls[call].attr for call in calls}
-        code = {cst.Module([]).code_for_node(call) for call in calls}
-        where = "in the branches of an `if`"
-        if len(attrs) > 1:
-            why = "more than one reader call: decide how their epochs line up"
-        elif len(found) != len(calls) or len(found) != len(branches) or not isinstance(_last_orelse(stmt), cst.Else):
-            why = (f"a reader called {where} is created once, before the batch loop, only when every branch (an `else` "
-                   "included) assigns its outputs in a statement of its own")
-        elif len(code) > 1:
-            why = f"the reader is called {where} with different arguments: one reader cannot be created with both"
-        elif _calls_in_tests(stmt):
-            why = f"the reader is called {where} whose test calls a function: the test is evaluated anew for each batch"
-        else:
-            why = None
+        why = self.branches_obstacle(stmt, calls, found, branches)
         if why:
             self.problem(calls[0], why)
             return
@@ -301,6 +290,23 @@ class GraphReader(MethodReader):
         pipeline.reader_branches = found
         pipeline.reader_if_index = index
         pipeline.reader_outputs = count if isinstance(count, int) else None
+
+    def branches_obstacle(self, stmt: cst.If, calls: list[cst.Call], found: dict, branches: list[list]) -> str | None:
+        """Why the reader called in the branches of ``stmt`` cannot be created once, before the loop,
+        or None; ``found``: each of its calls that is the value of a statement of a branch."""
+        attrs = {self.pipeline.op_calls[call].attr for call in calls}
+        code = {cst.Module([]).code_for_node(call) for call in calls}
+        where = "in the branches of an `if`"
+        if len(attrs) > 1:
+            return "more than one reader call: decide how their epochs line up"
+        if len(found) != len(calls) or len(found) != len(branches) or not isinstance(_last_orelse(stmt), cst.Else):
+            return (f"a reader called {where} is created once, before the batch loop, only when every branch (an `else` "
+                    "included) assigns its outputs in a statement of its own")
+        if len(code) > 1:
+            return f"the reader is called {where} with different arguments: one reader cannot be created with both"
+        if _calls_in_tests(stmt):
+            return f"the reader is called {where} whose test calls a function: the test is evaluated anew for each batch"
+        return None
 
 
 def _contains(node: cst.CSTNode, target: cst.CSTNode) -> bool:

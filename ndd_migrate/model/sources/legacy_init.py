@@ -30,6 +30,8 @@ _NO_FORM = {
 
 
 class InitReader(MethodReader):
+    """Reads ``__init__``; then, once ``define_graph`` is read too, the device names (:meth:`read_device_names`)."""
+
     def __init__(self, resolver: cst.MetadataDependent, pipeline: LegacyPipeline) -> None:
         super().__init__(resolver, pipeline)
         self.pending_nones: dict[str, list[cst.BaseExpression]] = {}  # `self.x = None` in a branch of `__init__`
@@ -151,7 +153,7 @@ class InitReader(MethodReader):
     def read_python_function(self, index: int, stmt, target: str, value: cst.Call, info: OpInfo) -> None:
         """``self.f = ops.PythonFunction(function=..., ...)``: its calls become plain Python over the
         samples, as ``fn.python_function`` does (NDD422); what that cannot write out is reported here,
-        with the constructor's own arguments (the calls' are checked in ``read_graph``)."""
+        with the constructor's own arguments (the calls' are checked with ``define_graph``, legacy_graph)."""
         why = python_operators.unsupported(list(value.args), "`ops.PythonFunction`", fixed_names(self.pipeline.init))
         if any(a.keyword is None for a in value.args):
             why = "`ops.PythonFunction` with positional arguments cannot be read: pass `function=`"

@@ -87,6 +87,9 @@ def read_class(resolver: cst.MetadataDependent, node: cst.ClassDef, qualname: st
 
 
 class _ClassReader(MethodReader):
+    """Finds the class's methods and reads them in order: ``__init__``, ``define_graph`` (with the
+    external sources' calls), ``iter_setup``; then the names both methods bind."""
+
     def __init__(self, resolver: cst.MetadataDependent, pipeline: LegacyPipeline, module_names: set[str]) -> None:
         super().__init__(resolver, pipeline)
         self.module_names = module_names
