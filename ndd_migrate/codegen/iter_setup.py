@@ -29,7 +29,7 @@ def nested(pipeline, updated: cst.FunctionDef) -> cst.FunctionDef:
     if names:
         body.append(cst.SimpleStatementLine([cst.Return(_names(names))]))
     return updated.with_changes(
-        name=cst.Name(pipeline.setup_name),
+        name=cst.Name(pipeline.generator.setup_name),
         params=cst.Parameters(),
         body=updated.body.with_changes(body=body),
         leading_lines=[cst.EmptyLine(indent=False)],
@@ -38,8 +38,8 @@ def nested(pipeline, updated: cst.FunctionDef) -> cst.FunctionDef:
 
 def head(pipeline) -> cst.Try:
     """``try: x, y = iter_setup() except StopIteration: return`` at the head of each batch."""
-    call = cst.Call(cst.Name(pipeline.setup_name))
-    targets = list(pipeline.fed)
+    call = cst.Call(cst.Name(pipeline.generator.setup_name))
+    targets = list(pipeline.feeding.fed)
     stmt = shape.expr_stmt(call) if not targets else cst.SimpleStatementLine(
         [cst.Assign([cst.AssignTarget(_names(targets))], call)]
     )
@@ -70,8 +70,8 @@ def feed(ndd: Callable[[str], cst.BaseExpression], feed, updated: cst.SimpleStat
 
 
 def _batch_names(pipeline) -> list[str]:
-    by_attr = {f.attr: f.batch_name for f in pipeline.feeds.values()}
-    return [by_attr[attr] for attr in pipeline.fed]
+    by_attr = {f.attr: f.batch_name for f in pipeline.feeding.feeds.values()}
+    return [by_attr[attr] for attr in pipeline.feeding.fed]
 
 
 def _names(names: list[str]) -> cst.BaseExpression:

@@ -136,10 +136,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     # -- legacy Pipeline subclasses (ndd_migrate.model.sources.legacy) ---------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        from ndd_migrate.model.sources import legacy  # imported here: it builds on this module's classes
+        from ndd_migrate.model.sources import legacy_read  # imported here: it builds on this module's classes
 
         qual = next(iter(self.qualnames(node.name)), node.name.value)
-        found = legacy.read_class(self, node, qual, self.model)
+        found = legacy_read.read_class(self, node, qual, self.model)
         if found is not None:
             self.model.pipelines[qual] = found  # its instances are Kind.PIPELINE, like a @pipeline_def's
             if found.graph is not None:

@@ -260,11 +260,18 @@ class Impl(RuleImpl):
         return isinstance(pipeline, legacy.LegacyPipeline) and self.ctx.applies(self.code, pipeline.node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        """Name the RNGs before ``define_graph``'s calls are rewritten (NDD402, NDD105 use them)."""
+        """Name the RNGs before ``define_graph``'s calls are rewritten (NDD402, NDD105 use them), and
+        the generator's locals."""
         pipeline = self._converted(node)
         if pipeline is None:
             return
         used = set(pipeline.local_names) | self.ctx.model.module_names
+        self._name_rngs_and_ops(pipeline, used)
+        _name_locals(pipeline, used)
+
+    def _name_rngs_and_ops(self, pipeline: legacy.LegacyPipeline, used: set[str]) -> None:
+        """The pipeline's RNG (when a random operator draws from its seed), the RNG of each operator
+        with a seed of its own, and the names each operator object's rewrite binds."""
         if pipeline.given("seed") and not _is_unset(pipeline.settings["seed"]) and _draws_from_pipeline_seed(pipeline):
             self.ctx.model.plan.pipeline_rng[pipeline.qualname] = cstutil.fresh("rng", used)
         for op in pipeline.ops.values():
@@ -272,25 +279,12 @@ class Impl(RuleImpl):
                 op.args_name = cstutil.fresh(f"{op.attr}_args", used)
                 op.op_name = cstutil.fresh(f"{op.attr}_op", used) if op.several else None
             elif op.info.random and cstutil.kwarg(op.ctor, "seed") is not None:
-                pipeline.op_rngs[op.attr] = cstutil.fresh("rng", used)
+                pipeline.generator.op_rngs[op.attr] = cstutil.fresh("rng", used)
             elif op.bind_function:  # `ops.PythonFunction(function=<not a name>)`: evaluated once (NDD402)
                 op.function_name = cstutil.fresh(f"{op.attr}_function", used)
         for call in pipeline.random_calls:
             if cstutil.kwarg(call, "seed") is not None:
                 self.ctx.model.plan.op_rngs[call] = cstutil.fresh("rng", used)
-        pipeline.ctx_name = cstutil.fresh("ctx", used) if own_context(pipeline) else None
-        pipeline.reader_name = cstutil.fresh("reader", used)
-        if pipeline.twin_index is not None:
-            pipeline.twin_name = cstutil.fresh("reader_2", used | {pipeline.reader_name})
-        if pipeline.reader_branches:
-            pipeline.reader_outputs_name = cstutil.fresh("reader_outputs", used)
-        pipeline.outputs_name = cstutil.fresh("outputs", used)
-        pipeline.batches_name = cstutil.fresh("batches", used)
-        if pipeline.setup is not None:
-            # The method's own name is free: it becomes the nested function's.
-            pipeline.setup_name = cstutil.fresh("iter_setup", used - {"iter_setup"} if legacy.names_once(pipeline, "iter_setup") else used)
-            for feed in pipeline.feeds.values():
-                feed.batch_name = cstutil.fresh(f"fed_{feed.attr}", used)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
@@ -307,14 +301,14 @@ class Impl(RuleImpl):
         pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
         if pipeline is None or not pipeline.convert or original.value not in pipeline.reader_branches:
             return updated
-        if pipeline.reader_creation is None:
-            pipeline.reader_creation = updated.value
+        if pipeline.generator.reader_creation is None:
+            pipeline.generator.reader_creation = updated.value
         target = updated.targets[0].target
         if isinstance(target, cst.Name) and not _gives_dict(pipeline):
             target = cst.Tuple([cst.Element(target)], lpar=[], rpar=[])  # `jpegs, = reader_outputs`
         else:
             target = shape.loop_target(target, pipeline.reader_outputs)
-        return updated.with_changes(targets=[cst.AssignTarget(target)], value=cst.Name(pipeline.reader_outputs_name))
+        return updated.with_changes(targets=[cst.AssignTarget(target)], value=cst.Name(pipeline.generator.reader_outputs_name))
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.BaseStatement:
         pipeline = self._converted(original)
@@ -334,7 +328,7 @@ class Impl(RuleImpl):
         prologue = _without_unread_batch_size(prologue, loop)
         body = [*prologue, loop]
         if pipeline.epochs:  # fed to a framework iterator: docs/target-shape.md, "Framework iterators"
-            body = epoch_shape.body(prologue, loop, pipeline.reader_name, pipeline.batches_name)
+            body = epoch_shape.body(prologue, loop, pipeline.generator.reader_name, pipeline.generator.batches_name)
         return cst.FunctionDef(
             name=updated.name,
             params=init.params.with_changes(params=init.params.params[1:]),
@@ -374,7 +368,7 @@ class Impl(RuleImpl):
                 comments = []
         if comments and out:
             out[-1] = out[-1].with_changes(leading_lines=[*out[-1].leading_lines, *comments])
-        for attr, name in pipeline.op_rngs.items():
+        for attr, name in pipeline.generator.op_rngs.items():
             out.append(shape.assign(name, self._rng(legacy.localize(cstutil.kwarg(pipeline.ops[attr].ctor, "seed").value, pipeline))))
         for call, name in self.ctx.model.plan.op_rngs.items():
             if call in pipeline.random_calls:
@@ -386,8 +380,8 @@ class Impl(RuleImpl):
         threads = pipeline.settings.get("num_threads")
         if threads is not None and not _is_unset(threads):
             out.append(shape.expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(threads)])))
-        if pipeline.ctx_name:
-            out.append(shape.assign(pipeline.ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", pipeline.settings["device_id"])])))
+        if pipeline.generator.ctx_name:
+            out.append(shape.assign(pipeline.generator.ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", pipeline.settings["device_id"])])))
         batch = pipeline.settings["batch_size"]
         if not (isinstance(batch, cst.Name) and batch.value == "batch_size"):
             out.append(shape.assign("batch_size", batch).with_changes(trailing_whitespace=_SETTING))
@@ -403,59 +397,107 @@ class Impl(RuleImpl):
         """``while True: for <reader targets> in reader.next_epoch(...): <define_graph body>; yield``,
         the statements creating the readers (none, one, or two whose epochs line up), and the
         statements run once before the loop (those above the reader, those below it)."""
-        body = list(graph.body.body)
-        reader_index, twin_index = pipeline.reader_index, pipeline.twin_index
-        # Statements that act outside define_graph run once, before the loop (build_time), around
-        # the reader's creation as they were; `self.x = self.source()`: `x` is bound from `iter_setup()`.
-        once = ([], [])
-        reader_at = reader_index if reader_index is not None else pipeline.reader_if_index
-        for i in sorted(pipeline.hoisted):
-            once[reader_at is not None and i > reader_at].append(body[i])
-        if pipeline.source_indices or pipeline.hoisted:
-            keep = [i for i in range(len(body)) if i not in pipeline.source_indices and i not in pipeline.hoisted]
-            reader_index = keep.index(reader_index) if reader_index is not None else None
-            twin_index = keep.index(twin_index) if twin_index is not None else None
-            body = [body[i] for i in keep]
+        body, once, reader_index, twin_index = _without_run_once(pipeline, list(graph.body.body))
         ret = body.pop() if pipeline.returns.final is not None else None  # else: the body ends with an `if`
         yield_stmt = []
         if ret is not None:
-            outputs = shape.yield_value(ret.body[0].value, pipeline.outputs.form if pipeline.outputs else None)
-            if pipeline.ctx_name and shape.has_call(outputs):
-                # Ops in the returned expression run inside the context too; the yield stays outside.
-                body.append(shape.assign(pipeline.outputs_name, outputs))
-                outputs = cst.Name(pipeline.outputs_name)
-            yield_stmt = [cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
+            evaluated, yield_stmt = _final_yield(pipeline, ret)
+            body.extend(evaluated)
         twin_stmt = body.pop(twin_index) if twin_index is not None else None  # after the first reader
         reader_stmt = body.pop(reader_index) if reader_index is not None else None
+        inner = [*self._per_batch(pipeline, body, tail=ret is None), *yield_stmt]
+        creation, inner = _over_epochs(pipeline, reader_stmt, twin_stmt, inner)
+        return cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner)), creation, once
+
+    def _per_batch(self, pipeline: legacy.LegacyPipeline, body: list, tail: bool) -> list:
+        """``define_graph``'s statements run for each batch: after ``iter_setup()``, inside the
+        evaluation context; ``tail``: the body ends with an ``if`` whose branches return."""
         per_batch = shape.unused_results_evaluated(shape.strip_blank_head(body), self.ctx.model.ndd_alias or "ndd")
         if pipeline.setup is not None:  # before each batch, as `Pipeline._run_once` called it
             per_batch = [iter_setup.head(pipeline), *per_batch]
         if pipeline.branch_forms:  # returns ending `if` branches: `yield` + `continue`
-            per_batch = shape.Branches(pipeline.ctx_name, pipeline.branch_forms, pipeline.outputs_name).block(per_batch, tail=ret is None)
-        elif pipeline.ctx_name and per_batch:
-            per_batch = [cst.With(items=[cst.WithItem(cst.Name(pipeline.ctx_name))], body=cst.IndentedBlock(per_batch))]
-        inner = [*per_batch, *yield_stmt]
-        creation = []
-        if pipeline.reader_creation is not None:  # called in the branches of an `if`: each unpacks the tuple
-            reader_stmt = shape.assign(pipeline.reader_name, pipeline.reader_creation)
-        if reader_stmt is not None:
-            assign = reader_stmt.body[0]
-            creation = [reader_stmt.with_changes(
-                body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(pipeline.reader_name))], value=assign.value)]
-            )]
-            target = (
-                cst.Name(pipeline.reader_outputs_name) if pipeline.reader_branches
-                else shape.loop_target(assign.targets[0].target, pipeline.reader_outputs)
-            )
-            readers = [(pipeline.reader_name, target, shape.epoch_args(assign.value, pipeline.ctx_name))]
-            if twin_stmt is not None:  # a second call whose epochs line up (ndd_migrate.model.features.twin_readers)
-                twin = twin_stmt.body[0]
-                creation.append(shape.assign(pipeline.twin_name, twin.value).with_changes(leading_lines=twin_stmt.leading_lines))
-                readers.append((pipeline.twin_name, shape.loop_target(twin.targets[0].target, pipeline.twin_outputs),
-                                shape.epoch_args(twin.value, pipeline.ctx_name)))
-            target, epochs = twin_readers.header(readers)
-            inner = [cst.For(target=target, iter=epochs, body=cst.IndentedBlock(inner))]
-        return cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner)), creation, once
+            per_batch = shape.Branches(pipeline.generator.ctx_name, pipeline.branch_forms, pipeline.generator.outputs_name).block(per_batch, tail=tail)
+        elif pipeline.generator.ctx_name and per_batch:
+            per_batch = [cst.With(items=[cst.WithItem(cst.Name(pipeline.generator.ctx_name))], body=cst.IndentedBlock(per_batch))]
+        return per_batch
+
+
+def _name_locals(pipeline: legacy.LegacyPipeline, used: set[str]) -> None:
+    """The generator's own locals: its evaluation context, the readers, what they yield, its outputs
+    and batches, the function ``iter_setup`` becomes and the batches it feeds."""
+    generator = pipeline.generator
+    generator.ctx_name = cstutil.fresh("ctx", used) if own_context(pipeline) else None
+    generator.reader_name = cstutil.fresh("reader", used)
+    if pipeline.twin_index is not None:
+        generator.twin_name = cstutil.fresh("reader_2", used | {generator.reader_name})
+    if pipeline.reader_branches:
+        generator.reader_outputs_name = cstutil.fresh("reader_outputs", used)
+    generator.outputs_name = cstutil.fresh("outputs", used)
+    generator.batches_name = cstutil.fresh("batches", used)
+    if pipeline.setup is not None:
+        # The method's own name is free: it becomes the nested function's.
+        generator.setup_name = cstutil.fresh("iter_setup", used - {"iter_setup"} if legacy.names_once(pipeline, "iter_setup") else used)
+        for feed in pipeline.feeding.feeds.values():
+            feed.batch_name = cstutil.fresh(f"fed_{feed.attr}", used)
+
+
+def _without_run_once(pipeline: legacy.LegacyPipeline, body: list) -> tuple[list, tuple[list, list], int | None, int | None]:
+    """``define_graph``'s body without the statements run once, before the loop (given apart: those
+    above the reader, those below it) and the external sources' statements; with the index of the
+    reader's statement and of its twin's in what is left."""
+    reader_index, twin_index = pipeline.reader_index, pipeline.twin_index
+    # Statements that act outside define_graph run once, before the loop (build_time), around
+    # the reader's creation as they were; `self.x = self.source()`: `x` is bound from `iter_setup()`.
+    once = ([], [])
+    reader_at = reader_index if reader_index is not None else pipeline.reader_if_index
+    for i in sorted(pipeline.hoisted):
+        once[reader_at is not None and i > reader_at].append(body[i])
+    if pipeline.feeding.indices or pipeline.hoisted:
+        keep = [i for i in range(len(body)) if i not in pipeline.feeding.indices and i not in pipeline.hoisted]
+        reader_index = keep.index(reader_index) if reader_index is not None else None
+        twin_index = keep.index(twin_index) if twin_index is not None else None
+        body = [body[i] for i in keep]
+    return body, once, reader_index, twin_index
+
+
+def _final_yield(pipeline: legacy.LegacyPipeline, ret: cst.SimpleStatementLine) -> tuple[list, list]:
+    """The ``yield`` of what the final ``return`` gives, and the statement before it that evaluates
+    the ops of the returned expression in the context, if any."""
+    evaluated = []
+    outputs = shape.yield_value(ret.body[0].value, pipeline.outputs.form if pipeline.outputs else None)
+    if pipeline.generator.ctx_name and shape.has_call(outputs):
+        # Ops in the returned expression run inside the context too; the yield stays outside.
+        evaluated.append(shape.assign(pipeline.generator.outputs_name, outputs))
+        outputs = cst.Name(pipeline.generator.outputs_name)
+    return evaluated, [cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
+
+
+def _over_epochs(pipeline: legacy.LegacyPipeline, reader_stmt, twin_stmt, inner: list) -> tuple[list, list]:
+    """The statements creating the readers, and ``inner`` in ``for <targets> in
+    reader.next_epoch(...)`` (the twin's zipped in; ndd_migrate.model.features.twin_readers); no
+    reader: none, and ``inner`` as it is."""
+    generator = pipeline.generator
+    creation = []
+    if generator.reader_creation is not None:  # called in the branches of an `if`: each unpacks the tuple
+        reader_stmt = shape.assign(generator.reader_name, generator.reader_creation)
+    if reader_stmt is None:
+        return creation, inner
+    assign = reader_stmt.body[0]
+    creation = [reader_stmt.with_changes(
+        body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(generator.reader_name))], value=assign.value)]
+    )]
+    target = (
+        cst.Name(generator.reader_outputs_name) if pipeline.reader_branches
+        else shape.loop_target(assign.targets[0].target, pipeline.reader_outputs)
+    )
+    readers = [(generator.reader_name, target, shape.epoch_args(assign.value, generator.ctx_name))]
+    if twin_stmt is not None:  # a second call whose epochs line up (ndd_migrate.model.features.twin_readers)
+        twin = twin_stmt.body[0]
+        creation.append(shape.assign(generator.twin_name, twin.value).with_changes(leading_lines=twin_stmt.leading_lines))
+        readers.append((generator.twin_name, shape.loop_target(twin.targets[0].target, pipeline.twin_outputs),
+                        shape.epoch_args(twin.value, generator.ctx_name)))
+    target, epochs = twin_readers.header(readers)
+    return creation, [cst.For(target=target, iter=epochs, body=cst.IndentedBlock(inner))]
 
 
 def _comments_of(stmt: cst.CSTNode) -> list[cst.EmptyLine]:

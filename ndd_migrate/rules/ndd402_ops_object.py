@@ -218,14 +218,8 @@ class Impl(RuleImpl):
         pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
         if pipeline is None or not pipeline.convert:
             return updated
-        if original in pipeline.cond_ctors:
-            op = pipeline.cond_ctors[original]
-            info = op.infos[original]
-            args = _arguments(updated, info)
-            rng = self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
-            if op.several and info.random and rng:  # the call cannot tell which operator it is
-                args = cstutil.add_kwarg(args, "rng", cst.Name(rng))
-            return args
+        if original in pipeline.conditional_ops.ctors:
+            return self._conditional_ctor(pipeline, original, updated)
         if any(original is op.ctor for op in pipeline.ops.values()):
             self._ctors[original] = updated
         if original not in pipeline.op_calls:
@@ -235,22 +229,28 @@ class Impl(RuleImpl):
             return updated  # its statement is rewritten (leave_SimpleStatementLine)
         if op.python:
             return self._python_function(pipeline, op, original, updated)
-        info = op.info
-        if has_expression_form(info.fn_path):
+        if has_expression_form(op.info.fn_path):
             return self._expression(original, updated, op, pipeline)
+        return self._ndd_call(pipeline, op, original, updated)
+
+    def _conditional_ctor(self, pipeline, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """``ops.X(...)`` created in an ``if`` of ``__init__``: the ``dict(...)`` of its arguments."""
+        op = pipeline.conditional_ops.ctors[original]
+        info = op.infos[original]
+        args = _arguments(updated, info)
+        rng = self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
+        if op.several and info.random and rng:  # the call cannot tell which operator it is
+            args = cstutil.add_kwarg(args, "rng", cst.Name(rng))
+        return args
+
+    def _ndd_call(self, pipeline, op, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``self.<attr>(inputs, ...)`` → ``ndd.<op>(inputs, <the constructor's arguments>, ...)``, one
+        call per input on an input set, with ``batch_size=`` and ``rng=`` where the operator takes them."""
+        info = op.info
         target = op.op_name if op.several else f"ndd.{info.ndd}"
         self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) → `{target}(...)`", fixed=True)
         inputs = [a for a in updated.args if a.keyword is None]
-        ctor = self._ctors.get(op.ctor)  # None when define_graph comes before __init__
-        if op.conditional:  # created in an `if` of __init__: its arguments are in `<op>_args`
-            kwargs = [cst.Arg(value=cst.Name(op.args_name), star="**")]
-        elif ctor:
-            kwargs = list(ctor.args)
-        else:
-            kwargs = [a.with_changes(value=legacy.localize(a.value, pipeline)) for a in op.ctor.args]
-        kwargs += [a for a in updated.args if a.keyword is not None]
-        dropped = set(info.dropped_args) | ({"seed"} if info.random else set())
-        args = [_arg(a, info) for a in [*inputs, *kwargs] if a.keyword is None or a.keyword.value not in dropped]
+        args = self._ndd_args(pipeline, op, updated, inputs)
         func = cst.Name(op.op_name) if op.several else self.ctx.ndd(info.ndd)
         multiline = not op.conditional and _is_multiline(op.ctor)
         call = _layout(cst.Call(func, args), multiline=multiline, unit=self.ctx.indent)
@@ -264,13 +264,31 @@ class Impl(RuleImpl):
                 return call
         if info.reader or op.several:  # several: `rng=` is in the arguments; `batch_size=` checked (legacy)
             return call
-        if info.batch_size_arg and not inputs and cstutil.kwarg(call, "batch_size") is None:
+        return self._with_batch_size_and_rng(pipeline, op, call, inputs)
+
+    def _ndd_args(self, pipeline, op, updated: cst.Call, inputs: list[cst.Arg]) -> list[cst.Arg]:
+        """The inputs, the constructor's arguments, then the call's own, in ``ndd`` spelling."""
+        if op.conditional:  # created in an `if` of __init__: its arguments are in `<op>_args`
+            kwargs = [cst.Arg(value=cst.Name(op.args_name), star="**")]
+        else:
+            kwargs = self._ctor_args(pipeline, op)
+        kwargs += [a for a in updated.args if a.keyword is not None]
+        dropped = set(op.info.dropped_args) | ({"seed"} if op.info.random else set())
+        return [_arg(a, op.info) for a in [*inputs, *kwargs] if a.keyword is None or a.keyword.value not in dropped]
+
+    def _ctor_args(self, pipeline, op) -> list[cst.Arg]:
+        """The constructor's arguments as rewritten (``self.x`` read from the local ``x``)."""
+        ctor = self._ctors.get(op.ctor)  # None when define_graph comes before __init__
+        return list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, pipeline)) for a in op.ctor.args]
+
+    def _with_batch_size_and_rng(self, pipeline, op, call: cst.Call, inputs: list[cst.Arg]) -> cst.Call:
+        """``batch_size=`` for an operator without inputs that takes one, ``rng=`` for a random one."""
+        if op.info.batch_size_arg and not inputs and cstutil.kwarg(call, "batch_size") is None:
             call = cstutil.add_kwarg(call, "batch_size", cst.Name("batch_size"))
-        rng = pipeline.op_rngs.get(op.attr) or self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
-        if info.random and rng:
+        rng = pipeline.generator.op_rngs.get(op.attr) or self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
+        if op.info.random and rng:
             call = cstutil.add_kwarg(call, "rng", cst.Name(rng))
         return call
-
 
     def _python_function(self, pipeline, op, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """``self.f(x)`` of ``self.f = ops.PythonFunction(function=g, ...)``: plain Python over the samples,
@@ -285,9 +303,7 @@ class Impl(RuleImpl):
     def _python_spec(self, pipeline, op, updated: cst.Call):
         """The rewritten call's and constructor's arguments read, the callee's code, and how each sample
         is handed over (``np.array``, a copy, for a function that may change its argument)."""
-        ctor = self._ctors.get(op.ctor)
-        ctor_args = list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, pipeline)) for a in op.ctor.args]
-        spec = python_operators.read([*ctor_args, *updated.args])
+        spec = python_operators.read([*self._ctor_args(pipeline, op), *updated.args])
         function = op.function_name or python_function.callable_code(spec.function)
         copy = python_operators.may_modify(
             cstutil.kwarg(op.ctor, "function").value, self.ctx.resolver, {self.ctx.model.numpy_alias or "np"})
@@ -311,18 +327,17 @@ class Impl(RuleImpl):
     def _expression(self, original: cst.Call, updated: cst.Call, op, pipeline) -> cst.BaseExpression:
         """``self.shapes(x)`` of ``ops.Shapes(dtype=D)``: ``ndd.as_batch(x.shape, dtype=D, device=x.device)``
         (no ``shapes`` operator in dynamic mode; ndd_migrate/codegen/sample_shapes.py)."""
-        ctor = self._ctors.get(op.ctor)
-        ctor_args = list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, pipeline)) for a in op.ctor.args]
+        ctor_args = self._ctor_args(pipeline, op)
         self.ctx.report(self.code, original, f"`self.{op.attr}(x)` (`ops.{op.ops_path}`) → `ndd.as_batch(x.shape, ...)`", fixed=True)
         return sample_shapes.build(self.ctx.ndd, [*updated.args, *ctor_args])
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         """``if self.resize:`` of an operator created ``... if cond else None``: ``if resize_args is not None:``."""
         pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
-        if pipeline is None or not pipeline.convert or original not in pipeline.op_tests:
+        if pipeline is None or not pipeline.convert or original not in pipeline.conditional_ops.tests:
             return updated
         name = cst.Name(pipeline.ops[legacy.self_attr(original)].args_name)
-        if pipeline.op_tests[original] == "none":
+        if pipeline.conditional_ops.tests[original] == "none":
             return name
         return cst.Comparison(name, [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
 
@@ -345,9 +360,9 @@ class Impl(RuleImpl):
                             f"`{bound.function_name} = ...`, evaluated once", fixed=True)
             return updated.with_changes(targets=[cst.AssignTarget(cst.Name(bound.function_name))],
                                         value=cstutil.kwarg(updated.value, "function").value)
-        if original.value not in pipeline.cond_assigns:
+        if original.value not in pipeline.conditional_ops.assigns:
             return updated
-        op = pipeline.cond_assigns[original.value]
+        op = pipeline.conditional_ops.assigns[original.value]
         if not isinstance(original.value, cst.Call):  # `self.cast = None` beside `self.cast = ops.Cast(...)`
             self.ctx.report(self.code, original.value, f"`self.{op.attr} = None` → `{op.args_name} = None`", fixed=True)
             return updated.with_changes(targets=[cst.AssignTarget(cst.Name(op.args_name))])

@@ -417,9 +417,9 @@ class Impl(RuleImpl):
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         """``self.feed_input(self.x, data)`` in the ``iter_setup`` of a converted legacy class."""
         pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
-        if pipeline is None or not pipeline.convert or original not in pipeline.feeds:
+        if pipeline is None or not pipeline.convert or original not in pipeline.feeding.feeds:
             return updated
-        feed = pipeline.feeds[original]
+        feed = pipeline.feeding.feeds[original]
         self.ctx.report(self.code, original, f"`feed_input` of `self.{feed.attr}` → `{feed.batch_name} = ndd.batch(...)`", fixed=True)
         carried = {key: legacy.localize(value, pipeline) for key, value in feed.carried.items()}
         return iter_setup.feed(self.ctx.ndd, feed, updated, carried)

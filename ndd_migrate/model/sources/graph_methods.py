@@ -204,52 +204,39 @@ class _Inliner(cst.CSTTransformer):
         return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
     def _inlined(self, stmt: cst.SimpleStatementLine, call: cst.Call, method: cst.FunctionDef) -> list | None:
+        """The statements that replace ``stmt``, a statement calling the helper ``method``; None when
+        a name of the helper would mean something else in ``define_graph``."""
         bindings = _bind(method, call)
         if bindings is None:
             return None
+        inside = ScopeNames()
+        method.visit(inside)
+        own = (inside.bound - {"self"}) | inside.scoped
+        substitutions, assigned = _parameters(method, bindings)
+        kept_params = own - set(substitutions)
+        if self._clashes(stmt, inside, own, kept_params, substitutions):
+            return None
+        substitutions.update(self._fresh(kept_params))
+        return _inlined_body(stmt, method, substitutions, assigned)
+
+    def _clashes(self, stmt: cst.SimpleStatementLine, inside: ScopeNames, own: set[str], kept_params: set[str],
+                 substitutions: dict) -> bool:
+        """Would the helper's body (``inside``: its names; ``own``: those it binds; ``kept_params``:
+        those that stay names of its own), inlined in place of ``stmt``, bind or read a name that
+        ``define_graph`` uses for something else?"""
         small = stmt.body[0]
         targets = _names_in([t.target for t in small.targets]) if isinstance(small, cst.Assign) else set()
         caller = ScopeNames()
         self.graph.visit(_Without(stmt, caller))
-        inside = ScopeNames()
-        method.visit(inside)
-        own = (inside.bound - {"self"}) | inside.scoped
         free = inside.all - own - {"self"}
-        substitutions: dict[str, cst.BaseExpression] = {}
-        assigned: list[cst.BaseStatement] = []
-        for param, value in bindings:
-            if (isinstance(value, cst.Name) or _literal(value)) and param not in _rebound(method, param):
-                substitutions[param] = value
-            else:
-                assigned.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param))], value)]))
         passed = {v.value for v in substitutions.values() if isinstance(v, cst.Name)}
-        kept_params = own - set(substitutions)
         if kept_params & ((caller.all | caller.bound) - targets):
-            return None  # a helper's name that means something else in `define_graph`
+            return True  # a helper's name that means something else in `define_graph`
         if passed & (inside.bound - set(substitutions)):
-            return None  # an argument's name the helper binds for itself
+            return True  # an argument's name the helper binds for itself
         if free & (self.graph_bound | (self.helper_bound - own)):
-            return None  # a name it reads from outside that `define_graph` binds
-        substitutions.update(self._fresh(kept_params))
-        body = list(method.body.body)
-        if body and cstutil.is_docstring(body[0]):
-            body = body[1:]
-        result: cst.BaseExpression | None = None
-        if body and _single(body[-1], cst.Return) is not None:
-            result = _single(body[-1], cst.Return).value
-            body = body[:-1]
-        body = [s.visit(Substitute(substitutions)) if substitutions else s for s in body]
-        body = [s.deep_clone() for s in body]
-        if result is not None and substitutions:
-            result = result.visit(Substitute(substitutions))
-        assigned = [s.visit(Substitute(substitutions)) for s in assigned]
-        tail = _tail(small, result)
-        out = [*assigned, *body, *([tail] if tail is not None else [])]
-        if not out:
-            out = [cst.SimpleStatementLine([cst.Pass()])]
-        out[0] = out[0].with_changes(leading_lines=[*stmt.leading_lines, *out[0].leading_lines])
-        return out
-
+            return True  # a name it reads from outside that `define_graph` binds
+        return False
 
     def _fresh(self, own: set[str]) -> dict[str, cst.BaseExpression]:
         """New names for the helper's own names that a body inlined before binds too: each call's
@@ -265,6 +252,42 @@ class _Inliner(cst.CSTTransformer):
             self._names.add(f"{name}_{serial}")
         self._inlined_names |= own
         return renamed
+
+
+def _parameters(method: cst.FunctionDef, bindings: list) -> tuple[dict[str, cst.BaseExpression], list]:
+    """Each parameter of the helper: its argument in its place where that is a name or a literal and
+    the body does not bind the parameter again, else assigned first (``param = value``)."""
+    substitutions: dict[str, cst.BaseExpression] = {}
+    assigned: list[cst.BaseStatement] = []
+    for param, value in bindings:
+        if (isinstance(value, cst.Name) or _literal(value)) and param not in _rebound(method, param):
+            substitutions[param] = value
+        else:
+            assigned.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param))], value)]))
+    return substitutions, assigned
+
+
+def _inlined_body(stmt: cst.SimpleStatementLine, method: cst.FunctionDef, substitutions: dict, assigned: list) -> list:
+    """The parameters assigned, the helper's body, then the call's statement with the helper's
+    result in place of the call, all with ``substitutions``; ``stmt``'s comments above them."""
+    body = list(method.body.body)
+    if body and cstutil.is_docstring(body[0]):
+        body = body[1:]
+    result: cst.BaseExpression | None = None
+    if body and _single(body[-1], cst.Return) is not None:
+        result = _single(body[-1], cst.Return).value
+        body = body[:-1]
+    body = [s.visit(Substitute(substitutions)) if substitutions else s for s in body]
+    body = [s.deep_clone() for s in body]
+    if result is not None and substitutions:
+        result = result.visit(Substitute(substitutions))
+    assigned = [s.visit(Substitute(substitutions)) for s in assigned]
+    tail = _tail(stmt.body[0], result)
+    out = [*assigned, *body, *([tail] if tail is not None else [])]
+    if not out:
+        out = [cst.SimpleStatementLine([cst.Pass()])]
+    out[0] = out[0].with_changes(leading_lines=[*stmt.leading_lines, *out[0].leading_lines])
+    return out
 
 
 def _tail(small, result: cst.BaseExpression | None) -> cst.SimpleStatementLine | None:

@@ -111,7 +111,7 @@ def desugar(module: cst.Module, source: str | None = None) -> tuple[cst.Module, 
             if call is None:
                 continue
             line = finder.positions[stmt].start.line
-            reason = _refusal(body, index, finder)
+            reason = _refusal(body, index)
             if reason:
                 done.refused[line] = reason
                 continue
@@ -314,16 +314,36 @@ def _pipeline_call(stmt, finder: _Finder) -> cst.Call | None:
     return call if call is not None and call in finder.pipelines else None
 
 
-def _refusal(body, index: int, finder: _Finder) -> str | None:
+def _refusal(body, index: int) -> str | None:
+    """Why ``<var> = Pipeline(...)`` at ``body[index]``, with the ``with <var>:`` block after it,
+    cannot be desugared into a pipeline function, or None."""
     stmt = body[index]
     var = stmt.body[0].targets[0].target.value
-    call = stmt.body[0].value
+    block = body[index + 1] if index + 1 < len(body) else None
+    return _call_refusal(stmt.body[0].value) or _block_refusal(block, var) or _names_refusal(body, index, block, var)
+
+
+def _call_refusal(call: cst.Call) -> str | None:
+    """What of the arguments of ``Pipeline(...)`` cannot be read."""
     if any(a.star for a in call.args):
         return "`*args`/`**kwargs` passed to `Pipeline(...)` cannot be read"
     if len([a for a in call.args if a.keyword is None]) > len(pipeline_args.POSITIONAL):
         return "`Pipeline(...)` with more positional arguments than it takes"
-    block = body[index + 1] if index + 1 < len(body) else None
-    if not (
+    return None
+
+
+def _block_refusal(block, var: str) -> str | None:
+    """Why the statement after ``<var> = Pipeline(...)`` is not the graph's block: ``with <var>:``
+    ending in ``<var>.set_outputs(<outputs>)``."""
+    if not _is_with_of(block, var):
+        return f"`with {var}:` does not follow `{var} = Pipeline(...)`"
+    if not _is_set_outputs(block.body.body[-1], var):
+        return f"the block does not end with `{var}.set_outputs(<outputs>)`"
+    return None
+
+
+def _is_with_of(block, var: str) -> bool:
+    return (
         isinstance(block, cst.With)
         and block.asynchronous is None
         and len(block.items) == 1
@@ -331,19 +351,25 @@ def _refusal(body, index: int, finder: _Finder) -> str | None:
         and block.items[0].item.value == var
         and block.items[0].asname is None
         and isinstance(block.body, cst.IndentedBlock)
-    ):
-        return f"`with {var}:` does not follow `{var} = Pipeline(...)`"
-    last = block.body.body[-1]
-    if not (
+    )
+
+
+def _is_set_outputs(last, var: str) -> bool:
+    return (
         isinstance(last, cst.SimpleStatementLine)
         and len(last.body) == 1
         and isinstance(last.body[0], cst.Expr)
         and isinstance(last.body[0].value, cst.Call)
         and names.dotted(last.body[0].value.func) == f"{var}.set_outputs"
-        and last.body[0].value.args
+        and bool(last.body[0].value.args)
         and all(a.keyword is None and a.star != "**" for a in last.body[0].value.args)
-    ):
-        return f"the block does not end with `{var}.set_outputs(<outputs>)`"
+    )
+
+
+def _names_refusal(body, index: int, block: cst.With, var: str) -> str | None:
+    """What the block's names would change once it is the body of a function: ``<var>`` used
+    inside it, ``global``/``return``/..., a name shared with the code around it."""
+    last = block.body.body[-1]
     inside = _Names()
     for inner in block.body.body[:-1]:
         inner.visit(inside)

@@ -81,31 +81,15 @@ class Flattened:
 def flatten(module: cst.Module, refused: dict[str, Refusal] | None = None) -> Flattened:
     """``module`` with each family not in ``refused`` flattened (the same module when there is none)."""
     refused = dict(refused or {})
-    classes: dict[str, cst.ClassDef] = {}
-    twice: set[str] = set()
-    for stmt in module.body:
-        if isinstance(stmt, cst.ClassDef):
-            (twice if stmt.name.value in classes else set()).add(stmt.name.value)
-            classes[stmt.name.value] = stmt
-    parent: dict[str, str] = {}
-    for name, node in classes.items():
-        for base in node.bases:
-            if isinstance(base.value, cst.Name) and base.value.value in classes and base.value.value != name:
-                parent[name] = base.value.value
-    children: dict[str, list[str]] = {}
-    for name in classes:  # in the module's order
-        if name in parent:
-            children.setdefault(parent[name], []).append(name)
+    classes, twice = _module_classes(module)
+    parent, children = _bases(classes)
     out = Flattened(module, refused=refused)
     replaced: dict[str, cst.ClassDef | None] = {}
     chains: dict[cst.ClassDef, list[cst.ClassDef]] = {}  # flattened class → the classes it was made from
     helpers = _helpers(module, classes, parent)
     references: _References | None = None  # one reading of the module for every family's names
-    for root, node in classes.items():
-        if root in parent or not _derives_from_pipeline(node) or root in twice:
-            continue
-        if root in refused and not refused[root].left:
-            continue
+    for root in _roots(classes, parent, twice, refused):
+        node = classes[root]
         if root not in children:  # a lone class: only its graph-helper methods to inline
             alone = graph_methods.inline(node, helpers) if helpers else None
             if alone is not None:
@@ -129,6 +113,48 @@ def flatten(module: cst.Module, refused: dict[str, Refusal] | None = None) -> Fl
         chains.update(done[2])
     if not out.families:
         return out
+    out.module = _with_classes(module, replaced)
+    out._lines = _line_map(module, out.module, chains)
+    return out
+
+
+def _module_classes(module: cst.Module) -> tuple[dict[str, cst.ClassDef], set[str]]:
+    """The module's classes by name (the last of a name), and the names defined more than once."""
+    classes: dict[str, cst.ClassDef] = {}
+    twice: set[str] = set()
+    for stmt in module.body:
+        if isinstance(stmt, cst.ClassDef):
+            (twice if stmt.name.value in classes else set()).add(stmt.name.value)
+            classes[stmt.name.value] = stmt
+    return classes, twice
+
+
+def _bases(classes: dict[str, cst.ClassDef]) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Each class's base among ``classes``, and each such base's classes (in the module's order)."""
+    parent: dict[str, str] = {}
+    for name, node in classes.items():
+        for base in node.bases:
+            if isinstance(base.value, cst.Name) and base.value.value in classes and base.value.value != name:
+                parent[name] = base.value.value
+    children: dict[str, list[str]] = {}
+    for name in classes:  # in the module's order
+        if name in parent:
+            children.setdefault(parent[name], []).append(name)
+    return parent, children
+
+
+def _roots(classes: dict[str, cst.ClassDef], parent: dict[str, str], twice: set[str], refused: dict[str, Refusal]) -> list[str]:
+    """The classes a family may start at: deriving from ``Pipeline``, defined once, and not left
+    as they are with their whole family."""
+    return [
+        root for root, node in classes.items()
+        if not (root in parent or not _derives_from_pipeline(node) or root in twice)
+        and not (root in refused and not refused[root].left)
+    ]
+
+
+def _with_classes(module: cst.Module, replaced: dict[str, cst.ClassDef | None]) -> cst.Module:
+    """``module`` with the classes of ``replaced`` flattened, or gone (None)."""
     body = []
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef) and stmt.name.value in replaced:
@@ -137,9 +163,7 @@ def flatten(module: cst.Module, refused: dict[str, Refusal] | None = None) -> Fl
                 body.append(new)
         else:
             body.append(stmt)
-    out.module = module.with_changes(body=body)
-    out._lines = _line_map(module, out.module, chains)
-    return out
+    return module.with_changes(body=body)
 
 
 def failures(flat: Flattened, pipelines: dict, diagnostics: list) -> dict[str, Refusal]:
@@ -152,49 +176,72 @@ def failures(flat: Flattened, pipelines: dict, diagnostics: list) -> dict[str, R
         failing = [m for m in family.members if not getattr(pipelines.get(m), "convert", False)]
         if not failing:
             continue
-        reasons = []  # (rank, member, code, why, keeps, hint) of each finding about a failing class
-        for member in failing:
-            for diag in ordered:
-                for what, keeps in ((" kept in pipeline mode: ", True), (" not migrated: ", False)):
-                    head = f"`{member}`{what}"
-                    if diag.message.startswith(head):
-                        why, hint = diag.message[len(head):], ""
-                        said = f"{what.strip()[:-1]}: "
-                        if diag.hint.startswith(said + why):
-                            hint = diag.hint[len(said + why):].lstrip("; ")
-                        elif diag.hint.startswith(said):
-                            # The TODO's own words (NDD008 names the use by its code: lines move
-                            # when TODOs are added, and a second run must find the same text).
-                            why = diag.hint[len(said):]
-                        # What keeps it in pipeline mode first, then a class's own problem (not a use
-                        # that holds several classes of the family, blocked because another one is).
-                        rank = (not keeps, not getattr(pipelines.get(member), "problems", None), family.members.index(member))
-                        reasons.append((rank, member, diag.code, why, keeps, hint))
-        if reasons:
-            _, member, code, why, keeps, hint = min(reasons, key=lambda r: r[0])
-        else:
-            member, code, why, keeps, hint = failing[0], "pipeline subclass", "it is not converted", False, ""
-        before = flat.refused.get(family.root)
-        left = frozenset(failing) | (before.left if before is not None else frozenset())
-        own = dict(before.reasons) if before is not None else {}
-        for _, other, other_code, other_why, other_keeps, other_hint in sorted(reasons, key=lambda r: r[0], reverse=True):
-            if other != family.root:
-                own[other] = (other_code, other_why, other_keeps, _left_hint(family.root, other, other_keeps, other_hint, other_why))
-        if before is not None and before.left:  # the first class left says why, as before
-            code, why, keeps, hint, member = before.about, before.message, before.keeps, before.hint, before.member
-        else:
-            if member != family.root:
-                why = f"its subclass `{member}`: {why}"
-            hint = _left_hint(family.root, member, keeps, hint, why)
-        own.pop(member, None)
-        for name in sorted(_with_bases(left, family.parent) - left - {family.root}):  # kept for the class below it
-            below = next(m for m in sorted(left) if name in _with_bases([m], family.parent))
-            code_below, _, keeps_below, hint_below = own.get(below) or (code, why, keeps, hint)
-            own.setdefault(name, (code_below, f"`{below}` derives from it, and stays as it is", keeps_below, hint_below))
-        # The others convert where some class is neither left nor above one that is.
-        partly = bool(set(family.members) - _with_bases(left, family.parent))
-        found[family.root] = Refusal(code, why, keeps, hint, left if partly else frozenset(), member, own if partly else {})
+        reasons = _reasons(family, failing, pipelines, ordered)
+        found[family.root] = _family_refusal(family, failing, reasons, flat.refused.get(family.root))
     return found
+
+
+def _reasons(family: Family, failing: list[str], pipelines: dict, ordered: list) -> list[tuple]:
+    """(rank, member, code, why, keeps, hint) of each finding about a failing class, in the order
+    of the findings (``ordered``)."""
+    reasons = []
+    for member in failing:
+        for diag in ordered:
+            for what, keeps in ((" kept in pipeline mode: ", True), (" not migrated: ", False)):
+                said = _said(diag, member, what)
+                if said is None:
+                    continue
+                why, hint = said
+                # What keeps it in pipeline mode first, then a class's own problem (not a use
+                # that holds several classes of the family, blocked because another one is).
+                rank = (not keeps, not getattr(pipelines.get(member), "problems", None), family.members.index(member))
+                reasons.append((rank, member, diag.code, why, keeps, hint))
+    return reasons
+
+
+def _said(diag, member: str, what: str) -> tuple[str, str] | None:
+    """Why and what to do, when ``diag`` says that ``member`` is ``what`` (kept in pipeline
+    mode, not migrated); else None."""
+    head = f"`{member}`{what}"
+    if not diag.message.startswith(head):
+        return None
+    why, hint = diag.message[len(head):], ""
+    said = f"{what.strip()[:-1]}: "
+    if diag.hint.startswith(said + why):
+        hint = diag.hint[len(said + why):].lstrip("; ")
+    elif diag.hint.startswith(said):
+        # The TODO's own words (NDD008 names the use by its code: lines move
+        # when TODOs are added, and a second run must find the same text).
+        why = diag.hint[len(said):]
+    return why, hint
+
+
+def _family_refusal(family: Family, failing: list[str], reasons: list[tuple], before: Refusal | None) -> Refusal:
+    """Why ``family`` is left, in part or whole: the first reason (or ``before``'s, the pass before),
+    with every other class left saying its own."""
+    if reasons:
+        _, member, code, why, keeps, hint = min(reasons, key=lambda r: r[0])
+    else:
+        member, code, why, keeps, hint = failing[0], "pipeline subclass", "it is not converted", False, ""
+    left = frozenset(failing) | (before.left if before is not None else frozenset())
+    own = dict(before.reasons) if before is not None else {}
+    for _, other, other_code, other_why, other_keeps, other_hint in sorted(reasons, key=lambda r: r[0], reverse=True):
+        if other != family.root:
+            own[other] = (other_code, other_why, other_keeps, _left_hint(family.root, other, other_keeps, other_hint, other_why))
+    if before is not None and before.left:  # the first class left says why, as before
+        code, why, keeps, hint, member = before.about, before.message, before.keeps, before.hint, before.member
+    else:
+        if member != family.root:
+            why = f"its subclass `{member}`: {why}"
+        hint = _left_hint(family.root, member, keeps, hint, why)
+    own.pop(member, None)
+    for name in sorted(_with_bases(left, family.parent) - left - {family.root}):  # kept for the class below it
+        below = next(m for m in sorted(left) if name in _with_bases([m], family.parent))
+        code_below, _, keeps_below, hint_below = own.get(below) or (code, why, keeps, hint)
+        own.setdefault(name, (code_below, f"`{below}` derives from it, and stays as it is", keeps_below, hint_below))
+    # The others convert where some class is neither left nor above one that is.
+    partly = bool(set(family.members) - _with_bases(left, family.parent))
+    return Refusal(code, why, keeps, hint, left if partly else frozenset(), member, own if partly else {})
 
 
 def _with_bases(names, parent: dict[str, str]) -> set[str]:
@@ -376,40 +423,15 @@ def _effective_init(chain: list[cst.ClassDef], index: int) -> cst.FunctionDef:
     upper = next((i for i in range(index + 1, len(chain)) if _method(chain[i], "__init__") is not None), None)
     if upper is None:
         return init  # its `super().__init__(...)` is Pipeline's: the pipeline settings
-    owner = node.name.value
-    calls = [i for i, stmt in enumerate(init.body.body) if _super_init(stmt, owner, chain[index + 1].name.value)]
-    if len(calls) != 1:
-        raise _Refused(f"`{owner}.__init__` must call `super().__init__(...)` once, as a statement of its own")
-    if _mentions(init.body.with_changes(body=[s for i, s in enumerate(init.body.body) if i != calls[0]]), "super"):
-        raise _Refused(f"`{owner}.__init__` uses `super()` other than to call `__init__`")
+    owner, upper_owner = node.name.value, chain[upper].name.value
+    at = _super_call_at(init, owner, chain[index + 1].name.value)
     above = _effective_init(chain, upper)
-    call = _expr_call(init.body.body[calls[0]])
+    call = _expr_call(init.body.body[at])
     explicit = not (isinstance(call.func.value, cst.Call))  # `Base.__init__(self, ...)`
     args = list(call.args[1:] if explicit else call.args)
-    bindings = _bind(above, args, chain[upper].name.value)
-    child_names = ScopeNames()
-    init.visit(child_names)
-    upper_names = ScopeNames()
-    above.body.visit(upper_names)
-    upper_params = {p.name.value for p in [*above.params.params, *above.params.kwonly_params]}
-    clash = upper_names.bound & child_names.all | (child_names.bound & (upper_names.all - upper_params))
-    if (upper_names.bound | upper_names.scoped) & upper_params:
-        raise _Refused(f"`{chain[upper].name.value}.__init__` rebinds one of its parameters")
-    if clash:
-        raise _Refused(
-            f"`{sorted(clash)[0]}` is a name of both `{owner}.__init__` and `{chain[upper].name.value}.__init__`: "
-            "one body cannot hold both"
-        )
-    stmts, substitutions = [], {}
-    for param, value in bindings:
-        if isinstance(value, cst.Name) and value.value == param:
-            continue
-        if isinstance(value, (cst.Name, cst.SimpleString, cst.Integer, cst.Float)):
-            substitutions[param] = value
-        elif param in child_names.all:
-            raise _Refused(f"`{param}` of `{chain[upper].name.value}.__init__` is also a name of `{owner}.__init__`")
-        else:
-            stmts.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param))], value)]))
+    bindings = _bind(above, args, upper_owner)
+    child_names = _names_of_both(init, above, owner, upper_owner)
+    stmts, substitutions = _bound_parameters(bindings, child_names, owner, upper_owner)
     body = list(above.body.body)
     if body and cstutil.is_docstring(body[0]):
         body = body[1:]
@@ -417,10 +439,56 @@ def _effective_init(chain: list[cst.ClassDef], index: int) -> cst.FunctionDef:
     inlined = [*stmts, *body]
     if inlined:
         first = inlined[0]
-        super_stmt = init.body.body[calls[0]]
+        super_stmt = init.body.body[at]
         inlined[0] = first.with_changes(leading_lines=[*super_stmt.leading_lines, *getattr(first, "leading_lines", ())])
-    new_body = [*init.body.body[:calls[0]], *inlined, *init.body.body[calls[0] + 1:]]
+    new_body = [*init.body.body[:at], *inlined, *init.body.body[at + 1:]]
     return init.with_changes(body=init.body.with_changes(body=new_body))
+
+
+def _super_call_at(init: cst.FunctionDef, owner: str, next_class: str) -> int:
+    """The statement of ``init`` that calls the next ``__init__`` up: one, and ``super()`` used
+    for nothing else."""
+    calls = [i for i, stmt in enumerate(init.body.body) if _super_init(stmt, owner, next_class)]
+    if len(calls) != 1:
+        raise _Refused(f"`{owner}.__init__` must call `super().__init__(...)` once, as a statement of its own")
+    if _mentions(init.body.with_changes(body=[s for i, s in enumerate(init.body.body) if i != calls[0]]), "super"):
+        raise _Refused(f"`{owner}.__init__` uses `super()` other than to call `__init__`")
+    return calls[0]
+
+
+def _names_of_both(init: cst.FunctionDef, above: cst.FunctionDef, owner: str, upper_owner: str) -> ScopeNames:
+    """The names of ``init``, once no name of it and of ``above`` (the body it takes in, its
+    parameters aside) would meet in one body."""
+    child_names = ScopeNames()
+    init.visit(child_names)
+    upper_names = ScopeNames()
+    above.body.visit(upper_names)
+    upper_params = {p.name.value for p in [*above.params.params, *above.params.kwonly_params]}
+    clash = upper_names.bound & child_names.all | (child_names.bound & (upper_names.all - upper_params))
+    if (upper_names.bound | upper_names.scoped) & upper_params:
+        raise _Refused(f"`{upper_owner}.__init__` rebinds one of its parameters")
+    if clash:
+        raise _Refused(
+            f"`{sorted(clash)[0]}` is a name of both `{owner}.__init__` and `{upper_owner}.__init__`: "
+            "one body cannot hold both"
+        )
+    return child_names
+
+
+def _bound_parameters(bindings: list, child_names: ScopeNames, owner: str, upper_owner: str) -> tuple[list, dict]:
+    """The parameters of the ``__init__`` taken in, as written in its body: a name or a literal in
+    place of the parameter, anything else assigned to it first (``param = value``)."""
+    stmts, substitutions = [], {}
+    for param, value in bindings:
+        if isinstance(value, cst.Name) and value.value == param:
+            continue
+        if isinstance(value, (cst.Name, cst.SimpleString, cst.Integer, cst.Float)):
+            substitutions[param] = value
+        elif param in child_names.all:
+            raise _Refused(f"`{param}` of `{upper_owner}.__init__` is also a name of `{owner}.__init__`")
+        else:
+            stmts.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param))], value)]))
+    return stmts, substitutions
 
 
 def _bind(init: cst.FunctionDef, args: list[cst.Arg], owner: str) -> list[tuple[str, cst.BaseExpression]]:
