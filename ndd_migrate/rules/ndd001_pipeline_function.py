@@ -322,8 +322,9 @@ class Impl(RuleImpl):
         reader), as the reader or its twin, as the external source, or per batch.
 
         ``orig_body`` and ``body`` are the statements before and after the other rules' changes,
-        without the docstring (``shift``: 1 when there was one; the model's indices count it) and
-        without the final ``return`` (``returns``)."""
+        without the docstring (``shift``: 1 when there was one; the model's indices count it);
+        ``body`` is also without the final ``return`` (``returns``: there is one, the last of
+        ``orig_body``)."""
         reader_index, twin_index = _shifted(pipeline.reader_index, shift), _shifted(pipeline.twin_index, shift)
         source_index = _shifted(pipeline.source.index if pipeline.source is not None else None, shift)  # NDD421
         beside = pipeline.source is not None and pipeline.source.beside_reader  # drawn in the reader's loop
