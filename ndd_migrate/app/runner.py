@@ -65,11 +65,33 @@ def run(
     policy (:mod:`ndd_migrate.app.cache`): only the others go through the engine. Unless
     ``include_generated``, files marked generated (:func:`files.is_generated`) are skipped."""
     paths = [os.fspath(p) for p in paths]
+    kept = _KeptBytes()
+    project = crossfile.ProjectImports(paths, roots, read=kept.read)
+    results, pending, readable = _prefiltered(paths, kept, include_generated)
+    if progress is not None:
+        progress(len(paths) - len(pending))  # unreadable or without DALI: done
+    _learn_imports(project, readable, kept, policy, jobs, cache)
+    pending += _using_pipelines(project, results, kept)
+    if pending:
+        pending.sort()
+        process = lambda sources, known, done=None: _process(sources, known, project, jobs, done, cache)  # noqa: E731
+        processed = process([(path, raw) for _, path, raw in pending], policy, progress)
+        for (index, _, _), result in zip(pending, processed):
+            if results[index] is None or result.changed or result.diagnostics:
+                results[index] = result  # a file without DALI stays skipped unless it uses a pipeline
+        # Modules that import a pipeline another file migrated go through again (crossfile.py).
+        crossfile.follow_imports(results, policy, process, read=kept.read)
+    return RunSummary(results)
+
+
+def _prefiltered(paths: list[str], kept: _KeptBytes, include_generated: bool):
+    """Each file read once (its bytes ``kept``): ``(results, pending, readable)``. ``results`` holds,
+    per path, an error for an unreadable file, a skipped result for a generated one (unless
+    ``include_generated``) or one that does not mention DALI, and None for the others, which are
+    ``pending`` as ``(position in results, path, bytes)``; ``readable``: the paths read."""
     results: list[FileResult | None] = []
     pending: list[tuple[int, str, bytes]] = []  # (position in results, path, bytes read)
-    kept = _KeptBytes()
     readable: list[str] = []
-    project = crossfile.ProjectImports(paths, roots, read=kept.read)
     for given in paths:
         path = os.fspath(given)
         try:
@@ -86,8 +108,12 @@ def run(
             results.append(None)
         else:
             results.append(FileResult(path=path, skipped=True))
-    if progress is not None:
-        progress(len(paths) - len(pending))  # unreadable or without DALI: done
+    return results, pending, readable
+
+
+def _learn_imports(project: crossfile.ProjectImports, readable: list[str], kept: _KeptBytes, policy: Policy, jobs, cache) -> None:
+    """What the files import from the project: each file's imports scanned, and the project modules
+    they name that the run was not given checked (``check``) to learn the pipelines they define."""
     # After every file is read, so that a module the run was given is read from the bytes kept.
     for path in readable:
         raw = kept.read(path)
@@ -96,21 +122,18 @@ def run(
     unknown = project.unknown()
     if unknown:
         project.learn(_process(unknown, replace(policy, mode="check", fix=False), None, jobs, cache=cache))
+
+
+def _using_pipelines(project: crossfile.ProjectImports, results: list, kept: _KeptBytes) -> list[tuple[int, str, bytes]]:
+    """The skipped files (no DALI) that import a pipeline whose uses the engine must look at, as
+    ``(position in results, path, bytes)``."""
+    found = []
     for index, result in enumerate(results):
         if result is not None and result.skipped and _uses_pipelines(project, result.path):
             raw = kept.read(result.path)
             if raw is not None:
-                pending.append((index, result.path, raw))
-    if pending:
-        pending.sort()
-        process = lambda sources, known, done=None: _process(sources, known, project, jobs, done, cache)  # noqa: E731
-        processed = process([(path, raw) for _, path, raw in pending], policy, progress)
-        for (index, _, _), result in zip(pending, processed):
-            if results[index] is None or result.changed or result.diagnostics:
-                results[index] = result  # a file without DALI stays skipped unless it uses a pipeline
-        # Modules that import a pipeline another file migrated go through again (crossfile.py).
-        crossfile.follow_imports(results, policy, process, read=kept.read)
-    return RunSummary(results)
+                found.append((index, result.path, raw))
+    return found
 
 
 def _uses_pipelines(project: crossfile.ProjectImports, path: str) -> bool:

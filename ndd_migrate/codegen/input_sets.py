@@ -43,10 +43,20 @@ def obstacle(call: cst.Call, random: bool, outputs: int | None, extra: list[cst.
 
     ``random``/``outputs``: the operator's (``OpInfo.random``, ``num_outputs``); ``extra``:
     arguments the call takes from elsewhere (a legacy operator's constructor)."""
-    if any(a.keyword is None and not a.star and isinstance(a.value, cst.Tuple) for a in call.args):
-        return "a tuple of inputs, which pipeline mode rejects as well (an input set is a list)"
     found = lists(call)
     items = [call.args[i].value.elements for i in found]
+    why = _inputs_obstacle(call, items)
+    if why is not None:
+        return why
+    count = len(items[0]) if items else 0
+    return _instances_obstacle(count, random, outputs) or _arguments_obstacle(call, found, extra, count)
+
+
+def _inputs_obstacle(call: cst.Call, items: list) -> str | None:
+    """Why the input sets themselves (``items``: the elements of each) cannot be split, or None: a
+    tuple, elements unpacked from elsewhere, no element, lengths that differ, a constant element."""
+    if any(a.keyword is None and not a.star and isinstance(a.value, cst.Tuple) for a in call.args):
+        return "a tuple of inputs, which pipeline mode rejects as well (an input set is a list)"
     if any(isinstance(e, cst.StarredElement) for elements in items for e in elements):
         return "its list of inputs is unpacked from another (`*`): how many outputs it gives is not known"
     if any(len(elements) == 0 for elements in items):
@@ -58,13 +68,24 @@ def obstacle(call: cst.Call, random: bool, outputs: int | None, extra: list[cst.
             if _is_constant(e.value):
                 return (f"the input `{_code(e.value)}` of the input set is a constant, which pipeline mode "
                         "turns into a constant node for the whole set")
-    count = len(items[0]) if items else 0
+    return None
+
+
+def _instances_obstacle(count: int, random: bool, outputs: int | None) -> str | None:
+    """Why ``count`` instances of the operator give what separate calls would not, or None: they
+    draw alike, or their outputs come grouped by output."""
     if count > 1 and random:
         return ("pipeline mode seeds its instances alike (one logical operator), so every input gets the same "
                 "random draws (the same crop for an image and its mask), where separate `ndd` calls on one RNG draw anew")
     if count > 1 and outputs != 1:
         return ("the operator has several outputs" if outputs else "the operator may have several outputs (they depend on its arguments)") + (
             ", which pipeline mode gives grouped by output (`[[out0_a, out0_b], [out1_a, out1_b]]`)")
+    return None
+
+
+def _arguments_obstacle(call: cst.Call, found: list[int], extra, count: int) -> str | None:
+    """Why the call's other arguments (those not at ``found``, and ``extra``) cannot be repeated in
+    each of the ``count`` calls, or None: passed through ``*``, or computed by a call."""
     others = [a for i, a in enumerate(call.args) if i not in found] + list(extra)
     if any(a.star == "*" for a in others):
         return "inputs passed through `*`: which of them are input sets is not known"

@@ -102,13 +102,7 @@ def _split(expr: cst.BaseExpression, depth: int, splitter: _Splitter) -> cst.Bas
     """``expr`` with its outermost call's arguments or tuple's elements one per line, at ``depth``
     continuation levels; None when it has no such brackets."""
     if isinstance(expr, cst.Call):
-        if expr.args:
-            if any(isinstance(arg.value, cst.GeneratorExp) and not arg.value.lpar for arg in expr.args):
-                return None  # `f(x for x in y,)` is a syntax error
-            args = _one_per_line(expr.args, depth, splitter)
-            return expr.with_changes(whitespace_before_args=_break(splitter, depth), args=args)
-        inner = _split(expr.func, depth, splitter) if isinstance(expr.func, cst.Attribute) else None
-        return expr.with_changes(func=inner) if inner is not None else None
+        return _split_call(expr, depth, splitter)
     if isinstance(expr, cst.Yield) and isinstance(expr.value, cst.BaseExpression) and not expr.lpar:
         inner = _split(expr.value, depth, splitter)  # `yield a, b` as `yield (a, b)`: the same tuple
         return expr.with_changes(value=inner) if inner is not None else None
@@ -116,20 +110,38 @@ def _split(expr: cst.BaseExpression, depth: int, splitter: _Splitter) -> cst.Bas
         inner = _split(expr.value, depth, splitter)
         return expr.with_changes(value=inner) if inner is not None else None
     if isinstance(expr, cst.ListComp) and not expr.lpar and expr.for_in.inner_for_in is None:
-        elt = expr.elt  # `[op(x, ...) for x in [a, b]]` (an input set, NDD101/NDD402) as black lays it out
-        if not splitter.fits(elt, depth, 0):
-            elt = _split(elt, depth + 1, splitter) or elt
-        return expr.with_changes(
-            elt=elt,
-            lbracket=cst.LeftSquareBracket(whitespace_after=_break(splitter, depth)),
-            for_in=expr.for_in.with_changes(whitespace_before=_break(splitter, depth)),
-            rbracket=cst.RightSquareBracket(whitespace_before=_break(splitter, depth - 1)),
-        )
+        return _split_list_comprehension(expr, depth, splitter)
     if isinstance(expr, cst.Tuple) and expr.elements and len(expr.lpar) <= 1:
         elements = _one_per_line(expr.elements, depth, splitter)
         lpar = cst.LeftParen(whitespace_after=_break(splitter, depth))
         return expr.with_changes(lpar=[lpar], rpar=[cst.RightParen()], elements=elements)
     return None
+
+
+def _split_call(expr: cst.Call, depth: int, splitter: _Splitter) -> cst.Call | None:
+    """A call's arguments one per line; a call without arguments, the call its function is an
+    attribute of (``f(a, b).evaluate()``)."""
+    if expr.args:
+        if any(isinstance(arg.value, cst.GeneratorExp) and not arg.value.lpar for arg in expr.args):
+            return None  # `f(x for x in y,)` is a syntax error
+        args = _one_per_line(expr.args, depth, splitter)
+        return expr.with_changes(whitespace_before_args=_break(splitter, depth), args=args)
+    inner = _split(expr.func, depth, splitter) if isinstance(expr.func, cst.Attribute) else None
+    return expr.with_changes(func=inner) if inner is not None else None
+
+
+def _split_list_comprehension(expr: cst.ListComp, depth: int, splitter: _Splitter) -> cst.ListComp:
+    """``[op(x, ...) for x in [a, b]]`` (an input set, NDD101/NDD402) as black lays it out: the
+    element and the ``for`` on lines of their own, the element split one level deeper if too long."""
+    elt = expr.elt
+    if not splitter.fits(elt, depth, 0):
+        elt = _split(elt, depth + 1, splitter) or elt
+    return expr.with_changes(
+        elt=elt,
+        lbracket=cst.LeftSquareBracket(whitespace_after=_break(splitter, depth)),
+        for_in=expr.for_in.with_changes(whitespace_before=_break(splitter, depth)),
+        rbracket=cst.RightSquareBracket(whitespace_before=_break(splitter, depth - 1)),
+    )
 
 
 def _one_per_line(items, depth: int, splitter: _Splitter) -> list:

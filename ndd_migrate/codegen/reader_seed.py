@@ -89,30 +89,46 @@ def reader_comes_first(pipeline, dali_name) -> bool:
     bound: dict[str, object] = {}
     for index, stmt in enumerate(pipeline.node.body.body):
         if index == pipeline.reader_index:
-            target = stmt.body[0].targets[0].target
-            for name in _names(target):
-                bound[name] = _READER
-            if isinstance(target, cst.Name) and (pipeline.reader_outputs or 1) > 1:
-                bound[target.value] = _READER_OUTPUTS
+            _bind_reader(stmt.body[0].targets[0].target, pipeline.reader_outputs, bound)
             continue
         if not isinstance(stmt, cst.SimpleStatementLine):
             return False
         for small in stmt.body:
             if isinstance(small, cst.Return):
-                first = small.value
-                if isinstance(first, cst.Tuple):
-                    if not first.elements or isinstance(first.elements[0], cst.StarredElement):
-                        return False
-                    first = first.elements[0].value
-                return _first_input(first, bound, dali_name) == _READER
+                return _returned_first(small.value, bound, dali_name) == _READER
             if isinstance(small, cst.Assign):
-                value = _first_input(small.value, bound, dali_name)
-                for target in small.targets:  # `a, b = fn.op(x)`: which output is which is not read
-                    for name in _names(target.target):
-                        bound[name] = value if isinstance(target.target, cst.Name) else None
+                _bind(small, bound, dali_name)
             elif not isinstance(small, (cst.Expr, cst.Pass)):
                 return False
     return False
+
+
+def _bind_reader(target: cst.BaseExpression, outputs: int | None, bound: dict) -> None:
+    """The names the reader's statement binds hold its outputs; one name for several outputs holds
+    their list."""
+    for name in _names(target):
+        bound[name] = _READER
+    if isinstance(target, cst.Name) and (outputs or 1) > 1:
+        bound[target.value] = _READER_OUTPUTS
+
+
+def _bind(assign: cst.Assign, bound: dict, dali_name) -> None:
+    """The names ``assign`` binds hold what the walk reaches first from its value; names unpacked
+    from it, nothing known."""
+    value = _first_input(assign.value, bound, dali_name)
+    for target in assign.targets:  # `a, b = fn.op(x)`: which output is which is not read
+        for name in _names(target.target):
+            bound[name] = value if isinstance(target.target, cst.Name) else None
+
+
+def _returned_first(value: cst.BaseExpression | None, bound: dict, dali_name):
+    """What the walk reaches first from the first output returned (the first element of a tuple
+    display), or None."""
+    if isinstance(value, cst.Tuple):
+        if not value.elements or isinstance(value.elements[0], cst.StarredElement):
+            return None
+        value = value.elements[0].value
+    return _first_input(value, bound, dali_name)
 
 
 def _names(target: cst.BaseExpression) -> list[str]:

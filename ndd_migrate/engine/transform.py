@@ -207,21 +207,10 @@ def _pass(
         result.error = _syntax_error(source, path, exc)
         return result
     try:
-        flat = subclasses.flatten(module, refused)  # each subclass of a base as a `Pipeline` subclass of its own
-        module = flat.module
-        module, built = hand_built.desugar(module, None if flat.families else source)  # `with pipe:` graphs as @pipeline_def functions
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        scopes.resolve(wrapper)
-        analyzer = Analyzer(
-            policy.imported_pipelines, set(module_names), policy.outside_pipelines, policy.migrated_on_disk
-        )
-        analyzer.model.refused_families = flat.refused
-        wrapper.visit(analyzer)
-        with analyzer.resolve(wrapper):  # the plan asks the analysis for names and scopes
-            analyzer.model.plan = Plan(collect(analyzer))  # every use of every value a conversion changes
+        flat, built, wrapper, model = _analysed(module, source, policy, module_names, refused)
         ctx = Context(
             path=path,
-            model=analyzer.model,
+            model=model,
             policy=policy,
             resolver=None,
             suppressed=noqa.suppressor(module_source or source),
@@ -230,26 +219,15 @@ def _pass(
             rewrite=rewrite,
             positions=scopes.positions_on_demand(wrapper),
         )
-        if lines is not None:
-            ctx.original_line = lines.original_line
-        if flat.families:
-            ctx.original_line = _composed(ctx.original_line, flat.original_line)
+        ctx.original_line = _original_line(ctx.original_line, lines, flat, built)
         if built.graphs:
-            analyzer.model.hand_built = built
-            for pipeline in analyzer.model.pipelines.values():
-                graph = next((g for g in built.graphs if g.definition is pipeline.node), None)
-                if graph is not None:
-                    pipeline.label = f"{graph.var} = Pipeline(...)"
-            analyzer.model.read_names |= built.removed_reads
-            built.call_lines = [ctx.positions(graph.call).start.line for graph in built.graphs]
-            built.def_lines = [ctx.positions(graph.definition).start.line for graph in built.graphs]
-            ctx.original_line = _composed(ctx.original_line, built.original_line)
-        analyzer.model.hand_built_refused = built.refused
+            _note_hand_built(model, built, ctx)
+        model.hand_built_refused = built.refused
         new_module = wrapper.visit(Dispatcher(ctx))
         if built.graphs:
-            converted = {pipeline.node.name.value for pipeline in analyzer.model.pipelines.values() if pipeline.convert and pipeline.label}
+            converted = {pipeline.node.name.value for pipeline in model.pipelines.values() if pipeline.convert and pipeline.label}
             new_module = hand_built.resugar(new_module, built, converted)
-        failed = subclasses.failures(flat, analyzer.model.pipelines, ctx.diagnostics)
+        failed = subclasses.failures(flat, model.pipelines, ctx.diagnostics)
         if failed:  # again, with the classes that did not convert left as they were (one finding at the base)
             return _run(
                 source, path, policy, fix_level, module_names, todos=todos, rewrite=rewrite, lines=lines,
@@ -270,6 +248,56 @@ def _pass(
     result.pipelines = crossfile.exports(ctx.model)
     if not rewrite:
         return result
+    return _with_new_source(result, new_module, source, path, policy)
+
+
+def _analysed(module: cst.Module, source: str, policy: Policy, module_names: set[str], refused: dict | None):
+    """``module`` as the rules see it, its metadata wrapper and the model the Analyzer fills (with the
+    plan): a family of ``Pipeline`` subclasses flattened (``flat``), graphs built by hand made
+    pipeline functions (``built``)."""
+    flat = subclasses.flatten(module, refused)  # each subclass of a base as a `Pipeline` subclass of its own
+    module = flat.module
+    module, built = hand_built.desugar(module, None if flat.families else source)  # `with pipe:` graphs as @pipeline_def functions
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    scopes.resolve(wrapper)
+    analyzer = Analyzer(
+        policy.imported_pipelines, set(module_names), policy.outside_pipelines, policy.migrated_on_disk
+    )
+    analyzer.model.refused_families = flat.refused
+    wrapper.visit(analyzer)
+    with analyzer.resolve(wrapper):  # the plan asks the analysis for names and scopes
+        analyzer.model.plan = Plan(collect(analyzer))  # every use of every value a conversion changes
+    return flat, built, wrapper, analyzer.model
+
+
+def _original_line(line_of, lines: region.Region | None, flat, built):
+    """A line of the text the rules see → the file's: back through the graphs built by hand (made
+    functions), the flattened family of subclasses, and the region ``check`` parsed."""
+    if lines is not None:
+        line_of = lines.original_line
+    if flat.families:
+        line_of = _composed(line_of, flat.original_line)
+    if built.graphs:
+        line_of = _composed(line_of, built.original_line)
+    return line_of
+
+
+def _note_hand_built(model, built, ctx: Context) -> None:
+    """The graphs built by hand, made functions, told to the model: each function's label (how its
+    pipeline was written), the names the removed graph code read, and where each graph was."""
+    model.hand_built = built
+    for pipeline in model.pipelines.values():
+        graph = next((g for g in built.graphs if g.definition is pipeline.node), None)
+        if graph is not None:
+            pipeline.label = f"{graph.var} = Pipeline(...)"
+    model.read_names |= built.removed_reads
+    built.call_lines = [ctx.positions(graph.call).start.line for graph in built.graphs]
+    built.def_lines = [ctx.positions(graph.definition).start.line for graph in built.graphs]
+
+
+def _with_new_source(result: FileResult, new_module: cst.Module, source: str, path: str, policy: Policy) -> FileResult:
+    """``result`` with the rewritten text, its long lines split, when it differs from ``source`` and
+    parses; when it does not parse, the file is left unchanged (an error)."""
     new_source = new_module.code
     length = policy.line_length(path)
     if new_source != source and length is not None:

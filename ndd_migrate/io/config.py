@@ -381,31 +381,20 @@ class Settings:
         file = file or Overrides()
         cli = cli or Overrides()
         layers = (Selection(select=("ALL",)), file.selection(), cli.selection())
-        if cli.exclude is not None:
-            exclude = [PathGlob.compile(p, cwd) for p in cli.exclude]
-        else:
-            exclude = [PathGlob.compile(p, root) for p in (DEFAULT_EXCLUDE if file.exclude is None else file.exclude)]
-        exclude += [PathGlob.compile(p, root) for p in file.extend_exclude]
-        exclude += [PathGlob.compile(p, cwd) for p in cli.extend_exclude]
-        if cli.per_file_ignores is not None:
-            per_file, base = cli.per_file_ignores, cwd
-        else:
-            per_file, base = file.per_file_ignores or {}, root
-        ignores = tuple((PathGlob.compile(p, base), tuple(codes)) for p, codes in per_file.items())
         # The command line wins; a directory it names is relative to the current directory.
-        flags = {
-            name: next((v for v in (getattr(cli, name), getattr(file, name)) if v is not None), default)
-            for name, default in (("respect_gitignore", True), ("include_generated", False))
-        }
-        cache_dir = None
-        if cli.cache_dir is not None:
-            cache_dir = Path(os.path.abspath(os.path.join(cwd, cli.cache_dir)))
-        elif file.cache_dir is not None:
-            cache_dir = Path(os.path.abspath(os.path.join(root, file.cache_dir)))
-        flags["format"] = next((v for v in (cli.format, file.format) if v is not None), False)
-        flags["formatter"] = next((v for v in (cli.formatter, file.formatter) if v is not None), DEFAULT_FORMATTER)
-        flags["line_length"] = cli.line_length if cli.line_length is not None else file.line_length
-        return cls(path, root, layers, tuple(exclude), ignores, cache_dir=cache_dir, **flags)
+        return cls(
+            path,
+            root,
+            layers,
+            _exclude(file, cli, root, cwd),
+            _per_file_ignores(file, cli, root, cwd),
+            respect_gitignore=_first_given(cli.respect_gitignore, file.respect_gitignore, True),
+            include_generated=_first_given(cli.include_generated, file.include_generated, False),
+            cache_dir=_cache_dir(file, cli, root, cwd),
+            line_length=_first_given(cli.line_length, file.line_length, None),
+            format=_first_given(cli.format, file.format, False),
+            formatter=_first_given(cli.formatter, file.formatter, DEFAULT_FORMATTER),
+        )
 
     def is_selected(self, code: str) -> bool:
         """Whether ``code`` is on by select/extend-select/ignore, before per-file ignores."""
@@ -473,6 +462,43 @@ class Settings:
         used = {s for layer in self.layers[1:] for s in layer.selectors()}
         used |= {s for _, codes in self.per_file_ignores for s in codes}
         return sorted(s for s in used if not any(selector_matches(s, code) for code in known))
+
+
+def _first_given(cli, file, default):
+    """The command line's value, else the file's, else ``default``."""
+    return next((v for v in (cli, file) if v is not None), default)
+
+
+def _exclude(file: Overrides, cli: Overrides, root: Path, cwd: Path) -> tuple[PathGlob, ...]:
+    """The exclude patterns: the command line's ``exclude`` (relative to ``cwd``), else the file's or
+    the default list (relative to ``root``); then each layer's ``extend-exclude``."""
+    if cli.exclude is not None:
+        exclude = [PathGlob.compile(p, cwd) for p in cli.exclude]
+    else:
+        exclude = [PathGlob.compile(p, root) for p in (DEFAULT_EXCLUDE if file.exclude is None else file.exclude)]
+    exclude += [PathGlob.compile(p, root) for p in file.extend_exclude]
+    exclude += [PathGlob.compile(p, cwd) for p in cli.extend_exclude]
+    return tuple(exclude)
+
+
+def _per_file_ignores(file: Overrides, cli: Overrides, root: Path, cwd: Path) -> tuple[tuple[PathGlob, tuple[str, ...]], ...]:
+    """The command line's per-file ignores (patterns relative to ``cwd``), else the file's (relative
+    to ``root``)."""
+    if cli.per_file_ignores is not None:
+        per_file, base = cli.per_file_ignores, cwd
+    else:
+        per_file, base = file.per_file_ignores or {}, root
+    return tuple((PathGlob.compile(p, base), tuple(codes)) for p, codes in per_file.items())
+
+
+def _cache_dir(file: Overrides, cli: Overrides, root: Path, cwd: Path) -> Path | None:
+    """The cache directory, absolute: the command line's (relative to ``cwd``), else the file's
+    (relative to ``root``); None for the default."""
+    if cli.cache_dir is not None:
+        return Path(os.path.abspath(os.path.join(cwd, cli.cache_dir)))
+    if file.cache_dir is not None:
+        return Path(os.path.abspath(os.path.join(root, file.cache_dir)))
+    return None
 
 
 class Configuration:

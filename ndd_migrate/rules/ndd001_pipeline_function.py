@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import libcst as cst
 
 from ndd_migrate.syntax.cstutil import SkipsTrivia
@@ -267,126 +269,160 @@ class Impl(RuleImpl):
 
     # -- body ----------------------------------------------------------------------------------
     def _body(self, pipeline: PipelineFunction, original: cst.FunctionDef, updated: cst.FunctionDef) -> list:
+        """The generator's body: the statements sorted by when they run (once, or per batch), the
+        batch ending in its ``yield``, then the loops around it (the reader's epochs; the external
+        source's loop or ``while True:``)."""
         orig_body = list(original.body.body)
         body = list(updated.body.body)
         head: list = []
         if body and cstutil.is_docstring(body[0]):
             head.append(body.pop(0))
             orig_body.pop(0)
-            reader_index = pipeline.reader_index - 1 if pipeline.reader_index is not None else None
-            twin_index = pipeline.twin_index - 1 if pipeline.twin_index is not None else None
-        else:
-            reader_index, twin_index = pipeline.reader_index, pipeline.twin_index
-        source_index = pipeline.source.index - len(head) if pipeline.source is not None else None  # NDD421
-        beside = pipeline.source is not None and pipeline.source.beside_reader  # drawn in the reader's loop
-        if beside:
-            used_beside = self._beside[pipeline.qualname][2]
-            if pipeline.source.nested:
-                source_index = None  # the `if` that holds it stays; its statement is drawn there
-        anchor = reader_index if reader_index is not None else source_index
         ret = body.pop() if pipeline.returns.final is not None else None  # else: the body ends with an `if`
-        if ret is not None:
-            outputs = shape.yield_value(ret.body[0].value, pipeline.outputs.form if pipeline.outputs else None)
+        parts = _Parts(used=self._names_taken(pipeline, original))
+        self._setup(pipeline, parts)
+        self._sort(pipeline, parts, orig_body, body, len(head), ret is not None)
+        inner = self._batch(pipeline, parts, ret)
+        reader_name = None
+        if parts.reader is not None:
+            reader_name = cstutil.fresh("reader", parts.used)
+            inner = self._reader_loop(pipeline, parts, reader_name, inner)
+        if pipeline.checkpointing:  # NDD415: registered (and so restored) before the first next_epoch
+            rngs = [r for r in [parts.rng, *(self.ctx.model.plan.op_rngs.get(c) for c in pipeline.random_calls)] if r]
+            reader = parts.reader.body[0].value if parts.reader is not None else None
+            parts.prologue += checkpoints.registrations(reader, reader_name, rngs)
+        return [*head, *self._loops(pipeline, parts, reader_name, inner)]
+
+    def _names_taken(self, pipeline: PipelineFunction, original: cst.FunctionDef) -> set[str]:
+        """The names a name the rewrite adds must differ from: the function's own, the RNGs planned for
+        the module, and those of an external source drawn beside the reader."""
         used = pipeline.local_names | {p.name.value for p in cstutil.all_params(original.params)}
         used |= set(self.ctx.model.plan.op_rngs.values()) | set(self.ctx.model.plan.pipeline_rng.values())
-        if beside:
-            used |= used_beside
+        if pipeline.source is not None and pipeline.source.beside_reader:
+            used |= self._beside[pipeline.qualname][2]
+        return used
 
-        prologue: list = []
+    def _setup(self, pipeline: PipelineFunction, parts: _Parts) -> None:
+        """What the generator does first, once: the thread count, its own evaluation context, its RNGs."""
         if pipeline.given("num_threads"):
-            prologue.append(shape.expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(cst.Name("num_threads"))])))
-        ctx_name = ctx_stmt = None
+            parts.prologue.append(shape.expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(cst.Name("num_threads"))])))
         if own_context(pipeline):
-            ctx_name = cstutil.fresh("ctx", used)
-            ctx_stmt = shape.assign(ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", cst.Name("device_id"))]))
-            prologue.append(ctx_stmt)
-        rng = self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
-        if rng:
-            prologue.append(shape.assign(rng, self._rng_call(cst.Name("seed"))))
+            parts.ctx_name = cstutil.fresh("ctx", parts.used)
+            parts.ctx_stmt = shape.assign(parts.ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", cst.Name("device_id"))]))
+            parts.prologue.append(parts.ctx_stmt)
+        parts.rng = self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
+        if parts.rng:
+            parts.prologue.append(shape.assign(parts.rng, self._rng_call(cst.Name("seed"))))
         for call in pipeline.random_calls:
             if call in self.ctx.model.plan.op_rngs:
-                prologue.append(shape.assign(self.ctx.model.plan.op_rngs[call], self._rng_call(cstutil.kwarg(call, "seed").value)))
+                parts.prologue.append(shape.assign(self.ctx.model.plan.op_rngs[call], self._rng_call(cstutil.kwarg(call, "seed").value)))
 
-        per_batch: list = []
-        after_reader: list = []  # run once, after the reader is created (build_time)
-        loop_target = None
-        reader_stmt = source = twin_stmt = twin_target = None
-        # beside a reader (NDD421): the iterator made once, after the reader (`feed = None` in an `if`)
-        source_prologue: list = self._draw(pipeline, pipeline.source.statement).prologue if beside and pipeline.source.nested else []
+    def _sort(self, pipeline: PipelineFunction, parts: _Parts, orig_body: list, body: list, shift: int, returns: bool) -> None:
+        """Each statement of the body to where the generator runs it: once (before or after the
+        reader), as the reader or its twin, as the external source, or per batch.
+
+        ``orig_body`` and ``body`` are the statements before and after the other rules' changes,
+        without the docstring (``shift``: 1 when there was one; the model's indices count it);
+        ``body`` is also without the final ``return`` (``returns``: there is one, the last of
+        ``orig_body``)."""
+        reader_index, twin_index = _shifted(pipeline.reader_index, shift), _shifted(pipeline.twin_index, shift)
+        source_index = _shifted(pipeline.source.index if pipeline.source is not None else None, shift)  # NDD421
+        beside = pipeline.source is not None and pipeline.source.beside_reader  # drawn in the reader's loop
+        if beside and pipeline.source.nested:
+            source_index = None  # the `if` that holds it stays; its statement is drawn there
+            # beside a reader (NDD421): the iterator made once, after the reader (`feed = None` in an `if`)
+            parts.source_prologue = self._draw(pipeline, pipeline.source.statement).prologue
+        anchor = reader_index if reader_index is not None else source_index
         # Statements another rule removed (`pipe = Pipeline.current()`, NDD109) are not in `body`:
         # the others pair up in order, each keeping its index in the original body.
         kept = [(index, orig_stmt) for index, orig_stmt in enumerate(orig_body) if orig_stmt not in self.ctx.removed]
-        if ret is not None:
-            kept = kept[:-1]  # the final `return`, popped above
+        if returns:
+            kept = kept[:-1]  # the final `return`, popped by the caller
         for (index, orig_stmt), stmt in zip(kept, body):
-            if index + len(head) in pipeline.hoisted:
-                (after_reader if reader_index is not None and index > reader_index else prologue).append(stmt)
+            if index + shift in pipeline.hoisted:
+                (parts.after_reader if reader_index is not None and index > reader_index else parts.prologue).append(stmt)
             elif index == reader_index:
-                reader_stmt = stmt
-                loop_target = shape.loop_target(stmt.body[0].targets[0].target, pipeline.reader_outputs)
+                parts.reader = stmt
+                parts.loop_target = shape.loop_target(stmt.body[0].targets[0].target, pipeline.reader_outputs)
             elif index == twin_index:  # a second reader whose epochs line up (ndd_migrate.model.features.twin_readers)
-                twin_stmt = stmt
-                twin_target = shape.loop_target(stmt.body[0].targets[0].target, pipeline.twin_outputs)
-            elif index == source_index and beside:
-                draw = self._draw(pipeline, stmt)
-                source_prologue.extend(draw.prologue)
-                per_batch.extend(draw.statements)
+                parts.twin = stmt
+                parts.twin_target = shape.loop_target(stmt.body[0].targets[0].target, pipeline.twin_outputs)
             elif index == source_index:
-                source = external_source_loop.plan(self.ctx, pipeline, stmt, used, cstutil.fresh)
+                self._take_source(pipeline, parts, stmt, beside)
             elif anchor is not None and index < anchor and not self._has_dali_call(orig_stmt):
-                prologue.append(stmt)  # plain Python the reader may need (paths, lists)
+                parts.prologue.append(stmt)  # plain Python the reader may need (paths, lists)
             else:
-                per_batch.append(stmt)
+                parts.per_batch.append(stmt)
 
-        if source is not None:
-            per_batch = [*source.convert, *per_batch]
+    def _take_source(self, pipeline: PipelineFunction, parts: _Parts, stmt: cst.SimpleStatementLine, beside: bool) -> None:
+        """The external source's statement (NDD421): drawn per batch beside the reader, else the loop
+        that replaces ``while True:``."""
+        if beside:
+            draw = self._draw(pipeline, stmt)
+            parts.source_prologue.extend(draw.prologue)
+            parts.per_batch.extend(draw.statements)
+        else:
+            parts.source = external_source_loop.plan(self.ctx, pipeline, stmt, parts.used, cstutil.fresh)
+
+    def _batch(self, pipeline: PipelineFunction, parts: _Parts, ret: cst.SimpleStatementLine | None) -> list:
+        """The statements run per batch, in the pipeline's context where anything runs in it, then the
+        ``yield`` of the outputs (in the ``if`` branches that return, when some do)."""
+        form = pipeline.outputs.form if pipeline.outputs else None
+        outputs = shape.yield_value(ret.body[0].value, form) if ret is not None else None
+        per_batch = parts.per_batch
+        if parts.source is not None:
+            per_batch = [*parts.source.convert, *per_batch]
         per_batch = shape.unused_results_evaluated(shape.strip_blank_head(per_batch), self.ctx.model.ndd_alias or "ndd")
-        if ctx_name and ret is not None and not pipeline.branch_forms and shape.has_call(ret.body[0].value):
+        if parts.ctx_name and ret is not None and not pipeline.branch_forms and shape.has_call(ret.body[0].value):
             # Ops in the returned expression run inside the context too; the yield stays outside.
-            outputs_name = cstutil.fresh("outputs", used)
+            outputs_name = cstutil.fresh("outputs", parts.used)
             per_batch.append(shape.assign(outputs_name, outputs))
             outputs = cst.Name(outputs_name)
-        reads_in_ctx = reader_stmt is not None and reader_on_gpu(reader_stmt.body[0].value)
-        if ctx_stmt is not None and not per_batch and not pipeline.branch_forms and not reads_in_ctx:
-            prologue.remove(ctx_stmt)  # nothing runs in it: the reader reads in the default context
-            ctx_name = None
+        reads_in_ctx = parts.reader is not None and reader_on_gpu(parts.reader.body[0].value)
+        if parts.ctx_stmt is not None and not per_batch and not pipeline.branch_forms and not reads_in_ctx:
+            parts.prologue.remove(parts.ctx_stmt)  # nothing runs in it: the reader reads in the default context
+            parts.ctx_name = None
         if pipeline.branch_forms:  # returns in `if` branches: `yield` + `continue` (docs/target-shape.md)
-            per_batch = shape.Branches(ctx_name, pipeline.branch_forms).block(per_batch, tail=ret is None)
-        elif ctx_name and per_batch:
-            per_batch = [cst.With(items=[cst.WithItem(cst.Name(ctx_name))], body=cst.IndentedBlock(per_batch))]
-        inner = per_batch
-        if ret is not None:
-            inner = [*per_batch, cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
-        if reader_stmt is not None:
-            reader_name = cstutil.fresh("reader", used)
-            prologue.append(
-                reader_stmt.with_changes(
-                    body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=reader_stmt.body[0].value)]
-                )
+            per_batch = shape.Branches(parts.ctx_name, pipeline.branch_forms).block(per_batch, tail=ret is None)
+        elif parts.ctx_name and per_batch:
+            per_batch = [cst.With(items=[cst.WithItem(cst.Name(parts.ctx_name))], body=cst.IndentedBlock(per_batch))]
+        if ret is None:
+            return per_batch
+        return [*per_batch, cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
+
+    def _reader_loop(self, pipeline: PipelineFunction, parts: _Parts, reader_name: str, inner: list) -> list:
+        """The reader (and its twin) created once, in the prologue; ``inner``, the batch, in the loop
+        over their epochs."""
+        reader_stmt = parts.reader
+        parts.prologue.append(
+            reader_stmt.with_changes(
+                body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(reader_name))], value=reader_stmt.body[0].value)]
             )
-            readers = [(reader_name, loop_target, shape.epoch_args(reader_stmt.body[0].value, ctx_name))]
-            if twin_stmt is not None:
-                twin_name = cstutil.fresh("reader_2", used | {reader_name})
-                prologue.append(shape.assign(twin_name, twin_stmt.body[0].value).with_changes(leading_lines=twin_stmt.leading_lines))
-                readers.append((twin_name, twin_target, shape.epoch_args(twin_stmt.body[0].value, ctx_name)))
-            prologue.extend(after_reader)
-            if not pipeline.epochs:
-                prologue.extend(source_prologue)
-            target, epochs = twin_readers.header(readers)
-            inner = [cst.For(target=target, iter=epochs, body=cst.IndentedBlock(inner))]
-        if pipeline.checkpointing:  # NDD415: registered (and so restored) before the first next_epoch
-            rngs = [r for r in [rng, *(self.ctx.model.plan.op_rngs.get(c) for c in pipeline.random_calls)] if r]
-            reader = reader_stmt.body[0].value if reader_stmt is not None else None
-            prologue += checkpoints.registrations(reader, reader_name if reader is not None else None, rngs)
+        )
+        readers = [(reader_name, parts.loop_target, shape.epoch_args(reader_stmt.body[0].value, parts.ctx_name))]
+        if parts.twin is not None:
+            twin_name = cstutil.fresh("reader_2", parts.used | {reader_name})
+            parts.prologue.append(shape.assign(twin_name, parts.twin.body[0].value).with_changes(leading_lines=parts.twin.leading_lines))
+            readers.append((twin_name, parts.twin_target, shape.epoch_args(parts.twin.body[0].value, parts.ctx_name)))
+        parts.prologue.extend(parts.after_reader)
+        if not pipeline.epochs:
+            parts.prologue.extend(parts.source_prologue)
+        target, epochs = twin_readers.header(readers)
+        return [cst.For(target=target, iter=epochs, body=cst.IndentedBlock(inner))]
+
+    def _loops(self, pipeline: PipelineFunction, parts: _Parts, reader_name: str | None, inner: list) -> list:
+        """The prologue, then the loop that gives batch after batch: the external source's, or
+        ``while True:``; for a framework iterator, the epoch-aware shape around it."""
+        source = parts.source
         if source is not None and pipeline.restarts:  # one generator per epoch (docs/target-shape.md)
-            return [*head, *prologue, *source.prologue, *epoch_shape.per_epoch(source.loop(inner), cstutil.fresh("batches", used))]
+            return [*parts.prologue, *source.prologue, *epoch_shape.per_epoch(source.loop(inner), cstutil.fresh("batches", parts.used))]
         if source is not None:  # the external source's loop replaces `while True:`
-            return [*head, *prologue, *source.prologue, *source.loop(inner)]
+            return [*parts.prologue, *source.prologue, *source.loop(inner)]
         loop = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner))
         if pipeline.epochs:  # docs/target-shape.md, "Framework iterators"
             # an external source's iterator made in the nested generator, which assigns it
-            return [*head, *epoch_shape.body(prologue, loop, reader_name, cstutil.fresh("batches", used), source_prologue)]
-        return [*head, *prologue, loop]
+            return epoch_shape.body(parts.prologue, loop, reader_name, cstutil.fresh("batches", parts.used), parts.source_prologue)
+        return [*parts.prologue, loop]
 
     def _rng_call(self, seed: cst.BaseExpression) -> cst.Call:
         return cst.Call(self.ctx.ndd("random.RNG"), [shape.kw("seed", seed)])
@@ -395,6 +431,27 @@ class Impl(RuleImpl):
         finder = _DaliCallFinder(self.ctx)
         stmt.visit(finder)
         return finder.found
+
+
+@dataclass
+class _Parts:
+    """A pipeline function's statements, sorted by where the generator runs them (``Impl._sort``),
+    and the names the rewrite adds."""
+
+    used: set[str]  # names taken; each name the rewrite adds joins them (cstutil.fresh)
+    prologue: list = field(default_factory=list)  # run once, before the reader is created
+    after_reader: list = field(default_factory=list)  # run once, after the reader is created (build_time)
+    per_batch: list = field(default_factory=list)
+    # beside a reader (NDD421): the iterator made once, after the reader (`feed = None` in an `if`)
+    source_prologue: list = field(default_factory=list)
+    ctx_name: str | None = None  # the pipeline's own evaluation context, while something runs in it
+    ctx_stmt: cst.SimpleStatementLine | None = None
+    rng: str | None = None  # the pipeline's RNG, when a random op draws from its seed
+    reader: cst.SimpleStatementLine | None = None
+    loop_target: cst.BaseAssignTargetExpression | None = None
+    twin: cst.SimpleStatementLine | None = None  # a second reader whose epochs line up with the first
+    twin_target: cst.BaseAssignTargetExpression | None = None
+    source: external_source_loop.Plan | None = None  # an external source in the reader's place
 
 
 class _DaliCallFinder(SkipsTrivia, cst.CSTVisitor):
@@ -406,6 +463,11 @@ class _DaliCallFinder(SkipsTrivia, cst.CSTVisitor):
         dali = self.ctx.dali_name(node.func)
         if dali and (names.fn_path(dali) or names.math_function(dali)):
             self.found = True
+
+
+def _shifted(index: int | None, shift: int) -> int | None:
+    """A statement's index in the model (which counts the docstring) in the body without it."""
+    return index - shift if index is not None else None
 
 
 def _comments(decorator: cst.Decorator) -> list[cst.EmptyLine]:

@@ -175,33 +175,19 @@ class Impl(RuleImpl):
           (``("again", pipe, creation call)``). The call's arguments must be literals or names
           that no binding can change between the creation and the reset, and ``pipe`` bound once,
           by that call, in the scope of the reset."""
-        pipeline, call, pipe = use.pipeline, use.holder, use.node
-        if not isinstance(pipeline, PipelineFunction) or not isinstance(pipe, cst.Name):
-            return "`reset()` of a pipeline not bound to a plain name: call the migrated function again by hand"
-        stmt = use.statement
-        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
-                and stmt.body[0].value is call and not call.args):
-            return "`reset()` inside an expression: a generator cannot be reset; call the migrated function again by hand"
+        pipeline, pipe = use.pipeline, use.node
+        why = _reset_unfollowed(use)
+        if why is not None:
+            return why
         setup = getattr(pipeline, "setup", None)
         if setup is None and not pipeline.external_sources and pipeline.source is None:
             return ("drop", pipe, None)
         if setup is None:
             return ("`reset()` starts the external source's next epoch, which the migrated generator cannot do: "
                     "call the migrated function again by hand")
-        if getattr(pipeline, "reader_call", None) is not None or any(op.info.reader for op in pipeline.ops.values()):
-            return ("`reset()` restarts `iter_setup` while the reader goes on: calling the migrated function again "
-                    "would also restart the reader; rewrite this by hand")
-        if pipeline.random_calls or any(op.info.random for op in pipeline.ops.values()):
-            return ("`reset()` restarts `iter_setup` while the random state goes on: calling the migrated function "
-                    "again would draw the same numbers again; rewrite this by hand")
-        if pipeline.setup_nonlocal:
-            kept = ", ".join(f"`self.{a}`" for a in pipeline.setup_nonlocal)
-            return (f"`iter_setup` keeps {kept} between batches, which a new generator would set again: "
-                    "rewrite this `reset()` by hand")
-        init = pipeline.init.body.body if pipeline.init is not None and isinstance(pipeline.init.body, cst.IndentedBlock) else ()
-        if any(i not in pipeline.init_dropped and i != pipeline.super_index and not cstutil.is_docstring(s) for i, s in enumerate(init)):
-            return ("`__init__` runs statements that a new generator would run again: rewrite this `reset()` by hand "
-                    "(call the migrated function again)")
+        why = _kept_across_reset(pipeline)
+        if why is not None:
+            return why
         creation = self._creation(pipe, pipeline)
         if isinstance(creation, str):
             return creation
@@ -356,6 +342,40 @@ class Impl(RuleImpl):
         if iterators.followed_attribute(self.ctx.model, pipe) is not None:
             return True
         return isinstance(pipe, (cst.Name, cst.Subscript)) and pipe in self.ctx.model.metadata_reads
+
+
+def _reset_unfollowed(use) -> str | None:
+    """Why ``pipe.reset()`` cannot be followed as written, or None: ``reset()`` of a pipeline
+    function's pipeline bound to a plain name, a statement of its own."""
+    pipeline, call, pipe = use.pipeline, use.holder, use.node
+    if not isinstance(pipeline, PipelineFunction) or not isinstance(pipe, cst.Name):
+        return "`reset()` of a pipeline not bound to a plain name: call the migrated function again by hand"
+    stmt = use.statement
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and stmt.body[0].value is call and not call.args):
+        return "`reset()` inside an expression: a generator cannot be reset; call the migrated function again by hand"
+    return None
+
+
+def _kept_across_reset(pipeline) -> str | None:
+    """Why a new generator, made by the same call, would not go on where the pipeline's next ``run()``
+    after ``reset()`` would, or None: the pipeline keeps a reader, a random state, values
+    ``iter_setup`` keeps between calls, or ``__init__`` statements that the generator runs."""
+    if getattr(pipeline, "reader_call", None) is not None or any(op.info.reader for op in pipeline.ops.values()):
+        return ("`reset()` restarts `iter_setup` while the reader goes on: calling the migrated function again "
+                "would also restart the reader; rewrite this by hand")
+    if pipeline.random_calls or any(op.info.random for op in pipeline.ops.values()):
+        return ("`reset()` restarts `iter_setup` while the random state goes on: calling the migrated function "
+                "again would draw the same numbers again; rewrite this by hand")
+    if pipeline.setup_nonlocal:
+        kept = ", ".join(f"`self.{a}`" for a in pipeline.setup_nonlocal)
+        return (f"`iter_setup` keeps {kept} between batches, which a new generator would set again: "
+                "rewrite this `reset()` by hand")
+    init = pipeline.init.body.body if pipeline.init is not None and isinstance(pipeline.init.body, cst.IndentedBlock) else ()
+    if any(i not in pipeline.init_dropped and i != pipeline.super_index and not cstutil.is_docstring(s) for i, s in enumerate(init)):
+        return ("`__init__` runs statements that a new generator would run again: rewrite this `reset()` by hand "
+                "(call the migrated function again)")
+    return None
 
 
 def _quote(node: cst.BaseExpression) -> str:

@@ -247,7 +247,6 @@ def describe(use: uses.Use, reason: str = "") -> tuple[str, str]:
     """(what the use does, what to do instead) in the user's own spelling."""
     subject = _subject(use)
     context, detail = use.context, use.detail
-    because = f" ({reason})" if reason and reason != uses.TOGETHER else ""
     if reason == uses.TOGETHER:
         names = " and ".join(f"`{m.qualname}`" for m in use.members)
         return (
@@ -260,6 +259,21 @@ def describe(use: uses.Use, reason: str = "") -> tuple[str, str]:
             f"does `{detail}`",
             f"give {subject} its own copy of `{detail}`",
         )
+    because = f" ({reason})" if reason else ""
+    if context in (uses.METHOD, uses.ATTRIBUTE, uses.SUBSCRIPT, uses.LEN):
+        return _read(use, subject, because)
+    if context in (uses.ARGUMENT, uses.RETURNED):
+        return _handed_on(use, subject, because)
+    if context in (uses.REBOUND, uses.STORED, uses.ELEMENT, uses.ITERATED):
+        return _held(use, subject, because)
+    if context in (uses.CALLED, uses.REFERENCED):
+        return _function_used(use, subject)
+    return (f"{subject} is used in a `{detail or context}`{because}", "rewrite this use by hand")
+
+
+def _read(use: uses.Use, subject: str, because: str) -> tuple[str, str]:
+    """``describe`` for something read from the value: a method called, an attribute, an item, its length."""
+    context, detail = use.context, use.detail
     if context == uses.METHOD:
         return (
             f"`.{detail}()` is called on {subject}{because}",
@@ -272,19 +286,36 @@ def describe(use: uses.Use, reason: str = "") -> tuple[str, str]:
             f"`.{detail}` of {subject} is read{because}",
             PIPELINE_HINTS.get(detail, f"the migrated value has no `.{detail}`: rewrite this use by hand"),
         )
-    if context == uses.ARGUMENT and use.callees is not None:
+    if context == uses.SUBSCRIPT:
+        return (f"{subject} is indexed{because}", "rewrite this use by hand")
+    return (f"`len()` of {subject} is taken", "rewrite this use by hand")
+
+
+def _handed_on(use: uses.Use, subject: str, because: str) -> tuple[str, str]:
+    """``describe`` for the value handed to code the migration does not follow: passed to a call, returned."""
+    if use.context == uses.ARGUMENT and use.callees is not None:
         held = use.callees
         return (
-            f"{subject} is passed to `{detail}()` ({_callees(held)}), which the migration does not follow",
+            f"{subject} is passed to `{use.detail}()` ({_callees(held)}), which the migration does not follow",
             f"pass `{held.owner}()` the name of a function of this module for `{held.parameter}` at every call, "
             f"and call `{held.parameter}` only, or migrate this use by hand",
         )
-    if context == uses.ARGUMENT:
-        callee = detail if detail != "a call" else "a call"
+    if use.context == uses.ARGUMENT:
         return (
-            f"{subject} is passed to `{callee}()`{because}, which the migration does not follow",
-            _argument_hint(use, callee),
+            f"{subject} is passed to `{use.detail}()`{because}, which the migration does not follow",
+            _argument_hint(use, use.detail),
         )
+    return (
+        f"{subject} is returned{because}",
+        "return it on every path of the function (a factory, whose callers are followed), or migrate the "
+        "callers by hand",
+    )
+
+
+def _held(use: uses.Use, subject: str, because: str) -> tuple[str, str]:
+    """``describe`` for where the value is kept (a name that holds other values too, an attribute or
+    item, a container) and for a container of them iterated."""
+    context, detail = use.context, use.detail
     if context == uses.REBOUND:
         return (
             f"{subject} is bound to `{detail}`, which also holds other values",
@@ -311,27 +342,26 @@ def describe(use: uses.Use, reason: str = "") -> tuple[str, str]:
             "keep one name per pipeline (`pipe = p(...)`) and use it directly, or migrate the code that "
             "reads the container by hand",
         )
-    if context == uses.CALLED:
-        return (
-            f"a pipeline is made by calling {subject}, and {detail}",
-            "make that pipeline by calling the pipeline function by its name, or drop that argument, or migrate "
-            "this use by hand",
-        )
-    if context == uses.ITERATED and use.kind is Kind.FUNCTIONS:
+    if use.kind is Kind.FUNCTIONS:
         return (
             f"{subject} is iterated into a target that is not one plain name per pipeline function",
             "iterate it as `for cls in ...` (or `for cls, args in ....items()`) and only call `cls(...)` or read "
             "`cls.__name__`, or migrate this loop by hand",
         )
-    if context == uses.ITERATED:
-        return (f"{subject} is iterated", "take the values by name (`images, labels = ...`), or migrate this loop by hand")
-    if context == uses.RETURNED:
+    return (f"{subject} is iterated", "take the values by name (`images, labels = ...`), or migrate this loop by hand")
+
+
+def _function_used(use: uses.Use, subject: str) -> tuple[str, str]:
+    """``describe`` for the pipeline function itself: called where the pipeline it makes is not
+    followed, or used other than by calling it."""
+    detail = use.detail
+    if use.context == uses.CALLED:
         return (
-            f"{subject} is returned{because}",
-            "return it on every path of the function (a factory, whose callers are followed), or migrate the "
-            "callers by hand",
+            f"a pipeline is made by calling {subject}, and {detail}",
+            "make that pipeline by calling the pipeline function by its name, or drop that argument, or migrate "
+            "this use by hand",
         )
-    if context == uses.REFERENCED and isinstance(use.holder, (cst.Element, cst.DictElement)):
+    if isinstance(use.holder, (cst.Element, cst.DictElement)):
         return (
             f"`{detail}` itself (not a pipeline made by it) is put in a container, and the pipelines made by calling "
             "it through the container are not followed",
@@ -339,16 +369,10 @@ def describe(use: uses.Use, reason: str = "") -> tuple[str, str]:
             "functions in that place of the container and only iterate it (`for cls in d`, `d.items()`), each "
             "name only called or read as `__name__`, or migrate this use by hand",
         )
-    if context == uses.REFERENCED:
-        return (
-            f"`{detail}` is used other than by calling it",
-            f"call `{detail}(...)` directly where the pipeline is made, or migrate this use by hand",
-        )
-    if context == uses.SUBSCRIPT:
-        return (f"{subject} is indexed{because}", "rewrite this use by hand")
-    if context == uses.LEN:
-        return (f"`len()` of {subject} is taken", "rewrite this use by hand")
-    return (f"{subject} is used in a `{detail or context}`{because}", "rewrite this use by hand")
+    return (
+        f"`{detail}` is used other than by calling it",
+        f"call `{detail}(...)` directly where the pipeline is made, or migrate this use by hand",
+    )
 
 
 #: Why what a parameter called as a function holds is not known (ndd_migrate.model.values.called_parameters).

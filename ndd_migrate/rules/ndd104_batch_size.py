@@ -72,28 +72,39 @@ class Impl(RuleImpl):
             return cstutil.add_kwarg(updated, "batch_size", cst.Name("batch_size"))
         path = names.fn_path(self.dali_name(original.func))
         info = op_info(path) if path else None
-        if info is None or info.ndd is None or info.reader or not info.batch_size_arg:
-            return updated
-        if cstutil.positional_count(original) or cstutil.has_star(original) or cstutil.kwarg(original, "batch_size"):
+        if not _needs_batch_size(original, info):
             return updated
         pipeline = self.ctx.enclosing_pipeline()
-        if pipeline is None and self.ctx.model.by_hand():
-            return updated  # a graph built by hand stays pipeline-mode code (NDD403)
-        if pipeline is None and not self.ctx.may_rewrite_dali_calls():
-            return updated  # a helper of a pipeline that stays: pipeline-mode code, as it is
-        if pipeline is None and self._in_helper(original) and self.ctx.applies(self.code, original):
-            self.ctx.report(self.code, original, f"`batch_size=batch_size` added to `fn.{path}` (a parameter of the helper)", fixed=True)
-            return cstutil.add_kwarg(updated, "batch_size", cst.Name("batch_size"))
         if pipeline is None:
-            self.ctx.report(
-                self.code,
-                original,
-                f"`fn.{path}` has no batch input: in dynamic mode it returns one sample unless given `batch_size=`",
-                hint=f"pass `batch_size=` (the pipeline's batch size) to `ndd.{info.ndd}(...)`",
-                fixed=False,
-            )
-            return updated
+            return self._outside_pipeline(original, updated, path, info)
         if not pipeline.convert or not isinstance(updated, cst.Call):
             return updated
         self.ctx.report(self.code, original, f"`batch_size=batch_size` added to `fn.{path}`", fixed=True)
         return cstutil.add_kwarg(updated, "batch_size", cst.Name("batch_size"))
+
+    def _outside_pipeline(self, original: cst.Call, updated: cst.Call, path: str, info) -> cst.BaseExpression:
+        """The op called outside a pipeline function: in a helper of a migrated pipeline, given the
+        helper's ``batch_size`` parameter; else reported, where the code is migrated."""
+        if self.ctx.model.by_hand():
+            return updated  # a graph built by hand stays pipeline-mode code (NDD403)
+        if not self.ctx.may_rewrite_dali_calls():
+            return updated  # a helper of a pipeline that stays: pipeline-mode code, as it is
+        if self._in_helper(original) and self.ctx.applies(self.code, original):
+            self.ctx.report(self.code, original, f"`batch_size=batch_size` added to `fn.{path}` (a parameter of the helper)", fixed=True)
+            return cstutil.add_kwarg(updated, "batch_size", cst.Name("batch_size"))
+        self.ctx.report(
+            self.code,
+            original,
+            f"`fn.{path}` has no batch input: in dynamic mode it returns one sample unless given `batch_size=`",
+            hint=f"pass `batch_size=` (the pipeline's batch size) to `ndd.{info.ndd}(...)`",
+            fixed=False,
+        )
+        return updated
+
+
+def _needs_batch_size(call: cst.Call, info) -> bool:
+    """Is ``call`` an op (not a reader) that takes ``batch_size=`` and is given no input (nothing by
+    position or with a star) and no ``batch_size=``?"""
+    if info is None or info.ndd is None or info.reader or not info.batch_size_arg:
+        return False
+    return not (cstutil.positional_count(call) or cstutil.has_star(call) or cstutil.kwarg(call, "batch_size"))

@@ -134,6 +134,11 @@ class Impl(RuleImpl):
             return self._reader_seed(original, updated)
         if info is None or not info.random or info.ndd is None:
             return updated
+        return self._random_op(original, updated, path)
+
+    def _random_op(self, original: cst.Call, updated: cst.Call, path: str) -> cst.BaseExpression:
+        """A random op draws from an RNG, not from ``seed=``: the one NDD001 planned for it or its
+        pipeline, or a helper's ``rng`` parameter; outside a pipeline, ``seed=`` is reported."""
         pipeline = self.ctx.enclosing_pipeline()
         seed = cstutil.kwarg(original, "seed")
         if pipeline is None and self._in_helper(original) and self.ctx.applies(self.code, original):

@@ -116,6 +116,20 @@ class Impl(RuleImpl):
         unused and with ``new_imports`` among the DALI imports (after the docstring and ``from
         __future__`` imports when there are none); also the comments of removed imports that
         nothing follows, for the caller's footer."""
+        body, carried, anchor, gap_lines = self._without_unused(statements, before, after)
+        anchor, gap_lines = _insert_imports(body, new_imports, anchor, gap_lines)
+        if gap_lines:  # nothing took the removed import's place: its lines go to what follows
+            if anchor < len(body):
+                body[anchor] = body[anchor].with_changes(leading_lines=[*gap_lines, *body[anchor].leading_lines])
+            else:
+                carried = [*gap_lines, *carried]
+        return body, carried
+
+    def _without_unused(self, statements, before: set[str], after: set[str]) -> tuple[list, list, int | None, list]:
+        """``statements`` with the imports the migration made unused pruned (``_prune``), the comments
+        of a removed one moved to the next statement; also those comments when no statement
+        follows, where the DALI imports start, and the lines above the first of them when it was
+        removed (the new imports take its place)."""
         body: list = []
         carried: list = []  # comments of removed imports, for the next statement
         anchor = None  # where the DALI imports started
@@ -135,30 +149,7 @@ class Impl(RuleImpl):
                 pruned = pruned.with_changes(leading_lines=[*carried, *pruned.leading_lines])
                 carried = []
             body.append(pruned)
-        header = _after_header(body)
-        for module, code in new_imports:
-            start = anchor if anchor is not None else header
-            if module in sys.stdlib_module_names:  # `import math`: among the standard library's imports
-                start = next((i for i, stmt in enumerate(body) if _is_stdlib_import(stmt)), start)
-            at = _sorted_position(body, start, module, header)
-            stmt = cst.parse_statement(code)
-            # a standard-library import sorted last in its run stays in it (not atop the next one)
-            last_of_run = module in sys.stdlib_module_names and at > start and _import_key(body[at - 1]) is not None
-            if at < len(body) and _import_key(body[at]) is not None and _starts_block(body, at) and not last_of_run:
-                stmt = stmt.with_changes(leading_lines=body[at].leading_lines)
-                body[at] = body[at].with_changes(leading_lines=[])
-            elif gap_lines and at == anchor:
-                stmt = stmt.with_changes(leading_lines=gap_lines)
-                gap_lines = []
-            body.insert(at, stmt)
-            if anchor is not None and at < anchor:  # `import math` above the DALI imports moves them down
-                anchor += 1
-        if gap_lines:  # nothing took the removed import's place: its lines go to what follows
-            if anchor < len(body):
-                body[anchor] = body[anchor].with_changes(leading_lines=[*gap_lines, *body[anchor].leading_lines])
-            else:
-                carried = [*gap_lines, *carried]
-        return body, carried
+        return body, carried, anchor, gap_lines
 
     def _new_imports(self) -> list[tuple[str, str]]:
         """``(module, import statement)`` for what the migrated module uses and does not import."""
@@ -172,46 +163,88 @@ class Impl(RuleImpl):
         return new_imports
 
     def _prune(self, stmt, before: set[str], after: set[str]):
-        """The import statement without DALI names the migration made unused (None: all gone). A
-        ``try:`` of imports only, with ``except`` blocks of imports only (DALI's names spelled for
-        several versions), goes as a whole when each of its imports would."""
+        """The import statement without DALI names the migration made unused (None: all gone), and
+        whether it imports DALI."""
         if isinstance(stmt, cst.Try) and stmt.handlers and stmt.orelse is None and stmt.finalbody is None:
-            blocks = [stmt.body.body, *(handler.body.body for handler in stmt.handlers)]
-            pruned = [self._prune(inner, before, after) for block in blocks for inner in block]
-            if all(isinstance(inner, cst.SimpleStatementLine) for block in blocks for inner in block) and all(
-                p is None and dali for p, dali in pruned
-            ):
-                return None, True
-            return stmt, False
+            return self._prune_try(stmt, before, after)
         if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
             return stmt, False
         imp = stmt.body[0]
-        if isinstance(imp, cst.Import):
-            targets = [(a, names.canonical(names.dotted(a.name) or "")) for a in imp.names]
-            bound = lambda a: (a.asname.name.value if a.asname else (names.dotted(a.name) or "").split(".")[0])
-        elif isinstance(imp, cst.ImportFrom) and not isinstance(imp.names, cst.ImportStar) and imp.module:
-            module = names.dotted(imp.module) or ""
-            targets = [(a, names.canonical(f"{module}.{a.name.value}")) for a in imp.names]
-            bound = lambda a: a.asname.name.value if a.asname else a.name.value
-        else:
+        targets = _import_targets(imp)
+        if targets is None:
             return stmt, False
-        is_dali = any(t == names.DALI or t.startswith(names.DALI + ".") for _, t in targets)
-        keep = []
-        for alias, target in targets:
-            name = bound(alias)
-            removable = (
-                (target in _REMOVABLE or target.startswith(names.FN + ".") or target.startswith(names.MATH + "."))
-                and (isinstance(imp, cst.ImportFrom) or alias.asname or target in (names.DALI, "numpy"))
-            )
-            if removable and name in before and name not in after:
-                continue
-            keep.append(alias)
+        is_dali = any(t == names.DALI or t.startswith(names.DALI + ".") for _, t, _ in targets)
+        keep = [
+            alias for alias, target, name in targets
+            if not (_removable(imp, alias, target) and name in before and name not in after)
+        ]
         if len(keep) == len(targets):
             return stmt, is_dali
         if not keep:
             return None, is_dali
         keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return stmt.with_changes(body=[imp.with_changes(names=keep)]), is_dali
+
+    def _prune_try(self, stmt: cst.Try, before: set[str], after: set[str]):
+        """A ``try:`` of imports only, with ``except`` blocks of imports only (DALI's names spelled for
+        several versions), goes as a whole when each of its imports would; else it stays as it is."""
+        blocks = [stmt.body.body, *(handler.body.body for handler in stmt.handlers)]
+        pruned = [self._prune(inner, before, after) for block in blocks for inner in block]
+        if all(isinstance(inner, cst.SimpleStatementLine) for block in blocks for inner in block) and all(
+            p is None and dali for p, dali in pruned
+        ):
+            return None, True
+        return stmt, False
+
+
+def _import_targets(imp) -> list[tuple[cst.ImportAlias, str, str]] | None:
+    """For each name of an import (``import``, or ``from`` without ``*``): its alias node, the
+    canonical path it imports, the name it binds. None for any other statement."""
+    if isinstance(imp, cst.Import):
+        bound = lambda a: (a.asname.name.value if a.asname else (names.dotted(a.name) or "").split(".")[0])
+        return [(a, names.canonical(names.dotted(a.name) or ""), bound(a)) for a in imp.names]
+    if isinstance(imp, cst.ImportFrom) and not isinstance(imp.names, cst.ImportStar) and imp.module:
+        module = names.dotted(imp.module) or ""
+        bound = lambda a: a.asname.name.value if a.asname else a.name.value
+        return [(a, names.canonical(f"{module}.{a.name.value}"), bound(a)) for a in imp.names]
+    return None
+
+
+def _removable(imp, alias: cst.ImportAlias, target: str) -> bool:
+    """May the import of ``target`` go once nothing reads it: a name of DALI's (or numpy) that the
+    migration replaces, bound under its own name (``from``, ``as``; a plain ``import`` binds the
+    package, so only ``import nvidia.dali``/``import numpy``)."""
+    return (
+        (target in _REMOVABLE or target.startswith(names.FN + ".") or target.startswith(names.MATH + "."))
+        and (isinstance(imp, cst.ImportFrom) or alias.asname or target in (names.DALI, "numpy"))
+    )
+
+
+def _insert_imports(body: list, new_imports, anchor: int | None, gap_lines: list) -> tuple[int | None, list]:
+    """Puts ``new_imports`` into ``body`` where isort would sort them: among the DALI imports (which
+    start at ``anchor``), or after the header (docstring, ``from __future__``) when there are
+    none; a standard-library one among the standard library's imports. The first one put at
+    ``anchor`` takes ``gap_lines``, the lines above a removed first DALI import. Returns
+    ``anchor`` (moved down by what went above it) and the ``gap_lines`` no import took."""
+    header = _after_header(body)
+    for module, code in new_imports:
+        start = anchor if anchor is not None else header
+        if module in sys.stdlib_module_names:  # `import math`: among the standard library's imports
+            start = next((i for i, stmt in enumerate(body) if _is_stdlib_import(stmt)), start)
+        at = _sorted_position(body, start, module, header)
+        stmt = cst.parse_statement(code)
+        # a standard-library import sorted last in its run stays in it (not atop the next one)
+        last_of_run = module in sys.stdlib_module_names and at > start and _import_key(body[at - 1]) is not None
+        if at < len(body) and _import_key(body[at]) is not None and _starts_block(body, at) and not last_of_run:
+            stmt = stmt.with_changes(leading_lines=body[at].leading_lines)
+            body[at] = body[at].with_changes(leading_lines=[])
+        elif gap_lines and at == anchor:
+            stmt = stmt.with_changes(leading_lines=gap_lines)
+            gap_lines = []
+        body.insert(at, stmt)
+        if anchor is not None and at < anchor:  # `import math` above the DALI imports moves them down
+            anchor += 1
+    return anchor, gap_lines
 
 
 def _is_dali_import(stmt) -> bool:

@@ -219,10 +219,8 @@ class Impl(RuleImpl):
     def claims(self, use):
         """A pipeline given to a PyTorch iterator that this rule rewrites, with every use of the
         iterator: ``for data in loader``, ``loader.reset()``, passing it on."""
-        if use.kind not in (Kind.PIPELINE, Kind.PIPELINES) or use.context not in (uses.ARGUMENT, uses.ELEMENT):
-            return None
-        call = use.holder if use.context == uses.ARGUMENT else self.ctx.model.parents.get(self.ctx.model.parents.get(use.holder))
-        if not isinstance(call, cst.Call):
+        call = self._iterator_call(use)
+        if call is None:
             return None
         dali = self.dali_name(call.func)
         if dali in iterators.OTHER_ITERATORS:
@@ -230,6 +228,27 @@ class Impl(RuleImpl):
         if dali not in iterators.TORCH_ITERATORS:
             return None
         short = dali.rsplit(".", 1)[-1]
+        why = self._given_unfollowed(use, call, dali, short)
+        if why:
+            return why
+        why = self._unsupported(call, dali, getattr(use.pipeline, "restarts", False)) or self._loader_uses(call)
+        if why == _NO_SIZE and any(getattr(m, "source", None) is not None for m in use.members):
+            why = _no_size_beside_source(use)
+        if why:
+            return f"`{short}(...)`: {why}"
+        return self.ctx.applies(self.code, call) or None
+
+    def _iterator_call(self, use) -> cst.Call | None:
+        """The call a pipeline (or a list of them) is an argument of, or an element of a list argument of."""
+        if use.kind not in (Kind.PIPELINE, Kind.PIPELINES) or use.context not in (uses.ARGUMENT, uses.ELEMENT):
+            return None
+        call = use.holder if use.context == uses.ARGUMENT else self.ctx.model.parents.get(self.ctx.model.parents.get(use.holder))
+        return call if isinstance(call, cst.Call) else None
+
+    def _given_unfollowed(self, use, call: cst.Call, dali: str, short: str) -> str | None:
+        """Why the pipelines the iterator ``short`` is given cannot be followed to their migrated
+        form, or None: the first argument, a list of names or attributes, an epoch-aware pipeline
+        when the iterator asks for its reader's epochs."""
         if iterators.epoch_aware(call, dali) is not use.node:
             return f"`{short}` is given the pipeline other than as its first argument"
         if isinstance(use.node, cst.Tuple):
@@ -245,19 +264,7 @@ class Impl(RuleImpl):
                 f"`{short}` needs the epoch-aware shape: one plain `pipe = p(...)` per call site, one reader "
                 "and the batch size in the module"
             )
-        why = self._unsupported(call, dali, getattr(use.pipeline, "restarts", False)) or self._loader_uses(call)
-        if why == _NO_SIZE and any(getattr(m, "source", None) is not None for m in use.members):
-            refused = next((m.restarts_refused for m in use.members if getattr(m, "restarts_refused", None)), None)
-            why = (
-                "without `reader_name` or `size=` each epoch ends where the external source raises "
-                "`StopIteration`, and the next one starts after `reset()`; one generator per epoch over the same "
-                "source is written only for an iterable source (not a callable, no `cycle=`, a literal `batch=`) "
-                "of a pipeline whose every object is bound to a name used only by such iterators and `build()`"
-                f"{f' (here {refused})' if refused else ''}: loop over the source per epoch by hand"
-            )
-        if why:
-            return f"`{short}(...)`: {why}"
-        return self.ctx.applies(self.code, call) or None
+        return None
 
     def _loader_uses(self, call: cst.Call) -> str | None:
         """Why the iterator's uses cannot all be rewritten, or None: it must be bound to a plain
@@ -387,31 +394,21 @@ class Impl(RuleImpl):
         """Why the iterator call cannot be rewritten, or None; ``restarts``: its pipeline gives one
         generator per epoch (``fn.restarts``), for an iterator with neither ``reader_name`` nor ``size=``."""
         given = {a.keyword.value for a in call.args if a.keyword is not None}
-        positional = sum(a.keyword is None for a in call.args)
         if "reader_name" not in given and "size" not in given:
             if not restarts:
                 return _NO_SIZE
             # DALI reads until `StopIteration`: it forces FILL and no padding, whatever is given.
-            extra = given - IGNORED
-            if extra or positional > (1 if iterators.TORCH_ITERATORS[dali] else 2):
-                return f"arguments {sorted(extra) or 'given by position'} are not handled"
-            return "no `output_map`" if _output_map(call, dali) is None else None
-        if "reader_name" not in given:
-            value = cstutil.literal_value(cstutil.kwarg(call, "size").value)
-            if isinstance(value, (int, float)) and value <= 0:
-                return "`size` is not a number of samples"
-        elif "size" in given:
-            return "`size` next to `reader_name` (DALI refuses it)"
-        extra = given - IGNORED
-        if extra or positional > (1 if iterators.TORCH_ITERATORS[dali] else 2):
-            return f"arguments {sorted(extra) or 'given by position'} are not handled"
-        if iterators.TORCH_ITERATORS[dali] is None and _output_map(call, dali) is None:
-            return "no `output_map`"
-        padded = cstutil.kwarg(call, "last_batch_padded")
-        if padded is not None and "size" in given and not (_is_name(padded.value, "True") or _is_name(padded.value, "False")):
-            return "`last_batch_padded` is not `True` or `False`"
-        if padded is not None and "size" not in given and not _is_name(padded.value, "False"):
-            return "`last_batch_padded` other than `False` next to `reader_name` (DALI refuses it)"
+            return _unhandled_arguments(call, dali, given) or ("no `output_map`" if _output_map(call, dali) is None else None)
+        return (
+            _epoch_size_unsupported(call, given)
+            or _unhandled_arguments(call, dali, given)
+            or ("no `output_map`" if iterators.TORCH_ITERATORS[dali] is None and _output_map(call, dali) is None else None)
+            or _padding_unsupported(call, given)
+            or self._policy_unsupported(call)
+        )
+
+    def _policy_unsupported(self, call: cst.Call) -> str | None:
+        """Why the last-batch policy asked for cannot be read, or None."""
         if self._policy(call) is None:
             if cstutil.kwarg(call, "fill_last_batch") is not None:
                 return "`fill_last_batch` is not `True` or `False`"
@@ -507,6 +504,50 @@ class Impl(RuleImpl):
             for text in texts
         ]
         return updated.with_changes(body=[*body[: index + 1], *helpers, *body[index + 1 :]])
+
+
+def _no_size_beside_source(use) -> str:
+    """Why an iterator without ``reader_name`` or ``size=`` over a pipeline with an external source
+    is not rewritten: what one generator per epoch asks of the source and the pipeline objects."""
+    refused = next((m.restarts_refused for m in use.members if getattr(m, "restarts_refused", None)), None)
+    return (
+        "without `reader_name` or `size=` each epoch ends where the external source raises "
+        "`StopIteration`, and the next one starts after `reset()`; one generator per epoch over the same "
+        "source is written only for an iterable source (not a callable, no `cycle=`, a literal `batch=`) "
+        "of a pipeline whose every object is bound to a name used only by such iterators and `build()`"
+        f"{f' (here {refused})' if refused else ''}: loop over the source per epoch by hand"
+    )
+
+
+def _unhandled_arguments(call: cst.Call, dali: str, given: set[str]) -> str | None:
+    """The iterator's arguments the rewrite does not carry over, or None; by position it takes the
+    pipelines and, where the iterator has no fixed output map, the output map."""
+    positional = sum(a.keyword is None for a in call.args)
+    extra = given - IGNORED
+    if extra or positional > (1 if iterators.TORCH_ITERATORS[dali] else 2):
+        return f"arguments {sorted(extra) or 'given by position'} are not handled"
+    return None
+
+
+def _epoch_size_unsupported(call: cst.Call, given: set[str]) -> str | None:
+    """Why the epoch size (``size=``, or ``reader_name`` alone) cannot be used, or None."""
+    if "reader_name" not in given:
+        value = cstutil.literal_value(cstutil.kwarg(call, "size").value)
+        if isinstance(value, (int, float)) and value <= 0:
+            return "`size` is not a number of samples"
+    elif "size" in given:
+        return "`size` next to `reader_name` (DALI refuses it)"
+    return None
+
+
+def _padding_unsupported(call: cst.Call, given: set[str]) -> str | None:
+    """Why ``last_batch_padded`` cannot be carried over, or None."""
+    padded = cstutil.kwarg(call, "last_batch_padded")
+    if padded is not None and "size" in given and not (_is_name(padded.value, "True") or _is_name(padded.value, "False")):
+        return "`last_batch_padded` is not `True` or `False`"
+    if padded is not None and "size" not in given and not _is_name(padded.value, "False"):
+        return "`last_batch_padded` other than `False` next to `reader_name` (DALI refuses it)"
+    return None
 
 
 def _is_import_or_docstring(stmt: cst.CSTNode) -> bool:
