@@ -318,7 +318,7 @@ def _ends(report: PairReport, orig: dict, mig: dict, epochs: int | None) -> None
 def _compare_outputs(report, workdir, tolerances, default_tolerance, lowered) -> None:
     """Stream both sides' step files through the comparator."""
     from ndd_migrate.verify.compare import Comparator, Tolerance
-    from ndd_migrate.verify.worker import step_path
+    from ndd_migrate.verify.side import step_path
 
     comparator = Comparator(tolerances, default_tolerance or Tolerance())
     for k in range(report.iterations):
@@ -392,7 +392,7 @@ def _same_as_eager(report: PairReport, workdir: str, tag: str, first: int = 0) -
     """Differences between the migrated eager run and a second run written as ``tag`` (steps
     ``first`` to the end)."""
     from ndd_migrate.verify.compare import Comparator
-    from ndd_migrate.verify.worker import step_path
+    from ndd_migrate.verify.side import step_path
 
     cmp = Comparator()
     for k in range(first, report.iterations):
@@ -462,7 +462,7 @@ def _checkpoint_check(report: PairReport, workdir: str, found: dict) -> None:
 def _capture_check(report: PairReport, workdir: str) -> None:
     """``capture=True`` must reproduce the eager run of the migrated code exactly."""
     from ndd_migrate.verify.compare import Comparator
-    from ndd_migrate.verify.worker import step_path
+    from ndd_migrate.verify.side import step_path
 
     cap = Comparator()
     for k in range(report.iterations):
