@@ -191,12 +191,12 @@ def check_tree_is_valid(ruff_cmd: list[str], tree: Path) -> None:
 def own_work(tree: Path, dali_files: list[Path]) -> dict:
     """In-process figures: prefilter over the tree, engine import, engine time per DALI file."""
     from ndd_migrate.model import crossfile
-    from ndd_migrate.io import files
+    from ndd_migrate.io import discovery, files
     from ndd_migrate.io.diagnostics import FileResult
     from ndd_migrate.io.policy import Policy
 
     start = time.perf_counter()
-    found = files.discover([tree])
+    found = discovery.discover([tree])
     read = {str(p): p.read_bytes() for p in found}  # the run keeps the bytes for the cross-file pass
     kept = [p for p in found if files.mentions_dali(read[str(p)])]
     prefilter = time.perf_counter() - start

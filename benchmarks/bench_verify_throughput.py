@@ -176,10 +176,11 @@ def run_worker(job: dict) -> dict:
     from ndd_migrate.verify.model import Settings
     from ndd_migrate.verify.readers import NddReaders
     from ndd_migrate.verify.timing import measure, ndd_stepper, pipeline_stepper
-    from ndd_migrate.verify.worker import _resolve_device, call_kwargs, close_generator
+    from ndd_migrate.verify.ending import close_generator
+    from ndd_migrate.verify.side import call_kwargs, resolve_device
 
     mode = job["mode"]
-    lowered = _resolve_device(Settings(device=job["device"]))
+    lowered = resolve_device(Settings(device=job["device"]))
     side = "pipeline" if mode == "pipeline" else "migrated"
     lowering = (PipelineLowering() if side == "pipeline" else NddLowering()) if lowered else None
     results = {}

@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ndd_migrate.app import runner  # noqa: E402
-from ndd_migrate.io.files import discover  # noqa: E402
+from ndd_migrate.io.discovery import discover  # noqa: E402
 from ndd_migrate.io.policy import Policy  # noqa: E402
 
 CONVERTED = re.compile(r"^(`@pipeline_def` function|`Pipeline` subclass) `([^`]+)` → dynamic-mode generator|→ generator function `([^`]+)`")

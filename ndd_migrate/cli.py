@@ -99,11 +99,11 @@ def _configuration(select, extend_select, ignore, exclude, extend_exclude, confi
 
 
 def _discover(paths, conf, force_exclude):
-    from ndd_migrate.io import files
+    from ndd_migrate.io import discovery, files
     from ndd_migrate.io.config import ConfigError
 
     try:
-        return files.discover(
+        return discovery.discover(
             paths, is_excluded=conf.is_excluded, force_exclude=force_exclude,
             respect_gitignore=lambda top: conf.for_path(top).respect_gitignore,
         )
@@ -210,7 +210,7 @@ def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool) -
     diff instead, ``--check`` nothing. The summary goes to stderr."""
     import sys
 
-    from ndd_migrate.io import files
+    from ndd_migrate.io import files, writing
     from ndd_migrate.report.summary import print_summary, unified_diff
 
     raw, original, summary = _run_stdin(name, policy)
@@ -218,7 +218,7 @@ def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool) -
     out = raw
     if result.changed and not result.error and original is not None:
         try:
-            out = files.encode_source(name, result.new_source, original)
+            out = writing.encode_source(name, result.new_source, original)
         except files.SourceError as exc:
             from ndd_migrate.io.diagnostics import FileError
 
@@ -240,14 +240,14 @@ def _print_diff(result) -> None:
     On a terminal (and not with ``NO_COLOR``) the lines are coloured."""
     import sys
 
-    from ndd_migrate.io import files
+    from ndd_migrate.io import files, writing
     from ndd_migrate.io.diagnostics import FileError
     from ndd_migrate.report.summary import unified_diff
 
     try:
         current = files.read_source(result.path)
-        old = files.encode_source(result.path, result.old_source, current)
-        new = files.encode_source(result.path, result.new_source, current)
+        old = writing.encode_source(result.path, result.old_source, current)
+        new = writing.encode_source(result.path, result.new_source, current)
     except files.SourceError as exc:
         result.error = FileError(result.path, exc.message, exc.line)
         result.changed = False
@@ -265,14 +265,14 @@ def _colour_diff(data: bytes) -> bytes:
 
 def _write(result, summary) -> None:
     """Replace the file atomically, unless it changed on disk since it was read."""
-    from ndd_migrate.io import files
+    from ndd_migrate.io import files, writing
     from ndd_migrate.io.diagnostics import FileError
 
     try:
         current = files.read_source(result.path)
         if not _same_text(current.text, result):
             raise files.SourceError(result.path, "changed on disk during the run; left as it is")
-        files.write_source(result.path, result.new_source, current)
+        writing.write_source(result.path, result.new_source, current)
     except files.SourceError as exc:
         result.error = FileError(result.path, exc.message, exc.line)
         result.changed = False
@@ -407,12 +407,12 @@ def _cache(settings):
 def _fixed_stdin(result, raw: bytes, original) -> None:
     import sys
 
-    from ndd_migrate.io import files
+    from ndd_migrate.io import files, writing
 
     out = raw
     if result.changed and not result.error and original is not None:
         try:
-            out = files.encode_source(result.path, result.new_source, original)
+            out = writing.encode_source(result.path, result.new_source, original)
         except files.SourceError:
             out = raw
     sys.stdout.buffer.write(out)

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from ndd_migrate.io import files
+from ndd_migrate.io import writing
 from tests.conftest import ROOT, SMALL_PIPELINE
 
 COUNT = 6
@@ -64,7 +64,7 @@ def reference(tmp_path):
 
 
 def _temporaries(tree):
-    return [p.name for p in tree.iterdir() if p.name.endswith(files.TEMPORARY_SUFFIX)]
+    return [p.name for p in tree.iterdir() if p.name.endswith(writing.TEMPORARY_SUFFIX)]
 
 
 def _each_original_or_migrated(tree, reference) -> list[str]:

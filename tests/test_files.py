@@ -12,15 +12,15 @@ import pytest
 from ndd_migrate.io import files
 from ndd_migrate.io.config import Configuration
 from ndd_migrate.io.diagnostics import FileError
+from ndd_migrate.io.discovery import discover
 from ndd_migrate.io.files import (
     SourceError,
     SourceText,
     decode_source,
-    discover,
     mentions_dali,
     read_source,
-    write_source,
 )
+from ndd_migrate.io.writing import write_source
 
 
 def make_tree(root: Path, names: list[str]) -> None:
@@ -337,7 +337,8 @@ def test_source_text_is_frozen():
 
 def test_discovery_modules_do_not_import_libcst():
     code = (
-        "import sys, ndd_migrate.io.files, ndd_migrate.io.notebooks\n"
+        "import sys, ndd_migrate.io.discovery, ndd_migrate.io.files, ndd_migrate.io.indentation,"
+        " ndd_migrate.io.newlines, ndd_migrate.io.notebooks, ndd_migrate.io.writing\n"
         "assert 'libcst' not in sys.modules, 'libcst imported'\n"
     )
     root = Path(files.__file__).parents[2]

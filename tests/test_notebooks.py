@@ -9,7 +9,8 @@ import json
 import libcst as cst
 import pytest
 
-from ndd_migrate.io.files import read_source, write_source
+from ndd_migrate.io.files import read_source
+from ndd_migrate.io.writing import write_source
 from ndd_migrate.io.notebooks import (
     NotebookError,
     cell_position,

@@ -29,7 +29,7 @@ from hypothesis import strategies as st  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from ndd_migrate.engine.source_file import process_source  # noqa: E402
-from ndd_migrate.io import files
+from ndd_migrate.io import files, writing
 from ndd_migrate.engine.catalog import all_rules  # noqa: E402
 from ndd_migrate.cli import app  # noqa: E402
 from ndd_migrate.io.policy import Policy  # noqa: E402
@@ -128,7 +128,7 @@ def _written(raw: bytes, result) -> bytes | None:
     if result.error or not result.changed:
         return None
     try:
-        return files.encode_source("prop.py", result.new_source, files.decode_source(raw, "prop.py"))
+        return writing.encode_source("prop.py", result.new_source, files.decode_source(raw, "prop.py"))
     except files.SourceError:  # a character the encoding cannot hold: an error, file left alone
         return None
 

@@ -11,14 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from ndd_migrate.io import files
-from ndd_migrate.io.files import (
-    SourceError,
-    discover,
-    read_source,
-    write_refusal,
-    write_source,
-)
+from ndd_migrate.io import files, writing
+from ndd_migrate.io.discovery import discover
+from ndd_migrate.io.files import SourceError, read_source
+from ndd_migrate.io.indentation import split_indentation
+from ndd_migrate.io.newlines import restore_newlines, split_newlines
+from ndd_migrate.io.writing import write_refusal, write_source
 from tests.conftest import ROOT, SMALL_PIPELINE
 
 PIPELINE = SMALL_PIPELINE
@@ -125,11 +123,11 @@ def test_a_read_only_file_is_a_per_file_error_the_others_written(tmp_path, cli):
 
 AS_NOBODY = """
 import os, sys
-from ndd_migrate.io import files
+from ndd_migrate.io import files, writing
 os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534)
 for path in sys.argv[1:]:
     try:
-        files.write_source(path, "x = 2\\n", files.read_source(path))
+        writing.write_source(path, "x = 2\\n", files.read_source(path))
         print(path, "written")
     except files.SourceError as error:
         print(path, "error:", error.message)
@@ -175,14 +173,14 @@ def test_failing_to_create_the_temporary_file_is_a_per_file_error(tmp_path, cli,
     (tmp_path / "ok").mkdir()
     (tmp_path / "full/a.py").write_text(PIPELINE)
     (tmp_path / "ok/b.py").write_text(PIPELINE)
-    real_mkstemp = files.tempfile.mkstemp
+    real_mkstemp = writing.tempfile.mkstemp
 
     def mkstemp(*args, dir=None, **kwargs):
         if dir.endswith("full"):
             raise OSError(28, "No space left on device")
         return real_mkstemp(*args, dir=dir, **kwargs)
 
-    monkeypatch.setattr(files.tempfile, "mkstemp", mkstemp)
+    monkeypatch.setattr(writing.tempfile, "mkstemp", mkstemp)
     result = cli("migrate", "--jobs", "1", tmp_path)
     assert result.exit_code == 2
     assert "cannot create a temporary file" in result.output and "No space left" in result.output
@@ -234,15 +232,15 @@ def test_stale_temporary_files_of_a_killed_run_are_removed(tmp_path, monkeypatch
     path = tmp_path / "a.py"
     path.write_bytes(b"x = 1\n")
     dead = dead_pid()
-    stale = tmp_path / f".a.py.{dead}.abcd_123{files.TEMPORARY_SUFFIX}"
-    alive = tmp_path / f".a.py.{os.getppid()}.abcd_123{files.TEMPORARY_SUFFIX}"
-    recent = tmp_path / f".b.py.{dead}.zzzz_123{files.TEMPORARY_SUFFIX}"
-    other = tmp_path / f".a.py.abcd_123{files.TEMPORARY_SUFFIX}"  # not our pattern (no pid)
+    stale = tmp_path / f".a.py.{dead}.abcd_123{writing.TEMPORARY_SUFFIX}"
+    alive = tmp_path / f".a.py.{os.getppid()}.abcd_123{writing.TEMPORARY_SUFFIX}"
+    recent = tmp_path / f".b.py.{dead}.zzzz_123{writing.TEMPORARY_SUFFIX}"
+    other = tmp_path / f".a.py.abcd_123{writing.TEMPORARY_SUFFIX}"  # not our pattern (no pid)
     for leftover in (stale, alive, recent, other):
         leftover.write_bytes(b"partial")
         os.utime(leftover, (1_000_000, 1_000_000))
     os.utime(recent, None)  # newer than this run
-    monkeypatch.setattr(files, "_STARTED", os.stat(recent).st_mtime - 1)
+    monkeypatch.setattr(files, "STARTED", os.stat(recent).st_mtime - 1)
     names = []
     real_replace = os.replace
     monkeypatch.setattr(os, "replace", lambda src, dst: (names.append(src), real_replace(src, dst)))
@@ -350,12 +348,12 @@ def test_verify_base_rejects_options_and_non_commits_before_git_sees_them(tmp_pa
 
 def test_restore_newlines_keeps_untouched_lines_breaks_and_gives_new_lines_the_dominant_one():
     text = "a\nb\r\nc\r\nd\re\r\n"
-    normalized, newlines = files.split_newlines(text)
+    normalized, newlines = split_newlines(text)
     assert normalized == "a\nb\nc\nd\ne\n" and newlines.dominant == "\r\n"
     new = "a\nb\nNEW\nc\nd\nE\n"
-    assert files.restore_newlines(normalized, new, newlines) == "a\nb\r\nNEW\r\nc\r\nd\rE\r\n"
-    assert files.split_newlines("x = 1")[1].dominant == "\n"
-    assert files.split_newlines("a\rb\nc\r")[1].dominant == "\r"  # the most frequent, not the first
+    assert restore_newlines(normalized, new, newlines) == "a\nb\r\nNEW\r\nc\r\nd\rE\r\n"
+    assert split_newlines("x = 1")[1].dominant == "\n"
+    assert split_newlines("a\rb\nc\r")[1].dominant == "\r"  # the most frequent, not the first
 
 
 def test_generated_lines_take_the_dominant_newline_and_untouched_lines_keep_theirs(tmp_path, cli):
@@ -439,6 +437,6 @@ def test_inconsistent_tabs_are_reported_at_their_line_and_normal_files_untouched
     assert result.exit_code == 2
     assert "bad.py:12: cannot parse: inconsistent use of tabs and spaces" in result.output.replace("\n", "")
     assert path.read_text() == bad
-    assert files.split_indentation(PIPELINE) is None
-    assert files.split_indentation("def f():\n\tx = 1\n\tif x:\n\t\ty = 2\n") is None  # libcst reads it
-    assert files.split_indentation(MIXED)[1].culprit == 6
+    assert split_indentation(PIPELINE) is None
+    assert split_indentation("def f():\n\tx = 1\n\tif x:\n\t\ty = 2\n") is None  # libcst reads it
+    assert split_indentation(MIXED)[1].culprit == 6

@@ -502,7 +502,7 @@ def test_required_parameters_get_call_site_literals_then_defaults():
 
 
 def test_batches_of_accepts_the_framework_iterator_shape():
-    from ndd_migrate.verify.worker import batches_of
+    from ndd_migrate.verify.migrated_side import batches_of
 
     gen = iter([1])
     assert batches_of(gen) == (gen, None)

@@ -11,6 +11,8 @@ from ndd_migrate.engine.stack import without_cycle_collection
 from ndd_migrate.engine.transform import transform
 from ndd_migrate.io import files
 from ndd_migrate.io.diagnostics import FileError, FileResult
+from ndd_migrate.io.indentation import restore_indentation, split_indentation
+from ndd_migrate.io.newlines import restore_newlines, split_newlines
 from ndd_migrate.io.policy import Policy
 
 
@@ -24,18 +26,18 @@ def process_source(path: str, raw: bytes, policy: Policy) -> FileResult:
         return FileResult(path=path, error=exc.to_file_error())
     if path.endswith(".ipynb"):
         return _process_notebook(path, source.text, policy)
-    # The rules see LF only; each line's own break is put back after (files.restore_newlines):
+    # The rules see LF only; each line's own break is put back after (restore_newlines):
     # libcst takes the first line's break for the lines it adds, and drops a CR-only file's last.
-    text, newlines = files.split_newlines(source.text)
-    # Likewise indentation libcst cannot read (files.split_indentation): spaces for the rules.
-    indented = files.split_indentation(text)
+    text, newlines = split_newlines(source.text)
+    # Likewise indentation libcst cannot read (split_indentation): spaces for the rules.
+    indented = split_indentation(text)
     result = transform(indented[0] if indented else text, path, policy)
     if indented is not None:
         _restore_indentation(result, path, text, *indented)
     if text is not source.text:
         result.old_source = source.text
         if result.new_source is not None:
-            result.new_source = files.restore_newlines(text, result.new_source, newlines)
+            result.new_source = restore_newlines(text, result.new_source, newlines)
             if result.new_source == source.text:
                 result.changed, result.new_source = False, None
     return result
@@ -47,7 +49,7 @@ def _restore_indentation(result: FileResult, path: str, text: str, spaced: str, 
     result.old_source = text
     if result.new_source is None:
         return
-    restored = files.restore_indentation(spaced, result.new_source, indentation)
+    restored = restore_indentation(spaced, result.new_source, indentation)
     try:
         ok = restored is not None and compile(restored, path, "exec", dont_inherit=True) is not None
     except (SyntaxError, ValueError):

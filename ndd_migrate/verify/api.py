@@ -2,7 +2,7 @@
 
 * :func:`assert_equivalent` — for tests: two functions in, a report out, or :class:`NotEquivalent`
   (outputs differ) / :class:`CouldNotVerify` (could not run) raised with the same report.
-* :func:`verify_files` — two files, pipelines paired by function name.
+* :func:`verify_files` — two files, pipelines paired by function name (:mod:`.pairing`).
 * :func:`verify_base` — files against their own text at a git revision.
 * :func:`verify_pair` — the primitive the others use: one :class:`SideSpec` per side.
 
@@ -15,7 +15,8 @@ How a pair is checked (details in the modules named):
 2. the original runs in another worker: ``pipe = f(...)``, ``build()``, ``run()`` N times, with
    the recorded states fed to its random ops and the same reader seeds;
 3. this process compares the steps as they are read (:mod:`.compare`) and assembles the report
-   (:mod:`.report`), with the throughput of both sides when asked (:mod:`.timing`).
+   (:mod:`.sections`, :mod:`.report`), with the throughput of both sides when asked
+   (:mod:`.timing`).
 
 Nothing here imports DALI: it runs in the workers only.
 """
@@ -26,7 +27,6 @@ import dataclasses
 import importlib.util
 import inspect
 import os
-import pickle
 import shutil
 import sys
 import tempfile
@@ -34,15 +34,14 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ndd_migrate.verify.errors import INSTALL_HINT, CouldNotVerify, NotEquivalent, SetupError
 from ndd_migrate.verify.model import BenchConfig, Settings, SideSpec
-from ndd_migrate.verify.report import (
-    DIFFERENT,
-    EQUAL,
-    EQUAL_TOL,
-    ERROR,
-    ErrorInfo,
-    Finding,
-    PairReport,
-    VerifyReport,
+from ndd_migrate.verify.pairing import pairs_for
+from ndd_migrate.verify.report import ERROR, ErrorInfo, PairReport, VerifyReport
+from ndd_migrate.verify.sections import (
+    compare_ends,
+    compare_runs,
+    error_info,
+    not_exercised,
+    verdict_of,
 )
 
 ToleranceSpec = Mapping[int, "tuple[float, float] | Any"]
@@ -143,25 +142,6 @@ def _find_spec(name: str):
 # One pair
 
 
-def _error_info(result: dict, side: str) -> ErrorInfo:
-    e = result.get("error") or {"kind": "crash", "message": "no result"}
-    return ErrorInfo(
-        kind=e.get("kind", "exception"),
-        message=e.get("message", ""),
-        side=side,
-        location=e.get("location"),
-        phase=e.get("phase"),
-        traceback=e.get("traceback"),
-        stderr_tail=e.get("stderr_tail"),
-        ops=list(e.get("ops") or []),
-    )
-
-
-def _load_step(path: str) -> list[dict]:
-    with open(path, "rb") as f:
-        return pickle.load(f)
-
-
 def verify_pair(
     original: SideSpec,
     migrated: SideSpec,
@@ -184,73 +164,83 @@ def verify_pair(
 
     settings = _with_inferred(original, migrated, settings, report)
 
-    from ndd_migrate.verify.runner import SideProcess
-
     own_dir = workdir is None
     workdir = workdir or tempfile.mkdtemp(prefix="ndd-verify-")
     processes: list = []
     try:
-        # The original side starts now and imports DALI while the migrated side runs; it gets the
-        # recorded states and reader seeds when they exist.
-        original_proc = SideProcess("original", original, settings, workdir, pre_start=True)
-        processes.append(original_proc)
-        migrated_proc = SideProcess("migrated", migrated, settings, workdir)
-        processes.append(migrated_proc)
-        mig = migrated_proc.wait()
-        report.dali_version = mig.get("dali_version")
-        report.notes.extend(mig.get("notes", []))
-        if not mig["ok"]:
-            report.error = _error_info(mig, "migrated")
+        ran = _run_sides(original, migrated, settings, workdir, processes, report)
+        if ran is None:
             report.verdict = ERROR
             return report
-        lowered = mig["lowered"]
-        report.device = "CPU-lowered" if lowered else f"native GPU (device_id={settings.device_id})"
-        report.iterations = mig["iterations"]
-        report.epochs = mig.get("epochs") or None
-        report.iterations_per_epoch = mig.get("iterations_per_epoch")
-
-        states = [[tuple(c["words"]) for c in step] for step in mig["random_calls"]]
-        original_proc.release(
-            lowered=lowered,
-            states=states,
-            reader_seeds=[r["used_seed"] for r in mig["readers"]],
-            iterations=mig["iterations"],
-            probe_end=mig.get("ended_at") is not None or settings.epochs is not None and not mig["readers"],
-            defaults=mig.get("defaults", {}),
-        )
-        orig = original_proc.wait()
-        report.notes.extend(orig.get("notes", []))
-        if not orig["ok"]:
-            report.error = _error_info(orig, "original")
-            report.verdict = ERROR
-            return report
-
-        _ends(report, orig, mig, settings.epochs)
+        orig, mig = ran
+        compare_ends(report, orig, mig, settings.epochs)
         if report.error is not None:
             report.verdict = ERROR
             return report
-        _compare_outputs(report, workdir, tolerances, default_tolerance, lowered)
-        _random_and_readers(report, orig, mig, settings.align_random)
-        _seeding(report, orig, mig, workdir)
-        if lowered:
-            from ndd_migrate.verify.lowering import device_findings
-
-            for sev, msg in device_findings(orig.get("devices", []), mig.get("devices", [])):
-                report.findings.append(Finding(sev, msg))
-        if mig.get("captured"):
-            _capture_check(report, workdir)
-        if mig.get("checkpoint"):
-            _checkpoint_check(report, workdir, mig["checkpoint"])
-        if settings.bench:
-            _timing(report, orig, mig)
-        report.not_exercised = _not_exercised(migrated)
-        report.verdict = _verdict(report)
+        compare_runs(report, orig, mig, settings, workdir, tolerances, default_tolerance)
+        report.not_exercised = not_exercised(migrated)
+        report.verdict = verdict_of(report)
         return report
     finally:
         for proc in processes:
             proc.abort()  # no-op for a finished worker
         if own_dir:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _run_sides(
+    original: SideSpec,
+    migrated: SideSpec,
+    settings: Settings,
+    workdir: str,
+    processes: list,
+    report: PairReport,
+) -> tuple[dict, dict] | None:
+    """Run both workers, the migrated side first, and put what the migrated run tells (device,
+    steps, epochs) and both sides' notes in the report. The results ``(original, migrated)``, or
+    None when a side could not run (``report.error`` says which). Each process started is added
+    to ``processes``, for the caller to stop."""
+    from ndd_migrate.verify.runner import SideProcess
+
+    # The original side starts now and imports DALI while the migrated side runs; it gets the
+    # recorded states and reader seeds when they exist.
+    original_proc = SideProcess("original", original, settings, workdir, pre_start=True)
+    processes.append(original_proc)
+    migrated_proc = SideProcess("migrated", migrated, settings, workdir)
+    processes.append(migrated_proc)
+    mig = migrated_proc.wait()
+    report.dali_version = mig.get("dali_version")
+    report.notes.extend(mig.get("notes", []))
+    if not mig["ok"]:
+        report.error = error_info(mig, "migrated")
+        return None
+    lowered = mig["lowered"]
+    report.device = "CPU-lowered" if lowered else f"native GPU (device_id={settings.device_id})"
+    report.iterations = mig["iterations"]
+    report.epochs = mig.get("epochs") or None
+    report.iterations_per_epoch = mig.get("iterations_per_epoch")
+
+    original_proc.release(**_original_job(mig, settings))
+    orig = original_proc.wait()
+    report.notes.extend(orig.get("notes", []))
+    if not orig["ok"]:
+        report.error = error_info(orig, "original")
+        return None
+    return orig, mig
+
+
+def _original_job(mig: dict, settings: Settings) -> dict:
+    """The rest of the original side's job, from the migrated side's result: the random states
+    to feed, the reader seeds, the steps to run, and whether to probe for its end."""
+    states = [[tuple(c["words"]) for c in step] for step in mig["random_calls"]]
+    return dict(
+        lowered=mig["lowered"],
+        states=states,
+        reader_seeds=[r["used_seed"] for r in mig["readers"]],
+        iterations=mig["iterations"],
+        probe_end=mig.get("ended_at") is not None or settings.epochs is not None and not mig["readers"],
+        defaults=mig.get("defaults", {}),
+    )
 
 
 def _with_inferred(original: SideSpec, migrated: SideSpec, settings: Settings, report) -> Settings:
@@ -286,328 +276,8 @@ def _with_inferred(original: SideSpec, migrated: SideSpec, settings: Settings, r
     )
 
 
-def _not_exercised(spec: SideSpec) -> list[str]:
-    from ndd_migrate.verify.loading import read_source
-    from ndd_migrate.verify.scope import uses_outside
-
-    try:
-        source = spec.source if spec.source is not None else read_source(spec.path)
-    except (OSError, SetupError):
-        return []
-    return uses_outside(source, spec.display or spec.path, spec.function.split(".")[-1])
-
-
-def _ends(report: PairReport, orig: dict, mig: dict, epochs: int | None) -> None:
-    """Compare where the two sides ended (:mod:`.ending`); only the steps both produced are
-    compared."""
-    from ndd_migrate.verify.ending import end_findings
-
-    report.ended = {"original": orig.get("ended_at"), "migrated": mig.get("ended_at")}
-    report.iterations = min(report.iterations, orig["iterations"])
-    for sev, msg in end_findings(report.ended["original"], report.ended["migrated"]):
-        report.findings.append(Finding(sev, msg))
-    if epochs and not mig["readers"] and report.ended == {"original": None, "migrated": None}:
-        report.error = ErrorInfo(
-            "epochs",
-            f"--epochs needs a reader or an end: no reader, and neither side ended in "
-            f"{report.iterations} step(s) (without a reader an epoch is the steps until "
-            "iter_setup raises StopIteration); use --iterations",
-        )
-
-
-def _compare_outputs(report, workdir, tolerances, default_tolerance, lowered) -> None:
-    """Stream both sides' step files through the comparator."""
-    from ndd_migrate.verify.compare import Comparator, Tolerance
-    from ndd_migrate.verify.worker import step_path
-
-    comparator = Comparator(tolerances, default_tolerance or Tolerance())
-    for k in range(report.iterations):
-        o = _load_step(step_path(workdir, "original", k))
-        m = _load_step(step_path(workdir, "migrated", k))
-        if k == 0 and o and o[0]["samples"]:
-            report.batch_size = len(o[0]["samples"])
-        comparator.add_step(k, o, m)
-        os.remove(step_path(workdir, "original", k))
-    report.outputs = comparator.results()
-    for msg in comparator.structure_findings:
-        report.findings.append(Finding("error", msg))
-    for o in report.outputs:
-        if o.device[0] and o.device[0] != o.device[1] and not lowered:
-            report.findings.append(
-                Finding(
-                    "warning",
-                    f"output {o.index} is on the {o.device[0]} in the original and on the "
-                    f"{o.device[1]} in the migrated code",
-                )
-            )
-
-
-def _random_and_readers(report: PairReport, orig: dict, mig: dict, align: bool) -> None:
-    """The random-op and reader sections, with their findings."""
-    from ndd_migrate.verify.readers import seed_findings
-    from ndd_migrate.verify.rng import alignment_findings
-
-    pipeline_ops = orig.get("random_ops", [])
-    ndd_steps = mig.get("random_calls", [])
-    random_findings, mismatch = alignment_findings(pipeline_ops, ndd_steps, align)
-    any_random = bool(pipeline_ops) or any(ndd_steps)
-    if not any_random:
-        status = "none"
-    elif not align:
-        status = "NOT aligned: alignment turned off"
-    elif mismatch:
-        status = "MISMATCH, fed by position"
-    else:
-        status = f"aligned, {len(pipeline_ops)} per step, in this order"
-    report.random = {
-        "status": status,
-        "aligned": align and any_random,
-        "original": [o["display"] for o in pipeline_ops],
-        "migrated": [c["display"] for c in (ndd_steps[0] if ndd_steps else [])],
-    }
-    report.readers = {
-        "original": orig.get("readers", []),
-        "migrated": mig.get("readers", []),
-        "original_meta": orig.get("reader_meta", []),
-        "migrated_meta": mig.get("reader_meta", []),
-    }
-    from ndd_migrate.verify.readers import argument_findings, epoch_findings, in_loop_finding
-
-    for sev, msg in (
-        random_findings
-        + in_loop_finding(mig.get("readers_in_loop") or [])
-        + seed_findings(report.readers["original"], report.readers["migrated"])
-        + argument_findings(report.readers["original"], report.readers["migrated"])
-        + epoch_findings(
-            report.readers["original_meta"],
-            report.readers["migrated_meta"],
-            report.batch_size,
-            report.iterations_per_epoch,
-        )
-    ):
-        report.findings.append(Finding(sev, msg))
-
-
-def _same_as_eager(report: PairReport, workdir: str, tag: str, first: int = 0) -> list[str]:
-    """Differences between the migrated eager run and a second run written as ``tag`` (steps
-    ``first`` to the end)."""
-    from ndd_migrate.verify.compare import Comparator
-    from ndd_migrate.verify.worker import step_path
-
-    cmp = Comparator()
-    for k in range(first, report.iterations):
-        cmp.add_step(
-            k,
-            _load_step(step_path(workdir, "migrated", k)),
-            _load_step(step_path(workdir, tag, k)),
-        )
-    return [
-        f"output {o.index}: {o.first_failure.reason} at step {o.first_failure.iteration}"
-        for o in cmp.results()
-        if not o.ok
-    ] + cmp.structure_findings
-
-
-def _seeding(report: PairReport, orig: dict, mig: dict, workdir: str) -> None:
-    """Lost seeding (see :func:`ndd_migrate.verify.rng.seeding_findings`)."""
-    from ndd_migrate.verify.rng import seeding_findings
-
-    rerun = mig.get("rerun_random_calls")
-    failures = _same_as_eager(report, workdir, "rerun") if rerun is not None else []
-    seed = orig.get("pipeline_seed")
-    report.random["pipeline_seed"] = seed
-    report.random["deterministic"] = None if rerun is None else not failures and all(
-        [c["words"] for c in a] == [c["words"] for c in b]
-        for a, b in zip(mig.get("random_calls", []), rerun)
-    )
-    for sev, msg in seeding_findings(mig.get("random_calls", []), rerun, seed, failures):
-        report.findings.append(Finding(sev, msg))
-
-
-def _checkpoint_check(report: PairReport, workdir: str, found: dict) -> None:
-    """A migrated generator saved after ``at`` steps and restored must give the uninterrupted
-    run's steps from ``at`` on, and its checkpoint must hold every reader and generator it uses
-    (:mod:`.checkpointing`)."""
-    at = found["at"]
-    for what in found["unregistered"]:
-        report.findings.append(
-            Finding(
-                "error",
-                f"checkpoint: {what} is not registered in the checkpoint (checkpoint.register): "
-                "a restored run does not restore its state",
-            )
-        )
-    failures = _same_as_eager(report, workdir, "resumed", first=at)
-    if failures:
-        detail = (
-            f"saved after {at} step(s) and restored, the migrated generator does not continue "
-            f"where it stopped: {'; '.join(failures)}"
-        )
-        report.findings.append(Finding("error", detail))
-    else:
-        detail = (
-            f"saved after {at} step(s) and restored ({', '.join(found['names']) or 'nothing registered'}): "
-            f"the next {report.iterations - at} step(s) equal the uninterrupted run"
-        )
-    report.checkpoint = {
-        "checked": True,
-        "at": at,
-        "registered": found["names"],
-        "unregistered": found["unregistered"],
-        "equal": not failures,
-        "detail": detail,
-    }
-
-
-def _capture_check(report: PairReport, workdir: str) -> None:
-    """``capture=True`` must reproduce the eager run of the migrated code exactly."""
-    from ndd_migrate.verify.compare import Comparator
-    from ndd_migrate.verify.worker import step_path
-
-    cap = Comparator()
-    for k in range(report.iterations):
-        cap.add_step(
-            k,
-            _load_step(step_path(workdir, "migrated", k)),
-            _load_step(step_path(workdir, "captured", k)),
-        )
-    failures = [
-        f"output {o.index}: {o.first_failure.reason} at step {o.first_failure.iteration}"
-        for o in cap.results()
-        if not o.ok
-    ] + cap.structure_findings
-    if failures:
-        detail = "captured run differs from the eager run: " + "; ".join(failures)
-        report.findings.append(Finding("error", detail))
-    else:
-        detail = "captured run identical to the eager run"
-    report.capture = {"checked": True, "equal": not failures, "detail": detail}
-
-
-def _timing(report: PairReport, orig: dict, mig: dict) -> None:
-    from ndd_migrate.verify.timing import Throughput, ratio
-
-    to, tm = orig.get("timing"), mig.get("timing")
-    if not (to or tm):
-        return
-    report.timing = {
-        "original": to,
-        "migrated": tm,
-        "ratio": ratio(Throughput(**to) if to else None, Throughput(**tm) if tm else None),
-    }
-
-
-def _verdict(report: PairReport) -> str:
-    if report.error is not None:
-        return ERROR
-    if any(not o.ok for o in report.outputs) or any(f.severity == "error" for f in report.findings):
-        return DIFFERENT
-    if any(o.samples_within_tolerance for o in report.outputs):
-        return EQUAL_TOL
-    return EQUAL
-
-
 # --------------------------------------------------------------------------------------------
 # Pairing functions of two files
-
-
-def _parse_pipeline(pipeline: str | None) -> tuple[str, str] | None:
-    if pipeline is None:
-        return None
-    if ":" in pipeline:
-        a, b = pipeline.split(":", 1)
-        return a.strip(), b.strip()
-    return pipeline.strip(), pipeline.strip()
-
-
-def _pairs_for(
-    original_path: str,
-    original_source: str,
-    original_display: str | None,
-    migrated_path: str,
-    migrated_source: str | None,
-    pipeline: str | None,
-) -> tuple[list[tuple[SideSpec, SideSpec]], list[PairReport]]:
-    """Specs of the pairs to run, and reports for pairs that cannot be formed."""
-    from ndd_migrate.verify.loading import factories, pipeline_classes, top_level_functions
-
-    written = original_source
-    runnable_source = _hand_built_as_functions(original_source)
-    if runnable_source is not None:
-        original_source = runnable_source
-        original_display = original_display or original_path
-    explicit = _parse_pipeline(pipeline)
-    if explicit is not None:
-        names = [explicit]
-    else:
-        funcs = top_level_functions(original_source, original_display or original_path)
-        names = [(f.name, f.name) for f in funcs if f.is_pipeline_def]
-        # A legacy subclass becomes a generator function of the same name.
-        names += [(c, c) for c in pipeline_classes(original_source, original_display or original_path)]
-        # A factory building a graph by hand returns the generator it defines once migrated.
-        if runnable_source is not None:
-            names += [(f, f) for f in factories(original_source, original_display or original_path)]
-        if not names and migrated_source is not None:
-            theirs = [
-                f.name for f in top_level_functions(migrated_source, migrated_path)
-                if f.is_pipeline_def
-            ]
-            if theirs:
-                raise SetupError(
-                    "swapped",
-                    f"ORIGINAL and MIGRATED look swapped: {original_display or original_path} has "
-                    f"no @pipeline_def function but {migrated_path} has "
-                    f"({', '.join(theirs)}); give the pipeline-mode file first",
-                )
-        if not names:
-            raise SetupError(
-                "no-function",
-                f"{original_display or original_path} has no @pipeline_def function or "
-                "Pipeline subclass; "
-                "name the pipeline with --pipeline NAME",
-            )
-    migrated_names = None
-    if explicit is None and migrated_source is not None:
-        migrated_names = {f.name for f in top_level_functions(migrated_source, migrated_path)}
-    runnable, missing = [], []
-    for orig_name, mig_name in names:
-        o = SideSpec(
-            original_path,
-            orig_name,
-            source=runnable_source,
-            display=original_display,
-            written=written if runnable_source is not None else None,
-        )
-        m = SideSpec(migrated_path, mig_name)
-        if migrated_names is not None and mig_name not in migrated_names:
-            rep = PairReport(name=orig_name, original=o.label, migrated=m.label)
-            rep.error = ErrorInfo(
-                "no-function",
-                f"the migrated file {migrated_path} has no function `{mig_name}` "
-                f"(pipelines are paired by name)",
-                side="migrated",
-            )
-            missing.append(rep)
-        else:
-            runnable.append((o, m))
-    return runnable, missing
-
-
-def _hand_built_as_functions(source: str) -> str | None:
-    """The original with each graph built by hand (``pipe = Pipeline(...)``, ``with pipe:``,
-    ``pipe.set_outputs(...)``) as the ``@pipeline_def`` function the migration reads it as
-    (:func:`ndd_migrate.model.sources.hand_built.desugar`: ``pipe_batches``, ``pipe_batches_2``, ... — the
-    names the migrated generators keep); None when it has none."""
-    import libcst as cst
-
-    from ndd_migrate.model.sources import hand_built
-
-    try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError:
-        return None  # loading reports it
-    desugared, done = hand_built.desugar(module)
-    return desugared.code if done.graphs else None
 
 
 def _run_pairs(pairs, settings, tolerances, default, report: VerifyReport, source=None) -> None:
@@ -649,7 +319,7 @@ def verify_files(
         original_path, migrated_path = os.fspath(original_path), os.fspath(migrated_path)
         original_source = read_source(original_path)
         migrated_source = read_source(migrated_path)
-        pairs, missing = _pairs_for(
+        pairs, missing = pairs_for(
             original_path, original_source, None, migrated_path, migrated_source, pipeline
         )
     except SetupError as e:
@@ -693,7 +363,7 @@ def verify_base(
         try:
             migrated_source = read_source(path)
             base_source = python_of(path, git_show(path, rev))
-            pairs, missing = _pairs_for(
+            pairs, missing = pairs_for(
                 path, base_source, f"{path}@{rev}", path, migrated_source, pipeline
             )
         except SetupError as e:

@@ -15,7 +15,7 @@ So when the migrated function takes ``checkpoint``, the worker also (DALI 2.4.0
    hold (``register`` is keyed by the object: ``Checkpoint._ops``).
 
 The parent then compares the resumed steps with the uninterrupted run's steps ``at..N-1``
-(:func:`ndd_migrate.verify.api._checkpoint_check`). Both runs get the same reader seeds as the main
+(:func:`ndd_migrate.verify.sections._checkpoint_check`). Both runs get the same reader seeds as the main
 run (:class:`~ndd_migrate.verify.readers.NddReaders`).
 """
 

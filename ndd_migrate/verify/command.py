@@ -113,24 +113,8 @@ def verify_command(
     err = console or output_console(stderr=True)
     console = console or output_console()
     try:
-        if output_format not in OUTPUT_FORMATS:
-            raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")
-        if device not in DEVICES:
-            raise UsageError(f"--device must be one of {', '.join(DEVICES)}")
-        if iterations is not None and epochs is not None:
-            raise UsageError("give --iterations or --epochs, not both")
-        if args_json is not None and args_file is not None:
-            raise UsageError("give --args or --args-file, not both")
-        fn_args: tuple = ()
-        fn_kwargs: dict = {}
-        if args_json is not None:
-            fn_args, fn_kwargs = parse_args_json(args_json)
-        elif args_file is not None:
-            try:
-                with open(args_file, encoding="utf-8") as f:
-                    fn_args, fn_kwargs = parse_args_json(f.read(), f"--args-file {args_file}")
-            except OSError as e:
-                raise UsageError(f"cannot read --args-file {args_file}: {e.strerror}") from None
+        _check_choices(output_format, device, iterations, epochs, args_json, args_file)
+        call_args, call_kwargs = _call_arguments(args_json, args_file)
         per_output = parse_tolerance(tolerance)
         paths = [os.fspath(p) for p in paths]
         if base is None and len(paths) != 2:
@@ -139,8 +123,8 @@ def verify_command(
                 f"(got {len(paths)} path(s))"
             )
         options = dict(
-            args=fn_args,
-            kwargs=fn_kwargs,
+            args=call_args,
+            kwargs=call_kwargs,
             batch_size=batch_size,
             iterations=iterations,
             epochs=epochs,
@@ -170,6 +154,45 @@ def verify_command(
         report = verify_files(
             paths[0], paths[1], pipeline, rtol=rtol, atol=atol, tolerance=per_output, **options
         )
+    return _print_report(report, output_format, report_file, console, err)
+
+
+def _check_choices(
+    output_format: str,
+    device: str,
+    iterations: int | None,
+    epochs: int | None,
+    args_json: str | None,
+    args_file: str | None,
+) -> None:
+    """Raise :class:`UsageError` for an option value out of its choices, or options given
+    together that exclude each other."""
+    if output_format not in OUTPUT_FORMATS:
+        raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")
+    if device not in DEVICES:
+        raise UsageError(f"--device must be one of {', '.join(DEVICES)}")
+    if iterations is not None and epochs is not None:
+        raise UsageError("give --iterations or --epochs, not both")
+    if args_json is not None and args_file is not None:
+        raise UsageError("give --args or --args-file, not both")
+
+
+def _call_arguments(args_json: str | None, args_file: str | None) -> tuple[tuple, dict]:
+    """The arguments for both functions, from ``--args`` or ``--args-file`` (none without)."""
+    if args_json is not None:
+        return parse_args_json(args_json)
+    if args_file is not None:
+        try:
+            with open(args_file, encoding="utf-8") as f:
+                return parse_args_json(f.read(), f"--args-file {args_file}")
+        except OSError as e:
+            raise UsageError(f"cannot read --args-file {args_file}: {e.strerror}") from None
+    return (), {}
+
+
+def _print_report(report: Any, output_format: str, report_file: str | None, console, err) -> int:
+    """Print the report as asked, write ``--report``'s JSON; the exit code."""
+    from rich.markup import escape
 
     if output_format == "json":
         console.print(report.to_json(), markup=False, highlight=False, soft_wrap=True)

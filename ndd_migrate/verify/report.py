@@ -212,14 +212,33 @@ def _render_error(console, error: ErrorInfo) -> None:
 
 def _render_pair(console, pair: PairReport) -> None:
     from rich.markup import escape
-    from rich.table import Table
-
-    from ndd_migrate.verify.ending import end_fact
 
     console.print(
         f"[{_STYLE[pair.verdict]}]{pair.verdict.upper()}[/] [bold]{escape(pair.name)}[/]  "
         f"{escape(pair.original)}  ⟷  {escape(pair.migrated)}"
     )
+    facts = _facts(pair)
+    if facts:
+        console.print("  " + escape(" · ".join(facts)))
+    if pair.random:
+        _render_random(console, pair.random)
+    if pair.error:
+        _render_error(console, pair.error)
+    if pair.outputs:
+        _render_outputs(console, pair.outputs)
+    _render_findings(console, pair)
+    if pair.capture:
+        _render_capture(console, pair.capture)
+    if pair.checkpoint:
+        _render_checkpoint(console, pair.checkpoint)
+    if pair.timing:
+        _render_timing(console, pair.timing)
+
+
+def _facts(pair: PairReport) -> list[str]:
+    """The run in one line: device, steps, epochs, where a side ended, DALI's version."""
+    from ndd_migrate.verify.ending import end_fact
+
     facts = []
     if pair.device:
         facts.append(pair.device)
@@ -227,101 +246,124 @@ def _render_pair(console, pair: PairReport) -> None:
         batch = f" × batch {pair.batch_size}" if pair.batch_size else ""
         facts.append(f"{pair.iterations} step(s){batch}")
     if pair.epochs:
-        per = pair.iterations_per_epoch
-        if per and pair.iterations == per * pair.epochs:
-            facts.append(f"epochs: {pair.epochs} complete, {per} step{'s' * (per != 1)}/epoch")
-        else:
-            facts.append(f"epochs touched: {pair.epochs}" + (f", {per} step{'s' * (per != 1)}/epoch" if per else ""))
+        facts.append(_epochs_fact(pair))
     ended = end_fact(pair.ended.get("original"), pair.ended.get("migrated"))
     if ended:
         facts.append(ended)
     if pair.dali_version:
         facts.append(f"DALI {pair.dali_version}")
-    if facts:
-        console.print("  " + escape(" · ".join(facts)))
-    if pair.random:
-        r = pair.random
-        if r.get("status") == "none":
-            console.print("  random ops: none")
-        else:
-            names = " → ".join(r.get("original") or []) or "none"
-            console.print(f"  random ops ({escape(r.get('status', ''))}): {escape(names)}")
-            if r.get("deterministic") is not None:
-                seed = r.get("pipeline_seed")
-                console.print(
-                    "  seeding: original "
-                    + (f"seed={seed}" if seed is not None else "unseeded")
-                    + "; a second migrated run drew "
-                    + ("the same states" if r["deterministic"] else "DIFFERENT states"),
-                    soft_wrap=True,
-                )
-    if pair.error:
-        _render_error(console, pair.error)
+    return facts
 
-    if pair.outputs:
-        table = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 1))
-        for col in (
-            "out",
-            "dtype",
-            "shape",
-            "layout",
-            "samples",
-            "result",
-            "max abs",
-            "max rel",
-            "differing",
-        ):
-            table.add_column(
-                col,
-                justify="right"
-                if col in ("out", "samples", "max abs", "max rel", "differing")
-                else "left",
-            )
-        for o in pair.outputs:
 
-            def both(x):
-                return x[0] if x[0] == x[1] else f"{x[0]} ≠ {x[1]}"
+def _epochs_fact(pair: PairReport) -> str:
+    per = pair.iterations_per_epoch
+    if per and pair.iterations == per * pair.epochs:
+        return f"epochs: {pair.epochs} complete, {per} step{'s' * (per != 1)}/epoch"
+    return f"epochs touched: {pair.epochs}" + (f", {per} step{'s' * (per != 1)}/epoch" if per else "")
 
-            if not o.ok:
-                result = (
-                    f"[red]{o.first_failure.reason} {'differ' if o.first_failure.reason == 'values' else 'differs'}[/]"
-                    if o.first_failure.reason not in ("missing output", "batch size")
-                    else f"[red]{o.first_failure.reason}[/]"
-                )
-            elif o.samples_within_tolerance:
-                result = "[yellow]within tolerance[/]"
-            else:
-                result = "[green]equal[/]"
-            table.add_row(
-                str(o.index),
-                escape(both(o.dtype)),
-                escape(both(o.shape)),
-                escape(both(tuple(x or "-" for x in o.layout))),
-                f"{o.samples_equal + o.samples_within_tolerance}/{o.samples_compared}",
-                result,
-                _fmt_err(o.max_abs_error),
-                _fmt_err(o.max_rel_error),
-                f"{o.elements_differing}/{o.elements_compared}",
-            )
-        console.print(table)
-        for o in pair.outputs:
-            f = o.first_failure
-            if f is None:
-                continue
-            where = f"step {f.iteration}" + (f", sample {f.sample}" if f.sample is not None else "")
-            console.print(
-                f"  [red]output {o.index}[/]: first failure at {where}: "
-                f"{escape(f.reason)} — {escape(f.detail)}",
-                soft_wrap=True,
-            )
-            for e in f.excerpt:
-                console.print(
-                    escape(
-                        f"      at {tuple(e['index'])}: "
-                        f"original {e['original']!r}, migrated {e['migrated']!r}"
-                    ),
-                    style="dim",
-                )
+
+def _render_random(console, r: dict) -> None:
+    """The random ops of the original, and how the migrated side's states were aligned and
+    seeded."""
+    from rich.markup import escape
+
+    if r.get("status") == "none":
+        console.print("  random ops: none")
+        return
+    names = " → ".join(r.get("original") or []) or "none"
+    console.print(f"  random ops ({escape(r.get('status', ''))}): {escape(names)}")
+    if r.get("deterministic") is not None:
+        seed = r.get("pipeline_seed")
+        console.print(
+            "  seeding: original "
+            + (f"seed={seed}" if seed is not None else "unseeded")
+            + "; a second migrated run drew "
+            + ("the same states" if r["deterministic"] else "DIFFERENT states"),
+            soft_wrap=True,
+        )
+
+
+def _render_outputs(console, outputs: list[OutputComparison]) -> None:
+    """One table row per output, then the first failure of each output that has one."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 1))
+    for col in (
+        "out",
+        "dtype",
+        "shape",
+        "layout",
+        "samples",
+        "result",
+        "max abs",
+        "max rel",
+        "differing",
+    ):
+        table.add_column(
+            col,
+            justify="right"
+            if col in ("out", "samples", "max abs", "max rel", "differing")
+            else "left",
+        )
+    for o in outputs:
+        table.add_row(
+            str(o.index),
+            escape(_both(o.dtype)),
+            escape(_both(o.shape)),
+            escape(_both(tuple(x or "-" for x in o.layout))),
+            f"{o.samples_equal + o.samples_within_tolerance}/{o.samples_compared}",
+            _output_result(o),
+            _fmt_err(o.max_abs_error),
+            _fmt_err(o.max_rel_error),
+            f"{o.elements_differing}/{o.elements_compared}",
+        )
+    console.print(table)
+    for o in outputs:
+        if o.first_failure is not None:
+            _render_first_failure(console, o.index, o.first_failure)
+
+
+def _both(x) -> str:
+    """A cell for a (original, migrated) pair of values: one value when they agree."""
+    return x[0] if x[0] == x[1] else f"{x[0]} ≠ {x[1]}"
+
+
+def _output_result(o: OutputComparison) -> str:
+    """The "result" cell of an output's row."""
+    if not o.ok:
+        return (
+            f"[red]{o.first_failure.reason} {'differ' if o.first_failure.reason == 'values' else 'differs'}[/]"
+            if o.first_failure.reason not in ("missing output", "batch size")
+            else f"[red]{o.first_failure.reason}[/]"
+        )
+    if o.samples_within_tolerance:
+        return "[yellow]within tolerance[/]"
+    return "[green]equal[/]"
+
+
+def _render_first_failure(console, index: int, f) -> None:
+    from rich.markup import escape
+
+    where = f"step {f.iteration}" + (f", sample {f.sample}" if f.sample is not None else "")
+    console.print(
+        f"  [red]output {index}[/]: first failure at {where}: "
+        f"{escape(f.reason)} — {escape(f.detail)}",
+        soft_wrap=True,
+    )
+    for e in f.excerpt:
+        console.print(
+            escape(
+                f"      at {tuple(e['index'])}: "
+                f"original {e['original']!r}, migrated {e['migrated']!r}"
+            ),
+            style="dim",
+        )
+
+
+def _render_findings(console, pair: PairReport) -> None:
+    """The findings, the notes, and the uses of the migrated function this run did not execute."""
+    from rich.markup import escape
 
     for finding in pair.findings:
         style = _SEVERITY.get(finding.severity, "")
@@ -338,39 +380,47 @@ def _render_pair(console, pair: PairReport) -> None:
         for use in pair.not_exercised:
             console.print(f"    {escape(use)}", style="dim", soft_wrap=True)
 
-    if pair.capture:
-        c = pair.capture
-        style = "green" if c.get("equal") else "red"
-        console.print(
-            f"  capture=True check: [{style}]{escape(c.get('detail', ''))}[/]", soft_wrap=True
-        )
 
-    if pair.checkpoint:
-        c = pair.checkpoint
-        style = "green" if c.get("equal") and not c.get("unregistered") else "red"
-        console.print(
-            f"  checkpoint check: [{style}]{escape(c.get('detail', ''))}[/]", soft_wrap=True
-        )
+def _render_capture(console, c: dict) -> None:
+    from rich.markup import escape
 
-    if pair.timing:
-        t = pair.timing
-        table = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 1), title=None)
-        table.add_column("throughput")
-        table.add_column("samples/s", justify="right")
-        table.add_column("runs", justify="right")
-        for side in ("original", "migrated"):
-            v = t.get(side)
-            if v:
-                note = f" ({v['note']})" if v.get("note") else ""
-                steps = v["iterations_per_run"]
-                table.add_row(
-                    escape(side + note),
-                    f"{v['samples_per_s']:.1f}",
-                    f"median of {len(v['run_samples_per_s'])} × {steps} step{'s' * (steps != 1)}",
-                )
-        if t.get("ratio") is not None:
-            table.add_row("migrated / original", f"{t['ratio']:.2f}×", "")
-        console.print(table)
+    style = "green" if c.get("equal") else "red"
+    console.print(
+        f"  capture=True check: [{style}]{escape(c.get('detail', ''))}[/]", soft_wrap=True
+    )
+
+
+def _render_checkpoint(console, c: dict) -> None:
+    from rich.markup import escape
+
+    style = "green" if c.get("equal") and not c.get("unregistered") else "red"
+    console.print(
+        f"  checkpoint check: [{style}]{escape(c.get('detail', ''))}[/]", soft_wrap=True
+    )
+
+
+def _render_timing(console, t: dict) -> None:
+    """The throughput of both sides, and their ratio."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(show_edge=False, pad_edge=False, box=None, padding=(0, 1), title=None)
+    table.add_column("throughput")
+    table.add_column("samples/s", justify="right")
+    table.add_column("runs", justify="right")
+    for side in ("original", "migrated"):
+        v = t.get(side)
+        if v:
+            note = f" ({v['note']})" if v.get("note") else ""
+            steps = v["iterations_per_run"]
+            table.add_row(
+                escape(side + note),
+                f"{v['samples_per_s']:.1f}",
+                f"median of {len(v['run_samples_per_s'])} × {steps} step{'s' * (steps != 1)}",
+            )
+    if t.get("ratio") is not None:
+        table.add_row("migrated / original", f"{t['ratio']:.2f}×", "")
+    console.print(table)
 
 
 def render(report: VerifyReport, console) -> None:

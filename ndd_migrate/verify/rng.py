@@ -309,7 +309,24 @@ def seeding_findings(
         if pipeline_seed is not None
         else "the original has no seed either, so this is not a difference"
     )
-    findings: list[tuple[str, str]] = []
+    findings = _unseeded_findings(_unseeded_calls(ndd_steps), severity, why)
+    generators = {c.get("rng_index", 0) for calls in ndd_steps for c in calls}
+    if len(generators) > 1:
+        findings.append(
+            (
+                "warning",
+                f"the migrated random ops draw from {len(generators)} different generators; "
+                "the target shape has one RNG(seed=seed) for all of them",
+            )
+        )
+    if rerun_steps is not None:
+        findings += _rerun_findings(ndd_steps, rerun_steps, rerun_failures, severity, why)
+    return findings
+
+
+def _unseeded_calls(ndd_steps: list[list[dict]]) -> dict[str, list[str]]:
+    """The random calls that draw from an unseeded generator, once each, by the generator they
+    draw from: the ``default`` one (no ``rng=``) or an ``explicit`` ``RNG()``."""
     unseeded: dict[str, list[str]] = {"default": [], "explicit": []}
     for calls in ndd_steps:
         for position, c in enumerate(calls):
@@ -319,6 +336,13 @@ def seeding_findings(
             group = unseeded["default" if c.get("rng") == "default" else "explicit"]
             if where not in group:
                 group.append(where)
+    return unseeded
+
+
+def _unseeded_findings(
+    unseeded: dict[str, list[str]], severity: str, why: str
+) -> list[tuple[str, str]]:
+    findings: list[tuple[str, str]] = []
     if unseeded["default"]:
         findings.append(
             (
@@ -337,30 +361,29 @@ def seeding_findings(
                 f"ndd.random.RNG(seed=seed) — {why}",
             )
         )
-    generators = {c.get("rng_index", 0) for calls in ndd_steps for c in calls}
-    if len(generators) > 1:
-        findings.append(
-            (
-                "warning",
-                f"the migrated random ops draw from {len(generators)} different generators; "
-                "the target shape has one RNG(seed=seed) for all of them",
-            )
-        )
-    if rerun_steps is not None:
-        differs = [
-            f"step {k}"
-            for k, (a, b) in enumerate(zip(ndd_steps, rerun_steps))
-            if [c["words"] for c in a] != [c["words"] for c in b]
-        ]
-        if differs or rerun_failures:
-            detail = (
-                f"random states differ from {differs[0]}" if differs else "; ".join(rerun_failures)
-            )
-            findings.append(
-                (
-                    severity,
-                    f"the migrated code is not deterministic: a second run with the same "
-                    f"arguments and seed gives different results ({detail}) — {why}",
-                )
-            )
     return findings
+
+
+def _rerun_findings(
+    ndd_steps: list[list[dict]],
+    rerun_steps: list[list[dict]],
+    rerun_failures: list[str],
+    severity: str,
+    why: str,
+) -> list[tuple[str, str]]:
+    """A second run from scratch that drew other states, or gave other outputs."""
+    differs = [
+        f"step {k}"
+        for k, (a, b) in enumerate(zip(ndd_steps, rerun_steps))
+        if [c["words"] for c in a] != [c["words"] for c in b]
+    ]
+    if not (differs or rerun_failures):
+        return []
+    detail = f"random states differ from {differs[0]}" if differs else "; ".join(rerun_failures)
+    return [
+        (
+            severity,
+            f"the migrated code is not deterministic: a second run with the same "
+            f"arguments and seed gives different results ({detail}) — {why}",
+        )
+    ]

@@ -1,0 +1,187 @@
+"""Finding the files to process: the files under the paths given, as the excludes, the
+``.gitignore`` files and the kinds of files that are never rewritten leave them.
+
+Standard library only (see :mod:`ndd_migrate.io.files`): discovery runs before ``libcst`` is
+imported.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from ndd_migrate.io.config import DEFAULT_EXCLUDE, PathGlob
+from ndd_migrate.io.files import SourceError
+
+DEFAULT_EXTENSIONS = (".py", ".ipynb")
+
+#: Directories never entered when walking a tree, unless the caller's ``is_excluded`` takes over:
+#: version control, environments, caches and build output hold copies of code, or other people's
+#: code, which must not be rewritten (``.ipynb_checkpoints`` holds autosaved copies of notebooks).
+#: The same list as the configuration's default ``exclude``, so both say the same thing.
+SKIPPED_DIRS = frozenset(DEFAULT_EXCLUDE)
+
+
+def discover(
+    paths: Iterable[str | os.PathLike[str]],
+    exclude: Iterable[str] = (),
+    extensions: Iterable[str] = DEFAULT_EXTENSIONS,
+    *,
+    root: str | os.PathLike[str] | None = None,
+    is_excluded: Callable[[str], bool] | None = None,
+    force_exclude: bool = False,
+    respect_gitignore: bool | Callable[[str], bool] = False,
+) -> list[Path]:
+    """The files to process under ``paths``, sorted and without duplicates.
+
+    Directories are walked recursively for files with one of ``extensions``. Left out: directories
+    named in :data:`SKIPPED_DIRS`, and paths matching an ``exclude`` pattern, in the
+    configuration's glob syntax (:class:`~ndd_migrate.io.config.PathGlob`: ``legacy`` and
+    ``*_pb2.py`` match a name anywhere, ``src/generated`` or ``**/fixtures`` match from ``root``,
+    the current directory by default). An excluded directory is not entered.
+
+    ``is_excluded`` plugs in the project's configuration (``Configuration.is_excluded``, which
+    applies each ``pyproject.toml``'s excludes and defaults); when it is given it replaces
+    :data:`SKIPPED_DIRS`, so that a project whose ``exclude`` replaces the default list (ruff's
+    semantics) gets what it asked for.
+
+    A file named explicitly is always included, whatever its extension (the user asked for it), and
+    also when excluded, unless ``force_exclude`` is set: pre-commit passes every staged file by
+    name, and the project's excludes must still hold there (ruff's ``--force-exclude``).
+
+    Only regular files are walked (see :func:`_walk`); a symlink is followed only to a regular file
+    inside the walked directory, and symlinked directories are not entered (no loops, no rewriting
+    code outside the tree). A file named explicitly is taken as it is, and read by
+    :func:`~ndd_migrate.io.files.read_bytes`, which refuses one that is not a regular file. Files reached twice (``a.py`` and a symlink to it, or a file named alone and within its directory)
+    are returned once.
+
+    ``respect_gitignore`` (a bool, or a function of the directory walked): leave out what the
+    repository's ``.gitignore`` files ignore (:mod:`ndd_migrate.io.gitignore`) below a walked
+    directory; files named explicitly are taken all the same. Raises :class:`SourceError` for a path that does not exist or a directory
+    that cannot be listed: silently skipping it would leave code unmigrated without a word.
+    """
+    base = os.path.abspath(root if root is not None else os.getcwd())
+    globs = [PathGlob.compile(pattern, base) for pattern in exclude]
+    suffixes = tuple(extensions)
+
+    def excluded(path: str) -> bool:
+        """Excluded by a pattern or by the caller, itself or through an excluded ancestor."""
+        return any(glob.matches(path) for glob in globs) or (
+            is_excluded is not None and is_excluded(path)
+        )
+
+    def skipped_by_default(path: str) -> bool:
+        """``path`` lies in a :data:`SKIPPED_DIRS` directory below ``base`` (for explicit paths)."""
+        parts = os.path.relpath(os.path.abspath(path), base).split(os.sep)
+        return is_excluded is None and parts[0] != ".." and not SKIPPED_DIRS.isdisjoint(parts)
+
+    found: list[Path] = []
+    for given in paths:
+        top = os.fspath(given)
+        if not os.path.lexists(top):
+            raise SourceError(top, "no such file or directory")
+        if force_exclude and (skipped_by_default(top) or excluded(top)):
+            continue
+        if os.path.isdir(top):
+            respect = respect_gitignore(top) if callable(respect_gitignore) else respect_gitignore
+            if respect:
+                from ndd_migrate.io.gitignore import Ignored
+
+                ignored = Ignored(top)
+            else:
+                ignored = None
+            found.extend(_walk(top, suffixes, excluded, skip_default=is_excluded is None, ignored=ignored))
+        else:
+            # A file named explicitly, whatever it is: one that is not a regular file (a FIFO, a
+            # device, a socket, a dangling link) becomes that file's error when it is read.
+            found.append(Path(top))
+
+    unique: list[Path] = []
+    seen: set[str] = set()
+    real_dirs: dict[str, str] = {}
+    for path in sorted(found):
+        real = _realpath(os.fspath(path), real_dirs)
+        if real not in seen:
+            seen.add(real)
+            unique.append(path)
+    return unique
+
+
+def _walk(
+    top: str,
+    suffixes: tuple[str, ...],
+    excluded: Callable[[str], bool],
+    *,
+    skip_default: bool,
+    ignored: Callable[[str, bool], bool] | None = None,
+) -> list[Path]:
+    """The regular files with one of ``suffixes`` below the directory ``top``.
+
+    Only regular files: a FIFO named ``x.py`` would block the reader forever, a link to
+    ``/dev/zero`` would be read until memory runs out, so neither is ever opened. A symlink is
+    followed only to a regular file inside ``top`` (once its links are resolved): a link to a file
+    outside the tree is left out, so that ``migrate DIR`` never rewrites a file outside ``DIR``.
+    Symlinked directories are not entered (no loops, nothing outside the tree). Exclusion is tested
+    on absolute paths, cheaper to match than relative ones (each costs a ``getcwd``).
+    """
+    absolute_top = os.path.abspath(top)
+    real_top = os.path.realpath(top)
+    found: list[Path] = []
+    pending = [top]
+    while pending:
+        directory = pending.pop()
+        absolute = absolute_top + directory[len(top) :]
+        try:
+            with os.scandir(directory) as entries:
+                listed = list(entries)
+        except OSError as error:
+            raise SourceError(error.filename or directory, f"cannot list directory: {error.strerror}")
+        for entry in listed:
+            name = entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    inner = os.path.join(absolute, name)
+                    if not (skip_default and name in SKIPPED_DIRS) and not excluded(inner):
+                        if ignored is None or not ignored(inner, True):
+                            pending.append(os.path.join(directory, name))
+                    continue
+                if not name.endswith(suffixes):
+                    continue
+                if entry.is_symlink():
+                    if not _link_to_regular_file_inside(entry.path, real_top):
+                        continue
+                elif not entry.is_file(follow_symlinks=False):
+                    continue  # a FIFO, socket or device
+            except OSError:
+                continue  # vanished while listed
+            inner = os.path.join(absolute, name)
+            if not excluded(inner) and (ignored is None or not ignored(inner, False)):
+                found.append(Path(directory, name))
+    return found
+
+
+def _link_to_regular_file_inside(link: str, real_top: str) -> bool:
+    """Does the symlink ``link`` lead, through all its links, to a regular file below
+    ``real_top`` (a real path)?"""
+    target = os.path.realpath(link)
+    try:
+        if not stat.S_ISREG(os.stat(target).st_mode):
+            return False
+    except OSError:
+        return False  # dangling
+    return os.path.commonpath([real_top, target]) == real_top
+
+
+def _realpath(path: str, real_dirs: dict[str, str]) -> str:
+    """``os.path.realpath(path)``, resolving each directory once (``real_dirs`` remembers them):
+    for a file that is not itself a symlink that is the directory's real path plus its name, one
+    ``lstat`` instead of one per path component, which adds up over thousands of files."""
+    if os.path.islink(path):
+        return os.path.realpath(path)
+    directory, name = os.path.split(os.path.abspath(path))
+    real_dir = real_dirs.get(directory)
+    if real_dir is None:
+        real_dir = real_dirs[directory] = os.path.realpath(directory)
+    return os.path.join(real_dir, name)
