@@ -29,6 +29,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.syntax.cstutil import fresh
+from ndd_migrate.syntax import cstutil
 
 _CONSTANTS = ("Constant", "ScalarConstant")  # `types.Constant(1)` in an input set is a constant input
 
@@ -66,7 +67,7 @@ def _inputs_obstacle(call: cst.Call, items: list) -> str | None:
     for elements in items:
         for e in elements:
             if _is_constant(e.value):
-                return (f"the input `{_code(e.value)}` of the input set is a constant, which pipeline mode "
+                return (f"the input `{cstutil.code(e.value)}` of the input set is a constant, which pipeline mode "
                         "turns into a constant node for the whole set")
     return None
 
@@ -93,7 +94,7 @@ def _arguments_obstacle(call: cst.Call, found: list[int], extra, count: int) -> 
         for a in others:
             if _has_call(a.value):
                 what = f"{a.keyword.value}=" if a.keyword is not None else ("**" if a.star else "")
-                return (f"the argument `{what}{_code(a.value)}` would be evaluated once per input, where pipeline "
+                return (f"the argument `{what}{cstutil.code(a.value)}` would be evaluated once per input, where pipeline "
                         "mode evaluates it once for all of them")
     return None
 
@@ -102,9 +103,9 @@ def hint(ndd_path: str, inputs: cst.BaseExpression, random: bool) -> str:
     """What to write by hand instead of a blocked input set. For a random operator: one call per
     input, each on the same RNG state (a clone taken before the last call draws from the RNG), which
     gives every input the same draws as pipeline mode does (checked by tests/test_input_sets.py)."""
-    code = _code(inputs)
+    code = cstutil.code(inputs)
     if random and isinstance(inputs, cst.List) and len(inputs.elements) > 1:
-        first, last = (_code(e.value) for e in (inputs.elements[0], inputs.elements[-1]))
+        first, last = (cstutil.code(e.value) for e in (inputs.elements[0], inputs.elements[-1]))
         return (f"write one call per input, all drawing from one RNG state, as pipeline mode does "
                 f"(`[ndd.{ndd_path}({first}, ..., rng=rng.clone()), ..., ndd.{ndd_path}({last}, ..., rng=rng)]`)")
     return f"call the operator once per input (`[ndd.{ndd_path}(x, ...) for x in {code}]`)"
@@ -193,5 +194,3 @@ def _names(node: cst.CSTNode) -> set[str]:
     return visitor.names | {"zip"}
 
 
-def _code(expr: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(expr)

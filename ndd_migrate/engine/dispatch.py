@@ -164,6 +164,7 @@ class Dispatcher(cst.CSTTransformer):
                 answer = self._claim(use) if len(converting) == len(members) else uses.TOGETHER
                 if answer is not True:
                     failing.append((use, converting, answer or ""))
+            failing.extend(self._uses_in_other_graphs(found.uses))
             failing.extend(self._shared_helper_uses(shared))
             if not failing:
                 break
@@ -177,6 +178,33 @@ class Dispatcher(cst.CSTTransformer):
             if all(not [m for m in converting if not isinstance(m, ImportedPipeline)] for _, converting, _ in failing):
                 break  # only uses of pipelines converted elsewhere: nothing here changes any more
         found.unfollowed = list(unfollowed.values())
+
+    def _uses_in_other_graphs(self, found) -> list[tuple]:
+        """A value of a pipeline that stays, used in the body of another pipeline function that
+        converts (``return images`` where ``images`` is an output of a pipeline run at module level):
+        converting that function would rewrite the use (its return becomes a ``yield`` of evaluated
+        batches) while the value stays pipeline mode, and the next run would find the use changed.
+        The function stays too, blocked at that use."""
+        failing = []
+        for use in found:
+            if all(member.convert for member in use.members):
+                continue
+            owner = self._graph_owner(use.node)
+            if owner is not None and owner.convert and owner not in use.members:
+                kept = next(member for member in use.members if not member.convert)
+                failing.append((use, [owner], f"`{kept.display}` stays in pipeline mode"))
+        return failing
+
+    def _graph_owner(self, node: cst.CSTNode):
+        """The pipeline function (or legacy class) whose body holds ``node``, if any."""
+        parents = self.ctx.model.parents
+        current = parents.get(node)
+        while current is not None:
+            owner = self.ctx.model.by_node.get(current)
+            if owner is not None:
+                return owner
+            current = parents.get(current)
+        return None
 
     @staticmethod
     def _shared_helper_uses(shared) -> list[tuple]:

@@ -18,16 +18,24 @@ def add_todo_comments(stmt: cst.CSTNode, todos: list[str], width: int | None = N
     when the one there was wrapped). ``width``: the columns the comment may take (the line
     length less the statement's indentation); a longer TODO is wrapped at spaces, continued on
     lines starting :data:`TODO_CONTINUATION` (a word longer than that stays whole)."""
-    present = set(_todos(stmt.leading_lines))
+    present = {_one_line(text) for text in _todos(stmt.leading_lines)}
     new = [
         cst.EmptyLine(comment=cst.Comment(line))
-        for text in dict.fromkeys(todos)
+        for text in dict.fromkeys(_one_line(text) for text in todos)
         if text not in present
         for line in _wrapped(text, width)
     ]
     if not new:
         return stmt
     return stmt.with_changes(leading_lines=[*stmt.leading_lines, *new])
+
+
+def _one_line(text: str) -> str:
+    """A TODO's text as it is written and compared: each run of whitespace one space. Wrapping breaks
+    lines at spaces and reading a wrapped TODO back joins them with one: a text with a run of
+    spaces (code quoted over several lines) would otherwise never equal itself read back, and a
+    second run would write it again."""
+    return " ".join(text.split())
 
 
 def _wrapped(text: str, width: int | None) -> list[str]:

@@ -11,6 +11,7 @@ from ndd_migrate.model.types import Kind
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.syntax import cstutil
 
 RULE = Rule(
     code="NDD008",
@@ -394,19 +395,13 @@ def _callees(held) -> str:
     """Why a call of the parameter ``held`` describes is not followed."""
     prefix = f"`{held.parameter}` is a parameter of `{held.owner}`"
     if held.unknown:
-        shown = _code(held.at) if held.at is not None else ""
+        shown = cstutil.snippet(held.at) if held.at is not None else ""
         return f"{prefix}, and " + _UNKNOWN[held.unknown].format(owner=held.owner, at=shown)
     names = " or ".join(f"`{qual.rsplit('.', 1)[-1]}`" for qual in held.functions)
     return (
         f"{prefix} that holds {names}, and not each of them is called only with a value of this kind "
         "there (and used only by its calls)"
     )
-
-
-def _code(node: cst.CSTNode, limit: int = 60) -> str:
-    """``node``'s code on one line, shortened."""
-    text = " ".join(cst.Module([]).code_for_node(node).split())
-    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
 def _self_target(use: uses.Use) -> str | None:

@@ -8,6 +8,7 @@ from ndd_migrate.model.values import graph_code
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.syntax import cstutil
 
 RULE = Rule(
     code="NDD108",
@@ -146,8 +147,8 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
                 kind = {True: graph_code.NODE, False: graph_code.PY}.get(graph.guarded(sub.value))
             if kind in (graph_code.PY, graph_code.NODES, graph_code.BOX) or _string_index(sub):
                 continue  # Python indexing (a DataNode takes no string index)
-            text = _code(sub)
-            value = _code(sub.value)
+            text = cstutil.code(sub)
+            value = cstutil.code(sub.value)
             if kind == graph_code.NODE:
                 bad = _unsupported_index(graph, sub)
                 if bad is None:
@@ -189,7 +190,7 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
                 _merge(owners, subs)
         unknown.clear()
     for call, name, owners in graph.unfollowed_methods():
-        text = _code(call.func)
+        text = cstutil.code(call.func)
         for pipeline in owners:
             pipeline.problems.append(Problem(
                 RULE.code, call,
@@ -208,8 +209,8 @@ def _statement(parents: dict, node: cst.CSTNode) -> cst.CSTNode:
 
 def _merge(owners, subs: list[cst.Subscript]) -> None:
     """Undecided subscripts of one statement: one problem naming them, in place of the first's."""
-    texts = [f"`{_code(sub)}`" for sub in subs]
-    values = ", ".join(dict.fromkeys(f"`{_code(sub.value)}`" for sub in subs))
+    texts = [f"`{cstutil.code(sub)}`" for sub in subs]
+    values = ", ".join(dict.fromkeys(f"`{cstutil.code(sub.value)}`" for sub in subs))
     shown = ", ".join(texts[:3]) + (f" and {len(texts) - 3} more" if len(texts) > 3 else "")
     message = (f"{shown}: cannot tell whether {values} are DataNodes (slicing inside every sample) or Python "
                "containers")
@@ -242,16 +243,12 @@ def _unsupported_index(graph: graph_code.Graph, sub: cst.Subscript) -> str | Non
             value = value.func
         dali = graph.dali_name(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
         if dali in ("nvidia.dali.newaxis", "nvidia.dali.data_node.newaxis"):
-            return _code(index.value)
+            return cstutil.code(index.value)
     return None
 
 
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
-
-
 def _code_slice(sub: cst.Subscript) -> str:
-    return _code(sub)[len(_code(sub.value)) + 1:-1]
+    return cstutil.code(sub)[len(cstutil.code(sub.value)) + 1:-1]
 
 
 class Impl(RuleImpl):
@@ -276,11 +273,11 @@ class Impl(RuleImpl):
             (
                 sub,
                 (
-                    f"`{_code(sub)}` on a DataNode is not rewritten here (`# noqa: {self.code}` or the rule not "
+                    f"`{cstutil.code(sub)}` on a DataNode is not rewritten here (`# noqa: {self.code}` or the rule not "
                     "selected): on a `Batch` it would index the batch, not inside every sample"
                 ),
                 (
-                    f"let {self.code} rewrite it to `{_code(sub.value)}.slice[{_code_slice(sub)}]`, or write that "
+                    f"let {self.code} rewrite it to `{cstutil.code(sub.value)}.slice[{_code_slice(sub)}]`, or write that "
                     "yourself, then run the migration again"
                 ),
             )
@@ -304,8 +301,8 @@ class Impl(RuleImpl):
             return updated
         if original not in facts.slices and not self._outside_graph_code_node(original, facts):
             return updated
-        value = _code(original.value)
-        message = f"`{_code(original)}` on a DataNode slices inside every sample → `{value}.slice[...]`"
+        value = cstutil.code(original.value)
+        message = f"`{cstutil.code(original)}` on a DataNode slices inside every sample → `{value}.slice[...]`"
         fixed = self.ctx.applies(self.code, original)
         self.ctx.report(self.code, original, message, hint=f"use `{value}.slice[...]`", fixed=fixed)
         if not fixed:

@@ -10,6 +10,7 @@ from ndd_migrate.syntax import names
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.syntax import cstutil
 
 CURRENT = names.PIPELINE + ".current"
 
@@ -129,10 +130,10 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
             pipe_def.node.visit(around)
             attr = around.found
             if attr is None:
-                spelled = f"{around.bound} = {_code(call)}" if around.bound else _code(call)
+                spelled = f"{around.bound} = {cstutil.code(call)}" if around.bound else cstutil.code(call)
                 why = f"`{spelled}`: the pipeline object is None outside a pipeline"
             else:
-                why = f"`{_code(attr)}`: `Pipeline.current()` is None outside a pipeline"
+                why = f"`{cstutil.code(attr)}`: `Pipeline.current()` is None outside a pipeline"
             legacy = pipe_def.node in graph.legacy
             if attr is None and around.bound and root and not legacy:
                 alias = _alias(graph, pipe_def.node, call, around.bound)
@@ -193,7 +194,7 @@ def _read_settings(graph, owners, alias, bound: str, found):
     else the first that cannot, with its problem."""
     stmt, attributes = alias
     for attr in attributes:
-        why = f"`{_code(attr)}`: `{bound}` is `Pipeline.current()`, which is None outside a pipeline"
+        why = f"`{cstutil.code(attr)}`: `{bound}` is `Pipeline.current()`, which is None outside a pipeline"
         for pipeline in owners:
             problem = _check_setting(graph, pipeline, attr, why)
             if problem is not None:
@@ -307,10 +308,6 @@ class _Around(cst.CSTVisitor):
             self.bound = node.targets[0].target.value
 
 
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
-
-
 class Impl(RuleImpl):
     rule = RULE
 
@@ -323,7 +320,7 @@ class Impl(RuleImpl):
             (
                 node,
                 (
-                    f"`{_code(node.body[0]) if isinstance(node, cst.SimpleStatementLine) else _code(node)}` is not "
+                    f"`{cstutil.code(node.body[0]) if isinstance(node, cst.SimpleStatementLine) else cstutil.code(node)}` is not "
                     f"rewritten here (`# noqa: {self.code}` or the rule not selected): `Pipeline.current()` is None "
                     "in the generator"
                 ),
@@ -336,13 +333,13 @@ class Impl(RuleImpl):
         """``pipe = Pipeline.current()`` whose every ``pipe.<setting>`` reads the parameter: removed;
         so is ``device_id = Pipeline.current().device_id``, which would become ``device_id = device_id``."""
         if _binds_itself(original, updated, graph_code.facts(self.ctx.model).current):
-            self.ctx.report(self.code, original, f"`{_code(original.body[0])}` removed: the parameter is that setting", fixed=True)
+            self.ctx.report(self.code, original, f"`{cstutil.code(original.body[0])}` removed: the parameter is that setting", fixed=True)
             return cst.RemoveFromParent()
         if original not in graph_code.facts(self.ctx.model).current_aliases or not self.ctx.may_rewrite_dali_calls():
             return updated
         if not self.ctx.applies(self.code, original):
             return updated
-        self.ctx.report(self.code, original, f"`{_code(original.body[0])}` removed: its settings read the parameters", fixed=True)
+        self.ctx.report(self.code, original, f"`{cstutil.code(original.body[0])}` removed: its settings read the parameters", fixed=True)
         return cst.RemoveFromParent()
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
@@ -351,7 +348,7 @@ class Impl(RuleImpl):
             return updated
         fixed = self.ctx.applies(self.code, original)
         self.ctx.report(
-            self.code, original, f"`{_code(original)}` → `{name}` (the migrated function's parameter)",
+            self.code, original, f"`{cstutil.code(original)}` → `{name}` (the migrated function's parameter)",
             hint=f"use the `{name}` parameter", fixed=fixed,
         )
         return cst.Name(name, lpar=original.lpar, rpar=original.rpar) if fixed else updated

@@ -11,6 +11,7 @@ from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.syntax import cstutil
 
 RULE = Rule(
     code="NDD110",
@@ -213,7 +214,7 @@ class _ClassUses(SkipsTrivia, cst.CSTVisitor):
     def _reference(self, node: cst.CSTNode) -> bool:
         if not self._is_class(node):
             return True
-        self.others.append((node, self._statement(node), _code(node)))
+        self.others.append((node, self._statement(node), cstutil.code(node)))
         return False
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
@@ -236,7 +237,7 @@ class _Spelled(SkipsTrivia, cst.CSTVisitor):
 
     def _found(self, node) -> bool:
         if self.spelled is None and self._is_class(node):
-            self.spelled = _code(node)
+            self.spelled = cstutil.code(node)
         return self.spelled is None
 
 
@@ -252,17 +253,13 @@ def _operands(classes: cst.BaseExpression):
 
 def _statement_text(statement: cst.CSTNode, limit: int = 60) -> str:
     if isinstance(statement, cst.SimpleStatementLine):
-        text = "; ".join(" ".join(_code(small).split()) for small in statement.body)
+        text = "; ".join(" ".join(cstutil.code(small).split()) for small in statement.body)
     elif isinstance(statement, cst.BaseCompoundStatement):  # its first line: `if type(x) is DataNode:`
-        first = next(line for line in _code(statement).splitlines() if line.strip() and not line.lstrip().startswith("#"))
+        first = next(line for line in cstutil.code(statement).splitlines() if line.strip() and not line.lstrip().startswith("#"))
         text = " ".join(first.split())
     else:
-        text = " ".join(_code(statement).split())
+        text = " ".join(cstutil.code(statement).split())
     return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
 
 
 class Impl(RuleImpl):
@@ -285,7 +282,7 @@ class Impl(RuleImpl):
             (
                 node,
                 (
-                    f"`{_code(node)}` in an `isinstance` test is not rewritten here (`# noqa: {self.code}` or the rule "
+                    f"`{cstutil.code(node)}` in an `isinstance` test is not rewritten here (`# noqa: {self.code}` or the rule "
                     "not selected), and no value of the generator is one: graph values are `ndd.Batch` objects"
                 ),
                 f"let {self.code} rewrite it to `ndd.Batch`, or write `ndd.Batch` yourself, then run the migration again",
@@ -315,7 +312,7 @@ class Impl(RuleImpl):
         if not self.ctx.may_rewrite_dali_calls():
             return updated
         fixed = self.ctx.applies(self.code, original)
-        message = f"`{_code(original)}` in an `isinstance` test → `ndd.Batch` (a graph value in dynamic mode)"
+        message = f"`{cstutil.code(original)}` in an `isinstance` test → `ndd.Batch` (a graph value in dynamic mode)"
         self.ctx.report(self.code, original, message, hint="test for `ndd.Batch`", fixed=fixed)
         return self.ctx.ndd("Batch") if fixed else updated
 

@@ -142,7 +142,7 @@ class _Conditionals(SkipsTrivia, cst.CSTVisitor):
         merged = sorted(set.intersection(*(_assigned(b) for b in branches)) if node.orelse else _assigned(node.body))
         random = sorted({r for b in branches for r in _random_ops(self.resolver, b)})
         text = (
-            f"`if {_code(node.test)}` is decided per sample here; in dynamic mode `bool(batch)` is always True "
+            f"`if {cstutil.code(node.test)}` is decided per sample here; in dynamic mode `bool(batch)` is always True "
             "and a copy would run the `if` branch for every sample: split the batch by the predicate, run each "
             "branch on its sub-batch"
         )
@@ -157,17 +157,17 @@ class _Conditionals(SkipsTrivia, cst.CSTVisitor):
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         if self._reads_data(node.test):
-            self.found.append((node, f"`... if {_code(node.test)} else ...` on data picks per sample here; in "
+            self.found.append((node, f"`... if {cstutil.code(node.test)} else ...` on data picks per sample here; in "
                                      "dynamic mode it always picks the first value: select per sample by hand"))
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if self._reads_data(node):
-            self.found.append((node, f"`{_code(node)}` combines per-sample booleans here; in dynamic mode "
+            self.found.append((node, f"`{cstutil.code(node)}` combines per-sample booleans here; in dynamic mode "
                                      "`and`/`or` test `bool(batch)` (always True): use `&`/`|` on the batches"))
 
     def visit_While(self, node: cst.While) -> None:
         if self._reads_data(node.test):
-            self.found.append((node, f"`while {_code(node.test)}` on data: DALI rejects it too; loop in Python "
+            self.found.append((node, f"`while {cstutil.code(node.test)}` on data: DALI rejects it too; loop in Python "
                                      "over the samples"))
 
 
@@ -215,10 +215,6 @@ def _walk(node: cst.CSTNode):
     yield node
     for child in node.children:
         yield from _walk(child)
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _not_simple(resolver, fn_node: cst.FunctionDef, node: cst.If) -> str | None:
@@ -348,7 +344,7 @@ class Impl(RuleImpl):
         data = _data_names(self.ctx.resolver, pipeline.node)
         self._pending[updated.test] = selection(self.ctx, updated, data, used)
         pipeline.local_names |= used
-        self.ctx.report(self.code, original, f"`if {_code(original.test)}` → per-sample selection", fixed=True)
+        self.ctx.report(self.code, original, f"`if {cstutil.code(original.test)}` → per-sample selection", fixed=True)
         return updated
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:

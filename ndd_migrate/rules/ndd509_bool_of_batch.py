@@ -7,7 +7,7 @@ import libcst as cst
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.flow_rule import FlowRule
-from ndd_migrate.model.values.ndd_flow import is_data
+from ndd_migrate.model.values.ndd_flow import Flow, is_data
 
 RULE = Rule(
     code="NDD509",
@@ -43,6 +43,25 @@ RULE = Rule(
                 "    print('flipped')\n"
             ),
         ),
+        Example(  # a helper whose `fn.*` calls the migration rewrites: reported in the same run
+            before=(
+                "import nvidia.dali.fn as fn\n\n\n"
+                "def maybe_flip(images):\n"
+                "    flip = fn.random.coin_flip(batch_size=8)\n"
+                "    if flip:\n"
+                "        images = fn.flip(images)\n"
+                "    return images\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "def maybe_flip(images):\n"
+                "    flip = ndd.random.coin_flip(batch_size=8)\n"
+                "    # TODO(ndd-migrate): NDD509 test a value (`.item()`, `np.asarray(...)`) or select samples per sample\n"
+                "    if flip:\n"
+                "        images = ndd.flip(images)\n"
+                "    return images\n"
+            ),
+        ),
     ),
     valid=(
         ("import nvidia.dali.experimental.dynamic as ndd\n\n"
@@ -58,11 +77,23 @@ _HINT = "test a value (`.item()`, `np.asarray(...)`) or select samples per sampl
 class Impl(FlowRule):
     rule = RULE
 
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)
+        self.rewritten = Flow(self.ctx, node, dali_as_ndd=True)
+
     def _check(self, expr: cst.BaseExpression) -> None:
         kind = self.flow.kind(expr)
+        if not is_data(kind) and self._dali_calls_become_ndd():
+            kind = self.rewritten.kind(expr)  # `x = fn.op(...)`, `if x:` in a helper: `x` is ndd data after this run
         if is_data(kind):
             self.ctx.report(self.code, expr, f"the truth value of an ndd {kind.value} is always True",
                             hint=_HINT, fixed=False)
+
+    def _dali_calls_become_ndd(self) -> bool:
+        """Outside pipeline functions (whose conditionals NDD423 rewrites or blocks), where this run
+        turns ``fn.*`` calls into ``ndd.*`` calls: a condition on their results is reported now, not
+        only by the next run over what this one wrote."""
+        return self.ctx.enclosing_pipeline() is None and self.ctx.may_rewrite_dali_calls()
 
     def visit_If(self, node: cst.If) -> None:
         self._check(node.test)

@@ -3,6 +3,8 @@ the user's formatting (trailing commas, one argument per line)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
 
 
@@ -319,3 +321,35 @@ def is_docstring(stmt: cst.CSTNode) -> bool:
         and isinstance(stmt.body[0], cst.Expr)
         and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
+
+
+#: The clauses of a compound statement that hold a block of their own.
+_CLAUSES = (cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.If, cst.MatchCase)
+
+
+def blocks(stmt: cst.CSTNode) -> Iterator[cst.BaseSuite]:
+    """Every block of a compound statement, in source order: an ``if``'s and each ``elif``'s and
+    ``else``'s, a loop's and its ``else``'s, a ``try``'s, its handlers', ``else``'s and ``finally``'s,
+    each ``case`` of a ``match``, a ``with``'s, a ``def``'s or ``class``'s. Nothing for a simple
+    statement; expressions are not entered. Every compound statement of Python 3.11 is walked, so a
+    new kind (``match``) is not an internal error."""
+    for child in stmt.children:
+        if isinstance(child, cst.BaseSuite):
+            yield child
+        elif isinstance(child, _CLAUSES):
+            yield from blocks(child)
+
+
+def code(node: cst.CSTNode) -> str:
+    """``node``'s code as written; for a statement, without the comments and blank lines above it
+    (a TODO this tool wrote there is never part of the code it quotes)."""
+    if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        node = node.with_changes(leading_lines=())
+    return cst.Module([]).code_for_node(node)
+
+
+def snippet(node: cst.CSTNode, limit: int = 60) -> str:
+    """``node``'s code as a message quotes it: on one line (each run of whitespace one space), at
+    most ``limit`` characters (``...`` at the end when shortened)."""
+    text = " ".join(code(node).split())
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."

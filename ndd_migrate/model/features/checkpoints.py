@@ -80,8 +80,8 @@ def _creation_blocker(analyzer, pipeline, plain: set) -> tuple[str, str] | None:
     sites = [call for call, f in analyzer.model.call_sites.items() if f is pipeline]
     if state is not None and not _seen_by_call_sites(analyzer, state.value, sites):
         return (
-            f"the decorator restores `checkpoint={_code(state.value)}`, which its call sites do not all see",
-            f"give it at each call site instead: `pipe = {pipeline.node.name.value}(..., checkpoint={_code(state.value)})`",
+            f"the decorator restores `checkpoint={cstutil.code(state.value)}`, which its call sites do not all see",
+            f"give it at each call site instead: `pipe = {pipeline.node.name.value}(..., checkpoint={cstutil.code(state.value)})`",
         )
     if not sites:
         return (
@@ -92,7 +92,7 @@ def _creation_blocker(analyzer, pipeline, plain: set) -> tuple[str, str] | None:
         bound = {id(value) for _, target, value in analyzer.assigns if isinstance(target, cst.Name)}
         site = next(call for call in sites if id(call) not in bound)
         return (
-            f"checkpointing with a call site that is not `name = f(...)`: `{_code(site)}`",
+            f"checkpointing with a call site that is not `name = f(...)`: `{cstutil.code(site)}`",
             f"bind each call to a name of its own (`pipe = {pipeline.node.name.value}(...)`) and use that name",
         )
     if pipeline.external_sources:
@@ -121,10 +121,6 @@ def _block_checkpoint_calls(analyzer, module: cst.Module, found: dict) -> None:
                 why = _unsupported_use(analyzer, call, form, pipeline, len(members) > 1)
                 if why is not None:
                     found[pipeline] = (pipeline.node, *why)
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def _seen_by_call_sites(analyzer, state: cst.BaseExpression, sites) -> bool:
@@ -204,11 +200,11 @@ def _checkpoint_calls(module: cst.Module) -> list[tuple[cst.Call, str]]:
 def _unsupported_use(analyzer, call: cst.Call, form: str, pipeline, several: bool) -> tuple[str, str] | None:
     """Why NDD415 cannot rewrite this ``pipe.checkpoint(...)`` of ``fn`` (and what to write), or None."""
     pipe = call.func.value
-    use = f"`{_code(call)}`"
+    use = f"`{cstutil.code(call)}`"
     if not pipeline.checkpointing:
         return (
             f"{use}, but `{pipeline.node.name.value}` is never created with checkpointing (this fails in pipeline mode too)",
-            f"create it with `{_code(pipe)} = {pipeline.node.name.value}(..., enable_checkpointing=True)`",
+            f"create it with `{cstutil.code(pipe)} = {pipeline.node.name.value}(..., enable_checkpointing=True)`",
         )
     if several or not isinstance(pipe, cst.Name):
         return (
@@ -223,7 +219,7 @@ def _unsupported_use(analyzer, call: cst.Call, form: str, pipeline, several: boo
     if form == "header" or (args and form == "inline"):
         return (
             f"{use} inside a larger statement",
-            f"assign it first, on a line of its own: `state = {_code(call)}`, then use `state`",
+            f"assign it first, on a line of its own: `state = {cstutil.code(call)}`, then use `state`",
         )
     sites = _sites_of(analyzer, pipe)
     if not sites:

@@ -66,10 +66,6 @@ class _Expectation:
     scope: cst.CSTNode  # the test: where "never runs it" is looked for
 
 
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
-
-
 def _last_name(expr: cst.BaseExpression) -> str | None:
     return expr.attr.value if isinstance(expr, cst.Attribute) else expr.value if isinstance(expr, cst.Name) else None
 
@@ -88,7 +84,7 @@ def _expected(call: cst.Call) -> list[str] | None:
     found = []
     for value in values:
         found.extend(e.value for e in value.elements) if isinstance(value, cst.Tuple) else found.append(value)
-    return [_code(v) for v in found]
+    return [cstutil.code(v) for v in found]
 
 
 def _roles(scope: cst.CSTNode) -> dict[str, set[str]]:
@@ -172,7 +168,7 @@ def _candidates(found: _Expectation, region: cst.CSTNode, direct: cst.Attribute 
                 created(node.value)
 
     def created(call: cst.Call) -> None:
-        what = f"creating the pipeline (`{_code(call)}`)"
+        what = f"creating the pipeline (`{cstutil.code(call)}`)"
         out.append((call, constructs.BUILD_RAISES, call, _advice(BUILD_RAISES, what=what, **fields)))
 
     region.visit(Region())
@@ -216,7 +212,7 @@ def uses(module: cst.Module, nodes=None) -> list[tuple]:
             for decorator in node.decorators:
                 expected = _expected(decorator.decorator)
                 if expected is not None and _last_name(decorator.decorator.func) == "raises":
-                    found = _Expectation(self.tests[-1][0], "@" + _code(decorator.decorator), expected, node)
+                    found = _Expectation(self.tests[-1][0], "@" + cstutil.code(decorator.decorator), expected, node)
                     out.extend(_candidates(found, node.body))
 
         def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -227,14 +223,14 @@ def uses(module: cst.Module, nodes=None) -> list[tuple]:
                 expected = _expected(item.item)
                 if expected is not None and cstutil.positional_count(item.item) == 1:
                     test, scope = self._test()
-                    out.extend(_candidates(_Expectation(test, f"with {_code(item.item)}", expected, scope), node.body))
+                    out.extend(_candidates(_Expectation(test, f"with {cstutil.code(item.item)}", expected, scope), node.body))
 
         def visit_Call(self, node: cst.Call) -> None:
             expected = _expected(node)
             if expected is None or len(node.args) < 2 or node.args[1].keyword is not None:
                 return
             test, scope = self._test()
-            found = _Expectation(test, _code(node), expected[:1], scope)
+            found = _Expectation(test, cstutil.code(node), expected[:1], scope)
             given = node.args[1].value
             if isinstance(given, cst.Attribute) and isinstance(given.value, cst.Name) and given.attr.value in ("build", "run"):
                 out.extend(_candidates(found, node, direct=given))

@@ -19,6 +19,7 @@ from libcst.metadata import QualifiedNameProvider
 from ndd_migrate.model import constructs
 from ndd_migrate.model.values import external_source
 from ndd_migrate.syntax import names
+from ndd_migrate.syntax import cstutil
 from ndd_migrate.syntax.cstutil import pipeline_items
 
 # Rewritten (NDD411): the PyTorch iterators, whose batches ``.torch()`` reproduces.
@@ -612,20 +613,5 @@ def _classes(statements):
     for stmt in statements:
         if isinstance(stmt, cst.ClassDef):
             yield stmt
-        for block in _blocks(stmt):
+        for block in cstutil.blocks(stmt):
             yield from _classes(block.body)
-
-
-def _blocks(stmt):
-    if not isinstance(stmt, cst.BaseCompoundStatement):
-        return
-    for child in (stmt.body, getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)):
-        if isinstance(child, cst.If):  # `elif`
-            yield from _blocks(child)
-        elif isinstance(child, cst.IndentedBlock):
-            yield child
-        elif isinstance(child, (cst.Else, cst.Finally)) and isinstance(child.body, cst.IndentedBlock):
-            yield child.body
-    for handler in getattr(stmt, "handlers", ()):
-        if isinstance(handler.body, cst.IndentedBlock):
-            yield handler.body

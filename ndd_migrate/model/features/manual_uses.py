@@ -31,6 +31,7 @@ import libcst as cst
 
 from ndd_migrate.model import constructs
 from ndd_migrate.syntax import names
+from ndd_migrate.syntax import cstutil
 
 SERIALIZE_PIPELINE = "nvidia.dali.plugin.tf.serialize_pipeline"
 AUTOSERIALIZE_DECORATOR = "nvidia.dali.plugin.triton.autoserialize"
@@ -75,10 +76,6 @@ FED_RUN_RAISES = (
 RAISE_CHECKERS = frozenset({"assert_raises", "assertRaises", "raises"})
 
 
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
-
-
 def _with_code(advice: tuple[str, str], **names) -> tuple[str, str]:
     return (advice[0].format(**names), advice[1])
 
@@ -91,12 +88,12 @@ def consumed_pipeline(
     if isinstance(func, cst.Attribute) and func.attr.value == "serialize":
         return (constructs.SERIALIZED, func.value, SERIALIZE)
     if isinstance(func, cst.Attribute) and func.attr.value == "enable_api_check":
-        return (constructs.API_CHECK, func.value, _with_code(API_CHECK, code=_code(call)))
+        return (constructs.API_CHECK, func.value, _with_code(API_CHECK, code=cstutil.code(call)))
     last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
     if last in RAISE_CHECKERS and len(call.args) >= 2:
         run = call.args[1].value
         if isinstance(run, cst.Attribute) and run.attr.value == "run" and call.args[1].keyword is None:
-            advice = _with_code(FED_RUN_RAISES, receiver=_code(run.value), code=_code(call))
+            advice = _with_code(FED_RUN_RAISES, receiver=cstutil.code(run.value), code=cstutil.code(call))
             return (constructs.FED_RUN_RAISES, run.value, advice)
     name = names.dali_name(resolver, func)
     if name == SERIALIZE_PIPELINE and call.args:

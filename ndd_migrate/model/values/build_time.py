@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ndd_migrate.syntax.cstutil import SkipsTrivia, VisitsBindings
+from ndd_migrate.syntax import cstutil
 
 
 @dataclass
@@ -85,9 +86,9 @@ def calls_op(stmt: cst.CSTNode, is_op_call: Callable[[cst.Call], bool]) -> bool:
 
 def _why(stmt: cst.BaseStatement, rebound: set[str] = frozenset(), limit: int = 60) -> str:
     if isinstance(stmt, cst.SimpleStatementLine):
-        text = "; ".join(" ".join(cst.Module([]).code_for_node(small).split()) for small in stmt.body)
+        text = "; ".join(" ".join(cstutil.code(small).split()) for small in stmt.body)
     else:  # a block: its first line, then what inside it acts outside the function
-        head = cst.Module([]).code_for_node(stmt).lstrip().splitlines()[0].rstrip()
+        head = cstutil.code(stmt).lstrip().splitlines()[0].rstrip()
         text = head + " ..."
     text = text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
     if rebound:

@@ -61,14 +61,19 @@ def ndd_op_info(ndd_path: str) -> OpInfo | None:
     return _ndd_index().get(ndd_path)
 
 
-def ndd_path(ctx, expr: cst.CSTNode) -> str | None:
+def ndd_path(ctx, expr: cst.CSTNode, dali_as_ndd: bool = False) -> str | None:
     """``ndd.readers.File`` (any alias) → ``"readers.File"``; None when not an ndd name (also for
-    ``ndd.resize(x).evaluate``: qualified names see through the call, a dotted name does not)."""
+    ``ndd.resize(x).evaluate``: qualified names see through the call, a dotted name does not).
+    ``dali_as_ndd``: a pipeline-mode ``fn.<op>`` name counts as the ndd op the migration writes for it
+    (``fn.random.coin_flip`` → ``"random.coin_flip"``), for code this run rewrites."""
     if names.dotted(expr) is None:
         return None
     dali = ctx.dali_name(expr)
     if dali and dali.startswith(names.NDD + "."):
         return dali[len(names.NDD) + 1:]
+    if dali_as_ndd and dali and dali.startswith(names.FN + "."):
+        info = op_info(dali[len(names.FN) + 1:])
+        return info.ndd if info is not None else None
     return None
 
 
@@ -142,10 +147,13 @@ def _record_targets(target: cst.BaseExpression, how: str, value, bindings: dict)
 
 
 class Flow:
-    """The per-file answers; one instance per :class:`~ndd_migrate.engine.context.Context`."""
+    """The per-file answers; one instance per :class:`~ndd_migrate.engine.context.Context`.
+    ``dali_as_ndd``: answers for the code as this run writes it, ``fn.<op>`` results counted as the
+    ndd data they become (NDD509 asks so of helpers whose DALI calls the run rewrites)."""
 
-    def __init__(self, ctx, module: cst.Module) -> None:
+    def __init__(self, ctx, module: cst.Module, dali_as_ndd: bool = False) -> None:
         self.ctx = ctx
+        self.dali_as_ndd = dali_as_ndd
         self.bindings = ctx.model.bindings
         self._cache: dict[cst.CSTNode, Data | None] = {}
         self._busy: set[cst.Name] = set()
@@ -194,7 +202,7 @@ class Flow:
             k = self.kind(func.value)
             if is_data(k):
                 return k
-        path = ndd_path(self.ctx, func)
+        path = ndd_path(self.ctx, func, self.dali_as_ndd)
         if path is None:
             return None
         if path in ("batch", "as_batch"):
@@ -222,7 +230,7 @@ class Flow:
         """An element of ``a, b = value``."""
         if not isinstance(value, cst.Call):
             return None
-        path = ndd_path(self.ctx, value.func)
+        path = ndd_path(self.ctx, value.func, self.dali_as_ndd)
         info = ndd_op_info(path) if path else None
         if info is None or info.reader or table_outputs(info, value) == 1:
             return None

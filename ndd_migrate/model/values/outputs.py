@@ -98,7 +98,7 @@ class Reader:
     def returned(self, expr: cst.BaseExpression, function: cst.FunctionDef) -> Outputs | str:
         """What ``return expr`` in ``function`` gives, or why that is not known."""
         found = self.of(expr, function)
-        return found if found is not None else f"`{_code(expr)}` is only defined in terms of itself"
+        return found if found is not None else f"`{cstutil.snippet(expr)}` is only defined in terms of itself"
 
     def of(self, expr: cst.BaseExpression, function: cst.FunctionDef, depth: int = 0) -> Outputs | str | None:
         if depth > _MAX_DEPTH:
@@ -121,8 +121,8 @@ class Reader:
             found = {self.of(expr.body, function, depth + 1), self.of(expr.orelse, function, depth + 1)} - {None}
             if len(found) == 1 and isinstance(next(iter(found)), Outputs):
                 return found.pop()
-            return f"`{_code(expr)}`: its two branches are not known to give the same number of outputs"
-        return f"`{_code(expr)}` is not an expression whose number of outputs ndd-migrate can read"
+            return f"`{cstutil.snippet(expr)}`: its two branches are not known to give the same number of outputs"
+        return f"`{cstutil.snippet(expr)}` is not an expression whose number of outputs ndd-migrate can read"
 
     def _operation(
         self, expr: cst.BinaryOperation | cst.UnaryOperation | cst.Comparison, function: cst.FunctionDef, depth: int
@@ -140,12 +140,12 @@ class Reader:
         )
         found = [self.of(o, function, depth + 1) for o in operands]
         if any(isinstance(f, Outputs) and f != ONE for f in found):
-            return f"`{_code(expr)}` operates on several outputs"
+            return f"`{cstutil.snippet(expr)}` operates on several outputs"
         if any(f == ONE for f in found):
             return ONE  # arithmetic on a DataNode gives a DataNode
         if any(f is None for f in found):
             return None
-        return f"`{_code(expr)}`: no operand is known to be one output"
+        return f"`{cstutil.snippet(expr)}`: no operand is known to be one output"
 
     def _subscript(self, expr: cst.Subscript, function: cst.FunctionDef, depth: int) -> Outputs | str:
         """``x[i]``: one output, whether it indexes inside each sample or picks one of several."""
@@ -159,7 +159,7 @@ class Reader:
             # container of outputs, one output either way; NDD108 blocks the rewrite, with the
             # precise reason, when it cannot tell which.
             return ONE
-        return f"`{_code(expr)}`: what it picks is not known"
+        return f"`{cstutil.snippet(expr)}`: what it picks is not known"
 
     def _call(self, call: cst.Call, function: cst.FunctionDef, depth: int) -> Outputs | str | None:
         dali = names.dali_name(self.resolver, call.func)
@@ -170,10 +170,10 @@ class Reader:
             return ONE
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("gpu", "cpu") and not call.args:
             inner = self.of(call.func.value, function, depth + 1)
-            return ONE if inner == ONE or inner is None else f"`{_code(call)}` on something that is not one output"
+            return ONE if inner == ONE or inner is None else f"`{cstutil.snippet(call)}` on something that is not one output"
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "shape":  # `DataNode.shape()`: one output
             inner = self.of(call.func.value, function, depth + 1)
-            return ONE if inner == ONE else f"`{_code(call)}` on something that is not one output"
+            return ONE if inner == ONE else f"`{cstutil.snippet(call)}` on something that is not one output"
         if isinstance(call.func, cst.Name) and call.func.value in ("tuple", "list") and len(call.args) == 1 and self._builtin(call.func):
             return self._conversion(call, function, depth)
         helper = self._helper(call)
@@ -211,7 +211,7 @@ class Reader:
         inner = self.of(call.args[0].value, function, depth + 1)
         if isinstance(inner, Outputs) and inner.several and inner.form != "dict":
             return Outputs(inner.count, call.func.value)
-        return inner if inner is None else f"`{_code(call)}`: what it converts is not known to be outputs"
+        return inner if inner is None else f"`{cstutil.snippet(call)}`: what it converts is not known to be outputs"
 
     def _comprehension(self, comp: cst.ListComp, function: cst.FunctionDef, depth: int) -> Outputs | str | None:
         """``[d.gpu() for d in outputs]``: one output per output of ``outputs``, a list in both modes.
@@ -220,12 +220,12 @@ class Reader:
         output on it)."""
         loop = comp.for_in
         if loop.inner_for_in is not None or loop.ifs or loop.asynchronous or not isinstance(loop.target, cst.Name):
-            return f"`{_code(comp)}` is not one comprehension over outputs"
+            return f"`{cstutil.snippet(comp)}` is not one comprehension over outputs"
         if not self._one_of(comp.elt, loop.target.value):
-            return f"`{_code(comp)}`: each element is not known to be one output"
+            return f"`{cstutil.snippet(comp)}`: each element is not known to be one output"
         inner = self.of(loop.iter, function, depth + 1)  # None: `data = [... for d in data]`, read already
         if not isinstance(inner, Outputs) or not inner.several or inner.form == "dict":
-            return inner if inner is None or isinstance(inner, str) else f"`{_code(comp)}` does not iterate over outputs"
+            return inner if inner is None or isinstance(inner, str) else f"`{cstutil.snippet(comp)}` does not iterate over outputs"
         return Outputs(inner.count, "list")
 
     def _one_of(self, expr: cst.BaseExpression, name: str) -> bool:
@@ -251,7 +251,7 @@ class Reader:
         return scope is not None and not any(isinstance(a, Assignment) for a in scope[name.value])
 
     def _helper(self, call: cst.Call) -> cst.FunctionDef | str:
-        spelled = _code(call.func)
+        spelled = cstutil.snippet(call.func)
         model = getattr(self.resolver, "model", None)
         method = model.self_calls.get(call) if model is not None else None
         if method is not None and isinstance(model.functions.get(method), cst.FunctionDef):
@@ -386,11 +386,6 @@ def _arguments(helper: cst.FunctionDef, call: cst.Call, caller: cst.FunctionDef)
         if arg.keyword is not None:
             found[arg.keyword.value] = (arg.value, caller)
     return found
-
-
-def _code(node: cst.CSTNode) -> str:
-    text = cst.Module([]).code_for_node(node).strip()
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class _Scoped(cstutil.SkipsTrivia, cst.CSTVisitor):
@@ -561,7 +556,7 @@ def constant_output(value: cst.BaseExpression) -> tuple[str, str] | None:
     for el in value.elements if isinstance(value, (cst.Tuple, cst.List)) else ():
         if isinstance(el, cst.Element) and _python_constant(el.value):
             return (
-                f"`{_code(el.value)}` is a Python constant returned as an output: the pipeline gave it as a batch "
+                f"`{cstutil.snippet(el.value)}` is a Python constant returned as an output: the pipeline gave it as a batch "
                 "of constants, the generator would yield the Python value",
                 CONSTANT_HINT,
             )
@@ -583,7 +578,7 @@ def pipeline_def_problem(value: cst.BaseExpression, found: Outputs | str) -> tup
     if found.form == "dict":
         return "the pipeline returns a dict of outputs, which DALI does not accept", "return the outputs as a tuple"
     if found.form == "list" or (found.form == "oplist" and found.count is not None):
-        spelled = _code(value)
+        spelled = cstutil.snippet(value)
         return (
             (
                 f"`{spelled}` is a list of {found.count or 'several'} outputs: `@pipeline_def` takes a returned list "
