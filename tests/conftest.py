@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.abc
+import importlib.machinery
 import importlib.util
+import os
+import sys
 from pathlib import Path
 
 import pytest
+from _pytest.mark.expression import Expression
 from typer.testing import CliRunner
 
 from ndd_migrate.cli import app
@@ -27,6 +33,65 @@ SMALL_PIPELINE = (
 )
 
 HAS_DALI = importlib.util.find_spec("nvidia") is not None and importlib.util.find_spec("nvidia.dali") is not None
+
+# First on the PYTHONPATH of the programs a `-m "not dali"` run starts: an `nvidia.dali` whose import fails.
+DALI_BLOCKED = Path(__file__).resolve().parent / "dali_blocked"
+
+
+class _DaliBlocked(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """First on ``sys.meta_path`` in a run that leaves the ``dali`` tests out: DALI is found (the
+    ``HAS_DALI`` probe still holds) but importing it is an error, and not an ``ImportError``, which
+    ``pytest.importorskip`` would quietly turn into a skip."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "nvidia.dali" or name.startswith("nvidia.dali."):
+            return importlib.machinery.ModuleSpec(name, self)
+        return None
+
+    def exec_module(self, module):
+        raise RuntimeError(f"`import {module.__name__}` under `-m 'not dali'`: mark the test that runs DALI @pytest.mark.dali")
+
+
+def _leaves_out_dali(config) -> bool:
+    expression = config.getoption("markexpr")
+    return bool(expression) and not Expression.compile(expression).evaluate(lambda name, **_: name == "dali")
+
+
+def pytest_configure(config):
+    """Where the mark expression leaves the ``dali`` tests out (``pytest -m "not dali"``, the fast
+    loop), a test that starts DALI without the marker fails, in this process and in any Python
+    program it starts (through ``PYTHONPATH``), rather than making the loop slow unnoticed."""
+    if not _leaves_out_dali(config):
+        return
+    assert "nvidia.dali" not in sys.modules, "DALI was imported before the tests were collected"
+    sys.meta_path.insert(0, _DaliBlocked())
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(DALI_BLOCKED), os.environ.get("PYTHONPATH")) if p)
+
+
+def _marked_dali_as_a_whole(path: Path) -> bool:
+    """Whether the test module at ``path`` says ``pytestmark = pytest.mark.dali`` (or a list with it)."""
+    for node in ast.parse(path.read_bytes()).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets):
+            marks = node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
+            return any(ast.unparse(mark) == "pytest.mark.dali" for mark in marks)
+    return False
+
+
+def pytest_ignore_collect(collection_path, config):
+    """A module marked ``dali`` as a whole is not even imported by a run that leaves those tests out
+    (it may import DALI at its top)."""
+    if collection_path.suffix == ".py" and collection_path.name.startswith("test_") and _leaves_out_dali(config):
+        return _marked_dali_as_a_whole(collection_path) or None
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test marked ``dali`` is skipped where DALI is not installed (``pip install .``: lint and
+    migrate only)."""
+    if not HAS_DALI:
+        for item in items:
+            if item.get_closest_marker("dali"):
+                item.add_marker(pytest.mark.skip(reason="needs DALI: pip install -e '.[verify]'"))
 
 
 def calls_of(monkeypatch, owner, name: str) -> list[tuple]:
