@@ -47,6 +47,14 @@ def test_a_program_gets_a_fresh_process_as_the_interpreter_would_start_it(progra
 
 
 @pytest.mark.dali
+def test_each_program_draws_its_own_random_seeds(programs, tmp_path):
+    """As in fresh interpreters: numpy's and Python's unseeded generators differ from run to run."""
+    script = _write(tmp_path, "draw.py", "import random\nimport numpy as np\nprint(np.random.randint(1 << 30), random.random())\n")
+    first, second = (programs.run(script).stdout.split() for _ in range(2))
+    assert first[0] != second[0] and first[1] != second[1]
+
+
+@pytest.mark.dali
 def test_a_program_with_its_own_pythonpath_gets_an_interpreter_of_its_own(programs, tmp_path, monkeypatch):
     script = _write(tmp_path, "probe.py", PROBE)
     monkeypatch.setenv("PYTHONPATH", str(tmp_path / "elsewhere"))

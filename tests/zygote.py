@@ -102,6 +102,7 @@ def _run(request: dict, zygote_path: list[str], zygote_pythonpath: list[str]) ->
     sys.argv[:] = [{"path": target, "module": "-m", "code": "-c"}[kind], *args]
     if request["faulthandler"]:
         faulthandler.enable()
+    sys.modules["numpy"].random.seed()  # numpy's global seed is drawn per process, not the zygote's
     main = types.ModuleType("__main__")
     sys.modules["__main__"] = main
     if kind == "module":
