@@ -172,42 +172,11 @@ def originals(request):
     return harness.Originals(cache.mkdir("ndd-originals") if cache is not None else None)
 
 
-class Programs:
-    """What a test that runs programs is given (the ``programs`` fixture): :meth:`both` runs an
-    original program and its migration, each in a fresh process (tests/harness.py), the original's
-    result kept by content; :meth:`run` runs one program; :meth:`dataset` makes the data they read."""
-
-    def __init__(self, originals, data_folder: Path, tmp_path: Path) -> None:
-        from tests import harness
-
-        self._harness, self._originals, self._data_folder, self._tmp_path = harness, originals, data_folder, tmp_path
-
-    def both(self, original: str, migrated: str, args=(), *, name: str = "program.py", check: bool = True, **options):
-        """``(original's run, migrated's run)``: each text written as ``name`` in a folder of its own
-        (``original/``, ``migrated/`` under the test's ``tmp_path``) and run with ``args`` (options:
-        ``tests.harness.run``'s). ``check``: each must exit with 0 (else the test fails with its stderr)."""
-        runs = []
-        for side, text in (("original", original), ("migrated", migrated)):
-            script = self._tmp_path / side / name
-            script.parent.mkdir()
-            script.write_text(text, encoding="utf-8")
-            ran = (self._originals.run if side == "original" else self._harness.run)(script, args, **options)
-            if check:
-                assert ran.returncode == 0, f"the {side} {name} failed (exit {ran.returncode}):\n{ran.stderr[-3000:]}"
-            runs.append(ran)
-        return tuple(runs)
-
-    def run(self, script: Path, args=(), **options):
-        """``python script *args`` in a fresh process: ``tests.harness.run``."""
-        return self._harness.run(script, args, **options)
-
-    def dataset(self, make, *args):
-        """``make``'s data, made once: ``tests.harness.dataset``."""
-        return self._harness.dataset(self._data_folder, make, *args)
-
-
 @pytest.fixture
-def programs(request, originals, data_folder, tmp_path) -> Programs:
-    """Runs the programs of a test that starts DALI; such a test must carry the ``dali`` marker."""
+def programs(request, originals, data_folder, tmp_path):
+    """Runs the programs of a test that starts DALI (``tests.harness.Programs``); such a test must
+    carry the ``dali`` marker."""
+    from tests import harness
+
     assert request.node.get_closest_marker("dali"), f"{request.node.nodeid} runs DALI programs: mark it @pytest.mark.dali"
-    return Programs(originals, data_folder, tmp_path)
+    return harness.Programs(originals, data_folder, tmp_path)

@@ -1,17 +1,17 @@
 """Running programs for the tests: each in a fresh process, started from a zygote that has imported DALI
 once; the original (pipeline-mode) side of a comparison run once and kept by content.
 
-The ``programs`` fixture (tests/conftest.py) is the one way a test runs an original program and its
-migration and compares what they did. What it builds on:
+The ``programs`` fixture (tests/conftest.py, :class:`Programs`) is the one way a test runs an original
+program and its migration and compares what they did. What it builds on:
 
 * :class:`Zygote` (tests/zygote.py): a process per pytest process that has imported numpy, PyTorch,
   DALI, its dynamic mode and its PyTorch plugin, and forks a child for each program. Each program
   still gets a process of its own, as a user's would (a DALI pipeline and dynamic-mode threads in one
   process were seen to deadlock under load); it only skips the 2 to 5 s of imports.
-* the process handling of ``verify`` (:mod:`ndd_migrate.verify.runner`): standard streams in files, a
-  ``faulthandler`` dump before the deadline that names the line of the program it hung in, the
-  process group killed at the timeout. ``verify``'s own worker processes are started from the zygote
-  too in the tests (:data:`VERIFY_SUBPROCESS`).
+* the process handling of ``verify`` (:mod:`ndd_migrate.verify.runner`): standard streams in files,
+  the process group killed at the timeout, the line the program hung at found in the stacks
+  ``faulthandler`` printed. ``verify``'s own worker processes are forked from the zygote too in the
+  tests (:data:`VERIFY_SUBPROCESS`).
 * :class:`Originals`: an original program's result kept in pytest's cache (``.pytest_cache``) under
   the hash of what decides it (its text, arguments, data, DALI's version, this harness), so a test
   run again, or another test with the same original, does not run it again.
@@ -38,6 +38,8 @@ import threading
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import pytest
 
 from ndd_migrate.verify import runner
 
@@ -187,8 +189,8 @@ def _popen(cmd, *, stdin=None, stdout=None, stderr=None, env=None, cwd=None, sta
             os.close(fd)
 
 
-#: Stands for the ``subprocess`` module in :mod:`ndd_migrate.verify.runner` during a test session that
-#: runs DALI (tests/conftest.py): ``verify``'s worker processes are forked from the zygote.
+#: Stands for the ``subprocess`` module in :mod:`ndd_migrate.verify.runner` during the test session
+#: (tests/conftest.py): ``verify``'s worker processes are forked from the zygote.
 VERIFY_SUBPROCESS = types.SimpleNamespace(
     Popen=_popen, DEVNULL=subprocess.DEVNULL, TimeoutExpired=subprocess.TimeoutExpired
 )
@@ -212,8 +214,6 @@ def run(script: Path, args: list[str] = (), *, cwd: Path | None = None, timeout:
     ``faulthandler`` prints every thread's stack), then its process group is killed, and it is run once
     more (DALI was seen to hang under load); a second hang fails the test with the line of the
     script it hung at and those stacks."""
-    import pytest
-
     script = Path(script)
     cmd = [sys.executable, "-X", "faulthandler", str(script), *map(str, args)]
     for attempt in (1, 2):
@@ -309,17 +309,19 @@ class Originals:
 
 
 def dataset(folder: Path, make, *args):
-    """``make(root, *args)`` (a generator of fixtures/datasets.py or tests/verify_cases/datasets.py),
-    run once into a folder under ``folder`` named after the generator's module text, its name and
-    ``args``, and reused from there (by every pytest process, and by later runs when ``folder`` is
-    pytest's cache). Returns what ``make`` returns (a path, or a dict of them), under that folder."""
+    """``make(root, *args)`` (a generator of fixtures/datasets.py, say) run once, into a folder under
+    ``folder`` named after the generator's module text, its name and ``args``, and reused from there
+    (by every pytest process, and by later runs when ``folder`` is pytest's cache). Returns what
+    ``make`` returns (a path, or a dict of them), under that folder."""
     module = Path(inspect.getsourcefile(make))
     final = folder / f"{make.__name__}-{_digest(_tree_digest(module), make.__qualname__, args)[:16]}"
     if not final.exists():
         building = Path(tempfile.mkdtemp(prefix=f"{final.name}.", dir=folder))
         made = make(str(building / "data"), *args)
-        relative = {k: str(Path(v).relative_to(building)) for k, v in made.items()} if isinstance(made, dict) else str(
-            Path(made).relative_to(building))
+        if isinstance(made, dict):
+            relative = {k: str(Path(v).relative_to(building)) for k, v in made.items()}
+        else:
+            relative = str(Path(made).relative_to(building))
         (building / "made.json").write_text(json.dumps(relative))
         try:
             os.rename(building, final)
@@ -329,3 +331,34 @@ def dataset(folder: Path, make, *args):
     if isinstance(relative, dict):
         return {k: final / v for k, v in relative.items()}
     return final / relative
+
+
+class Programs:
+    """What a test that runs programs is given (the ``programs`` fixture of tests/conftest.py):
+    :meth:`both` runs an original program and its migration, each in a fresh process, the original's
+    result kept by content; :meth:`run` runs one program; :meth:`dataset` makes the data they read."""
+
+    def __init__(self, originals: Originals, data_folder: Path, tmp_path: Path) -> None:
+        self._originals, self._data_folder, self._tmp_path = originals, data_folder, tmp_path
+
+    def both(self, original: str, migrated: str, args=(), *, name: str = "program.py", **options) -> tuple[Ran, Ran]:
+        """``(original's run, migrated's run)``: each text written as ``name`` in a folder of its own
+        (``original/``, ``migrated/`` under the test's ``tmp_path``) and run with ``args`` (options:
+        :func:`run`'s); each must exit with 0, else the test fails with its stderr."""
+        runs = []
+        for side, text in (("original", original), ("migrated", migrated)):
+            script = self._tmp_path / side / name
+            script.parent.mkdir()
+            script.write_text(text, encoding="utf-8")
+            ran = (self._originals.run if side == "original" else run)(script, args, **options)
+            assert ran.returncode == 0, f"the {side} {name} failed (exit {ran.returncode}):\n{ran.stderr[-3000:]}"
+            runs.append(ran)
+        return runs[0], runs[1]
+
+    def run(self, script: Path, args=(), **options) -> Ran:
+        """``python script *args`` in a fresh process: :func:`run`."""
+        return run(script, args, **options)
+
+    def dataset(self, make, *args):
+        """``make``'s data, made once: :func:`dataset`."""
+        return dataset(self._data_folder, make, *args)
