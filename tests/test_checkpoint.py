@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -228,28 +226,29 @@ def test_checkpointing_an_external_source_blocks():
     assert "@pipeline_def" in out and [d.code for d in found] == ["NDD415"] and "external source" in found[0].message
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
-def test_restored_in_a_fresh_process_gives_the_uninterrupted_batches(tmp_path):
+def test_restored_in_a_fresh_process_gives_the_uninterrupted_batches(programs, tmp_path):
     from fixtures.datasets import make_jpeg
 
-    root = str(make_jpeg(tmp_path))
+    root = str(programs.dataset(make_jpeg))
     migrated, _ = migrate_text(PROGRAM)
     script = tmp_path / "migrated.py"
     script.write_text(migrated)
     state = tmp_path / "state.json"
 
     def run(mode):
-        done = subprocess.run(
-            [sys.executable, str(script), mode, root, str(state)], capture_output=True, text=True, cwd=ROOT, check=True
-        )
-        return json.loads(done.stdout.strip().splitlines()[-1])
+        return programs.run(script, [mode, root, state], cwd=ROOT)  # each run a fresh process
 
-    uninterrupted = run("save")
+    saved = run("save")
+    assert saved.returncode == 0, saved.stderr[-3000:]
+    uninterrupted = json.loads(saved.stdout.strip().splitlines()[-1])
     assert json.loads(state.read_text())["states"].keys() == {"Reader", "rng"}
-    assert run("restore") == uninterrupted
+    restored = run("restore")
+    assert restored.returncode == 0, restored.stderr[-3000:]
+    assert json.loads(restored.stdout.strip().splitlines()[-1]) == uninterrupted
     state.write_text(state.read_text().replace('"Reader"', '"Other"'))
-    with pytest.raises(subprocess.CalledProcessError):
-        run("restore")  # a state that does not match the registered names is refused, not ignored
+    assert run("restore").returncode != 0  # a state that does not match the registered names is refused, not ignored
 
 
 def test_checkpointing_a_pipeline_without_state_blocks():

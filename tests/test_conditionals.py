@@ -81,6 +81,7 @@ def _import(path, name):
     return module
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("name", SIMPLE)
 def test_simple_if_rewritten_gives_the_pipeline_batches(name, tmp_path):

@@ -10,6 +10,7 @@ tests check that too, on the fixtures and the whole programs: the same findings,
 
 from __future__ import annotations
 
+import functools
 import sys
 import warnings
 from pathlib import Path
@@ -29,10 +30,17 @@ def _pieces(source: str, chunk_bytes: int) -> list[str]:
     return cstparse._pieces(source, None, chunk_bytes) or [source]
 
 
+@functools.lru_cache(maxsize=4)
+def _whole(source: str) -> cst.Module:
+    """libcst's own parse of the whole text: once per text, which each test cuts several ways (the
+    tree is immutable)."""
+    return cst.parse_module(source)
+
+
 def assert_same_tree(source: str, chunk_bytes: int = 1) -> cst.Module:
     joined = cstparse.parse_module(source, chunk_bytes=chunk_bytes)
     assert joined.code == source
-    whole = cst.parse_module(source)
+    whole = _whole(source)
     assert joined.deep_equals(whole)
     assert (joined.default_indent, joined.default_newline, joined.has_trailing_newline, joined.encoding) == (
         whole.default_indent, whole.default_newline, whole.has_trailing_newline, whole.encoding,

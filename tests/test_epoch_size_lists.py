@@ -5,9 +5,6 @@ What cannot be paired exactly keeps the block."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from tests.conftest import HAS_DALI, migrate_text
@@ -137,24 +134,20 @@ def test_another_call_through_the_loop_name_keeps_the_block():
     assert "pipes_meta" not in out
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("reader", ["", ", pad_last_batch=True", ", pad_last_batch=True, stick_to_shard=True"])
-def test_the_values_are_pipeline_modes(reader, tmp_path):
+def test_the_values_are_pipeline_modes(reader, programs):
     """Each shard's `epoch_size` in pipeline mode is the whole data set (padded with
     `pad_last_batch`): the migrated reads print the same, run on DALI."""
     from fixtures.datasets import make_jpeg
 
-    data = make_jpeg(tmp_path)
+    data = programs.dataset(make_jpeg)
     text, out, human = _migrated(reader=reader)
     assert not human
-    printed = []
-    for name, code in (("before.py", text), ("after.py", out)):
-        (tmp_path / name).write_text(code)
-        run = subprocess.run([sys.executable, str(tmp_path / name), str(data)], capture_output=True, text=True, timeout=300)
-        assert run.returncode == 0, run.stderr[-2000:]
-        printed.append(run.stdout)
-    assert printed[0] == printed[1] and printed[0].strip()
-    assert printed[0].split()[0] == ("14" if "pad" in reader else "13")  # 13 images
+    before, after = programs.both(text, out, [data], timeout=300)
+    assert after.stdout == before.stdout and before.stdout.strip()
+    assert before.stdout.split()[0] == ("14" if "pad" in reader else "13")  # 13 images
 
 
 THROUGH = """\

@@ -243,6 +243,7 @@ def _run_both(text: str):
     return _collect(pipe.run), _collect(_load(migrated).pipe().__next__), migrated
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("name", CASES)
 def test_same_batches_as_pipeline(name):
@@ -483,6 +484,7 @@ def test_beside_a_reader_at_the_top_makes_its_iterator_after_the_reader():
     assert migrate_text(text)[0] == text
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("where, shift", [("in an if", True), ("in an if", False), ("at the top", True)])
 def test_beside_a_reader_gives_the_pipeline_batches(tmp_path, shift, where):

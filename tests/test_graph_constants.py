@@ -112,6 +112,7 @@ def test_noqa_keeps_the_pipeline():
     assert "@pipeline_def" in text
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("dtype", ["bool_", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32"])
 def test_kept_dtypes_give_the_constant_nodes_samples(dtype):

@@ -174,6 +174,7 @@ def test_a_test_kept_by_noqa_keeps_its_pipeline_in_pipeline_mode():
     kept_with_one_finding(source, text, result.diagnostics, "NDD001")
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 def test_dali_graph_values_are_data_nodes_and_dynamic_mode_values_batches():
     """What the rewrite relies on, in the installed DALI: every graph value of pipeline mode is a

@@ -10,9 +10,6 @@ import pytest
 
 from tests.conftest import calls_of, migrate_text
 
-fn = pytest.importorskip("nvidia.dali.fn")
-from nvidia.dali import pipeline_def, types  # noqa: E402
-
 HEAD = "import nvidia.dali.fn as fn\nimport nvidia.dali.types as types\nfrom nvidia.dali import pipeline_def\n\n\n"
 DEC = "@pipeline_def(batch_size=2)\n"
 READ = "    data = fn.readers.numpy(file_root=root)\n"
@@ -24,6 +21,8 @@ def _images():
 
 
 def _run(graph):
+    from nvidia.dali import pipeline_def
+
     pipe = pipeline_def(graph, batch_size=2, num_threads=1, device_id=None, seed=12)()
     pipe.build()
     return [[np.array(out[i]) for i in range(2)] for out in pipe.run()]
@@ -32,7 +31,10 @@ def _run(graph):
 # -- what pipeline mode does -------------------------------------------------------------------------
 
 
+@pytest.mark.dali
 def test_dali_one_element_gives_a_node_several_give_a_list_in_order():
+    from nvidia.dali import fn
+
     kinds = []
 
     def graph():
@@ -48,7 +50,10 @@ def test_dali_one_element_gives_a_node_several_give_a_list_in_order():
     assert all(np.array_equal(x, y) for x, y in zip(second, alone))
 
 
+@pytest.mark.dali
 def test_dali_argument_inputs_are_shared_by_every_element():
+    from nvidia.dali import fn, types
+
     def graph():
         a = fn.external_source(source=_images, batch=True, layout="HWC")
         coin = fn.random.coin_flip()
@@ -59,9 +64,11 @@ def test_dali_argument_inputs_are_shared_by_every_element():
     assert all(np.array_equal(p, q) for p, q in zip(x, y))
 
 
+@pytest.mark.dali
 @pytest.mark.parametrize("seed", [None, 7])
 def test_dali_a_random_op_draws_the_same_values_for_every_element(seed):
     """One logical operator: its instances are seeded alike, with or without `seed=`."""
+    from nvidia.dali import fn
 
     def graph():
         a = fn.external_source(source=_images, batch=True, layout="HWC")
@@ -73,6 +80,7 @@ def test_dali_a_random_op_draws_the_same_values_for_every_element(seed):
     assert all(np.array_equal(p, q) for p, q in zip(x, y))
 
 
+@pytest.mark.dali
 def test_ndd_separate_calls_draw_anew_and_the_hints_clone_draws_alike():
     """Why a random op on an input set is not converted, and what the hint tells to write."""
     ndd = pytest.importorskip("nvidia.dali.experimental.dynamic")
@@ -89,7 +97,10 @@ def test_ndd_separate_calls_draw_anew_and_the_hints_clone_draws_alike():
     assert not np.array_equal(sets[0][0], sets[1][0])  # the RNG moves on once per set
 
 
+@pytest.mark.dali
 def test_dali_several_outputs_are_grouped_by_output():
+    from nvidia.dali import fn
+
     shapes = []
 
     def graph():
@@ -103,7 +114,10 @@ def test_dali_several_outputs_are_grouped_by_output():
     assert shapes == [["list", "list", 2, 2]]  # [[begin_a, begin_b], [length_a, length_b]]
 
 
+@pytest.mark.dali
 def test_dali_a_tuple_is_no_input_set():
+    from nvidia.dali import fn
+
     def graph():
         a = fn.external_source(source=_images, batch=True, layout="HWC")
         return fn.flip((a, a))

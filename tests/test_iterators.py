@@ -6,8 +6,6 @@ from __future__ import annotations
 import re
 
 import pickle
-import subprocess
-import sys
 
 import pytest
 
@@ -207,52 +205,40 @@ CASES = [
 ]
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("policy, reader", CASES)
-def test_same_batches_per_epoch_as_dali_iterator(policy, reader, tmp_path):
+def test_same_batches_per_epoch_as_dali_iterator(policy, reader, programs):
     pytest.importorskip("torch")
     from fixtures.datasets import make_jpeg
 
-    root = str(make_jpeg(tmp_path))
+    root = str(programs.dataset(make_jpeg))
     original = source(policy, reader, auto=policy != "DROP")
     migrated, _ = migrate_text(original)
     assert "dali_iterator_epochs" in migrated and "TODO" not in migrated, migrated
-    expected, got = (_run_program(text, root, tmp_path / name) for name, text in (("a", original), ("b", migrated)))
+    expected, got = _seen_by_both(programs, original, migrated, root)
     assert [(e, len(lab)) for e, _, lab in got] == [(e, len(lab)) for e, _, lab in expected]
     for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):
         assert images_a.shape == images_b.shape and (images_a == images_b).all()
         assert (labels_a == labels_b).all()
 
 
-_RUNNER = """
-import pickle, sys
-text = open(sys.argv[1], encoding="utf-8").read()
-scope = {"ROOT": sys.argv[2], "SEEN": [], "__name__": "case"}
-exec(compile(text, "case.py", "exec"), scope)
-with open(sys.argv[3], "wb") as f:
-    pickle.dump(scope["SEEN"], f)
-"""
+def _program(text: str) -> str:
+    """A test program as a script: ``ROOT`` is its first argument, and what it appends to ``SEEN`` is
+    pickled into ``seen.pkl`` beside it."""
+    return (
+        "import os as _os, pickle as _pickle, sys as _sys\nROOT, SEEN = _sys.argv[1], []\n"
+        + text
+        + "\nwith open(_os.path.join(_os.path.dirname(__file__), 'seen.pkl'), 'wb') as _f:\n    _pickle.dump(SEEN, _f)\n"
+    )
 
 
-def _run_program(text: str, root: str, workdir) -> list:
-    """Run one test program in its own process and return what it recorded in ``SEEN``.
-
-    Each side gets a fresh process: a DALI pipeline and dynamic-mode worker threads sharing one
-    test process were seen to deadlock inside DALI (``SetupAndRun`` never returning) under load.
-    A process that hangs is retried once, then the test fails with DALI's stack dump.
-    """
-    workdir.mkdir()
-    program, out = workdir / "case.py", workdir / "seen.pkl"
-    program.write_text(text, encoding="utf-8")
-    command = [sys.executable, "-X", "faulthandler", "-c", _RUNNER, str(program), root, str(out)]
-    run = lambda: subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
-    try:
-        done = run()
-    except subprocess.TimeoutExpired:
-        done = run()
-    assert done.returncode == 0, done.stderr[-3000:]
-    with open(out, "rb") as f:
-        return pickle.load(f)
+def _seen_by_both(programs, original: str, migrated: str, root: str) -> tuple[list, list]:
+    """What the original program and its migration recorded in ``SEEN``, each run in a fresh
+    process (tests/harness.py): a DALI pipeline and dynamic-mode worker threads sharing one test
+    process were seen to deadlock inside DALI (``SetupAndRun`` never returning) under load."""
+    runs = programs.both(_program(original), _program(migrated), [root], name="case.py", cwd=ROOT, outputs=["seen.pkl"])
+    return tuple(pickle.loads(ran.outputs["seen.pkl"]) for ran in runs)
 
 
 SUBCLASSED = """\
@@ -421,18 +407,19 @@ MANY_CASES = [
 ]
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("shape, policy, reader", MANY_CASES)
-def test_same_batches_per_epoch_over_several_pipelines(shape, policy, reader, tmp_path):
+def test_same_batches_per_epoch_over_several_pipelines(shape, policy, reader, programs):
     pytest.importorskip("torch")
     from fixtures.datasets import make_jpeg
 
-    root = str(make_jpeg(tmp_path))
+    root = str(programs.dataset(make_jpeg))
     pipes, build, given = SHAPES[shape]
     original = MANY.format(reader=reader, pipes=pipes, build=build, given=given, policy=policy)
     migrated, _ = migrate_text(original)
     assert "dali_iterator_epochs_many" in migrated and "TODO" not in migrated, migrated
-    expected, got = (_run_program(text, root, tmp_path / name) for name, text in (("a", original), ("b", migrated)))
+    expected, got = _seen_by_both(programs, original, migrated, root)
     assert [(e, [len(x) for x in labels]) for e, _, labels in got] == [(e, [len(x) for x in labels]) for e, _, labels in expected]
     for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):
         assert all(a.shape == b.shape and (a == b).all() for a, b in zip(images_a, images_b))
@@ -480,17 +467,18 @@ def test_an_iterator_with_size_and_no_reader_name_is_rewritten():
     assert migrate_text(out)[0] == out
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("given, size, arguments", SIZED_CASES)
-def test_same_batches_per_epoch_with_size(given, size, arguments, tmp_path):
+def test_same_batches_per_epoch_with_size(given, size, arguments, programs):
     pytest.importorskip("torch")
     from fixtures.datasets import make_jpeg
 
-    root = str(make_jpeg(tmp_path))
+    root = str(programs.dataset(make_jpeg))
     original = sized_source(given, size, arguments, reader=", random_shuffle=True, seed=3")
     migrated, _ = migrate_text(original)
     assert "dali_iterator_sized_epochs" in migrated and "TODO" not in migrated, migrated
-    expected, got = (_run_program(text, root, tmp_path / name) for name, text in (("a", original), ("b", migrated)))
+    expected, got = _seen_by_both(programs, original, migrated, root)
     assert [(e, [len(x) for x in labels]) for e, _, labels in got] == [(e, [len(x) for x in labels]) for e, _, labels in expected]
     for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):
         assert all(a.shape == b.shape and (a == b).all() for a, b in zip(images_a, images_b))
@@ -693,18 +681,19 @@ def test_an_iterator_in_an_attribute_over_a_pipeline_in_one_is_rewritten(name):
     assert "pytorch" not in out and migrate_text(out)[0] == out
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("name", sorted(ATTRIBUTE_CASES))
-def test_an_iterator_in_an_attribute_gives_the_batches_dali_gave(name, tmp_path):
+def test_an_iterator_in_an_attribute_gives_the_batches_dali_gave(name, programs):
     """Each pass (`iter()`, `__iter__()`, a loop in a method) is one epoch, as DALI's iterator resets
     at `iter()` after a consumed batch whether `auto_reset` is given or not."""
     pytest.importorskip("torch")
     from fixtures.datasets import make_jpeg
 
-    root = str(make_jpeg(tmp_path))
+    root = str(programs.dataset(make_jpeg))
     original = attribute_case(name)
     migrated, _ = migrate_text(original)
-    expected, got = (_run_program(text, root, tmp_path / side) for side, text in (("a", original), ("b", migrated)))
+    expected, got = _seen_by_both(programs, original, migrated, root)
     assert len(expected) > 6 and [(e, len(lab)) for e, _, lab in got] == [(e, len(lab)) for e, _, lab in expected]
     for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):
         assert (images_a == images_b).all() and (labels_a == labels_b).all()
@@ -846,16 +835,17 @@ def test_an_iterator_over_a_source_that_stops_gets_one_generator_per_epoch(name)
     assert migrate_text(out)[0] == out
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("name", sorted(SOURCE_CASES))
-def test_an_iterator_over_a_source_that_stops_gives_the_epochs_dali_gave(name, tmp_path):
+def test_an_iterator_over_a_source_that_stops_gives_the_epochs_dali_gave(name, programs):
     """DALI makes the source an iterator once and draws each epoch from it (a source that does not
     rewind gives empty epochs after the first); the random operator goes on across epochs (its
     values are not those of pipeline mode: only that they do not start again is compared)."""
     pytest.importorskip("torch")
     original = source_case(name)
     migrated, _ = migrate_text(original)
-    expected, got = (_run_program(text, ".", tmp_path / side) for side, text in (("a", original), ("b", migrated)))
+    expected, got = _seen_by_both(programs, original, migrated, ".")
     assert len(expected) >= 3 and [e for e, _, _ in got] == [e for e, _, _ in expected]
     for (_, x_a, noisy_a), (_, x_b, noisy_b) in zip(expected, got):
         assert x_a.shape == x_b.shape and (x_a == x_b).all() and noisy_a.shape == noisy_b.shape

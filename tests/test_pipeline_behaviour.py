@@ -106,12 +106,9 @@ def test_each_same_named_local_class_reports_its_own_use():
 
 
 @pytest.mark.dali
-def test_dali_refuses_a_large_fed_batch_only_in_pipeline_mode(tmp_path):
+def test_dali_refuses_a_large_fed_batch_only_in_pipeline_mode(programs):
     """The fact NDD905 rests on, on the installed DALI: pipeline mode raises on a fed batch larger
     than `batch_size`; the migrated generator (fed with `ndd.batch`) runs on."""
-    import subprocess
-    import sys
-
     from tests.conftest import HAS_DALI
 
     if not HAS_DALI:
@@ -120,12 +117,8 @@ def test_dali_refuses_a_large_fed_batch_only_in_pipeline_mode(tmp_path):
     program += "\n\npipe = Fed(3)\npipe.build()\ntry:\n    print(len(pipe.run()[0]))\nexcept RuntimeError as e:\n    print('refused')\n"
     migrated, _ = migrate_text(program)
     assert "ndd.batch(" in migrated and "next(pipe)" in migrated, migrated
-    outputs = []
-    for name, text in (("before.py", program), ("after.py", migrated.replace("len(next(pipe)[0])", "next(pipe)[0].batch_size"))):
-        (tmp_path / name).write_text(text)
-        done = subprocess.run([sys.executable, str(tmp_path / name)], capture_output=True, text=True, timeout=120)
-        outputs.append(done.stdout.strip())
-    assert outputs == ["refused", "3"], outputs
+    runs = programs.both(program, migrated.replace("len(next(pipe)[0])", "next(pipe)[0].batch_size"))
+    assert [ran.stdout.strip() for ran in runs] == ["refused", "3"], runs
 
 
 # -- a build (or creation) expected to raise ------------------------------------------------------
@@ -321,14 +314,11 @@ def test_a_legacy_python_operator_run_expected_to_raise_is_kept_once():
 
 
 @pytest.mark.dali
-def test_dali_wraps_a_python_operator_error_only_in_pipeline_mode(tmp_path):
+def test_dali_wraps_a_python_operator_error_only_in_pipeline_mode(programs):
     """The facts the Python-operator keep rests on, on the installed DALI (CPU, exec_async=False,
     exec_pipelined=False): pipeline mode raises `RuntimeError` when the function raises or returns
     a list for two outputs; the migrated plain Python raises the function's `ValueError`, and takes
     the list."""
-    import subprocess
-    import sys
-
     from tests.conftest import HAS_DALI
 
     if not HAS_DALI:
@@ -349,12 +339,8 @@ def test_dali_wraps_a_python_operator_error_only_in_pipeline_mode(tmp_path):
     )
     migrated, result = migrate_text(program)
     assert "@pipeline_def" not in migrated and not [d for d in result.diagnostics if d.needs_human], migrated
-    outputs = []
-    for name, text in (("before.py", program), ("after.py", migrated)):
-        (tmp_path / name).write_text(text)
-        done = subprocess.run([sys.executable, str(tmp_path / name)], capture_output=True, text=True, timeout=120)
-        outputs.append(done.stdout.split())
-    assert outputs == [["RuntimeError", "RuntimeError"], ["ValueError", "none"]], outputs
+    runs = programs.both(program, migrated)
+    assert [ran.stdout.split() for ran in runs] == [["RuntimeError", "RuntimeError"], ["ValueError", "none"]], runs
 
 
 def test_a_module_naming_no_checker_is_not_walked_for_expectations(monkeypatch):

@@ -13,10 +13,20 @@ import pytest
 
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.skipif(shutil.which("pre-commit") is None, reason="pre-commit is not installed")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("pre-commit") is None, reason="pre-commit is not installed"),
+    pytest.mark.xdist_group("precommit"),  # one worker: the second test reuses the hook's environment
+]
 
 LEFTOVER = "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef decode(jpegs):\n    return ndd.decoders.image(jpegs, device='mixed')\n"
 CLEAN = LEFTOVER.replace("'mixed'", "'gpu'")
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory):
+    """pre-commit's cache, shared by the tests here as a user's is by their projects: the hook's
+    environment (this repository installed at its commit) is made once."""
+    return tmp_path_factory.mktemp("pre-commit-home")
 
 
 def git(cwd, *args):
@@ -26,7 +36,7 @@ def git(cwd, *args):
     )
 
 
-def test_commit_with_leftover_is_rejected_and_clean_one_passes(tmp_path):
+def test_commit_with_leftover_is_rejected_and_clean_one_passes(tmp_path, pre_commit_home):
     rev = git(ROOT, "rev-parse", "HEAD").stdout.strip()
     if not rev or git(ROOT, "cat-file", "-e", f"{rev}:.pre-commit-hooks.yaml").returncode:
         pytest.skip("the hook definition is not committed in this checkout")
@@ -36,7 +46,7 @@ def test_commit_with_leftover_is_rejected_and_clean_one_passes(tmp_path):
     (repo / ".pre-commit-config.yaml").write_text(
         f"repos:\n- repo: {ROOT}\n  rev: {rev}\n  hooks:\n  - id: ndd-migrate-check\n", encoding="utf-8"
     )
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
+    env = {**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home)}
     install = subprocess.run(["pre-commit", "install"], cwd=repo, env=env, capture_output=True, text=True)
     assert install.returncode == 0, install.stderr
 
@@ -67,7 +77,7 @@ PIPES = (
 MAIN = "from pkg.pipes import train_pipe\n\npipe = train_pipe()\npipe.build()\nout = pipe.run()\n"
 
 
-def test_a_staged_file_using_a_pipeline_of_an_unstaged_module_is_checked(tmp_path):
+def test_a_staged_file_using_a_pipeline_of_an_unstaged_module_is_checked(tmp_path, pre_commit_home):
     """pre-commit passes only `main.py`, which does not mention DALI: its `build()`/`run()` on the
     pipeline of the committed `pkg/pipes.py` are still found (ndd_migrate.model.crossfile.ProjectImports)."""
     rev = git(ROOT, "rev-parse", "HEAD").stdout.strip()
@@ -83,7 +93,7 @@ def test_a_staged_file_using_a_pipeline_of_an_unstaged_module_is_checked(tmp_pat
     (repo / "pkg" / "pipes.py").write_text(PIPES, encoding="utf-8")
     git(repo, "add", ".")
     git(repo, "commit", "-q", "--no-verify", "-m", "pipeline mode")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
+    env = {**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home)}
     install = subprocess.run(["pre-commit", "install"], cwd=repo, env=env, capture_output=True, text=True)
     assert install.returncode == 0, install.stderr
 

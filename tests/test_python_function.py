@@ -77,6 +77,7 @@ CASES = {
 }
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("name", CASES)
 def test_same_batches_as_pipeline(name):
@@ -96,6 +97,7 @@ def test_no_inputs_calls_it_batch_size_times():
     assert 'ndd.as_batch([np.asarray(ticket(), order="C") for _ in range(batch_size)])' in text
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 def test_a_function_changing_its_sample_gets_a_copy():
     """DALI hands the function a writable view of its input; the migration gives a function that may
@@ -212,6 +214,7 @@ def test_legacy_calls_become_plain_python():
     assert "PythonFunction" not in text
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 def test_legacy_same_batches_as_pipeline():
     source = LEGACY_HEADER + LEGACY
@@ -317,6 +320,7 @@ def _run_both_logged(text: str):
     return (expected, original.log), (_collect(module.pipe().__next__), module.log), migrated
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("name", SINKS)
 def test_sink_calls_as_dali(name):
@@ -408,6 +412,7 @@ def test_batch_processing_parameter_writes_both_forms():
             "        else:\n            for s in data.tensors:\n                seen(np.asarray(s))\n") in text
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("per_batch", [False, True])
 def test_batch_processing_parameter_same_as_pipeline(per_batch):
@@ -476,6 +481,7 @@ LEGACY_SINK = (
 )
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("batch_processing", [False, True])
 def test_legacy_sink_and_batch_processing_parameter_same_as_pipeline(batch_processing):

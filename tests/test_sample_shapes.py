@@ -50,6 +50,7 @@ def _collect(step) -> list:
             out.append(([(s.tolist(), str(s.dtype), s.shape) for s in samples], layout or ""))
 
 
+@pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize("name", CASES)
 def test_same_batches_as_the_operator(name):

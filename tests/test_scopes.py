@@ -73,6 +73,7 @@ def test_positions_match_libcst():
     assert pairs and all(expected[a] == got(b) for a, b in pairs)
 
 
+@pytest.mark.dali  # imports every module of the package: DALI's table generator and verify's worker among them
 def test_no_visitor_of_the_project_hooks_trivia():
     trivia = {t.__name__ for t in TRIVIA}
     hooked = []

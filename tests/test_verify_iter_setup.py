@@ -109,7 +109,7 @@ def reports(tmp_path_factory):
         return dict(zip(jobs, pool.map(run, jobs.values())))
 
 
-pytestmark = [pytest.mark.dali]
+pytestmark = [pytest.mark.dali, pytest.mark.xdist_group("verify_iter_setup")]  # `reports` computed once
 
 
 @pytest.mark.parametrize("run_id", ["equal-iterations", "equal-epochs"])

@@ -16,7 +16,11 @@ import pytest
 
 from tests.conftest import HAS_DALI
 
-pytestmark = [pytest.mark.dali, pytest.mark.skipif(not HAS_DALI, reason="needs DALI (the verify extra)")]
+pytestmark = [
+    pytest.mark.dali,
+    pytest.mark.skipif(not HAS_DALI, reason="needs DALI (the verify extra)"),
+    pytest.mark.xdist_group("verify_planted"),  # one worker computes `results`, for every test here
+]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:

@@ -20,6 +20,7 @@ from tests.conftest import FIXTURES, HAS_DALI, ROOT, migrate_text
 pytestmark = [
     pytest.mark.dali,
     pytest.mark.skipif(not HAS_DALI, reason="nvidia-dali-cuda120 is not installed (pip install '.[verify]')"),
+    pytest.mark.xdist_group("verify_shapes"),  # one worker computes `reports`, for every test here
 ]
 
 PROGRAMS = ROOT / "tests" / "programs"

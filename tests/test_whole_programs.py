@@ -4,9 +4,6 @@ program, not only about a pipeline function (see tests/programs/README.md)."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -21,24 +18,6 @@ def _header(text: str, key: str) -> str:
     found = re.search(rf"^# {key}: (.+)$", text, re.MULTILINE)
     assert found, f"the program has no `# {key}:` line"
     return found.group(1).strip()
-
-
-@pytest.fixture(scope="module")
-def datasets(tmp_path_factory) -> dict[str, Path]:
-    from fixtures import datasets
-
-    root = tmp_path_factory.mktemp("program-data")
-    made = datasets.make_all(root)
-    made["none"] = root
-    return made
-
-
-def _run(script: Path, data: Path) -> str:
-    done = subprocess.run(
-        [sys.executable, str(script), str(data)], capture_output=True, text=True, cwd=script.parent, timeout=300
-    )
-    assert done.returncode == 0, f"{script.name} failed (exit {done.returncode}):\n{done.stderr[-3000:]}"
-    return done.stdout
 
 
 def test_every_program_declares_what_it_expects():
@@ -74,17 +53,16 @@ def test_migration_keeps_its_promise(name):
 @pytest.mark.parametrize(
     "name", [n for n in CASES if re.search(r"^# (expect: converted|prints: the same)$", (PROGRAMS / n).read_text(), re.MULTILINE)]
 )
-def test_converted_program_prints_the_same(name, datasets, tmp_path):
+def test_converted_program_prints_the_same(name, programs):
+    from fixtures import datasets
+
     source = (PROGRAMS / name).read_text(encoding="utf-8")
-    data = datasets[_header(source, "data")]
+    made = programs.dataset(datasets.make_all)
+    data = {**made, "none": made["jpeg"].parent}[_header(source, "data")]  # "none": the folder of them all
     # As the command line migrates it: at a line length, so long rewritten lines are split too.
     migrated, _ = migrate_text(source, f"tests/programs/{name}", line_length=88)
     again, _ = migrate_text(migrated, f"tests/programs/{name}", line_length=88)
     assert again == migrated, "a second migration changed the output"
-    before, after = tmp_path / "before" / name, tmp_path / "after" / name
-    for path, text in ((before, source), (after, migrated)):
-        path.parent.mkdir()
-        path.write_text(text, encoding="utf-8")
-    expected = _run(before, data)
-    assert expected.strip(), "the original program printed nothing: it proves nothing"
-    assert _run(after, data) == expected
+    expected, got = programs.both(source, migrated, [data], name=name, timeout=300)
+    assert expected.stdout.strip(), "the original program printed nothing: it proves nothing"
+    assert got.stdout == expected.stdout
