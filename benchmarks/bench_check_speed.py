@@ -128,7 +128,9 @@ def dali_code(rng: random.Random, base: str, serial: int) -> str:
     names = re.findall(r"^def (\w+)\(", base, flags=re.M)
     for name in names:
         base = re.sub(rf"\b{name}\b", f"{name}_{serial}", base)
-    base = re.sub(r"\b(batch_size|num_threads|nfilter|max_len)=(\d+)", lambda m: f"{m[1]}={rng.choice((2, 4, 8, 16, 32))}", base)
+    base = re.sub(
+        r"\b(batch_size|num_threads|nfilter|max_len)=(\d+)", lambda m: f"{m[1]}={rng.choice((2, 4, 8, 16, 32))}", base
+    )
     extra = plain_code(rng, rng.randint(0, 300)).split("\n", 2)[2]  # without the docstring
     head, main, tail = base.partition('if __name__ == "__main__":')
     return f"{head.rstrip()}\n\n\n{extra.strip()}\n\n\n{main}{tail}" if main else f"{base.rstrip()}\n\n\n{extra}"
@@ -190,10 +192,10 @@ def check_tree_is_valid(ruff_cmd: list[str], tree: Path) -> None:
 
 def own_work(tree: Path, dali_files: list[Path]) -> dict:
     """In-process figures: prefilter over the tree, engine import, engine time per DALI file."""
-    from ndd_migrate.model import crossfile
     from ndd_migrate.io import discovery, files
     from ndd_migrate.io.diagnostics import FileResult
     from ndd_migrate.io.policy import Policy
+    from ndd_migrate.model import crossfile
 
     start = time.perf_counter()
     found = discovery.discover([tree])
@@ -258,8 +260,12 @@ def write_section(docs: Path, text: str) -> None:
 
 
 def report(args, tree_stats: dict, ours: list, ruff: list, startup: list, work: dict) -> str:
-    ms = lambda seconds: f"{seconds * 1000:,.0f} ms"
-    median = lambda runs, i: statistics.median(run[i] for run in runs)
+    def ms(seconds):
+        return f"{seconds * 1000:,.0f} ms"
+
+    def median(runs, i):
+        return statistics.median(run[i] for run in runs)
+
     ours_wall, ruff_wall = median(ours, 0), median(ruff, 0)
     ours_cpu, ruff_cpu = median(ours, 1), median(ruff, 1)
     per = sorted(work["per_file"])
@@ -273,9 +279,9 @@ def report(args, tree_stats: dict, ours: list, ruff: list, startup: list, work: 
 
 Measured {datetime.date.today().isoformat()} by `benchmarks/bench_check_speed.py` on {cpus} CPU cores
 ({platform.machine()}, Python {platform.python_version()}, {ruff_version}; load average at the end {load}).
-Tree: {tree_stats['files']:,} Python files, {tree_stats['lines']:,} lines, {tree_stats['mb']:.0f} MB;
-{tree_stats['dali']} files use DALI (varied copies of the fixtures, pipeline mode and dynamic mode,
-with other code around them: {tree_stats['dali_lines']:,} lines in all).
+Tree: {tree_stats["files"]:,} Python files, {tree_stats["lines"]:,} lines, {tree_stats["mb"]:.0f} MB;
+{tree_stats["dali"]} files use DALI (varied copies of the fixtures, pipeline mode and dynamic mode,
+with other code around them: {tree_stats["dali_lines"]:,} lines in all).
 Median of {args.rounds} alternating rounds, page cache warm, output discarded. CPU time is user +
 system of the command and its worker processes.
 
@@ -290,12 +296,12 @@ Where our time goes:
 | part | time |
 |---|---|
 | interpreter + CLI start-up (`check` on a one-file directory), wall / CPU | {ms(median(startup, 0))} / {ms(median(startup, 1))} |
-| discover + read + byte prefilter of all {work['files']:,} files (in process, wall) | {ms(work['prefilter'])} |
-| imports of the project's own modules, found in every file's bytes and resolved on disk (in process, wall) | {ms(work['project_imports'])} |
-| importing the engine, libcst and the rules (once per process, wall) | {ms(work['engine_import'])} |
+| discover + read + byte prefilter of all {work["files"]:,} files (in process, wall) | {ms(work["prefilter"])} |
+| imports of the project's own modules, found in every file's bytes and resolved on disk (in process, wall) | {ms(work["project_imports"])} |
+| importing the engine, libcst and the rules (once per process, wall) | {ms(work["engine_import"])} |
 | engine per DALI file, CPU (best of {REPEATS} runs): median / p90 / max | {ms(statistics.median(per))} / {ms(p90)} / {ms(per[-1])} (target 50 ms: {budget}) |
 | engine on all {len(per)} DALI files, CPU (split over the worker processes in a run) | {ms(sum(per))} |
-| cross-file pass (searches the bytes of every file for imports of pipelines other files define), wall | {ms(work['crossfile'])} |
+| cross-file pass (searches the bytes of every file for imports of pipelines other files define), wall | {ms(work["crossfile"])} |
 
 Files without DALI cost only their bytes: nothing is parsed before the byte prefilter, and libcst,
 the rules and the catalogue are not even imported unless some file mentions DALI. A file that does
@@ -334,7 +340,9 @@ def main() -> None:
             "lines": sum(p.read_bytes().count(b"\n") for p in all_files),
             "dali_lines": sum(p.read_bytes().count(b"\n") for p in dali_files),
         }
-        print(f"built {tree_stats['files']} files ({tree_stats['dali']} with DALI) in {time.perf_counter() - start:.1f} s")
+        print(
+            f"built {tree_stats['files']} files ({tree_stats['dali']} with DALI) in {time.perf_counter() - start:.1f} s"
+        )
         lone = workdir / "lone"
         lone.mkdir()
         (lone / "m.py").write_text("x = 1\n")
@@ -347,8 +355,10 @@ def main() -> None:
             ruff.append(timed(ruff_cmd, tree))
             ours.append(timed(ours_cmd, tree))
             startup.append(timed(ours_cmd, lone))
-            print(f"round {round_ + 1}: ruff {ruff[-1][0]:.3f} s (CPU {ruff[-1][1]:.3f} s), "
-                  f"ndd-migrate {ours[-1][0]:.3f} s (CPU {ours[-1][1]:.3f} s)")
+            print(
+                f"round {round_ + 1}: ruff {ruff[-1][0]:.3f} s (CPU {ruff[-1][1]:.3f} s), "
+                f"ndd-migrate {ours[-1][0]:.3f} s (CPU {ours[-1][1]:.3f} s)"
+            )
         work = own_work(tree, dali_files)
         text = report(args, tree_stats, ours, ruff, startup, work)
         print(text)

@@ -216,8 +216,9 @@ def timed(argv: list[str], env: dict, cwd: Path, timeout: float) -> tuple[float 
     """(wall seconds or None past ``timeout``, CPU seconds, peak RSS in MB, exit status) of one
     run. On a shared machine the wall time depends on the other load, the CPU time much less."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     deadline, status, usage, timed_out = start + timeout, None, None, False
     while status is None:
         pid, status_, usage_ = os.wait4(proc.pid, os.WNOHANG)
@@ -234,8 +235,9 @@ def timed(argv: list[str], env: dict, cwd: Path, timeout: float) -> tuple[float 
     return (None if timed_out else elapsed), cpu, usage.ru_maxrss / 1024, proc.returncode
 
 
-def run_all(files: dict[int, Path], trees: dict[str, Path], rounds: int, large_rounds: int, timeout: float,
-            workdir: Path) -> dict:
+def run_all(
+    files: dict[int, Path], trees: dict[str, Path], rounds: int, large_rounds: int, timeout: float, workdir: Path
+) -> dict:
     """{(tree, command, size): [(wall, rss), ...]}; files of 1 MB and more run in the first
     ``large_rounds`` rounds only. A size past the timeout is not run again on that tree and
     command (the larger ones neither)."""
@@ -255,8 +257,10 @@ def run_all(files: dict[int, Path], trees: dict[str, Path], rounds: int, large_r
                     wall, cpu, rss, rc = timed(argv, env, workdir, timeout)
                     results.setdefault(key, []).append((wall, cpu, rss))
                     shown = f"{wall:7.2f} s" if wall is not None else f">{timeout:.0f} s"
-                    print(f"round {round_ + 1} {label:>8} {command:<15} {size:>5} KB: {shown} (CPU {cpu:7.2f} s), {rss:7.0f} MB, exit {rc}",
-                          flush=True)
+                    print(
+                        f"round {round_ + 1} {label:>8} {command:<15} {size:>5} KB: {shown} (CPU {cpu:7.2f} s), {rss:7.0f} MB, exit {rc}",
+                        flush=True,
+                    )
                     if wall is None:
                         given_up[label, command] = min(size, given_up.get((label, command), size))
     return results
@@ -268,8 +272,9 @@ def _no_cache(command: str, env: dict, cwd: Path) -> list[str]:
         return []
     key = env["PYTHONPATH"]
     if key not in _HAS_CACHE:
-        shown = subprocess.run([sys.executable, "-c", CLI, "check", "--help"], cwd=cwd, env=env,
-                               capture_output=True, text=True).stdout
+        shown = subprocess.run(
+            [sys.executable, "-c", CLI, "check", "--help"], cwd=cwd, env=env, capture_output=True, text=True
+        ).stdout
         _HAS_CACHE[key] = "--no-cache" in shown
     return ["--no-cache"] if _HAS_CACHE[key] else []
 
@@ -291,15 +296,19 @@ def _cell(runs: list, timeout: float) -> tuple[str, str, float | None]:
 
 
 def table(results: dict, files: dict[int, Path], trees: dict[str, Path], timeout: float) -> str:
-    lines = ["| tree | command | size | lines | wall time | CPU time | peak memory | CPU time ratio to the size before |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| tree | command | size | lines | wall time | CPU time | peak memory | CPU time ratio to the size before |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for label in trees:
         for command in COMMANDS:
             before = None
             for size, path in files.items():
                 runs = results.get((label, command, size))
                 if runs is None:
-                    lines.append(f"| {label} | `{command}` | {size:,} KB | | not run (a smaller size timed out) | | | |")
+                    lines.append(
+                        f"| {label} | `{command}` | {size:,} KB | | not run (a smaller size timed out) | | | |"
+                    )
                     before = None
                     continue
                 wall, cpu, taken = _cell(runs, timeout)
@@ -308,7 +317,9 @@ def table(results: dict, files: dict[int, Path], trees: dict[str, Path], timeout
                 if taken is not None and before is not None:
                     ratio = f"{taken / before[1]:.2f}x for {size / before[0]:.1f}x the size"
                 n_lines = path.read_bytes().count(b"\n")
-                lines.append(f"| {label} | `{command}` | {size:,} KB | {n_lines:,} | {wall} | {cpu} | {rss:,.0f} MB | {ratio} |")
+                lines.append(
+                    f"| {label} | `{command}` | {size:,} KB | {n_lines:,} | {wall} | {cpu} | {rss:,.0f} MB | {ratio} |"
+                )
                 before = (size, taken) if taken is not None else None
     return "\n".join(lines)
 
@@ -341,8 +352,10 @@ def growth(results: dict, files: dict[int, Path], trees: dict[str, Path], timeou
             my = sum(y for _, y in points) / len(points)
             k = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
             sizes = f"{min(fitted):,}–{max(fitted):,} KB"
-            lines.append(f"- {label}, `{command}`: CPU time ~ size^{k:.3f} over {sizes} ({len(points)} sizes): "
-                         f"a doubling costs {2 ** k:.2f}x")
+            lines.append(
+                f"- {label}, `{command}`: CPU time ~ size^{k:.3f} over {sizes} ({len(points)} sizes): "
+                f"a doubling costs {2**k:.2f}x"
+            )
     return "\n".join(lines)
 
 
@@ -354,8 +367,11 @@ def write_section(docs: Path, text: str) -> None:
     if start < 0:
         updated = current.rstrip("\n") + "\n\n" + text
     else:
-        ends = [i for i in (current.find("\n## ", start + len(SECTION)), current.find("\n### ", start + len(SECTION)))
-                if i >= 0]
+        ends = [
+            i
+            for i in (current.find("\n## ", start + len(SECTION)), current.find("\n### ", start + len(SECTION)))
+            if i >= 0
+        ]
         following = min(ends) if ends else -1
         rest = current[following + 1 :] if following >= 0 else ""
         updated = current[:start] + text + ("\n" + rest if rest else "")
@@ -408,8 +424,10 @@ def main() -> None:
         sizes = [int(s) for s in args.sizes.split(",")]
         # Written by a process of its own: a child's peak memory starts from its parent's (fork),
         # and this one would have held the largest file and its compiled code.
-        subprocess.run([sys.executable, __file__, "--generate-into", str(out), "--sizes", args.sizes,
-                        "--seed", str(args.seed)], check=True)
+        subprocess.run(
+            [sys.executable, __file__, "--generate-into", str(out), "--sizes", args.sizes, "--seed", str(args.seed)],
+            check=True,
+        )
         files = {size: out / f"large_{size}kb.py" for size in sizes}
         results = run_all(files, trees, args.rounds, args.large_rounds, args.timeout, workdir)
         text = report(args, results, files, trees)

@@ -93,8 +93,14 @@ def make_bench_data(root: Path, scale: float) -> dict[str, Path]:
             bw, bh = int(rng.integers(16, w // 2)), int(rng.integers(16, h // 2))
             x, y = int(rng.integers(0, w - bw)), int(rng.integers(0, h - bh))
             annotations.append(
-                {"id": len(annotations) + 1, "image_id": img_id, "category_id": int(rng.integers(1, 4)),
-                 "bbox": [float(x), float(y), float(bw), float(bh)], "area": float(bw * bh), "iscrowd": 0}
+                {
+                    "id": len(annotations) + 1,
+                    "image_id": img_id,
+                    "category_id": int(rng.integers(1, 4)),
+                    "bbox": [float(x), float(y), float(bw), float(bh)],
+                    "area": float(bw * bh),
+                    "iscrowd": 0,
+                }
             )
         name = f"{img_id:012d}.jpg"
         ds._write_bytes(coco / "images" / name, ds._jpeg_bytes(ds._synthetic_image(rng, h, w)))
@@ -142,8 +148,13 @@ def load_cases(names: list[str] | None, data: dict[str, Path]) -> list[dict]:
         args = {k: v.replace("{data}", root) if isinstance(v, str) else v for k, v in case["args"].items()}
         args.update(BENCH_ARGS.get(name, {}))
         cases.append(
-            {"name": name, "function": case["function"], "kwargs": args,
-             "pipeline": str(case_file.parent / "pipeline.py"), "migrated": str(case_file.parent / "migrated.py")}
+            {
+                "name": name,
+                "function": case["function"],
+                "kwargs": args,
+                "pipeline": str(case_file.parent / "pipeline.py"),
+                "migrated": str(case_file.parent / "migrated.py"),
+            }
         )
     missing = set(names or ()) - {c["name"] for c in cases}
     if missing:
@@ -171,13 +182,13 @@ def run_worker(job: dict) -> dict:
     ``--device cpu`` (or ``auto`` without a GPU). A fresh pipeline or generator per batch size."""
     import contextlib
 
+    from ndd_migrate.verify.ending import close_generator
     from ndd_migrate.verify.loading import find_function, load_module
     from ndd_migrate.verify.lowering import NddLowering, PipelineLowering
     from ndd_migrate.verify.model import Settings
     from ndd_migrate.verify.readers import NddReaders
-    from ndd_migrate.verify.timing import measure, ndd_stepper, pipeline_stepper
-    from ndd_migrate.verify.ending import close_generator
     from ndd_migrate.verify.side import call_kwargs, resolve_device
+    from ndd_migrate.verify.timing import measure, ndd_stepper, pipeline_stepper
 
     mode = job["mode"]
     lowered = resolve_device(Settings(device=job["device"]))
@@ -223,7 +234,10 @@ def spawn_worker(job: dict, timeout: float) -> dict:
     """Run :func:`run_worker` in a fresh interpreter; its result is the last stdout line."""
     proc = subprocess.run(
         [sys.executable, __file__, "--worker", json.dumps(job)],
-        capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))},
     )
     lines = proc.stdout.strip().splitlines()
@@ -300,9 +314,11 @@ def describe(args: argparse.Namespace, lowered: bool, command: str) -> str:
     """The block for the docs: when, where, how, and the table."""
     import nvidia.dali as dali
 
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     if lowered:
-        where = f"CPU-lowered (`--device cpu`), {os.cpu_count()} CPU cores, {platform.processor() or platform.machine()}"
+        where = (
+            f"CPU-lowered (`--device cpu`), {os.cpu_count()} CPU cores, {platform.processor() or platform.machine()}"
+        )
     else:
         where = f"native GPU (`--device gpu`, device {args.device_id}): {gpu_name()}, {os.cpu_count()} CPU cores"
     load = ", ".join(f"{x:.1f}" for x in args.load)
@@ -317,10 +333,16 @@ def describe(args: argparse.Namespace, lowered: bool, command: str) -> str:
 
 def gpu_name() -> str:
     try:
-        out = subprocess.run(
-            ["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=20,
-        ).stdout.strip().splitlines()
+        out = (
+            subprocess.run(
+                ["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=20,
+            )
+            .stdout.strip()
+            .splitlines()
+        )
         return out[0] if out else "GPU"
     except (OSError, subprocess.SubprocessError):
         return "GPU"
@@ -346,7 +368,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--json", type=Path, help="also write the raw results as JSON")
     p.add_argument("--timeout", type=float, default=600, help="seconds per worker process")
     p.add_argument(
-        "--import-block", type=Path, metavar="FILE",
+        "--import-block",
+        type=Path,
+        metavar="FILE",
         help="measure nothing: copy the GPU block of FILE (the benchmarks.md that gpu_checks.sh "
         "wrote on the GPU machine) into --docs",
     )
@@ -383,9 +407,16 @@ def main(argv: list[str] | None = None) -> int:
         for case in load_cases(args.fixtures, data):
             by_mode = {}
             for mode in args.modes:
-                job = dict(case, mode=mode, device=args.device, device_id=args.device_id,
-                           batch_sizes=args.batch_sizes, samples_per_run=args.samples_per_run,
-                           runs=args.runs, reader_seed=args.reader_seed)
+                job = dict(
+                    case,
+                    mode=mode,
+                    device=args.device,
+                    device_id=args.device_id,
+                    batch_sizes=args.batch_sizes,
+                    samples_per_run=args.samples_per_run,
+                    runs=args.runs,
+                    reader_seed=args.reader_seed,
+                )
                 t0 = time.perf_counter()
                 try:
                     res = spawn_worker(job, args.timeout)

@@ -36,7 +36,9 @@ from ndd_migrate.app import runner  # noqa: E402
 from ndd_migrate.io.discovery import discover  # noqa: E402
 from ndd_migrate.io.policy import Policy  # noqa: E402
 
-CONVERTED = re.compile(r"^(`@pipeline_def` function|`Pipeline` subclass) `([^`]+)` → dynamic-mode generator|→ generator function `([^`]+)`")
+CONVERTED = re.compile(
+    r"^(`@pipeline_def` function|`Pipeline` subclass) `([^`]+)` → dynamic-mode generator|→ generator function `([^`]+)`"
+)
 BLOCKED = re.compile(r"^`([^`]+)` (not migrated|kept in pipeline mode): (.*)$")
 
 
@@ -61,8 +63,11 @@ def measure(root: Path, count: str = "concrete") -> dict:
         total += len(defined)
         done = {d.line for d in result.diagnostics if d.fixed and CONVERTED.search(d.message)}
         where_copy = str(copy.parent) + "/"  # findings name the copy's places, not the tree's
-        blocking = [(d.line, found.group(1), (d.code, found.group(3).replace(where_copy, ""), found.group(2) != "not migrated"))
-                    for d in sorted(result.diagnostics, key=lambda d: d.line) if (found := BLOCKED.match(d.message))]
+        blocking = [
+            (d.line, found.group(1), (d.code, found.group(3).replace(where_copy, ""), found.group(2) != "not migrated"))
+            for d in sorted(result.diagnostics, key=lambda d: d.line)
+            if (found := BLOCKED.match(d.message))
+        ]
         # A hand-built graph (`pipe = Pipeline(...)` with `with pipe:`) is found by the finding that
         # keeps it (its name is the assignment); a converted one is counted below.
         # Several findings of one code for one name are one graph (a helper it runs, blocked at two lines).
@@ -73,8 +78,11 @@ def measure(root: Path, count: str = "concrete") -> dict:
         hand_built = sorted(first_of.values())
         total += len(hand_built)
         for line, name in hand_built:
-            code, why, keeps = next((d.code, m.group(3), m.group(2) != "not migrated") for d in result.diagnostics
-                                    if d.line == line and (m := BLOCKED.match(d.message)) and m.group(1) == name)
+            code, why, keeps = next(
+                (d.code, m.group(3), m.group(2) != "not migrated")
+                for d in result.diagnostics
+                if d.line == line and (m := BLOCKED.match(d.message)) and m.group(1) == name
+            )
             where = f"{Path(result.path).relative_to(copy.parent)}:{line} {name}"
             if keeps:
                 kept[code] += 1
@@ -88,11 +96,15 @@ def measure(root: Path, count: str = "concrete") -> dict:
             # functions) owns the findings from its definition up to the next one of that name.
             after = min((other for other, n in defined if n == name and other > line), default=None)
             named = [f for at, n, f in blocking if n == name]
-            first = next((f for at, n, f in blocking if n == name and line <= at and (after is None or at < after)),
-                         named[0] if named else None)
+            first = next(
+                (f for at, n, f in blocking if n == name and line <= at and (after is None or at < after)),
+                named[0] if named else None,
+            )
             if first is None and name in base_of:  # a subclass: the base's finding about it, else the base's
                 about = [f for at, n, f in blocking if n == base_of[name]]
-                first = next((f for f in about if f[1].startswith(f"its subclass `{name}`:")), about[0] if about else None)
+                first = next(
+                    (f for f in about if f[1].startswith(f"its subclass `{name}`:")), about[0] if about else None
+                )
             if line in done:
                 converted += 1
                 listing.append(f"converted  {where}")
@@ -103,9 +115,18 @@ def measure(root: Path, count: str = "concrete") -> dict:
                 code, why, _ = first or ("?", "no finding names it", False)
                 reasons[f"{code}: {_short(why)}"] += 1
                 listing.append(f"TODO       {where}: {code} {why[:160]}")
-    converted += sum(1 for r in summary.results for d in r.diagnostics if d.fixed and "→ generator function" in d.message)
-    return {"files": len(summary.results), "failed": failed, "total": total, "converted": converted,
-            "kept": kept, "reasons": reasons, "listing": listing}
+    converted += sum(
+        1 for r in summary.results for d in r.diagnostics if d.fixed and "→ generator function" in d.message
+    )
+    return {
+        "files": len(summary.results),
+        "failed": failed,
+        "total": total,
+        "converted": converted,
+        "kept": kept,
+        "reasons": reasons,
+        "listing": listing,
+    }
 
 
 def pipelines(source: str, count: str = "concrete") -> tuple[list[tuple[int, str]], dict[str, str]]:
@@ -201,7 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("roots", nargs="+", type=Path)
     parser.add_argument("--list", action="store_true", help="also print one line per pipeline")
     parser.add_argument(
-        "--count", choices=("concrete", "direct"), default="concrete",
+        "--count",
+        choices=("concrete", "direct"),
+        default="concrete",
         help="concrete: each subclass of a `Pipeline` base is a pipeline, a base used only as one is not "
         "(default); direct: only the classes naming `Pipeline` as their base",
     )

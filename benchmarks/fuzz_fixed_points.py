@@ -73,7 +73,11 @@ def _block_at(lines: list[str], start: int) -> int:
 
 
 def _statement_starts(lines: list[str], pattern: str = r"\S") -> list[int]:
-    return [i for i, line in enumerate(lines) if re.match(r"\s*" + pattern, line) and not line.lstrip().startswith(("#", ")", "]", "}"))]
+    return [
+        i
+        for i, line in enumerate(lines)
+        if re.match(r"\s*" + pattern, line) and not line.lstrip().startswith(("#", ")", "]", "}"))
+    ]
 
 
 def delete_line(lines, rng):
@@ -161,7 +165,11 @@ def annotate(lines, rng):
 
 
 def guard_import(lines, rng):
-    starts = [i for i, line in enumerate(lines) if re.match(r"(import nvidia|from nvidia)\S* ", line) and not line.rstrip().endswith(("(", "\\"))]
+    starts = [
+        i
+        for i, line in enumerate(lines)
+        if re.match(r"(import nvidia|from nvidia)\S* ", line) and not line.rstrip().endswith(("(", "\\"))
+    ]
     if not starts:
         return lines
     i = rng.choice(starts)
@@ -169,8 +177,16 @@ def guard_import(lines, rng):
 
 
 MUTATIONS = (
-    delete_line, duplicate_line, wrap_in_match, make_async, nest_in_function, call_in_comprehension,
-    walrus_condition, star_args, annotate, guard_import,
+    delete_line,
+    duplicate_line,
+    wrap_in_match,
+    make_async,
+    nest_in_function,
+    call_in_comprehension,
+    walrus_condition,
+    star_args,
+    annotate,
+    guard_import,
 )
 
 
@@ -206,6 +222,7 @@ def _compiles(text: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------- checking
+
 
 def failures(name: str, text: str, only: str | None = None) -> list[tuple[str, str]]:
     """``(class, detail)`` of each way ``migrate`` fails on ``text`` (see the module docstring);
@@ -247,7 +264,7 @@ def _duplicate_todos(text: str) -> list[tuple[str, str]]:
         stripped = line.strip()
         if stripped.startswith(TODO):
             if stripped in run:
-                return [("duplicate-todo", stripped[len(TODO):].split()[0])]
+                return [("duplicate-todo", stripped[len(TODO) :].split()[0])]
             run.append(stripped)
         elif not stripped.startswith("#   "):
             run = []
@@ -259,7 +276,7 @@ def _what_changed(before: str, after: str) -> str:
     added = [line.strip() for line in new if line not in old]
     todo = next((line for line in added if line.startswith(TODO)), None)
     if todo is not None:
-        return "adds TODO " + todo[len(TODO):].split()[0]
+        return "adds TODO " + todo[len(TODO) :].split()[0]
     return "rewrites code" if added else "removes lines"
 
 
@@ -272,6 +289,7 @@ def _check_one(item: tuple[str, str]) -> tuple[str, str, list[tuple[str, str]]]:
 
 
 # ---------------------------------------------------------------------------------------- reducing
+
 
 def reduce(name: str, text: str, failure: tuple[str, str], budget: float = 60.0) -> str:
     """The smallest text found that still compiles and still fails with the same class and detail:
@@ -321,6 +339,7 @@ def _statement_spans(text: str) -> list[tuple[int, int]]:
 
 # ------------------------------------------------------------------------------------------- main
 
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpus", nargs="?", default=str(Path(__file__).resolve().parents[2] / "shared" / "corpus-dev"))
@@ -332,8 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     root = Path(args.corpus)
-    corpus = [(str(p.relative_to(root)), p.read_text(encoding="utf-8", errors="replace"))
-              for p in sorted(root.rglob("*.py"))]
+    corpus = [
+        (str(p.relative_to(root)), p.read_text(encoding="utf-8", errors="replace")) for p in sorted(root.rglob("*.py"))
+    ]
     corpus = [(name, text) for name, text in corpus if _compiles(text)]
     items = [*corpus, *mutants(corpus, args.mutants, args.seed)]
     started = time.monotonic()
@@ -343,8 +363,10 @@ def main(argv: list[str] | None = None) -> int:
             for failure in found:
                 classes[failure].append((name, text))
     elapsed = time.monotonic() - started
-    print(f"{len(corpus)} real files and {len(items) - len(corpus)} mutants (seed {args.seed}), "
-          f"3 runs each, in {elapsed:.0f} s: {len(classes)} failure classes")
+    print(
+        f"{len(corpus)} real files and {len(items) - len(corpus)} mutants (seed {args.seed}), "
+        f"3 runs each, in {elapsed:.0f} s: {len(classes)} failure classes"
+    )
     out = Path(args.out) if args.out else None
     for number, (failure, cases) in enumerate(sorted(classes.items(), key=lambda kv: -len(kv[1])), 1):
         real = sum(1 for name, _ in cases if "~" not in name)

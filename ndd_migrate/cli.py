@@ -9,7 +9,6 @@ without DALI stays fast.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -45,7 +44,7 @@ def _main(
     """Migrate NVIDIA DALI pipeline-mode code to dynamic mode (ndd): codemod, lint, equivalence check."""
 
 
-def _split(values: Optional[List[str]]) -> Optional[tuple]:
+def _split(values: list[str] | None) -> tuple | None:
     """Repeated options accumulate, and each value may be a comma-separated list (ruff's syntax):
     ``--select NDD1 --select NDD2,NDD3`` is ``(NDD1, NDD2, NDD3)``. ``None`` when not given."""
     if not values:
@@ -60,7 +59,7 @@ def _error(message: str) -> None:
     _console(stderr=True).print(f"[red]error[/] {escape(message)}", soft_wrap=True)
 
 
-def _usage_error(message: str) -> "typer.Exit":
+def _usage_error(message: str) -> typer.Exit:
     _error(message)
     return typer.Exit(2)
 
@@ -94,7 +93,7 @@ def _configuration(select, extend_select, ignore, exclude, extend_exclude, confi
 
             _console(stderr=True).print(f"[yellow]warning[/] `{escape(selector)}` selects no rule", soft_wrap=True)
     except ConfigError as exc:
-        raise _usage_error(str(exc))
+        raise _usage_error(str(exc)) from None
     return conf
 
 
@@ -104,11 +103,13 @@ def _discover(paths, conf, force_exclude):
 
     try:
         return discovery.discover(
-            paths, is_excluded=conf.is_excluded, force_exclude=force_exclude,
+            paths,
+            is_excluded=conf.is_excluded,
+            force_exclude=force_exclude,
             respect_gitignore=lambda top: conf.for_path(top).respect_gitignore,
         )
     except (ConfigError, files.SourceError) as exc:
-        raise _usage_error(str(exc))
+        raise _usage_error(str(exc)) from None
 
 
 def _is_stdin(paths) -> bool:
@@ -126,8 +127,8 @@ def _run_stdin(name: str, policy):
     import sys
 
     from ndd_migrate.app import pool
-    from ndd_migrate.io import files
     from ndd_migrate.app.runner import RunSummary
+    from ndd_migrate.io import files
 
     raw = sys.stdin.buffer.read()
     result = pool.process_sources([(name, raw)], policy, 1)[0]
@@ -149,22 +150,28 @@ FORMAT_HELP = "Run the configured formatter (`formatter`, default `ruff format -
 
 @app.command()
 def migrate(
-    paths: List[Path] = typer.Argument(..., help="Files and directories (searched recursively); `-` reads standard input."),
+    paths: list[Path] = typer.Argument(
+        ..., help="Files and directories (searched recursively); `-` reads standard input."
+    ),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing."),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if any file would change."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Parallel worker processes (default: CPU count)."),
-    select: Optional[List[str]] = typer.Option(None, "--select", help=SELECT_HELP),
-    extend_select: Optional[List[str]] = typer.Option(None, "--extend-select", help=SELECT_HELP),
-    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help=SELECT_HELP),
-    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help=EXCLUDE_HELP),
-    extend_exclude: Optional[List[str]] = typer.Option(None, "--extend-exclude", help=EXTEND_EXCLUDE_HELP),
-    force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply excludes to files named explicitly (pre-commit)."),
-    config: Optional[Path] = typer.Option(None, "--config", help="A pyproject.toml to use instead of discovery."),
-    stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help=STDIN_HELP),
+    jobs: int | None = typer.Option(None, "--jobs", "-j", help="Parallel worker processes (default: CPU count)."),
+    select: list[str] | None = typer.Option(None, "--select", help=SELECT_HELP),
+    extend_select: list[str] | None = typer.Option(None, "--extend-select", help=SELECT_HELP),
+    ignore: list[str] | None = typer.Option(None, "--ignore", help=SELECT_HELP),
+    exclude: list[str] | None = typer.Option(None, "--exclude", help=EXCLUDE_HELP),
+    extend_exclude: list[str] | None = typer.Option(None, "--extend-exclude", help=EXTEND_EXCLUDE_HELP),
+    force_exclude: bool = typer.Option(
+        False, "--force-exclude", help="Apply excludes to files named explicitly (pre-commit)."
+    ),
+    config: Path | None = typer.Option(None, "--config", help="A pyproject.toml to use instead of discovery."),
+    stdin_filename: str | None = typer.Option(None, "--stdin-filename", help=STDIN_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no counts line."),
-    respect_gitignore: Optional[bool] = typer.Option(None, "--respect-gitignore/--no-respect-gitignore", help=GITIGNORE_HELP),
-    include_generated: Optional[bool] = typer.Option(None, "--include-generated", help=GENERATED_HELP),
-    format_code: Optional[bool] = typer.Option(None, "--format/--no-format", help=FORMAT_HELP),
+    respect_gitignore: bool | None = typer.Option(
+        None, "--respect-gitignore/--no-respect-gitignore", help=GITIGNORE_HELP
+    ),
+    include_generated: bool | None = typer.Option(None, "--include-generated", help=GENERATED_HELP),
+    format_code: bool | None = typer.Option(None, "--format/--no-format", help=FORMAT_HELP),
 ) -> None:
     """Rewrite pipeline-mode code into dynamic-mode code, in place (`-`: print it to stdout)."""
     from ndd_migrate.app import runner
@@ -173,8 +180,15 @@ def migrate(
 
     err = _console(stderr=True)
     conf = _configuration(
-        select, extend_select, ignore, exclude, extend_exclude, config,
-        respect_gitignore=respect_gitignore, include_generated=include_generated, format=format_code,
+        select,
+        extend_select,
+        ignore,
+        exclude,
+        extend_exclude,
+        config,
+        respect_gitignore=respect_gitignore,
+        include_generated=include_generated,
+        format=format_code,
     )
     policy = Policy(is_enabled=conf.is_enabled, line_length=conf.line_length)
     if _is_stdin(paths):
@@ -284,27 +298,35 @@ def _same_text(text: str, result) -> bool:
 
 @app.command()
 def check(
-    paths: List[Path] = typer.Argument(None, help="Files and directories (default: the current directory); `-` reads standard input."),
+    paths: list[Path] = typer.Argument(
+        None, help="Files and directories (default: the current directory); `-` reads standard input."
+    ),
     fix: bool = typer.Option(False, "--fix", help="Apply safe fixes."),
     unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="With --fix, also apply unsafe fixes."),
-    select: Optional[List[str]] = typer.Option(None, "--select", help=SELECT_HELP),
-    extend_select: Optional[List[str]] = typer.Option(None, "--extend-select", help=SELECT_HELP),
-    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help=SELECT_HELP),
-    exclude: Optional[List[str]] = typer.Option(None, "--exclude", help=EXCLUDE_HELP),
-    extend_exclude: Optional[List[str]] = typer.Option(None, "--extend-exclude", help=EXTEND_EXCLUDE_HELP),
-    force_exclude: bool = typer.Option(False, "--force-exclude", help="Apply excludes to files named explicitly (pre-commit)."),
+    select: list[str] | None = typer.Option(None, "--select", help=SELECT_HELP),
+    extend_select: list[str] | None = typer.Option(None, "--extend-select", help=SELECT_HELP),
+    ignore: list[str] | None = typer.Option(None, "--ignore", help=SELECT_HELP),
+    exclude: list[str] | None = typer.Option(None, "--exclude", help=EXCLUDE_HELP),
+    extend_exclude: list[str] | None = typer.Option(None, "--extend-exclude", help=EXTEND_EXCLUDE_HELP),
+    force_exclude: bool = typer.Option(
+        False, "--force-exclude", help="Apply excludes to files named explicitly (pre-commit)."
+    ),
     output_format: str = typer.Option("concise", "--output-format", help="concise, full, json, sarif or github."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
     statistics: bool = typer.Option(False, "--statistics", help="Counts per rule code."),
-    config: Optional[Path] = typer.Option(None, "--config", help="A pyproject.toml to use instead of discovery."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j"),
-    stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help=STDIN_HELP),
+    config: Path | None = typer.Option(None, "--config", help="A pyproject.toml to use instead of discovery."),
+    jobs: int | None = typer.Option(None, "--jobs", "-j"),
+    stdin_filename: str | None = typer.Option(None, "--stdin-filename", help=STDIN_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    respect_gitignore: Optional[bool] = typer.Option(None, "--respect-gitignore/--no-respect-gitignore", help=GITIGNORE_HELP),
-    include_generated: Optional[bool] = typer.Option(None, "--include-generated", help=GENERATED_HELP),
+    respect_gitignore: bool | None = typer.Option(
+        None, "--respect-gitignore/--no-respect-gitignore", help=GITIGNORE_HELP
+    ),
+    include_generated: bool | None = typer.Option(None, "--include-generated", help=GENERATED_HELP),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the results cache."),
-    cache_dir: Optional[str] = typer.Option(None, "--cache-dir", help="The results cache (default: .ndd_migrate_cache in the project root)."),
-    format_code: Optional[bool] = typer.Option(None, "--format/--no-format", help="With --fix: " + FORMAT_HELP),
+    cache_dir: str | None = typer.Option(
+        None, "--cache-dir", help="The results cache (default: .ndd_migrate_cache in the project root)."
+    ),
+    format_code: bool | None = typer.Option(None, "--format/--no-format", help="With --fix: " + FORMAT_HELP),
 ) -> None:
     """Lint: pipeline-mode leftovers and dynamic-mode mistakes, with rule codes."""
     import sys
@@ -315,8 +337,15 @@ def check(
     from ndd_migrate.report import exit_code, render
 
     conf = _configuration(
-        select, extend_select, ignore, exclude, extend_exclude, config,
-        respect_gitignore=respect_gitignore, include_generated=include_generated, cache_dir=cache_dir,
+        select,
+        extend_select,
+        ignore,
+        exclude,
+        extend_exclude,
+        config,
+        respect_gitignore=respect_gitignore,
+        include_generated=include_generated,
+        cache_dir=cache_dir,
         format=format_code,
     )
     # What --fix writes wraps and splits at the line length, as `migrate` does; findings do not depend on it.
@@ -336,8 +365,13 @@ def check(
         project = conf.for_path(Path.cwd())
         with _progress(len(targets), quiet) as advance:
             summary = runner.run(
-                targets, policy, jobs, roots=roots, progress=advance,
-                cache=None if no_cache or fix else _cache(project), include_generated=project.include_generated,
+                targets,
+                policy,
+                jobs,
+                roots=roots,
+                progress=advance,
+                cache=None if no_cache or fix else _cache(project),
+                include_generated=project.include_generated,
             )
         if fix:
             _format(summary, conf)
@@ -375,7 +409,10 @@ def _format(summary, conf) -> None:
         problem = None
         try:
             done = subprocess.run(
-                command, input=result.new_source.encode("utf-8"), capture_output=True, timeout=120,
+                command,
+                input=result.new_source.encode("utf-8"),
+                capture_output=True,
+                timeout=120,
                 cwd=os.path.dirname(os.path.abspath(result.path)),
             )
             formatted = done.stdout.decode("utf-8")
@@ -421,27 +458,29 @@ def _fixed_stdin(result, raw: bytes, original) -> None:
 
 @app.command()
 def verify(
-    paths: List[str] = typer.Argument(..., help="ORIGINAL.py MIGRATED.py, or with --base the migrated files."),
-    base: Optional[str] = typer.Option(None, "--base", help="CI mode: the original is each file at this git revision."),
-    pipeline: Optional[str] = typer.Option(None, "--pipeline", help="The function to compare (default: every pair)."),
-    args: Optional[str] = typer.Option(None, "--args", help='JSON: list = positional, object = keyword, or {"args": [...], "kwargs": {...}}.'),
-    args_file: Optional[str] = typer.Option(None, "--args-file", help="A JSON file of keyword arguments."),
-    batch_size: Optional[int] = typer.Option(None, "--batch-size"),
-    iterations: Optional[int] = typer.Option(None, "--iterations"),
-    epochs: Optional[int] = typer.Option(None, "--epochs"),
-    seed: Optional[int] = typer.Option(None, "--seed"),
+    paths: list[str] = typer.Argument(..., help="ORIGINAL.py MIGRATED.py, or with --base the migrated files."),
+    base: str | None = typer.Option(None, "--base", help="CI mode: the original is each file at this git revision."),
+    pipeline: str | None = typer.Option(None, "--pipeline", help="The function to compare (default: every pair)."),
+    args: str | None = typer.Option(
+        None, "--args", help='JSON: list = positional, object = keyword, or {"args": [...], "kwargs": {...}}.'
+    ),
+    args_file: str | None = typer.Option(None, "--args-file", help="A JSON file of keyword arguments."),
+    batch_size: int | None = typer.Option(None, "--batch-size"),
+    iterations: int | None = typer.Option(None, "--iterations"),
+    epochs: int | None = typer.Option(None, "--epochs"),
+    seed: int | None = typer.Option(None, "--seed"),
     device: str = typer.Option("auto", "--device", help="auto, cpu (lower both sides) or gpu."),
     device_id: int = typer.Option(0, "--device-id"),
-    rtol: Optional[float] = typer.Option(None, "--rtol"),
-    atol: Optional[float] = typer.Option(None, "--atol"),
-    tolerance: List[str] = typer.Option([], "--tolerance", help="OUT:RTOL:ATOL for one output (repeatable)."),
+    rtol: float | None = typer.Option(None, "--rtol"),
+    atol: float | None = typer.Option(None, "--atol"),
+    tolerance: list[str] = typer.Option([], "--tolerance", help="OUT:RTOL:ATOL for one output (repeatable)."),
     bench: bool = typer.Option(False, "--bench", help="Also time both sides."),
     capture: bool = typer.Option(False, "--capture", help="Also run the migrated side with next_epoch(capture=True)."),
     no_align: bool = typer.Option(False, "--no-align", help="Do not align random states."),
     exec_module: bool = typer.Option(False, "--exec-module", help="Run the files' top-level code too."),
     timeout: float = typer.Option(300.0, "--timeout", help="Seconds per side."),
     output_format: str = typer.Option("text", "--output-format", help="text or json"),
-    report: Optional[str] = typer.Option(None, "--report", help="Write the JSON report to this file."),
+    report: str | None = typer.Option(None, "--report", help="Write the JSON report to this file."),
 ) -> None:
     """Prove a migrated loader gives the same outputs as its pipeline (exit 0 equal, 1 different, 2 error)."""
     _choice("--output-format", output_format, TEXT_JSON)
@@ -449,10 +488,27 @@ def verify(
 
     raise typer.Exit(
         verify_command(
-            paths, base=base, pipeline=pipeline, args_json=args, args_file=args_file, batch_size=batch_size,
-            iterations=iterations, epochs=epochs, seed=seed, device=device, device_id=device_id, rtol=rtol,
-            atol=atol, tolerance=tolerance, bench=bench, capture=capture, no_align=no_align,
-            exec_module=exec_module, timeout=timeout, output_format=output_format, report_file=report,
+            paths,
+            base=base,
+            pipeline=pipeline,
+            args_json=args,
+            args_file=args_file,
+            batch_size=batch_size,
+            iterations=iterations,
+            epochs=epochs,
+            seed=seed,
+            device=device,
+            device_id=device_id,
+            rtol=rtol,
+            atol=atol,
+            tolerance=tolerance,
+            bench=bench,
+            capture=capture,
+            no_align=no_align,
+            exec_module=exec_module,
+            timeout=timeout,
+            output_format=output_format,
+            report_file=report,
         )
     )
 
@@ -468,10 +524,15 @@ def rules(
     if output_format == "json":
         import json
 
-        typer.echo(json.dumps([
-            {"code": r.code, "name": r.name, "summary": r.summary, "fix_safety": r.fix_safety.value}
-            for r in all_rules()
-        ], indent=2))
+        typer.echo(
+            json.dumps(
+                [
+                    {"code": r.code, "name": r.name, "summary": r.summary, "fix_safety": r.fix_safety.value}
+                    for r in all_rules()
+                ],
+                indent=2,
+            )
+        )
         return
     from rich.table import Table
     from rich.text import Text
@@ -487,8 +548,8 @@ def rules(
 @app.command()
 def explain(code: str = typer.Argument(..., help="A rule code, e.g. NDD103.")) -> None:
     """Print one rule's documentation and examples."""
-    from ndd_migrate.engine.catalog import get_rule
     from ndd_migrate.docs import rule_markdown
+    from ndd_migrate.engine.catalog import get_rule
 
     rule = get_rule(code)
     if rule is None:
@@ -533,8 +594,12 @@ class _progress:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             self.bar = Progress(
-                TextColumn("ndd-migrate"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                console=_console(stderr=True), transient=True,
+                TextColumn("ndd-migrate"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=_console(stderr=True),
+                transient=True,
             )
 
     def __enter__(self):

@@ -58,7 +58,9 @@ def catalogue_markdown() -> str:
     ]
     lines += [f"- `{prefix}xx`: {name}" for prefix, name in FAMILIES.items()]
     lines += ["", "| code | name | fix | summary |", "|---|---|---|---|"]
-    lines += [f"| [{r.code}](#{r.code.lower()}-{r.name}) | `{r.name}` | {r.fix_safety.value} | {r.summary} |" for r in rules]
+    lines += [
+        f"| [{r.code}](#{r.code.lower()}-{r.name}) | `{r.name}` | {r.fix_safety.value} | {r.summary} |" for r in rules
+    ]
     lines.append("")
     for rule in rules:
         lines.append(rule_markdown(rule))

@@ -49,7 +49,9 @@ class _DaliBlocked(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def exec_module(self, module):
-        raise RuntimeError(f"`import {module.__name__}` under `-m 'not dali'`: mark the test that runs DALI @pytest.mark.dali")
+        raise RuntimeError(
+            f"`import {module.__name__}` under `-m 'not dali'`: mark the test that runs DALI @pytest.mark.dali"
+        )
 
 
 def _leaves_out_dali(config) -> bool:
@@ -178,5 +180,7 @@ def programs(request, originals, data_folder, tmp_path):
     carry the ``dali`` marker."""
     from tests import harness
 
-    assert request.node.get_closest_marker("dali"), f"{request.node.nodeid} runs DALI programs: mark it @pytest.mark.dali"
+    assert request.node.get_closest_marker("dali"), (
+        f"{request.node.nodeid} runs DALI programs: mark it @pytest.mark.dali"
+    )
     return harness.Programs(originals, data_folder, tmp_path)

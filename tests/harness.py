@@ -49,7 +49,9 @@ ROOT = HERE.parent
 
 def _search_path(env: dict) -> list[str]:
     """``PYTHONPATH`` of ``env`` as folders, without the project's (``verify`` adds it)."""
-    return [os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and os.path.abspath(p) != str(ROOT)]
+    return [
+        os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and os.path.abspath(p) != str(ROOT)
+    ]
 
 
 class Zygote:
@@ -83,7 +85,11 @@ class Zygote:
         with open(os.path.join(self._folder, "stderr"), "wb") as errors:
             self._process = subprocess.Popen(
                 [sys.executable, str(HERE / "zygote.py"), os.path.join(self._folder, "socket")],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, cwd=ROOT, env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                cwd=ROOT,
+                env=env,
                 start_new_session=True,
             )
         if self._process.stdout.readline() != b"ready\n":
@@ -162,8 +168,9 @@ def _popen(cmd, *, stdin=None, stdout=None, stderr=None, env=None, cwd=None, sta
     descriptors, ``None`` (this process's) or ``DEVNULL``."""
     cmd, env = list(cmd), dict(os.environ if env is None else env)
     if not ZYGOTE.serves(env):
-        return subprocess.Popen(cmd, stdin=stdin, stdout=stdout, stderr=stderr, env=env, cwd=cwd,
-                                start_new_session=start_new_session)
+        return subprocess.Popen(
+            cmd, stdin=stdin, stdout=stdout, stderr=stderr, env=env, cwd=cwd, start_new_session=start_new_session
+        )
     assert cmd[0] == sys.executable, cmd
     faulthandler = cmd[1:3] == ["-X", "faulthandler"]
     rest = cmd[3:] if faulthandler else cmd[1:]
@@ -180,8 +187,14 @@ def _popen(cmd, *, stdin=None, stdout=None, stderr=None, env=None, cwd=None, sta
             fds.append(opened[-1])
         else:
             fds.append(stream if isinstance(stream, int) else stream.fileno())
-    request = {"kind": kind, "target": target, "args": args, "cwd": str(cwd or os.getcwd()), "env": env,
-               "faulthandler": faulthandler}
+    request = {
+        "kind": kind,
+        "target": target,
+        "args": args,
+        "cwd": str(cwd or os.getcwd()),
+        "env": env,
+        "faulthandler": faulthandler,
+    }
     try:
         return ZYGOTE.spawn(request, fds, cmd)
     finally:
@@ -207,8 +220,9 @@ class Ran:
     outputs: dict[str, bytes] = field(default_factory=dict)
 
 
-def run(script: Path, args: list[str] = (), *, cwd: Path | None = None, timeout: float = 120,
-        outputs: list[str] = ()) -> Ran:
+def run(
+    script: Path, args: list[str] = (), *, cwd: Path | None = None, timeout: float = 120, outputs: list[str] = ()
+) -> Ran:
     """``python -X faulthandler script *args`` in a fresh process (forked from the zygote), in
     ``cwd`` (the script's folder by default). A run still going at ``timeout`` gets ``SIGABRT`` (its
     ``faulthandler`` prints every thread's stack), then its process group is killed, and it is run once
@@ -220,8 +234,14 @@ def run(script: Path, args: list[str] = (), *, cwd: Path | None = None, timeout:
         with tempfile.TemporaryDirectory(prefix="ndd-run-") as streams:
             paths = [os.path.join(streams, name) for name in ("stdout", "stderr")]
             with open(paths[0], "wb") as out, open(paths[1], "wb") as err:
-                child = _popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd or script.parent,
-                               start_new_session=True)
+                child = _popen(
+                    cmd,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    cwd=cwd or script.parent,
+                    start_new_session=True,
+                )
             try:
                 child.wait(timeout)
             except subprocess.TimeoutExpired:
@@ -286,12 +306,21 @@ class Originals:
         named = []
         for arg in map(str, args):
             path = Path(arg)
-            named.append([arg.replace(here, "<here>"), _tree_digest(path) if path.is_absolute() and path.exists() else None])
+            named.append(
+                [arg.replace(here, "<here>"), _tree_digest(path) if path.is_absolute() and path.exists() else None]
+            )
         where = str(cwd or here).replace(here, "<here>")
         return _digest(HARNESS, self._environment, script.read_text(encoding="utf-8"), named, where, list(outputs))
 
-    def run(self, script: Path, args: list[str] = (), *, cwd: Path | None = None, timeout: float = 120,
-            outputs: list[str] = ()) -> Ran:
+    def run(
+        self,
+        script: Path,
+        args: list[str] = (),
+        *,
+        cwd: Path | None = None,
+        timeout: float = 120,
+        outputs: list[str] = (),
+    ) -> Ran:
         """:func:`run`, or what it gave for the same key before."""
         script = Path(script)
         if self.folder is None:

@@ -38,10 +38,18 @@ EXPECTED_TAIL = (
 
 ALIASES = {
     "from-nvidia-dali": ("from nvidia.dali import pipeline_def, fn\n\n\n", "@pipeline_def", "fn"),
-    "import-fn-as": ("import nvidia.dali.fn as fn\nfrom nvidia.dali.pipeline import pipeline_def\n\n\n", "@pipeline_def()", "fn"),
+    "import-fn-as": (
+        "import nvidia.dali.fn as fn\nfrom nvidia.dali.pipeline import pipeline_def\n\n\n",
+        "@pipeline_def()",
+        "fn",
+    ),
     "dali-module": ("import nvidia.dali as dali\n\n\n", "@dali.pipeline_def", "dali.fn"),
     "renamed": ("from nvidia.dali import fn as F\nfrom nvidia.dali import pipeline_def as pdef\n\n\n", "@pdef", "F"),
-    "full-path": ("import nvidia.dali.fn\nimport nvidia.dali.pipeline\n\n\n", "@nvidia.dali.pipeline.pipeline_def", "nvidia.dali.fn"),
+    "full-path": (
+        "import nvidia.dali.fn\nimport nvidia.dali.pipeline\n\n\n",
+        "@nvidia.dali.pipeline.pipeline_def",
+        "nvidia.dali.fn",
+    ),
 }
 
 
@@ -77,11 +85,7 @@ def test_existing_ndd_and_numpy_aliases_are_reused():
 
 
 def test_shadowed_fn_is_not_touched():
-    source = (
-        "import nvidia.dali.fn as fn\n\n\n"
-        "def helper(fn):\n"
-        "    return fn.resize(3)\n"
-    )
+    source = "import nvidia.dali.fn as fn\n\n\ndef helper(fn):\n    return fn.resize(3)\n"
     got, result = migrate_text(source)
     assert got == source
     assert result.diagnostics == []

@@ -121,7 +121,8 @@ def test_imports_point_down_the_layers(edge):
 
 
 @pytest.mark.parametrize(
-    "edge", [e for e in EDGES if _layer(e[0]) == "model" == _layer(e[1]) and _model_layer(e[0]) != _model_layer(e[1])],
+    "edge",
+    [e for e in EDGES if _layer(e[0]) == "model" == _layer(e[1]) and _model_layer(e[0]) != _model_layer(e[1])],
     ids="->".join,
 )
 def test_model_imports_point_down_its_layers(edge):
@@ -175,7 +176,9 @@ def test_no_import_cycle_anywhere():
 
 
 def test_the_cycle_check_finds_a_cycle(monkeypatch):
-    monkeypatch.setitem(IMPORTS, "ndd_migrate.syntax.names", {*IMPORTS["ndd_migrate.syntax.names"], "ndd_migrate.model.analysis"})
+    monkeypatch.setitem(
+        IMPORTS, "ndd_migrate.syntax.names", {*IMPORTS["ndd_migrate.syntax.names"], "ndd_migrate.model.analysis"}
+    )
     assert any("ndd_migrate.syntax.names" in cycle for cycle in _cycles())
 
 
@@ -256,6 +259,9 @@ def test_core_does_not_import_dali():
             continue  # the equivalence check, and the script that regenerates the op table from DALI
         tree = ast.parse(MODULE_PATHS[module].read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            )
             assert not any(n == "nvidia" or n.startswith("nvidia.") for n in names), module

@@ -35,7 +35,9 @@ print(len(errors))
 
 
 def _errors(mode: str) -> int:
-    done = subprocess.run([sys.executable, "-c", RACE, mode], capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", RACE, mode], capture_output=True, text=True, cwd=ROOT, timeout=300, check=False
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return int(done.stdout.strip())
 
@@ -50,4 +52,6 @@ def test_the_race_is_real_where_the_lock_is_needed():
     if sys.version_info[:2] != (3, 11):
         return  # a later interpreter keeps the counter per thread: nothing to show
     # A thread switch in the middle of a conversion is likely in one run, not certain: three tries.
-    assert any(_errors("bare") > 0 for _ in range(3)), "expected the race on CPython 3.11: the test above would prove nothing"
+    assert any(_errors("bare") > 0 for _ in range(3)), (
+        "expected the race on CPython 3.11: the test above would prove nothing"
+    )

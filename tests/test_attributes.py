@@ -33,7 +33,11 @@ def _classes(count: int, reader_outside: bool = False) -> cst.Module:
 
 def test_each_class_follows_its_own_attribute_of_a_shared_name():
     found = attributes.find(_parents(_classes(3)), set())
-    assert [(f.cls.name.value, f.name, len(f.reads)) for f in found] == [("Log0", "size", 1), ("Log1", "size", 1), ("Log2", "size", 1)]
+    assert [(f.cls.name.value, f.name, len(f.reads)) for f in found] == [
+        ("Log0", "size", 1),
+        ("Log1", "size", 1),
+        ("Log2", "size", 1),
+    ]
 
 
 def test_an_attribute_read_outside_every_class_is_not_followed():

@@ -28,7 +28,10 @@ def test_update_docs_creates_file_section_and_block():
 
 def test_update_docs_replaces_only_its_block():
     prose = "Why the migrated code is slower: ...\n"
-    doc = f"# B\n\n{LINT}\n{bench.SECTION}\n\n{prose}\n" + bench.update_docs("", "cpu", "old").split(bench.SECTION)[1].lstrip()
+    doc = (
+        f"# B\n\n{LINT}\n{bench.SECTION}\n\n{prose}\n"
+        + bench.update_docs("", "cpu", "old").split(bench.SECTION)[1].lstrip()
+    )
     doc = bench.update_docs(doc, "cpu", "new")
     assert "old" not in doc and "\nnew\n" in doc
     assert LINT in doc and prose in doc
@@ -78,8 +81,24 @@ def test_one_fixture_measured_in_every_mode(tmp_path):
     out = tmp_path / "bench.json"
     docs = tmp_path / "benchmarks.md"
     code = bench.main(
-        ["--device", "cpu", "--fixtures", "numpy_features", "--batch-sizes", "4", "--runs", "1",
-         "--samples-per-run", "8", "--scale", "0.05", "--json", str(out), "--docs", str(docs)]
+        [
+            "--device",
+            "cpu",
+            "--fixtures",
+            "numpy_features",
+            "--batch-sizes",
+            "4",
+            "--runs",
+            "1",
+            "--samples-per-run",
+            "8",
+            "--scale",
+            "0.05",
+            "--json",
+            str(out),
+            "--docs",
+            str(docs),
+        ]
     )
     assert code == 0
     (row,) = json.loads(out.read_text())["rows"]
@@ -100,7 +119,10 @@ def test_gpu_checks_stops_cleanly_without_a_gpu(tmp_path):
         pytest.skip("a GPU is visible")
     proc = subprocess.run(
         ["bash", str(ROOT / "benchmarks" / "gpu_checks.sh")],
-        env={**os.environ, "OUT": str(tmp_path)}, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "OUT": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "DALI sees no GPU" in proc.stdout

@@ -12,8 +12,10 @@ CASES = {
     "if": ("if a:\n    x = 1\nelif b:\n    x = 2\nelse:\n    x = 3\n", ["x = 1", "x = 2", "x = 3"]),
     "for": ("for i in a:\n    x = 1\nelse:\n    x = 2\n", ["x = 1", "x = 2"]),
     "while": ("while a:\n    x = 1\nelse:\n    x = 2\n", ["x = 1", "x = 2"]),
-    "try": ("try:\n    x = 1\nexcept E:\n    x = 2\nelse:\n    x = 3\nfinally:\n    x = 4\n",
-            ["x = 1", "x = 2", "x = 3", "x = 4"]),
+    "try": (
+        "try:\n    x = 1\nexcept E:\n    x = 2\nelse:\n    x = 3\nfinally:\n    x = 4\n",
+        ["x = 1", "x = 2", "x = 3", "x = 4"],
+    ),
     "try-star": ("try:\n    x = 1\nexcept* E:\n    x = 2\n", ["x = 1", "x = 2"]),
     "with": ("with a as b:\n    x = 1\n", ["x = 1"]),
     "match": ("match a:\n    case 1:\n        x = 1\n    case _ if b:\n        x = 2\n", ["x = 1", "x = 2"]),
@@ -41,7 +43,7 @@ def test_a_class_in_a_match_case_is_found_by_the_iterator_analysis():
     source = (
         "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n"
         "match mode:\n"
-        "    case \"train\":\n"
+        '    case "train":\n'
         "        class Loader(DALIGenericIterator):\n"
         "            pass\n"
     )

@@ -35,7 +35,9 @@ def test_a_global_counter_and_its_declaration_run_once():
 
 
 def test_a_statement_using_graph_values_blocks():
-    out, result = migrate_text(HEAD + "    data = fn.readers.numpy(file_root=root)\n    LOG.append(data)\n    return data\n")
+    out, result = migrate_text(
+        HEAD + "    data = fn.readers.numpy(file_root=root)\n    LOG.append(data)\n    return data\n"
+    )
     assert "ndd." not in out
     assert [d.message for d in result.diagnostics if d.needs_human] == [
         (
@@ -110,7 +112,10 @@ def test_a_block_binding_a_name_the_loop_binds_too_blocks():
         "    k = 3\n    return data * k\n"
     )
     assert "ndd." not in out
-    assert any("`for k in range(2): ...` runs once in pipeline mode, when the graph is built, and binds `k`" in d.message for d in result.diagnostics)
+    assert any(
+        "`for k in range(2): ...` runs once in pipeline mode, when the graph is built, and binds `k`" in d.message
+        for d in result.diagnostics
+    )
 
 
 def test_a_graph_branch_on_a_build_time_flag_stays_in_the_loop():

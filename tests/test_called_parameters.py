@@ -10,9 +10,9 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper
 
+from ndd_migrate.model.analysis import Analyzer
 from ndd_migrate.model.values import called_parameters
 from ndd_migrate.syntax import scopes
-from ndd_migrate.model.analysis import Analyzer
 from tests.conftest import migrate_text
 
 PIPE = (
@@ -36,7 +36,8 @@ CONVERTED = [
     # a candidate also called by name, with a pipeline
     FIRST + COUNT + RUN + "run('/d', first)\nrun('/e', count)\nq = p('/f')\nq.build()\nfirst(q)\n",
     # called in a function nested in the runner
-    FIRST + "def run(root, compare):\n    def go():\n        pipe = p(root)\n        pipe.build()\n        compare(pipe)\n\n"
+    FIRST
+    + "def run(root, compare):\n    def go():\n        pipe = p(root)\n        pipe.build()\n        compare(pipe)\n\n"
     "    go()\n\n\nrun('/d', first)\n",
 ]
 
@@ -52,26 +53,52 @@ def test_a_pipeline_given_to_a_parameter_holding_known_functions_converts(source
 
 # (the code after the pipeline, what the NDD008 message says)
 BLOCKING = [
-    (FIRST + RUN + "run('/d', first)\nrun('/e', lambda q: q.run())\n",
-     "(`compare` is a parameter of `run`, and a call of `run` passes it `lambda q: q.run()`, not the name of a "
-     "function of this module)"),
+    (
+        FIRST + RUN + "run('/d', first)\nrun('/e', lambda q: q.run())\n",
+        "(`compare` is a parameter of `run`, and a call of `run` passes it `lambda q: q.run()`, not the name of a "
+        "function of this module)",
+    ),
     ("from viz import first\n\n\n" + RUN + "run('/d', first)\n", "a call of `run` passes it `first`, not the name"),
     (FIRST + RUN + "__all__ = ['run']\nrun('/d', first)\n", "`run` is exported through `__all__`"),
-    (FIRST + RUN + "__all__ = [n for n in dir() if n.startswith('r')]\nrun('/d', first)\n", "exported through `__all__`"),
-    (FIRST + RUN + "runners = {'a': run}\nrun('/d', first)\n", "`run` is used other than by calling it (`runners = {'a': run}`)"),
+    (
+        FIRST + RUN + "__all__ = [n for n in dir() if n.startswith('r')]\nrun('/d', first)\n",
+        "exported through `__all__`",
+    ),
+    (
+        FIRST + RUN + "runners = {'a': run}\nrun('/d', first)\n",
+        "`run` is used other than by calling it (`runners = {'a': run}`)",
+    ),
     (FIRST + RUN + "run('/d', first)\nrun = print\n", "`run` is used other than by calling it (`run = print`)"),
     (FIRST + RUN + "args = ('/d', first)\nrun(*args)\n", "`run(*args)` passes `*args` or `**kwargs`"),
     (FIRST + RUN + "run('/d', first)\nrun('/e')\n", "`run('/e')` does not pass it"),
-    (FIRST + "def run(root, compare):\n    pipe = p(root)\n    pipe.build()\n    print(compare.__name__)\n    compare(pipe)\n\n\n"
-     "run('/d', first)\n", "`run` also uses it other than by calling it (`print(compare.__name__)`)"),
-    (FIRST + "def run(root, compare):\n    compare = compare or first\n    pipe = p(root)\n    pipe.build()\n    compare(pipe)\n\n\n"
-     "run('/d', first)\n", "`run` also"),
+    (
+        FIRST
+        + "def run(root, compare):\n    pipe = p(root)\n    pipe.build()\n    print(compare.__name__)\n    compare(pipe)\n\n\n"
+        "run('/d', first)\n",
+        "`run` also uses it other than by calling it (`print(compare.__name__)`)",
+    ),
+    (
+        FIRST
+        + "def run(root, compare):\n    compare = compare or first\n    pipe = p(root)\n    pipe.build()\n    compare(pipe)\n\n\n"
+        "run('/d', first)\n",
+        "`run` also",
+    ),
     (FIRST + RUN, "`run` is not called in this module"),
-    (FIRST + "import functools\n\n\n@functools.lru_cache\n" + RUN + "run('/d', first)\n", "`run` is decorated (`@functools.lru_cache`)"),
-    (FIRST + "class Runner:\n    def run(self, compare):\n        pipe = p('/d')\n        pipe.build()\n        compare(pipe)\n\n\n"
-     "Runner().run(first)\n", "`run` is a method or a nested function"),
+    (
+        FIRST + "import functools\n\n\n@functools.lru_cache\n" + RUN + "run('/d', first)\n",
+        "`run` is decorated (`@functools.lru_cache`)",
+    ),
+    (
+        FIRST
+        + "class Runner:\n    def run(self, compare):\n        pipe = p('/d')\n        pipe.build()\n        compare(pipe)\n\n\n"
+        "Runner().run(first)\n",
+        "`run` is a method or a nested function",
+    ),
     # known functions, but one of them also gets something else at that parameter
-    (FIRST + RUN + "run('/d', first)\nfirst([1])\n", "`compare` is a parameter of `run` that holds `first`, and not each"),
+    (
+        FIRST + RUN + "run('/d', first)\nfirst([1])\n",
+        "`compare` is a parameter of `run` that holds `first`, and not each",
+    ),
     # known functions, but one of them is also used otherwise
     (FIRST + RUN + "run('/d', first)\ntable = [first]\n", "`compare` is a parameter of `run` that holds `first`"),
 ]
@@ -89,7 +116,9 @@ def test_a_parameter_whose_functions_are_not_known_blocks_naming_it(use, said):
 
 
 def test_a_use_no_rule_rewrites_in_one_of_the_functions_blocks_there():
-    source = PIPE + FIRST + "def later(pipe):\n    pipe.schedule_run()\n\n\n" + RUN + "run('/d', first)\nrun('/e', later)\n"
+    source = (
+        PIPE + FIRST + "def later(pipe):\n    pipe.schedule_run()\n\n\n" + RUN + "run('/d', first)\nrun('/e', later)\n"
+    )
     out, result = migrate_text(source)
     human = [d for d in result.diagnostics if d.needs_human]
     assert [d.code for d in human] == ["NDD008"] and "`.schedule_run()` is called on `pipe`" in human[0].message

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from ndd_migrate.engine.catalog import FAMILIES, all_rules, get_rule, rule_module
 from ndd_migrate.docs import catalogue_markdown
+from ndd_migrate.engine.catalog import FAMILIES, all_rules, get_rule, rule_module
 from tests.conftest import ROOT, migrate_text
 
 RULES = all_rules()

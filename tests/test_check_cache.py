@@ -87,8 +87,12 @@ def test_concurrent_runs_share_the_cache_safely(tmp_path):
     expected = out(check(tmp_path, "--no-cache"))
     script = "from ndd_migrate.cli import main; main()"
     runs = [
-        subprocess.Popen([sys.executable, "-c", script, "check", "--output-format", "json", "-j", "1", "."],
-                         cwd=tmp_path, stdout=subprocess.PIPE, env={"PYTHONPATH": str(ROOT), "PATH": ""})
+        subprocess.Popen(
+            [sys.executable, "-c", script, "check", "--output-format", "json", "-j", "1", "."],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            env={"PYTHONPATH": str(ROOT), "PATH": ""},
+        )
         for _ in range(3)
     ]
     assert all(run.communicate(timeout=120)[0].decode() == expected for run in runs)

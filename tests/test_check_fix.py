@@ -73,9 +73,11 @@ def test_fix_reaches_the_fixed_point_in_one_run(tmp_path):
 
 
 def test_safe_fixes_of_hand_written_code_are_applied(tmp_path):
-    source = "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef decode(jpegs):\n" \
-        "    x = ndd.readers.file(files=jpegs)\n" \
+    source = (
+        "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef decode(jpegs):\n"
+        "    x = ndd.readers.file(files=jpegs)\n"
         "    return ndd.decoders.image(jpegs, device='mixed'), x\n"
+    )
     path = write(tmp_path / "a.py", source)
     done = ndd("check", "--fix", "--output-format", "json", path, cwd=tmp_path)
     report = json.loads(out(done))
@@ -93,6 +95,7 @@ def test_the_missing_import_finding_is_on_the_dali_import_not_the_whole_file(tmp
         assert finding["location"] == {"row": at, "column": 1}
         assert finding["end_location"] == {"row": at, "column": len(lines[at - 1]) + 1}
     sarif = json.loads(out(ndd("check", "--output-format", "sarif", path, cwd=tmp_path)))
-    regions = [r["locations"][0]["physicalLocation"]["region"] for r in sarif["runs"][0]["results"]
-               if r["ruleId"] == "NDD301"]
+    regions = [
+        r["locations"][0]["physicalLocation"]["region"] for r in sarif["runs"][0]["results"] if r["ruleId"] == "NDD301"
+    ]
     assert regions and all(r["startLine"] == r["endLine"] == at for r in regions)

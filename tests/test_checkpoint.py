@@ -58,9 +58,15 @@ def test_checkpointing_is_migrated():
     assert "TODO" not in out, out
     assert "def train_pipe(root, *, batch_size=4, num_threads=1, device_id=None, seed=5, checkpoint=None):" in out
     assert 'checkpoint.register(reader, "Reader")\n        checkpoint.register(rng, "rng")' in out
-    assert "    pipe_checkpoint = ndd.checkpoint.Checkpoint()\n    pipe = train_pipe(root, checkpoint=pipe_checkpoint)" in out
+    assert (
+        "    pipe_checkpoint = ndd.checkpoint.Checkpoint()\n    pipe = train_pipe(root, checkpoint=pipe_checkpoint)"
+        in out
+    )
     assert "    pipe_checkpoint.collect()\n    state = pipe_checkpoint.serialize().encode()" in out
-    assert "if state is not None:\n        pipe_checkpoint.deserialize(state)\n    pipe = train_pipe(root, checkpoint=pipe_checkpoint)" in out
+    assert (
+        "if state is not None:\n        pipe_checkpoint.deserialize(state)\n    pipe = train_pipe(root, checkpoint=pipe_checkpoint)"
+        in out
+    )
     assert "build()" not in out
     assert migrate_text(out)[0] == out
 
@@ -100,7 +106,8 @@ SAVE_TO_FILE = 'with open({path}, "wb") as checkpoint_file:\n    checkpoint_file
         ),
         (
             "pipe.checkpoint('ck.bin')\n",
-            "pipe_checkpoint.collect()\n" + SAVE_TO_FILE.format(path="'ck.bin'", data="pipe_checkpoint.serialize().encode()"),
+            "pipe_checkpoint.collect()\n"
+            + SAVE_TO_FILE.format(path="'ck.bin'", data="pipe_checkpoint.serialize().encode()"),
         ),
         (
             "state = pipe.checkpoint(filename=path)\n",
@@ -122,13 +129,25 @@ def test_each_spelling_is_migrated(where, use, after):
     "decorator, call, after",
     [
         # the decorator enables, the call site restores
-        (ENABLE, "pipe = p('/d', checkpoint=saved)\n", "if saved is not None:\n    pipe_checkpoint.deserialize(saved)\n"),
+        (
+            ENABLE,
+            "pipe = p('/d', checkpoint=saved)\n",
+            "if saved is not None:\n    pipe_checkpoint.deserialize(saved)\n",
+        ),
         # restoring at the call site enables
         ("", "pipe = p('/d', checkpoint=saved)\n", "if saved is not None:\n    pipe_checkpoint.deserialize(saved)\n"),
         # the decorator restores a module-level state every call site sees
-        (ENABLE + ", checkpoint=SAVED", "pipe = p('/d')\n", "if SAVED is not None:\n    pipe_checkpoint.deserialize(SAVED)\n"),
+        (
+            ENABLE + ", checkpoint=SAVED",
+            "pipe = p('/d')\n",
+            "if SAVED is not None:\n    pipe_checkpoint.deserialize(SAVED)\n",
+        ),
         # the call site's state wins over the decorator's
-        (ENABLE + ", checkpoint=SAVED", "pipe = p('/d', checkpoint=mine)\n", "if mine is not None:\n    pipe_checkpoint.deserialize(mine)\n"),
+        (
+            ENABLE + ", checkpoint=SAVED",
+            "pipe = p('/d', checkpoint=mine)\n",
+            "if mine is not None:\n    pipe_checkpoint.deserialize(mine)\n",
+        ),
         # a literal state needs no guard; a call is not evaluated twice
         (ENABLE, "pipe = p('/d', checkpoint=b'{}')\n", "pipe_checkpoint.deserialize(b'{}')\n"),
         (ENABLE, "pipe = p('/d', checkpoint=load())\n", "pipe_checkpoint.deserialize(load())\n"),
@@ -150,7 +169,9 @@ def test_restoring_is_migrated(decorator, call, after):
 
 
 def test_a_call_site_may_turn_the_decorators_checkpointing_off():
-    out, _ = migrate_text(HEAD.format(decorator=ENABLE) + "pipe = p('/d', enable_checkpointing=False)\nnext_batch = pipe.run()\n")
+    out, _ = migrate_text(
+        HEAD.format(decorator=ENABLE) + "pipe = p('/d', enable_checkpointing=False)\nnext_batch = pipe.run()\n"
+    )
     assert out == MIGRATED + "pipe = p('/d')\nnext_batch = next(pipe)\n"
 
 
@@ -161,28 +182,45 @@ def test_a_call_site_may_turn_the_decorators_checkpointing_off():
     "text, why, hint",
     [
         ("pipes = [p('/d'{on})]\n", "a call site that is not `name = f(...)`", "`pipe = p(...)`"),
-        ("pipe = p('/d'{on})\nprint(pipe.checkpoint('ck.bin'))\n", "`pipe.checkpoint('ck.bin')` inside a larger", "`state = pipe.checkpoint('ck.bin')`"),
-        ("pipe = p('/d'{on})\nif pipe.checkpoint():\n    pass\n", "`pipe.checkpoint()` inside a larger", "`state = pipe.checkpoint()`"),
-        ("pipe = p('/d'{on})\nnext(pipe); s = pipe.checkpoint()\n", "inside a larger statement", "on a line of its own"),
+        (
+            "pipe = p('/d'{on})\nprint(pipe.checkpoint('ck.bin'))\n",
+            "`pipe.checkpoint('ck.bin')` inside a larger",
+            "`state = pipe.checkpoint('ck.bin')`",
+        ),
+        (
+            "pipe = p('/d'{on})\nif pipe.checkpoint():\n    pass\n",
+            "`pipe.checkpoint()` inside a larger",
+            "`state = pipe.checkpoint()`",
+        ),
+        (
+            "pipe = p('/d'{on})\nnext(pipe); s = pipe.checkpoint()\n",
+            "inside a larger statement",
+            "on a line of its own",
+        ),
         ("pipe = p('/d'{on})\nsave = lambda: pipe.checkpoint()\n", "inside a lambda", "a `def`"),
         ("pipe = p('/d'{on})\npipe.checkpoint(*args)\n", "other than a file name", "`pipe.checkpoint(filename)`"),
         (
             "def make():\n    pipe = p('/d'{on})\n    return pipe\n\n\npipe = make()\nstate = pipe.checkpoint()\n",
-            "on a pipeline created elsewhere", "`pipe = p(..., enable_checkpointing=True)`",
+            "on a pipeline created elsewhere",
+            "`pipe = p(..., enable_checkpointing=True)`",
         ),
         (  # the decorator does not enable (in both runs); another call site does
             "pipe = p('/d')\nstate = pipe.checkpoint()\nother = p('/d', enable_checkpointing=True)\n",
-            "`pipe` is created without checkpointing", "`pipe = p(..., enable_checkpointing=True)`",
+            "`pipe` is created without checkpointing",
+            "`pipe = p(..., enable_checkpointing=True)`",
         ),
         (
             "pipe = p('/d', enable_checkpointing=False)\nstate = pipe.checkpoint()\nother = p('/d'{on})\n",
-            "`pipe` is created without checkpointing", "`pipe = p(..., enable_checkpointing=True)`",
+            "`pipe` is created without checkpointing",
+            "`pipe = p(..., enable_checkpointing=True)`",
         ),
     ],
 )
 def test_unsupported_checkpointing_blocks_the_pipeline(where, text, why, hint):
     decorator = ENABLE if where == "decorator" and "{on}" in text else ""
-    source = HEAD.format(decorator=decorator) + text.format(on="" if where == "decorator" else ", enable_checkpointing=True")
+    source = HEAD.format(decorator=decorator) + text.format(
+        on="" if where == "decorator" else ", enable_checkpointing=True"
+    )
     out, result = migrate_text(source)
     found = [d for d in result.diagnostics if d.needs_human]
     assert "@pipeline_def" in out and "pipe_checkpoint" not in out, out
@@ -199,7 +237,11 @@ def test_unsupported_checkpointing_blocks_the_pipeline(where, text, why, hint):
     ],
 )
 def test_a_state_restored_in_the_decorator_that_call_sites_may_not_see_blocks(prefix, decorator):
-    text = prefix + HEAD.format(decorator=ENABLE + decorator) + "def make(SAVED):\n    pipe = p('/d')\n    return next(pipe.run())\n"
+    text = (
+        prefix
+        + HEAD.format(decorator=ENABLE + decorator)
+        + "def make(SAVED):\n    pipe = p('/d')\n    return next(pipe.run())\n"
+    )
     out, result = migrate_text(text)
     found = [d for d in result.diagnostics if d.needs_human]
     assert "@pipeline_def" in out and "pipe_checkpoint" not in out

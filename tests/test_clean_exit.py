@@ -107,7 +107,10 @@ def test_suspended_pipeline_exits_cleanly(tmp_path, mode, code):
     while runs < RUNS and (runs < 2 or time.monotonic() - start < BUDGET_S):
         done = subprocess.run(
             [sys.executable, str(script), mode, root, str(tmp_path / "state")],
-            capture_output=True, text=True, cwd=ROOT, timeout=120,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
         )
         runs += 1
         assert "terminate called" not in done.stderr, f"run {runs}: {done.stderr[-2000:]}"

@@ -30,7 +30,10 @@ def ndd(*args, cwd, stdin: bytes | None = None, env: dict | None = None):
     base["PYTHONPATH"] = str(ROOT)
     return subprocess.run(
         [sys.executable, "-c", "from ndd_migrate.cli import main; main()", *map(str, args)],
-        cwd=cwd, input=stdin if stdin is not None else b"", capture_output=True, env={**base, **(env or {})},
+        cwd=cwd,
+        input=stdin if stdin is not None else b"",
+        capture_output=True,
+        env={**base, **(env or {})},
         timeout=120,
     )
 
@@ -53,11 +56,10 @@ def write(path, text):
 
 
 def test_migrate_honours_the_pyproject_table_as_check_does(tmp_path):
-    write(tmp_path / "pyproject.toml", (
-        "[tool.ndd-migrate]\n"
-        'extend-exclude = ["vendored"]\n'
-        'per-file-ignores = { "legacy/*" = ["ALL"] }\n'
-    ))
+    write(
+        tmp_path / "pyproject.toml",
+        ('[tool.ndd-migrate]\nextend-exclude = ["vendored"]\nper-file-ignores = { "legacy/*" = ["ALL"] }\n'),
+    )
     vendored = write(tmp_path / "vendored" / "a.py", PIPELINE)
     legacy = write(tmp_path / "legacy" / "b.py", PIPELINE)
     mine = write(tmp_path / "src" / "c.py", PIPELINE)
@@ -179,7 +181,9 @@ def test_migrate_hints_and_paths_keep_brackets(tmp_path):
     assert broken.returncode == 2 and "y[red]/c.py" in err(broken)
 
 
-@pytest.mark.parametrize("args", [["check", "--select", "[/]", "."], ["explain", "[/]"], ["migrate", "--ignore", "[/]", "."]])
+@pytest.mark.parametrize(
+    "args", [["check", "--select", "[/]", "."], ["explain", "[/]"], ["migrate", "--ignore", "[/]", "."]]
+)
 def test_arguments_with_markup_are_shown_as_given(tmp_path, args):
     done = ndd(*args, cwd=tmp_path)
     assert done.returncode == 2 and "'[/]'" in err(done) and "Traceback" not in err(done)
@@ -218,7 +222,11 @@ def _stderr_on_a_terminal(args, cwd) -> str:
     env["PYTHONPATH"] = str(ROOT)
     proc = subprocess.Popen(
         [sys.executable, "-c", "from ndd_migrate.cli import main; main()", *map(str, args)],
-        cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=follower, env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        env=env,
     )
     os.close(follower)
     chunks = []

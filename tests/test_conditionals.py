@@ -32,13 +32,17 @@ def test_if_on_a_python_parameter_is_not_reported():
 
 
 def test_conditional_expression_and_boolean_operators_on_data():
-    found = _ndd423("    y = x if fn.reductions.max(x) > 1 else x * 2\n    ok = (x > 0) and (x < 5)\n    return y, ok\n")
+    found = _ndd423(
+        "    y = x if fn.reductions.max(x) > 1 else x * 2\n    ok = (x > 0) and (x < 5)\n    return y, ok\n"
+    )
     assert any("always picks the first value" in m for m in found)
     assert any("use `&`/`|`" in m for m in found)
 
 
 def test_data_reaches_the_test_through_assignments():
-    (message,) = _ndd423("    a = x * 2\n    b = a + 1\n    if b:\n        x = x + 1\n        x = fn.random.uniform()\n    return x\n")
+    (message,) = _ndd423(
+        "    a = x * 2\n    b = a + 1\n    if b:\n        x = x + 1\n        x = fn.random.uniform()\n    return x\n"
+    )
     assert "`if b`" in message and "merge `x`" in message
     assert message.endswith("(not rewritten automatically: random ops inside a branch)")
 

@@ -205,15 +205,15 @@ def test_explicit_config_file_without_table(tmp_path):
     [
         ('selct = ["NDD1"]', r"unknown key 'selct' in \[tool.ndd-migrate\]; did you mean 'select'\?"),
         ('extend_select = ["NDD1"]', r"did you mean 'extend-select'"),
-        ('frobnicate = 1', r"unknown key 'frobnicate'.*known keys: select"),
+        ("frobnicate = 1", r"unknown key 'frobnicate'.*known keys: select"),
         ('select = ["E501"]', r"select: bad rule selector 'E501'"),
         ('select = ["ndd103"]', r"bad rule selector 'ndd103'"),
         ('select = ["NDD1034"]', r"bad rule selector 'NDD1034'"),
         ('ignore = "NDD1"', r"ignore: expected a list of rule codes"),
-        ('exclude = [1]', r"exclude: bad path pattern 1"),
+        ("exclude = [1]", r"exclude: bad path pattern 1"),
         ('per-file-ignores = ["a"]', r"per-file-ignores: expected a table"),
         ('per-file-ignores = { "a.py" = ["X1"] }', r"per-file-ignores\.'a\.py': bad rule selector 'X1'"),
-        ('select = [', r"invalid TOML"),
+        ("select = [", r"invalid TOML"),
     ],
 )
 def test_bad_config_names_the_file(tmp_path, body, message):

@@ -11,7 +11,7 @@ _spec = importlib.util.spec_from_file_location("coverage_bench", ROOT / "benchma
 coverage = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(coverage)
 
-SAME_NAMED = '''\
+SAME_NAMED = """\
 from nvidia.dali import fn
 from nvidia.dali.pipeline import Pipeline
 
@@ -40,7 +40,7 @@ def test_plain():
     pipe = Twin()
     pipe.build()
     print(pipe.serialize())
-'''
+"""
 
 
 def test_same_named_local_classes_are_counted_apart(tmp_path):

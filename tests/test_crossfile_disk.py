@@ -16,9 +16,9 @@ import textwrap
 
 import pytest
 
-from ndd_migrate.model import crossfile
 from ndd_migrate.app import runner
 from ndd_migrate.io.policy import Policy
+from ndd_migrate.model import crossfile
 from tests.conftest import ROOT
 
 PIPES = (
@@ -291,7 +291,12 @@ def test_migrated_pipelines_knows_the_emitted_shape_and_nothing_else():
         "    return {}, batches()\n"
     )
     assert crossfile.migrated_pipelines(migrated.encode()) == {"train_pipe", "make"}
-    assert crossfile.migrated_pipelines(migrated.replace("import nvidia.dali.experimental.dynamic as ndd", "import ndd").encode()) == set()
+    assert (
+        crossfile.migrated_pipelines(
+            migrated.replace("import nvidia.dali.experimental.dynamic as ndd", "import ndd").encode()
+        )
+        == set()
+    )
     assert crossfile.migrated_pipelines(b"def broken(:\n  dynamic while yield dali\n") == set()
 
 
@@ -323,7 +328,9 @@ def test_a_notebook_importing_a_migrated_module_is_rewritten(project, cli):
 
 
 def test_a_factory_in_the_run_of_a_migrated_module_not_in_it_is_followed(project, cli):
-    factory = "from pkg.pipes import train_pipe\n\n\ndef make(bs):\n    pipe = train_pipe(batch_size=bs)\n    return pipe\n"
+    factory = (
+        "from pkg.pipes import train_pipe\n\n\ndef make(bs):\n    pipe = train_pipe(batch_size=bs)\n    return pipe\n"
+    )
     main = "from pkg.factory import make\n\npipe = make(4)\n" + USE
     project({"pkg/factory.py": factory, "main.py": main})
     migrate_pipes_on_disk(cli)
@@ -383,7 +390,9 @@ def test_a_git_checkout_is_a_project_root(tmp_path, monkeypatch):
 
 def test_a_factory_of_a_pipeline_mode_module_not_in_the_run_is_known(project):
     factory = "\n\ndef make(bs):\n    pipe = train_pipe(batch_size=bs)\n    return pipe\n"
-    project({"pkg/pipes.py": PIPES + factory, "main.py": "from pkg.pipes import make\n\npipe = make(4)\npipe.build()\n"})
+    project(
+        {"pkg/pipes.py": PIPES + factory, "main.py": "from pkg.pipes import make\n\npipe = make(4)\npipe.build()\n"}
+    )
     (result,) = runner.run(["main.py"], Policy.check()).results
     assert [d.message.split(",")[0] for d in result.diagnostics] == [
         "`pipe` comes from `make` of `pkg.pipes` (pkg/pipes.py)"
@@ -401,7 +410,14 @@ def test_a_factory_of_a_pipeline_mode_module_not_in_the_run_is_known(project):
 def test_a_pipeline_re_exported_by_a_package_is_followed(project, cli, init, imports, call):
     main = imports + "\npipe = " + call + "\n" + USE
     two = PIPES + "\n\n" + PIPES.split("\n\n\n", 1)[1].replace("train_pipe", "val_pipe")
-    project({"pkg/__init__.py": init, "pkg/inner.py": "from .pipes import train_pipe\n", "main.py": main, "pkg/pipes.py": two})
+    project(
+        {
+            "pkg/__init__.py": init,
+            "pkg/inner.py": "from .pipes import train_pipe\n",
+            "main.py": main,
+            "pkg/pipes.py": two,
+        }
+    )
     (result,) = runner.run(["main.py"], Policy.check()).results
     assert [d.message for d in result.diagnostics][:1] == [
         f"`pipe` comes from `train_pipe` of `pkg` ({os.path.join('pkg', 'pipes.py')}), still in pipeline mode "
@@ -413,5 +429,7 @@ def test_a_pipeline_re_exported_by_a_package_is_followed(project, cli, init, imp
 
 
 def test_an_import_cycle_ends(project):
-    project({"pkg/a.py": "from pkg.b import x\n", "pkg/b.py": "from pkg.a import x\n", "main.py": "from pkg.a import x\n"})
+    project(
+        {"pkg/a.py": "from pkg.b import x\n", "pkg/b.py": "from pkg.a import x\n", "main.py": "from pkg.a import x\n"}
+    )
     assert runner.run(["main.py"], Policy.check()).results[0].skipped

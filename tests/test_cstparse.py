@@ -18,9 +18,9 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from ndd_migrate.syntax import cstparse
 from ndd_migrate.engine.transform import transform
 from ndd_migrate.io.policy import Policy
+from ndd_migrate.syntax import cstparse
 from tests.conftest import FIXTURES, ROOT
 
 SOURCES = sorted(FIXTURES.glob("*/*.py")) + sorted((ROOT / "tests" / "programs").glob("*.py"))
@@ -43,7 +43,10 @@ def assert_same_tree(source: str, chunk_bytes: int = 1) -> cst.Module:
     whole = _whole(source)
     assert joined.deep_equals(whole)
     assert (joined.default_indent, joined.default_newline, joined.has_trailing_newline, joined.encoding) == (
-        whole.default_indent, whole.default_newline, whole.has_trailing_newline, whole.encoding,
+        whole.default_indent,
+        whole.default_newline,
+        whole.has_trailing_newline,
+        whole.encoding,
     )
     return joined
 
@@ -73,7 +76,7 @@ LAYOUTS = {
     "one-line compound statements only": "if a: pass\nwhile b: c\nx = 1\nclass C: pass\n",
     "no trailing newline": "x = 1\ny = 2\nz = 3",
     "header, docstring and comments": (
-        "#!/usr/bin/env python\n# c\n\n\"\"\"doc\"\"\"\nimport os\n\n# about f\ndef f():\n    pass\n\n\n"
+        '#!/usr/bin/env python\n# c\n\n"""doc"""\nimport os\n\n# about f\ndef f():\n    pass\n\n\n'
         "# about g\n\n# more\ndef g(): pass\n"
     ),
     "backslash continuation": "x = 1 + \\\n    2\ny = 3\nz = 4 \\\n\nw = 5\n",

@@ -27,7 +27,9 @@ def _messages_and_docs():
 
 
 def test_nothing_tells_to_install_ndd_migrate_from_pypi():
-    found = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p, text in _messages_and_docs() for m in FROM_PYPI.finditer(text)]
+    found = [
+        f"{p.relative_to(ROOT)}: {m.group(0)}" for p, text in _messages_and_docs() for m in FROM_PYPI.finditer(text)
+    ]
     assert not found
 
 
@@ -46,7 +48,9 @@ def _yaml_blocks(text: str) -> list[str]:
     return re.findall(r"```yaml\n(.*?)```", text, re.S)
 
 
-@pytest.mark.skipif(shutil.which("pre-commit") is None or shutil.which("git") is None, reason="needs pre-commit and git")
+@pytest.mark.skipif(
+    shutil.which("pre-commit") is None or shutil.which("git") is None, reason="needs pre-commit and git"
+)
 def test_documented_local_hook_rejects_a_leftover(tmp_path):
     text = (ROOT / "docs" / "output-formats.md").read_text(encoding="utf-8")
     (config,) = [b for b in _yaml_blocks(text) if "repo: local" in b]
@@ -54,11 +58,17 @@ def test_documented_local_hook_rejects_a_leftover(tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     shim = bin_dir / "ndd-migrate"
-    shim.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom ndd_migrate.cli import main\nmain()\n")
+    shim.write_text(
+        f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom ndd_migrate.cli import main\nmain()\n"
+    )
     shim.chmod(0o755)
     repo = tmp_path / "project"
     repo.mkdir()
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PRE_COMMIT_HOME": str(tmp_path / "cache")}
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "PRE_COMMIT_HOME": str(tmp_path / "cache"),
+    }
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     subprocess.run([*git, "init", "-q"], cwd=repo, check=True, env=env)
     (repo / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")

@@ -63,7 +63,10 @@ def test_a_reader_that_pads_its_shards_reads_the_padded_size():
 @pytest.mark.parametrize(
     "reads, why",
     [
-        ('for pipe in pipes:\n    print(pipe.epoch_size("Reader"))\n', "a `for` statement would bind `pipe_meta` outside"),
+        (
+            'for pipe in pipes:\n    print(pipe.epoch_size("Reader"))\n',
+            "a `for` statement would bind `pipe_meta` outside",
+        ),
         ('pipe_meta = 1\nprint([pipe.epoch_size("Reader") + pipe_meta for pipe in pipes])\n', "`pipe_meta` is taken"),
         ('first = pipes[0]\nprint(first.epoch_size("Reader"))\n', "a name bound to an item"),
     ],
@@ -120,7 +123,9 @@ for cls in {classes}:
 def test_pipelines_made_through_a_loop_name_get_the_metadata_beside_them():
     out, result = migrate_text(CLASSES.format(classes="[Plain, Padded]", more=""))
     assert not any(d.needs_human for d in result.diagnostics), [d.message for d in result.diagnostics]
-    assert "pipes_meta, pipes = zip(*[cls(batch_size=3, num_threads=1, device_id=None, shard=n) for n in range(2)])" in out
+    assert (
+        "pipes_meta, pipes = zip(*[cls(batch_size=3, num_threads=1, device_id=None, shard=n) for n in range(2)])" in out
+    )
     assert 'size = pipes_meta[0]["epoch_size_padded"]' in out  # one of the classes pads
     assert out.count("return reader.get_metadata(), batches()") == 2
     assert migrate_text(out)[0] == out

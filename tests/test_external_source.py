@@ -282,9 +282,12 @@ def test_batch_decided_at_run_time_reads_it_once():
 
 
 def test_batch_bound_to_a_literal_in_the_function_is_resolved():
-    text, _ = migrate_text(HEADER + CASES["batch= from a module-level name, per sample, two outputs"].replace(
-        "    a, b = fn.external_source(", "    per_batch = False\n    a, b = fn.external_source(").replace(
-        "batch=PER_BATCH", "batch=per_batch"))
+    text, _ = migrate_text(
+        HEADER
+        + CASES["batch= from a module-level name, per sample, two outputs"]
+        .replace("    a, b = fn.external_source(", "    per_batch = False\n    a, b = fn.external_source(")
+        .replace("batch=PER_BATCH", "batch=per_batch")
+    )
     assert "batched" not in text and "types.SampleInfo(" in text
 
 
@@ -296,8 +299,10 @@ def test_parallel_dropped_with_a_note():
 
 
 def test_parallel_from_a_name_is_dropped_too():
-    text, result = migrate_text(HEADER + CASES["parallel=True without batch=: per batch (DALI's default)"].replace(
-        "parallel=True", "parallel=WORKERS"))
+    text, result = migrate_text(
+        HEADER
+        + CASES["parallel=True without batch=: per batch (DALI's default)"].replace("parallel=True", "parallel=WORKERS")
+    )
     assert "batched" not in text and "data = sample(iteration)" in text
     assert any("`parallel=` dropped" in d.message for d in result.diagnostics)
 
@@ -306,7 +311,9 @@ BLOCKED = {
     "parallel, parameter source": ("data = fn.external_source(source=src, parallel=True)", "whether the source, `src`"),
     "run-time batch with cycle": ("data = fn.external_source(source=gen, cycle=True, batch=src)", "`cycle=` with"),
     "run-time batch with batch_info": (
-        "data = fn.external_source(source=call, batch_info=True, batch=src)", "`batch_info=True` with a `batch=`"),
+        "data = fn.external_source(source=call, batch_info=True, batch=src)",
+        "`batch_info=True` with a `batch=`",
+    ),
     "cycle raise": ("data = fn.external_source(source=gen, cycle='raise')", 'cycle="raise"'),
     "no source": ("data = fn.external_source(name='in')", "feed_input"),
     "parameter": ("data = fn.external_source(source=src)", "cannot tell from the code whether the source, `src`, is"),
@@ -317,10 +324,14 @@ BLOCKED = {
     ),
     "cycle callable": ("data = fn.external_source(source=call, cycle=True)", "needs an iterable source"),
     "nested": ("data = fn.external_source(source=gen) + 1", "not a statement"),
-    "run-time num_outputs unpacked": ("data, _ = fn.external_source(source=gen, num_outputs=len(src))",
-                                      "bound to one name"),
+    "run-time num_outputs unpacked": (
+        "data, _ = fn.external_source(source=gen, num_outputs=len(src))",
+        "bound to one name",
+    ),
     "run-time num_outputs, a layout per output": (
-        "data = fn.external_source(source=gen, num_outputs=len(src), layout=['A', 'B'])", "a list of per-output"),
+        "data = fn.external_source(source=gen, num_outputs=len(src), layout=['A', 'B'])",
+        "a list of per-output",
+    ),
 }
 
 
@@ -332,8 +343,15 @@ def test_output_list_becomes_a_list_of_batches():
     assert migrate_text(text)[0] == text
 
 
-@pytest.mark.parametrize("comprehension", ["[d for d in data if d]", "[(d, d) for d in data]", "[d for d in data for e in data]",
-                                           "[fn.readers.file(file_root=d) for d in data]"])
+@pytest.mark.parametrize(
+    "comprehension",
+    [
+        "[d for d in data if d]",
+        "[(d, d) for d in data]",
+        "[d for d in data for e in data]",
+        "[fn.readers.file(file_root=d) for d in data]",
+    ],
+)
 def test_other_comprehensions_of_the_output_list_block(comprehension):
     source = HEADER + (
         "def gen():\n    yield [1]\n\n"
@@ -367,8 +385,14 @@ def test_blocked_with_reason(name):
         ("class Src(object):\n    def __iter__(self):\n        return iter([[1]])\n", "iterable"),
         ("class Src(object):\n    def __call__(self):\n        return [1]\n", "callable"),
         # DALI tries iter() first: `__getitem__` makes an instance iterable, `__call__` or not
-        ("class Src:\n    def __getitem__(self, i):\n        return [1]\n    def __call__(self):\n        return [1]\n", None),
-        ("class Src(Base):\n    def __iter__(self):\n        return iter([[1]])\n", None),  # the base's methods are unknown
+        (
+            "class Src:\n    def __getitem__(self, i):\n        return [1]\n    def __call__(self):\n        return [1]\n",
+            None,
+        ),
+        (
+            "class Src(Base):\n    def __iter__(self):\n        return iter([[1]])\n",
+            None,
+        ),  # the base's methods are unknown
         ("class Src(object, metaclass=Meta):\n    def __iter__(self):\n        return iter([[1]])\n", None),
         ("class Src(object):\n    if True:\n        def __call__(self):\n            return [1]\n", None),
     ],
@@ -386,7 +410,9 @@ def test_a_class_of_the_module_decides_what_its_instance_is(cls, kind):
     if kind is None:
         assert any("cannot tell from the code whether the source, `inner`" in m for m in said), said
     else:  # the first source is read; the second one is refused for being a second source
-        assert not any("cannot tell" in m for m in said) and any("more than one external source" in m for m in said), said
+        assert not any("cannot tell" in m for m in said) and any("more than one external source" in m for m in said), (
+            said
+        )
 
 
 def test_an_iterator_over_a_source_that_ends_says_so():
@@ -401,7 +427,8 @@ def test_an_iterator_over_a_source_that_ends_says_so():
     assert [d.code for d in human] == ["NDD008"]  # one generator per epoch, but the loop is over the call
     assert "the iterator is not bound to a plain name" in human[0].message
     called = source.replace("source=gen", "source=lambda: [1]").replace(
-        "for batch in DALIGenericIterator(source, ['data']):", "loader = DALIGenericIterator(source, ['data'])\nfor batch in loader:"
+        "for batch in DALIGenericIterator(source, ['data']):",
+        "loader = DALIGenericIterator(source, ['data'])\nfor batch in loader:",
     )
     human = [d for d in migrate_text(called)[1].diagnostics if d.needs_human]
     assert [d.code for d in human] == ["NDD008"]
@@ -462,25 +489,32 @@ def test_beside_a_reader_in_an_if_is_drawn_at_its_place():
         "                data = data + offset\n"
     ) in text, text
     notes = [d.message for d in result.diagnostics if d.code == "NDD421"]
-    assert notes == ["external source (generator function) → drawn once per batch beside the reader "
-                     "(its iterator made at the first draw, under the `if`)"], notes
+    assert notes == [
+        "external source (generator function) → drawn once per batch beside the reader "
+        "(its iterator made at the first draw, under the `if`)"
+    ], notes
     assert migrate_text(text)[0] == text
 
 
 def test_beside_a_reader_at_the_top_makes_its_iterator_after_the_reader():
-    source = BESIDE.replace("    if shift and extra is not None:\n        offset", "    offset").replace(
-        "        data = data + offset", "    data = data + offset").replace("source=extra", "source=[[np.ones(4, np.float32)] * 2]")
+    source = (
+        BESIDE.replace("    if shift and extra is not None:\n        offset", "    offset")
+        .replace("        data = data + offset", "    data = data + offset")
+        .replace("source=extra", "source=[[np.ones(4, np.float32)] * 2]")
+    )
     text, result = migrate_text(source)
     assert not _human(result), _human(result)
-    assert ("    reader = ndd.readers.Numpy(file_root=root)\n"
-            "    feed_source = [[np.ones(4, np.float32)] * 2]\n"
-            "    feed = iter(feed_source)\n"
-            "    while True:\n"
-            "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
-            "            try:\n"
-            "                offset = next(feed)\n"
-            "            except StopIteration:  # `cycle=`: the source starts again\n"
-            "                feed = iter(feed_source)\n") in text, text
+    assert (
+        "    reader = ndd.readers.Numpy(file_root=root)\n"
+        "    feed_source = [[np.ones(4, np.float32)] * 2]\n"
+        "    feed = iter(feed_source)\n"
+        "    while True:\n"
+        "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+        "            try:\n"
+        "                offset = next(feed)\n"
+        "            except StopIteration:  # `cycle=`: the source starts again\n"
+        "                feed = iter(feed_source)\n"
+    ) in text, text
     assert migrate_text(text)[0] == text
 
 
@@ -491,7 +525,8 @@ def test_beside_a_reader_gives_the_pipeline_batches(tmp_path, shift, where):
     source = BESIDE
     if where == "at the top":  # drawn at every batch: the caller always passes the generator function
         source = source.replace("    if shift and extra is not None:\n        offset", "    offset").replace(
-            "        data = data + offset", "    data = data + offset")
+            "        data = data + offset", "    data = data + offset"
+        )
     root = _numpy_files(tmp_path)
     migrated, result = migrate_text(source)
     assert not _human(result), _human(result)
@@ -503,28 +538,42 @@ def test_beside_a_reader_gives_the_pipeline_batches(tmp_path, shift, where):
 
 
 BESIDE_BLOCKED = {
-    "a source that ends beside a reader": (
-        ("cycle=True", "cycle=False"), external_source.READER_AND_ENDING_SOURCE),
+    "a source that ends beside a reader": (("cycle=True", "cycle=False"), external_source.READER_AND_ENDING_SOURCE),
     "no cycle= beside a reader": (("cycle=True, ", ""), external_source.READER_AND_ENDING_SOURCE),
     "a parameter given a list at a call": (
         ("extra = offsets if shift else None", "extra = offsets if shift else [[1]]"),
         "cannot tell from the code whether the source, `extra`, is iterable or callable (DALI decides at run time); "
         "a parameter is known only when every call of `pipe` in this module passes a generator function (or None), "
-        "and a call passes `extra`; write the loop that draws from it by hand"),
+        "and a call passes `extra`; write the loop that draws from it by hand",
+    ),
     "a parameter of a pipeline function used other than by calls": (
-        ("    return pipe(root, shift=shift, extra=extra)\n", "    return pipe(root, shift=shift, extra=extra)\n\n\nmakers = [pipe]\n"),
+        (
+            "    return pipe(root, shift=shift, extra=extra)\n",
+            "    return pipe(root, shift=shift, extra=extra)\n\n\nmakers = [pipe]\n",
+        ),
         "cannot tell from the code whether the source, `extra`, is iterable or callable (DALI decides at run time); "
         "a parameter is known only when every call of `pipe` in this module passes a generator function (or None), "
-        "and `pipe` is used other than by a call; write the loop that draws from it by hand"),
+        "and `pipe` is used other than by a call; write the loop that draws from it by hand",
+    ),
     "a condition that is not the parameters": (
-        ("if shift and extra is not None:", "if shift and len(extra):"), external_source.NOT_BUILD_TIME),
+        ("if shift and extra is not None:", "if shift and len(extra):"),
+        external_source.NOT_BUILD_TIME,
+    ),
     "a parameter of the condition assigned in the function": (
-        ("    data = fn.readers.numpy(file_root=root)\n", "    data = fn.readers.numpy(file_root=root)\n    shift = not shift\n"),
-        external_source.NOT_BUILD_TIME),
-    "in a loop": (("    if shift and extra is not None:\n", "    for _ in range(1):\n"), external_source.NOT_A_STATEMENT),
+        (
+            "    data = fn.readers.numpy(file_root=root)\n",
+            "    data = fn.readers.numpy(file_root=root)\n    shift = not shift\n",
+        ),
+        external_source.NOT_BUILD_TIME,
+    ),
+    "in a loop": (
+        ("    if shift and extra is not None:\n", "    for _ in range(1):\n"),
+        external_source.NOT_A_STATEMENT,
+    ),
     "in an if without a reader": (
         ("    data = fn.readers.numpy(file_root=root)\n", "    data = fn.random.uniform(range=[0, 1], shape=[4])\n"),
-        external_source.NESTED_WITHOUT_READER),
+        external_source.NESTED_WITHOUT_READER,
+    ),
 }
 
 
@@ -540,10 +589,16 @@ def test_beside_a_reader_blocked_with_reason(name):
 
 @pytest.mark.parametrize("source", ["offsets()", "(a for a in [[1]])", "made"])
 def test_cycle_over_a_generator_object_is_refused_as_dali_does(source):
-    text, result = migrate_text(BESIDE.replace("source=extra", f"source={source}").replace(
-        "    data = fn.readers.numpy(file_root=root)\n", "    made = offsets()\n    data = fn.readers.numpy(file_root=root)\n"))
-    assert _human(result) == ["`pipe` not migrated: `cycle=` with a generator object: DALI refuses it when it builds the "
-                              "pipeline (\"Cannot cycle through a generator\"); pass the generator function instead"]
+    text, result = migrate_text(
+        BESIDE.replace("source=extra", f"source={source}").replace(
+            "    data = fn.readers.numpy(file_root=root)\n",
+            "    made = offsets()\n    data = fn.readers.numpy(file_root=root)\n",
+        )
+    )
+    assert _human(result) == [
+        "`pipe` not migrated: `cycle=` with a generator object: DALI refuses it when it builds the "
+        'pipeline ("Cannot cycle through a generator"); pass the generator function instead'
+    ]
 
 
 def test_a_parameter_source_is_looked_up_as_python_does():
@@ -562,9 +617,11 @@ def test_a_parameter_source_is_looked_up_as_python_does():
 def test_beside_a_reader_in_an_if_a_source_expression_is_evaluated_under_the_condition():
     text, result = migrate_text(BESIDE.replace("source=extra", "source=[[np.ones(4, np.float32)] * 2]"))
     assert not _human(result), _human(result)
-    assert ("                if feed is None:\n"
-            "                    feed_source = [[np.ones(4, np.float32)] * 2]\n"
-            "                    feed = iter(feed_source)\n") in text, text
+    assert (
+        "                if feed is None:\n"
+        "                    feed_source = [[np.ones(4, np.float32)] * 2]\n"
+        "                    feed = iter(feed_source)\n"
+    ) in text, text
     assert "                    feed = iter(feed_source)\n                    try:\n" in text
 
 
@@ -574,10 +631,17 @@ def test_beside_a_reader_in_an_if_a_source_expression_is_evaluated_under_the_con
         (("source=gen", "source=lambda: [1]"), "(here its source is a callable: DALI calls it again from iteration 0"),
         (("source=gen", "source=[[1]], cycle=True"), "(here its source has `cycle=`: it never ends an epoch)"),
         (("source=gen", "source=gen, batch=BATCHED"), "(here its `batch=` is decided at run time)"),
-        (("loader = DALIGenericIterator(source, ['data'])", "loader = DALIGenericIterator(source, ['data'])\nprint(source)"),
-         "(here the pipeline is used other than by such iterators and `build()`)"),
-        (("source = pipe()\n", "def make():\n    return pipe()\n\n\nsource = make()\n"),
-         "(here it is made by a function that returns it (a factory))"),
+        (
+            (
+                "loader = DALIGenericIterator(source, ['data'])",
+                "loader = DALIGenericIterator(source, ['data'])\nprint(source)",
+            ),
+            "(here the pipeline is used other than by such iterators and `build()`)",
+        ),
+        (
+            ("source = pipe()\n", "def make():\n    return pipe()\n\n\nsource = make()\n"),
+            "(here it is made by a function that returns it (a factory))",
+        ),
     ],
 )
 def test_an_iterator_over_a_source_that_ends_says_which_condition_fails(change, reason):
@@ -593,4 +657,6 @@ def test_an_iterator_over_a_source_that_ends_says_which_condition_fails(change, 
     old, new = change
     assert old in source
     human = [d.message for d in migrate_text(source.replace(old, new))[1].diagnostics if d.needs_human]
-    assert any("each epoch ends where the external source raises `StopIteration`" in m and reason in m for m in human), human
+    assert any(
+        "each epoch ends where the external source raises `StopIteration`" in m and reason in m for m in human
+    ), human

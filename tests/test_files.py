@@ -133,9 +133,7 @@ def test_explicit_files_are_included_whatever_their_extension_or_excludes(tmp_pa
 def test_force_exclude_applies_excludes_to_explicit_files(tmp_path):
     make_tree(tmp_path, ["keep.py", "legacy/old.py", "legacy/sub/deeper.py", ".venv/x.py"])
     named = ["keep.py", "legacy/old.py", "legacy/sub/deeper.py", ".venv/x.py", "legacy"]
-    found = discover(
-        [tmp_path / name for name in named], exclude=["legacy"], root=tmp_path, force_exclude=True
-    )
+    found = discover([tmp_path / name for name in named], exclude=["legacy"], root=tmp_path, force_exclude=True)
     assert relative(found, tmp_path) == ["keep.py"]
 
 

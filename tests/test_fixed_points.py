@@ -23,10 +23,7 @@ _spec.loader.exec_module(fuzz)
 
 REPRODUCERS = {
     "match-statement": (
-        "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n"
-        "match x:\n"
-        "    case _:\n"
-        "        pass\n"
+        "from nvidia.dali.plugin.pytorch import DALIGenericIterator\nmatch x:\n    case _:\n        pass\n"
     ),
     "todo-snippet-over-lines": (
         "from nvidia.dali.pipeline import Pipeline\n"
@@ -39,7 +36,7 @@ REPRODUCERS = {
         "        dataset = reader.get(a=1,\n"
         "                             b=2).pipeline()\n"
         "        pipeline.set_outputs(dataset)\n"
-        "    return DALIGenericIterator([pipeline], [\"data\"])\n"
+        '    return DALIGenericIterator([pipeline], ["data"])\n'
     ),
     "condition-on-a-helper-value": (
         "import nvidia.dali.fn as fn\n"
@@ -60,7 +57,7 @@ REPRODUCERS = {
         "    def __init__(self, flag):\n"
         "        super().__init__(1, 1, 0)\n"
         "        self.flag = flag\n"
-        "        self.reader = ops.FileReader(file_root=\"x\")\n"
+        '        self.reader = ops.FileReader(file_root="x")\n'
         "        self.flip = ops.Flip()\n"
         "\n"
         "    def define_graph(self):\n"
@@ -114,7 +111,7 @@ PROFILE = settings(
 @PROFILE
 @given(st.sampled_from(PROGRAMS), st.integers(min_value=0, max_value=2**32 - 1))
 def test_a_mutated_program_with_pipelines_is_migrated_to_a_fixed_point(program, seed):
-    (name, mutant), = fuzz.mutants([("program.py", program)], 1, seed) or [("program.py", program)]
+    ((name, mutant),) = fuzz.mutants([("program.py", program)], 1, seed) or [("program.py", program)]
     assert fuzz.failures(name, mutant) == [], mutant
 
 

@@ -300,17 +300,13 @@ def test_datasets_deterministic_and_idempotent(tmp_path):
 
     def snapshot(root: Path) -> dict:
         return {
-            p.relative_to(root): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(root.rglob("*"))
-            if p.is_file()
+            p.relative_to(root): (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(root.rglob("*")) if p.is_file()
         }
 
     before = snapshot(tmp_path / "a")
     assert datasets.make_all(tmp_path / "a") == first
     assert snapshot(tmp_path / "a") == before
-    assert {k: v[0] for k, v in before.items()} == {
-        k: v[0] for k, v in snapshot(tmp_path / "b").items()
-    }
+    assert {k: v[0] for k, v in before.items()} == {k: v[0] for k, v in snapshot(tmp_path / "b").items()}
     assert set(first) == set(again) == set(datasets.KINDS)
     assert len(list(first["jpeg"].rglob("*.jpg"))) == sum(datasets.JPEG_CLASSES.values())
     assert len(list(first["numpy"].glob("*.npy"))) == datasets.NUMPY_COUNT
@@ -323,9 +319,7 @@ def test_tfrecord_framing(data_dirs):
     assert datasets.crc32c(b"123456789") == 0xE3069283  # the CRC-32C check value
     root = data_dirs["tfrecord"]
     blob = (root / "train.tfrecord").read_bytes()
-    entries = [
-        tuple(map(int, line.split())) for line in (root / "train.idx").read_text().splitlines()
-    ]
+    entries = [tuple(map(int, line.split())) for line in (root / "train.idx").read_text().splitlines()]
     assert len(entries) == datasets.TFRECORD_COUNT
     assert sum(size for _, size in entries) == len(blob)
     for offset, size in entries:

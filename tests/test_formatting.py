@@ -195,7 +195,9 @@ def test_what_cannot_be_split_stays_and_the_library_default_splits_nothing():
     for code in (unsplittable, generator):
         assert split_long_lines(cst.parse_module(code), code, "", 60) == code
     migrated, _ = migrate_text(LONG)
-    assert 'ndd.random_resized_crop(ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB), size=crop)' in migrated
+    assert (
+        'ndd.random_resized_crop(ndd.decoders.image(jpegs, device="gpu", output_type=types.RGB), size=crop)' in migrated
+    )
 
 
 def test_a_long_def_line_is_split_between_its_parameters():

@@ -29,7 +29,11 @@ def test_gitignore_pattern_syntax():
     assert ignored("sub/a.py", "sub/a.py") and not ignored("sub/a.py", "x/sub/a.py")
     assert ignored("gen/", "gen", is_dir=True) and not ignored("gen/", "gen")
     assert ignored("*.py\n!keep.py", "a.py") and not ignored("*.py\n!keep.py", "keep.py")
-    assert ignored("**/out", "a/b/out", is_dir=True) and ignored("a/**/z.py", "a/z.py") and ignored("a/**/z.py", "a/b/c/z.py")
+    assert (
+        ignored("**/out", "a/b/out", is_dir=True)
+        and ignored("a/**/z.py", "a/z.py")
+        and ignored("a/**/z.py", "a/b/c/z.py")
+    )
     assert ignored("build/**", "build/x/y.py") and not ignored("build/**", "build")
     assert ignored("data?.py", "data1.py") and ignored("[ab].py", "b.py") and not ignored("[!ab].py", "a.py")
     assert not ignored("# comment\n\n", "# comment") and ignored("\\#hash.py", "#hash.py")

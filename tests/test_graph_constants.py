@@ -39,10 +39,13 @@ def _codes(result) -> set[str]:
 
 
 def test_array_constants_as_slice_inputs_become_the_arrays():
-    text, result = migrate_text(HEAD + (
-        "    return fn.slice(size, types.Constant(np.array([0], dtype=np.float32)),\n"
-        "                    types.Constant(np.array([1], dtype=np.float32)), axes=[0])\n"
-    ))
+    text, result = migrate_text(
+        HEAD
+        + (
+            "    return fn.slice(size, types.Constant(np.array([0], dtype=np.float32)),\n"
+            "                    types.Constant(np.array([1], dtype=np.float32)), axes=[0])\n"
+        )
+    )
     assert not _codes(result)
     assert "ndd.slice(size, np.array([0], dtype=np.float32),\n" in text
     assert "types.Constant" not in text
@@ -68,7 +71,10 @@ def test_constant_in_a_legacy_op_call_becomes_the_array():
     ],
 )
 def test_other_constants_keep_the_pipeline(constant):
-    source = HEAD + f"    anchor = [0]\n    return fn.slice(size, {constant}, types.Constant(np.array([1], dtype=np.float32)), axes=[0])\n"
+    source = (
+        HEAD
+        + f"    anchor = [0]\n    return fn.slice(size, {constant}, types.Constant(np.array([1], dtype=np.float32)), axes=[0])\n"
+    )
     text, result = migrate_text(source)
     assert "NDD901" in _codes(result)
     assert "@pipeline_def" in text
@@ -114,7 +120,9 @@ def test_noqa_keeps_the_pipeline():
 
 @pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
-@pytest.mark.parametrize("dtype", ["bool_", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32"])
+@pytest.mark.parametrize(
+    "dtype", ["bool_", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32"]
+)
 def test_kept_dtypes_give_the_constant_nodes_samples(dtype):
     """Every dtype graph_constants.KEPT_DTYPES takes: the ndd op given the array gives the samples,
     dtype included, that the pipeline's constant node gave (``fn.cat`` beside a batch of that dtype)."""

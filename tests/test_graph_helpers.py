@@ -30,12 +30,16 @@ def test_helpers_take_batch_size_and_rng_from_their_callers():
     assert "ndd.random.coin_flip(batch_size=batch_size, rng=rng)" in out
     assert "images = jitter(images, batch_size=batch_size, rng=rng)" in out
     assert "ndd.random.uniform(range=(0.5, 1.5), batch_size=batch_size, rng=rng)" in out
-    assert "augment(ndd.random.normal(shape=[3], batch_size=batch_size, rng=rng), batch_size=batch_size, rng=rng)" in out
+    assert (
+        "augment(ndd.random.normal(shape=[3], batch_size=batch_size, rng=rng), batch_size=batch_size, rng=rng)" in out
+    )
     assert not any(d.needs_human for d in result.diagnostics)
 
 
 def test_without_a_pipeline_rng_the_helper_draws_from_the_default():
-    out, _ = migrate_text(HELPER + "@pipeline_def(batch_size=2)\ndef p():\n    return augment(fn.random.normal(shape=[3]))\n")
+    out, _ = migrate_text(
+        HELPER + "@pipeline_def(batch_size=2)\ndef p():\n    return augment(fn.random.normal(shape=[3]))\n"
+    )
     assert _todos(out) == [], _todos(out)
     assert "augment(ndd.random.normal(shape=[3], batch_size=batch_size), batch_size=batch_size)" in out
     assert "def augment(images, *, batch_size, rng=None):" in out
@@ -43,7 +47,8 @@ def test_without_a_pipeline_rng_the_helper_draws_from_the_default():
 
 def test_a_legacy_define_graph_passes_its_settings_too():
     out, _ = migrate_text(
-        "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n" + HELPER
+        "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n"
+        + HELPER
         + "class P(Pipeline):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None, seed=3)\n"
         "        self.u = ops.random.Uniform()\n\n    def define_graph(self):\n        return augment(self.u())\n"
     )
@@ -53,7 +58,8 @@ def test_a_legacy_define_graph_passes_its_settings_too():
 
 def test_a_helper_used_otherwise_is_reported_not_threaded():
     out, _ = migrate_text(
-        HELPER + "@pipeline_def(batch_size=2)\ndef p():\n    return augment(fn.random.normal(shape=[3]))\n\n\nSTEPS = [augment]\n"
+        HELPER
+        + "@pipeline_def(batch_size=2)\ndef p():\n    return augment(fn.random.normal(shape=[3]))\n\n\nSTEPS = [augment]\n"
     )
     assert "def augment(images):" in out
     assert any("NDD104" in t and "to `ndd.random.uniform(...)`" in t for t in _todos(out)), _todos(out)
@@ -72,7 +78,10 @@ def test_a_helper_with_its_own_batch_size_is_reported_not_threaded():
 def test_a_helper_of_a_pipeline_that_stays_gets_no_todo():
     """The pipeline is left in pipeline mode (its object goes into a dict): its helper stays
     pipeline-mode code, where no `batch_size=` is needed."""
-    out, _ = migrate_text(HELPER + "@pipeline_def(batch_size=2)\ndef p():\n    return augment(fn.random.normal(shape=[3]))\n\n\nkeep = {'p': p()}\n")
+    out, _ = migrate_text(
+        HELPER
+        + "@pipeline_def(batch_size=2)\ndef p():\n    return augment(fn.random.normal(shape=[3]))\n\n\nkeep = {'p': p()}\n"
+    )
     assert "def augment(images):" in out and "fn.random.uniform(range=(0.5, 1.5))" in out
     assert not any("NDD104" in t for t in _todos(out)), _todos(out)
 
@@ -122,7 +131,9 @@ def test_a_helper_shared_with_a_kept_pipeline_keeps_the_other_one_too():
 def test_a_shared_helper_unconverts_in_a_chain():
     # `c` is kept by a use; `b` shares `scale` with it, and `a` shares `augment` with `b`.
     out, result = migrate_text(
-        SHARED.replace("return augment(fn.random.normal(shape=[4]))", "return scale(augment(fn.random.normal(shape=[4])))")
+        SHARED.replace(
+            "return augment(fn.random.normal(shape=[4]))", "return scale(augment(fn.random.normal(shape=[4])))"
+        )
         + "def scale(images):\n    return images * fn.random.uniform(range=(0.5, 1.5))\n\n\n"
         "@pipeline_def(batch_size=2)\ndef c():\n    return scale(fn.random.normal(shape=[5]))\n\n\n"
         "pipe = c()\npipe.build()\nprint(pipe.serialize())\n"

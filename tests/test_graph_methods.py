@@ -14,8 +14,7 @@ HEADER = "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeli
 
 def pipeline(methods: str, graph: str, after: str = "") -> str:
     return (
-        HEADER
-        + "class P(Pipeline):\n"
+        HEADER + "class P(Pipeline):\n"
         "    def __init__(self, root):\n"
         "        super().__init__(batch_size=2, num_threads=1, device_id=None)\n"
         "        self.files = ops.readers.File(file_root=root)\n"
@@ -36,7 +35,9 @@ def inlined_graph(source: str) -> str | None:
     if new is None:
         return None
     graph = next(s for s in new.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "define_graph")
-    assert not any(isinstance(s, cst.FunctionDef) and s.name.value not in graph_methods.PIPELINE_METHODS for s in new.body.body)
+    assert not any(
+        isinstance(s, cst.FunctionDef) and s.name.value not in graph_methods.PIPELINE_METHODS for s in new.body.body
+    )
     return "".join("    " + line for line in cst.Module([]).code_for_node(graph.body).splitlines(keepends=True)[1:])
 
 
@@ -63,7 +64,11 @@ def test_a_call_statement_becomes_the_helper_body_and_its_return_the_assignment(
 
 def test_return_of_a_call_binds_parameters_to_arguments():
     helper = "    def finish(self, data, labels, scale=3):\n        out = data * scale\n        return out, labels\n\n"
-    body = inlined_graph(pipeline(helper, "        jpegs, labels = self.files()\n        return self.finish(self.decode(jpegs), labels)\n"))
+    body = inlined_graph(
+        pipeline(
+            helper, "        jpegs, labels = self.files()\n        return self.finish(self.decode(jpegs), labels)\n"
+        )
+    )
     assert body == (
         "        jpegs, labels = self.files()\n"
         "        data = self.decode(jpegs)\n"
@@ -74,14 +79,26 @@ def test_return_of_a_call_binds_parameters_to_arguments():
 
 def test_a_call_inside_an_expression_becomes_the_returned_expression_in_parentheses():
     helper = "    def scaled(self, data, k):\n        return data * k + 1\n\n"
-    body = inlined_graph(pipeline(helper, "        jpegs, labels = self.files()\n        return self.scaled(self.decode(jpegs), 2) * 2, labels\n"))
+    body = inlined_graph(
+        pipeline(
+            helper,
+            "        jpegs, labels = self.files()\n        return self.scaled(self.decode(jpegs), 2) * 2, labels\n",
+        )
+    )
     assert body is None, "an argument that is not a name or a literal would be evaluated where the parameter is"
-    body = inlined_graph(pipeline(helper, "        jpegs, labels = self.files()\n        images = self.decode(jpegs)\n        return self.scaled(images, 2) * 2, labels\n"))
+    body = inlined_graph(
+        pipeline(
+            helper,
+            "        jpegs, labels = self.files()\n        images = self.decode(jpegs)\n        return self.scaled(images, 2) * 2, labels\n",
+        )
+    )
     assert "return (images * 2 + 1) * 2, labels\n" in body
 
 
 def test_the_same_helper_called_twice_is_inlined_twice():
-    body = inlined_graph(pipeline(LOAD, "        a, la = self.load()\n        b, lb = self.load()\n        return a, lb\n"))
+    body = inlined_graph(
+        pipeline(LOAD, "        a, la = self.load()\n        b, lb = self.load()\n        return a, lb\n")
+    )
     # The second call's values get names of their own: a loop over both readers then binds
     # `(jpegs, labels), (jpegs_2, labels_2)`, not the same names twice.
     assert "jpegs, labels = self.files()" in body and "jpegs_2, labels_2 = self.files()" in body
@@ -98,28 +115,48 @@ def test_a_fresh_name_taken_by_the_graph_is_skipped():
 @pytest.mark.parametrize(
     "methods, graph, after",
     [
-        pytest.param(LOAD, "        images, labels = self.load()\n        return images, labels\n", "pipe.load()\n", id="called-from-outside"),
+        pytest.param(
+            LOAD,
+            "        images, labels = self.load()\n        return images, labels\n",
+            "pipe.load()\n",
+            id="called-from-outside",
+        ),
         pytest.param(
             "    def load(self, flip):\n        jpegs, labels = self.files()\n        if flip:\n            return jpegs, labels\n"
             "        return self.decode(jpegs), labels\n\n",
-            "        images, labels = self.load(False)\n        return images, labels\n", "", id="early-return",
+            "        images, labels = self.load(False)\n        return images, labels\n",
+            "",
+            id="early-return",
         ),
-        pytest.param(LOAD, "        decoded = 1\n        images, labels = self.load()\n        return images, decoded\n", "", id="local-clashes-with-caller"),
+        pytest.param(
+            LOAD,
+            "        decoded = 1\n        images, labels = self.load()\n        return images, decoded\n",
+            "",
+            id="local-clashes-with-caller",
+        ),
         pytest.param(
             "    def load(self):\n        jpegs, labels = self.files()\n        return self.decode(jpegs), labels + offset\n\n",
-            "        offset = 1\n        images, labels = self.load()\n        return images, labels\n", "", id="reads-a-name-the-caller-binds",
+            "        offset = 1\n        images, labels = self.load()\n        return images, labels\n",
+            "",
+            id="reads-a-name-the-caller-binds",
         ),
         pytest.param(
             "    def load(self, *args):\n        jpegs, labels = self.files()\n        return self.decode(jpegs), labels\n\n",
-            "        images, labels = self.load()\n        return images, labels\n", "", id="star-args",
+            "        images, labels = self.load()\n        return images, labels\n",
+            "",
+            id="star-args",
         ),
         pytest.param(
             LOAD + "    def twice(self):\n        return self.load()\n\n",
-            "        images, labels = self.twice()\n        return images, labels\n", "", id="helper-calls-a-helper",
+            "        images, labels = self.twice()\n        return images, labels\n",
+            "",
+            id="helper-calls-a-helper",
         ),
         pytest.param(
             "    def load(self, data):\n        data = self.decode(data)\n        return data\n\n",
-            "        jpegs, labels = self.files()\n        images = self.load(jpegs)\n        return images, labels\n", "", id="keeps-a-rebound-parameter-apart",
+            "        jpegs, labels = self.files()\n        images = self.load(jpegs)\n        return images, labels\n",
+            "",
+            id="keeps-a-rebound-parameter-apart",
         ),
     ],
 )
@@ -130,7 +167,9 @@ def test_what_cannot_stand_in_for_the_call_is_left(methods, graph, after):
         assert "data = jpegs\n" in body and "data = self.decode(data)" in body
         return
     out, result = migrate_text(source)
-    assert any(d.code == "NDD401" and d.needs_human for d in result.diagnostics), [d.message for d in result.diagnostics]
+    assert any(d.code == "NDD401" and d.needs_human for d in result.diagnostics), [
+        d.message for d in result.diagnostics
+    ]
     assert "class P(Pipeline):" in out
 
 

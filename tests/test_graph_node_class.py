@@ -16,8 +16,13 @@ HEAD = "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n"
 
 def _pipeline(imports: str, body: str, helpers: str = "") -> str:
     return (
-        HEAD + imports + "\n\n" + helpers
-        + "@pipeline_def(batch_size=2)\ndef p(k):\n    x = fn.random.uniform(shape=[3])\n" + body + "    return x\n"
+        HEAD
+        + imports
+        + "\n\n"
+        + helpers
+        + "@pipeline_def(batch_size=2)\ndef p(k):\n    x = fn.random.uniform(shape=[3])\n"
+        + body
+        + "    return x\n"
     )
 
 
@@ -50,26 +55,25 @@ def _blocked(source: str):
     ],
 )
 def test_isinstance_tests_for_batch_under_any_spelling(imports, spelled):
-    text = _converted(_pipeline(imports, f"    assert isinstance(x, {spelled})\n    assert not isinstance(k, {spelled})\n"))
+    text = _converted(
+        _pipeline(imports, f"    assert isinstance(x, {spelled})\n    assert not isinstance(k, {spelled})\n")
+    )
     assert "assert isinstance(x, ndd.Batch)\n" in text and "assert not isinstance(k, ndd.Batch)\n" in text
     assert "DataNode" not in text and "_EdgeReference" not in text  # the import went with its last use
 
 
 def test_a_tuple_of_classes_keeps_the_others():
-    text = _converted(_pipeline(
-        "from nvidia.dali.data_node import DataNode",
-        "    assert isinstance(x, (list, DataNode))\n    assert not isinstance(k, ((DataNode, tuple), dict))\n",
-    ))
+    text = _converted(
+        _pipeline(
+            "from nvidia.dali.data_node import DataNode",
+            "    assert isinstance(x, (list, DataNode))\n    assert not isinstance(k, ((DataNode, tuple), dict))\n",
+        )
+    )
     assert "isinstance(x, (list, ndd.Batch))" in text and "isinstance(k, ((ndd.Batch, tuple), dict))" in text
 
 
 def test_a_helper_given_graph_values_and_python_values():
-    helpers = (
-        "def scale(v, f):\n"
-        "    if isinstance(f, DataNode):\n"
-        "        return v * f\n"
-        "    return v * float(f)\n\n\n"
-    )
+    helpers = "def scale(v, f):\n    if isinstance(f, DataNode):\n        return v * f\n    return v * float(f)\n\n\n"
     source = _pipeline("from nvidia.dali.data_node import DataNode", "    x = scale(x, 2) + scale(x, x)\n", helpers)
     text = _converted(source)
     assert "    if isinstance(f, ndd.Batch):\n" in text
@@ -77,9 +81,13 @@ def test_a_helper_given_graph_values_and_python_values():
 
 def test_a_test_of_a_parameter_runs_once_before_the_loop():
     """Build-time Python (ndd_migrate/model/values/build_time.py) with the rewritten test: it still runs once."""
-    source = _pipeline("from nvidia.dali.data_node import DataNode", "    if not isinstance(k, DataNode):\n        print(k)\n")
+    source = _pipeline(
+        "from nvidia.dali.data_node import DataNode", "    if not isinstance(k, DataNode):\n        print(k)\n"
+    )
     text = _converted(source)
-    assert "def p(k, *, batch_size=2):\n    if not isinstance(k, ndd.Batch):\n        print(k)\n    while True:\n" in text
+    assert (
+        "def p(k, *, batch_size=2):\n    if not isinstance(k, ndd.Batch):\n        print(k)\n    while True:\n" in text
+    )
 
 
 def test_the_import_stays_while_something_else_uses_it():
@@ -169,7 +177,9 @@ def test_a_helper_module_without_pipelines_is_rewritten_with_its_ops():
 
 def test_a_test_kept_by_noqa_keeps_its_pipeline_in_pipeline_mode():
     """Kept against `DataNode`, the test would be false for every value of the generator."""
-    source = _pipeline("from nvidia.dali.data_node import DataNode", "    assert isinstance(x, DataNode)  # noqa: NDD110\n")
+    source = _pipeline(
+        "from nvidia.dali.data_node import DataNode", "    assert isinstance(x, DataNode)  # noqa: NDD110\n"
+    )
     text, result = migrate_text(source)
     kept_with_one_finding(source, text, result.diagnostics, "NDD001")
 

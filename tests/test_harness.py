@@ -49,7 +49,9 @@ def test_a_program_gets_a_fresh_process_as_the_interpreter_would_start_it(progra
 @pytest.mark.dali
 def test_each_program_draws_its_own_random_seeds(programs, tmp_path):
     """As in fresh interpreters: numpy's and Python's unseeded generators differ from run to run."""
-    script = _write(tmp_path, "draw.py", "import random\nimport numpy as np\nprint(np.random.randint(1 << 30), random.random())\n")
+    script = _write(
+        tmp_path, "draw.py", "import random\nimport numpy as np\nprint(np.random.randint(1 << 30), random.random())\n"
+    )
     first, second = (programs.run(script).stdout.split() for _ in range(2))
     assert first[0] != second[0] and first[1] != second[1]
 
@@ -107,7 +109,9 @@ def test_a_kept_original_is_used_for_the_same_content_only(tmp_path, monkeypatch
     assert originals.key(first, [str(data), str(first.parent / "out")], None, []) != key
     data.write_text("one")
     other = harness.Originals(tmp_path / "kept")
-    other._environment = [v for v in other._environment if not v.startswith("nvidia-dali")] + ["nvidia-dali-cuda120==0.1"]
+    other._environment = [v for v in other._environment if not v.startswith("nvidia-dali")] + [
+        "nvidia-dali-cuda120==0.1"
+    ]
     assert other.key(first, [str(data), str(first.parent / "out")], None, []) != key
     assert not HAS_DALI or any(v.startswith("nvidia-dali") for v in originals._environment)
     monkeypatch.setattr(harness, "HARNESS", "another harness")
@@ -115,12 +119,15 @@ def test_a_kept_original_is_used_for_the_same_content_only(tmp_path, monkeypatch
     monkeypatch.undo()
 
     exits, runs = [0, 1, 1], []
-    monkeypatch.setattr(harness, "run", lambda script, args, **_: runs.append(script) or harness.Ran(exits.pop(0), "", ""))
+    monkeypatch.setattr(
+        harness, "run", lambda script, args, **_: runs.append(script) or harness.Ran(exits.pop(0), "", "")
+    )
     assert originals.run(first, [str(data)]).returncode == 0 and originals.run(second, [str(data)]).returncode == 0
     assert runs == [first]  # the second is the same program on the same data
     failing = _write(tmp_path / "d", "p.py", program + "# fails\n")
     assert originals.run(failing, [str(data)]).returncode == 1 and originals.run(failing, [str(data)]).returncode == 1
     assert runs == [first, failing, failing]
+
 
 def test_a_dataset_is_made_once_under_a_name_of_its_generator(tmp_path):
     folder = tmp_path / "data"

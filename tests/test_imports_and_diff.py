@@ -47,8 +47,7 @@ OPTIONAL_DALI = (
     "    import nvidia.dali.types as types\n"
     "    HAVE_DALI = True\n"
     "except ImportError:\n"
-    "    HAVE_DALI = False\n"
-    + BODY
+    "    HAVE_DALI = False\n" + BODY
 )
 
 
@@ -75,8 +74,7 @@ def test_optional_dali_import_that_stays_used_keeps_its_place_in_the_try_block()
         "try:\n"
         "    from nvidia.dali import fn, pipeline_def, types\n"
         "except ImportError:  # no DALI: no loader\n"
-        "    pipeline_def = None\n"
-        + BODY
+        "    pipeline_def = None\n" + BODY
     )
     new, _ = migrate_text(source)
     assert new.startswith(
@@ -94,8 +92,7 @@ def test_a_top_level_dali_import_makes_dali_mandatory_anyway():
         "try:\n"
         "    from nvidia.dali.plugin.pytorch import DALIGenericIterator\n"
         "except ImportError:\n"
-        "    DALIGenericIterator = None\n"
-        + BODY
+        "    DALIGenericIterator = None\n" + BODY
     )
     new, _ = migrate_text(source)
     assert new.startswith(NDD_IMPORT + "from nvidia.dali import types\n\ntry:\n    from nvidia.dali.plugin"), new
@@ -182,12 +179,14 @@ def test_a_try_of_dali_imports_all_made_unused_goes_as_a_whole():
     "imports, after",
     [
         pytest.param(
-            "\ntry:\n    from nvidia.dali.data_node import DataNode\nexcept ImportError:\n    DataNode = None\n", "",
+            "\ntry:\n    from nvidia.dali.data_node import DataNode\nexcept ImportError:\n    DataNode = None\n",
+            "",
             id="a handler that is not an import",
         ),
         pytest.param(
             "\ntry:\n    from nvidia.dali.data_node import DataNode\nexcept ImportError:\n"
-            "    from nvidia.dali.pipeline import DataNode\n", "print(DataNode)\n",
+            "    from nvidia.dali.pipeline import DataNode\n",
+            "print(DataNode)\n",
             id="still used",
         ),
     ],

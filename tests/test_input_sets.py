@@ -145,25 +145,28 @@ def test_one_call_per_element_keeping_every_argument():
 
 
 def test_several_lists_are_zipped_and_other_inputs_repeated():
-    text, _ = _migrate(
-        READ + "    s, t = fn.cat([data, data], [data * 2, data * 3], data, axis=0)\n    return s, t\n"
-    )
+    text, _ = _migrate(READ + "    s, t = fn.cat([data, data], [data * 2, data * 3], data, axis=0)\n    return s, t\n")
     assert "s, t = [ndd.cat(x, y, data, axis=0) for x, y in zip([data, data], [data * 2, data * 3])]" in text
 
 
 def test_the_element_name_is_not_one_the_call_uses():
-    text, _ = _migrate(
-        READ + "    x = data * 2\n    a, b = fn.cat([data, x], x, axis=0)\n    return a, b\n"
-    )
+    text, _ = _migrate(READ + "    x = data * 2\n    a, b = fn.cat([data, x], x, axis=0)\n    return a, b\n")
     assert "[ndd.cat(x_2, x, axis=0) for x_2 in [data, x]]" in text
 
 
-@pytest.mark.parametrize("head, reader, func", [
-    ("import nvidia.dali.fn as dfn\nfrom nvidia.dali import pipeline_def\n\n\n", "dfn", "dfn.flip"),
-    ("from nvidia.dali import fn as F, pipeline_def\n\n\n", "F", "F.flip"),
-    ("from nvidia.dali.fn import flip as mirror_op\nfrom nvidia.dali import fn, pipeline_def\n\n\n", "fn", "mirror_op"),
-    ("import nvidia.dali as dali\nfrom nvidia.dali import pipeline_def\n\n\n", "dali.fn", "dali.fn.flip"),
-])
+@pytest.mark.parametrize(
+    "head, reader, func",
+    [
+        ("import nvidia.dali.fn as dfn\nfrom nvidia.dali import pipeline_def\n\n\n", "dfn", "dfn.flip"),
+        ("from nvidia.dali import fn as F, pipeline_def\n\n\n", "F", "F.flip"),
+        (
+            "from nvidia.dali.fn import flip as mirror_op\nfrom nvidia.dali import fn, pipeline_def\n\n\n",
+            "fn",
+            "mirror_op",
+        ),
+        ("import nvidia.dali as dali\nfrom nvidia.dali import pipeline_def\n\n\n", "dali.fn", "dali.fn.flip"),
+    ],
+)
 def test_aliases(head, reader, func):
     body = f"    data = {reader}.readers.numpy(file_root=root)\n    a, b = {func}([data, data], vertical=1)\n    return a, b\n"
     text, _ = _migrate(body, head)
@@ -184,15 +187,18 @@ def test_a_random_op_on_a_one_element_set_is_a_plain_call():
     assert "a = ndd.random_resized_crop(data, size=[4, 4])" in text
 
 
-@pytest.mark.parametrize("call, why", [
-    ("fn.nonsilent_region([data, data])", "has several outputs"),
-    ("fn.resize([data, data], size=[2, 2])", "may have several outputs"),
-    ("fn.crop_mirror_normalize([data, data], mirror=fn.random.coin_flip())", "evaluated once per input"),
-    ("fn.flip((data, data))", "a tuple of inputs"),
-    ("fn.cat([data, 1.5], data)", "is a constant"),
-    ("fn.cat([data, data], [data])", "different lengths"),
-    ("fn.flip([*parts])", "unpacked"),
-])
+@pytest.mark.parametrize(
+    "call, why",
+    [
+        ("fn.nonsilent_region([data, data])", "has several outputs"),
+        ("fn.resize([data, data], size=[2, 2])", "may have several outputs"),
+        ("fn.crop_mirror_normalize([data, data], mirror=fn.random.coin_flip())", "evaluated once per input"),
+        ("fn.flip((data, data))", "a tuple of inputs"),
+        ("fn.cat([data, 1.5], data)", "is a constant"),
+        ("fn.cat([data, data], [data])", "different lengths"),
+        ("fn.flip([*parts])", "unpacked"),
+    ],
+)
 def test_what_is_not_the_same_per_element_blocks(call, why):
     body = READ + "    parts = [data, data]\n" + f"    out = {call}\n    return out[0], out[1]\n"
     text, result = _migrate(body)

@@ -3,9 +3,8 @@ the batches the DALI iterator gave, epoch by epoch, for every last-batch policy 
 
 from __future__ import annotations
 
-import re
-
 import pickle
+import re
 
 import pytest
 
@@ -36,7 +35,10 @@ for epoch in range(3):
 
 def source(policy="PARTIAL", reader="", auto=True):
     return SOURCE.format(
-        policy=policy, reader=reader, auto=", auto_reset=True" if auto else "", reset="" if auto else "    loader.reset()\n"
+        policy=policy,
+        reader=reader,
+        auto=", auto_reset=True" if auto else "",
+        reset="" if auto else "    loader.reset()\n",
     )
 
 
@@ -69,16 +71,27 @@ def test_the_ndd_import_takes_the_dali_imports_place_below_code_when_math_goes_o
     by one: the ndd import landed above the statement before them."""
     text = "import os\n\nROOT = os.environ.get('ROOT', '.')\nSIZE = 3\n\n" + source(auto=False)
     out, _ = migrate_text(text)
-    assert out.startswith("import math\nimport os\n\nROOT = os.environ.get('ROOT', '.')\nSIZE = 3\n\nimport nvidia.dali.experimental.dynamic as ndd\n"), out[:300]
+    assert out.startswith(
+        "import math\nimport os\n\nROOT = os.environ.get('ROOT', '.')\nSIZE = 3\n\nimport nvidia.dali.experimental.dynamic as ndd\n"
+    ), out[:300]
 
 
 UNSUPPORTED = [
     ("DALIClassificationIterator(pipe)", "without `reader_name`"),
     ("DALIClassificationIterator(pipe, size=-1)", "`size` is not a number of samples"),
     ("DALIClassificationIterator(pipe, size=13, reader_name='R')", "`size` next to `reader_name`"),
-    ("DALIClassificationIterator(pipe, size=13, last_batch_padded=PADDED)", "`last_batch_padded` is not `True` or `False`"),
-    ("DALIClassificationIterator(pipe, reader_name='R', fill_last_batch=FLAG)", "`fill_last_batch` is not `True` or `False`"),
-    ("DALIClassificationIterator(pipe, reader_name='R', last_batch_padded=True)", "`last_batch_padded` other than `False`"),
+    (
+        "DALIClassificationIterator(pipe, size=13, last_batch_padded=PADDED)",
+        "`last_batch_padded` is not `True` or `False`",
+    ),
+    (
+        "DALIClassificationIterator(pipe, reader_name='R', fill_last_batch=FLAG)",
+        "`fill_last_batch` is not `True` or `False`",
+    ),
+    (
+        "DALIClassificationIterator(pipe, reader_name='R', last_batch_padded=True)",
+        "`last_batch_padded` other than `False`",
+    ),
     ("DALIClassificationIterator((pipe,), reader_name='R')", "takes a list of pipelines, not a tuple"),
     ("DALIClassificationIterator(pipe, reader_name='R', last_batch_policy=POLICY)", "not a `LastBatchPolicy`"),
     ("DALIGenericIterator(pipe, reader_name='R')", "no `output_map`"),
@@ -86,10 +99,14 @@ UNSUPPORTED = [
 
 
 def with_iterator(call):
-    return source().replace(
-        'DALIClassificationIterator(pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True)',
-        call,
-    ).replace("import DALIClassificationIterator", "import DALIClassificationIterator, DALIGenericIterator")
+    return (
+        source()
+        .replace(
+            'DALIClassificationIterator(pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True)',
+            call,
+        )
+        .replace("import DALIClassificationIterator", "import DALIClassificationIterator, DALIGenericIterator")
+    )
 
 
 @pytest.mark.parametrize("call, why", UNSUPPORTED)
@@ -147,8 +164,11 @@ it = {cls}({given}, ['x'], reader_name='R')
 
 @pytest.mark.parametrize(
     "plugin, cls, framework",
-    [("jax", "DALIGenericIterator", "JAX"), ("mxnet", "DALIClassificationIterator", "MXNet"),
-     ("paddle", "DALIGenericIterator", "PaddlePaddle")],
+    [
+        ("jax", "DALIGenericIterator", "JAX"),
+        ("mxnet", "DALIClassificationIterator", "MXNet"),
+        ("paddle", "DALIGenericIterator", "PaddlePaddle"),
+    ],
 )
 @pytest.mark.parametrize(
     "pipes, given",
@@ -200,8 +220,12 @@ def test_pipeline_without_iterator_keeps_the_generator_shape():
 CASES = [
     (policy, reader)
     for policy in ("FILL", "PARTIAL", "DROP")
-    for reader in ("", ", num_shards=2, shard_id=1", ", num_shards=3, shard_id=0, stick_to_shard=True",
-                   ", num_shards=2, shard_id=0, pad_last_batch=True")
+    for reader in (
+        "",
+        ", num_shards=2, shard_id=1",
+        ", num_shards=3, shard_id=0, stick_to_shard=True",
+        ", num_shards=2, shard_id=0, pad_last_batch=True",
+    )
 ]
 
 
@@ -385,7 +409,7 @@ def test_several_pipelines_with_their_own_device_ids_and_gpu_readers_are_reporte
     GPU reader needs it (a CPU reader runs in the shared default context)."""
     pipes = "pipes = [shard_pipe(ROOT, i, device_id=i) for i in range(3)]"
     text = MANY.format(reader="", pipes=pipes, build="", given="pipes", policy="FILL")
-    text = text.replace('fn.readers.file(file_root=root,', 'fn.readers.numpy(device="gpu", file_root=root,')
+    text = text.replace("fn.readers.file(file_root=root,", 'fn.readers.numpy(device="gpu", file_root=root,')
     out, result = migrate_text(text)
     found = [d for d in result.diagnostics if d.needs_human]
     assert [d.code for d in found] == ["NDD008"] and "`EvalContext` of their own" in found[0].message
@@ -420,7 +444,9 @@ def test_same_batches_per_epoch_over_several_pipelines(shape, policy, reader, pr
     migrated, _ = migrate_text(original)
     assert "dali_iterator_epochs_many" in migrated and "TODO" not in migrated, migrated
     expected, got = _seen_by_both(programs, original, migrated, root)
-    assert [(e, [len(x) for x in labels]) for e, _, labels in got] == [(e, [len(x) for x in labels]) for e, _, labels in expected]
+    assert [(e, [len(x) for x in labels]) for e, _, labels in got] == [
+        (e, [len(x) for x in labels]) for e, _, labels in expected
+    ]
     for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):
         assert all(a.shape == b.shape and (a == b).all() for a, b in zip(images_a, images_b))
         assert all((a == b).all() for a, b in zip(labels_a, labels_b))
@@ -449,8 +475,13 @@ SIZED_CASES = [
     (given, size, arguments)
     for given in ("pipe", "pipes")
     for size in (10, 21)
-    for arguments in ("", ", last_batch_policy=LastBatchPolicy.PARTIAL", ", last_batch_policy=LastBatchPolicy.DROP",
-                      ", fill_last_batch=False, last_batch_padded=True", ", last_batch_padded=True")
+    for arguments in (
+        "",
+        ", last_batch_policy=LastBatchPolicy.PARTIAL",
+        ", last_batch_policy=LastBatchPolicy.DROP",
+        ", fill_last_batch=False, last_batch_padded=True",
+        ", last_batch_padded=True",
+    )
 ]
 
 
@@ -479,7 +510,9 @@ def test_same_batches_per_epoch_with_size(given, size, arguments, programs):
     migrated, _ = migrate_text(original)
     assert "dali_iterator_sized_epochs" in migrated and "TODO" not in migrated, migrated
     expected, got = _seen_by_both(programs, original, migrated, root)
-    assert [(e, [len(x) for x in labels]) for e, _, labels in got] == [(e, [len(x) for x in labels]) for e, _, labels in expected]
+    assert [(e, [len(x) for x in labels]) for e, _, labels in got] == [
+        (e, [len(x) for x in labels]) for e, _, labels in expected
+    ]
     for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):
         assert all(a.shape == b.shape and (a == b).all() for a, b in zip(images_a, images_b))
         assert all((a == b).all() for a, b in zip(labels_a, labels_b))
@@ -529,14 +562,22 @@ consume(CHOICES[sys.argv[2]](), sys.argv[1])
 
 @pytest.mark.parametrize(
     "use, construct",
-    [("for batch in iterator_class(shards, ['x', 'y'], reader_name='R'):\n        print(batch)", "`iterator_class(...)`"),
-     ("op = iterator_class()\n    print(op(pipeline=shards[0]))", "`op(pipeline=...)`, the op of `iterator_class`")],
+    [
+        (
+            "for batch in iterator_class(shards, ['x', 'y'], reader_name='R'):\n        print(batch)",
+            "`iterator_class(...)`",
+        ),
+        ("op = iterator_class()\n    print(op(pipeline=shards[0]))", "`op(pipeline=...)`, the op of `iterator_class`"),
+    ],
 )
 def test_an_iterator_class_chosen_at_run_time_keeps_its_pipelines(use, construct):
     """The class is a parameter; the module hands out MXNet's and PyTorch's: one NDD411, naming both."""
     found = _kept(RUN_TIME_CHOICE.format(use=use))
     assert [d.code for d in found] == ["NDD411"], found
-    assert f"kept in pipeline mode: its pipeline feeds {construct}, an iterator class chosen at run time" in found[0].message
+    assert (
+        f"kept in pipeline mode: its pipeline feeds {construct}, an iterator class chosen at run time"
+        in found[0].message
+    )
     assert "(MXNet's `DALIGenericIterator`, PyTorch's `DALIGenericIterator`): those of MXNet have" in found[0].message
 
 
@@ -566,8 +607,10 @@ def tensors(root):
 
 @pytest.mark.parametrize(
     "use, construct",
-    [("op = dali_tf.DALIIterator()\n    return op(pipeline=pipe, batch_size=2)", "`op(pipeline=...)`"),
-     ("return dali_tf.DALIIterator()(pipeline=pipe, batch_size=2)", "`DALIIterator()(pipeline=...)`")],
+    [
+        ("op = dali_tf.DALIIterator()\n    return op(pipeline=pipe, batch_size=2)", "`op(pipeline=...)`"),
+        ("return dali_tf.DALIIterator()(pipeline=pipe, batch_size=2)", "`DALIIterator()(pipeline=...)`"),
+    ],
 )
 def test_tensorflow_dali_iterator_op_keeps_its_pipeline(use, construct):
     found = _kept(TF_OP.format(use=use))
@@ -578,8 +621,12 @@ def test_tensorflow_dali_iterator_op_keeps_its_pipeline(use, construct):
 def test_an_optional_list_of_pipelines_given_to_mxnet_is_kept():
     """`pipes = [...] if flag else None`: the iterator it is given to keeps them (one NDD411), rather
     than an NDD008 at the conditional expression."""
-    text = FRAMEWORK.format(plugin="mxnet", cls="DALIClassificationIterator",
-                            pipes="import sys\npipes = [make(i) for i in range(2)] if sys.argv else None", given="pipes")
+    text = FRAMEWORK.format(
+        plugin="mxnet",
+        cls="DALIClassificationIterator",
+        pipes="import sys\npipes = [make(i) for i in range(2)] if sys.argv else None",
+        given="pipes",
+    )
     found = _kept(text)
     assert [d.code for d in found] == ["NDD411"], found
     assert "MXNet's `DALIClassificationIterator`" in found[0].message
@@ -604,7 +651,12 @@ def test_tf_dataset_wins_over_what_would_block_the_class():
     )
     found = _kept(text)
     assert [d.code for d in found] == ["NDD904"], found
-    without = _kept(text.replace("ds = dali_tf.DALIDataset(pipeline=Sized(), batch_size=2, output_dtypes=(tf.int32, tf.float32))\n", "pipe = Sized()\n"))
+    without = _kept(
+        text.replace(
+            "ds = dali_tf.DALIDataset(pipeline=Sized(), batch_size=2, output_dtypes=(tf.int32, tf.float32))\n",
+            "pipe = Sized()\n",
+        )
+    )
     assert {d.code for d in without} == {"NDD901"}, without
 
 
@@ -637,7 +689,9 @@ for epoch in range(3):
 
 EPOCH_BY_ITER = "    def __iter__(self):\n        return {how}\n"
 RESET_METHOD = "    def reset(self):\n        self.it.reset()\n"
-LOOP_OVER_LOADER = '    for data in loader:\n        SEEN.append((epoch, data[0]["data"].numpy(), data[0]["label"].numpy()))\n'
+LOOP_OVER_LOADER = (
+    '    for data in loader:\n        SEEN.append((epoch, data[0]["data"].numpy(), data[0]["label"].numpy()))\n'
+)
 LOOP_IN_METHOD = (
     "    def epoch(self):\n        for data in self.it:\n"
     '            SEEN.append((self.samples, data[0]["data"].numpy(), data[0]["label"].numpy()))\n'
@@ -646,15 +700,18 @@ LOOP_IN_METHOD = (
 ATTRIBUTE_CASES = {
     "sized, auto_reset, __iter__()": (
         'pipelines=self.pipe, output_map=["data", "label"], size=self.samples - 2, auto_reset=True',
-        EPOCH_BY_ITER.format(how="self.it.__iter__()"), LOOP_OVER_LOADER,
+        EPOCH_BY_ITER.format(how="self.it.__iter__()"),
+        LOOP_OVER_LOADER,
     ),
     "reader_name, iter(), no auto_reset": (
         '[self.pipe], ["data", "label"], reader_name="Reader", last_batch_policy=pytorch.LastBatchPolicy.PARTIAL',
-        EPOCH_BY_ITER.format(how="iter(self.it)"), LOOP_OVER_LOADER,
+        EPOCH_BY_ITER.format(how="iter(self.it)"),
+        LOOP_OVER_LOADER,
     ),
     "loop in a method, reset() in another": (
         'self.pipe, ["data", "label"], reader_name="Reader", last_batch_policy=pytorch.LastBatchPolicy.DROP',
-        LOOP_IN_METHOD + "\n" + RESET_METHOD, "    loader.epoch()\n    loader.reset()\n",
+        LOOP_IN_METHOD + "\n" + RESET_METHOD,
+        "    loader.epoch()\n    loader.reset()\n",
     ),
 }
 
@@ -673,7 +730,7 @@ def test_an_iterator_in_an_attribute_over_a_pipeline_in_one_is_rewritten(name):
     if "size=" in ATTRIBUTE_CASES[name][0]:
         assert 'self.it = dali_iterator_sized_epochs([self.pipe], self.samples - 2, ["data", "label"])' in out
     else:
-        assert "self.it = dali_iterator_epochs(self.pipe, self.pipe_meta, [\"data\", \"label\"], " in out
+        assert 'self.it = dali_iterator_epochs(self.pipe, self.pipe_meta, ["data", "label"], ' in out
     if "__iter__" in ATTRIBUTE_CASES[name][1]:
         assert "        return next(self.it)\n" in out
     else:
@@ -813,7 +870,9 @@ SOURCE_CASES = {
     "rewinding source, iter() only": dict(source="Rewinds(5)"),
     "source that ends for good": dict(source="Ends(5)", auto=", auto_reset=True"),
     "generator function": dict(source="counted"),
-    "one sample per call": dict(source="Rewinds(7)", batch=", batch=False", ret="np.array([self.i, 0], dtype=np.int32)"),
+    "one sample per call": dict(
+        source="Rewinds(7)", batch=", batch=False", ret="np.array([self.i, 0], dtype=np.int32)"
+    ),
     "epoch left in the middle": dict(source="Rewinds(5)", stop="if epoch == 1 and i == 0:\n            break"),
 }
 
@@ -828,7 +887,10 @@ def source_case(name: str) -> str:
 def test_an_iterator_over_a_source_that_stops_gets_one_generator_per_epoch(name):
     out, result = migrate_text(source_case(name))
     assert not [d for d in result.diagnostics if d.needs_human], out
-    assert re.search(r"\n    feed(_2)? = iter\(", out) and "            except StopIteration:\n                return\n" in out
+    assert (
+        re.search(r"\n    feed(_2)? = iter\(", out)
+        and "            except StopIteration:\n                return\n" in out
+    )
     assert "\n    return batches\n" in out and "pipe.build()" not in out
     assert 'loader = dali_iterator_source_epochs(pipe, ["x", "noisy"])' in out
     assert "for i, data in enumerate(next(loader)):" in out and "reset()" not in out

@@ -46,7 +46,7 @@ def test_fixture_golden_is_engine_output():
 
 def test_docs_example_is_engine_output():
     text = (ROOT / "docs/target-shape.md").read_text(encoding="utf-8")
-    section = text[text.index("## Legacy `Pipeline` subclasses"):text.index("## How `verify`")]
+    section = text[text.index("## Legacy `Pipeline` subclasses") : text.index("## How `verify`")]
     before, after = re.findall(r"```python\n(.*?)```", section, re.DOTALL)[:2]
     out, _ = migrate(before)
     assert _non_blank(out) == _non_blank(after)  # the page separates definitions by one blank line
@@ -68,7 +68,10 @@ def test_settings_positional_and_executor_only_dropped():
     assert "ctx = ndd.EvalContext(device_id=device_id)" in out
     assert "rng = ndd.random.RNG(seed=5)" in out
     # Ops in the returned expression run inside the context; the yield stays outside it.
-    assert "with ctx:\n            outputs = ndd.random.uniform(batch_size=batch_size, rng=rng).evaluate(),\n        yield outputs\n" in out
+    assert (
+        "with ctx:\n            outputs = ndd.random.uniform(batch_size=batch_size, rng=rng).evaluate(),\n        yield outputs\n"
+        in out
+    )
     dropped = sorted(d.message for d in diagnostics if d.code == "NDD004")
     assert dropped == [
         "`exec_pipelined` has no dynamic-mode counterpart: dropped",
@@ -125,7 +128,7 @@ def test_op_objects_keep_call_order_and_get_their_own_rng():
             "return self.rotate(images, angle=self.angle()), a, b",
         )
     )
-    body = out[out.index("def P"):]
+    body = out[out.index("def P") :]
     assert "    rng = ndd.random.RNG(seed=1)\n    rng_2 = ndd.random.RNG(seed=9)\n" in body
     expected = [
         # an fn.* call in define_graph gets the @pipeline_def rewrites (batch_size, the pipeline's rng)
@@ -179,10 +182,13 @@ def test_multiline_constructor_gives_multiline_call():
 
 
 def test_call_sites_rewritten():
-    source = legacy(
-        "super().__init__(batch_size, num_threads, device_id)\nself.u = ops.Uniform(range=[0, 1])",
-        "return self.u()",
-    ) + "\n\npipe = P(8, 2, 0)\npipe.build()\nout = pipe.run()\nprint(len(out[0]))\n"
+    source = (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.u = ops.Uniform(range=[0, 1])",
+            "return self.u()",
+        )
+        + "\n\npipe = P(8, 2, 0)\npipe.build()\nout = pipe.run()\nprint(len(out[0]))\n"
+    )
     out, diagnostics = migrate(source)
     assert "pipe = P(8, 2, 0)\n" in out and "pipe.build()" not in out
     assert "out = next(pipe)" in out and "out[0].batch_size" in out
@@ -193,10 +199,13 @@ def test_call_sites_rewritten():
 def test_epoch_size_of_a_legacy_pipeline_blocks_it():
     # Not epoch-aware (no `pipe = P(...)` feeding an epoch loop): `epoch_size()` has no counterpart
     # in the plain generator, so the class stays (the migration plan, docs/architecture.md).
-    source = legacy(
-        "super().__init__(batch_size, num_threads, device_id)\nself.u = ops.Uniform(range=[0, 1])",
-        "return self.u()",
-    ) + "\n\npipe = P(8, 2, 0)\npipe.build()\nout = pipe.run()\nprint(len(out[0]), pipe.epoch_size())\n"
+    source = (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.u = ops.Uniform(range=[0, 1])",
+            "return self.u()",
+        )
+        + "\n\npipe = P(8, 2, 0)\npipe.build()\nout = pipe.run()\nprint(len(out[0]), pipe.epoch_size())\n"
+    )
     out, diagnostics = migrate(source)
     assert "class P(Pipeline)" in out and "pipe.build()" in out and "out = pipe.run()" in out
     assert [d.code for d in diagnostics if d.needs_human] == ["NDD008"]
@@ -229,7 +238,7 @@ def test_operators_chosen_by_a_condition_of_init():
             signature="batch_size, num_threads, device_id, cpu, big, flip",
         )
     )
-    body = out[out.index("def P"):]
+    body = out[out.index("def P") :]
     # The `if` stays in the prologue, run once; each constructor becomes the dict of its arguments.
     assert (
         "    if SHARDED:\n"
@@ -262,7 +271,10 @@ def test_mixed_device_in_a_conditional_expression():
             signature="batch_size, num_threads, device_id, cpu",
         )
     )
-    assert "ndd.decoders.image(ndd.random.uniform(shape=[2], batch_size=batch_size), device='cpu' if cpu else 'gpu')" in out
+    assert (
+        "ndd.decoders.image(ndd.random.uniform(shape=[2], batch_size=batch_size), device='cpu' if cpu else 'gpu')"
+        in out
+    )
 
 
 def test_a_different_operator_in_each_branch_and_keyword_dicts():
@@ -285,7 +297,10 @@ def test_a_different_operator_in_each_branch_and_keyword_dicts():
         "    else:\n"
         "        decode_op, decode_args = ndd.decoders.image, dict(device='gpu', **hints)\n"
     ) in out
-    assert "ndd.flip(decode_op(ndd.random.uniform(shape=[2], batch_size=batch_size, rng=rng), **decode_args), **hints)" in out
+    assert (
+        "ndd.flip(decode_op(ndd.random.uniform(shape=[2], batch_size=batch_size, rng=rng), **decode_args), **hints)"
+        in out
+    )
 
 
 def test_an_operator_or_none_tested_in_define_graph():
@@ -301,7 +316,10 @@ def test_an_operator_or_none_tested_in_define_graph():
             signature="batch_size, num_threads, device_id, size, cpu",
         )
     )
-    assert "    resize_args = dict(resize_shorter=size) if size else None\n    flip_args = None if cpu else dict(device='gpu')\n" in out
+    assert (
+        "    resize_args = dict(resize_shorter=size) if size else None\n    flip_args = None if cpu else dict(device='gpu')\n"
+        in out
+    )
     assert "if resize_args is not None:\n                images = ndd.resize(images, **resize_args)\n" in out
     assert "if flip_args is not None:\n                images = ndd.flip(images, **flip_args)\n" in out
     assert not [d for d in diagnostics if d.needs_human]
@@ -329,8 +347,13 @@ def _conditional(branches: str) -> str:
     )
 
 
-def _fed(setup: str, *, graph: str = "self.x = self.s()\nreturn self.x", init: str = "self.parts = parts",
-         source: str = "ops.ExternalSource()") -> str:
+def _fed(
+    setup: str,
+    *,
+    graph: str = "self.x = self.s()\nreturn self.x",
+    init: str = "self.parts = parts",
+    source: str = "ops.ExternalSource()",
+) -> str:
     """A class with an external source ``self.s`` whose output ``self.x`` ``iter_setup`` feeds."""
     body = "".join(f"        {line}\n" for line in setup.splitlines())
     return legacy(
@@ -474,7 +497,9 @@ BLOCKED = {
         "repeats constructor arguments: range",
     ),
     "external source": (
-        legacy("super().__init__(batch_size, num_threads, device_id)\nself.s = ops.ExternalSource()", "return self.s()"),
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.s = ops.ExternalSource()", "return self.s()"
+        ),
         "NDD402 not migrated: `ops.ExternalSource` that `iter_setup` does not feed (none, or created in an `if`) has no "
         "dynamic-mode form",
     ),
@@ -507,21 +532,33 @@ BLOCKED = {
         "`self.last` is assigned in `iter_setup` but not set in `__init__`: set it there first",
     ),
     "iter_setup changes a value the graph reads": (
-        _fed("self.scale += 1\nself.feed_input(self.x, self.parts)", graph="self.x = self.s()\nreturn self.x * self.scale",
-             init="self.parts = parts\nself.scale = 2"),
+        _fed(
+            "self.scale += 1\nself.feed_input(self.x, self.parts)",
+            graph="self.x = self.s()\nreturn self.x * self.scale",
+            init="self.parts = parts\nself.scale = 2",
+        ),
         "`self.scale` is changed in `iter_setup` and read in `define_graph`, which read it once when the pipeline was built",
     ),
     "iter_setup changes in place a value the graph reads": (
-        _fed("self.parts[0] = 1\nself.feed_input(self.x, self.parts)", graph="self.x = self.s()\nreturn self.x * self.parts[0]"),
+        _fed(
+            "self.parts[0] = 1\nself.feed_input(self.x, self.parts)",
+            graph="self.x = self.s()\nreturn self.x * self.parts[0]",
+        ),
         "`self.parts` is changed in `iter_setup` and read in `define_graph`",
     ),
     "iter_setup reads a value define_graph sets": (
-        _fed("self.feed_input(self.x, self.parts * self.k)", graph="self.x = self.s()\nself.k = 2\nreturn self.x * self.k",
-             init="self.parts = parts\nself.k = 1"),
+        _fed(
+            "self.feed_input(self.x, self.parts * self.k)",
+            graph="self.x = self.s()\nself.k = 2\nreturn self.x * self.k",
+            init="self.parts = parts\nself.k = 1",
+        ),
         "`self.k` in `iter_setup` is not a value `__init__` sets (`define_graph` sets it)",
     ),
     "iter_setup reads a graph node": (
-        _fed("self.feed_input(self.x, self.parts)\nprint(self.y)", graph="self.x = self.s()\nself.y = self.x + 1\nreturn self.y"),
+        _fed(
+            "self.feed_input(self.x, self.parts)\nprint(self.y)",
+            graph="self.x = self.s()\nself.y = self.x + 1\nreturn self.y",
+        ),
         "`self.y` in `iter_setup` is not a value `__init__` sets",
     ),
     "iter_setup local and value of the class": (
@@ -541,8 +578,7 @@ BLOCKED = {
         "`self.x` is given a layout both by its external source and by `feed_input`: keep one",
     ),
     "subclassed, with class-level statements": (
-        legacy("super().__init__(batch_size, num_threads, device_id)", "return 1")
-        + "\n\nclass Q(P):\n    size = 3\n",
+        legacy("super().__init__(batch_size, num_threads, device_id)", "return 1") + "\n\nclass Q(P):\n    size = 3\n",
         "`Q` has class-level statements",
     ),
     "subclassed in a function": (
@@ -680,10 +716,15 @@ def test_hand_built_graphs_are_found_the_same_from_the_parsed_text():
 
 
 def test_hand_built_pipeline_with_an_unclaimed_use_stays_as_it_was():
-    source = HAND_BUILT.replace("import sys\n", "import sys\nimport other\n") + "other.consume(pipe)\nx = fn.random.uniform()\n"
+    source = (
+        HAND_BUILT.replace("import sys\n", "import sys\nimport other\n")
+        + "other.consume(pipe)\nx = fn.random.uniform()\n"
+    )
     out, diagnostics = migrate(source)
     assert [line for line in out.splitlines() if "TODO" not in line] == source.splitlines()
-    assert todos(out)[0].startswith("# TODO(ndd-migrate): NDD008 not migrated: in `other.consume(pipe)`, `pipe` (a `pipe = Pipeline(...)` pipeline)")
+    assert todos(out)[0].startswith(
+        "# TODO(ndd-migrate): NDD008 not migrated: in `other.consume(pipe)`, `pipe` (a `pipe = Pipeline(...)` pipeline)"
+    )
     assert out.index("NDD008") < out.index("pipe = Pipeline(")
     assert [(d.code, d.line) for d in diagnostics if d.needs_human] == [("NDD008", 6)]
     assert "example.py:16" in next(d.message for d in diagnostics if d.code == "NDD008")
@@ -715,7 +756,9 @@ def test_two_hand_built_pipelines_and_an_imported_pipeline_def():
     assert "a = a_batches()\n" in out and "b = b_batches()\n" in out
     assert "print(next(a)[0].batch_size, next(b)[0].batch_size)" in out
     assert {(d.code, d.line) for d in diagnostics if d.code in ("NDD403", "NDD003")} == {
-        ("NDD403", 3), ("NDD403", 6), ("NDD003", 10),
+        ("NDD403", 3),
+        ("NDD403", 6),
+        ("NDD003", 10),
     }
 
 
@@ -740,7 +783,10 @@ def test_one_graph_converted_and_one_kept():
     out, diagnostics = migrate(source)
     assert out.startswith("import nvidia.dali.experimental.dynamic as ndd\nfrom nvidia.dali import Pipeline, fn\n")
     assert "a = a_batches()\n" in out and "print(next(a)[0].batch_size)\n" in out
-    assert "b = Pipeline(batch_size=3, num_threads=1, device_id=None)\nwith b:\n    b.set_outputs(fn.random.normal())\n" in out
+    assert (
+        "b = Pipeline(batch_size=3, num_threads=1, device_id=None)\nwith b:\n    b.set_outputs(fn.random.normal())\n"
+        in out
+    )
     assert [d.code for d in diagnostics if d.needs_human] == ["NDD008"]
 
 
@@ -883,68 +929,68 @@ def test_external_source_fed_in_iter_setup():
     the fed outputs are op arguments; a value of `__init__` it assigns is `nonlocal`; a module-level
     iterator is read where it was; the source's `device`/`dtype` and the feed's `layout` go to `ndd.batch`."""
     source = (
-        'import nvidia.dali.types as types\n'
-        'import nvidia.dali.ops as ops\n'
-        'from nvidia.dali.pipeline import Pipeline\n'
-        '\n'
-        'windows = iter(load_windows())\n'
-        '\n'
-        '\n'
-        'class Crops(Pipeline):\n'
-        '    def __init__(self, batch_size, num_threads, device_id, root):\n'
-        '        super().__init__(batch_size, num_threads, device_id, seed=3)\n'
-        '        self.input = ops.readers.File(file_root=root)\n'
-        '        self.anchors_in = ops.ExternalSource()\n'
+        "import nvidia.dali.types as types\n"
+        "import nvidia.dali.ops as ops\n"
+        "from nvidia.dali.pipeline import Pipeline\n"
+        "\n"
+        "windows = iter(load_windows())\n"
+        "\n"
+        "\n"
+        "class Crops(Pipeline):\n"
+        "    def __init__(self, batch_size, num_threads, device_id, root):\n"
+        "        super().__init__(batch_size, num_threads, device_id, seed=3)\n"
+        "        self.input = ops.readers.File(file_root=root)\n"
+        "        self.anchors_in = ops.ExternalSource()\n"
         '        self.shapes_in = ops.ExternalSource(device="gpu", dtype=types.FLOAT)\n'
         '        self.decode = ops.decoders.Image(device="mixed")\n'
         '        self.slice = ops.Slice(device="gpu")\n'
-        '        self.steps = 0\n'
-        '\n'
-        '    def define_graph(self):\n'
+        "        self.steps = 0\n"
+        "\n"
+        "    def define_graph(self):\n"
         '        jpegs, labels = self.input(name="Reader")\n'
-        '        self.anchors = self.anchors_in()\n'
+        "        self.anchors = self.anchors_in()\n"
         '        self.shapes = self.shapes_in(name="shapes")\n'
-        '        images = self.decode(jpegs)\n'
-        '        return self.slice(images, self.anchors, self.shapes), labels\n'
-        '\n'
-        '    def iter_setup(self):\n'
-        '        anchors, shapes = next(windows)\n'
-        '        self.steps += 1\n'
+        "        images = self.decode(jpegs)\n"
+        "        return self.slice(images, self.anchors, self.shapes), labels\n"
+        "\n"
+        "    def iter_setup(self):\n"
+        "        anchors, shapes = next(windows)\n"
+        "        self.steps += 1\n"
         '        self.feed_input(self.anchors, anchors, layout="A")\n'
-        '        self.feed_input(self.shapes, shapes)\n'
+        "        self.feed_input(self.shapes, shapes)\n"
     )
     out, diagnostics = migrate(source)
     assert out == (
-        'import nvidia.dali.experimental.dynamic as ndd\n'
-        'import nvidia.dali.types as types\n'
-        '\n'
-        'windows = iter(load_windows())\n'
-        '\n'
-        '\n'
-        'def Crops(batch_size, num_threads, device_id, root):\n'
-        '    ndd.set_num_threads(num_threads)\n'
-        '    ctx = ndd.EvalContext(device_id=device_id)\n'
-        '    steps = 0\n'
+        "import nvidia.dali.experimental.dynamic as ndd\n"
+        "import nvidia.dali.types as types\n"
+        "\n"
+        "windows = iter(load_windows())\n"
+        "\n"
+        "\n"
+        "def Crops(batch_size, num_threads, device_id, root):\n"
+        "    ndd.set_num_threads(num_threads)\n"
+        "    ctx = ndd.EvalContext(device_id=device_id)\n"
+        "    steps = 0\n"
         '    reader = ndd.readers.File(file_root=root, name="Reader")\n'
-        '\n'
-        '    def iter_setup():\n'
-        '        nonlocal steps\n'
-        '        anchors, shapes = next(windows)\n'
-        '        steps += 1\n'
+        "\n"
+        "    def iter_setup():\n"
+        "        nonlocal steps\n"
+        "        anchors, shapes = next(windows)\n"
+        "        steps += 1\n"
         '        fed_anchors = ndd.batch(anchors, layout="A")\n'
         '        fed_shapes = ndd.batch(shapes, dtype=types.FLOAT, device="gpu")\n'
-        '        return fed_anchors, fed_shapes\n'
-        '\n'
-        '    while True:\n'
-        '        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n'
-        '            with ctx:\n'
-        '                try:\n'
-        '                    anchors, shapes = iter_setup()\n'
-        '                except StopIteration:\n'
-        '                    return\n'
+        "        return fed_anchors, fed_shapes\n"
+        "\n"
+        "    while True:\n"
+        "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+        "            with ctx:\n"
+        "                try:\n"
+        "                    anchors, shapes = iter_setup()\n"
+        "                except StopIteration:\n"
+        "                    return\n"
         '                images = ndd.decoders.image(jpegs, device="gpu")\n'
         '                outputs = ndd.slice(images, anchors, shapes, device="gpu").evaluate(), labels.evaluate()\n'
-        '            yield outputs\n'
+        "            yield outputs\n"
     )
     assert not [d for d in diagnostics if d.needs_human]
 
@@ -953,26 +999,26 @@ def test_iter_setup_in_epoch_shape_is_left():
     """The epoch-aware shape cuts epochs by the reader's size: a `StopIteration` of `iter_setup` has no
     place in it."""
     source = (
-        'import nvidia.dali.ops as ops\n'
-        'from nvidia.dali.pipeline import Pipeline\n'
-        '\n'
-        '\n'
-        'class P(Pipeline):\n'
-        '    def __init__(self, batch_size, num_threads, device_id, root, extra):\n'
-        '        super().__init__(batch_size, num_threads, device_id)\n'
-        '        self.input = ops.readers.File(file_root=root)\n'
-        '        self.s = ops.ExternalSource()\n'
-        '        self.extra = extra\n'
-        '\n'
-        '    def define_graph(self):\n'
+        "import nvidia.dali.ops as ops\n"
+        "from nvidia.dali.pipeline import Pipeline\n"
+        "\n"
+        "\n"
+        "class P(Pipeline):\n"
+        "    def __init__(self, batch_size, num_threads, device_id, root, extra):\n"
+        "        super().__init__(batch_size, num_threads, device_id)\n"
+        "        self.input = ops.readers.File(file_root=root)\n"
+        "        self.s = ops.ExternalSource()\n"
+        "        self.extra = extra\n"
+        "\n"
+        "    def define_graph(self):\n"
         '        jpegs, labels = self.input(name="Reader")\n'
-        '        self.x = self.s()\n'
-        '        return jpegs, self.x\n'
-        '\n'
-        '    def iter_setup(self):\n'
-        '        self.feed_input(self.x, next(self.extra))\n'
-        '\n'
-        '\n'
+        "        self.x = self.s()\n"
+        "        return jpegs, self.x\n"
+        "\n"
+        "    def iter_setup(self):\n"
+        "        self.feed_input(self.x, next(self.extra))\n"
+        "\n"
+        "\n"
         'pipe = P(2, 1, None, "/data", iter([]))\n'
         'print(pipe.epoch_size("Reader"))\n'
     )
@@ -995,63 +1041,63 @@ def test_iter_setup_reads_the_batch_size():
     """`self.batch_size` in `iter_setup` is the `Pipeline` property: the generator's `batch_size`; a
     GPU external source gives `device="gpu"` to `ndd.batch`; the class nested in a function stays there."""
     source = (
-        'import numpy as np\n'
-        'import nvidia.dali.ops as ops\n'
-        'from nvidia.dali.pipeline import Pipeline\n'
-        '\n'
-        '\n'
-        'def test_gpu():\n'
-        '    class Fed(Pipeline):\n'
-        '        def __init__(self, batch_size, num_threads, device_id, use_list):\n'
-        '            super().__init__(batch_size, num_threads, device_id)\n'
+        "import numpy as np\n"
+        "import nvidia.dali.ops as ops\n"
+        "from nvidia.dali.pipeline import Pipeline\n"
+        "\n"
+        "\n"
+        "def test_gpu():\n"
+        "    class Fed(Pipeline):\n"
+        "        def __init__(self, batch_size, num_threads, device_id, use_list):\n"
+        "            super().__init__(batch_size, num_threads, device_id)\n"
         '            self.input = ops.ExternalSource(device="gpu")\n'
-        '            self.use_list = use_list\n'
-        '\n'
-        '        def define_graph(self):\n'
-        '            self.batch = self.input()\n'
-        '            return self.batch\n'
-        '\n'
-        '        def iter_setup(self):\n'
-        '            if self.use_list:\n'
-        '                data = [np.random.rand(10, 10, 3) for _ in range(self.batch_size)]\n'
-        '            else:\n'
-        '                data = np.random.rand(self.batch_size, 10, 10, 3)\n'
-        '            self.feed_input(self.batch, data)\n'
-        '\n'
-        '    pipe = Fed(2, 1, 0, True)\n'
-        '    pipe.build()\n'
-        '    pipe.run()\n'
+        "            self.use_list = use_list\n"
+        "\n"
+        "        def define_graph(self):\n"
+        "            self.batch = self.input()\n"
+        "            return self.batch\n"
+        "\n"
+        "        def iter_setup(self):\n"
+        "            if self.use_list:\n"
+        "                data = [np.random.rand(10, 10, 3) for _ in range(self.batch_size)]\n"
+        "            else:\n"
+        "                data = np.random.rand(self.batch_size, 10, 10, 3)\n"
+        "            self.feed_input(self.batch, data)\n"
+        "\n"
+        "    pipe = Fed(2, 1, 0, True)\n"
+        "    pipe.build()\n"
+        "    pipe.run()\n"
     )
     out, diagnostics = migrate(source)
     assert out == (
-        'import numpy as np\n'
-        'import nvidia.dali.experimental.dynamic as ndd\n'
-        '\n'
-        '\n'
-        'def test_gpu():\n'
-        '    def Fed(batch_size, num_threads, device_id, use_list):\n'
-        '        ndd.set_num_threads(num_threads)\n'
-        '        ctx = ndd.EvalContext(device_id=device_id)\n'
-        '\n'
-        '        def iter_setup():\n'
-        '            if use_list:\n'
-        '                data = [np.random.rand(10, 10, 3) for _ in range(batch_size)]\n'
-        '            else:\n'
-        '                data = np.random.rand(batch_size, 10, 10, 3)\n'
+        "import numpy as np\n"
+        "import nvidia.dali.experimental.dynamic as ndd\n"
+        "\n"
+        "\n"
+        "def test_gpu():\n"
+        "    def Fed(batch_size, num_threads, device_id, use_list):\n"
+        "        ndd.set_num_threads(num_threads)\n"
+        "        ctx = ndd.EvalContext(device_id=device_id)\n"
+        "\n"
+        "        def iter_setup():\n"
+        "            if use_list:\n"
+        "                data = [np.random.rand(10, 10, 3) for _ in range(batch_size)]\n"
+        "            else:\n"
+        "                data = np.random.rand(batch_size, 10, 10, 3)\n"
         '            fed_batch = ndd.batch(data, device="gpu")\n'
-        '            return fed_batch\n'
-        '\n'
-        '        while True:\n'
-        '            with ctx:\n'
-        '                try:\n'
-        '                    batch = iter_setup()\n'
-        '                except StopIteration:\n'
-        '                    return\n'
-        '                outputs = batch.evaluate(),\n'
-        '            yield outputs\n'
-        '\n'
-        '    pipe = Fed(2, 1, 0, True)\n'
-        '    next(pipe)\n'
+        "            return fed_batch\n"
+        "\n"
+        "        while True:\n"
+        "            with ctx:\n"
+        "                try:\n"
+        "                    batch = iter_setup()\n"
+        "                except StopIteration:\n"
+        "                    return\n"
+        "                outputs = batch.evaluate(),\n"
+        "            yield outputs\n"
+        "\n"
+        "    pipe = Fed(2, 1, 0, True)\n"
+        "    next(pipe)\n"
     )
     assert not [d for d in diagnostics if d.needs_human]
 
@@ -1060,56 +1106,56 @@ def test_iter_setup_docstring_keywords_and_branches():
     """`nonlocal` goes after `iter_setup`'s docstring; `feed_input` by keywords; without a context the
     call heads the loop, and returns in branches of `define_graph` follow it."""
     source = (
-        'import nvidia.dali.ops as ops\n'
-        'from nvidia.dali.pipeline import Pipeline\n'
-        '\n'
-        '\n'
-        'class P(Pipeline):\n'
-        '    def __init__(self, batch_size, data, flip=False):\n'
-        '        super().__init__(batch_size, 1, None)\n'
-        '        self.source = ops.ExternalSource()\n'
-        '        self.flip = ops.Flip(horizontal=1)\n'
-        '        self.data = data\n'
-        '        self.seen = 0\n'
-        '        self.use_flip = flip\n'
-        '\n'
-        '    def define_graph(self):\n'
-        '        self.x = self.source()\n'
-        '        if self.use_flip:\n'
-        '            return self.flip(self.x)\n'
-        '        return self.x\n'
-        '\n'
-        '    def iter_setup(self):\n'
+        "import nvidia.dali.ops as ops\n"
+        "from nvidia.dali.pipeline import Pipeline\n"
+        "\n"
+        "\n"
+        "class P(Pipeline):\n"
+        "    def __init__(self, batch_size, data, flip=False):\n"
+        "        super().__init__(batch_size, 1, None)\n"
+        "        self.source = ops.ExternalSource()\n"
+        "        self.flip = ops.Flip(horizontal=1)\n"
+        "        self.data = data\n"
+        "        self.seen = 0\n"
+        "        self.use_flip = flip\n"
+        "\n"
+        "    def define_graph(self):\n"
+        "        self.x = self.source()\n"
+        "        if self.use_flip:\n"
+        "            return self.flip(self.x)\n"
+        "        return self.x\n"
+        "\n"
+        "    def iter_setup(self):\n"
         '        """Feeds the next batch."""\n'
-        '        self.seen += 1\n'
+        "        self.seen += 1\n"
         '        self.feed_input(data_node=self.x, data=next(self.data), layout="HWC")\n'
     )
     out, diagnostics = migrate(source)
     assert out == (
-        'import nvidia.dali.experimental.dynamic as ndd\n'
-        '\n'
-        '\n'
-        'def P(batch_size, data, flip=False):\n'
-        '    ndd.set_num_threads(1)\n'
-        '    seen = 0\n'
-        '    use_flip = flip\n'
-        '\n'
-        '    def iter_setup():\n'
+        "import nvidia.dali.experimental.dynamic as ndd\n"
+        "\n"
+        "\n"
+        "def P(batch_size, data, flip=False):\n"
+        "    ndd.set_num_threads(1)\n"
+        "    seen = 0\n"
+        "    use_flip = flip\n"
+        "\n"
+        "    def iter_setup():\n"
         '        """Feeds the next batch."""\n'
-        '        nonlocal seen\n'
-        '        seen += 1\n'
+        "        nonlocal seen\n"
+        "        seen += 1\n"
         '        fed_x = ndd.batch(next(data), layout="HWC")\n'
-        '        return fed_x\n'
-        '\n'
-        '    while True:\n'
-        '        try:\n'
-        '            x = iter_setup()\n'
-        '        except StopIteration:\n'
-        '            return\n'
-        '        if use_flip:\n'
-        '            yield ndd.flip(x, horizontal=1).evaluate(),\n'
-        '            continue\n'
-        '        yield x.evaluate(),\n'
+        "        return fed_x\n"
+        "\n"
+        "    while True:\n"
+        "        try:\n"
+        "            x = iter_setup()\n"
+        "        except StopIteration:\n"
+        "            return\n"
+        "        if use_flip:\n"
+        "            yield ndd.flip(x, horizontal=1).evaluate(),\n"
+        "            continue\n"
+        "        yield x.evaluate(),\n"
     )
     assert not [d for d in diagnostics if d.needs_human]
 
@@ -1191,7 +1237,8 @@ def test_a_base_class_gets_one_todo():
     `define_graph`", nor one TODO per subclass); that subclass and the base stay as they are, the
     other subclass converts."""
     source = (
-        HEADER + "class Base(Pipeline):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None)\n\n\n"
+        HEADER
+        + "class Base(Pipeline):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None)\n\n\n"
         "class A(Base):\n    def define_graph(self):\n        return fn.random.uniform()\n\n    def __len__(self):\n"
         "        return 1\n\n\n"
         "class B(Base):\n    def define_graph(self):\n        return fn.random.normal()\n"
@@ -1199,18 +1246,26 @@ def test_a_base_class_gets_one_todo():
     out, _ = migrate(source)
     found = todos(out)
     assert len(found) == 1, found
-    assert "its subclass `A`: `__len__` has no counterpart" in found[0] and "until then `A` stays a subclass of `Base`" in found[0]
+    assert (
+        "its subclass `A`: `__len__` has no counterpart" in found[0]
+        and "until then `A` stays a subclass of `Base`" in found[0]
+    )
     assert "without both" not in found[0]
     assert "class Base(Pipeline):" in out and "class A(Base):" in out and "def B(batch_size):" in out
-    kept = source[source.index("class Base"):source.index("class B(Base)")]
-    assert kept in "\n".join(line for line in out.splitlines() if "ndd-migrate" not in line and not line.startswith("#   ")) + "\n"
+    kept = source[source.index("class Base") : source.index("class B(Base)")]
+    assert (
+        kept
+        in "\n".join(line for line in out.splitlines() if "ndd-migrate" not in line and not line.startswith("#   "))
+        + "\n"
+    )
 
 
 def test_a_base_class_with_two_subclasses_becomes_two_generators():
     """Each subclass of a base gets the base's ``__init__`` and its own ``define_graph``: two
     generator functions; the base, used only as a base, is gone."""
     out, diagnostics = migrate(
-        HEADER + "class Base(Pipeline):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None)\n\n\n"
+        HEADER
+        + "class Base(Pipeline):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None)\n\n\n"
         "class A(Base):\n    def define_graph(self):\n        return fn.random.uniform()\n\n\n"
         "class B(Base):\n    def define_graph(self):\n        return fn.random.normal()\n\n\n"
         "a = A(2)\nb = B(3)\n"
@@ -1220,7 +1275,10 @@ def test_a_base_class_with_two_subclasses_becomes_two_generators():
     assert "def A(batch_size):" in out and "def B(batch_size):" in out
     assert "ndd.random.uniform(batch_size=batch_size" in out and "ndd.random.normal(batch_size=batch_size" in out
     fixed = sorted((d.line, d.message) for d in diagnostics if d.code == "NDD401")
-    assert fixed == [(11, "`Pipeline` subclass `A` → dynamic-mode generator"), (16, "`Pipeline` subclass `B` → dynamic-mode generator")]
+    assert fixed == [
+        (11, "`Pipeline` subclass `A` → dynamic-mode generator"),
+        (16, "`Pipeline` subclass `B` → dynamic-mode generator"),
+    ]
 
 
 def test_a_reader_with_other_outputs_in_each_branch_is_reported_once():
@@ -1263,7 +1321,9 @@ def test_a_reader_or_none_by_condition_is_left_for_a_human():
 def test_a_settings_dict_holding_more_than_a_seed_is_left_for_a_human(extra):
     out, _ = migrate(
         legacy(
-            "kwargs = dict()\nkwargs['seed'] = 3\n" + extra + "super().__init__(batch_size, num_threads, device_id, **kwargs)\n"
+            "kwargs = dict()\nkwargs['seed'] = 3\n"
+            + extra
+            + "super().__init__(batch_size, num_threads, device_id, **kwargs)\n"
             "self.u = ops.random.Uniform()",
             "return self.u()",
         )

@@ -71,10 +71,21 @@ def test_the_diff_between_anchors_applies(monkeypatch, alphabet):
 def test_a_large_repetitive_file_is_diffed_in_short_stretches(monkeypatch):
     """Many repeated lines (every pipeline's `pipe.build()`) made difflib quadratic; no stretch
     given to SequenceMatcher may be long."""
-    unit = [b"def run_%d(data):\n", b"    pipe = p_%d(data)\n", b"    pipe.build()\n", b"    out = pipe.run()\n",
-            b"    return out\n", b"\n", b"\n"]
+    unit = [
+        b"def run_%d(data):\n",
+        b"    pipe = p_%d(data)\n",
+        b"    pipe.build()\n",
+        b"    out = pipe.run()\n",
+        b"    return out\n",
+        b"\n",
+        b"\n",
+    ]
     old = [line % i if b"%d" in line else line for i in range(3000) for line in unit]
-    new = [b"    out = next(pipe)\n" if line == b"    out = pipe.run()\n" else line for line in old if line != b"    pipe.build()\n"]
+    new = [
+        b"    out = next(pipe)\n" if line == b"    out = pipe.run()\n" else line
+        for line in old
+        if line != b"    pipe.build()\n"
+    ]
     longest = []
     real = difflib.SequenceMatcher
 

@@ -6,14 +6,15 @@ tested on code that has both defects."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
 from ndd_migrate.engine.catalog import all_rules
 from tests.conftest import FIXTURES, ROOT, migrate_text
 
-CONVERTED = sorted(p for p in (ROOT / "tests" / "programs").glob("*.py") if "# expect: converted" in p.read_text(encoding="utf-8"))
+CONVERTED = sorted(
+    p for p in (ROOT / "tests" / "programs").glob("*.py") if "# expect: converted" in p.read_text(encoding="utf-8")
+)
 
 
 def leftovers(source: str) -> list[str]:
@@ -24,7 +25,9 @@ def leftovers(source: str) -> list[str]:
     read |= _exported(tree)
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and not (isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and not (
+            isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        ):
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
                 if alias.name != "*" and bound not in read:

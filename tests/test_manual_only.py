@@ -27,9 +27,7 @@ def test_serialize_through_a_factory_blocks_the_conversion():
 
 
 def test_tf_serialize_pipeline_blocks_the_conversion():
-    source = (
-        "import nvidia.dali.plugin.tf as dali_tf\n" + HEAD + "proto = dali_tf.serialize_pipeline(p())\n"
-    )
+    source = "import nvidia.dali.plugin.tf as dali_tf\n" + HEAD + "proto = dali_tf.serialize_pipeline(p())\n"
     out, result = migrate_text(source)
     assert "@pipeline_def" in out and codes(result) == ["NDD902"]
 
@@ -59,7 +57,7 @@ def test_a_pipeline_object_loading_a_serialized_pipeline_is_not_called_hand_buil
     )
     out, result = migrate_text(source)
     assert codes(result) == ["NDD902"], [(d.code, d.message) for d in result.diagnostics]
-    todo, = [line.strip() for line in out.splitlines() if "TODO(ndd-migrate)" in line]
+    (todo,) = [line.strip() for line in out.splitlines() if "TODO(ndd-migrate)" in line]
     assert "cannot load a serialized pipeline" in todo
     assert out.splitlines()[out.splitlines().index("    " + todo) + 1].strip() == "pipe.deserialize_and_build(s)"
 
@@ -91,7 +89,8 @@ def test_autoserialize_through_a_module_alias_blocks_the_conversion():
 
 def test_tf_dataset_with_inputs_blocks_the_conversion_of_a_positional_pipeline():
     source = (
-        "import nvidia.dali.plugin.tf as dali_tf\n" + HEAD
+        "import nvidia.dali.plugin.tf as dali_tf\n"
+        + HEAD
         + "pipe = p()\nds = dali_tf.experimental.DALIDatasetWithInputs(pipe, input_datasets={})\n"
     )
     out, result = migrate_text(source)
@@ -113,10 +112,7 @@ def test_other_pipelines_of_the_module_are_still_migrated():
 
 
 def test_serializing_a_name_bound_to_two_pipelines_blocks_both():
-    source = (
-        HEAD + HEAD.split("\n\n\n", 1)[1].replace("def p", "def q")
-        + "pipe = p()\npipe = q()\npipe.serialize()\n"
-    )
+    source = HEAD + HEAD.split("\n\n\n", 1)[1].replace("def p", "def q") + "pipe = p()\npipe = q()\npipe.serialize()\n"
     out, result = migrate_text(source)
     assert out.count("@pipeline_def") == 2
     assert codes(result) == ["NDD902", "NDD902"]
@@ -164,6 +160,10 @@ def test_tf_dataset_over_a_chosen_pipeline_function_keeps_each_with_one_reason()
 
 def test_a_chosen_pipeline_function_not_always_returned_is_not_traced():
     """A chooser that may return something else (here None) ties nothing: the call is reported."""
-    source = CHOSEN.replace("    else:\n        return plain\n", "    if masks:\n        return plain\n    return None\n")
+    source = CHOSEN.replace(
+        "    else:\n        return plain\n", "    if masks:\n        return plain\n    return None\n"
+    )
     _, result = migrate_text(source)
-    assert "NDD904" in codes(result) and any("second reader" in d.message for d in result.diagnostics if d.code == "NDD001")
+    assert "NDD904" in codes(result) and any(
+        "second reader" in d.message for d in result.diagnostics if d.code == "NDD001"
+    )

@@ -8,9 +8,9 @@ import types
 
 import pytest
 
-from ndd_migrate.io import files
 from ndd_migrate.engine.context import Policy
 from ndd_migrate.engine.transform import transform
+from ndd_migrate.io import files
 from ndd_migrate.verify import loading
 from ndd_migrate.verify.compare import Failure, OutputComparison
 from ndd_migrate.verify.errors import SetupError
@@ -18,12 +18,7 @@ from ndd_migrate.verify.report import PairReport, VerifyReport
 from tests.conftest import SMALL_PIPELINE
 
 LEN = SMALL_PIPELINE + (
-    "\n"
-    "\n"
-    "pipe = p('x', num_threads=1, device_id=0)\n"
-    "pipe.build()\n"
-    "(images,) = pipe.run()\n"
-    "n = len(images)\n"
+    "\n\npipe = p('x', num_threads=1, device_id=0)\npipe.build()\n(images,) = pipe.run()\nn = len(images)\n"
 )
 
 
@@ -68,7 +63,9 @@ def test_verify_output_does_not_wrap_when_piped():
     assert any(pair.notes[0] in line for line in text.splitlines())
 
 
-@pytest.mark.parametrize("lines, words", [([28], "statement at line 28 was"), ([3, 28], "statements at lines 3, 28 were")])
+@pytest.mark.parametrize(
+    "lines, words", [([28], "statement at line 28 was"), ([3, 28], "statements at lines 3, 28 were")]
+)
 def test_skipped_lines_and_the_real_option(lines, words):
     loaded = loading.LoadedModule(types.ModuleType("m"), "train.py", lines)
     with pytest.raises(SetupError) as raised:

@@ -66,7 +66,10 @@ def test_diff_and_check_write_nothing(tmp_path, cli):
     f = write(tmp_path / "p.py", PIPELINE)
     diff = cli("migrate", "--diff", f)
     assert diff.exit_code == 0
-    assert "-@pipeline_def(batch_size=2)" in diff.stdout and "+import nvidia.dali.experimental.dynamic as ndd" in diff.stdout
+    assert (
+        "-@pipeline_def(batch_size=2)" in diff.stdout
+        and "+import nvidia.dali.experimental.dynamic as ndd" in diff.stdout
+    )
     check = cli("migrate", "--check", f)
     assert check.exit_code == 1
     assert f.read_text(encoding="utf-8") == PIPELINE
@@ -127,7 +130,10 @@ def test_files_that_merely_mention_dali_are_byte_for_byte_unchanged(tmp_path, cl
 
 def test_manual_work_exits_1_and_todo_is_never_added_twice(tmp_path, cli):
     # A second reader with other arguments: their epochs need not line up (NDD001).
-    source = PIPELINE.replace("    return data\n", "    other = fn.readers.numpy(file_root=root, file_filter='*.npz')\n    return data, other\n")
+    source = PIPELINE.replace(
+        "    return data\n",
+        "    other = fn.readers.numpy(file_root=root, file_filter='*.npz')\n    return data, other\n",
+    )
     f = write(tmp_path / "two.py", source)
     first = cli("migrate", f)
     assert first.exit_code == 1

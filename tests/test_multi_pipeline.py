@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from ndd_migrate.model import crossfile
 from ndd_migrate.app import runner
 from ndd_migrate.io.policy import Policy
+from ndd_migrate.model import crossfile
 from tests.conftest import migrate_text
 
 PIPE = (
@@ -42,19 +42,28 @@ def test_a_factory_that_returns_the_call_is_followed():
 
 
 def test_a_factory_of_a_factory_is_followed():
-    source = PIPE + (
-        "\n\ndef make(bs):\n    pipe = train_pipe(batch_size=bs)\n    return pipe\n"
-        "\n\ndef make_default():\n    return make(8)\n\n\npipe = make_default()\n"
-    ) + USE
+    source = (
+        PIPE
+        + (
+            "\n\ndef make(bs):\n    pipe = train_pipe(batch_size=bs)\n    return pipe\n"
+            "\n\ndef make_default():\n    return make(8)\n\n\npipe = make_default()\n"
+        )
+        + USE
+    )
     out, _ = migrate_text(source)
     assert out.endswith("pipe = make_default()\n" + USED)
 
 
 def test_a_factory_choosing_between_two_pipelines_is_followed():
-    source = PIPE + PIPE.split("\n\n\n", 1)[1].replace("train_pipe", "val_pipe") + (
-        "\n\ndef make(train):\n    if train:\n        return train_pipe()\n    return val_pipe()\n"
-        "\n\npipe = make(False)\n"
-    ) + USE
+    source = (
+        PIPE
+        + PIPE.split("\n\n\n", 1)[1].replace("train_pipe", "val_pipe")
+        + (
+            "\n\ndef make(train):\n    if train:\n        return train_pipe()\n    return val_pipe()\n"
+            "\n\npipe = make(False)\n"
+        )
+        + USE
+    )
     out, result = migrate_text(source)
     assert out.endswith("pipe = make(False)\n" + USED)
     assert [d.line for d in result.diagnostics if d.code == "NDD006"] == [12]  # reported at the factory
@@ -77,9 +86,11 @@ def test_a_pipeline_returned_on_some_paths_only_keeps_its_pipeline(factory):
 
 
 def test_a_factory_of_a_kept_pipeline_changes_nothing():
-    source = PIPE.replace("def train_pipe():", "def train_pipe():  # noqa: NDD001") + (
-        "\n\ndef make():\n    return train_pipe()\n\n\npipe = make()\n"
-    ) + USE
+    source = (
+        PIPE.replace("def train_pipe():", "def train_pipe():  # noqa: NDD001")
+        + ("\n\ndef make():\n    return train_pipe()\n\n\npipe = make()\n")
+        + USE
+    )
     out, result = migrate_text(source)
     assert out == source and "NDD006" not in needs_human(result)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ndd_migrate.engine.catalog import all_rules
 from ndd_migrate.cli import app
+from ndd_migrate.engine.catalog import all_rules
 from ndd_migrate.engine.context import Policy
 from ndd_migrate.engine.transform import transform
 from tests.conftest import migrate_text
@@ -71,12 +71,15 @@ LOOP = (
 )
 
 
-@pytest.mark.parametrize("header,alias", [
-    (IMPORT, "ndd"),
-    ("import nvidia.dali.experimental.dynamic as d\n", "d"),
-    ("from nvidia.dali.experimental import dynamic\n", "dynamic"),
-    ("import nvidia.dali.experimental.dynamic\n", "nvidia.dali.experimental.dynamic"),
-])
+@pytest.mark.parametrize(
+    "header,alias",
+    [
+        (IMPORT, "ndd"),
+        ("import nvidia.dali.experimental.dynamic as d\n", "d"),
+        ("from nvidia.dali.experimental import dynamic\n", "dynamic"),
+        ("import nvidia.dali.experimental.dynamic\n", "nvidia.dali.experimental.dynamic"),
+    ],
+)
 def test_loop_targets_are_batches_under_any_alias(header, alias):
     src = header + LOOP.format(ndd=alias)
     assert codes(src) == ["NDD501", "NDD502"]
@@ -89,7 +92,9 @@ def test_batch_subscript_message_names_both_readings():
     result = transform(IMPORT + "b = ndd.random.uniform(batch_size=4)\nx = b[2]\n", "t.py", Policy.check())
     (diag,) = result.diagnostics
     assert diag.code == "NDD501" and diag.fix.value == "unsafe"
-    assert "`b.tensors[2]` picks sample 2" in diag.message and "`b.slice[2]` indexes inside every sample" in diag.message
+    assert (
+        "`b.tensors[2]` picks sample 2" in diag.message and "`b.slice[2]` indexes inside every sample" in diag.message
+    )
     assert "write the one you mean" in diag.hint
 
 
@@ -104,14 +109,19 @@ def test_batch_slice_is_reported_never_rewritten():
 
 
 def test_single_loop_target_is_a_tuple_not_a_batch():
-    src = IMPORT + "reader = ndd.readers.File(file_root='/d')\nfor out in reader.next_epoch(batch_size=4):\n    x = out[0]\n"
+    src = (
+        IMPORT
+        + "reader = ndd.readers.File(file_root='/d')\nfor out in reader.next_epoch(batch_size=4):\n    x = out[0]\n"
+    )
     assert codes(src) == []
 
 
 def test_shadowed_ndd_is_silent():
     src = "import mylib as ndd\n" + LOOP.format(ndd="ndd")
     assert codes(src) == []
-    src = IMPORT + "\n\ndef f():\n    ndd = object()\n    b = ndd.random.uniform(batch_size=2)\n    return b[0], len(b)\n"
+    src = (
+        IMPORT + "\n\ndef f():\n    ndd = object()\n    b = ndd.random.uniform(batch_size=2)\n    return b[0], len(b)\n"
+    )
     assert codes(src) == []
 
 
@@ -145,7 +155,11 @@ def test_batch_from_as_batch_and_tensor_of_batch():
 
 
 def test_numpy_of_batch():
-    src = "import numpy\n" + IMPORT + "b = ndd.random.uniform(batch_size=2)\nx = numpy.array(b)\ny = numpy.asarray(b.tensors[0])\n"
+    src = (
+        "import numpy\n"
+        + IMPORT
+        + "b = ndd.random.uniform(batch_size=2)\nx = numpy.array(b)\ny = numpy.asarray(b.tensors[0])\n"
+    )
     assert codes(src) == ["NDD503"]
 
 
@@ -195,11 +209,14 @@ ALIASES = [
 
 # -- arguments the user wrote are kept ----------------------------------------------------------
 
+
 def test_migrate_keeps_arguments_equal_to_their_default():
     """Arguments spelled out at their schema default stay: they document intent, and defaults may
     change between DALI versions (the default-argument rule was removed; it measured no speed-up)."""
-    src = "from nvidia.dali import fn, types\n\n\ndef f(images):\n" \
+    src = (
+        "from nvidia.dali import fn, types\n\n\ndef f(images):\n"
         "    return fn.crop_mirror_normalize(fn.flip(images, horizontal=1, vertical=0), dtype=types.FLOAT, output_layout='CHW')\n"
+    )
     out, result = migrate_text(src)
     assert "ndd.flip(images, horizontal=1, vertical=0)" in out
     assert "dtype=types.FLOAT, output_layout='CHW'" in out and "from nvidia.dali import types" in out
@@ -207,6 +224,7 @@ def test_migrate_keeps_arguments_equal_to_their_default():
 
 
 # -- NDD506 reader-in-loop -----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("header,alias", ALIASES)
 def test_reader_constructed_in_the_loop_that_iterates_it(header, alias):
@@ -265,24 +283,30 @@ def test_random_op_in_an_inner_loop_of_the_batch_loop():
     assert "ndd.random.normal(batch_size=8)" in fixed_unsafe(src)
 
 
-@pytest.mark.parametrize("call", [
-    "ndd.random.coin_flip(batch_size=4)",
-    "ndd.random_resized_crop(ndd.decoders.image(jpegs), size=[4, 4])",
-    "ndd.random.uniform(unknown_input)",
-    "ndd.random.uniform(**kwargs)",
-    "ndd.resize(jpegs, size=[4, 4])",  # not random
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "ndd.random.coin_flip(batch_size=4)",
+        "ndd.random_resized_crop(ndd.decoders.image(jpegs), size=[4, 4])",
+        "ndd.random.uniform(unknown_input)",
+        "ndd.random.uniform(**kwargs)",
+        "ndd.resize(jpegs, size=[4, 4])",  # not random
+    ],
+)
 def test_random_op_with_a_batch_or_unknown_input_is_fine(call):
     assert codes(IMPORT + EPOCH.format(ndd="ndd", bs="8") + f"    x = {call}\n") == []
 
 
 def test_sample_loop_without_batch_size_yields_tensors():
-    src = IMPORT + "r = ndd.readers.File(file_root='/d')\nfor jpeg, label in r.next_epoch():\n" \
+    src = (
+        IMPORT + "r = ndd.readers.File(file_root='/d')\nfor jpeg, label in r.next_epoch():\n"
         "    flip = ndd.random.coin_flip()\n    first = label[0]\n    n = len(label)\n"
+    )
     assert codes(src) == []
 
 
 # -- NDD511 cpu-before-torch ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("header,alias", ALIASES)
 def test_cpu_before_torch(header, alias):
@@ -299,6 +323,7 @@ def test_cpu_with_a_device_argument_or_unknown_receiver_is_left_alone():
 
 # -- NDD513 fn-in-ndd ----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("header,alias", ALIASES)
 def test_ndd_fn_becomes_the_ndd_name(header, alias):
     src = header + f"y = {alias}.fn.coin_flip(probability=0.3)\n"
@@ -313,18 +338,27 @@ def test_ndd_fn_without_ndd_form_is_reported_only():
 
 def test_fn_in_ndd_code_is_reported_once():
     # no pipeline stays: NDD101 owns the call (and rewrites it in migrate), NDD513 stays silent
-    src = "from nvidia.dali import fn\n" + IMPORT + "b = ndd.random.uniform(batch_size=2, shape=[2, 2, 3])\ny = fn.flip(b)\n"
+    src = (
+        "from nvidia.dali import fn\n"
+        + IMPORT
+        + "b = ndd.random.uniform(batch_size=2, shape=[2, 2, 3])\ny = fn.flip(b)\n"
+    )
     assert codes(src) == ["NDD101"]
     # a pipeline stays: NDD101 leaves fn alone, NDD513 reports the call on ndd data, not the helper
-    kept = "from nvidia.dali import fn, pipeline_def\n" + IMPORT + (
-        "\n\n@pipeline_def\ndef p():  # noqa: NDD001\n    return helper(fn.random.uniform(shape=[2]))\n\n\n"
-        "def helper(x):\n    return fn.flip(x)\n\n\n"
-        "def fresh():\n    return fn.flip(ndd.random.uniform(batch_size=2, shape=[2, 2, 3]))\n"
+    kept = (
+        "from nvidia.dali import fn, pipeline_def\n"
+        + IMPORT
+        + (
+            "\n\n@pipeline_def\ndef p():  # noqa: NDD001\n    return helper(fn.random.uniform(shape=[2]))\n\n\n"
+            "def helper(x):\n    return fn.flip(x)\n\n\n"
+            "def fresh():\n    return fn.flip(ndd.random.uniform(batch_size=2, shape=[2, 2, 3]))\n"
+        )
     )
     assert codes(kept) == ["NDD513"]
 
 
 # -- NDD514 evaluate-consumed --------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("header,alias", ALIASES)
 def test_evaluate_right_before_a_consumer(header, alias):
@@ -356,25 +390,33 @@ def test_methods_of_an_op_result_are_not_ndd_names():
     assert codes(IMPORT + "y = ndd.fn.flip(x).evaluate()\n") == ["NDD513"]
 
 
-
-@pytest.mark.parametrize("src", [
-    # NDD507: `ndd` is not DALI, so neither the reader loop nor the random op is
-    ("import mylib as ndd\n\nr = ndd.readers.File(file_root='/d')\nfor a, b in r.next_epoch(batch_size=2):\n"
-     "    f = ndd.random.coin_flip()\n"),
-    # NDD507: a real reader, but a parameter `ndd` shadows the module inside the function
-    IMPORT + "r = ndd.readers.File(file_root='/d')\n\n\ndef f(ndd):\n"
-    "    for a, b in r.next_epoch(batch_size=2):\n        x = ndd.random.coin_flip()\n",
-    # NDD514: `evaluate` of something that is not ndd data
-    "import mylib as ndd\n\nb = ndd.random.uniform(batch_size=2)\ny = ndd.flip(b.evaluate())\n",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        # NDD507: `ndd` is not DALI, so neither the reader loop nor the random op is
+        (
+            "import mylib as ndd\n\nr = ndd.readers.File(file_root='/d')\nfor a, b in r.next_epoch(batch_size=2):\n"
+            "    f = ndd.random.coin_flip()\n"
+        ),
+        # NDD507: a real reader, but a parameter `ndd` shadows the module inside the function
+        IMPORT + "r = ndd.readers.File(file_root='/d')\n\n\ndef f(ndd):\n"
+        "    for a, b in r.next_epoch(batch_size=2):\n        x = ndd.random.coin_flip()\n",
+        # NDD514: `evaluate` of something that is not ndd data
+        "import mylib as ndd\n\nb = ndd.random.uniform(batch_size=2)\ny = ndd.flip(b.evaluate())\n",
+    ],
+)
 def test_shadowed_names_are_silent(src):
     assert codes(src) == []
 
 
 def test_fn_alias_on_ndd_data_next_to_a_kept_pipeline():
-    src = "import nvidia.dali.fn as F\nfrom nvidia.dali import pipeline_def\n" + IMPORT + (
-        "\n\n@pipeline_def\ndef p():  # noqa: NDD001\n    return F.random.uniform(shape=[2])\n\n\n"
-        "b = ndd.random.uniform(batch_size=2, shape=[2, 2, 3])\ny = F.flip(b)\n"
+    src = (
+        "import nvidia.dali.fn as F\nfrom nvidia.dali import pipeline_def\n"
+        + IMPORT
+        + (
+            "\n\n@pipeline_def\ndef p():  # noqa: NDD001\n    return F.random.uniform(shape=[2])\n\n\n"
+            "b = ndd.random.uniform(batch_size=2, shape=[2, 2, 3])\ny = F.flip(b)\n"
+        )
     )
     assert codes(src) == ["NDD513"]
 

@@ -10,13 +10,13 @@ import libcst as cst
 import pytest
 
 from ndd_migrate.io.files import read_source
-from ndd_migrate.io.writing import write_source
 from ndd_migrate.io.notebooks import (
     NotebookError,
     cell_position,
     module_to_notebook,
     notebook_to_module,
 )
+from ndd_migrate.io.writing import write_source
 
 PNG = (  # a 1x1 image, as a display_data output holds it
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==\n"
@@ -140,9 +140,7 @@ NOTEBOOK = {
             "execution_count": 6,
             "id": "4be1a0c7",
             "metadata": {},
-            "outputs": [
-                {"name": "stdout", "output_type": "stream", "text": ["images\n", "labels.txt\n"]}
-            ],
+            "outputs": [{"name": "stdout", "output_type": "stream", "text": ["images\n", "labels.txt\n"]}],
             "source": ["%%bash\n", "ls data\n", "  if true; then echo indented; fi\n"],
         },
         {
@@ -197,9 +195,7 @@ def with_code(notebook: dict, changes: dict[int, str]) -> dict:
     notebook = copy.deepcopy(notebook)
     for number, code in changes.items():
         cell = notebook["cells"][number - 1]
-        cell["source"] = (
-            code.splitlines(keepends=True) if isinstance(cell["source"], list) else code
-        )
+        cell["source"] = code.splitlines(keepends=True) if isinstance(cell["source"], list) else code
     return notebook
 
 
@@ -267,9 +263,7 @@ def test_modified_cells_change_and_nothing_else():
             5: "pipe = decode_pipeline()",  # still no line break after the last line
             6: "%%time\nfor _ in range(10):\n    images, labels = next(pipe)\n"
             "    %time pipe.run()\nprint(len(images))  # how many?\n",
-            7: cell_code(NOTEBOOK, 7).replace(
-                "images, labels = pipe.run()", "images, labels = next(pipe)"
-            ),
+            7: cell_code(NOTEBOOK, 7).replace("images, labels = pipe.run()", "images, labels = next(pipe)"),
         },
     )
     assert new_text == nbformat_dumps(expected)
@@ -279,21 +273,15 @@ def test_other_writers_formatting_is_kept_around_changes():
     text = other_writer_dumps(NOTEBOOK)
     module, layout = notebook_to_module(text)
     new_text = module_to_notebook(module.replace("répertoire", "dossier → images"), layout)
-    expected = with_code(
-        NOTEBOOK, {3: cell_code(NOTEBOOK, 3).replace("répertoire", "dossier → images")}
-    )
+    expected = with_code(NOTEBOOK, {3: cell_code(NOTEBOOK, 3).replace("répertoire", "dossier → images")})
     assert new_text == other_writer_dumps(expected)
     assert "\\u2192" in new_text  # the new character escaped like the rest of this file
 
 
 def test_code_added_before_the_first_cell_goes_into_the_first_code_cell():
     module, layout = notebook_to_module(nbformat_dumps(NOTEBOOK))
-    new_text = module_to_notebook(
-        "import nvidia.dali.experimental.dynamic as ndd\n\n" + module, layout
-    )
-    expected = with_code(
-        NOTEBOOK, {2: "import nvidia.dali.experimental.dynamic as ndd\n\n" + cell_code(NOTEBOOK, 2)}
-    )
+    new_text = module_to_notebook("import nvidia.dali.experimental.dynamic as ndd\n\n" + module, layout)
+    expected = with_code(NOTEBOOK, {2: "import nvidia.dali.experimental.dynamic as ndd\n\n" + cell_code(NOTEBOOK, 2)})
     assert new_text == nbformat_dumps(expected)
 
 
@@ -321,21 +309,14 @@ def test_masked_lines_follow_a_reindented_block():
     }
     module, layout = notebook_to_module(nbformat_dumps(notebook))
     ast.parse(module)  # a masked magic alone in a block still parses
-    new_module = module.replace(
-        "for i in range(3):\n    pass", "def run():\n    for i in range(3):\n        pass"
-    )
+    new_module = module.replace("for i in range(3):\n    pass", "def run():\n    for i in range(3):\n        pass")
     new_module = new_module.replace("\n    step(i)", "\n        step(i)")
     new_text = module_to_notebook(new_module, layout)
-    assert (
-        cell_code(json.loads(new_text), 1)
-        == "def run():\n    for i in range(3):\n        !echo $i\n        step(i)"
-    )
+    assert cell_code(json.loads(new_text), 1) == "def run():\n    for i in range(3):\n        !echo $i\n        step(i)"
 
 
 def test_marker_word_in_a_cell_is_avoided():
-    notebook = with_code(
-        NOTEBOOK, {5: "# run ndd-migrate:cell 5 later\npipe = decode_pipeline()\n"}
-    )
+    notebook = with_code(NOTEBOOK, {5: "# run ndd-migrate:cell 5 later\npipe = decode_pipeline()\n"})
     text = nbformat_dumps(notebook)
     module, layout = notebook_to_module(text)
     assert "pass  # ndd-migrate-1:cell 5\n" in module
@@ -392,9 +373,7 @@ def test_non_notebooks_are_refused(text, message):
         (lambda m: m.replace("pass  # ndd-migrate:cell 5\n", ""), "found cell 6's where cell 5's"),
         (lambda m: m.replace("pass  # ndd-migrate:cell 9\n", ""), "marker of cell 9 was removed"),
         (
-            lambda m: (
-                m.replace("pass  # ndd-migrate:cell 5\n", "", 1) + "pass  # ndd-migrate:cell 5\n"
-            ),
+            lambda m: m.replace("pass  # ndd-migrate:cell 5\n", "", 1) + "pass  # ndd-migrate:cell 5\n",
             "found cell 6's where cell 5's",
         ),
         (lambda m: m + "pass  # ndd-migrate:cell 9\n", "found cell 9's where no more"),
@@ -403,9 +382,7 @@ def test_non_notebooks_are_refused(text, message):
             "removed the IPython line '!pip install",
         ),
         (
-            lambda m: (
-                m.replace("pass  # ndd-migrate:mask 0\n", "") + "pass  # ndd-migrate:mask 0\n"
-            ),
+            lambda m: m.replace("pass  # ndd-migrate:mask 0\n", "") + "pass  # ndd-migrate:mask 0\n",
             "moved it to another cell",
         ),
     ],
@@ -460,9 +437,7 @@ def test_ipython_lines_are_masked_and_python_is_not(code, masked):
     ast.parse(module)
     module_lines = module.splitlines()[1:]
     assert [
-        line
-        for line, in_module in zip(code.splitlines(), module_lines, strict=True)
-        if "ndd-migrate:mask" in in_module
+        line for line, in_module in zip(code.splitlines(), module_lines, strict=True) if "ndd-migrate:mask" in in_module
     ] == masked
     assert module_to_notebook(module, layout) == text
     assert module_to_notebook(module + "x = 1\n", layout) == one_cell(code + "x = 1\n")

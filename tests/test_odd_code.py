@@ -10,8 +10,8 @@ import pytest
 
 from ndd_migrate.app import pool
 from ndd_migrate.engine import stack, transform
-from ndd_migrate.syntax import pyparse
 from ndd_migrate.io.policy import Policy
+from ndd_migrate.syntax import pyparse
 from tests.conftest import SMALL_PIPELINE, migrate_text
 from tests.test_safety import run_cli
 

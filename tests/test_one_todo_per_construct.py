@@ -11,7 +11,9 @@ from tests.conftest import ROOT, migrate_text
 from tests.test_legacy import BLOCKED
 
 TODO = re.compile(r"\s*# TODO\(ndd-migrate\): (NDD\d{3})")
-SOURCES = {f"program {p.name}": p.read_text(encoding="utf-8") for p in sorted((ROOT / "tests" / "programs").glob("*.py"))}
+SOURCES = {
+    f"program {p.name}": p.read_text(encoding="utf-8") for p in sorted((ROOT / "tests" / "programs").glob("*.py"))
+}
 SOURCES.update({f"legacy {name}": source for name, (source, _) in BLOCKED.items()})
 
 

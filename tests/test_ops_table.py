@@ -181,9 +181,7 @@ def test_op_info_is_hashable():
 
 @pytest.mark.dali
 def test_table_matches_installed_dali():
-    pytest.importorskip(
-        "nvidia.dali", reason="nvidia.dali is not installed: cannot regenerate ops.json"
-    )
+    pytest.importorskip("nvidia.dali", reason="nvidia.dali is not installed: cannot regenerate ops.json")
     from ndd_migrate.dali.tables import generate_ops
 
     committed = generate_ops.OPS_JSON.read_text(encoding="utf-8")

@@ -21,7 +21,9 @@ def _body(text: str) -> str:
 
 
 def test_two_output_reader_returned_as_a_tuple():
-    text, result = migrate_text(HEAD + "def pipe(root):\n    output = fn.readers.file(file_root=root)\n    return tuple(output)\n")
+    text, result = migrate_text(
+        HEAD + "def pipe(root):\n    output = fn.readers.file(file_root=root)\n    return tuple(output)\n"
+    )
     assert _body(text) == (
         "    while True:\n"
         "        for output in reader.next_epoch(batch_size=batch_size):\n"
@@ -60,7 +62,11 @@ LEGACY = (
 @pytest.mark.parametrize(
     "reader, call, target",
     [
-        ("ops.readers.COCO(file_root='/d', annotations_file='a.json')", "self.input(name='Reader', image_ids=True)", "out"),
+        (
+            "ops.readers.COCO(file_root='/d', annotations_file='a.json')",
+            "self.input(name='Reader', image_ids=True)",
+            "out",
+        ),
         ("ops.readers.Webdataset(paths=['a.tar'], ext=['jpg', 'cls'])", "self.input()", "out"),
         ("ops.VideoReader(device='gpu', file_root='/d', sequence_length=2)", "self.input(name='Reader')", "out"),
         ("ops.readers.COCO(file_root=root, annotations_file='a.json', polygon_masks=masks)", "self.input()", "out"),
@@ -78,7 +84,9 @@ def test_legacy_define_graph_returns_the_reader_outputs_whole(reader, call, targ
 
 
 def test_legacy_single_output_reader_bound_to_one_name():
-    source = LEGACY.format(reader="ops.readers.Numpy(file_root='/d')", graph="        out = self.input()\n        return out\n")
+    source = LEGACY.format(
+        reader="ops.readers.Numpy(file_root='/d')", graph="        out = self.input()\n        return out\n"
+    )
     text, _ = migrate_text(source)
     assert (
         "        for (out,) in reader.next_epoch(batch_size=batch_size):\n            with ctx:\n"
@@ -107,13 +115,21 @@ def test_coco_outputs_indexed():
     )
     text, _ = migrate_text(source)
     assert "for out in reader.next_epoch(batch_size=batch_size):\n" in text
-    assert "yield images.evaluate(), out[1].evaluate(), out[2].evaluate(), out[3].evaluate(), out[4].evaluate()\n" in text
+    assert (
+        "yield images.evaluate(), out[1].evaluate(), out[2].evaluate(), out[3].evaluate(), out[4].evaluate()\n" in text
+    )
 
 
 def test_webdataset_ext_list_bound_to_one_name():
-    source = HEAD + 'def pipe(tars):\n    data = fn.readers.webdataset(paths=tars, ext=["jpg", "cls"])\n    return data[0], data[1]\n'
+    source = (
+        HEAD
+        + 'def pipe(tars):\n    data = fn.readers.webdataset(paths=tars, ext=["jpg", "cls"])\n    return data[0], data[1]\n'
+    )
     text, _ = migrate_text(source)
-    assert "for data in reader.next_epoch(batch_size=batch_size):\n            yield data[0].evaluate(), data[1].evaluate()\n" in text
+    assert (
+        "for data in reader.next_epoch(batch_size=batch_size):\n            yield data[0].evaluate(), data[1].evaluate()\n"
+        in text
+    )
 
 
 def test_single_output_reader_bound_to_one_name_still_gives_a_one_tuple():
@@ -125,9 +141,15 @@ def test_single_output_reader_bound_to_one_name_still_gives_a_one_tuple():
 
 
 def test_unknown_reader_arity_returned_whole_is_passed_through():
-    source = HEAD + "def pipe(root, ann, masks):\n    out = fn.readers.coco(file_root=root, annotations_file=ann, polygon_masks=masks)\n    return out\n"
+    source = (
+        HEAD
+        + "def pipe(root, ann, masks):\n    out = fn.readers.coco(file_root=root, annotations_file=ann, polygon_masks=masks)\n    return out\n"
+    )
     text, result = migrate_text(source)
-    assert "for out in reader.next_epoch(batch_size=batch_size):\n            yield tuple(batch.evaluate() for batch in out)\n" in text
+    assert (
+        "for out in reader.next_epoch(batch_size=batch_size):\n            yield tuple(batch.evaluate() for batch in out)\n"
+        in text
+    )
     assert not [d for d in result.diagnostics if d.needs_human]
 
 
@@ -172,7 +194,9 @@ def test_list_changed_after_it_is_built_blocks():
     )
     text, result = migrate_text(source)
     human = [d for d in result.diagnostics if d.needs_human]
-    assert "@pipeline_def" in text and human and "`outputs.append(labels)` runs once in pipeline mode" in human[0].message
+    assert (
+        "@pipeline_def" in text and human and "`outputs.append(labels)` runs once in pipeline mode" in human[0].message
+    )
 
 
 def test_one_output_expressions_give_a_one_tuple():
@@ -185,7 +209,9 @@ def test_one_output_expressions_give_a_one_tuple():
     )
     text, _ = migrate_text(source)
     assert "            yield images.evaluate(),\n" in text
-    text, _ = migrate_text(HEAD + "def pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return labels * 2\n")
+    text, _ = migrate_text(
+        HEAD + "def pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return labels * 2\n"
+    )
     assert "            yield (labels * 2).evaluate(),\n" in text
 
 
@@ -214,7 +240,10 @@ HELPER = (
 
 
 def test_helper_returning_two_outputs():
-    source = HELPER + "@pipeline_def(batch_size=2)\ndef pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return decode(jpegs, labels)\n"
+    source = (
+        HELPER
+        + "@pipeline_def(batch_size=2)\ndef pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return decode(jpegs, labels)\n"
+    )
     text, result = migrate_text(source)
     assert "            yield tuple(batch.evaluate() for batch in decode(jpegs, labels))\n" in text
     assert not [d for d in result.diagnostics if d.needs_human]
@@ -289,11 +318,17 @@ def test_import_aliases():
         "    return tuple(out)\n"
     )
     text, _ = migrate_text(source)
-    assert "for out in reader.next_epoch(batch_size=batch_size):\n            yield tuple(batch.evaluate() for batch in out)\n" in text
+    assert (
+        "for out in reader.next_epoch(batch_size=batch_size):\n            yield tuple(batch.evaluate() for batch in out)\n"
+        in text
+    )
 
 
 def test_second_migration_changes_nothing():
-    source = HELPER + "@pipeline_def(batch_size=2)\ndef pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return decode(jpegs, labels)\n"
+    source = (
+        HELPER
+        + "@pipeline_def(batch_size=2)\ndef pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return decode(jpegs, labels)\n"
+    )
     text, _ = migrate_text(source)
     assert migrate_text(text)[0] == text
 
@@ -308,7 +343,11 @@ COUNTS = [
     ("readers.coco", "file_root='/x', annotations_file='a.json', pixelwise_masks=True", 4),
     ("readers.coco", "file_root='/x', annotations_file='a.json', image_ids=True", 4),
     ("readers.coco", "file_root='/x', annotations_file='a.json', save_img_ids=True", 4),
-    ("readers.coco", "file_root='/x', annotations_file='a.json', image_ids=True, polygon_masks=True, pixelwise_masks=True", 7),
+    (
+        "readers.coco",
+        "file_root='/x', annotations_file='a.json', image_ids=True, polygon_masks=True, pixelwise_masks=True",
+        7,
+    ),
     ("coco_reader", "file_root='/x', annotations_file='a.json', masks=True", 5),
     ("readers.webdataset", "paths=['a.tar'], ext=['jpg', 'cls']", 2),
     ("readers.webdataset", "paths=['a.tar'], ext=('jpg', 'cls', 'json')", 3),
@@ -324,9 +363,17 @@ COUNTS = [
     ("readers.video", "device='gpu', filenames=['a.mp4'], sequence_length=2", 1),
     ("readers.video", "device='gpu', filenames=['a.mp4'], labels=[0], sequence_length=2", 2),
     ("readers.video", "device='gpu', file_root='/x', sequence_length=2, enable_frame_num=True", 2),
-    ("readers.video", "device='gpu', filenames=['a.mp4'], sequence_length=2, enable_frame_num=True, enable_timestamps=True", 3),
+    (
+        "readers.video",
+        "device='gpu', filenames=['a.mp4'], sequence_length=2, enable_frame_num=True, enable_timestamps=True",
+        3,
+    ),
     ("experimental.readers.video", "device='cpu', file_root='/x', sequence_length=2, enable_frame_num=True", 3),
-    ("readers.video", "device='gpu', file_list='l.txt', sequence_length=2, enable_frame_num='sequence', enable_timestamps=True", 4),
+    (
+        "readers.video",
+        "device='gpu', file_list='l.txt', sequence_length=2, enable_frame_num='sequence', enable_timestamps=True",
+        4,
+    ),
     ("video_reader", "device='gpu', filenames=['a.mp4'], sequence_length=2, enable_frame_num='none'", 1),
     ("readers.video_resize", "device='gpu', filenames=['a.mp4'], labels=[], sequence_length=2, resize_x=8", 2),
     ("experimental.readers.video", "device='cpu', filenames=['a.mp4'], sequence_length=2, enable_timestamps=True", 2),
@@ -477,7 +524,10 @@ def test_branches_giving_different_numbers_of_outputs():
     )
     text, result = migrate_text(source)
     assert not [d for d in result.diagnostics if d.needs_human]
-    assert "            if with_labels:\n                yield jpegs.evaluate(), labels.evaluate()\n            else:\n                yield jpegs.evaluate(),\n" in text
+    assert (
+        "            if with_labels:\n                yield jpegs.evaluate(), labels.evaluate()\n            else:\n                yield jpegs.evaluate(),\n"
+        in text
+    )
 
 
 def test_early_return_of_one_output():
@@ -558,8 +608,12 @@ def test_helper_parameters_are_read_as_the_call_arguments():
     )
     text, result = migrate_text(source)
     assert not [d for d in result.diagnostics if d.needs_human]
-    assert "            yield tuple(batch.evaluate() for batch in maybe_flip(images, labels=labels, flip=flip))\n" in text
-    text, result = migrate_text(source.replace("return maybe_flip(images, labels=labels, flip=flip)", "return identity(images)"))
+    assert (
+        "            yield tuple(batch.evaluate() for batch in maybe_flip(images, labels=labels, flip=flip))\n" in text
+    )
+    text, result = migrate_text(
+        source.replace("return maybe_flip(images, labels=labels, flip=flip)", "return identity(images)")
+    )
     assert "            yield identity(images).evaluate(),\n" in text
 
 
@@ -578,7 +632,9 @@ def test_helper_calling_ops_reads_its_own_call_arguments():
         "    return pick(pair(fn.decoders.image(jpegs), labels))\n"
     )
     text, result = migrate_text(source)
-    assert "            yield tuple(batch.evaluate() for batch in pick(pair(ndd.decoders.image(jpegs), labels)))\n" in text
+    assert (
+        "            yield tuple(batch.evaluate() for batch in pick(pair(ndd.decoders.image(jpegs), labels)))\n" in text
+    )
     assert not [d for d in result.diagnostics if d.needs_human]
 
 
@@ -614,7 +670,10 @@ def test_legacy_define_graph_returning_in_branches():
         "                outputs = ndd.flip(images).evaluate(), labels.evaluate()\n"
         "            yield outputs\n"
     )
-    blocked = source.replace("        jpegs, labels = self.input(name='Reader')\n", "        for i in range(2):\n            if i:\n                return self.input()\n        jpegs, labels = self.input(name='Reader')\n")
+    blocked = source.replace(
+        "        jpegs, labels = self.input(name='Reader')\n",
+        "        for i in range(2):\n            if i:\n                return self.input()\n        jpegs, labels = self.input(name='Reader')\n",
+    )
     text, result = migrate_text(blocked)
     assert any("a `return` inside a `for` loop" in d.message for d in result.diagnostics if d.needs_human)
 
@@ -625,17 +684,25 @@ def test_legacy_define_graph_returning_in_branches():
 @pytest.mark.parametrize("constant", ["2", "-1", "[1, 2]", "'a'"])
 def test_python_constant_among_the_returned_outputs_is_blocked(constant):
     # The pipeline made it a batch of constants (`Pipeline._build_graph`); `(2).evaluate()` would fail.
-    text, result = migrate_text(HEAD + f"def pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return jpegs, {constant}\n")
+    text, result = migrate_text(
+        HEAD + f"def pipe(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return jpegs, {constant}\n"
+    )
     human = [d for d in result.diagnostics if d.needs_human]
     assert "@pipeline_def" in text and ".evaluate()" not in text and [d.code for d in human] == ["NDD001"]
     assert f"`{constant}` is a Python constant returned as an output" in human[0].message
-    legacy = LEGACY.format(reader="ops.readers.File(file_root='/d')", graph=f"        jpegs, labels = self.input()\n        return jpegs, {constant}\n")
+    legacy = LEGACY.format(
+        reader="ops.readers.File(file_root='/d')",
+        graph=f"        jpegs, labels = self.input()\n        return jpegs, {constant}\n",
+    )
     text, result = migrate_text(legacy)
     assert "class P(Pipeline)" in text and [d.code for d in result.diagnostics if d.needs_human] == ["NDD401"]
 
 
 def test_starred_outputs_are_each_evaluated():
-    source = HEAD + "def pipe(root, extra):\n    jpegs, labels = fn.readers.file(file_root=root)\n    rest = [labels]\n    return jpegs, *rest\n"
+    source = (
+        HEAD
+        + "def pipe(root, extra):\n    jpegs, labels = fn.readers.file(file_root=root)\n    rest = [labels]\n    return jpegs, *rest\n"
+    )
     text, _ = migrate_text(source)
     assert "            yield jpegs.evaluate(), *(batch.evaluate() for batch in rest)\n" in text
 

@@ -26,29 +26,39 @@ def _human(result):
     return [d for d in result.diagnostics if d.needs_human]
 
 
-@pytest.mark.parametrize("tail, expected", [
-    ("outs = [a, b]\nprint(outs[1].at(0))\n", "print(np.asarray(outs[1].tensors[0]))"),
-    ("for out in (a, b):\n    print(len(out))\n", "    print(out.batch_size)"),
-    ("for out in pipe.run():\n    print(len(out))\n", "    print(out.batch_size)"),
-    ("outs = [o.as_cpu() for o in [a, b]]\nfirst, second = outs\nprint(first.at(1))\n",
-     "outs = [o.cpu() for o in [a, b]]\nfirst, second = outs\nprint(np.asarray(first.tensors[1]))"),
-    ("on_gpu = False\nouts = [o.as_cpu() if on_gpu else o for o in [a, b]]\nprint(len(outs[0]), len(outs))\n",
-     "outs = [o.cpu() if on_gpu else o for o in [a, b]]\nprint(outs[0].batch_size, len(outs))"),
-])
+@pytest.mark.parametrize(
+    "tail, expected",
+    [
+        ("outs = [a, b]\nprint(outs[1].at(0))\n", "print(np.asarray(outs[1].tensors[0]))"),
+        ("for out in (a, b):\n    print(len(out))\n", "    print(out.batch_size)"),
+        ("for out in pipe.run():\n    print(len(out))\n", "    print(out.batch_size)"),
+        (
+            "outs = [o.as_cpu() for o in [a, b]]\nfirst, second = outs\nprint(first.at(1))\n",
+            "outs = [o.cpu() for o in [a, b]]\nfirst, second = outs\nprint(np.asarray(first.tensors[1]))",
+        ),
+        (
+            "on_gpu = False\nouts = [o.as_cpu() if on_gpu else o for o in [a, b]]\nprint(len(outs[0]), len(outs))\n",
+            "outs = [o.cpu() if on_gpu else o for o in [a, b]]\nprint(outs[0].batch_size, len(outs))",
+        ),
+    ],
+)
 def test_an_item_read_back_from_a_list_of_outputs_is_rewritten_as_an_output(tail, expected):
     out, result = migrate_text(PIPE + tail)
     assert not _human(result), _human(result)
     assert expected in out, out
 
 
-@pytest.mark.parametrize("tail, why", [
-    ("outs = [a, np.zeros(2)]\nprint(len(outs[1]))\n", "`a` (an output of `p`) is put in a container"),
-    ("outs = [a, b]\nouts.append(np.zeros(2))\n", "`.append()` is called on `outs`"),
-    ("outs = [a, b]\nprint(outs[:1])\n", "`outs` (the outputs of `p`) is indexed"),
-    ("flag = False\nx = a.as_cpu() if flag else None\n", "an output of `p` is used in a `IfExp`"),
-    ("flag = False\nx = a if flag else pipe\n", "`a` (an output of `p`) is used in a `IfExp`"),
-    ("outs = [a, b]\nprint(outs)\n", "is passed to `print()`"),
-])
+@pytest.mark.parametrize(
+    "tail, why",
+    [
+        ("outs = [a, np.zeros(2)]\nprint(len(outs[1]))\n", "`a` (an output of `p`) is put in a container"),
+        ("outs = [a, b]\nouts.append(np.zeros(2))\n", "`.append()` is called on `outs`"),
+        ("outs = [a, b]\nprint(outs[:1])\n", "`outs` (the outputs of `p`) is indexed"),
+        ("flag = False\nx = a.as_cpu() if flag else None\n", "an output of `p` is used in a `IfExp`"),
+        ("flag = False\nx = a if flag else pipe\n", "`a` (an output of `p`) is used in a `IfExp`"),
+        ("outs = [a, b]\nprint(outs)\n", "is passed to `print()`"),
+    ],
+)
 def test_a_list_of_outputs_used_otherwise_keeps_the_pipeline(tail, why):
     out, result = migrate_text(PIPE + tail)
     found = _human(result)

@@ -12,7 +12,7 @@ import gc
 from ndd_migrate.engine import source_file, transform
 from ndd_migrate.io.policy import Policy
 
-SOURCE = '''from nvidia.dali import fn, pipeline_def
+SOURCE = """from nvidia.dali import fn, pipeline_def
 
 
 @pipeline_def(batch_size=4, num_threads=1, device_id=0)
@@ -24,7 +24,7 @@ def images(root):
 pipe = images("/data")
 pipe.build()
 out = pipe.run()
-'''
+"""
 
 
 def test_checks_second_pass_starts_without_the_first_passs_objects(monkeypatch):

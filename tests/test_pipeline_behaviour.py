@@ -150,15 +150,22 @@ class Crop1d(Pipeline):
 """
 
 BUILD_CHECKS = {
-    "nose decorator": ("@raises(ValueError)\ndef test_it():\n    pipe = {make}\n    pipe.build()\n", "@raises(ValueError)"),
+    "nose decorator": (
+        "@raises(ValueError)\ndef test_it():\n    pipe = {make}\n    pipe.build()\n",
+        "@raises(ValueError)",
+    ),
     "pytest.raises block": (
         "def test_it():\n    pipe = {make}\n    with pytest.raises(ValueError, match='dimensions'):\n        pipe.build()\n",
         "with pytest.raises(ValueError, match='dimensions')",
     ),
-    "assert_raises": ("def test_it():\n    pipe = {make}\n    assert_raises(ValueError, pipe.build)\n",
-                      "assert_raises(ValueError, pipe.build)"),
-    "assert_raises lambda": ("def test_it():\n    pipe = {make}\n    assert_raises(ValueError, lambda: pipe.build())\n",
-                             "assert_raises(ValueError, lambda: pipe.build())"),
+    "assert_raises": (
+        "def test_it():\n    pipe = {make}\n    assert_raises(ValueError, pipe.build)\n",
+        "assert_raises(ValueError, pipe.build)",
+    ),
+    "assert_raises lambda": (
+        "def test_it():\n    pipe = {make}\n    assert_raises(ValueError, lambda: pipe.build())\n",
+        "assert_raises(ValueError, lambda: pipe.build())",
+    ),
     "assertRaises": (
         "class TestCrop(unittest.TestCase):\n    def test_it(self):\n        pipe = {make}\n"
         "        self.assertRaises(ValueError, pipe.build)\n",
@@ -205,7 +212,10 @@ def test_a_build_expected_to_raise_in_a_loop_over_pipelines():
 def test_a_build_expected_to_raise_outside_a_test_names_the_program():
     out, found = _human(HEADER + "pipe = crop_1d()\nwith pytest.raises(ValueError):\n    pipe.build()\n")
     assert [d.code for d in found] == ["NDD905"], found
-    assert "the program expects `pipe.build()` to raise `ValueError` (`with pytest.raises(ValueError)`)" in found[0].message
+    assert (
+        "the program expects `pipe.build()` to raise `ValueError` (`with pytest.raises(ValueError)`)"
+        in found[0].message
+    )
 
 
 @pytest.mark.parametrize(
@@ -277,14 +287,18 @@ def test_a_python_operator_run_expected_to_raise(expected, graph, kept):
     assert len(ours) == kept, found
     assert ("@pipeline_def" in out) == kept
     if kept:
-        assert f"the test `test_it` expects `pipe.run()` to raise `{expected}` (`@raises({expected})`)" in ours[0].message
+        assert (
+            f"the test `test_it` expects `pipe.run()` to raise `{expected}` (`@raises({expected})`)" in ours[0].message
+        )
         several = "num_outputs=2" in graph
         assert ("Python operator of several outputs" in ours[0].message) == several, ours[0].message
-        assert several or "pipeline mode raises `RuntimeError` (\"Critical error in pipeline\")" in ours[0].message
+        assert several or 'pipeline mode raises `RuntimeError` ("Critical error in pipeline")' in ours[0].message
 
 
 def test_a_python_operator_run_expected_to_raise_in_a_block():
-    test = "def test_it():\n    pipe = p()\n    pipe.build()\n    with pytest.raises(RuntimeError):\n        pipe.run()\n"
+    test = (
+        "def test_it():\n    pipe = p()\n    pipe.build()\n    with pytest.raises(RuntimeError):\n        pipe.run()\n"
+    )
     text = "import pytest\n" + PYTHON.format(graph="fn.python_function(values, function=boom)", test=test)
     out, found = _human(text)
     assert [d.code for d in found] == ["NDD905"], found
@@ -306,9 +320,14 @@ def test_a_legacy_python_operator_run_expected_to_raise_is_kept_once():
     out, found = _human(PYTHON.split("@pipeline_def")[0] + legacy)
     assert [d.code for d in found] == ["NDD905"], found
     assert "expects `pipe.run()` to raise `RuntimeError` (`assert_raises(RuntimeError, pipe.run)`)" in found[0].message
-    fed = legacy.replace("        return self.f(self.values())", "        self.data = self.source()\n        return self.f(self.data)")
+    fed = legacy.replace(
+        "        return self.f(self.values())", "        self.data = self.source()\n        return self.f(self.data)"
+    )
     fed = fed.replace("        self.f =", "        self.source = ops.ExternalSource()\n        self.f =")
-    fed = fed.replace("\n\n\ndef test_it", "\n\n    def iter_setup(self):\n        self.feed_input(self.data, [[1.0]] * 3)\n\n\ndef test_it")
+    fed = fed.replace(
+        "\n\n\ndef test_it",
+        "\n\n    def iter_setup(self):\n        self.feed_input(self.data, [[1.0]] * 3)\n\n\ndef test_it",
+    )
     _, found = _human(PYTHON.split("@pipeline_def")[0] + fed)
     assert [d.code for d in found] == ["NDD905"] and "on data fed with `feed_input`" in found[0].message, found
 
@@ -360,9 +379,12 @@ def test_a_module_naming_no_checker_is_not_walked_for_expectations(monkeypatch):
     monkeypatch.setattr(cst.Module, "visit", visit)
     _, result = migrate_text(
         "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
-        "def p():\n    return fn.random.uniform(shape=[2])\n\n\npipe = p()\npipe.build()\nprint(pipe.run())\n")
+        "def p():\n    return fn.random.uniform(shape=[2])\n\n\npipe = p()\npipe.build()\nprint(pipe.run())\n"
+    )
     assert result.diagnostics and "Scan" not in walked, walked
-    module = cst.parse_module("import pytest\n\n\ndef test():\n    with pytest.raises(RuntimeError):\n        pipe.build()\n")
+    module = cst.parse_module(
+        "import pytest\n\n\ndef test():\n    with pytest.raises(RuntimeError):\n        pipe.build()\n"
+    )
     names = [cst.Name("pytest"), cst.Name("test")]
     assert expected_errors.uses(module, names) == []  # no checker among the nodes: not walked
     found = expected_errors.uses(module)

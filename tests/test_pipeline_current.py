@@ -69,14 +69,22 @@ def test_settings_given_at_the_call_site_and_max_batch_size():
 
 
 def test_device_id_not_given_blocks():
-    source = _source("from nvidia.dali import pipeline_def, Pipeline", "@pipeline_def(batch_size=4)\n", shard="Pipeline.current().device_id")
+    source = _source(
+        "from nvidia.dali import pipeline_def, Pipeline",
+        "@pipeline_def(batch_size=4)\n",
+        shard="Pipeline.current().device_id",
+    )
     text, diag = _blocked(source)
     assert "`Pipeline.current().device_id`" in diag.message and "no `device_id` is given to `p`" in diag.message
     assert "give `device_id=` in the decorator" in text
 
 
 def test_other_attribute_blocks():
-    source = _source("from nvidia.dali import pipeline_def, Pipeline", "@pipeline_def(batch_size=4)\n", pre="    a = Pipeline.current().exec_async\n")
+    source = _source(
+        "from nvidia.dali import pipeline_def, Pipeline",
+        "@pipeline_def(batch_size=4)\n",
+        pre="    a = Pipeline.current().exec_async\n",
+    )
     _, diag = _blocked(source)
     assert "no parameter for `exec_async`" in diag.message
 
@@ -84,10 +92,14 @@ def test_other_attribute_blocks():
 def test_pipeline_object_bound_to_a_name_read_for_its_settings_becomes_the_parameters():
     """``pipe = Pipeline.current()`` read only as ``pipe.batch_size``/``pipe.device_id``: the
     statement goes, each setting reads the parameter."""
-    text = _converted(_source(
-        "from nvidia.dali import pipeline_def, Pipeline", "@pipeline_def(batch_size=4, device_id=0)\n",
-        shard="pipe.device_id", pre="    pipe = Pipeline.current()\n    n = pipe.batch_size\n",
-    ))
+    text = _converted(
+        _source(
+            "from nvidia.dali import pipeline_def, Pipeline",
+            "@pipeline_def(batch_size=4, device_id=0)\n",
+            shard="pipe.device_id",
+            pre="    pipe = Pipeline.current()\n    n = pipe.batch_size\n",
+        )
+    )
     assert "pipe" not in text.split("def p(")[1]
     assert "n = batch_size" in text and "shard_id=device_id" in text
 
@@ -95,7 +107,8 @@ def test_pipeline_object_bound_to_a_name_read_for_its_settings_becomes_the_param
 def test_pipeline_object_bound_to_a_name_blocks_with_what_to_write():
     """Used other than for a setting (passed on): left as it is, saying what to write."""
     source = _source(
-        "from nvidia.dali import pipeline_def, Pipeline", "@pipeline_def(batch_size=4)\n",
+        "from nvidia.dali import pipeline_def, Pipeline",
+        "@pipeline_def(batch_size=4)\n",
         pre="    pipe = Pipeline.current()\n    n = pipe.batch_size\n    print(pipe)\n",
     )
     text, diag = _blocked(source)
@@ -105,7 +118,8 @@ def test_pipeline_object_bound_to_a_name_blocks_with_what_to_write():
 
 def test_pipeline_object_bound_to_a_name_with_a_setting_no_one_gives_blocks_at_that_setting():
     source = _source(
-        "from nvidia.dali import pipeline_def, Pipeline", "@pipeline_def(batch_size=4)\n",
+        "from nvidia.dali import pipeline_def, Pipeline",
+        "@pipeline_def(batch_size=4)\n",
         pre="    pipe = Pipeline.current()\n    n = pipe.device_id\n",
     )
     _, diag = _blocked(source)
@@ -114,21 +128,30 @@ def test_pipeline_object_bound_to_a_name_with_a_setting_no_one_gives_blocks_at_t
 
 def test_a_local_of_the_same_name_blocks_unless_it_is_the_same_setting():
     source = _source(
-        "from nvidia.dali import pipeline_def, Pipeline", "@pipeline_def(batch_size=4)\n",
+        "from nvidia.dali import pipeline_def, Pipeline",
+        "@pipeline_def(batch_size=4)\n",
         pre="    batch_size = 3\n    n = Pipeline.current().batch_size\n",
     )
     _, diag = _blocked(source)
     assert "`batch_size` already names something else in `p`" in diag.message
     same = _source(
-        "from nvidia.dali import pipeline_def, Pipeline", "@pipeline_def(batch_size=4, device_id=0)\n",
-        shard="device_id", pre="    device_id = Pipeline.current().device_id\n",
+        "from nvidia.dali import pipeline_def, Pipeline",
+        "@pipeline_def(batch_size=4, device_id=0)\n",
+        shard="device_id",
+        pre="    device_id = Pipeline.current().device_id\n",
     )
     assert "device_id = device_id" not in _converted(same)  # the setting bound to its own name goes
 
 
 def test_in_a_helper_the_pipeline_calls_blocks():
     helper = "def shard():\n    return Pipeline.current().device_id\n\n\n"
-    source = FN + "from nvidia.dali import pipeline_def, Pipeline\n\n\n" + helper + "@pipeline_def(batch_size=4, device_id=0)\ndef p(root):\n" + BODY.format(shard="shard()", out="jpegs")
+    source = (
+        FN
+        + "from nvidia.dali import pipeline_def, Pipeline\n\n\n"
+        + helper
+        + "@pipeline_def(batch_size=4, device_id=0)\ndef p(root):\n"
+        + BODY.format(shard="shard()", out="jpegs")
+    )
     text, result = migrate_text(source)
     (diag,) = [d for d in result.diagnostics if d.code == "NDD109"]
     assert "in a function the pipeline calls" in diag.message and "@pipeline_def" in text
@@ -162,11 +185,19 @@ def test_a_setting_kept_by_noqa_keeps_its_pipeline():
     None in the generator; the pipeline stays as it is (the alias form too)."""
     head = "from nvidia.dali import fn, pipeline_def\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
     tail = "\n\npipe = p()\npipe.build()\n(out,) = pipe.run()\n"
-    direct = head + "@pipeline_def(batch_size=2)\ndef p():\n    n = Pipeline.current().batch_size  # noqa: NDD109\n    return fn.random.uniform(shape=[n])\n" + tail
-    alias = head + (
-        "@pipeline_def(batch_size=2)\ndef p():\n    current = Pipeline.current()  # noqa: NDD109\n"
-        "    return fn.random.uniform(shape=[current.batch_size])\n"
-    ) + tail
+    direct = (
+        head
+        + "@pipeline_def(batch_size=2)\ndef p():\n    n = Pipeline.current().batch_size  # noqa: NDD109\n    return fn.random.uniform(shape=[n])\n"
+        + tail
+    )
+    alias = (
+        head
+        + (
+            "@pipeline_def(batch_size=2)\ndef p():\n    current = Pipeline.current()  # noqa: NDD109\n"
+            "    return fn.random.uniform(shape=[current.batch_size])\n"
+        )
+        + tail
+    )
     for source in (direct, alias):
         text, result = migrate_text(source)
         kept_with_one_finding(source, text, result.diagnostics, "NDD001")

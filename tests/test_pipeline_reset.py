@@ -34,13 +34,7 @@ LEGACY = (
     "        self.feed_input(self.data, next(self.items))\n\n\n"
 )
 
-RUN = (
-    "    while True:\n"
-    "        try:\n"
-    "            pipe.run()\n"
-    "        except StopIteration:\n"
-    "            break\n"
-)
+RUN = "    while True:\n        try:\n            pipe.run()\n        except StopIteration:\n            break\n"
 
 
 def _legacy(tail, init="", out="self.data", setup=""):
@@ -67,7 +61,9 @@ def test_a_dropped_reset_alone_in_its_block_leaves_pass():
 
 
 def test_reset_after_iter_setup_ends_calls_the_class_again():
-    source = _legacy("items = iter([[1], [2]])\npipe = Fed(items, None)\nfor _ in range(2):\n" + RUN + "    pipe.reset()\n")
+    source = _legacy(
+        "items = iter([[1], [2]])\npipe = Fed(items, None)\nfor _ in range(2):\n" + RUN + "    pipe.reset()\n"
+    )
     out, result = migrate_text(source)
     assert not _human(result), _human(result)
     assert "    pipe = Fed(items, None)\n" in out and "reset" not in out
@@ -83,30 +79,61 @@ def test_reset_calls_the_class_again_when_its_argument_was_only_bound_before_the
     assert "    pipe = Fed(items, None)\n" in out and "reset" not in out
 
 
-@pytest.mark.parametrize("source, why", [
-    (_legacy("pipe = Fed(iter([[1]]), None)\n" + RUN.replace("    ", "", 1) + "pipe.reset()\n"),
-     "the argument `iter([[1]])` of `pipe`'s creation would be computed again"),
-    (_legacy("items = iter([])\npipe = Fed(items, None)\nitems = iter([[1]])\npipe.reset()\n"),
-     "`items`, an argument of `pipe`'s creation, may be bound again between the creation and the reset"),
-    (_legacy("items = iter([])\nfor k in range(2):\n    items = iter([[k]])\n    if k == 0:\n"
-             "        pipe = Fed(items, None)\n    pipe.reset()\n"),
-     "may be bound again between the creation and the reset"),
-    (_legacy("items = iter([])\n\n\ndef refill():\n    global items\n    items = iter([[1]])\n\n\n"
-             "items = iter([[2]])\npipe = Fed(items, None)\nrefill()\npipe.reset()\n"),
-     "may be bound again between the creation and the reset"),
-    (_legacy("items = iter([])\npipe = Fed(items, None)\npipe = Fed(items, None)\npipe.reset()\n"),
-     "`pipe` is not bound once"),
-    (_legacy("items = iter([])\npipe = Fed(items, None)\n\n\ndef again():\n    pipe.reset()\n\n\nagain()\n"),
-     "`pipe` is not bound once, in the scope of its `reset()`"),
-    (_legacy("items = iter([])\npipe = Fed(items, None)\npipe.reset()\n", setup="        self.count += 1\n",
-             init="        self.count = 0\n"),
-     "`iter_setup` keeps `self.count` between batches"),
-    (_legacy("items = iter([])\npipe = Fed(items, None)\npipe.reset()\n", init="        self.coin = ops.random.CoinFlip()\n",
-             out="self.data, self.coin()"),
-     "the random state goes on"),
-    (_legacy("items = iter([])\npipe = Fed(items, None)\npipe.reset()\n", init="        print('made')\n"),
-     "`__init__` runs statements that a new generator would run again"),
-])
+@pytest.mark.parametrize(
+    "source, why",
+    [
+        (
+            _legacy("pipe = Fed(iter([[1]]), None)\n" + RUN.replace("    ", "", 1) + "pipe.reset()\n"),
+            "the argument `iter([[1]])` of `pipe`'s creation would be computed again",
+        ),
+        (
+            _legacy("items = iter([])\npipe = Fed(items, None)\nitems = iter([[1]])\npipe.reset()\n"),
+            "`items`, an argument of `pipe`'s creation, may be bound again between the creation and the reset",
+        ),
+        (
+            _legacy(
+                "items = iter([])\nfor k in range(2):\n    items = iter([[k]])\n    if k == 0:\n"
+                "        pipe = Fed(items, None)\n    pipe.reset()\n"
+            ),
+            "may be bound again between the creation and the reset",
+        ),
+        (
+            _legacy(
+                "items = iter([])\n\n\ndef refill():\n    global items\n    items = iter([[1]])\n\n\n"
+                "items = iter([[2]])\npipe = Fed(items, None)\nrefill()\npipe.reset()\n"
+            ),
+            "may be bound again between the creation and the reset",
+        ),
+        (
+            _legacy("items = iter([])\npipe = Fed(items, None)\npipe = Fed(items, None)\npipe.reset()\n"),
+            "`pipe` is not bound once",
+        ),
+        (
+            _legacy("items = iter([])\npipe = Fed(items, None)\n\n\ndef again():\n    pipe.reset()\n\n\nagain()\n"),
+            "`pipe` is not bound once, in the scope of its `reset()`",
+        ),
+        (
+            _legacy(
+                "items = iter([])\npipe = Fed(items, None)\npipe.reset()\n",
+                setup="        self.count += 1\n",
+                init="        self.count = 0\n",
+            ),
+            "`iter_setup` keeps `self.count` between batches",
+        ),
+        (
+            _legacy(
+                "items = iter([])\npipe = Fed(items, None)\npipe.reset()\n",
+                init="        self.coin = ops.random.CoinFlip()\n",
+                out="self.data, self.coin()",
+            ),
+            "the random state goes on",
+        ),
+        (
+            _legacy("items = iter([])\npipe = Fed(items, None)\npipe.reset()\n", init="        print('made')\n"),
+            "`__init__` runs statements that a new generator would run again",
+        ),
+    ],
+)
 def test_reset_that_a_new_generator_would_not_reproduce_keeps_the_pipeline(source, why):
     out, result = migrate_text(source)
     found = _human(result)

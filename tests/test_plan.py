@@ -22,24 +22,37 @@ TODO = re.compile(r"(?m)^[ \t]*# TODO\(ndd-migrate\): .*\n")
 
 # (use, what the NDD008 message says) — each a use no rule can rewrite.
 BLOCKING = [
-    ("pipe = p('/d')\npipe.build()\nscheduled = pipe.schedule_run()\nout = pipe.outputs()\n",
-     "`.schedule_run()` is called on `pipe` (a `p` pipeline) (`schedule_run()` used as a value)"),
-    ("pipe = p('/d')\npipe.build()\npipe.schedule_run()\nout = pipe.outputs(cuda_stream=0)\n",
-     "(`outputs()` with arguments)"),
-    ("pipe = p('/d')\npipe.build()\npipe.schedule_run()\npipe.outputs()\nout = pipe.run()\n",
-     "`run()` is mixed with the scheduled API"),
+    (
+        "pipe = p('/d')\npipe.build()\nscheduled = pipe.schedule_run()\nout = pipe.outputs()\n",
+        "`.schedule_run()` is called on `pipe` (a `p` pipeline) (`schedule_run()` used as a value)",
+    ),
+    (
+        "pipe = p('/d')\npipe.build()\npipe.schedule_run()\nout = pipe.outputs(cuda_stream=0)\n",
+        "(`outputs()` with arguments)",
+    ),
+    (
+        "pipe = p('/d')\npipe.build()\npipe.schedule_run()\npipe.outputs()\nout = pipe.run()\n",
+        "`run()` is mixed with the scheduled API",
+    ),
     ("pipe = p('/d')\npipe.build()\nprint(pipe.max_batch_size)\n", "`.max_batch_size` of `pipe`"),
-    ("class It:\n    def __init__(self, pipe):\n        self.pipe = pipe\n        self.pipe.build()\n\n"
-     "    def _prefetch(self):\n        return self.pipe.run()\n\n\nit = It(p('/d'))\n", "passed to `It()`"),
-    ("pipes = [p('/d', shard_id=i) for i in range(2)]\nfor q in pipes:\n    q.build()\nkept = {'all': pipes}\n",
-     "`pipes` (a list of `p` pipelines) is put in a container"),
+    (
+        "class It:\n    def __init__(self, pipe):\n        self.pipe = pipe\n        self.pipe.build()\n\n"
+        "    def _prefetch(self):\n        return self.pipe.run()\n\n\nit = It(p('/d'))\n",
+        "passed to `It()`",
+    ),
+    (
+        "pipes = [p('/d', shard_id=i) for i in range(2)]\nfor q in pipes:\n    q.build()\nkept = {'all': pipes}\n",
+        "`pipes` (a list of `p` pipelines) is put in a container",
+    ),
     ("pipes = [p('/d', shard_id=i) for i in range(2)]\npipes.append(p('/d'))\n", "`.append()` is called on `pipes`"),
     ("pipe = p('/d')\npipe.build()\nimages = pipe.run()\nimages = 3\n", "also holds other values"),
     ("import functools\n\nmake = functools.partial(p, '/d')\n", "used other than by calling it"),
     ("pipe = p('/d')\npipe.build()\n(x,) = pipe.run()\ndata = {'x': x}\n", "put in a container"),
     ("pipe = p('/d')\npipe.build()\n(x,) = pipe.run()\nprint(type(x))\n", "passed to `type()`"),
-    ("def f(pipe):\n    return pipe.run()\n\n\npipe = p('/d')\npipe.build()\nf(pipe)[0].at(0)\nf([1])\n",
-     "passed to `f()`"),
+    (
+        "def f(pipe):\n    return pipe.run()\n\n\npipe = p('/d')\npipe.build()\nf(pipe)[0].at(0)\nf([1])\n",
+        "passed to `f()`",
+    ),
 ]
 
 
@@ -93,7 +106,9 @@ def test_fixes_of_rules_not_selected_are_not_applied():
     )
     everything = transform(source, "example.py", Policy.check(fix=True, unsafe_fixes=True))
     assert "batch.batch_size" in everything.new_source and "batch.tensors[0]" in everything.new_source
-    only = transform(source, "example.py", Policy.check(fix=True, unsafe_fixes=True, is_enabled=lambda code, path: code == "NDD502"))
+    only = transform(
+        source, "example.py", Policy.check(fix=True, unsafe_fixes=True, is_enabled=lambda code, path: code == "NDD502")
+    )
     assert "batch.batch_size" in only.new_source and "batch[0]" in only.new_source
     assert {d.code for d in only.diagnostics if d.fixed} == {"NDD502"}
 
@@ -141,7 +156,10 @@ def test_a_rebinding_that_does_not_convert_in_straight_line_code_blocks(between,
 
 def test_a_rebinding_read_by_a_nested_function_or_in_a_try_blocks():
     nested = PIPE + "pipe = p('/d')\npipe.build()\n(x,) = pipe.run()\nshow = lambda: x\nx = x.as_array()\n"
-    tried = PIPE + "pipe = p('/d')\npipe.build()\ntry:\n    (x,) = pipe.run()\n    x = x.as_array()\nexcept ValueError:\n    print(x)\n"
+    tried = (
+        PIPE
+        + "pipe = p('/d')\npipe.build()\ntry:\n    (x,) = pipe.run()\n    x = x.as_array()\nexcept ValueError:\n    print(x)\n"
+    )
     for source in (nested, tried):
         human = [d for d in migrate_text(source)[1].diagnostics if d.needs_human]
         assert [d.code for d in human] == ["NDD008"], source
@@ -268,16 +286,24 @@ def test_pipeline_functions_held_in_a_display_convert(use):
 
 
 def test_a_setting_given_through_the_held_name_becomes_a_parameter():
-    out, _ = migrate_text(TWO + "for make in [p, q]:\n    pipe = make('/d', seed=5)\n    pipe.build()\n    pipe.run()\n")
+    out, _ = migrate_text(
+        TWO + "for make in [p, q]:\n    pipe = make('/d', seed=5)\n    pipe.build()\n    pipe.run()\n"
+    )
     assert out.count("def p(root, *, batch_size=2, seed)") == 1 and out.count("def q(root, *, batch_size=2, seed)") == 1
 
 
 HELD_BLOCKING = [
-    ("for make in (p, q):\n    kept.append(make)\n", "`make` (one of `p`/`q` itself, not a pipeline made by it) is passed to `kept.append()`"),
+    (
+        "for make in (p, q):\n    kept.append(make)\n",
+        "`make` (one of `p`/`q` itself, not a pipeline made by it) is passed to `kept.append()`",
+    ),
     ("HELD = [p, q]\nprint(HELD)\n", "`HELD` (holding `p`/`q` themselves) is passed to `print()`"),
     ("HELD = [p, q]\npipe = HELD[0]('/d')\n", "`HELD` (holding `p`/`q` themselves) is indexed"),
     ("HELD = {'a': p, 'b': q}\npipe = HELD['a']('/d')\n", "is indexed"),
-    ("HELD = {p: 1, q: 2}\nfor item in HELD.items():\n    print(item)\n", "iterated into a target that is not one plain name"),
+    (
+        "HELD = {p: 1, q: 2}\nfor item in HELD.items():\n    print(item)\n",
+        "iterated into a target that is not one plain name",
+    ),
     ("for i, make in enumerate([p, q]):\n    make('/d')\n", "passed to `enumerate()`"),
     ("for make in (p, q):\n    make('/d', prefetch_queue_depth=3)\n", "it passes `prefetch_queue_depth`"),
     ("for make in (p, q):\n    make(**{'root': '/d'})\n", "it passes `**{'root': '/d'}`"),

@@ -32,7 +32,10 @@ def pre_commit_home(tmp_path_factory):
 def git(cwd, *args):
     return subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=cwd, capture_output=True, text=True, check=False,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
@@ -54,7 +57,10 @@ def test_commit_with_leftover_is_rejected_and_clean_one_passes(tmp_path, pre_com
     git(repo, "add", ".")
     rejected = subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-m", "leftover"],
-        cwd=repo, env=env, capture_output=True, text=True,
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert rejected.returncode != 0, rejected.stdout + rejected.stderr
     assert "NDD" in rejected.stdout + rejected.stderr
@@ -63,7 +69,10 @@ def test_commit_with_leftover_is_rejected_and_clean_one_passes(tmp_path, pre_com
     git(repo, "add", ".")
     accepted = subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-m", "clean"],
-        cwd=repo, env=env, capture_output=True, text=True,
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
 
@@ -101,7 +110,10 @@ def test_a_staged_file_using_a_pipeline_of_an_unstaged_module_is_checked(tmp_pat
     git(repo, "add", "main.py")
     rejected = subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-m", "main"],
-        cwd=repo, env=env, capture_output=True, text=True,
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     output = rejected.stdout + rejected.stderr
     assert rejected.returncode != 0, output

@@ -28,10 +28,10 @@ from hypothesis import HealthCheck, Phase, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-from ndd_migrate.engine.source_file import process_source  # noqa: E402
-from ndd_migrate.io import files, writing
-from ndd_migrate.engine.catalog import all_rules  # noqa: E402
 from ndd_migrate.cli import app  # noqa: E402
+from ndd_migrate.engine.catalog import all_rules  # noqa: E402
+from ndd_migrate.engine.source_file import process_source  # noqa: E402
+from ndd_migrate.io import files, writing  # noqa: E402
 from ndd_migrate.io.policy import Policy  # noqa: E402
 from ndd_migrate.report.summary import unified_diff  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402

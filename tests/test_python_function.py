@@ -3,15 +3,13 @@ plain Python over the samples, the pipeline's batches come out the same (real DA
 
 from __future__ import annotations
 
-import pytest
-
 import libcst as cst
+import pytest
 from libcst.metadata import MetadataWrapper, ScopeProvider
 
-from ndd_migrate.codegen import python_function
+from ndd_migrate.model.features import python_operators
 from tests.conftest import HAS_DALI, migrate_text
 from tests.test_external_source import HEADER, _collect, _load, _run_both
-from ndd_migrate.model.features import python_operators
 
 FEED = (
     "def batches():\n"
@@ -70,8 +68,7 @@ CASES = {
         + "def pipe():\n    return fn.python_function(function=three, batch_processing=True)\n"
     ),
     "a lambda": (
-        DECORATOR
-        + "def pipe():\n    data = fn.external_source(source=batches)\n"
+        DECORATOR + "def pipe():\n    data = fn.external_source(source=batches)\n"
         "    return fn.python_function(data, function=lambda x: x * 2.0)\n"
     ),
 }
@@ -102,11 +99,15 @@ def test_no_inputs_calls_it_batch_size_times():
 def test_a_function_changing_its_sample_gets_a_copy():
     """DALI hands the function a writable view of its input; the migration gives a function that may
     change it ``np.array`` (a copy), so the input batch, returned too, keeps its values."""
-    source = HEADER + FEED + (
-        "def halve(x):\n    x /= 2.0\n    return x\n\n"
-        + DECORATOR
-        + "def pipe():\n    data = fn.external_source(source=batches)\n"
-        "    return fn.python_function(data * 1.0, function=halve), data\n"
+    source = (
+        HEADER
+        + FEED
+        + (
+            "def halve(x):\n    x /= 2.0\n    return x\n\n"
+            + DECORATOR
+            + "def pipe():\n    data = fn.external_source(source=batches)\n"
+            "    return fn.python_function(data * 1.0, function=halve), data\n"
+        )
     )
     text, _ = migrate_text(source)
     assert '[np.asarray(halve(np.array(s)), order="C") for s in (data * 1.0).tensors]' in text
@@ -128,26 +129,29 @@ def _may_modify(source: str) -> bool:
     return python_operators.may_modify(module.body[-1].body[0].value, Resolver(), {"np"})
 
 
-@pytest.mark.parametrize("source, expected", [
-    ("def f(a, b):\n    return a + b\n", False),
-    ("def f(x):\n    return x[::-1].copy(), x.shape[0]\n", False),
-    ("def f(x):\n    y = np.flip(x)\n    return y * 2\n", False),
-    ("def f(batch):\n    return [x[:1] for x in batch], [x[1:] for x in batch]\n", False),
-    ("def f(x):\n    return x\n", False),
-    ("def f(x):\n    x += 1\n    return x\n", True),
-    ("def f(x):\n    x[0] = 1\n    return x\n", True),
-    ("def f(x):\n    x.sort()\n    return x\n", True),
-    ("def f(x):\n    y = x.reshape(-1)\n    y[0] = 3\n    return y\n", True),
-    ("def f(x):\n    y = np.flip(x)\n    y += 2\n    return y\n", True),
-    ("def f(x):\n    return np.clip(x, 0, 1, out=x)\n", True),
-    ("def f(x):\n    return other(x)\n", True),
-    ("def f(x):\n    for row in x:\n        row[0] = 1\n    return x\n", True),
-    ("def f(batch):\n    rows = list(batch)\n    rows[0][0] = 1\n    return rows\n", True),
-    ("def f(batch):\n    max(batch)[0] = 1\n    return batch\n", True),
-    ("def f(x):\n    return len(x), abs(x)\n", False),
-    ("from helpers import f\n", True),
-    ("class F:\n    def __call__(self, x):\n        return x\n\nf = F()\n", True),
-])
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("def f(a, b):\n    return a + b\n", False),
+        ("def f(x):\n    return x[::-1].copy(), x.shape[0]\n", False),
+        ("def f(x):\n    y = np.flip(x)\n    return y * 2\n", False),
+        ("def f(batch):\n    return [x[:1] for x in batch], [x[1:] for x in batch]\n", False),
+        ("def f(x):\n    return x\n", False),
+        ("def f(x):\n    x += 1\n    return x\n", True),
+        ("def f(x):\n    x[0] = 1\n    return x\n", True),
+        ("def f(x):\n    x.sort()\n    return x\n", True),
+        ("def f(x):\n    y = x.reshape(-1)\n    y[0] = 3\n    return y\n", True),
+        ("def f(x):\n    y = np.flip(x)\n    y += 2\n    return y\n", True),
+        ("def f(x):\n    return np.clip(x, 0, 1, out=x)\n", True),
+        ("def f(x):\n    return other(x)\n", True),
+        ("def f(x):\n    for row in x:\n        row[0] = 1\n    return x\n", True),
+        ("def f(batch):\n    rows = list(batch)\n    rows[0][0] = 1\n    return rows\n", True),
+        ("def f(batch):\n    max(batch)[0] = 1\n    return batch\n", True),
+        ("def f(x):\n    return len(x), abs(x)\n", False),
+        ("from helpers import f\n", True),
+        ("class F:\n    def __call__(self, x):\n        return x\n\nf = F()\n", True),
+    ],
+)
 def test_may_modify(source, expected):
     """Only a function the module shows reading its arguments is handed views (``np.asarray``)."""
     assert _may_modify(source) is expected
@@ -209,8 +213,10 @@ def test_legacy_calls_become_plain_python():
     assert 'ndd.as_batch([np.asarray(square(np.asarray(s)), order="C") for s in data.tensors])' in text
     assert "shift_function(np.array(s))" in text  # a closure: it may change its argument
     assert 'ndd.as_batch([np.asarray(zeros_function(), order="C") for _ in range(batch_size)])' in text
-    assert ('[ndd.as_batch([np.asarray(o, order="C") for o in out], layout=layout) for out, layout in '
-            "zip(split([np.asarray(s) for s in data.tensors]), ['A', 'B'])]") in text
+    assert (
+        '[ndd.as_batch([np.asarray(o, order="C") for o in out], layout=layout) for out, layout in '
+        "zip(split([np.asarray(s) for s in data.tensors]), ['A', 'B'])]"
+    ) in text
     assert "PythonFunction" not in text
 
 
@@ -229,13 +235,19 @@ def test_legacy_same_batches_as_pipeline():
 
 LEGACY_BLOCKED = {
     "gpu": ("self.f = ops.PythonFunction(function=square, device='gpu')", "self.f(data)", "CuPy"),
-    "a sink's result used": ("self.f = ops.PythonFunction(function=square, num_outputs=0)", "self.f(data)",
-                             "its result cannot be used"),
+    "a sink's result used": (
+        "self.f = ops.PythonFunction(function=square, num_outputs=0)",
+        "self.f(data)",
+        "its result cannot be used",
+    ),
     "positional": ("self.f = ops.PythonFunction(square)", "self.f(data)", "positional arguments"),
     "gpu at the call": ("self.f = ops.PythonFunction(function=square)", "self.f(data, device='gpu')", "CuPy"),
-    "in an if": ("if batch_size > 1:\n            self.f = ops.PythonFunction(function=square)\n"
-                 "        else:\n            self.f = ops.PythonFunction(function=np.sqrt)",
-                 "self.f(data)", "created in an `if`"),
+    "in an if": (
+        "if batch_size > 1:\n            self.f = ops.PythonFunction(function=square)\n"
+        "        else:\n            self.f = ops.PythonFunction(function=np.sqrt)",
+        "self.f(data)",
+        "created in an `if`",
+    ),
 }
 
 
@@ -333,35 +345,52 @@ def test_sink_calls_as_dali(name):
 
 
 def test_sink_becomes_a_statement_over_the_samples():
-    text, _ = migrate_text(HEADER + FEED + "log = []\n\n" + SINKS["two inputs, then per batch, then per batch without inputs"])
-    assert ("        for s0, s1 in zip(data.tensors, (data * 3.0).tensors):\n"
-            "            pair(np.asarray(s0), np.asarray(s1))\n"
-            "        whole([np.asarray(s) for s in data.tensors])\n"
-            "        tick()\n        yield data.evaluate(),\n") in text
+    text, _ = migrate_text(
+        HEADER + FEED + "log = []\n\n" + SINKS["two inputs, then per batch, then per batch without inputs"]
+    )
+    assert (
+        "        for s0, s1 in zip(data.tensors, (data * 3.0).tensors):\n"
+        "            pair(np.asarray(s0), np.asarray(s1))\n"
+        "        whole([np.asarray(s) for s in data.tensors])\n"
+        "        tick()\n        yield data.evaluate(),\n"
+    ) in text
 
 
 def test_sink_that_only_reads_gets_views_and_keeps_its_comment():
     source = HEADER + (
-        "def show(x):\n    print(x.shape)\n\n" + DECORATOR
+        "def show(x):\n    print(x.shape)\n\n"
+        + DECORATOR
         + "def pipe(root):\n    (data,) = fn.readers.numpy(file_root=root)\n\n"
         "    # inspect\n    fn.python_function(data, function=show, num_outputs=0)  # each sample\n    return data\n"
     )
     text, result = migrate_text(source)
     assert not [d for d in result.diagnostics if d.needs_human], text
-    assert ("            # inspect\n            for s in data.tensors:  # each sample\n"
-            "                show(np.asarray(s))\n            yield") in text, text
+    assert (
+        "            # inspect\n            for s in data.tensors:  # each sample\n"
+        "                show(np.asarray(s))\n            yield"
+    ) in text, text
 
 
 SINKS_BLOCKED = {
-    "its result used": ("    done = fn.python_function(data, function=show, num_outputs=0)\n", "its result cannot be used"),
-    "inside a block": ("    if root:\n        fn.python_function(data, function=show, num_outputs=0)\n", "inside a block"),
+    "its result used": (
+        "    done = fn.python_function(data, function=show, num_outputs=0)\n",
+        "its result cannot be used",
+    ),
+    "inside a block": (
+        "    if root:\n        fn.python_function(data, function=show, num_outputs=0)\n",
+        "inside a block",
+    ),
     "a Python operator after it": (
-        ("    fn.python_function(data, function=show, num_outputs=0)\n"
-         "    data = fn.python_function(data, function=lambda x: x + 1)\n"),
+        (
+            "    fn.python_function(data, function=show, num_outputs=0)\n"
+            "    data = fn.python_function(data, function=lambda x: x + 1)\n"
+        ),
         "move the sink's statement after them",
     ),
     "per sample without inputs: DALI never calls it": (
-        "    fn.python_function(function=show, num_outputs=0)\n", "DALI never calls it"),
+        "    fn.python_function(function=show, num_outputs=0)\n",
+        "DALI never calls it",
+    ),
 }
 
 
@@ -369,7 +398,8 @@ SINKS_BLOCKED = {
 def test_sink_blocked_with_reason(name):
     body, reason = SINKS_BLOCKED[name]
     source = HEADER + (
-        "def show(*x):\n    print(x)\n\n" + DECORATOR
+        "def show(*x):\n    print(x)\n\n"
+        + DECORATOR
         + f"def pipe(root):\n    (data,) = fn.readers.numpy(file_root=root)\n{body}    return data\n"
     )
     text, result = migrate_text(source)
@@ -381,7 +411,8 @@ def test_sink_blocked_with_reason(name):
 def test_a_sink_after_another_sink_converts():
     """Sinks run in the order they were created, after the other Python operators: as written."""
     source = HEADER + (
-        "def show(x):\n    print(x.shape)\n\n" + DECORATOR
+        "def show(x):\n    print(x.shape)\n\n"
+        + DECORATOR
         + "def pipe(root):\n    (data,) = fn.readers.numpy(file_root=root)\n"
         "    fn.python_function(data, function=show, num_outputs=0)\n"
         "    fn.python_function(data, function=show, num_outputs=0, batch_processing=True)\n    return data\n"
@@ -406,10 +437,14 @@ PARAMETER = (
 def test_batch_processing_parameter_writes_both_forms():
     text, result = migrate_text(HEADER + FEED + "log = []\n\n" + PARAMETER)
     assert not [d for d in result.diagnostics if d.needs_human], text
-    assert ('out = (ndd.as_batch([np.asarray(o, order="C") for o in kind([np.asarray(s) for s in data.tensors])]) '
-            'if per_batch else ndd.as_batch([np.asarray(kind(np.asarray(s)), order="C") for s in data.tensors]))') in text
-    assert ("        if per_batch:\n            seen([np.asarray(s) for s in data.tensors])\n"
-            "        else:\n            for s in data.tensors:\n                seen(np.asarray(s))\n") in text
+    assert (
+        'out = (ndd.as_batch([np.asarray(o, order="C") for o in kind([np.asarray(s) for s in data.tensors])]) '
+        'if per_batch else ndd.as_batch([np.asarray(kind(np.asarray(s)), order="C") for s in data.tensors]))'
+    ) in text
+    assert (
+        "        if per_batch:\n            seen([np.asarray(s) for s in data.tensors])\n"
+        "        else:\n            for s in data.tensors:\n                seen(np.asarray(s))\n"
+    ) in text
 
 
 @pytest.mark.dali
@@ -430,7 +465,8 @@ def test_batch_processing_parameter_same_as_pipeline(per_batch):
 def test_batch_processing_parameter_of_a_sink_without_inputs():
     """Per sample, DALI calls a sink without inputs for no sample: only the batch form calls it."""
     source = HEADER + (
-        "def tick():\n    print(1)\n\n" + DECORATOR
+        "def tick():\n    print(1)\n\n"
+        + DECORATOR
         + "def pipe(root, once=True):\n    (data,) = fn.readers.numpy(file_root=root)\n"
         "    fn.python_function(function=tick, num_outputs=0, batch_processing=once)\n    return data\n"
     )
@@ -439,13 +475,17 @@ def test_batch_processing_parameter_of_a_sink_without_inputs():
     assert "            if once:\n                tick()\n            yield" in text, text
 
 
-@pytest.mark.parametrize("body, params", [
-    ("    per_batch = not per_batch\n", "per_batch=False"),  # bound again in the body
-    ("", "root"),  # a module-level name, not a parameter
-])
+@pytest.mark.parametrize(
+    "body, params",
+    [
+        ("    per_batch = not per_batch\n", "per_batch=False"),  # bound again in the body
+        ("", "root"),  # a module-level name, not a parameter
+    ],
+)
 def test_batch_processing_name_that_is_not_a_fixed_parameter_blocks(body, params):
     source = HEADER + (
-        "per_batch = True\n\n" + DECORATOR
+        "per_batch = True\n\n"
+        + DECORATOR
         + f"def pipe({params}):\n{body}    (data,) = fn.readers.numpy(file_root='x')\n"
         "    return fn.python_function(data, function=np.sqrt, batch_processing=per_batch)\n"
     )
@@ -499,12 +539,22 @@ def test_legacy_sink_and_batch_processing_parameter_same_as_pipeline(batch_proce
     assert original.log[0] == ("list" if batch_processing else "ndarray") and ("save", [1.0, 2.0]) in original.log
 
 
-@pytest.mark.parametrize("change, reason", [
-    (("        self.sink(b)\n        return a, b, c\n", "        self.sink(b)\n        return a, self.f(b)[0], c\n"),
-     "move the sink's statement after them"),
-    (("        super().__init__(", "        batch_processing = not batch_processing\n        super().__init__("),
-     "`batch_processing=` is neither a literal"),
-])
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        (
+            (
+                "        self.sink(b)\n        return a, b, c\n",
+                "        self.sink(b)\n        return a, self.f(b)[0], c\n",
+            ),
+            "move the sink's statement after them",
+        ),
+        (
+            ("        super().__init__(", "        batch_processing = not batch_processing\n        super().__init__("),
+            "`batch_processing=` is neither a literal",
+        ),
+    ],
+)
 def test_legacy_sink_or_parameter_blocked(change, reason):
     source = LEGACY_HEADER + LEGACY_SINK.replace(*change)
     text, result = migrate_text(source)

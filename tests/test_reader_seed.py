@@ -82,14 +82,18 @@ def test_reader_not_shuffling_or_seeded_is_left_as_written(reader):
 
 
 def test_unseeded_pipeline_reader_is_left_as_written():
-    out, _ = migrate_text(PIPELINE.format(reader=", random_shuffle=True", body="", outputs="images, labels").replace(", seed=12", ""))
+    out, _ = migrate_text(
+        PIPELINE.format(reader=", random_shuffle=True", body="", outputs="images, labels").replace(", seed=12", "")
+    )
     assert "ndd.readers.File(file_root=root, random_shuffle=True)" in out
 
 
 def test_seed_per_rank_is_kept():
     """``seed=12 + rank`` at the call site reaches the reader through the ``seed`` parameter."""
     text = PIPELINE.format(reader=", random_shuffle=True", body="", outputs="images, labels").replace(", seed=12", "")
-    out, _ = migrate_text(text + "\n\nfor rank in range(2):\n    pipe = p('/d', seed=12 + rank)\n    pipe.build()\n    pipe.run()\n")
+    out, _ = migrate_text(
+        text + "\n\nfor rank in range(2):\n    pipe = p('/d', seed=12 + rank)\n    pipe.build()\n    pipe.run()\n"
+    )
     assert "pipe = p('/d', seed=12 + rank)" in out and "seed=dali_op_seed(seed, 0)" in out
 
 
@@ -108,7 +112,9 @@ def test_helper_of_a_nested_pipeline_goes_after_the_imports():
         "out = pipe.run()\n"
     )
     out, _ = migrate_text(text)
-    assert out.startswith("import nvidia.dali.experimental.dynamic as ndd\n\n\ndef dali_op_seed(pipeline_seed, op_index):\n")
+    assert out.startswith(
+        "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef dali_op_seed(pipeline_seed, op_index):\n"
+    )
     assert out.index("def dali_op_seed(") < out.index("def make(root):")
     assert "seed=dali_op_seed(seed, 0)" in out
     compile(out, "migrated.py", "exec")
@@ -121,5 +127,7 @@ def test_helper_is_defined_before_the_first_pipeline_runs_and_once():
     out, _ = migrate_text(text)
     assert out.count("def dali_op_seed(") == 1
     assert out.index("def p(") < out.index("def dali_op_seed(") < out.index("pipe = p('/d')") < out.index("def q(")
-    again, _ = migrate_text("from nvidia.dali import fn, pipeline_def\n" + out + "\n\n" + second.replace("def q(", "def r("))
+    again, _ = migrate_text(
+        "from nvidia.dali import fn, pipeline_def\n" + out + "\n\n" + second.replace("def q(", "def r(")
+    )
     assert again.count("def dali_op_seed(") == 1 and "seed=dali_op_seed(seed, 0)" in again.split("def r(")[1]

@@ -8,10 +8,10 @@ import textwrap
 
 import pytest
 
-from ndd_migrate.syntax import region
 from ndd_migrate.engine.catalog import all_rules
 from ndd_migrate.engine.context import Policy
 from ndd_migrate.engine.transform import transform
+from ndd_migrate.syntax import region
 from tests.conftest import FIXTURES, ROOT
 
 
@@ -52,7 +52,7 @@ PLAIN_BEFORE = textwrap.dedent('''\
 
 
     ''')
-PLAIN_AFTER = textwrap.dedent('''\
+PLAIN_AFTER = textwrap.dedent("""\
 
 
     def summarize(values):
@@ -69,7 +69,7 @@ PLAIN_AFTER = textwrap.dedent('''\
 
         def __exit__(self, *exc):
             return False
-    ''')
+    """)
 
 
 # ------------------------------------------------------------------------------ what is kept
@@ -89,7 +89,8 @@ def test_unrelated_functions_and_classes_are_cut_and_lines_map_back():
 
 
 def test_closure_follows_names_both_ways():
-    source = textwrap.dedent("""\
+    source = (
+        textwrap.dedent("""\
         from nvidia.dali import pipeline_def, fn
 
         BATCH = 8
@@ -114,7 +115,9 @@ def test_closure_follows_names_both_ways():
 
 
         made = my_pipe()
-        """) + PLAIN_AFTER
+        """)
+        + PLAIN_AFTER
+    )
     kept = "\n".join(kept_text(source))
     assert "BATCH = 8" in kept  # a constant the DALI code uses
     assert "def train(pipe):" in kept  # a helper that gets the pipeline
@@ -123,7 +126,8 @@ def test_closure_follows_names_both_ways():
 
 
 def test_local_variables_do_not_connect_functions():
-    source = textwrap.dedent("""\
+    source = (
+        textwrap.dedent("""\
         import nvidia.dali.fn as fn
 
         for i in range(3):
@@ -143,14 +147,17 @@ def test_local_variables_do_not_connect_functions():
 
         class Holder:
             x = x  # the module's `x`
-        """) + PLAIN_AFTER
+        """)
+        + PLAIN_AFTER
+    )
     kept = "\n".join(kept_text(source))
     assert "def counts(values):" not in kept
     assert "def reads_global():" in kept and "class Holder:" in kept
 
 
 def test_free_names_of_scopes():
-    tree = ast.parse(textwrap.dedent("""\
+    tree = ast.parse(
+        textwrap.dedent("""\
         def f(a, b=DEFAULT) -> Ret:
             global g
             c = a + b + seen
@@ -158,7 +165,8 @@ def test_free_names_of_scopes():
             def inner():
                 return c + deeper
             return lambda q: q + c + lam
-        """))
+        """)
+    )
     fn = tree.body[0]
     assert region._free_names(fn) == {"seen", "outer", "limit", "deeper", "lam", "g"}
     assert region._outer_names(fn) == {"DEFAULT", "Ret"}
@@ -175,7 +183,8 @@ def test_numpy_import_anywhere_keeps_its_statement():
 
 
 def test_decorators_and_semicolons_stay_with_their_statements():
-    source = textwrap.dedent("""\
+    source = (
+        textwrap.dedent("""\
         import functools
         import nvidia.dali.fn as fn
         x = 1; y = fn.cast(x)
@@ -184,7 +193,9 @@ def test_decorators_and_semicolons_stay_with_their_statements():
         @functools.cache
         def plain():
             return 2
-        """) + PLAIN_AFTER
+        """)
+        + PLAIN_AFTER
+    )
     kept = kept_text(source)
     assert "x = 1; y = fn.cast(x)" in kept
     assert "@functools.cache" not in kept and "def plain():" not in kept
@@ -217,6 +228,7 @@ def test_module_level_names_skip_function_bodies():
 
 
 # ------------------------------------------------------------------ same findings as the module
+
 
 def _corpus() -> list[tuple[str, str]]:
     """Every DALI module the project has at hand: rule examples (both sides), valid snippets,
@@ -260,7 +272,7 @@ def test_the_corpus_is_really_narrowed():
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
 def test_crlf_aliases_and_non_ascii_text_give_the_same_findings(newline):
-    body = textwrap.dedent('''\
+    body = textwrap.dedent("""\
         from nvidia.dali import fn as dfn, pipeline_def as pdef
 
         LABEL = "données"  # non-ASCII text before the findings on the same lines
@@ -274,7 +286,7 @@ def test_crlf_aliases_and_non_ascii_text_give_the_same_findings(newline):
 
         p = pipe()
         p.build()
-        ''')
+        """)
     source = (PLAIN_BEFORE + body + PLAIN_AFTER).replace("\n", newline)
     assert region_of(source) is not None
     narrow = transform(source, "m.py", Policy.check())

@@ -66,14 +66,39 @@ def results() -> list[FileResult]:
             old_source=SOURCE,
             diagnostics=[
                 Diagnostic(
-                    "NDD103", "`fn.resize` runs on the GPU but its input is on the CPU", TRAIN, 6, 10,
-                    6, 67, FixSafety.SAFE, hint="call `.gpu()` on the input",
+                    "NDD103",
+                    "`fn.resize` runs on the GPU but its input is on the CPU",
+                    TRAIN,
+                    6,
+                    10,
+                    6,
+                    67,
+                    FixSafety.SAFE,
+                    hint="call `.gpu()` on the input",
                 ),
-                Diagnostic("NDD301", "import `nvidia.dali.experimental.dynamic as ndd`", TRAIN, 1, 0, 1, 27,
-                           FixSafety.SAFE, fixed=True),
+                Diagnostic(
+                    "NDD301",
+                    "import `nvidia.dali.experimental.dynamic as ndd`",
+                    TRAIN,
+                    1,
+                    0,
+                    1,
+                    27,
+                    FixSafety.SAFE,
+                    fixed=True,
+                ),
                 Diagnostic("NDD001", "`@pipeline_def` function", TRAIN, 4, 0, 7, 17, FixSafety.UNSAFE),
-                Diagnostic("NDD902", "no dynamic-mode form", TRAIN, 5, 0, 7, 17, FixSafety.MANUAL,
-                           hint="rewrite by hand;\nsee the guide"),
+                Diagnostic(
+                    "NDD902",
+                    "no dynamic-mode form",
+                    TRAIN,
+                    5,
+                    0,
+                    7,
+                    17,
+                    FixSafety.MANUAL,
+                    hint="rewrite by hand;\nsee the guide",
+                ),
             ],
         ),
         FileResult(
@@ -148,10 +173,14 @@ def test_concise_with_unsafe_fixes():
     ("diagnostics", "expected"),
     [
         ([], "All checks passed!\n"),
-        ([Diagnostic("NDD301", "m", TRAIN, 1, fix=FixSafety.SAFE, fixed=True)],
-         "Found 1 error (1 fixed, 0 remaining).\n"),
-        ([Diagnostic("NDD001", "m", TRAIN, 1, fix=FixSafety.UNSAFE)] * 2,
-         "Found 2 errors.\nNo fixes available (2 hidden fixes can be enabled with the `--unsafe-fixes` option).\n"),
+        (
+            [Diagnostic("NDD301", "m", TRAIN, 1, fix=FixSafety.SAFE, fixed=True)],
+            "Found 1 error (1 fixed, 0 remaining).\n",
+        ),
+        (
+            [Diagnostic("NDD001", "m", TRAIN, 1, fix=FixSafety.UNSAFE)] * 2,
+            "Found 2 errors.\nNo fixes available (2 hidden fixes can be enabled with the `--unsafe-fixes` option).\n",
+        ),
     ],
 )
 def test_concise_summary_cases(diagnostics, expected):
@@ -332,8 +361,12 @@ def test_github_commands_parse_back():
     assert all(command == "error" for command, _, _ in parsed)
     odd = next(props for _, props, message in parsed if props.get("file") == "odd dir/a,b:c%.py")
     assert odd == {
-        "title": "ndd-migrate (NDD902)", "file": "odd dir/a,b:c%.py",
-        "line": "2", "col": "5", "endLine": "2", "endColumn": "10",
+        "title": "ndd-migrate (NDD902)",
+        "file": "odd dir/a,b:c%.py",
+        "line": "2",
+        "col": "5",
+        "endLine": "2",
+        "endColumn": "10",
     }
     messages = [message for _, _, message in parsed]
     assert "odd dir/a,b:c%.py:2:5: NDD902 100% manual: a, b" in messages

@@ -9,10 +9,9 @@ import sys
 
 import pytest
 
-from ndd_migrate.app import pool
-from ndd_migrate.engine.transform import transform
-from ndd_migrate.app import runner
+from ndd_migrate.app import pool, runner
 from ndd_migrate.engine.catalog import all_rules, rule_codes
+from ndd_migrate.engine.transform import transform
 from ndd_migrate.io.policy import Policy
 from tests.conftest import SMALL_PIPELINE
 
@@ -34,9 +33,7 @@ print(json.dumps(sorted({m for m in sys.modules for h in heavy if m == h or m.st
 
 
 def loaded_modules(*args) -> list[str]:
-    done = subprocess.run(
-        [sys.executable, "-c", _LOADED, *map(str, args)], capture_output=True, text=True, check=True
-    )
+    done = subprocess.run([sys.executable, "-c", _LOADED, *map(str, args)], capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

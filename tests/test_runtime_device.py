@@ -5,24 +5,32 @@ from __future__ import annotations
 from tests.conftest import migrate_text
 
 HEAD = "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2)\n"
-BODY = "    jpegs, labels = fn.readers.file(file_root=root)\n    return fn.decoders.image(jpegs, device=device), labels\n"
+BODY = (
+    "    jpegs, labels = fn.readers.file(file_root=root)\n    return fn.decoders.image(jpegs, device=device), labels\n"
+)
 
 
 def test_literal_default_and_call_sites_rewritten_without_a_runtime_line():
-    text, _ = migrate_text(HEAD + "def pipe(root, device='mixed'):\n" + BODY + "\np = pipe('/d', 'mixed')\nq = pipe('/d', device='cpu')\n")
+    text, _ = migrate_text(
+        HEAD + "def pipe(root, device='mixed'):\n" + BODY + "\np = pipe('/d', 'mixed')\nq = pipe('/d', device='cpu')\n"
+    )
     assert "def pipe(root, device='gpu', *, batch_size=2):" in text
     assert "p = pipe('/d', 'gpu')" in text and "q = pipe('/d', device='cpu')" in text
     assert '== "mixed"' not in text
 
 
 def test_conditional_call_site_value_rewritten():
-    text, _ = migrate_text(HEAD + "def pipe(root, device):\n" + BODY + "\np = pipe('/d', device='mixed' if GPU else 'cpu')\n")
+    text, _ = migrate_text(
+        HEAD + "def pipe(root, device):\n" + BODY + "\np = pipe('/d', device='mixed' if GPU else 'cpu')\n"
+    )
     assert "p = pipe('/d', device='gpu' if GPU else 'cpu')" in text
     assert '== "mixed"' not in text
 
 
 def test_runtime_value_gets_the_mapping_line_after_the_docstring():
-    source = HEAD + 'def pipe(root, device="mixed"):\n    """Doc."""\n' + BODY + "\np = pipe('/d', device=args.device)\n"
+    source = (
+        HEAD + 'def pipe(root, device="mixed"):\n    """Doc."""\n' + BODY + "\np = pipe('/d', device=args.device)\n"
+    )
     text, result = migrate_text(source)
     assert '    """Doc."""\n    device = "gpu" if device == "mixed" else device\n' in text
     assert 'def pipe(root, device="gpu", *, batch_size=2):' in text
@@ -36,11 +44,13 @@ def test_no_call_site_and_no_default_gets_the_line():
 
 
 def test_parameter_of_an_op_without_mixed_backend_untouched():
-    source = HEAD + "def pipe(root, device='cpu'):\n    (x,) = fn.readers.numpy(file_root=root)\n    return fn.resize(x, size=[4], device=device)\n\np = pipe('/d', device=dev)\n"
+    source = (
+        HEAD
+        + "def pipe(root, device='cpu'):\n    (x,) = fn.readers.numpy(file_root=root)\n    return fn.resize(x, size=[4], device=device)\n\np = pipe('/d', device=dev)\n"
+    )
     text, result = migrate_text(source)
     assert not [d for d in result.diagnostics if d.code == "NDD424"]
-    assert "== \"mixed\"" not in text
-
+    assert '== "mixed"' not in text
 
 
 CONST = "from nvidia.dali import fn, pipeline_def\n\nDEVICE = 'mixed'\n\n\n@pipeline_def(batch_size=2)\n"
@@ -54,7 +64,7 @@ def test_module_constant_read_only_as_a_decoder_device_rewritten():
 
 def test_module_constant_read_elsewhere_left_alone():
     text, _ = migrate_text(CONST + CONST_BODY + "\nprint(DEVICE)\n")
-    assert "# TODO(ndd-migrate): NDD424 ndd rejects \"mixed\"" in text and "DEVICE = 'mixed'\n" in text
+    assert '# TODO(ndd-migrate): NDD424 ndd rejects "mixed"' in text and "DEVICE = 'mixed'\n" in text
 
 
 def test_device_given_through_a_name_holding_the_function():

@@ -1,4 +1,4 @@
-""""Nothing lost, the run goes on": what ``migrate`` and ``check`` do with odd files, links,
+""" "Nothing lost, the run goes on": what ``migrate`` and ``check`` do with odd files, links,
 permissions, failing writes, concurrent edits, kills, newlines and whitespace (docs/safety.md)."""
 
 from __future__ import annotations
@@ -151,7 +151,11 @@ def test_as_another_user_files_it_cannot_write_are_refused_though_the_directory_
         os.chmod(paths["shared.py"], 0o666)  # root's, writable by all: would become nobody's
         result = subprocess.run(
             [sys.executable, "-c", AS_NOBODY, *paths.values()],
-            cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
         out = result.stdout
@@ -310,7 +314,12 @@ def test_the_watchdog_fallback_exits_when_the_parent_is_gone():
         "pool._watch_parent(os.getppid() + 100000, interval=0.01)\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert "exit 1" in result.stdout, result.stderr

@@ -24,14 +24,15 @@ CASES = {
     "scalar samples, explicit device": "    return fn.shapes(fn.reductions.sum(data), device='cpu')\n",
     "DataNode.shape method": "    s = data.shape(dtype=types.INT32)\n    return data.shape(), s * 2, (data + 1).shape(device='cpu')\n",
     "argument input of slice": (
-        "    size = fn.shapes(data)\n"
-        "    return fn.slice(data, size * 0, size // 2, axes=[0, 1])\n"
+        "    size = fn.shapes(data)\n    return fn.slice(data, size * 0, size // 2, axes=[0, 1])\n"
     ),
 }
 
 
 def _source(body: str) -> str:
-    return HEADER + FEED + DECORATOR + "def pipe():\n    data = fn.external_source(source=batches, layout='HW')\n" + body
+    return (
+        HEADER + FEED + DECORATOR + "def pipe():\n    data = fn.external_source(source=batches, layout='HW')\n" + body
+    )
 
 
 def _collect(step) -> list:
@@ -82,12 +83,15 @@ def test_expression_input_with_device_is_parenthesized():
     assert "ndd.as_batch((data + 1).shape, dtype=ndd.int64, device='cpu')" in text
 
 
-@pytest.mark.parametrize("body, why", [
-    ("    return fn.shapes(data + 1)\n", "its input is an expression"),
-    ("    return fn.shapes(fn.flip(data))\n", "its input is an expression"),
-    ("    kw = {}\n    return fn.shapes(data, **kw)\n", "`*`/`**`"),
-    ("    return data.shape(types.INT32)\n", "positional"),
-])
+@pytest.mark.parametrize(
+    "body, why",
+    [
+        ("    return fn.shapes(data + 1)\n", "its input is an expression"),
+        ("    return fn.shapes(fn.flip(data))\n", "its input is an expression"),
+        ("    kw = {}\n    return fn.shapes(data, **kw)\n", "`*`/`**`"),
+        ("    return data.shape(types.INT32)\n", "positional"),
+    ],
+)
 def test_blocked_where_the_expression_cannot_be_written(body, why):
     source = _source(body)
     text, result = migrate_text(source)

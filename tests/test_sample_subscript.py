@@ -41,15 +41,26 @@ def test_unknown_values_of_one_statement_get_one_todo():
 
 
 def test_datanode_subscripts_become_slice():
-    text, result = _migrate(READ + "    xy = fn.cast(data, dtype=7) * 2\n    return xy[:, 0], data[1:3], data[0][1], xy[-1]\n")
-    assert "yield xy.slice[:, 0].evaluate(), data.slice[1:3].evaluate(), data.slice[0].slice[1].evaluate(), xy.slice[-1].evaluate()\n" in text
+    text, result = _migrate(
+        READ + "    xy = fn.cast(data, dtype=7) * 2\n    return xy[:, 0], data[1:3], data[0][1], xy[-1]\n"
+    )
+    assert (
+        "yield xy.slice[:, 0].evaluate(), data.slice[1:3].evaluate(), data.slice[0].slice[1].evaluate(), xy.slice[-1].evaluate()\n"
+        in text
+    )
     assert sum(d.code == "NDD108" and d.fixed for d in result.diagnostics) == 5  # data[0][1] is two
 
 
 def test_arithmetic_gpu_and_op_results_are_datanodes():
-    body = READ + "    a = data.gpu()\n    b = fn.random.uniform(shape=[4])\n    return (a + b)[0], fn.flip(data)[1:2], a[::2], -data[0]\n"
+    body = (
+        READ
+        + "    a = data.gpu()\n    b = fn.random.uniform(shape=[4])\n    return (a + b)[0], fn.flip(data)[1:2], a[::2], -data[0]\n"
+    )
     text, _ = _migrate(body)
-    assert "(a + b).slice[0].evaluate(), ndd.flip(data).slice[1:2].evaluate(), a.slice[::2].evaluate(), (-data.slice[0]).evaluate()" in text
+    assert (
+        "(a + b).slice[0].evaluate(), ndd.flip(data).slice[1:2].evaluate(), a.slice[::2].evaluate(), (-data.slice[0]).evaluate()"
+        in text
+    )
 
 
 def test_rebound_name_through_ops_stays_a_datanode():
@@ -71,8 +82,12 @@ def test_python_values_are_left_alone():
 
 
 def test_tuple_of_outputs_bound_to_one_name_is_indexed_as_a_tuple():
-    text, _ = _migrate("    outputs = fn.readers.file(file_root=root)\n    images = fn.decoders.image(outputs[0])\n    return images[0:2], outputs[1]\n")
-    assert "ndd.decoders.image(outputs[0])" in text and "yield images.slice[0:2].evaluate(), outputs[1].evaluate()" in text
+    text, _ = _migrate(
+        "    outputs = fn.readers.file(file_root=root)\n    images = fn.decoders.image(outputs[0])\n    return images[0:2], outputs[1]\n"
+    )
+    assert (
+        "ndd.decoders.image(outputs[0])" in text and "yield images.slice[0:2].evaluate(), outputs[1].evaluate()" in text
+    )
 
 
 def test_multi_output_op_and_tuple_literal():
@@ -136,7 +151,9 @@ def test_helper_result_kind_follows_its_returns():
 
 
 def test_comprehension_over_python_values():
-    text, _ = _migrate(READ + "    ends = [s[0] for s in sizes]\n    return fn.resize(data, size=ends)\n", "root, sizes")
+    text, _ = _migrate(
+        READ + "    ends = [s[0] for s in sizes]\n    return fn.resize(data, size=ends)\n", "root, sizes"
+    )
     assert "[s[0] for s in sizes]" in text and "@pipeline_def" not in text
 
 
@@ -185,7 +202,13 @@ def test_augmented_assignment_keeps_a_datanode():
 
 def test_subscripts_in_decorator_and_defaults_are_not_graph_code():
     extra = "from mylib import cfg\n\n\n"
-    source = HEAD + extra + "@pipeline_def(batch_size=cfg.sizes()[0])\ndef p(root, lo=cfg.lows()[1]):\n" + READ + "    return data[lo:3]\n"
+    source = (
+        HEAD
+        + extra
+        + "@pipeline_def(batch_size=cfg.sizes()[0])\ndef p(root, lo=cfg.lows()[1]):\n"
+        + READ
+        + "    return data[lo:3]\n"
+    )
     text, result = migrate_text(source)
     assert "cfg.sizes()[0]" in text and "lo=cfg.lows()[1]" in text and "data.slice[lo:3]" in text
     assert not [d for d in result.diagnostics if d.code == "NDD108" and not d.fixed]
@@ -265,7 +288,10 @@ def test_loops_enumerate_zip_and_list_comprehensions():
 
 
 def test_lambda_bound_to_a_name_and_called_is_graph_code():
-    body = READ + "    head = lambda x: x[0:2]\n    pick = lambda v: v[1]\n    return head(data), fn.cast(data, dtype=pick(sizes))\n"
+    body = (
+        READ
+        + "    head = lambda x: x[0:2]\n    pick = lambda v: v[1]\n    return head(data), fn.cast(data, dtype=pick(sizes))\n"
+    )
     text, _ = _migrate(body, "root, sizes")
     assert "head = lambda x: x.slice[0:2]" in text and "pick = lambda v: v[1]" in text
 
@@ -277,7 +303,11 @@ def _without_ndd108(code: str, path: str) -> bool:
 def test_a_datanode_subscript_kept_by_noqa_keeps_its_pipeline():
     """``x[0]  # noqa: NDD108`` on an op's output: kept as it is, it would index the batch in the
     generator (its first sample), not inside every sample; the pipeline stays as it is."""
-    source = HEAD + DEC + "def p():\n    x = fn.random.uniform(shape=[3])\n    return x[0]  # noqa: NDD108\n\n\npipe = p()\npipe.build()\n(out,) = pipe.run()\n"
+    source = (
+        HEAD
+        + DEC
+        + "def p():\n    x = fn.random.uniform(shape=[3])\n    return x[0]  # noqa: NDD108\n\n\npipe = p()\npipe.build()\n(out,) = pipe.run()\n"
+    )
     text, result = migrate_text(source)
     kept_with_one_finding(source, text, result.diagnostics, "NDD001")
     assert "line 8, `x[0]` on a DataNode" in result.diagnostics[0].message
@@ -285,7 +315,11 @@ def test_a_datanode_subscript_kept_by_noqa_keeps_its_pipeline():
 
 
 def test_a_datanode_subscript_of_a_rule_not_selected_keeps_its_pipeline():
-    source = HEAD + DEC + "def p():\n    x = fn.random.uniform(shape=[3])\n    return x[0]\n\n\npipe = p()\npipe.build()\n(out,) = pipe.run()\n"
+    source = (
+        HEAD
+        + DEC
+        + "def p():\n    x = fn.random.uniform(shape=[3])\n    return x[0]\n\n\npipe = p()\npipe.build()\n(out,) = pipe.run()\n"
+    )
     result = transform(source, "example.py", Policy(is_enabled=_without_ndd108))
     assert result.error is None
     kept_with_one_finding(source, result.new_source, result.diagnostics, "NDD001")
@@ -324,8 +358,12 @@ GUARDED = (
 
 
 def test_helper_testing_isinstance_datanode_slices_in_that_branch_only():
-    text, result = _migrate(READ + "    return crop(data)\n", extra=GUARDED.format(prelude="", test="isinstance(x, DataNode)"))
-    assert "    if isinstance(x, ndd.Batch):\n        return x.slice[1:3]\n    else:\n        return x[..., 1:3]\n" in text
+    text, result = _migrate(
+        READ + "    return crop(data)\n", extra=GUARDED.format(prelude="", test="isinstance(x, DataNode)")
+    )
+    assert (
+        "    if isinstance(x, ndd.Batch):\n        return x.slice[1:3]\n    else:\n        return x[..., 1:3]\n" in text
+    )
     assert not [d for d in result.diagnostics if d.needs_human]
 
 

@@ -64,8 +64,10 @@ def test_method_returning_a_hand_built_graph_is_followed():
 
 
 def test_returned_from_another_method_is_followed_through_both():
-    source = BASE + "\n    def again(self):\n        return self._make()\n\n    def second(self):\n" \
+    source = (
+        BASE + "\n    def again(self):\n        return self._make()\n\n    def second(self):\n"
         "        pipe = self.again()\n        pipe.build()\n        (out,) = pipe.run()\n        return out.at(0).shape\n"
+    )
     text, result = migrate_text(source)
     assert not _blocking((text, result)), _blocking((text, result))
     assert text.count("(out,) = next(pipe)") == 2
@@ -77,9 +79,12 @@ NOT_FOLLOWED = {
     "a subclass may override it": BASE + "\n\nclass Special(Loader):\n    pass\n",
     "decorated": BASE.replace("    def _make(self):", "    @staticmethod\n    def _make(self):"),
     "aliased in the class body": BASE + "\n    make = _make\n",
-    "self rebound": BASE.replace("        pipe = self._make()\n", "        self = Loader()\n        pipe = self._make()\n"),
+    "self rebound": BASE.replace(
+        "        pipe = self._make()\n", "        self = Loader()\n        pipe = self._make()\n"
+    ),
     "in a nested function": BASE.replace(
-        "        pipe = self._make()\n", "        get = lambda: self._make()\n        pipe = get()\n"),
+        "        pipe = self._make()\n", "        get = lambda: self._make()\n        pipe = get()\n"
+    ),
 }
 
 
@@ -94,7 +99,8 @@ def test_graph_code_storing_on_self_blocks():
     """The method ran `self.steps = ...` when it built the graph; the generator would run it at its
     first batch, after callers (`__len__`) may have read it."""
     source = HAND_BUILT.replace(
-        "            pipe.set_outputs(", "            self.steps = 10 // self.size\n            pipe.set_outputs(")
+        "            pipe.set_outputs(", "            self.steps = 10 // self.size\n            pipe.set_outputs("
+    )
     text, result = migrate_text(source)
     todos = [d.message for d in result.diagnostics if d.code == "NDD001" and d.needs_human]
     assert todos and "`self.steps = ...` runs when `_create_pipeline` builds the graph" in todos[0], todos
@@ -103,7 +109,9 @@ def test_graph_code_storing_on_self_blocks():
 
 def test_graph_code_storing_on_its_own_objects_is_converted():
     source = HAND_BUILT.replace(
-        "            pipe.set_outputs(", "            sizes = {}\n            sizes['n'] = self.size\n            pipe.set_outputs(")
+        "            pipe.set_outputs(",
+        "            sizes = {}\n            sizes['n'] = self.size\n            pipe.set_outputs(",
+    )
     text, result = migrate_text(source)
     assert not [d for d in result.diagnostics if d.needs_human]
 
@@ -151,10 +159,15 @@ def test_graph_helper_method_reached_otherwise_blocks():
 
 
 def test_method_of_a_python_object_given_no_datanode_is_python_code():
-    source = HELPER.replace("class Loader:\n", "class Shape:\n    def width(self):\n        return 4\n\n\nclass Loader:\n").replace(
-        "np.zeros(4, np.float32)", "np.zeros(Shape().width(), np.float32)").replace(
-        "            data = fn.external_source(", "            shape = Shape()\n            data = fn.external_source(").replace(
-        "Shape().width()", "shape.width()")
+    source = (
+        HELPER.replace("class Loader:\n", "class Shape:\n    def width(self):\n        return 4\n\n\nclass Loader:\n")
+        .replace("np.zeros(4, np.float32)", "np.zeros(Shape().width(), np.float32)")
+        .replace(
+            "            data = fn.external_source(",
+            "            shape = Shape()\n            data = fn.external_source(",
+        )
+        .replace("Shape().width()", "shape.width()")
+    )
     text, result = migrate_text(source)
     assert not [d.message for d in result.diagnostics if d.needs_human], result.diagnostics
 

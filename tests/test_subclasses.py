@@ -10,7 +10,9 @@ import pytest
 from ndd_migrate.model.sources import subclasses
 from tests.conftest import calls_of, migrate_text
 
-HEADER = "import nvidia.dali.ops as ops\nimport nvidia.dali.types as types\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+HEADER = (
+    "import nvidia.dali.ops as ops\nimport nvidia.dali.types as types\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+)
 
 BASE = (
     "class Base(Pipeline):\n"
@@ -36,7 +38,9 @@ def todos(out: str) -> list[str]:
 
 def without_todos(out: str) -> str:
     return "".join(
-        line for line in out.splitlines(keepends=True) if "TODO(ndd-migrate)" not in line and not line.lstrip().startswith("#   ")
+        line
+        for line in out.splitlines(keepends=True)
+        if "TODO(ndd-migrate)" not in line and not line.lstrip().startswith("#   ")
     )
 
 
@@ -44,8 +48,7 @@ def test_a_parameter_renamed_on_the_way_up_is_bound_to_its_argument():
     """``super(A, self).__init__(..., seed)`` into ``__init__(..., _seed)``: the base's ``_seed`` reads
     the subclass's ``seed``; the reader is the subclass's, ``define_graph`` the base's."""
     out, _ = migrate(
-        HEADER + BASE
-        + "class A(Base):\n    def __init__(self, batch_size, num_threads, device_id, seed, root):\n"
+        HEADER + BASE + "class A(Base):\n    def __init__(self, batch_size, num_threads, device_id, seed, root):\n"
         "        super(A, self).__init__(batch_size, num_threads, device_id, seed)\n"
         "        self.input = ops.readers.Numpy(file_root=root)\n\n\n"
         "pipe = A(2, 1, None, 3, '/data')\npipe.build()\nout = pipe.run()\n"
@@ -61,8 +64,7 @@ def test_three_levels_each_instantiated_class_is_a_generator():
     """``Base`` → ``Mid`` (instantiated, and subclassed) → ``Leaf`` (its own ``define_graph``):
     ``Mid`` and ``Leaf`` are generators, ``Base`` (only a base) is gone."""
     out, diagnostics = migrate(
-        HEADER + BASE
-        + "class Mid(Base):\n    def __init__(self, batch_size, root):\n"
+        HEADER + BASE + "class Mid(Base):\n    def __init__(self, batch_size, root):\n"
         "        super().__init__(batch_size, 1, None, 5)\n"
         "        self.input = ops.readers.Numpy(file_root=root)\n\n\n"
         "class Leaf(Mid):\n    def define_graph(self):\n        data = self.input()\n        return self.coin(), data\n\n\n"
@@ -72,7 +74,8 @@ def test_three_levels_each_instantiated_class_is_a_generator():
     assert "def Mid(batch_size, root):" in out and "def Leaf(batch_size, root):" in out
     assert out.count("ndd.random.RNG(seed=5)") == 2 and "class " not in out
     assert sorted(d.message for d in diagnostics if d.code == "NDD401") == [
-        "`Pipeline` subclass `Leaf` → dynamic-mode generator", "`Pipeline` subclass `Mid` → dynamic-mode generator",
+        "`Pipeline` subclass `Leaf` → dynamic-mode generator",
+        "`Pipeline` subclass `Mid` → dynamic-mode generator",
     ]
 
 
@@ -80,8 +83,7 @@ def test_an_argument_that_is_an_expression_is_bound_once():
     """``super().__init__(size * 2, ...)``: ``batch_size = size * 2`` where the call was (evaluated once,
     as the call did), not ``size * 2`` copied into each use."""
     out, _ = migrate(
-        HEADER + BASE
-        + "class A(Base):\n    def __init__(self, size, root):\n"
+        HEADER + BASE + "class A(Base):\n    def __init__(self, size, root):\n"
         "        super().__init__(size * 2, 1, None, None)\n"
         "        self.input = ops.readers.Numpy(file_root=root)\n\n\n"
         "pipe = A(2, '/data')\n"
@@ -143,7 +145,9 @@ def test_a_local_of_both_bodies_is_refused():
     )
     out, _ = migrate(source)
     assert without_todos(out) == source
-    assert len(todos(out)) == 1 and "`size` is a name of both `A.__init__` and `Base.__init__`" in out.replace("\n#   ", " "), out
+    assert len(todos(out)) == 1 and "`size` is a name of both `A.__init__` and `Base.__init__`" in out.replace(
+        "\n#   ", " "
+    ), out
 
 
 def test_flatten_refuses_before_any_run():
@@ -158,7 +162,8 @@ def test_one_subclass_that_does_not_convert_keeps_the_whole_family():
     """``B`` has a method a generator has no place for: ``A`` is not converted either (all or none),
     and the base's one TODO names ``B`` and why."""
     source = (
-        HEADER + BASE
+        HEADER
+        + BASE
         + "class A(Base):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None, 1)\n"
         "        self.input = ops.readers.Numpy(file_root='/a')\n\n\n"
         "class B(A):\n    def __len__(self):\n        return 3\n\n\n"
@@ -176,7 +181,8 @@ def test_a_subclass_left_as_it_is_keeps_the_base_and_the_others_convert():
     becomes a generator function, ``B`` and ``Base`` stay as they are, and the base's one TODO names
     ``B``, why, and that it stays a subclass of ``Base`` until then."""
     source = (
-        HEADER + BASE
+        HEADER
+        + BASE
         + "class A(Base):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None, 1)\n"
         "        self.input = ops.readers.Numpy(file_root='/a')\n\n\n"
         "class B(Base):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None, 2)\n"
@@ -196,10 +202,13 @@ def test_classes_left_one_after_the_other_each_say_why():
     """``B`` is left in the first pass; ``C`` only in the second (its output shares a name with
     ``B``'s): the base's finding names ``B`` and why, ``C`` gets its own at its class; ``A`` converts."""
     source = (
-        HEADER + BASE
+        HEADER
+        + BASE
         + "".join(
             f"class {c}(Base):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None, {i})\n"
-            f"        self.input = ops.readers.Numpy(file_root='/{c}')\n" + ("\n    def __len__(self):\n        return 3\n" if c == "B" else "") + "\n\n"
+            f"        self.input = ops.readers.Numpy(file_root='/{c}')\n"
+            + ("\n    def __len__(self):\n        return 3\n" if c == "B" else "")
+            + "\n\n"
             for i, c in enumerate("ABC")
         )
         + "a = A(2)\na.build()\ndata, coin = a.run()\n"
@@ -212,14 +221,17 @@ def test_classes_left_one_after_the_other_each_say_why():
     assert "its subclass `B`: `__len__` has no counterpart" in found[0][1] and found[0][0] == 6, found
     assert "its subclass `C`: in `[B(3), C(4)]`, a list of `B`/`C` pipelines" in found[1][1]
     assert "def A(batch_size):" in out and "class B(Base):" in out and "class C(Base):" in out
-    assert lines[next(i for i, l in enumerate(lines) if l.startswith("class C(Base)")) - 1].startswith("# TODO(ndd-migrate): NDD008"), out
+    assert lines[next(i for i, line in enumerate(lines) if line.startswith("class C(Base)")) - 1].startswith(
+        "# TODO(ndd-migrate): NDD008"
+    ), out
 
 
 def test_a_base_used_otherwise_stays_a_pipeline_of_the_family():
     """``isinstance(pipe, Base)``: the base cannot disappear, and a generator is no instance of it:
     the family stays as it is, the finding says where ``Base`` is used."""
     source = (
-        HEADER + BASE
+        HEADER
+        + BASE
         + "class A(Base):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None, 1)\n"
         "        self.input = ops.readers.Numpy(file_root='/a')\n\n\n"
         "pipe = A(2)\nassert isinstance(pipe, Base)\n"
@@ -233,15 +245,19 @@ def test_flattened_lines_point_at_the_original_classes():
     """A finding inside a flattened class is at the line of the class it came from: the base's
     operator at the base's line, the subclass's at the subclass's."""
     module = cst.parse_module(
-        HEADER + BASE
+        HEADER
+        + BASE
         + "class A(Base):\n    def __init__(self, batch_size):\n        super().__init__(batch_size, 1, None, 1)\n"
         "        self.input = ops.readers.Numpy(file_root='/a')\n"
     )
     flat = subclasses.flatten(module)
     new = flat.module.code.split("\n")
     original = module.code.split("\n")
-    for wanted in ("        self.coin = ops.random.CoinFlip(probability=0.5)", "        self.input = ops.readers.Numpy(file_root='/a')",
-                   "    def define_graph(self):"):
+    for wanted in (
+        "        self.coin = ops.random.CoinFlip(probability=0.5)",
+        "        self.input = ops.readers.Numpy(file_root='/a')",
+        "    def define_graph(self):",
+    ):
         line = new.index(wanted) + 1
         assert original[flat.original_line(line) - 1] == wanted
     assert original[flat.original_line(new.index("class A(Pipeline):") + 1) - 1] == "class A(Base):"
@@ -270,7 +286,8 @@ def test_subclasses_sharing_the_base_methods_get_each_their_own_reader():
     """``Files`` and ``Records`` both run the base's ``define_graph`` and ``__init__`` is the base's in
     ``Plain``: each generator gets its own reader and its own settings (the copies are nodes of their own)."""
     out, _ = migrate(
-        HEADER + BASE
+        HEADER
+        + BASE
         + "class Files(Base):\n    def __init__(self, batch_size, root):\n        super().__init__(batch_size, 1, None, 7)\n"
         "        self.input = ops.readers.File(file_root=root)\n\n\n"
         "class Records(Base):\n    def __init__(self, batch_size, path, index):\n        super().__init__(batch_size, 2, None, 11)\n"

@@ -18,8 +18,9 @@ ZIP = (
 )
 
 
-def function(first: str, second: str = "", between: str = "", decorator: str = "batch_size=4, device_id=None",
-             tail: str = "") -> str:
+def function(
+    first: str, second: str = "", between: str = "", decorator: str = "batch_size=4, device_id=None", tail: str = ""
+) -> str:
     second = second or first
     return (
         f"{HEADER}@pipeline_def({decorator})\ndef pairs(root, shard=0, s=1):\n"
@@ -42,13 +43,17 @@ def test_same_arguments_two_readers_walked_together():
 
 def test_arguments_compared_as_python_reads_them():
     """Layout, comments and keyword order do not make two readers differ."""
-    out, _ = migrate(function("file_root=root, pad_last_batch=True", "pad_last_batch=True,  # padded\n        file_root=root"))
+    out, _ = migrate(
+        function("file_root=root, pad_last_batch=True", "pad_last_batch=True,  # padded\n        file_root=root")
+    )
     assert todos(out) == [] and ZIP in out
 
 
 def test_only_seed_literals_differ():
     """Each reader its own order, the same in both modes (checked by two_readers_own_seeds.py)."""
-    out, _ = migrate(function("file_root=root, random_shuffle=True, seed=1", "file_root=root, random_shuffle=True, seed=2"))
+    out, _ = migrate(
+        function("file_root=root, random_shuffle=True, seed=1", "file_root=root, random_shuffle=True, seed=2")
+    )
     assert todos(out) == []
     assert "reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=1)" in out
     assert "reader_2 = ndd.readers.File(file_root=root, random_shuffle=True, seed=2)" in out
@@ -71,14 +76,23 @@ def test_single_output_readers_get_one_tuples():
 
 
 BLOCKED = {
-    "shuffling without a seed": (function("file_root=root, random_shuffle=True"), "two shuffling readers without a `seed=` literal each"),
+    "shuffling without a seed": (
+        function("file_root=root, random_shuffle=True"),
+        "two shuffling readers without a `seed=` literal each",
+    ),
     "shuffling with a seed known at run time": (
         function("file_root=root, random_shuffle=True, seed=s"),
         "two shuffling readers without a `seed=` literal each",
     ),
-    "shuffling with seed -1": (function("file_root=root, random_shuffle=True, seed=-1"), "two shuffling readers without a `seed=` literal each"),
+    "shuffling with seed -1": (
+        function("file_root=root, random_shuffle=True, seed=-1"),
+        "two shuffling readers without a `seed=` literal each",
+    ),
     "one name": (function("file_root=root, name='Reader'"), "pipeline mode rejects operators named alike"),
-    "different shards": (function("file_root=root, shard_id=0", "file_root=root, shard_id=1"), "with different arguments"),
+    "different shards": (
+        function("file_root=root, shard_id=0", "file_root=root, shard_id=1"),
+        "with different arguments",
+    ),
     "a seed and a shuffle differ": (
         function("file_root=root, random_shuffle=True, seed=1", "file_root=root, random_shuffle=False, seed=2"),
         "with different arguments",
@@ -89,13 +103,21 @@ BLOCKED = {
         "`root`, read by the readers' arguments, is assigned between the two reader calls",
     ),
     "on the GPU": (function("file_root=root, device='gpu'"), "two readers on the GPU"),
-    "epoch size asked": (function("file_root=root", tail="print(pipe.epoch_size())\n"), "the epoch-aware shape follows one reader"),
+    "epoch size asked": (
+        function("file_root=root", tail="print(pipe.epoch_size())\n"),
+        "the epoch-aware shape follows one reader",
+    ),
     "checkpointing": (
-        function("file_root=root", decorator="batch_size=4, device_id=None, enable_checkpointing=True", tail="state = pipe.checkpoint()\n"),
+        function(
+            "file_root=root",
+            decorator="batch_size=4, device_id=None, enable_checkpointing=True",
+            tail="state = pipe.checkpoint()\n",
+        ),
         "checkpointing two readers",
     ),
     "three readers": (
-        function("file_root=root").replace("    return a, b, c, d\n", "    e, f = fn.readers.file(file_root=root)\n    return a, b, c, d, e, f\n")
+        function("file_root=root")
+        .replace("    return a, b, c, d\n", "    e, f = fn.readers.file(file_root=root)\n    return a, b, c, d, e, f\n")
         .replace("a, b, c, d = pipe.run()", "a, b, c, d, e, f = pipe.run()"),
         "more than two reader calls",
     ),
@@ -108,15 +130,17 @@ def test_left_in_pipeline_mode_with_one_todo(case):
     out, _ = migrate_text(source)
     found = todos(out)
     assert len(found) == 1 and why in found[0], found
-    assert [line for line in out.splitlines() if "TODO(ndd-migrate)" not in line and not line.lstrip().startswith("#")] == [
-        line for line in source.splitlines()
-    ]
+    assert [
+        line for line in out.splitlines() if "TODO(ndd-migrate)" not in line and not line.lstrip().startswith("#")
+    ] == [line for line in source.splitlines()]
 
 
 # -- a legacy class calling its reader object twice ----------------------------------------------
 
 
-def reader_object(ctor: str, first: str = "jpegs1, labels1 = self.input()", second: str = "jpegs2, labels2 = self.input()") -> str:
+def reader_object(
+    ctor: str, first: str = "jpegs1, labels1 = self.input()", second: str = "jpegs2, labels2 = self.input()"
+) -> str:
     return legacy(
         f"super().__init__(batch_size, num_threads, device_id)\nself.input = ops.readers.File({ctor})",
         f"{first}\n{second}\nreturn jpegs1, labels1, jpegs2, labels2",
@@ -146,7 +170,10 @@ def test_legacy_constructor_call_runs_once():
 
 
 LEGACY_BLOCKED = {
-    "shuffling without a seed": (reader_object("file_root='d', random_shuffle=True"), "two shuffling readers without a `seed=` literal each"),
+    "shuffling without a seed": (
+        reader_object("file_root='d', random_shuffle=True"),
+        "two shuffling readers without a `seed=` literal each",
+    ),
     "a name": (reader_object("file_root='d', name='R'"), "pipeline mode rejects operators named alike"),
     "the second in an expression": (
         legacy(
@@ -181,7 +208,7 @@ def test_legacy_left_with_one_todo(case):
 def test_docstring_and_build_time_statement_between_the_readers():
     """The statements keep their places around the two readers' creation, a docstring included."""
     source = function("file_root=root", between="    print('built')\n").replace(
-        "def pairs(root, shard=0, s=1):\n", "def pairs(root, shard=0, s=1):\n    \"\"\"Doc.\"\"\"\n"
+        "def pairs(root, shard=0, s=1):\n", 'def pairs(root, shard=0, s=1):\n    """Doc."""\n'
     )
     out, _ = migrate(source)
     assert todos(out) == []

@@ -89,9 +89,7 @@ def test_random_state_is_7_uint32_words_per_call_broadcast_per_sample():
             u = ndd.random.uniform(range=(0, 1), shape=[2], batch_size=B, rng=rng)
             c = ndd.random.coin_flip(batch_size=B, rng=rng)
             expected.append([np.stack([np.asarray(t) for t in b.tensors]) for b in (u, c)])
-    assert [[c.display for c in s] for s in rec.steps] == [
-        ["random.uniform", "random.coin_flip"]
-    ] * 2
+    assert [[c.display for c in s] for s in rec.steps] == [["random.uniform", "random.coin_flip"]] * 2
     assert all(len(c.words) == STATE_WORDS and c.batched for s in rec.steps for c in s)
     fresh = ndd.random.RNG(seed=5)  # recording read a clone: the draws themselves are the RNG's
     assert tuple(fresh() for _ in range(STATE_WORDS)) == rec.steps[0][0].words
@@ -121,9 +119,7 @@ def test_random_state_is_7_uint32_words_per_call_broadcast_per_sample():
 
 
 def test_deterministic_pair_equal_over_two_epochs(npy_dir):
-    report = verify_files(
-        case("numpy_pipes.py"), case("numpy_ndd.py"), "det_pipe", args=[npy_dir], epochs=2
-    )
+    report = verify_files(case("numpy_pipes.py"), case("numpy_ndd.py"), "det_pipe", args=[npy_dir], epochs=2)
     assert report.exit_code == 0, report.to_text()
     pair = report.pairs[0]
     assert pair.verdict == "equal" and pair.device == "CPU-lowered"
@@ -137,9 +133,7 @@ def test_deterministic_pair_equal_over_two_epochs(npy_dir):
 def test_random_augmentation_equal_thanks_to_alignment(jpeg_dir):
     from verify_cases import image_ndd, image_pipes
 
-    report = assert_equivalent(
-        image_pipes.train_pipe, image_ndd.train_pipe, args=[jpeg_dir], iterations=3
-    )
+    report = assert_equivalent(image_pipes.train_pipe, image_ndd.train_pipe, args=[jpeg_dir], iterations=3)
     pair = report.pairs[0]
     assert pair.random["original"] == ["random_resized_crop", "random.coin_flip"]
     assert pair.random["migrated"] == ["random_resized_crop", "random.coin_flip"]
@@ -197,9 +191,7 @@ def test_dropping_an_unused_random_op_is_reported():
 def test_legacy_ops_pipeline_subclass():
     """ops.* objects, a graph defined in build(), one op object called twice, device_id=0 hard-coded
     in the Pipeline constructor: lowered and fed all the same."""
-    report = verify_files(
-        case("legacy_pipes.py"), case("legacy_ndd.py"), "noise_legacy", iterations=2
-    )
+    report = verify_files(case("legacy_pipes.py"), case("legacy_ndd.py"), "noise_legacy", iterations=2)
     assert report.exit_code == 0, report.to_text()
     assert report.pairs[0].random["original"] == [
         "random.uniform",
@@ -223,9 +215,7 @@ def test_legacy_ops_pipeline_subclass():
     ],
 )
 def test_wrong_migration_is_caught(jpeg_dir, pipeline, expected):
-    report = verify_files(
-        case("image_pipes.py"), case("image_wrong.py"), pipeline, args=[jpeg_dir], iterations=2
-    )
+    report = verify_files(case("image_pipes.py"), case("image_wrong.py"), pipeline, args=[jpeg_dir], iterations=2)
     text = report.to_text()
     assert report.exit_code == 1, text
     assert expected in text
@@ -287,9 +277,7 @@ def test_dropped_pad_last_batch_is_caught(npy_dir):
 
 
 def test_sharded_reader_over_three_epochs(npy_dir):
-    report = verify_files(
-        case("numpy_pipes.py"), case("numpy_ndd.py"), "shard_pipe", args=[npy_dir], epochs=3
-    )
+    report = verify_files(case("numpy_pipes.py"), case("numpy_ndd.py"), "shard_pipe", args=[npy_dir], epochs=3)
     assert report.exit_code == 0, report.to_text()
     pair = report.pairs[0]
     assert pair.epochs == 3
@@ -300,18 +288,14 @@ def test_sharded_reader_over_three_epochs(npy_dir):
 def test_padded_short_shard_reads_the_largest_shard(npy_dir):
     # Before: "batches per epoch: the original reader gives 1 ..., the migrated loop 2" although
     # both sides read the same two padded batches (the count ignored pad_last_batch).
-    report = verify_files(
-        case("numpy_pipes.py"), case("numpy_ndd.py"), "padded_shard_pipe", args=[npy_dir], epochs=2
-    )
+    report = verify_files(case("numpy_pipes.py"), case("numpy_ndd.py"), "padded_shard_pipe", args=[npy_dir], epochs=2)
     assert report.exit_code == 0, report.to_text()
     assert "batches per epoch" not in report.to_text()
     assert report.pairs[0].iterations_per_epoch == 2
 
 
 def test_dropped_reader_seed_is_an_error(npy_dir):
-    report = verify_files(
-        case("numpy_pipes.py"), case("numpy_ndd.py"), "seeded_pipe", args=[npy_dir], iterations=2
-    )
+    report = verify_files(case("numpy_pipes.py"), case("numpy_ndd.py"), "seeded_pipe", args=[npy_dir], iterations=2)
     assert report.exit_code == 1
     assert "the original gives seed=7, the migrated reader has no seed=" in report.to_text()
 
@@ -321,9 +305,7 @@ def test_dropped_reader_seed_is_an_error(npy_dir):
 
 
 def test_no_such_function(npy_dir):
-    report = verify_files(
-        case("numpy_pipes.py"), case("numpy_ndd.py"), "det_pipe:nope", args=[npy_dir]
-    )
+    report = verify_files(case("numpy_pipes.py"), case("numpy_ndd.py"), "det_pipe:nope", args=[npy_dir])
     assert report.exit_code == 2
     err = report.pairs[0].error
     assert err.kind == "no-function" and err.side == "migrated"
@@ -357,9 +339,7 @@ def test_device_gpu_without_a_gpu_is_exit_2(npy_dir):
 
     if backend.GetCUDADeviceCount() > 0:
         pytest.skip("this machine has a GPU")
-    report = verify_files(
-        case("numpy_pipes.py"), case("numpy_ndd.py"), "det_pipe", args=[npy_dir], device="gpu"
-    )
+    report = verify_files(case("numpy_pipes.py"), case("numpy_ndd.py"), "det_pipe", args=[npy_dir], device="gpu")
     assert report.exit_code == 2 and "no GPU is visible" in report.pairs[0].error.message
 
 
@@ -377,9 +357,7 @@ def test_exception_inside_the_migrated_loop_via_assert_equivalent(npy_dir):
 
 def test_hang_times_out_with_location(npy_dir):
     path = case("numpy_ndd.py")
-    report = verify_files(
-        case("numpy_pipes.py"), path, "det_pipe:hanging_gen", args=[npy_dir], timeout=12
-    )
+    report = verify_files(case("numpy_pipes.py"), path, "det_pipe:hanging_gen", args=[npy_dir], timeout=12)
     assert report.exit_code == 2
     err = report.pairs[0].error
     assert err.kind == "timeout" and "timed out after 12 s" in err.message
@@ -388,24 +366,18 @@ def test_hang_times_out_with_location(npy_dir):
 
 
 def test_not_a_generator(npy_dir):
-    report = verify_files(
-        case("numpy_pipes.py"), case("numpy_ndd.py"), "det_pipe:not_a_generator", args=[npy_dir]
-    )
+    report = verify_files(case("numpy_pipes.py"), case("numpy_ndd.py"), "det_pipe:not_a_generator", args=[npy_dir])
     assert report.exit_code == 2
     assert "returned a list, not a generator" in report.pairs[0].error.message
 
 
 def test_op_without_cpu_backend_is_named(npy_dir):
     # Migrated side (runs first): ndd.jitter cannot be lowered.
-    report = verify_files(
-        case("numpy_pipes.py"), case("numpy_ndd.py"), "jitter_pipe", args=[npy_dir]
-    )
+    report = verify_files(case("numpy_pipes.py"), case("numpy_ndd.py"), "jitter_pipe", args=[npy_dir])
     err = report.pairs[0].error
     assert report.exit_code == 2 and err.kind == "no-cpu-backend" and err.ops == ["jitter"]
     # Original side: fn.jitter in the pipeline.
-    report = verify_files(
-        case("numpy_pipes.py"), case("numpy_ndd.py"), "jitter_pipe:det_pipe", args=[npy_dir]
-    )
+    report = verify_files(case("numpy_pipes.py"), case("numpy_ndd.py"), "jitter_pipe:det_pipe", args=[npy_dir])
     err = report.pairs[0].error
     assert err.side == "original" and err.kind == "no-cpu-backend" and err.ops == ["jitter"]
     assert "no CPU backend for jitter" in report.to_text()
@@ -464,9 +436,7 @@ def test_base_mode_on_a_real_git_repo(npy_dir, tmp_path, capsys):
     }
 
     def git(*args):
-        subprocess.run(
-            ["git", "-C", str(tmp_path), *args], check=True, capture_output=True, env=env
-        )
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True, env=env)
 
     pipe_file = tmp_path / "pipes.py"
     with open(case("numpy_pipes.py")) as f:
@@ -517,9 +487,7 @@ def test_capture_check_and_throughput(jpeg_dir):
         assert t[side]["samples_per_s"] > 0 and len(t[side]["run_samples_per_s"]) == 3
         assert t[side]["batch_size"] == 4
     assert t["migrated"]["note"] == "next_epoch(capture=True)"
-    assert t["ratio"] == pytest.approx(
-        t["migrated"]["samples_per_s"] / t["original"]["samples_per_s"]
-    )
+    assert t["ratio"] == pytest.approx(t["migrated"]["samples_per_s"] / t["original"]["samples_per_s"])
     assert "migrated / original" in report.to_text()
 
 
@@ -527,9 +495,7 @@ def test_dynamic_mode_error_shows_dalis_own_message(npy_dir):
     """Not "An error happened during asynchronous execution": the operator's message, located at
     the user's op call."""
     path = case("numpy_ndd.py")
-    report = verify_files(
-        case("numpy_pipes.py"), path, "det_pipe:slice_error_gen", args=[npy_dir], iterations=1
-    )
+    report = verify_files(case("numpy_pipes.py"), path, "det_pipe:slice_error_gen", args=[npy_dir], iterations=1)
     err = report.pairs[0].error
     assert report.exit_code == 2 and err.side == "migrated"
     assert "Slice can't be placed out of bounds" in err.message

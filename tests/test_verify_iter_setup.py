@@ -78,7 +78,6 @@ def reports(tmp_path_factory):
     from ndd_migrate.verify.api import make_settings, verify_pair
     from ndd_migrate.verify.model import SideSpec
     from ndd_migrate.verify.report import VerifyReport
-
     from tests.verify_cases.datasets import write_numpy_files
 
     tmp = tmp_path_factory.mktemp("feed")

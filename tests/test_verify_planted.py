@@ -47,8 +47,7 @@ CORRECT = [
     ("cases:train_pipe", "image_pipes.py", "image_ndd.py", "train_pipe", "jpg", {"iterations": 2}),
     ("cases:color_pipe", "image_pipes.py", "image_ndd.py", "color_pipe", "jpg", {"iterations": 2}),
     ("cases:noise_pipe", "random_pipes.py", "random_ndd.py", "noise_pipe", None, {"iterations": 2}),
-    ("cases:noise_legacy", "legacy_pipes.py", "legacy_ndd.py", "noise_legacy", None,
-     {"iterations": 2}),
+    ("cases:noise_legacy", "legacy_pipes.py", "legacy_ndd.py", "noise_legacy", None, {"iterations": 2}),
 ]
 
 
@@ -102,8 +101,7 @@ def test_planted_mistake(results, m):
 
 @pytest.mark.parametrize(
     "cid, capture",
-    [(c[0], False) for c in CORRECT if c[0].startswith("planted:")]
-    + [(c[0], True) for c in CORRECT],
+    [(c[0], False) for c in CORRECT if c[0].startswith("planted:")] + [(c[0], True) for c in CORRECT],
 )
 def test_correct_migration_stays_equal(results, cid, capture):
     report = results[("capture" if capture else "correct", cid)]
@@ -121,8 +119,7 @@ def test_caught_total(results):
     named = [
         m
         for m in caught
-        if results[("mutation", m.id)].exit_code == m.code
-        and m.expect in results[("mutation", m.id)].to_text()
+        if results[("mutation", m.id)].exit_code == m.code and m.expect in results[("mutation", m.id)].to_text()
     ]
     correct = [m for m in MUTATIONS if m.expect is None]
     equal = [m for m in correct if results[("mutation", m.id)].exit_code == 0]

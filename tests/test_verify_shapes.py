@@ -86,7 +86,6 @@ def _sides(shape, tmp):
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
     from fixtures.datasets import make_jpeg, make_numpy
-
     from ndd_migrate.verify import verify_base, verify_files
 
     tmp = tmp_path_factory.mktemp("shapes")

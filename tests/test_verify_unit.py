@@ -40,9 +40,7 @@ def test_import_needs_neither_dali_nor_numpy():
         print("ok")
         """
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
-    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "ok"
 
@@ -76,9 +74,7 @@ def test_worker_without_dali_reports_install_hint(tmp_path, monkeypatch):
     monkeypatch.setattr(api, "_find_spec", lambda name: object())
     src = tmp_path / "p.py"
     src.write_text("def f():\n    yield 1\n")
-    rep = api.verify_pair(
-        SideSpec(str(src), "f"), SideSpec(str(src), "f"), api.make_settings(timeout=60)
-    )
+    rep = api.verify_pair(SideSpec(str(src), "f"), SideSpec(str(src), "f"), api.make_settings(timeout=60))
     assert rep.verdict == "error"
     assert rep.error.kind == "missing-dali"
     assert "no libdali.so" in rep.error.message and INSTALL_HINT in rep.error.message
@@ -304,9 +300,7 @@ def test_unpaired_function_reported_without_running(tmp_path):
 
     a = tmp_path / "a.py"
     b = tmp_path / "b.py"
-    a.write_text(
-        "from nvidia.dali import pipeline_def\n@pipeline_def\ndef only_here():\n    pass\n"
-    )
+    a.write_text("from nvidia.dali import pipeline_def\n@pipeline_def\ndef only_here():\n    pass\n")
     b.write_text("def other():\n    yield 1\n")
     report = verify_files(a, b)
     assert report.exit_code == 2
@@ -394,9 +388,7 @@ def test_report_exit_codes_json_and_text():
     from ndd_migrate.verify.compare import OutputComparison
 
     eq = PairReport("a", "o.py:a", "m.py:a", verdict="equal", device="CPU-lowered")
-    eq.outputs = [
-        OutputComparison(0, dtype=("FLOAT", "FLOAT"), samples_compared=4, samples_equal=4)
-    ]
+    eq.outputs = [OutputComparison(0, dtype=("FLOAT", "FLOAT"), samples_compared=4, samples_equal=4)]
     diff = PairReport("b", "o.py:b", "m.py:b", verdict="different")
     diff.findings = [Finding("error", "step 0: random calls in a different order")]
     err = PairReport("c", "o.py:c", "m.py:c")
@@ -486,18 +478,42 @@ def train(root, crop, shard_id, *, batch_size, num_threads, device_id, seed=3, o
 def test_required_parameters_get_call_site_literals_then_defaults():
     from ndd_migrate.verify.callargs import DEFAULT_BATCH_SIZE, infer
 
-    legacy = infer(CALLARGS_ORIGINAL, CALLARGS_ORIGINAL, "Legacy", CALLARGS_MIGRATED, "Legacy", positional=0,
-                   given={"root", "device_id"}, seed=9)
+    legacy = infer(
+        CALLARGS_ORIGINAL,
+        CALLARGS_ORIGINAL,
+        "Legacy",
+        CALLARGS_MIGRATED,
+        "Legacy",
+        positional=0,
+        given={"root", "device_id"},
+        seed=9,
+    )
     assert legacy.values == {"batch_size": DEFAULT_BATCH_SIZE, "num_threads": 4}  # 4 by position
     assert legacy.notes[1] == "num_threads=4 from the original's call site (line 9)"
-    train = infer(CALLARGS_ORIGINAL, CALLARGS_ORIGINAL, "train", CALLARGS_MIGRATED, "train", positional=1,
-                  given={"device_id"}, seed=9)
+    train = infer(
+        CALLARGS_ORIGINAL,
+        CALLARGS_ORIGINAL,
+        "train",
+        CALLARGS_MIGRATED,
+        "train",
+        positional=1,
+        given={"device_id"},
+        seed=9,
+    )
     # crop by position at the call site, num_threads by keyword; seed has a default (not required)
     assert train.values == {"crop": 32, "batch_size": DEFAULT_BATCH_SIZE, "num_threads": 2}
     assert train.from_schema == {"shard_id": ("readers__File", "shard_id")}  # args.rank: no literal
     assert "other" not in train.values and "other" not in train.from_schema  # stays required
-    everything = infer(CALLARGS_ORIGINAL, CALLARGS_ORIGINAL, "train", CALLARGS_MIGRATED, "train", positional=3,
-                       given={"batch_size", "num_threads", "device_id", "other"}, seed=9)
+    everything = infer(
+        CALLARGS_ORIGINAL,
+        CALLARGS_ORIGINAL,
+        "train",
+        CALLARGS_MIGRATED,
+        "train",
+        positional=3,
+        given={"batch_size", "num_threads", "device_id", "other"},
+        seed=9,
+    )
     assert everything.values == {} and everything.from_schema == {}
 
 
@@ -516,10 +532,10 @@ def test_end_findings_name_the_side_and_the_step():
     assert end_findings(None, None) == [] and end_findings(3, 3) == []
     assert end_fact(3, 3) == "both sides ended at step 3 (StopIteration)"
     assert end_fact(None, None) is None and end_fact(2, 3) is None
-    (sev, early), = end_findings(None, 2)
+    ((sev, early),) = end_findings(None, 2)
     assert sev == "error" and early.startswith("the migrated generator ended at step 2")
     assert "the migration ends early" in early
-    (_, late), = end_findings(3, None)
+    ((_, late),) = end_findings(3, None)
     assert late.startswith("the original ended at step 3") and "the migrated generator yielded" in late
-    (_, both), = end_findings(2, 4)
+    ((_, both),) = end_findings(2, 4)
     assert "the original ended at step 2 and the migrated generator at step 4" in both

@@ -51,7 +51,12 @@ def test_migration_keeps_its_promise(name):
 @pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 @pytest.mark.parametrize(
-    "name", [n for n in CASES if re.search(r"^# (expect: converted|prints: the same)$", (PROGRAMS / n).read_text(), re.MULTILINE)]
+    "name",
+    [
+        n
+        for n in CASES
+        if re.search(r"^# (expect: converted|prints: the same)$", (PROGRAMS / n).read_text(), re.MULTILINE)
+    ],
 )
 def test_converted_program_prints_the_same(name, programs):
     from fixtures import datasets

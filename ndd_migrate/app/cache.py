@@ -171,7 +171,9 @@ def _tool_fingerprint() -> str:
         for name in sorted(names):
             if name.endswith((".py", ".json")):
                 status = os.stat(os.path.join(root, name))
-                digest.update(f"{os.path.relpath(os.path.join(root, name), package)}\0{status.st_size}\0{status.st_mtime_ns}\0".encode())
+                digest.update(
+                    f"{os.path.relpath(os.path.join(root, name), package)}\0{status.st_size}\0{status.st_mtime_ns}\0".encode()
+                )
     return digest.hexdigest()
 
 

@@ -14,7 +14,6 @@ from ndd_migrate.engine.source_file import process_source
 from ndd_migrate.io.diagnostics import FileError, FileResult
 from ndd_migrate.io.policy import Policy
 
-
 #: Files per worker below which a worker process does not pay for itself. Measured on 2 busy cores:
 #: a pool of two forked workers (libcst and the rules already imported) starts, takes four tasks and
 #: stops in about 0.15 s, while one DALI file costs 0.15-1 s of CPU; a spawned worker (no ``fork``:

@@ -21,11 +21,11 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from ndd_migrate.model import crossfile
-from ndd_migrate.io import files
 from ndd_migrate.app.cache import Cache
+from ndd_migrate.io import files
 from ndd_migrate.io.diagnostics import FileResult
 from ndd_migrate.io.policy import Policy
+from ndd_migrate.model import crossfile
 
 
 @dataclass
@@ -111,7 +111,9 @@ def _prefiltered(paths: list[str], kept: _KeptBytes, include_generated: bool):
     return results, pending, readable
 
 
-def _learn_imports(project: crossfile.ProjectImports, readable: list[str], kept: _KeptBytes, policy: Policy, jobs, cache) -> None:
+def _learn_imports(
+    project: crossfile.ProjectImports, readable: list[str], kept: _KeptBytes, policy: Policy, jobs, cache
+) -> None:
     """What the files import from the project: each file's imports scanned, and the project modules
     they name that the run was not given checked (``check``) to learn the pipelines they define."""
     # After every file is read, so that a module the run was given is read from the bytes kept.
@@ -124,7 +126,9 @@ def _learn_imports(project: crossfile.ProjectImports, readable: list[str], kept:
         project.learn(_process(unknown, replace(policy, mode="check", fix=False), None, jobs, cache=cache))
 
 
-def _using_pipelines(project: crossfile.ProjectImports, results: list, kept: _KeptBytes) -> list[tuple[int, str, bytes]]:
+def _using_pipelines(
+    project: crossfile.ProjectImports, results: list, kept: _KeptBytes
+) -> list[tuple[int, str, bytes]]:
     """The skipped files (no DALI) that import a pipeline whose uses the engine must look at, as
     ``(position in results, path, bytes)``."""
     found = []
@@ -174,7 +178,9 @@ def _process(
             continue
         from ndd_migrate.app import pool
 
-        for position, result in zip(positions, pool.process_sources([sources[p] for p in positions], known, jobs, progress=progress)):
+        for position, result in zip(
+            positions, pool.process_sources([sources[p] for p in positions], known, jobs, progress=progress)
+        ):
             out[position] = result
             if cache is not None:
                 cache.put(*sources[position], known, result)

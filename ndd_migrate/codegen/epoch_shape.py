@@ -36,7 +36,14 @@ def body(prologue: list, loop: cst.While, reader: str, batches: str, start: list
         leading_lines=[cst.EmptyLine(indent=False)],
     )
     meta = cst.Call(cst.Attribute(cst.Name(reader), cst.Name("get_metadata")))
-    result = cst.Tuple([cst.Element(meta, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Element(cst.Call(cst.Name(batches)))], lpar=[], rpar=[])
+    result = cst.Tuple(
+        [
+            cst.Element(meta, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            cst.Element(cst.Call(cst.Name(batches))),
+        ],
+        lpar=[],
+        rpar=[],
+    )
     ret = cst.SimpleStatementLine([cst.Return(result)], leading_lines=[cst.EmptyLine(indent=False)])
     return [*before, reader_stmt, *after, generator, ret]
 

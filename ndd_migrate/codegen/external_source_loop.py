@@ -9,14 +9,14 @@ again each epoch.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil
 from ndd_migrate.model.types import PipelineFunction
 from ndd_migrate.model.values.external_source import CALLABLE, CARRIED, GENERATOR, source_expr
+from ndd_migrate.syntax import cstutil
 
 
 @dataclass
@@ -35,7 +35,9 @@ def plan(ctx, pipeline: PipelineFunction, stmt: cst.SimpleStatementLine, used: s
     code = cst.Module([]).code_for_node
     source = code(source_expr(call))
     prologue: list = []
-    if not isinstance(source_expr(call), (cst.Name, cst.Attribute)) and (spec.batch is not False or spec.kind == CALLABLE):
+    if not isinstance(source_expr(call), (cst.Name, cst.Attribute)) and (
+        spec.batch is not False or spec.kind == CALLABLE
+    ):
         # evaluated once, as when the pipeline was defined (`Counter()` is one object, not one per call)
         hoisted = fresh("feed", used)
         prologue.append(cst.parse_statement(f"{hoisted} = {source}\n"))
@@ -50,10 +52,15 @@ def plan(ctx, pipeline: PipelineFunction, stmt: cst.SimpleStatementLine, used: s
     if spec.batch is None:
         return _run_time_plan(ctx, spec, call, source, prologue, convert, used, fresh)
     if spec.kind != CALLABLE and spec.batch and not pipeline.restarts:
+
         def loop(inner: list) -> list:
-            body = [cst.parse_statement(f"for {unpacked} in {source}:\n    pass\n").with_changes(
-                body=cst.IndentedBlock(inner))]
+            body = [
+                cst.parse_statement(f"for {unpacked} in {source}:\n    pass\n").with_changes(
+                    body=cst.IndentedBlock(inner)
+                )
+            ]
             return [_while_true(body)] if spec.cycle else body
+
         return Plan(prologue, convert, loop)
 
     counter = None
@@ -73,8 +80,10 @@ def plan(ctx, pipeline: PipelineFunction, stmt: cst.SimpleStatementLine, used: s
         samples = targets[0] if len(targets) == 1 else fresh("samples", used)
         fetch = f"{samples} = {draw}"
         if len(targets) > 1:
-            convert = [_as_batch(ctx, call, name, i, len(targets), f"[s[{i}] for s in {samples}]")
-                       for i, name in enumerate(targets)]
+            convert = [
+                _as_batch(ctx, call, name, i, len(targets), f"[s[{i}] for s in {samples}]")
+                for i, name in enumerate(targets)
+            ]
     if counter:
         prologue.append(cst.parse_statement(f"{counter} = 0\n"))
     head = [cst.parse_statement(f"try:\n    {fetch}\nexcept StopIteration:\n    return\n")]
@@ -96,7 +105,9 @@ class Draw:
 def names_beside_reader(spec, used: set[str], fresh) -> tuple[str, str | None]:
     """The iterator's name, and the name that holds a source written as an expression (``Gen()``)."""
     feed = fresh("feed", used)
-    held = None if isinstance(source_expr(spec.call), (cst.Name, cst.Attribute)) else fresh("feed_source", used | {feed})
+    held = (
+        None if isinstance(source_expr(spec.call), (cst.Name, cst.Attribute)) else fresh("feed_source", used | {feed})
+    )
     return feed, held
 
 
@@ -121,13 +132,16 @@ def beside_reader(ctx, spec, stmt: cst.SimpleStatementLine, feed: str, held: str
     else:
         prologue = [cst.parse_statement(f"{line}\n") for line in made]
         statements = []
-    statements.append(cst.parse_statement(
-        f"try:\n    {unpacked} = next({feed})\n"
-        f"except StopIteration:  # `cycle=`: the source starts again\n"
-        f"    {feed} = {again}\n"
-        f"    try:\n        {unpacked} = next({feed})\n"
-        f"    except StopIteration:  # it gives nothing: `pipe.run()` raised StopIteration\n"
-        f"        return\n"))
+    statements.append(
+        cst.parse_statement(
+            f"try:\n    {unpacked} = next({feed})\n"
+            f"except StopIteration:  # `cycle=`: the source starts again\n"
+            f"    {feed} = {again}\n"
+            f"    try:\n        {unpacked} = next({feed})\n"
+            f"    except StopIteration:  # it gives nothing: `pipe.run()` raised StopIteration\n"
+            f"        return\n"
+        )
+    )
     statements[0] = statements[0].with_changes(leading_lines=stmt.leading_lines)
     return Draw(prologue, [*statements, *_converts(ctx, spec, call, used | {feed, held}, fresh)])
 
@@ -216,8 +230,13 @@ def _as_batch(ctx, call: cst.Call, name: str, index: int, outputs: int, value: s
             val = val.elements[index].value
         if cstutil.string_value(val) in ("", "cpu") and key in ("layout", "device"):
             continue
-        args.append(cst.Arg(keyword=cst.Name(key), value=val,
-                            equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
+        args.append(
+            cst.Arg(
+                keyword=cst.Name(key),
+                value=val,
+                equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+            )
+        )
     args = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + args[-1:]
     value_call = cst.Call(ctx.ndd("as_batch"), args)
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value_call)])

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax.cstutil import fresh
 from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax.cstutil import fresh
 
 _CONSTANTS = ("Constant", "ScalarConstant")  # `types.Constant(1)` in an input set is a constant input
 
@@ -67,8 +67,10 @@ def _inputs_obstacle(call: cst.Call, items: list) -> str | None:
     for elements in items:
         for e in elements:
             if _is_constant(e.value):
-                return (f"the input `{cstutil.code(e.value)}` of the input set is a constant, which pipeline mode "
-                        "turns into a constant node for the whole set")
+                return (
+                    f"the input `{cstutil.code(e.value)}` of the input set is a constant, which pipeline mode "
+                    "turns into a constant node for the whole set"
+                )
     return None
 
 
@@ -76,11 +78,16 @@ def _instances_obstacle(count: int, random: bool, outputs: int | None) -> str | 
     """Why ``count`` instances of the operator give what separate calls would not, or None: they
     draw alike, or their outputs come grouped by output."""
     if count > 1 and random:
-        return ("pipeline mode seeds its instances alike (one logical operator), so every input gets the same "
-                "random draws (the same crop for an image and its mask), where separate `ndd` calls on one RNG draw anew")
+        return (
+            "pipeline mode seeds its instances alike (one logical operator), so every input gets the same "
+            "random draws (the same crop for an image and its mask), where separate `ndd` calls on one RNG draw anew"
+        )
     if count > 1 and outputs != 1:
-        return ("the operator has several outputs" if outputs else "the operator may have several outputs (they depend on its arguments)") + (
-            ", which pipeline mode gives grouped by output (`[[out0_a, out0_b], [out1_a, out1_b]]`)")
+        return (
+            "the operator has several outputs"
+            if outputs
+            else "the operator may have several outputs (they depend on its arguments)"
+        ) + (", which pipeline mode gives grouped by output (`[[out0_a, out0_b], [out1_a, out1_b]]`)")
     return None
 
 
@@ -94,8 +101,10 @@ def _arguments_obstacle(call: cst.Call, found: list[int], extra, count: int) -> 
         for a in others:
             if _has_call(a.value):
                 what = f"{a.keyword.value}=" if a.keyword is not None else ("**" if a.star else "")
-                return (f"the argument `{what}{cstutil.code(a.value)}` would be evaluated once per input, where pipeline "
-                        "mode evaluates it once for all of them")
+                return (
+                    f"the argument `{what}{cstutil.code(a.value)}` would be evaluated once per input, where pipeline "
+                    "mode evaluates it once for all of them"
+                )
     return None
 
 
@@ -106,8 +115,10 @@ def hint(ndd_path: str, inputs: cst.BaseExpression, random: bool) -> str:
     code = cstutil.code(inputs)
     if random and isinstance(inputs, cst.List) and len(inputs.elements) > 1:
         first, last = (cstutil.code(e.value) for e in (inputs.elements[0], inputs.elements[-1]))
-        return (f"write one call per input, all drawing from one RNG state, as pipeline mode does "
-                f"(`[ndd.{ndd_path}({first}, ..., rng=rng.clone()), ..., ndd.{ndd_path}({last}, ..., rng=rng)]`)")
+        return (
+            f"write one call per input, all drawing from one RNG state, as pipeline mode does "
+            f"(`[ndd.{ndd_path}({first}, ..., rng=rng.clone()), ..., ndd.{ndd_path}({last}, ..., rng=rng)]`)"
+        )
     return f"call the operator once per input (`[ndd.{ndd_path}(x, ...) for x in {code}]`)"
 
 
@@ -158,7 +169,9 @@ def _is_constant(expr: cst.BaseExpression) -> bool:
         return True
     if isinstance(expr, cst.Call):
         func = expr.func
-        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        last = (
+            func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        )
         return last in _CONSTANTS
     return False
 
@@ -175,8 +188,20 @@ class _Finds(cst.CSTVisitor):
         self.found = False
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.Call, cst.Lambda, cst.NamedExpr, cst.Yield, cst.Await, cst.ListComp,
-                             cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+        if isinstance(
+            node,
+            (
+                cst.Call,
+                cst.Lambda,
+                cst.NamedExpr,
+                cst.Yield,
+                cst.Await,
+                cst.ListComp,
+                cst.GeneratorExp,
+                cst.SetComp,
+                cst.DictComp,
+            ),
+        ):
             self.found = True
         return not self.found
 
@@ -192,5 +217,3 @@ def _names(node: cst.CSTNode) -> set[str]:
     visitor = _Names()
     node.visit(visitor)
     return visitor.names | {"zip"}
-
-

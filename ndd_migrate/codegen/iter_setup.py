@@ -11,7 +11,7 @@ Each ``feed_input`` becomes ``fed_x = ndd.batch(data, ...)``: a copy, as ``feed_
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -24,7 +24,10 @@ def nested(pipeline, updated: cst.FunctionDef) -> cst.FunctionDef:
     batches it fed, in ``define_graph``'s order."""
     body = list(updated.body.body)
     if pipeline.setup_nonlocal:  # after the docstring
-        body.insert(1 if body and cstutil.is_docstring(body[0]) else 0, cst.SimpleStatementLine([cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in pipeline.setup_nonlocal])]))
+        body.insert(
+            1 if body and cstutil.is_docstring(body[0]) else 0,
+            cst.SimpleStatementLine([cst.Nonlocal([cst.NameItem(cst.Name(n)) for n in pipeline.setup_nonlocal])]),
+        )
     names = _batch_names(pipeline)
     if names:
         body.append(cst.SimpleStatementLine([cst.Return(_names(names))]))
@@ -40,19 +43,28 @@ def head(pipeline) -> cst.Try:
     """``try: x, y = iter_setup() except StopIteration: return`` at the head of each batch."""
     call = cst.Call(cst.Name(pipeline.generator.setup_name))
     targets = list(pipeline.feeding.fed)
-    stmt = shape.expr_stmt(call) if not targets else cst.SimpleStatementLine(
-        [cst.Assign([cst.AssignTarget(_names(targets))], call)]
+    stmt = (
+        shape.expr_stmt(call)
+        if not targets
+        else cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(_names(targets))], call)])
     )
     return cst.Try(
         body=cst.IndentedBlock([stmt]),
-        handlers=[cst.ExceptHandler(
-            body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return()])]), type=cst.Name("StopIteration"),
-        )],
+        handlers=[
+            cst.ExceptHandler(
+                body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return()])]),
+                type=cst.Name("StopIteration"),
+            )
+        ],
     )
 
 
-def feed(ndd: Callable[[str], cst.BaseExpression], feed, updated: cst.SimpleStatementLine,
-         carried: dict[str, cst.BaseExpression]) -> cst.SimpleStatementLine:
+def feed(
+    ndd: Callable[[str], cst.BaseExpression],
+    feed,
+    updated: cst.SimpleStatementLine,
+    carried: dict[str, cst.BaseExpression],
+) -> cst.SimpleStatementLine:
     """``self.feed_input(self.x, data, layout=L)`` → ``fed_x = ndd.batch(data, layout=L, ...)``, with
     the source's ``layout``/``dtype``/``device`` (``"cpu"`` and an empty layout say nothing)."""
     call = updated.body[0].value
@@ -62,7 +74,9 @@ def feed(ndd: Callable[[str], cst.BaseExpression], feed, updated: cst.SimpleStat
         given["layout"] = call.args[feed.layout].value
     for key in ("layout", "dtype", "device"):
         value = given.get(key)
-        if value is None or (key != "dtype" and isinstance(value, cst.SimpleString) and value.evaluated_value in ("", "cpu")):
+        if value is None or (
+            key != "dtype" and isinstance(value, cst.SimpleString) and value.evaluated_value in ("", "cpu")
+        ):
             continue
         args.append(shape.kw(key, value))
     value = cst.Call(ndd("batch"), shape.commas(args))

@@ -95,7 +95,9 @@ class _Splitter(cst.CSTTransformer):
         """Whether ``node`` fits on one line at ``depth`` continuation levels, ``extra`` columns
         (its comma) after it."""
         code = self.module.code_for_node(node)
-        return "\n" not in code and len(self.indents[-1]) + depth * len(self.unit) + len(code) + extra <= self.line_length
+        return (
+            "\n" not in code and len(self.indents[-1]) + depth * len(self.unit) + len(code) + extra <= self.line_length
+        )
 
 
 def _split(expr: cst.BaseExpression, depth: int, splitter: _Splitter) -> cst.BaseExpression | None:
@@ -180,7 +182,9 @@ def _split_parameters(params: cst.Parameters, splitter: _Splitter) -> cst.Parame
             items.append((name, None))
     if not items:
         return None
-    changes = {name: list(value) for name in _PARAMETER_FIELDS if isinstance(value := getattr(params, name), (tuple, list))}
+    changes = {
+        name: list(value) for name in _PARAMETER_FIELDS if isinstance(value := getattr(params, name), (tuple, list))
+    }
     for position, (name, index) in enumerate(items):
         node = getattr(params, name) if index is None else changes[name][index]
         comma = cst.Comma(whitespace_after=_break(splitter, 1 if position < len(items) - 1 else 0))

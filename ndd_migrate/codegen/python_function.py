@@ -72,8 +72,9 @@ def sink(spec: Spec, function: str, *, asarray: str, line: cst.SimpleStatementLi
     stmt = cst.parse_statement(text)
     if isinstance(stmt, cst.SimpleStatementLine):
         return stmt.with_changes(leading_lines=line.leading_lines, trailing_whitespace=line.trailing_whitespace)
-    return stmt.with_changes(leading_lines=line.leading_lines,
-                             body=stmt.body.with_changes(header=line.trailing_whitespace))
+    return stmt.with_changes(
+        leading_lines=line.leading_lines, body=stmt.body.with_changes(header=line.trailing_whitespace)
+    )
 
 
 def _indent(block: str) -> str:
@@ -89,14 +90,17 @@ def is_reference(function: cst.BaseExpression) -> bool:
 
 def callable_code(function: cst.BaseExpression) -> str:
     """``function`` as the callee of a call: a lambda (or another operator expression) in parentheses."""
-    code = cst.Module([]).code_for_node(function.with_changes(lpar=[], rpar=[]) if hasattr(function, "lpar") else function)
+    code = cst.Module([]).code_for_node(
+        function.with_changes(lpar=[], rpar=[]) if hasattr(function, "lpar") else function
+    )
     if isinstance(function, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
         return code
     return f"({code})"
 
 
-def plain(spec: Spec, function: str, *, asarray: str, contiguous: str, as_batch: str,
-          batch_size: str = "batch_size") -> cst.BaseExpression:
+def plain(
+    spec: Spec, function: str, *, asarray: str, contiguous: str, as_batch: str, batch_size: str = "batch_size"
+) -> cst.BaseExpression:
     """The plain-Python expression giving what the operator gave: a batch, or a list of
     ``spec.outputs`` batches. ``function`` is the callee's code; ``asarray`` (``np.asarray``, or
     ``np.array``: a copy, for a function that may change its argument) turns each input sample into
@@ -112,8 +116,17 @@ def plain(spec: Spec, function: str, *, asarray: str, contiguous: str, as_batch:
         return f'{contiguous}({value}, order="C")'
 
     if not isinstance(spec.batch, bool):  # a parameter of the pipeline: both forms, chosen by it
-        both = [plain(Spec(spec.function, spec.inputs, spec.outputs, batch, spec.layouts), function, asarray=asarray,
-                      contiguous=contiguous, as_batch=as_batch, batch_size=batch_size) for batch in (True, False)]
+        both = [
+            plain(
+                Spec(spec.function, spec.inputs, spec.outputs, batch, spec.layouts),
+                function,
+                asarray=asarray,
+                contiguous=contiguous,
+                as_batch=as_batch,
+                batch_size=batch_size,
+            )
+            for batch in (True, False)
+        ]
         return cst.IfExp(test=spec.batch, body=both[0], orelse=both[1], lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     if spec.batch:
         s = cstutil.fresh("s", used)
@@ -138,7 +151,8 @@ def plain(spec: Spec, function: str, *, asarray: str, contiguous: str, as_batch:
     each = f"[{dense('o')} for o in out]"
     if per_output_layouts:
         return cst.parse_expression(
-            f"[{as_batch}({each}, layout=layout) for out, layout in zip({result}, {code(spec.layouts)})]")
+            f"[{as_batch}({each}, layout=layout) for out, layout in zip({result}, {code(spec.layouts)})]"
+        )
     return cst.parse_expression(f"[{as_batch}({each}{layout}) for out in {result}]")
 
 
@@ -149,7 +163,8 @@ def _tensors(expr: str) -> str:
     except cst.ParserSyntaxError:
         node = None
     primary = isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or (
-        node is not None and getattr(node, "lpar", None))
+        node is not None and getattr(node, "lpar", None)
+    )
     return f"{expr}.tensors" if primary else f"({expr}).tensors"
 
 
@@ -172,5 +187,3 @@ class _Names(cst.CSTVisitor):
 
 
 # -- may the function change its argument? ----------------------------------------------------------
-
-

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.dali.tables import op_info
+from ndd_migrate.syntax import cstutil, names
 
 NAME = "dali_op_seed"
 
@@ -82,7 +82,12 @@ def reader_comes_first(pipeline, dali_name) -> bool:
     positional input, ``.gpu()``/``.cpu()`` of it (no operator in pipeline mode), or one of the
     reader's outputs picked by index. Anything else (arithmetic, whose constants may be operators,
     helpers, branches, conditionals) is not known: ``False``."""
-    if pipeline.reader_index is None or pipeline.returns is None or pipeline.returns.final is None or pipeline.branch_forms:
+    if (
+        pipeline.reader_index is None
+        or pipeline.returns is None
+        or pipeline.returns.final is None
+        or pipeline.branch_forms
+    ):
         return False
     if pipeline.conditionals_enabled or pipeline.source is not None:
         return False
@@ -143,7 +148,11 @@ def _first_input(expr: cst.BaseExpression, bound: dict, dali_name):
     """What the graph walk reaches first from ``expr``: the reader, another operator, or None."""
     if isinstance(expr, cst.Name):
         return bound.get(expr.value)
-    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and bound.get(expr.value.value) == _READER_OUTPUTS:
+    if (
+        isinstance(expr, cst.Subscript)
+        and isinstance(expr.value, cst.Name)
+        and bound.get(expr.value.value) == _READER_OUTPUTS
+    ):
         return _READER  # `out[0]` of the reader's outputs: a Python list in pipeline mode
     if not isinstance(expr, cst.Call):
         return None

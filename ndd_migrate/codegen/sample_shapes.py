@@ -25,7 +25,6 @@ import libcst as cst
 
 from ndd_migrate.syntax import names
 
-
 _DROPPED = frozenset({"bytes_per_sample_hint", "preserve", "name"})
 _KNOWN = _DROPPED | {"dtype", "type", "device"}
 
@@ -50,8 +49,12 @@ def build(ndd: Callable[[str], cst.BaseExpression], args: Sequence[cst.Arg]) -> 
     spells ``ndd.<path>`` under the module's alias. Call only when :func:`problem` is None."""
     source = next(a for a in args if a.keyword is None).value
     device = _kwarg(args, "device")
-    return _as_batch(ndd, source, _kwarg(args, "dtype") or _kwarg(args, "type"),
-                     device.value if device is not None else cst.Attribute(_bare(source), cst.Name("device")))
+    return _as_batch(
+        ndd,
+        source,
+        _kwarg(args, "dtype") or _kwarg(args, "type"),
+        device.value if device is not None else cst.Attribute(_bare(source), cst.Name("device")),
+    )
 
 
 def method_problem(call: cst.Call) -> str | None:
@@ -66,7 +69,9 @@ def build_method(ndd: Callable[[str], cst.BaseExpression], node: cst.BaseExpress
     """``node.shape(dtype=D, device=d)`` (``DataNode.shape``: ``fn._shape`` on ``device``, by default
     ``"cpu"`` whatever the input's device) → ``ndd.as_batch(node.shape, dtype=D, device=d)``."""
     device = _kwarg(call.args, "device")
-    return _as_batch(ndd, node, _kwarg(call.args, "dtype"), device.value if device is not None else cst.SimpleString('"cpu"'))
+    return _as_batch(
+        ndd, node, _kwarg(call.args, "dtype"), device.value if device is not None else cst.SimpleString('"cpu"')
+    )
 
 
 def _as_batch(ndd, source: cst.BaseExpression, dtype: cst.Arg | None, device: cst.BaseExpression) -> cst.Call:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil
-from ndd_migrate.model.values import returns
 from ndd_migrate.model.types import reader_on_gpu
+from ndd_migrate.model.values import returns
+from ndd_migrate.syntax import cstutil
 
 
 def strip_blank_head(stmts: list) -> list:
@@ -25,7 +25,11 @@ def strip_blank_head(stmts: list) -> list:
 def add_kwonly(params: cst.Parameters, name: str, default: cst.BaseExpression | None = None) -> cst.Parameters:
     """``params`` with a keyword-only parameter ``name`` (``=default``) last among the keyword-only
     ones (after a bare ``*`` when there is no ``*args``)."""
-    equal = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")) if default is not None else cst.MaybeSentinel.DEFAULT
+    equal = (
+        cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+        if default is not None
+        else cst.MaybeSentinel.DEFAULT
+    )
     param = cst.Param(cst.Name(name), default=default, equal=equal)
     star = params.star_arg if isinstance(params.star_arg, (cst.Param, cst.ParamStar)) else cst.ParamStar()
     return params.with_changes(star_arg=star, kwonly_params=[*params.kwonly_params, param])
@@ -50,8 +54,12 @@ def yield_value(value: cst.BaseExpression, form: str | None = None) -> cst.BaseE
 def _unwrapped(value: cst.BaseExpression) -> cst.BaseExpression:
     """``x`` of ``tuple(x)``/``list(x)``: the generator below makes the tuple."""
     if (
-        isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("tuple", "list")
-        and len(value.args) == 1 and not value.args[0].star and value.args[0].keyword is None
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value in ("tuple", "list")
+        and len(value.args) == 1
+        and not value.args[0].star
+        and value.args[0].keyword is None
     ):
         return value.args[0].value
     return value
@@ -109,7 +117,8 @@ def evaluated(outputs: cst.BaseExpression) -> cst.BaseExpression:
     if len(outputs.elements) == 1 and isinstance(outputs.elements[0], cst.StarredElement):
         return _each_evaluated(outputs.elements[0].value)  # `(*outs,)` → `tuple(... for batch in outs)`
     elements = [
-        e.with_changes(value=_starred(_each_evaluated(e.value))) if isinstance(e, cst.StarredElement)
+        e.with_changes(value=_starred(_each_evaluated(e.value)))
+        if isinstance(e, cst.StarredElement)
         else e.with_changes(value=_evaluated(e.value))
         for e in outputs.elements
     ]
@@ -195,9 +204,13 @@ class Branches:
                 while blank < len(lines) and lines[blank].comment is None:
                     blank += 1  # blank lines above the run stay above the `with`
                 run[0] = run[0].with_changes(leading_lines=lines[blank:])
-                out.append(cst.With(
-                    items=[cst.WithItem(cst.Name(self.ctx_name))], body=cst.IndentedBlock(list(run)), leading_lines=lines[:blank]
-                ))
+                out.append(
+                    cst.With(
+                        items=[cst.WithItem(cst.Name(self.ctx_name))],
+                        body=cst.IndentedBlock(list(run)),
+                        leading_lines=lines[:blank],
+                    )
+                )
             else:
                 out.extend(run)
             run.clear()
@@ -224,9 +237,11 @@ class Branches:
         return out
 
     def branch(self, node: cst.If, tail: bool) -> cst.If:
-        body = cst.IndentedBlock(self.block(returns.statements(node.body), tail)) if isinstance(
-            node.body, cst.SimpleStatementSuite
-        ) else node.body.with_changes(body=self.block(list(node.body.body), tail))
+        body = (
+            cst.IndentedBlock(self.block(returns.statements(node.body), tail))
+            if isinstance(node.body, cst.SimpleStatementSuite)
+            else node.body.with_changes(body=self.block(list(node.body.body), tail))
+        )
         orelse = node.orelse
         if isinstance(orelse, cst.If):
             orelse = self.branch(orelse, tail)
@@ -234,7 +249,9 @@ class Branches:
             suite = orelse.body
             inner = self.block(returns.statements(suite), tail)
             orelse = orelse.with_changes(
-                body=cst.IndentedBlock(inner) if isinstance(suite, cst.SimpleStatementSuite) else suite.with_changes(body=inner)
+                body=cst.IndentedBlock(inner)
+                if isinstance(suite, cst.SimpleStatementSuite)
+                else suite.with_changes(body=inner)
             )
         return node.with_changes(body=body, orelse=orelse)
 
@@ -250,4 +267,3 @@ def epoch_args(reader: cst.BaseExpression, ctx_name: str | None) -> list[cst.Arg
     if ctx_name and reader_on_gpu(reader):
         args.append(kw("ctx", cst.Name(ctx_name)))
     return args
-

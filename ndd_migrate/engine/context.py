@@ -7,18 +7,18 @@ with ``--fix`` (safe ones) or ``--fix --unsafe-fixes``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import libcst as cst
 from libcst.metadata import CodeRange, QualifiedNameProvider, ScopeProvider
 
-from ndd_migrate.syntax import names
-from ndd_migrate.model.types import Kind, ModuleModel, PipelineFunction
-from ndd_migrate.model.kinds import expr_kind
 from ndd_migrate.engine.catalog import get_rule
 from ndd_migrate.io.diagnostics import Diagnostic, FixSafety
 from ndd_migrate.io.policy import Policy, every_rule  # noqa: F401  (re-exported: rules and tests use them from here)
+from ndd_migrate.model.kinds import expr_kind
+from ndd_migrate.model.types import Kind, ModuleModel, PipelineFunction
+from ndd_migrate.syntax import names
 
 TODO_PREFIX = "# TODO(ndd-migrate): "
 

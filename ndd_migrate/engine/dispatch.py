@@ -19,7 +19,6 @@ from ndd_migrate.model.values import graph_helpers
 from ndd_migrate.plan import uses
 from ndd_migrate.syntax.cstutil import TRIVIA
 
-
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
 
@@ -34,9 +33,7 @@ def _hook_table() -> tuple[tuple[type, tuple[tuple[str, str, str], ...]], ...]:
     process rather than by ``dir()`` on every class for every file."""
     table = []
     for cls in rule_impls():
-        hooks = tuple(
-            (attr[:5], attr[6:], attr) for attr in dir(cls) if attr.startswith(("visit_", "leave_"))
-        )
+        hooks = tuple((attr[:5], attr[6:], attr) for attr in dir(cls) if attr.startswith(("visit_", "leave_")))
         table.append((cls, hooks))
     return tuple(table)
 
@@ -103,7 +100,9 @@ class Dispatcher(cst.CSTTransformer):
         enabled, not ``# noqa``-ed), and every use of whose values a rule claims (:meth:`_settle_uses`)."""
         for pipeline in self.ctx.model.pipelines.values():
             for impl in self._impls:
-                pipeline.problems.extend(Problem(impl.code, node, why, hint) for node, why, hint in impl.blockers(pipeline))
+                pipeline.problems.extend(
+                    Problem(impl.code, node, why, hint) for node, why, hint in impl.blockers(pipeline)
+                )
             # A pipeline kept in pipeline mode on purpose says only why: "rewrite it by hand" TODOs
             # beside "keep it in pipeline mode" would contradict it. A base's classes left as they
             # are each say their own why, at the class.

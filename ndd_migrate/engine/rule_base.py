@@ -21,12 +21,12 @@ if TYPE_CHECKING:
 class RuleImpl:
     """Base of rule implementations; ``rule`` is the catalogue entry the hooks report under."""
 
-    rule: ClassVar["Rule"]
+    rule: ClassVar[Rule]
     #: The constructs (ndd_migrate.model.constructs) whose blocking problems, recorded by the analysis,
     #: are reported under this rule's code.
     reports: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, ctx: "Context") -> None:
+    def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
 
     @property
@@ -47,7 +47,7 @@ class RuleImpl:
         """Does this rule convert the pipeline ``fn`` itself (and may it, here)?"""
         return False
 
-    def claims(self, use: "Use") -> bool | str | None:
+    def claims(self, use: Use) -> bool | str | None:
         """True when this rule rewrites ``use`` (or marks it with a TODO at the place that would
         fail) should its pipeline be converted; a reason (text) when the construct is this rule's
         but it cannot rewrite it; None when the use is not this rule's business.

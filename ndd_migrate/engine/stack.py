@@ -9,7 +9,6 @@ import functools
 import gc
 import sys
 
-
 #: The message for code nested deeper than the engine can follow, even on its deep stack.
 TOO_DEEP = "nested too deeply for ndd-migrate: file left unchanged"
 

@@ -8,7 +8,6 @@ import libcst as cst
 
 from ndd_migrate.engine.context import TODO_PREFIX
 
-
 #: The start of a TODO comment's continuation lines, when it is wrapped at the line length.
 TODO_CONTINUATION = "#   "
 
@@ -44,8 +43,11 @@ def _wrapped(text: str, width: int | None) -> list[str]:
     import textwrap
 
     return textwrap.wrap(
-        text, width=max(width, len(TODO_PREFIX) + 12), subsequent_indent=TODO_CONTINUATION,
-        break_long_words=False, break_on_hyphens=False,
+        text,
+        width=max(width, len(TODO_PREFIX) + 12),
+        subsequent_indent=TODO_CONTINUATION,
+        break_long_words=False,
+        break_on_hyphens=False,
     )
 
 
@@ -60,7 +62,7 @@ def _todos(lines) -> list[str]:
             found.append(comment)
             inside = True
         elif inside and comment is not None and comment.startswith(TODO_CONTINUATION) and comment.strip("# "):
-            found[-1] += " " + comment[len(TODO_CONTINUATION):]
+            found[-1] += " " + comment[len(TODO_CONTINUATION) :]
         else:
             inside = False
     return found

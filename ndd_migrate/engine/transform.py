@@ -69,14 +69,33 @@ def _transform(source: str, path: str, policy: Policy, narrow: bool) -> FileResu
     part = region.dali_region(source, tree) if narrow and not policy.imported_pipelines else None
     if part is not None:
         found = _run(
-            part.text, path, policy, "report", module_names, todos=False, rewrite=False, lines=part, module_source=source
+            part.text,
+            path,
+            policy,
+            "report",
+            module_names,
+            todos=False,
+            rewrite=False,
+            lines=part,
+            module_source=source,
         )
         if not found.error and not (policy.fix and found.diagnostics):
             found.old_source = source
             found.diagnostics = _fixability(
-                found.diagnostics, path, policy,
-                lambda level: _run(part.text, path, policy, level, module_names, todos=False, rewrite=False,
-                                   lines=part, module_source=source),
+                found.diagnostics,
+                path,
+                policy,
+                lambda level: _run(
+                    part.text,
+                    path,
+                    policy,
+                    level,
+                    module_names,
+                    todos=False,
+                    rewrite=False,
+                    lines=part,
+                    module_source=source,
+                ),
             )
             return found
     if not policy.fix:
@@ -90,13 +109,17 @@ def _transform(source: str, path: str, policy: Policy, narrow: bool) -> FileResu
 MAX_FIX_PASSES = 10
 
 
-def _report(source: str, path: str, policy: Policy, module_names: set[str], tree: ast.Module | None = None) -> FileResult:
+def _report(
+    source: str, path: str, policy: Policy, module_names: set[str], tree: ast.Module | None = None
+) -> FileResult:
     """The findings of ``check`` in ``source`` (the whole module, whose stdlib tree ``tree`` is
     when the caller has it), each marked with the fix this run's options would apply."""
     full = _run(source, path, policy, "report", module_names, todos=False, rewrite=False, tree=tree)
     if not full.error:
         full.diagnostics = _fixability(
-            full.diagnostics, path, policy,
+            full.diagnostics,
+            path,
+            policy,
             lambda level: _run(source, path, policy, level, module_names, todos=False, rewrite=False, tree=tree),
         )
     return full
@@ -225,13 +248,24 @@ def _pass(
         model.hand_built_refused = built.refused
         new_module = wrapper.visit(Dispatcher(ctx))
         if built.graphs:
-            converted = {pipeline.node.name.value for pipeline in model.pipelines.values() if pipeline.convert and pipeline.label}
+            converted = {
+                pipeline.node.name.value for pipeline in model.pipelines.values() if pipeline.convert and pipeline.label
+            }
             new_module = hand_built.resugar(new_module, built, converted)
         failed = subclasses.failures(flat, model.pipelines, ctx.diagnostics)
         if failed:  # again, with the classes that did not convert left as they were (one finding at the base)
             return _run(
-                source, path, policy, fix_level, module_names, todos=todos, rewrite=rewrite, lines=lines,
-                module_source=module_source, refused={**flat.refused, **failed}, tree=tree,
+                source,
+                path,
+                policy,
+                fix_level,
+                module_names,
+                todos=todos,
+                rewrite=rewrite,
+                lines=lines,
+                module_source=module_source,
+                refused={**flat.refused, **failed},
+                tree=tree,
             )
     except (RecursionError, MemoryError):  # nesting deeper than even the deep stack allows
         result.error = FileError(path, TOO_DEEP, pyparse.deepest_line(source))
@@ -257,12 +291,12 @@ def _analysed(module: cst.Module, source: str, policy: Policy, module_names: set
     pipeline functions (``built``)."""
     flat = subclasses.flatten(module, refused)  # each subclass of a base as a `Pipeline` subclass of its own
     module = flat.module
-    module, built = hand_built.desugar(module, None if flat.families else source)  # `with pipe:` graphs as @pipeline_def functions
+    module, built = hand_built.desugar(
+        module, None if flat.families else source
+    )  # `with pipe:` graphs as @pipeline_def functions
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     scopes.resolve(wrapper)
-    analyzer = Analyzer(
-        policy.imported_pipelines, set(module_names), policy.outside_pipelines, policy.migrated_on_disk
-    )
+    analyzer = Analyzer(policy.imported_pipelines, set(module_names), policy.outside_pipelines, policy.migrated_on_disk)
     analyzer.model.refused_families = flat.refused
     wrapper.visit(analyzer)
     with analyzer.resolve(wrapper):  # the plan asks the analysis for names and scopes
@@ -331,5 +365,3 @@ def _syntax_error(source: str, path: str, exc: cst.ParserSyntaxError) -> FileErr
     first = exc.message.splitlines()[0] if exc.message else "syntax error"
     # Python accepts it: the fault is libcst's, say so rather than blame the code.
     return FileError(path, f"cannot parse: libcst cannot read this valid Python ({first})", exc.raw_line)
-
-

@@ -45,22 +45,27 @@ from __future__ import annotations
 
 import os
 import re
-import sys
+import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ndd_migrate.io import globs
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10: the same parser, from PyPI (needs `tomli; python_version < "3.11"`)
-    import tomli as tomllib
-
 TABLE = "ndd-migrate"
 KEYS = (
-    "select", "extend-select", "ignore", "exclude", "extend-exclude", "per-file-ignores",
-    "respect-gitignore", "include-generated", "cache-dir", "line-length", "format", "formatter",
+    "select",
+    "extend-select",
+    "ignore",
+    "exclude",
+    "extend-exclude",
+    "per-file-ignores",
+    "respect-gitignore",
+    "include-generated",
+    "cache-dir",
+    "line-length",
+    "format",
+    "formatter",
 )
 #: The line length when no configuration gives one: ruff's and black's default.
 DEFAULT_LINE_LENGTH = 88
@@ -294,10 +299,15 @@ def _line_length(value: object, key: str, source: str) -> int | None:
 def _command(value: object, key: str, source: str) -> tuple[str, ...] | None:
     if value is None:
         return None
-    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not value or not all(
-        isinstance(arg, str) and arg for arg in value
+    if (
+        isinstance(value, str)
+        or not isinstance(value, (list, tuple))
+        or not value
+        or not all(isinstance(arg, str) and arg for arg in value)
     ):
-        raise ConfigError(source, f'{key}: expected a command as a list of arguments, e.g. ["black", "-"], got {value!r}')
+        raise ConfigError(
+            source, f'{key}: expected a command as a list of arguments, e.g. ["black", "-"], got {value!r}'
+        )
     return tuple(value)
 
 
@@ -481,7 +491,9 @@ def _exclude(file: Overrides, cli: Overrides, root: Path, cwd: Path) -> tuple[Pa
     return tuple(exclude)
 
 
-def _per_file_ignores(file: Overrides, cli: Overrides, root: Path, cwd: Path) -> tuple[tuple[PathGlob, tuple[str, ...]], ...]:
+def _per_file_ignores(
+    file: Overrides, cli: Overrides, root: Path, cwd: Path
+) -> tuple[tuple[PathGlob, tuple[str, ...]], ...]:
     """The command line's per-file ignores (patterns relative to ``cwd``), else the file's (relative
     to ``root``)."""
     if cli.per_file_ignores is not None:
@@ -597,7 +609,11 @@ def formatter_line_length(directory: str | os.PathLike) -> int | None:
     there is none. A file that cannot be read or parsed is passed over (it is not ours to report)."""
     current = os.path.abspath(directory)
     while True:
-        for name, tables in ((".ruff.toml", ((),)), ("ruff.toml", ((),)), ("pyproject.toml", (("tool", "ruff"), ("tool", "black")))):
+        for name, tables in (
+            (".ruff.toml", ((),)),
+            ("ruff.toml", ((),)),
+            ("pyproject.toml", (("tool", "ruff"), ("tool", "black"))),
+        ):
             candidate = os.path.join(current, name)
             if not os.path.isfile(candidate):
                 continue

@@ -68,9 +68,7 @@ def discover(
 
     def excluded(path: str) -> bool:
         """Excluded by a pattern or by the caller, itself or through an excluded ancestor."""
-        return any(glob.matches(path) for glob in globs) or (
-            is_excluded is not None and is_excluded(path)
-        )
+        return any(glob.matches(path) for glob in globs) or (is_excluded is not None and is_excluded(path))
 
     def skipped_by_default(path: str) -> bool:
         """``path`` lies in a :data:`SKIPPED_DIRS` directory below ``base`` (for explicit paths)."""
@@ -137,7 +135,7 @@ def _walk(
             with os.scandir(directory) as entries:
                 listed = list(entries)
         except OSError as error:
-            raise SourceError(error.filename or directory, f"cannot list directory: {error.strerror}")
+            raise SourceError(error.filename or directory, f"cannot list directory: {error.strerror}") from error
         for entry in listed:
             name = entry.name
             try:

@@ -167,9 +167,7 @@ def decode_source(raw: bytes, path: str | os.PathLike[str]) -> SourceText:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
         except SyntaxError as error:
             if _cookie_line(raw) is not None:
-                raise SourceError(
-                    path, f"bad encoding declaration: {error.msg}", _cookie_line(raw)
-                ) from error
+                raise SourceError(path, f"bad encoding declaration: {error.msg}", _cookie_line(raw)) from error
             encoding = "utf-8"  # no declaration: undecodable bytes on line 1 or 2, reported below
         if encoding == "utf-8-sig":
             encoding = "utf-8"
@@ -180,8 +178,7 @@ def decode_source(raw: bytes, path: str | os.PathLike[str]) -> SourceText:
         offset = error.start + (len(codecs.BOM_UTF8) if bom else 0)
         raise SourceError(
             path,
-            f"cannot decode byte 0x{raw[offset]:02x} as {encoding}"
-            + _decode_advice(raw, encoding, bom, notebook),
+            f"cannot decode byte 0x{raw[offset]:02x} as {encoding}" + _decode_advice(raw, encoding, bom, notebook),
             line_at(_LINE_BREAK_BYTES, raw, offset),
         ) from error
     return SourceText(text=text, encoding=encoding, bom=bom, raw=raw)

@@ -23,7 +23,6 @@ import tokenize
 from collections.abc import Callable
 
 
-
 class _All(enum.Enum):
     ALL = "ALL"
 
@@ -31,7 +30,7 @@ class _All(enum.Enum):
         return "ALL"
 
 
-#: A blanket ``# noqa``: every code on the line is suppressed.
+#: A blanket noqa comment: every code on the line is suppressed.
 ALL = _All.ALL
 
 NoqaMap = dict[int, "frozenset[str] | _All"]

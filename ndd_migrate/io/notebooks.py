@@ -120,9 +120,7 @@ def notebook_to_module(text: str) -> tuple[str, NotebookLayout]:
             elif isinstance(source, str):
                 code_cells.append((number, source, False))
             else:
-                raise NotebookError(
-                    f"cell {number}: 'source' must be a string or a list of strings"
-                )
+                raise NotebookError(f"cell {number}: 'source' must be a string or a list of strings")
 
     tag = _unique_tag(code for _, code, _ in code_cells)
     parts: list[str] = []
@@ -202,8 +200,7 @@ def _load(text: str) -> dict:
         notebook = json.loads(text)
     except json.JSONDecodeError as error:
         raise NotebookError(
-            f"not a valid notebook: invalid JSON ({error.msg} at line {error.lineno},"
-            f" column {error.colno})",
+            f"not a valid notebook: invalid JSON ({error.msg} at line {error.lineno}, column {error.colno})",
             error.lineno,
         ) from error
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
@@ -214,9 +211,7 @@ def _load(text: str) -> dict:
             section = metadata.get(key)
             language = section.get(field) if isinstance(section, dict) else None
             if isinstance(language, str) and language.lower() != "python":
-                raise NotebookError(
-                    f"not a Python notebook (its kernel's language is {language!r})"
-                )
+                raise NotebookError(f"not a Python notebook (its kernel's language is {language!r})")
     return notebook
 
 
@@ -269,9 +264,7 @@ def _source_spans(text: str) -> dict[int, tuple[int, int]]:
                 spans[position] = (value_start, value_end)
             return value_end
 
-        return (
-            _walk_object(text, start, on_member) if text[start] == "{" else _value_end(text, start)
-        )
+        return _walk_object(text, start, on_member) if text[start] == "{" else _value_end(text, start)
 
     def on_top(key: str, start: int) -> int:
         if key == "cells":
@@ -384,9 +377,7 @@ def _scan(line: str, depth: int, quote: str | None) -> tuple[int, str | None, bo
 
 def _split_module(new_module: str, layout: NotebookLayout) -> dict[int, str]:
     """Each code cell's new code, by cell number, with masked lines restored."""
-    marker = re.compile(
-        rf"([ \t]*)pass[ \t]*#[ \t]*{re.escape(layout.tag)}:(cell|mask) (\d+)[ \t]*"
-    )
+    marker = re.compile(rf"([ \t]*)pass[ \t]*#[ \t]*{re.escape(layout.tag)}:(cell|mask) (\d+)[ \t]*")
     before_first: list[str] = []
     chunks: dict[int, list[str]] = {}
     chunk = before_first
@@ -406,21 +397,13 @@ def _split_module(new_module: str, layout: NotebookLayout) -> dict[int, str]:
                 raise NotebookError(
                     "cannot put the notebook back together: the rewrite removed, moved or"
                     f" duplicated a cell marker (found cell {number}'s where"
-                    + (
-                        f" cell {expected}'s was expected)"
-                        if expected
-                        else " no more were expected)"
-                    )
+                    + (f" cell {expected}'s was expected)" if expected else " no more were expected)")
                 )
             next_cell += 1
             current = number
             chunk = chunks[number] = []
         else:
-            if (
-                number >= len(layout.masks)
-                or number in restored
-                or layout.masks[number].cell != current
-            ):
+            if number >= len(layout.masks) or number in restored or layout.masks[number].cell != current:
                 raise NotebookError(
                     "cannot put the notebook back together: the rewrite duplicated an IPython line"
                     " or moved it to another cell"
@@ -431,8 +414,7 @@ def _split_module(new_module: str, layout: NotebookLayout) -> dict[int, str]:
     if next_cell < len(layout.cells):
         missing = layout.cells[next_cell].number
         raise NotebookError(
-            f"cannot put the notebook back together: the marker of cell {missing} was removed"
-            " by the rewrite"
+            f"cannot put the notebook back together: the marker of cell {missing} was removed by the rewrite"
         )
     if len(restored) < len(layout.masks):
         lost = next(mask for number, mask in enumerate(layout.masks) if number not in restored)
@@ -442,9 +424,7 @@ def _split_module(new_module: str, layout: NotebookLayout) -> dict[int, str]:
         )
     if before_first:
         if not layout.cells:
-            raise NotebookError(
-                "the rewrite added code, but the notebook has no code cell to hold it"
-            )
+            raise NotebookError("the rewrite added code, but the notebook has no code cell to hold it")
         chunks[layout.cells[0].number][:0] = before_first
 
     codes = {}

@@ -7,8 +7,8 @@ for libcst (see :mod:`ndd_migrate.app.runner`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 
 def every_rule(code: str, path: str | None = None) -> bool:
@@ -41,10 +41,9 @@ class Policy:
     migrated_on_disk: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def migrate(cls) -> "Policy":
+    def migrate(cls) -> Policy:
         return cls()
 
     @classmethod
-    def check(cls, fix=False, unsafe_fixes=False, is_enabled=every_rule, line_length=no_line_length) -> "Policy":
+    def check(cls, fix=False, unsafe_fixes=False, is_enabled=every_rule, line_length=no_line_length) -> Policy:
         return cls("check", fix, unsafe_fixes, is_enabled, line_length)
-

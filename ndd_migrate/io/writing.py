@@ -153,10 +153,7 @@ def write_refusal(status: os.stat_result, *, euid: int | None, can_write: bool) 
             " keep the old text); not rewritten: migrate a copy, or break the link first"
         )
     if euid is not None and euid != 0 and status.st_uid != euid:
-        return (
-            f"owned by another user (uid {status.st_uid}); replacing it would make it yours;"
-            " not rewritten"
-        )
+        return f"owned by another user (uid {status.st_uid}); replacing it would make it yours; not rewritten"
     return None
 
 

@@ -7,25 +7,38 @@ file is analysed once. Nodes in the model are *original* nodes (libcst metadata 
 
 from __future__ import annotations
 
-
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-from ndd_migrate.model.values import attributes, build_time, graph_constants, name_kinds, output_arity, outputs, self_methods
-from ndd_migrate.model.features import checkpoints, expected_errors, iterators, keeps, manual_uses, twin_readers
-from ndd_migrate.model.values import external_source
-from ndd_migrate.model import constructs, crossfile
-from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.dali import pipeline_args
-from ndd_migrate.syntax.cstutil import TRIVIA, SkipsTrivia
-from ndd_migrate.model.values.ndd_flow import record_binding
-from ndd_migrate.model.values.returns import read as read_returns
-from ndd_migrate.syntax.scopes import references
 from ndd_migrate.dali.tables import has_expression_form, op_info
+from ndd_migrate.model import constructs, crossfile
+from ndd_migrate.model.features import checkpoints, expected_errors, iterators, keeps, manual_uses, twin_readers
 from ndd_migrate.model.kinds import expr_kind
 from ndd_migrate.model.types import (
-    READER_BLOCKS, Kind, ModuleModel, PipelineFunction, Problem, constant_problem, one_of,
+    READER_BLOCKS,
+    Kind,
+    ModuleModel,
+    PipelineFunction,
+    Problem,
+    constant_problem,
+    one_of,
 )
+from ndd_migrate.model.values import (
+    attributes,
+    build_time,
+    external_source,
+    graph_constants,
+    name_kinds,
+    output_arity,
+    outputs,
+    self_methods,
+)
+from ndd_migrate.model.values.ndd_flow import record_binding
+from ndd_migrate.model.values.returns import read as read_returns
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax.cstutil import TRIVIA, SkipsTrivia
+from ndd_migrate.syntax.scopes import references
 
 
 class Analyzer(SkipsTrivia, cst.CSTVisitor):
@@ -49,7 +62,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._calls: list[tuple[cst.Call, str]] = []
         self.assigns: list[tuple[object, cst.BaseAssignTargetExpression, cst.BaseExpression]] = []
         self._returns: dict[cst.FunctionDef, list[cst.Return]] = {}  # of functions other than pipelines
-        self._every_return: list[cst.Return] = []  # all of the module's, pipelines' too (ndd_migrate.model.features.iterators)
+        self._every_return: list[
+            cst.Return
+        ] = []  # all of the module's, pipelines' too (ndd_migrate.model.features.iterators)
         self._consumed: list[tuple[cst.Call, str, cst.BaseExpression, tuple[str, str]]] = []  # see manual_uses
         self._generators: set[cst.FunctionDef] = set()
         self._pipeline_methods: list[tuple[cst.Name, str]] = []  # `name.build()` / `name.run()`
@@ -147,9 +162,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     # -- pipeline functions -------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        decorator = next(
-            (d for d in node.decorators if self._decorator_name(d) == names.PIPELINE_DEF), None
-        )
+        decorator = next((d for d in node.decorators if self._decorator_name(d) == names.PIPELINE_DEF), None)
         if decorator is not None:
             qual = next(iter(self.qualnames(node.name)), node.name.value)
             pipeline = PipelineFunction(qualname=qual, node=node, decorator=decorator)
@@ -157,7 +170,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             self._read_body(pipeline)
             autoserialize = manual_uses.autoserialize_decorator(self, node)
             if autoserialize is not None:
-                pipeline.problems.append(Problem(constructs.AUTOSERIALIZED, autoserialize, *manual_uses.AUTOSERIALIZE, keeps=True))
+                pipeline.problems.append(
+                    Problem(constructs.AUTOSERIALIZED, autoserialize, *manual_uses.AUTOSERIALIZE, keeps=True)
+                )
             self.model.pipelines[qual] = pipeline
             self.model.by_node[node] = pipeline
             self._stack.append(pipeline)
@@ -183,7 +198,11 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         for arg in expr.args:
             if arg.keyword is None:
                 pipeline.problems.append(
-                    Problem(constructs.PIPELINE_FUNCTION, pipeline.node, "decorator arguments that are not `name=value` cannot be read")
+                    Problem(
+                        constructs.PIPELINE_FUNCTION,
+                        pipeline.node,
+                        "decorator arguments that are not `name=value` cannot be read",
+                    )
                 )
                 continue
             pipeline.decorator_args[arg.keyword.value] = arg
@@ -203,7 +222,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         pipeline.returns = found = read_returns(pipeline.node)
         if not found.ends:
             pipeline.problems.append(
-                Problem(constructs.PIPELINE_FUNCTION, pipeline.node, "the function does not end with `return <outputs>`")
+                Problem(
+                    constructs.PIPELINE_FUNCTION, pipeline.node, "the function does not end with `return <outputs>`"
+                )
             )
         pipeline.problems.extend(Problem(constructs.PIPELINE_FUNCTION, node, why) for node, why in found.problems)
         for index, stmt in enumerate(body):
@@ -217,7 +238,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 pipeline.reader_index = index
                 pipeline.reader_outputs = count if isinstance(count, int) else None
         if found.ends and not found.problems:  # ndd_migrate.model.values.outputs: what each `return` gives
-            pipeline.problems.extend(Problem(constructs.PIPELINE_FUNCTION, *problem) for problem in outputs.read_function(self, pipeline, self._is_reader))
+            pipeline.problems.extend(
+                Problem(constructs.PIPELINE_FUNCTION, *problem)
+                for problem in outputs.read_function(self, pipeline, self._is_reader)
+            )
         self._place_build_time(pipeline, list(body))
 
     def _read_twin(self, pipeline: PipelineFunction, body: list, index: int, count) -> None:
@@ -277,7 +301,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         ``fn.*`` operator that dynamic mode has (ndd_migrate.model.values.graph_constants)?"""
         arg = self.parents.get(constant)
         call = self.parents.get(arg)
-        if not graph_constants.op_input(arg, call, constant) or graph_constants.array_of(constant, self.qualnames) is None:
+        if (
+            not graph_constants.op_input(arg, call, constant)
+            or graph_constants.array_of(constant, self.qualnames) is None
+        ):
             return False
         info = op_info(names.fn_path(names.dali_name(self, call.func)) or "")
         return info is not None and info.ndd is not None and not has_expression_form(info.fn_path)
@@ -323,7 +350,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             # A helper's reader, already reported where the returned value is read (ndd_migrate.model.values.outputs).
             known = any(p.hint == outputs.HELPER_READER_HINT and p.node.deep_equals(node) for p in pipeline.problems)
             if info.reader and not known and not self._is_hoistable_reader(pipeline, node):
-                pipeline.problems.append(Problem(constructs.PIPELINE_FUNCTION, node, *self._reader_place(pipeline, node)))
+                pipeline.problems.append(
+                    Problem(constructs.PIPELINE_FUNCTION, node, *self._reader_place(pipeline, node))
+                )
             if info.random:
                 pipeline.random_calls.append(node)
 
@@ -332,7 +361,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         that needs the reader's metadata (iterators), ``name.build()``/``name.run()`` (NDD007), a
         use that keeps it in pipeline mode (manual_uses)."""
         by_reader = cstutil.kwarg(node, "reader_name") is not None  # `size=` alone needs no metadata
-        epoch_use = (by_reader and iterators.epoch_aware(node, names.dali_name(self, node.func))) or iterators.metadata_receiver(node)
+        epoch_use = (
+            by_reader and iterators.epoch_aware(node, names.dali_name(self, node.func))
+        ) or iterators.metadata_receiver(node)
         if epoch_use is not None:
             self._epoch_uses.append(epoch_use)
         func = node.func
@@ -348,21 +379,29 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
     def _reader_place(self, pipeline: PipelineFunction, call: cst.Call) -> tuple[str, str]:
         """Why a reader call cannot become the generator's loop, from where it is, and what to do."""
         if self._innermost_pipeline() is not pipeline:
-            return ("a reader called in a function nested in the pipeline function would be created anew at each call",
-                    "create the reader in the pipeline function and pass its outputs on")
+            return (
+                "a reader called in a function nested in the pipeline function would be created anew at each call",
+                "create the reader in the pipeline function and pass its outputs on",
+            )
         node, kind = call, None
         while node in self.parents and node is not pipeline.node:
             node = self.parents[node]
             kind = READER_BLOCKS.get(type(node), kind)
         if kind is not None and pipeline.top_level_readers:
-            return (f"a second reader, called inside {kind} beside the one at the top of the function: "
-                    "decide how their epochs line up",
-                    "rewrite the function by hand, with one loop over both readers' epochs")
+            return (
+                f"a second reader, called inside {kind} beside the one at the top of the function: "
+                "decide how their epochs line up",
+                "rewrite the function by hand, with one loop over both readers' epochs",
+            )
         if kind is not None:
-            return (f"a reader called inside {kind} cannot be created once, before the batch loop",
-                    "call the reader at the top of the function, outside any block, and use its outputs there")
-        return ("a reader called inside an expression cannot be created once",
-                "assign its outputs in a statement of its own: `images, labels = fn.readers.X(...)`")
+            return (
+                f"a reader called inside {kind} cannot be created once, before the batch loop",
+                "call the reader at the top of the function, outside any block, and use its outputs there",
+            )
+        return (
+            "a reader called inside an expression cannot be created once",
+            "assign its outputs in a statement of its own: `images, labels = fn.readers.X(...)`",
+        )
 
     # -- assignments (for Kind) ----------------------------------------------------------------
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
@@ -430,7 +469,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     def _find_self_attributes(self) -> None:
         """The ``self`` attributes followed like names (ndd_migrate.model.values.attributes)."""
-        classes = {pipeline.node for pipeline in self.model.pipelines.values() if isinstance(pipeline.node, cst.ClassDef)}
+        classes = {
+            pipeline.node for pipeline in self.model.pipelines.values() if isinstance(pipeline.node, cst.ClassDef)
+        }
         for found in attributes.find(self.parents, classes):
             self.model.attribute_stores[found.target] = found
             self.model.attribute_reads.update(dict.fromkeys(found.reads, found))
@@ -462,12 +503,15 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
     def _resolve_external_source(self, pipeline: PipelineFunction, module: cst.Module) -> None:
         """One external source that can play the reader's role becomes ``pipeline.source``; any other
         blocks the rewrite with the reason (NDD421)."""
+
         def parameter(name: str, none_allowed: bool) -> str | None:
             return external_source.passed_generator_functions(self, pipeline.node, name, none_allowed)
 
         for call in pipeline.external_sources:
             where = external_source.place(pipeline.node, call, self.parents)
-            found = external_source.analyse(pipeline.node, module, call, where, pipeline.reader_index is not None, parameter)
+            found = external_source.analyse(
+                pipeline.node, module, call, where, pipeline.reader_index is not None, parameter
+            )
             if pipeline.source is not None:
                 found = "more than one external source: decide how their epochs line up"
             elif not isinstance(found, str) and found.batch is not True and not pipeline.given("batch_size"):
@@ -484,19 +528,29 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         if pipeline.built_in is None or not isinstance(pipeline, PipelineFunction) or pipeline.node is None:
             return
         body = list(pipeline.node.body.body)
-        anchor = pipeline.reader_index if pipeline.reader_index is not None else pipeline.source.index if pipeline.source else 0
+        anchor = (
+            pipeline.reader_index
+            if pipeline.reader_index is not None
+            else pipeline.source.index
+            if pipeline.source
+            else 0
+        )
         params = pipeline.node.params
         local = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
         local |= {name for stmt in body for name in build_time.bound_names(stmt)}
         for index in sorted(pipeline.hoisted | set(range(anchor))):
             target = build_time.outer_store(body[index], local)
             if target is not None:
-                pipeline.problems.append(Problem(
-                    constructs.PIPELINE_FUNCTION, body[index],
-                    f"`{target} = ...` runs when `{pipeline.built_in}` builds the graph; in the generator it would run "
-                    f"only at the first batch, after `{pipeline.built_in}` has returned: code that reads it in between "
-                    "(a length, a size) would not find it",
-                    "compute it in the function, before the graph is built"))
+                pipeline.problems.append(
+                    Problem(
+                        constructs.PIPELINE_FUNCTION,
+                        body[index],
+                        f"`{target} = ...` runs when `{pipeline.built_in}` builds the graph; in the generator it would run "
+                        f"only at the first batch, after `{pipeline.built_in}` has returned: code that reads it in between "
+                        "(a length, a size) would not find it",
+                        "compute it in the function, before the graph is built",
+                    )
+                )
                 return
 
     def _find_foreign_pipelines(self) -> None:

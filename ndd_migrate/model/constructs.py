@@ -22,10 +22,21 @@ API_CHECK = "api check"  # `pipe.enable_api_check(...)`: the program tests pipel
 FED_RUN_RAISES = "fed run raises"  # `assert_raises(E, pipe.run)` on a pipeline fed by `feed_input`
 BUILD_RAISES = "build raises"  # `@raises(E)` on a test that builds (or creates) a pipeline and never runs it
 PYTHON_RUN_RAISES = "python run raises"  # `@raises(RuntimeError)` on a run of a pipeline with a Python operator
-PYTHON_OUTPUTS_RAISE = "python outputs raise"  # `@raises(Exception)` on a run of one with a several-output Python operator
+PYTHON_OUTPUTS_RAISE = (
+    "python outputs raise"  # `@raises(Exception)` on a run of one with a several-output Python operator
+)
 
 #: Constructs that keep a pipeline in pipeline mode on purpose (not a gap of the migration).
-KEEPING = frozenset({
-    SERIALIZED, AUTOSERIALIZED, TF_DATASET, FRAMEWORK_ITERATOR, API_CHECK, FED_RUN_RAISES, BUILD_RAISES,
-    PYTHON_RUN_RAISES, PYTHON_OUTPUTS_RAISE,
-})
+KEEPING = frozenset(
+    {
+        SERIALIZED,
+        AUTOSERIALIZED,
+        TF_DATASET,
+        FRAMEWORK_ITERATOR,
+        API_CHECK,
+        FED_RUN_RAISES,
+        BUILD_RAISES,
+        PYTHON_RUN_RAISES,
+        PYTHON_OUTPUTS_RAISE,
+    }
+)

@@ -34,9 +34,9 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ndd_migrate.io import files
-from ndd_migrate.syntax import pyparse
 from ndd_migrate.io.diagnostics import FileResult
 from ndd_migrate.io.policy import Policy
+from ndd_migrate.syntax import pyparse
 
 #: Passes over importing files after the first; each follows one more link of factory chains.
 MAX_PASSES = 3
@@ -113,9 +113,7 @@ def follow_imports(results: list[FileResult], policy: Policy, process, read=None
         if found == known:
             return
         known = found
-        modules = {
-            module_names(r.path)[0] for r in results if any(r.pipelines.values()) and module_names(r.path)
-        }
+        modules = {module_names(r.path)[0] for r in results if any(r.pipelines.values()) and module_names(r.path)}
         if not modules:
             return
         todo: list[tuple[int, str, bytes]] = []
@@ -249,9 +247,7 @@ def _with_factories(functions: dict, found: set[str]) -> set[str]:
     """``found`` (the migrated generators among ``functions``) and the factories of any of them,
     a factory of a factory included."""
     while True:
-        more = {
-            name for name, pipeline in functions.items() if name not in found and _is_factory_of(pipeline, found)
-        }
+        more = {name for name, pipeline in functions.items() if name not in found and _is_factory_of(pipeline, found)}
         if not more:
             return found
         found |= more
@@ -306,9 +302,7 @@ def _is_factory_of(pipeline, pipelines: set[str]) -> bool:
     def gives_pipeline(value) -> bool:
         if isinstance(value, ast.Name) and len(bound.get(value.id, ())) == 1:
             value = bound[value.id][0]
-        return (
-            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in pipelines
-        )
+        return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in pipelines
 
     returns = [n for n in nodes if isinstance(n, ast.Return)]
     return all(gives_pipeline(r.value) for r in returns)

@@ -5,15 +5,19 @@ the module model, never from spelling.
 
 from __future__ import annotations
 
-
 import libcst as cst
 
 from ndd_migrate.model import crossfile
+from ndd_migrate.model.types import (
+    DICT_VIEWS,
+    HeldFunctions,
+    ImportedPipeline,
+    Kind,
+    ModuleModel,
+    PipelineFunction,
+    one_of,
+)
 from ndd_migrate.syntax import cstutil
-
-
-from ndd_migrate.model.types import DICT_VIEWS, HeldFunctions, ImportedPipeline, Kind, ModuleModel, PipelineFunction, one_of
-
 
 # Methods of a pipeline that give its next tuple of batches: `run()`, and the scheduled API's
 # `outputs()` / `share_outputs()` (NDD003 rewrites each into `next(pipe)`).
@@ -32,7 +36,9 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
     """
     if isinstance(expr, cst.Name):
         return lookup(model, scope_of(expr), expr)
-    if isinstance(expr, cst.Attribute) and expr in model.attribute_reads:  # `self.pipe` (ndd_migrate.model.values.attributes)
+    if (
+        isinstance(expr, cst.Attribute) and expr in model.attribute_reads
+    ):  # `self.pipe` (ndd_migrate.model.values.attributes)
         return model.attribute_kinds.get(model.attribute_reads[expr])
     if isinstance(expr, cst.Call):
         return _call_kind(model, expr, scope_of, qualnames)
@@ -113,6 +119,7 @@ def chosen_kind(model: ModuleModel, expr: cst.IfExp, scope_of, qualnames) -> tup
 def held_functions(model: ModuleModel, display: cst.BaseExpression, qualnames) -> HeldFunctions | None:
     """The pipeline functions (or classes) a display names, when some place of it names only them:
     every item of a list, tuple or set; every key, or every value, of a dict (no ``*``/``**``)."""
+
     def named(expr) -> PipelineFunction | None:
         if not isinstance(expr, cst.Name):
             return None
@@ -122,7 +129,10 @@ def held_functions(model: ModuleModel, display: cst.BaseExpression, qualnames) -
     if isinstance(display, cst.Dict):
         if not display.elements or not all(isinstance(e, cst.DictElement) for e in display.elements):
             return None
-        places = {"keys": [named(e.key) for e in display.elements], "values": [named(e.value) for e in display.elements]}
+        places = {
+            "keys": [named(e.key) for e in display.elements],
+            "values": [named(e.value) for e in display.elements],
+        }
     elif display.elements and all(isinstance(e, cst.Element) for e in display.elements):
         places = {"items": [named(e.value) for e in display.elements]}
     held = {place: fns for place, fns in places.items() if all(fns)}
@@ -131,11 +141,17 @@ def held_functions(model: ModuleModel, display: cst.BaseExpression, qualnames) -
     return HeldFunctions(tuple(dict.fromkeys(pipeline for fns in held.values() for pipeline in fns)), frozenset(held))
 
 
-def loop_parts(held: HeldFunctions, iterated: cst.BaseExpression, target: cst.CSTNode) -> list[tuple[cst.CSTNode | None, bool]]:
+def loop_parts(
+    held: HeldFunctions, iterated: cst.BaseExpression, target: cst.CSTNode
+) -> list[tuple[cst.CSTNode | None, bool]]:
     """What each target of a loop over ``held`` (``iterated``: the display, a name of it, or a dict
     view of it) receives: (the target, or None where its shape does not fit the items, and whether it
     holds a pipeline function). ``for cls, args in held.items()`` gives the key and the value."""
-    view = iterated.func.attr.value if isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Attribute) else None
+    view = (
+        iterated.func.attr.value
+        if isinstance(iterated, cst.Call) and isinstance(iterated.func, cst.Attribute)
+        else None
+    )
     if view == "items":
         pair = ("keys" in held.positions, "values" in held.positions)
         elements = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
@@ -181,7 +197,9 @@ def converts_to_array(expr: cst.BaseExpression, name: str, qualnames) -> bool:
             return False
         receiver = func.value
         while (
-            isinstance(receiver, cst.Call) and not receiver.args and isinstance(receiver.func, cst.Attribute)
+            isinstance(receiver, cst.Call)
+            and not receiver.args
+            and isinstance(receiver.func, cst.Attribute)
             and receiver.func.attr.value in _BATCH_TO_BATCH
         ):
             receiver = receiver.func.value

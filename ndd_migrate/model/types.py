@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil
 from ndd_migrate.dali import pipeline_args
+from ndd_migrate.syntax import cstutil
 
 if TYPE_CHECKING:
     from ndd_migrate.model.values import outputs
@@ -48,8 +48,13 @@ class Problem:
 
 
 # The blocks a reader call may sit in, outermost last (``_reader_place`` keeps the outermost).
-READER_BLOCKS = {cst.If: "an `if`", cst.For: "a `for` loop", cst.While: "a `while` loop", cst.With: "a `with` block",
-           cst.Try: "a `try` block"}
+READER_BLOCKS = {
+    cst.If: "an `if`",
+    cst.For: "a `for` loop",
+    cst.While: "a `while` loop",
+    cst.With: "a `with` block",
+    cst.Try: "a `try` block",
+}
 
 
 @dataclass(eq=False)
@@ -92,7 +97,9 @@ class PipelineFunction:
     # Why not, for a pipeline of an external source given to such an iterator (NDD411 says it).
     restarts_refused: str | None = None
     checkpointing: bool = False  # `enable_checkpointing`/`checkpoint` given (ndd_migrate.model.features.checkpoints)
-    label: str | None = None  # how messages name it, when not by its function's name (ndd_migrate.model.sources.hand_built)
+    label: str | None = (
+        None  # how messages name it, when not by its function's name (ndd_migrate.model.sources.hand_built)
+    )
 
     @property
     def display(self) -> str:
@@ -204,7 +211,12 @@ class ModuleModel:
     def kept_by_hand(self) -> list:
         """The hand-built graphs that are not converted (put back as written after the rewrite)."""
         graphs = self.hand_built.graphs if self.hand_built else ()
-        return [g for g in graphs for pipeline in self.pipelines.values() if pipeline.node is g.definition and not pipeline.convert]
+        return [
+            g
+            for g in graphs
+            for pipeline in self.pipelines.values()
+            if pipeline.node is g.definition and not pipeline.convert
+        ]
 
     def by_hand(self) -> bool:
         """A graph built by hand (``with pipe:``) stays pipeline-mode code in this module: ``fn.*``
@@ -214,7 +226,12 @@ class ModuleModel:
         graphs = self.hand_built.graphs if self.hand_built else ()
         if not graphs:
             return False
-        return any(not pipeline.convert for pipeline in self.pipelines.values() if any(pipeline.node is g.definition for g in graphs))
+        return any(
+            not pipeline.convert
+            for pipeline in self.pipelines.values()
+            if any(pipeline.node is g.definition for g in graphs)
+        )
+
     # Each node's parent, and every use of a value a conversion changes (ndd_migrate.plan.uses).
     parents: dict = field(default_factory=dict)
     plan: object = None
@@ -251,8 +268,10 @@ ITEM_KIND = {Kind.PIPELINES: Kind.PIPELINE, Kind.BATCHES: Kind.BATCH}
 
 def constant_problem(dali: str) -> str:
     """Why a graph constant (``types.Constant(...)``, :data:`names.CONSTANTS`) blocks a conversion."""
-    return (f"`types.{dali.rsplit('.', 1)[-1]}(...)` (a graph constant) has no dynamic-mode form: pass the "
-            "Python value to the op, or `ndd.as_batch(...)` of it where it is an output")
+    return (
+        f"`types.{dali.rsplit('.', 1)[-1]}(...)` (a graph constant) has no dynamic-mode form: pass the "
+        "Python value to the op, or `ndd.as_batch(...)` of it where it is an output"
+    )
 
 
 def own_context(pipeline) -> bool:

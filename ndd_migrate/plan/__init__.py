@@ -1,2 +1,1 @@
-"""The migration plan: every use of every value a conversion changes, and who claims it.
-"""
+"""The migration plan: every use of every value a conversion changes, and who claims it."""

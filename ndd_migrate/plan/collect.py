@@ -18,11 +18,34 @@ from dataclasses import replace
 import libcst as cst
 
 from ndd_migrate.dali import pipeline_args
-from ndd_migrate.model.types import ITEM_KIND, Kind, ModuleModel, one_of as _one_of, own_context, reads_on_gpu
 from ndd_migrate.model.kinds import chosen_kind, expr_kind, loop_parts
+from ndd_migrate.model.types import ITEM_KIND, Kind, ModuleModel, own_context, reads_on_gpu
+from ndd_migrate.model.types import one_of as _one_of
 from ndd_migrate.model.values.called_parameters import CalledParameters, bound_parameter
 from ndd_migrate.plan.uses import (
-    ARGUMENT, ATTRIBUTE, BOUND, CALLED, CHOSEN, DISCARDED, ELEMENT, ITERATED, LEN, METHOD, OTHER, OWN_CONTEXTS, PASSED, READ_BACK, REBOUND, REFERENCED, RETURNED, SAMPLES, STORED, SUBSCRIPT, UNPACKED, Use, YIELDED,
+    ARGUMENT,
+    ATTRIBUTE,
+    BOUND,
+    CALLED,
+    CHOSEN,
+    DISCARDED,
+    ELEMENT,
+    ITERATED,
+    LEN,
+    METHOD,
+    OTHER,
+    OWN_CONTEXTS,
+    PASSED,
+    READ_BACK,
+    REBOUND,
+    REFERENCED,
+    RETURNED,
+    SAMPLES,
+    STORED,
+    SUBSCRIPT,
+    UNPACKED,
+    YIELDED,
+    Use,
 )
 from ndd_migrate.syntax.scopes import references
 
@@ -48,7 +71,9 @@ def collect(analyzer) -> list[Use]:
             for access in references(scope, name):
                 if access.node not in model.converted_reads:  # the name holds a numpy array there
                     walk.follow(access.node, kind, pipeline)
-        for found, (kind, pipeline) in list(model.attribute_kinds.items()):  # `self.pipe` (ndd_migrate.model.values.attributes)
+        for found, (kind, pipeline) in list(
+            model.attribute_kinds.items()
+        ):  # `self.pipe` (ndd_migrate.model.values.attributes)
             for read in found.reads:
                 walk.follow(read, kind, pipeline)
         for pipeline in [*model.pipelines.values(), *model.factories.values()]:
@@ -128,7 +153,8 @@ class _Walk:
                 return None
         else:
             quals = [
-                q for q in self.analyzer.qualnames(call.func)
+                q
+                for q in self.analyzer.qualnames(call.func)
                 if q in self.model.functions and not self._inside(call, self.model.functions[q])
             ][:1]
         found = []
@@ -149,7 +175,9 @@ class _Walk:
         for assignment in scope.assignments[function.name.value]:
             for access in assignment.references:
                 parent = self.parents.get(access.node)
-                if not (isinstance(parent, cst.Call) and parent.func is access.node) and not self.called.passes(access.node):
+                if not (isinstance(parent, cst.Call) and parent.func is access.node) and not self.called.passes(
+                    access.node
+                ):
                     return True
         return False
 
@@ -177,12 +205,14 @@ class _Walk:
                 held = self._held_in(ref)
                 if held is not None:  # `{Pipe: args, ...}`: the display is followed
                     display = self.parents.get(parent)
-                    self.uses.append(Use(None, pipeline, ref, ELEMENT, node.name.value, display, self._statement(ref), Kind.FUNCTIONS))
+                    self.uses.append(
+                        Use(
+                            None, pipeline, ref, ELEMENT, node.name.value, display, self._statement(ref), Kind.FUNCTIONS
+                        )
+                    )
                     self.follow(display, Kind.FUNCTIONS, held)
                     continue
-                self.uses.append(
-                    Use(None, pipeline, ref, REFERENCED, node.name.value, parent, self._statement(ref))
-                )
+                self.uses.append(Use(None, pipeline, ref, REFERENCED, node.name.value, parent, self._statement(ref)))
 
     def _held_in(self, ref: cst.Name):
         """The :class:`~ndd_migrate.model.analysis.HeldFunctions` of the display that names ``ref`` in a
@@ -239,7 +269,10 @@ class _Walk:
         such functions; a display of them looped over."""
         if kind is Kind.FUNCTION and isinstance(parent, cst.Call) and parent.func is node:
             derived = self._kind_of(parent)
-            return use(CALLED, _unfollowed_call(parent, pipeline, self.model.paired_calls), gives=derived), (parent, derived) if derived else None
+            return use(CALLED, _unfollowed_call(parent, pipeline, self.model.paired_calls), gives=derived), (
+                parent,
+                derived,
+            ) if derived else None
         if kind is Kind.FUNCTION and isinstance(parent, cst.Index) and self._key_of_held(parent):
             return use(READ_BACK), None  # `held[cls]`: the dict's own key looks its value up
         if kind is Kind.FUNCTIONS and isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:

@@ -88,12 +88,24 @@ class Use:
 #: dropping the value.
 NEUTRAL = frozenset(
     {
-        (Kind.PIPELINE, BOUND), (Kind.PIPELINE, DISCARDED),
-        (Kind.BATCHES, BOUND), (Kind.BATCHES, UNPACKED), (Kind.BATCHES, LEN), (Kind.BATCHES, DISCARDED),
-        (Kind.BATCH, BOUND), (Kind.BATCH, DISCARDED), (Kind.BATCH, SAMPLES),
-        (Kind.PIPELINE, PASSED), (Kind.BATCHES, PASSED), (Kind.BATCH, PASSED),
-        (Kind.PIPELINES, BOUND), (Kind.PIPELINES, LEN), (Kind.PIPELINES, DISCARDED), (Kind.PIPELINES, PASSED),
-        (Kind.BATCHES, CHOSEN), (Kind.BATCH, CHOSEN),
+        (Kind.PIPELINE, BOUND),
+        (Kind.PIPELINE, DISCARDED),
+        (Kind.BATCHES, BOUND),
+        (Kind.BATCHES, UNPACKED),
+        (Kind.BATCHES, LEN),
+        (Kind.BATCHES, DISCARDED),
+        (Kind.BATCH, BOUND),
+        (Kind.BATCH, DISCARDED),
+        (Kind.BATCH, SAMPLES),
+        (Kind.PIPELINE, PASSED),
+        (Kind.BATCHES, PASSED),
+        (Kind.BATCH, PASSED),
+        (Kind.PIPELINES, BOUND),
+        (Kind.PIPELINES, LEN),
+        (Kind.PIPELINES, DISCARDED),
+        (Kind.PIPELINES, PASSED),
+        (Kind.BATCHES, CHOSEN),
+        (Kind.BATCH, CHOSEN),
     }
 )
 

@@ -104,7 +104,9 @@ def posix_path(path: str) -> str:
 def sorted_results(results: Iterable[FileResult], root: Path) -> list[FileResult]:
     """The results with something to show (findings or an error), in the order of their shown
     paths. A run over a tree has a result for every file, nearly all of them empty."""
-    return sorted((r for r in results if r.diagnostics or r.error is not None), key=lambda r: display_path(r.path, root))
+    return sorted(
+        (r for r in results if r.diagnostics or r.error is not None), key=lambda r: display_path(r.path, root)
+    )
 
 
 def sorted_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:

@@ -45,10 +45,10 @@ def colour_report(text: str) -> str:
             mark = m["mark"] or ""
             line = (
                 f"{BOLD}{m['path']}{RESET}:{CYAN}{m['pos']}{RESET}: {BOLD_RED}{m['code']}{RESET} "
-                f"{CYAN + mark.rstrip() + RESET + ' ' if mark else ''}{line[m.end():]}"
+                f"{CYAN + mark.rstrip() + RESET + ' ' if mark else ''}{line[m.end() :]}"
             )
         elif m := _ERROR.match(line):
-            line = f"{BOLD}{m['where']}{RESET}: {BOLD_RED}error{RESET}: {line[m.end():]}"
+            line = f"{BOLD}{m['where']}{RESET}: {BOLD_RED}error{RESET}: {line[m.end() :]}"
         elif line == "All checks passed!":
             line = f"{GREEN}{line}{RESET}"
         elif line.startswith("Found "):
@@ -62,7 +62,7 @@ def colour_diff(data: bytes) -> bytes:
     out = []
     for line in data.splitlines(keepends=True):
         body = line.rstrip(b"\r\n")
-        end = line[len(body):]
+        end = line[len(body) :]
         if body.startswith((b"+++ ", b"--- ")):
             colour = BOLD
         elif body.startswith(b"@@"):

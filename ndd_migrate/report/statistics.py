@@ -50,7 +50,6 @@ def render_text(results: list[FileResult], opts: Options) -> str:
 
 def render_json(results: list[FileResult], opts: Options) -> str:
     items = [
-        {"code": c.code, "name": c.name, "count": c.count, "fixable_count": c.fixable}
-        for c in count(results, opts)
+        {"code": c.code, "name": c.name, "count": c.count, "fixable_count": c.fixable} for c in count(results, opts)
     ]
     return json.dumps(items, indent=2, ensure_ascii=False) + "\n"

@@ -8,10 +8,9 @@ import re
 from rich.console import Console
 from rich.markup import escape
 
+from ndd_migrate.app.runner import RunSummary
 from ndd_migrate.report import line_diff
 from ndd_migrate.report._common import plural, printable
-
-from ndd_migrate.app.runner import RunSummary
 
 _AFTER_NEWLINE = re.compile(rb"(?<=\n)")
 
@@ -56,7 +55,8 @@ def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: 
         )
     for result in summary.failed:
         console.print(
-            f"[red]error[/] {escape(printable(result.error.location()))}: {escape(result.error.message)}", soft_wrap=True
+            f"[red]error[/] {escape(printable(result.error.location()))}: {escape(result.error.message)}",
+            soft_wrap=True,
         )
     manual = summary.manual
     if not manual:

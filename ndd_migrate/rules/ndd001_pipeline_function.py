@@ -6,17 +6,16 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ndd_migrate.syntax.cstutil import SkipsTrivia
-from ndd_migrate.model.features import checkpoints
-from ndd_migrate.model import constructs
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.codegen import epoch_shape, external_source_loop, shape, twin_readers
 from ndd_migrate.dali import pipeline_args
-from ndd_migrate.model.types import PipelineFunction, own_context, reader_on_gpu
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.codegen import epoch_shape
-from ndd_migrate.codegen import external_source_loop, shape, twin_readers
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model import constructs
+from ndd_migrate.model.features import checkpoints
+from ndd_migrate.model.types import PipelineFunction, own_context, reader_on_gpu
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 RULE = Rule(
     code="NDD001",
@@ -225,7 +224,13 @@ class Impl(RuleImpl):
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         """An external source beside a reader, in an ``if`` on the parameters: drawn there (NDD421)."""
         pipeline = self.ctx.model.by_node.get(self.ctx.function_stack[-1]) if self.ctx.function_stack else None
-        if pipeline is None or not pipeline.convert or pipeline.source is None or not pipeline.source.nested or pipeline.source.statement is not original:
+        if (
+            pipeline is None
+            or not pipeline.convert
+            or pipeline.source is None
+            or not pipeline.source.nested
+            or pipeline.source.statement is not original
+        ):
             return updated
         return cst.FlattenSentinel(self._draw(pipeline, updated).statements)
 
@@ -234,12 +239,15 @@ class Impl(RuleImpl):
         if pipeline is None or not pipeline.convert or pipeline.node is not original:
             return updated
         if not pipeline.label:  # a graph built by hand is reported as such (NDD403)
-            self.ctx.report(self.code, original.name, f"`@pipeline_def` function `{original.name.value}` → dynamic-mode generator", fixed=True)
+            self.ctx.report(
+                self.code,
+                original.name,
+                f"`@pipeline_def` function `{original.name.value}` → dynamic-mode generator",
+                fixed=True,
+            )
         for name, arg in pipeline.decorator_args.items():
             if name in pipeline_args.EXECUTOR_ONLY:
-                self.ctx.report(
-                    "NDD004", arg, f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True
-                )
+                self.ctx.report("NDD004", arg, f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True)
         removed = next(d for d, o in zip(updated.decorators, original.decorators) if o is pipeline.decorator)
         return updated.with_changes(
             decorators=[d for d, o in zip(updated.decorators, original.decorators) if o is not pipeline.decorator],
@@ -255,7 +263,9 @@ class Impl(RuleImpl):
             cst.Param(
                 name=cst.Name(name),
                 default=default,
-                equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")) if default else cst.MaybeSentinel.DEFAULT,
+                equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+                if default
+                else cst.MaybeSentinel.DEFAULT,
             )
             for name, default in pipeline.parameters()
             if name not in existing
@@ -305,19 +315,27 @@ class Impl(RuleImpl):
     def _setup(self, pipeline: PipelineFunction, parts: _Parts) -> None:
         """What the generator does first, once: the thread count, its own evaluation context, its RNGs."""
         if pipeline.given("num_threads"):
-            parts.prologue.append(shape.expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(cst.Name("num_threads"))])))
+            parts.prologue.append(
+                shape.expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(cst.Name("num_threads"))]))
+            )
         if own_context(pipeline):
             parts.ctx_name = cstutil.fresh("ctx", parts.used)
-            parts.ctx_stmt = shape.assign(parts.ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", cst.Name("device_id"))]))
+            parts.ctx_stmt = shape.assign(
+                parts.ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", cst.Name("device_id"))])
+            )
             parts.prologue.append(parts.ctx_stmt)
         parts.rng = self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
         if parts.rng:
             parts.prologue.append(shape.assign(parts.rng, self._rng_call(cst.Name("seed"))))
         for call in pipeline.random_calls:
             if call in self.ctx.model.plan.op_rngs:
-                parts.prologue.append(shape.assign(self.ctx.model.plan.op_rngs[call], self._rng_call(cstutil.kwarg(call, "seed").value)))
+                parts.prologue.append(
+                    shape.assign(self.ctx.model.plan.op_rngs[call], self._rng_call(cstutil.kwarg(call, "seed").value))
+                )
 
-    def _sort(self, pipeline: PipelineFunction, parts: _Parts, orig_body: list, body: list, shift: int, returns: bool) -> None:
+    def _sort(
+        self, pipeline: PipelineFunction, parts: _Parts, orig_body: list, body: list, shift: int, returns: bool
+    ) -> None:
         """Each statement of the body to where the generator runs it: once (before or after the
         reader), as the reader or its twin, as the external source, or per batch.
 
@@ -340,7 +358,9 @@ class Impl(RuleImpl):
             kept = kept[:-1]  # the final `return`, popped by the caller
         for (index, orig_stmt), stmt in zip(kept, body):
             if index + shift in pipeline.hoisted:
-                (parts.after_reader if reader_index is not None and index > reader_index else parts.prologue).append(stmt)
+                (parts.after_reader if reader_index is not None and index > reader_index else parts.prologue).append(
+                    stmt
+                )
             elif index == reader_index:
                 parts.reader = stmt
                 parts.loop_target = shape.loop_target(stmt.body[0].targets[0].target, pipeline.reader_outputs)
@@ -354,7 +374,9 @@ class Impl(RuleImpl):
             else:
                 parts.per_batch.append(stmt)
 
-    def _take_source(self, pipeline: PipelineFunction, parts: _Parts, stmt: cst.SimpleStatementLine, beside: bool) -> None:
+    def _take_source(
+        self, pipeline: PipelineFunction, parts: _Parts, stmt: cst.SimpleStatementLine, beside: bool
+    ) -> None:
         """The external source's statement (NDD421): drawn per batch beside the reader, else the loop
         that replaces ``while True:``."""
         if beside:
@@ -388,7 +410,10 @@ class Impl(RuleImpl):
             per_batch = [cst.With(items=[cst.WithItem(cst.Name(parts.ctx_name))], body=cst.IndentedBlock(per_batch))]
         if ret is None:
             return per_batch
-        return [*per_batch, cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
+        return [
+            *per_batch,
+            cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines),
+        ]
 
     def _reader_loop(self, pipeline: PipelineFunction, parts: _Parts, reader_name: str, inner: list) -> list:
         """The reader (and its twin) created once, in the prologue; ``inner``, the batch, in the loop
@@ -402,7 +427,9 @@ class Impl(RuleImpl):
         readers = [(reader_name, parts.loop_target, shape.epoch_args(reader_stmt.body[0].value, parts.ctx_name))]
         if parts.twin is not None:
             twin_name = cstutil.fresh("reader_2", parts.used | {reader_name})
-            parts.prologue.append(shape.assign(twin_name, parts.twin.body[0].value).with_changes(leading_lines=parts.twin.leading_lines))
+            parts.prologue.append(
+                shape.assign(twin_name, parts.twin.body[0].value).with_changes(leading_lines=parts.twin.leading_lines)
+            )
             readers.append((twin_name, parts.twin_target, shape.epoch_args(parts.twin.body[0].value, parts.ctx_name)))
         parts.prologue.extend(parts.after_reader)
         if not pipeline.epochs:
@@ -415,13 +442,19 @@ class Impl(RuleImpl):
         ``while True:``; for a framework iterator, the epoch-aware shape around it."""
         source = parts.source
         if source is not None and pipeline.restarts:  # one generator per epoch (docs/target-shape.md)
-            return [*parts.prologue, *source.prologue, *epoch_shape.per_epoch(source.loop(inner), cstutil.fresh("batches", parts.used))]
+            return [
+                *parts.prologue,
+                *source.prologue,
+                *epoch_shape.per_epoch(source.loop(inner), cstutil.fresh("batches", parts.used)),
+            ]
         if source is not None:  # the external source's loop replaces `while True:`
             return [*parts.prologue, *source.prologue, *source.loop(inner)]
         loop = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner))
         if pipeline.epochs:  # docs/target-shape.md, "Framework iterators"
             # an external source's iterator made in the nested generator, which assigns it
-            return epoch_shape.body(parts.prologue, loop, reader_name, cstutil.fresh("batches", parts.used), parts.source_prologue)
+            return epoch_shape.body(
+                parts.prologue, loop, reader_name, cstutil.fresh("batches", parts.used), parts.source_prologue
+            )
         return [*parts.prologue, loop]
 
     def _rng_call(self, seed: cst.BaseExpression) -> cst.Call:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.plan import uses
-from ndd_migrate.model.types import Kind
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.types import Kind
+from ndd_migrate.plan import uses
 
 RULE = Rule(
     code="NDD002",
@@ -133,7 +133,9 @@ class Impl(RuleImpl):
     @staticmethod
     def _built_in_comprehension(stmt) -> cst.Call | None:
         """The ``p.build()`` of a statement ``[p.build() for p in pipes]`` (one ``for``, no ``if``)."""
-        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)):
+        if not (
+            isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+        ):
             return None
         comp = stmt.body[0].value
         if not isinstance(comp, cst.ListComp) or comp.for_in.inner_for_in is not None or comp.for_in.ifs:
@@ -147,15 +149,16 @@ class Impl(RuleImpl):
         return call if isinstance(target, cst.Name) and target.value == call.func.value.value else None
 
     def _is_build(self, stmt: cst.CSTNode) -> bool:
-        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)):
+        if not (
+            isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+        ):
             return False
         call = stmt.body[0].value
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in REMOVED):
+        if not (
+            isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value in REMOVED
+        ):
             return False
-        return (
-            self.ctx.converted_kind(call.func.value, Kind.PIPELINE) is not None
-            and self.ctx.applies(self.code, stmt)
-        )
+        return self.ctx.converted_kind(call.func.value, Kind.PIPELINE) is not None and self.ctx.applies(self.code, stmt)
 
 
 def _does(loop: cst.CSTNode) -> str:

@@ -6,11 +6,11 @@ import functools
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil
 from ndd_migrate.dali import pipeline_args
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.syntax import cstutil
 
 RULE = Rule(
     code="NDD004",
@@ -62,12 +62,14 @@ class Impl(RuleImpl):
         found = []
         for call, starred in self._starred_calls.get(id(pipeline), ()):
             spelled = cst.Module([]).code_for_node(starred.value)
-            found.append((
-                call,
-                f"a call passes arguments through `{starred.star}{spelled}`, which may carry pipeline settings",
-                f"pass the pipeline settings by name (`num_threads=...`, `device_id=...`) and drop executor-only "
-                f"ones (`prefetch_queue_depth`, `exec_*`) from `{spelled}`, then run ndd-migrate again",
-            ))
+            found.append(
+                (
+                    call,
+                    f"a call passes arguments through `{starred.star}{spelled}`, which may carry pipeline settings",
+                    f"pass the pipeline settings by name (`num_threads=...`, `device_id=...`) and drop executor-only "
+                    f"ones (`prefetch_queue_depth`, `exec_*`) from `{spelled}`, then run ndd-migrate again",
+                )
+            )
         return found
 
     @functools.cached_property
@@ -94,7 +96,12 @@ class Impl(RuleImpl):
         if not dropped or not self.ctx.applies(self.code, original):
             return updated
         for name in sorted(dropped):
-            self.ctx.report(self.code, cstutil.kwarg(original, name), f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True)
+            self.ctx.report(
+                self.code,
+                cstutil.kwarg(original, name),
+                f"`{name}` has no dynamic-mode counterpart: dropped",
+                fixed=True,
+            )
         return cstutil.remove_kwargs(updated, dropped)
 
 

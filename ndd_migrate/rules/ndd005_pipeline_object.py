@@ -5,25 +5,25 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ScopeProvider
 
-from ndd_migrate.syntax import cstutil
-from ndd_migrate.model.features import iterators
-from ndd_migrate.plan import uses
-from ndd_migrate.model.types import Kind, PipelineFunction, migrated_before, reads_padded
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.features import iterators
+from ndd_migrate.model.types import Kind, PipelineFunction, migrated_before, reads_padded
+from ndd_migrate.plan import uses
+from ndd_migrate.syntax import cstutil
 
 RULE = Rule(
     code="NDD005",
     name="pipeline-object",
     summary="`pipe.epoch_size(name)` / `pipe.reader_meta(name)` become the reader's metadata; `pipe.reset()` is rewritten",
     what=(
-        "For a pipeline migrated in the epoch-aware shape (docs/target-shape.md, \"Framework iterators\"), "
-        "`pipe.epoch_size(name)` becomes `pipe_meta[\"epoch_size\"]` (`\"epoch_size_padded\"`, which DALI's "
+        'For a pipeline migrated in the epoch-aware shape (docs/target-shape.md, "Framework iterators"), '
+        '`pipe.epoch_size(name)` becomes `pipe_meta["epoch_size"]` (`"epoch_size_padded"`, which DALI\'s '
         "`epoch_size()` returns, when the reader may pad its shards: `pad_last_batch`) and `pipe.reader_meta(name)` becomes "
         "`pipe_meta`, the reader's `get_metadata()`. For pipelines made in a list (`pipes = [p(shard_id=n) for n in ...]`, "
         "also through a name holding pipeline functions or classes) the creation gives the metadata beside them, "
-        "`pipes_meta, pipes = zip(*[...])`: `pipes[i].epoch_size(name)` becomes `pipes_meta[i][\"epoch_size\"]` and, "
+        '`pipes_meta, pipes = zip(*[...])`: `pipes[i].epoch_size(name)` becomes `pipes_meta[i]["epoch_size"]` and, '
         "in a comprehension `... for pipe in pipes`, `pipe.epoch_size(name)` reads the paired metadata "
         "(`for pipe_meta, pipe in zip(pipes_meta, pipes)`); a plain `for` statement over the list keeps the block. `pipe.reset()` (DALI acts on it only after `iter_setup` or "
         "an external source raised `StopIteration`) is dropped on a pipeline that never ends, and becomes "
@@ -155,7 +155,9 @@ class Impl(RuleImpl):
             return None
         pipeline = use.pipeline
         if not (iterators.all_epochs(pipeline) and self._named(use.node)):
-            return "the reader's metadata is given only by the epoch-aware shape (one plain `pipe = p(...)` per call site)"
+            return (
+                "the reader's metadata is given only by the epoch-aware shape (one plain `pipe = p(...)` per call site)"
+            )
         return self.ctx.applies(self.code, use.holder) or None
 
     def _reset(self, use) -> str | tuple[str, cst.Name, cst.Call | None]:
@@ -183,8 +185,10 @@ class Impl(RuleImpl):
         if setup is None and not pipeline.external_sources and pipeline.source is None:
             return ("drop", pipe, None)
         if setup is None:
-            return ("`reset()` starts the external source's next epoch, which the migrated generator cannot do: "
-                    "call the migrated function again by hand")
+            return (
+                "`reset()` starts the external source's next epoch, which the migrated generator cannot do: "
+                "call the migrated function again by hand"
+            )
         why = _kept_across_reset(pipeline)
         if why is not None:
             return why
@@ -203,18 +207,24 @@ class Impl(RuleImpl):
         assign = self.ctx.model.parents.get(self.ctx.model.parents.get(assignments[0].node))
         call = assign.value if isinstance(assign, cst.Assign) and len(assign.targets) == 1 else None
         if not isinstance(call, cst.Call) or self.ctx.model.call_sites.get(call) is not pipeline:
-            return f"`{pipe.value}` is not bound by a call of `{pipeline.qualname}` in the scope of its `reset()`: {again}"
+            return (
+                f"`{pipe.value}` is not bound by a call of `{pipeline.qualname}` in the scope of its `reset()`: {again}"
+            )
         if self.ctx.line_of(assign)[0] >= self.ctx.line_of(pipe)[0]:
             return f"`{pipe.value}.reset()` comes before the pipeline is made: {again}"
         for arg in call.args:
             if arg.star or not self._same_each_time(arg.value, assign, pipe):
                 code = cst.Module([]).code_for_node(arg.value)
                 if isinstance(arg.value, cst.Name):
-                    return (f"`reset()`: `{code}`, an argument of `{pipe.value}`'s creation, may be bound again between "
-                            f"the creation and the reset, so the same call may not get the object the pipeline kept: "
-                            f"{again}")
-                return (f"`reset()`: the argument `{code}` of `{pipe.value}`'s creation would be computed again "
-                        f"(the pipeline kept the first value): bind it to a name first, or {again}")
+                    return (
+                        f"`reset()`: `{code}`, an argument of `{pipe.value}`'s creation, may be bound again between "
+                        f"the creation and the reset, so the same call may not get the object the pipeline kept: "
+                        f"{again}"
+                    )
+                return (
+                    f"`reset()`: the argument `{code}` of `{pipe.value}`'s creation would be computed again "
+                    f"(the pipeline kept the first value): bind it to a name first, or {again}"
+                )
         return call
 
     def _same_each_time(self, expr: cst.BaseExpression, creation: cst.Assign, reset: cst.Name) -> bool:
@@ -267,8 +277,12 @@ class Impl(RuleImpl):
             return updated
         how, pipe, creation = found
         if how == "drop":
-            self.ctx.report(self.code, original, f"`{pipe.value}.reset()` removed: the pipeline never ends, so it did nothing",
-                            fixed=True)
+            self.ctx.report(
+                self.code,
+                original,
+                f"`{pipe.value}.reset()` removed: the pipeline never ends, so it did nothing",
+                fixed=True,
+            )
             parent = self.ctx.model.parents.get(original)
             body = getattr(parent, "body", ())
             if isinstance(body, (list, tuple)) and len(body) == 1:
@@ -277,8 +291,12 @@ class Impl(RuleImpl):
         made = self._made.get(creation)
         if made is None:
             return updated  # not reached: the creation comes first (checked in _reset)
-        self.ctx.report(self.code, original, f"`{pipe.value}.reset()` → `{pipe.value} = ...` (a new generator, made by the same call)",
-                        fixed=True)
+        self.ctx.report(
+            self.code,
+            original,
+            f"`{pipe.value}.reset()` → `{pipe.value} = ...` (a new generator, made by the same call)",
+            fixed=True,
+        )
         return updated.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(pipe.value))], made.deep_clone())])
 
     def leave_Call(self, original: cst.Call, updated):
@@ -292,7 +310,9 @@ class Impl(RuleImpl):
         method = original.func.attr.value
         if len(original.args) != 1 or original.args[0].keyword is not None:
             self.ctx.report(
-                self.code, original, f"`.{method}()` without one reader name gives a dict by reader name",
+                self.code,
+                original,
+                f"`.{method}()` without one reader name gives a dict by reader name",
                 hint=f"use `{cst.Module([]).code_for_node(iterators.meta_of(pipe))}`, the metadata of the pipeline's one reader",
                 fixed=False,
             )
@@ -323,10 +343,13 @@ class Impl(RuleImpl):
             return updated
         sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         name = original.target.value
-        target = cst.Tuple([cst.Element(cst.Name(iterators.meta_name(name)), comma=sep), cst.Element(updated.target)],
-                           lpar=[], rpar=[])
-        lists = cst.Call(cst.Name("zip"), [cst.Arg(cst.Name(iterators.meta_name(original.iter.value)), comma=sep),
-                                           cst.Arg(updated.iter)])
+        target = cst.Tuple(
+            [cst.Element(cst.Name(iterators.meta_name(name)), comma=sep), cst.Element(updated.target)], lpar=[], rpar=[]
+        )
+        lists = cst.Call(
+            cst.Name("zip"),
+            [cst.Arg(cst.Name(iterators.meta_name(original.iter.value)), comma=sep), cst.Arg(updated.iter)],
+        )
         return updated.with_changes(target=target, iter=lists)
 
     def _epoch_aware(self, pipe):
@@ -351,8 +374,13 @@ def _reset_unfollowed(use) -> str | None:
     if not isinstance(pipeline, PipelineFunction) or not isinstance(pipe, cst.Name):
         return "`reset()` of a pipeline not bound to a plain name: call the migrated function again by hand"
     stmt = use.statement
-    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
-            and stmt.body[0].value is call and not call.args):
+    if not (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and stmt.body[0].value is call
+        and not call.args
+    ):
         return "`reset()` inside an expression: a generator cannot be reset; call the migrated function again by hand"
     return None
 
@@ -362,19 +390,34 @@ def _kept_across_reset(pipeline) -> str | None:
     after ``reset()`` would, or None: the pipeline keeps a reader, a random state, values
     ``iter_setup`` keeps between calls, or ``__init__`` statements that the generator runs."""
     if getattr(pipeline, "reader_call", None) is not None or any(op.info.reader for op in pipeline.ops.values()):
-        return ("`reset()` restarts `iter_setup` while the reader goes on: calling the migrated function again "
-                "would also restart the reader; rewrite this by hand")
+        return (
+            "`reset()` restarts `iter_setup` while the reader goes on: calling the migrated function again "
+            "would also restart the reader; rewrite this by hand"
+        )
     if pipeline.random_calls or any(op.info.random for op in pipeline.ops.values()):
-        return ("`reset()` restarts `iter_setup` while the random state goes on: calling the migrated function "
-                "again would draw the same numbers again; rewrite this by hand")
+        return (
+            "`reset()` restarts `iter_setup` while the random state goes on: calling the migrated function "
+            "again would draw the same numbers again; rewrite this by hand"
+        )
     if pipeline.setup_nonlocal:
         kept = ", ".join(f"`self.{a}`" for a in pipeline.setup_nonlocal)
-        return (f"`iter_setup` keeps {kept} between batches, which a new generator would set again: "
-                "rewrite this `reset()` by hand")
-    init = pipeline.init.body.body if pipeline.init is not None and isinstance(pipeline.init.body, cst.IndentedBlock) else ()
-    if any(i not in pipeline.init_dropped and i != pipeline.super_index and not cstutil.is_docstring(s) for i, s in enumerate(init)):
-        return ("`__init__` runs statements that a new generator would run again: rewrite this `reset()` by hand "
-                "(call the migrated function again)")
+        return (
+            f"`iter_setup` keeps {kept} between batches, which a new generator would set again: "
+            "rewrite this `reset()` by hand"
+        )
+    init = (
+        pipeline.init.body.body
+        if pipeline.init is not None and isinstance(pipeline.init.body, cst.IndentedBlock)
+        else ()
+    )
+    if any(
+        i not in pipeline.init_dropped and i != pipeline.super_index and not cstutil.is_docstring(s)
+        for i, s in enumerate(init)
+    ):
+        return (
+            "`__init__` runs statements that a new generator would run again: rewrite this `reset()` by hand "
+            "(call the migrated function again)"
+        )
     return None
 
 

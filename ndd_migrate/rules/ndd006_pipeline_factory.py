@@ -5,11 +5,11 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, ScopeProvider
 
-from ndd_migrate.plan import uses
-from ndd_migrate.model.types import Kind
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.types import Kind
+from ndd_migrate.plan import uses
 
 RULE = Rule(
     code="NDD006",
@@ -102,8 +102,10 @@ class Impl(RuleImpl):
             quals = {q.name for q in self.ctx.resolver.get_metadata(QualifiedNameProvider, function.name, None) or ()}
             if quals & set(self.ctx.model.self_calls.values()):
                 return True  # called only as `self.make()` in its class: each call is followed (self_methods)
-            return (f"`{function.name.value}` is a method called other than as `self.{function.name.value}()` in its "
-                    f"class (or overridden, or decorated): what it returns is not followed")
+            return (
+                f"`{function.name.value}` is a method called other than as `self.{function.name.value}()` in its "
+                f"class (or overridden, or decorated): what it returns is not followed"
+            )
         scope = self.ctx.resolver.get_metadata(ScopeProvider, function, None)
         for assignment in scope.assignments[function.name.value] if scope is not None else ():
             for access in assignment.references:
@@ -125,7 +127,8 @@ class Impl(RuleImpl):
             pipeline = self.ctx.model.factories.get(qual.name)
             if pipeline is not None and pipeline.convert and self.ctx.applies(self.code, original):
                 self.ctx.report(
-                    self.code, original.name,
+                    self.code,
+                    original.name,
                     f"`{original.name.value}` returns a `{getattr(pipeline, 'label', None) or pipeline.qualname}` pipeline, now a generator: "
                     "`build()`/`run()` on what it returns are rewritten",
                     fixed=True,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ScopeProvider
 
-from ndd_migrate.model import crossfile
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model import crossfile
 
 RULE = Rule(
     code="NDD007",
@@ -91,7 +91,8 @@ class Impl(RuleImpl):
             # Known to be a pipeline-mode pipeline of a file not in the run: nothing to edit here,
             # only a run over both files, so no TODO (it would stay behind after that run).
             self.ctx.report(
-                self.code, original,
+                self.code,
+                original,
                 f"`{name}` comes from `{function}` of `{module}` ({defined_in}), still in pipeline mode "
                 "and not in this run: left as it is",
                 hint=_ADVICE[func.attr.value].format(name=name)
@@ -101,7 +102,8 @@ class Impl(RuleImpl):
             )
             return updated
         self.ctx.report(
-            self.code, original,
+            self.code,
+            original,
             f"`{name}` comes from `{function}` of `{module}`, which this run does not migrate",
             hint=f"if `{function}` of `{module}` is migrated (a generator function), "
             + _ADVICE[func.attr.value].format(name=name)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.types import Kind
 from ndd_migrate.model.values import called_parameters
 from ndd_migrate.plan import uses
-from ndd_migrate.model.types import Kind
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.syntax import cstutil
 
 RULE = Rule(
@@ -226,15 +226,21 @@ class Impl(RuleImpl):
             more = [self._line(u) for u, _ in blocking[1:]]
             others = f" (and {len(more)} more: lines {', '.join(map(str, sorted(set(more))))})" if more else ""
             self.ctx.report(
-                self.code, pipeline.node, f"`{pipeline.display}` not migrated: at {where}{others}, {what}",
+                self.code,
+                pipeline.node,
+                f"`{pipeline.display}` not migrated: at {where}{others}, {what}",
                 # The TODO names the use by its code, not its line: lines move when TODOs are added.
-                hint=f"not migrated: in `{_snippet(use)}`, {what}; {todo}; {_AGAIN}", fixed=False,
+                hint=f"not migrated: in `{_snippet(use)}`, {what}; {todo}; {_AGAIN}",
+                fixed=False,
             )
         for use, reason in found.unfollowed:
             what, todo = describe(use, reason)
             self.ctx.report(
-                self.code, use.node, f"{what}, converted in another module of the run",
-                hint=f"{what}: {todo}", fixed=False,
+                self.code,
+                use.node,
+                f"{what}, converted in another module of the run",
+                hint=f"{what}: {todo}",
+                fixed=False,
             )
 
     def _line(self, use: uses.Use) -> int:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil, names
-from ndd_migrate.model.values import graph_code
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.codegen import input_sets, sample_shapes
 from ndd_migrate.dali.tables import has_expression_form, op_info
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.values import graph_code
+from ndd_migrate.syntax import cstutil, names
 
 RULE = Rule(
     code="NDD101",
@@ -184,21 +184,40 @@ class Impl(RuleImpl):
         saying why; an ``fn.shapes(...)`` the expression cannot write (also in a legacy class's
         ``define_graph``)."""
         graph, _ = graph_code.prepared(self.ctx.resolver, self.ctx.model)
-        reached = [node for node, owners in graph.reached_by.items() if pipeline in owners]  # its graph and the helpers it runs
-        calls = list(dict.fromkeys(c for node in dict.fromkeys([pipeline.node, *reached]) for c in self._calls_under(node)))
+        reached = [
+            node for node, owners in graph.reached_by.items() if pipeline in owners
+        ]  # its graph and the helpers it runs
+        calls = list(
+            dict.fromkeys(c for node in dict.fromkeys([pipeline.node, *reached]) for c in self._calls_under(node))
+        )
         found = []
         for call in calls:
             path = names.fn_path(self.dali_name(call.func))
             if has_expression_form(path):
                 why = sample_shapes.problem(call.args)
                 if why is not None:
-                    found.append((call, f"`fn.{path}(...)` cannot be written as `ndd.as_batch(x.shape, ...)`: {why}",
-                                  "see docs/target-shape.md (`fn.shapes`)"))
+                    found.append(
+                        (
+                            call,
+                            f"`fn.{path}(...)` cannot be written as `ndd.as_batch(x.shape, ...)`: {why}",
+                            "see docs/target-shape.md (`fn.shapes`)",
+                        )
+                    )
                 continue
-            if isinstance(pipeline.node, cst.FunctionDef) and _is_shape_method(call.func) and sample_shapes.method_problem(call) is not None:
+            if (
+                isinstance(pipeline.node, cst.FunctionDef)
+                and _is_shape_method(call.func)
+                and sample_shapes.method_problem(call) is not None
+            ):
                 if graph.kind(call.func.value) == graph_code.NODE:
-                    found.append((call, f"`.shape(...)` of a DataNode cannot be written as `ndd.as_batch(x.shape, ...)`: "
-                                  f"{sample_shapes.method_problem(call)}", "see docs/target-shape.md (`fn.shapes`)"))
+                    found.append(
+                        (
+                            call,
+                            f"`.shape(...)` of a DataNode cannot be written as `ndd.as_batch(x.shape, ...)`: "
+                            f"{sample_shapes.method_problem(call)}",
+                            "see docs/target-shape.md (`fn.shapes`)",
+                        )
+                    )
                 continue
             arg = cstutil.input_set(call) if path is not None else None
             if arg is None:
@@ -210,7 +229,13 @@ class Impl(RuleImpl):
             if why is None:
                 continue
             code = cst.Module([]).code_for_node(arg.value)
-            found.append((call, f"`fn.{path}({code}, ...)` runs on an input set: {why}", input_sets.hint(info.ndd, arg.value, info.random)))
+            found.append(
+                (
+                    call,
+                    f"`fn.{path}({code}, ...)` runs on an input set: {why}",
+                    input_sets.hint(info.ndd, arg.value, info.random),
+                )
+            )
         for constant in pipeline.input_constants:
             why = self._constant_problem(constant, graph)
             if why is not None:
@@ -226,8 +251,10 @@ class Impl(RuleImpl):
         call = self.ctx.model.parents.get(self.ctx.model.parents.get(constant))
         others = [a.value for a in getattr(call, "args", ()) if a.keyword is None and a.value is not constant]
         if not any(graph.kind(value) == graph_code.NODE for value in others):
-            return ("`types.Constant(...)` is an input of an operator none of whose other inputs is known to be a "
-                    "batch: given the array alone, a dynamic-mode op gives one tensor, not a batch")
+            return (
+                "`types.Constant(...)` is an input of an operator none of whose other inputs is known to be a "
+                "batch: given the array alone, a dynamic-mode op gives one tensor, not a batch"
+            )
         return None
 
     def leave_Call(self, original: cst.Call, updated: cst.BaseExpression) -> cst.BaseExpression:
@@ -251,7 +278,13 @@ class Impl(RuleImpl):
             return updated  # a blocker inside a pipeline; NDD901 reports it elsewhere
         message = f"`fn.{path}(x)` → `ndd.as_batch(x.shape, ...)` (dynamic mode has no `{path}` operator)"
         if not self.ctx.applies(self.code, original):
-            self.ctx.report(self.code, original, message, fixed=False, hint="use `ndd.as_batch(x.shape, dtype=..., device=x.device)`")
+            self.ctx.report(
+                self.code,
+                original,
+                message,
+                fixed=False,
+                hint="use `ndd.as_batch(x.shape, dtype=..., device=x.device)`",
+            )
             return updated
         self.ctx.report(self.code, original, message, fixed=True)
         return sample_shapes.build(self.ctx.ndd, updated.args)
@@ -261,24 +294,31 @@ class Impl(RuleImpl):
         pipeline (``PipelineFunction.input_constants``, ndd_migrate/model/values/graph_constants.py)?"""
         if self._constants is None:  # asked at every call; decided before the traversal
             pipelines = self.ctx.model.pipelines.values()
-            self._constants = {id(c) for pipeline in pipelines if pipeline.convert for c in getattr(pipeline, "input_constants", ())}
+            self._constants = {
+                id(c) for pipeline in pipelines if pipeline.convert for c in getattr(pipeline, "input_constants", ())
+            }
         return id(call) in self._constants
 
     def _constant(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """``types.Constant(np.array(v, dtype=np.T))`` → ``np.array(v, dtype=np.T)``: an ndd operator
         broadcasts an array input to every sample, as the constant node gave it."""
-        self.ctx.report(self.code, original, "`types.Constant(array)` as an operator input → the array itself",
-                        fixed=True)
+        self.ctx.report(
+            self.code, original, "`types.Constant(array)` as an operator input → the array itself", fixed=True
+        )
         return updated.args[0].value.with_changes(lpar=original.lpar, rpar=original.rpar)
 
     def _input_set(self, original: cst.Call, updated: cst.Call, path: str | None) -> cst.BaseExpression:
         info = op_info(path) if path is not None else None
         if info is None or info.ndd is None or not self.ctx.applies(self.code, original.func):
-            return updated  # `fn.<op>` is not rewritten here (kept in pipeline mode, `# noqa`, ...)
+            return updated  # `fn.<op>` is not rewritten here (kept in pipeline mode, suppressed, ...)
         if input_sets.obstacle(original, info.random, info.num_outputs) is not None:
             return updated  # code no pipeline's graph runs: left to fail where it is, not made to draw differently
-        self.ctx.report(self.code, original, f"`fn.{path}([...])` on an input set → one `ndd.{info.ndd}(...)` call per input",
-                        fixed=True)
+        self.ctx.report(
+            self.code,
+            original,
+            f"`fn.{path}([...])` on an input set → one `ndd.{info.ndd}(...)` call per input",
+            fixed=True,
+        )
         return input_sets.per_element(updated)
 
     def _shape_method(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -290,7 +330,13 @@ class Impl(RuleImpl):
             return updated  # not a DataNode (a blocker when it is, see blockers())
         message = "`node.shape()` of a DataNode → `ndd.as_batch(node.shape, ...)` (on a Batch, `shape` is a list)"
         if not self.ctx.applies(self.code, original):
-            self.ctx.report(self.code, original, message, fixed=False, hint='use `ndd.as_batch(node.shape, dtype=ndd.int64, device="cpu")`')
+            self.ctx.report(
+                self.code,
+                original,
+                message,
+                fixed=False,
+                hint='use `ndd.as_batch(node.shape, dtype=ndd.int64, device="cpu")`',
+            )
             return updated
         self.ctx.report(self.code, original, message, fixed=True)
         return sample_shapes.build_method(self.ctx.ndd, updated.func.value, updated)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.codegen import devices
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.syntax import cstutil, names
 
 RULE = Rule(
     code="NDD103",
@@ -23,7 +23,7 @@ RULE = Rule(
         'Dynamic mode has no such device: the op runs where `device=` says, and `"mixed"` is rejected.'
     ),
     fix_safety=FixSafety.SAFE,
-    fix='Safe in dynamic-mode code. In pipeline-mode code it is applied together with NDD101 by `migrate`.',
+    fix="Safe in dynamic-mode code. In pipeline-mode code it is applied together with NDD101 by `migrate`.",
     examples=(
         Example(
             before=(

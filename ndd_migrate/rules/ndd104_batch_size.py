@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil, names
-from ndd_migrate.model.values import graph_helpers
 from ndd_migrate.codegen import shape
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.dali.tables import op_info
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.values import graph_helpers
+from ndd_migrate.syntax import cstutil, names
 
 RULE = Rule(
     code="NDD104",
@@ -20,7 +20,7 @@ RULE = Rule(
         "Inside a migrated pipeline function, adds `batch_size=batch_size` to every operator called "
         "without a positional input that is not a reader: random ops (`random.uniform`, `random.coin_flip`, "
         "...) above all. A helper building part of the graph, called only from converted pipelines, "
-        "takes `batch_size` as a keyword parameter its callers pass (docs/target-shape.md, \"Graph helpers\"). "
+        'takes `batch_size` as a keyword parameter its callers pass (docs/target-shape.md, "Graph helpers"). '
         "Elsewhere in dynamic-mode code, where the batch size is unknown, it reports the call."
     ),
     why=(
@@ -90,7 +90,12 @@ class Impl(RuleImpl):
         if not self.ctx.may_rewrite_dali_calls():
             return updated  # a helper of a pipeline that stays: pipeline-mode code, as it is
         if self._in_helper(original) and self.ctx.applies(self.code, original):
-            self.ctx.report(self.code, original, f"`batch_size=batch_size` added to `fn.{path}` (a parameter of the helper)", fixed=True)
+            self.ctx.report(
+                self.code,
+                original,
+                f"`batch_size=batch_size` added to `fn.{path}` (a parameter of the helper)",
+                fixed=True,
+            )
             return cstutil.add_kwarg(updated, "batch_size", cst.Name("batch_size"))
         self.ctx.report(
             self.code,

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil, names
-from ndd_migrate.model.values import graph_helpers
-from ndd_migrate.codegen import shape
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.codegen import reader_seed
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.codegen import reader_seed, shape
 from ndd_migrate.dali.tables import op_info
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.values import graph_helpers
+from ndd_migrate.syntax import cstutil, names
 
 RULE = Rule(
     code="NDD105",
@@ -81,7 +80,9 @@ RULE = Rule(
             ),
         ),
     ),
-    valid=("import nvidia.dali.experimental.dynamic as ndd\n\nrng = ndd.random.RNG(seed=1)\nx = ndd.random.normal(batch_size=2, rng=rng)\n",),
+    valid=(
+        "import nvidia.dali.experimental.dynamic as ndd\n\nrng = ndd.random.RNG(seed=1)\nx = ndd.random.normal(batch_size=2, rng=rng)\n",
+    ),
 )
 
 
@@ -142,12 +143,19 @@ class Impl(RuleImpl):
         pipeline = self.ctx.enclosing_pipeline()
         seed = cstutil.kwarg(original, "seed")
         if pipeline is None and self._in_helper(original) and self.ctx.applies(self.code, original):
-            self.ctx.report(self.code, original, f"`fn.{path}` draws from `rng` (a parameter of the helper)", fixed=True)
+            self.ctx.report(
+                self.code, original, f"`fn.{path}` draws from `rng` (a parameter of the helper)", fixed=True
+            )
             return cstutil.add_kwarg(updated, "rng", cst.Name("rng"))
         if pipeline is None:
             if seed is not None:
-                self.ctx.report(self.code, seed, "`seed=` is not accepted by dynamic-mode random ops",
-                                hint="create `ndd.random.RNG(seed=...)` once and pass it as `rng=`", fixed=False)
+                self.ctx.report(
+                    self.code,
+                    seed,
+                    "`seed=` is not accepted by dynamic-mode random ops",
+                    hint="create `ndd.random.RNG(seed=...)` once and pass it as `rng=`",
+                    fixed=False,
+                )
             return updated
         if not pipeline.convert or not isinstance(updated, cst.Call):
             return updated
@@ -164,8 +172,12 @@ class Impl(RuleImpl):
         pipeline's ``seed`` (ndd_migrate.codegen.reader_seed)."""
         pipeline = self.ctx.enclosing_pipeline()
         if (
-            pipeline is None or not pipeline.convert or not pipeline.given("seed") or not isinstance(updated, cst.Call)
-            or original is not reader_seed.reader_call(pipeline) or not reader_seed.shuffles_unseeded(original)
+            pipeline is None
+            or not pipeline.convert
+            or not pipeline.given("seed")
+            or not isinstance(updated, cst.Call)
+            or original is not reader_seed.reader_call(pipeline)
+            or not reader_seed.shuffles_unseeded(original)
         ):
             return updated
         if not self.ctx.applies(self.code, original):
@@ -194,11 +206,16 @@ class Impl(RuleImpl):
         return updated.with_changes(body=[*body[:index], helper, *body[index:]])
 
     def _ndd_seed(self, original: cst.Call, updated, dali: str):
-        path = dali[len(names.NDD) + 1:]
+        path = dali[len(names.NDD) + 1 :]
         seed = cstutil.kwarg(original, "seed")
         if seed is not None and path.startswith("random.") and path != "random.RNG":
-            self.ctx.report(self.code, seed, f"`ndd.{path}` does not accept `seed=`",
-                            hint="create `ndd.random.RNG(seed=...)` once and pass it as `rng=`", fixed=False)
+            self.ctx.report(
+                self.code,
+                seed,
+                f"`ndd.{path}` does not accept `seed=`",
+                hint="create `ndd.random.RNG(seed=...)` once and pass it as `rng=`",
+                fixed=False,
+            )
         return updated
 
 

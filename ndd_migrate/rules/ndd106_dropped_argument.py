@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil, names
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.dali.tables import op_info
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.syntax import cstutil, names
 
 RULE = Rule(
     code="NDD106",
@@ -49,7 +49,12 @@ class Impl(RuleImpl):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         path = names.fn_path(self.dali_name(original.func))
         info = op_info(path) if path else None
-        if info is None or info.ndd is None or not isinstance(updated, cst.Call) or not self.ctx.may_rewrite_dali_calls():
+        if (
+            info is None
+            or info.ndd is None
+            or not isinstance(updated, cst.Call)
+            or not self.ctx.may_rewrite_dali_calls()
+        ):
             return updated
         dropped = {a.keyword.value for a in original.args if a.keyword is not None} & set(info.dropped_args)
         if info.random:
@@ -59,9 +64,21 @@ class Impl(RuleImpl):
             return updated
         fixed = self.ctx.applies(self.code, original)
         for name in sorted(dropped):
-            self.ctx.report(self.code, cstutil.kwarg(original, name), f"`{name}=` is not accepted by `ndd.{info.ndd}`", hint=f"remove `{name}=`", fixed=fixed)
+            self.ctx.report(
+                self.code,
+                cstutil.kwarg(original, name),
+                f"`{name}=` is not accepted by `ndd.{info.ndd}`",
+                hint=f"remove `{name}=`",
+                fixed=fixed,
+            )
         for name in sorted(renamed):
-            self.ctx.report(self.code, cstutil.kwarg(original, name), f"`{name}=` is deprecated: `{info.renamed_args[name]}=`", hint=f"rename to `{info.renamed_args[name]}=`", fixed=fixed)
+            self.ctx.report(
+                self.code,
+                cstutil.kwarg(original, name),
+                f"`{name}=` is deprecated: `{info.renamed_args[name]}=`",
+                hint=f"rename to `{info.renamed_args[name]}=`",
+                fixed=fixed,
+            )
         if not fixed:
             return updated
         updated = cstutil.remove_kwargs(updated, dropped)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-
-from ndd_migrate.syntax import names
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.dali.tables import math_functions
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.syntax import names
 
 RULE = Rule(
     code="NDD107",
@@ -19,16 +18,8 @@ RULE = Rule(
     fix="Same functions, same arguments; applied with the rest of the migration.",
     examples=(
         Example(
-            before=(
-                "import nvidia.dali.math as dmath\n\n\n"
-                "def norm(x):\n"
-                "    return dmath.sqrt(x)\n"
-            ),
-            after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
-                "def norm(x):\n"
-                "    return ndd.math.sqrt(x)\n"
-            ),
+            before=("import nvidia.dali.math as dmath\n\n\ndef norm(x):\n    return dmath.sqrt(x)\n"),
+            after=("import nvidia.dali.experimental.dynamic as ndd\n\n\ndef norm(x):\n    return ndd.math.sqrt(x)\n"),
         ),
     ),
     valid=("import math\n\nx = math.sqrt(2)\n",),
@@ -49,5 +40,7 @@ class Impl(RuleImpl):
         if func is None or func not in math_functions() or not self.ctx.may_rewrite_dali_calls():
             return updated
         fixed = self.ctx.applies(self.code, original)
-        self.ctx.report(self.code, original, f"`math.{func}` → `ndd.math.{func}`", hint=f"use `ndd.math.{func}`", fixed=fixed)
+        self.ctx.report(
+            self.code, original, f"`math.{func}` → `ndd.math.{func}`", hint=f"use `ndd.math.{func}`", fixed=fixed
+        )
         return self.ctx.ndd(f"math.{func}") if fixed else updated

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.model.values import graph_code
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.values import graph_code
 from ndd_migrate.syntax import cstutil
 
 RULE = Rule(
@@ -165,8 +165,10 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
                     f"`{text}`: cannot tell whether `{value}` is a DataNode (slicing inside every sample) or a "
                     "Python container"
                 )
-                both = f"if it is an op's output, it becomes `{value}.slice[{_code_slice(sub)}]` in dynamic mode; if it " \
+                both = (
+                    f"if it is an op's output, it becomes `{value}.slice[{_code_slice(sub)}]` in dynamic mode; if it "
                     f"is a list/tuple/dict, it stays `{text}`"
+                )
                 helper = graph.parameter_of(sub.value)
                 if helper is not None:
                     message += f" (`{value}` is a parameter of `{helper}`, not called with DataNodes only)"
@@ -192,13 +194,17 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
     for call, name, owners in graph.unfollowed_methods():
         text = cstutil.code(call.func)
         for pipeline in owners:
-            pipeline.problems.append(Problem(
-                RULE.code, call,
-                f"`{text}(...)` may run the method `{name}` of a class of this module, which is not only called "
-                f"as `self.{name}()` in its class: its subscripts (`x[...]` → `x.slice[...]`) and ops would not be "
-                "rewritten with the graph",
-                f"call `{name}` only as `self.{name}(...)` inside its class (or make it a function of the module), "
-                "then run the migration again"))
+            pipeline.problems.append(
+                Problem(
+                    RULE.code,
+                    call,
+                    f"`{text}(...)` may run the method `{name}` of a class of this module, which is not only called "
+                    f"as `self.{name}()` in its class: its subscripts (`x[...]` → `x.slice[...]`) and ops would not be "
+                    "rewritten with the graph",
+                    f"call `{name}` only as `self.{name}(...)` inside its class (or make it a function of the module), "
+                    "then run the migration again",
+                )
+            )
 
 
 def _statement(parents: dict, node: cst.CSTNode) -> cst.CSTNode:
@@ -212,11 +218,12 @@ def _merge(owners, subs: list[cst.Subscript]) -> None:
     texts = [f"`{cstutil.code(sub)}`" for sub in subs]
     values = ", ".join(dict.fromkeys(f"`{cstutil.code(sub.value)}`" for sub in subs))
     shown = ", ".join(texts[:3]) + (f" and {len(texts) - 3} more" if len(texts) > 3 else "")
-    message = (f"{shown}: cannot tell whether {values} are DataNodes (slicing inside every sample) or Python "
-               "containers")
-    hint = ("if they are op outputs, each `x[i]` becomes `x.slice[i]` in dynamic mode; if they are lists/tuples/dicts, "
-            "they stay. Bind each from an `fn.*` call or a Python literal where it is defined, then run the "
-            "migration again")
+    message = f"{shown}: cannot tell whether {values} are DataNodes (slicing inside every sample) or Python containers"
+    hint = (
+        "if they are op outputs, each `x[i]` becomes `x.slice[i]` in dynamic mode; if they are lists/tuples/dicts, "
+        "they stay. Bind each from an `fn.*` call or a Python literal where it is defined, then run the "
+        "migration again"
+    )
     for pipeline in owners:
         for problem in pipeline.problems:
             if problem.node is subs[0] and problem.about == RULE.code:
@@ -225,7 +232,8 @@ def _merge(owners, subs: list[cst.Subscript]) -> None:
 
 def _string_index(sub: cst.Subscript) -> bool:
     return any(
-        isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+        isinstance(e.slice, cst.Index)
+        and isinstance(e.slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
         for e in sub.slice
     )
 
@@ -248,7 +256,7 @@ def _unsupported_index(graph: graph_code.Graph, sub: cst.Subscript) -> str | Non
 
 
 def _code_slice(sub: cst.Subscript) -> str:
-    return cstutil.code(sub)[len(cstutil.code(sub.value)) + 1:-1]
+    return cstutil.code(sub)[len(cstutil.code(sub.value)) + 1 : -1]
 
 
 class Impl(RuleImpl):

@@ -5,12 +5,11 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import GlobalScope, ScopeProvider
 
-from ndd_migrate.model.values import graph_code
-from ndd_migrate.syntax import names
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.values import graph_code
+from ndd_migrate.syntax import cstutil, names
 
 CURRENT = names.PIPELINE + ".current"
 
@@ -100,9 +99,7 @@ RULE = Rule(
             ),
         ),
     ),
-    valid=(
-        "from nvidia.dali.pipeline import Pipeline\n\n\ndef size():\n    return Pipeline.current()\n",
-    ),
+    valid=("from nvidia.dali.pipeline import Pipeline\n\n\ndef size():\n    return Pipeline.current()\n",),
 )
 
 _HINT = "then run the migration again"
@@ -170,8 +167,17 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
 def _alias(graph, function: cst.FunctionDef, call: cst.Call, bound: str):
     """``pipe = Pipeline.current()``, a statement of the pipeline function's own body binding the
     only ``pipe`` there, read only as ``pipe.<setting>``: ``(statement, [those attributes])``, or None."""
-    stmt = next((s for s in function.body.body if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
-                 and isinstance(s.body[0], cst.Assign) and s.body[0].value is call), None)
+    stmt = next(
+        (
+            s
+            for s in function.body.body
+            if isinstance(s, cst.SimpleStatementLine)
+            and len(s.body) == 1
+            and isinstance(s.body[0], cst.Assign)
+            and s.body[0].value is call
+        ),
+        None,
+    )
     if stmt is None:
         return None
     target = stmt.body[0].targets[0].target
@@ -333,13 +339,23 @@ class Impl(RuleImpl):
         """``pipe = Pipeline.current()`` whose every ``pipe.<setting>`` reads the parameter: removed;
         so is ``device_id = Pipeline.current().device_id``, which would become ``device_id = device_id``."""
         if _binds_itself(original, updated, graph_code.facts(self.ctx.model).current):
-            self.ctx.report(self.code, original, f"`{cstutil.code(original.body[0])}` removed: the parameter is that setting", fixed=True)
+            self.ctx.report(
+                self.code,
+                original,
+                f"`{cstutil.code(original.body[0])}` removed: the parameter is that setting",
+                fixed=True,
+            )
             return cst.RemoveFromParent()
         if original not in graph_code.facts(self.ctx.model).current_aliases or not self.ctx.may_rewrite_dali_calls():
             return updated
         if not self.ctx.applies(self.code, original):
             return updated
-        self.ctx.report(self.code, original, f"`{cstutil.code(original.body[0])}` removed: its settings read the parameters", fixed=True)
+        self.ctx.report(
+            self.code,
+            original,
+            f"`{cstutil.code(original.body[0])}` removed: its settings read the parameters",
+            fixed=True,
+        )
         return cst.RemoveFromParent()
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
@@ -348,8 +364,11 @@ class Impl(RuleImpl):
             return updated
         fixed = self.ctx.applies(self.code, original)
         self.ctx.report(
-            self.code, original, f"`{cstutil.code(original)}` → `{name}` (the migrated function's parameter)",
-            hint=f"use the `{name}` parameter", fixed=fixed,
+            self.code,
+            original,
+            f"`{cstutil.code(original)}` → `{name}` (the migrated function's parameter)",
+            hint=f"use the `{name}` parameter",
+            fixed=fixed,
         )
         return cst.Name(name, lpar=original.lpar, rpar=original.rpar) if fixed else updated
 
@@ -362,5 +381,9 @@ def _binds_itself(original: cst.SimpleStatementLine, updated: cst.SimpleStatemen
     if not isinstance(before, cst.Assign) or not isinstance(after, cst.Assign) or len(after.targets) != 1:
         return False
     target = after.targets[0].target
-    return (before.value in current and isinstance(target, cst.Name) and isinstance(after.value, cst.Name)
-            and after.value.value == target.value)
+    return (
+        before.value in current
+        and isinstance(target, cst.Name)
+        and isinstance(after.value, cst.Name)
+        and after.value.value == target.value
+    )

@@ -5,13 +5,12 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import BuiltinAssignment, ScopeProvider
 
-from ndd_migrate.model.values import graph_code
-from ndd_migrate.syntax import names
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.syntax.cstutil import SkipsTrivia
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.values import graph_code
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 RULE = Rule(
     code="NDD110",
@@ -255,7 +254,9 @@ def _statement_text(statement: cst.CSTNode, limit: int = 60) -> str:
     if isinstance(statement, cst.SimpleStatementLine):
         text = "; ".join(" ".join(cstutil.code(small).split()) for small in statement.body)
     elif isinstance(statement, cst.BaseCompoundStatement):  # its first line: `if type(x) is DataNode:`
-        first = next(line for line in cstutil.code(statement).splitlines() if line.strip() and not line.lstrip().startswith("#"))
+        first = next(
+            line for line in cstutil.code(statement).splitlines() if line.strip() and not line.lstrip().startswith("#")
+        )
         text = " ".join(first.split())
     else:
         text = " ".join(cstutil.code(statement).split())

@@ -5,11 +5,11 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
-from ndd_migrate.plan import uses
-from ndd_migrate.model.types import Kind
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.types import Kind
+from ndd_migrate.plan import uses
 
 #: The numpy calls that convert an ndd ``Tensor`` themselves (``Tensor.__array__``).
 _NUMPY_CONVERSIONS = frozenset({"numpy.asarray", "numpy.array", "numpy.asanyarray", "numpy.ascontiguousarray"})
@@ -22,8 +22,8 @@ RULE = Rule(
         "On outputs of a migrated pipeline: `out.at(i)` → `np.asarray(out.tensors[i])`, "
         "`out.as_array()` / `out.as_tensor()` → `np.asarray(ndd.as_tensor(out))` (and "
         "`out.as_tensor().shape()` → `list(ndd.as_tensor(out).shape)`, on either device), `out.as_cpu()` → "
-        "`out.cpu()`, `out.shape()` → the property `out.shape`, `out.layout()` → `(out.layout or \"\")` "
-        "(a `Batch` without a layout has `None`, a `TensorList` `\"\"`), `out.is_dense_tensor()` → "
+        '`out.cpu()`, `out.shape()` → the property `out.shape`, `out.layout()` → `(out.layout or "")` '
+        '(a `Batch` without a layout has `None`, a `TensorList` `""`), `out.is_dense_tensor()` → '
         "`(len(set(out.shape)) <= 1)`. Other `TensorList` methods are marked where they are; other uses of "
         "the tensor `as_tensor()` gives keep the pipeline unconverted (NDD008). Given to numpy already "
         "(`np.asarray(out.at(i))`, `np.array(out.as_array())`), the value is converted once: "
@@ -55,7 +55,7 @@ RULE = Rule(
                 "        yield ndd.random.uniform(shape=[3], batch_size=batch_size).evaluate(),\n\n\n"
                 "pipe = p()\n"
                 "(x,) = next(pipe)\n"
-                "print(np.asarray(x.tensors[0]), np.asarray(ndd.as_tensor(x)).mean(), (x.layout or \"\"), x.shape)\n"
+                'print(np.asarray(x.tensors[0]), np.asarray(ndd.as_tensor(x)).mean(), (x.layout or ""), x.shape)\n'
             ),
         ),
         Example(
@@ -85,6 +85,7 @@ RULE = Rule(
     ),
 )
 
+
 class Impl(RuleImpl):
     rule = RULE
 
@@ -104,7 +105,12 @@ class Impl(RuleImpl):
         if not (isinstance(attribute, cst.Attribute) and attribute.value is call):
             return True
         above = parents.get(attribute)
-        return attribute.attr.value == "shape" and isinstance(above, cst.Call) and above.func is attribute and not above.args
+        return (
+            attribute.attr.value == "shape"
+            and isinstance(above, cst.Call)
+            and above.func is attribute
+            and not above.args
+        )
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = original.func
@@ -119,11 +125,18 @@ class Impl(RuleImpl):
             return updated
         method = func.attr.value
         receiver = updated.func.value
-        new = self._replacement(method, receiver, updated, self._empty_string(original), wrap=not self._in_numpy(original))
+        new = self._replacement(
+            method, receiver, updated, self._empty_string(original), wrap=not self._in_numpy(original)
+        )
         if new is None:
             if method not in ("cpu", "gpu"):
-                self.ctx.report(self.code, original, f"`TensorList.{method}()` has no `Batch` counterpart here",
-                                hint=f"rewrite `.{method}()` for an ndd Batch (see docs/target-shape.md)", fixed=False)
+                self.ctx.report(
+                    self.code,
+                    original,
+                    f"`TensorList.{method}()` has no `Batch` counterpart here",
+                    hint=f"rewrite `.{method}()` for an ndd Batch (see docs/target-shape.md)",
+                    fixed=False,
+                )
             return updated
         fixed = self.ctx.applies(self.code, original)
         self.ctx.report(self.code, original, f"`.{method}()` on a pipeline output rewritten for `Batch`", fixed=fixed)
@@ -170,12 +183,16 @@ class Impl(RuleImpl):
             return cst.Attribute(receiver, cst.Name(method))
         if method == "layout" and not call.args:
             layout = cst.Attribute(receiver, cst.Name("layout"))
-            return cst.BooleanOperation(layout, cst.Or(), cst.SimpleString(empty), lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            return cst.BooleanOperation(
+                layout, cst.Or(), cst.SimpleString(empty), lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
+            )
         if method == "is_dense_tensor" and not call.args:
             shapes = cst.Call(cst.Name("set"), [cst.Arg(cst.Attribute(receiver, cst.Name("shape")))])
             dense = [cst.ComparisonTarget(cst.LessThanEqual(), cst.Integer("1"))]
             # parenthesised: it may stand inside another comparison (`x.is_dense_tensor() == flag`)
-            return cst.Comparison(cst.Call(cst.Name("len"), [cst.Arg(shapes)]), dense, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            return cst.Comparison(
+                cst.Call(cst.Name("len"), [cst.Arg(shapes)]), dense, lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
+            )
         return None
 
     def _tensor_shape(self, call: cst.Call) -> bool:

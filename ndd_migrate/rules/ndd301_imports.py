@@ -6,13 +6,13 @@ import sys
 
 import libcst as cst
 
-from ndd_migrate.model.sources import hand_built
-from ndd_migrate.model.features import iterators
-from ndd_migrate.syntax import names
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.syntax.cstutil import SkipsTrivia
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.features import iterators
+from ndd_migrate.model.sources import hand_built
+from ndd_migrate.syntax import names
+from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 RULE = Rule(
     code="NDD301",
@@ -78,8 +78,18 @@ RULE = Rule(
 # NDD411 replaces the iterator, numpy its last when
 # NDD510 writes `ndd.float16` for `np.float16`, `DataNode` its last when NDD110 writes `ndd.Batch`.
 _REMOVABLE = (
-    names.FN, names.OPS, names.PIPELINE_DEF, names.PIPELINE, names.MATH, names.DALI, names.TYPES, names.DATA_NODE,
-    *iterators.TORCH_ITERATORS, *iterators.LAST_BATCH_POLICIES, iterators.TORCH_PLUGIN, "numpy",
+    names.FN,
+    names.OPS,
+    names.PIPELINE_DEF,
+    names.PIPELINE,
+    names.MATH,
+    names.DALI,
+    names.TYPES,
+    names.DATA_NODE,
+    *iterators.TORCH_ITERATORS,
+    *iterators.LAST_BATCH_POLICIES,
+    iterators.TORCH_PLUGIN,
+    "numpy",
 )
 
 
@@ -175,7 +185,8 @@ class Impl(RuleImpl):
             return stmt, False
         is_dali = any(t == names.DALI or t.startswith(names.DALI + ".") for _, t, _ in targets)
         keep = [
-            alias for alias, target, name in targets
+            alias
+            for alias, target, name in targets
             if not (_removable(imp, alias, target) and name in before and name not in after)
         ]
         if len(keep) == len(targets):
@@ -201,11 +212,17 @@ def _import_targets(imp) -> list[tuple[cst.ImportAlias, str, str]] | None:
     """For each name of an import (``import``, or ``from`` without ``*``): its alias node, the
     canonical path it imports, the name it binds. None for any other statement."""
     if isinstance(imp, cst.Import):
-        bound = lambda a: (a.asname.name.value if a.asname else (names.dotted(a.name) or "").split(".")[0])
+
+        def bound(a):
+            return a.asname.name.value if a.asname else (names.dotted(a.name) or "").split(".")[0]
+
         return [(a, names.canonical(names.dotted(a.name) or ""), bound(a)) for a in imp.names]
     if isinstance(imp, cst.ImportFrom) and not isinstance(imp.names, cst.ImportStar) and imp.module:
         module = names.dotted(imp.module) or ""
-        bound = lambda a: a.asname.name.value if a.asname else a.name.value
+
+        def bound(a):
+            return a.asname.name.value if a.asname else a.name.value
+
         return [(a, names.canonical(f"{module}.{a.name.value}"), bound(a)) for a in imp.names]
     return None
 
@@ -214,9 +231,8 @@ def _removable(imp, alias: cst.ImportAlias, target: str) -> bool:
     """May the import of ``target`` go once nothing reads it: a name of DALI's (or numpy) that the
     migration replaces, bound under its own name (``from``, ``as``; a plain ``import`` binds the
     package, so only ``import nvidia.dali``/``import numpy``)."""
-    return (
-        (target in _REMOVABLE or target.startswith(names.FN + ".") or target.startswith(names.MATH + "."))
-        and (isinstance(imp, cst.ImportFrom) or alias.asname or target in (names.DALI, "numpy"))
+    return (target in _REMOVABLE or target.startswith(names.FN + ".") or target.startswith(names.MATH + ".")) and (
+        isinstance(imp, cst.ImportFrom) or alias.asname or target in (names.DALI, "numpy")
     )
 
 
@@ -311,8 +327,10 @@ def _import_key(stmt) -> tuple[int, str] | None:
 
 def _starts_block(body: list, index: int) -> bool:
     """Is ``body[index]`` the first of a run of imports (preceded by a blank line or a non-import)?"""
-    return index == 0 or _import_key(body[index - 1]) is None or any(
-        line.comment is None for line in body[index].leading_lines
+    return (
+        index == 0
+        or _import_key(body[index - 1]) is None
+        or any(line.comment is None for line in body[index].leading_lines)
     )
 
 

@@ -6,16 +6,15 @@ import functools
 
 import libcst as cst
 
+from ndd_migrate.codegen import epoch_shape, iter_setup, shape, twin_readers
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model import constructs
-from ndd_migrate.syntax import cstutil
 from ndd_migrate.model.sources import legacy
 from ndd_migrate.model.types import own_context
 from ndd_migrate.model.values.output_arity import canonical_path
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.codegen import epoch_shape, iter_setup, shape, twin_readers
-from ndd_migrate.engine.rule_base import RuleImpl
-
+from ndd_migrate.syntax import cstutil
 
 _LEGACY_BEFORE = (
     "import nvidia.dali.ops as ops\n"
@@ -24,14 +23,14 @@ _LEGACY_BEFORE = (
     "    def __init__(self, batch_size, num_threads, device_id, root):\n"
     "        super().__init__(batch_size, num_threads, device_id, seed=7)\n"
     "        self.input = ops.readers.File(file_root=root, random_shuffle=True)\n"
-    "        self.decode = ops.decoders.Image(device=\"mixed\")\n"
-    "        self.resize = ops.Resize(device=\"gpu\", resize_x=224, resize_y=224)\n"
+    '        self.decode = ops.decoders.Image(device="mixed")\n'
+    '        self.resize = ops.Resize(device="gpu", resize_x=224, resize_y=224)\n'
     "        self.coin = ops.random.CoinFlip(probability=0.3)\n\n"
     "    def define_graph(self):\n"
-    "        self.jpegs, self.labels = self.input(name=\"Reader\")\n"
+    '        self.jpegs, self.labels = self.input(name="Reader")\n'
     "        images = self.resize(self.decode(self.jpegs))\n"
     "        return images, self.labels, self.coin()\n\n\n"
-    "pipe = TrainPipe(32, 4, 0, \"/data\")\n"
+    'pipe = TrainPipe(32, 4, 0, "/data")\n'
     "pipe.build()\n"
     "images, labels, flips = pipe.run()\n"
 )
@@ -42,93 +41,94 @@ _LEGACY_AFTER = (
     "    ndd.set_num_threads(num_threads)\n"
     "    ctx = ndd.EvalContext(device_id=device_id)\n"
     "    rng = ndd.random.RNG(seed=7)\n"
-    "    reader = ndd.readers.File(file_root=root, random_shuffle=True, name=\"Reader\")\n"
+    '    reader = ndd.readers.File(file_root=root, random_shuffle=True, name="Reader")\n'
     "    while True:\n"
     "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
     "            with ctx:\n"
-    "                images = ndd.resize(ndd.decoders.image(jpegs, device=\"gpu\"), device=\"gpu\", resize_x=224, "
+    '                images = ndd.resize(ndd.decoders.image(jpegs, device="gpu"), device="gpu", resize_x=224, '
     "resize_y=224)\n"
     "                outputs = images.evaluate(), labels.evaluate(), ndd.random.coin_flip(probability=0.3, batch_size=batch_size, rng=rng).evaluate()\n"
     "            yield outputs\n\n\n"
-    "pipe = TrainPipe(32, 4, 0, \"/data\")\n"
+    'pipe = TrainPipe(32, 4, 0, "/data")\n'
     "images, labels, flips = next(pipe)\n"
 )
 
 _FAMILY_BEFORE = (
-    'import nvidia.dali.ops as ops\n'
-    'import nvidia.dali.types as types\n'
-    'from nvidia.dali.pipeline import Pipeline\n'
-    '\n'
-    '\n'
-    'class Common(Pipeline):\n'
-    '    def __init__(self, batch_size, num_threads, device_id, base_seed):\n'
-    '        super().__init__(batch_size, num_threads, device_id, seed=base_seed)\n'
-    '        self.decode = ops.decoders.Image(output_type=types.RGB)\n'
-    '        self.coin = ops.random.CoinFlip(probability=0.5)\n'
-    '\n'
-    '    def define_graph(self):\n'
+    "import nvidia.dali.ops as ops\n"
+    "import nvidia.dali.types as types\n"
+    "from nvidia.dali.pipeline import Pipeline\n"
+    "\n"
+    "\n"
+    "class Common(Pipeline):\n"
+    "    def __init__(self, batch_size, num_threads, device_id, base_seed):\n"
+    "        super().__init__(batch_size, num_threads, device_id, seed=base_seed)\n"
+    "        self.decode = ops.decoders.Image(output_type=types.RGB)\n"
+    "        self.coin = ops.random.CoinFlip(probability=0.5)\n"
+    "\n"
+    "    def define_graph(self):\n"
     '        jpegs, labels = self.input(name="Reader")\n'
-    '        return self.decode(jpegs), labels, self.coin()\n'
-    '\n'
-    '\n'
-    'class Files(Common):\n'
-    '    def __init__(self, batch_size, num_threads, device_id, root):\n'
-    '        super().__init__(batch_size, num_threads, device_id, 7)\n'
-    '        self.input = ops.readers.File(file_root=root)\n'
-    '\n'
-    '\n'
-    'class Records(Common):\n'
-    '    def __init__(self, batch_size, num_threads, device_id, path, index):\n'
-    '        super().__init__(batch_size, num_threads, device_id, 11)\n'
-    '        self.input = ops.readers.Caffe2(path=path, index_path=index)\n'
-    '\n'
-    '\n'
+    "        return self.decode(jpegs), labels, self.coin()\n"
+    "\n"
+    "\n"
+    "class Files(Common):\n"
+    "    def __init__(self, batch_size, num_threads, device_id, root):\n"
+    "        super().__init__(batch_size, num_threads, device_id, 7)\n"
+    "        self.input = ops.readers.File(file_root=root)\n"
+    "\n"
+    "\n"
+    "class Records(Common):\n"
+    "    def __init__(self, batch_size, num_threads, device_id, path, index):\n"
+    "        super().__init__(batch_size, num_threads, device_id, 11)\n"
+    "        self.input = ops.readers.Caffe2(path=path, index_path=index)\n"
+    "\n"
+    "\n"
     'pipe = Files(32, 4, 0, "/data")\n'
-    'pipe.build()\n'
-    'images, labels, flips = pipe.run()\n'
+    "pipe.build()\n"
+    "images, labels, flips = pipe.run()\n"
 )
 
 _FAMILY_AFTER = (
-    'import nvidia.dali.experimental.dynamic as ndd\n'
-    'import nvidia.dali.types as types\n'
-    '\n'
-    '\n'
-    'def Files(batch_size, num_threads, device_id, root):\n'
-    '    ndd.set_num_threads(num_threads)\n'
-    '    ctx = ndd.EvalContext(device_id=device_id)\n'
-    '    rng = ndd.random.RNG(seed=7)\n'
+    "import nvidia.dali.experimental.dynamic as ndd\n"
+    "import nvidia.dali.types as types\n"
+    "\n"
+    "\n"
+    "def Files(batch_size, num_threads, device_id, root):\n"
+    "    ndd.set_num_threads(num_threads)\n"
+    "    ctx = ndd.EvalContext(device_id=device_id)\n"
+    "    rng = ndd.random.RNG(seed=7)\n"
     '    reader = ndd.readers.File(file_root=root, name="Reader")\n'
-    '    while True:\n'
-    '        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n'
-    '            with ctx:\n'
-    '                outputs = ndd.decoders.image(jpegs, output_type=types.RGB).evaluate(), labels.evaluate(), ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng).evaluate()\n'
-    '            yield outputs\n'
-    '\n'
-    '\n'
-    'def Records(batch_size, num_threads, device_id, path, index):\n'
-    '    ndd.set_num_threads(num_threads)\n'
-    '    ctx = ndd.EvalContext(device_id=device_id)\n'
-    '    rng = ndd.random.RNG(seed=11)\n'
+    "    while True:\n"
+    "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+    "            with ctx:\n"
+    "                outputs = ndd.decoders.image(jpegs, output_type=types.RGB).evaluate(), labels.evaluate(), ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng).evaluate()\n"
+    "            yield outputs\n"
+    "\n"
+    "\n"
+    "def Records(batch_size, num_threads, device_id, path, index):\n"
+    "    ndd.set_num_threads(num_threads)\n"
+    "    ctx = ndd.EvalContext(device_id=device_id)\n"
+    "    rng = ndd.random.RNG(seed=11)\n"
     '    reader = ndd.readers.Caffe2(path=path, index_path=index, name="Reader")\n'
-    '    while True:\n'
-    '        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n'
-    '            with ctx:\n'
-    '                outputs = ndd.decoders.image(jpegs, output_type=types.RGB).evaluate(), labels.evaluate(), ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng).evaluate()\n'
-    '            yield outputs\n'
-    '\n'
-    '\n'
+    "    while True:\n"
+    "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+    "            with ctx:\n"
+    "                outputs = ndd.decoders.image(jpegs, output_type=types.RGB).evaluate(), labels.evaluate(), ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng).evaluate()\n"
+    "            yield outputs\n"
+    "\n"
+    "\n"
     'pipe = Files(32, 4, 0, "/data")\n'
-    'images, labels, flips = next(pipe)\n'
+    "images, labels, flips = next(pipe)\n"
 )
 
 _RECORDS_READER = "        self.input = ops.readers.Caffe2(path=path, index_path=index)\n"
 _FAMILY_BLOCKED_BEFORE = _FAMILY_BEFORE.replace(
-    _RECORDS_READER, _RECORDS_READER + "\n    def __len__(self):\n        return self.epoch_size(\"Reader\")\n"
+    _RECORDS_READER, _RECORDS_READER + '\n    def __len__(self):\n        return self.epoch_size("Reader")\n'
 )
 
 _FAMILY_BLOCKED_AFTER = (
     _FAMILY_BLOCKED_BEFORE.replace(
-        "import nvidia.dali.ops as ops\n", "import nvidia.dali.experimental.dynamic as ndd\nimport nvidia.dali.ops as ops\n"
+        "import nvidia.dali.ops as ops\n",
+        "import nvidia.dali.experimental.dynamic as ndd\nimport nvidia.dali.ops as ops\n",
     )
     .replace(
         "class Common(Pipeline):\n",
@@ -138,10 +138,10 @@ _FAMILY_BLOCKED_AFTER = (
         "class Common(Pipeline):\n",
     )
     .replace(
-        _FAMILY_BEFORE[_FAMILY_BEFORE.index("class Files(Common):"):_FAMILY_BEFORE.index("class Records(Common):")],
-        _FAMILY_AFTER[_FAMILY_AFTER.index("def Files("):_FAMILY_AFTER.index("def Records(")],
+        _FAMILY_BEFORE[_FAMILY_BEFORE.index("class Files(Common):") : _FAMILY_BEFORE.index("class Records(Common):")],
+        _FAMILY_AFTER[_FAMILY_AFTER.index("def Files(") : _FAMILY_AFTER.index("def Records(")],
     )
-    .replace('pipe.build()\nimages, labels, flips = pipe.run()\n', "images, labels, flips = next(pipe)\n")
+    .replace("pipe.build()\nimages, labels, flips = pipe.run()\n", "images, labels, flips = next(pipe)\n")
 )
 
 RULE = Rule(
@@ -178,7 +178,9 @@ RULE = Rule(
         "the rules on their uses). Verify the result with `ndd-migrate verify`."
     ),
     examples=(
-        Example(title="ops objects become calls, the reader is created once", before=_LEGACY_BEFORE, after=_LEGACY_AFTER),
+        Example(
+            title="ops objects become calls, the reader is created once", before=_LEGACY_BEFORE, after=_LEGACY_AFTER
+        ),
         Example(
             title="a base class with subclasses: each subclass its own generator (the base's `__init__` inlined)",
             before=_FAMILY_BEFORE,
@@ -199,10 +201,10 @@ RULE = Rule(
                 "        super().__init__(batch_size, num_threads, device_id)\n"
                 "        self.input = ops.readers.File(file_root=root)\n\n"
                 "    def define_graph(self):\n"
-                "        jpegs, labels = self.input(name=\"Reader\")\n"
+                '        jpegs, labels = self.input(name="Reader")\n'
                 "        return jpegs, labels\n\n"
                 "    def __len__(self):\n"
-                "        return self.epoch_size(\"Reader\")\n"
+                '        return self.epoch_size("Reader")\n'
             ),
             after=(
                 "import nvidia.dali.ops as ops\n"
@@ -212,12 +214,12 @@ RULE = Rule(
                 "        super().__init__(batch_size, num_threads, device_id)\n"
                 "        self.input = ops.readers.File(file_root=root)\n\n"
                 "    def define_graph(self):\n"
-                "        jpegs, labels = self.input(name=\"Reader\")\n"
+                '        jpegs, labels = self.input(name="Reader")\n'
                 "        return jpegs, labels\n\n"
                 "    # TODO(ndd-migrate): NDD401 not migrated: `__len__` has no counterpart in a generator function; "
                 "rewrite `Sized` by hand (see docs/target-shape.md)\n"
                 "    def __len__(self):\n"
-                "        return self.epoch_size(\"Reader\")\n"
+                '        return self.epoch_size("Reader")\n'
             ),
         ),
     ),
@@ -308,13 +310,20 @@ class Impl(RuleImpl):
             target = cst.Tuple([cst.Element(target)], lpar=[], rpar=[])  # `jpegs, = reader_outputs`
         else:
             target = shape.loop_target(target, pipeline.reader_outputs)
-        return updated.with_changes(targets=[cst.AssignTarget(target)], value=cst.Name(pipeline.generator.reader_outputs_name))
+        return updated.with_changes(
+            targets=[cst.AssignTarget(target)], value=cst.Name(pipeline.generator.reader_outputs_name)
+        )
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.BaseStatement:
         pipeline = self._converted(original)
         if pipeline is None:
             return updated
-        self.ctx.report(self.code, original.name, f"`Pipeline` subclass `{original.name.value}` → dynamic-mode generator", fixed=True)
+        self.ctx.report(
+            self.code,
+            original.name,
+            f"`Pipeline` subclass `{original.name.value}` → dynamic-mode generator",
+            fixed=True,
+        )
         for name, arg in pipeline.dropped_settings:
             self.ctx.report("NDD004", arg, f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True)
         methods = dict(zip(original.body.body, updated.body.body))
@@ -369,7 +378,11 @@ class Impl(RuleImpl):
         if comments and out:
             out[-1] = out[-1].with_changes(leading_lines=[*out[-1].leading_lines, *comments])
         for attr, name in pipeline.generator.op_rngs.items():
-            out.append(shape.assign(name, self._rng(legacy.localize(cstutil.kwarg(pipeline.ops[attr].ctor, "seed").value, pipeline))))
+            out.append(
+                shape.assign(
+                    name, self._rng(legacy.localize(cstutil.kwarg(pipeline.ops[attr].ctor, "seed").value, pipeline))
+                )
+            )
         for call, name in self.ctx.model.plan.op_rngs.items():
             if call in pipeline.random_calls:
                 out.append(shape.assign(name, self._rng(cstutil.kwarg(call, "seed").value)))
@@ -381,7 +394,12 @@ class Impl(RuleImpl):
         if threads is not None and not _is_unset(threads):
             out.append(shape.expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(threads)])))
         if pipeline.generator.ctx_name:
-            out.append(shape.assign(pipeline.generator.ctx_name, cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", pipeline.settings["device_id"])])))
+            out.append(
+                shape.assign(
+                    pipeline.generator.ctx_name,
+                    cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", pipeline.settings["device_id"])]),
+                )
+            )
         batch = pipeline.settings["batch_size"]
         if not (isinstance(batch, cst.Name) and batch.value == "batch_size"):
             out.append(shape.assign("batch_size", batch).with_changes(trailing_whitespace=_SETTING))
@@ -416,9 +434,13 @@ class Impl(RuleImpl):
         if pipeline.setup is not None:  # before each batch, as `Pipeline._run_once` called it
             per_batch = [iter_setup.head(pipeline), *per_batch]
         if pipeline.branch_forms:  # returns ending `if` branches: `yield` + `continue`
-            per_batch = shape.Branches(pipeline.generator.ctx_name, pipeline.branch_forms, pipeline.generator.outputs_name).block(per_batch, tail=tail)
+            per_batch = shape.Branches(
+                pipeline.generator.ctx_name, pipeline.branch_forms, pipeline.generator.outputs_name
+            ).block(per_batch, tail=tail)
         elif pipeline.generator.ctx_name and per_batch:
-            per_batch = [cst.With(items=[cst.WithItem(cst.Name(pipeline.generator.ctx_name))], body=cst.IndentedBlock(per_batch))]
+            per_batch = [
+                cst.With(items=[cst.WithItem(cst.Name(pipeline.generator.ctx_name))], body=cst.IndentedBlock(per_batch))
+            ]
         return per_batch
 
 
@@ -436,12 +458,16 @@ def _name_locals(pipeline: legacy.LegacyPipeline, used: set[str]) -> None:
     generator.batches_name = cstutil.fresh("batches", used)
     if pipeline.setup is not None:
         # The method's own name is free: it becomes the nested function's.
-        generator.setup_name = cstutil.fresh("iter_setup", used - {"iter_setup"} if legacy.names_once(pipeline, "iter_setup") else used)
+        generator.setup_name = cstutil.fresh(
+            "iter_setup", used - {"iter_setup"} if legacy.names_once(pipeline, "iter_setup") else used
+        )
         for feed in pipeline.feeding.feeds.values():
             feed.batch_name = cstutil.fresh(f"fed_{feed.attr}", used)
 
 
-def _without_run_once(pipeline: legacy.LegacyPipeline, body: list) -> tuple[list, tuple[list, list], int | None, int | None]:
+def _without_run_once(
+    pipeline: legacy.LegacyPipeline, body: list
+) -> tuple[list, tuple[list, list], int | None, int | None]:
     """``define_graph``'s body without the statements run once, before the loop (given apart: those
     above the reader, those below it) and the external sources' statements; with the index of the
     reader's statement and of its twin's in what is left."""
@@ -469,7 +495,9 @@ def _final_yield(pipeline: legacy.LegacyPipeline, ret: cst.SimpleStatementLine) 
         # Ops in the returned expression run inside the context too; the yield stays outside.
         evaluated.append(shape.assign(pipeline.generator.outputs_name, outputs))
         outputs = cst.Name(pipeline.generator.outputs_name)
-    return evaluated, [cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)]
+    return evaluated, [
+        cst.SimpleStatementLine(body=[cst.Expr(cst.Yield(value=outputs))], leading_lines=ret.leading_lines)
+    ]
 
 
 def _over_epochs(pipeline: legacy.LegacyPipeline, reader_stmt, twin_stmt, inner: list) -> tuple[list, list]:
@@ -483,19 +511,29 @@ def _over_epochs(pipeline: legacy.LegacyPipeline, reader_stmt, twin_stmt, inner:
     if reader_stmt is None:
         return creation, inner
     assign = reader_stmt.body[0]
-    creation = [reader_stmt.with_changes(
-        body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(generator.reader_name))], value=assign.value)]
-    )]
+    creation = [
+        reader_stmt.with_changes(
+            body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(generator.reader_name))], value=assign.value)]
+        )
+    ]
     target = (
-        cst.Name(generator.reader_outputs_name) if pipeline.reader_branches
+        cst.Name(generator.reader_outputs_name)
+        if pipeline.reader_branches
         else shape.loop_target(assign.targets[0].target, pipeline.reader_outputs)
     )
     readers = [(generator.reader_name, target, shape.epoch_args(assign.value, generator.ctx_name))]
     if twin_stmt is not None:  # a second call whose epochs line up (ndd_migrate.model.features.twin_readers)
         twin = twin_stmt.body[0]
-        creation.append(shape.assign(generator.twin_name, twin.value).with_changes(leading_lines=twin_stmt.leading_lines))
-        readers.append((generator.twin_name, shape.loop_target(twin.targets[0].target, pipeline.twin_outputs),
-                        shape.epoch_args(twin.value, generator.ctx_name)))
+        creation.append(
+            shape.assign(generator.twin_name, twin.value).with_changes(leading_lines=twin_stmt.leading_lines)
+        )
+        readers.append(
+            (
+                generator.twin_name,
+                shape.loop_target(twin.targets[0].target, pipeline.twin_outputs),
+                shape.epoch_args(twin.value, generator.ctx_name),
+            )
+        )
     target, epochs = twin_readers.header(readers)
     return creation, [cst.For(target=target, iter=epochs, body=cst.IndentedBlock(inner))]
 
@@ -509,15 +547,15 @@ def _comments_of(stmt: cst.CSTNode) -> list[cst.EmptyLine]:
     return lines
 
 
-
-
 def _draws_from_pipeline_seed(pipeline: legacy.LegacyPipeline) -> bool:
     """Does a random operator called in ``define_graph`` draw from the pipeline's RNG (no ``seed=``
     of its own)? Only then is the RNG created: readers shuffle with their own seed."""
     called = {id(op) for op in pipeline.op_calls.values()}
     objects = any(
-        id(op) in called and any(
-            info.random and cstutil.kwarg(ctor, "seed") is None for ctor, info in (op.infos or {op.ctor: op.info}).items()
+        id(op) in called
+        and any(
+            info.random and cstutil.kwarg(ctor, "seed") is None
+            for ctor, info in (op.infos or {op.ctor: op.info}).items()
         )
         for op in pipeline.ops.values()
     )

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.model import constructs
-from ndd_migrate.syntax import cstutil
-from ndd_migrate.model.sources import legacy
-from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.codegen import devices, input_sets, python_function, sample_shapes
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.dali.tables import has_expression_form
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model import constructs
 from ndd_migrate.model.features import python_operators
+from ndd_migrate.model.sources import legacy
+from ndd_migrate.syntax import cstutil
 
 RULE = Rule(
     code="NDD402",
@@ -23,20 +23,20 @@ RULE = Rule(
         "`__init__` (`self.resize = ops.Resize(resize_x=224)` + `self.resize(images)`) becomes the `ndd` call "
         "with the constructor's arguments followed by the call's (`ndd.resize(images, resize_x=224)`). Pre-1.0 "
         "names (`ops.FileReader`, `ops.ImageDecoder`, `ops.CaffeReader`, `ops.MXNetReader`, `ops.COCOReader`, "
-        "`ops.TFRecordReader`, ...) map to their current `ndd` form; `device=\"mixed\"` becomes `\"gpu\"`; "
+        '`ops.TFRecordReader`, ...) map to their current `ndd` form; `device="mixed"` becomes `"gpu"`; '
         "arguments dynamic mode rejects are dropped. Random ops get `batch_size=` (without a batch input) and "
         "`rng=`: the pipeline's RNG, or their own `ndd.random.RNG(seed=...)` when the object was created with "
         "`seed=`. `ops.Shapes(dtype=D)` + `self.shapes(x)` becomes `ndd.as_batch(x.shape, dtype=D, device=x.device)` "
         "(dynamic mode has no `shapes` operator). The reader object becomes the reader created once. An operator chosen by an `if` of `__init__` "
-        "(`if dali_cpu: self.decode = ops.ImageDecoder(device=\"cpu\") else: ...`) keeps the `if`, each "
+        '(`if dali_cpu: self.decode = ops.ImageDecoder(device="cpu") else: ...`) keeps the `if`, each '
         "constructor becoming `decode_args = dict(...)`, and its calls take `**decode_args`; a different operator in each "
         "branch also binds its function (`resize_op, resize_args = ndd.resize, dict(...)`; readers only when they "
         "give as many outputs, counted from their arguments: `ops.CaffeReader` gives images and labels unless "
         "`image_available=`/`label_available=` say otherwise), and `ops.X(...) if c else None` "
         "becomes `x_args = dict(...) if c else None`, tested as `x_args is not None` where `define_graph` tests "
-        "`self.x`. A device name of `__init__` set to `\"mixed\"` and only given as `device=` gets `\"gpu\"`. "
+        '`self.x`. A device name of `__init__` set to `"mixed"` and only given as `device=` gets `"gpu"`. '
         "An `ops.PythonFunction(function=f, ...)` object's calls become plain Python over the samples, as NDD422 "
-        "writes `fn.python_function` (`ndd.as_batch([np.asarray(f(np.asarray(s)), order=\"C\") for s in x.tensors])`; "
+        'writes `fn.python_function` (`ndd.as_batch([np.asarray(f(np.asarray(s)), order="C") for s in x.tensors])`; '
         "`np.array`, a copy, "
         "for a function that may change its argument); a function given other than by name (a lambda, "
         "`make_fn(...)`, a callable object) is evaluated once, where the object was created: `f_function = ...`; "
@@ -44,7 +44,7 @@ RULE = Rule(
         "calling the function as DALI does (`for s in images.tensors: save(np.asarray(s))`), and `batch_processing=` "
         "may be a parameter of `__init__` that it does not bind again (both forms written, chosen by it). "
         "Operator objects with no dynamic-mode "
-        "form (`ops.PythonFunction` with `device=\"gpu\"`, a sink whose result is used or that a Python operator "
+        'form (`ops.PythonFunction` with `device="gpu"`, a sink whose result is used or that a Python operator '
         "with outputs follows, or created in an `if`, ...) keep "
         "the class as it is, with a TODO; `ops.ExternalSource` fed by "
         "`feed_input` in `iter_setup` is NDD421's. A call on an *input set* (`self.norm([a, b])`: one operator "
@@ -91,9 +91,9 @@ RULE = Rule(
                 "        super().__init__(batch_size, 1, None)\n"
                 "        self.input = ops.FileReader(file_root=root)\n"
                 "        if dali_cpu:\n"
-                "            self.decode = ops.ImageDecoder(device=\"cpu\")\n"
+                '            self.decode = ops.ImageDecoder(device="cpu")\n'
                 "        else:\n"
-                "            self.decode = ops.ImageDecoder(device=\"mixed\")\n\n"
+                '            self.decode = ops.ImageDecoder(device="mixed")\n\n'
                 "    def define_graph(self):\n"
                 "        jpegs, labels = self.input()\n"
                 "        return self.decode(jpegs), labels\n"
@@ -103,9 +103,9 @@ RULE = Rule(
                 "def Decode(batch_size, root, dali_cpu=False):\n"
                 "    ndd.set_num_threads(1)\n"
                 "    if dali_cpu:\n"
-                "        decode_args = dict(device=\"cpu\")\n"
+                '        decode_args = dict(device="cpu")\n'
                 "    else:\n"
-                "        decode_args = dict(device=\"gpu\")\n"
+                '        decode_args = dict(device="gpu")\n'
                 "    reader = ndd.readers.File(file_root=root)\n"
                 "    while True:\n"
                 "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
@@ -120,7 +120,7 @@ RULE = Rule(
                 "    def __init__(self, batch_size, root):\n"
                 "        super().__init__(batch_size, 1, None)\n"
                 "        self.files = ops.readers.File(file_root=root)\n"
-                "        self.decode = ops.decoders.Image(device=\"cpu\")\n"
+                '        self.decode = ops.decoders.Image(device="cpu")\n'
                 "        self.flip = ops.Flip(horizontal=1)\n"
                 "        self.norm = ops.CropMirrorNormalize(crop=(32, 32), dtype=types.FLOAT)\n\n"
                 "    def define_graph(self):\n"
@@ -136,7 +136,7 @@ RULE = Rule(
                 "    reader = ndd.readers.File(file_root=root)\n"
                 "    while True:\n"
                 "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
-                "            image = ndd.decoders.image(jpegs, device=\"cpu\")\n"
+                '            image = ndd.decoders.image(jpegs, device="cpu")\n'
                 "            plain, flipped = [ndd.crop_mirror_normalize(x, crop=(32, 32), dtype=types.FLOAT) "
                 "for x in [image, ndd.flip(image, horizontal=1)]]\n"
                 "            yield plain.evaluate(), flipped.evaluate(), labels.evaluate()\n"
@@ -170,14 +170,12 @@ RULE = Rule(
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    while True:\n"
                 "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
-                "            yield ndd.as_batch([np.asarray(centered(np.asarray(s)), order=\"C\") for s in data.tensors]).evaluate(), "
-                "ndd.as_batch([np.asarray(ones_function(), order=\"C\") for _ in range(batch_size)]).evaluate()\n"
+                '            yield ndd.as_batch([np.asarray(centered(np.asarray(s)), order="C") for s in data.tensors]).evaluate(), '
+                'ndd.as_batch([np.asarray(ones_function(), order="C") for _ in range(batch_size)]).evaluate()\n'
             ),
         ),
     ),
-    valid=(
-        "import nvidia.dali.ops as ops\n\nresize = ops.Resize(resize_x=224)\n",
-    ),
+    valid=("import nvidia.dali.ops as ops\n\nresize = ops.Resize(resize_x=224)\n",),
 )
 
 
@@ -193,9 +191,14 @@ class Impl(RuleImpl):
             if has_expression_form(op.info.fn_path):
                 why = sample_shapes.problem([*call.args, *op.ctor.args])
                 if why is not None:
-                    found.append((call, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) cannot be written as "
-                                  f"`ndd.as_batch(x.shape, ...)`: {why}",
-                                  "see docs/target-shape.md (`fn.shapes`)"))
+                    found.append(
+                        (
+                            call,
+                            f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) cannot be written as "
+                            f"`ndd.as_batch(x.shape, ...)`: {why}",
+                            "see docs/target-shape.md (`fn.shapes`)",
+                        )
+                    )
                 continue
             arg = cstutil.input_set(call)
             if arg is None or not op.info.ndd:
@@ -203,11 +206,19 @@ class Impl(RuleImpl):
             infos = list(op.infos.values()) or [op.info]
             outputs = {i.num_outputs for i in infos}
             extra = [] if op.conditional else list(op.ctor.args)  # `**x_args` is evaluated once, in __init__
-            why = input_sets.obstacle(call, any(i.random for i in infos), outputs.pop() if len(outputs) == 1 else None, extra)
+            why = input_sets.obstacle(
+                call, any(i.random for i in infos), outputs.pop() if len(outputs) == 1 else None, extra
+            )
             if why is None:
                 continue
             code = cst.Module([]).code_for_node(arg.value)
-            found.append((call, f"`self.{op.attr}({code})` runs on an input set: {why}", input_sets.hint(op.info.ndd, arg.value, op.info.random)))
+            found.append(
+                (
+                    call,
+                    f"`self.{op.attr}({code})` runs on an input set: {why}",
+                    input_sets.hint(op.info.ndd, arg.value, op.info.random),
+                )
+            )
         return found
 
     def __init__(self, ctx) -> None:
@@ -248,18 +259,30 @@ class Impl(RuleImpl):
         call per input on an input set, with ``batch_size=`` and ``rng=`` where the operator takes them."""
         info = op.info
         target = op.op_name if op.several else f"ndd.{info.ndd}"
-        self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) → `{target}(...)`", fixed=True)
+        self.ctx.report(
+            self.code, original, f"`self.{op.attr}(...)` (`ops.{op.ops_path}`) → `{target}(...)`", fixed=True
+        )
         inputs = [a for a in updated.args if a.keyword is None]
         args = self._ndd_args(pipeline, op, updated, inputs)
         func = cst.Name(op.op_name) if op.several else self.ctx.ndd(info.ndd)
         multiline = not op.conditional and _is_multiline(op.ctor)
         call = _layout(cst.Call(func, args), multiline=multiline, unit=self.ctx.indent)
-        if input_sets.lists(call):  # `self.cmn([a, b])`: one call per input, as pipeline mode runs one instance per input
-            self.ctx.report(self.code, original, f"`self.{op.attr}([...])` on an input set → one `{target}(...)` call per input",
-                            fixed=True)
+        if input_sets.lists(
+            call
+        ):  # `self.cmn([a, b])`: one call per input, as pipeline mode runs one instance per input
+            self.ctx.report(
+                self.code,
+                original,
+                f"`self.{op.attr}([...])` on an input set → one `{target}(...)` call per input",
+                fixed=True,
+            )
             several = any(len(a.value.elements) > 1 for a in call.args if isinstance(a.value, cst.List))
-            call = input_sets.per_element(_layout(cst.Call(func, args), multiline, depth=2, unit=self.ctx.indent) if multiline and several else call,
-                                          layout=multiline)
+            call = input_sets.per_element(
+                _layout(cst.Call(func, args), multiline, depth=2, unit=self.ctx.indent)
+                if multiline and several
+                else call,
+                layout=multiline,
+            )
             if not isinstance(call, cst.Call):
                 return call
         if info.reader or op.several:  # several: `rng=` is in the arguments; `batch_size=` checked (legacy)
@@ -279,7 +302,11 @@ class Impl(RuleImpl):
     def _ctor_args(self, pipeline, op) -> list[cst.Arg]:
         """The constructor's arguments as rewritten (``self.x`` read from the local ``x``)."""
         ctor = self._ctors.get(op.ctor)  # None when define_graph comes before __init__
-        return list(ctor.args) if ctor else [a.with_changes(value=legacy.localize(a.value, pipeline)) for a in op.ctor.args]
+        return (
+            list(ctor.args)
+            if ctor
+            else [a.with_changes(value=legacy.localize(a.value, pipeline)) for a in op.ctor.args]
+        )
 
     def _with_batch_size_and_rng(self, pipeline, op, call: cst.Call, inputs: list[cst.Arg]) -> cst.Call:
         """``batch_size=`` for an operator without inputs that takes one, ``rng=`` for a random one."""
@@ -293,12 +320,21 @@ class Impl(RuleImpl):
     def _python_function(self, pipeline, op, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """``self.f(x)`` of ``self.f = ops.PythonFunction(function=g, ...)``: plain Python over the samples,
         as NDD422 writes ``fn.python_function`` (codegen/python_function.py)."""
-        self.ctx.report(self.code, original, f"`self.{op.attr}(...)` (`ops.PythonFunction`) → plain Python over the samples",
-                        fixed=True)
+        self.ctx.report(
+            self.code,
+            original,
+            f"`self.{op.attr}(...)` (`ops.PythonFunction`) → plain Python over the samples",
+            fixed=True,
+        )
         spec, function, asarray = self._python_spec(pipeline, op, updated)
         code = cst.Module([]).code_for_node
-        return python_function.plain(spec, function, asarray=asarray, contiguous=code(self.ctx.numpy("asarray")),
-                                     as_batch=code(self.ctx.ndd("as_batch")))
+        return python_function.plain(
+            spec,
+            function,
+            asarray=asarray,
+            contiguous=code(self.ctx.numpy("asarray")),
+            as_batch=code(self.ctx.ndd("as_batch")),
+        )
 
     def _python_spec(self, pipeline, op, updated: cst.Call):
         """The rewritten call's and constructor's arguments read, the callee's code, and how each sample
@@ -306,7 +342,8 @@ class Impl(RuleImpl):
         spec = python_operators.read([*self._ctor_args(pipeline, op), *updated.args])
         function = op.function_name or python_function.callable_code(spec.function)
         copy = python_operators.may_modify(
-            cstutil.kwarg(op.ctor, "function").value, self.ctx.resolver, {self.ctx.model.numpy_alias or "np"})
+            cstutil.kwarg(op.ctor, "function").value, self.ctx.resolver, {self.ctx.model.numpy_alias or "np"}
+        )
         return spec, function, cst.Module([]).code_for_node(self.ctx.numpy("array" if copy else "asarray"))
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
@@ -319,8 +356,12 @@ class Impl(RuleImpl):
         op = pipeline.op_calls.get(call)
         if op is None or not op.python or not python_operators.is_sink([*op.ctor.args, *call.args]):
             return updated
-        self.ctx.report(self.code, call, f"`self.{op.attr}(...)` (`ops.PythonFunction`, `num_outputs=0`) → the function "
-                        "called over the samples", fixed=True)
+        self.ctx.report(
+            self.code,
+            call,
+            f"`self.{op.attr}(...)` (`ops.PythonFunction`, `num_outputs=0`) → the function called over the samples",
+            fixed=True,
+        )
         spec, function, asarray = self._python_spec(pipeline, op, updated.body[0].value)
         return python_function.sink(spec, function, asarray=asarray, line=updated)
 
@@ -328,7 +369,9 @@ class Impl(RuleImpl):
         """``self.shapes(x)`` of ``ops.Shapes(dtype=D)``: ``ndd.as_batch(x.shape, dtype=D, device=x.device)``
         (no ``shapes`` operator in dynamic mode; ndd_migrate/codegen/sample_shapes.py)."""
         ctor_args = self._ctor_args(pipeline, op)
-        self.ctx.report(self.code, original, f"`self.{op.attr}(x)` (`ops.{op.ops_path}`) → `ndd.as_batch(x.shape, ...)`", fixed=True)
+        self.ctx.report(
+            self.code, original, f"`self.{op.attr}(x)` (`ops.{op.ops_path}`) → `ndd.as_batch(x.shape, ...)`", fixed=True
+        )
         return sample_shapes.build(self.ctx.ndd, [*updated.args, *ctor_args])
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
@@ -356,10 +399,17 @@ class Impl(RuleImpl):
             return updated
         bound = next((op for op in pipeline.ops.values() if op.bind_function and op.ctor is original.value), None)
         if bound is not None:  # `self.f = ops.PythonFunction(function=make())` → `f_function = make()`
-            self.ctx.report(self.code, original.value, f"`self.{bound.attr} = ops.PythonFunction(function=...)` → "
-                            f"`{bound.function_name} = ...`, evaluated once", fixed=True)
-            return updated.with_changes(targets=[cst.AssignTarget(cst.Name(bound.function_name))],
-                                        value=cstutil.kwarg(updated.value, "function").value)
+            self.ctx.report(
+                self.code,
+                original.value,
+                f"`self.{bound.attr} = ops.PythonFunction(function=...)` → "
+                f"`{bound.function_name} = ...`, evaluated once",
+                fixed=True,
+            )
+            return updated.with_changes(
+                targets=[cst.AssignTarget(cst.Name(bound.function_name))],
+                value=cstutil.kwarg(updated.value, "function").value,
+            )
         if original.value not in pipeline.conditional_ops.assigns:
             return updated
         op = pipeline.conditional_ops.assigns[original.value]
@@ -369,16 +419,25 @@ class Impl(RuleImpl):
         if op.several:
             info = op.infos[original.value]
             self.ctx.report(
-                self.code, original.value,
+                self.code,
+                original.value,
                 f"`self.{op.attr} = ops.{op.paths[original.value]}(...)` → `{op.op_name}, {op.args_name} = ndd.{info.ndd}, dict(...)`",
                 fixed=True,
             )
             return updated.with_changes(
-                targets=[cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(op.op_name)), cst.Element(cst.Name(op.args_name))], lpar=[], rpar=[]))],
+                targets=[
+                    cst.AssignTarget(
+                        cst.Tuple(
+                            [cst.Element(cst.Name(op.op_name)), cst.Element(cst.Name(op.args_name))], lpar=[], rpar=[]
+                        )
+                    )
+                ],
                 value=cst.Tuple([cst.Element(self.ctx.ndd(info.ndd)), cst.Element(updated.value)], lpar=[], rpar=[]),
             )
         self.ctx.report(
-            self.code, original.value, f"`self.{op.attr} = ops.{op.ops_path}(...)` → `{op.args_name} = dict(...)`",
+            self.code,
+            original.value,
+            f"`self.{op.attr} = ops.{op.ops_path}(...)` → `{op.args_name} = dict(...)`",
             fixed=True,
         )
         return updated.with_changes(targets=[cst.AssignTarget(cst.Name(op.args_name))])
@@ -421,6 +480,9 @@ def _layout(call: cst.Call, multiline: bool, depth: int = 1, unit: str = "    ")
         return call.with_changes(args=args)
     inner = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit * depth))
     outer = cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(unit * (depth - 1)))
-    args = [a.with_changes(comma=cst.Comma(whitespace_after=inner), whitespace_after_arg=cst.SimpleWhitespace("")) for a in args]
+    args = [
+        a.with_changes(comma=cst.Comma(whitespace_after=inner), whitespace_after_arg=cst.SimpleWhitespace(""))
+        for a in args
+    ]
     args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=outer))
     return call.with_changes(args=args, whitespace_before_args=inner)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
 
 HINT = (
     "move the statements of `with pipe:` into a `@pipeline_def` function that returns what `set_outputs` "
@@ -117,7 +117,11 @@ class Impl(RuleImpl):
         """A hand-built graph is converted only where this rule applies (``# noqa: NDD403`` on
         ``pipe = Pipeline(...)``, ``--ignore NDD403`` keep it as written)."""
         built = self.ctx.model.hand_built
-        if built and any(g.definition is pipeline.node for g in built.graphs) and not self.ctx.applies(self.code, pipeline.node):
+        if (
+            built
+            and any(g.definition is pipeline.node for g in built.graphs)
+            and not self.ctx.applies(self.code, pipeline.node)
+        ):
             return [(pipeline.node, "not selected (`# noqa` or `--ignore`)", "")]
         return []
 
@@ -128,8 +132,11 @@ class Impl(RuleImpl):
                 line, "the graph is not `pipe = Pipeline(...)` + `with pipe:` in the body of a module or a function"
             )
             self.ctx.report(
-                self.code, node, f"`Pipeline(...)` built by hand (`with pipe:` + `set_outputs`) stays in pipeline mode: {why}",
-                hint=f"not migrated: {why}; {HINT}", fixed=False,
+                self.code,
+                node,
+                f"`Pipeline(...)` built by hand (`with pipe:` + `set_outputs`) stays in pipeline mode: {why}",
+                hint=f"not migrated: {why}; {HINT}",
+                fixed=False,
             )
 
     def _deserialized(self, call: cst.Call) -> bool:
@@ -137,7 +144,11 @@ class Impl(RuleImpl):
         is built by hand there (NDD902 reports the serialized pipeline)."""
         parents = self.ctx.model.parents
         assign = parents.get(call)
-        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
+        if not (
+            isinstance(assign, cst.Assign)
+            and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)
+        ):
             return False
         scope = assign
         while scope in parents and not isinstance(scope, (cst.FunctionDef, cst.Module)):
@@ -152,7 +163,9 @@ class Impl(RuleImpl):
         pipeline = self.ctx.model.by_node.get(node) if graph is not None else None
         if pipeline is not None and pipeline.convert:
             self.ctx.report(
-                self.code, node, f"`{graph.var} = Pipeline(...)` + `with {graph.var}:` → generator function `{graph.func}`",
+                self.code,
+                node,
+                f"`{graph.var} = Pipeline(...)` + `with {graph.var}:` → generator function `{graph.func}`",
                 fixed=True,
             )
 
@@ -165,6 +178,10 @@ class _MethodCalls(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if (isinstance(func, cst.Attribute) and func.attr.value == self.method
-                and isinstance(func.value, cst.Name) and func.value.value == self.name):
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == self.method
+            and isinstance(func.value, cst.Name)
+            and func.value.value == self.name
+        ):
             self.found = True

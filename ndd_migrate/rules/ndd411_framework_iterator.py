@@ -6,15 +6,15 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ScopeProvider
 
-from ndd_migrate.model import constructs
-from ndd_migrate.syntax import cstutil
-from ndd_migrate.model.features import iterators
-from ndd_migrate.plan import uses
-from ndd_migrate.model.types import Kind
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.codegen import iterator_helper
+from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model import constructs
+from ndd_migrate.model.features import iterators
+from ndd_migrate.model.types import Kind
+from ndd_migrate.plan import uses
+from ndd_migrate.syntax import cstutil
 
 POLICIES = {"FILL": "fill", "PARTIAL": "partial", "DROP": "drop"}
 # The legacy `fill_last_batch` flag, as DALI maps it: it replaces `last_batch_policy` when given.
@@ -22,8 +22,16 @@ FILL_LAST_BATCH = {"True": "fill", "False": "partial"}
 # Iterator arguments that change nothing in the batches of one pipeline with `reader_name`
 # (`last_batch_padded=False` is DALI's default; with `reader_name` the reader's metadata decides).
 IGNORED = {
-    "pipelines", "reader_name", "auto_reset", "dynamic_shape", "prepare_first_batch", "output_map",
-    "last_batch_policy", "fill_last_batch", "last_batch_padded", "size",
+    "pipelines",
+    "reader_name",
+    "auto_reset",
+    "dynamic_shape",
+    "prepare_first_batch",
+    "output_map",
+    "last_batch_policy",
+    "fill_last_batch",
+    "last_batch_padded",
+    "size",
 }
 
 _BEFORE = (
@@ -50,11 +58,9 @@ _AFTER = (
     "        while True:\n"
     "            for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
     "                yield ndd.decoders.image(jpegs).evaluate(), labels.evaluate()\n\n"
-    "    return reader.get_metadata(), batches()\n\n\n"
-    + iterator_helper.source()
-    + "\n\n"
+    "    return reader.get_metadata(), batches()\n\n\n" + iterator_helper.source() + "\n\n"
     "pipe_meta, pipe = p('/data')\n"
-    "loader = dali_iterator_epochs(pipe, pipe_meta, [\"data\", \"label\"], \"partial\")\n"
+    'loader = dali_iterator_epochs(pipe, pipe_meta, ["data", "label"], "partial")\n'
     "for epoch in range(2):\n"
     "    for data in next(loader):\n"
     "        images = data[0]['data']\n"
@@ -100,7 +106,7 @@ RULE = Rule(
         "the module: each `next()` gives one epoch of `[{name: tensor}]` batches, the batches the iterator "
         "gave, trimmed (PARTIAL), dropped (DROP) or carried over (FILL) at the epoch end with the reader's "
         "metadata, shards moving as in DALI. The pipeline call becomes `pipe_meta, pipe = p(...)` "
-        "(docs/target-shape.md, \"Framework iterators\"); `for data in loader` becomes "
+        '(docs/target-shape.md, "Framework iterators"); `for data in loader` becomes '
         "`for data in next(loader)` and `loader.reset()` goes. The legacy `fill_last_batch=True/False` "
         "becomes FILL/PARTIAL as DALI maps it (over `last_batch_policy`), `last_batch_padded=False` "
         "goes, `[pipe]` is the pipeline itself, `pipelines=` is read as the first argument. Over several "
@@ -152,7 +158,7 @@ RULE = Rule(
                     "it is replaced by a generator over the migrated pipeline that converts each output with "
                     "`.torch()` (`pad=True` if ragged), ends each epoch at `reader.get_metadata()['epoch_size']` "
                     "as `last_batch_policy` did, and does what `__next__` did (docs/target-shape.md, "
-                    "\"Framework iterators\")\n"
+                    '"Framework iterators")\n'
                 ),
                 call_todo=(
                     "# TODO(ndd-migrate): NDD411 not migrated: its pipeline is given to `Scaled`, a subclass of "
@@ -175,9 +181,7 @@ RULE = Rule(
             ),
         ),
     ),
-    valid=(
-        "from torch.utils.data import DataLoader\n\nloader = DataLoader([1, 2])\nfor x in loader:\n    pass\n",
-    ),
+    valid=("from torch.utils.data import DataLoader\n\nloader = DataLoader([1, 2])\nfor x in loader:\n    pass\n",),
 )
 
 
@@ -242,7 +246,11 @@ class Impl(RuleImpl):
         """The call a pipeline (or a list of them) is an argument of, or an element of a list argument of."""
         if use.kind not in (Kind.PIPELINE, Kind.PIPELINES) or use.context not in (uses.ARGUMENT, uses.ELEMENT):
             return None
-        call = use.holder if use.context == uses.ARGUMENT else self.ctx.model.parents.get(self.ctx.model.parents.get(use.holder))
+        call = (
+            use.holder
+            if use.context == uses.ARGUMENT
+            else self.ctx.model.parents.get(self.ctx.model.parents.get(use.holder))
+        )
         return call if isinstance(call, cst.Call) else None
 
     def _given_unfollowed(self, use, call: cst.Call, dali: str, short: str) -> str | None:
@@ -298,7 +306,9 @@ class Impl(RuleImpl):
         if iterators.followed_attribute(self.ctx.model, target) is not None:  # `self.pipe = p(...)`
             pipeline = self.ctx.model.call_sites.get(original.value)
             if pipeline is not None and pipeline.epochs and pipeline.convert:
-                meta = cst.Element(iterators.meta_of(target), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                meta = cst.Element(
+                    iterators.meta_of(target), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                )
                 pair = cst.Tuple([meta, cst.Element(updated.targets[0].target)], lpar=[], rpar=[])
                 return updated.with_changes(targets=[updated.targets[0].with_changes(target=pair)])
             return updated
@@ -311,7 +321,9 @@ class Impl(RuleImpl):
             pipeline = sites[0] if sites and all(f is sites[0] for f in sites) else None
             value = cst.Call(cst.Name("zip"), [cst.Arg(updated.value, star="*")])
         if pipeline is not None and iterators.all_epochs(pipeline) and pipeline.convert:
-            meta = cst.Element(cst.Name(iterators.meta_name(target.value)), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            meta = cst.Element(
+                cst.Name(iterators.meta_name(target.value)), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            )
             pair = cst.Tuple([meta, cst.Element(cst.Name(target.value))], lpar=[], rpar=[])
             return updated.with_changes(targets=[updated.targets[0].with_changes(target=pair)], value=value)
         if (
@@ -327,7 +339,9 @@ class Impl(RuleImpl):
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         epoch = iterators.epoch_of(original, self.loader_reads)
         if epoch is not None:  # `self.loader.__iter__()`, `iter(self.loader)`: one epoch
-            self.ctx.report(self.code, original, "iterating the DALI iterator gives one epoch: `next(loader)`", fixed=True)
+            self.ctx.report(
+                self.code, original, "iterating the DALI iterator gives one epoch: `next(loader)`", fixed=True
+            )
             return _next(epoch)
         if any(self._is_loader(a.value) for a in original.args):
             return self._loader_passed(original, updated)
@@ -337,7 +351,9 @@ class Impl(RuleImpl):
         dali, pipe, pipeline = found
         sized = cstutil.kwarg(original, "size")
         self.helper_after.add(self._top_level_name(pipeline.node))
-        self.ctx.report(self.code, original, "DALI iterator → per-epoch iterators over the migrated pipeline", fixed=True)
+        self.ctx.report(
+            self.code, original, "DALI iterator → per-epoch iterators over the migrated pipeline", fixed=True
+        )
         output_map = _output_map(original, dali)
         policy = self._policy(original)
         if sized is not None:
@@ -362,7 +378,11 @@ class Impl(RuleImpl):
         args = [streams, metas, output_map]
         if policy != "fill":
             args.append(cst.SimpleString(f'"{policy}"'))
-        return cst.Call(cst.Name(helper), [cst.Arg(a, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + [cst.Arg(args[-1])])
+        return cst.Call(
+            cst.Name(helper),
+            [cst.Arg(a, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]]
+            + [cst.Arg(args[-1])],
+        )
 
     def _rewritten(self, call: cst.Call):
         """``(dali name, pipeline expression, pipeline)`` of a DALI iterator call this rule rewrites,
@@ -374,14 +394,22 @@ class Impl(RuleImpl):
         pipe = iterators.epoch_aware(call, dali)
         pipeline = self.ctx.converted_kind(pipe, Kind.PIPELINE, Kind.PIPELINES) if pipe is not None else None
         sized = cstutil.kwarg(call, "size")
-        if pipeline is None or not (pipeline.epochs or sized or pipeline.restarts) or self._unsupported(call, dali, pipeline.restarts):
+        if (
+            pipeline is None
+            or not (pipeline.epochs or sized or pipeline.restarts)
+            or self._unsupported(call, dali, pipeline.restarts)
+        ):
             return None
         return (dali, pipe, pipeline) if self.ctx.applies(self.code, call) else None
 
     def _sized(self, pipe, size, output_map, policy, padded) -> cst.Call:
         """``dali_iterator_sized_epochs([pipe], size, output_map, policy[, last_batch_padded])``."""
         self.sized = iterator_helper.SIZED_NAME
-        streams = pipe if isinstance(pipe, (cst.List, cst.Name)) and self.ctx.converted_kind(pipe, Kind.PIPELINES) else cst.List([cst.Element(pipe)])
+        streams = (
+            pipe
+            if isinstance(pipe, (cst.List, cst.Name)) and self.ctx.converted_kind(pipe, Kind.PIPELINES)
+            else cst.List([cst.Element(pipe)])
+        )
         args = [streams, size, output_map]
         if policy != "fill" or padded is not None:
             args.append(cst.SimpleString(f'"{policy}"'))
@@ -398,11 +426,17 @@ class Impl(RuleImpl):
             if not restarts:
                 return _NO_SIZE
             # DALI reads until `StopIteration`: it forces FILL and no padding, whatever is given.
-            return _unhandled_arguments(call, dali, given) or ("no `output_map`" if _output_map(call, dali) is None else None)
+            return _unhandled_arguments(call, dali, given) or (
+                "no `output_map`" if _output_map(call, dali) is None else None
+            )
         return (
             _epoch_size_unsupported(call, given)
             or _unhandled_arguments(call, dali, given)
-            or ("no `output_map`" if iterators.TORCH_ITERATORS[dali] is None and _output_map(call, dali) is None else None)
+            or (
+                "no `output_map`"
+                if iterators.TORCH_ITERATORS[dali] is None and _output_map(call, dali) is None
+                else None
+            )
             or _padding_unsupported(call, given)
             or self._policy_unsupported(call)
         )
@@ -417,7 +451,9 @@ class Impl(RuleImpl):
 
     def _policy(self, call: cst.Call) -> str | None:
         legacy = cstutil.kwarg(call, "fill_last_batch")
-        if legacy is not None and not _is_name(legacy.value, "None"):  # DALI: True → FILL, False → PARTIAL, whatever `last_batch_policy` says
+        if legacy is not None and not _is_name(
+            legacy.value, "None"
+        ):  # DALI: True → FILL, False → PARTIAL, whatever `last_batch_policy` says
             return FILL_LAST_BATCH.get(legacy.value.value) if isinstance(legacy.value, cst.Name) else None
         arg = cstutil.kwarg(call, "last_batch_policy")
         if arg is None:
@@ -441,7 +477,9 @@ class Impl(RuleImpl):
         func = original.func
         if isinstance(func, cst.Name) and func.value in ("len", "next", "iter"):
             self.ctx.report(
-                self.code, original, f"`{func.value}()` of a DALI iterator has no counterpart on the epoch generator",
+                self.code,
+                original,
+                f"`{func.value}()` of a DALI iterator has no counterpart on the epoch generator",
                 hint="`next(loader)` gives one epoch's iterator; count batches with the reader metadata (`pipe_meta`)",
                 fixed=False,
             )
@@ -453,7 +491,9 @@ class Impl(RuleImpl):
     def leave_Attribute(self, original: cst.Attribute, updated):
         if self._is_loader(original.value) and original.attr.value != "reset":
             self.ctx.report(
-                self.code, original, f"`.{original.attr.value}` of a DALI iterator has no counterpart on the epoch generator",
+                self.code,
+                original,
+                f"`.{original.attr.value}` of a DALI iterator has no counterpart on the epoch generator",
                 hint="use the reader metadata (`pipe_meta`) for sizes; `next(loader)` gives one epoch",
                 fixed=False,
             )
@@ -463,11 +503,17 @@ class Impl(RuleImpl):
         stmt = original.body[0] if len(original.body) == 1 else None
         call = stmt.value if isinstance(stmt, cst.Expr) else None
         if (
-            isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "reset"
-            and ((isinstance(call.func.value, cst.Name) and call.func.value.value in self.loaders)
-                 or call.func.value in self.loader_reads)
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "reset"
+            and (
+                (isinstance(call.func.value, cst.Name) and call.func.value.value in self.loaders)
+                or call.func.value in self.loader_reads
+            )
         ):
-            self.ctx.report(self.code, original, "`loader.reset()` removed: `next(loader)` starts the next epoch", fixed=True)
+            self.ctx.report(
+                self.code, original, "`loader.reset()` removed: `next(loader)` starts the next epoch", fixed=True
+            )
             block = self.ctx.model.parents.get(original)
             if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:  # `def reset(self): ...`
                 return updated.with_changes(body=[cst.Pass()])
@@ -490,7 +536,8 @@ class Impl(RuleImpl):
                 index += 1
         else:
             index = max(
-                i for i, s in enumerate(body)
+                i
+                for i, s in enumerate(body)
                 if isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.name.value in self.helper_after
             )
         texts = [
@@ -543,7 +590,11 @@ def _epoch_size_unsupported(call: cst.Call, given: set[str]) -> str | None:
 def _padding_unsupported(call: cst.Call, given: set[str]) -> str | None:
     """Why ``last_batch_padded`` cannot be carried over, or None."""
     padded = cstutil.kwarg(call, "last_batch_padded")
-    if padded is not None and "size" in given and not (_is_name(padded.value, "True") or _is_name(padded.value, "False")):
+    if (
+        padded is not None
+        and "size" in given
+        and not (_is_name(padded.value, "True") or _is_name(padded.value, "False"))
+    ):
         return "`last_batch_padded` is not `True` or `False`"
     if padded is not None and "size" not in given and not _is_name(padded.value, "False"):
         return "`last_batch_padded` other than `False` next to `reader_name` (DALI refuses it)"
@@ -552,7 +603,8 @@ def _padding_unsupported(call: cst.Call, given: set[str]) -> str | None:
 
 def _is_import_or_docstring(stmt: cst.CSTNode) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and all(
-        isinstance(s, (cst.Import, cst.ImportFrom)) or (isinstance(s, cst.Expr) and isinstance(s.value, cst.SimpleString))
+        isinstance(s, (cst.Import, cst.ImportFrom))
+        or (isinstance(s, cst.Expr) and isinstance(s.value, cst.SimpleString))
         for s in stmt.body
     )
 
@@ -579,7 +631,13 @@ def _next(name: cst.Name) -> cst.Call:
 def _output_map(call: cst.Call, dali: str) -> cst.BaseExpression | None:
     fixed = iterators.TORCH_ITERATORS[dali]
     if fixed is not None:
-        return cst.List([cst.Element(cst.SimpleString(f'"{n}"'), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for n in fixed[:-1]] + [cst.Element(cst.SimpleString(f'"{fixed[-1]}"'))])
+        return cst.List(
+            [
+                cst.Element(cst.SimpleString(f'"{n}"'), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                for n in fixed[:-1]
+            ]
+            + [cst.Element(cst.SimpleString(f'"{fixed[-1]}"'))]
+        )
     arg = cstutil.kwarg(call, "output_map")
     if arg is not None:
         return arg.value

@@ -6,14 +6,14 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ndd_migrate.model.features import checkpoints
-from ndd_migrate.model import constructs
-from ndd_migrate.syntax import cstutil
-from ndd_migrate.plan import uses
-from ndd_migrate.model.types import ImportedPipeline, Kind
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model import constructs
+from ndd_migrate.model.features import checkpoints
+from ndd_migrate.model.types import ImportedPipeline, Kind
+from ndd_migrate.plan import uses
+from ndd_migrate.syntax import cstutil
 
 RULE = Rule(
     code="NDD415",
@@ -61,28 +61,28 @@ RULE = Rule(
                 "resumed = p('/data', checkpoint=state)\n"
             ),
             after=(
-                'import nvidia.dali.experimental.dynamic as ndd\n'
-                '\n'
-                '\n'
-                'def p(root, *, batch_size=4, seed=3, checkpoint=None):\n'
-                '    rng = ndd.random.RNG(seed=seed)\n'
+                "import nvidia.dali.experimental.dynamic as ndd\n"
+                "\n"
+                "\n"
+                "def p(root, *, batch_size=4, seed=3, checkpoint=None):\n"
+                "    rng = ndd.random.RNG(seed=seed)\n"
                 "    reader = ndd.readers.Numpy(file_root=root, name='Reader')\n"
-                '    if checkpoint is not None:\n'
+                "    if checkpoint is not None:\n"
                 '        checkpoint.register(reader, "Reader")\n'
                 '        checkpoint.register(rng, "rng")\n'
-                '    while True:\n'
-                '        for (data,) in reader.next_epoch(batch_size=batch_size):\n'
-                '            yield (data * ndd.random.uniform(batch_size=batch_size, rng=rng)).evaluate(),\n'
-                '\n'
-                '\n'
-                'pipe_checkpoint = ndd.checkpoint.Checkpoint()\n'
+                "    while True:\n"
+                "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+                "            yield (data * ndd.random.uniform(batch_size=batch_size, rng=rng)).evaluate(),\n"
+                "\n"
+                "\n"
+                "pipe_checkpoint = ndd.checkpoint.Checkpoint()\n"
                 "pipe = p('/data', checkpoint=pipe_checkpoint)\n"
-                'out = next(pipe)\n'
-                'pipe_checkpoint.collect()\n'
-                'state = pipe_checkpoint.serialize().encode()\n'
-                'resumed_checkpoint = ndd.checkpoint.Checkpoint()\n'
-                'if state is not None:\n'
-                '    resumed_checkpoint.deserialize(state)\n'
+                "out = next(pipe)\n"
+                "pipe_checkpoint.collect()\n"
+                "state = pipe_checkpoint.serialize().encode()\n"
+                "resumed_checkpoint = ndd.checkpoint.Checkpoint()\n"
+                "if state is not None:\n"
+                "    resumed_checkpoint.deserialize(state)\n"
                 "resumed = p('/data', checkpoint=resumed_checkpoint)\n"
             ),
         ),
@@ -100,24 +100,24 @@ RULE = Rule(
                 "pipe.checkpoint('state.bin')\n"
             ),
             after=(
-                'import nvidia.dali.experimental.dynamic as ndd\n'
-                '\n'
-                '\n'
-                'def p(root, *, batch_size=4, checkpoint=None):\n'
+                "import nvidia.dali.experimental.dynamic as ndd\n"
+                "\n"
+                "\n"
+                "def p(root, *, batch_size=4, checkpoint=None):\n"
                 "    reader = ndd.readers.Numpy(file_root=root, name='Reader')\n"
-                '    if checkpoint is not None:\n'
+                "    if checkpoint is not None:\n"
                 '        checkpoint.register(reader, "Reader")\n'
-                '    while True:\n'
-                '        for (data,) in reader.next_epoch(batch_size=batch_size):\n'
-                '            yield data.evaluate(),\n'
-                '\n'
-                '\n'
-                'pipe_checkpoint = ndd.checkpoint.Checkpoint()\n'
+                "    while True:\n"
+                "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
+                "            yield data.evaluate(),\n"
+                "\n"
+                "\n"
+                "pipe_checkpoint = ndd.checkpoint.Checkpoint()\n"
                 "pipe = p('/data', checkpoint=pipe_checkpoint)\n"
-                'out = next(pipe)\n'
-                'pipe_checkpoint.collect()\n'
+                "out = next(pipe)\n"
+                "pipe_checkpoint.collect()\n"
                 "with open('state.bin', \"wb\") as checkpoint_file:\n"
-                '    checkpoint_file.write(pipe_checkpoint.serialize().encode())\n'
+                "    checkpoint_file.write(pipe_checkpoint.serialize().encode())\n"
             ),
         ),
     ),
@@ -149,7 +149,9 @@ class Impl(RuleImpl):
         statement; ``pipe.checkpoint(path)`` also writes the file. The analysis has blocked every
         pipeline with a use that cannot be rewritten so (``checkpoints.blocked``)."""
         func = original.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "checkpoint" and isinstance(func.value, cst.Name)):
+        if not (
+            isinstance(func, cst.Attribute) and func.attr.value == "checkpoint" and isinstance(func.value, cst.Name)
+        ):
             self._imported_creation(original)
             return updated
         pipeline = self.ctx.converted_kind(func.value, Kind.PIPELINE)
@@ -158,7 +160,9 @@ class Impl(RuleImpl):
         stmt = self.ctx.statement_stack[-1] if self.ctx.statement_stack else None
         if not isinstance(stmt, cst.SimpleStatementLine) or len(original.args) > 1:  # blocked by the analysis
             self.ctx.report(
-                self.code, original, "`pipe.checkpoint(...)` not rewritten",
+                self.code,
+                original,
+                "`pipe.checkpoint(...)` not rewritten",
                 hint="collect the `ndd.checkpoint.Checkpoint` the pipeline was created with, then `.serialize()` it",
                 fixed=False,
             )
@@ -166,7 +170,9 @@ class Impl(RuleImpl):
         ck = checkpoints.name(func.value.value)
         path = updated.args[0].value if updated.args else None
         self.uses.setdefault(stmt, []).append((ck, path))
-        use, also = ("`pipe.checkpoint(path)`", ", written to `path`") if path is not None else ("`pipe.checkpoint()`", "")
+        use, also = (
+            ("`pipe.checkpoint(path)`", ", written to `path`") if path is not None else ("`pipe.checkpoint()`", "")
+        )
         self.ctx.report(self.code, original, f"{use} → `{ck}.collect()`, `{ck}.serialize().encode()`{also}", fixed=True)
         # bytes, as `pipe.checkpoint()` returned (files opened "wb" keep working); `deserialize`
         # takes bytes or str (json.loads)
@@ -175,13 +181,19 @@ class Impl(RuleImpl):
     def _imported_creation(self, call: cst.Call) -> None:
         """A pipeline migrated in another module of the run knows nothing of this call's
         checkpointing (its module blocks checkpointing it has no call site for): reported."""
-        given = [a.keyword.value for a in call.args if a.keyword is not None and a.keyword.value in (checkpoints.ENABLE, checkpoints.RESTORE)]
+        given = [
+            a.keyword.value
+            for a in call.args
+            if a.keyword is not None and a.keyword.value in (checkpoints.ENABLE, checkpoints.RESTORE)
+        ]
         found = self.ctx.kind(call) if given else None
         if not (found and found[0] is Kind.PIPELINE and isinstance(found[1], ImportedPipeline) and found[1].convert):
             return
         name = found[1].qualname.rsplit(".", 1)[-1]
         self.ctx.report(
-            self.code, call, f"`{name}` is migrated in its own module, which does not take `{'=`, `'.join(given)}=` from here",
+            self.code,
+            call,
+            f"`{name}` is migrated in its own module, which does not take `{'=`, `'.join(given)}=` from here",
             hint=f"create and checkpoint the pipeline in the module that defines `{name}` (NDD415 migrates it there), "
             "or keep that module in pipeline mode",
             fixed=False,
@@ -243,10 +255,17 @@ class Impl(RuleImpl):
         """``pipe = f(...)`` of a pipeline with checkpointing enabled (in the decorator or at the
         call site): the checkpoint is created (and loaded) before, and passed as ``checkpoint=``."""
         stmt = original.body[0] if len(original.body) == 1 else None
-        if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name)):
+        if not (
+            isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name)
+        ):
             return None
         pipeline = self.ctx.model.call_sites.get(stmt.value)
-        if pipeline is None or not pipeline.convert or not pipeline.checkpointing or not isinstance(updated, cst.SimpleStatementLine):
+        if (
+            pipeline is None
+            or not pipeline.convert
+            or not pipeline.checkpointing
+            or not isinstance(updated, cst.SimpleStatementLine)
+        ):
             return None
         enabled, restore = checkpoints.creation_args(stmt.value, pipeline)
         assign = updated.body[0]
@@ -260,11 +279,20 @@ class Impl(RuleImpl):
         extra = []
         if enabled:
             ck = checkpoints.name(stmt.targets[0].target.value)
-            extra.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(ck))], cst.Call(self.ctx.ndd("checkpoint.Checkpoint")))]))
+            extra.append(
+                cst.SimpleStatementLine(
+                    [cst.Assign([cst.AssignTarget(cst.Name(ck))], cst.Call(self.ctx.ndd("checkpoint.Checkpoint")))]
+                )
+            )
             if restore is not None:
                 extra.append(checkpoints.restore(ck, restore))
             call = cstutil.add_kwarg(call, "checkpoint", cst.Name(ck))
-            self.ctx.report(self.code, stmt, f"checkpointing → `{ck}` (ndd.checkpoint.Checkpoint) passed as `checkpoint=`", fixed=True)
+            self.ctx.report(
+                self.code,
+                stmt,
+                f"checkpointing → `{ck}` (ndd.checkpoint.Checkpoint) passed as `checkpoint=`",
+                fixed=True,
+            )
         return extra, updated.with_changes(body=[assign.with_changes(value=call)])
 
 
@@ -273,5 +301,6 @@ def _serialized(ck: str) -> cst.Call:
 
 
 def _call_stmt(obj: str, method: str, *args: cst.BaseExpression) -> cst.SimpleStatementLine:
-    return cst.SimpleStatementLine([cst.Expr(cst.Call(cst.Attribute(cst.Name(obj), cst.Name(method)), [cst.Arg(a) for a in args]))])
-
+    return cst.SimpleStatementLine(
+        [cst.Expr(cst.Call(cst.Attribute(cst.Name(obj), cst.Name(method)), [cst.Arg(a) for a in args]))]
+    )

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate.codegen import iter_setup
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model import constructs
 from ndd_migrate.model.sources import legacy
 from ndd_migrate.syntax import names
-from ndd_migrate.codegen import iter_setup
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD421",
@@ -29,7 +29,7 @@ RULE = Rule(
         "is called once and iterated, a callable is called once per batch (`batch=True`, with the iteration "
         "number or `BatchInfo` when it takes an argument and `batch_info=True`) or once per sample "
         "(`batch=False`, with `SampleInfo(idx_in_epoch, idx_in_batch, iteration, epoch_idx)`); each output is "
-        "wrapped with `ndd.as_batch(..., layout=, dtype=, device=)`. `cycle=True`/`\"quiet\"` restarts the "
+        'wrapped with `ndd.as_batch(..., layout=, dtype=, device=)`. `cycle=True`/`"quiet"` restarts the '
         "iterable forever; otherwise the generator stops where the pipeline raised `StopIteration`. "
         "A `batch=` that is not a literal (`batch=self.batch`) is read once when the generator starts "
         "(`batched = ...`; `None`, as in DALI, means per batch) and each batch is drawn "
@@ -39,7 +39,7 @@ RULE = Rule(
         "A `num_outputs=` that is not a literal (`num_outputs=len(names)`), the outputs bound to one name, "
         "gives a list, as in pipeline mode: `data = [ndd.as_batch(output, ...) for output in data]` (per sample, "
         "the samples split by output first; one `layout=`/`dtype=`/`device=` for all). "
-        "Beside a reader, which drives the epochs, a source that never ends (`cycle=True`/`\"quiet\"`) is drawn "
+        'Beside a reader, which drives the epochs, a source that never ends (`cycle=True`/`"quiet"`) is drawn '
         "once per batch where its statement is: `feed = iter(gen())` made after the reader (`iter(source)` for an "
         "iterable), then `try: a, b = next(feed)`; at its end the generator function is called again (the iterable "
         "iterated again), as DALI did, and the generator returns only when that gives nothing either. The statement "
@@ -49,7 +49,7 @@ RULE = Rule(
         "`source=` that is a parameter is a generator function when every call of the pipeline function in the "
         "module (its name used by nothing else, not in `__all__`) passes a name bound once to a `def` with a "
         "`yield`, or to None (DALI refuses None with `cycle=`), or `a if c else b` of those. "
-        "Reported for a human: `cycle=\"raise\"`, `cycle=` or `batch_info=True` with a `batch=` decided at run time, no `source` (`feed_input`), a source "
+        'Reported for a human: `cycle="raise"`, `cycle=` or `batch_info=True` with a `batch=` decided at run time, no `source` (`feed_input`), a source '
         "the code does not show to be iterable or callable (an imported object, a parameter not shown so), a reader "
         "and an external source that ends (no `cycle=`), an external source in an `if` on anything else than the "
         "parameters or in any other block, in an `if` without a reader, `cycle=` over a generator object (DALI refuses "
@@ -174,7 +174,7 @@ RULE = Rule(
                 "class Fed(Pipeline):\n"
                 "    def __init__(self, batch_size, num_threads, device_id, batches):\n"
                 "        super().__init__(batch_size, num_threads, device_id)\n"
-                "        self.source = ops.ExternalSource(layout=\"HWC\")\n"
+                '        self.source = ops.ExternalSource(layout="HWC")\n'
                 "        self.flip = ops.Flip(horizontal=1)\n"
                 "        self.batches = batches\n\n"
                 "    def define_graph(self):\n"
@@ -191,7 +191,7 @@ RULE = Rule(
                 "    ctx = ndd.EvalContext(device_id=device_id)\n\n"
                 "    def iter_setup():\n"
                 "        images = next(batches)\n"
-                "        fed_images = ndd.batch(images, layout=\"HWC\")\n"
+                '        fed_images = ndd.batch(images, layout="HWC")\n'
                 "        return fed_images\n\n"
                 "    while True:\n"
                 "        with ctx:\n"
@@ -365,7 +365,7 @@ RULE = Rule(
                 "    audio, _ = fn.decoders.audio(encoded)\n"
                 "    # TODO(ndd-migrate): NDD421 not migrated: a reader and an external source that ends in one pipeline: "
                 "the reader's epochs wrap while the source ends with `StopIteration`; only a source that never ends "
-                "(`cycle=True` or `\"quiet\"`) is drawn beside a reader, once per batch; decide how they line up; "
+                '(`cycle=True` or `"quiet"`) is drawn beside a reader, once per batch; decide how they line up; '
                 "rewrite `speech` by hand (see docs/target-shape.md)\n"
                 "    extra = fn.external_source(source=noise)\n"
                 "    return audio + extra, label\n"
@@ -392,9 +392,15 @@ class Impl(RuleImpl):
         ``iter_setup`` would end the batches at any point (and, inside the helper, be a
         ``RuntimeError``)."""
         if isinstance(pipeline, legacy.LegacyPipeline) and pipeline.setup is not None and pipeline.epochs:
-            return [(pipeline.setup, "`iter_setup` (which may end the pipeline with `StopIteration`) in a pipeline "
-                     "given to a framework iterator or asked for its epoch size: the epochs would be cut by the "
-                     "reader's size only", "write the epoch loop by hand")]
+            return [
+                (
+                    pipeline.setup,
+                    "`iter_setup` (which may end the pipeline with `StopIteration`) in a pipeline "
+                    "given to a framework iterator or asked for its epoch size: the epochs would be cut by the "
+                    "reader's size only",
+                    "write the epoch loop by hand",
+                )
+            ]
         return []
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -405,14 +411,18 @@ class Impl(RuleImpl):
         if pipeline is not None and pipeline.convert and pipeline.node is node and pipeline.source is not None:
             note = ""
             if pipeline.source.parallel:
-                note = ("; `parallel=` dropped: the loop calls the source in its own thread, one batch after the "
-                        "other (no worker processes, nothing prefetched)")
+                note = (
+                    "; `parallel=` dropped: the loop calls the source in its own thread, one batch after the "
+                    "other (no worker processes, nothing prefetched)"
+                )
             where = "the generator's loop"
             if pipeline.source.beside_reader:
                 where = "drawn once per batch beside the reader" + (
-                    " (its iterator made at the first draw, under the `if`)" if pipeline.source.nested else "")
-            self.ctx.report(self.code, pipeline.source.call, f"external source ({pipeline.source.kind}) → {where}{note}",
-                            fixed=True)
+                    " (its iterator made at the first draw, under the `if`)" if pipeline.source.nested else ""
+                )
+            self.ctx.report(
+                self.code, pipeline.source.call, f"external source ({pipeline.source.kind}) → {where}{note}", fixed=True
+            )
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         """``self.feed_input(self.x, data)`` in the ``iter_setup`` of a converted legacy class."""
@@ -420,7 +430,12 @@ class Impl(RuleImpl):
         if pipeline is None or not pipeline.convert or original not in pipeline.feeding.feeds:
             return updated
         feed = pipeline.feeding.feeds[original]
-        self.ctx.report(self.code, original, f"`feed_input` of `self.{feed.attr}` → `{feed.batch_name} = ndd.batch(...)`", fixed=True)
+        self.ctx.report(
+            self.code,
+            original,
+            f"`feed_input` of `self.{feed.attr}` → `{feed.batch_name} = ndd.batch(...)`",
+            fixed=True,
+        )
         carried = {key: legacy.localize(value, pipeline) for key, value in feed.carried.items()}
         return iter_setup.feed(self.ctx.ndd, feed, updated, carried)
 
@@ -456,4 +471,5 @@ def _as(name: str) -> str:
 
 def _is_import(stmt: cst.CSTNode) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and all(
-        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
+    )

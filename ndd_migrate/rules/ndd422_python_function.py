@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate.codegen import python_function
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.features import python_operators
 from ndd_migrate.model.values import build_time
 from ndd_migrate.syntax import cstutil, names
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.codegen import python_function
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.engine.rule_base import RuleImpl
-from ndd_migrate.model.features import python_operators
 
 RULE = Rule(
     code="NDD422",
@@ -26,9 +26,9 @@ RULE = Rule(
     summary="`fn.python_function` becomes plain Python over the samples",
     what=(
         "In a migrated pipeline function, `fn.python_function(x, ..., function=f)` becomes "
-        "`ndd.as_batch([np.asarray(f(np.asarray(s)), order=\"C\") for s in x.tensors])` (one call per sample, "
+        '`ndd.as_batch([np.asarray(f(np.asarray(s)), order="C") for s in x.tensors])` (one call per sample, '
         "several inputs zipped; each result made C-contiguous, as DALI copied a strided one into its buffer); "
-        "with `batch_processing=True`, `ndd.as_batch([np.asarray(o, order=\"C\") for o in f([np.asarray(s) for s "
+        'with `batch_processing=True`, `ndd.as_batch([np.asarray(o, order="C") for o in f([np.asarray(s) for s '
         "in x.tensors], ...)])` (one call per batch); with `num_outputs=N`, a list of N batches built from the "
         "tuples `f` returns; "
         "`output_layouts=` becomes `layout=`; without inputs, `f` is called once per sample "
@@ -39,7 +39,7 @@ RULE = Rule(
         "calling `f` as DALI does at every batch: `for s in x.tensors: f(np.asarray(s))`, or `f([np.asarray(s) for s in "
         "x.tensors])` per batch. `batch_processing=` may be a parameter of the pipeline function that its body does not "
         "bind again: both forms are written, chosen by it (`... if per_batch else ...`). "
-        "Reported for a human: `device=\"gpu\"` (the function gets CuPy "
+        'Reported for a human: `device="gpu"` (the function gets CuPy '
         "arrays), `*args`/`**kwargs` calls, a "
         "`function=` computed by a call (the pipeline made it once; the generator's body runs per batch), any other "
         "non-literal `batch_processing=`, and a sink whose result is used, that stands in a block, that a Python "
@@ -76,7 +76,7 @@ RULE = Rule(
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    while True:\n"
                 "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
-                "            yield ndd.as_batch([np.asarray(mix(np.asarray(s0), np.asarray(s1)), order=\"C\") for s0, s1 in "
+                '            yield ndd.as_batch([np.asarray(mix(np.asarray(s0), np.asarray(s1)), order="C") for s0, s1 in '
                 "zip(data.tensors, data.tensors)]).evaluate(),\n"
             ),
         ),
@@ -101,7 +101,7 @@ RULE = Rule(
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    while True:\n"
                 "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
-                "            head, tail = [ndd.as_batch([np.asarray(o, order=\"C\") for o in out]) for out in "
+                '            head, tail = [ndd.as_batch([np.asarray(o, order="C") for o in out]) for out in '
                 "split([np.asarray(s) for s in data.tensors])]\n"
                 "            yield head.evaluate(), tail.evaluate()\n"
             ),
@@ -132,8 +132,8 @@ RULE = Rule(
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    while True:\n"
                 "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
-                "            out = (ndd.as_batch([np.asarray(o, order=\"C\") for o in same([np.asarray(s) for s in data.tensors])]) "
-                "if per_batch else ndd.as_batch([np.asarray(same(np.asarray(s)), order=\"C\") for s in data.tensors]))\n"
+                '            out = (ndd.as_batch([np.asarray(o, order="C") for o in same([np.asarray(s) for s in data.tensors])]) '
+                'if per_batch else ndd.as_batch([np.asarray(same(np.asarray(s)), order="C") for s in data.tensors]))\n'
                 "            for s in out.tensors:\n"
                 "                save(np.asarray(s))\n"
                 "            yield out.evaluate(),\n"
@@ -148,12 +148,16 @@ def unsupported(call: cst.Call, pipeline) -> str | None:
     why = python_operators.unsupported(list(call.args), "`fn.python_function`", _fixed(pipeline))
     spec = python_operators.read(list(call.args)) if why is None else None
     if spec is not None and not (python_function.is_reference(spec.function) or isinstance(spec.function, cst.Lambda)):
-        return ("`function=` is computed (`make(...)`, `fns[i]`): the pipeline computed it once, when it was "
-                "built, the generator's body computes it at every batch: bind it to a name outside the "
-                "pipeline function and pass that")
+        return (
+            "`function=` is computed (`make(...)`, `fns[i]`): the pipeline computed it once, when it was "
+            "built, the generator's body computes it at every batch: bind it to a name outside the "
+            "pipeline function and pass that"
+        )
     if spec is not None and spec.outputs == 0:
         others = [c for c in pipeline.python_functions if not python_operators.is_sink(list(c.args))]
-        return python_operators.sink_obstacle(pipeline.node.body.body, call, list(call.args), others, "`fn.python_function(...)`")
+        return python_operators.sink_obstacle(
+            pipeline.node.body.body, call, list(call.args), others, "`fn.python_function(...)`"
+        )
     return why
 
 
@@ -177,24 +181,35 @@ class Impl(RuleImpl):
         self.ctx.report(self.code, original, "`fn.python_function` → plain Python over the samples", fixed=True)
         spec = python_operators.read(list(updated.args))
         return python_function.plain(
-            spec, python_function.callable_code(spec.function), asarray=self._asarray(original),
+            spec,
+            python_function.callable_code(spec.function),
+            asarray=self._asarray(original),
             contiguous=cst.Module([]).code_for_node(self.ctx.numpy("asarray")),
             as_batch=cst.Module([]).code_for_node(self.ctx.ndd("as_batch")),
         )
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         """``fn.python_function(x, function=f, num_outputs=0)`` as a statement: ``f`` called over the samples."""
-        if not (len(original.body) == 1 and isinstance(original.body[0], cst.Expr)
-                and isinstance(original.body[0].value, cst.Call) and isinstance(updated.body[0], cst.Expr)):
+        if not (
+            len(original.body) == 1
+            and isinstance(original.body[0], cst.Expr)
+            and isinstance(original.body[0].value, cst.Call)
+            and isinstance(updated.body[0], cst.Expr)
+        ):
             return updated
         call, rewritten = original.body[0].value, updated.body[0].value
         if self._converted(call, rewritten) is None or not python_operators.is_sink(list(call.args)):
             return updated
-        self.ctx.report(self.code, call, "`fn.python_function(..., num_outputs=0)` → the function called over the samples",
-                        fixed=True)
+        self.ctx.report(
+            self.code,
+            call,
+            "`fn.python_function(..., num_outputs=0)` → the function called over the samples",
+            fixed=True,
+        )
         spec = python_operators.read(list(rewritten.args))
-        return python_function.sink(spec, python_function.callable_code(spec.function), asarray=self._asarray(call),
-                                    line=updated)
+        return python_function.sink(
+            spec, python_function.callable_code(spec.function), asarray=self._asarray(call), line=updated
+        )
 
     def _converted(self, original: cst.Call, updated: cst.BaseExpression):
         """The converted pipeline whose ``fn.python_function`` call ``original`` is, or None."""
@@ -208,5 +223,6 @@ class Impl(RuleImpl):
     def _asarray(self, original: cst.Call) -> str:
         """``np.asarray``, or ``np.array`` (a copy) for a function that may change its argument."""
         copy = python_operators.may_modify(
-            cstutil.kwarg(original, "function").value, self.ctx.resolver, {self.ctx.model.numpy_alias or "np"})
+            cstutil.kwarg(original, "function").value, self.ctx.resolver, {self.ctx.model.numpy_alias or "np"}
+        )
         return cst.Module([]).code_for_node(self.ctx.numpy("array" if copy else "asarray"))

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax.cstutil import SkipsTrivia
-from ndd_migrate.syntax import cstutil, names
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.dali.tables import op_info
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 RULE = Rule(
     code="NDD423",
@@ -127,7 +127,8 @@ class _Conditionals(SkipsTrivia, cst.CSTVisitor):
 
     def _reads_data(self, expr: cst.CSTNode) -> bool:
         return any(
-            (isinstance(n, cst.Name) and n.value in self.data) or (isinstance(n, cst.Call) and _is_dali(self.resolver, n))
+            (isinstance(n, cst.Name) and n.value in self.data)
+            or (isinstance(n, cst.Call) and _is_dali(self.resolver, n))
             for n in _walk(expr)
         )
 
@@ -157,31 +158,51 @@ class _Conditionals(SkipsTrivia, cst.CSTVisitor):
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         if self._reads_data(node.test):
-            self.found.append((node, f"`... if {cstutil.code(node.test)} else ...` on data picks per sample here; in "
-                                     "dynamic mode it always picks the first value: select per sample by hand"))
+            self.found.append(
+                (
+                    node,
+                    f"`... if {cstutil.code(node.test)} else ...` on data picks per sample here; in "
+                    "dynamic mode it always picks the first value: select per sample by hand",
+                )
+            )
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if self._reads_data(node):
-            self.found.append((node, f"`{cstutil.code(node)}` combines per-sample booleans here; in dynamic mode "
-                                     "`and`/`or` test `bool(batch)` (always True): use `&`/`|` on the batches"))
+            self.found.append(
+                (
+                    node,
+                    f"`{cstutil.code(node)}` combines per-sample booleans here; in dynamic mode "
+                    "`and`/`or` test `bool(batch)` (always True): use `&`/`|` on the batches",
+                )
+            )
 
     def visit_While(self, node: cst.While) -> None:
         if self._reads_data(node.test):
-            self.found.append((node, f"`while {cstutil.code(node.test)}` on data: DALI rejects it too; loop in Python "
-                                     "over the samples"))
+            self.found.append(
+                (
+                    node,
+                    f"`while {cstutil.code(node.test)}` on data: DALI rejects it too; loop in Python over the samples",
+                )
+            )
 
 
 def _data_names(resolver, fn_node: cst.FunctionDef) -> set[str]:
     """Names the function binds from an expression that calls DALI or reads such a name (to a fixpoint)."""
-    assigns = [(t, v) for n in _walk(fn_node.body) if isinstance(n, cst.Assign) for t, v in
-               ((t.target, n.value) for t in n.targets)]
+    assigns = [
+        (t, v)
+        for n in _walk(fn_node.body)
+        if isinstance(n, cst.Assign)
+        for t, v in ((t.target, n.value) for t in n.targets)
+    ]
     data: set[str] = set()
     changed = True
     while changed:
         changed = False
         for target, value in assigns:
-            reads = any((isinstance(n, cst.Name) and n.value in data) or (isinstance(n, cst.Call) and _is_dali(resolver, n))
-                        for n in _walk(value))
+            reads = any(
+                (isinstance(n, cst.Name) and n.value in data) or (isinstance(n, cst.Call) and _is_dali(resolver, n))
+                for n in _walk(value)
+            )
             if reads:
                 for n in _walk(target):
                     if isinstance(n, cst.Name) and n.value not in data:
@@ -207,8 +228,13 @@ def _random_ops(resolver, block: cst.CSTNode) -> set[str]:
 
 
 def _assigned(block: cst.CSTNode) -> set[str]:
-    return {n.value for a in _walk(block) if isinstance(a, cst.AssignTarget) for n in _walk(a.target)
-            if isinstance(n, cst.Name)}
+    return {
+        n.value
+        for a in _walk(block)
+        if isinstance(a, cst.AssignTarget)
+        for n in _walk(a.target)
+        if isinstance(n, cst.Name)
+    }
 
 
 def _walk(node: cst.CSTNode):
@@ -230,9 +256,13 @@ def _not_simple(resolver, fn_node: cst.FunctionDef, node: cst.If) -> str | None:
     branches = [node.body] + ([node.orelse.body] if node.orelse is not None else [])
     for branch in branches:
         for stmt in branch.body:
-            if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-                    and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1
-                    and isinstance(stmt.body[0].targets[0].target, cst.Name)):
+            if not (
+                isinstance(stmt, cst.SimpleStatementLine)
+                and len(stmt.body) == 1
+                and isinstance(stmt.body[0], cst.Assign)
+                and len(stmt.body[0].targets) == 1
+                and isinstance(stmt.body[0].targets[0].target, cst.Name)
+            ):
                 return "a branch holds more than `name = expression` statements"
     if any(_random_ops(resolver, b) for b in branches):
         return "random ops inside a branch"
@@ -267,20 +297,24 @@ def selection(ctx, node: cst.If, data: set[str], used: set[str]) -> list[cst.Bas
             assign = stmt.body[0]
             for name in sorted(_names(assign.value) & (data - set(renames))):
                 renames[name] = cstutil.fresh(f"{name}_{label}", used)
-                inner.append(cst.parse_statement(
-                    f"{renames[name]} = {as_batch}([{name}.tensors[i] for i in {idx}])\n"))
+                inner.append(cst.parse_statement(f"{renames[name]} = {as_batch}([{name}.tensors[i] for i in {idx}])\n"))
             value = assign.value.visit(_Rename(renames))
             target = assign.targets[0].target.value
             renames[target] = cstutil.fresh(f"{target}_{label}", used)
-            inner.append(stmt.with_changes(body=[assign.with_changes(
-                targets=[cst.AssignTarget(cst.Name(renames[target]))], value=value)], leading_lines=[]))
+            inner.append(
+                stmt.with_changes(
+                    body=[assign.with_changes(targets=[cst.AssignTarget(cst.Name(renames[target]))], value=value)],
+                    leading_lines=[],
+                )
+            )
         out.append(cst.If(test=cst.Name(idx), body=cst.IndentedBlock(inner)))
         results.append((idx, {t: renames[t] for t in _assigned(block)}))
     for name in sorted(set().union(*(r[1] for r in results))):
         picks = [f"{r[1][name]}.tensors[{r[0]}.index(i)]" if name in r[1] else f"{name}.tensors[i]" for r in results]
         other = picks[1] if len(picks) > 1 else f"{name}.tensors[i]"
-        out.append(cst.parse_statement(
-            f"{name} = {as_batch}([{picks[0]} if t else {other} for i, t in enumerate({taken})])\n"))
+        out.append(
+            cst.parse_statement(f"{name} = {as_batch}([{picks[0]} if t else {other} for i, t in enumerate({taken})])\n")
+        )
     return out
 
 
@@ -340,7 +374,11 @@ class Impl(RuleImpl):
         pipeline = self.ctx.enclosing_pipeline()
         if pipeline is None or not pipeline.convert or original not in pipeline.conditionals:
             return updated
-        used = set(pipeline.local_names) | set(self.ctx.model.plan.op_rngs.values()) | set(self.ctx.model.plan.pipeline_rng.values())
+        used = (
+            set(pipeline.local_names)
+            | set(self.ctx.model.plan.op_rngs.values())
+            | set(self.ctx.model.plan.pipeline_rng.values())
+        )
         data = _data_names(self.ctx.resolver, pipeline.node)
         self._pending[updated.test] = selection(self.ctx, updated, data, used)
         pipeline.local_names |= used
@@ -358,7 +396,9 @@ class Impl(RuleImpl):
         arg = cstutil.kwarg(original, "enable_conditionals")
         if pipeline is None or not pipeline.convert or arg is None or not isinstance(updated, cst.Call):
             return updated
-        self.ctx.report(self.code, arg, "`enable_conditionals` dropped: the `if`s are per-sample selections now", fixed=True)
+        self.ctx.report(
+            self.code, arg, "`enable_conditionals` dropped: the `if`s are per-sample selections now", fixed=True
+        )
         return cstutil.remove_kwargs(updated, {"enable_conditionals"})
 
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax.cstutil import SkipsTrivia
-from ndd_migrate.syntax import cstutil, names
-from ndd_migrate.model.types import PipelineFunction
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.codegen import devices
 from ndd_migrate.dali.tables import op_info
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.types import PipelineFunction
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 RULE = Rule(
     code="NDD424",
@@ -28,18 +28,18 @@ RULE = Rule(
     summary='a pipeline parameter passed as `device=` to a decoder may be "mixed": map it to "gpu"',
     what=(
         "In a migrated pipeline function, a parameter used as `device=<param>` of an op that has a mixed "
-        "backend (the decoders): a literal \"mixed\" default and literal \"mixed\" arguments at the module's "
-        "call sites become \"gpu\"; when a call site passes something that is not a literal, the function "
-        "starts with `<param> = \"gpu\" if <param> == \"mixed\" else <param>`. A module constant "
-        "(`DEVICE = \"mixed\"`) read only as such a `device=` becomes \"gpu\"; read anywhere else too, it is "
+        'backend (the decoders): a literal "mixed" default and literal "mixed" arguments at the module\'s '
+        'call sites become "gpu"; when a call site passes something that is not a literal, the function '
+        'starts with `<param> = "gpu" if <param> == "mixed" else <param>`. A module constant '
+        '(`DEVICE = "mixed"`) read only as such a `device=` becomes "gpu"; read anywhere else too, it is '
         "reported."
     ),
     why='Dynamic mode rejects `device="mixed"`; a decoder on the GPU is `device="gpu"`.',
     fix_safety=FixSafety.UNSAFE,
     fix=(
-        "Callers outside the module are not seen: one that passes \"mixed\" to a function whose values are "
+        'Callers outside the module are not seen: one that passes "mixed" to a function whose values are '
         "all literals here gets an error from ndd (nothing silent). Code in the function that compares the "
-        "parameter with \"mixed\" sees \"gpu\" after the inserted line."
+        'parameter with "mixed" sees "gpu" after the inserted line.'
     ),
     examples=(
         Example(
@@ -77,7 +77,7 @@ RULE = Rule(
             after=(
                 "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
                 "def pipe(root, device, *, batch_size=4):\n"
-                "    device = \"gpu\" if device == \"mixed\" else device\n"
+                '    device = "gpu" if device == "mixed" else device\n'
                 "    reader = ndd.readers.File(file_root=root)\n"
                 "    while True:\n"
                 "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
@@ -122,17 +122,26 @@ class Impl(RuleImpl):
         pipelines: its value is rewritten. Read anywhere else, it may mean "mixed" there: left alone."""
         for stmt in module.body:
             assign = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-            if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
-                    and isinstance(assign.targets[0].target, cst.Name) and devices.has_mixed(assign.value)):
+            if not (
+                isinstance(assign, cst.Assign)
+                and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)
+                and devices.has_mixed(assign.value)
+            ):
                 continue
             name = assign.targets[0].target.value
             uses = sum(isinstance(n, cst.Name) and n.value == name for n in _walk(module))
             if name in device_names and uses == 1 + device_names.count(name):
                 self._constants.add(assign)
             elif name in device_names:
-                self.ctx.report(self.code, assign, f'`{name}` is "mixed" and reaches a decoder\'s `device=`',
-                                hint=f'ndd rejects "mixed": pass "gpu" to the decoder; `{name}` is also read '
-                                     "elsewhere, where it may need to stay \"mixed\"", fixed=False)
+                self.ctx.report(
+                    self.code,
+                    assign,
+                    f'`{name}` is "mixed" and reaches a decoder\'s `device=`',
+                    hint=f'ndd rejects "mixed": pass "gpu" to the decoder; `{name}` is also read '
+                    'elsewhere, where it may need to stay "mixed"',
+                    fixed=False,
+                )
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         if original not in self._constants:
@@ -142,13 +151,21 @@ class Impl(RuleImpl):
 
     def _device_params(self, pipeline: PipelineFunction, found: list[str]) -> dict[str, int | None]:
         """Parameters used as ``device=`` of an op with a mixed backend, with their positions."""
-        positions = {p.name.value: i for i, p in enumerate([*pipeline.node.params.posonly_params, *pipeline.node.params.params])}
+        positions = {
+            p.name.value: i for i, p in enumerate([*pipeline.node.params.posonly_params, *pipeline.node.params.params])
+        }
         positions.update({p.name.value: None for p in pipeline.node.params.kwonly_params})
         return {name: positions[name] for name in found if name in positions}
 
     def _plan(self, pipeline: PipelineFunction, params: dict[str, int | None]) -> None:
-        by_name = {p.name.value: p for p in (*pipeline.node.params.posonly_params, *pipeline.node.params.params,
-                                               *pipeline.node.params.kwonly_params)}
+        by_name = {
+            p.name.value: p
+            for p in (
+                *pipeline.node.params.posonly_params,
+                *pipeline.node.params.params,
+                *pipeline.node.params.kwonly_params,
+            )
+        }
         for name, position in params.items():
             values = [by_name[name].default] if by_name[name].default is not None else []
             unknown = False
@@ -187,8 +204,12 @@ class Impl(RuleImpl):
             for name in self._normalize.get(pipeline, ())
         ]
         for name in self._normalize.get(pipeline, ()):
-            self.ctx.report(self.code, original.name, f'`{name}` may be "mixed" at run time: mapped to "gpu"', fixed=True)
-        return updated.with_changes(params=params, body=updated.body.with_changes(body=[*body[:at], *lines, *body[at:]]))
+            self.ctx.report(
+                self.code, original.name, f'`{name}` may be "mixed" at run time: mapped to "gpu"', fixed=True
+            )
+        return updated.with_changes(
+            params=params, body=updated.body.with_changes(body=[*body[:at], *lines, *body[at:]])
+        )
 
 
 def _rewrite_default(impl: Impl, params: cst.Parameters, name: str) -> cst.Parameters:
@@ -201,8 +222,9 @@ def _rewrite_default(impl: Impl, params: cst.Parameters, name: str) -> cst.Param
             out.append(p)
         return out
 
-    return params.with_changes(posonly_params=fix(params.posonly_params), params=fix(params.params),
-                               kwonly_params=fix(params.kwonly_params))
+    return params.with_changes(
+        posonly_params=fix(params.posonly_params), params=fix(params.params), kwonly_params=fix(params.kwonly_params)
+    )
 
 
 def _is_literal(expr: cst.BaseExpression) -> bool:

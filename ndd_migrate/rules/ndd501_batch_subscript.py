@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values.ndd_flow import Data
 
 RULE = Rule(
@@ -89,21 +89,27 @@ class Impl(FlowRule):
         if not isinstance(updated, cst.Subscript) or self.flow.kind(original.value) is not Data.BATCH:
             return updated
         value = cst.Module(body=[]).code_for_node(original.value)
-        index = cst.Module(body=[]).code_for_node(original)[len(value):]
+        index = cst.Module(body=[]).code_for_node(original)[len(value) :]
         inside = f"`{value}.slice{index}` indexes inside every sample"
         if _sliced(original):  # `batch.tensors[1:3]` is no sub-batch (DALI 2.4.0 iterates them all)
             samples = f"`ndd.as_batch([{value}.tensors[i] for i in ...])` builds a batch of samples {index[1:-1]}"
             self.ctx.report(
-                self.code, original, f"`Batch` is not subscriptable: `{value}{index}` has no direct rewrite",
-                hint=f"`Batch` is not subscriptable: {inside}; {samples}; write the one you mean", fixed=False,
+                self.code,
+                original,
+                f"`Batch` is not subscriptable: `{value}{index}` has no direct rewrite",
+                hint=f"`Batch` is not subscriptable: {inside}; {samples}; write the one you mean",
+                fixed=False,
                 manual=True,
             )
             return updated
         fixed = self.ctx.applies(self.code, original)
         choices = f"`{value}.tensors{index}` picks sample {index[1:-1]}; {inside}"
         self.ctx.report(
-            self.code, original, f"`Batch` is not subscriptable: `{value}{index}` → `{value}.tensors{index}` ({choices})",
-            hint=f"`Batch` is not subscriptable: {choices}; write the one you mean", fixed=fixed,
+            self.code,
+            original,
+            f"`Batch` is not subscriptable: `{value}{index}` → `{value}.tensors{index}` ({choices})",
+            hint=f"`Batch` is not subscriptable: {choices}; write the one you mean",
+            fixed=fixed,
         )
         if not fixed:
             return updated

@@ -6,8 +6,8 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values.ndd_flow import Data
 
 RULE = Rule(
@@ -35,8 +35,10 @@ RULE = Rule(
     valid=(
         "import nvidia.dali.experimental.dynamic as ndd\n\nb = ndd.random.normal(batch_size=8)\nn = b.batch_size\n",
         "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef f(b):\n    return len(b)\n",
-        ("import nvidia.dali.experimental.dynamic as ndd\n\nb = ndd.random.normal(batch_size=8)\n\n\n"
-        "def len(x):\n    return 1\n\n\nn = len(b)\n"),
+        (
+            "import nvidia.dali.experimental.dynamic as ndd\n\nb = ndd.random.normal(batch_size=8)\n\n\n"
+            "def len(x):\n    return 1\n\n\nn = len(b)\n"
+        ),
     ),
 )
 
@@ -45,8 +47,12 @@ class Impl(FlowRule):
     rule = RULE
 
     def leave_Call(self, original: cst.Call, updated: cst.BaseExpression) -> cst.BaseExpression:
-        if not (isinstance(original.func, cst.Name) and len(original.args) == 1 and original.args[0].keyword is None
-                and not original.args[0].star):
+        if not (
+            isinstance(original.func, cst.Name)
+            and len(original.args) == 1
+            and original.args[0].keyword is None
+            and not original.args[0].star
+        ):
             return updated
         quals = self.ctx.resolver.get_metadata(QualifiedNameProvider, original.func, None) or ()
         if {q.name for q in quals} != {"builtins.len"} or not isinstance(updated, cst.Call):
@@ -54,6 +60,11 @@ class Impl(FlowRule):
         if self.flow.kind(original.args[0].value) is not Data.BATCH:
             return updated
         fixed = self.ctx.applies(self.code, original)
-        self.ctx.report(self.code, original, "`Batch` has no `len()`: `len(batch)` → `batch.batch_size`",
-                        hint="use `.batch_size`", fixed=fixed)
+        self.ctx.report(
+            self.code,
+            original,
+            "`Batch` has no `len()`: `len(batch)` → `batch.batch_size`",
+            hint="use `.batch_size`",
+            fixed=fixed,
+        )
         return cst.Attribute(updated.args[0].value, cst.Name("batch_size")) if fixed else updated

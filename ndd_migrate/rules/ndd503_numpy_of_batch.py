@@ -6,8 +6,8 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values.ndd_flow import Data
 
 _NUMPY = {"numpy.asarray", "numpy.array", "numpy.asanyarray", "numpy.ascontiguousarray"}
@@ -43,8 +43,10 @@ RULE = Rule(
         ),
     ),
     valid=(
-        ("import numpy as np\nimport nvidia.dali.experimental.dynamic as ndd\n\n"
-        "b = ndd.random.uniform(batch_size=4, shape=[2])\narr = np.asarray(ndd.as_tensor(b))\nfirst = np.asarray(b.tensors[0])\n"),
+        (
+            "import numpy as np\nimport nvidia.dali.experimental.dynamic as ndd\n\n"
+            "b = ndd.random.uniform(batch_size=4, shape=[2])\narr = np.asarray(ndd.as_tensor(b))\nfirst = np.asarray(b.tensors[0])\n"
+        ),
         # a Tensor converts fine
         "import numpy as np\nimport nvidia.dali.experimental.dynamic as ndd\n\nt = ndd.random.uniform(shape=[2])\narr = np.asarray(t)\n",
     ),
@@ -61,6 +63,10 @@ class Impl(FlowRule):
         first = node.args[0]
         if first.keyword is not None or first.star or self.flow.kind(first.value) is not Data.BATCH:
             return
-        self.ctx.report(self.code, node, "numpy of a `Batch` is a 0-d object array",
-                        hint="use `np.asarray(ndd.as_tensor(batch))` (or `batch.tensors[i]` for one sample)",
-                        fixed=False)
+        self.ctx.report(
+            self.code,
+            node,
+            "numpy of a `Batch` is a 0-d object array",
+            hint="use `np.asarray(ndd.as_tensor(batch))` (or `batch.tensors[i]` for one sample)",
+            fixed=False,
+        )

@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values.ndd_flow import ndd_path, reader_info
 
 RULE = Rule(
@@ -60,6 +60,11 @@ class Impl(FlowRule):
         new_head, _, new_last = info.ndd.rpartition(".")
         can_fix = head == new_head and isinstance(updated, cst.Attribute)
         fixed = can_fix and self.ctx.applies(self.code, original)
-        self.ctx.report(self.code, original, f"`ndd.{path}` does not exist: the reader is `ndd.{info.ndd}`",
-                        hint=f"use `ndd.{info.ndd}`", fixed=fixed)
+        self.ctx.report(
+            self.code,
+            original,
+            f"`ndd.{path}` does not exist: the reader is `ndd.{info.ndd}`",
+            hint=f"use `ndd.{info.ndd}`",
+            fixed=fixed,
+        )
         return updated.with_changes(attr=cst.Name(new_last)) if fixed else updated

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values.ndd_flow import ndd_path, reader_info
+from ndd_migrate.syntax import cstutil
 
 RULE = Rule(
     code="NDD505",
@@ -35,8 +35,10 @@ RULE = Rule(
         ),
     ),
     valid=(
-        ("import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/data')\n"
-        "for x, y in reader.next_epoch(batch_size=32):\n    pass\n"),
+        (
+            "import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/data')\n"
+            "for x, y in reader.next_epoch(batch_size=32):\n    pass\n"
+        ),
         "import nvidia.dali.experimental.dynamic as ndd\n\nx = ndd.random.uniform(batch_size=32)\n",
     ),
 )
@@ -50,5 +52,10 @@ class Impl(FlowRule):
             return
         arg = cstutil.kwarg(node, "batch_size")
         if arg is not None:
-            self.ctx.report(self.code, arg, "a reader constructor does not accept `batch_size=`",
-                            hint="move `batch_size=` to `reader.next_epoch(batch_size=...)`", fixed=False)
+            self.ctx.report(
+                self.code,
+                arg,
+                "a reader constructor does not accept `batch_size=`",
+                hint="move `batch_size=` to `reader.next_epoch(batch_size=...)`",
+                fixed=False,
+            )

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import libcst as cst
-
-from ndd_migrate.syntax.cstutil import SkipsTrivia
 from libcst.metadata import ScopeProvider
 
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values.ndd_flow import Data
+from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 RULE = Rule(
     code="NDD506",
@@ -68,19 +67,25 @@ RULE = Rule(
         ),
     ),
     valid=(
-        ("import nvidia.dali.experimental.dynamic as ndd\n\n"
-        "reader = ndd.readers.File(file_root='/data')\n"
-        "for epoch in range(10):\n"
-        "    for jpegs, labels in reader.next_epoch(batch_size=8):\n"
-        "        pass\n"),
+        (
+            "import nvidia.dali.experimental.dynamic as ndd\n\n"
+            "reader = ndd.readers.File(file_root='/data')\n"
+            "for epoch in range(10):\n"
+            "    for jpegs, labels in reader.next_epoch(batch_size=8):\n"
+            "        pass\n"
+        ),
         # one reader per directory, each read once
-        ("import nvidia.dali.experimental.dynamic as ndd\n\n"
-        "for root in roots:\n"
-        "    readers.append(ndd.readers.File(file_root=root))\n"),
+        (
+            "import nvidia.dali.experimental.dynamic as ndd\n\n"
+            "for root in roots:\n"
+            "    readers.append(ndd.readers.File(file_root=root))\n"
+        ),
         # a single loop over a fresh reader is one epoch
-        ("import nvidia.dali.experimental.dynamic as ndd\n\n"
-        "for jpegs, labels in ndd.readers.File(file_root='/data').next_epoch(batch_size=8):\n"
-        "    pass\n"),
+        (
+            "import nvidia.dali.experimental.dynamic as ndd\n\n"
+            "for jpegs, labels in ndd.readers.File(file_root='/data').next_epoch(batch_size=8):\n"
+            "    pass\n"
+        ),
     ),
 )
 
@@ -93,9 +98,13 @@ class Impl(FlowRule):
             return
         for loop in reversed(self.loops()):
             if self._in_body(node, loop) and (_epoch_loop(loop) or self._iterates(loop, node)):
-                self.ctx.report(self.code, node, "a reader constructed in the loop starts over every epoch",
-                                hint="create the reader once, before the loop, and call `next_epoch()` on it "
-                                "each epoch", fixed=False)
+                self.ctx.report(
+                    self.code,
+                    node,
+                    "a reader constructed in the loop starts over every epoch",
+                    hint="create the reader once, before the loop, and call `next_epoch()` on it each epoch",
+                    fixed=False,
+                )
                 return
 
     def _in_body(self, node: cst.CSTNode, loop: cst.CSTNode) -> bool:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values.ndd_flow import Data, loop_reader_iter, ndd_op_info, ndd_path
+from ndd_migrate.syntax import cstutil
 
 RULE = Rule(
     code="NDD507",
@@ -54,13 +54,17 @@ RULE = Rule(
         ),
     ),
     valid=(
-        ("import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/data')\n"
-        "for jpegs, labels in reader.next_epoch(batch_size=8):\n"
-        "    flip = ndd.random.coin_flip(batch_size=labels.batch_size)\n"
-        "    images = ndd.random_resized_crop(ndd.decoders.image(jpegs), size=[8, 8])\n"),
+        (
+            "import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/data')\n"
+            "for jpegs, labels in reader.next_epoch(batch_size=8):\n"
+            "    flip = ndd.random.coin_flip(batch_size=labels.batch_size)\n"
+            "    images = ndd.random_resized_crop(ndd.decoders.image(jpegs), size=[8, 8])\n"
+        ),
         # without a batch size the loop yields samples: one value per sample is right
-        ("import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/data')\n"
-        "for jpeg, label in reader.next_epoch():\n    flip = ndd.random.coin_flip()\n"),
+        (
+            "import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/data')\n"
+            "for jpeg, label in reader.next_epoch():\n    flip = ndd.random.coin_flip()\n"
+        ),
         # outside a reader loop nobody said how many samples there are
         "import nvidia.dali.experimental.dynamic as ndd\n\nnoise = ndd.random.normal(shape=[3])\n",
     ),
@@ -77,8 +81,13 @@ class Impl(FlowRule):
         usable = isinstance(size, (cst.Name, cst.Integer))
         fixed = usable and self.ctx.applies(self.code, original) and isinstance(updated, cst.Call)
         shown = cst.Module([]).code_for_node(size)
-        self.ctx.report(self.code, original, "random op without a batch input or `batch_size=`: one value for the "
-                        "whole batch", hint=f"add `batch_size={shown}` (the loop's batch size)", fixed=fixed)
+        self.ctx.report(
+            self.code,
+            original,
+            "random op without a batch input or `batch_size=`: one value for the whole batch",
+            hint=f"add `batch_size={shown}` (the loop's batch size)",
+            fixed=fixed,
+        )
         return cstutil.add_kwarg(updated, "batch_size", size.deep_clone()) if fixed else updated
 
     def _loop_batch_size(self) -> cst.BaseExpression | None:

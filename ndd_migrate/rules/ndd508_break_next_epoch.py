@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values.ndd_flow import loop_reader_iter
 
 RULE = Rule(
@@ -17,7 +17,7 @@ RULE = Rule(
     why=(
         "An epoch must be exhausted before the next `next_epoch()`. Nothing fails: the next `next_epoch()` "
         "continues where the broken loop stopped and reads a whole epoch's count of batches from there, so "
-        "every later \"epoch\" is shifted (DALI 2.4.0, 7 samples, batch 2: after a `break` at batch 1 the "
+        'every later "epoch" is shifted (DALI 2.4.0, 7 samples, batch 2: after a `break` at batch 1 the '
         "next epoch gave samples 2..6, 0..2). Shuffles and `get_metadata()` bookkeeping no longer match "
         "epochs."
     ),
@@ -51,10 +51,14 @@ RULE = Rule(
         ),
     ),
     valid=(
-        ("import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/data')\n"
-        "for jpegs, labels in reader.next_epoch(batch_size=8):\n    for i in range(3):\n        break\n"),
-        ("import nvidia.dali.experimental.dynamic as ndd\n\n"
-        "while True:\n    for i in range(3):\n        break\n    break\n"),
+        (
+            "import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/data')\n"
+            "for jpegs, labels in reader.next_epoch(batch_size=8):\n    for i in range(3):\n        break\n"
+        ),
+        (
+            "import nvidia.dali.experimental.dynamic as ndd\n\n"
+            "while True:\n    for i in range(3):\n        break\n    break\n"
+        ),
     ),
 )
 
@@ -65,6 +69,10 @@ class Impl(FlowRule):
     def visit_Break(self, node: cst.Break) -> None:
         loops = self.loops()
         if loops and isinstance(loops[-1], cst.For) and loop_reader_iter(self.ctx, loops[-1]) is not None:
-            self.ctx.report(self.code, node, "`break` out of `next_epoch()`: the next epoch starts mid-epoch",
-                            hint="finish the epoch before the next `next_epoch()` (or keep one iterator instead of breaking)",
-                            fixed=False)
+            self.ctx.report(
+                self.code,
+                node,
+                "`break` out of `next_epoch()`: the next epoch starts mid-epoch",
+                hint="finish the epoch before the next `next_epoch()` (or keep one iterator instead of breaking)",
+                fixed=False,
+            )

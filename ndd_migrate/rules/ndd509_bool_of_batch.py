@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values.ndd_flow import Flow, is_data
 
 RULE = Rule(
@@ -64,8 +64,10 @@ RULE = Rule(
         ),
     ),
     valid=(
-        ("import nvidia.dali.experimental.dynamic as ndd\n\n"
-        "flip = ndd.random.coin_flip(probability=0.3)\nif flip.item():\n    print('flipped')\n"),
+        (
+            "import nvidia.dali.experimental.dynamic as ndd\n\n"
+            "flip = ndd.random.coin_flip(probability=0.3)\nif flip.item():\n    print('flipped')\n"
+        ),
         "import nvidia.dali.experimental.dynamic as ndd\n\nreader = ndd.readers.File(file_root='/d')\nif reader:\n    pass\n",
         "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef f(flip=None):\n    if flip:\n        pass\n",
     ),
@@ -86,8 +88,9 @@ class Impl(FlowRule):
         if not is_data(kind) and self._dali_calls_become_ndd():
             kind = self.rewritten.kind(expr)  # `x = fn.op(...)`, `if x:` in a helper: `x` is ndd data after this run
         if is_data(kind):
-            self.ctx.report(self.code, expr, f"the truth value of an ndd {kind.value} is always True",
-                            hint=_HINT, fixed=False)
+            self.ctx.report(
+                self.code, expr, f"the truth value of an ndd {kind.value} is always True", hint=_HINT, fixed=False
+            )
 
     def _dali_calls_become_ndd(self) -> bool:
         """Outside pipeline functions (whose conditionals NDD423 rewrites or blocks), where this run

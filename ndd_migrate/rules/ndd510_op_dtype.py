@@ -5,17 +5,30 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
-from ndd_migrate.syntax import cstutil
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values.ndd_flow import ndd_op_info, ndd_path
+from ndd_migrate.syntax import cstutil
 
 # dtype names that mean the same type in numpy and in ndd
-_DTYPES = {n: n for n in (
-    "float16", "float32", "float64", "int8", "int16", "int32", "int64",
-    "uint8", "uint16", "uint32", "uint64", "bool",
-)}
+_DTYPES = {
+    n: n
+    for n in (
+        "float16",
+        "float32",
+        "float64",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "bool",
+    )
+}
 _DTYPES["bool_"] = "bool"
 
 RULE = Rule(
@@ -23,11 +36,11 @@ RULE = Rule(
     name="op-dtype",
     summary='`dtype="float32"` / `dtype=np.float32` is rejected by ndd ops; use `ndd.float32`',
     what=(
-        "Finds a string (`\"float32\"`) or a numpy dtype (`np.float32`, any numpy alias) given as `dtype=` "
+        'Finds a string (`"float32"`) or a numpy dtype (`np.float32`, any numpy alias) given as `dtype=` '
         "to an ndd operator, and replaces it with the ndd dtype (`ndd.float32`)."
     ),
     why=(
-        "ndd ops do not convert them: in DALI 2.4.0 `ndd.cast(x, dtype=\"float16\")` raises `ValueError` and "
+        'ndd ops do not convert them: in DALI 2.4.0 `ndd.cast(x, dtype="float16")` raises `ValueError` and '
         "`dtype=np.float16` raises `TypeError`. `ndd.float16` (or `types.FLOAT16`) works."
     ),
     fix_safety=FixSafety.SAFE,
@@ -48,8 +61,10 @@ RULE = Rule(
         ),
     ),
     valid=(
-        ("import nvidia.dali.experimental.dynamic as ndd\nfrom nvidia.dali import types\n\n"
-        "x = ndd.cast(y, dtype=ndd.float16)\nz = ndd.cast(y, dtype=types.FLOAT)\n"),
+        (
+            "import nvidia.dali.experimental.dynamic as ndd\nfrom nvidia.dali import types\n\n"
+            "x = ndd.cast(y, dtype=ndd.float16)\nz = ndd.cast(y, dtype=types.FLOAT)\n"
+        ),
         "import numpy as np\n\nx = np.zeros(3, dtype='float32')\n",
     ),
 )
@@ -69,8 +84,13 @@ class Impl(FlowRule):
         if name is None:
             return updated
         fixed = self.ctx.applies(self.code, arg) and isinstance(updated, cst.Call)
-        self.ctx.report(self.code, arg, f"ndd ops reject string and numpy dtypes: use `ndd.{name}`",
-                        hint=f"use `ndd.{name}`", fixed=fixed)
+        self.ctx.report(
+            self.code,
+            arg,
+            f"ndd ops reject string and numpy dtypes: use `ndd.{name}`",
+            hint=f"use `ndd.{name}`",
+            fixed=fixed,
+        )
         if not fixed:
             return updated
         new_arg = cstutil.kwarg(updated, "dtype")
@@ -87,5 +107,5 @@ class Impl(FlowRule):
             if len(quals) == 1:
                 q = quals.pop()
                 if q.startswith("numpy.") and q.count(".") == 1:
-                    return _DTYPES.get(q[len("numpy."):])
+                    return _DTYPES.get(q[len("numpy.") :])
         return None

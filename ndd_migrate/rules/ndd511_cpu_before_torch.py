@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values.ndd_flow import is_data
 
 RULE = Rule(
@@ -43,8 +43,10 @@ RULE = Rule(
         ),
     ),
     valid=(
-        ("import nvidia.dali.experimental.dynamic as ndd\n\nb = ndd.random.uniform(batch_size=2, shape=[2])\n"
-        "x = b.torch()\ny = b.cpu()\n"),
+        (
+            "import nvidia.dali.experimental.dynamic as ndd\n\nb = ndd.random.uniform(batch_size=2, shape=[2])\n"
+            "x = b.torch()\ny = b.cpu()\n"
+        ),
         # not known to be ndd data (a torch tensor has `.cpu()` too)
         "def f(t):\n    return t.cpu().torch()\n",
     ),
@@ -60,8 +62,13 @@ class Impl(FlowRule):
             return updated
         inner = _cpu_receiver(updated) if isinstance(updated, cst.Call) else None
         fixed = inner is not None and self.ctx.applies(self.code, original)
-        self.ctx.report(self.code, original, "`.cpu()` before `.torch()` copies the data to the host",
-                        hint="call `.torch()` directly (it keeps GPU data on the GPU)", fixed=fixed)
+        self.ctx.report(
+            self.code,
+            original,
+            "`.cpu()` before `.torch()` copies the data to the host",
+            hint="call `.torch()` directly (it keeps GPU data on the GPU)",
+            fixed=fixed,
+        )
         if not fixed:
             return updated
         return updated.with_changes(func=updated.func.with_changes(value=inner))

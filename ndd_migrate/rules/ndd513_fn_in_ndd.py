@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import names
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.engine.flow_rule import FlowRule
-from ndd_migrate.model.values.ndd_flow import is_data, ndd_path
 from ndd_migrate.dali.tables import op_info
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.values.ndd_flow import is_data, ndd_path
+from ndd_migrate.syntax import names
 
 RULE = Rule(
     code="NDD513",
@@ -81,8 +81,10 @@ RULE = Rule(
     valid=(
         "import nvidia.dali.experimental.dynamic as ndd\n\nx = ndd.flip(ndd.random.uniform(batch_size=2, shape=[2, 2, 3]))\n",
         # `fn` here is not DALI's
-        ("import nvidia.dali.experimental.dynamic as ndd\nimport mylib as fn\n\n"
-        "b = ndd.random.uniform(batch_size=2, shape=[2])\ny = fn.flip(b)\n"),
+        (
+            "import nvidia.dali.experimental.dynamic as ndd\nimport mylib as fn\n\n"
+            "b = ndd.random.uniform(batch_size=2, shape=[2])\ny = fn.flip(b)\n"
+        ),
     ),
 )
 
@@ -100,16 +102,26 @@ class Impl(FlowRule):
             return updated  # NDD901's (no ndd form) or NDD101's (rewritten)
         if self.ctx.enclosing_pipeline() is not None or not self._takes_ndd_data(original):
             return updated
-        self.ctx.report(self.code, original, f"`fn.{path}` called on ndd data", hint=f"use `ndd.{info.ndd}` on ndd data",
-                        fixed=False)
+        self.ctx.report(
+            self.code,
+            original,
+            f"`fn.{path}` called on ndd data",
+            hint=f"use `ndd.{info.ndd}` on ndd data",
+            fixed=False,
+        )
         return updated
 
     def _ndd_fn(self, original: cst.Call, updated: cst.BaseExpression, path: str) -> cst.BaseExpression:
         info = op_info(path)
         target = f"ndd.{info.ndd}" if info is not None and info.ndd else None
         fixed = target is not None and self.ctx.applies(self.code, original) and isinstance(updated, cst.Call)
-        self.ctx.report(self.code, original, f"dynamic mode has no `fn` module: `ndd.fn.{path}` does not exist",
-                        hint=f"use `{target}`" if target else f"`fn.{path}` has no dynamic-mode form", fixed=fixed)
+        self.ctx.report(
+            self.code,
+            original,
+            f"dynamic mode has no `fn` module: `ndd.fn.{path}` does not exist",
+            hint=f"use `{target}`" if target else f"`fn.{path}` has no dynamic-mode form",
+            fixed=fixed,
+        )
         return updated.with_changes(func=self.ctx.ndd(info.ndd)) if fixed else updated
 
     def _takes_ndd_data(self, call: cst.Call) -> bool:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.flow_rule import FlowRule
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values.ndd_flow import is_data, ndd_op_info, ndd_path
 
 _CONVERSIONS = ("torch", "cpu", "gpu")
@@ -27,8 +27,7 @@ RULE = Rule(
         "operators."
     ),
     fix_safety=FixSafety.SAFE,
-    fix="Safe: the same statement evaluates the value anyway, so values and the line an error points to stay "
-    "the same.",
+    fix="Safe: the same statement evaluates the value anyway, so values and the line an error points to stay the same.",
     examples=(
         Example(
             before=(
@@ -74,8 +73,13 @@ class Impl(FlowRule):
         if original not in self._consumed or not is_data(self.flow.kind(original.func.value)):
             return updated
         fixed = self.ctx.applies(self.code, original) and _evaluated(updated) is not None
-        self.ctx.report(self.code, original, "`.evaluate()` on a value that is consumed right away",
-                        hint="drop `.evaluate()`: the consumer evaluates it anyway", fixed=fixed)
+        self.ctx.report(
+            self.code,
+            original,
+            "`.evaluate()` on a value that is consumed right away",
+            hint="drop `.evaluate()`: the consumer evaluates it anyway",
+            fixed=fixed,
+        )
         return updated.func.value if fixed else updated
 
 

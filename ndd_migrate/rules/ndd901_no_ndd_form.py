@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.model import constructs
-from ndd_migrate.syntax import names
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.codegen import sample_shapes
 from ndd_migrate.dali.tables import has_expression_form, op_info
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model import constructs
+from ndd_migrate.syntax import names
 
 RULE = Rule(
     code="NDD901",
@@ -66,13 +66,18 @@ class Impl(RuleImpl):
             if self.ctx.may_rewrite_dali_calls() and sample_shapes.problem(original.args) is None:
                 return updated
             self.ctx.report(
-                self.code, original, f"`fn.{path}` has no dynamic-mode operator",
-                hint="in dynamic mode write `ndd.as_batch(x.shape, dtype=ndd.int64, device=x.device)`", fixed=False,
+                self.code,
+                original,
+                f"`fn.{path}` has no dynamic-mode operator",
+                hint="in dynamic mode write `ndd.as_batch(x.shape, dtype=ndd.int64, device=x.device)`",
+                fixed=False,
             )
             return updated
         base = path.rsplit(".", 1)[-1]
         self.ctx.report(
-            self.code, original, f"`fn.{path}` has no dynamic-mode form",
+            self.code,
+            original,
+            f"`fn.{path}` has no dynamic-mode form",
             hint=f"`fn.{path}` has no dynamic-mode form: rewrite it ({_ADVICE.get(base, 'see docs/rules.md')})",
             fixed=False,
         )

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model import constructs
 from ndd_migrate.model.features import manual_uses
 from ndd_migrate.model.types import Kind
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD902",
@@ -62,8 +62,7 @@ RULE = Rule(
         Example(
             title="deserializing",
             before=(
-                "from nvidia.dali import Pipeline\n\n"
-                "pipe = Pipeline.deserialize(filename='model.dali', batch_size=8)\n"
+                "from nvidia.dali import Pipeline\n\npipe = Pipeline.deserialize(filename='model.dali', batch_size=8)\n"
             ),
             after=(
                 "from nvidia.dali import Pipeline\n"
@@ -100,7 +99,9 @@ class Impl(RuleImpl):
         if name == _DESERIALIZE:
             self._report(original, "`Pipeline.deserialize` has no dynamic-mode form")
         elif isinstance(original.func, cst.Attribute) and original.func.attr.value == "deserialize_and_build":
-            self._report(original, "`deserialize_and_build` loads a serialized pipeline, which has no dynamic-mode form")
+            self._report(
+                original, "`deserialize_and_build` loads a serialized pipeline, which has no dynamic-mode form"
+            )
         elif name == manual_uses.SERIALIZE_PIPELINE and not self._known_pipeline(original):
             self._report(original, "`serialize_pipeline` needs a pipeline-mode pipeline")
         elif name is not None:  # any DALI callable (`DALIIteratorWrapper`, `Pipeline`, ...)

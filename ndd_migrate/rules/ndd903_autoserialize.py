@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ndd_migrate.model import constructs
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model import constructs
 
 RULE = Rule(
     code="NDD903",
@@ -52,9 +52,7 @@ RULE = Rule(
             ),
         ),
     ),
-    valid=(
-        "def autoserialize(f):\n    return f\n\n\n@autoserialize\ndef helper():\n    return 1\n",
-    ),
+    valid=("def autoserialize(f):\n    return f\n\n\n@autoserialize\ndef helper():\n    return 1\n",),
 )
 
 

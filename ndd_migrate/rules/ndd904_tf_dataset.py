@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate.engine.catalog import Example, Rule
+from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model import constructs
 from ndd_migrate.model.features import manual_uses
 from ndd_migrate.model.types import Kind
-from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.engine.rule_base import RuleImpl
 
 RULE = Rule(
     code="NDD904",
@@ -60,9 +60,7 @@ RULE = Rule(
             ),
         ),
     ),
-    valid=(
-        "import tensorflow as tf\n\nds = tf.data.Dataset.from_tensor_slices([1, 2, 3])\n",
-    ),
+    valid=("import tensorflow as tf\n\nds = tf.data.Dataset.from_tensor_slices([1, 2, 3])\n",),
 )
 
 
@@ -81,7 +79,9 @@ class Impl(RuleImpl):
         if (found and found[0] is Kind.PIPELINE) or original in self.ctx.model.traced_keeps:
             return updated  # reported at the pipelines it keeps
         self.ctx.report(
-            self.code, original, "TensorFlow's `DALIDataset` has no dynamic-mode form",
+            self.code,
+            original,
+            "TensorFlow's `DALIDataset` has no dynamic-mode form",
             hint=manual_uses.TF_DATASET[1],
             fixed=False,
         )

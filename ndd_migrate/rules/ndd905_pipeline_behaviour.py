@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ndd_migrate.model import constructs
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model import constructs
 
 _API = (
     "from nvidia.dali import fn, pipeline_def\n\n\n"
@@ -57,7 +57,7 @@ _PYTHON_RUN = (
     "from nose.tools import raises\n"
     "from nvidia.dali import fn, pipeline_def\n\n\n"
     "def reject(values):\n"
-    "    raise ValueError(\"rejected\")\n\n\n"
+    '    raise ValueError("rejected")\n\n\n'
     "@pipeline_def(batch_size=2, num_threads=1, device_id=None, exec_async=False, exec_pipelined=False)\n"
     "def checked():\n"
     "    return fn.python_function(fn.random.uniform(range=[0, 1], shape=[3]), function=reject)\n\n\n"
@@ -151,7 +151,7 @@ RULE = Rule(
                 todo=(
                     "    # TODO(ndd-migrate): NDD905 kept in pipeline mode: the test `test_the_function_raises` expects "
                     "`pipe.run()` to raise `RuntimeError` (`@raises(RuntimeError)`) and the pipeline has a Python "
-                    "operator: pipeline mode raises `RuntimeError` (\"Critical error in pipeline\") for what the "
+                    'operator: pipeline mode raises `RuntimeError` ("Critical error in pipeline") for what the '
                     "function raises or returns wrongly, the migrated plain Python raises the function's own error "
                     "(a `ValueError`), or none; keep it in pipeline mode: what it tests is pipeline mode's own "
                     "behaviour\n"
@@ -173,6 +173,9 @@ class Impl(RuleImpl):
 
     rule = RULE
     reports = (
-        constructs.API_CHECK, constructs.FED_RUN_RAISES, constructs.BUILD_RAISES, constructs.PYTHON_RUN_RAISES,
+        constructs.API_CHECK,
+        constructs.FED_RUN_RAISES,
+        constructs.BUILD_RAISES,
+        constructs.PYTHON_RUN_RAISES,
         constructs.PYTHON_OUTPUTS_RAISE,
     )

@@ -23,10 +23,24 @@ def _concrete_subclasses(*bases: type) -> set[type]:
 #: the work, and a transformer that skips them also does not rebuild them.
 TRIVIA: frozenset[type] = frozenset(
     {
-        cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.EmptyLine,
-        cst.Newline, cst.Comment, cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual,
-        cst.ImportStar, cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
-        cst.LeftCurlyBrace, cst.RightCurlyBrace,
+        cst.SimpleWhitespace,
+        cst.ParenthesizedWhitespace,
+        cst.TrailingWhitespace,
+        cst.EmptyLine,
+        cst.Newline,
+        cst.Comment,
+        cst.Comma,
+        cst.Dot,
+        cst.Colon,
+        cst.Semicolon,
+        cst.AssignEqual,
+        cst.ImportStar,
+        cst.LeftParen,
+        cst.RightParen,
+        cst.LeftSquareBracket,
+        cst.RightSquareBracket,
+        cst.LeftCurlyBrace,
+        cst.RightCurlyBrace,
     }
     | _concrete_subclasses(cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp)
 )
@@ -189,14 +203,18 @@ def add_kwarg(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
         return call.with_changes(args=[new])
     last = args[-1]
     if isinstance(last.comma, cst.Comma):  # trailing comma: keep it at the end
-        between = args[-2].comma if len(args) > 1 and isinstance(args[-2].comma, cst.Comma) else cst.Comma(
-            whitespace_after=cst.SimpleWhitespace(" ")
+        between = (
+            args[-2].comma
+            if len(args) > 1 and isinstance(args[-2].comma, cst.Comma)
+            else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         )
         args[-1] = last.with_changes(comma=between)
         args.append(new.with_changes(comma=last.comma))
     else:
-        between = args[-2].comma if len(args) > 1 and isinstance(args[-2].comma, cst.Comma) else cst.Comma(
-            whitespace_after=cst.SimpleWhitespace(" ")
+        between = (
+            args[-2].comma
+            if len(args) > 1 and isinstance(args[-2].comma, cst.Comma)
+            else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         )
         args[-1] = last.with_changes(comma=between)
         args.append(new)
@@ -269,7 +287,9 @@ def input_set(call: cst.Call) -> cst.Arg | None:
     """A positional argument that is a list or tuple display: an operator's *input set* in pipeline
     mode (the op runs once per element and gives a list), which dynamic-mode ops reject
     (``TypeError: Unexpected element type Batch``)."""
-    return next((a for a in call.args if a.keyword is None and not a.star and isinstance(a.value, (cst.List, cst.Tuple))), None)
+    return next(
+        (a for a in call.args if a.keyword is None and not a.star and isinstance(a.value, (cst.List, cst.Tuple))), None
+    )
 
 
 def assigned_call(stmt: cst.CSTNode) -> cst.Call | None:

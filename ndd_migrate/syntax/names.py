@@ -49,7 +49,7 @@ def canonical(qualified: str) -> str:
     """Map a dotted DALI name to the spelling the rules use (re-exports folded together)."""
     for prefix, target in _ALIASES.items():
         if qualified == prefix or qualified.startswith(prefix + "."):
-            return target + qualified[len(prefix):]
+            return target + qualified[len(prefix) :]
     return qualified
 
 
@@ -70,14 +70,14 @@ def dali_name(resolver: cst.MetadataDependent, node: cst.CSTNode) -> str | None:
 def fn_path(name: str | None) -> str | None:
     """``nvidia.dali.fn.readers.file`` → ``readers.file``; None for anything else."""
     if name and name.startswith(FN + "."):
-        return name[len(FN) + 1:]
+        return name[len(FN) + 1 :]
     return None
 
 
 def math_function(name: str | None) -> str | None:
     """``nvidia.dali.math.sqrt`` → ``sqrt``; None for anything else."""
     if name and name.startswith(MATH + "."):
-        return name[len(MATH) + 1:]
+        return name[len(MATH) + 1 :]
     return None
 
 

@@ -128,8 +128,16 @@ class _Facts:
         return self._identifiers
 
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
-           ast.DictComp, ast.GeneratorExp)
+_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
 
 
 def _all_names(node: ast.AST) -> set[str]:
@@ -171,8 +179,11 @@ def _outer_names(scope: ast.AST) -> set[str]:
         a = scope.args
         parts += [d for d in (*a.defaults, *a.kw_defaults) if d is not None]
         if not isinstance(scope, ast.Lambda):
-            parts += [x.annotation for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg)
-                      if x is not None and x.annotation is not None]
+            parts += [
+                x.annotation
+                for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg)
+                if x is not None and x.annotation is not None
+            ]
             parts += [scope.returns] if scope.returns is not None else []
     return set().union(*(_all_names(p) for p in parts)) if parts else set()
 

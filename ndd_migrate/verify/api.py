@@ -30,7 +30,8 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from ndd_migrate.verify.errors import INSTALL_HINT, CouldNotVerify, NotEquivalent, SetupError
 from ndd_migrate.verify.model import BenchConfig, Settings, SideSpec
@@ -153,9 +154,7 @@ def verify_pair(
     workdir: str | None = None,
 ) -> PairReport:
     """Check one original pipeline function against one migrated generator function."""
-    report = PairReport(
-        name=name or original.function, original=original.label, migrated=migrated.label
-    )
+    report = PairReport(name=name or original.function, original=original.label, migrated=migrated.label)
     pre = _preflight()
     if pre is not None:
         report.error = pre
@@ -250,10 +249,7 @@ def _with_inferred(original: SideSpec, migrated: SideSpec, settings: Settings, r
     from ndd_migrate.verify.loading import read_source
 
     try:
-        sources = [
-            spec.source if spec.source is not None else read_source(spec.path)
-            for spec in (original, migrated)
-        ]
+        sources = [spec.source if spec.source is not None else read_source(spec.path) for spec in (original, migrated)]
     except (OSError, SetupError):
         return settings  # the worker reports it
     given = set(settings.kwargs) | {"device_id"}
@@ -284,9 +280,7 @@ def _run_pairs(pairs, settings, tolerances, default, report: VerifyReport, sourc
     for o, m in pairs:
         if source is not None and o.source is None:
             o = dataclasses.replace(o, source=source)
-        report.pairs.append(
-            verify_pair(o, m, settings, tolerances=tolerances, default_tolerance=default)
-        )
+        report.pairs.append(verify_pair(o, m, settings, tolerances=tolerances, default_tolerance=default))
 
 
 def verify_files(
@@ -319,9 +313,7 @@ def verify_files(
         original_path, migrated_path = os.fspath(original_path), os.fspath(migrated_path)
         original_source = read_source(original_path)
         migrated_source = read_source(migrated_path)
-        pairs, missing = pairs_for(
-            original_path, original_source, None, migrated_path, migrated_source, pipeline
-        )
+        pairs, missing = pairs_for(original_path, original_source, None, migrated_path, migrated_source, pipeline)
     except SetupError as e:
         report.error = ErrorInfo(e.kind, str(e), location=e.location)
         return report
@@ -363,9 +355,7 @@ def verify_base(
         try:
             migrated_source = read_source(path)
             base_source = python_of(path, git_show(path, rev))
-            pairs, missing = pairs_for(
-                path, base_source, f"{path}@{rev}", path, migrated_source, pipeline
-            )
+            pairs, missing = pairs_for(path, base_source, f"{path}@{rev}", path, migrated_source, pipeline)
         except SetupError as e:
             rep = PairReport(name=os.path.basename(path), original=f"{path}@{rev}", migrated=path)
             rep.error = ErrorInfo(e.kind, str(e), location=e.location)
@@ -399,9 +389,7 @@ def side_from_function(fn: Callable, kind: str) -> SideSpec:
         module = sys.modules.get(getattr(fn, "__module__", ""), None)
         path = getattr(module, "__file__", None)
     if path is None or not os.path.exists(path):
-        raise SetupError(
-            "no-function", f"cannot find the file that defines the {kind} function `{name}`"
-        )
+        raise SetupError("no-function", f"cannot find the file that defines the {kind} function `{name}`")
     return SideSpec(path, qualname)
 
 
@@ -452,9 +440,7 @@ def assert_equivalent(
     except SetupError as e:
         report.error = ErrorInfo(e.kind, str(e))
         raise CouldNotVerify(report) from None
-    report.pairs.append(
-        verify_pair(o, m, settings, tolerances=tolerances, default_tolerance=default)
-    )
+    report.pairs.append(verify_pair(o, m, settings, tolerances=tolerances, default_tolerance=default))
     if report.exit_code == 2:
         raise CouldNotVerify(report)
     if report.exit_code == 1:

@@ -109,7 +109,7 @@ def _reader_arguments(func: ast.AST) -> dict[str, tuple[str, str]]:
             f = f.value
         if "readers" not in chain[:-1]:
             continue
-        schema = "__".join(chain[chain.index("readers"):])
+        schema = "__".join(chain[chain.index("readers") :])
         for k in node.keywords:
             if k.arg and isinstance(k.value, ast.Name):
                 out.setdefault(k.value.id, (schema, k.arg))

@@ -22,7 +22,8 @@ run (:class:`~ndd_migrate.verify.readers.NddReaders`).
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def takes_checkpoint(func: Any) -> bool:
@@ -72,9 +73,9 @@ def run(
     ``write_step(k, outputs)`` stores resumed step ``k`` (numbered as in the uninterrupted run)."""
     from nvidia.dali.experimental.dynamic import checkpoint as ndd_checkpoint
 
+    from ndd_migrate.verify.ending import close_generator
     from ndd_migrate.verify.readers import NddReaders
     from ndd_migrate.verify.rng import NddRandomRecorder
-    from ndd_migrate.verify.ending import close_generator
 
     saving = ndd_checkpoint.Checkpoint()
     with NddReaders(reader_seed) as readers, NddRandomRecorder() as recorder:

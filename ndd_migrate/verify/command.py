@@ -16,7 +16,8 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ndd_migrate.verify.model import DEVICES
 
@@ -61,9 +62,7 @@ def parse_tolerance(items: Sequence[str]) -> dict[int, tuple[float, float]]:
         try:
             out[int(parts[0])] = (float(parts[1]), float(parts[2]))
         except ValueError:
-            raise UsageError(
-                f"--tolerance {item!r}: OUTPUT is an integer, RTOL/ATOL numbers"
-            ) from None
+            raise UsageError(f"--tolerance {item!r}: OUTPUT is an integer, RTOL/ATOL numbers") from None
     return out
 
 
@@ -119,8 +118,7 @@ def verify_command(
         paths = [os.fspath(p) for p in paths]
         if base is None and len(paths) != 2:
             raise UsageError(
-                "verify takes ORIGINAL MIGRATED (two files), or --base REV PATH... "
-                f"(got {len(paths)} path(s))"
+                f"verify takes ORIGINAL MIGRATED (two files), or --base REV PATH... (got {len(paths)} path(s))"
             )
         options = dict(
             args=call_args,
@@ -147,13 +145,9 @@ def verify_command(
     from ndd_migrate.verify.api import verify_base, verify_files
 
     if base is not None:
-        report = verify_base(
-            base, paths, pipeline, rtol=rtol, atol=atol, tolerance=per_output, **options
-        )
+        report = verify_base(base, paths, pipeline, rtol=rtol, atol=atol, tolerance=per_output, **options)
     else:
-        report = verify_files(
-            paths[0], paths[1], pipeline, rtol=rtol, atol=atol, tolerance=per_output, **options
-        )
+        report = verify_files(paths[0], paths[1], pipeline, rtol=rtol, atol=atol, tolerance=per_output, **options)
     return _print_report(report, output_format, report_file, console, err)
 
 

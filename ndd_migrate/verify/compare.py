@@ -163,9 +163,7 @@ def _excerpt(a: np.ndarray, b: np.ndarray, mask: np.ndarray | None) -> list[dict
 class Comparator:
     """Accumulates comparisons step by step (the parent streams step files through it)."""
 
-    def __init__(
-        self, tolerances: dict[int, Tolerance] | None = None, default: Tolerance = Tolerance()
-    ):
+    def __init__(self, tolerances: dict[int, Tolerance] | None = None, default: Tolerance = Tolerance()):
         self.tolerances = tolerances or {}
         self.default = default
         self.outputs: dict[int, OutputComparison] = {}
@@ -191,9 +189,7 @@ class Comparator:
             if index >= len(original) or index >= len(migrated):
                 if cmp.first_failure is None:
                     side = "original" if index >= len(original) else "migrated code"
-                    cmp.first_failure = Failure(
-                        iteration, None, "missing output", f"the {side} has no output {index}"
-                    )
+                    cmp.first_failure = Failure(iteration, None, "missing output", f"the {side} has no output {index}")
                 continue
             self._compare_batch(cmp, iteration, original[index], migrated[index])
 
@@ -208,9 +204,7 @@ class Comparator:
             cmp.device = (o["device"], m["device"])
         os_, ms = o["samples"], m["samples"]
         if len(os_) != len(ms):
-            extra = (
-                " (the migrated output is one Tensor, not a Batch)" if m["kind"] == "Tensor" else ""
-            )
+            extra = " (the migrated output is one Tensor, not a Batch)" if m["kind"] == "Tensor" else ""
             self._fail(
                 cmp,
                 Failure(
@@ -262,9 +256,7 @@ class Comparator:
                 cmp.samples_within_tolerance += 1
             else:
                 tol = (
-                    ""
-                    if cmp.tolerance.exact
-                    else (f" beyond rtol={cmp.tolerance.rtol:g}, atol={cmp.tolerance.atol:g}")
+                    "" if cmp.tolerance.exact else (f" beyond rtol={cmp.tolerance.rtol:g}, atol={cmp.tolerance.atol:g}")
                 )
                 self._fail(
                     cmp,

@@ -24,24 +24,30 @@ def end_findings(original: int | None, migrated: int | None) -> list[tuple[str, 
     if original == migrated:
         return []
     if original is None:
-        return [(
-            "error",
-            f"the migrated generator ended at step {migrated} (next() raised StopIteration after "
-            f"{migrated} step(s)) but the original's pipe.run() returned a batch there: the "
-            "migration ends early",
-        )]
+        return [
+            (
+                "error",
+                f"the migrated generator ended at step {migrated} (next() raised StopIteration after "
+                f"{migrated} step(s)) but the original's pipe.run() returned a batch there: the "
+                "migration ends early",
+            )
+        ]
     if migrated is None:
-        return [(
+        return [
+            (
+                "error",
+                f"the original ended at step {original} (pipe.run() raised StopIteration: its "
+                f"iter_setup ran out) but the migrated generator yielded a batch there: the "
+                "migration does not end where the original does",
+            )
+        ]
+    return [
+        (
             "error",
-            f"the original ended at step {original} (pipe.run() raised StopIteration: its "
-            f"iter_setup ran out) but the migrated generator yielded a batch there: the "
-            "migration does not end where the original does",
-        )]
-    return [(
-        "error",
-        f"the original ended at step {original} and the migrated generator at step {migrated} "
-        "(StopIteration): the two sides end at different steps",
-    )]
+            f"the original ended at step {original} and the migrated generator at step {migrated} "
+            "(StopIteration): the two sides end at different steps",
+        )
+    ]
 
 
 def end_fact(original: int | None, migrated: int | None) -> str | None:

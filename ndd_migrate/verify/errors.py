@@ -22,7 +22,7 @@ INSTALL_HINT = "install the verify extra from a checkout of ndd-migrate: pip ins
 class VerifyFailure(Exception):
     """Base of the failures that carry a full :class:`~ndd_migrate.verify.report.VerifyReport`."""
 
-    def __init__(self, report: "VerifyReport", message: str | None = None):
+    def __init__(self, report: VerifyReport, message: str | None = None):
         self.report = report
         super().__init__(message or report.to_text())
 

@@ -106,9 +106,7 @@ def top_level_functions(source: str, filename: str = "<source>") -> list[Functio
                 FunctionInfo(
                     name=node.name,
                     line=node.lineno,
-                    is_pipeline_def=any(
-                        _decorator_name(d) == "pipeline_def" for d in node.decorator_list
-                    ),
+                    is_pipeline_def=any(_decorator_name(d) == "pipeline_def" for d in node.decorator_list),
                     is_generator=_is_generator(node),
                 )
             )
@@ -133,9 +131,7 @@ def _is_migrated_generator(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool
     """A generator that ``evaluate()``s what it yields: the migrated form of a pipeline. A plain
     generator is data (an external source's, or the iterator a legacy ``iter_setup`` draws
     from: ``crop_windows = windows(5, 2)`` must run for the pipeline to be fed)."""
-    return _is_generator(func) and any(
-        isinstance(n, ast.Attribute) and n.attr == "evaluate" for n in ast.walk(func)
-    )
+    return _is_generator(func) and any(isinstance(n, ast.Attribute) and n.attr == "evaluate" for n in ast.walk(func))
 
 
 def factories(source: str, filename: str = "<source>") -> list[str]:
@@ -156,8 +152,7 @@ def pipeline_classes(source: str, filename: str = "<source>") -> list[str]:
     return [
         node.name
         for node in tree.body
-        if isinstance(node, ast.ClassDef)
-        and any(ast.unparse(b).split(".")[-1] == "Pipeline" for b in node.bases)
+        if isinstance(node, ast.ClassDef) and any(ast.unparse(b).split(".")[-1] == "Pipeline" for b in node.bases)
     ]
 
 
@@ -221,11 +216,7 @@ def _loaded_names(node: ast.AST) -> set[str]:
 
 
 def _called_names(node: ast.AST) -> set[str]:
-    return {
-        n.func.id
-        for n in ast.walk(node)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-    }
+    return {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
 
 
 def _is_main_guard(node: ast.stmt) -> bool:
@@ -272,9 +263,7 @@ def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
     kept: list[ast.stmt] = []
     dropped: list[int] = []
     for node in tree.body:
-        if isinstance(
-            node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-        ):
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             kept.append(node)
             tainted -= _bound_names(node)
             continue
@@ -387,9 +376,7 @@ def find_function(loaded: LoadedModule, name: str, *, kind: str):
 _MESSAGE_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
-def user_location(
-    tb: traceback.StackSummary | list, filenames: set[str], message: str = ""
-) -> str | None:
+def user_location(tb: traceback.StackSummary | list, filenames: set[str], message: str = "") -> str | None:
     """``file:line`` of the innermost frame that is in one of the user's files: where the user's
     code called into what failed. A pipeline's run-time error is raised from ``pipe.run()``, but
     DALI puts the op's definition traceback into the message ("which was used in the pipeline

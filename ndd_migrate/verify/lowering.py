@@ -27,7 +27,6 @@ import re
 
 from ndd_migrate.verify.patching import ConstructionHooks, Patches, canonical_op, fn_name
 
-
 #: Attribute on a lowered ``Device``: the device type the code asked for.
 REQUESTED = "_ndd_verify_requested"
 
@@ -39,8 +38,7 @@ class NoCpuBackend(Exception):
         self.ops = sorted(set(ops))
         self.side = side
         super().__init__(
-            f"cannot lower to CPU: no CPU backend for {', '.join(self.ops)}; "
-            "run on a machine with a GPU (--device gpu)"
+            f"cannot lower to CPU: no CPU backend for {', '.join(self.ops)}; run on a machine with a GPU (--device gpu)"
         )
 
 
@@ -60,9 +58,7 @@ class PipelineLowering:
         name = getattr(op_cls, "schema_name", None)
         if name:
             written = kwargs.get("device")
-            self.devices.append(
-                (canonical_op(name), fn_name(name), None if written is None else str(written))
-            )
+            self.devices.append((canonical_op(name), fn_name(name), None if written is None else str(written)))
         device = kwargs.get("device", "cpu")
         if device in ("gpu", "mixed"):
             if name and name not in _registry.cpu_ops():
@@ -76,7 +72,7 @@ class PipelineLowering:
             self.no_cpu_backend.append(fn_name(name))
         return kwargs
 
-    def __enter__(self) -> "PipelineLowering":
+    def __enter__(self) -> PipelineLowering:
         from nvidia.dali import data_node
         from nvidia.dali.pipeline import Pipeline
 
@@ -119,7 +115,7 @@ class NddLowering:
             device = getattr(device, REQUESTED, None) or getattr(device, "device_type", None)
         self.devices.append((canonical_op(schema_name), fn_name(schema_name), device))
 
-    def __enter__(self) -> "NddLowering":
+    def __enter__(self) -> NddLowering:
         from nvidia.dali.experimental.dynamic import _device, _eval_context
 
         Device = _device.Device
@@ -199,6 +195,7 @@ def device_findings(original: list, migrated: list) -> list[tuple[str, str]]:
     CPU nodes once lowered, unless written); an ndd call passes only what the code wrote. Both
     given and different: an error; ``device="gpu"`` on one side only: a warning (the other side
     infers its device from its inputs, which lowering does not show)."""
+
     def occurrences(ops):
         seen: dict[str, int] = {}
         out = {}
@@ -221,7 +218,7 @@ def device_findings(original: list, migrated: list) -> list[tuple[str, str]]:
             errors.append(f"{where}: device={od!r} in the original, device={md!r} migrated")
         elif "gpu" in (od, md):
             side = "the original" if od == "gpu" else "the migration"
-            warnings.append(f"{where}: device=\"gpu\" only in {side}")
+            warnings.append(f'{where}: device="gpu" only in {side}')
     findings = []
     if errors:
         findings.append(

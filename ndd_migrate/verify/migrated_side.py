@@ -32,12 +32,7 @@ def batches_of(value: Any) -> tuple[Any, dict | None]:
     ``(reader.get_metadata(), batches())``. (None, None) for anything else."""
     if hasattr(value, "__next__"):
         return value, None
-    if (
-        isinstance(value, tuple)
-        and len(value) == 2
-        and isinstance(value[0], dict)
-        and hasattr(value[1], "__next__")
-    ):
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], dict) and hasattr(value[1], "__next__"):
         return value[1], dict(value[0])
     return None, None
 
@@ -208,9 +203,7 @@ class _EagerRun:
     def _reader_made_in_loop(self, readers) -> bool:
         """A reader made inside the loop: the first reader's epochs never advance again, so
         ``--epochs`` would wait forever. The run stops there; the finding says why."""
-        return bool(self.settings.epochs) and any(
-            s == self.steps for s, _ in readers.created_in_loop()
-        )
+        return bool(self.settings.epochs) and any(s == self.steps for s, _ in readers.created_in_loop())
 
     def _opened_an_epoch_too_many(self, readers) -> bool:
         epochs = self.settings.epochs
@@ -229,9 +222,7 @@ class _EagerRun:
         result, steps = self.result, self.steps
         result["iterations"] = steps
         result["ended_at"] = self.ended
-        result["epochs"] = self.epochs_touched or (
-            1 if self.settings.epochs and self.ended is not None else 0
-        )
+        result["epochs"] = self.epochs_touched or (1 if self.settings.epochs and self.ended is not None else 0)
         result["iterations_per_epoch"] = self._iterations_per_epoch(readers)
         result["random_calls"] = [[c.to_dict() for c in s] for s in recorder.steps[:steps]]
         result["readers"] = [r.to_dict() for r in readers.records]
@@ -284,9 +275,7 @@ def _determinism_run(start, job, settings, result, status) -> None:
             host, _ = ndd_step(next(gen))
             write_pickle(step_path(job["dir"], "rerun", k), host)
         close_generator(gen)
-    result["rerun_random_calls"] = [
-        [c.to_dict() for c in s] for s in again.steps[: result["iterations"]]
-    ]
+    result["rerun_random_calls"] = [[c.to_dict() for c in s] for s in again.steps[: result["iterations"]]]
 
 
 def _capture_run(start, default_state, job, settings, result, status) -> None:

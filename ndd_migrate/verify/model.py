@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-
 DEVICES = ("auto", "cpu", "gpu")
 LOAD_MODES = ("definitions", "module")
 

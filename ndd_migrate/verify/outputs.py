@@ -54,8 +54,7 @@ def ndd_step(outputs: Any) -> tuple[list[dict], list[str]]:
         outputs = tuple(outputs.values())
     if not isinstance(outputs, (tuple, list)):
         raise TypeError(
-            f"the migrated step yielded a {type(outputs).__name__}; expected a tuple of Batch "
-            "(one per pipeline output)"
+            f"the migrated step yielded a {type(outputs).__name__}; expected a tuple of Batch (one per pipeline output)"
         )
     step = []
     for index, out in enumerate(outputs):
@@ -74,10 +73,7 @@ def ndd_step(outputs: Any) -> tuple[list[dict], list[str]]:
             samples = [np.array(np.asarray(host), copy=True)]
             kind = "Tensor"
         else:
-            raise TypeError(
-                f"output {index} of the migrated step is a {type(out).__name__}; expected an "
-                "ndd Batch"
-            )
+            raise TypeError(f"output {index} of the migrated step is a {type(out).__name__}; expected an ndd Batch")
         step.append(
             {
                 "kind": kind,

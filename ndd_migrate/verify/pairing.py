@@ -68,8 +68,7 @@ def pairs_for(
             rep = PairReport(name=orig_name, original=o.label, migrated=m.label)
             rep.error = ErrorInfo(
                 "no-function",
-                f"the migrated file {migrated_path} has no function `{mig_name}` "
-                f"(pipelines are paired by name)",
+                f"the migrated file {migrated_path} has no function `{mig_name}` (pipelines are paired by name)",
                 side="migrated",
             )
             missing.append(rep)
@@ -107,10 +106,7 @@ def _refuse_no_pipeline(label: str, migrated_path: str, migrated_source: str | N
     from ndd_migrate.verify.loading import top_level_functions
 
     if migrated_source is not None:
-        theirs = [
-            f.name for f in top_level_functions(migrated_source, migrated_path)
-            if f.is_pipeline_def
-        ]
+        theirs = [f.name for f in top_level_functions(migrated_source, migrated_path) if f.is_pipeline_def]
         if theirs:
             raise SetupError(
                 "swapped",
@@ -120,9 +116,7 @@ def _refuse_no_pipeline(label: str, migrated_path: str, migrated_source: str | N
             )
     raise SetupError(
         "no-function",
-        f"{label} has no @pipeline_def function or "
-        "Pipeline subclass; "
-        "name the pipeline with --pipeline NAME",
+        f"{label} has no @pipeline_def function or Pipeline subclass; name the pipeline with --pipeline NAME",
     )
 
 

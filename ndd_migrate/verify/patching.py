@@ -16,7 +16,8 @@ and runs the active transformers in order.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 _MISSING = object()
 
@@ -39,7 +40,7 @@ class Patches:
             else:
                 setattr(owner, name, old)
 
-    def __enter__(self) -> "Patches":
+    def __enter__(self) -> Patches:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -130,7 +130,7 @@ class PipelineReaderSeeds:
         )
         return kwargs
 
-    def __enter__(self) -> "PipelineReaderSeeds":
+    def __enter__(self) -> PipelineReaderSeeds:
         ConstructionHooks.add(self._transform)
         return self
 
@@ -169,7 +169,7 @@ class NddReaders:
                 out.append({})
         return out
 
-    def __enter__(self) -> "NddReaders":
+    def __enter__(self) -> NddReaders:
         from nvidia.dali.experimental.dynamic import _ops
 
         Reader = _ops.Reader
@@ -188,9 +188,7 @@ class NddReaders:
                     fn_name(type(reader)._schema_name),
                     explicit,
                     used,
-                    kwargs.get("name")
-                    if "name" in kwargs
-                    else (args[1] if len(args) > 1 else None),
+                    kwargs.get("name") if "name" in kwargs else (args[1] if len(args) > 1 else None),
                     _ndd_reader_args(type(reader), kwargs),
                 )
             )
@@ -249,9 +247,7 @@ def argument_findings(pipeline: list[dict], ndd: list[dict]) -> list[tuple[str, 
             if k in pa and k in na and pa[k] != na[k]
         ]
         if diffs:
-            findings.append(
-                ("error", f"reader #{p['index']} ({p['op']}): arguments differ — " + "; ".join(diffs))
-            )
+            findings.append(("error", f"reader #{p['index']} ({p['op']}): arguments differ — " + "; ".join(diffs)))
     return findings
 
 
@@ -283,15 +279,12 @@ def seed_findings(pipeline: list[dict], ndd: list[dict]) -> list[tuple[str, str]
         elif pe is not None and ne is not None and pe != ne:
             findings.append(("error", f"{where}: seed={pe} in the original, seed={ne} migrated"))
         elif pe is None and ne is None:
-            findings.append(
-                ("info", f"{where}: no seed on either side; both given seed={n['used_seed']}")
-            )
+            findings.append(("info", f"{where}: no seed on either side; both given seed={n['used_seed']}"))
         elif pe is None:
             findings.append(
                 (
                     "info",
-                    f"{where}: the original derives its seed from the pipeline seed; aligned to "
-                    f"the migrated seed={ne}",
+                    f"{where}: the original derives its seed from the pipeline seed; aligned to the migrated seed={ne}",
                 )
             )
     return findings
@@ -359,8 +352,7 @@ def epoch_findings(
             findings.append(
                 (
                     "error",
-                    f"reader #{i} ({o.get('name', '?')}): the epoch contract differs — "
-                    + "; ".join(diffs),
+                    f"reader #{i} ({o.get('name', '?')}): the epoch contract differs — " + "; ".join(diffs),
                 )
             )
     if original and original[0] and observed_per_epoch is not None:

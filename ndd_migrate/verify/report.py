@@ -74,7 +74,7 @@ class PairReport:
     ended: dict = field(default_factory=dict)
     random: dict = field(default_factory=dict)
     readers: dict = field(default_factory=dict)
-    outputs: "list[OutputComparison]" = field(default_factory=list)
+    outputs: list[OutputComparison] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     timing: dict | None = None
     capture: dict | None = None
@@ -193,9 +193,7 @@ def _fmt_err(x: float) -> str:
 def _render_error(console, error: ErrorInfo) -> None:
     from rich.markup import escape
 
-    console.print(
-        f"  [red]could not run[/red] ({error.kind}): {escape(error.headline())}", soft_wrap=True
-    )
+    console.print(f"  [red]could not run[/red] ({error.kind}): {escape(error.headline())}", soft_wrap=True)
     if error.phase:
         console.print(f"  phase: {escape(error.phase)}")
     if error.traceback:
@@ -302,9 +300,7 @@ def _render_outputs(console, outputs: list[OutputComparison]) -> None:
     ):
         table.add_column(
             col,
-            justify="right"
-            if col in ("out", "samples", "max abs", "max rel", "differing")
-            else "left",
+            justify="right" if col in ("out", "samples", "max abs", "max rel", "differing") else "left",
         )
     for o in outputs:
         table.add_row(
@@ -347,16 +343,12 @@ def _render_first_failure(console, index: int, f) -> None:
 
     where = f"step {f.iteration}" + (f", sample {f.sample}" if f.sample is not None else "")
     console.print(
-        f"  [red]output {index}[/]: first failure at {where}: "
-        f"{escape(f.reason)} — {escape(f.detail)}",
+        f"  [red]output {index}[/]: first failure at {where}: {escape(f.reason)} — {escape(f.detail)}",
         soft_wrap=True,
     )
     for e in f.excerpt:
         console.print(
-            escape(
-                f"      at {tuple(e['index'])}: "
-                f"original {e['original']!r}, migrated {e['migrated']!r}"
-            ),
+            escape(f"      at {tuple(e['index'])}: original {e['original']!r}, migrated {e['migrated']!r}"),
             style="dim",
         )
 
@@ -385,18 +377,14 @@ def _render_capture(console, c: dict) -> None:
     from rich.markup import escape
 
     style = "green" if c.get("equal") else "red"
-    console.print(
-        f"  capture=True check: [{style}]{escape(c.get('detail', ''))}[/]", soft_wrap=True
-    )
+    console.print(f"  capture=True check: [{style}]{escape(c.get('detail', ''))}[/]", soft_wrap=True)
 
 
 def _render_checkpoint(console, c: dict) -> None:
     from rich.markup import escape
 
     style = "green" if c.get("equal") and not c.get("unregistered") else "red"
-    console.print(
-        f"  checkpoint check: [{style}]{escape(c.get('detail', ''))}[/]", soft_wrap=True
-    )
+    console.print(f"  checkpoint check: [{style}]{escape(c.get('detail', ''))}[/]", soft_wrap=True)
 
 
 def _render_timing(console, t: dict) -> None:

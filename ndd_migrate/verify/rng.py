@@ -86,7 +86,7 @@ class NddRandomRecorder:
         if self.steps:
             self.steps.pop()
 
-    def __enter__(self) -> "NddRandomRecorder":
+    def __enter__(self) -> NddRandomRecorder:
         from nvidia.dali.experimental.dynamic import _ops
         from nvidia.dali.experimental.dynamic import random as ndd_random
 
@@ -198,7 +198,7 @@ class PipelineRandomFeeder:
 
         return source
 
-    def __enter__(self) -> "PipelineRandomFeeder":
+    def __enter__(self) -> PipelineRandomFeeder:
         import nvidia.dali.ops as ops
         from nvidia.dali import fn, types
         from nvidia.dali.pipeline import Pipeline
@@ -339,9 +339,7 @@ def _unseeded_calls(ndd_steps: list[list[dict]]) -> dict[str, list[str]]:
     return unseeded
 
 
-def _unseeded_findings(
-    unseeded: dict[str, list[str]], severity: str, why: str
-) -> list[tuple[str, str]]:
+def _unseeded_findings(unseeded: dict[str, list[str]], severity: str, why: str) -> list[tuple[str, str]]:
     findings: list[tuple[str, str]] = []
     if unseeded["default"]:
         findings.append(

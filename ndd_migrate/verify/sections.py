@@ -202,9 +202,11 @@ def _seeding(report: PairReport, orig: dict, mig: dict, workdir: str) -> None:
     failures = _same_as_eager(report, workdir, "rerun") if rerun is not None else []
     seed = orig.get("pipeline_seed")
     report.random["pipeline_seed"] = seed
-    report.random["deterministic"] = None if rerun is None else not failures and all(
-        [c["words"] for c in a] == [c["words"] for c in b]
-        for a, b in zip(mig.get("random_calls", []), rerun)
+    report.random["deterministic"] = (
+        None
+        if rerun is None
+        else not failures
+        and all([c["words"] for c in a] == [c["words"] for c in b] for a, b in zip(mig.get("random_calls", []), rerun))
     )
     for sev, msg in seeding_findings(mig.get("random_calls", []), rerun, seed, failures):
         report.findings.append(Finding(sev, msg))

@@ -132,9 +132,7 @@ def resolve_device(settings: Settings) -> bool:
     except Exception:
         gpus = 0
     if settings.device == "gpu" and gpus == 0:
-        raise SetupError(
-            "no-gpu", "--device gpu was requested but no GPU is visible; use --device cpu or auto"
-        )
+        raise SetupError("no-gpu", "--device gpu was requested but no GPU is visible; use --device cpu or auto")
     return settings.device == "cpu" or (settings.device == "auto" and gpus == 0)
 
 

@@ -61,9 +61,7 @@ def _arm_fault_dump(job: dict) -> None:
     timeout = job["settings"].timeout
     left = job.get("deadline", time.time() + timeout) - time.time()
     margin = min(1.5, timeout * 0.1)
-    faulthandler.dump_traceback_later(
-        max(0.1, left - margin), file=sys.stderr if _FAULTS is None else _FAULTS
-    )
+    faulthandler.dump_traceback_later(max(0.1, left - margin), file=sys.stderr if _FAULTS is None else _FAULTS)
 
 
 _FAULTS = None
@@ -157,8 +155,7 @@ def run_job(job: dict) -> dict:
                 "exception",
                 f"{type(shown).__name__}: {shown}".strip(),
                 exception_type=type(e).__name__,
-                location=(shown is not e and _user_frame(shown, files))
-                or user_location(tb, files, str(e)),
+                location=(shown is not e and _user_frame(shown, files)) or user_location(tb, files, str(e)),
                 traceback=_format_user_traceback(e, tb),
                 phase=status.phase,
             )

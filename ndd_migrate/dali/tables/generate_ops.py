@@ -85,9 +85,7 @@ def _ndd_callables() -> dict[str, tuple[str, Any]]:
         if not getattr(obj, "_generated", False) or not hasattr(obj, "_schema_name"):
             continue
         if obj._schema_name in found:
-            raise RuntimeError(
-                f"two ndd callables for {obj._schema_name}: {found[obj._schema_name][0]}, {path}"
-            )
+            raise RuntimeError(f"two ndd callables for {obj._schema_name}: {found[obj._schema_name][0]}, {path}")
         found[obj._schema_name] = (path, obj)
     return found
 
@@ -164,9 +162,7 @@ def _deprecated_args(schema) -> tuple[dict[str, str], list[str]]:
     return renamed, sorted(removed)
 
 
-def _op_entry(
-    fn_path: str, fn_obj: Any, ndd_index: dict, legacy: dict[str, type]
-) -> dict[str, Any]:
+def _op_entry(fn_path: str, fn_obj: Any, ndd_index: dict, legacy: dict[str, type]) -> dict[str, Any]:
     own, schema = _b.GetSchemaAndTarget(fn_obj._schema_name)
     current = _current(own)
     replaced = current.Name() != schema.Name()
@@ -184,8 +180,7 @@ def _op_entry(
     if replaced and not (
         current.MinNumInput() <= schema.MinNumInput()
         and schema.MaxNumInput() <= current.MaxNumInput()
-        and _num_outputs(_impl_schema(current, legacy), set(current.GetArgumentNames()))
-        == num_outputs
+        and _num_outputs(_impl_schema(current, legacy), set(current.GetArgumentNames())) == num_outputs
     ):
         ndd_path = ndd_obj = None
 
@@ -233,16 +228,10 @@ def _math_functions() -> list[str]:
     """Functions of ``nvidia.dali.math`` that ``ndd.math`` has with the same parameters."""
     names = []
     for name, obj in vars(dali_math).items():
-        if (
-            name.startswith("_")
-            or not inspect.isfunction(obj)
-            or obj.__module__ != dali_math.__name__
-        ):
+        if name.startswith("_") or not inspect.isfunction(obj) or obj.__module__ != dali_math.__name__:
             continue
         twin = getattr(ndd.math, name, None)
-        if twin is not None and list(inspect.signature(twin).parameters) == list(
-            inspect.signature(obj).parameters
-        ):
+        if twin is not None and list(inspect.signature(twin).parameters) == list(inspect.signature(obj).parameters):
             names.append(name)
     return sorted(names)
 
@@ -277,9 +266,7 @@ def render(table: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--check", action="store_true", help="exit 1 if ops.json differs from the installed DALI"
-    )
+    parser.add_argument("--check", action="store_true", help="exit 1 if ops.json differs from the installed DALI")
     args = parser.parse_args(argv)
     text = render(build_table())
     if args.check:

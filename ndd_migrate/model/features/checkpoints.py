@@ -18,8 +18,8 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import GlobalScope
 
-from ndd_migrate.syntax import cstutil
 from ndd_migrate.model.features.iterators import plain_call_sites
+from ndd_migrate.syntax import cstutil
 
 ENABLE, RESTORE = "enable_checkpointing", "checkpoint"
 
@@ -106,8 +106,8 @@ def _creation_blocker(analyzer, pipeline, plain: set) -> tuple[str, str] | None:
 def _block_checkpoint_calls(analyzer, module: cst.Module, found: dict) -> None:
     """Add to ``found`` (pipeline → (node, why, what to write)) each pipeline of the module, not in
     it yet, with a ``pipe.checkpoint(...)`` that NDD415 does not rewrite."""
-    from ndd_migrate.model.types import Kind, PipelineFunction, PipelineGroup
     from ndd_migrate.model.kinds import expr_kind
+    from ndd_migrate.model.types import Kind, PipelineFunction, PipelineGroup
 
     # the walk of the module only when there is an `x.checkpoint(...)` call
     uses = _checkpoint_calls(module) if any(q.endswith(".checkpoint") for _, q in analyzer.calls) else []
@@ -213,7 +213,10 @@ def _unsupported_use(analyzer, call: cst.Call, form: str, pipeline, several: boo
         )
     args = call.args
     if len(args) > 1 or any(a.star or (a.keyword is not None and a.keyword.value != "filename") for a in args):
-        return (f"{use} with arguments other than a file name", "call `pipe.checkpoint()` or `pipe.checkpoint(filename)`")
+        return (
+            f"{use} with arguments other than a file name",
+            "call `pipe.checkpoint()` or `pipe.checkpoint(filename)`",
+        )
     if form == "lambda":
         return (f"{use} inside a lambda", "call it in a statement of its own (a `def` instead of the lambda)")
     if form == "header" or (args and form == "inline"):
@@ -248,7 +251,10 @@ def _sites_of(analyzer, name: cst.Name) -> list[cst.Call]:
     return [
         value
         for s, target, value in analyzer.assigns
-        if s is scope and isinstance(target, cst.Name) and target.value == name.value and value in analyzer.model.call_sites
+        if s is scope
+        and isinstance(target, cst.Name)
+        and target.value == name.value
+        and value in analyzer.model.call_sites
     ]
 
 
@@ -263,10 +269,19 @@ def registrations(reader_call: cst.Call | None, reader: str | None, rngs: list[s
     if not objects:
         return []
     body = [
-        cst.SimpleStatementLine([cst.Expr(cst.Call(
-            cst.Attribute(cst.Name("checkpoint"), cst.Name("register")),
-            [cst.Arg(cst.Name(obj), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(cst.SimpleString(f'"{key}"'))],
-        ))])
+        cst.SimpleStatementLine(
+            [
+                cst.Expr(
+                    cst.Call(
+                        cst.Attribute(cst.Name("checkpoint"), cst.Name("register")),
+                        [
+                            cst.Arg(cst.Name(obj), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                            cst.Arg(cst.SimpleString(f'"{key}"')),
+                        ],
+                    )
+                )
+            ]
+        )
         for obj, key in objects
     ]
     test = cst.Comparison(cst.Name("checkpoint"), [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
@@ -277,7 +292,9 @@ def restore(ck: str, state: cst.BaseExpression) -> cst.BaseStatement:
     """``ck.deserialize(state)``; guarded by ``if state is not None:`` when ``state`` is a name, an
     attribute or a subscript (``checkpoint=None`` restored nothing in pipeline mode). A literal needs
     no guard, and other expressions are not evaluated twice (a ``None`` from them fails loudly)."""
-    load = cst.SimpleStatementLine([cst.Expr(cst.Call(cst.Attribute(cst.Name(ck), cst.Name("deserialize")), [cst.Arg(state)]))])
+    load = cst.SimpleStatementLine(
+        [cst.Expr(cst.Call(cst.Attribute(cst.Name(ck), cst.Name("deserialize")), [cst.Arg(state)]))]
+    )
     if not isinstance(state, (cst.Name, cst.Attribute, cst.Subscript)):
         return load
     test = cst.Comparison(state.deep_clone(), [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])

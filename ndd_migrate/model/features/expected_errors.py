@@ -31,9 +31,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ndd_migrate.model import constructs
+from ndd_migrate.model.features.manual_uses import RAISE_CHECKERS
 from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.syntax.cstutil import SkipsTrivia
-from ndd_migrate.model.features.manual_uses import RAISE_CHECKERS
 
 PYTHON_OPERATORS = frozenset({"nvidia.dali.fn.python_function", "nvidia.dali.ops.PythonFunction"})
 BROAD = frozenset({"Exception", "BaseException"})
@@ -46,7 +46,7 @@ BUILD_RAISES = (
 )
 PYTHON_RUN_RAISES = (
     "{test} expects `{receiver}.run()` to raise `{expected}` (`{code}`) and the pipeline has a Python "
-    "operator: pipeline mode raises `RuntimeError` (\"Critical error in pipeline\") for what the function raises "
+    'operator: pipeline mode raises `RuntimeError` ("Critical error in pipeline") for what the function raises '
     "or returns wrongly, the migrated plain Python raises the function's own error (a `ValueError`), or none",
     _KEEP,
 )
@@ -159,12 +159,18 @@ def _candidates(found: _Expectation, region: cst.CSTNode, direct: cst.Attribute 
 
         def visit_Expr(self, node: cst.Expr) -> None:  # `P()`: the creation alone
             call = node.value
-            if isinstance(call, cst.Call) and not (isinstance(call.func, cst.Attribute) and call.func.attr.value in ("build", "run")):
+            if isinstance(call, cst.Call) and not (
+                isinstance(call.func, cst.Attribute) and call.func.attr.value in ("build", "run")
+            ):
                 created(call)
 
         def visit_Assign(self, node: cst.Assign) -> None:  # `pipe = P()`, pipe used no further
             target = node.targets[0].target if len(node.targets) == 1 else None
-            if isinstance(node.value, cst.Call) and isinstance(target, cst.Name) and roles.get(target.value) == {"bound"}:
+            if (
+                isinstance(node.value, cst.Call)
+                and isinstance(target, cst.Name)
+                and roles.get(target.value) == {"bound"}
+            ):
                 created(node.value)
 
     def created(call: cst.Call) -> None:
@@ -223,7 +229,9 @@ def uses(module: cst.Module, nodes=None) -> list[tuple]:
                 expected = _expected(item.item)
                 if expected is not None and cstutil.positional_count(item.item) == 1:
                     test, scope = self._test()
-                    out.extend(_candidates(_Expectation(test, f"with {cstutil.code(item.item)}", expected, scope), node.body))
+                    out.extend(
+                        _candidates(_Expectation(test, f"with {cstutil.code(item.item)}", expected, scope), node.body)
+                    )
 
         def visit_Call(self, node: cst.Call) -> None:
             expected = _expected(node)
@@ -232,7 +240,11 @@ def uses(module: cst.Module, nodes=None) -> list[tuple]:
             test, scope = self._test()
             found = _Expectation(test, cstutil.code(node), expected[:1], scope)
             given = node.args[1].value
-            if isinstance(given, cst.Attribute) and isinstance(given.value, cst.Name) and given.attr.value in ("build", "run"):
+            if (
+                isinstance(given, cst.Attribute)
+                and isinstance(given.value, cst.Name)
+                and given.attr.value in ("build", "run")
+            ):
                 out.extend(_candidates(found, node, direct=given))
             elif isinstance(given, cst.Lambda):
                 out.extend(_candidates(found, given.body))

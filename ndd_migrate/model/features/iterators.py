@@ -18,8 +18,7 @@ from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.model import constructs
 from ndd_migrate.model.values import external_source
-from ndd_migrate.syntax import names
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.syntax.cstutil import pipeline_items
 
 # Rewritten (NDD411): the PyTorch iterators, whose batches ``.torch()`` reproduces.
@@ -232,7 +231,12 @@ def _bound_call_sites(analyzer) -> tuple[dict, set]:
 def _may_give_metadata(pipeline, plain: set, factories: set) -> bool:
     """Can ``pipeline`` take the epoch-aware shape: a reader, a ``batch_size``, plain call sites
     only (``plain``), and not returned by a factory (``factories``: their ids)?"""
-    return pipeline in plain and pipeline.reader_index is not None and pipeline.given("batch_size") and id(pipeline) not in factories
+    return (
+        pipeline in plain
+        and pipeline.reader_index is not None
+        and pipeline.given("batch_size")
+        and id(pipeline) not in factories
+    )
 
 
 def mark_restarts(analyzer, calls) -> None:
@@ -271,7 +275,8 @@ def mark_restarts(analyzer, calls) -> None:
         spec = getattr(pipeline, "source", None)
         if spec is not None and pipeline.reader_index is None and pipeline not in sites:
             pipeline.restarts_refused = _restart_refused(pipeline, spec, plain, factories) or (
-                "it is not made by plain `pipe = p(...)` statements")
+                "it is not made by plain `pipe = p(...)` statements"
+            )
 
 
 def _iterators_without_size(analyzer, calls) -> dict[int, cst.Call]:
@@ -292,7 +297,9 @@ def _iterators_without_size(analyzer, calls) -> dict[int, cst.Call]:
 def _used_otherwise(bound: list, given: dict, parents: dict) -> str | None:
     """Why the names a pipeline function's call sites bind (``bound``: ``(scope, target)``s) are not
     all only given to the iterators of ``given`` (and built), or None."""
-    if not all(isinstance(target, cst.Name) and _only_iterated(scope, target, given, parents) for scope, target in bound):
+    if not all(
+        isinstance(target, cst.Name) and _only_iterated(scope, target, given, parents) for scope, target in bound
+    ):
         return "the pipeline is used other than by such iterators and `build()`"
     return None
 
@@ -301,8 +308,10 @@ def _restart_refused(pipeline, spec, plain: set, factories: set) -> str | None:
     """Why ``pipeline``, fed by the external source ``spec``, cannot be one generator per epoch, in the
     words of the finding (NDD411), or None."""
     if spec.kind == external_source.CALLABLE:
-        return ("its source is a callable: DALI calls it again from iteration 0 in each epoch, with the epoch's "
-                "index, which one loop over the source does not give")
+        return (
+            "its source is a callable: DALI calls it again from iteration 0 in each epoch, with the epoch's "
+            "index, which one loop over the source does not give"
+        )
     if spec.cycle:
         return "its source has `cycle=`: it never ends an epoch"
     if spec.batch is None:
@@ -328,8 +337,11 @@ def _only_iterated(scope, target: cst.Name, given: dict, parents: dict) -> bool:
         method = parents.get(node)
         call = parents.get(method)
         if (
-            isinstance(method, cst.Attribute) and method.attr.value == "build" and isinstance(call, cst.Call)
-            and not call.args and isinstance(parents.get(call), cst.Expr)
+            isinstance(method, cst.Attribute)
+            and method.attr.value == "build"
+            and isinstance(call, cst.Call)
+            and not call.args
+            and isinstance(parents.get(call), cst.Expr)
         ):
             continue
         return False
@@ -386,6 +398,7 @@ def _comprehension(parents, loop: cst.CompFor) -> cst.CSTNode:
 
 def _names_in(node: cst.CSTNode, name: str) -> bool:
     """Is ``name`` a name anywhere in ``node``?"""
+
     class Finder(cst.CSTVisitor):
         seen = False
 
@@ -427,7 +440,7 @@ def subclass_message(node: cst.ClassDef, base: str) -> tuple[str, str]:
         f"epoch size), and the migration turns pipelines into generators of batches: the pipelines given to "
         f"`{name}` stay unmigrated until it is replaced by a generator over the migrated pipeline that converts "
         f"each output {convert}, ends each epoch at `reader.get_metadata()['epoch_size']` as `last_batch_policy` "
-        f"did{moved} (docs/target-shape.md, \"Framework iterators\")"
+        f'did{moved} (docs/target-shape.md, "Framework iterators")'
     )
     return message, hint
 
@@ -479,7 +492,9 @@ def framework_uses(resolver, returns, calls) -> list[tuple]:
     statements; ``resolver`` is the analysis (it resolves DALI names and scopes, and knows the
     module's assignments)."""
     uses = []
-    ops = _bound_to(resolver, lambda value: isinstance(value, cst.Call) and names.dali_name(resolver, value.func) == TF_ITERATOR)
+    ops = _bound_to(
+        resolver, lambda value: isinstance(value, cst.Call) and names.dali_name(resolver, value.func) == TF_ITERATOR
+    )
     chosen = _handed_out(resolver, returns)
     for call in {id(call): call for call, _ in calls}.values():
         fed = _fed_framework(resolver, call, ops, chosen)
@@ -589,8 +604,11 @@ def _runtime_class(resolver, func: cst.BaseExpression) -> str | None:
     assignments = list(assignments)
     if assignments and all(isinstance(getattr(a, "node", None), cst.Param) for a in assignments):
         return func.value
-    values = [v for sc, t, v in resolver.assigns if isinstance(t, cst.Name) and t.value == func.value
-              and sc is _binding(resolver, func)[0]]
+    values = [
+        v
+        for sc, t, v in resolver.assigns
+        if isinstance(t, cst.Name) and t.value == func.value and sc is _binding(resolver, func)[0]
+    ]
     if values and len(values) == len(assignments) and all(isinstance(v, cst.Call) for v in values):
         made = {_runtime_class(resolver, v.func) if isinstance(v.func, cst.Name) else None for v in values}
         if len(made) == 1 and None not in made:

@@ -45,7 +45,9 @@ def _keep(analyzer, helper_returns: dict, call: cst.Call, about: str, expr: cst.
             pipeline.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
 
 
-def _kept(analyzer, helper_returns: dict, call: cst.Call, about: str, expr: cst.BaseExpression) -> tuple[tuple | None, bool]:
+def _kept(
+    analyzer, helper_returns: dict, call: cst.Call, about: str, expr: cst.BaseExpression
+) -> tuple[tuple | None, bool]:
     """What ``expr`` holds (its kind, or traced for the uses that allow it), and whether it was
     traced through a helper that chose a pipeline function (the call then goes to
     ``model.traced_keeps``)."""
@@ -58,7 +60,9 @@ def _kept(analyzer, helper_returns: dict, call: cst.Call, about: str, expr: cst.
         if traced:
             model.traced_keeps.add(call)
     if not found and about == constructs.BUILD_RAISES and isinstance(expr, cst.Name):  # `assert_raises(E, P)`
-        found = next(((Kind.PIPELINE, model.pipelines[q]) for q in analyzer.qualnames(expr) if q in model.pipelines), None)
+        found = next(
+            ((Kind.PIPELINE, model.pipelines[q]) for q in analyzer.qualnames(expr) if q in model.pipelines), None
+        )
     if not found and about == constructs.FRAMEWORK_ITERATOR:
         found = _made_by_chosen_class(analyzer, expr)
     return found, traced
@@ -72,7 +76,8 @@ def _keeps_nothing_new(analyzer, pipeline, call: cst.Call, about: str, traced: b
     if about == constructs.FED_RUN_RAISES and not manual_uses.feeds_input(pipeline.node):
         return True  # an error DALI raises in both modes (a decoder on bad data) is no keep
     if about in (constructs.PYTHON_RUN_RAISES, constructs.PYTHON_OUTPUTS_RAISE) and (
-        not expected_errors.run_differs(analyzer, pipeline.node, about) or any(p.node is call for p in pipeline.problems)
+        not expected_errors.run_differs(analyzer, pipeline.node, about)
+        or any(p.node is call for p in pipeline.problems)
     ):
         return True  # the same error in both modes, or the fed-data keep at this checker already
     if about == constructs.BUILD_RAISES and any(p.about == about and p.node is call for p in pipeline.problems):
@@ -117,7 +122,9 @@ def _bound_once(analyzer, name: cst.Name) -> cst.BaseExpression | None:
         scope = scope.parent
     if scope is None or len(scope.assignments[name.value]) != 1:
         return None
-    return next((v for sc, t, v in analyzer.assigns if sc is scope and isinstance(t, cst.Name) and t.value == name.value), None)
+    return next(
+        (v for sc, t, v in analyzer.assigns if sc is scope and isinstance(t, cst.Name) and t.value == name.value), None
+    )
 
 
 def _made_by_chosen_class(analyzer, expr) -> tuple | None:
@@ -125,6 +132,7 @@ def _made_by_chosen_class(analyzer, expr) -> tuple | None:
     the pipelines it may be, as ``(Kind.PIPELINE, group)``, or None. Only for what keeps
     pipelines in pipeline mode (a framework iterator of theirs): the call is no call site
     (nothing there is rewritten), so every pipeline it may be stays as it is."""
+
     def bound(name: cst.Name) -> list | None:  # the values of every binding of `name` in its scope
         scope = analyzer.scope_of(name)
         if scope is None or name.value not in scope.assignments:
@@ -167,6 +175,10 @@ def _always_returns(block: cst.BaseSuite) -> bool:
         orelse = last.orelse
         if orelse is None:
             return False
-        rest = _always_returns(orelse.body) if isinstance(orelse, cst.Else) else _always_returns(cst.IndentedBlock([orelse]))
+        rest = (
+            _always_returns(orelse.body)
+            if isinstance(orelse, cst.Else)
+            else _always_returns(cst.IndentedBlock([orelse]))
+        )
         return _always_returns(last.body) and rest
     return False

@@ -30,8 +30,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.model import constructs
-from ndd_migrate.syntax import names
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, names
 
 SERIALIZE_PIPELINE = "nvidia.dali.plugin.tf.serialize_pipeline"
 AUTOSERIALIZE_DECORATOR = "nvidia.dali.plugin.triton.autoserialize"

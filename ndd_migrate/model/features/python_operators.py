@@ -15,9 +15,16 @@ from libcst.metadata import ScopeProvider
 
 from ndd_migrate.syntax import cstutil
 
-
-KNOWN = {"function", "num_outputs", "batch_processing", "output_layouts", "device", "name", "preserve",
-         "bytes_per_sample_hint"}
+KNOWN = {
+    "function",
+    "num_outputs",
+    "batch_processing",
+    "output_layouts",
+    "device",
+    "name",
+    "preserve",
+    "bytes_per_sample_hint",
+}
 
 
 @dataclass
@@ -44,16 +51,23 @@ def unsupported(args: list[cst.Arg], what: str, fixed: frozenset[str] = frozense
         return f"{what} without `function=`"
     device = _kwarg(args, "device")
     if device is not None and cstutil.string_value(device.value) != "cpu":
-        return (f'{what}(device="gpu") hands the function CuPy arrays: convert with '
-                "`cupy.asarray(tensor)` per sample (or `batch.torch()`) by hand")
+        return (
+            f'{what}(device="gpu") hands the function CuPy arrays: convert with '
+            "`cupy.asarray(tensor)` per sample (or `batch.torch()`) by hand"
+        )
     outputs = _literal(args, "num_outputs", 1)
     if not isinstance(outputs, int) or isinstance(outputs, bool) or outputs < 0:
         return "`num_outputs=` is not a literal number: call the function by hand"
     batch = _kwarg(args, "batch_processing")
-    if not (batch is None or isinstance(cstutil.literal_value(batch.value), bool)
-            or (isinstance(batch.value, cst.Name) and batch.value.value in fixed)):
-        return ("`batch_processing=` is neither a literal True/False nor a parameter of the pipeline that keeps its "
-                "value: write the calls by hand")
+    if not (
+        batch is None
+        or isinstance(cstutil.literal_value(batch.value), bool)
+        or (isinstance(batch.value, cst.Name) and batch.value.value in fixed)
+    ):
+        return (
+            "`batch_processing=` is neither a literal True/False nor a parameter of the pipeline that keeps its "
+            "value: write the calls by hand"
+        )
     return None
 
 
@@ -86,32 +100,44 @@ def sink_obstacle(body, call: cst.Call, args: list[cst.Arg], python_calls, what:
     statements; the generated code calls each where it stands: a Python operator after the sink
     would run after it (one before it runs before it in both)."""
     if not any(a.keyword is None for a in args) and read(args).batch is False:
-        return (f"{what} has `num_outputs=0` and no input: DALI never calls it (a sink without inputs has no "
-                "samples): remove it, or give it `batch_processing=True` to have it called once per batch")
+        return (
+            f"{what} has `num_outputs=0` and no input: DALI never calls it (a sink without inputs has no "
+            "samples): remove it, or give it `batch_processing=True` to have it called once per batch"
+        )
     index = next((i for i, stmt in enumerate(body) if is_sink_statement(stmt, call)), None)
     if index is None:
         finder = _ExprStatements()
         for stmt in body:
             stmt.visit(finder)
         if call in finder.values:
-            return (f"{what} has `num_outputs=0` and is called inside a block (`if`, `for`, `with`): write its calls "
-                    "over the samples by hand (`for s in x.tensors: f(np.asarray(s))`)")
-        return (f"{what} has `num_outputs=0`: it gives no output (DALI gives an empty list), so its result cannot be "
-                "used: call it as a statement of its own, or give it `num_outputs=` and return what it gives")
-    later = [c for stmt in body[index + 1:] for c in python_calls if _contains(stmt, c)]
+            return (
+                f"{what} has `num_outputs=0` and is called inside a block (`if`, `for`, `with`): write its calls "
+                "over the samples by hand (`for s in x.tensors: f(np.asarray(s))`)"
+            )
+        return (
+            f"{what} has `num_outputs=0`: it gives no output (DALI gives an empty list), so its result cannot be "
+            "used: call it as a statement of its own, or give it `num_outputs=` and return what it gives"
+        )
+    later = [c for stmt in body[index + 1 :] for c in python_calls if _contains(stmt, c)]
     if later:
         code = " ".join(cst.Module([]).code_for_node(later[0]).split())
         code = code if len(code) <= 50 else code[:47] + "..."
-        return (f"{what} has `num_outputs=0`: DALI calls it after the Python operators that compute the pipeline's "
-                f"outputs, and `{code}` comes after it here (DALI may call that one first, the migrated code would "
-                "call it later): move the sink's statement after them")
+        return (
+            f"{what} has `num_outputs=0`: DALI calls it after the Python operators that compute the pipeline's "
+            f"outputs, and `{code}` comes after it here (DALI may call that one first, the migrated code would "
+            "call it later): move the sink's statement after them"
+        )
     return None
 
 
 def is_sink_statement(stmt: cst.CSTNode, call: cst.Call) -> bool:
     """``stmt`` is a line holding only the expression statement ``call``."""
-    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-            and isinstance(stmt.body[0], cst.Expr) and stmt.body[0].value is call)
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and stmt.body[0].value is call
+    )
 
 
 class _ExprStatements(cst.CSTVisitor):
@@ -154,8 +180,30 @@ _VALUE_ATTRS = {"shape", "dtype", "ndim", "size", "itemsize", "nbytes", "strides
 _VIEW_ATTRS = {"T", "real", "imag"}
 
 
-_FRESH_METHODS = {"copy", "astype", "sum", "mean", "min", "max", "std", "var", "any", "all", "argmax", "argmin",
-                  "tolist", "tobytes", "flatten", "prod", "cumsum", "round", "nonzero", "dot", "item", "argsort"}
+_FRESH_METHODS = {
+    "copy",
+    "astype",
+    "sum",
+    "mean",
+    "min",
+    "max",
+    "std",
+    "var",
+    "any",
+    "all",
+    "argmax",
+    "argmin",
+    "tolist",
+    "tobytes",
+    "flatten",
+    "prod",
+    "cumsum",
+    "round",
+    "nonzero",
+    "dot",
+    "item",
+    "argsort",
+}
 
 
 _VIEW_METHODS = {"reshape", "transpose", "ravel", "squeeze", "swapaxes", "view"}
@@ -167,8 +215,23 @@ _NUMPY_WRITERS = {"copyto", "put", "place", "putmask", "fill_diagonal", "shuffle
 
 # Builtins giving a plain value or a new array, and those giving a container of (views of) their
 # argument, or the argument itself (`max(batch)`): followed.
-_VALUE_BUILTINS = {"len", "print", "str", "repr", "int", "float", "bool", "isinstance", "type", "hash", "id", "abs",
-                   "round", "any", "all"}
+_VALUE_BUILTINS = {
+    "len",
+    "print",
+    "str",
+    "repr",
+    "int",
+    "float",
+    "bool",
+    "isinstance",
+    "type",
+    "hash",
+    "id",
+    "abs",
+    "round",
+    "any",
+    "all",
+}
 
 
 _CONTAINER_BUILTINS = {"list", "tuple", "sorted", "reversed", "zip", "enumerate", "min", "max", "iter", "next"}

@@ -41,25 +41,35 @@ def mismatch(first: cst.Call, second: cst.Call, between: list, per_call: list[cs
     if cstutil.has_star(first):
         return "two readers given `*args`/`**kwargs`: the migration cannot show their arguments are the same"
     if any(_has_call(arg.value) for arg in per_call):
-        return ("two readers with an argument computed by a call, evaluated once per reader: the migration cannot "
-                "show both get the same value")
+        return (
+            "two readers with an argument computed by a call, evaluated once per reader: the migration cannot "
+            "show both get the same value"
+        )
     if cstutil.kwarg(first, "name") is not None:
-        return ("two readers with the same `name=`: pipeline mode rejects operators named alike (`RuntimeError`), "
-                "so this pipeline does not run; give each reader a name of its own first")
+        return (
+            "two readers with the same `name=`: pipeline mode rejects operators named alike (`RuntimeError`), "
+            "so this pipeline does not run; give each reader a name of its own first"
+        )
     shuffle = cstutil.kwarg(first, "random_shuffle")
     if shuffle is not None and cstutil.literal_value(shuffle.value) is not False and not seeded:
-        return ("two shuffling readers without a `seed=` literal each: pipeline mode seeds each from the pipeline's "
-                "seed, so they read in different orders, while dynamic-mode readers without a seed share one order "
-                "(a `seed=N` literal for each reader converts)")
+        return (
+            "two shuffling readers without a `seed=` literal each: pipeline mode seeds each from the pipeline's "
+            "seed, so they read in different orders, while dynamic-mode readers without a seed share one order "
+            "(a `seed=N` literal for each reader converts)"
+        )
     device = cstutil.kwarg(first, "device")
     if device is not None and cstutil.literal_value(device.value) != "cpu":
-        return ("two readers on the GPU: their epoch iterators, each entering the pipeline's context while it "
-                "reads, are not known to work advanced in turn")
+        return (
+            "two readers on the GPU: their epoch iterators, each entering the pipeline's context while it "
+            "reads, are not known to work advanced in turn"
+        )
     read = _names_read(per_call)
     rebound = sorted(read & {name for stmt in between for name in build_time.bound_names(stmt)})
     if rebound:
-        return (f"`{rebound[0]}`, read by the readers' arguments, is assigned between the two reader calls: "
-                "decide how their epochs line up")
+        return (
+            f"`{rebound[0]}`, read by the readers' arguments, is assigned between the two reader calls: "
+            "decide how their epochs line up"
+        )
     return None
 
 
@@ -67,8 +77,10 @@ def late_mismatch(pipeline) -> str | None:
     """What, known only once the module is read, two readers cannot do: the epoch-aware shape and
     checkpoints follow one reader."""
     if pipeline.epochs:
-        return ("two readers feeding a framework iterator or asked for their epoch size: the epoch-aware shape "
-                "follows one reader")
+        return (
+            "two readers feeding a framework iterator or asked for their epoch size: the epoch-aware shape "
+            "follows one reader"
+        )
     if pipeline.checkpointing:
         return "checkpointing two readers: the migration registers one reader"
     return None
@@ -93,7 +105,9 @@ def _arguments(call: cst.Call, seeded: bool) -> tuple:
 
     positional = [dump(a.value) for a in call.args if a.keyword is None]
     keywords = sorted(
-        (a.keyword.value, dump(a.value)) for a in call.args if a.keyword is not None and not (seeded and a.keyword.value == "seed")
+        (a.keyword.value, dump(a.value))
+        for a in call.args
+        if a.keyword is not None and not (seeded and a.keyword.value == "seed")
     )
     return dump(call.func), tuple(positional), tuple(keywords)
 

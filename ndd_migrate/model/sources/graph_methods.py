@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax.cstutil import ScopeNames, SkipsTrivia, Substitute
 from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax.cstutil import ScopeNames, SkipsTrivia, Substitute
 
 #: The methods pipeline mode itself calls: never helpers.
 PIPELINE_METHODS = frozenset({"__init__", "define_graph", "iter_setup"})
@@ -63,7 +63,11 @@ def inline(cls: cst.ClassDef, helpers: frozenset[str]) -> cst.ClassDef | None:
     new_graph = graph.visit(inliner)
     if inliner.refused:
         return None
-    new_body = [new_graph if stmt is graph else stmt for stmt in body if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in chosen)]
+    new_body = [
+        new_graph if stmt is graph else stmt
+        for stmt in body
+        if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in chosen)
+    ]
     return cls.with_changes(body=cls.body.with_changes(body=new_body))
 
 
@@ -166,7 +170,11 @@ class _Inliner(cst.CSTTransformer):
             self._statement_calls.add(call)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if original in self._statement_calls or not _self_call(original) or original.func.attr.value not in self.helpers:
+        if (
+            original in self._statement_calls
+            or not _self_call(original)
+            or original.func.attr.value not in self.helpers
+        ):
             return updated
         value = self._expression(original, self.helpers[original.func.attr.value])
         if value is None:
@@ -199,7 +207,11 @@ class _Inliner(cst.CSTTransformer):
         if (inside.all - inside.bound - inside.scoped - {"self"}) & self.graph_bound:
             return None  # a name it reads from outside that `define_graph` binds
         value = result.value.visit(Substitute(dict(bindings))).deep_clone()
-        if value.lpar or isinstance(value, (cst.Name, cst.Call, cst.Attribute, cst.Subscript, cst.List, cst.Dict)) or _literal(value):
+        if (
+            value.lpar
+            or isinstance(value, (cst.Name, cst.Call, cst.Attribute, cst.Subscript, cst.List, cst.Dict))
+            or _literal(value)
+        ):
             return value
         return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
@@ -219,8 +231,14 @@ class _Inliner(cst.CSTTransformer):
         substitutions.update(self._fresh(kept_params))
         return _inlined_body(stmt, method, substitutions, assigned)
 
-    def _clashes(self, stmt: cst.SimpleStatementLine, inside: ScopeNames, own: set[str], kept_params: set[str],
-                 substitutions: dict) -> bool:
+    def _clashes(
+        self,
+        stmt: cst.SimpleStatementLine,
+        inside: ScopeNames,
+        own: set[str],
+        kept_params: set[str],
+        substitutions: dict,
+    ) -> bool:
         """Would the helper's body (``inside``: its names; ``own``: those it binds; ``kept_params``:
         those that stay names of its own), inlined in place of ``stmt``, bind or read a name that
         ``define_graph`` uses for something else?"""

@@ -35,10 +35,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
 
-from ndd_migrate.syntax import names
 from ndd_migrate.dali import pipeline_args
+from ndd_migrate.syntax import names
 from ndd_migrate.syntax.cstutil import SkipsTrivia
-
 
 
 @dataclass(eq=False)
@@ -194,7 +193,9 @@ def resugar(module: cst.Module, done: Desugared, converted: set[str]) -> cst.Mod
                 outputs = graph.block.body.body[-1]
                 block = graph.block.with_changes(
                     leading_lines=stmt.lines_after_decorators,
-                    body=stmt.body.with_changes(body=[*statements, outputs.with_changes(leading_lines=ret.leading_lines)]),
+                    body=stmt.body.with_changes(
+                        body=[*statements, outputs.with_changes(leading_lines=ret.leading_lines)]
+                    ),
                 )
                 out.append(graph.assign.with_changes(leading_lines=stmt.leading_lines))
                 out.append(block)
@@ -229,13 +230,19 @@ def _spaced(module: cst.Module, top: set[str], nested: set[str]) -> cst.Module:
         body = list(body)
         for index, stmt in enumerate(body):
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value in top:
-                if index and not _is_pass(body[index - 1]):  # `pass`: a notebook's cell marker (ndd_migrate.io.notebooks)
+                if index and not _is_pass(
+                    body[index - 1]
+                ):  # `pass`: a notebook's cell marker (ndd_migrate.io.notebooks)
                     body[index] = stmt.with_changes(leading_lines=_blank(stmt.leading_lines, 2))
                 if index + 1 < len(body):
-                    body[index + 1] = body[index + 1].with_changes(leading_lines=_blank(body[index + 1].leading_lines, 2))
+                    body[index + 1] = body[index + 1].with_changes(
+                        leading_lines=_blank(body[index + 1].leading_lines, 2)
+                    )
             elif isinstance(stmt, cst.FunctionDef) and stmt.name.value in nested:
                 if index + 1 < len(body):
-                    body[index + 1] = body[index + 1].with_changes(leading_lines=_blank(body[index + 1].leading_lines, 1))
+                    body[index + 1] = body[index + 1].with_changes(
+                        leading_lines=_blank(body[index + 1].leading_lines, 1)
+                    )
             elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and isinstance(stmt.body, cst.IndentedBlock):
                 body[index] = stmt.with_changes(body=stmt.body.with_changes(body=space(stmt.body.body)))
         return body
@@ -383,7 +390,7 @@ def _names_refusal(body, index: int, block: cst.With, var: str) -> str | None:
     for other in body[:index]:
         other.visit(before)
     after = _Names()
-    for other in body[index + 2:]:
+    for other in body[index + 2 :]:
         other.visit(after)
     # A name of the block may be used again after it when it is bound again first (`images, labels =
     # pipe.run()` after `images = fn.decoders.image(...)` in the block): the function makes it local.
@@ -538,14 +545,16 @@ def _pipeline_def_ref(func: cst.BaseExpression, finder: _Finder, done: Desugared
     if not isinstance(func, cst.Name):
         return None
     for stmt in body:  # `from nvidia.dali import Pipeline` → `from nvidia.dali import Pipeline, pipeline_def`
-        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.ImportFrom)):
+        if not (
+            isinstance(stmt, cst.SimpleStatementLine)
+            and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.ImportFrom)
+        ):
             continue
         imp = stmt.body[0]
         if isinstance(imp.names, cst.ImportStar) or imp.relative:
             continue
-        alias = next(
-            (a for a in imp.names if (a.asname.name.value if a.asname else a.name.value) == func.value), None
-        )
+        alias = next((a for a in imp.names if (a.asname.name.value if a.asname else a.name.value) == func.value), None)
         if alias is None or names.dotted(imp.module) not in ("nvidia.dali", "nvidia.dali.pipeline"):
             continue
         if stmt in done.imports.values():
@@ -553,7 +562,10 @@ def _pipeline_def_ref(func: cst.BaseExpression, finder: _Finder, done: Desugared
         elements = list(imp.names)
         last = elements[-1]
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        added = cst.ImportAlias(cst.Name("pipeline_def"), comma=last.comma if last.comma != cst.MaybeSentinel.DEFAULT else cst.MaybeSentinel.DEFAULT)
+        added = cst.ImportAlias(
+            cst.Name("pipeline_def"),
+            comma=last.comma if last.comma != cst.MaybeSentinel.DEFAULT else cst.MaybeSentinel.DEFAULT,
+        )
         elements[-1] = last.with_changes(comma=comma)
         new = stmt.with_changes(body=[imp.with_changes(names=[*elements, added])])
         done.imports[new] = stmt

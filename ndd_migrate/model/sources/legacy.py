@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ndd_migrate.syntax.cstutil import SkipsTrivia
-from ndd_migrate.model.types import PipelineFunction
 from ndd_migrate.dali.tables import OpInfo
+from ndd_migrate.model.types import PipelineFunction
+from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 
 @dataclass(eq=False)

@@ -7,17 +7,25 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax.cstutil import SkipsTrivia
 from ndd_migrate.model import constructs
 from ndd_migrate.model.sources.legacy import Feed, LegacyPipeline, keywords, self_attr
 from ndd_migrate.model.sources.legacy_syntax import MethodReader, SelfUses, assigned_value, bound_names, flatten_targets
-
+from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 # `ops.ExternalSource` fed by `feed_input` in `iter_setup` (docs/target-shape.md, "Legacy `Pipeline`
 # subclasses"): the arguments that only tune how the pipeline copies or queues the data, and those
 # carried to `ndd.batch`.
-_SOURCE_DROPPED = {"name", "ndim", "no_copy", "blocking", "cuda_stream", "use_copy_kernel",
-                   "prefetch_queue_depth", "bytes_per_sample_hint", "preserve"}
+_SOURCE_DROPPED = {
+    "name",
+    "ndim",
+    "no_copy",
+    "blocking",
+    "cuda_stream",
+    "use_copy_kernel",
+    "prefetch_queue_depth",
+    "bytes_per_sample_hint",
+    "preserve",
+}
 SOURCE_CARRIED = ("layout", "dtype", "device")
 _FEED_PARAMS = ("data_node", "data", "layout", "cuda_stream", "use_copy_kernel")
 
@@ -37,17 +45,25 @@ class FeedReader(MethodReader):
         index = next((i for i, stmt in enumerate(body) if assigned_value(stmt) is call), None)
         target = self_attr(body[index].body[0].targets[0].target) if index is not None else None
         if target is None:
-            self.problem(call, f"`self.{source}()` (`ops.ExternalSource`) is not the value of a statement "
-                         f"`self.<name> = self.{source}()` of `define_graph`: `feed_input` needs that name",
-                         about=constructs.EXTERNAL_SOURCE)
+            self.problem(
+                call,
+                f"`self.{source}()` (`ops.ExternalSource`) is not the value of a statement "
+                f"`self.<name> = self.{source}()` of `define_graph`: `feed_input` needs that name",
+                about=constructs.EXTERNAL_SOURCE,
+            )
             return
         self.refused_outputs.add(target)
         if target in pipeline.feeding.fed:
-            self.problem(call, f"`self.{target}` is assigned more than one external source", about=constructs.EXTERNAL_SOURCE)
+            self.problem(
+                call, f"`self.{target}` is assigned more than one external source", about=constructs.EXTERNAL_SOURCE
+            )
             return
         if any(other.func.attr.value == source for other in pipeline.feeding.fed.values()):
-            self.problem(call, f"`self.{source}` (`ops.ExternalSource`) is called more than once: each call is "
-                         "an input of its own", about=constructs.EXTERNAL_SOURCE)
+            self.problem(
+                call,
+                f"`self.{source}` (`ops.ExternalSource`) is called more than once: each call is an input of its own",
+                about=constructs.EXTERNAL_SOURCE,
+            )
             return
         why = _source_arguments(pipeline.feeding.sources[source], call)
         if why:
@@ -92,12 +108,18 @@ class FeedReader(MethodReader):
         refused = len(pipeline.problems) > reported or bool(self.refused_outputs)  # "not fed" would repeat it
         fed = [feed.attr for feed in pipeline.feeding.feeds.values()]
         for attr in sorted({a for a in fed if fed.count(a) > 1}):
-            self.problem(setup, f"`self.{attr}` is fed more than once in `iter_setup`: each `feed_input` queues "
-                         "a batch", about=constructs.EXTERNAL_SOURCE)
+            self.problem(
+                setup,
+                f"`self.{attr}` is fed more than once in `iter_setup`: each `feed_input` queues a batch",
+                about=constructs.EXTERNAL_SOURCE,
+            )
         for attr in pipeline.feeding.fed:
             if attr not in fed and not refused:
-                self.problem(setup, f"`self.{attr}` (an external source's output) is not fed in `iter_setup`",
-                             about=constructs.EXTERNAL_SOURCE)
+                self.problem(
+                    setup,
+                    f"`self.{attr}` (an external source's output) is not fed in `iter_setup`",
+                    about=constructs.EXTERNAL_SOURCE,
+                )
 
     def read_values_read(self, found: _SetupUses, init_attrs: set[str], graph: SelfUses) -> None:
         """``self.<attr>`` read in ``iter_setup``: ``self.batch_size``, or a value ``__init__`` sets
@@ -112,20 +134,29 @@ class FeedReader(MethodReader):
                 continue
             reported.add(attr)
             if attr in pipeline.feeding.fed:
-                self.problem(node, f"`self.{attr}` is a graph node in `iter_setup`: only `feed_input` may take it",
-                             about=constructs.EXTERNAL_SOURCE)
+                self.problem(
+                    node,
+                    f"`self.{attr}` is a graph node in `iter_setup`: only `feed_input` may take it",
+                    about=constructs.EXTERNAL_SOURCE,
+                )
             elif attr not in init_attrs or attr in graph.assigned:
-                self.problem(node, f"`self.{attr}` in `iter_setup` is not a value `__init__` sets"
-                             + (" (`define_graph` sets it)" if attr in graph.assigned else ""),
-                             about=constructs.EXTERNAL_SOURCE)
+                self.problem(
+                    node,
+                    f"`self.{attr}` in `iter_setup` is not a value `__init__` sets"
+                    + (" (`define_graph` sets it)" if attr in graph.assigned else ""),
+                    about=constructs.EXTERNAL_SOURCE,
+                )
 
     def read_values_stored(self, found: _SetupUses, init_attrs: set[str]) -> None:
         """``self.<attr> = ...`` in ``iter_setup``: a value ``__init__`` sets, ``nonlocal`` in the nested function."""
         pipeline = self.pipeline
         for node, attr in found.stores:
             if attr not in init_attrs or attr in pipeline.feeding.fed:
-                self.problem(node, f"`self.{attr}` is assigned in `iter_setup` but not set in `__init__`: set it "
-                             "there first", about=constructs.EXTERNAL_SOURCE)
+                self.problem(
+                    node,
+                    f"`self.{attr}` is assigned in `iter_setup` but not set in `__init__`: set it there first",
+                    about=constructs.EXTERNAL_SOURCE,
+                )
             elif attr not in pipeline.setup_nonlocal:
                 pipeline.setup_nonlocal.append(attr)
 
@@ -135,25 +166,44 @@ class FeedReader(MethodReader):
         changed = {a for _, a in found.stores} | found.mutated
         for attr in sorted(changed & {a for _, a in graph.attributes}):
             # define_graph read it once, when the pipeline was built; the generator reads it per batch
-            self.problem(setup, f"`self.{attr}` is changed in `iter_setup` and read in `define_graph`, which "
-                         "read it once when the pipeline was built: give the graph its value in a name of its own",
-                         about=constructs.EXTERNAL_SOURCE)
+            self.problem(
+                setup,
+                f"`self.{attr}` is changed in `iter_setup` and read in `define_graph`, which "
+                "read it once when the pipeline was built: give the graph its value in a name of its own",
+                about=constructs.EXTERNAL_SOURCE,
+            )
         clash = {a for _, a in (*found.reads, *found.stores)} & bound_names(setup)
         for name in sorted(clash):
-            self.problem(setup, f"`{name}` is a local of `iter_setup` and `self.{name}` a value of the class: "
-                         "one function scope would merge them; rename one", about=constructs.EXTERNAL_SOURCE)
+            self.problem(
+                setup,
+                f"`{name}` is a local of `iter_setup` and `self.{name}` a value of the class: "
+                "one function scope would merge them; rename one",
+                about=constructs.EXTERNAL_SOURCE,
+            )
 
     def read_feed(self, stmt, call: cst.Call, nested: bool) -> None:
         pipeline = self.pipeline
         if nested:
-            self.problem(call, "`feed_input` in a loop, `with`, `try` or an expression: only a statement of "
-                         "`iter_setup` (or of an `if` in it) is rewritten, one batch per output", about=constructs.EXTERNAL_SOURCE)
+            self.problem(
+                call,
+                "`feed_input` in a loop, `with`, `try` or an expression: only a statement of "
+                "`iter_setup` (or of an `if` in it) is rewritten, one batch per output",
+                about=constructs.EXTERNAL_SOURCE,
+            )
             return
         given: dict[str, int] = {}
         for position, arg in enumerate(call.args):
-            name = arg.keyword.value if arg.keyword else _FEED_PARAMS[position] if position < len(_FEED_PARAMS) and not arg.star else None
+            name = (
+                arg.keyword.value
+                if arg.keyword
+                else _FEED_PARAMS[position]
+                if position < len(_FEED_PARAMS) and not arg.star
+                else None
+            )
             if name not in _FEED_PARAMS:
-                self.problem(call, "`feed_input` with arguments the migration does not read", about=constructs.EXTERNAL_SOURCE)
+                self.problem(
+                    call, "`feed_input` with arguments the migration does not read", about=constructs.EXTERNAL_SOURCE
+                )
                 return
             given[name] = position
         node = call.args[given["data_node"]].value if "data_node" in given else None
@@ -161,16 +211,26 @@ class FeedReader(MethodReader):
         if attr in self.refused_outputs:
             return  # its external source is reported
         if attr is None or attr not in pipeline.feeding.fed or "data" not in given:
-            self.problem(call, "`feed_input` of something else than `self.<name>` bound to an external source's "
-                         "output in `define_graph`", about=constructs.EXTERNAL_SOURCE)
+            self.problem(
+                call,
+                "`feed_input` of something else than `self.<name>` bound to an external source's "
+                "output in `define_graph`",
+                about=constructs.EXTERNAL_SOURCE,
+            )
             return
         source = pipeline.feeding.fed[attr]
-        carried = {a.keyword.value: a.value for a in [*pipeline.feeding.sources[source.func.attr.value].args, *source.args]
-                   if a.keyword is not None and a.keyword.value in SOURCE_CARRIED}
+        carried = {
+            a.keyword.value: a.value
+            for a in [*pipeline.feeding.sources[source.func.attr.value].args, *source.args]
+            if a.keyword is not None and a.keyword.value in SOURCE_CARRIED
+        }
         layout = given.get("layout")
         if layout is not None and "layout" in carried:
-            self.problem(call, f"`self.{attr}` is given a layout both by its external source and by `feed_input`: "
-                         "keep one", about=constructs.EXTERNAL_SOURCE)
+            self.problem(
+                call,
+                f"`self.{attr}` is given a layout both by its external source and by `feed_input`: keep one",
+                about=constructs.EXTERNAL_SOURCE,
+            )
             return
         pipeline.feeding.feeds[stmt] = Feed(stmt, attr, given["data"], layout, carried)
 
@@ -182,8 +242,10 @@ def _source_arguments(ctor: cst.Call, call: cst.Call) -> str | None:
         return "`ops.ExternalSource` with positional or `*` arguments cannot be read"
     unknown = sorted({a.keyword.value for a in args} - _SOURCE_DROPPED - set(SOURCE_CARRIED))
     if unknown:
-        return (f"`ops.ExternalSource` with {', '.join(f'`{k}=`' for k in unknown)}: only an external source "
-                "fed by `feed_input` in `iter_setup` is rewritten")
+        return (
+            f"`ops.ExternalSource` with {', '.join(f'`{k}=`' for k in unknown)}: only an external source "
+            "fed by `feed_input` in `iter_setup` is rewritten"
+        )
     repeated = sorted(keywords(ctor) & keywords(call))
     if repeated:
         return f"an external source's call repeats constructor arguments: {', '.join(repeated)}"
@@ -246,7 +308,10 @@ class _SetupUses(SkipsTrivia, cst.CSTVisitor):
             self.problems.append((node, f"`self.{attr}(...)` in `iter_setup`: the pipeline object no longer exists"))
             return
         whole = (
-            stmt is not None and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) and stmt.body[0].value is node
+            stmt is not None
+            and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Expr)
+            and stmt.body[0].value is node
         )
         self.feeds.append((stmt, node, self._blocks > 0 or not whole))
         for position, arg in enumerate(node.args):  # the node fed: not a read of a value

@@ -9,21 +9,19 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
-from ndd_migrate.syntax.cstutil import SkipsTrivia
-from ndd_migrate.model.values import build_time, graph_constants, output_arity, outputs
-from ndd_migrate.model import constructs
-from ndd_migrate.syntax import cstutil, names
-from ndd_migrate.model.features import twin_readers
-from ndd_migrate.model.values.returns import contains_return
-from ndd_migrate.model.values.returns import Returns
-from ndd_migrate.model.values.returns import read as read_returns
-from ndd_migrate.model.types import Problem, constant_problem
 from ndd_migrate.dali.tables import has_expression_form, op_info
-from ndd_migrate.model.features import python_operators
+from ndd_migrate.model import constructs
+from ndd_migrate.model.features import python_operators, twin_readers
 from ndd_migrate.model.sources.legacy import LegacyPipeline, OpObject, keywords, self_attr
 from ndd_migrate.model.sources.legacy_feeds import FeedReader
 from ndd_migrate.model.sources.legacy_init import fixed_names
 from ndd_migrate.model.sources.legacy_syntax import MethodReader, SelfUses, assigned_value
+from ndd_migrate.model.types import Problem, constant_problem
+from ndd_migrate.model.values import build_time, graph_constants, output_arity, outputs
+from ndd_migrate.model.values.returns import Returns, contains_return
+from ndd_migrate.model.values.returns import read as read_returns
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 
 class GraphReader(MethodReader):
@@ -71,8 +69,13 @@ class GraphReader(MethodReader):
         (:class:`~ndd_migrate.model.sources.legacy_feeds.FeedReader`), or a problem. Gives the reader's calls."""
         pipeline = self.pipeline
         readers: list[cst.Call] = []
-        python_calls = [call for call, attr in uses.calls if attr in pipeline.ops and pipeline.ops[attr].python
-                        and not python_operators.is_sink([*pipeline.ops[attr].ctor.args, *call.args])]
+        python_calls = [
+            call
+            for call, attr in uses.calls
+            if attr in pipeline.ops
+            and pipeline.ops[attr].python
+            and not python_operators.is_sink([*pipeline.ops[attr].ctor.args, *call.args])
+        ]
         for call, attr in uses.calls:
             op = pipeline.ops.get(attr)
             if attr in pipeline.feeding.sources:
@@ -81,7 +84,9 @@ class GraphReader(MethodReader):
             if op is None and attr in pipeline.other_ops:
                 continue  # reported where it is created
             if op is None:
-                self.problem(call, f"`self.{attr}` is not an operator created in `__init__`", about=constructs.OPS_OBJECT)
+                self.problem(
+                    call, f"`self.{attr}` is not an operator created in `__init__`", about=constructs.OPS_OBJECT
+                )
                 continue
             self.check_op_call(body, call, attr, op, python_calls)
             pipeline.op_calls[call] = op
@@ -92,17 +97,28 @@ class GraphReader(MethodReader):
     def check_op_call(self, body, call: cst.Call, attr: str, op: OpObject, python_calls: list[cst.Call]) -> None:
         """What a call of the operator object ``self.<attr>`` gives that one ``ndd`` call cannot take."""
         if any(a.star for a in call.args):
-            self.problem(call, f"`self.{attr}(*...)`: inputs passed through `*`/`**` cannot be read", about=constructs.OPS_OBJECT)
+            self.problem(
+                call, f"`self.{attr}(*...)`: inputs passed through `*`/`**` cannot be read", about=constructs.OPS_OBJECT
+            )
         both = keywords(call) & op.keywords()
         if both:
-            self.problem(call, f"`self.{attr}(...)` repeats constructor arguments: {', '.join(sorted(both))}", about=constructs.OPS_OBJECT)
+            self.problem(
+                call,
+                f"`self.{attr}(...)` repeats constructor arguments: {', '.join(sorted(both))}",
+                about=constructs.OPS_OBJECT,
+            )
         if op.python and not both:
             self.check_python_call(body, call, attr, op, python_calls)
-        if op.several and not [a for a in call.args if a.keyword is None] and any(
-            i.batch_size_arg for i in op.infos.values()
+        if (
+            op.several
+            and not [a for a in call.args if a.keyword is None]
+            and any(i.batch_size_arg for i in op.infos.values())
         ):
-            self.problem(call, f"`self.{attr}()` without an input is a different operator in each branch: "
-                         "pass `batch_size=` by hand", about=constructs.OPS_OBJECT)
+            self.problem(
+                call,
+                f"`self.{attr}()` without an input is a different operator in each branch: pass `batch_size=` by hand",
+                about=constructs.OPS_OBJECT,
+            )
 
     def check_python_call(self, body, call: cst.Call, attr: str, op: OpObject, python_calls: list[cst.Call]) -> None:
         """A call of an ``ops.PythonFunction`` object, with its constructor's arguments: what plain
@@ -192,7 +208,9 @@ class GraphReader(MethodReader):
         first = pipeline.reader_index if pipeline.reader_index is not None else pipeline.reader_if_index
         for stmt in graph.body.body[: first or 0]:
             if contains_return(stmt):
-                self.problem(stmt, "a `return` before the reader: dynamic mode creates the reader once, before the loop")
+                self.problem(
+                    stmt, "a `return` before the reader: dynamic mode creates the reader once, before the loop"
+                )
         reader = outputs.Reader(self.resolver, pipeline.reader_call, op_call)
         forms = []
         for ret in rets:
@@ -207,7 +225,9 @@ class GraphReader(MethodReader):
             pipeline.outputs = outputs.Outputs(None, forms[-1])
         if pipeline.reader_index is not None and pipeline.reader_outputs is None:
             stmt = graph.body.body[pipeline.reader_index]
-            why = outputs.reader_name_used(graph, stmt, rets, lambda call: output_arity.canonical_path(pipeline.op_calls[call].info.fn_path))
+            why = outputs.reader_name_used(
+                graph, stmt, rets, lambda call: output_arity.canonical_path(pipeline.op_calls[call].info.fn_path)
+            )
             if why:
                 pipeline.problems.append(Problem(constructs.PIPELINE_SUBCLASS, stmt, why, outputs.READER_HINT))
 
@@ -219,7 +239,9 @@ class GraphReader(MethodReader):
         for index, stmt in enumerate(body):
             if assigned_value(stmt) is calls[0]:
                 pipeline.reader_index = index
-                count = output_arity.op_outputs(pipeline.op_calls[calls[0]].info.fn_path, _with_ctor(pipeline.op_calls[calls[0]], calls[0]))
+                count = output_arity.op_outputs(
+                    pipeline.op_calls[calls[0]].info.fn_path, _with_ctor(pipeline.op_calls[calls[0]], calls[0])
+                )
                 pipeline.reader_outputs = count if isinstance(count, int) else None
                 if len(calls) > 1:
                     self.read_twin(body, index, calls)
@@ -229,9 +251,12 @@ class GraphReader(MethodReader):
                 if isinstance(stmt, cst.If):
                     self.read_reader_branches(index, stmt, calls)
                 else:
-                    self.problem(calls[0], f"a reader called inside {_place(stmt)} cannot be created once, before "
-                                 "the batch loop", hint="assign its outputs in a statement of its own: `images, labels = "
-                                 f"self.{pipeline.op_calls[calls[0]].attr}(...)`")
+                    self.problem(
+                        calls[0],
+                        f"a reader called inside {_place(stmt)} cannot be created once, before the batch loop",
+                        hint="assign its outputs in a statement of its own: `images, labels = "
+                        f"self.{pipeline.op_calls[calls[0]].attr}(...)`",
+                    )
                 return
 
     def read_twin(self, body, index: int, calls: list[cst.Call]) -> None:
@@ -250,8 +275,12 @@ class GraphReader(MethodReader):
         elif first.ctors or first.conditional:
             why = "a second call of a reader created in an `if` of `__init__`: decide how their epochs line up"
         else:
-            why = twin_readers.mismatch(_with_ctor(first, calls[0]), _with_ctor(second, calls[1]), body[index + 1 : at],
-                                        per_call=list(calls[0].args))
+            why = twin_readers.mismatch(
+                _with_ctor(first, calls[0]),
+                _with_ctor(second, calls[1]),
+                body[index + 1 : at],
+                per_call=list(calls[0].args),
+            )
         count = output_arity.op_outputs(second.info.fn_path, _with_ctor(second, calls[1]))
         if why is None and not (isinstance(count, int) and count == pipeline.reader_outputs):
             why = "two readers whose number of outputs the migration cannot read: decide how their epochs line up"
@@ -284,8 +313,11 @@ class GraphReader(MethodReader):
             count = None  # a reader with other outputs in each branch of `__init__`: reported there (NDD402)
         for call, target in found.items():
             if isinstance(target, cst.Name) and isinstance(count, int) and count > 1:
-                self.problem(call, f"`{target.value}` holds all {count} outputs of the reader, as a list",
-                             hint=outputs.READER_HINT)
+                self.problem(
+                    call,
+                    f"`{target.value}` holds all {count} outputs of the reader, as a list",
+                    hint=outputs.READER_HINT,
+                )
                 return
         pipeline.reader_branches = found
         pipeline.reader_if_index = index
@@ -300,12 +332,16 @@ class GraphReader(MethodReader):
         if len(attrs) > 1:
             return "more than one reader call: decide how their epochs line up"
         if len(found) != len(calls) or len(found) != len(branches) or not isinstance(_last_orelse(stmt), cst.Else):
-            return (f"a reader called {where} is created once, before the batch loop, only when every branch (an `else` "
-                    "included) assigns its outputs in a statement of its own")
+            return (
+                f"a reader called {where} is created once, before the batch loop, only when every branch (an `else` "
+                "included) assigns its outputs in a statement of its own"
+            )
         if len(code) > 1:
             return f"the reader is called {where} with different arguments: one reader cannot be created with both"
         if _calls_in_tests(stmt):
-            return f"the reader is called {where} whose test calls a function: the test is evaluated anew for each batch"
+            return (
+                f"the reader is called {where} whose test calls a function: the test is evaluated anew for each batch"
+            )
         return None
 
 

@@ -9,16 +9,15 @@ from collections import Counter
 
 import libcst as cst
 
-from ndd_migrate.syntax.cstutil import SkipsTrivia
-from ndd_migrate.model.values import output_arity
-from ndd_migrate.model import constructs
-from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.dali import pipeline_args
 from ndd_migrate.dali.tables import OpInfo, fn_path_of_legacy_op, has_expression_form, op_info
+from ndd_migrate.model import constructs
 from ndd_migrate.model.features import python_operators
 from ndd_migrate.model.sources.legacy import LegacyPipeline, OpObject
 from ndd_migrate.model.sources.legacy_syntax import MethodReader, SelfUses, flatten_targets, self_assignment, uses_self
-
+from ndd_migrate.model.values import output_arity
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 _NO_FORM = {
     "PythonFunction": "`ops.PythonFunction` created in an `if` of `__init__` (or `... if c else None`): write its "
@@ -84,7 +83,13 @@ class InitReader(MethodReader):
             if arg.star:
                 self.problem(arg, "`*args`/`**kwargs` passed to `Pipeline.__init__` cannot be read")
                 continue
-            name = arg.keyword.value if arg.keyword else pipeline_args.POSITIONAL[position] if position < len(pipeline_args.POSITIONAL) else None
+            name = (
+                arg.keyword.value
+                if arg.keyword
+                else pipeline_args.POSITIONAL[position]
+                if position < len(pipeline_args.POSITIONAL)
+                else None
+            )
             if name in pipeline_args.PARAMETERS:
                 self.pipeline.settings[name] = arg.value
             elif name in pipeline_args.BLOCKING:
@@ -114,7 +119,7 @@ class InitReader(MethodReader):
         dali = names.dali_name(self.resolver, value.func) if isinstance(value, cst.Call) else None
         if dali is None or not dali.startswith(names.OPS + "."):
             return None
-        return dali[len(names.OPS) + 1:]
+        return dali[len(names.OPS) + 1 :]
 
     def read_attribute(self, index: int, stmt, target: str, value: cst.BaseExpression) -> None:
         """``self.<target> = value``, a statement of ``__init__``: an operator object, one or ``None``,
@@ -136,15 +141,23 @@ class InitReader(MethodReader):
         """``self.<target> = ops.<ops_path>(...)``: an operator object, an external source fed by
         ``iter_setup``, an ``ops.PythonFunction``, or a problem."""
         info = op_info(fn_path_of_legacy_op(ops_path) or "")
-        if ops_path == "ExternalSource" and self.pipeline.setup is not None and target not in self.pipeline.feeding.sources:
+        if (
+            ops_path == "ExternalSource"
+            and self.pipeline.setup is not None
+            and target not in self.pipeline.feeding.sources
+        ):
             self.pipeline.feeding.sources[target] = value  # checked with its calls and `iter_setup` (read_setup)
         elif ops_path == "PythonFunction":
             self.read_python_function(index, stmt, target, value, info)
         elif (info is None or info.ndd is None) and not has_expression_form(info and info.fn_path):
             self.pipeline.other_ops.add(target)
-            self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT)
+            self.problem(
+                stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT
+            )
         elif any(a.keyword is None and a.star != "**" for a in value.args):
-            self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", about=constructs.OPS_OBJECT)
+            self.problem(
+                stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", about=constructs.OPS_OBJECT
+            )
         elif target in self.pipeline.ops:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
         else:
@@ -186,13 +199,21 @@ class InitReader(MethodReader):
         info = op_info(fn_path_of_legacy_op(ops_path) or "")
         self.pipeline.other_ops.add(target)
         if info is None or info.ndd is None:
-            self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT)
+            self.problem(
+                stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT
+            )
         elif any(a.keyword is None and a.star != "**" for a in ctor.args):
-            self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", about=constructs.OPS_OBJECT)
+            self.problem(
+                stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", about=constructs.OPS_OBJECT
+            )
         elif target in self.pipeline.ops or target in self.pipeline.data_attrs:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
         elif info.reader or (info.random and cstutil.kwarg(ctor, "seed") is not None):
-            self.problem(stmt, f"`self.{target}`: a reader or a seeded random operator or `None`: rewrite it by hand", about=constructs.OPS_OBJECT)
+            self.problem(
+                stmt,
+                f"`self.{target}`: a reader or a seeded random operator or `None`: rewrite it by hand",
+                about=constructs.OPS_OBJECT,
+            )
         else:
             self.pipeline.other_ops.discard(target)
             op = self.pipeline.ops[target] = OpObject(target, ops_path, info, ctor, conditional=True, optional=True)
@@ -252,7 +273,9 @@ class InitReader(MethodReader):
             if self.make_optional(known, [value]):
                 return
         if target in self.pipeline.ops:
-            self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT)
+            self.problem(
+                stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT
+            )
         self.pipeline.data_attrs.add(target)
 
     def read_branch_op(self, stmt, target: str, value: cst.Call, ops_path: str, branch: set[str]) -> None:
@@ -264,20 +287,29 @@ class InitReader(MethodReader):
         if info is None or info.ndd is None:
             if (target, ops_path) not in self.no_form:  # once, not in each branch
                 self.no_form.add((target, ops_path))
-                self.problem(stmt, _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"), about=constructs.OPS_OBJECT)
+                self.problem(
+                    stmt,
+                    _NO_FORM.get(ops_path, f"`ops.{ops_path}` has no dynamic-mode form"),
+                    about=constructs.OPS_OBJECT,
+                )
         elif any(a.keyword is None and a.star != "**" for a in value.args):
-            self.problem(stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", about=constructs.OPS_OBJECT)
+            self.problem(
+                stmt, f"`ops.{ops_path}` with positional or `*` arguments cannot be read", about=constructs.OPS_OBJECT
+            )
         elif target in branch or (known is not None and not known.conditional) or target in self.pipeline.data_attrs:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
         elif known is not None and _outputs_differ(known, info, value):
             self.pipeline.mixed_outputs.add(target)
             self.problem(
-                stmt, f"`self.{target}` is `ops.{known.ops_path}` in one branch and `ops.{ops_path}` in another, "
-                "with different outputs: one call cannot be both", about=constructs.OPS_OBJECT,
+                stmt,
+                f"`self.{target}` is `ops.{known.ops_path}` in one branch and `ops.{ops_path}` in another, "
+                "with different outputs: one call cannot be both",
+                about=constructs.OPS_OBJECT,
             )
         elif info.random and cstutil.kwarg(value, "seed") is not None:
             self.problem(
-                stmt, f"`self.{target}` created in an `if` with its own `seed=`: give it its own RNG by hand",
+                stmt,
+                f"`self.{target}` created in an `if` with its own `seed=`: give it its own RNG by hand",
                 about=constructs.OPS_OBJECT,
             )
         else:
@@ -297,7 +329,9 @@ class InitReader(MethodReader):
         self.pipeline.conditional_ops.ctors[value] = known
         self.pipeline.other_ops.discard(target)
         if target in self.pending_nones and not self.make_optional(known, self.pending_nones.pop(target)):
-            self.problem(stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT)
+            self.problem(
+                stmt, f"`self.{target}` is an operator in one place and a value in another", about=constructs.OPS_OBJECT
+            )
 
     def make_optional(self, op: OpObject, nones: list[cst.BaseExpression]) -> bool:
         """``if c: self.cast = ops.Cast(...) else: self.cast = None``: the operator or ``None``, as
@@ -334,8 +368,10 @@ class InitReader(MethodReader):
                 pipeline.mixed_literals.update(mixed)
             else:
                 self.problem(
-                    mixed[0], f'`{name}` may be `"mixed"`, which dynamic mode rejects as a device, and is used for '
-                    'more than `device=`: give the ops `"gpu"` instead', about=constructs.OPS_OBJECT,
+                    mixed[0],
+                    f'`{name}` may be `"mixed"`, which dynamic mode rejects as a device, and is used for '
+                    'more than `device=`: give the ops `"gpu"` instead',
+                    about=constructs.OPS_OBJECT,
                 )
 
 
@@ -433,12 +469,22 @@ class _DictUses(SkipsTrivia, cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             t = target.target
-            if isinstance(t, cst.Name) and t.value == self.name and len(node.targets) == 1 and _is_empty_dict(node.value):
+            if (
+                isinstance(t, cst.Name)
+                and t.value == self.name
+                and len(node.targets) == 1
+                and _is_empty_dict(node.value)
+            ):
                 self.created += 1
                 self._seen.add(id(t))
-            elif (isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == self.name
-                  and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index)
-                  and cstutil.string_value(t.slice[0].slice.value) is not None):
+            elif (
+                isinstance(t, cst.Subscript)
+                and isinstance(t.value, cst.Name)
+                and t.value.value == self.name
+                and len(t.slice) == 1
+                and isinstance(t.slice[0].slice, cst.Index)
+                and cstutil.string_value(t.slice[0].slice.value) is not None
+            ):
                 self.keys.add(cstutil.string_value(t.slice[0].slice.value))
                 self._seen.add(id(t.value))
 
@@ -454,7 +500,12 @@ class _DictUses(SkipsTrivia, cst.CSTVisitor):
 def _is_empty_dict(value) -> bool:
     if isinstance(value, cst.Dict):
         return not value.elements
-    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict" and not value.args
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value == "dict"
+        and not value.args
+    )
 
 
 def _is_none(value) -> bool:

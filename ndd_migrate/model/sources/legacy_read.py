@@ -7,16 +7,15 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
-from ndd_migrate.syntax.cstutil import SkipsTrivia
 from ndd_migrate.model import constructs
-from ndd_migrate.syntax import cstutil, names
-from ndd_migrate.model.types import Problem
 from ndd_migrate.model.sources.legacy import LegacyPipeline
 from ndd_migrate.model.sources.legacy_feeds import FeedReader
 from ndd_migrate.model.sources.legacy_graph import GraphReader
 from ndd_migrate.model.sources.legacy_init import InitReader
 from ndd_migrate.model.sources.legacy_syntax import MethodReader, bound_names, self_assignment
-
+from ndd_migrate.model.types import Problem
+from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 _INCOMPLETE = "a `Pipeline` subclass without both `__init__` and `define_graph`"
 
@@ -33,8 +32,11 @@ def _subclassed(parent: LegacyPipeline, node: cst.ClassDef, refused=None) -> Non
         if not any(getattr(p, "family", False) and p.node is parent.node for p in parent.problems):
             root = parent.node.name.value
             problem = Problem(
-                refused.about, parent.node, refused.message,
-                refused.hint or f"fix this (or write `{root}` as one `Pipeline` subclass of its own), then run ndd-migrate again",
+                refused.about,
+                parent.node,
+                refused.message,
+                refused.hint
+                or f"fix this (or write `{root}` as one `Pipeline` subclass of its own), then run ndd-migrate again",
                 keeps=refused.keeps,
             )
             problem.family = True
@@ -49,11 +51,15 @@ def _subclassed(parent: LegacyPipeline, node: cst.ClassDef, refused=None) -> Non
                 problem.message = problem.message.replace(": a function cannot be", f", `{name}`: a function cannot be")
         return
     parent.problems[:] = [p for p in parent.problems if not (p.node is parent.node and p.message == _INCOMPLETE)]
-    parent.problems.append(Problem(
-        constructs.PIPELINE_SUBCLASS, parent.node, f"subclassed by `{name}`: a function cannot be",
-        f"write each subclass as one `Pipeline` subclass of its own, with the `__init__` and methods of "
-        f"`{parent.node.name.value}` it uses, then run ndd-migrate again",
-    ))
+    parent.problems.append(
+        Problem(
+            constructs.PIPELINE_SUBCLASS,
+            parent.node,
+            f"subclassed by `{name}`: a function cannot be",
+            f"write each subclass as one `Pipeline` subclass of its own, with the `__init__` and methods of "
+            f"`{parent.node.name.value}` it uses, then run ndd-migrate again",
+        )
+    )
 
 
 def _own_reason(node: cst.ClassDef, reason: tuple) -> Problem:
@@ -76,7 +82,11 @@ def read_class(resolver: cst.MetadataDependent, node: cst.ClassDef, qualname: st
                 _subclassed(parent, node, model.refused_families.get(parent.node.name.value))
             # A class further down a family left in part: its own reason, at it, reported with the base.
             for root, refused in model.refused_families.items():
-                if node.name.value in refused.reasons and isinstance(model.pipelines.get(root), LegacyPipeline) and root != qual.name:
+                if (
+                    node.name.value in refused.reasons
+                    and isinstance(model.pipelines.get(root), LegacyPipeline)
+                    and root != qual.name
+                ):
                     model.pipelines[root].problems.append(_own_reason(node, refused.reasons[node.name.value]))
     if not any(names.dali_name(resolver, base.value) == names.PIPELINE for base in node.bases):
         return None
@@ -143,7 +153,9 @@ class _ClassReader(MethodReader):
             if not trivial:  # a fresh local: `self.device` beside the parameter `device` → `self_device`
                 pipeline.renamed[attr] = cstutil.fresh(f"self_{attr}", pipeline.local_names | self.module_names)
                 pipeline.local_names.add(pipeline.renamed[attr])
-                pipeline.init_dropped -= {i for i, stmt in enumerate(pipeline.init.body.body) if self_assignment(stmt)[0] == attr}
+                pipeline.init_dropped -= {
+                    i for i, stmt in enumerate(pipeline.init.body.body) if self_assignment(stmt)[0] == attr
+                }
         batch = pipeline.settings.get("batch_size")  # None: no `super().__init__` (reported on its own)
         if "batch_size" in (init_bound | graph_bound) and batch is not None and not _is_name(batch, "batch_size"):
             self.problem(pipeline.init, "`batch_size` names something else than the pipeline's batch size: rename it")

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax.cstutil import SkipsTrivia
 from ndd_migrate.model import constructs
-from ndd_migrate.model.types import Problem
 from ndd_migrate.model.sources.legacy import LegacyPipeline, self_attr
+from ndd_migrate.model.types import Problem
+from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 
 class MethodReader:
@@ -21,7 +21,9 @@ class MethodReader:
         self.resolver = resolver
         self.pipeline = pipeline
 
-    def problem(self, node: cst.CSTNode, message: str, about: str = constructs.PIPELINE_SUBCLASS, hint: str = "") -> None:
+    def problem(
+        self, node: cst.CSTNode, message: str, about: str = constructs.PIPELINE_SUBCLASS, hint: str = ""
+    ) -> None:
         self.pipeline.problems.append(Problem(about, node, message, hint))
 
 

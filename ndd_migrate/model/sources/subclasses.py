@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ndd_migrate.model.sources import graph_methods
-from ndd_migrate.syntax.cstutil import ScopeNames, SkipsTrivia, Substitute
 from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax.cstutil import ScopeNames, SkipsTrivia, Substitute
 
 
 @dataclass(eq=False)
@@ -104,7 +104,15 @@ def flatten(module: cst.Module, refused: dict[str, Refusal] | None = None) -> Fl
             references = _References({name for name in classes if name in children or name in parent})
             module.visit(references)
         try:
-            done = _flatten_family(classes, parent, root, family, helpers, references, refused[root].left if root in refused else frozenset())
+            done = _flatten_family(
+                classes,
+                parent,
+                root,
+                family,
+                helpers,
+                references,
+                refused[root].left if root in refused else frozenset(),
+            )
         except _Refused as why:
             refused[root] = Refusal("pipeline subclass", str(why))
             continue
@@ -143,11 +151,14 @@ def _bases(classes: dict[str, cst.ClassDef]) -> tuple[dict[str, str], dict[str, 
     return parent, children
 
 
-def _roots(classes: dict[str, cst.ClassDef], parent: dict[str, str], twice: set[str], refused: dict[str, Refusal]) -> list[str]:
+def _roots(
+    classes: dict[str, cst.ClassDef], parent: dict[str, str], twice: set[str], refused: dict[str, Refusal]
+) -> list[str]:
     """The classes a family may start at: deriving from ``Pipeline``, defined once, and not left
     as they are with their whole family."""
     return [
-        root for root, node in classes.items()
+        root
+        for root, node in classes.items()
         if not (root in parent or not _derives_from_pipeline(node) or root in twice)
         and not (root in refused and not refused[root].left)
     ]
@@ -205,14 +216,14 @@ def _said(diag, member: str, what: str) -> tuple[str, str] | None:
     head = f"`{member}`{what}"
     if not diag.message.startswith(head):
         return None
-    why, hint = diag.message[len(head):], ""
+    why, hint = diag.message[len(head) :], ""
     said = f"{what.strip()[:-1]}: "
     if diag.hint.startswith(said + why):
-        hint = diag.hint[len(said + why):].lstrip("; ")
+        hint = diag.hint[len(said + why) :].lstrip("; ")
     elif diag.hint.startswith(said):
         # The TODO's own words (NDD008 names the use by its code: lines move
         # when TODOs are added, and a second run must find the same text).
-        why = diag.hint[len(said):]
+        why = diag.hint[len(said) :]
     return why, hint
 
 
@@ -227,7 +238,12 @@ def _family_refusal(family: Family, failing: list[str], reasons: list[tuple], be
     own = dict(before.reasons) if before is not None else {}
     for _, other, other_code, other_why, other_keeps, other_hint in sorted(reasons, key=lambda r: r[0], reverse=True):
         if other != family.root:
-            own[other] = (other_code, other_why, other_keeps, _left_hint(family.root, other, other_keeps, other_hint, other_why))
+            own[other] = (
+                other_code,
+                other_why,
+                other_keeps,
+                _left_hint(family.root, other, other_keeps, other_hint, other_why),
+            )
     if before is not None and before.left:  # the first class left says why, as before
         code, why, keeps, hint, member = before.about, before.message, before.keeps, before.hint, before.member
     else:
@@ -295,6 +311,7 @@ def _helpers(module: cst.Module, classes: dict[str, cst.ClassDef], parent: dict[
     """The methods of the module that may be inlined as graph helpers; the module is read for them
     only when a class deriving from ``Pipeline`` (or from one that does) has a method pipeline mode
     does not call itself."""
+
     def pipeline_class(name: str) -> bool:
         seen = {name}
         while name in parent and parent[name] not in seen:  # (a cycle of bases is not Python's to run)
@@ -304,14 +321,17 @@ def _helpers(module: cst.Module, classes: dict[str, cst.ClassDef], parent: dict[
 
     if not any(
         isinstance(stmt, cst.FunctionDef) and stmt.name.value not in graph_methods.PIPELINE_METHODS
-        for name, node in classes.items() if isinstance(node.body, cst.IndentedBlock) and pipeline_class(name)
+        for name, node in classes.items()
+        if isinstance(node.body, cst.IndentedBlock) and pipeline_class(name)
         for stmt in node.body.body
     ):
         return frozenset()
     return graph_methods.helper_names(module)
 
 
-def _flatten_family(classes, parent, root, family, helpers, references, left: frozenset[str]) -> tuple[Family, dict, dict]:
+def _flatten_family(
+    classes, parent, root, family, helpers, references, left: frozenset[str]
+) -> tuple[Family, dict, dict]:
     """``left``: classes of the family that stay as they are (with the classes above them, which
     they still derive from); the others are flattened. ``references``: how the module reads the
     names of every family (:class:`_References`)."""
@@ -403,7 +423,11 @@ def _flattened_class(chain: list[cst.ClassDef], pipeline_base: cst.Arg) -> cst.C
         init = _effective_init(chain, init_owner)
         methods["__init__"] = init if init_owner == 0 else init.deep_clone()
     own = chain[0]
-    head = [own.body.body[0]] if isinstance(own.body, cst.IndentedBlock) and own.body.body and cstutil.is_docstring(own.body.body[0]) else []
+    head = (
+        [own.body.body[0]]
+        if isinstance(own.body, cst.IndentedBlock) and own.body.body and cstutil.is_docstring(own.body.body[0])
+        else []
+    )
     return own.with_changes(
         bases=[pipeline_base.with_changes(comma=cst.MaybeSentinel.DEFAULT)],
         body=own.body.with_changes(body=[*head, *methods.values()]),
@@ -441,7 +465,7 @@ def _effective_init(chain: list[cst.ClassDef], index: int) -> cst.FunctionDef:
         first = inlined[0]
         super_stmt = init.body.body[at]
         inlined[0] = first.with_changes(leading_lines=[*super_stmt.leading_lines, *getattr(first, "leading_lines", ())])
-    new_body = [*init.body.body[:at], *inlined, *init.body.body[at + 1:]]
+    new_body = [*init.body.body[:at], *inlined, *init.body.body[at + 1 :]]
     return init.with_changes(body=init.body.with_changes(body=new_body))
 
 
@@ -535,12 +559,18 @@ def _super_init(stmt, owner: str, next_class: str) -> bool:
     up = call.func.value
     if isinstance(up, cst.Call) and isinstance(up.func, cst.Name) and up.func.value == "super":
         return not up.args or (
-            len(up.args) == 2 and isinstance(up.args[0].value, cst.Name) and up.args[0].value.value == owner
-            and isinstance(up.args[1].value, cst.Name) and up.args[1].value.value == "self"
+            len(up.args) == 2
+            and isinstance(up.args[0].value, cst.Name)
+            and up.args[0].value.value == owner
+            and isinstance(up.args[1].value, cst.Name)
+            and up.args[1].value.value == "self"
         )
     return (
-        isinstance(up, cst.Name) and up.value == next_class and bool(call.args)
-        and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "self"
+        isinstance(up, cst.Name)
+        and up.value == next_class
+        and bool(call.args)
+        and isinstance(call.args[0].value, cst.Name)
+        and call.args[0].value.value == "self"
     )
 
 

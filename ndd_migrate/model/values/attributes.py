@@ -106,10 +106,13 @@ def _plain_classes(classes: list[cst.ClassDef], skip: set) -> list[cst.ClassDef]
     local = {c.name.value for c in classes}
     based = {b.value.value for c in classes for b in c.bases if isinstance(b.value, cst.Name)}
     return [
-        cls for cls in classes
-        if not (cls in skip or cls.name.value in based or any(
-            isinstance(b.value, cst.Name) and b.value.value in local for b in cls.bases
-        ))
+        cls
+        for cls in classes
+        if not (
+            cls in skip
+            or cls.name.value in based
+            or any(isinstance(b.value, cst.Name) and b.value.value in local for b in cls.bases)
+        )
     ]
 
 
@@ -229,7 +232,11 @@ def _read_in_method(node: cst.Attribute, parents: dict, methods: dict) -> bool:
     current = parent
     while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
         current = parents.get(current)
-    return isinstance(current, cst.FunctionDef) and methods.get(current) is not None and node.value.value == methods[current]
+    return (
+        isinstance(current, cst.FunctionDef)
+        and methods.get(current) is not None
+        and node.value.value == methods[current]
+    )
 
 
 def _owner(node: cst.Attribute, parents: dict, owners: dict) -> cst.ClassDef | None:
@@ -259,7 +266,10 @@ def _in_target(node: cst.CSTNode, parents: dict) -> bool:
     current = node
     while current is not None and not isinstance(current, cst.BaseSmallStatement):
         parent = parents.get(current)
-        if isinstance(parent, (cst.AssignTarget, cst.For, cst.CompFor, cst.WithItem)) and getattr(parent, "target", None) is current:
+        if (
+            isinstance(parent, (cst.AssignTarget, cst.For, cst.CompFor, cst.WithItem))
+            and getattr(parent, "target", None) is current
+        ):
             return True
         if isinstance(parent, cst.WithItem) and parent.asname is not None and parent.asname.name is current:
             return True

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ndd_migrate.syntax.cstutil import SkipsTrivia, VisitsBindings
 from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax.cstutil import SkipsTrivia, VisitsBindings
 
 
 @dataclass
@@ -37,7 +37,13 @@ def place(body, is_op_call: Callable[[cst.Call], bool], once: frozenset[int] = f
     tells the calls that build the graph (``fn.*``, a legacy operator object) from other calls;
     ``once`` holds the indices of statements the conversion already runs once, before the loop."""
     found = Placement()
-    declared = {n.name.value for stmt in body for small in _smalls(stmt) if isinstance(small, (cst.Global, cst.Nonlocal)) for n in small.names}
+    declared = {
+        n.name.value
+        for stmt in body
+        for small in _smalls(stmt)
+        if isinstance(small, (cst.Global, cst.Nonlocal))
+        for n in small.names
+    }
     kinds = [_kind(stmt, declared, is_op_call) for stmt in body]
     per_batch = _loop_names(body, kinds, is_op_call, once)
     for index, (stmt, kind) in enumerate(zip(body, kinds)):
@@ -65,7 +71,11 @@ def _loop_names(body, kinds: list, is_op_call, once: frozenset[int]) -> set[str]
                 per_batch |= _Names.of(stmt).bound
         # `self.images = self.decode(jpegs)`, `self.y = self.x + 1`: graph values kept on the
         # object, as the conversion already carries them (not acting outside the function)
-        stores = [i for i, kind in enumerate(kinds) if kind in ("store", "block store") and _depends(body[i], per_batch, is_op_call)]
+        stores = [
+            i
+            for i, kind in enumerate(kinds)
+            if kind in ("store", "block store") and _depends(body[i], per_batch, is_op_call)
+        ]
         if not stores:
             return per_batch
         for index in stores:
@@ -108,7 +118,7 @@ def _smalls(stmt) -> list:
 
 
 def _kind(stmt, declared: set[str], is_op_call) -> str | None:
-    """"declaration" (``global``/``nonlocal``), "store" (to an attribute, an item, a declared
+    """ "declaration" (``global``/``nonlocal``), "store" (to an attribute, an item, a declared
     name), "effect" (another call whose result is dropped: ``print(...)``), "block" / "block store"
     (a compound statement holding an effect / only stores), or None."""
     if isinstance(stmt, cst.BaseCompoundStatement) and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
@@ -119,8 +129,10 @@ def _kind(stmt, declared: set[str], is_op_call) -> str | None:
         return "declaration"
     kind = None
     for small in smalls:
-        targets = [small.target] if isinstance(small, cst.AugAssign) else (
-            [t.target for t in small.targets] if isinstance(small, cst.Assign) else []
+        targets = (
+            [small.target]
+            if isinstance(small, cst.AugAssign)
+            else ([t.target for t in small.targets] if isinstance(small, cst.Assign) else [])
         )
         if any(_outside(target, declared) for target in targets):
             kind = kind or "store"
@@ -234,9 +246,15 @@ def outer_store(stmt: cst.CSTNode, local: set[str]) -> str | None:
     runs after the function returned may read what it stored: hoisted to the generator's start, the
     store happens only at the first batch."""
     for node in _walk(stmt):
-        targets = ([node.target] if isinstance(node, cst.AugAssign) else
-                   [t.target for t in node.targets] if isinstance(node, cst.Assign) else
-                   [node.target] if isinstance(node, cst.AnnAssign) else [])
+        targets = (
+            [node.target]
+            if isinstance(node, cst.AugAssign)
+            else [t.target for t in node.targets]
+            if isinstance(node, cst.Assign)
+            else [node.target]
+            if isinstance(node, cst.AnnAssign)
+            else []
+        )
         for target in targets:
             for part in _elements(target):
                 root = part
@@ -263,4 +281,3 @@ def _walk(node: cst.CSTNode):
         return
     for child in node.children:
         yield from _walk(child)
-

@@ -143,7 +143,9 @@ class CalledParameters:
         if function.decorators:
             return DECORATED, function.decorators[0]
         name = param.name.value
-        other = self._in_order([a.node for a in scope.assignments[name] if a.node is not param.name and a.node is not param])
+        other = self._in_order(
+            [a.node for a in scope.assignments[name] if a.node is not param.name and a.node is not param]
+        )
         if other:
             return REBOUND, self._statement(other[0])
         used = next((node for node in self._in_order(found) if not self._is_callee(node)), None)

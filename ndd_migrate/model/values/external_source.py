@@ -12,15 +12,15 @@ literal list — and leaves anything it cannot resolve to a human (NDD421) rathe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import libcst as cst
 from libcst.metadata import ClassScope
 
-from ndd_migrate.syntax.cstutil import SkipsTrivia
-from ndd_migrate.syntax import cstutil
 from ndd_migrate.model.values.called_parameters import bound_argument, exported
+from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax.cstutil import SkipsTrivia
 from ndd_migrate.syntax.scopes import references
 
 ITERABLE = "iterable"  # iterated once (or once per epoch with `cycle`)
@@ -28,12 +28,21 @@ GENERATOR = "generator function"  # called once per epoch, then iterated
 CALLABLE = "callable"  # called per batch / per sample
 
 # Arguments that only tune how the pipeline copies or queues the data: nothing to carry over.
-_DROPPED = {"name", "ndim", "no_copy", "blocking", "cuda_stream", "use_copy_kernel",
-            "prefetch_queue_depth", "bytes_per_sample_hint", "preserve", "seed"}
+_DROPPED = {
+    "name",
+    "ndim",
+    "no_copy",
+    "blocking",
+    "cuda_stream",
+    "use_copy_kernel",
+    "prefetch_queue_depth",
+    "bytes_per_sample_hint",
+    "preserve",
+    "seed",
+}
 # Arguments carried to `ndd.as_batch`.
 CARRIED = ("dtype", "layout", "device")
-_KNOWN = {"source", "num_outputs", "batch", "batch_info", "cycle", "parallel", "repeat_last",
-          *_DROPPED, *CARRIED}
+_KNOWN = {"source", "num_outputs", "batch", "batch_info", "cycle", "parallel", "repeat_last", *_DROPPED, *CARRIED}
 
 
 @dataclass
@@ -64,18 +73,23 @@ class SourceSpec:
 NOT_A_STATEMENT = "an external source that is not a statement `outputs = fn.external_source(...)` of its own"
 READER_AND_ENDING_SOURCE = (
     "a reader and an external source that ends in one pipeline: the reader's epochs wrap while the source ends "
-    "with `StopIteration`; only a source that never ends (`cycle=True` or `\"quiet\"`) is drawn beside a reader, "
-    "once per batch; decide how they line up")
+    'with `StopIteration`; only a source that never ends (`cycle=True` or `"quiet"`) is drawn beside a reader, '
+    "once per batch; decide how they line up"
+)
 NESTED_WITHOUT_READER = (
     "an external source inside an `if` in a pipeline without a reader: the batch loop cannot draw from a source "
-    "that exists only under a condition; make it a statement of the function's body")
+    "that exists only under a condition; make it a statement of the function's body"
+)
 NOT_BUILD_TIME = (
     "an external source inside an `if` whose condition is not made of the pipeline function's parameters alone "
     "(names not assigned in it, literals, `and`/`or`/`not`, comparisons): only such a condition is known to be "
-    "decided once, when the pipeline is built")
+    "decided once, when the pipeline is built"
+)
 
 
-def place(fn_node: cst.FunctionDef, call: cst.Call, parents: dict) -> tuple[int, cst.SimpleStatementLine, bool] | str | None:
+def place(
+    fn_node: cst.FunctionDef, call: cst.Call, parents: dict
+) -> tuple[int, cst.SimpleStatementLine, bool] | str | None:
     """Where the statement ``targets = fn.external_source(...)`` of ``call`` is: ``(index of the
     statement of the function's body that holds it, the statement, nested)`` -- nested when it is
     in an ``if`` (``elif``, ``else``) whose every condition is build-time (:func:`build_time_condition`).
@@ -150,9 +164,14 @@ def source_expr(call: cst.Call) -> cst.BaseExpression | None:
     return positional[0].value if positional else None
 
 
-def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
-            where: tuple[int, cst.SimpleStatementLine, bool] | str | None, has_reader: bool,
-            parameter: Callable[[str, bool], str | None] | None = None) -> SourceSpec | str:
+def analyse(
+    fn_node: cst.FunctionDef,
+    module: cst.Module,
+    call: cst.Call,
+    where: tuple[int, cst.SimpleStatementLine, bool] | str | None,
+    has_reader: bool,
+    parameter: Callable[[str, bool], str | None] | None = None,
+) -> SourceSpec | str:
     """The spec of ``call`` in pipeline function ``fn_node``, or why it cannot be migrated.
 
     ``where``: what :func:`place` says. ``parameter(name, none_allowed)``: None when every call of
@@ -172,8 +191,11 @@ def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
     if isinstance(targets, str):
         return targets
     listed = listed_outputs(call)
-    if listed and any(isinstance(a.value, (cst.List, cst.Tuple)) for a in call.args
-                      if a.keyword is not None and a.keyword.value in CARRIED):
+    if listed and any(
+        isinstance(a.value, (cst.List, cst.Tuple))
+        for a in call.args
+        if a.keyword is not None and a.keyword.value in CARRIED
+    ):
         return "a list of per-output `layout=`/`dtype=`/`device=` with `num_outputs=` that is not a literal"
     source = _source_kind(draw, fn_node, module, index, parameter)
     if isinstance(source, str):
@@ -182,9 +204,21 @@ def analyse(fn_node: cst.FunctionDef, module: cst.Module, call: cst.Call,
     why = _mismatch(draw, kind, params, fn_node, module, index)
     if why is not None:
         return why
-    return SourceSpec(call, index, kind, kind == CALLABLE and params == 1, draw.batch,
-                      draw.batch_info, draw.cycle, targets, draw.parallel, listed,
-                      beside_reader=has_reader, statement=stmt, nested=nested)
+    return SourceSpec(
+        call,
+        index,
+        kind,
+        kind == CALLABLE and params == 1,
+        draw.batch,
+        draw.batch_info,
+        draw.cycle,
+        targets,
+        draw.parallel,
+        listed,
+        beside_reader=has_reader,
+        statement=stmt,
+        nested=nested,
+    )
 
 
 @dataclass
@@ -205,8 +239,10 @@ def _draw(call: cst.Call, fn_node: cst.FunctionDef, index: int, has_reader: bool
         return "an external source with arguments the migration does not know"
     source = source_expr(call)
     if source is None:
-        return ("no `source=`: the data arrives through `pipe.feed_input(...)`; call `ndd.as_batch(data)` "
-                "where it is fed instead")
+        return (
+            "no `source=`: the data arrives through `pipe.feed_input(...)`; call `ndd.as_batch(data)` "
+            "where it is fed instead"
+        )
     flags = {}
     for name, default in (("batch_info", False), ("repeat_last", False)):
         arg = cstutil.kwarg(call, name)
@@ -231,35 +267,50 @@ def _draw(call: cst.Call, fn_node: cst.FunctionDef, index: int, has_reader: bool
     return _Draw(source, flags["batch_info"], batch, parallel is not False and parallel is not None, cycle)
 
 
-def _source_kind(draw: _Draw, fn_node: cst.FunctionDef, module: cst.Module, index: int,
-                 parameter: Callable[[str, bool], str | None] | None) -> tuple[str, int | None] | str:
+def _source_kind(
+    draw: _Draw,
+    fn_node: cst.FunctionDef,
+    module: cst.Module,
+    index: int,
+    parameter: Callable[[str, bool], str | None] | None,
+) -> tuple[str, int | None] | str:
     """``(kind, positional parameters of a callable)`` of the source (:func:`classify`; a parameter
     of the pipeline function when ``parameter`` says every call passes a generator function), or
     why it is not known."""
     source = draw.source
     kind, params = classify(source, fn_node, module, index)
     why = None
-    if kind is None and isinstance(source, cst.Name) and source.value in _param_names(fn_node) and parameter is not None:
+    if (
+        kind is None
+        and isinstance(source, cst.Name)
+        and source.value in _param_names(fn_node)
+        and parameter is not None
+    ):
         why = parameter(source.value, draw.cycle)
         if why is None:
             kind = GENERATOR  # every call passes a generator function (or None, which DALI refuses with `cycle=`)
     if kind is None:
         code = cst.Module([]).code_for_node(source)
         what = f"the source, `{code}`," if len(code) <= 40 and "\n" not in code else "the `source=`"
-        return (f"cannot tell from the code whether {what} is iterable or callable (DALI decides at run time)"
-                f"{'; ' + why if why else ''}; write the loop that draws from it by hand")
+        return (
+            f"cannot tell from the code whether {what} is iterable or callable (DALI decides at run time)"
+            f"{'; ' + why if why else ''}; write the loop that draws from it by hand"
+        )
     return kind, params
 
 
-def _mismatch(draw: _Draw, kind: str, params: int | None, fn_node: cst.FunctionDef, module: cst.Module,
-              index: int) -> str | None:
+def _mismatch(
+    draw: _Draw, kind: str, params: int | None, fn_node: cst.FunctionDef, module: cst.Module, index: int
+) -> str | None:
     """Why a source of ``kind`` cannot be drawn from as the arguments say (DALI refuses it, or the
     loop cannot do it), or None."""
     if draw.cycle and kind == CALLABLE:
         return "`cycle=` needs an iterable source; DALI rejects it for a callable"
     if draw.cycle and _generator_object(draw.source, fn_node, module, index):
-        return ("`cycle=` with a generator object: DALI refuses it when it builds the pipeline (\"Cannot cycle "
-                "through a generator\"); pass the generator function instead")
+        return (
+            '`cycle=` with a generator object: DALI refuses it when it builds the pipeline ("Cannot cycle '
+            'through a generator"); pass the generator function instead'
+        )
     if draw.cycle and draw.batch is not True:
         return "`cycle=` with `batch=False` rewinds in the middle of a batch: write the loop by hand"
     if kind == CALLABLE and params not in (0, 1):
@@ -302,9 +353,11 @@ def _cycle(call: cst.Call) -> bool | str:
     if value in (True, "quiet"):
         return True
     if value == "raise":
-        return ("`cycle=\"raise\"` raises `StopIteration` at every epoch end and goes on after "
-                "`pipe.reset()`; a generator cannot go on after it stops: give the caller one generator "
-                "per epoch")
+        return (
+            '`cycle="raise"` raises `StopIteration` at every epoch end and goes on after '
+            "`pipe.reset()`; a generator cannot go on after it stops: give the caller one generator "
+            "per epoch"
+        )
     return "`cycle=` is not a literal"
 
 
@@ -325,13 +378,16 @@ def _targets(stmt: cst.CSTNode, call: cst.Call) -> list[str] | str:
         or len(elements) != count
         or not all(isinstance(e.value, cst.Name) for e in elements)
     ):
-        return ("`num_outputs=` outputs must be unpacked into as many names (`a, b = fn.external_source(...)`), "
-                "or, when `num_outputs=` is not a literal, bound to one name")
+        return (
+            "`num_outputs=` outputs must be unpacked into as many names (`a, b = fn.external_source(...)`), "
+            "or, when `num_outputs=` is not a literal, bound to one name"
+        )
     return [e.value.value for e in elements]
 
 
-def classify(source: cst.BaseExpression, fn_node: cst.FunctionDef, module: cst.Module,
-             index: int) -> tuple[str | None, int | None]:
+def classify(
+    source: cst.BaseExpression, fn_node: cst.FunctionDef, module: cst.Module, index: int
+) -> tuple[str | None, int | None]:
     """``(kind, positional parameters of a callable)``, or ``(None, None)`` when unknown."""
     if isinstance(source, cst.Lambda):
         return CALLABLE, _positional(source.params)
@@ -381,9 +437,7 @@ def _class_kind(cls: cst.ClassDef) -> tuple[str | None, int | None]:
         return None, None
     if cls.decorators or cls.keywords or not isinstance(cls.body, cst.IndentedBlock):
         return None, None
-    methods = {
-        s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)
-    }
+    methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
     if any(not isinstance(s, (cst.FunctionDef, cst.SimpleStatementLine)) for s in cls.body.body):
         return None, None  # a method defined under an `if`, or another nested statement
     if any(_class_level_binding(s, ("__iter__", "__call__", "__getitem__")) for s in cls.body.body):
@@ -401,9 +455,7 @@ def _class_kind(cls: cst.ClassDef) -> tuple[str | None, int | None]:
 
 
 def _class_level_binding(stmt: cst.CSTNode, names: tuple[str, ...]) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and any(
-        _bindings(stmt, name) for name in names
-    )
+    return isinstance(stmt, cst.SimpleStatementLine) and any(_bindings(stmt, name) for name in names)
 
 
 def _definition(name: str, fn_node: cst.FunctionDef, module: cst.Module, index: int):
@@ -490,12 +542,14 @@ def _positional(params: cst.Parameters) -> int:
 
 def _is_generator(node: cst.FunctionDef) -> bool:
     """A ``yield`` in the function's own body (not in a nested function or lambda)."""
+
     def visit(n: cst.CSTNode) -> bool:
         if isinstance(n, (cst.Yield)):
             return True
         if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and n is not node:
             return False
         return any(visit(c) for c in n.children)
+
     return visit(node)
 
 
@@ -507,8 +561,10 @@ def passed_generator_functions(analyzer, fn_node: cst.FunctionDef, name: str, no
     ``yield`` (not decorated), to None, or to ``a if condition else b`` of such values; the
     parameter is never assigned in the function. Otherwise why not, in words."""
     pipe = fn_node.name.value
-    lead = (f"a parameter is known only when every call of `{pipe}` in this module passes a generator function"
-            f"{' (or None)' if none_allowed else ''}")
+    lead = (
+        f"a parameter is known only when every call of `{pipe}` in this module passes a generator function"
+        f"{' (or None)' if none_allowed else ''}"
+    )
     param = next(p for p in _named_params(fn_node) if p.name.value == name)
     finder = _BindingFinder(name)
     fn_node.body.visit(finder)
@@ -555,7 +611,9 @@ def _generator_function(analyzer, value: cst.BaseExpression, none_allowed: bool,
     seen.add(id(value))
     scope = start = analyzer.scope_of(value)
     # as Python looks a name up: the enclosing class bodies are not searched
-    while scope is not None and (not scope.assignments[value.value] or (scope is not start and isinstance(scope, ClassScope))):
+    while scope is not None and (
+        not scope.assignments[value.value] or (scope is not start and isinstance(scope, ClassScope))
+    ):
         if scope.parent is scope:
             return False
         scope = scope.parent
@@ -569,7 +627,11 @@ def _generator_function(analyzer, value: cst.BaseExpression, none_allowed: bool,
         return not node.decorators and node.asynchronous is None and _is_generator(node)
     target = analyzer.parents.get(node)
     assign = analyzer.parents.get(target)
-    if isinstance(target, cst.AssignTarget) and target.target is node and isinstance(assign, cst.Assign) \
-            and len(assign.targets) == 1:
+    if (
+        isinstance(target, cst.AssignTarget)
+        and target.target is node
+        and isinstance(assign, cst.Assign)
+        and len(assign.targets) == 1
+    ):
         return _generator_function(analyzer, assign.value, none_allowed, seen)
     return False

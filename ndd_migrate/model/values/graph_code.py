@@ -43,7 +43,12 @@ _PY_BUILTINS = frozenset(
 )
 _SEQ_BUILTINS = frozenset({"list", "tuple"})
 _LITERALS = (
-    cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.SimpleString,
+    cst.ConcatenatedString,
+    cst.FormattedString,
 )
 
 
@@ -52,7 +57,9 @@ class GraphFacts:
     """What :func:`analyse` found; read by the NDD108/NDD109/NDD110 implementations (original nodes)."""
 
     slices: set[cst.Subscript] = field(default_factory=set)  # `x[...]` on a DataNode → `x.slice[...]`
-    slice_owners: dict[cst.Subscript, set] = field(default_factory=dict)  # each of ``slices`` → the pipelines running it
+    slice_owners: dict[cst.Subscript, set] = field(
+        default_factory=dict
+    )  # each of ``slices`` → the pipelines running it
     current: dict[cst.Attribute, str] = field(default_factory=dict)  # `Pipeline.current().X` → `X`
     current_aliases: set[cst.CSTNode] = field(default_factory=set)  # `pipe = Pipeline.current()`: removed
     current_owners: dict[cst.CSTNode, set] = field(default_factory=dict)  # each of those two → the pipelines running it
@@ -83,7 +90,7 @@ def facts(model) -> GraphFacts:
     return found[1] if found is not None else _EMPTY
 
 
-def prepared(resolver: cst.MetadataDependent, model) -> tuple["Graph", GraphFacts]:
+def prepared(resolver: cst.MetadataDependent, model) -> tuple[Graph, GraphFacts]:
     """The graph code of ``model``'s pipelines and the facts recorded about it, built once per
     module (kept on ``model.graph``). NDD108, NDD109 and NDD110 record their problems (``pipeline.problems``)
     and rewrites in it from their ``blockers()``; ``resolver`` gives the scope and qualified-name
@@ -282,7 +289,9 @@ class Graph(GraphFunctions):
         """An op called with a list of inputs (``op([a, b])``): DALI runs it once per input set and
         gives a list. A one-element list display (``op([a])``) gives what ``op(a)`` gives."""
         return any(
-            arg.keyword is None and not arg.star and self.kind(arg.value) in (NODES, BOX)
+            arg.keyword is None
+            and not arg.star
+            and self.kind(arg.value) in (NODES, BOX)
             and not _one_element(arg.value)
             for arg in call.args
         )
@@ -297,9 +306,9 @@ class Graph(GraphFunctions):
 
     def _op_outputs(self, call: cst.Call) -> int | None:
         """Outputs of an ``fn.<op>(...)`` call (a reader's too), None when not one or not known."""
+        from ndd_migrate.dali.tables import op_info
         from ndd_migrate.model.values.ndd_flow import table_outputs
         from ndd_migrate.model.values.output_arity import op_outputs
-        from ndd_migrate.dali.tables import op_info
 
         path = names.fn_path(self._dali_name(call.func))
         info = op_info(path) if path else None

@@ -17,16 +17,26 @@ an arithmetic operand, an output).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import libcst as cst
 
 from ndd_migrate.syntax import cstutil
 
 #: numpy dtypes ``types.Constant`` keeps as they are.
-KEPT_DTYPES = frozenset({
-    "bool_", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float16", "float32",
-})
+KEPT_DTYPES = frozenset(
+    {
+        "bool_",
+        "int8",
+        "int16",
+        "int32",
+        "uint8",
+        "uint16",
+        "uint32",
+        "float16",
+        "float32",
+    }
+)
 _ARRAY = frozenset({"numpy.array", "numpy.asarray"})
 
 
@@ -52,8 +62,12 @@ def array_of(constant: cst.Call, qualnames: Callable[[cst.CSTNode], set[str]]) -
 def op_input(arg: cst.CSTNode | None, call: cst.CSTNode | None, value: cst.CSTNode) -> bool:
     """Is ``value`` the whole positional argument ``arg`` of ``call`` (``op(x, value)``)?"""
     return (
-        isinstance(arg, cst.Arg) and arg.value is value and arg.keyword is None and not arg.star
-        and isinstance(call, cst.Call) and any(a is arg for a in call.args)
+        isinstance(arg, cst.Arg)
+        and arg.value is value
+        and arg.keyword is None
+        and not arg.star
+        and isinstance(call, cst.Call)
+        and any(a is arg for a in call.args)
     )
 
 

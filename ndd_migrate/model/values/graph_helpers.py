@@ -83,7 +83,7 @@ def _needed(graph, candidates: dict[cst.FunctionDef, HelperCalls]) -> set[cst.Fu
     changed = True
     while changed:
         changed = False
-        for node, helper in candidates.items():
+        for node in candidates:
             if node not in needed and any(callee in needed for callee in _callees(graph, node)):
                 needed.add(node)
                 changed = True

@@ -61,14 +61,14 @@ def _value_kinds(analyzer, scope, target, value) -> list[tuple[str, tuple | None
             ]
         item = (ITEM_KIND.get(found[0]), found[1]) if found and found[0] in ITEM_KIND else None
         return [(target.value, item)] if isinstance(target, cst.Name) else []
-    kind = expr_kind(model, value, lambda name: analyzer.scope_of(name) or scope, qualnames)  # a comprehension's names: its own scope
+    kind = expr_kind(
+        model, value, lambda name: analyzer.scope_of(name) or scope, qualnames
+    )  # a comprehension's names: its own scope
     if isinstance(target, cst.Name):
         return [(target.value, kind)]
     if isinstance(target, (cst.Tuple, cst.List)):
         element = (Kind.BATCH, kind[1]) if kind and kind[0] is Kind.BATCHES else None
-        return [
-            (el.value.value, element) for el in target.elements if isinstance(el.value, cst.Name)
-        ]
+        return [(el.value.value, element) for el in target.elements if isinstance(el.value, cst.Name)]
     return []
 
 
@@ -138,7 +138,9 @@ def _statement_of(parents: dict, node: cst.CSTNode) -> cst.SimpleStatementLine |
         if isinstance(current, cst.BaseCompoundStatement):
             return None
         current = parents.get(current)
-    return current if current is not None and len(current.body) == 1 and isinstance(current.body[0], cst.Assign) else None
+    return (
+        current if current is not None and len(current.body) == 1 and isinstance(current.body[0], cst.Assign) else None
+    )
 
 
 def _within(parents: dict, node: cst.CSTNode, container: cst.CSTNode) -> bool:

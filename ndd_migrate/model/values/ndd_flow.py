@@ -29,8 +29,8 @@ import functools
 import libcst as cst
 from libcst.metadata import ScopeProvider
 
-from ndd_migrate.syntax import names
 from ndd_migrate.dali.tables import OpInfo, load_table, op_info
+from ndd_migrate.syntax import names
 
 
 class Data(enum.Enum):
@@ -70,9 +70,9 @@ def ndd_path(ctx, expr: cst.CSTNode, dali_as_ndd: bool = False) -> str | None:
         return None
     dali = ctx.dali_name(expr)
     if dali and dali.startswith(names.NDD + "."):
-        return dali[len(names.NDD) + 1:]
+        return dali[len(names.NDD) + 1 :]
     if dali_as_ndd and dali and dali.startswith(names.FN + "."):
-        info = op_info(dali[len(names.FN) + 1:])
+        info = op_info(dali[len(names.FN) + 1 :])
         return info.ndd if info is not None else None
     return None
 
@@ -252,7 +252,9 @@ class Flow:
         if isinstance(reader, cst.Call):
             if self._call_kind(reader) is not Data.READER:
                 return None
-            return next((a.value for a in reader.args if a.keyword is not None and a.keyword.value == "batch_size"), None)
+            return next(
+                (a.value for a in reader.args if a.keyword is not None and a.keyword.value == "batch_size"), None
+            )
         if not isinstance(reader, cst.Name):
             return None
         scope = self.ctx.resolver.get_metadata(ScopeProvider, reader, None)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil
 from ndd_migrate.dali.tables import op_info
+from ndd_migrate.syntax import cstutil
 
 
 def canonical_path(path: str | None) -> str | None:
@@ -53,9 +53,7 @@ def op_outputs(path: str, call: cst.Call) -> int | str:
     try:
         return rule(value, given, positional)
     except _NotLiteral as exc:
-        return (
-            f"the number of outputs of `fn.{path}` depends on `{exc.args[0]}=`, which is not a literal here"
-        )
+        return f"the number of outputs of `fn.{path}` depends on `{exc.args[0]}=`, which is not a literal here"
 
 
 class _NotLiteral(Exception):
@@ -102,7 +100,9 @@ def _webdataset(value, given, positional) -> int | str:
 def _caffe2(value, given, positional) -> int:
     labels = {0: 1, 1: 2, 2: 1, 3: 2, 4: 0}.get(value("label_type", 0), 1)
     return (
-        _truthy(value("image_available", True)) + labels + int(value("additional_inputs", 0) or 0)
+        _truthy(value("image_available", True))
+        + labels
+        + int(value("additional_inputs", 0) or 0)
         + _truthy(value("bbox", False))
     )
 
@@ -120,28 +120,31 @@ _BY_ARGUMENTS = {
     "readers.video_resize": _video,
     "experimental.readers.video": lambda value, given, positional: _video(value, given, positional, legacy=False),
     "readers.webdataset": _webdataset,
-    "readers.caffe": lambda value, given, positional: _truthy(value("image_available", True))
-    + _truthy(value("label_available", True)),
+    "readers.caffe": lambda value, given, positional: (
+        _truthy(value("image_available", True)) + _truthy(value("label_available", True))
+    ),
     "readers.caffe2": _caffe2,
-    "readers.nemo_asr": lambda value, given, positional: 1
-    + _truthy(value("read_sample_rate", True))
-    + _truthy(value("read_text", True))
-    + _truthy(value("read_idxs", False)),
+    "readers.nemo_asr": lambda value, given, positional: (
+        1
+        + _truthy(value("read_sample_rate", True))
+        + _truthy(value("read_text", True))
+        + _truthy(value("read_idxs", False))
+    ),
     "experimental.readers.fits": _fits,
     "resize": lambda value, given, positional: 1 + _truthy(value("save_attrs", False)),
     "experimental.resize": lambda value, given, positional: 1 + _truthy(value("save_attrs", False)),
-    "random_bbox_crop": lambda value, given, positional: 3
-    + (positional > 1)
-    + _truthy(value("output_bbox_indices", False)),
+    "random_bbox_crop": lambda value, given, positional: (
+        3 + (positional > 1) + _truthy(value("output_bbox_indices", False))
+    ),
     "bbox_rotate": lambda value, given, positional: 1 + (positional > 1),
     "segmentation.random_object_bbox": lambda value, given, positional: (
-        1 if value("format", "anchor_shape") == "box" else 2
-    )
-    + _truthy(value("output_class", False)),
+        (1 if value("format", "anchor_shape") == "box" else 2) + _truthy(value("output_class", False))
+    ),
     # `num_outputs=N`: N outputs (NDD422 writes a python_function's as a list, NDD421 an external
     # source's must be unpacked).
     "python_function": lambda value, given, positional: int(value("num_outputs", 1)),
     "external_source": lambda value, given, positional: int(value("num_outputs", 1) or 1),
-    "element_extract": lambda value, given, positional: len(value("element_map", []) or [])
-    or "`fn.element_extract` without `element_map=`",
+    "element_extract": lambda value, given, positional: (
+        len(value("element_map", []) or []) or "`fn.element_extract` without `element_map=`"
+    ),
 }

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import Assignment, ScopeProvider
 
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.dali.tables import op_info
 from ndd_migrate.model.values import external_source
 from ndd_migrate.model.values.output_arity import canonical_path, op_outputs
 from ndd_migrate.model.values.returns import contains_return
 from ndd_migrate.model.values.returns import read as read_returns
-from ndd_migrate.dali.tables import op_info
+from ndd_migrate.syntax import cstutil, names
 
 
 @dataclass(frozen=True)
@@ -129,13 +129,17 @@ class Reader:
     ) -> Outputs | str | None:
         """Arithmetic or a comparison: one output when an operand is one and none is several;
         ``[a] + outputs`` (a list display or comprehension added) is a list of outputs."""
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add) and any(
-            isinstance(o, (cst.List, cst.ListComp)) for o in (expr.left, expr.right)
+        if (
+            isinstance(expr, cst.BinaryOperation)
+            and isinstance(expr.operator, cst.Add)
+            and any(isinstance(o, (cst.List, cst.ListComp)) for o in (expr.left, expr.right))
         ):
             return Outputs(None, "list")  # `[labels] + outputs`: a list of outputs, as long as it is at run time
         operands = (
-            [expr.left, expr.right] if isinstance(expr, cst.BinaryOperation)
-            else [expr.expression] if isinstance(expr, cst.UnaryOperation)
+            [expr.left, expr.right]
+            if isinstance(expr, cst.BinaryOperation)
+            else [expr.expression]
+            if isinstance(expr, cst.UnaryOperation)
             else [expr.left, *(c.comparator for c in expr.comparisons)]
         )
         found = [self.of(o, function, depth + 1) for o in operands]
@@ -170,11 +174,20 @@ class Reader:
             return ONE
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("gpu", "cpu") and not call.args:
             inner = self.of(call.func.value, function, depth + 1)
-            return ONE if inner == ONE or inner is None else f"`{cstutil.snippet(call)}` on something that is not one output"
+            return (
+                ONE
+                if inner == ONE or inner is None
+                else f"`{cstutil.snippet(call)}` on something that is not one output"
+            )
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "shape":  # `DataNode.shape()`: one output
             inner = self.of(call.func.value, function, depth + 1)
             return ONE if inner == ONE else f"`{cstutil.snippet(call)}` on something that is not one output"
-        if isinstance(call.func, cst.Name) and call.func.value in ("tuple", "list") and len(call.args) == 1 and self._builtin(call.func):
+        if (
+            isinstance(call.func, cst.Name)
+            and call.func.value in ("tuple", "list")
+            and len(call.args) == 1
+            and self._builtin(call.func)
+        ):
             return self._conversion(call, function, depth)
         helper = self._helper(call)
         if isinstance(helper, str):
@@ -225,7 +238,11 @@ class Reader:
             return f"`{cstutil.snippet(comp)}`: each element is not known to be one output"
         inner = self.of(loop.iter, function, depth + 1)  # None: `data = [... for d in data]`, read already
         if not isinstance(inner, Outputs) or not inner.several or inner.form == "dict":
-            return inner if inner is None or isinstance(inner, str) else f"`{cstutil.snippet(comp)}` does not iterate over outputs"
+            return (
+                inner
+                if inner is None or isinstance(inner, str)
+                else f"`{cstutil.snippet(comp)}` does not iterate over outputs"
+            )
         return Outputs(inner.count, "list")
 
     def _one_of(self, expr: cst.BaseExpression, name: str) -> bool:
@@ -235,7 +252,8 @@ class Reader:
         if isinstance(expr, (cst.BinaryOperation, cst.UnaryOperation)):
             parts = [expr.left, expr.right] if isinstance(expr, cst.BinaryOperation) else [expr.expression]
             return any(self._one_of(p, name) for p in parts) and all(
-                self._one_of(p, name) or cstutil.literal_value(p) is not cstutil.NOT_LITERAL for p in parts)
+                self._one_of(p, name) or cstutil.literal_value(p) is not cstutil.NOT_LITERAL for p in parts
+            )
         if not isinstance(expr, cst.Call):
             return False
         func = expr.func
@@ -243,8 +261,9 @@ class Reader:
             return self._one_of(func.value, name)
         path = names.fn_path(names.dali_name(self.resolver, func))
         positional = [a.value for a in expr.args if a.keyword is None]
-        return (path is not None and op_outputs(path, expr) == 1 and bool(positional)
-                and self._one_of(positional[0], name))
+        return (
+            path is not None and op_outputs(path, expr) == 1 and bool(positional) and self._one_of(positional[0], name)
+        )
 
     def _builtin(self, name: cst.Name) -> bool:
         scope = self.resolver.get_metadata(ScopeProvider, name, None)
@@ -602,22 +621,35 @@ def read_function(resolver, pipeline, is_reader) -> list[tuple[cst.CSTNode, str,
         return canonical_path(names.fn_path(names.dali_name(resolver, call.func)))
 
     anchor = next(
-        (i for i, stmt in enumerate(body) if (call := cstutil.assigned_call(stmt)) is not None
-         and (is_reader(call) or dali_path(call) == "external_source")),
+        (
+            i
+            for i, stmt in enumerate(body)
+            if (call := cstutil.assigned_call(stmt)) is not None
+            and (is_reader(call) or dali_path(call) == "external_source")
+        ),
         None,
     )
     for stmt in body[:anchor] if anchor is not None else ():
         if contains_return(stmt):  # the reader is created once, before the loop
-            problems.append((
-                stmt, "a `return` before the reader: dynamic mode creates the reader once, before the loop, on every path",
-                "create the reader first, or make two pipeline functions",
-            ))
+            problems.append(
+                (
+                    stmt,
+                    "a `return` before the reader: dynamic mode creates the reader once, before the loop, on every path",
+                    "create the reader first, or make two pipeline functions",
+                )
+            )
     rets = pipeline.returns.all
     reader = pipeline.top_level_readers[0] if pipeline.reader_index is not None else None
     finder = Reader(resolver, reader)
     found = [finder.returned(ret.value, pipeline.node) for ret in rets]
     for call, helper in dict.fromkeys(finder.helper_readers):
-        problems.append((call, f"`{helper}` creates a reader: called for every batch, it would restart the epoch each time", HELPER_READER_HINT))
+        problems.append(
+            (
+                call,
+                f"`{helper}` creates a reader: called for every batch, it would restart the epoch each time",
+                HELPER_READER_HINT,
+            )
+        )
     for ret, one in zip(rets, found):
         why = pipeline_def_problem(ret.value, one)
         if why is not None:

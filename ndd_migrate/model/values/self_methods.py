@@ -157,6 +157,7 @@ def _binds_param(scope: cst.FunctionDef | cst.Lambda, name: str) -> bool:
 def _rebinds(method: cst.FunctionDef, name: str) -> bool:
     """``self`` assigned in the function (``self = other``), or a parameter of a function nested in
     it: the call may no longer run the class's method."""
+
     class Binds(cst.CSTVisitor):
         found = False
 
