@@ -259,6 +259,10 @@ def test_region_finds_what_the_whole_module_finds(name, text):
     source = _padded(text)
     for policy in (Policy.check(), Policy.check(fix=True)):
         narrow = transform(source, "m.py", policy)
+        if policy.fix and narrow.diagnostics:
+            # With findings, `check --fix` leaves the region for the whole module (engine/transform.py):
+            # both sides would run the same passes over the same text.
+            continue
         whole = transform(source, "m.py", policy, narrow=False)
         assert narrow.error == whole.error
         assert narrow.diagnostics == whole.diagnostics

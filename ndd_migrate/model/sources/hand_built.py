@@ -36,7 +36,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
 
 from ndd_migrate.dali import pipeline_args
-from ndd_migrate.syntax import names
+from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 
@@ -120,7 +120,7 @@ def desugar(module: cst.Module, source: str | None = None) -> tuple[cst.Module, 
             if decorator is None:
                 done.refused[line] = "`Pipeline` is not imported by name from `nvidia.dali`: the graph cannot be read"
                 continue
-            func = _fresh(f"{var}_batches", used)
+            func = cstutil.fresh(f"{var}_batches", used)
             *statements, last = block.body.body
             outputs = last.body[0].value.args
             if len(outputs) == 1 and not outputs[0].star:
@@ -507,14 +507,6 @@ def _all_names(module: cst.Module) -> set[str]:
     found = _Names()
     module.visit(found)
     return found.read | found.bound
-
-
-def _fresh(base: str, used: set[str]) -> str:
-    name, n = base, 2
-    while name in used:
-        name, n = f"{base}_{n}", n + 1
-    used.add(name)
-    return name
 
 
 # -- writing ------------------------------------------------------------------------------------
