@@ -162,10 +162,14 @@ def _outcome(source: str, path: str, policy: Policy):
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_rules_same_on_pieces(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``deep_equals`` (above) cannot see a node shared between two places of the joined tree, which
+    would confuse the metadata providers (they key on node identity). ``migrate`` resolves every
+    provider and every conversion rule over the tree; ``check`` reads the same providers over the same
+    parse, so one policy is the whole of what this adds to the tree tests."""
     source = path.read_text()
-    for policy in (Policy.migrate(), Policy.check()):
-        whole = _outcome(source, str(path), policy)
-        with monkeypatch.context() as patch:
-            patch.setattr(cstparse, "CHUNK_BYTES", 1)  # every boundary the cutter allows
-            pieces = _outcome(source, str(path), policy)
-        assert pieces == whole
+    policy = Policy.migrate()
+    whole = _outcome(source, str(path), policy)
+    with monkeypatch.context() as patch:
+        patch.setattr(cstparse, "CHUNK_BYTES", 1)  # every boundary the cutter allows
+        pieces = _outcome(source, str(path), policy)
+    assert pieces == whole
