@@ -931,3 +931,84 @@ def test_an_iterator_over_a_source_that_stops_keeps_its_pipeline_otherwise(chang
     found = [d for d in result.diagnostics if d.needs_human]
     assert found and found[0].code in ("NDD008", "NDD421") and why in found[0].hint, found
     assert "dali_iterator_source_epochs" not in out and "return batches" not in out
+
+
+HANDED = """\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIGenericIterator
+
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=None)
+def train_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+    return labels
+
+{callee}
+
+def loader(root):
+    pipe = train_pipe(root)
+    pipe.build()
+    it = DALIGenericIterator(pipe, ["label"], reader_name="Reader")
+    return {use}
+"""
+
+
+@pytest.mark.parametrize(
+    "callee, use, why",
+    [
+        ("", "len(it)", "`len()` of the iterator"),
+        ("", "it.size", "`.size` has no counterpart"),
+        ("", "next(it)", "`next()` of the iterator"),
+        (
+            "def epoch(loader):\n    for b in loader:\n        pass\n    loader.reset()\n",
+            "epoch(it)",
+            "`epoch`, which uses `.reset`",
+        ),
+        ("def count(loader):\n    return len(loader)\n", "count(it)", "`count`, which calls `len()`"),
+        (
+            "class Keep:\n    def __init__(self, loader):\n        self.loader = loader\n",
+            "Keep(it)",
+            "`Keep`, which keeps it",
+        ),
+        (
+            "class Keep:\n    def __init__(self, x, *, loader):\n        self.loader = loader\n",
+            "Keep(1, loader=it)",
+            "`Keep`, which keeps it",
+        ),
+    ],
+)
+def test_a_use_the_epoch_generator_cannot_take_keeps_the_pipeline(callee, use, why):
+    """Each use of the iterator is followed, into the module's own functions and classes: a use a
+    generator of one epoch cannot take keeps the pipeline, with the reason; no converted loader is
+    left with a TODO at a `len()` that would fail."""
+    text = HANDED.format(callee=callee, use=use)
+    out, result = migrate_text(text)
+    found = [d for d in result.diagnostics if d.needs_human]
+    assert [d.code for d in found] == ["NDD008"] and why in found[0].message, [d.message for d in found]
+    assert re.sub(r"(?m)^[ \t]*# TODO\(ndd-migrate\): .*\n(^[ \t]*#   .*\n)*", "", out) == text
+
+
+def test_an_iterator_handed_to_a_function_that_loops_over_it_once_is_one_epoch():
+    text = HANDED.format(callee="def epoch(loader):\n    for b in loader:\n        print(b)\n", use="epoch(it)")
+    out, result = migrate_text(text)
+    assert [d for d in result.diagnostics if d.needs_human] == []
+    assert "return epoch(next(it))" in out
+
+
+def test_a_value_that_only_shares_the_iterators_name_is_left_alone():
+    """Values, not names: `it` of another function is a list, and its `len()` and loop stay."""
+    other = "\n\ndef plain():\n    it = [1, 2]\n    for x in it:\n        print(x)\n    return len(it)\n"
+    text = HANDED.format(callee="", use="list(it)") + other
+    out, result = migrate_text(text)
+    assert [d for d in result.diagnostics if d.needs_human] == []
+    assert "return list(next(it))" in out and out.endswith(other)
+
+
+@pytest.mark.parametrize("use, why", [("(it.size, len(it))", "`.size`"), ("(len(it), it.size)", "`len()`")])
+def test_the_reason_is_the_first_use_in_the_file(use, why):
+    """The iterator's uses are a set: the reason reported is the first in the text, so that a second
+    run writes the same TODO (not a second one beside it)."""
+    out, result = migrate_text(HANDED.format(callee="", use=use))
+    found = [d for d in result.diagnostics if d.needs_human]
+    assert [d.code for d in found] == ["NDD008"] and why in found[0].message
+    assert migrate_text(out)[0] == out

@@ -42,7 +42,7 @@ def nested(pipeline, updated: cst.FunctionDef) -> cst.FunctionDef:
 def head(pipeline) -> cst.Try:
     """``try: x, y = iter_setup() except StopIteration: return`` at the head of each batch."""
     call = cst.Call(cst.Name(pipeline.generator.setup_name))
-    targets = list(pipeline.feeding.fed)
+    targets = [pipeline.local_of(attr) for attr in pipeline.feeding.fed]  # `self.data` may be `self_data`
     stmt = (
         shape.expr_stmt(call)
         if not targets

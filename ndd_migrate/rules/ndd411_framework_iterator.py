@@ -194,7 +194,9 @@ class Impl(RuleImpl):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.loaders: set[str] = set()
+        # The reads of the iterators bound to a name that are rewritten (original nodes, found by
+        # scope when the module is entered: a value that merely has the same name is another value).
+        self.loader_accesses: set[cst.Name] = set()
         # The reads of iterators kept in a `self` attribute that are rewritten (original nodes,
         # found when their class is entered: a method may read the attribute above `__init__`).
         self.loader_reads: set = set()
@@ -207,6 +209,20 @@ class Impl(RuleImpl):
         self.sized = None  # the helper for `size=` without `reader_name`, once an iterator needs it
         self.epochs_helper = False  # the helper that cuts epochs with the reader's metadata
         self.restarting = False  # the helper over one generator per epoch (`fn.restarts`)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for found in self.ctx.model.parents:
+            if not isinstance(found, cst.Assign) or len(found.targets) != 1:
+                continue
+            target = found.targets[0].target
+            if not isinstance(target, cst.Name) or not isinstance(found.value, cst.Call):
+                continue
+            if self._rewritten(found.value) is None:
+                continue
+            scope = self.ctx.resolver.get_metadata(ScopeProvider, found, None)
+            for assignment in scope.assignments[target.value] if scope is not None else ():
+                if getattr(assignment, "node", None) is target:
+                    self.loader_accesses.update(access.node for access in assignment.references)
 
     # -- a class deriving from a DALI iterator: reported at the class --------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -291,14 +307,25 @@ class Impl(RuleImpl):
         if scope is None or len(scope.assignments[name]) != 1:
             return f"`{name}` is bound more than once"
         for assignment in scope.assignments[name]:
-            for access in assignment.references:
+            for access in sorted(assignment.references, key=self._where):  # the first use is reported
                 parent = parents.get(access.node)
                 if isinstance(parent, cst.For) and parent.iter is access.node:
                     continue
-                if isinstance(parent, cst.Attribute) or (isinstance(parent, cst.Arg) and parent.value is access.node):
+                if isinstance(parent, cst.Arg) and parent.value is access.node:
+                    why = iterators.passed_on_misuse(parents, parents.get(parent), parent)
+                    if why:
+                        return f"the iterator `{name}`: {why}"
                     continue
+                if isinstance(parent, cst.Attribute) and parent.value is access.node:
+                    if parent.attr.value == "reset" and _is_statement_call(parents, parent):
+                        continue
+                    return f"the iterator `{name}`: `.{parent.attr.value}` has no counterpart on the epoch generator"
                 return f"the iterator `{name}` is used in a `{type(parent).__name__}`"
         return None
+
+    def _where(self, access) -> tuple[int, int]:
+        position = self.ctx.positions(access.node)
+        return (position.start.line, position.start.column) if position is not None else (0, 0)
 
     # -- the pipeline call site: `pipe = p(...)` → `pipe_meta, pipe = p(...)` --------------------
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
@@ -326,13 +353,6 @@ class Impl(RuleImpl):
             )
             pair = cst.Tuple([meta, cst.Element(cst.Name(target.value))], lpar=[], rpar=[])
             return updated.with_changes(targets=[updated.targets[0].with_changes(target=pair)], value=value)
-        if (
-            isinstance(original.value, cst.Call)
-            and self.dali_name(original.value.func) in iterators.TORCH_ITERATORS
-            and isinstance(updated.value, cst.Call)
-            and _is_helper_call(updated.value)
-        ):
-            self.loaders.add(target.value)  # the DALI iterator was rewritten
         return updated
 
     # -- the iterator ------------------------------------------------------------------------
@@ -463,41 +483,23 @@ class Impl(RuleImpl):
 
     # -- the loop: `for data in loader` → `for data in next(loader)`; `loader.reset()` goes -------
     def leave_For(self, original: cst.For, updated: cst.For):
-        it = updated.iter
-        if (isinstance(it, cst.Name) and it.value in self.loaders) or original.iter in self.loader_reads:
-            return updated.with_changes(iter=_next(it))
+        if original.iter in self.loader_accesses or original.iter in self.loader_reads:
+            return updated.with_changes(iter=_next(updated.iter))
         return updated
 
     def _is_loader(self, node: cst.BaseExpression) -> bool:
-        return isinstance(node, cst.Name) and node.value in self.loaders
+        return node in self.loader_accesses
 
     def _loader_passed(self, original: cst.Call, updated: cst.Call):
         """``f(loader)`` → ``f(next(loader))``: the callee gets one epoch, as it iterated the DALI
-        iterator once; ``len(loader)``, ``next(loader)`` and ``iter(loader)`` meant something else."""
-        func = original.func
-        if isinstance(func, cst.Name) and func.value in ("len", "next", "iter"):
-            self.ctx.report(
-                self.code,
-                original,
-                f"`{func.value}()` of a DALI iterator has no counterpart on the epoch generator",
-                hint="`next(loader)` gives one epoch's iterator; count batches with the reader metadata (`pipe_meta`)",
-                fixed=False,
-            )
-            return updated
+        iterator once (what else it may do with it was checked before the pipeline converted,
+        ``_loader_uses``)."""
         self.ctx.report(self.code, original, "the iterator passed on becomes one epoch: `next(loader)`", fixed=True)
-        args = [a.with_changes(value=_next(a.value)) if self._is_loader(a.value) else a for a in updated.args]
+        args = [
+            new.with_changes(value=_next(new.value)) if self._is_loader(old.value) else new
+            for old, new in zip(original.args, updated.args)
+        ]
         return updated.with_changes(args=args)
-
-    def leave_Attribute(self, original: cst.Attribute, updated):
-        if self._is_loader(original.value) and original.attr.value != "reset":
-            self.ctx.report(
-                self.code,
-                original,
-                f"`.{original.attr.value}` of a DALI iterator has no counterpart on the epoch generator",
-                hint="use the reader metadata (`pipe_meta`) for sizes; `next(loader)` gives one epoch",
-                fixed=False,
-            )
-        return updated
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated):
         stmt = original.body[0] if len(original.body) == 1 else None
@@ -506,10 +508,7 @@ class Impl(RuleImpl):
             isinstance(call, cst.Call)
             and isinstance(call.func, cst.Attribute)
             and call.func.attr.value == "reset"
-            and (
-                (isinstance(call.func.value, cst.Name) and call.func.value.value in self.loaders)
-                or call.func.value in self.loader_reads
-            )
+            and (call.func.value in self.loader_accesses or call.func.value in self.loader_reads)
         ):
             self.ctx.report(
                 self.code, original, "`loader.reset()` removed: `next(loader)` starts the next epoch", fixed=True
@@ -609,9 +608,15 @@ def _is_import_or_docstring(stmt: cst.CSTNode) -> bool:
     )
 
 
-def _is_helper_call(call: cst.Call) -> bool:
-    names = (iterator_helper.NAME, iterator_helper.MANY_NAME, iterator_helper.SIZED_NAME, iterator_helper.SOURCE_NAME)
-    return isinstance(call.func, cst.Name) and call.func.value in names
+def _is_statement_call(parents: dict, attribute: cst.Attribute) -> bool:
+    """Is ``attribute`` called with no arguments as a statement of its own (``loader.reset()``)?"""
+    call = parents.get(attribute)
+    return (
+        isinstance(call, cst.Call)
+        and call.func is attribute
+        and not call.args
+        and isinstance(parents.get(call), cst.Expr)
+    )
 
 
 def _commas(nodes: list) -> list:
