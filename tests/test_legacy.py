@@ -1361,3 +1361,80 @@ def test_readers_whose_arguments_give_other_outputs_block(caffe):
     found = [d for d in result.diagnostics if d.code == "NDD402" and d.needs_human]
     assert found and "`ops.readers.File` in another, with different outputs" in found[0].message
     assert "class Loader(Pipeline)" in text
+
+
+SEEDED_READER = """\
+import nvidia.dali.ops as ops
+from nvidia.dali.pipeline import Pipeline
+
+
+class P(Pipeline):
+    def __init__(self, batch_size, root):
+        super().__init__(batch_size, 1, None, seed={seed})
+        self.input = ops.FileReader(file_root=root, random_shuffle=True{reader_seed})
+        self.uniform = ops.Uniform(range=[0.0, 1.0])
+
+    def define_graph(self):
+        jpegs, labels = self.input(name="Reader")
+        {body}
+"""
+
+
+@pytest.mark.parametrize(
+    "seed, reader_seed, body, expected, human",
+    [
+        ("12", "", "return [labels]", "seed=dali_op_seed(12, 0)", False),
+        ("12 + 1", "", "return [labels, self.uniform()]", "seed=dali_op_seed(12 + 1, 0)", False),
+        ("12", "", "return [self.uniform(), labels]", "seed=12", True),  # the walk meets `uniform` first
+        ("12", ", seed=5", "return [labels]", "seed=5", False),  # its own seed, as it was
+        ("-1", "", "return [labels]", None, False),  # an unseeded pipeline: the reader's own default
+    ],
+)
+def test_a_shuffling_reader_of_a_seeded_subclass_keeps_the_pipelines_order(seed, reader_seed, body, expected, human):
+    """Pipeline mode seeds the reader from the pipeline's seed; an unseeded dynamic-mode reader
+    shuffles in one fixed order. The derived seed is passed when it can be read from the graph, and
+    a changed order is reported at the reader when it cannot."""
+    out, result = migrate_text(SEEDED_READER.format(seed=seed, reader_seed=reader_seed, body=body))
+    reader = next(line for line in out.splitlines() if "ndd.readers.File(" in line)
+    if expected is None:
+        assert "seed" not in reader
+    else:
+        assert expected in reader
+    assert ("dali_op_seed" in expected if expected else False) == ("def dali_op_seed(" in out)
+    needs = [d for d in result.diagnostics if d.needs_human]
+    assert bool(needs) == human, [d.message for d in needs]
+    if human:
+        assert "sample order is not the pipeline's" in needs[0].message
+
+
+CONDITIONAL_DEVICE = """\
+import nvidia.dali.ops as ops
+from nvidia.dali.pipeline import Pipeline
+
+
+class P(Pipeline):
+    def __init__(self, batch_size, root, dali_cpu=False):
+        super().__init__(batch_size, 1, None)
+        self.input = ops.FileReader(file_root=root)
+        decoder_device = "cpu" if dali_cpu else "mixed"
+        self.decode = ops.ImageDecoder(device=decoder_device)
+        {more}
+
+    def define_graph(self):
+        jpegs, labels = self.input(name="Reader")
+        return [self.decode(jpegs), labels]
+"""
+
+
+def test_a_device_name_bound_to_a_conditional_with_mixed_becomes_gpu():
+    """The shape of DALI's ImageNet example: `"cpu" if dali_cpu else "mixed"` in `__init__`."""
+    out, result = migrate_text(CONDITIONAL_DEVICE.format(more=""))
+    assert 'decoder_device = "cpu" if dali_cpu else "gpu"' in out
+    assert [d for d in result.diagnostics if d.needs_human] == []
+
+
+def test_a_device_name_with_mixed_read_for_more_than_device_keeps_the_class():
+    out, result = migrate_text(CONDITIONAL_DEVICE.format(more="self.kind = decoder_device"))
+    needs = [d for d in result.diagnostics if d.needs_human]
+    assert needs and any('may be `"mixed"`' in d.message for d in needs), [d.message for d in needs]
+    assert "class P(Pipeline)" in out

@@ -158,3 +158,22 @@ def test_parallel_run_gives_the_same_output_as_serial(tmp_path):
     parallel = runner.run(paths, Policy.migrate(), jobs=2)
     assert [r.new_source for r in serial.results] == [r.new_source for r in parallel.results]
     assert all(r.changed for r in parallel.results)
+
+
+RANDOM = PIPELINE.replace("    return data\n", "    return fn.random.coin_flip(), data\n").replace(
+    "@pipeline_def(batch_size=2)", "@pipeline_def(batch_size=2, seed=3)"
+)
+
+
+@pytest.mark.parametrize("flags", [(), ("--diff",)])
+def test_random_draws_are_said_once_per_run(tmp_path, cli, flags):
+    """What changes by design is said once, where the user reads: in the summary, not per file."""
+    write(tmp_path / "a.py", RANDOM)
+    write(tmp_path / "b.py", RANDOM.replace("def p(", "def q("))
+    result = cli("migrate", *flags, tmp_path)
+    assert result.stderr.count("random operators now draw from `ndd.random.RNG`") == 1, result.stderr
+
+
+def test_no_word_on_random_draws_without_random_operators(tmp_path, cli):
+    write(tmp_path / "a.py", PIPELINE)
+    assert "ndd.random.RNG" not in cli("migrate", tmp_path).stderr

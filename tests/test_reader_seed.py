@@ -70,9 +70,14 @@ def test_reader_first_in_the_graph_gets_the_pipelines_seed_for_it(body, outputs)
     ],
 )
 def test_reader_elsewhere_shuffles_with_the_pipeline_seed(body, outputs):
-    out = migrated(body=body, outputs=outputs)
+    """Seeded and rank-dependent as before, but not the pipeline's order: said at the reader and
+    in the list of what needs a human, not only in the docs."""
+    out, result = migrate_text(PIPELINE.format(reader=", random_shuffle=True", body=body, outputs=outputs))
     assert "random_shuffle=True, seed=seed)" in out
     assert "dali_op_seed" not in out
+    found = [d for d in result.diagnostics if d.code == "NDD105" and d.needs_human]
+    assert found and "sample order is not the pipeline's" in found[0].message
+    assert "# TODO(ndd-migrate): NDD105 the sample order is not the pipeline's" in out
 
 
 @pytest.mark.parametrize("reader", ["", ", random_shuffle=False", ", random_shuffle=True, seed=3"])

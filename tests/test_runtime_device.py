@@ -78,3 +78,27 @@ def test_device_given_through_a_name_holding_the_function():
     loop = "\nfor make in (pipe, other):\n    a = make('/d', 'mixed')\n"
     text, _ = migrate_text(HEAD + "def pipe(root, device='cpu'):\n" + BODY + "\n\n" + other + loop)
     assert "a = make('/d', 'mixed')" in text and text.count('device = "gpu" if device == "mixed" else device') == 2
+
+
+LOCAL = (
+    "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2)\n"
+    "def pipe(root, cpu=False):\n"
+    "    jpegs, labels = fn.readers.file(file_root=root)\n"
+    '    decoder_device = "cpu" if cpu else "mixed"\n'
+    "    images = fn.decoders.image(jpegs, device=decoder_device)\n"
+    "{more}"
+    "    return images, labels\n"
+)
+
+
+def test_a_local_holding_mixed_read_only_as_a_decoder_device_is_rewritten():
+    """The shape of DALI's ImageNet example: a conditional local, not a parameter or a constant."""
+    text, result = migrate_text(LOCAL.format(more=""))
+    assert 'decoder_device = "cpu" if cpu else "gpu"\n' in text and "device=decoder_device" in text
+    assert [d for d in result.diagnostics if d.needs_human] == []
+
+
+def test_a_local_holding_mixed_read_elsewhere_too_is_reported():
+    text, result = migrate_text(LOCAL.format(more="    images = fn.resize(images, size=8, device=decoder_device)\n"))
+    assert ["NDD424"] == [d.code for d in result.diagnostics if d.needs_human]
+    assert '"mixed"' in text and '# TODO(ndd-migrate): NDD424 ndd rejects "mixed"' in text

@@ -25,6 +25,15 @@ from ndd_migrate.dali.tables import op_info
 from ndd_migrate.syntax import cstutil, names
 
 NAME = "dali_op_seed"
+#: Said at a reader given the pipeline's ``seed`` (not the first operator): the order changes.
+OTHER_ORDER = (
+    "the reader's sample order is not the pipeline's: the seed DALI derived for it cannot be read from "
+    "this graph, so it shuffles with the pipeline's `seed`"
+)
+OTHER_ORDER_HINT = (
+    "the sample order is not the pipeline's (it shuffles with the pipeline's `seed`, not the seed DALI "
+    "derived for it): give the reader a `seed=` of its own in both versions to keep one order"
+)
 
 HELPER = '''
 def dali_op_seed(pipeline_seed, op_index):
@@ -91,18 +100,52 @@ def reader_comes_first(pipeline, dali_name) -> bool:
         return False
     if pipeline.conditionals_enabled or pipeline.source is not None:
         return False
+
+    def info_of(call: cst.Call):
+        path = names.fn_path(dali_name(call.func) or "")
+        return op_info(path) if path else None
+
+    reader = reader_call(pipeline)
+    return _walk_reaches_reader(pipeline.node.body.body, reader, pipeline.reader_outputs, info_of)
+
+
+def legacy_reader_comes_first(pipeline, dali_name) -> bool:
+    """:func:`reader_comes_first` for a ``Pipeline`` subclass: its ``define_graph``, whose operators
+    are the objects ``__init__`` made (``self.decode(self.jpegs)``) or ``fn.*`` calls; what the reader
+    gives may be kept in ``self`` attributes (``self.jpegs, self.labels = self.input(name="Reader")``)."""
+    if (
+        pipeline.graph is None
+        or pipeline.reader_call is None
+        or pipeline.reader_branches
+        or pipeline.setup is not None
+        or pipeline.branch_forms
+    ):
+        return False
+
+    def info_of(call: cst.Call):
+        op = pipeline.op_calls.get(call)
+        if op is not None:
+            return op.info
+        path = names.fn_path(dali_name(call.func) or "")
+        return op_info(path) if path else None
+
+    return _walk_reaches_reader(pipeline.graph.body.body, pipeline.reader_call, pipeline.reader_outputs, info_of)
+
+
+def _walk_reaches_reader(body, reader: cst.Call, outputs: int | None, info_of) -> bool:
+    """Straight-line ``body`` ending in ``return``: does the walk from its first output reach
+    ``reader`` first? ``info_of(call)``: the operator a call is, or None."""
     bound: dict[str, object] = {}
-    for index, stmt in enumerate(pipeline.node.body.body):
-        if index == pipeline.reader_index:
-            _bind_reader(stmt.body[0].targets[0].target, pipeline.reader_outputs, bound)
-            continue
+    for stmt in body:
         if not isinstance(stmt, cst.SimpleStatementLine):
             return False
         for small in stmt.body:
             if isinstance(small, cst.Return):
-                return _returned_first(small.value, bound, dali_name) == _READER
-            if isinstance(small, cst.Assign):
-                _bind(small, bound, dali_name)
+                return _returned_first(small.value, bound, info_of) == _READER
+            if isinstance(small, cst.Assign) and small.value is reader and len(small.targets) == 1:
+                _bind_reader(small.targets[0].target, outputs, bound)
+            elif isinstance(small, cst.Assign):
+                _bind(small, bound, info_of)
             elif not isinstance(small, (cst.Expr, cst.Pass)):
                 return False
     return False
@@ -113,54 +156,61 @@ def _bind_reader(target: cst.BaseExpression, outputs: int | None, bound: dict) -
     their list."""
     for name in _names(target):
         bound[name] = _READER
-    if isinstance(target, cst.Name) and (outputs or 1) > 1:
-        bound[target.value] = _READER_OUTPUTS
+    if _key(target) is not None and (outputs or 1) > 1:
+        bound[_key(target)] = _READER_OUTPUTS
 
 
-def _bind(assign: cst.Assign, bound: dict, dali_name) -> None:
+def _bind(assign: cst.Assign, bound: dict, info_of) -> None:
     """The names ``assign`` binds hold what the walk reaches first from its value; names unpacked
     from it, nothing known."""
-    value = _first_input(assign.value, bound, dali_name)
+    value = _first_input(assign.value, bound, info_of)
     for target in assign.targets:  # `a, b = fn.op(x)`: which output is which is not read
         for name in _names(target.target):
-            bound[name] = value if isinstance(target.target, cst.Name) else None
+            bound[name] = value if _key(target.target) is not None else None
 
 
-def _returned_first(value: cst.BaseExpression | None, bound: dict, dali_name):
+def _returned_first(value: cst.BaseExpression | None, bound: dict, info_of):
     """What the walk reaches first from the first output returned (the first element of a tuple
-    display), or None."""
-    if isinstance(value, cst.Tuple):
+    or list display), or None."""
+    if isinstance(value, (cst.Tuple, cst.List)):
         if not value.elements or isinstance(value.elements[0], cst.StarredElement):
             return None
         value = value.elements[0].value
-    return _first_input(value, bound, dali_name)
+    return _first_input(value, bound, info_of)
+
+
+def _key(target: cst.BaseExpression) -> str | None:
+    """What a name or a ``self`` attribute is bound under (``"self.x"``); None for anything else."""
+    if isinstance(target, cst.Name):
+        return target.value
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+        return f"self.{target.attr.value}"
+    return None
 
 
 def _names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
     if isinstance(target, (cst.Tuple, cst.List)):
         return [n for e in target.elements for n in _names(e.value)]
-    return []  # an attribute or subscript binds no name
+    key = _key(target)
+    return [key] if key is not None else []  # a subscript, or another attribute, binds nothing known
 
 
-def _first_input(expr: cst.BaseExpression, bound: dict, dali_name):
+def _first_input(expr: cst.BaseExpression, bound: dict, info_of):
     """What the graph walk reaches first from ``expr``: the reader, another operator, or None."""
-    if isinstance(expr, cst.Name):
-        return bound.get(expr.value)
+    if _key(expr) is not None:
+        return bound.get(_key(expr))
     if (
         isinstance(expr, cst.Subscript)
-        and isinstance(expr.value, cst.Name)
-        and bound.get(expr.value.value) == _READER_OUTPUTS
+        and _key(expr.value) is not None
+        and bound.get(_key(expr.value)) == _READER_OUTPUTS
     ):
         return _READER  # `out[0]` of the reader's outputs: a Python list in pipeline mode
     if not isinstance(expr, cst.Call):
         return None
     func = expr.func
     if isinstance(func, cst.Attribute) and func.attr.value in ("gpu", "cpu") and not expr.args:
-        return _first_input(func.value, bound, dali_name)
-    path = names.fn_path(dali_name(func) or "")
-    info = op_info(path) if path else None
+        return _first_input(func.value, bound, info_of)
+    info = info_of(expr)
     if info is None or info.reader:
         return None
     positional = [a for a in expr.args if a.keyword is None]
@@ -168,7 +218,7 @@ def _first_input(expr: cst.BaseExpression, bound: dict, dali_name):
         return _OTHER  # an operator without inputs is added before anything it feeds
     if positional[0].star:
         return None
-    return _first_input(positional[0].value, bound, dali_name)
+    return _first_input(positional[0].value, bound, info_of)
 
 
 def shuffles_unseeded(call: cst.Call) -> bool:
@@ -184,3 +234,46 @@ def seed_value(first: bool) -> cst.BaseExpression:
     if first:
         return cst.parse_expression(f"{NAME}(seed, 0)")
     return cst.Name("seed")
+
+
+def legacy_seed(pipeline) -> cst.BaseExpression | None:
+    """The ``seed=`` a ``Pipeline`` subclass gives ``super().__init__``, unless it is pipeline mode's
+    "not set" (``None``, ``-1``)."""
+    seed = pipeline.settings.get("seed")
+    if seed is None or (isinstance(seed, cst.Name) and seed.value == "None"):
+        return None
+    value = cstutil.literal_value(seed)
+    return None if isinstance(value, int) and not isinstance(value, bool) and value == -1 else seed
+
+
+def seeded(seed: cst.BaseExpression) -> cst.Call:
+    """``dali_op_seed(<seed>, 0)``."""
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return cst.Call(cst.Name(NAME), [cst.Arg(seed, comma=comma), cst.Arg(cst.Integer("0"))])
+
+
+def with_helper(module: cst.Module, after: set[str]) -> cst.Module:
+    """``module`` with :data:`HELPER` defined once: right after the first top-level function named
+    in ``after`` (the pipeline functions that call it; defined before any of them runs), or after
+    the imports when those are nested in a function or class. Unchanged when ``after`` is empty or
+    the module has it from an earlier run."""
+    if not after:
+        return module
+    body = list(module.body)
+    if any(isinstance(s, cst.FunctionDef) and s.name.value == NAME for s in body):
+        return module  # a module migrated before, now with another pipeline
+    found = [i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef) and s.name.value in after]
+    index = min(found) + 1 if found else _after_imports(body)
+    helper = cst.parse_module(HELPER.lstrip("\n")).body[0]
+    helper = helper.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+    return module.with_changes(body=[*body[:index], helper, *body[index:]])
+
+
+def _after_imports(body: list) -> int:
+    """The index of the first top-level statement after the docstring and the leading imports."""
+    for index, stmt in enumerate(body):
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
+        if isinstance(small, (cst.Import, cst.ImportFrom)) or (index == 0 and isinstance(small, cst.Expr)):
+            continue
+        return index
+    return len(body)

@@ -38,10 +38,19 @@ def _lines(data: bytes) -> list[bytes]:
     return [line for line in _AFTER_NEWLINE.split(data) if line]
 
 
+#: Said once per run in which the migration made random operators draw from an ``ndd.random.RNG``:
+#: what changes by design, and how the rest is proven.
+RANDOM_DRAWS = (
+    "note: random operators now draw from `ndd.random.RNG`: the same seed gives other values than "
+    "pipeline mode did (by design); the samples and their order are kept, except where a reader is "
+    "listed below. `ndd-migrate verify ORIGINAL MIGRATED` proves the rest equal."
+)
+
+
 def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: bool = False) -> None:
-    """The counts line (not with ``quiet``), the files that failed and every place left for a
-    human. Paths, messages, hints and codes are user or rule text, escaped so rich does not read
-    ``.tensors[i]`` or ``x[/]b.py`` as markup."""
+    """The counts line and the note on random draws (not with ``quiet``), the files that failed and
+    every place left for a human. Paths, messages, hints and codes are user or rule text, escaped so
+    rich does not read ``.tensors[i]`` or ``x[/]b.py`` as markup."""
     results = summary.results
     scanned = len(results)
     changed = len(summary.changed)
@@ -53,6 +62,8 @@ def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: 
             f"{scanned - changed - failed} unchanged, {failed} failed",
             soft_wrap=True,
         )
+        if _draws_from_rng(summary):
+            console.print(escape(RANDOM_DRAWS), soft_wrap=True)
     for result in summary.failed:
         console.print(
             f"[red]error[/] {escape(printable(result.error.location()))}: {escape(result.error.message)}",
@@ -70,3 +81,11 @@ def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: 
             f"\n      → {escape(advice)}",
             soft_wrap=True,
         )
+
+
+def _draws_from_rng(summary: RunSummary) -> bool:
+    """Did the migration create an ``ndd.random.RNG`` in a file (random operators draw from it)?"""
+    return any(
+        "random.RNG(" in (result.new_source or "") and "random.RNG(" not in (result.old_source or "")
+        for result in summary.changed
+    )

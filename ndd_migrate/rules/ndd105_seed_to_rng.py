@@ -22,7 +22,8 @@ RULE = Rule(
         "`ndd.random.RNG(seed=S)`, also created once. A shuffling reader (`random_shuffle=`) without `seed=` "
         "gets the seed the pipeline gave it, `seed=dali_op_seed(seed, 0)` (a helper inserted after the "
         "function: word 0 of `std::seed_seq{seed}`, as DALI's C++ pipeline derives it for the first operator "
-        "of its graph), when the code shows the reader is that first operator; otherwise `seed=seed`. "
+        "of its graph), when the code shows the reader is that first operator; otherwise `seed=seed`, and "
+        "the changed sample order is reported at the reader. "
         "Outside a pipeline function, `seed=` on a random op "
         "is reported (also in hand-written `ndd` code, where it is a `TypeError`)."
     ),
@@ -186,24 +187,15 @@ class Impl(RuleImpl):
         if first:
             self.helper_after.add(pipeline.node.name.value)
             message = "the reader shuffles with the seed the pipeline gave it: `dali_op_seed(seed, 0)`, the same order"
-        else:
-            message = "the reader shuffles with the pipeline's `seed`: seeded, but not the pipeline's order"
-        self.ctx.report(self.code, original, message, fixed=True)
+            self.ctx.report(self.code, original, message, fixed=True)
+        else:  # a changed order is said where the user reads: at the reader, and in the summary
+            self.ctx.report(
+                self.code, original, reader_seed.OTHER_ORDER, hint=reader_seed.OTHER_ORDER_HINT, fixed=False
+            )
         return cstutil.add_kwarg(updated, "seed", reader_seed.seed_value(first))
 
     def leave_Module(self, original: cst.Module, updated: cst.Module):
-        if not self.helper_after:
-            return updated
-        body = list(updated.body)
-        if any(isinstance(s, cst.FunctionDef) and s.name.value == reader_seed.NAME for s in body):
-            return updated  # a module migrated before, now with another pipeline
-        after = [i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef) and s.name.value in self.helper_after]
-        # right after the first pipeline function that calls it (defined before any of them runs);
-        # a pipeline nested in a function or class: after the module's imports
-        index = min(after) + 1 if after else _after_imports(body)
-        helper = cst.parse_module(reader_seed.HELPER.lstrip("\n")).body[0]
-        helper = helper.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
-        return updated.with_changes(body=[*body[:index], helper, *body[index:]])
+        return reader_seed.with_helper(updated, self.helper_after)
 
     def _ndd_seed(self, original: cst.Call, updated, dali: str):
         path = dali[len(names.NDD) + 1 :]
@@ -217,13 +209,3 @@ class Impl(RuleImpl):
                 fixed=False,
             )
         return updated
-
-
-def _after_imports(body: list) -> int:
-    """The index of the first top-level statement after the docstring and the leading imports."""
-    for index, stmt in enumerate(body):
-        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
-        if isinstance(small, (cst.Import, cst.ImportFrom)) or (index == 0 and isinstance(small, cst.Expr)):
-            continue
-        return index
-    return len(body)

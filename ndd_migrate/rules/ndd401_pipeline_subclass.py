@@ -22,7 +22,7 @@ _LEGACY_BEFORE = (
     "class TrainPipe(Pipeline):\n"
     "    def __init__(self, batch_size, num_threads, device_id, root):\n"
     "        super().__init__(batch_size, num_threads, device_id, seed=7)\n"
-    "        self.input = ops.readers.File(file_root=root, random_shuffle=True)\n"
+    "        self.input = ops.readers.File(file_root=root, random_shuffle=True, seed=42)\n"
     '        self.decode = ops.decoders.Image(device="mixed")\n'
     '        self.resize = ops.Resize(device="gpu", resize_x=224, resize_y=224)\n'
     "        self.coin = ops.random.CoinFlip(probability=0.3)\n\n"
@@ -41,7 +41,7 @@ _LEGACY_AFTER = (
     "    ndd.set_num_threads(num_threads)\n"
     "    ctx = ndd.EvalContext(device_id=device_id)\n"
     "    rng = ndd.random.RNG(seed=7)\n"
-    '    reader = ndd.readers.File(file_root=root, random_shuffle=True, name="Reader")\n'
+    '    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=42, name="Reader")\n'
     "    while True:\n"
     "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
     "            with ctx:\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.codegen import devices, input_sets, python_function, sample_shapes
+from ndd_migrate.codegen import devices, input_sets, python_function, reader_seed, sample_shapes
 from ndd_migrate.dali.tables import has_expression_form
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
@@ -27,14 +27,18 @@ RULE = Rule(
         "arguments dynamic mode rejects are dropped. Random ops get `batch_size=` (without a batch input) and "
         "`rng=`: the pipeline's RNG, or their own `ndd.random.RNG(seed=...)` when the object was created with "
         "`seed=`. `ops.Shapes(dtype=D)` + `self.shapes(x)` becomes `ndd.as_batch(x.shape, dtype=D, device=x.device)` "
-        "(dynamic mode has no `shapes` operator). The reader object becomes the reader created once. An operator chosen by an `if` of `__init__` "
+        "(dynamic mode has no `shapes` operator). The reader object becomes the reader created once; shuffling "
+        "without a `seed=` of its own in a pipeline created with one, it gets the seed DALI derived for it, "
+        "`seed=dali_op_seed(seed, 0)`, when it is the first operator of the graph walk (the same sample order), "
+        "else the pipeline's `seed`, reported at the reader (another order). An operator chosen by an `if` of `__init__` "
         '(`if dali_cpu: self.decode = ops.ImageDecoder(device="cpu") else: ...`) keeps the `if`, each '
         "constructor becoming `decode_args = dict(...)`, and its calls take `**decode_args`; a different operator in each "
         "branch also binds its function (`resize_op, resize_args = ndd.resize, dict(...)`; readers only when they "
         "give as many outputs, counted from their arguments: `ops.CaffeReader` gives images and labels unless "
         "`image_available=`/`label_available=` say otherwise), and `ops.X(...) if c else None` "
         "becomes `x_args = dict(...) if c else None`, tested as `x_args is not None` where `define_graph` tests "
-        '`self.x`. A device name of `__init__` set to `"mixed"` and only given as `device=` gets `"gpu"`. '
+        '`self.x`. A device name of `__init__` set to `"mixed"` (or to `"cpu" if cpu else "mixed"`) and only given as '
+        '`device=` gets `"gpu"`. '
         "An `ops.PythonFunction(function=f, ...)` object's calls become plain Python over the samples, as NDD422 "
         'writes `fn.python_function` (`ndd.as_batch([np.asarray(f(np.asarray(s)), order="C") for s in x.tensors])`; '
         "`np.array`, a copy, "
@@ -224,6 +228,7 @@ class Impl(RuleImpl):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._ctors: dict[cst.Call, cst.Call] = {}  # original op constructor → rewritten (self.x localized, ...)
+        self.helper_after: set[str] = set()  # the migrated classes whose reader calls `dali_op_seed`
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
@@ -285,9 +290,36 @@ class Impl(RuleImpl):
             )
             if not isinstance(call, cst.Call):
                 return call
-        if info.reader or op.several:  # several: `rng=` is in the arguments; `batch_size=` checked (legacy)
+        if info.reader:
+            return self._reader_seed(pipeline, original, call)
+        if op.several:  # several: `rng=` is in the arguments; `batch_size=` checked (legacy)
             return call
         return self._with_batch_size_and_rng(pipeline, op, call, inputs)
+
+    def _reader_seed(self, pipeline, original: cst.Call, call: cst.Call) -> cst.Call:
+        """A shuffling reader without a seed of its own in a pipeline created with ``seed=``: pipeline
+        mode gave it a seed derived from the pipeline's; a dynamic-mode reader without one shuffles
+        in one fixed order, the same on every rank. It gets the very seed DALI derived
+        (``dali_op_seed(seed, 0)``) when it is the first operator of the graph walk; otherwise the
+        pipeline's seed, and the changed order is reported at the reader
+        (ndd_migrate.codegen.reader_seed)."""
+        seed = reader_seed.legacy_seed(pipeline)
+        if seed is None or not reader_seed.shuffles_unseeded(call):
+            return call
+        if reader_seed.legacy_reader_comes_first(pipeline, self.dali_name):
+            self.helper_after.add(pipeline.node.name.value)
+            self.ctx.report(
+                self.code,
+                original,
+                "the reader shuffles with the seed the pipeline gave it: `dali_op_seed(seed, 0)`, the same order",
+                fixed=True,
+            )
+            return cstutil.add_kwarg(call, "seed", reader_seed.seeded(seed))
+        self.ctx.report(self.code, original, reader_seed.OTHER_ORDER, hint=reader_seed.OTHER_ORDER_HINT, fixed=False)
+        return cstutil.add_kwarg(call, "seed", seed)
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        return reader_seed.with_helper(updated, self.helper_after)
 
     def _ndd_args(self, pipeline, op, updated: cst.Call, inputs: list[cst.Arg]) -> list[cst.Arg]:
         """The inputs, the constructor's arguments, then the call's own, in ``ndd`` spelling."""

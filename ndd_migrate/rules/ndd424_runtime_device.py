@@ -31,8 +31,8 @@ RULE = Rule(
         'backend (the decoders): a literal "mixed" default and literal "mixed" arguments at the module\'s '
         'call sites become "gpu"; when a call site passes something that is not a literal, the function '
         'starts with `<param> = "gpu" if <param> == "mixed" else <param>`. A module constant '
-        '(`DEVICE = "mixed"`) read only as such a `device=` becomes "gpu"; read anywhere else too, it is '
-        "reported."
+        '(`DEVICE = "mixed"`) or a local of the function (`decoder_device = "cpu" if cpu else "mixed"`) read '
+        'only as such a `device=` becomes "gpu"; read anywhere else too, it is reported.'
     ),
     why='Dynamic mode rejects `device="mixed"`; a decoder on the GPU is `device="gpu"`.',
     fix_safety=FixSafety.UNSAFE,
@@ -114,8 +114,49 @@ class Impl(RuleImpl):
             params = self._device_params(pipeline, finder.found)
             if params:
                 self._plan(pipeline, params)
-            device_names += [n for n in finder.found if n not in params]
+            others = [n for n in finder.found if n not in params]
+            local = self._plan_locals(pipeline.node, others)
+            device_names += [n for n in others if n not in local]
         self._plan_constants(node, device_names)
+
+    def _plan_locals(self, function: cst.FunctionDef, device_names: list[str]) -> set[str]:
+        """A local of the pipeline function bound to "mixed" (``decoder_device = "cpu" if cpu else
+        "mixed"``, the shape of DALI's ImageNet example) and read only as ``device=`` of decoders:
+        its value is rewritten. Read anywhere else, it is reported there. The names it decides."""
+        decided = set()
+        body = list(_walk(function.body))
+        for assign in body:
+            if not (
+                isinstance(assign, cst.Assign)
+                and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)
+                and assign.targets[0].target.value in device_names
+            ):
+                continue
+            name = assign.targets[0].target.value
+            decided.add(name)
+            if not devices.has_mixed(assign.value):
+                continue
+            bound = sum(
+                isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Name) and n.target.value == name
+                for n in body
+            )
+            uses = sum(isinstance(n, cst.Name) and n.value == name for n in body)
+            if uses == bound + device_names.count(name):
+                self._constants.add(assign)
+            else:
+                self._mixed_elsewhere(assign, name)
+        return decided
+
+    def _mixed_elsewhere(self, assign: cst.Assign, name: str) -> None:
+        self.ctx.report(
+            self.code,
+            assign,
+            f'`{name}` is "mixed" and reaches a decoder\'s `device=`',
+            hint=f'ndd rejects "mixed": pass "gpu" to the decoder; `{name}` is also read '
+            'elsewhere, where it may need to stay "mixed"',
+            fixed=False,
+        )
 
     def _plan_constants(self, module: cst.Module, device_names: list[str]) -> None:
         """A module constant (``DEVICE = "mixed"``) read only as ``device=`` of decoders in migrated
@@ -134,19 +175,12 @@ class Impl(RuleImpl):
             if name in device_names and uses == 1 + device_names.count(name):
                 self._constants.add(assign)
             elif name in device_names:
-                self.ctx.report(
-                    self.code,
-                    assign,
-                    f'`{name}` is "mixed" and reaches a decoder\'s `device=`',
-                    hint=f'ndd rejects "mixed": pass "gpu" to the decoder; `{name}` is also read '
-                    'elsewhere, where it may need to stay "mixed"',
-                    fixed=False,
-                )
+                self._mixed_elsewhere(assign, name)
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         if original not in self._constants:
             return updated
-        self.ctx.report(self.code, original, 'a constant used as a decoder\'s `device=`: "mixed" → "gpu"', fixed=True)
+        self.ctx.report(self.code, original, 'a value used only as a decoder\'s `device=`: "mixed" → "gpu"', fixed=True)
         return updated.with_changes(value=devices.to_gpu(updated.value))
 
     def _device_params(self, pipeline: PipelineFunction, found: list[str]) -> dict[str, int | None]:

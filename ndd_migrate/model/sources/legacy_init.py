@@ -356,7 +356,9 @@ class InitReader(MethodReader):
         params = {p.name.value for p in cstutil.all_params(pipeline.init.params)}
         for name in sorted(counter.device_args):
             literals = counter.literals.get(name, [])
-            mixed = [lit for lit in literals if cstutil.string_value(lit) == "mixed"]
+            mixed = [
+                leaf for value in literals for leaf in _string_leaves(value) if cstutil.string_value(leaf) == "mixed"
+            ]
             if not mixed:
                 continue
             only_device = (
@@ -401,6 +403,17 @@ def _reader_count(info: OpInfo, ctor: cst.Call) -> int | None:
     return found if isinstance(found, int) else None
 
 
+def _string_leaves(value: cst.BaseExpression) -> list[cst.SimpleString] | None:
+    """The strings a string literal, or a conditional expression of them (``"cpu" if cpu else
+    "mixed"``, the shape of DALI's ImageNet example), may give; None for any other value."""
+    if isinstance(value, cst.SimpleString):
+        return [value]
+    if isinstance(value, cst.IfExp):
+        body, orelse = _string_leaves(value.body), _string_leaves(value.orelse)
+        return body + orelse if body is not None and orelse is not None else None
+    return None
+
+
 class _DeviceNames(SkipsTrivia, cst.CSTVisitor):
     """Per name: how often it is read, bound, bound to a string literal, and given as ``device=``."""
 
@@ -408,7 +421,8 @@ class _DeviceNames(SkipsTrivia, cst.CSTVisitor):
         self.reads: Counter = Counter()
         self.bound: Counter = Counter()
         self.device_args: Counter = Counter()
-        self.literals: dict[str, list[cst.SimpleString]] = {}
+        # the values bound that are strings, or conditional expressions of strings
+        self.literals: dict[str, list[cst.BaseExpression]] = {}
         self._targets: set[int] = set()
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -417,7 +431,7 @@ class _DeviceNames(SkipsTrivia, cst.CSTVisitor):
                 if isinstance(t, cst.Name):
                     self._targets.add(id(t))
                     self.bound[t.value] += 1
-                    if len(node.targets) == 1 and t is target.target and isinstance(node.value, cst.SimpleString):
+                    if len(node.targets) == 1 and t is target.target and _string_leaves(node.value) is not None:
                         self.literals.setdefault(t.value, []).append(node.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
