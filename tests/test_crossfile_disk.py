@@ -433,3 +433,26 @@ def test_an_import_cycle_ends(project):
         {"pkg/a.py": "from pkg.b import x\n", "pkg/b.py": "from pkg.a import x\n", "main.py": "from pkg.a import x\n"}
     )
     assert runner.run(["main.py"], Policy.check()).results[0].skipped
+
+
+READER_PIPES = (
+    "from nvidia.dali import fn, pipeline_def\n\n\n"
+    "@pipeline_def(batch_size=2)\n"
+    "def train_pipe():\n"
+    '    jpegs, labels = fn.readers.file(file_root="/data", name="Reader")\n'
+    "    return labels\n"
+)
+
+
+def test_a_module_migrated_before_with_a_reader_is_known_to_check_and_migrate(project, cli):
+    """The migrated shape with a reader spells `ndd` only above its loop (the reader created once):
+    a file using the pipeline is still found, by `check` and by `migrate`, when the module was
+    migrated in an earlier run (pre-commit runs on the staged files only)."""
+    project({"pkg/pipes.py": READER_PIPES})
+    assert cli("migrate", "pkg/pipes.py").exit_code == 0
+    assert crossfile.migrated_pipelines(open("pkg/pipes.py", "rb").read()) == {"train_pipe"}
+    (result,) = runner.run(["main.py"], Policy.check()).results
+    assert codes(result) == ["NDD002", "NDD003"]
+    out = cli("migrate", "main.py")
+    assert out.exit_code == 0, out.output
+    assert open("main.py").read() == MAIN.replace(USE, USED)

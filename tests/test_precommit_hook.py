@@ -84,11 +84,28 @@ PIPES = (
     "    return fn.random.uniform()\n"
 )
 MAIN = "from pkg.pipes import train_pipe\n\npipe = train_pipe()\npipe.build()\nout = pipe.run()\n"
+#: `pkg/pipes.py` as `migrate` left it in an earlier commit: a reader created once, above the loop.
+MIGRATED_PIPES = (
+    "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+    "def train_pipe(*, batch_size=2):\n"
+    '    reader = ndd.readers.File(file_root="/data", name="Reader")\n'
+    "    while True:\n"
+    "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+    "            yield labels.evaluate(),\n"
+)
 
 
-def test_a_staged_file_using_a_pipeline_of_an_unstaged_module_is_checked(tmp_path, pre_commit_home):
+@pytest.mark.parametrize(
+    "pipes, found",
+    [
+        (PIPES, ["main.py:4:1: NDD007", "pkg/pipes.py"]),  # still a pipeline: says the module converts
+        (MIGRATED_PIPES, ["main.py:4:1: NDD002", "main.py:5:7: NDD003"]),  # migrated: a generator now
+    ],
+)
+def test_a_staged_file_using_a_pipeline_of_an_unstaged_module_is_checked(tmp_path, pre_commit_home, pipes, found):
     """pre-commit passes only `main.py`, which does not mention DALI: its `build()`/`run()` on the
-    pipeline of the committed `pkg/pipes.py` are still found (ndd_migrate.model.crossfile.ProjectImports)."""
+    pipeline of the committed `pkg/pipes.py` are still found (ndd_migrate.model.crossfile.ProjectImports),
+    whether that module is still in pipeline mode or was migrated in an earlier commit."""
     rev = git(ROOT, "rev-parse", "HEAD").stdout.strip()
     if not rev or git(ROOT, "cat-file", "-e", f"{rev}:.pre-commit-hooks.yaml").returncode:
         pytest.skip("the hook definition is not committed in this checkout")
@@ -99,7 +116,7 @@ def test_a_staged_file_using_a_pipeline_of_an_unstaged_module_is_checked(tmp_pat
         f"repos:\n- repo: {ROOT}\n  rev: {rev}\n  hooks:\n  - id: ndd-migrate-check\n", encoding="utf-8"
     )
     (repo / "pkg" / "__init__.py").write_text("", encoding="utf-8")
-    (repo / "pkg" / "pipes.py").write_text(PIPES, encoding="utf-8")
+    (repo / "pkg" / "pipes.py").write_text(pipes, encoding="utf-8")
     git(repo, "add", ".")
     git(repo, "commit", "-q", "--no-verify", "-m", "pipeline mode")
     env = {**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home)}
@@ -117,4 +134,4 @@ def test_a_staged_file_using_a_pipeline_of_an_unstaged_module_is_checked(tmp_pat
     )
     output = rejected.stdout + rejected.stderr
     assert rejected.returncode != 0, output
-    assert "main.py:4:1: NDD007" in output and "pkg/pipes.py" in output, output
+    assert all(text in output for text in found), output

@@ -266,20 +266,20 @@ def _own_nodes(node):
 
 
 def _is_migrated_generator(pipeline, aliases: set[str]) -> bool:
+    """A ``while True:`` of the body that yields, in a function that spells the ``ndd`` name: in
+    the loop (no reader) or above it, where the reader is created once
+    (``reader = ndd.readers.File(...)``, then ``for ... in reader.next_epoch(...)`` in the loop)."""
     import ast
 
-    for statement in pipeline.body:
-        if (
-            isinstance(statement, ast.While)
-            and isinstance(statement.test, ast.Constant)
-            and statement.test.value is True
-        ):
-            inner = list(_own_nodes(statement))
-            if any(isinstance(n, ast.Yield) for n in inner) and any(
-                isinstance(n, ast.Name) and n.id in aliases for n in inner
-            ):
-                return True
-    return False
+    if not any(isinstance(n, ast.Name) and n.id in aliases for n in _own_nodes(pipeline)):
+        return False
+    return any(
+        isinstance(statement, ast.While)
+        and isinstance(statement.test, ast.Constant)
+        and statement.test.value is True
+        and any(isinstance(n, ast.Yield) for n in _own_nodes(statement))
+        for statement in pipeline.body
+    )
 
 
 def _is_factory_of(pipeline, pipelines: set[str]) -> bool:
