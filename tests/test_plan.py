@@ -319,3 +319,31 @@ def test_pipeline_functions_held_otherwise_stay(use, said):
     assert sorted(d.code for d in human) == ["NDD008", "NDD008"], [d.message for d in human]
     assert all(said in d.message for d in human), [d.message for d in human]
     assert TODO.sub("", out) == source
+
+
+SHOWN = (
+    "from nvidia.dali import fn, pipeline_def\n\n\n"
+    "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+    "def p():\n"
+    "    return fn.random.uniform()\n\n\n"
+    "pipe = p()\n"
+    "pipe.build()\n"
+    "out = pipe.run()\n"
+    "{use}\n"
+)
+
+
+@pytest.mark.parametrize("use", ["print(out)", "print(out[0])", "print(repr(pipe))", "del pipe", "del out"])
+def test_showing_or_deleting_a_value_does_not_block_its_pipeline(use):
+    """`print`, `repr` and `del` mean the same for the migrated value (only its text differs)."""
+    out, result = migrate_text(SHOWN.format(use=use))
+    assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
+    assert "out = next(pipe)\n" + use + "\n" in out
+
+
+def test_a_shadowed_print_is_not_taken_for_the_builtin():
+    """A callee of the module named like the builtin is followed as any other."""
+    text = "def print(x):\n    x.build()\n\n\n" + SHOWN.format(use="print(pipe)")
+    out, result = migrate_text(text)
+    assert "def print(x):\n    pass\n" in out and "print(pipe)\n" in out  # followed in: `build()` goes
+    assert [d for d in result.diagnostics if d.needs_human] == []

@@ -110,12 +110,19 @@ NEUTRAL = frozenset(
 )
 
 
+#: Builtins that only show a value: the migrated value is shown instead (its text differs, what
+#: the program does with it does not).
+SHOWN = frozenset({"print", "repr"})
+
+
 def neutral(use: Use) -> bool:
     """Does ``use`` keep its meaning without a rewrite? (A tuple of outputs indexed by a number
     gives an output: the index keeps its meaning, and the output is followed on; likewise a list
-    of pipelines.)"""
+    of pipelines.) ``print(x)``, ``repr(x)`` and ``del x`` do for any value."""
     if use.kind is None or use.kind is Kind.FUNCTIONS or use.kind is Kind.FUNCTION:
         return _neutral_for_functions(use)
+    if (use.context == ARGUMENT and use.detail in SHOWN) or (use.context == OTHER and use.detail == "Del"):
+        return True
     if use.kind is Kind.BATCHES and use.context == SUBSCRIPT:
         return use.gives is Kind.BATCH
     # A list of pipelines: its items are followed as pipelines (indexed, or the target of a loop),

@@ -8,7 +8,7 @@ import libcst as cst
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.model.types import Kind
+from ndd_migrate.model.types import OWN_MODULE, Kind
 from ndd_migrate.model.values import called_parameters
 from ndd_migrate.plan import uses
 from ndd_migrate.syntax import cstutil
@@ -235,10 +235,16 @@ class Impl(RuleImpl):
             )
         for use, reason in found.unfollowed:
             what, todo = describe(use, reason)
+            where = getattr(use.pipeline, "migrated_in", None)
+            converted = (
+                "a generator function of this module"
+                if where == OWN_MODULE
+                else "converted in another module of the run"
+            )
             self.ctx.report(
                 self.code,
                 use.node,
-                f"{what}, converted in another module of the run",
+                f"{what}, {converted}",
                 hint=f"{what}: {todo}",
                 fixed=False,
             )
