@@ -468,3 +468,30 @@ def test_migrate_renames_the_reader_and_marks_the_loop_in_one_run():
     assert "# TODO(ndd-migrate): NDD506" in once and "# TODO(ndd-migrate): NDD508" in once
     again, result = migrate_text(once)
     assert again == once and not result.changed  # the fixed point in one run
+
+
+GENERATOR = (
+    "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+    "def train_pipe(*, batch_size=2):\n"
+    '    reader = ndd.readers.File(file_root="/data", name="Reader")\n'
+    "    while True:\n"
+    "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+    "            yield labels.evaluate(),\n\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    "use, found",
+    [
+        ("pipe = train_pipe()\npipe.build()\n(x,) = pipe.run()\n", ["NDD516", "NDD516"]),
+        ("def f():\n    pipe = train_pipe()\n    return len(pipe), pipe.epoch_size('Reader')\n", ["NDD516", "NDD516"]),
+        ("pipe = train_pipe()\n(x,) = next(pipe)\n", []),  # used as the generator it is
+        ("pipe = train_pipe()\npipe = Other()\npipe.build()\n", []),  # bound to another value too
+        ("def f(pipe):\n    pipe.build()\n", []),  # a parameter: not known
+    ],
+)
+def test_pipeline_api_on_a_generator_of_the_module_is_reported(use, found):
+    """What `migrate` wrote is known to `check`: pipeline-mode API on what the module's own
+    migrated generator functions give fails at run time."""
+    result = transform(GENERATOR + use, "m.py", Policy.check())
+    assert [d.code for d in result.diagnostics] == found, [d.message for d in result.diagnostics]

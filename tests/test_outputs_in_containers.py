@@ -56,7 +56,7 @@ def test_an_item_read_back_from_a_list_of_outputs_is_rewritten_as_an_output(tail
         ("outs = [a, b]\nprint(outs[:1])\n", "`outs` (the outputs of `p`) is indexed"),
         ("flag = False\nx = a.as_cpu() if flag else None\n", "an output of `p` is used in a `IfExp`"),
         ("flag = False\nx = a if flag else pipe\n", "`a` (an output of `p`) is used in a `IfExp`"),
-        ("outs = [a, b]\nprint(outs)\n", "is passed to `print()`"),
+        ("outs = [a, b]\nsave(outs)\n", "is passed to `save()`"),
     ],
 )
 def test_a_list_of_outputs_used_otherwise_keeps_the_pipeline(tail, why):

@@ -214,10 +214,10 @@ def test_an_attribute_not_surely_one_value_blocks(more, outside):
 
 
 def test_an_unfollowed_use_of_an_attribute_names_it():
-    source = PIPE + LOADER.format(more="\n    def show(self):\n        print(self.pipe)\n", outside="")
+    source = PIPE + LOADER.format(more="\n    def show(self):\n        register(self.pipe)\n", outside="")
     human = [d for d in migrate_text(source)[1].diagnostics if d.needs_human]
     assert [d.code for d in human] == ["NDD008"]
-    assert "`self.pipe` (a `p` pipeline) is passed to `print()`" in human[0].message
+    assert "`self.pipe` (a `p` pipeline) is passed to `register()`" in human[0].message
 
 
 def test_a_pipeline_function_put_in_a_table_says_so():
@@ -347,3 +347,43 @@ def test_a_shadowed_print_is_not_taken_for_the_builtin():
     out, result = migrate_text(text)
     assert "def print(x):\n    pass\n" in out and "print(pipe)\n" in out  # followed in: `build()` goes
     assert [d for d in result.diagnostics if d.needs_human] == []
+
+
+MADE_ELSEWHERE = (
+    "from nvidia.dali import fn, pipeline_def\n\n\n"
+    "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+    "def p():\n"
+    "    return fn.random.uniform()\n\n\n"
+    "{consumer}"
+)
+CONSUMER = (
+    "class Loader:\n"
+    "    def __init__(self, pipelines):\n"
+    "        self.pipes = pipelines\n"
+    "        self.batch = pipelines[0].max_batch_size\n\n"
+    "    def __next__(self):\n"
+    "        return [pipe.share_outputs() for pipe in self.pipes]\n"
+)
+
+
+def test_a_pipeline_made_elsewhere_stays_beside_code_that_consumes_pipelines():
+    """DLE SSD's shape: a pipeline only other modules make, and a hand-written iterator that calls
+    pipeline-only API on the pipelines it is given: they may be this one."""
+    text = MADE_ELSEWHERE.format(consumer=CONSUMER)
+    out, result = migrate_text(text)
+    (found,) = [d for d in result.diagnostics if d.needs_human]
+    assert found.code == "NDD008" and "`Loader` calls `.max_batch_size`" in found.message
+    assert re.sub(r"(?m)^[ \t]*# (TODO\(ndd-migrate\):|  ).*\n", "", out) == text
+
+
+@pytest.mark.parametrize(
+    "consumer",
+    [
+        "",  # nothing consumes pipelines here
+        CONSUMER + "\n\npipe = p()\npipe.build()\n(x,) = pipe.run()\n",  # made here: its values are followed
+    ],
+)
+def test_a_pipeline_without_such_code_or_made_here_converts(consumer):
+    out, result = migrate_text(MADE_ELSEWHERE.format(consumer=consumer))
+    assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
+    assert "@pipeline_def" not in out

@@ -31,7 +31,6 @@ from ndd_migrate.io.policy import Policy
 from ndd_migrate.model import crossfile
 from ndd_migrate.model.analysis import Analyzer
 from ndd_migrate.model.sources import hand_built, subclasses
-from ndd_migrate.model.types import OWN_MODULE
 from ndd_migrate.plan.collect import collect
 from ndd_migrate.plan.uses import Plan
 from ndd_migrate.syntax import cstparse, pyparse, region, scopes
@@ -297,27 +296,12 @@ def _analysed(module: cst.Module, source: str, policy: Policy, module_names: set
     )  # `with pipe:` graphs as @pipeline_def functions
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     scopes.resolve(wrapper)
-    imported, on_disk = _with_own_generators(source, policy)
-    analyzer = Analyzer(imported, set(module_names), policy.outside_pipelines, on_disk)
+    analyzer = Analyzer(policy.imported_pipelines, set(module_names), policy.outside_pipelines, policy.migrated_on_disk)
     analyzer.model.refused_families = flat.refused
     wrapper.visit(analyzer)
     with analyzer.resolve(wrapper):  # the plan asks the analysis for names and scopes
         analyzer.model.plan = Plan(collect(analyzer))  # every use of every value a conversion changes
     return flat, built, wrapper, analyzer.model
-
-
-def _with_own_generators(source: str, policy: Policy) -> tuple[dict[str, bool], dict[str, str]]:
-    """``Policy.imported_pipelines`` and ``migrated_on_disk`` with the module's own functions in the
-    migrated shape (crossfile.migrated_pipelines: migrated before, or written by hand) added under
-    their local names: what their calls give is a generator, so pipeline-mode API on it (``.build()``,
-    ``.run()``, ``.epoch_size()``) is found here as it is in a module that imports them."""
-    own = crossfile.migrated_pipelines(source.encode("utf-8", "surrogatepass"))
-    if not own:
-        return policy.imported_pipelines, policy.migrated_on_disk
-    return (
-        {**{name: True for name in own}, **policy.imported_pipelines},
-        {**{name: OWN_MODULE for name in own}, **policy.migrated_on_disk},
-    )
 
 
 def _original_line(line_of, lines: region.Region | None, flat, built):

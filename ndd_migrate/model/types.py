@@ -123,15 +123,9 @@ class PipelineFunction:
         return name in self.decorator_args or name in self.call_site_args
 
 
-#: ``ImportedPipeline.migrated_in`` of a generator function of the module itself, in the migrated
-#: shape (migrated before, or written by hand): its calls are followed like an imported one's.
-OWN_MODULE = "this module"
-
-
 @dataclass(frozen=True)
 class ImportedPipeline:
-    """A pipeline function (or factory) that another file of the run defines (see crossfile.py), or
-    one of the module's own generator functions in the migrated shape (``OWN_MODULE``)."""
+    """A pipeline function (or factory) that another file of the run defines (see crossfile.py)."""
 
     qualname: str
     convert: bool  # migrated there, so calls here give a generator

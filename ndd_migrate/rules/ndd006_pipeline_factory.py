@@ -125,8 +125,6 @@ class Impl(RuleImpl):
         names = self.ctx.resolver.get_metadata(QualifiedNameProvider, original.name, None) or ()
         for qual in names:
             pipeline = self.ctx.model.factories.get(qual.name)
-            if getattr(pipeline, "migrated_in", None):  # a generator on disk already: nothing changes here
-                continue
             if pipeline is not None and pipeline.convert and self.ctx.applies(self.code, original):
                 self.ctx.report(
                     self.code,

@@ -3,12 +3,14 @@ migration cannot follow it."""
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.model.types import OWN_MODULE, Kind
+from ndd_migrate.model.types import Kind
 from ndd_migrate.model.values import called_parameters
 from ndd_migrate.plan import uses
 from ndd_migrate.syntax import cstutil
@@ -209,9 +211,57 @@ PIPELINE_HINTS = {
 
 _AGAIN = "then run ndd-migrate again"
 
+#: Pipeline-mode API that only a pipeline has: code calling it on a value it was given consumes
+#: pipelines (a hand-written DALI iterator: DLE SSD's `DALICOCOIterator`).
+PIPELINE_ONLY_API = frozenset({"share_outputs", "schedule_run", "release_outputs", "max_batch_size", "epoch_size"})
+
 
 class Impl(RuleImpl):
     rule = RULE
+
+    def blockers(self, pipeline):
+        """A pipeline with no call site in the module is made elsewhere; when code of the module uses
+        pipeline-only API (``.share_outputs()``, ``.max_batch_size``, ...) on values it is given,
+        those may be this pipeline's, and a generator would fail there: it stays, with the reason
+        at that code."""
+        if self.ctx.model.sites_of(pipeline) or not self._consumers:
+            return []
+        node, attr = self._consumers[0]
+        owner = self._definition_of(node)
+        where = f"`{owner}` calls" if owner else "the module calls"
+        return [
+            (
+                node,
+                f"{where} `.{attr}` on a pipeline it is given, and `{pipeline.display}` is made only outside "
+                "this module, where it may be given to it",
+                f"migrate `{owner or 'that code'}` with the code that makes the pipeline (a generator has no "
+                f"`.{attr}`: {PIPELINE_HINTS.get(attr, 'see docs/target-shape.md')}), or keep both in pipeline mode",
+            )
+        ]
+
+    @functools.cached_property
+    def _consumers(self) -> list[tuple[cst.CSTNode, str]]:
+        """``(node, attribute)`` for each use of :data:`PIPELINE_ONLY_API` on a value the analysis does
+        not know (a parameter, an attribute, a loop variable), in the order of the file."""
+        found = []
+        for node in self.ctx.model.parents:
+            if (
+                isinstance(node, cst.Attribute)
+                and node.attr.value in PIPELINE_ONLY_API
+                and self.ctx.kind(node.value) is None
+            ):
+                found.append((node, node.attr.value))
+        return sorted(found, key=lambda item: self.ctx.line_of(item[0])[:2])
+
+    def _definition_of(self, node: cst.CSTNode) -> str | None:
+        """The name of the top-level class or function ``node`` is in."""
+        parents, top = self.ctx.model.parents, None
+        current = parents.get(node)
+        while current is not None:
+            if isinstance(current, (cst.ClassDef, cst.FunctionDef)):
+                top = current.name.value
+            current = parents.get(current)
+        return top
 
     def visit_Module(self, node: cst.Module) -> None:
         found = self.ctx.model.plan
@@ -235,16 +285,10 @@ class Impl(RuleImpl):
             )
         for use, reason in found.unfollowed:
             what, todo = describe(use, reason)
-            where = getattr(use.pipeline, "migrated_in", None)
-            converted = (
-                "a generator function of this module"
-                if where == OWN_MODULE
-                else "converted in another module of the run"
-            )
             self.ctx.report(
                 self.code,
                 use.node,
-                f"{what}, {converted}",
+                f"{what}, converted in another module of the run",
                 hint=f"{what}: {todo}",
                 fixed=False,
             )
