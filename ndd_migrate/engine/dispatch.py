@@ -17,7 +17,7 @@ from ndd_migrate.engine.todos import add_todo_comments
 from ndd_migrate.model.types import ImportedPipeline, Problem
 from ndd_migrate.model.values import graph_helpers
 from ndd_migrate.plan import uses
-from ndd_migrate.syntax.cstutil import TRIVIA
+from ndd_migrate.syntax.cstutil import TRIVIA, snippet
 
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
@@ -134,12 +134,13 @@ class Dispatcher(cst.CSTTransformer):
         if converter is None or len(elsewhere) != len(pipeline.problems):
             return
         first = elsewhere[0]
-        why = f"at line {self.ctx.line_of(first.node)[0]}, {first.message}"
+        # The TODO quotes the code, not the line: lines move when TODOs are added, and a second run
+        # would write the TODO again.
         self.ctx.report(
             converter.code,
             pipeline.node,
-            f"`{pipeline.display}` not migrated: {why}",
-            hint=f"not migrated: {why}" + _advice(first, pipeline),
+            f"`{pipeline.display}` not migrated: at line {self.ctx.line_of(first.node)[0]}, {first.message}",
+            hint=f"not migrated: at `{snippet(first.node)}`, {first.message}" + _advice(first, pipeline),
             fixed=False,
             manual=True,
         )
