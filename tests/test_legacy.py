@@ -390,14 +390,6 @@ BLOCKED = {
         _conditional("    self.op = ops.Flip(horizontal=1)\nelse:\n    self.op = flip_by_hand\n"),
         "`self.op` is an operator in one place and a value in another",
     ),
-    "a device name holding mixed used otherwise": (
-        legacy(
-            "super().__init__(batch_size, num_threads, device_id)\ndev = 'mixed'\nprint(dev)\n"
-            "self.op = ops.ImageDecoder(device=dev)\n",
-            "return self.op(fn.random.uniform(shape=[2]))",
-        ),
-        '`dev` may be `"mixed"`, which dynamic mode rejects',
-    ),
     "an operator or none used otherwise": (
         legacy(
             "super().__init__(batch_size, num_threads, device_id)\nself.op = ops.Flip() if cpu else None\n",
@@ -1433,8 +1425,10 @@ def test_a_device_name_bound_to_a_conditional_with_mixed_becomes_gpu():
     assert [d for d in result.diagnostics if d.needs_human] == []
 
 
-def test_a_device_name_with_mixed_read_for_more_than_device_keeps_the_class():
-    out, result = migrate_text(CONDITIONAL_DEVICE.format(more="self.kind = decoder_device"))
-    needs = [d for d in result.diagnostics if d.needs_human]
-    assert needs and any('may be `"mixed"`' in d.message for d in needs), [d.message for d in needs]
-    assert "class P(Pipeline)" in out
+def test_a_device_name_with_mixed_read_for_more_than_device_keeps_its_value_and_is_mapped():
+    """The ResNet-50 example: `padding = 211025920 if decoder_device == "mixed" else 0` reads it too."""
+    more = 'padding = 211025920 if decoder_device == "mixed" else 0'
+    out, result = migrate_text(CONDITIONAL_DEVICE.format(more=more))
+    assert [d for d in result.diagnostics if d.needs_human] == []
+    assert 'decoder_device = "cpu" if dali_cpu else "mixed"' in out
+    assert 'device="gpu" if decoder_device == "mixed" else decoder_device' in out

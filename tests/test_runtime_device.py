@@ -62,9 +62,10 @@ def test_module_constant_read_only_as_a_decoder_device_rewritten():
     assert "DEVICE = 'gpu'\n" in text and "device=DEVICE" in text
 
 
-def test_module_constant_read_elsewhere_left_alone():
-    text, _ = migrate_text(CONST + CONST_BODY + "\nprint(DEVICE)\n")
-    assert '# TODO(ndd-migrate): NDD424 ndd rejects "mixed"' in text and "DEVICE = 'mixed'\n" in text
+def test_module_constant_read_elsewhere_keeps_its_value_and_the_decoder_maps_it():
+    text, result = migrate_text(CONST + CONST_BODY + "\nprint(DEVICE)\n")
+    assert "DEVICE = 'mixed'\n" in text and 'device="gpu" if DEVICE == "mixed" else DEVICE' in text
+    assert [d for d in result.diagnostics if d.needs_human] == []
 
 
 def test_device_given_through_a_name_holding_the_function():
@@ -98,7 +99,15 @@ def test_a_local_holding_mixed_read_only_as_a_decoder_device_is_rewritten():
     assert [d for d in result.diagnostics if d.needs_human] == []
 
 
-def test_a_local_holding_mixed_read_elsewhere_too_is_reported():
-    text, result = migrate_text(LOCAL.format(more="    images = fn.resize(images, size=8, device=decoder_device)\n"))
-    assert ["NDD424"] == [d.code for d in result.diagnostics if d.needs_human]
-    assert '"mixed"' in text and '# TODO(ndd-migrate): NDD424 ndd rejects "mixed"' in text
+def test_a_local_holding_mixed_read_elsewhere_too_keeps_its_value_and_the_decoder_maps_it():
+    """The ResNet-50 example's lineage: `padding = ... if decoder_device == "mixed" else 0` needs the
+    value as it was; only the decoder's `device=` may not be "mixed"."""
+    more = '    padding = 211025920 if decoder_device == "mixed" else 0\n'
+    text, result = migrate_text(
+        LOCAL.format(more=more).replace(
+            "device=decoder_device)", "device=decoder_device, device_memory_padding=padding)"
+        )
+    )
+    assert 'decoder_device = "cpu" if cpu else "mixed"' in text and 'if decoder_device == "mixed" else 0' in text
+    assert 'device="gpu" if decoder_device == "mixed" else decoder_device' in text
+    assert [d for d in result.diagnostics if d.needs_human] == []

@@ -38,7 +38,8 @@ RULE = Rule(
         "`image_available=`/`label_available=` say otherwise), and `ops.X(...) if c else None` "
         "becomes `x_args = dict(...) if c else None`, tested as `x_args is not None` where `define_graph` tests "
         '`self.x`. A device name of `__init__` set to `"mixed"` (or to `"cpu" if cpu else "mixed"`) and only given as '
-        '`device=` gets `"gpu"`. '
+        '`device=` gets `"gpu"`; read for more (`padding = ... if decoder_device == "mixed" else 0`), it keeps its '
+        'value and the operators get `"gpu" if decoder_device == "mixed" else decoder_device`. '
         "An `ops.PythonFunction(function=f, ...)` object's calls become plain Python over the samples, as NDD422 "
         'writes `fn.python_function` (`ndd.as_batch([np.asarray(f(np.asarray(s)), order="C") for s in x.tensors])`; '
         "`np.array`, a copy, "
@@ -253,7 +254,7 @@ class Impl(RuleImpl):
         """``ops.X(...)`` created in an ``if`` of ``__init__``: the ``dict(...)`` of its arguments."""
         op = pipeline.conditional_ops.ctors[original]
         info = op.infos[original]
-        args = _arguments(updated, info)
+        args = _arguments(updated, info, pipeline.mixed_names)
         rng = self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
         if op.several and info.random and rng:  # the call cannot tell which operator it is
             args = cstutil.add_kwarg(args, "rng", cst.Name(rng))
@@ -329,7 +330,11 @@ class Impl(RuleImpl):
             kwargs = self._ctor_args(pipeline, op)
         kwargs += [a for a in updated.args if a.keyword is not None]
         dropped = set(op.info.dropped_args) | ({"seed"} if op.info.random else set())
-        return [_arg(a, op.info) for a in [*inputs, *kwargs] if a.keyword is None or a.keyword.value not in dropped]
+        return [
+            _arg(a, op.info, pipeline.mixed_names)
+            for a in [*inputs, *kwargs]
+            if a.keyword is None or a.keyword.value not in dropped
+        ]
 
     def _ctor_args(self, pipeline, op) -> list[cst.Arg]:
         """The constructor's arguments as rewritten (``self.x`` read from the local ``x``)."""
@@ -475,22 +480,25 @@ class Impl(RuleImpl):
         return updated.with_changes(targets=[cst.AssignTarget(cst.Name(op.args_name))])
 
 
-def _arguments(ctor: cst.Call, info) -> cst.Call:
+def _arguments(ctor: cst.Call, info, mixed_names: set[str]) -> cst.Call:
     """An operator's constructor as the ``dict(...)`` of its arguments in ``ndd`` spelling, laid out
     as written."""
     dropped = set(info.dropped_args) | ({"seed"} if info.random else set())
-    args = [_arg(a, info) for a in ctor.args if a.keyword is None or a.keyword.value not in dropped]
+    args = [_arg(a, info, mixed_names) for a in ctor.args if a.keyword is None or a.keyword.value not in dropped]
     return ctor.with_changes(func=cst.Name("dict"), args=args)
 
 
-def _arg(arg: cst.Arg, info) -> cst.Arg:
-    """One argument in ``ndd`` spelling: current keyword names, ``"mixed"`` → ``"gpu"``."""
+def _arg(arg: cst.Arg, info, mixed_names: set[str]) -> cst.Arg:
+    """One argument in ``ndd`` spelling: current keyword names, ``"mixed"`` → ``"gpu"``; a device
+    name of ``mixed_names`` as ``"gpu" if name == "mixed" else name``."""
     if arg.keyword is None:
         return arg
     if arg.keyword.value in info.renamed_args:
         arg = arg.with_changes(keyword=cst.Name(info.renamed_args[arg.keyword.value]))
     if arg.keyword.value == "device" and devices.has_mixed(arg.value):  # also `"cpu" if cpu else "mixed"`
         arg = arg.with_changes(value=devices.to_gpu(arg.value))
+    elif arg.keyword.value == "device" and isinstance(arg.value, cst.Name) and arg.value.value in mixed_names:
+        arg = arg.with_changes(value=devices.mapped(arg.value))
     return arg
 
 

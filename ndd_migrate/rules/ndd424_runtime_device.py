@@ -32,7 +32,8 @@ RULE = Rule(
         'call sites become "gpu"; when a call site passes something that is not a literal, the function '
         'starts with `<param> = "gpu" if <param> == "mixed" else <param>`. A module constant '
         '(`DEVICE = "mixed"`) or a local of the function (`decoder_device = "cpu" if cpu else "mixed"`) read '
-        'only as such a `device=` becomes "gpu"; read anywhere else too, it is reported.'
+        'only as such a `device=` becomes "gpu"; read anywhere else too, it keeps its value and the decoders get '
+        '`"gpu" if <name> == "mixed" else <name>`.'
     ),
     why='Dynamic mode rejects `device="mixed"`; a decoder on the GPU is `device="gpu"`.',
     fix_safety=FixSafety.UNSAFE,
@@ -102,6 +103,8 @@ class Impl(RuleImpl):
         self._normalize: dict[PipelineFunction, list[str]] = {}
         self._call_args: dict[cst.Arg, PipelineFunction] = {}  # call-site arguments to rewrite
         self._constants: set[cst.Assign] = set()  # module constants holding "mixed" to rewrite
+        self._device_args: dict[str, list[cst.Arg]] = {}  # name → the decoders' `device=<name>` arguments
+        self._mapped: set[cst.Arg] = set()  # given as `"gpu" if name == "mixed" else name`
 
     def visit_Module(self, node: cst.Module) -> None:
         device_names: list[str] = []
@@ -111,6 +114,8 @@ class Impl(RuleImpl):
                 continue
             finder = _DeviceNames(self.ctx)
             pipeline.node.body.visit(finder)
+            for arg in finder.args:
+                self._device_args.setdefault(arg.value.value, []).append(arg)
             params = self._device_params(pipeline, finder.found)
             if params:
                 self._plan(pipeline, params)
@@ -122,7 +127,9 @@ class Impl(RuleImpl):
     def _plan_locals(self, function: cst.FunctionDef, device_names: list[str]) -> set[str]:
         """A local of the pipeline function bound to "mixed" (``decoder_device = "cpu" if cpu else
         "mixed"``, the shape of DALI's ImageNet example) and read only as ``device=`` of decoders:
-        its value is rewritten. Read anywhere else, it is reported there. The names it decides."""
+        its value is rewritten. Read anywhere else (``padding = ... if decoder_device == "mixed"
+        else 0``), it keeps its value and the decoders get ``"gpu" if decoder_device == "mixed" else
+        decoder_device``. The names it decides."""
         decided = set()
         body = list(_walk(function.body))
         for assign in body:
@@ -145,18 +152,8 @@ class Impl(RuleImpl):
             if uses == bound + device_names.count(name):
                 self._constants.add(assign)
             else:
-                self._mixed_elsewhere(assign, name)
+                self._mapped.update(self._device_args.get(name, ()))
         return decided
-
-    def _mixed_elsewhere(self, assign: cst.Assign, name: str) -> None:
-        self.ctx.report(
-            self.code,
-            assign,
-            f'`{name}` is "mixed" and reaches a decoder\'s `device=`',
-            hint=f'ndd rejects "mixed": pass "gpu" to the decoder; `{name}` is also read '
-            'elsewhere, where it may need to stay "mixed"',
-            fixed=False,
-        )
 
     def _plan_constants(self, module: cst.Module, device_names: list[str]) -> None:
         """A module constant (``DEVICE = "mixed"``) read only as ``device=`` of decoders in migrated
@@ -174,8 +171,8 @@ class Impl(RuleImpl):
             uses = sum(isinstance(n, cst.Name) and n.value == name for n in _walk(module))
             if name in device_names and uses == 1 + device_names.count(name):
                 self._constants.add(assign)
-            elif name in device_names:
-                self._mixed_elsewhere(assign, name)
+            elif name in device_names:  # read elsewhere too: it keeps its value, the decoders map it
+                self._mapped.update(self._device_args.get(name, ()))
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         if original not in self._constants:
@@ -219,6 +216,15 @@ class Impl(RuleImpl):
                 self._normalize.setdefault(pipeline, []).append(name)
 
     def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        if original in self._mapped:
+            self.ctx.report(
+                self.code,
+                original,
+                f'`{original.value.value}` may be "mixed" and is read for more than `device=`: the decoder '
+                'gets "gpu" in its place',
+                fixed=True,
+            )
+            return updated.with_changes(value=devices.mapped(updated.value))
         if original not in self._call_args or not devices.has_mixed(original.value):
             return updated
         self.ctx.report(self.code, original, '"mixed" passed on to a decoder\'s `device=` → "gpu"', fixed=True)
@@ -273,6 +279,7 @@ class _DeviceNames(SkipsTrivia, cst.CSTVisitor):
     def __init__(self, ctx) -> None:
         self.ctx = ctx
         self.found: list[str] = []
+        self.args: list[cst.Arg] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         path = names.fn_path(self.ctx.dali_name(node.func))
@@ -280,6 +287,7 @@ class _DeviceNames(SkipsTrivia, cst.CSTVisitor):
         arg = cstutil.kwarg(node, "device")
         if info and "mixed" in info.backends and arg is not None and isinstance(arg.value, cst.Name):
             self.found.append(arg.value.value)  # once per use (constants count their uses)
+            self.args.append(arg)
 
 
 def _walk(node: cst.CSTNode):

@@ -2,8 +2,8 @@
 # data: jpeg
 """The ResNet-50 example's lineage: a `Pipeline` subclass created with `seed=`, its shuffling
 `ops.FileReader` without a seed of its own (pipeline mode derives one from the pipeline's), a device
-chosen by a conditional expression that may be "mixed". The migrated reader must shuffle in the same
-order, epoch after epoch."""
+chosen by a conditional expression that may be "mixed" and is read for the padding too. The migrated
+reader must shuffle in the same order, epoch after epoch."""
 
 import sys
 
@@ -18,7 +18,10 @@ class HybridTrainPipe(Pipeline):
         self.input = ops.FileReader(file_root=data_dir, random_shuffle=True)
         dali_device = "cpu" if dali_cpu else "gpu"
         decoder_device = "cpu" if dali_cpu else "mixed"
-        self.decode = ops.ImageDecoder(device=decoder_device, output_type=types.RGB)
+        host_memory_padding = 140544512 if decoder_device == "mixed" else 0
+        self.decode = ops.ImageDecoder(
+            device=decoder_device, output_type=types.RGB, host_memory_padding=host_memory_padding
+        )
         self.res = ops.Resize(device=dali_device, resize_x=crop, resize_y=crop)
 
     def define_graph(self):

@@ -122,6 +122,8 @@ class LegacyPipeline(PipelineFunction):
     conditional_ops: ConditionalOps = field(default_factory=ConditionalOps)
     # `dev = "mixed"` in __init__ where `dev` only gives ops their `device=`: these literals become "gpu".
     mixed_literals: set[cst.SimpleString] = field(default_factory=set)
+    # Device names that may hold "mixed" and are read for more than `device=`: mapped where given.
+    mixed_names: set[str] = field(default_factory=set)
     data_attrs: set[str] = field(default_factory=set)  # self.<attr> that become the local <attr>
     # self.<attr> whose name a local already has (`self.device = "cpu"` beside a parameter `device`):
     # the local they become instead (`self_device`).

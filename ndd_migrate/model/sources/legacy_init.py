@@ -348,7 +348,8 @@ class InitReader(MethodReader):
 
     def read_device_names(self) -> None:
         """``if cpu: dev = "cpu" else: dev = "mixed"`` then ``ops.X(device=dev)``: dynamic mode rejects
-        ``"mixed"``, so such literals become ``"gpu"`` when the name does nothing else."""
+        ``"mixed"``, so such literals become ``"gpu"`` when the name does nothing else; a name read
+        for more (or a parameter) is given to the ops as ``"gpu" if dev == "mixed" else dev``."""
         pipeline = self.pipeline
         counter = _DeviceNames()
         pipeline.init.body.visit(counter)
@@ -368,13 +369,8 @@ class InitReader(MethodReader):
             )
             if only_device:
                 pipeline.mixed_literals.update(mixed)
-            else:
-                self.problem(
-                    mixed[0],
-                    f'`{name}` may be `"mixed"`, which dynamic mode rejects as a device, and is used for '
-                    'more than `device=`: give the ops `"gpu"` instead',
-                    about=constructs.OPS_OBJECT,
-                )
+            else:  # `padding = ... if decoder_device == "mixed" else 0` reads it too: keep its value
+                pipeline.mixed_names.add(name)
 
 
 def fixed_names(init: cst.FunctionDef) -> frozenset[str]:
