@@ -1432,3 +1432,28 @@ def test_a_device_name_with_mixed_read_for_more_than_device_keeps_its_value_and_
     assert [d for d in result.diagnostics if d.needs_human] == []
     assert 'decoder_device = "cpu" if dali_cpu else "mixed"' in out
     assert 'device="gpu" if decoder_device == "mixed" else decoder_device' in out
+
+
+@pytest.mark.parametrize(
+    "statement, converts",
+    [
+        ("print('DALI {} variant'.format(self.dali_device))", True),  # a value set above: read as the local
+        ("print(self.later)", False),  # not set yet
+        ("self.log(self.dali_device)", False),  # a method of the pipeline object
+        ("register(self)", False),  # the object itself
+    ],
+)
+def test_init_statements_that_only_read_values_set_above_convert(statement, converts):
+    """The ResNet-50 example's lineage prints `self.dali_device` in `__init__`: that reads a value,
+    which the generator keeps in a local; `self` itself has no counterpart."""
+    out, diagnostics = migrate(
+        legacy(
+            f"super().__init__(batch_size, num_threads, device_id)\nself.dali_device = 'cpu'\n{statement}\n"
+            "self.later = 1\nself.flip = ops.Flip(device=self.dali_device)",
+            "return self.flip(fn.random.uniform(shape=[2, 2, 3]))",
+        )
+    )
+    assert ("class P(Pipeline):" not in out) == converts, out
+    if converts:
+        assert "print('DALI {} variant'.format(dali_device))" in out
+        assert not [d for d in diagnostics if d.needs_human]

@@ -57,12 +57,22 @@ class InitReader(MethodReader):
                 self.read_attribute(index, stmt, target, value)
             elif isinstance(stmt, cst.If):
                 self.read_if(stmt)
-            elif uses_self(stmt):
+            elif uses_self(stmt) and not self.reads_values_only(stmt):
                 self.problem(stmt, "this use of `self` in `__init__` has no counterpart in a generator function")
         for target in self.pending_nones:  # `None` in a branch, no operator in another: a value
             self.pipeline.data_attrs.add(target)
         if not found_super:
             self.problem(init, "`__init__` does not call `super().__init__(batch_size, num_threads, device_id, ...)`")
+
+    def reads_values_only(self, stmt: cst.CSTNode) -> bool:
+        """Does ``stmt`` use ``self`` only to read values ``__init__`` set above it (``print(...
+        self.dali_device)``, the ResNet-50 example's lineage)? Those become reads of the locals the
+        values are kept in, as in the rest of the function."""
+        found = SelfUses()
+        stmt.visit(found)
+        if found.bare_self or found.calls or found.assigned:
+            return False
+        return all(attr in self.pipeline.data_attrs for _, attr in found.attributes)
 
     def is_super_init(self, call: cst.Call) -> bool:
         func = call.func
