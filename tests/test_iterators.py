@@ -1012,3 +1012,15 @@ def test_the_reason_is_the_first_use_in_the_file(use, why):
     found = [d for d in result.diagnostics if d.needs_human]
     assert [d.code for d in found] == ["NDD008"] and why in found[0].message
     assert migrate_text(out)[0] == out
+
+
+@pytest.mark.parametrize("size", ['size=pipe.epoch_size("Reader")', 'int(pipe.epoch_size("Reader") / 2)'])
+def test_a_size_read_from_the_pipeline_is_read_from_the_migrated_readers_metadata(size):
+    """`size=` computed from `pipe.epoch_size()` (by keyword or by position): the size passed on is the
+    value as rewritten, never a pipeline method of the generator."""
+    text = HANDED.format(callee="", use="[b for b in list(it)]").replace(
+        'DALIGenericIterator(pipe, ["label"], reader_name="Reader")', f'DALIGenericIterator(pipe, ["label"], {size})'
+    )
+    out, result = migrate_text(text)
+    assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
+    assert "epoch_size(" not in out.split("def loader")[1] and 'pipe_meta["epoch_size"]' in out

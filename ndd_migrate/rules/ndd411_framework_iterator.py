@@ -283,7 +283,8 @@ class Impl(RuleImpl):
                 f"`{short}` needs each pipeline of its list bound to a name (`pipe = p(...)`) or kept in an "
                 "attribute set once in `__init__`"
             )
-        if not getattr(use.pipeline, "epochs", False) and cstutil.kwarg(call, "reader_name") is not None:
+        reader_name = cstutil.kwarg(iterators.keyworded(call, dali), "reader_name")
+        if not getattr(use.pipeline, "epochs", False) and reader_name is not None:
             return (
                 f"`{short}` needs the epoch-aware shape: one plain `pipe = p(...)` per call site, one reader "
                 "and the batch size in the module"
@@ -369,16 +370,18 @@ class Impl(RuleImpl):
         if found is None:
             return updated
         dali, pipe, pipeline = found
-        sized = cstutil.kwarg(original, "size")
+        named = iterators.keyworded(original, dali)  # `size` and the rest may be given by position
+        sized = cstutil.kwarg(named, "size")
         self.helper_after.add(self._top_level_name(pipeline.node))
         self.ctx.report(
             self.code, original, "DALI iterator → per-epoch iterators over the migrated pipeline", fixed=True
         )
         output_map = _output_map(original, dali)
         policy = self._policy(original)
-        if sized is not None:
-            return self._sized(pipe, sized.value, output_map, policy, cstutil.kwarg(original, "last_batch_padded"))
-        if cstutil.kwarg(original, "reader_name") is None:  # `fn.restarts`: epochs end at `StopIteration`
+        if sized is not None:  # its value as the other rules rewrote it (`pipe.epoch_size()` → the metadata's)
+            size = cstutil.kwarg(iterators.keyworded(updated, dali), "size").value
+            return self._sized(pipe, size, output_map, policy, cstutil.kwarg(named, "last_batch_padded"))
+        if cstutil.kwarg(named, "reader_name") is None:  # `fn.restarts`: epochs end at `StopIteration`
             self.restarting = True
             sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
             return cst.Call(cst.Name(iterator_helper.SOURCE_NAME), [cst.Arg(pipe, comma=sep), cst.Arg(output_map)])
@@ -413,7 +416,7 @@ class Impl(RuleImpl):
             return None
         pipe = iterators.epoch_aware(call, dali)
         pipeline = self.ctx.converted_kind(pipe, Kind.PIPELINE, Kind.PIPELINES) if pipe is not None else None
-        sized = cstutil.kwarg(call, "size")
+        sized = cstutil.kwarg(iterators.keyworded(call, dali), "size")
         if (
             pipeline is None
             or not (pipeline.epochs or sized or pipeline.restarts)
@@ -441,6 +444,7 @@ class Impl(RuleImpl):
     def _unsupported(self, call: cst.Call, dali: str, restarts: bool = False) -> str | None:
         """Why the iterator call cannot be rewritten, or None; ``restarts``: its pipeline gives one
         generator per epoch (``fn.restarts``), for an iterator with neither ``reader_name`` nor ``size=``."""
+        call = iterators.keyworded(call, dali)  # what is given by position, by its name
         given = {a.keyword.value for a in call.args if a.keyword is not None}
         if "reader_name" not in given and "size" not in given:
             if not restarts:
@@ -470,6 +474,7 @@ class Impl(RuleImpl):
         return None
 
     def _policy(self, call: cst.Call) -> str | None:
+        call = iterators.keyworded(call, self.dali_name(call.func))
         legacy = cstutil.kwarg(call, "fill_last_batch")
         if legacy is not None and not _is_name(
             legacy.value, "None"

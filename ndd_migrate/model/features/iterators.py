@@ -67,6 +67,30 @@ def followed_attribute(model, expr: cst.BaseExpression):
     return found if found is not None and found.meta_free else None
 
 
+#: The parameters after ``pipelines`` of the PyTorch iterators, in order (DALI 2.4's signatures).
+PARAMETERS = {
+    "nvidia.dali.plugin.pytorch.DALIGenericIterator": ("output_map", "size", "reader_name", "auto_reset"),
+    "nvidia.dali.plugin.pytorch.DALIClassificationIterator": ("size", "reader_name", "auto_reset"),
+}
+_LATER = ("fill_last_batch", "dynamic_shape", "last_batch_padded", "last_batch_policy", "prepare_first_batch")
+
+
+def keyworded(call: cst.Call, dali: str | None) -> cst.Call:
+    """``call`` of a PyTorch iterator with the arguments given by position after the pipelines
+    given by name (``DALIClassificationIterator(pipe, pipe.epoch_size("Reader"))`` gives ``size=``),
+    for reading them; the output map stays where it is. The values are the call's own nodes."""
+    names = (*PARAMETERS[dali], *_LATER) if dali in PARAMETERS else ()
+    out = list(call.args[:1])
+    for index, arg in enumerate(call.args[1:]):
+        name = names[index] if index < len(names) else None
+        if arg.keyword is None and not arg.star and name is not None and name != "output_map":
+            arg = arg.with_changes(
+                keyword=cst.Name(name), equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+            )
+        out.append(arg)
+    return call.with_changes(args=out)
+
+
 def epoch_aware(call: cst.Call, dali: str | None) -> cst.BaseExpression | None:
     """The pipeline expression of an iterator call that may get the epoch-aware shape: its first
     argument, or ``pipelines=`` (a pipeline, or a list of them)."""
