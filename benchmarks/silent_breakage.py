@@ -183,13 +183,26 @@ def _generators_made(module: Module) -> set[ast.AST]:
     for node in _functions(module.tree):
         index = seen[node.name]
         seen[node.name] += 1
-        if not _has_yield(node):
+        if not _has_yield(node) and not _gives_batches(node):
             continue
         olds = before.get(node.name, [])
         old = olds[index] if index < len(olds) else None
         if old is None or isinstance(old, ast.ClassDef) or not _has_yield(old):
             made.add(node)
     return made
+
+
+def _gives_batches(function: ast.AST) -> bool:
+    """The epoch-aware shape: ``return reader.get_metadata(), batches()`` where ``batches`` is a
+    generator function nested in ``function``."""
+    nested = {n.name for n in _own_nodes(function) if isinstance(n, ast.FunctionDef) and _has_yield(n)}
+    for node in _own_nodes(function):
+        value = node.value if isinstance(node, ast.Return) else None
+        if isinstance(value, ast.Tuple) and value.elts:
+            last = value.elts[-1]
+            if isinstance(last, ast.Call) and isinstance(last.func, ast.Name) and last.func.id in nested:
+                return True
+    return False
 
 
 def _module_name_of(rel: str) -> list[str]:
@@ -295,7 +308,8 @@ def _tracked_names(module: Module, modules: dict[str, Module], scope: ast.AST) -
     for node in assigns:
         value = node.value
         if _is_producer_call(module, modules, value) or (isinstance(value, ast.Name) and value.id in names):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            for target in node.targets:  # `pipe_meta, pipe = p(...)`: the epoch-aware shape
+                names.update(t.id for t in ast.walk(target) if isinstance(t, ast.Name))
     return names
 
 
@@ -309,8 +323,7 @@ def _tracked_attributes(module: Module, modules: dict[str, Module], cls: ast.Cla
             value = node.value
             if _is_producer_call(module, modules, value) or (isinstance(value, ast.Name) and value.id in local):
                 for target in node.targets:
-                    if _is_self_attr(target):
-                        attrs.add(target.attr)
+                    attrs.update(t.attr for t in ast.walk(target) if _is_self_attr(t))
     return attrs
 
 

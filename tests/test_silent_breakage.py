@@ -133,3 +133,30 @@ def test_a_faithful_migration_gives_nothing(tmp_path):
     before = "def f(root):\n    pipe = p(root)\n    pipe.build()\n    return pipe.run()\n"
     after = "def f(root):\n    pipe = p(root, batch_size=2)\n    return next(pipe)\n"
     assert _one(tmp_path, before, after) == []
+
+
+EPOCH_AWARE = """\
+import nvidia.dali.experimental.dynamic as ndd
+from nvidia.dali.plugin.pytorch import DALIGenericIterator
+
+
+def p(root, *, batch_size):
+    reader = ndd.readers.File(file_root=root)
+
+    def batches():
+        while True:
+            for jpegs, labels in reader.next_epoch(batch_size=batch_size):
+                yield labels
+
+    return reader.get_metadata(), batches()
+
+{user}
+"""
+
+
+def test_the_epoch_aware_shape_is_followed(tmp_path):
+    """`pipe_meta, pipe = p(...)`: the pair the epoch-aware shape returns; `pipe.epoch_size()` there
+    is the sign of a size passed on unrewritten."""
+    user = "def f(root):\n    pipe_meta, pipe = p(root, batch_size=2)\n    return pipe.epoch_size('Reader')\n"
+    found = _pair(tmp_path, {"m.py": BEFORE.format(user=user)}, {"m.py": EPOCH_AWARE.format(user=user)})
+    assert [(f.kind, f.line) for f in found] == [("pipeline-api", 17)]
