@@ -309,7 +309,7 @@ def _tracked_names(module: Module, modules: dict[str, Module], scope: ast.AST) -
         value = node.value
         if _is_producer_call(module, modules, value) or (isinstance(value, ast.Name) and value.id in names):
             for target in node.targets:  # `pipe_meta, pipe = p(...)`: the epoch-aware shape
-                names.update(t.id for t in ast.walk(target) if isinstance(t, ast.Name))
+                names.update(t.id for t in _unpacked(target) if isinstance(t, ast.Name))
     return names
 
 
@@ -323,8 +323,15 @@ def _tracked_attributes(module: Module, modules: dict[str, Module], cls: ast.Cla
             value = node.value
             if _is_producer_call(module, modules, value) or (isinstance(value, ast.Name) and value.id in local):
                 for target in node.targets:
-                    attrs.update(t.attr for t in ast.walk(target) if _is_self_attr(t))
+                    attrs.update(t.attr for t in _unpacked(target) if _is_self_attr(t))
     return attrs
+
+
+def _unpacked(target: ast.expr) -> list[ast.expr]:
+    """The targets a (possibly unpacking) assignment target binds: names, attributes, subscripts."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [t for element in target.elts for t in _unpacked(element)]
+    return [target]
 
 
 def _is_self_attr(node: ast.AST) -> bool:

@@ -160,3 +160,11 @@ def test_the_epoch_aware_shape_is_followed(tmp_path):
     user = "def f(root):\n    pipe_meta, pipe = p(root, batch_size=2)\n    return pipe.epoch_size('Reader')\n"
     found = _pair(tmp_path, {"m.py": BEFORE.format(user=user)}, {"m.py": EPOCH_AWARE.format(user=user)})
     assert [(f.kind, f.line) for f in found] == [("pipeline-api", 17)]
+
+
+def test_an_attribute_of_self_beside_the_pair_is_not_the_pipeline(tmp_path):
+    user = (
+        "class L:\n    def __init__(self, root):\n        self.pipe_meta, self.pipe = p(root, batch_size=2)\n"
+        "        self.epoch_size = self.pipe_meta['epoch_size']\n\n    def __len__(self):\n        return self.epoch_size\n"
+    )
+    assert _pair(tmp_path, {"m.py": BEFORE.format(user=user)}, {"m.py": EPOCH_AWARE.format(user=user)}) == []
