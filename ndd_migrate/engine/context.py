@@ -24,6 +24,33 @@ TODO_PREFIX = "# TODO(ndd-migrate): "
 
 
 @dataclass
+class Walk:
+    """Where the dispatcher's traversal of the module is, and what the rules did on the way."""
+
+    statements: list[cst.CSTNode] = field(default_factory=list)  # the statements around the node
+    functions: list[cst.FunctionDef] = field(default_factory=list)  # the functions around the node
+    in_import: bool = False  # inside an import statement: names there are bindings, not uses
+    # Original statements a rule removed (set by the dispatcher): a block's updated statements
+    # then pair with its original ones only once these are left out.
+    removed: set[cst.CSTNode] = field(default_factory=set)
+    rewritten: bool = False  # some rule replaced a node (set by the dispatcher)
+    # TODO texts for a node not yet inside a statement, and for each statement (written above it).
+    pending_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
+    statement_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
+
+
+@dataclass
+class Imports:
+    """What the rewritten module needs imported (NDD301 adds it when the module is left)."""
+
+    ndd: bool = False
+    numpy: bool = False
+    math: str | None = None  # `import math` (or `import math as stdlib_math`) to add
+    types_alias: str | None = None  # the module's own name for nvidia.dali.types (read by NDD421)
+    types: bool = False  # `nvidia.dali.types` is needed under a name the module does not bind
+
+
+@dataclass
 class Context:
     """``fix_level``: "report" rewrites with every rule, selected or not (the reporting pass of
     ``check``: findings depend on the whole migration); "all" with every selected rule (``migrate``,
@@ -43,20 +70,8 @@ class Context:
     positions: Callable[[cst.CSTNode], CodeRange | None] = lambda node: None  # of original nodes
     diagnostics: list[Diagnostic] = field(default_factory=list)
     _reported: set[Diagnostic] = field(default_factory=set, repr=False)  # the same, to test membership
-    pending_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
-    statement_todos: dict[cst.CSTNode, list[str]] = field(default_factory=dict)
-    statement_stack: list[cst.CSTNode] = field(default_factory=list)
-    # Original statements a rule removed (set by the dispatcher): a block's updated statements
-    # then pair with its original ones only once these are left out.
-    removed: set[cst.CSTNode] = field(default_factory=set)
-    function_stack: list[cst.FunctionDef] = field(default_factory=list)
-    in_import: bool = False  # inside an import statement: names there are bindings, not uses
-    uses_ndd: bool = False
-    rewritten: bool = False  # some rule replaced a node (set by the dispatcher)
-    uses_numpy: bool = False
-    math_import: str | None = None  # `import math` (or `import math as stdlib_math`) to add
-    dali_types_alias: str | None = None  # the module's own name for nvidia.dali.types (read by NDD421)
-    needs_types_import: bool = False
+    walk: Walk = field(default_factory=lambda: Walk())
+    imports: Imports = field(default_factory=lambda: Imports())
     # One level of the indentation the module uses (a tab in a tab-indented file), for the lines
     # inside brackets that a rule lays out (set by the engine; four spaces for an odd mix).
     indent: str = "    "
@@ -84,12 +99,12 @@ class Context:
 
     def ndd(self, path: str = "") -> cst.BaseExpression:
         """An expression for ``ndd.<path>`` under the module's ndd alias (import added later)."""
-        self.uses_ndd = True
+        self.imports.ndd = True
         alias = self.model.ndd_alias or "ndd"
         return names.build_dotted(f"{alias}.{path}" if path else alias)
 
     def numpy(self, attr: str) -> cst.BaseExpression:
-        self.uses_numpy = True
+        self.imports.numpy = True
         return names.build_dotted(f"{self.model.numpy_alias or 'np'}.{attr}")
 
     def stdlib_math(self) -> str:
@@ -98,14 +113,14 @@ class Context:
         if self.model.math_alias:
             return self.model.math_alias
         name = "stdlib_math" if "math" in self.model.module_names else "math"
-        self.math_import = "import math\n" if name == "math" else f"import math as {name}\n"
+        self.imports.math = "import math\n" if name == "math" else f"import math as {name}\n"
         return name
 
     def types_name(self) -> str:
         """An expression name for ``nvidia.dali.types``: the module's own, else one NDD421 imports."""
-        if self.dali_types_alias:
-            return self.dali_types_alias
-        self.needs_types_import = True
+        if self.imports.types_alias:
+            return self.imports.types_alias
+        self.imports.types = True
         return "dali_types" if "types" in self.model.module_names else "types"
 
     def kind(self, node: cst.BaseExpression) -> tuple[Kind, PipelineFunction] | None:
@@ -134,7 +149,7 @@ class Context:
 
     def enclosing_pipeline(self) -> PipelineFunction | None:
         """The pipeline function whose body (nested helpers included) is being visited."""
-        for node in reversed(self.function_stack):
+        for node in reversed(self.walk.functions):
             pipeline = self.model.by_node.get(node)
             if pipeline is not None:
                 return pipeline
@@ -162,7 +177,7 @@ class Context:
         graph = getattr(self.model, "graph", None)
         if graph is None:
             return None
-        for node in reversed(self.function_stack):
+        for node in reversed(self.walk.functions):
             owners = graph[0].reached_by.get(node)
             if owners:
                 return owners
@@ -228,7 +243,7 @@ class Context:
         self.diagnostics.append(diag)
         if not fixed and self.todos and todo:
             text = f"{TODO_PREFIX}{code} {hint or message}"
-            if self.statement_stack:
-                self.statement_todos.setdefault(self.statement_stack[-1], []).append(text)
+            if self.walk.statements:
+                self.walk.statement_todos.setdefault(self.walk.statements[-1], []).append(text)
             else:
-                self.pending_todos.setdefault(node, []).append(text)
+                self.walk.pending_todos.setdefault(node, []).append(text)

@@ -82,14 +82,14 @@ class Dispatcher(cst.CSTTransformer):
             self.ctx.indent = node.default_indent if len(set(node.default_indent)) == 1 else "    "
             self._decide_conversions()
         if _is_statement(node_type):
-            self.ctx.statement_stack.append(node)
+            self.ctx.walk.statements.append(node)
         if node_type is cst.FunctionDef:
-            self.ctx.function_stack.append(node)
+            self.ctx.walk.functions.append(node)
         elif node_type is cst.Import or node_type is cst.ImportFrom:
-            self.ctx.in_import = True
-        todos = self.ctx.pending_todos.pop(node, None)
-        if todos and self.ctx.statement_stack:
-            self.ctx.statement_todos.setdefault(self.ctx.statement_stack[-1], []).extend(todos)
+            self.ctx.walk.in_import = True
+        todos = self.ctx.walk.pending_todos.pop(node, None)
+        if todos and self.ctx.walk.statements:
+            self.ctx.walk.statement_todos.setdefault(self.ctx.walk.statements[-1], []).extend(todos)
         for hook in self._visit.get(node_type.__name__, ()):
             hook(node)
         return True
@@ -241,7 +241,7 @@ class Dispatcher(cst.CSTTransformer):
         length = self.ctx.policy.line_length(self.ctx.path)
         if length is None:
             return None
-        depth = sum(1 for node in self.ctx.statement_stack if isinstance(node, cst.BaseCompoundStatement))
+        depth = sum(1 for node in self.ctx.walk.statements if isinstance(node, cst.BaseCompoundStatement))
         return length - depth * len(self._indent)
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
@@ -253,18 +253,18 @@ class Dispatcher(cst.CSTTransformer):
             given = result
             result = hook(original, result)
             if result is not given:
-                self.ctx.rewritten = True
+                self.ctx.walk.rewritten = True
                 if isinstance(result, cst.RemovalSentinel):
-                    self.ctx.removed.add(original)
+                    self.ctx.walk.removed.add(original)
             if type(result) is not node_type:
                 break  # a rule turned the node into something else: other rules' hooks no longer apply
         if node_type is cst.FunctionDef:
-            self.ctx.function_stack.pop()
+            self.ctx.walk.functions.pop()
         elif node_type is cst.Import or node_type is cst.ImportFrom:
-            self.ctx.in_import = False
+            self.ctx.walk.in_import = False
         if _is_statement(node_type):
-            self.ctx.statement_stack.pop()
-            todos = self.ctx.statement_todos.pop(original, None)
+            self.ctx.walk.statements.pop()
+            todos = self.ctx.walk.statement_todos.pop(original, None)
             if todos and isinstance(result, _STATEMENTS):
                 result = add_todo_comments(result, todos, self._todo_width())
         return result

@@ -17,4 +17,4 @@ class FlowRule(RuleImpl):
 
     def loops(self) -> list[cst.CSTNode]:
         """``for``/``while`` statements around the node being visited, in the current function."""
-        return enclosing_loops(self.ctx.statement_stack)
+        return enclosing_loops(self.ctx.walk.statements)

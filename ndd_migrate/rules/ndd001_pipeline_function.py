@@ -223,7 +223,7 @@ class Impl(RuleImpl):
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         """An external source beside a reader, in an ``if`` on the parameters: drawn there (NDD421)."""
-        pipeline = self.ctx.model.by_node.get(self.ctx.function_stack[-1]) if self.ctx.function_stack else None
+        pipeline = self.ctx.model.by_node.get(self.ctx.walk.functions[-1]) if self.ctx.walk.functions else None
         if (
             pipeline is None
             or not pipeline.convert
@@ -353,7 +353,9 @@ class Impl(RuleImpl):
         anchor = reader_index if reader_index is not None else source_index
         # Statements another rule removed (`pipe = Pipeline.current()`, NDD109) are not in `body`:
         # the others pair up in order, each keeping its index in the original body.
-        kept = [(index, orig_stmt) for index, orig_stmt in enumerate(orig_body) if orig_stmt not in self.ctx.removed]
+        kept = [
+            (index, orig_stmt) for index, orig_stmt in enumerate(orig_body) if orig_stmt not in self.ctx.walk.removed
+        ]
         if returns:
             kept = kept[:-1]  # the final `return`, popped by the caller
         for (index, orig_stmt), stmt in zip(kept, body):

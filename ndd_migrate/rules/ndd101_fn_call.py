@@ -345,7 +345,7 @@ class Impl(RuleImpl):
         return self._rewrite(original, updated)
 
     def leave_Name(self, original: cst.Name, updated: cst.BaseExpression) -> cst.BaseExpression:
-        return self._rewrite(original, updated) if not self.ctx.in_import else updated
+        return self._rewrite(original, updated) if not self.ctx.walk.in_import else updated
 
     def _rewrite(self, original, updated):
         path = names.fn_path(self.dali_name(original))

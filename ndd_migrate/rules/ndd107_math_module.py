@@ -33,7 +33,7 @@ class Impl(RuleImpl):
         return self._rewrite(original, updated)
 
     def leave_Name(self, original, updated):
-        return updated if self.ctx.in_import else self._rewrite(original, updated)
+        return updated if self.ctx.walk.in_import else self._rewrite(original, updated)
 
     def _rewrite(self, original, updated):
         func = names.math_function(self.dali_name(original))

@@ -303,7 +303,7 @@ class Impl(RuleImpl):
         if not isinstance(updated, cst.Subscript):
             return updated
         facts = graph_code.facts(self.ctx.model)
-        if original not in facts.slices and not self.ctx.function_stack:
+        if original not in facts.slices and not self.ctx.walk.functions:
             return updated
         if not self.ctx.may_rewrite_dali_calls():
             return updated
@@ -319,7 +319,7 @@ class Impl(RuleImpl):
 
     def _outside_graph_code_node(self, sub: cst.Subscript, facts: graph_code.GraphFacts) -> bool:
         """A subscript of a known DataNode in a function the analysis did not decide."""
-        stack = self.ctx.function_stack
+        stack = self.ctx.walk.functions
         if not stack or self._lambdas or stack[-1] in facts.functions or _string_index(sub):
             return False
         if any(node in self.ctx.model.by_node for node in stack):

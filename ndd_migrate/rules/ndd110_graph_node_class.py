@@ -292,7 +292,7 @@ class Impl(RuleImpl):
         ]
 
     def visit_Call(self, node: cst.Call) -> None:
-        stack = self.ctx.function_stack
+        stack = self.ctx.walk.functions
         if not stack or stack[-1] in graph_code.facts(self.ctx.model).functions:
             return
         if any(pipe_def in self.ctx.model.by_node for pipe_def in stack):

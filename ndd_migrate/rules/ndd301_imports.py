@@ -97,7 +97,7 @@ class Impl(RuleImpl):
     rule = RULE
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        if not (self.ctx.uses_ndd or self.ctx.uses_numpy or self.ctx.rewritten):
+        if not (self.ctx.imports.ndd or self.ctx.imports.numpy or self.ctx.walk.rewritten):
             return updated
         at = _anchor(original)
         if not self.ctx.rewrite:  # only the findings are wanted: nothing to rebuild
@@ -164,11 +164,11 @@ class Impl(RuleImpl):
     def _new_imports(self) -> list[tuple[str, str]]:
         """``(module, import statement)`` for what the migrated module uses and does not import."""
         new_imports = []
-        if self.ctx.math_import:
-            new_imports.append(("math", self.ctx.math_import))
-        if self.ctx.uses_numpy and self.ctx.model.numpy_alias is None:
+        if self.ctx.imports.math:
+            new_imports.append(("math", self.ctx.imports.math))
+        if self.ctx.imports.numpy and self.ctx.model.numpy_alias is None:
             new_imports.append(("numpy", "import numpy as np\n"))
-        if self.ctx.uses_ndd and self.ctx.model.ndd_alias is None:
+        if self.ctx.imports.ndd and self.ctx.model.ndd_alias is None:
             new_imports.append((names.NDD, "import nvidia.dali.experimental.dynamic as ndd\n"))
         return new_imports
 

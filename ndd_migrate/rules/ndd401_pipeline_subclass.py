@@ -289,7 +289,7 @@ class Impl(RuleImpl):
                 self.ctx.model.plan.op_rngs[call] = cstutil.fresh("rng", used)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
-        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        pipeline = legacy.owner(self.ctx.model, self.ctx.walk.functions)
         attr = legacy.self_attr(original)
         if pipeline is not None and pipeline.convert and original in pipeline.batch_size_reads:
             return cst.Name("batch_size")  # the `Pipeline` property
@@ -300,7 +300,7 @@ class Impl(RuleImpl):
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         """``jpegs, labels = self.input()`` in a branch of ``define_graph``: the reader is created once
         (its rewritten call kept for the prologue); the branch unpacks what ``next_epoch`` yields."""
-        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        pipeline = legacy.owner(self.ctx.model, self.ctx.walk.functions)
         if pipeline is None or not pipeline.convert or original.value not in pipeline.reader_branches:
             return updated
         if pipeline.generator.reader_creation is None:

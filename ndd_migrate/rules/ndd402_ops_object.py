@@ -232,7 +232,7 @@ class Impl(RuleImpl):
         self.helper_after: set[str] = set()  # the migrated classes whose reader calls `dali_op_seed`
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        pipeline = legacy.owner(self.ctx.model, self.ctx.walk.functions)
         if pipeline is None or not pipeline.convert:
             return updated
         if original in pipeline.conditional_ops.ctors:
@@ -386,7 +386,7 @@ class Impl(RuleImpl):
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         """``self.sink(x)`` of ``ops.PythonFunction(function=f, num_outputs=0)`` as a statement of
         ``define_graph``: ``f`` called over the samples (codegen/python_function.py)."""
-        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        pipeline = legacy.owner(self.ctx.model, self.ctx.walk.functions)
         if pipeline is None or not pipeline.convert or not isinstance(updated.body[0], cst.Expr):
             return updated
         call = original.body[0].value if isinstance(original.body[0], cst.Expr) else None
@@ -413,7 +413,7 @@ class Impl(RuleImpl):
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         """``if self.resize:`` of an operator created ``... if cond else None``: ``if resize_args is not None:``."""
-        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        pipeline = legacy.owner(self.ctx.model, self.ctx.walk.functions)
         if pipeline is None or not pipeline.convert or original not in pipeline.conditional_ops.tests:
             return updated
         name = cst.Name(pipeline.ops[legacy.self_attr(original)].args_name)
@@ -423,7 +423,7 @@ class Impl(RuleImpl):
 
     def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.BaseExpression:
         """``dev = "mixed"`` in ``__init__``, where ``dev`` only gives operators their device."""
-        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        pipeline = legacy.owner(self.ctx.model, self.ctx.walk.functions)
         if pipeline is None or not pipeline.convert or original not in pipeline.mixed_literals:
             return updated
         self.ctx.report(self.code, original, 'a device name\'s "mixed" → "gpu"', fixed=True)
@@ -431,7 +431,7 @@ class Impl(RuleImpl):
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
         """``self.decode = ops.X(...)`` in an ``if`` of ``__init__`` → ``decode_args = dict(...)``."""
-        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        pipeline = legacy.owner(self.ctx.model, self.ctx.walk.functions)
         if pipeline is None or not pipeline.convert:
             return updated
         bound = next((op for op in pipeline.ops.values() if op.bind_function and op.ctor is original.value), None)

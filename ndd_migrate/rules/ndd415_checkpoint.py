@@ -157,7 +157,7 @@ class Impl(RuleImpl):
         pipeline = self.ctx.converted_kind(func.value, Kind.PIPELINE)
         if pipeline is None or not pipeline.checkpointing:
             return updated
-        stmt = self.ctx.statement_stack[-1] if self.ctx.statement_stack else None
+        stmt = self.ctx.walk.statements[-1] if self.ctx.walk.statements else None
         if not isinstance(stmt, cst.SimpleStatementLine) or len(original.args) > 1:  # blocked by the analysis
             self.ctx.report(
                 self.code,
@@ -247,8 +247,8 @@ class Impl(RuleImpl):
     def _names_in_scope(self) -> set[str]:
         """Names a fresh name must not take here: the module's and the enclosing function's."""
         used = set(self.ctx.model.module_names)
-        if self.ctx.function_stack:
-            used |= {n.value for n in m.findall(self.ctx.function_stack[-1], m.Name())}
+        if self.ctx.walk.functions:
+            used |= {n.value for n in m.findall(self.ctx.walk.functions[-1], m.Name())}
         return used
 
     def _creation(self, original: cst.SimpleStatementLine, updated):

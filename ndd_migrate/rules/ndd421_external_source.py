@@ -404,7 +404,7 @@ class Impl(RuleImpl):
         return []
 
     def visit_Module(self, node: cst.Module) -> None:
-        self.ctx.dali_types_alias = _types_alias(node)
+        self.ctx.imports.types_alias = _types_alias(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         pipeline = self.ctx.model.by_node.get(node)
@@ -426,7 +426,7 @@ class Impl(RuleImpl):
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         """``self.feed_input(self.x, data)`` in the ``iter_setup`` of a converted legacy class."""
-        pipeline = legacy.owner(self.ctx.model, self.ctx.function_stack)
+        pipeline = legacy.owner(self.ctx.model, self.ctx.walk.functions)
         if pipeline is None or not pipeline.convert or original not in pipeline.feeding.feeds:
             return updated
         feed = pipeline.feeding.feeds[original]
@@ -440,7 +440,7 @@ class Impl(RuleImpl):
         return iter_setup.feed(self.ctx.ndd, feed, updated, carried)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        if not self.ctx.needs_types_import:
+        if not self.ctx.imports.types:
             return updated
         body = list(updated.body)
         at = max((i + 1 for i, s in enumerate(body) if _is_import(s)), default=0)

@@ -50,7 +50,7 @@ class Impl(FlowRule):
     rule = RULE
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
-        if self.ctx.in_import:
+        if self.ctx.walk.in_import:
             return updated
         path = ndd_path(self.ctx, original)
         info = reader_info(path)
