@@ -90,7 +90,7 @@ class Context:
             root = node
             while isinstance(root, cst.Attribute):
                 root = root.value
-            if isinstance(root, cst.Name) and root.value in self.model.dali_roots:
+            if isinstance(root, cst.Name) and root.value in self.model.names.dali_roots:
                 found = names.dali_name(self.resolver, node)
             else:
                 found = None
@@ -100,19 +100,19 @@ class Context:
     def ndd(self, path: str = "") -> cst.BaseExpression:
         """An expression for ``ndd.<path>`` under the module's ndd alias (import added later)."""
         self.imports.ndd = True
-        alias = self.model.ndd_alias or "ndd"
+        alias = self.model.names.ndd or "ndd"
         return names.build_dotted(f"{alias}.{path}" if path else alias)
 
     def numpy(self, attr: str) -> cst.BaseExpression:
         self.imports.numpy = True
-        return names.build_dotted(f"{self.model.numpy_alias or 'np'}.{attr}")
+        return names.build_dotted(f"{self.model.names.numpy or 'np'}.{attr}")
 
     def stdlib_math(self) -> str:
         """The module-level name of the standard library's ``math`` for code the migration adds: the
         module's own, else ``math`` imported (``stdlib_math`` where the module spells ``math``)."""
-        if self.model.math_alias:
-            return self.model.math_alias
-        name = "stdlib_math" if "math" in self.model.module_names else "math"
+        if self.model.names.math:
+            return self.model.names.math
+        name = "stdlib_math" if "math" in self.model.names.module_level else "math"
         self.imports.math = "import math\n" if name == "math" else f"import math as {name}\n"
         return name
 
@@ -121,7 +121,7 @@ class Context:
         if self.imports.types_alias:
             return self.imports.types_alias
         self.imports.types = True
-        return "dali_types" if "types" in self.model.module_names else "types"
+        return "dali_types" if "types" in self.model.names.module_level else "types"
 
     def kind(self, node: cst.BaseExpression) -> tuple[Kind, PipelineFunction] | None:
         """What an original expression holds (pipeline, batches, batch), or None if unknown."""

@@ -324,7 +324,7 @@ def _note_hand_built(model, built, ctx: Context) -> None:
         graph = next((g for g in built.graphs if g.definition is pipeline.node), None)
         if graph is not None:
             pipeline.label = f"{graph.var} = Pipeline(...)"
-    model.read_names |= built.removed_reads
+    model.names.read |= built.removed_reads
     built.call_lines = [ctx.positions(graph.call).start.line for graph in built.graphs]
     built.def_lines = [ctx.positions(graph.definition).start.line for graph in built.graphs]
 

@@ -17,8 +17,10 @@ from ndd_migrate.model.features import checkpoints, expected_errors, iterators, 
 from ndd_migrate.model.kinds import expr_kind
 from ndd_migrate.model.types import (
     READER_BLOCKS,
+    CrossFile,
     Kind,
     ModuleModel,
+    ModuleNames,
     PipelineFunction,
     Problem,
     constant_problem,
@@ -55,7 +57,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
     ) -> None:
         super().__init__()
         self.model = ModuleModel(
-            imported=imported or {}, module_names=module_names or set(), outside=outside or {}, on_disk=on_disk or {}
+            crossfile=CrossFile(imported=imported or {}, outside=outside or {}, on_disk=on_disk or {}),
+            names=ModuleNames(module_level=module_names or set()),
         )
         self._stack: list[PipelineFunction] = []
         self._depth: list[cst.FunctionDef] = []
@@ -110,13 +113,13 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             full = names.dotted(alias.name)
             bound = alias.asname.name.value if alias.asname else None
             if full and full.split(".")[0] == "nvidia":
-                self.model.dali_roots.add(bound or "nvidia")
+                self.model.names.dali_roots.add(bound or "nvidia")
             if full == names.NDD and bound:
-                self.model.ndd_alias = self.model.ndd_alias or bound
+                self.model.names.ndd = self.model.names.ndd or bound
             if full == "numpy":
-                self.model.numpy_alias = self.model.numpy_alias or bound or "numpy"
+                self.model.names.numpy = self.model.names.numpy or bound or "numpy"
             if full == "math" and not self._depth:
-                self.model.math_alias = self.model.math_alias or bound or "math"
+                self.model.names.math = self.model.names.math or bound or "math"
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         self._in_import = True
@@ -126,9 +129,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         for alias in node.names:
             bound = alias.asname.name.value if alias.asname else alias.name.value
             if not node.relative and module.split(".")[0] == "nvidia":
-                self.model.dali_roots.add(bound)
+                self.model.names.dali_roots.add(bound)
             if f"{module}.{alias.name.value}" == names.NDD:
-                self.model.ndd_alias = self.model.ndd_alias or bound
+                self.model.names.ndd = self.model.names.ndd or bound
 
     def leave_Import(self, node: cst.Import) -> None:
         self._in_import = False
@@ -147,7 +150,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         for pipeline in self._stack:
             pipeline.local_names.add(node.value)
         if not self._in_import and node not in self._not_read:
-            self.model.read_names.add(node.value)
+            self.model.names.read.add(node.value)
 
     # -- legacy Pipeline subclasses (ndd_migrate.model.sources.legacy) ---------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -473,8 +476,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             pipeline.node for pipeline in self.model.pipelines.values() if isinstance(pipeline.node, cst.ClassDef)
         }
         for found in attributes.find(self.parents, classes):
-            self.model.attribute_stores[found.target] = found
-            self.model.attribute_reads.update(dict.fromkeys(found.reads, found))
+            self.model.attributes.stores[found.target] = found
+            self.model.attributes.reads.update(dict.fromkeys(found.reads, found))
 
     def _check_late_twins(self) -> None:
         """Twin readers whose epochs turn out not to line up once the module is read
@@ -578,10 +581,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 ),
                 None,
             )
-            if qual is None or crossfile.lookup(self.model.imported, qual) is not None:
+            if qual is None or crossfile.lookup(self.model.crossfile.imported, qual) is not None:
                 continue
-            if methods[key] == {"build", "run"} or crossfile.lookup(self.model.outside, qual) is not None:
-                self.model.foreign_pipelines[key] = qual
+            if methods[key] == {"build", "run"} or crossfile.lookup(self.model.crossfile.outside, qual) is not None:
+                self.model.crossfile.foreign[key] = qual
 
     def scope_of(self, node: cst.CSTNode):
         """The scope ``node`` is in (None for a node the scope analysis did not see)."""
@@ -608,17 +611,17 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
     def resolve_kinds(self) -> None:
         """Kinds of names, then of the ``self`` attributes bound from them (ndd_migrate.model.values.attributes),
         then of the names bound from those attributes again, until nothing new is found."""
-        self.model.attribute_kinds.clear()
+        self.model.attributes.kinds.clear()
         name_kinds.resolve(self)
         for _ in range(3):
-            before = dict(self.model.attribute_kinds)
-            for found in set(self.model.attribute_stores.values()):
+            before = dict(self.model.attributes.kinds)
+            for found in set(self.model.attributes.stores.values()):
                 kind = expr_kind(self.model, found.value, self.scope_of, self.qualnames)
                 if kind is None:
-                    self.model.attribute_kinds.pop(found, None)
+                    self.model.attributes.kinds.pop(found, None)
                 else:
-                    self.model.attribute_kinds[found] = kind
-            if self.model.attribute_kinds == before:
+                    self.model.attributes.kinds[found] = kind
+            if self.model.attributes.kinds == before:
                 return
             name_kinds.resolve(self)
 

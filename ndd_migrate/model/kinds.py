@@ -37,9 +37,9 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
     if isinstance(expr, cst.Name):
         return lookup(model, scope_of(expr), expr)
     if (
-        isinstance(expr, cst.Attribute) and expr in model.attribute_reads
+        isinstance(expr, cst.Attribute) and expr in model.attributes.reads
     ):  # `self.pipe` (ndd_migrate.model.values.attributes)
-        return model.attribute_kinds.get(model.attribute_reads[expr])
+        return model.attributes.kinds.get(model.attributes.reads[expr])
     if isinstance(expr, cst.Call):
         return _call_kind(model, expr, scope_of, qualnames)
     if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
@@ -210,7 +210,7 @@ def converts_to_array(expr: cst.BaseExpression, name: str, qualnames) -> bool:
 
 
 def _imported(model: ModuleModel, qualname: str) -> ImportedPipeline | None:
-    converted = crossfile.lookup(model.imported, qualname) if model.imported else None
+    converted = crossfile.lookup(model.crossfile.imported, qualname) if model.crossfile.imported else None
     if converted is None:
         return None
-    return ImportedPipeline(qualname.lstrip("."), converted, crossfile.lookup(model.on_disk, qualname))
+    return ImportedPipeline(qualname.lstrip("."), converted, crossfile.lookup(model.crossfile.on_disk, qualname))

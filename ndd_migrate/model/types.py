@@ -170,27 +170,51 @@ DICT_VIEWS = ("keys", "values", "items")
 
 
 @dataclass
+class CrossFile:
+    """What the module's imports give, from the other files of the run and from disk (crossfile.py)."""
+
+    imported: dict[str, bool] = field(default_factory=dict)  # Policy.imported_pipelines
+    outside: dict[str, str] = field(default_factory=dict)  # Policy.outside_pipelines
+    on_disk: dict[str, str] = field(default_factory=dict)  # Policy.migrated_on_disk
+    # Names bound from a call of an imported function the run does not define, with `.build()` and
+    # `.run()` called on them: (scope, name) → the function's qualified name (NDD007).
+    foreign: dict[tuple[object, str], str] = field(default_factory=dict)
+
+
+@dataclass
+class ModuleNames:
+    """The module's names that the rewrite spells or must not take."""
+
+    ndd: str | None = None  # the module's name for the dynamic mode, if it imports it
+    numpy: str | None = None
+    math: str | None = None  # the module-level name of the standard library's `math`
+    module_level: set[str] = field(default_factory=set)  # spelled outside functions: region.module_level_names
+    # Names bound by imports from `nvidia` anywhere in the module: only an expression rooted in
+    # one of them can resolve to a DALI name (Context.dali_name skips the others).
+    dali_roots: set[str] = field(default_factory=set)
+    # Names read outside import statements (attribute names and keywords are not reads): NDD301.
+    read: set[str] = field(default_factory=set)
+
+
+@dataclass
+class SelfAttributes:
+    """Attributes of ``self`` followed like names (ndd_migrate.model.values.attributes): each read and
+    store → its SelfAttribute, and the Kind of the ones that hold a pipeline's value."""
+
+    reads: dict = field(default_factory=dict)
+    stores: dict = field(default_factory=dict)
+    kinds: dict = field(default_factory=dict)  # SelfAttribute → (Kind, pipeline)
+
+
+@dataclass
 class ModuleModel:
     pipelines: dict[str, PipelineFunction] = field(default_factory=dict)
     by_node: dict[cst.FunctionDef, PipelineFunction] = field(default_factory=dict)
     call_sites: dict[cst.Call, PipelineFunction] = field(default_factory=dict)
     kinds: dict[tuple[object, str], tuple[Kind, PipelineFunction]] = field(default_factory=dict)
     factories: dict[str, PipelineFunction] = field(default_factory=dict)  # qualname → pipeline it returns
-    imported: dict[str, bool] = field(default_factory=dict)  # Policy.imported_pipelines
-    outside: dict[str, str] = field(default_factory=dict)  # Policy.outside_pipelines
-    on_disk: dict[str, str] = field(default_factory=dict)  # Policy.migrated_on_disk
-    # Names bound from a call of an imported function the run does not define, with `.build()` and
-    # `.run()` called on them: (scope, name) → the function's qualified name (NDD007).
-    foreign_pipelines: dict[tuple[object, str], str] = field(default_factory=dict)
-    ndd_alias: str | None = None
-    numpy_alias: str | None = None
-    math_alias: str | None = None  # the module-level name of the standard library's `math`
-    module_names: set[str] = field(default_factory=set)  # spelled outside functions: region.module_level_names
-    # Names bound by imports from `nvidia` anywhere in the module: only an expression rooted in
-    # one of them can resolve to a DALI name (Context.dali_name skips the others).
-    dali_roots: set[str] = field(default_factory=set)
-    # Names read outside import statements (attribute names and keywords are not reads): NDD301.
-    read_names: set[str] = field(default_factory=set)
+    crossfile: CrossFile = field(default_factory=lambda: CrossFile())
+    names: ModuleNames = field(default_factory=lambda: ModuleNames())
     # How each stored name is bound (ndd_flow.record_binding): the NDD5xx data flow.
     bindings: dict[cst.Name, tuple] = field(default_factory=dict)
     # `Pipeline(...)` built by hand (`with pipe:` + `set_outputs`): stays in pipeline mode (NDD403).
@@ -242,11 +266,7 @@ class ModuleModel:
     # held before (``seq = seq.as_cpu().as_array()``:
     # ndd_migrate.model.values.name_kinds._split_at_conversion).
     converted_reads: set = field(default_factory=set)
-    # Attributes of `self` followed like names (ndd_migrate.model.values.attributes): each read and store →
-    # its SelfAttribute, and the Kind of the ones that hold a pipeline's value.
-    attribute_reads: dict = field(default_factory=dict)
-    attribute_stores: dict = field(default_factory=dict)
-    attribute_kinds: dict = field(default_factory=dict)  # SelfAttribute → (Kind, pipeline)
+    attributes: SelfAttributes = field(default_factory=lambda: SelfAttributes())
     # Calls of a name of Kind.FUNCTION (`cls(...)` in `for cls in held`) → the pipeline(s) it may
     # be: call sites of each of them, which the call-site rules rewrite as such.
     made_through: dict = field(default_factory=dict)

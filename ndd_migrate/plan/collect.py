@@ -72,7 +72,7 @@ def collect(analyzer) -> list[Use]:
                 if access.node not in model.converted_reads:  # the name holds a numpy array there
                     walk.follow(access.node, kind, pipeline)
         for found, (kind, pipeline) in list(
-            model.attribute_kinds.items()
+            model.attributes.kinds.items()
         ):  # `self.pipe` (ndd_migrate.model.values.attributes)
             for read in found.reads:
                 walk.follow(read, kind, pipeline)
@@ -378,7 +378,10 @@ class _Walk:
         if len(assign.targets) != 1:
             return use(STORED)
         target = assign.targets[0].target
-        if isinstance(target, cst.Attribute) and self.model.attribute_stores.get(target) in self.model.attribute_kinds:
+        if (
+            isinstance(target, cst.Attribute)
+            and self.model.attributes.stores.get(target) in self.model.attributes.kinds
+        ):
             return use(BOUND, _spelled(target))  # `self.pipe = p(...)`, followed like a name
         if isinstance(target, cst.Name):
             scope = self.analyzer.scope_of(assign)

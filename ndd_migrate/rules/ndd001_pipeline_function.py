@@ -396,7 +396,7 @@ class Impl(RuleImpl):
         per_batch = parts.per_batch
         if parts.source is not None:
             per_batch = [*parts.source.convert, *per_batch]
-        per_batch = shape.unused_results_evaluated(shape.strip_blank_head(per_batch), self.ctx.model.ndd_alias or "ndd")
+        per_batch = shape.unused_results_evaluated(shape.strip_blank_head(per_batch), self.ctx.model.names.ndd or "ndd")
         if parts.ctx_name and ret is not None and not pipeline.branch_forms and shape.has_call(ret.body[0].value):
             # Ops in the returned expression run inside the context too; the yield stays outside.
             outputs_name = cstutil.fresh("outputs", parts.used)

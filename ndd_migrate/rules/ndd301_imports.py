@@ -104,7 +104,7 @@ class Impl(RuleImpl):
             for _, code in self._new_imports():
                 self.ctx.report(self.code, at, f"needs `{code.strip()}`", fixed=True)
             return updated
-        before = self.ctx.model.read_names  # the same reads as _used_names, from the analysis pass
+        before = self.ctx.model.names.read  # the same reads as _used_names, from the analysis pass
         extra, unused = hand_built.import_reads(self.ctx.model.hand_built, self.ctx.model.kept_by_hand())
         after = (_used_names(updated) | extra) - unused  # as the module reads them once graphs are put back
         new_imports = self._new_imports()
@@ -166,9 +166,9 @@ class Impl(RuleImpl):
         new_imports = []
         if self.ctx.imports.math:
             new_imports.append(("math", self.ctx.imports.math))
-        if self.ctx.imports.numpy and self.ctx.model.numpy_alias is None:
+        if self.ctx.imports.numpy and self.ctx.model.names.numpy is None:
             new_imports.append(("numpy", "import numpy as np\n"))
-        if self.ctx.imports.ndd and self.ctx.model.ndd_alias is None:
+        if self.ctx.imports.ndd and self.ctx.model.names.ndd is None:
             new_imports.append((names.NDD, "import nvidia.dali.experimental.dynamic as ndd\n"))
         return new_imports
 

@@ -267,7 +267,7 @@ class Impl(RuleImpl):
         pipeline = self._converted(node)
         if pipeline is None:
             return
-        used = set(pipeline.local_names) | self.ctx.model.module_names
+        used = set(pipeline.local_names) | self.ctx.model.names.module_level
         self._name_rngs_and_ops(pipeline, used)
         _name_locals(pipeline, used)
 
@@ -430,7 +430,7 @@ class Impl(RuleImpl):
     def _per_batch(self, pipeline: legacy.LegacyPipeline, body: list, tail: bool) -> list:
         """``define_graph``'s statements run for each batch: after ``iter_setup()``, inside the
         evaluation context; ``tail``: the body ends with an ``if`` whose branches return."""
-        per_batch = shape.unused_results_evaluated(shape.strip_blank_head(body), self.ctx.model.ndd_alias or "ndd")
+        per_batch = shape.unused_results_evaluated(shape.strip_blank_head(body), self.ctx.model.names.ndd or "ndd")
         if pipeline.setup is not None:  # before each batch, as `Pipeline._run_once` called it
             per_batch = [iter_setup.head(pipeline), *per_batch]
         if pipeline.branch_forms:  # returns ending `if` branches: `yield` + `continue`

@@ -379,7 +379,7 @@ class Impl(RuleImpl):
         spec = python_operators.read([*self._ctor_args(pipeline, op), *updated.args])
         function = op.function_name or python_function.callable_code(spec.function)
         copy = python_operators.may_modify(
-            cstutil.kwarg(op.ctor, "function").value, self.ctx.resolver, {self.ctx.model.numpy_alias or "np"}
+            cstutil.kwarg(op.ctor, "function").value, self.ctx.resolver, {self.ctx.model.names.numpy or "np"}
         )
         return spec, function, cst.Module([]).code_for_node(self.ctx.numpy("array" if copy else "asarray"))
 

@@ -226,7 +226,7 @@ class Impl(RuleImpl):
 
     # -- a class deriving from a DALI iterator: reported at the class --------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        for found in self.ctx.model.attribute_stores.values():
+        for found in self.ctx.model.attributes.stores.values():
             if found.cls is node and isinstance(found.value, cst.Call) and self._rewritten(found.value) is not None:
                 self.loader_reads.update(found.reads)
         base = iterators.iterator_base(node, self.dali_name, self.subclasses)
@@ -278,7 +278,7 @@ class Impl(RuleImpl):
         if isinstance(use.node, cst.Tuple):
             return f"`{short}` takes a list of pipelines, not a tuple"
         model = self.ctx.model
-        if not all(isinstance(item, cst.Name) or item in model.attribute_reads for item in iterators.listed(use.node)):
+        if not all(isinstance(item, cst.Name) or item in model.attributes.reads for item in iterators.listed(use.node)):
             return (
                 f"`{short}` needs each pipeline of its list bound to a name (`pipe = p(...)`) or kept in an "
                 "attribute set once in `__init__`"
@@ -298,7 +298,7 @@ class Impl(RuleImpl):
         parents = self.ctx.model.parents
         assign = parents.get(call)
         target = assign.targets[0].target if isinstance(assign, cst.Assign) and len(assign.targets) == 1 else None
-        found = self.ctx.model.attribute_stores.get(target)
+        found = self.ctx.model.attributes.stores.get(target)
         if found is not None:  # `self.loader = DALIGenericIterator(...)`, set once in `__init__`
             return iterators.attribute_loader_uses(found, parents)
         if not isinstance(target, cst.Name):

@@ -246,7 +246,7 @@ class Impl(RuleImpl):
 
     def _names_in_scope(self) -> set[str]:
         """Names a fresh name must not take here: the module's and the enclosing function's."""
-        used = set(self.ctx.model.module_names)
+        used = set(self.ctx.model.names.module_level)
         if self.ctx.walk.functions:
             used |= {n.value for n in m.findall(self.ctx.walk.functions[-1], m.Name())}
         return used

@@ -223,6 +223,6 @@ class Impl(RuleImpl):
     def _asarray(self, original: cst.Call) -> str:
         """``np.asarray``, or ``np.array`` (a copy) for a function that may change its argument."""
         copy = python_operators.may_modify(
-            cstutil.kwarg(original, "function").value, self.ctx.resolver, {self.ctx.model.numpy_alias or "np"}
+            cstutil.kwarg(original, "function").value, self.ctx.resolver, {self.ctx.model.names.numpy or "np"}
         )
         return cst.Module([]).code_for_node(self.ctx.numpy("array" if copy else "asarray"))

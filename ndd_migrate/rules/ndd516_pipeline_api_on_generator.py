@@ -100,7 +100,7 @@ class Impl(RuleImpl):
         """The reads of names bound once from a call of a generator function in the migrated shape,
         each with the generator function's name (original nodes)."""
         self._reads: dict[cst.Name, str] = {}
-        if self.ctx.model.ndd_alias is None:
+        if self.ctx.model.names.ndd is None:
             return
         generators = crossfile.migrated_pipelines(node.code.encode("utf-8", "surrogatepass"))
         if not generators:

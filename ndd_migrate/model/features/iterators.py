@@ -63,7 +63,7 @@ def meta_of(pipe: cst.BaseExpression) -> cst.BaseExpression:
 def followed_attribute(model, expr: cst.BaseExpression):
     """The ``self`` attribute (ndd_migrate.model.values.attributes) ``expr`` stores or reads, when the epoch-aware
     shape may keep the metadata beside it; else None."""
-    found = model.attribute_stores.get(expr) or model.attribute_reads.get(expr)
+    found = model.attributes.stores.get(expr) or model.attributes.reads.get(expr)
     return found if found is not None and found.meta_free else None
 
 

@@ -92,7 +92,7 @@ def read_class(resolver: cst.MetadataDependent, node: cst.ClassDef, qualname: st
         return None
     pipeline = LegacyPipeline(qualname=qualname, node=node, decorator=None)
     pipeline.local_names = _names_in(node)
-    _ClassReader(resolver, pipeline, model.module_names).read()
+    _ClassReader(resolver, pipeline, model.names.module_level).read()
     return pipeline
 
 

@@ -490,7 +490,7 @@ class Graph(GraphFunctions):
         root = node
         while isinstance(root, cst.Attribute):
             root = root.value
-        if not (isinstance(root, cst.Name) and root.value in self.model.dali_roots):
+        if not (isinstance(root, cst.Name) and root.value in self.model.names.dali_roots):
             return None
         return names.dali_name(self.resolver, node)
 
