@@ -11,7 +11,7 @@ from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model import constructs
-from ndd_migrate.model.features import iterators
+from ndd_migrate.model.features import handed_on, iterators
 from ndd_migrate.model.types import Kind
 from ndd_migrate.plan import uses
 from ndd_migrate.syntax import cstutil
@@ -313,7 +313,7 @@ class Impl(RuleImpl):
                 if isinstance(parent, cst.For) and parent.iter is access.node:
                     continue
                 if isinstance(parent, cst.Arg) and parent.value is access.node:
-                    why = iterators.passed_on_misuse(parents, parents.get(parent), parent)
+                    why = handed_on.passed_on_misuse(parents, parents.get(parent), parent)
                     if why:
                         return f"the iterator `{name}`: {why}"
                     continue
