@@ -495,3 +495,32 @@ def test_pipeline_api_on_a_generator_of_the_module_is_reported(use, found):
     migrated generator functions give fails at run time."""
     result = transform(GENERATOR + use, "m.py", Policy.check())
     assert [d.code for d in result.diagnostics] == found, [d.message for d in result.diagnostics]
+
+
+KEPT_WITH_HELPER = (
+    "from nvidia.dali import fn, pipeline_def\n"
+    "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n\n"
+    "def flip(images):\n"
+    "    return fn.flip(images, horizontal=fn.random.coin_flip(seed=1))\n\n\n"
+    "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+    "def p(root):\n"
+    "    jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n"
+    "    return flip(fn.decoders.image(jpegs)), labels\n\n\n"
+    "{tail}"
+)
+
+
+@pytest.mark.parametrize(
+    "tail, reported",
+    [
+        # kept: a subclass of a DALI iterator runs it as a Pipeline; the helper stays pipeline-mode code
+        ("class Loader(DALIGenericIterator):\n    pass\n\n\nloader = Loader(p('/d'), ['x', 'y'])\n", False),
+        ("pipe = p('/d')\npipe.build()\nout = pipe.run()\n", True),  # converted: `seed=` must go
+    ],
+)
+def test_seed_of_a_random_op_in_a_helper_is_reported_only_where_it_becomes_ndd(tail, reported):
+    """`fn.random.coin_flip(seed=1)` in a helper is right in pipeline mode: reported (NDD105) only
+    where the helper's `fn.*` calls become `ndd.*`."""
+    _, result = migrate_text(KEPT_WITH_HELPER.format(tail=tail))
+    found = [d for d in result.diagnostics if d.code == "NDD105" and "not accepted" in d.message]
+    assert bool(found) == reported, [d.message for d in result.diagnostics]

@@ -149,7 +149,9 @@ class Impl(RuleImpl):
             )
             return cstutil.add_kwarg(updated, "rng", cst.Name("rng"))
         if pipeline is None:
-            if seed is not None:
+            # Only where `fn.*` becomes `ndd.*`: in code that stays in pipeline mode (helpers of a
+            # pipeline that is kept), `seed=` is right as it is.
+            if seed is not None and self.ctx.may_rewrite_dali_calls():
                 self.ctx.report(
                     self.code,
                     seed,
