@@ -1457,3 +1457,18 @@ def test_init_statements_that_only_read_values_set_above_convert(statement, conv
     if converts:
         assert "print('DALI {} variant'.format(dali_device))" in out
         assert not [d for d in diagnostics if d.needs_human]
+
+
+def test_a_branch_of_init_that_only_reads_values_set_above_converts():
+    """DALI's 3-D crop test: `if self.layout == "DHWC": D, H, W, _ = self.shape` in `__init__`
+    (four branches gave four identical TODOs for one cause)."""
+    out, diagnostics = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.layout = 'HWC'\nself.shape = (4, 4, 3)\n"
+            "if self.layout == 'HWC':\n    H, W, _ = self.shape\nelse:\n    _, H, W = self.shape\n"
+            "self.crop = ops.Crop(crop=(H // 2, W // 2))",
+            "return self.crop(fn.random.uniform(shape=[4, 4, 3]))",
+        )
+    )
+    assert "class P(Pipeline):" not in out and not [d for d in diagnostics if d.needs_human]
+    assert "H, W, _ = shape" in out

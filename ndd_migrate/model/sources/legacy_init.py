@@ -262,7 +262,7 @@ class InitReader(MethodReader):
             return
         target, value = self_assignment(stmt)
         if target is None:
-            if uses_self(stmt):
+            if uses_self(stmt) and not self.reads_values_only(stmt):
                 self.problem(stmt, "this use of `self` in `__init__` has no counterpart in a generator function")
             return
         ops_path = self.ops_path(value)
