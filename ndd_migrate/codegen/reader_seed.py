@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate.dali import pipeline_args
 from ndd_migrate.dali.tables import op_info
 from ndd_migrate.syntax import cstutil, names
 
@@ -240,10 +241,7 @@ def legacy_seed(pipeline) -> cst.BaseExpression | None:
     """The ``seed=`` a ``Pipeline`` subclass gives ``super().__init__``, unless it is pipeline mode's
     "not set" (``None``, ``-1``)."""
     seed = pipeline.settings.get("seed")
-    if seed is None or (isinstance(seed, cst.Name) and seed.value == "None"):
-        return None
-    value = cstutil.literal_value(seed)
-    return None if isinstance(value, int) and not isinstance(value, bool) and value == -1 else seed
+    return None if seed is None or pipeline_args.unset(seed) else seed
 
 
 def seeded(seed: cst.BaseExpression) -> cst.Call:

@@ -5,6 +5,8 @@ Kept in one table so the function rewrite (NDD001), the call-site rewrite (NDD00
 
 from __future__ import annotations
 
+from ndd_migrate.syntax import cstutil
+
 # Become keyword-only parameters of the migrated generator (see docs/target-shape.md), in this order.
 PARAMETERS = ("batch_size", "num_threads", "device_id", "seed")
 
@@ -57,3 +59,9 @@ POSITIONAL = (
     "max_streams",
     "default_cuda_stream_priority",
 )
+
+
+def unset(expr) -> bool:
+    """``None`` or ``-1``: pipeline mode's "not set" values for threads, device and seed."""
+    value = cstutil.literal_value(expr)
+    return value is None or (value == -1 and not isinstance(value, bool))

@@ -7,6 +7,7 @@ import functools
 import libcst as cst
 
 from ndd_migrate.codegen import epoch_shape, iter_setup, shape, twin_readers
+from ndd_migrate.dali import pipeline_args
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
@@ -274,7 +275,11 @@ class Impl(RuleImpl):
     def _name_rngs_and_ops(self, pipeline: legacy.LegacyPipeline, used: set[str]) -> None:
         """The pipeline's RNG (when a random operator draws from its seed), the RNG of each operator
         with a seed of its own, and the names each operator object's rewrite binds."""
-        if pipeline.given("seed") and not _is_unset(pipeline.settings["seed"]) and _draws_from_pipeline_seed(pipeline):
+        if (
+            pipeline.given("seed")
+            and not pipeline_args.unset(pipeline.settings["seed"])
+            and _draws_from_pipeline_seed(pipeline)
+        ):
             self.ctx.model.plan.pipeline_rng[pipeline.qualname] = cstutil.fresh("rng", used)
         for op in pipeline.ops.values():
             if op.conditional:
@@ -391,7 +396,7 @@ class Impl(RuleImpl):
     def _settings(self, pipeline: legacy.LegacyPipeline) -> list:
         out: list = []
         threads = pipeline.settings.get("num_threads")
-        if threads is not None and not _is_unset(threads):
+        if threads is not None and not pipeline_args.unset(threads):
             out.append(shape.expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(threads)])))
         if pipeline.generator.ctx_name:
             out.append(
@@ -565,9 +570,3 @@ def _draws_from_pipeline_seed(pipeline: legacy.LegacyPipeline) -> bool:
 def _gives_dict(pipeline: legacy.LegacyPipeline) -> bool:
     """A TFRecord reader: its outputs are a dict by feature name in both modes."""
     return canonical_path(pipeline.op_calls[pipeline.reader_call].info.fn_path) == "readers.tfrecord"
-
-
-def _is_unset(expr: cst.BaseExpression) -> bool:
-    """``None`` or ``-1``: pipeline mode's "not set" values for threads, device and seed."""
-    value = cstutil.literal_value(expr)
-    return value is None or (value == -1 and not isinstance(value, bool))

@@ -100,8 +100,8 @@ class Impl(RuleImpl):
         """The reads of names bound once from a call of a generator function in the migrated shape,
         each with the generator function's name (original nodes)."""
         self._reads: dict[cst.Name, str] = {}
-        if self.ctx.model.names.ndd is None:
-            return
+        if self.ctx.model.names.ndd is None or not any(_loops_forever(s) for s in node.body):
+            return  # the text is made (and parsed again) only for a module that may have the shape
         generators = crossfile.migrated_pipelines(node.code.encode("utf-8", "surrogatepass"))
         if not generators:
             return
@@ -141,3 +141,8 @@ class Impl(RuleImpl):
             hint=INSTEAD[key].replace("<it>", value.value),
             fixed=False,
         )
+
+
+def _loops_forever(statement: cst.CSTNode) -> bool:
+    """A top-level function with a ``while`` statement in its body (the migrated shape's loop)."""
+    return isinstance(statement, cst.FunctionDef) and any(isinstance(s, cst.While) for s in statement.body.body)

@@ -10,22 +10,12 @@ import libcst as cst
 from ndd_migrate.model import constructs
 from ndd_migrate.model.sources.legacy import Feed, LegacyPipeline, keywords, self_attr
 from ndd_migrate.model.sources.legacy_syntax import MethodReader, SelfUses, assigned_value, bound_names, flatten_targets
+from ndd_migrate.model.values import external_source
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 # `ops.ExternalSource` fed by `feed_input` in `iter_setup` (docs/target-shape.md, "Legacy `Pipeline`
-# subclasses"): the arguments that only tune how the pipeline copies or queues the data, and those
-# carried to `ndd.batch`.
-_SOURCE_DROPPED = {
-    "name",
-    "ndim",
-    "no_copy",
-    "blocking",
-    "cuda_stream",
-    "use_copy_kernel",
-    "prefetch_queue_depth",
-    "bytes_per_sample_hint",
-    "preserve",
-}
+# subclasses"): the arguments carried to `ndd.batch` (those that only tune how the pipeline copies
+# or queues the data are external_source.COPY_TUNING).
 SOURCE_CARRIED = ("layout", "dtype", "device")
 _FEED_PARAMS = ("data_node", "data", "layout", "cuda_stream", "use_copy_kernel")
 
@@ -240,7 +230,7 @@ def _source_arguments(ctor: cst.Call, call: cst.Call) -> str | None:
     args = [*ctor.args, *call.args]
     if any(a.star or a.keyword is None for a in args):
         return "`ops.ExternalSource` with positional or `*` arguments cannot be read"
-    unknown = sorted({a.keyword.value for a in args} - _SOURCE_DROPPED - set(SOURCE_CARRIED))
+    unknown = sorted({a.keyword.value for a in args} - external_source.COPY_TUNING - set(SOURCE_CARRIED))
     if unknown:
         return (
             f"`ops.ExternalSource` with {', '.join(f'`{k}=`' for k in unknown)}: only an external source "

@@ -27,19 +27,22 @@ ITERABLE = "iterable"  # iterated once (or once per epoch with `cycle`)
 GENERATOR = "generator function"  # called once per epoch, then iterated
 CALLABLE = "callable"  # called per batch / per sample
 
-# Arguments that only tune how the pipeline copies or queues the data: nothing to carry over.
-_DROPPED = {
-    "name",
-    "ndim",
-    "no_copy",
-    "blocking",
-    "cuda_stream",
-    "use_copy_kernel",
-    "prefetch_queue_depth",
-    "bytes_per_sample_hint",
-    "preserve",
-    "seed",
-}
+# Arguments that only tune how the pipeline copies or queues the data: nothing to carry over (a
+# source fed by `feed_input` too, ndd_migrate.model.sources.legacy_feeds).
+COPY_TUNING = frozenset(
+    {
+        "name",
+        "ndim",
+        "no_copy",
+        "blocking",
+        "cuda_stream",
+        "use_copy_kernel",
+        "prefetch_queue_depth",
+        "bytes_per_sample_hint",
+        "preserve",
+    }
+)
+_DROPPED = COPY_TUNING | {"seed"}
 # Arguments carried to `ndd.as_batch`.
 CARRIED = ("dtype", "layout", "device")
 _KNOWN = {"source", "num_outputs", "batch", "batch_info", "cycle", "parallel", "repeat_last", *_DROPPED, *CARRIED}
