@@ -524,3 +524,30 @@ def test_seed_of_a_random_op_in_a_helper_is_reported_only_where_it_becomes_ndd(t
     _, result = migrate_text(KEPT_WITH_HELPER.format(tail=tail))
     found = [d for d in result.diagnostics if d.code == "NDD105" and "not accepted" in d.message]
     assert bool(found) == reported, [d.message for d in result.diagnostics]
+
+
+@pytest.mark.parametrize(
+    "spelled, name",
+    [
+        ("import nvidia.dali.experimental.dynamic as ndd", "ndd"),
+        ("from nvidia.dali.experimental import dynamic as dyn", "dyn"),
+        ("import nvidia.dali.experimental.dynamic as dynamic_mode", "dynamic_mode"),
+    ],
+)
+def test_pipeline_api_on_a_generator_is_found_under_every_import_spelling(spelled, name):
+    text = GENERATOR.replace("import nvidia.dali.experimental.dynamic as ndd", spelled).replace("ndd.", f"{name}.")
+    result = transform(text + "pipe = train_pipe()\npipe.build()\n", "m.py", Policy.check())
+    assert [d.code for d in result.diagnostics] == ["NDD516"]
+
+
+def test_the_todo_keeps_crlf_and_a_file_that_does_not_parse_is_left_byte_for_byte(tmp_path):
+    crlf = tmp_path / "crlf.py"
+    crlf.write_bytes((GENERATOR + "pipe = train_pipe()\npipe.build()\n").replace("\n", "\r\n").encode())
+    broken = tmp_path / "broken.py"
+    broken.write_bytes(GENERATOR.encode() + b"pipe = train_pipe(\npipe.build()\n")
+    before = broken.read_bytes()
+    result = CliRunner().invoke(app, ["migrate", str(crlf), str(broken)])
+    assert result.exit_code == 2, result.output
+    out = crlf.read_bytes()
+    assert b"# TODO(ndd-migrate): NDD516" in out and out.count(b"\r\n") == out.count(b"\n")
+    assert broken.read_bytes() == before
