@@ -111,3 +111,23 @@ def test_a_local_holding_mixed_read_elsewhere_too_keeps_its_value_and_the_decode
     assert 'decoder_device = "cpu" if cpu else "mixed"' in text and 'if decoder_device == "mixed" else 0' in text
     assert 'device="gpu" if decoder_device == "mixed" else decoder_device' in text
     assert [d for d in result.diagnostics if d.needs_human] == []
+
+
+HELPER = (
+    "from nvidia.dali import fn, pipeline_def\n\n\n"
+    "def transform(jpegs, cpu):\n"
+    '    decoder_device = "cpu" if cpu else "mixed"\n'
+    '    hint = 5980 if decoder_device == "mixed" else 0\n'
+    "    return fn.decoders.image(jpegs, device=decoder_device, preallocate_width_hint=hint)\n\n\n"
+    "@pipeline_def(batch_size=2)\n"
+    "def pipe(root, cpu=False):\n"
+    "    jpegs, labels = fn.readers.file(file_root=root)\n"
+    "    return transform(jpegs, cpu), labels\n"
+)
+
+
+def test_a_local_holding_mixed_in_a_graph_helper_is_mapped_too():
+    """cassandra-dali-plugin's shape: the "mixed" local lives in a helper the pipeline calls."""
+    text, result = migrate_text(HELPER)
+    assert 'device="gpu" if decoder_device == "mixed" else decoder_device' in text
+    assert [d for d in result.diagnostics if d.needs_human] == []

@@ -124,6 +124,17 @@ class Impl(RuleImpl):
             device_names += [n for n in others if n not in local]
         self._plan_constants(node, device_names)
 
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        """A graph helper whose ``fn.*`` calls become ``ndd.*`` (not a pipeline function: those are
+        planned with the module): its locals holding "mixed", as in a pipeline function."""
+        if node in self.ctx.model.by_node or not self.ctx.may_rewrite_dali_calls():
+            return
+        finder = _DeviceNames(self.ctx)
+        node.body.visit(finder)
+        for arg in finder.args:
+            self._device_args.setdefault(arg.value.value, []).append(arg)
+        self._plan_locals(node, finder.found)
+
     def _plan_locals(self, function: cst.FunctionDef, device_names: list[str]) -> set[str]:
         """A local of the pipeline function bound to "mixed" (``decoder_device = "cpu" if cpu else
         "mixed"``, the shape of DALI's ImageNet example) and read only as ``device=`` of decoders:
