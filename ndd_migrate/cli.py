@@ -190,7 +190,7 @@ def migrate(
         include_generated=include_generated,
         format=format_code,
     )
-    policy = Policy(is_enabled=conf.is_enabled, line_length=conf.line_length)
+    policy = Policy(is_enabled=conf.is_enabled, line_length=conf.line_length, support_module=conf.support_module)
     if _is_stdin(paths):
         _migrate_stdin(stdin_filename or "-", policy, diff=diff, check=check, quiet=quiet)
         return
@@ -202,6 +202,7 @@ def migrate(
         )
     write = not (diff or check)
     _format(summary, conf)
+    _support_modules(summary, diff=diff, write=write)
     for result in summary.changed:
         if diff:
             _print_diff(result)
@@ -243,7 +244,16 @@ def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool) -
     elif not check:
         sys.stdout.buffer.write(out)
     sys.stdout.buffer.flush()
-    print_summary(summary, _console(stderr=True), wrote=not (diff or check), quiet=quiet)
+    err = _console(stderr=True)
+    print_summary(summary, err, wrote=not (diff or check), quiet=quiet)
+    if result.changed and result.support:
+        from rich.markup import escape
+
+        err.print(
+            f"note: the output imports {escape(', '.join(result.support))} from the project's support module, "
+            "which `migrate -` does not write: `ndd-migrate migrate` on the file writes both",
+            soft_wrap=True,
+        )
     _migrate_exit(summary, check)
 
 
@@ -290,6 +300,42 @@ def _write(result, summary) -> None:
     except files.SourceError as exc:
         result.error = FileError(result.path, exc.message, exc.line)
         result.changed = False
+
+
+def _support_modules(summary, *, diff: bool, write: bool) -> None:
+    """The support modules the changed files import (:mod:`ndd_migrate.support`): their diffs
+    printed, or written (created, or updated in place) before any module that imports them; the
+    modules that import one that cannot be written are left unchanged, with the error."""
+    import os
+    import sys
+
+    from ndd_migrate.io import files, writing
+    from ndd_migrate.io.diagnostics import FileError
+    from ndd_migrate.report.summary import unified_diff
+
+    for support in summary.support:
+        if not support.changes:
+            continue
+        shown = os.path.relpath(support.path) if support.path.startswith(os.getcwd() + os.sep) else support.path
+        if diff:
+            old = (support.old or "").encode("utf-8")
+            sys.stdout.buffer.write(_colour_diff(unified_diff(shown, old, support.new.encode("utf-8"))))
+            sys.stdout.buffer.flush()
+        if not write:
+            continue
+        try:
+            if support.old is None:
+                writing.create_source(support.path, support.new)
+            else:
+                current = files.read_source(support.path)
+                if current.text != support.old:
+                    raise files.SourceError(support.path, "changed on disk during the run; left as it is")
+                writing.write_source(support.path, support.new, current)
+        except files.SourceError as exc:
+            for result in summary.results:
+                if result.path in support.needed_by:
+                    result.error = FileError(result.path, f"not migrated: {support.path}: {exc.message}")
+                    result.changed = False
 
 
 def _same_text(text: str, result) -> bool:
@@ -350,7 +396,13 @@ def check(
     )
     # What --fix writes wraps and splits at the line length, as `migrate` does; findings do not depend on it.
     length = conf.line_length if fix else no_line_length
-    policy = Policy.check(fix=fix, unsafe_fixes=unsafe_fixes, is_enabled=conf.is_enabled, line_length=length)
+    policy = Policy.check(
+        fix=fix,
+        unsafe_fixes=unsafe_fixes,
+        is_enabled=conf.is_enabled,
+        line_length=length,
+        support_module=conf.support_module,
+    )
     report_to = sys.stdout
     if _is_stdin(paths):
         # As ruff: with --fix the fixed text goes to stdout (the input when nothing was fixed) and
@@ -375,6 +427,7 @@ def check(
             )
         if fix:
             _format(summary, conf)
+            _support_modules(summary, diff=False, write=True)
             for result in summary.changed:
                 _write(result, summary)
     text = render(output_format, summary.results, statistics=statistics, unsafe_fixes=unsafe_fixes)

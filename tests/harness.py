@@ -41,6 +41,7 @@ from pathlib import Path
 
 import pytest
 
+from ndd_migrate import support
 from ndd_migrate.verify import runner
 
 HERE = Path(__file__).resolve().parent
@@ -362,6 +363,13 @@ def dataset(folder: Path, make, *args):
     return final / relative
 
 
+def with_support_module(folder: Path, text: str) -> None:
+    """The project's support module written into ``folder`` when the migrated ``text`` imports it
+    (``migrate`` writes it beside a script; the engine alone, which tests call, does not)."""
+    if f"from {support.FILE_NAME[:-3]} import" in text:
+        (folder / support.FILE_NAME).write_text(support.text(), encoding="utf-8")
+
+
 class Programs:
     """What a test that runs programs is given (the ``programs`` fixture of tests/conftest.py):
     :meth:`both` runs an original program and its migration, each in a fresh process, the original's
@@ -379,6 +387,8 @@ class Programs:
             script = self._tmp_path / side / name
             script.parent.mkdir()
             script.write_text(text, encoding="utf-8")
+            if side == "migrated":
+                with_support_module(script.parent, text)
             ran = (self._originals.run if side == "original" else run)(script, args, **options)
             assert ran.returncode == 0, f"the {side} {name} failed (exit {ran.returncode}):\n{ran.stderr[-3000:]}"
             runs.append(ran)

@@ -15,7 +15,7 @@ from tests.conftest import ROOT
 PACKAGE = ROOT / "ndd_migrate"
 
 #: The packages from the bottom up: a module may import its own package and those before it.
-LAYERS = ("io", "syntax", "dali", "model", "plan", "codegen", "engine", "rules", "app", "report", "cli")
+LAYERS = ("io", "support", "syntax", "dali", "model", "plan", "codegen", "engine", "rules", "app", "report", "cli")
 
 #: ``verify`` stands beside the codemod: it reads files and source (and desugars hand-built graphs),
 #: and nothing but the command line starts it.

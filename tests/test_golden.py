@@ -7,10 +7,23 @@ import re
 
 import pytest
 
+from ndd_migrate import support
 from tests.conftest import FIXTURES, migrate_text
 
 CASES = sorted(p.parent.name for p in FIXTURES.glob("*/pipeline.py"))
 LEFTOVER = re.compile(r"pipeline_def|\bPipeline\b|\bfn\.|\.build\(\)|\.run\(\)|[\"']mixed[\"']")
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_a_golden_that_imports_the_support_module_has_it_beside_it_as_migrate_writes_it(name):
+    """The goldens run (tests/test_fixtures_run.py, tests/test_verify_shapes.py) with the support
+    module ``migrate`` writes beside them; regenerate it with ``ndd-migrate migrate`` on a copy."""
+    golden = (FIXTURES / name / "migrated.py").read_text(encoding="utf-8")
+    beside = FIXTURES / name / support.FILE_NAME
+    if "from ndd_support import" in golden:
+        assert beside.read_text(encoding="utf-8") == support.text()
+    else:
+        assert not beside.exists()
 
 
 @pytest.mark.parametrize("name", CASES)

@@ -53,27 +53,16 @@ def test_iterator_loop_is_rewritten():
     assert migrate_text(out)[0] == out
 
 
-def test_helper_rounds_up_with_the_modules_math():
-    """The helper's `math.ceil` is the standard library's: imported once, under the module's own
-    name when it has one, and not under `math` when the module binds that name to something else."""
-    plain, _ = migrate_text(source(auto=False))
-    assert plain.startswith("import math\n") and plain.count("import math") == 1
-    assert "size = math.ceil(math.ceil(epoch_size / num_shards) / batch_size) * batch_size" in plain
-    own, _ = migrate_text("import math as m\n" + source(auto=False) + "print(m.pi)\n")
-    assert "import math\n" not in own and "m.ceil(max(shard_sizes) / batch_size)" in own
-    taken, _ = migrate_text(source(auto=False) + "math = 'not the module'\n")
-    assert "import math as stdlib_math\n" in taken and "stdlib_math.ceil(" in taken and " math.ceil(" not in taken
-    compile(taken, "migrated.py", "exec")
-
-
-def test_the_ndd_import_takes_the_dali_imports_place_below_code_when_math_goes_on_top():
-    """`import math` inserted among the standard library imports above moved the DALI imports down
-    by one: the ndd import landed above the statement before them."""
+def test_the_support_import_goes_after_the_last_import_above_the_code():
+    """Imports below module code (a constant computed from `os` first): the support module's import
+    goes after the DALI imports' replacement, not among the leading imports above that code."""
     text = "import os\n\nROOT = os.environ.get('ROOT', '.')\nSIZE = 3\n\n" + source(auto=False)
-    out, _ = migrate_text(text)
+    out, result = migrate_text(text)
     assert out.startswith(
-        "import math\nimport os\n\nROOT = os.environ.get('ROOT', '.')\nSIZE = 3\n\nimport nvidia.dali.experimental.dynamic as ndd\n"
+        "import os\n\nROOT = os.environ.get('ROOT', '.')\nSIZE = 3\n\nimport nvidia.dali.experimental.dynamic as ndd\n\n"
+        "from ndd_support import dali_iterator_epochs\n\n\ndef train_pipe("
     ), out[:300]
+    assert result.support == ("dali_iterator_epochs",) and "def dali_iterator_epochs(" not in out
 
 
 UNSUPPORTED = [

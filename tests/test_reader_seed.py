@@ -4,9 +4,11 @@ Whole program: tests/programs/reader_seed_from_pipeline.py (the same labels per 
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
-from ndd_migrate.codegen import reader_seed
+from ndd_migrate import support
 from tests.conftest import migrate_text
 
 PIPELINE = """\
@@ -29,9 +31,10 @@ def migrated(reader=", random_shuffle=True", body="", outputs="images, labels"):
 def test_helper_is_std_seed_seq():
     """Words of ``std::seed_seq{s}.generate()`` over 1024 words, printed by a C++ program built with
     libstdc++ (the seeds DALI's Pipeline hands out); 2**32 + 5 keeps its low 32 bits."""
-    namespace: dict = {}
-    exec(reader_seed.HELPER, namespace)
-    dali_op_seed = namespace["dali_op_seed"]
+    spec = importlib.util.spec_from_file_location("ndd_support", support.TEMPLATE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    dali_op_seed = module.dali_op_seed
     expected = {
         0: (2637131961, 3856171733, 1501760529),
         12: (3859641711, 4099847078, 2990577917),
@@ -53,11 +56,13 @@ def test_helper_is_std_seed_seq():
     ],
 )
 def test_reader_first_in_the_graph_gets_the_pipelines_seed_for_it(body, outputs):
-    out = migrated(body=body, outputs=outputs)
+    out, result = migrate_text(PIPELINE.format(reader=", random_shuffle=True", body=body, outputs=outputs))
     assert "fn.readers.file" not in out
     assert "random_shuffle=True, seed=dali_op_seed(seed, 0))" in out
-    assert out.count("def dali_op_seed(pipeline_seed, op_index):") == 1
-    assert out.index("def p(") < out.index("def dali_op_seed(")
+    assert "def dali_op_seed(" not in out and result.support == ("dali_op_seed",)
+    assert out.startswith(
+        "import nvidia.dali.experimental.dynamic as ndd\n\nfrom ndd_support import dali_op_seed\n\n\n"
+    )
     compile(out, "migrated.py", "exec")
 
 
@@ -102,7 +107,7 @@ def test_seed_per_rank_is_kept():
     assert "pipe = p('/d', seed=12 + rank)" in out and "seed=dali_op_seed(seed, 0)" in out
 
 
-def test_helper_of_a_nested_pipeline_goes_after_the_imports():
+def test_support_import_of_a_nested_pipeline_goes_after_the_imports():
     text = (
         "from nvidia.dali import fn, pipeline_def\n\n\n"
         "def make(root):\n"
@@ -118,21 +123,20 @@ def test_helper_of_a_nested_pipeline_goes_after_the_imports():
     )
     out, _ = migrate_text(text)
     assert out.startswith(
-        "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef dali_op_seed(pipeline_seed, op_index):\n"
+        "import nvidia.dali.experimental.dynamic as ndd\n\nfrom ndd_support import dali_op_seed\n\n\ndef make(root):\n"
     )
-    assert out.index("def dali_op_seed(") < out.index("def make(root):")
     assert "seed=dali_op_seed(seed, 0)" in out
     compile(out, "migrated.py", "exec")
 
 
-def test_helper_is_defined_before_the_first_pipeline_runs_and_once():
+def test_support_function_is_imported_once():
+    """Two pipelines need it: one import; a module migrated before, given a third, keeps that one."""
     first = PIPELINE.format(reader=", random_shuffle=True", body="", outputs="images, labels")
     second = first.split("\n\n\n", 1)[1].replace("def p(", "def q(")
     text = first + "\n\npipe = p('/d')\npipe.build()\nout = pipe.run()\n\n\n" + second
     out, _ = migrate_text(text)
-    assert out.count("def dali_op_seed(") == 1
-    assert out.index("def p(") < out.index("def dali_op_seed(") < out.index("pipe = p('/d')") < out.index("def q(")
+    assert out.count("from ndd_support import dali_op_seed\n") == 1 and out.count("seed=dali_op_seed(seed, 0)") == 2
     again, _ = migrate_text(
         "from nvidia.dali import fn, pipeline_def\n" + out + "\n\n" + second.replace("def q(", "def r(")
     )
-    assert again.count("def dali_op_seed(") == 1 and "seed=dali_op_seed(seed, 0)" in again.split("def r(")[1]
+    assert again.count("import dali_op_seed") == 1 and "seed=dali_op_seed(seed, 0)" in again.split("def r(")[1]

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from tests.conftest import FIXTURES, HAS_DALI, ROOT, migrate_text
+from tests.harness import with_support_module
 
 pytestmark = [
     pytest.mark.dali,
@@ -80,6 +81,7 @@ def _sides(shape, tmp):
     text = migrate_text(original.read_text(encoding="utf-8"))[0]
     assert "TODO" not in text, text  # converted: the shape, not a blocked pipeline, is verified
     migrated.write_text(text, encoding="utf-8")
+    with_support_module(tmp, text)
     return original, migrated
 
 
@@ -114,6 +116,7 @@ def reports(tmp_path_factory):
         for command in (["init", "-q"], ["add", "train.py"], ["commit", "-qm", "pipeline mode"]):
             subprocess.run([*git, *command], check=True, capture_output=True)
         loader.write_text(open(migrated, encoding="utf-8").read(), encoding="utf-8")
+        with_support_module(repo, loader.read_text(encoding="utf-8"))  # as `migrate` writes it beside
         jobs["framework_iterator"] = ("HEAD", str(loader), options)
 
     def run(job):

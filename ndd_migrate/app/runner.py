@@ -19,20 +19,23 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ndd_migrate.app.cache import Cache
 from ndd_migrate.io import files
-from ndd_migrate.io.diagnostics import FileResult
+from ndd_migrate.io.diagnostics import FileError, FileResult
 from ndd_migrate.io.policy import Policy
 from ndd_migrate.model import crossfile
+from ndd_migrate.support import SupportFile, location, plan
 
 
 @dataclass
 class RunSummary:
-    """Every file's result, in the order the files were given."""
+    """Every file's result, in the order the files were given, and what to do to the support
+    modules the migrated ones import (:mod:`ndd_migrate.support`)."""
 
     results: list[FileResult]
+    support: list[SupportFile] = field(default_factory=list)
 
     @property
     def changed(self) -> list[FileResult]:
@@ -81,7 +84,26 @@ def run(
                 results[index] = result  # a file without DALI stays skipped unless it uses a pipeline
         # Modules that import a pipeline another file migrated go through again (crossfile.py).
         crossfile.follow_imports(results, policy, process, read=kept.read)
-    return RunSummary(results)
+    return RunSummary(results, support_files(results, policy))
+
+
+def support_files(results: list[FileResult], policy: Policy) -> list[SupportFile]:
+    """What to do to each support module the changed files import: write, update or keep it; the
+    files that need a function a refused one lacks become errors (left unchanged)."""
+    needs: dict[tuple[str, str], list[FileResult]] = {}
+    for result in results:
+        if result.changed and not result.error and result.support:
+            where = location(result.path, policy.support_module(result.path))
+            needs.setdefault(where, []).append(result)
+    found = []
+    for (path, module), users in needs.items():
+        support = plan(path, module, {n for r in users for n in r.support}, [r.path for r in users])
+        if support.refused:
+            for result in users:
+                result.error = FileError(result.path, f"not migrated: {support.refused}")
+                result.changed = False
+        found.append(support)
+    return found
 
 
 def _prefiltered(paths: list[str], kept: _KeptBytes, include_generated: bool):

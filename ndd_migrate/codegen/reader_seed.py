@@ -14,7 +14,7 @@ same in every run and on every rank, so the migration passes the derived seed ex
 * otherwise ``seed=seed``: seeded, rank-dependent when the pipeline seed is (``seed=12 + rank``),
   but not the pipeline's order (docs/target-shape.md).
 
-``HELPER`` is inserted as source text (the program needs nothing from ndd-migrate at run time).
+``dali_op_seed`` is the project's support module's (:mod:`ndd_migrate.support`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from ndd_migrate.dali import pipeline_args
 from ndd_migrate.dali.tables import op_info
 from ndd_migrate.syntax import cstutil, names
 
-NAME = "dali_op_seed"
 #: Said at a reader given the pipeline's ``seed`` (not the first operator): the order changes.
 OTHER_ORDER = (
     "the reader's sample order is not the pipeline's: the seed DALI derived for it cannot be read from "
@@ -35,40 +34,6 @@ OTHER_ORDER_HINT = (
     "the sample order is not the pipeline's (it shuffles with the pipeline's `seed`, not the seed DALI "
     "derived for it): give the reader a `seed=` of its own in both versions to keep one order"
 )
-
-HELPER = '''
-def dali_op_seed(pipeline_seed, op_index):
-    """The seed DALI gave operator ``op_index`` (in graph order) of a pipeline created with
-    ``seed=pipeline_seed``: word ``op_index`` of ``std::seed_seq{pipeline_seed}.generate()`` over
-    1024 words, as DALI's C++ pipeline computes it. Written by ndd-migrate (NDD105) so that a
-    shuffling reader keeps the pipeline's sample order. Unseeded (None, negative): -1, the reader's
-    own default."""
-    if pipeline_seed is None or pipeline_seed < 0:
-        return -1
-    mask, n = 0xFFFFFFFF, 1024
-    t = 11  # std::seed_seq's lag for n >= 623
-    p = (n - t) // 2
-    q = p + t
-    words = [0x8B8B8B8B] * n
-
-    def scramble(x):
-        return x ^ (x >> 27)
-
-    for k in range(n):  # mix in the one seed value (32 bits, as seed_seq keeps them)
-        r1 = 1664525 * scramble(words[k] ^ words[(k + p) % n] ^ words[k - 1]) & mask
-        r2 = (r1 + (1 if k == 0 else k + (pipeline_seed & mask) if k == 1 else k)) & mask
-        words[(k + p) % n] = (words[(k + p) % n] + r1) & mask
-        words[(k + q) % n] = (words[(k + q) % n] + r2) & mask
-        words[k] = r2
-    for k in range(n, 2 * n):  # then scramble every word once more
-        total = (words[k % n] + words[(k + p) % n] + words[(k - 1) % n]) & mask
-        r3 = 1566083941 * scramble(total) & mask
-        r4 = (r3 - k % n) & mask
-        words[(k + p) % n] ^= r3
-        words[(k + q) % n] ^= r4
-        words[k % n] = r4
-    return words[op_index]
-'''
 
 # What the graph walk reaches first from an expression (None: not known); the reader's outputs
 # bound to one name are a Python list in pipeline mode, whose items are the reader's.
@@ -230,10 +195,11 @@ def shuffles_unseeded(call: cst.Call) -> bool:
     return cstutil.literal_value(shuffle.value) is not False
 
 
-def seed_value(first: bool) -> cst.BaseExpression:
-    """``dali_op_seed(seed, 0)`` for a reader that comes first, else the pipeline's ``seed``."""
+def seed_value(first: bool, op_seed: cst.Name) -> cst.BaseExpression:
+    """``dali_op_seed(seed, 0)`` (``op_seed`` names the support module's function) for a reader
+    that comes first, else the pipeline's ``seed``."""
     if first:
-        return cst.parse_expression(f"{NAME}(seed, 0)")
+        return seeded(cst.Name("seed"), op_seed)
     return cst.Name("seed")
 
 
@@ -244,34 +210,7 @@ def legacy_seed(pipeline) -> cst.BaseExpression | None:
     return None if seed is None or pipeline_args.unset(seed) else seed
 
 
-def seeded(seed: cst.BaseExpression) -> cst.Call:
-    """``dali_op_seed(<seed>, 0)``."""
+def seeded(seed: cst.BaseExpression, op_seed: cst.Name) -> cst.Call:
+    """``dali_op_seed(<seed>, 0)``, ``op_seed`` naming the support module's function."""
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    return cst.Call(cst.Name(NAME), [cst.Arg(seed, comma=comma), cst.Arg(cst.Integer("0"))])
-
-
-def with_helper(module: cst.Module, after: set[str]) -> cst.Module:
-    """``module`` with :data:`HELPER` defined once: right after the first top-level function named
-    in ``after`` (the pipeline functions that call it; defined before any of them runs), or after
-    the imports when those are nested in a function or class. Unchanged when ``after`` is empty or
-    the module has it from an earlier run."""
-    if not after:
-        return module
-    body = list(module.body)
-    if any(isinstance(s, cst.FunctionDef) and s.name.value == NAME for s in body):
-        return module  # a module migrated before, now with another pipeline
-    found = [i for i, s in enumerate(body) if isinstance(s, cst.FunctionDef) and s.name.value in after]
-    index = min(found) + 1 if found else _after_imports(body)
-    helper = cst.parse_module(HELPER.lstrip("\n")).body[0]
-    helper = helper.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
-    return module.with_changes(body=[*body[:index], helper, *body[index:]])
-
-
-def _after_imports(body: list) -> int:
-    """The index of the first top-level statement after the docstring and the leading imports."""
-    for index, stmt in enumerate(body):
-        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
-        if isinstance(small, (cst.Import, cst.ImportFrom)) or (index == 0 and isinstance(small, cst.Expr)):
-            continue
-        return index
-    return len(body)
+    return cst.Call(op_seed, [cst.Arg(seed, comma=comma), cst.Arg(cst.Integer("0"))])

@@ -45,9 +45,9 @@ class Imports:
 
     ndd: bool = False
     numpy: bool = False
-    math: str | None = None  # `import math` (or `import math as stdlib_math`) to add
     types_alias: str | None = None  # the module's own name for nvidia.dali.types (read by NDD421)
     types: bool = False  # `nvidia.dali.types` is needed under a name the module does not bind
+    support: set[str] = field(default_factory=set)  # functions to import from the support module
 
 
 @dataclass
@@ -107,14 +107,11 @@ class Context:
         self.imports.numpy = True
         return names.build_dotted(f"{self.model.names.numpy or 'np'}.{attr}")
 
-    def stdlib_math(self) -> str:
-        """The module-level name of the standard library's ``math`` for code the migration adds: the
-        module's own, else ``math`` imported (``stdlib_math`` where the module spells ``math``)."""
-        if self.model.names.math:
-            return self.model.names.math
-        name = "stdlib_math" if "math" in self.model.names.module_level else "math"
-        self.imports.math = "import math\n" if name == "math" else f"import math as {name}\n"
-        return name
+    def support(self, name: str) -> cst.Name:
+        """A call target for ``name`` of the project's support module (:mod:`ndd_migrate.support`),
+        imported by NDD301 unless the module binds it already (a module migrated before)."""
+        self.imports.support.add(name)
+        return cst.Name(name)
 
     def types_name(self) -> str:
         """An expression name for ``nvidia.dali.types``: the module's own, else one NDD421 imports."""

@@ -280,6 +280,7 @@ def _pass(
         return result
     result.diagnostics = sorted(ctx.diagnostics, key=lambda d: (d.line, d.column, d.code))
     result.pipelines = crossfile.exports(ctx.model)
+    result.support = tuple(sorted(ctx.imports.support))
     if not rewrite:
         return result
     return _with_new_source(result, new_module, source, path, policy)

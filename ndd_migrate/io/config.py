@@ -15,6 +15,7 @@ Keys::
     line-length = 88              # TODO comments wrap here (default: ruff's or black's, else 88)
     format = false                # run `formatter` on the files migrate/--fix rewrite
     formatter = ["ruff", "format", "-"]  # reads the code on stdin, writes it formatted on stdout
+    support-module = "src/pkg/ndd_support.py"  # where migrated modules import their support from
 
 Why ruff's semantics: users of the lint already know them from ruff, and they make project-wide
 settings overridable without restating them. In particular:
@@ -66,6 +67,7 @@ KEYS = (
     "line-length",
     "format",
     "formatter",
+    "support-module",
 )
 #: The line length when no configuration gives one: ruff's and black's default.
 DEFAULT_LINE_LENGTH = 88
@@ -245,6 +247,7 @@ class Overrides:
     line_length: int | None = None
     format: bool | None = None
     formatter: Sequence[str] | None = None
+    support_module: str | None = None
 
     def validated(self, source: str) -> Overrides:
         """A copy with every value checked and turned into tuples; raises :class:`ConfigError`."""
@@ -270,6 +273,7 @@ class Overrides:
             line_length=_line_length(self.line_length, "line-length", source),
             format=_flag(self.format, "format", source),
             formatter=_command(self.formatter, "formatter", source),
+            support_module=_python_file(self.support_module, "support-module", source),
         )
 
     def selection(self) -> Selection:
@@ -287,6 +291,16 @@ def _flag(value: object, key: str, source: str) -> bool | None:
 def _directory(value: object, key: str, source: str) -> str | None:
     if value is not None and (not isinstance(value, str) or not value.strip()):
         raise ConfigError(source, f"{key}: expected a directory name, got {value!r}")
+    return value
+
+
+def _under(relative: str | None, base: Path) -> str | None:
+    return None if relative is None else os.path.normpath(os.path.join(base, relative))
+
+
+def _python_file(value: object, key: str, source: str) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value.endswith(".py") or not value[:-3].strip("/")):
+        raise ConfigError(source, f"{key}: expected the path of a .py file, got {value!r}")
     return value
 
 
@@ -335,6 +349,7 @@ def parse_table(table: object, source: str) -> Overrides:
         line_length=table.get("line-length"),
         format=table.get("format"),
         formatter=table.get("formatter"),
+        support_module=table.get("support-module"),
     ).validated(source)
 
 
@@ -371,6 +386,7 @@ class Settings:
     line_length: int | None = None  # ours; None: the formatter's configuration decides
     format: bool = False
     formatter: tuple[str, ...] = DEFAULT_FORMATTER
+    support_module: str | None = None  # absolute; None: beside the migrated modules' package
     _selected: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
     _file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
     _excludes: list | None = field(default=None, repr=False, compare=False)
@@ -404,6 +420,7 @@ class Settings:
             line_length=_first_given(cli.line_length, file.line_length, None),
             format=_first_given(cli.format, file.format, False),
             formatter=_first_given(cli.formatter, file.formatter, DEFAULT_FORMATTER),
+            support_module=_under(file.support_module, root) or _under(cli.support_module, cwd),
         )
 
     def is_selected(self, code: str) -> bool:
@@ -595,6 +612,10 @@ class Configuration:
         if directory not in self._line_lengths:
             self._line_lengths[directory] = formatter_line_length(directory)
         return self._line_lengths[directory] or DEFAULT_LINE_LENGTH
+
+    def support_module(self, path: str | os.PathLike) -> str | None:
+        """The configured support module of the project ``path`` belongs to (absolute), or None."""
+        return self.for_path(path).support_module
 
     def is_excluded(self, path: str | os.PathLike) -> bool:
         absolute = os.path.abspath(path)

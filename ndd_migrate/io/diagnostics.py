@@ -91,3 +91,4 @@ class FileResult:
     error: FileError | None = None
     skipped: bool = False  # the byte prefilter found nothing DALI-related
     pipelines: dict[str, bool] = field(default_factory=dict)  # top-level pipeline functions → migrated?
+    support: tuple[str, ...] = ()  # what the new text imports from the project's support module

@@ -22,6 +22,12 @@ def no_line_length(path: str) -> int | None:
     return None
 
 
+def default_support_module(path: str) -> str | None:
+    """The default place of the support module: none configured, :func:`ndd_migrate.support.location`
+    chooses (the module's top-level package, or beside it)."""
+    return None
+
+
 @dataclass
 class Policy:
     """What a run may change. ``is_enabled(code)`` is the --select/--ignore/config decision."""
@@ -31,6 +37,7 @@ class Policy:
     unsafe_fixes: bool = True
     is_enabled: Callable[[str, str], bool] = every_rule  # (code, path) -> selected?
     line_length: Callable[[str], int | None] = no_line_length  # path -> where TODO comments wrap
+    support_module: Callable[[str], str | None] = default_support_module  # path -> configured support file
     # Pipelines that other files of the run define, as ``module.name`` -> migrated? (crossfile.py)
     imported_pipelines: dict[str, bool] = field(default_factory=dict)
     # Pipelines that project modules outside the run define, still in pipeline mode, as
@@ -45,5 +52,12 @@ class Policy:
         return cls()
 
     @classmethod
-    def check(cls, fix=False, unsafe_fixes=False, is_enabled=every_rule, line_length=no_line_length) -> Policy:
-        return cls("check", fix, unsafe_fixes, is_enabled, line_length)
+    def check(
+        cls,
+        fix=False,
+        unsafe_fixes=False,
+        is_enabled=every_rule,
+        line_length=no_line_length,
+        support_module=default_support_module,
+    ) -> Policy:
+        return cls("check", fix, unsafe_fixes, is_enabled, line_length, support_module)

@@ -107,6 +107,35 @@ def write_source(path: str | os.PathLike[str], new_text: str, original: SourceTe
         raise
 
 
+def create_source(path: str | os.PathLike[str], text: str) -> None:
+    """Create the file ``path`` with ``text`` (UTF-8), atomically and never over a file that is there:
+    the bytes go to a temporary file in the same directory, fsynced, which is then linked to
+    ``path`` (``os.link`` fails when it exists). Raises :class:`SourceError`, leaving nothing behind."""
+    directory, name = os.path.split(os.path.abspath(path))
+    try:
+        descriptor, temporary = tempfile.mkstemp(
+            prefix=f".{name}.{os.getpid()}.", suffix=TEMPORARY_SUFFIX, dir=directory
+        )
+    except OSError as error:
+        raise SourceError(path, f"cannot write: {error.strerror or error}") from error
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(text.encode("utf-8"))
+            stream.flush()
+            os.fsync(stream.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        os.link(temporary, path)
+    except FileExistsError as error:
+        raise SourceError(path, "created by someone else during the run; left as it is") from error
+    except OSError as error:
+        raise SourceError(path, f"cannot write: {error.strerror or error}") from error
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
 def _read_for_write(path: str | os.PathLike[str], target: str) -> bytes:
     try:
         return read_bytes(target)

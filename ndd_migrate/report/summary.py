@@ -41,16 +41,20 @@ def _lines(data: bytes) -> list[bytes]:
 #: Said once per run in which the migration made random operators draw from an ``ndd.random.RNG``:
 #: what changes by design, and how the rest is proven.
 RANDOM_DRAWS = (
-    "note: random operators now draw from `ndd.random.RNG`: the same seed gives other values than "
+    "random operators now draw from `ndd.random.RNG`: the same seed gives other values than "
     "pipeline mode did (by design); the samples and their order are kept, except where a reader is "
-    "listed below. `ndd-migrate verify ORIGINAL MIGRATED` proves the rest equal."
+    "listed here. `ndd-migrate verify ORIGINAL MIGRATED` proves the rest equal."
 )
+#: The finding at a reader whose sample order the migration could not keep (reader_seed.OTHER_ORDER).
+_OTHER_ORDER = "sample order is not the pipeline's"
 
 
 def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: bool = False) -> None:
-    """The counts line and the note on random draws (not with ``quiet``), the files that failed and
-    every place left for a human. Paths, messages, hints and codes are user or rule text, escaped so
-    rich does not read ``.tensors[i]`` or ``x[/]b.py`` as markup."""
+    """The counts line; what changes in behaviour (random draws, a reader's sample order); the
+    support module written; the files that failed; every place left for a human. Paths, messages,
+    hints and codes are user or rule text, escaped so rich does not read ``.tensors[i]`` or
+    ``x[/]b.py`` as markup. ``quiet`` leaves out the counts and the support module, never what
+    changes in behaviour."""
     results = summary.results
     scanned = len(results)
     changed = len(summary.changed)
@@ -62,8 +66,9 @@ def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: 
             f"{scanned - changed - failed} unchanged, {failed} failed",
             soft_wrap=True,
         )
-        if _draws_from_rng(summary):
-            console.print(escape(RANDOM_DRAWS), soft_wrap=True)
+    _print_behaviour(summary, console)
+    if not quiet:
+        _print_support(summary, console, wrote)
     for result in summary.failed:
         console.print(
             f"[red]error[/] {escape(printable(result.error.location()))}: {escape(result.error.message)}",
@@ -81,6 +86,37 @@ def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: 
             f"\n      → {escape(advice)}",
             soft_wrap=True,
         )
+
+
+def _print_behaviour(summary: RunSummary, console: Console) -> None:
+    """What the migrated programs do differently, first: the random draws (once per run) and each
+    reader whose sample order changes."""
+    readers = [d for r in summary.changed for d in r.diagnostics if _OTHER_ORDER in d.message]
+    draws = _draws_from_rng(summary)
+    if not (draws or readers):
+        return
+    console.print("[bold]What changes in behaviour:[/]")
+    if draws:
+        console.print(f"  random draws: {escape(RANDOM_DRAWS)}", soft_wrap=True)
+    for diag in readers:
+        where = f"{printable(diag.path)}:{diag.line}"
+        console.print(f"  sample order: {escape(where)}: {escape(diag.message)}", soft_wrap=True)
+
+
+def _print_support(summary: RunSummary, console: Console, wrote: bool) -> None:
+    """One line per support module the run writes, updates or keeps."""
+    for support in summary.support:
+        if support.refused:
+            continue  # said at each module it kept unchanged
+        users = plural(len(support.needed_by), "migrated module")
+        if not support.changes:
+            what = "up to date" if support.new is not None else "kept as edited"
+            console.print(f"support module {escape(support.path)}: {what} (imported by {users})", soft_wrap=True)
+            continue
+        verb = (
+            ("wrote" if wrote else "would write") if support.old is None else ("updated" if wrote else "would update")
+        )
+        console.print(f"{verb} support module {escape(support.path)} (imported by {users})", soft_wrap=True)
 
 
 def _draws_from_rng(summary: RunSummary) -> bool:

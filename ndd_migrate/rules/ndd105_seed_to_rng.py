@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate import support
 from ndd_migrate.codegen import reader_seed, shape
 from ndd_migrate.dali.tables import op_info
 from ndd_migrate.engine.catalog import Example, Rule
@@ -20,8 +21,8 @@ RULE = Rule(
         "In a migrated pipeline function, a pipeline-level `seed` becomes `rng = ndd.random.RNG(seed=seed)` "
         "created once and passed as `rng=rng` to every random op (not created when no random op draws from it); a random op's own `seed=S` becomes its own "
         "`ndd.random.RNG(seed=S)`, also created once. A shuffling reader (`random_shuffle=`) without `seed=` "
-        "gets the seed the pipeline gave it, `seed=dali_op_seed(seed, 0)` (a helper inserted after the "
-        "function: word 0 of `std::seed_seq{seed}`, as DALI's C++ pipeline derives it for the first operator "
+        "gets the seed the pipeline gave it, `seed=dali_op_seed(seed, 0)` (imported from the project's "
+        "support module, `ndd_support.py`: word 0 of `std::seed_seq{seed}`, as DALI's C++ pipeline derives it for the first operator "
         "of its graph), when the code shows the reader is that first operator; otherwise `seed=seed`, and "
         "the changed sample order is reported at the reader. "
         "Outside a pipeline function, `seed=` on a random op "
@@ -71,13 +72,13 @@ RULE = Rule(
                 "    return fn.decoders.image(jpegs), labels\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import dali_op_seed\n\n\n"
                 "def files(root, *, batch_size=8, seed=7):\n"
                 "    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=dali_op_seed(seed, 0))\n"
                 "    while True:\n"
                 "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
-                "            yield ndd.decoders.image(jpegs).evaluate(), labels.evaluate()\n\n\n"
-                + reader_seed.HELPER.lstrip("\n")
+                "            yield ndd.decoders.image(jpegs).evaluate(), labels.evaluate()\n"
             ),
         ),
     ),
@@ -92,7 +93,6 @@ class Impl(RuleImpl):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.helper_after: set[str] = set()  # pipeline functions whose reader calls `dali_op_seed`
 
     def _helpers(self) -> dict:
         return graph_helpers.threaded_helpers(self.ctx.resolver, self.ctx.model)
@@ -187,17 +187,14 @@ class Impl(RuleImpl):
             return updated
         first = reader_seed.reader_comes_first(pipeline, self.dali_name)
         if first:
-            self.helper_after.add(pipeline.node.name.value)
             message = "the reader shuffles with the seed the pipeline gave it: `dali_op_seed(seed, 0)`, the same order"
             self.ctx.report(self.code, original, message, fixed=True)
         else:  # a changed order is said where the user reads: at the reader, and in the summary
             self.ctx.report(
                 self.code, original, reader_seed.OTHER_ORDER, hint=reader_seed.OTHER_ORDER_HINT, fixed=False
             )
-        return cstutil.add_kwarg(updated, "seed", reader_seed.seed_value(first))
-
-    def leave_Module(self, original: cst.Module, updated: cst.Module):
-        return reader_seed.with_helper(updated, self.helper_after)
+        op_seed = self.ctx.support(support.OP_SEED) if first else None
+        return cstutil.add_kwarg(updated, "seed", reader_seed.seed_value(first, op_seed))
 
     def _ndd_seed(self, original: cst.Call, updated, dali: str):
         path = dali[len(names.NDD) + 1 :]

@@ -11,6 +11,7 @@ from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.features import iterators
 from ndd_migrate.model.sources import hand_built
+from ndd_migrate.support import location
 from ndd_migrate.syntax import names
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
@@ -19,8 +20,8 @@ RULE = Rule(
     name="imports",
     summary="add `import nvidia.dali.experimental.dynamic as ndd`; drop imports the migration left unused",
     what=(
-        "When the migration introduced `ndd.*` (or `np.*`, or a helper using `math`) references, adds `import "
-        "nvidia.dali.experimental.dynamic as ndd` (and `import numpy as np`, `import math`) once, next to the DALI imports "
+        "When the migration introduced `ndd.*` (or `np.*`) references, adds `import "
+        "nvidia.dali.experimental.dynamic as ndd` (and `import numpy as np`) once, next to the DALI imports "
         "(after the module docstring and `from __future__` imports; inside the `try:` block that imports "
         "DALI when no import outside one does, so that an optional DALI stays optional), unless the "
         "module already imports them under some name, which is then used. Removes imports of "
@@ -29,7 +30,9 @@ RULE = Rule(
         "module (`from nvidia.dali.plugin import pytorch`) and `numpy` that were used "
         "before the migration and are not any more; a `try:` of such imports with `except` blocks of "
         "such imports (one name spelled for several DALI versions) goes as a whole. Other imports (other "
-        "plugins, anything else) are left as they are."
+        "plugins, anything else) are left as they are. The functions of the project's support module "
+        "(`ndd_support.py`: the seed a pipeline gave its reader, a DALI iterator's epochs) that the migrated "
+        "code calls are imported from it, after the module's imports."
     ),
     why="A migrated module must import what it uses and should not keep pipeline-mode imports alive.",
     fix_safety=FixSafety.SAFE,
@@ -97,18 +100,19 @@ class Impl(RuleImpl):
     rule = RULE
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        if not (self.ctx.imports.ndd or self.ctx.imports.numpy or self.ctx.walk.rewritten):
+        if not (self.ctx.imports.ndd or self.ctx.imports.numpy or self.ctx.walk.rewritten or self._support_names()):
             return updated
         at = _anchor(original)
+        support = self._support_import()
         if not self.ctx.rewrite:  # only the findings are wanted: nothing to rebuild
-            for _, code in self._new_imports():
+            for _, code in self._new_imports() + ([("", support)] if support else []):
                 self.ctx.report(self.code, at, f"needs `{code.strip()}`", fixed=True)
             return updated
         before = self.ctx.model.names.read  # the same reads as _used_names, from the analysis pass
         extra, unused = hand_built.import_reads(self.ctx.model.hand_built, self.ctx.model.kept_by_hand())
         after = (_used_names(updated) | extra) - unused  # as the module reads them once graphs are put back
         new_imports = self._new_imports()
-        for _, code in new_imports:
+        for _, code in new_imports + ([("", support)] if support else []):
             self.ctx.report(self.code, at, f"needs `{code.strip()}`", fixed=True)
         guard = _guarding_try(updated.body)
         guarded = [i for i in new_imports if i[0] == names.NDD] if guard is not None else []
@@ -119,7 +123,22 @@ class Impl(RuleImpl):
             block = guard.body
             inner, inner_carried = self._rebuild(block.body, before, after, guarded)
             body[at] = guard.with_changes(body=block.with_changes(body=inner, footer=[*inner_carried, *block.footer]))
+        if support:
+            body = _with_first_party_import(body, cst.parse_statement(support))
         return updated.with_changes(body=body, footer=[*carried, *updated.footer])
+
+    def _support_names(self) -> list[str]:
+        """The support module's functions the migrated code calls that the module does not bind
+        (a module migrated by an earlier version defines them, or imports them already)."""
+        return sorted(self.ctx.imports.support - self.ctx.model.names.module_level)
+
+    def _support_import(self) -> str | None:
+        """``from <support module> import ...`` for :meth:`_support_names`, or None."""
+        wanted = self._support_names()
+        if not wanted:
+            return None
+        _, module = location(self.ctx.path, self.ctx.policy.support_module(self.ctx.path))
+        return f"from {module} import {', '.join(wanted)}\n"
 
     def _rebuild(self, statements, before: set[str], after: set[str], new_imports) -> tuple[list, list]:
         """``statements`` (a module's, or a ``try`` block's) without the imports the migration made
@@ -164,8 +183,6 @@ class Impl(RuleImpl):
     def _new_imports(self) -> list[tuple[str, str]]:
         """``(module, import statement)`` for what the migrated module uses and does not import."""
         new_imports = []
-        if self.ctx.imports.math:
-            new_imports.append(("math", self.ctx.imports.math))
         if self.ctx.imports.numpy and self.ctx.model.names.numpy is None:
             new_imports.append(("numpy", "import numpy as np\n"))
         if self.ctx.imports.ndd and self.ctx.model.names.ndd is None:
@@ -275,6 +292,32 @@ def _is_dali_import(stmt) -> bool:
     else:
         return False
     return any(m == names.DALI or m.startswith(names.DALI + ".") for m in modules)
+
+
+def _with_first_party_import(body: list, stmt: cst.SimpleStatementLine) -> list:
+    """``body`` with ``stmt``, an import of the project's own, where isort puts the first-party
+    section: after the last module-level import above the first function or class (a ``try:`` of
+    imports counts), set apart by a blank line; after the header when there is none."""
+    first_def = next((i for i, s in enumerate(body) if isinstance(s, (cst.FunctionDef, cst.ClassDef))), len(body))
+    imports = [i for i in range(first_def) if _import_key(body[i]) is not None or _is_import_try(body[i])]
+    if imports:
+        index = imports[-1] + 1
+        stmt = stmt.with_changes(leading_lines=[cst.EmptyLine()])
+    else:
+        index = _after_header(body)
+        if index < len(body):  # the first statement after the header: it takes that one's lines
+            stmt = stmt.with_changes(leading_lines=body[index].leading_lines)
+            body = [*body[:index], body[index].with_changes(leading_lines=[cst.EmptyLine()]), *body[index + 1 :]]
+    return [*body[:index], stmt, *body[index:]]
+
+
+def _is_import_try(stmt) -> bool:
+    """A ``try:`` whose body holds only imports (DALI guarded as an optional dependency)."""
+    return (
+        isinstance(stmt, (cst.Try, cst.TryStar))
+        and bool(stmt.body.body)
+        and all(_import_key(s) is not None for s in stmt.body.body)
+    )
 
 
 def _anchor(module: cst.Module) -> cst.CSTNode:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate import support
 from ndd_migrate.codegen import devices, input_sets, python_function, reader_seed, sample_shapes
 from ndd_migrate.dali.tables import has_expression_form
 from ndd_migrate.engine.catalog import Example, Rule
@@ -229,7 +230,6 @@ class Impl(RuleImpl):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._ctors: dict[cst.Call, cst.Call] = {}  # original op constructor → rewritten (self.x localized, ...)
-        self.helper_after: set[str] = set()  # the migrated classes whose reader calls `dali_op_seed`
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         pipeline = legacy.owner(self.ctx.model, self.ctx.walk.functions)
@@ -308,19 +308,15 @@ class Impl(RuleImpl):
         if seed is None or not reader_seed.shuffles_unseeded(call):
             return call
         if reader_seed.legacy_reader_comes_first(pipeline, self.dali_name):
-            self.helper_after.add(pipeline.node.name.value)
             self.ctx.report(
                 self.code,
                 original,
                 "the reader shuffles with the seed the pipeline gave it: `dali_op_seed(seed, 0)`, the same order",
                 fixed=True,
             )
-            return cstutil.add_kwarg(call, "seed", reader_seed.seeded(seed))
+            return cstutil.add_kwarg(call, "seed", reader_seed.seeded(seed, self.ctx.support(support.OP_SEED)))
         self.ctx.report(self.code, original, reader_seed.OTHER_ORDER, hint=reader_seed.OTHER_ORDER_HINT, fixed=False)
         return cstutil.add_kwarg(call, "seed", seed)
-
-    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        return reader_seed.with_helper(updated, self.helper_after)
 
     def _ndd_args(self, pipeline, op, updated: cst.Call, inputs: list[cst.Arg]) -> list[cst.Arg]:
         """The inputs, the constructor's arguments, then the call's own, in ``ndd`` spelling."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ScopeProvider
 
-from ndd_migrate.codegen import iterator_helper
+from ndd_migrate import support
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
@@ -50,15 +50,15 @@ _BEFORE = (
 )
 
 _AFTER = (
-    "import math\n"
-    "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+    "import nvidia.dali.experimental.dynamic as ndd\n\n"
+    "from ndd_support import dali_iterator_epochs\n\n\n"
     "def p(root, *, batch_size=8):\n"
     "    reader = ndd.readers.File(file_root=root, name='Reader', max_batch_size=batch_size)\n\n"
     "    def batches():\n"
     "        while True:\n"
     "            for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
     "                yield ndd.decoders.image(jpegs).evaluate(), labels.evaluate()\n\n"
-    "    return reader.get_metadata(), batches()\n\n\n" + iterator_helper.source() + "\n\n"
+    "    return reader.get_metadata(), batches()\n\n\n"
     "pipe_meta, pipe = p('/data')\n"
     'loader = dali_iterator_epochs(pipe, pipe_meta, ["data", "label"], "partial")\n'
     "for epoch in range(2):\n"
@@ -102,8 +102,8 @@ RULE = Rule(
     what=(
         "Rewrites `DALIGenericIterator(pipe, output_map, reader_name=..., last_batch_policy=...)` and "
         "`DALIClassificationIterator(...)` (nvidia.dali.plugin.pytorch) over a migrated pipeline into "
-        "`dali_iterator_epochs(pipe, pipe_meta, output_map, policy)`, a generator of epochs inserted into "
-        "the module: each `next()` gives one epoch of `[{name: tensor}]` batches, the batches the iterator "
+        "`dali_iterator_epochs(pipe, pipe_meta, output_map, policy)`, a generator of epochs imported from "
+        "the project's support module (`ndd_support.py`): each `next()` gives one epoch of `[{name: tensor}]` batches, the batches the iterator "
         "gave, trimmed (PARTIAL), dropped (DROP) or carried over (FILL) at the epoch end with the reader's "
         "metadata, shards moving as in DALI. The pipeline call becomes `pipe_meta, pipe = p(...)` "
         '(docs/target-shape.md, "Framework iterators"); `for data in loader` becomes '
@@ -200,15 +200,7 @@ class Impl(RuleImpl):
         # The reads of iterators kept in a `self` attribute that are rewritten (original nodes,
         # found when their class is entered: a method may read the attribute above `__init__`).
         self.loader_reads: set = set()
-        # Names of the top-level functions or classes the helper goes after: the pipeline function,
-        # or the one it is defined in; "" for a pipeline inside a top-level block (an `if`, a `with`).
-        self.helper_after: set[str] = set()
-        self.math_name = "math"
         self.subclasses: dict[str, str] = {}  # classes deriving from a DALI iterator → that iterator
-        self.many = None  # the helper over several pipelines, once an iterator over a list needs it
-        self.sized = None  # the helper for `size=` without `reader_name`, once an iterator needs it
-        self.epochs_helper = False  # the helper that cuts epochs with the reader's metadata
-        self.restarting = False  # the helper over one generator per epoch (`fn.restarts`)
 
     def visit_Module(self, node: cst.Module) -> None:
         for found in self.ctx.model.parents:
@@ -372,7 +364,6 @@ class Impl(RuleImpl):
         dali, pipe, pipeline = found
         named = iterators.keyworded(original, dali)  # `size` and the rest may be given by position
         sized = cstutil.kwarg(named, "size")
-        self.helper_after.add(self._top_level_name(pipeline.node))
         self.ctx.report(
             self.code, original, "DALI iterator → per-epoch iterators over the migrated pipeline", fixed=True
         )
@@ -382,17 +373,14 @@ class Impl(RuleImpl):
             size = cstutil.kwarg(iterators.keyworded(updated, dali), "size").value
             return self._sized(pipe, size, output_map, policy, cstutil.kwarg(named, "last_batch_padded"))
         if cstutil.kwarg(named, "reader_name") is None:  # `fn.restarts`: epochs end at `StopIteration`
-            self.restarting = True
             sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-            return cst.Call(cst.Name(iterator_helper.SOURCE_NAME), [cst.Arg(pipe, comma=sep), cst.Arg(output_map)])
-        self.math_name = self.ctx.stdlib_math()  # the helper rounds up with `math.ceil`
-        self.epochs_helper = True
+            return cst.Call(self.ctx.support(support.SOURCE_EPOCHS), [cst.Arg(pipe, comma=sep), cst.Arg(output_map)])
         items = iterators.listed(pipe)
-        helper = iterator_helper.NAME
+        helper = support.EPOCHS
         if len(items) == 1 and self.ctx.converted_kind(items[0], Kind.PIPELINE) is not None:
             streams, metas = items[0], iterators.meta_of(items[0])  # one pipeline
         else:  # several: a list display of names, or a name bound to a list
-            helper = self.many = iterator_helper.MANY_NAME
+            helper = support.EPOCHS_MANY
             if isinstance(pipe, cst.Name):
                 streams, metas = pipe, cst.Name(iterators.meta_name(pipe.value))
             else:
@@ -402,7 +390,7 @@ class Impl(RuleImpl):
         if policy != "fill":
             args.append(cst.SimpleString(f'"{policy}"'))
         return cst.Call(
-            cst.Name(helper),
+            self.ctx.support(helper),
             [cst.Arg(a, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]]
             + [cst.Arg(args[-1])],
         )
@@ -427,7 +415,6 @@ class Impl(RuleImpl):
 
     def _sized(self, pipe, size, output_map, policy, padded) -> cst.Call:
         """``dali_iterator_sized_epochs([pipe], size, output_map, policy[, last_batch_padded])``."""
-        self.sized = iterator_helper.SIZED_NAME
         streams = (
             pipe
             if isinstance(pipe, (cst.List, cst.Name)) and self.ctx.converted_kind(pipe, Kind.PIPELINES)
@@ -439,7 +426,8 @@ class Impl(RuleImpl):
         if padded is not None:
             args.append(padded.value)
         sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        return cst.Call(cst.Name(self.sized), [cst.Arg(a, comma=sep) for a in args[:-1]] + [cst.Arg(args[-1])])
+        sized = self.ctx.support(support.SIZED_EPOCHS)
+        return cst.Call(sized, [cst.Arg(a, comma=sep) for a in args[:-1]] + [cst.Arg(args[-1])])
 
     def _unsupported(self, call: cst.Call, dali: str, restarts: bool = False) -> str | None:
         """Why the iterator call cannot be rewritten, or None; ``restarts``: its pipeline gives one
@@ -524,38 +512,6 @@ class Impl(RuleImpl):
             return cst.RemovalSentinel.REMOVE
         return updated
 
-    def _top_level_name(self, node: cst.CSTNode) -> str:
-        parents = self.ctx.model.parents
-        while node in parents and not isinstance(parents[node], cst.Module):
-            node = parents[node]
-        return node.name.value if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else ""
-
-    def leave_Module(self, original: cst.Module, updated: cst.Module):
-        if not self.helper_after:
-            return updated
-        body = list(updated.body)
-        if "" in self.helper_after:  # the block may run at import: the helper before it, after the imports
-            index = -1
-            while index + 1 < len(body) and _is_import_or_docstring(body[index + 1]):
-                index += 1
-        else:
-            index = max(
-                i
-                for i, s in enumerate(body)
-                if isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.name.value in self.helper_after
-            )
-        texts = [
-            *([iterator_helper.source(self.math_name)] if self.epochs_helper else []),
-            *([iterator_helper.MANY_HELPER] if self.many else []),
-            *([iterator_helper.SIZED_HELPER] if self.sized else []),
-            *([iterator_helper.SOURCE_HELPER] if self.restarting else []),
-        ]
-        helpers = [
-            cst.parse_module(text.lstrip("\n")).body[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
-            for text in texts
-        ]
-        return updated.with_changes(body=[*body[: index + 1], *helpers, *body[index + 1 :]])
-
 
 def _no_size_beside_source(use) -> str:
     """Why an iterator without ``reader_name`` or ``size=`` over a pipeline with an external source
@@ -603,14 +559,6 @@ def _padding_unsupported(call: cst.Call, given: set[str]) -> str | None:
     if padded is not None and "size" not in given and not _is_name(padded.value, "False"):
         return "`last_batch_padded` other than `False` next to `reader_name` (DALI refuses it)"
     return None
-
-
-def _is_import_or_docstring(stmt: cst.CSTNode) -> bool:
-    return isinstance(stmt, cst.SimpleStatementLine) and all(
-        isinstance(s, (cst.Import, cst.ImportFrom))
-        or (isinstance(s, cst.Expr) and isinstance(s.value, cst.SimpleString))
-        for s in stmt.body
-    )
 
 
 def _is_statement_call(parents: dict, attribute: cst.Attribute) -> bool:
