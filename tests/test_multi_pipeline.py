@@ -215,3 +215,42 @@ def test_an_epoch_aware_pipeline_is_not_exported(tmp_path):
     summary = runner.run(paths, Policy.check())
     assert summary.results[0].pipelines == {}
     assert [d.code for d in summary.results[1].diagnostics] == ["NDD007", "NDD007"]
+
+
+# -- a module that uses the pipeline in a way the migration does not follow --------------------
+
+WRAPPER = (
+    "class Wrapper:\n"
+    "    def __init__(self, pipe):\n"
+    "        self.pipe = pipe\n"
+    "        self.pipe.build()\n\n"
+    "    def batch(self):\n"
+    "        return self.pipe.run()\n"
+)
+
+
+def test_a_use_another_module_cannot_follow_keeps_the_pipeline_where_it_is_defined(tmp_path):
+    """Converting `train_pipe` would hand `Wrapper` a generator it calls `build()` on: the run keeps
+    the pipeline in pipeline mode, says why at its definition, and leaves the importer as it was."""
+    main = "from pkg.train import train_pipe\nfrom pkg.wrap import Wrapper\n\nw = Wrapper(train_pipe())\nprint(w.batch())\n"
+    paths = write_tree(tmp_path, {"pkg/train.py": PIPE, "pkg/wrap.py": WRAPPER, "main.py": main})
+    train, _, used = runner.run(paths, Policy.migrate()).results
+    assert not used.changed and not used.diagnostics
+    (found,) = [d for d in train.diagnostics if d.needs_human]
+    assert found.code == "NDD008" and found.message == (
+        f"`train_pipe` not migrated: {paths[2]}:4 (`train_pipe()`) uses it as a pipeline in a way the "
+        "migration does not follow (another module of the run)"
+    )
+    assert "@pipeline_def(batch_size=2)\ndef train_pipe():" in train.new_source
+    assert "# TODO(ndd-migrate): NDD008" in train.new_source
+
+
+def test_settings_another_module_gives_become_parameters_and_executor_ones_go(tmp_path, cli):
+    """`seed=` at a call in another module: the migrated function takes it; `prefetch_queue_depth`
+    has no dynamic-mode counterpart and is dropped there (before, both raised TypeError)."""
+    main = "from train import train_pipe\n\npipe = train_pipe(seed=5, prefetch_queue_depth=3)\n" + USE
+    write_tree(tmp_path, {"train.py": PIPE, "main.py": main})
+    result = cli("migrate", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "def train_pipe(*, batch_size=2, seed):\n" in (tmp_path / "train.py").read_text()
+    assert (tmp_path / "main.py").read_text() == main.replace(USE, USED).replace(", prefetch_queue_depth=3", "")

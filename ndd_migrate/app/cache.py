@@ -67,6 +67,8 @@ class Cache:
                 sorted(policy.imported_pipelines.items()),
                 sorted(policy.outside_pipelines.items()),
                 sorted(policy.migrated_on_disk.items()),
+                sorted(policy.kept_pipelines.items()),
+                sorted(policy.imported_call_args.items()),
             ]
         )
         digest = hashlib.sha256(context.encode("utf-8"))

@@ -14,6 +14,7 @@ from libcst.metadata import QualifiedNameProvider, ScopeProvider
 from ndd_migrate.engine.catalog import rule_modules
 from ndd_migrate.engine.context import Context
 from ndd_migrate.engine.todos import add_todo_comments
+from ndd_migrate.model import crossfile
 from ndd_migrate.model.types import ImportedPipeline, Problem
 from ndd_migrate.model.values import graph_helpers
 from ndd_migrate.plan import uses
@@ -98,7 +99,11 @@ class Dispatcher(cst.CSTTransformer):
         """Decide, before any rewrite, which pipelines are converted: those that nothing blocks
         (``pipeline.problems``, each reported where it is), that a rule converts (:meth:`RuleImpl.converts`:
         enabled, not ``# noqa``-ed), and every use of whose values a rule claims (:meth:`_settle_uses`)."""
-        for pipeline in self.ctx.model.pipelines.values():
+        kept = self._kept_for_importers()
+        self._take_importers_settings()
+        for qual, pipeline in self.ctx.model.pipelines.items():
+            if qual in kept:
+                pipeline.problems.append(kept[qual])
             for impl in self._impls:
                 pipeline.problems.extend(
                     Problem(impl.code, node, why, hint) for node, why, hint in impl.blockers(pipeline)
@@ -122,6 +127,40 @@ class Dispatcher(cst.CSTTransformer):
                 self._report_silenced(pipeline)
             pipeline.convert = not pipeline.problems and any(impl.converts(pipeline) for impl in self._impls)
         self._settle_uses()
+
+    def _take_importers_settings(self) -> None:
+        """The pipeline settings other modules of the run give a top-level pipeline function of
+        this one (``Policy.imported_call_args``) become its parameters, as a call site here would."""
+        given = self.ctx.policy.imported_call_args
+        if not given:
+            return
+        modules = crossfile.module_names(self.ctx.path)
+        for qual, pipeline in self.ctx.model.pipelines.items():
+            if "." in qual or not hasattr(pipeline, "call_site_args"):
+                continue
+            for module in modules:
+                pipeline.call_site_args.update(given.get(f"{module}.{qual}", ()))
+
+    def _kept_for_importers(self) -> dict[str, Problem]:
+        """The top-level pipelines another module of the run uses in a way the migration does not
+        follow (``Policy.kept_pipelines``): converting them would break that module, so they stay,
+        and say where (crossfile.follow_imports)."""
+        kept = self.ctx.policy.kept_pipelines
+        if not kept:
+            return {}
+        found = {}
+        modules = crossfile.module_names(self.ctx.path)
+        for qual, pipeline in self.ctx.model.pipelines.items():
+            where = next((kept[f"{m}.{qual}"] for m in modules if f"{m}.{qual}" in kept), None)
+            if where is not None and "." not in qual:
+                found[qual] = Problem(
+                    "NDD008",
+                    pipeline.node,
+                    f"{where} uses it as a pipeline in a way the migration does not follow (another module of the run)",
+                    "migrate that use by hand (or make it take what the migrated pipeline gives), then run "
+                    "ndd-migrate again",
+                )
+        return found
 
     def _report_silenced(self, pipeline) -> None:
         """``fn`` is kept, and every finding that says why was suppressed where it is (``x[0]  #

@@ -31,9 +31,11 @@ from ndd_migrate.io.policy import Policy
 from ndd_migrate.model import crossfile
 from ndd_migrate.model.analysis import Analyzer
 from ndd_migrate.model.sources import hand_built, subclasses
+from ndd_migrate.model.types import ImportedPipeline
 from ndd_migrate.plan.collect import collect
 from ndd_migrate.plan.uses import Plan
 from ndd_migrate.syntax import cstparse, pyparse, region, scopes
+from ndd_migrate.syntax.cstutil import snippet
 
 
 def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) -> FileResult:
@@ -281,9 +283,23 @@ def _pass(
     result.diagnostics = sorted(ctx.diagnostics, key=lambda d: (d.line, d.column, d.code))
     result.pipelines = crossfile.exports(ctx.model)
     result.support = tuple(sorted(ctx.imports.support))
+    result.kept_imports = _kept_imports(ctx)
+    result.imported_call_args = {name: tuple(sorted(args)) for name, args in sorted(ctx.imports.call_args.items())}
     if not rewrite:
         return result
     return _with_new_source(result, new_module, source, path, policy)
+
+
+def _kept_imports(ctx: Context) -> dict[str, str]:
+    """The pipelines another module of the run converts that this one uses in a way the migration
+    does not follow (``module.name`` as imported -> the first such use): the run keeps them in
+    pipeline mode (crossfile.follow_imports)."""
+    found: dict[str, str] = {}
+    for use, _ in sorted(ctx.model.plan.unfollowed, key=lambda item: ctx.line_of(item[0].node)[:2]):
+        for member in use.members:
+            if isinstance(member, ImportedPipeline) and member.convert and member.migrated_in is None:
+                found.setdefault(member.qualname, f"{ctx.path}:{ctx.line_of(use.node)[0]} (`{snippet(use.node)}`)")
+    return found
 
 
 def _analysed(module: cst.Module, source: str, policy: Policy, module_names: set[str], refused: dict | None):

@@ -92,3 +92,9 @@ class FileResult:
     skipped: bool = False  # the byte prefilter found nothing DALI-related
     pipelines: dict[str, bool] = field(default_factory=dict)  # top-level pipeline functions → migrated?
     support: tuple[str, ...] = ()  # what the new text imports from the project's support module
+    # Imported pipelines another file of the run converts, used here in a way the migration does
+    # not follow: ``module.name`` as imported -> the first such use (``path:line``).
+    kept_imports: dict[str, str] = field(default_factory=dict)
+    # Pipeline settings given by keyword to imported pipelines another file converts: ``module.name``
+    # as imported -> names (that file's signature must take them; crossfile.follow_imports).
+    imported_call_args: dict[str, tuple[str, ...]] = field(default_factory=dict)

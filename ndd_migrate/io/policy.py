@@ -46,6 +46,12 @@ class Policy:
     # Of ``imported_pipelines``, those already migrated in a file on disk (``module.name`` -> the
     # file): their call sites may be dynamic mode already, so only pipeline methods are findings.
     migrated_on_disk: dict[str, str] = field(default_factory=dict)
+    # Pipelines this run must keep in pipeline mode because another module of the run uses them in
+    # a way the migration does not follow, as ``module.name`` -> that use (``path:line``; crossfile.py).
+    kept_pipelines: dict[str, str] = field(default_factory=dict)
+    # The pipeline settings (`seed`, `device_id`, ...) other modules of the run pass by keyword to
+    # a pipeline function defined here, as ``module.name`` -> names: its signature takes them too.
+    imported_call_args: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def migrate(cls) -> Policy:

@@ -10,6 +10,7 @@ from ndd_migrate.dali import pipeline_args
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.types import ImportedPipeline
 from ndd_migrate.syntax import cstutil
 
 RULE = Rule(
@@ -17,11 +18,12 @@ RULE = Rule(
     name="pipeline-arguments",
     summary="executor-only pipeline arguments have no dynamic-mode counterpart",
     what=(
-        "At call sites of a migrated pipeline function (and in its decorator), drops the arguments that "
+        "At call sites of a migrated pipeline function (in its module or another module of the run, and in "
+        "its decorator), drops the arguments that "
         "only tune pipeline mode's executor: `prefetch_queue_depth`, `exec_async`, `exec_pipelined`, "
         "`exec_dynamic`, `set_affinity`, `bytes_per_sample`, `max_streams`, `py_num_workers`, ... "
         "`batch_size`, `num_threads`, `device_id` and `seed` stay: they are parameters of the migrated "
-        "function. A call site that passes settings through `**kwargs` (or `*args`) keeps its pipeline "
+        "function (given in another module, they are added to its signature). A call site that passes settings through `**kwargs` (or `*args`) keeps its pipeline "
         "unconverted: which settings the mapping carries is known only at run time, and the migrated "
         "function accepts only the ones the module gives by name."
     ),
@@ -84,10 +86,12 @@ class Impl(RuleImpl):
         return by_owner
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        pipeline = self.ctx.model.call_sites.get(original)
+        pipeline = self.ctx.model.call_sites.get(original) or self._imported(original)
         if pipeline is None or not pipeline.convert or not isinstance(updated, cst.Call):
             return updated
-        taken = _parameters(pipeline)  # a constructor parameter of that name stays: the generator takes it
+        # A constructor parameter of that name stays: the generator takes it. A pipeline converted
+        # in another module takes the settings given here (that module is told: crossfile.py).
+        taken = _parameters(pipeline) if not isinstance(pipeline, ImportedPipeline) else set()
         dropped = {
             a.keyword.value
             for a in original.args
@@ -103,6 +107,18 @@ class Impl(RuleImpl):
                 fixed=True,
             )
         return cstutil.remove_kwargs(updated, dropped)
+
+    def _imported(self, call: cst.Call) -> ImportedPipeline | None:
+        """The pipeline another module of the run converts (in this run, not before it) that
+        ``call`` makes; the settings it gives by keyword are recorded for that module."""
+        found = self.ctx.kind(call)
+        pipeline = found[1] if found is not None else None
+        if not isinstance(pipeline, ImportedPipeline) or not pipeline.convert or pipeline.migrated_in is not None:
+            return None
+        given = {a.keyword.value for a in call.args if a.keyword is not None} & set(pipeline_args.PARAMETERS)
+        if given:
+            self.ctx.imports.call_args.setdefault(pipeline.qualname, set()).update(given)
+        return pipeline
 
 
 def _parameters(pipeline) -> set[str]:
