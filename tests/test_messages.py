@@ -6,16 +6,18 @@ from __future__ import annotations
 import io
 import types
 
+import libcst as cst
 import pytest
 
 from ndd_migrate.engine.context import Policy
 from ndd_migrate.engine.transform import transform
 from ndd_migrate.io import files
+from ndd_migrate.model.types import Kind
 from ndd_migrate.verify import loading
 from ndd_migrate.verify.compare import Failure, OutputComparison
 from ndd_migrate.verify.errors import SetupError
 from ndd_migrate.verify.report import PairReport, VerifyReport
-from tests.conftest import SMALL_PIPELINE
+from tests.conftest import SMALL_PIPELINE, migrate_text
 
 LEN = SMALL_PIPELINE + (
     "\n\npipe = p('x', num_threads=1, device_id=0)\npipe.build()\n(images,) = pipe.run()\nn = len(images)\n"
@@ -138,3 +140,35 @@ def test_a_blocking_problem_without_advice_gets_the_generic_one():
     result = transform(source, "example.py", Policy.migrate())
     hints = [d.hint for d in result.diagnostics if d.needs_human]
     assert any(h.endswith("rewrite `two` by hand (see docs/target-shape.md)") for h in hints), hints
+
+
+def test_ndd008_names_the_syntax_in_words_not_by_its_class():
+    """A use in a construct the plan has no name for read "used in a `Return`" / "a `Element`"."""
+    from ndd_migrate.model.types import ImportedPipeline
+    from ndd_migrate.plan import uses
+    from ndd_migrate.rules.ndd008_unfollowed_use import describe
+
+    pipeline = ImportedPipeline("pkg.train.p", True)
+    what, _ = describe(uses.Use(Kind.PIPELINE, pipeline, cst.Name("pipe"), uses.OTHER, "Return"))
+    assert what == "`pipe` (a `p` pipeline) is used in a `return`"
+    what, _ = describe(uses.Use(Kind.PIPELINE, pipeline, cst.Name("pipe"), uses.OTHER, "Element"))
+    assert what.endswith("is used in a list, tuple or set display")
+
+
+def test_ndd008_does_not_ask_to_change_dalis_own_iterator():
+    """ "Make `DALIClassificationIterator()` take what the migrated pipeline gives" cannot be done:
+    the hint says how to let the migration follow the iterator instead."""
+    text = (
+        "from nvidia.dali import fn, pipeline_def\n"
+        "from nvidia.dali.plugin.pytorch import DALIClassificationIterator\n\n\n"
+        "@pipeline_def(batch_size=2)\n"
+        "def p():\n"
+        "    jpegs, labels = fn.readers.file(file_root='/d', name='Reader')\n"
+        "    return jpegs, labels\n\n\n"
+        "def make():\n"
+        "    return DALIClassificationIterator(p(), reader_name='Reader')\n"
+    )
+    _, result = migrate_text(text)
+    (found,) = [d for d in result.diagnostics if d.needs_human]
+    assert "make `DALIClassificationIterator()` take" not in found.hint
+    assert "`DALIClassificationIterator` is DALI's and runs a pipeline: bind the pipeline to a name" in found.hint

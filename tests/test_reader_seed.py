@@ -140,3 +140,35 @@ def test_support_function_is_imported_once():
         "from nvidia.dali import fn, pipeline_def\n" + out + "\n\n" + second.replace("def q(", "def r(")
     )
     assert again.count("import dali_op_seed") == 1 and "seed=dali_op_seed(seed, 0)" in again.split("def r(")[1]
+
+
+def test_unseeded_pipeline_reader_is_said_to_change_order_at_the_reader_and_in_the_summary(tmp_path, cli):
+    """Without a seed, each pipeline DALI built shuffled in an order of its own; a dynamic-mode reader
+    without `seed=` shuffles in one fixed order: said at the reader (not a TODO) and, first, in the
+    summary's "What changes in behaviour"."""
+    text = PIPELINE.format(reader=", random_shuffle=True", body="", outputs="images, labels").replace(", seed=12", "")
+    out, result = migrate_text(text)
+    (said,) = [d for d in result.diagnostics if "not seeded" in d.message]
+    assert said.code == "NDD105" and not said.needs_human and "TODO" not in out
+    (tmp_path / "a.py").write_text(text, encoding="utf-8")
+    done = cli("migrate", tmp_path)
+    assert done.exit_code == 0
+    behaviour = done.stderr.split("What changes in behaviour:", 1)[1]
+    assert "sample order:" in behaviour and "the pipeline is not seeded" in behaviour
+
+
+def test_unseeded_legacy_reader_is_said_to_change_order():
+    text = (
+        "from nvidia.dali import ops\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+        "class P(Pipeline):\n"
+        "    def __init__(self, batch_size, num_threads, device_id, root):\n"
+        "        super().__init__(batch_size, num_threads, device_id)\n"
+        "        self.input = ops.readers.File(file_root=root, random_shuffle=True)\n\n"
+        "    def define_graph(self):\n"
+        "        jpegs, labels = self.input()\n"
+        "        return jpegs, labels\n\n\n"
+        "pipe = P(2, 1, None, '/d')\npipe.build()\nout = pipe.run()\n"
+    )
+    out, result = migrate_text(text)
+    assert "ndd.readers.File(file_root=root, random_shuffle=True" in out
+    assert [d.code for d in result.diagnostics if "not seeded" in d.message] == ["NDD402"]

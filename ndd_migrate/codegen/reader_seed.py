@@ -30,6 +30,12 @@ OTHER_ORDER = (
     "the reader's sample order is not the pipeline's: the seed DALI derived for it cannot be read from "
     "this graph, so it shuffles with the pipeline's `seed`"
 )
+#: Said (not a TODO) at a shuffling reader of a pipeline created without a seed.
+UNSEEDED_ORDER = (
+    "the sample order is not the pipeline's: the pipeline is not seeded, so each pipeline DALI built "
+    "shuffled in an order of its own; a dynamic-mode reader without `seed=` shuffles in one fixed "
+    "order, the same in every run: give it `seed=` to choose the order"
+)
 OTHER_ORDER_HINT = (
     "the sample order is not the pipeline's (it shuffles with the pipeline's `seed`, not the seed DALI "
     "derived for it): give the reader a `seed=` of its own in both versions to keep one order"

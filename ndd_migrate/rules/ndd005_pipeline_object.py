@@ -158,6 +158,8 @@ class Impl(RuleImpl):
             return (
                 "the reader's metadata is given only by the epoch-aware shape (one plain `pipe = p(...)` per call site)"
             )
+        if isinstance(use.holder, cst.Call) and not _one_reader_name(use.holder):
+            return f"`.{use.detail}()` without one reader name gives a dict by reader name"
         return self.ctx.applies(self.code, use.holder) or None
 
     def _reset(self, use) -> str | tuple[str, cst.Name, cst.Call | None]:
@@ -308,7 +310,7 @@ class Impl(RuleImpl):
         if pipeline is None:
             return updated
         method = original.func.attr.value
-        if len(original.args) != 1 or original.args[0].keyword is not None:
+        if not _one_reader_name(original):
             self.ctx.report(
                 self.code,
                 original,
@@ -431,3 +433,11 @@ def _enclosing_function(node: cst.CSTNode, parents: dict) -> cst.CSTNode | None:
     while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
         current = parents.get(current)
     return current
+
+
+def _one_reader_name(call: cst.Call) -> bool:
+    """``pipe.epoch_size("Reader")`` or ``pipe.epoch_size(name="Reader")``: one reader, by name."""
+    if len(call.args) != 1 or call.args[0].star:
+        return False
+    keyword = call.args[0].keyword
+    return keyword is None or keyword.value == "name"

@@ -341,7 +341,35 @@ def describe(use: uses.Use, reason: str = "") -> tuple[str, str]:
         return _held(use, subject, because)
     if context in (uses.CALLED, uses.REFERENCED):
         return _function_used(use, subject)
-    return (f"{subject} is used in a `{detail or context}`{because}", "rewrite this use by hand")
+    return (f"{subject} is used in {_construct(detail or context)}{because}", "rewrite this use by hand")
+
+
+#: How a use names the syntax around a value (libcst's class names, uses.OTHER's detail), in words.
+_CONSTRUCTS = {
+    "Return": "a `return`",
+    "Element": "a list, tuple or set display",
+    "DictElement": "a dict display",
+    "StarredElement": "a starred element (`*x`)",
+    "Arg": "a call's arguments",
+    "Yield": "a `yield`",
+    "Await": "an `await`",
+    "Lambda": "a `lambda`",
+    "Comparison": "a comparison",
+    "BinaryOperation": "arithmetic",
+    "BooleanOperation": "an `and`/`or`",
+    "UnaryOperation": "a unary operation",
+    "IfExp": "a conditional expression",
+    "FormattedStringExpression": "an f-string",
+    "AugAssign": "an augmented assignment",
+    "With": "a `with` statement",
+    "WithItem": "a `with` statement",
+    "Assert": "an `assert`",
+    "Raise": "a `raise`",
+}
+
+
+def _construct(name: str) -> str:
+    return _CONSTRUCTS.get(name, f"`{name}`")
 
 
 def _read(use: uses.Use, subject: str, because: str) -> tuple[str, str]:
@@ -520,6 +548,13 @@ def _subject(use: uses.Use) -> str:
     return f"{named}(an output of {owner})" if named else f"an output of {owner}"
 
 
+def _is_dali_class(callee: str) -> bool:
+    """A DALI iterator or other DALI class, as spelled at the call (``DALIGenericIterator``,
+    ``pytorch.DALIClassificationIterator``): it cannot be made to take a generator."""
+    last = callee.rsplit(".", 1)[-1]
+    return last.startswith("DALI") and last[4:5].isupper()
+
+
 def _argument_hint(use: uses.Use, callee: str) -> str:
     if use.kind in (Kind.FUNCTION, Kind.FUNCTIONS):
         return (
@@ -530,6 +565,12 @@ def _argument_hint(use: uses.Use, callee: str) -> str:
         return (
             f"make `{callee}()` take what the migrated pipelines give (generators: `next(pipe)` gives one "
             "batch tuple), or migrate this use by hand"
+        )
+    if use.kind in (Kind.PIPELINE, Kind.PIPELINES) and _is_dali_class(callee):
+        return (
+            f"`{callee}` is DALI's and runs a pipeline: bind the pipeline to a name where it is made "
+            f"(`pipe = p(...)`) and pass that name to `{callee}(...)` in the same function, so the migration "
+            "follows both, or keep this pipeline in pipeline mode"
         )
     if use.kind is Kind.PIPELINE:
         return (

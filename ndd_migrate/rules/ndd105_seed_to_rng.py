@@ -177,13 +177,15 @@ class Impl(RuleImpl):
         if (
             pipeline is None
             or not pipeline.convert
-            or not pipeline.given("seed")
             or not isinstance(updated, cst.Call)
             or original is not reader_seed.reader_call(pipeline)
             or not reader_seed.shuffles_unseeded(original)
         ):
             return updated
         if not self.ctx.applies(self.code, original):
+            return updated
+        if not pipeline.given("seed"):  # said where the user reads: at the reader, and in the summary
+            self.ctx.report(self.code, original, reader_seed.UNSEEDED_ORDER, fixed=True)
             return updated
         first = reader_seed.reader_comes_first(pipeline, self.dali_name)
         if first:

@@ -305,7 +305,10 @@ class Impl(RuleImpl):
         pipeline's seed, and the changed order is reported at the reader
         (ndd_migrate.codegen.reader_seed)."""
         seed = reader_seed.legacy_seed(pipeline)
-        if seed is None or not reader_seed.shuffles_unseeded(call):
+        if not reader_seed.shuffles_unseeded(call):
+            return call
+        if seed is None:  # said where the user reads: at the reader, and in the summary
+            self.ctx.report(self.code, original, reader_seed.UNSEEDED_ORDER, fixed=True)
             return call
         if reader_seed.legacy_reader_comes_first(pipeline, self.dali_name):
             self.ctx.report(
