@@ -54,8 +54,8 @@ def test_an_item_read_back_from_a_list_of_outputs_is_rewritten_as_an_output(tail
         ("outs = [a, np.zeros(2)]\nprint(len(outs[1]))\n", "`a` (an output of `p`) is put in a container"),
         ("outs = [a, b]\nouts.append(np.zeros(2))\n", "`.append()` is called on `outs`"),
         ("outs = [a, b]\nprint(outs[:1])\n", "`outs` (the outputs of `p`) is indexed"),
-        ("flag = False\nx = a.as_cpu() if flag else None\n", "an output of `p` is used in a `IfExp`"),
-        ("flag = False\nx = a if flag else pipe\n", "`a` (an output of `p`) is used in a `IfExp`"),
+        ("flag = False\nx = a.as_cpu() if flag else None\n", "an output of `p` is used in a conditional expression"),
+        ("flag = False\nx = a if flag else pipe\n", "`a` (an output of `p`) is used in a conditional expression"),
         ("outs = [a, b]\nsave(outs)\n", "is passed to `save()`"),
     ],
 )
