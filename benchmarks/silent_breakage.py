@@ -40,6 +40,14 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TREE = ROOT.parent / "shared" / "corpus-dev"
 TODO = "TODO(ndd-migrate)"
 
+#: The loaders of the support module ``migrate`` writes (ndd_support.py): ``next()`` of one is an epoch.
+SUPPORT_LOADERS = {
+    "dali_iterator_epochs",
+    "dali_iterator_epochs_many",
+    "dali_iterator_sized_epochs",
+    "dali_iterator_source_epochs",
+}
+
 #: What a pipeline (or a DALI iterator over it) has and a generator has not.
 PIPELINE_API = {
     "build",
@@ -537,7 +545,7 @@ def _next_of_other_values(module: Module, modules: dict[str, Module]) -> list[Fi
             ) or all(
                 isinstance(v, ast.Call)
                 and _callee(module, modules, v.func) is None
-                and not (isinstance(v.func, ast.Name) and v.func.id in {"iter", "next"})
+                and not (isinstance(v.func, ast.Name) and v.func.id in {"iter", "next", *SUPPORT_LOADERS})
                 for v in values
             ):
                 callee = ast.unparse(values[0].func) if isinstance(values[0], ast.Call) else "?"
@@ -596,7 +604,7 @@ def analyse(original: Path, migrated: Path) -> list[Finding]:
     modules: dict[str, Module] = {}
     for path in _python_files(migrated):
         rel = str(path.relative_to(migrated))
-        tree = _parse(path)
+        tree = _parse(path) if (original / rel).exists() else None  # not a support module it wrote
         if tree is None:
             continue
         modules[rel] = Module(
@@ -621,10 +629,22 @@ def analyse(original: Path, migrated: Path) -> list[Finding]:
 
 
 def rewritten(original: Path, migrated: Path) -> list[str]:
+    """The files of ``original`` that differ in ``migrated`` (the support modules ``migrate`` wrote
+    beside them are new files: :func:`written`)."""
     return [
         str(p.relative_to(migrated))
         for p in _python_files(migrated)
-        if not filecmp.cmp(p, original / p.relative_to(migrated), shallow=False)
+        if (original / p.relative_to(migrated)).exists()
+        and not filecmp.cmp(p, original / p.relative_to(migrated), shallow=False)
+    ]
+
+
+def written(original: Path, migrated: Path) -> list[str]:
+    """The files ``migrate`` created (the project's support modules)."""
+    return [
+        str(p.relative_to(migrated))
+        for p in _python_files(migrated)
+        if not (original / p.relative_to(migrated)).exists()
     ]
 
 
@@ -647,6 +667,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copytree(migrated, again)
         second = migrate(again)
         changed = rewritten(original, migrated)
+        created = written(original, migrated)
         findings = analyse(original, migrated)
         findings += [
             Finding("second-run-changes", rel, 0, "a second `migrate` changes the file")
@@ -657,7 +678,7 @@ def main(argv: list[str] | None = None) -> int:
         print(finding)
     kinds = collections.Counter(f.kind for f in findings)
     print(
-        f"\n{len(_python_files(args.tree))} files, {len(changed)} rewritten "
+        f"\n{len(_python_files(args.tree))} files, {len(changed)} rewritten, {len(created)} support modules written "
         f"(migrate exit {first.returncode}, second run exit {second.returncode}); "
         + (", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())) or "no sign of silent breakage")
     )
