@@ -254,3 +254,36 @@ def test_settings_another_module_gives_become_parameters_and_executor_ones_go(tm
     assert result.exit_code == 0, result.output
     assert "def train_pipe(*, batch_size=2, seed):\n" in (tmp_path / "train.py").read_text()
     assert (tmp_path / "main.py").read_text() == main.replace(USE, USED).replace(", prefetch_queue_depth=3", "")
+
+
+# -- importers the run was not given (pre-commit: only the staged files) ------------------------
+
+
+@pytest.mark.parametrize(
+    "main",
+    [
+        "from pkg.train import train_pipe\n\npipe = train_pipe()\n" + USE,
+        "import pkg.train as t\n\npipe = t.train_pipe()\n" + USE,
+        "from pkg import train\n\npipe = train.train_pipe()\n" + USE,
+    ],
+)
+def test_a_pipeline_a_file_outside_the_run_imports_stays(tmp_path, cli, monkeypatch, main):
+    """`main.py` is not staged: converting `train_pipe` would break it while `migrate` exits 0."""
+    write_tree(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/train.py": PIPE, "main.py": main})
+    monkeypatch.chdir(tmp_path)
+    result = cli("migrate", "pkg/train.py")
+    assert result.exit_code == 1
+    assert (tmp_path / "pkg/train.py").read_text().count("@pipeline_def") == 1
+    assert "main.py imports it, and this run does not migrate that file (give both to one run)" in result.stderr
+    (tmp_path / "pkg/train.py").write_text(PIPE, encoding="utf-8")  # without the TODO of that run
+    both = cli("migrate", "pkg/train.py", "main.py")
+    assert both.exit_code == 0, both.stderr
+    assert (tmp_path / "pkg/train.py").read_text() == MIGRATED_PIPE
+
+
+def test_a_file_outside_the_run_that_does_not_import_it_changes_nothing(tmp_path, cli, monkeypatch):
+    other = "from pkg.other import train_pipe\n\npipe = train_pipe()\n" + USE  # another module's name
+    write_tree(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/train.py": PIPE, "main.py": other})
+    monkeypatch.chdir(tmp_path)
+    assert cli("migrate", "pkg/train.py").exit_code == 0
+    assert (tmp_path / "pkg/train.py").read_text() == MIGRATED_PIPE

@@ -25,7 +25,7 @@ from ndd_migrate.app.cache import Cache
 from ndd_migrate.io import files
 from ndd_migrate.io.diagnostics import FileError, FileResult
 from ndd_migrate.io.policy import Policy
-from ndd_migrate.model import crossfile
+from ndd_migrate.model import crossfile, importers
 from ndd_migrate.support import SupportFile, location, plan
 
 
@@ -82,8 +82,12 @@ def run(
         for (index, _, _), result in zip(pending, processed):
             if results[index] is None or result.changed or result.diagnostics:
                 results[index] = result  # a file without DALI stays skipped unless it uses a pipeline
-        # Modules that import a pipeline another file migrated go through again (crossfile.py).
-        crossfile.follow_imports(results, policy, process, read=kept.read)
+        # Modules that import a pipeline another file migrated go through again (crossfile.py); a
+        # pipeline that a project file outside the run imports stays (importers.py).
+        outside = importers.outside_importers(results, paths) if policy.mode == "migrate" or policy.fix else {}
+        crossfile.follow_imports(
+            results, replace(policy, kept_pipelines={**outside, **policy.kept_pipelines}), process, read=kept.read
+        )
     return RunSummary(results, support_files(results, policy))
 
 

@@ -142,9 +142,9 @@ class Dispatcher(cst.CSTTransformer):
                 pipeline.call_site_args.update(given.get(f"{module}.{qual}", ()))
 
     def _kept_for_importers(self) -> dict[str, Problem]:
-        """The top-level pipelines another module of the run uses in a way the migration does not
-        follow (``Policy.kept_pipelines``): converting them would break that module, so they stay,
-        and say where (crossfile.follow_imports)."""
+        """The top-level pipelines another module uses in a way this run does not follow: one of the
+        run (crossfile.follow_imports), or one the run was not given (ndd_migrate.model.importers).
+        Converting them would break that module: they stay, and say why (``Policy.kept_pipelines``)."""
         kept = self.ctx.policy.kept_pipelines
         if not kept:
             return {}
@@ -156,9 +156,9 @@ class Dispatcher(cst.CSTTransformer):
                 found[qual] = Problem(
                     "NDD008",
                     pipeline.node,
-                    f"{where} uses it as a pipeline in a way the migration does not follow (another module of the run)",
-                    "migrate that use by hand (or make it take what the migrated pipeline gives), then run "
-                    "ndd-migrate again",
+                    where,
+                    "migrate that module in the same run, or that use by hand (or make it take what the "
+                    "migrated pipeline gives), then run ndd-migrate again",
                 )
         return found
 

@@ -298,7 +298,11 @@ def _kept_imports(ctx: Context) -> dict[str, str]:
     for use, _ in sorted(ctx.model.plan.unfollowed, key=lambda item: ctx.line_of(item[0].node)[:2]):
         for member in use.members:
             if isinstance(member, ImportedPipeline) and member.convert and member.migrated_in is None:
-                found.setdefault(member.qualname, f"{ctx.path}:{ctx.line_of(use.node)[0]} (`{snippet(use.node)}`)")
+                found.setdefault(
+                    member.qualname,
+                    f"{ctx.path}:{ctx.line_of(use.node)[0]} (`{snippet(use.node)}`) uses it as a pipeline in a way "
+                    "the migration does not follow (another module of the run)",
+                )
     return found
 
 

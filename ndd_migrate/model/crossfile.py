@@ -113,11 +113,13 @@ def follow_imports(results: list[FileResult], policy: Policy, process, read=None
     importers then see a pipeline that stays."""
     read = read or read_bytes
     known: dict[str, bool] = {}
-    kept: dict[str, str] = dict(policy.kept_pipelines)
+    kept: dict[str, str] = {}
     args: dict[str, tuple[str, ...]] = dict(policy.imported_call_args)
+    first = dict(policy.kept_pipelines)  # given by the caller: applied on the first pass
     for _ in range(MAX_PASSES + 2):
+        again_defined = _keep_for_importers(results, policy, process, read, kept, args, first)
+        first = {}
         policy = replace(policy, kept_pipelines=kept, imported_call_args=args)
-        again_defined = _keep_for_importers(results, policy, process, read, kept, args)
         found = imported_pipelines(results)
         if found == known and not again_defined:
             return
@@ -145,14 +147,17 @@ def follow_imports(results: list[FileResult], policy: Policy, process, read=None
         for (index, _, _), result in zip(todo, again):
             if not results[index].skipped or result.changed or result.diagnostics or result.pipelines:
                 results[index] = result  # a file without DALI stays skipped unless it uses one
-    _keep_for_importers(results, policy, process, read, kept, args)
+    _keep_for_importers(results, policy, process, read, kept, args, {})
 
 
-def _keep_for_importers(results: list[FileResult], policy: Policy, process, read, kept: dict, args: dict) -> set[str]:
+def _keep_for_importers(
+    results: list[FileResult], policy: Policy, process, read, kept: dict, args: dict, first: dict
+) -> set[str]:
     """The files defining a pipeline an importer cannot follow (``FileResult.kept_imports``), or
     gives settings its signature does not take yet (``FileResult.imported_call_args``), run again
     with it kept, or taking them (``kept`` and ``args``, updated in place): the paths that ran again."""
-    wanted = {name: where for r in results for name, where in r.kept_imports.items() if name not in kept}
+    found = {name.lstrip("."): why for r in results for name, why in r.kept_imports.items()}
+    wanted = {name: why for name, why in {**first, **found}.items() if name not in kept}
     settings: dict[str, set[str]] = {}
     for result in results:
         for name, given in result.imported_call_args.items():
