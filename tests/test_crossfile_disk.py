@@ -55,10 +55,29 @@ def codes(result):
 
 
 def migrate_pipes_on_disk(cli):
-    """Migrate ``pkg/pipes.py`` alone, as a project migrating module by module would."""
-    result = cli("migrate", "pkg/pipes.py")
+    """``pkg/pipes.py`` migrated before ``main.py`` (by an earlier run, before ``main.py`` imported
+    it, or by hand): migrated as a copy outside the project, where nothing imports it, and put back.
+    (Migrating it alone inside the project keeps it: ``main.py`` imports it; see below.)"""
+    outside = os.path.join(os.path.dirname(os.getcwd()), "elsewhere")
+    os.makedirs(outside, exist_ok=True)
+    copy = os.path.join(outside, "pipes.py")
+    with open("pkg/pipes.py", encoding="utf-8") as source, open(copy, "w", encoding="utf-8") as target:
+        target.write(source.read())
+    result = cli("migrate", copy)
     assert result.exit_code == 0, result.output
-    assert "def train_pipe(*, batch_size=2):" in open("pkg/pipes.py").read()
+    with open(copy, encoding="utf-8") as source, open("pkg/pipes.py", "w", encoding="utf-8") as target:
+        target.write(source.read())
+    assert "def train_pipe(*, batch_size=2" in open("pkg/pipes.py").read()
+
+
+def test_migrating_the_module_alone_keeps_a_pipeline_an_unstaged_file_imports(project, cli):
+    """Converting `train_pipe` with only `pkg/pipes.py` staged would break `main.py` (exit 0 and a
+    program that fails): it stays, and the finding names the file to migrate with it."""
+    project()
+    result = cli("migrate", "pkg/pipes.py")
+    assert result.exit_code == 1
+    assert "@pipeline_def(batch_size=2)" in open("pkg/pipes.py").read()
+    assert "main.py imports it, and this run does not migrate that file" in result.stderr
 
 
 # -- the defining module still in pipeline mode ------------------------------------------------------
@@ -449,7 +468,7 @@ def test_a_module_migrated_before_with_a_reader_is_known_to_check_and_migrate(pr
     a file using the pipeline is still found, by `check` and by `migrate`, when the module was
     migrated in an earlier run (pre-commit runs on the staged files only)."""
     project({"pkg/pipes.py": READER_PIPES})
-    assert cli("migrate", "pkg/pipes.py").exit_code == 0
+    migrate_pipes_on_disk(cli)
     assert crossfile.migrated_pipelines(open("pkg/pipes.py", "rb").read()) == {"train_pipe"}
     (result,) = runner.run(["main.py"], Policy.check()).results
     assert codes(result) == ["NDD002", "NDD003"]
