@@ -715,10 +715,11 @@ def test_hand_built_pipeline_with_an_unclaimed_use_stays_as_it_was():
     out, diagnostics = migrate(source)
     assert [line for line in out.splitlines() if "TODO" not in line] == source.splitlines()
     assert todos(out)[0].startswith(
-        "# TODO(ndd-migrate): NDD008 not migrated: in `other.consume(pipe)`, `pipe` (a `pipe = Pipeline(...)` pipeline)"
+        "# TODO(ndd-migrate): NDD008 `pipe = Pipeline(...)` stays in pipeline mode: `pipe` (a `pipe = Pipeline(...)` "
+        "pipeline)"
     )
-    assert out.index("NDD008") < out.index("pipe = Pipeline(")
-    assert [(d.code, d.line) for d in diagnostics if d.needs_human] == [("NDD008", 6)]
+    assert out.index("NDD008") < out.index("other.consume(pipe)")  # at the use
+    assert [(d.code, d.line) for d in diagnostics if d.needs_human] == [("NDD008", 16)]
     assert "example.py:16" in next(d.message for d in diagnostics if d.code == "NDD008")
 
 

@@ -92,11 +92,11 @@ def test_a_todo_lands_in_its_cell(tmp_path, cli):
     path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     result = cli("migrate", path)
     assert result.exit_code == 1  # manual work left
-    # `epoch_size()` without a reader name keeps the pipeline: the TODO is at its definition, cell 5.
-    assert "pipeline.ipynb" not in result.stderr and "nb.ipynb:cell 5:" in result.stderr
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    assert any(line.startswith("# TODO(ndd-migrate): NDD008 ") for line in cells[4]["source"])
-    assert cells[5]["source"][-1] == "\nprint(pipe.epoch_size())"  # the cell as it was
+    # `epoch_size()` without a reader name keeps the pipeline: the TODO is at that use, in cell 6.
+    assert "pipeline.ipynb" not in result.stderr and "nb.ipynb:cell 6:" in result.stderr
+    cell = json.loads(path.read_text(encoding="utf-8"))["cells"][5]["source"]
+    assert any(line.startswith("# TODO(ndd-migrate): NDD008 ") for line in cell)
+    assert cell[-2].startswith("#   ") and cell[-1] == "print(pipe.epoch_size())"  # wrapped, right above it
 
 
 def test_verify_reads_a_notebook_as_its_code_cells(tmp_path):

@@ -25,7 +25,7 @@ RULE = Rule(
         "rewriting, ndd-migrate follows each of these values to every use in the module — attributes, "
         "arguments, containers, returns, comprehensions — and a pipeline is converted only when a rule "
         "rewrites every one of them. Otherwise the pipeline and its uses are left unchanged and this rule "
-        "reports, at the pipeline, the first use that blocks it (file:line) and what to do. A value passed to a call "
+        "reports, at the first use that blocks it, that the pipeline stays in pipeline mode, why and what to do. A value passed to a call "
         "of a parameter (`compare(pipe)` in `def run(compare)`) is followed into each function of the module the "
         "calls of `run` pass for it; when they cannot be known (a lambda, a function of another module), the "
         "finding says why. A use of a "
@@ -62,15 +62,15 @@ RULE = Rule(
             ),
             after=(
                 "from nvidia.dali import fn, pipeline_def\n\n\n"
-                "# TODO(ndd-migrate): NDD008 not migrated: in `self.pipe = p()`, the `p` pipeline is stored in an attribute "
-                "or an item, not in a plain name; bind it to a local name where it is built and run (`pipe = p(...)`), "
-                "or set `self.pipe` once in `__init__` and use it only in the class's own methods, or migrate this use "
-                "by hand; then run ndd-migrate again\n"
                 "@pipeline_def(batch_size=2)\n"
                 "def p():\n"
                 "    return fn.random.uniform()\n\n\n"
                 "class Loader:\n"
                 "    def __init__(self):\n"
+                "        # TODO(ndd-migrate): NDD008 `p` stays in pipeline mode: the `p` pipeline is stored in "
+                "an attribute or an item, not in a plain name; bind it to a local name where it is built and "
+                "run (`pipe = p(...)`), or set `self.pipe` once in `__init__` and use it only in the class's "
+                "own methods, or migrate this use by hand; then run ndd-migrate again\n"
                 "        self.pipe = p()\n"
                 "        self.pipe.build()\n\n\n"
                 "out = Loader().pipe.run()\n"
@@ -92,15 +92,16 @@ RULE = Rule(
             after=(
                 "from nvidia.dali import fn, pipeline_def\n"
                 "from viz import show\n\n\n"
-                "# TODO(ndd-migrate): NDD008 not migrated: in `show(x)`, `x` (an output of `p`) is passed to `show()`, "
-                "which the migration does not follow; make `show()` take a dynamic-mode `Batch` (or give it what it "
-                "needs, e.g. `np.asarray(x.tensors[i])`), or migrate this use by hand; then run ndd-migrate again\n"
                 "@pipeline_def(batch_size=2)\n"
                 "def p():\n"
                 "    return fn.random.uniform(shape=[2])\n\n\n"
                 "pipe = p()\n"
                 "pipe.build()\n"
                 "(x,) = pipe.run()\n"
+                "# TODO(ndd-migrate): NDD008 `p` stays in pipeline mode: `x` (an output of `p`) is passed to "
+                "`show()`, which the migration does not follow; make `show()` take a dynamic-mode `Batch` (or "
+                "give it what it needs, e.g. `np.asarray(x.tensors[i])`), or migrate this use by hand; then run "
+                "ndd-migrate again\n"
                 "show(x)\n"
             ),
         ),
@@ -119,17 +120,17 @@ RULE = Rule(
             ),
             after=(
                 "from nvidia.dali import fn, pipeline_def\n\n\n"
-                "# TODO(ndd-migrate): NDD008 not migrated: in `check(pipe)`, `pipe` (a `p` pipeline) is passed to "
-                "`check()` (`check` is a parameter of `run`, and a call of `run` passes it `lambda pipe: pipe.run()`, "
-                "not the name of a function of this module), which the migration does not follow; pass `run()` the "
-                "name of a function of this module for `check` at every call, and call `check` only, or migrate this "
-                "use by hand; then run ndd-migrate again\n"
                 "@pipeline_def(batch_size=2)\n"
                 "def p():\n"
                 "    return fn.random.uniform()\n\n\n"
                 "def run(check):\n"
                 "    pipe = p()\n"
                 "    pipe.build()\n"
+                "    # TODO(ndd-migrate): NDD008 `p` stays in pipeline mode: `pipe` (a `p` pipeline) is passed "
+                "to `check()` (`check` is a parameter of `run`, and a call of `run` passes it `lambda pipe: "
+                "pipe.run()`, not the name of a function of this module), which the migration does not follow; "
+                "pass `run()` the name of a function of this module for `check` at every call, and call `check` "
+                "only, or migrate this use by hand; then run ndd-migrate again\n"
                 "    check(pipe)\n\n\n"
                 "run(lambda pipe: pipe.run())\n"
             ),
@@ -148,15 +149,15 @@ RULE = Rule(
             ),
             after=(
                 "from nvidia.dali import fn, pipeline_def\n\n\n"
-                "# TODO(ndd-migrate): NDD008 not migrated: in `return p()`, the `p` pipeline is returned (`maybe_pipe` "
-                "does not return a pipeline on every path, so its callers are not followed); return it on every path "
-                "of the function (a factory, whose callers are followed), or migrate the callers by hand; then run "
-                "ndd-migrate again\n"
                 "@pipeline_def(batch_size=2)\n"
                 "def p():\n"
                 "    return fn.random.uniform()\n\n\n"
                 "def maybe_pipe(enabled):\n"
                 "    if enabled:\n"
+                "        # TODO(ndd-migrate): NDD008 `p` stays in pipeline mode: the `p` pipeline is returned "
+                "(`maybe_pipe` does not return a pipeline on every path, so its callers are not followed); "
+                "return it on every path of the function (a factory, whose callers are followed), or migrate "
+                "the callers by hand; then run ndd-migrate again\n"
                 "        return p()\n"
                 "    return None\n"
             ),
@@ -177,18 +178,19 @@ RULE = Rule(
             ),
             after=(
                 "from nvidia.dali import fn, pipeline_def\n\n\n"
-                + "".join(
-                    "# TODO(ndd-migrate): NDD008 not migrated: in `register(make)`, `make` (one of `small`/`large` itself, "
-                    "not a pipeline made by it) is passed to `register()`, which the migration does not follow; call the "
-                    "pipeline functions where the loop over them is, instead of giving them to `register()` (the pipelines "
-                    "it would make are not followed), or migrate this use by hand; then run ndd-migrate again\n"
-                    "@pipeline_def(batch_size=2)\n"
-                    f"def {name}():\n"
-                    f"    return fn.random.uniform(shape=[{size}])\n\n\n"
-                    for name, size in (("small", 2), ("large", 4))
-                )
-                + "SHAPES = {small: 2, large: 4}\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def small():\n"
+                "    return fn.random.uniform(shape=[2])\n\n\n"
+                "@pipeline_def(batch_size=2)\n"
+                "def large():\n"
+                "    return fn.random.uniform(shape=[4])\n\n\n"
+                "SHAPES = {small: 2, large: 4}\n"
                 "for make in SHAPES:\n"
+                "    # TODO(ndd-migrate): NDD008 `small`, `large` stay in pipeline mode: `make` (one of "
+                "`small`/`large` itself, not a pipeline made by it) is passed to `register()`, which the "
+                "migration does not follow; call the pipeline functions where the loop over them is, instead of "
+                "giving them to `register()` (the pipelines it would make are not followed), or migrate this "
+                "use by hand; then run ndd-migrate again\n"
                 "    register(make)\n"
             ),
         ),
@@ -281,22 +283,30 @@ class Impl(RuleImpl):
 
     def visit_Module(self, node: cst.Module) -> None:
         found = self.ctx.model.plan
+        # One finding per blocking use: pipelines kept by the same use (taken from one dict, bound
+        # to one name) are named together there.
+        at_use: dict[int, list] = {}
         for pipeline, blocking in found.blocked.items():
             # The first in the file first, by line and column, then wording: uses come in the order of
             # libcst's reference sets, which differs from run to run, and the TODO must not (a second
             # run would add a second one).
             blocking = sorted(blocking, key=lambda item: (self.ctx.line_of(item[0].node)[:2], describe(*item)))
-            use, reason = blocking[0]
+            at_use.setdefault(id(blocking[0][0].node), []).append((pipeline, blocking))
+        for kept in sorted(at_use.values(), key=lambda group: self.ctx.line_of(group[0][1][0][0].node)[:2]):
+            use, reason = kept[0][1][0]
             what, todo = describe(use, reason)
             where = self._where(use)
-            more = [self._line(u) for u, _ in blocking[1:]]
-            others = f" (and {len(more)} more: lines {', '.join(map(str, sorted(set(more))))})" if more else ""
+            more = sorted({self._line(u) for _, blocking in kept for u, _ in blocking[1:]})
+            others = f" (and {len(more)} more: lines {', '.join(map(str, more))})" if more else ""
+            names = ", ".join(f"`{pipeline.display}`" for pipeline, _ in kept)
+            verb = "stays" if len(kept) == 1 else "stay"
+            # At the use, where the reason is (the pipeline's definition may be far away, or in
+            # another function): the TODO names the pipeline that stays.
             self.ctx.report(
                 self.code,
-                pipeline.node,
-                f"`{pipeline.display}` not migrated: at {where}{others}, {what}",
-                # The TODO names the use by its code, not its line: lines move when TODOs are added.
-                hint=f"not migrated: in `{_snippet(use)}`, {what}; {todo}; {_AGAIN}",
+                use.node,
+                f"{names} not migrated: at {where}{others}, {what}",
+                hint=f"{names} {verb} in pipeline mode: {what}; {todo}; {_AGAIN}",
                 fixed=False,
             )
         for use, reason in found.unfollowed:

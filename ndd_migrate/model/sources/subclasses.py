@@ -224,6 +224,8 @@ def _said(diag, member: str, what: str) -> tuple[str, str] | None:
         # The TODO's own words (NDD008 names the use by its code: lines move
         # when TODOs are added, and a second run must find the same text).
         why = diag.hint[len(said) :]
+    elif diag.hint.startswith(f"`{member}` stays in pipeline mode: "):
+        why = diag.hint[len(f"`{member}` stays in pipeline mode: ") :]  # NDD008, at the use
     return why, hint
 
 
