@@ -9,9 +9,11 @@ import json
 import sys
 
 import libcst as cst
+import pytest
 
 from ndd_migrate.codegen.long_lines import split_long_lines
 from ndd_migrate.io.config import formatter_line_length
+from ndd_migrate.syntax import cstutil
 from tests.conftest import migrate_text
 from tests.test_cli_contract import LEFTOVER, err, ndd, write
 
@@ -224,3 +226,19 @@ def test_a_long_list_comprehension_gets_its_element_and_its_for_on_lines_of_thei
         "def f(a, b):\n    out = [\n        ndd.crop_mirror_normalize(x, crop=(224, 224), mean=[0.5])\n"
         "        for x in [a, b]\n    ]\n"
     )
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        ("f(a, b)", "f(a, b, n=1)"),
+        ("f(\n    a, b\n)", "f(\n    a, b, n=1\n)"),  # the break before `)` stays there
+        ("f(\n    a,\n    b,\n)", "f(\n    a,\n    b,\n    n=1,\n)"),
+        ("f()", "f(n=1)"),
+    ],
+)
+def test_an_added_keyword_follows_the_calls_layout(call, expected):
+    """Before, `f(\\n    a, b\\n)` became `f(\\n    a, b, \\n    n=1)`: trailing whitespace (W291) and
+    a misplaced `)`."""
+    added = cstutil.add_kwarg(cst.parse_expression(call), "n", cst.Integer("1"))
+    assert cst.Module([]).code_for_node(added) == expected

@@ -216,8 +216,9 @@ def add_kwarg(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
             if len(args) > 1 and isinstance(args[-2].comma, cst.Comma)
             else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         )
-        args[-1] = last.with_changes(comma=between)
-        args.append(new)
+        # `f(\n    a, b\n)`: the line break before `)` stays before it, after the new argument
+        args[-1] = last.with_changes(comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))
+        args.append(new.with_changes(whitespace_after_arg=last.whitespace_after_arg))
     return call.with_changes(args=args)
 
 
