@@ -194,3 +194,29 @@ def test_a_try_of_dali_imports_all_made_unused_goes_as_a_whole():
 def test_a_try_of_imports_that_does_more_or_is_still_used_stays(imports, after):
     out, _ = migrate_text(_TRY_PIPELINE.format(imports=imports, after=after))
     assert imports.strip() in out
+
+
+def test_dali_imported_inside_a_function_stays_optional():
+    """A module that imports DALI only inside the function that uses it runs without DALI until
+    then: the ndd import goes there too, beside what the function still reads, and not to the top
+    of the module (which would make DALI needed at import, and leave the old import unused)."""
+    source = (
+        '"""A script with DALI as an optional dependency."""\n\n'
+        "import sys\n\n\n"
+        "def run(root):\n"
+        "    from nvidia.dali import fn, pipeline_def, types\n\n"
+        "    @pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "    def p():\n"
+        "        jpegs, labels = fn.readers.file(file_root=root)\n"
+        "        return fn.decoders.image(jpegs, output_type=types.RGB), labels\n\n"
+        "    pipe = p()\n"
+        "    pipe.build()\n"
+        "    images, labels = pipe.run()\n"
+        "    print(labels)\n\n\n"
+        "if __name__ == '__main__':\n"
+        "    run(sys.argv[1])\n"
+    )
+    out, _ = migrate_text(source)
+    assert out.startswith('"""A script with DALI as an optional dependency."""\n\nimport sys\n\n\ndef run(root):\n')
+    assert "def run(root):\n    import nvidia.dali.experimental.dynamic as ndd\n    from nvidia.dali import types\n" in out
+    assert out.count("import nvidia.dali.experimental.dynamic as ndd") == 1

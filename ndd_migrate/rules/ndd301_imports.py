@@ -115,10 +115,16 @@ class Impl(RuleImpl):
         for _, code in new_imports + ([("", support)] if support else []):
             self.ctx.report(self.code, at, f"needs `{code.strip()}`", fixed=True)
         guard = _guarding_try(updated.body)
-        guarded = [i for i in new_imports if i[0] == names.NDD] if guard is not None else []
+        lazy = guard is None and not any(_is_dali_import(s) for s in updated.body) and _imports_lazily(updated)
+        guarded = [i for i in new_imports if i[0] == names.NDD] if guard is not None or lazy else []
         module_imports = [i for i in new_imports if i not in guarded]
+        if lazy:  # DALI imported inside functions only: `ndd` is imported there, DALI stays optional
+            # what the function still reads decides which of its own imports go
+            updated = updated.visit(
+                _InFunctions(lambda fn_def, block: self._rebuild(block, before, _used_names(fn_def) | extra, guarded))
+            )
         body, carried = self._rebuild(updated.body, before, after, module_imports)
-        if guarded:
+        if guarded and guard is not None:
             at = next(i for i, stmt in enumerate(body) if stmt is guard)
             block = guard.body
             inner, inner_carried = self._rebuild(block.body, before, after, guarded)
@@ -292,6 +298,37 @@ def _is_dali_import(stmt) -> bool:
     else:
         return False
     return any(m == names.DALI or m.startswith(names.DALI + ".") for m in modules)
+
+
+def _imports_lazily(module: cst.Module) -> bool:
+    """Does a function of ``module`` import DALI in its own body (``def main(): from nvidia.dali
+    import fn``), as a module does that runs without DALI until the function is called?"""
+    found = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            if isinstance(node.body, cst.IndentedBlock) and any(_is_dali_import(s) for s in node.body.body):
+                found.append(node)
+
+    module.visit(Finder())
+    return bool(found)
+
+
+class _InFunctions(cst.CSTTransformer):
+    """Each function whose body imports DALI gets its body rebuilt by ``rebuild`` ((function,
+    statements) → (statements, comments left over)): the ndd import among its imports, the ones
+    the function no longer reads pruned."""
+
+    def __init__(self, rebuild) -> None:
+        super().__init__()
+        self._rebuild = rebuild
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        block = updated.body
+        if not (isinstance(block, cst.IndentedBlock) and any(_is_dali_import(s) for s in block.body)):
+            return updated
+        inner, carried = self._rebuild(updated, block.body)
+        return updated.with_changes(body=block.with_changes(body=inner, footer=[*carried, *block.footer]))
 
 
 def _with_first_party_import(body: list, stmt: cst.SimpleStatementLine) -> list:
