@@ -218,5 +218,7 @@ def test_dali_imported_inside_a_function_stays_optional():
     )
     out, _ = migrate_text(source)
     assert out.startswith('"""A script with DALI as an optional dependency."""\n\nimport sys\n\n\ndef run(root):\n')
-    assert "def run(root):\n    import nvidia.dali.experimental.dynamic as ndd\n    from nvidia.dali import types\n" in out
+    assert (
+        "def run(root):\n    import nvidia.dali.experimental.dynamic as ndd\n    from nvidia.dali import types\n" in out
+    )
     assert out.count("import nvidia.dali.experimental.dynamic as ndd") == 1
