@@ -213,10 +213,14 @@ def test_dali_imported_inside_a_function_stays_optional():
         "    pipe.build()\n"
         "    images, labels = pipe.run()\n"
         "    print(labels)\n\n\n"
+        "def version():\n"
+        "    import nvidia.dali\n\n"
+        "    return nvidia.dali.__version__\n\n\n"
         "if __name__ == '__main__':\n"
         "    run(sys.argv[1])\n"
     )
     out, _ = migrate_text(source)
+    assert "def version():\n    import nvidia.dali\n\n    return" in out  # no ndd import where none is read
     assert out.startswith('"""A script with DALI as an optional dependency."""\n\nimport sys\n\n\ndef run(root):\n')
     assert (
         "def run(root):\n    import nvidia.dali.experimental.dynamic as ndd\n    from nvidia.dali import types\n" in out

@@ -120,9 +120,7 @@ class Impl(RuleImpl):
         module_imports = [i for i in new_imports if i not in guarded]
         if lazy:  # DALI imported inside functions only: `ndd` is imported there, DALI stays optional
             # what the function still reads decides which of its own imports go
-            updated = updated.visit(
-                _InFunctions(lambda fn_def, block: self._rebuild(block, before, _used_names(fn_def) | extra, guarded))
-            )
+            updated = updated.visit(_InFunctions(lambda fn_def, block: self._in_function(fn_def, block, before, extra)))
         body, carried = self._rebuild(updated.body, before, after, module_imports)
         if guarded and guard is not None:
             at = next(i for i, stmt in enumerate(body) if stmt is guard)
@@ -132,6 +130,13 @@ class Impl(RuleImpl):
         if support:
             body = _with_first_party_import(body, cst.parse_statement(support))
         return updated.with_changes(body=body, footer=[*carried, *updated.footer])
+
+    def _in_function(self, fn_def: cst.FunctionDef, block, before: set[str], extra: set[str]):
+        """A function body that imports DALI, rebuilt: the ndd import there when the function reads
+        it, and the imports it no longer reads pruned (what the function reads decides)."""
+        used = _used_names(fn_def) | extra
+        wanted = [i for i in self._new_imports() if i[0] == names.NDD and (self.ctx.model.names.ndd or "ndd") in used]
+        return self._rebuild(block, before, used, wanted)
 
     def _support_names(self) -> list[str]:
         """The support module's functions the migrated code calls that the module does not bind
