@@ -289,3 +289,18 @@ def test_a_file_outside_the_run_that_does_not_import_it_changes_nothing(tmp_path
     monkeypatch.chdir(tmp_path)
     assert cli("migrate", "pkg/train.py").exit_code == 0
     assert (tmp_path / "pkg/train.py").read_text() == MIGRATED_PIPE
+
+
+def test_every_pipeline_another_module_cannot_follow_stays(tmp_path):
+    """Two pipelines of one module, each handed to a class the migration does not follow: both stay
+    (the second was converted while the first was kept: a name shared with the loop over them)."""
+    two = PIPE + PIPE.split("\n\n\n", 1)[1].replace("train_pipe", "val_pipe")
+    main = (
+        "from pkg.train import train_pipe, val_pipe\nfrom pkg.wrap import Wrapper\n\n"
+        "train = Wrapper(train_pipe())\nval = Wrapper(val_pipe())\n"
+    )
+    paths = write_tree(tmp_path, {"pkg/train.py": two, "pkg/wrap.py": WRAPPER, "main.py": main})
+    train, _, used = runner.run(paths, Policy.migrate()).results
+    assert train.pipelines == {"train_pipe": False, "val_pipe": False}
+    assert not used.changed and not [d for d in used.diagnostics if d.needs_human]
+    assert [d.code for d in train.diagnostics if d.needs_human] == ["NDD008", "NDD008"]

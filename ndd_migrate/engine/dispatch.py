@@ -99,11 +99,11 @@ class Dispatcher(cst.CSTTransformer):
         """Decide, before any rewrite, which pipelines are converted: those that nothing blocks
         (``pipeline.problems``, each reported where it is), that a rule converts (:meth:`RuleImpl.converts`:
         enabled, not ``# noqa``-ed), and every use of whose values a rule claims (:meth:`_settle_uses`)."""
-        kept = self._kept_for_importers()
+        used_elsewhere = self._kept_for_importers()
         self._take_importers_settings()
         for qual, pipeline in self.ctx.model.pipelines.items():
-            if qual in kept:
-                pipeline.problems.append(kept[qual])
+            if qual in used_elsewhere:
+                pipeline.problems.append(used_elsewhere[qual])
             for impl in self._impls:
                 pipeline.problems.extend(
                     Problem(impl.code, node, why, hint) for node, why, hint in impl.blockers(pipeline)
