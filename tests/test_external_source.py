@@ -660,3 +660,22 @@ def test_an_iterator_over_a_source_that_ends_says_which_condition_fails(change, 
     assert any(
         "each epoch ends where the external source raises `StopIteration`" in m and reason in m for m in human
     ), human
+
+
+def test_a_source_in_one_branch_and_a_reader_in_the_other_is_not_called_readerless():
+    """The reader in the `else` branch is there: "a pipeline without a reader" was false."""
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def p(render, root, use_render=False):\n"
+        "    if use_render:\n"
+        "        images, labels = fn.external_source(source=render, num_outputs=2)\n"
+        "    else:\n"
+        "        images, labels = fn.readers.file(file_root=root)\n"
+        "    return images, labels\n\n\n"
+        "pipe = p(None, '/d')\npipe.build()\nout = pipe.run()\n"
+    )
+    out, result = migrate_text(source)
+    said = [d.message for d in result.diagnostics if d.code == "NDD421"]
+    assert said and not any("without a reader" in m for m in said)
+    assert any("no reader among the statements of the function's body" in m for m in said)

@@ -80,8 +80,9 @@ READER_AND_ENDING_SOURCE = (
     "once per batch; decide how they line up"
 )
 NESTED_WITHOUT_READER = (
-    "an external source inside an `if` in a pipeline without a reader: the batch loop cannot draw from a source "
-    "that exists only under a condition; make it a statement of the function's body"
+    "an external source inside an `if`, and no reader among the statements of the function's body (one under an "
+    "`if` does not count): the batch loop cannot draw from a source that exists only under a condition; make it a "
+    "statement of the function's body"
 )
 NOT_BUILD_TIME = (
     "an external source inside an `if` whose condition is not made of the pipeline function's parameters alone "
