@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from ndd_migrate.engine.transform import transform
 from ndd_migrate.io.policy import Policy
 from tests.conftest import kept_with_one_finding, migrate_text
@@ -387,3 +389,31 @@ def test_other_tests_of_the_class_still_block():
     for test in ("isinstance(x, (DataNode, list))", "not isinstance(x, DataNode)", "isinstance(LIMIT, DataNode)"):
         text, result = _migrate(READ + "    return crop(data)\n", extra=GUARDED.format(prelude="", test=test))
         assert _blocked(text, result, "return x[1:3]"), test
+
+
+_SAMPLE = (
+    "import numpy as np\n"
+    "from nvidia.dali import backend, fn, pipeline_def\n\n\n"
+    "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+    "def p():\n"
+    "    return fn.random.uniform(shape=[3])\n\n\n"
+    "pipe = p()\n"
+    "pipe.build()\n"
+    "(out,) = pipe.run()\n"
+)
+
+
+def test_the_methods_of_a_sample_become_the_dynamic_mode_tensors():
+    """`out[0].layout()` became `out.tensors[0].layout()`: a `str` (or None) called, `TypeError`."""
+    out, result = migrate_text(_SAMPLE + "print(out[0].layout(), out[1].shape(), out[0].as_array())\n")
+    assert 'print((out.tensors[0].layout or ""), list(out.tensors[1].shape), np.asarray(out.tensors[0]))\n' in out
+    assert not [d for d in result.diagnostics if d.needs_human]
+
+
+@pytest.mark.parametrize(
+    "use", ["assert isinstance(out[0], backend.TensorCPU)\n", "print(out[0].copy_to_external(None))\n"]
+)
+def test_what_a_sample_cannot_be_rewritten_for_keeps_the_pipeline(use):
+    out, result = migrate_text(_SAMPLE + use)
+    assert "@pipeline_def" in out and out.endswith(use)
+    assert [d.code for d in result.diagnostics if d.needs_human] == ["NDD008"]
