@@ -1474,3 +1474,18 @@ def test_a_branch_of_init_that_only_reads_values_set_above_converts():
     )
     assert "class P(Pipeline):" not in out and not [d for d in diagnostics if d.needs_human]
     assert "H, W, _ = shape" in out
+
+
+def test_an_operator_object_created_in_define_graph_keeps_the_class():
+    """`rng = ops.random.Uniform(...)` in `define_graph` was copied into the generator: called outside
+    a pipeline it gives a `DataNode`, which the `ndd` calls refuse (`ValueError`)."""
+    out, diagnostics = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.decode = ops.decoders.Image(device='cpu')",
+            "rng = ops.random.Uniform(range=[100, 128])\nreturn self.decode(rng())",
+        )
+    )
+    assert "class P(Pipeline)" in out
+    found = [d for d in diagnostics if d.needs_human]
+    assert [d.code for d in found] == ["NDD402"]
+    assert "`ops.random.Uniform` is created in `define_graph`, not in `__init__`" in found[0].message

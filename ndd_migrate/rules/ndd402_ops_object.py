@@ -13,7 +13,7 @@ from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model import constructs
 from ndd_migrate.model.features import python_operators
 from ndd_migrate.model.sources import legacy
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, names
 
 RULE = Rule(
     code="NDD402",
@@ -191,8 +191,10 @@ class Impl(RuleImpl):
 
     def blockers(self, pipeline):
         """``self.op([a, b])``, an input set: one ``ndd`` call per input when that gives what pipeline
-        mode gives (``codegen.input_sets``), else it blocks, saying why."""
-        found = []
+        mode gives (``codegen.input_sets``), else it blocks, saying why. An operator object created
+        in ``define_graph`` itself (``rng = ops.Uniform(...)``) blocks too: only ``__init__``'s are
+        rewritten, and one left as it is gives a pipeline-mode ``DataNode`` to the ``ndd`` calls."""
+        found = self._made_in_graph(pipeline)
         for call, op in getattr(pipeline, "op_calls", {}).items():
             if has_expression_form(op.info.fn_path):
                 why = sample_shapes.problem([*call.args, *op.ctor.args])
@@ -225,6 +227,28 @@ class Impl(RuleImpl):
                     input_sets.hint(op.info.ndd, arg.value, op.info.random),
                 )
             )
+        return found
+
+    def _made_in_graph(self, pipeline) -> list[tuple]:
+        """``ops.X(...)`` constructors called in the body of a legacy class's ``define_graph``."""
+        graph = getattr(pipeline, "graph", None)
+        if not isinstance(graph, cst.FunctionDef):
+            return []
+        calls: list[cst.Call] = []
+        graph.body.visit(_CallCollector(calls))
+        found = []
+        for call in calls:
+            name = self.dali_name(call.func) or ""
+            if name.startswith(names.OPS + ".") and name.rsplit(".", 1)[-1][:1].isupper():
+                spelled = cst.Module([]).code_for_node(call.func)
+                found.append(
+                    (
+                        call,
+                        f"`{spelled}` is created in `define_graph`, not in `__init__`: only `__init__`'s operator "
+                        "objects are rewritten",
+                        "create it in `__init__` (`self.x = ops.X(...)`) and call `self.x(...)` in `define_graph`",
+                    )
+                )
         return found
 
     def __init__(self, ctx) -> None:
@@ -525,3 +549,14 @@ def _layout(call: cst.Call, multiline: bool, depth: int = 1, unit: str = "    ")
     ]
     args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=outer))
     return call.with_changes(args=args, whitespace_before_args=inner)
+
+
+class _CallCollector(cst.CSTVisitor):
+    """Every call below the node visited, in source order."""
+
+    def __init__(self, calls: list) -> None:
+        super().__init__()
+        self.calls = calls
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
