@@ -40,3 +40,23 @@ def test_the_checker_sees_a_repeated_code():
 def test_no_statement_gets_two_todos_of_one_rule(name):
     out, _ = migrate_text(SOURCES[name])
     assert _stacked(out) == [], out
+
+
+def test_one_cause_in_several_places_is_said_once():
+    """A reader in each branch of an `if` was said twice (four times in a real file), with the same
+    words: once now, at the first, naming the other lines."""
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def p(root, train=True):\n"
+        "    if train:\n"
+        "        jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True)\n"
+        "    else:\n"
+        "        jpegs, labels = fn.readers.file(file_root=root)\n"
+        "    return jpegs, labels\n\n\n"
+        "pipe = p('/d')\npipe.build()\nout = pipe.run()\n"
+    )
+    out, result = migrate_text(source)
+    (found,) = [d for d in result.diagnostics if d.needs_human]
+    assert found.line == 7 and found.message.endswith("before the batch loop (the same at line 9)")
+    assert out.count("TODO(ndd-migrate)") == 1 and "(the same in 1 more place)" in out

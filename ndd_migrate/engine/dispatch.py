@@ -113,13 +113,17 @@ class Dispatcher(cst.CSTTransformer):
             # are each say their own why, at the class.
             kept = [p for p in pipeline.problems if p.keeps or getattr(p, "family", False)]
             reported = len(self.ctx.diagnostics)
-            for problem in kept if any(p.keeps for p in kept) else pipeline.problems:
+            for problem, more in self._once_per_cause(kept if any(p.keeps for p in kept) else pipeline.problems):
                 what = "kept in pipeline mode" if problem.keeps else "not migrated"
+                also = f" (the same at line{'s' if len(more) > 1 else ''} {', '.join(map(str, more))})" if more else ""
                 self.ctx.report(
                     self._codes.get(problem.about, problem.about),
                     problem.node,
-                    f"`{pipeline.display}` {what}: {problem.message}",
-                    hint=f"{what}: {problem.message}" + _advice(problem, pipeline),
+                    f"`{pipeline.display}` {what}: {problem.message}{also}",
+                    # the TODO names no line (lines move when TODOs are added)
+                    hint=f"{what}: {problem.message}"
+                    + (f" (the same in {len(more)} more place{'s' if len(more) > 1 else ''})" if more else "")
+                    + _advice(problem, pipeline),
                     fixed=False,
                     manual=True,  # a blocked pipeline has no fix, whatever the rule's fix safety
                 )
@@ -140,6 +144,20 @@ class Dispatcher(cst.CSTTransformer):
                 continue
             for module in modules:
                 pipeline.call_site_args.update(given.get(f"{module}.{qual}", ()))
+
+    def _once_per_cause(self, problems: list[Problem]) -> list[tuple[Problem, list[int]]]:
+        """``problems`` with each cause said once: the first place of a message said in several (one
+        `if` and its `else` each calling the reader, one operator constant used seven times), with
+        the lines of the others."""
+        groups: dict[tuple[str, str], list[Problem]] = {}
+        for problem in problems:
+            groups.setdefault((problem.about, problem.message), []).append(problem)
+        found = []
+        for group in groups.values():
+            group.sort(key=lambda p: self.ctx.line_of(p.node)[:2])
+            lines = sorted({self.ctx.line_of(p.node)[0] for p in group[1:]} - {self.ctx.line_of(group[0].node)[0]})
+            found.append((group[0], lines))
+        return found
 
     def _kept_for_importers(self) -> dict[str, Problem]:
         """The top-level pipelines another module uses in a way this run does not follow: one of the
