@@ -129,13 +129,13 @@ def test_op_objects_keep_call_order_and_get_their_own_rng():
         )
     )
     body = out[out.index("def P") :]
-    assert "    rng = ndd.random.RNG(seed=1)\n    rng_2 = ndd.random.RNG(seed=9)\n" in body
+    assert "    rng = ndd.random.RNG(seed=1)\n    flip_rng = ndd.random.RNG(seed=9)\n" in body
     expected = [
         # an fn.* call in define_graph gets the @pipeline_def rewrites (batch_size, the pipeline's rng)
         "images = ndd.decoders.image(ndd.random.uniform(shape=[4], batch_size=batch_size, rng=rng), device='gpu')",
         # one ndd call per call of the object, in define_graph's order, from the object's own RNG
-        "b = ndd.random.coin_flip(probability=0.3, batch_size=batch_size, rng=rng_2)",
-        "a = ndd.random.coin_flip(probability=0.3, batch_size=batch_size, rng=rng_2)",
+        "b = ndd.random.coin_flip(probability=0.3, batch_size=batch_size, rng=flip_rng)",
+        "a = ndd.random.coin_flip(probability=0.3, batch_size=batch_size, rng=flip_rng)",
         # with a batch input no batch_size; the argument call first, as Python evaluates it
         (
             "outputs = ndd.rotate(images, device='gpu', angle=ndd.random.uniform(range=[-10.0, 10.0], "

@@ -208,10 +208,10 @@ class Impl(RuleImpl):
         used = pipeline.local_names | {p.name.value for p in cstutil.all_params(node.params)}
         if pipeline.given("seed") and any(cstutil.kwarg(call, "seed") is None for call in pipeline.random_calls):
             # only when some random op draws from it (readers shuffle with their own seed)
-            self.ctx.model.plan.pipeline_rng[pipeline.qualname] = cstutil.fresh("rng", used)
+            self.ctx.model.plan.pipeline_rng[pipeline.qualname] = cstutil.fresh_rng(used)
         for call in pipeline.random_calls:
             if cstutil.kwarg(call, "seed") is not None:
-                self.ctx.model.plan.op_rngs[call] = cstutil.fresh("rng", used)
+                self.ctx.model.plan.op_rngs[call] = cstutil.fresh_rng(used, cstutil.callee_name(call))
         if pipeline.source is not None and pipeline.source.beside_reader:  # NDD421: drawn once per batch
             used = used | set(self.ctx.model.plan.op_rngs.values()) | set(self.ctx.model.plan.pipeline_rng.values())
             feed, held = external_source_loop.names_beside_reader(pipeline.source, used, cstutil.fresh)

@@ -55,10 +55,10 @@ RULE = Rule(
                 "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
                 "def noise(*, batch_size=8, seed=7):\n"
                 "    rng = ndd.random.RNG(seed=seed)\n"
-                "    rng_2 = ndd.random.RNG(seed=123)\n"
+                "    normal_rng = ndd.random.RNG(seed=123)\n"
                 "    while True:\n"
                 "        a = ndd.random.uniform(range=[0.0, 1.0], batch_size=batch_size, rng=rng)\n"
-                "        b = ndd.random.normal(batch_size=batch_size, rng=rng_2)\n"
+                "        b = ndd.random.normal(batch_size=batch_size, rng=normal_rng)\n"
                 "        yield a.evaluate(), b.evaluate()\n"
             ),
         ),

@@ -280,18 +280,18 @@ class Impl(RuleImpl):
             and not pipeline_args.unset(pipeline.settings["seed"])
             and _draws_from_pipeline_seed(pipeline)
         ):
-            self.ctx.model.plan.pipeline_rng[pipeline.qualname] = cstutil.fresh("rng", used)
+            self.ctx.model.plan.pipeline_rng[pipeline.qualname] = cstutil.fresh_rng(used)
         for op in pipeline.ops.values():
             if op.conditional:
                 op.args_name = cstutil.fresh(f"{op.attr}_args", used)
                 op.op_name = cstutil.fresh(f"{op.attr}_op", used) if op.several else None
             elif op.info.random and cstutil.kwarg(op.ctor, "seed") is not None:
-                pipeline.generator.op_rngs[op.attr] = cstutil.fresh("rng", used)
+                pipeline.generator.op_rngs[op.attr] = cstutil.fresh_rng(used, op.attr)
             elif op.bind_function:  # `ops.PythonFunction(function=<not a name>)`: evaluated once (NDD402)
                 op.function_name = cstutil.fresh(f"{op.attr}_function", used)
         for call in pipeline.random_calls:
             if cstutil.kwarg(call, "seed") is not None:
-                self.ctx.model.plan.op_rngs[call] = cstutil.fresh("rng", used)
+                self.ctx.model.plan.op_rngs[call] = cstutil.fresh_rng(used, cstutil.callee_name(call))
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         pipeline = legacy.owner(self.ctx.model, self.ctx.walk.functions)

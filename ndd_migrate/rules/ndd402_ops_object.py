@@ -83,9 +83,9 @@ RULE = Rule(
                 "def Noise(batch_size):\n"
                 "    ndd.set_num_threads(1)\n"
                 "    scale = 2.0\n"
-                "    rng = ndd.random.RNG(seed=3)\n"
+                "    uniform_rng = ndd.random.RNG(seed=3)\n"
                 "    while True:\n"
-                "        yield (ndd.random.uniform(range=[0.0, 1.0], shape=[2], batch_size=batch_size, rng=rng) * scale).evaluate(),\n"
+                "        yield (ndd.random.uniform(range=[0.0, 1.0], shape=[2], batch_size=batch_size, rng=uniform_rng) * scale).evaluate(),\n"
             ),
         ),
         Example(

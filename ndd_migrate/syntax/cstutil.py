@@ -334,6 +334,21 @@ def fresh(base: str, used: set[str]) -> str:
     return name
 
 
+def callee_name(call: cst.Call) -> str:
+    """The last name of what ``call`` calls: ``coin_flip`` for ``fn.random.coin_flip(...)``."""
+    func = call.func
+    return func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else "op"
+
+
+def fresh_rng(used: set[str], op: str | None = None) -> str:
+    """The name of a random generator the migration creates, saying whose it is: ``rng`` for the
+    pipeline's (``pipeline_rng`` where the code already has an ``rng`` of its own, a coin flip say),
+    ``<op>_rng`` for one operator's own seeded generator (``coin_rng``)."""
+    if op is not None:
+        return fresh(f"{op}_rng", used)
+    return fresh("pipeline_rng" if "rng" in used else "rng", used)
+
+
 def is_docstring(stmt: cst.CSTNode) -> bool:
     """Is ``stmt`` a line holding only a string literal (a docstring, when it comes first in a body)?"""
     return (
