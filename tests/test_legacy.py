@@ -1489,3 +1489,17 @@ def test_an_operator_object_created_in_define_graph_keeps_the_class():
     found = [d for d in diagnostics if d.needs_human]
     assert [d.code for d in found] == ["NDD402"]
     assert "`ops.random.Uniform` is created in `define_graph`, not in `__init__`" in found[0].message
+
+
+def test_an_attribute_named_like_a_builtin_becomes_a_local_that_does_not_hide_it():
+    """`self.iter = 0` became a local `iter = 0` in the generator, hiding the builtin `iter` that
+    generated code calls (`feed = iter(source)`)."""
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.input = ops.readers.File(file_root='/d')\nself.iter = 0\nself.len = 3",
+            "jpegs, labels = self.input()\nreturn labels",
+        )
+    )
+    assert "self_iter = 0" in out and "self_len = 3" in out
+    assert "\n    iter = 0" not in out and "\n    len = 3" not in out

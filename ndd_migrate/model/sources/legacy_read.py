@@ -4,6 +4,8 @@ each read by a module of its own (``legacy_init``, ``legacy_graph``, ``legacy_fe
 
 from __future__ import annotations
 
+import builtins
+
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
@@ -18,6 +20,8 @@ from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 _INCOMPLETE = "a `Pipeline` subclass without both `__init__` and `define_graph`"
+#: Python's builtins (`iter`, `len`, `input`, ...): an attribute named so becomes ``self_<name>``.
+_BUILTINS = frozenset(dir(builtins))
 
 
 def _subclassed(parent: LegacyPipeline, node: cst.ClassDef, refused=None) -> None:
@@ -151,6 +155,13 @@ class _ClassReader(MethodReader):
         for attr in sorted(pipeline.data_attrs & (init_bound | graph_bound)):
             trivial = attr in init_bound and attr not in graph_bound and _is_trivial_attr(pipeline.init, attr)
             if not trivial:  # a fresh local: `self.device` beside the parameter `device` → `self_device`
+                pipeline.renamed[attr] = cstutil.fresh(f"self_{attr}", pipeline.local_names | self.module_names)
+                pipeline.local_names.add(pipeline.renamed[attr])
+                pipeline.init_dropped -= {
+                    i for i, stmt in enumerate(pipeline.init.body.body) if self_assignment(stmt)[0] == attr
+                }
+        for attr in sorted(pipeline.data_attrs - pipeline.renamed.keys()):
+            if attr in _BUILTINS:  # `self.iter` as a local `iter` would hide the builtin the generator calls
                 pipeline.renamed[attr] = cstutil.fresh(f"self_{attr}", pipeline.local_names | self.module_names)
                 pipeline.local_names.add(pipeline.renamed[attr])
                 pipeline.init_dropped -= {
