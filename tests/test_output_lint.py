@@ -9,34 +9,18 @@ migration nested one level deeper, is left as a formatter leaves it."""
 
 from __future__ import annotations
 
-import collections
-import json
-import re
+import importlib.util
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import FIXTURES, ROOT, migrate_text
 
-CODES = "F401,F811,F841,F821,W291"
+_spec = importlib.util.spec_from_file_location("output_lint", ROOT / "benchmarks" / "output_lint.py")
+output_lint = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(output_lint)
+
 SOURCES = sorted([*FIXTURES.glob("*/pipeline.py"), *(ROOT / "tests" / "programs").glob("*.py")])
-
-
-def _findings(folder: Path) -> dict[str, collections.Counter]:
-    """Per file name: ruff's findings of :data:`CODES`, counted by code and message (line numbers
-    in messages blanked: the migration moves lines)."""
-    done = subprocess.run(
-        ["ruff", "check", "--isolated", "--select", CODES, "--output-format", "json", "--exit-zero", str(folder)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    found: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    for finding in json.loads(done.stdout):
-        found[Path(finding["filename"]).name][(finding["code"], re.sub(r"\d+", "N", finding["message"]))] += 1
-    return found
 
 
 @pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff is pinned in the test extra")
@@ -49,12 +33,12 @@ def test_the_output_has_no_finding_its_input_did_not_have(tmp_path):
         text = source.read_text(encoding="utf-8")
         (before / name).write_text(text, encoding="utf-8")
         (after / name).write_text(migrate_text(text, str(source), line_length=88)[0], encoding="utf-8")
-    old, new = _findings(before), _findings(after)
+    old, new = output_lint.findings(before), output_lint.findings(after)
     added = [
-        f"{name}: {code} {message} (+{count - old[name][(code, message)]})"
+        f"{name}: {code} {message} (+{count - old.get(name, {}).get((code, message), 0)})"
         for name, counts in sorted(new.items())
         for (code, message), count in counts.items()
-        if count > old[name][(code, message)]
+        if count > old.get(name, {}).get((code, message), 0)
     ]
     assert added == []
     assert len(SOURCES) > 100  # every fixture and program was looked at

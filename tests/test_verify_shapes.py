@@ -70,8 +70,11 @@ SHAPES = {
 
 def _sides(shape, tmp):
     fixture, program, _, _ = SHAPES[shape]
-    if fixture:
-        return FIXTURES / fixture / "pipeline.py", FIXTURES / fixture / "migrated.py"
+    if fixture:  # the golden, beside the support module `migrate` writes with it
+        migrated = tmp / f"migrated_{shape}.py"
+        migrated.write_text((FIXTURES / fixture / "migrated.py").read_text(encoding="utf-8"), encoding="utf-8")
+        with_support_module(tmp, migrated.read_text(encoding="utf-8"))
+        return FIXTURES / fixture / "pipeline.py", migrated
     if program.endswith(".py"):
         original = PROGRAMS / program
     else:
