@@ -475,3 +475,12 @@ def test_a_module_migrated_before_with_a_reader_is_known_to_check_and_migrate(pr
     out = cli("migrate", "main.py")
     assert out.exit_code == 0, out.output
     assert open("main.py").read() == MAIN.replace(USE, USED)
+
+
+def test_check_of_the_module_alone_says_what_migrate_would(project, cli):
+    """`check pkg/pipes.py` (the hook with only that file staged) reports what `migrate` would do:
+    keep `train_pipe`, because `main.py` imports it, not "→ dynamic-mode generator"."""
+    project()
+    (result,) = runner.run(["pkg/pipes.py"], Policy.check()).results
+    assert [d.code for d in result.diagnostics if d.needs_human] == ["NDD008"]
+    assert "main.py imports it, and this run does not migrate that file" in result.diagnostics[0].message

@@ -84,7 +84,7 @@ def run(
                 results[index] = result  # a file without DALI stays skipped unless it uses a pipeline
         # Modules that import a pipeline another file migrated go through again (crossfile.py); a
         # pipeline that a project file outside the run imports stays (importers.py).
-        outside = importers.outside_importers(results, paths) if policy.mode == "migrate" or policy.fix else {}
+        outside = importers.outside_importers(results, paths)
         crossfile.follow_imports(
             results, replace(policy, kept_pipelines={**outside, **policy.kept_pipelines}), process, read=kept.read
         )

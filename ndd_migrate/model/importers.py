@@ -3,7 +3,7 @@
 pre-commit passes only the staged files: ``pkg/pipes.py`` is staged, ``main.py``, which does
 ``from pkg.pipes import train_pipe`` and then ``pipe.build()``, is not. Converting ``train_pipe``
 would break ``main.py`` while ``migrate`` exits 0. So before it converts a top-level pipeline, a
-``migrate`` run looks through the project the defining file belongs to (up to the directory holding
+run (``migrate``, and ``check``, which reports what ``migrate`` would do) looks through the project the defining file belongs to (up to the directory holding
 ``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git``) for other files that import it by name;
 each one found keeps that pipeline in pipeline mode, with a finding naming the file (crossfile's
 :attr:`Policy.kept_pipelines`). Giving both files to one run migrates both.
