@@ -85,7 +85,7 @@ def run(
         # Modules that import a pipeline another file migrated go through again (crossfile.py); a
         # pipeline that a project file outside the run imports stays (importers.py).
         outside = importers.outside_importers(results, paths)
-        crossfile.follow_imports(
+        importers.follow_imports(
             results, replace(policy, kept_pipelines={**outside, **policy.kept_pipelines}), process, read=kept.read
         )
     return RunSummary(results, support_files(results, policy))

@@ -161,7 +161,7 @@ class Dispatcher(cst.CSTTransformer):
 
     def _kept_for_importers(self) -> dict[str, Problem]:
         """The top-level pipelines another module uses in a way this run does not follow: one of the
-        run (crossfile.follow_imports), or one the run was not given (ndd_migrate.model.importers).
+        run (importers.follow_imports), or one the run was not given (ndd_migrate.model.importers).
         Converting them would break that module: they stay, and say why (``Policy.kept_pipelines``)."""
         kept = self.ctx.policy.kept_pipelines
         if not kept:

@@ -293,7 +293,7 @@ def _pass(
 def _kept_imports(ctx: Context) -> dict[str, str]:
     """The pipelines another module of the run converts that this one uses in a way the migration
     does not follow (``module.name`` as imported -> the first such use): the run keeps them in
-    pipeline mode (crossfile.follow_imports)."""
+    pipeline mode (ndd_migrate.model.importers)."""
     found: dict[str, str] = {}
     for use, _ in sorted(ctx.model.plan.unfollowed, key=lambda item: ctx.line_of(item[0].node)[:2]):
         for member in use.members:

@@ -96,5 +96,5 @@ class FileResult:
     # not follow: ``module.name`` as imported -> the first such use (``path:line``).
     kept_imports: dict[str, str] = field(default_factory=dict)
     # Pipeline settings given by keyword to imported pipelines another file converts: ``module.name``
-    # as imported -> names (that file's signature must take them; crossfile.follow_imports).
+    # as imported -> names (that file's signature must take them; ndd_migrate.model.importers).
     imported_call_args: dict[str, tuple[str, ...]] = field(default_factory=dict)

@@ -47,7 +47,7 @@ class Policy:
     # file): their call sites may be dynamic mode already, so only pipeline methods are findings.
     migrated_on_disk: dict[str, str] = field(default_factory=dict)
     # Pipelines this run must keep in pipeline mode because another module of the run uses them in
-    # a way the migration does not follow, as ``module.name`` -> that use (``path:line``; crossfile.py).
+    # a way the migration does not follow, as ``module.name`` -> that use (ndd_migrate.model.importers).
     kept_pipelines: dict[str, str] = field(default_factory=dict)
     # The pipeline settings (`seed`, `device_id`, ...) other modules of the run pass by keyword to
     # a pipeline function defined here, as ``module.name`` -> names: its signature takes them too.

@@ -31,11 +31,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ndd_migrate.io import files
 from ndd_migrate.io.diagnostics import FileResult
-from ndd_migrate.io.policy import Policy
 from ndd_migrate.syntax import pyparse
 
 #: Passes over importing files after the first; each follows one more link of factory chains.
@@ -100,92 +99,6 @@ def import_test(modules: set[str]):
     named = re.compile(names).search
     import_line = re.compile(rb'(?m)^[ \t]*"?(?:from|import)[ \t][^\n]*\b(?:' + names + rb")\b").search
     return lambda raw: named(raw) is not None and import_line(raw) is not None
-
-
-def follow_imports(results: list[FileResult], policy: Policy, process, read=None) -> None:
-    """Run the files that may import a migrated pipeline of another file again, with what the run
-    knows (in place). ``process(sources, policy)`` runs the engine over ``[(path, bytes)]``;
-    ``read(path)`` gives a file's bytes, or None when it cannot be read (default: from disk).
-
-    A module that uses such a pipeline in a way the migration does not follow (a class of its
-    own that calls ``build()`` on it) would be broken by the conversion: the defining files run
-    again with that pipeline kept in pipeline mode (:attr:`Policy.kept_pipelines`), and its
-    importers then see a pipeline that stays."""
-    read = read or read_bytes
-    known: dict[str, bool] = {}
-    kept: dict[str, str] = {}
-    args: dict[str, tuple[str, ...]] = dict(policy.imported_call_args)
-    first = dict(policy.kept_pipelines)  # given by the caller: applied on the first pass
-    for _ in range(MAX_PASSES + 2):
-        again_defined = _keep_for_importers(results, policy, process, read, kept, args, first)
-        first = {}
-        policy = replace(policy, kept_pipelines=kept, imported_call_args=args)
-        found = imported_pipelines(results)
-        if found == known and not again_defined:
-            return
-        known = found
-        modules = {
-            module_names(r.path)[0]
-            for r in results
-            if (any(r.pipelines.values()) or r.path in again_defined) and module_names(r.path)
-        }
-        if not modules:
-            return
-        todo: list[tuple[int, str, bytes]] = []
-        imports = import_test(modules)
-        for index, result in enumerate(results):
-            if result.error:
-                continue
-            raw = read(result.path)
-            if raw is not None and imports(raw):
-                todo.append((index, result.path, raw))
-        if not todo:
-            return
-        again = process(
-            [(path, raw) for _, path, raw in todo], replace(policy, imported_pipelines=known, kept_pipelines=kept)
-        )
-        for (index, _, _), result in zip(todo, again):
-            if not results[index].skipped or result.changed or result.diagnostics or result.pipelines:
-                results[index] = result  # a file without DALI stays skipped unless it uses one
-    _keep_for_importers(results, policy, process, read, kept, args, {})
-
-
-def _keep_for_importers(
-    results: list[FileResult], policy: Policy, process, read, kept: dict, args: dict, first: dict
-) -> set[str]:
-    """The files defining a pipeline an importer cannot follow (``FileResult.kept_imports``), or
-    gives settings its signature does not take yet (``FileResult.imported_call_args``), run again
-    with it kept, or taking them (``kept`` and ``args``, updated in place): the paths that ran again."""
-    found = {name.lstrip("."): why for r in results for name, why in r.kept_imports.items()}
-    wanted = {name: why for name, why in {**first, **found}.items() if name not in kept}
-    settings: dict[str, set[str]] = {}
-    for result in results:
-        for name, given in result.imported_call_args.items():
-            settings.setdefault(name.lstrip("."), set()).update(given)
-    more = {name: tuple(sorted(set(args.get(name, ())) | given)) for name, given in settings.items()}
-    more = {name: given for name, given in more.items() if given != args.get(name)}
-    if not (wanted or more):
-        return set()
-    kept.update(wanted)
-    args.update(more)
-    wanted = {**wanted, **more}
-    todo = []
-    for index, result in enumerate(results):
-        if result.error or not any(result.pipelines.values()):
-            continue
-        names = {f"{module}.{name}" for module in module_names(result.path) for name in result.pipelines}
-        raw = read(result.path) if names & wanted.keys() else None
-        if raw is not None:
-            todo.append((index, result.path, raw))
-    if not todo:
-        return set()
-    again = process(
-        [(path, raw) for _, path, raw in todo],
-        replace(policy, kept_pipelines=dict(kept), imported_call_args=dict(args)),
-    )
-    for (index, _, _), result in zip(todo, again):
-        results[index] = result
-    return {path for _, path, _ in todo}
 
 
 def read_bytes(path: str) -> bytes | None:
@@ -380,7 +293,7 @@ class ProjectImports:
       pipeline-mode pipeline outside the run that a migration would convert: NDD007 says so, and
       the call sites stay as they are until both files are migrated in one run.
 
-    Modules of the run in pipeline mode are left to :func:`follow_imports`. Re-exports are
+    Modules of the run in pipeline mode are left to ``importers.follow_imports``. Re-exports are
     followed (``pkg/__init__.py`` doing ``from .pipes import train_pipe``); a factory in a module
     without DALI that calls a pipeline of another module outside the run (``main`` → ``factory`` →
     ``pipes``) is not.

@@ -1,4 +1,14 @@
-"""Files of the project that the run was not given, importing a pipeline the run would convert.
+"""The modules that import a pipeline another module defines: the passes of a run over them.
+
+In the run (:func:`follow_imports`): ``main.py`` does ``from train import train_pipe``, then
+``pipe.build()``, ``pipe.run()``; once ``train.py`` converts ``train_pipe``, ``main.py`` goes through
+the engine again, knowing it (crossfile.py tells which names a file exports). A use ``main.py``
+cannot follow (the pipeline handed to a class of its own that calls ``build()``) keeps the pipeline
+in ``train.py``: that file runs again with it kept (:attr:`Policy.kept_pipelines`); settings
+``main.py`` passes (``seed=``) become parameters there (:attr:`Policy.imported_call_args`).
+
+Outside the run (:func:`outside_importers`): files of the project that the run was not given,
+importing a pipeline the run would convert.
 
 pre-commit passes only the staged files: ``pkg/pipes.py`` is staged, ``main.py``, which does
 ``from pkg.pipes import train_pipe`` and then ``pipe.build()``, is not. Converting ``train_pipe``
@@ -16,9 +26,104 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 
 from ndd_migrate.io.diagnostics import FileResult
-from ndd_migrate.model.crossfile import PROJECT_MARKERS, imported_modules, module_names
+from ndd_migrate.io.policy import Policy
+from ndd_migrate.model.crossfile import (
+    MAX_PASSES,
+    PROJECT_MARKERS,
+    import_test,
+    imported_modules,
+    imported_pipelines,
+    module_names,
+    read_bytes,
+)
+
+
+def follow_imports(results: list[FileResult], policy: Policy, process, read=None) -> None:
+    """Run the files that may import a migrated pipeline of another file again, with what the run
+    knows (in place), and the files defining a pipeline an importer cannot follow again with it
+    kept. ``process(sources, policy)`` runs the engine over ``[(path, bytes)]``; ``read(path)``
+    gives a file's bytes, or None when it cannot be read (default: from disk). ``policy``'s
+    ``kept_pipelines`` (outside importers) are applied on the first pass."""
+    read = read or read_bytes
+    known: dict[str, bool] = {}
+    kept: dict[str, str] = {}
+    args: dict[str, tuple[str, ...]] = dict(policy.imported_call_args)
+    first = dict(policy.kept_pipelines)
+    for _ in range(MAX_PASSES + 2):
+        again_defined = _run_definers(results, policy, process, read, kept, args, first)
+        first = {}
+        policy = replace(policy, kept_pipelines=kept, imported_call_args=args)
+        found = imported_pipelines(results)
+        if found == known and not again_defined:
+            return
+        known = found
+        if not _run_importers(results, replace(policy, imported_pipelines=known), process, read, again_defined):
+            return
+    _run_definers(results, policy, process, read, kept, args, {})
+
+
+def _run_importers(results: list[FileResult], policy: Policy, process, read, again_defined: set[str]) -> bool:
+    """The files importing a module that exports a migrated pipeline (or whose definers ran
+    again), run again with ``policy``: whether any did."""
+    modules = {
+        module_names(r.path)[0]
+        for r in results
+        if (any(r.pipelines.values()) or r.path in again_defined) and module_names(r.path)
+    }
+    imports = import_test(modules)
+    todo = []
+    for index, result in enumerate(results):
+        raw = read(result.path) if modules and not result.error else None
+        if raw is not None and imports(raw):
+            todo.append((index, result.path, raw))
+    if not todo:
+        return False
+    for (index, _, _), result in zip(todo, process([(path, raw) for _, path, raw in todo], policy)):
+        if not results[index].skipped or result.changed or result.diagnostics or result.pipelines:
+            results[index] = result  # a file without DALI stays skipped unless it uses one
+    return True
+
+
+def _run_definers(
+    results: list[FileResult], policy: Policy, process, read, kept: dict, args: dict, first: dict
+) -> set[str]:
+    """The files defining a pipeline an importer cannot follow (``FileResult.kept_imports``), or
+    gives settings its signature does not take yet (``FileResult.imported_call_args``), run again
+    with it kept, or taking them (``kept`` and ``args``, updated in place): the paths that ran again."""
+    found = {name.lstrip("."): why for r in results for name, why in r.kept_imports.items()}
+    wanted = {name: why for name, why in {**first, **found}.items() if name not in kept}
+    more = _new_settings(results, args)
+    if not (wanted or more):
+        return set()
+    kept.update(wanted)
+    args.update(more)
+    todo = []
+    for index, result in enumerate(results):
+        names = {f"{module}.{name}" for module in module_names(result.path) for name in result.pipelines}
+        if not result.error and any(result.pipelines.values()) and names & (wanted.keys() | more.keys()):
+            raw = read(result.path)
+            if raw is not None:
+                todo.append((index, result.path, raw))
+    if not todo:
+        return set()
+    definers = replace(policy, kept_pipelines=dict(kept), imported_call_args=dict(args))
+    for (index, _, _), result in zip(todo, process([(path, raw) for _, path, raw in todo], definers)):
+        results[index] = result
+    return {path for _, path, _ in todo}
+
+
+def _new_settings(results: list[FileResult], args: dict) -> dict[str, tuple[str, ...]]:
+    """The pipeline settings importers pass that ``args`` does not hold yet, by ``module.name``."""
+    settings: dict[str, set[str]] = {}
+    for result in results:
+        for name, given in result.imported_call_args.items():
+            settings.setdefault(name.lstrip("."), set()).update(given)
+    merged = {name: tuple(sorted(set(args.get(name, ())) | given)) for name, given in settings.items()}
+    return {name: given for name, given in merged.items() if given != args.get(name)}
+
 
 #: Folders that hold no project code: version control, caches, builds, environments.
 SKIPPED = frozenset(

@@ -104,16 +104,20 @@ class Impl(RuleImpl):
             return updated
         at = _anchor(original)
         support = self._support_import()
-        if not self.ctx.rewrite:  # only the findings are wanted: nothing to rebuild
-            for _, code in self._new_imports() + ([("", support)] if support else []):
-                self.ctx.report(self.code, at, f"needs `{code.strip()}`", fixed=True)
-            return updated
-        before = self.ctx.model.names.read  # the same reads as _used_names, from the analysis pass
-        extra, unused = hand_built.import_reads(self.ctx.model.hand_built, self.ctx.model.kept_by_hand())
-        after = (_used_names(updated) | extra) - unused  # as the module reads them once graphs are put back
         new_imports = self._new_imports()
         for _, code in new_imports + ([("", support)] if support else []):
             self.ctx.report(self.code, at, f"needs `{code.strip()}`", fixed=True)
+        if not self.ctx.rewrite:  # only the findings are wanted: nothing to rebuild
+            return updated
+        return self._placed(updated, new_imports, support)
+
+    def _placed(self, updated: cst.Module, new_imports: list, support: str | None) -> cst.Module:
+        """``updated`` with ``new_imports`` where they belong (among the DALI imports; in the
+        ``try:`` that guards them; in the functions that import DALI lazily), the imports the
+        migration made unused pruned, and the ``support`` import in the first-party section."""
+        before = self.ctx.model.names.read  # the same reads as _used_names, from the analysis pass
+        extra, unused = hand_built.import_reads(self.ctx.model.hand_built, self.ctx.model.kept_by_hand())
+        after = (_used_names(updated) | extra) - unused  # as the module reads them once graphs are put back
         guard = _guarding_try(updated.body)
         lazy = guard is None and not any(_is_dali_import(s) for s in updated.body) and _imports_lazily(updated)
         guarded = [i for i in new_imports if i[0] == names.NDD] if guard is not None or lazy else []
