@@ -214,3 +214,28 @@ def test_standard_input_says_the_module_is_not_written(tmp_path, cli):
     done = CliRunner().invoke(app, ["migrate", "-"], input=LOADER)
     assert done.exit_code == 0 and "from ndd_support import dali_iterator_epochs, dali_op_seed" in done.stdout
     assert "which `migrate -` does not write" in done.stderr and not (tmp_path / "ndd_support.py").exists()
+
+
+def test_a_crlf_module_keeps_its_line_breaks_beside_the_written_module(tmp_path, cli):
+    """The module that imports the support module keeps its CRLF breaks, the import line included;
+    the support module is written as this package ships it."""
+    _project(tmp_path)
+    data = tmp_path / "pkg" / "data.py"
+    data.write_bytes(LOADER.replace("\n", "\r\n").encode("utf-8"))
+    assert cli("migrate", tmp_path).exit_code == 0
+    raw = data.read_bytes()
+    assert b"from pkg.ndd_support import dali_iterator_epochs, dali_op_seed\r\n" in raw
+    assert raw.count(b"\n") == raw.count(b"\r\n")
+    assert (tmp_path / "pkg" / "ndd_support.py").read_text(encoding="utf-8") == support.text()
+
+
+def test_a_support_module_that_cannot_be_read_leaves_its_importers_byte_for_byte(tmp_path, cli):
+    """A file of that name in another encoding (or not Python): one error line naming it, and the
+    module that would import from it is not written."""
+    _project(tmp_path)
+    (tmp_path / "pkg" / "ndd_support.py").write_bytes("# caf\xe9\n".encode("latin-1"))
+    before = (tmp_path / "pkg" / "data.py").read_bytes()
+    result = cli("migrate", tmp_path)
+    assert result.exit_code == 2
+    assert "cannot read the support module" in result.stderr
+    assert (tmp_path / "pkg" / "data.py").read_bytes() == before

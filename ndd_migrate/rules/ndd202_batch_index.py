@@ -84,7 +84,7 @@ class Impl(RuleImpl):
         call = parents.get(arg) if arg is not None else None
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "isinstance":
             kind = call.args[1].value if len(call.args) == 2 else None
-            if kind is not None and "Tensor" in cst.Module([]).code_for_node(kind):
+            if kind is not None and (self.dali_name(kind) or "").startswith("nvidia.dali.backend"):
                 return "`isinstance()` of a sample with a pipeline-mode tensor class: a dynamic-mode `Tensor` is none"
         return None
 
