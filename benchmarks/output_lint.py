@@ -70,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tree", type=Path, default=DEFAULT_TREE, help="the tree to migrate a copy of")
     parser.add_argument("--migrated", type=Path, help="a migrated copy of --tree to read instead of migrating")
     args = parser.parse_args(argv)
+    args.tree = args.tree.resolve()  # ruff names files by absolute path
+    args.migrated = args.migrated.resolve() if args.migrated else None
     with tempfile.TemporaryDirectory() as tmp:
         migrated = args.migrated
         if migrated is None:

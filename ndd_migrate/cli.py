@@ -303,39 +303,24 @@ def _write(result, summary) -> None:
 
 
 def _support_modules(summary, *, diff: bool, write: bool) -> None:
-    """The support modules the changed files import (:mod:`ndd_migrate.support`): their diffs
-    printed, or written (created, or updated in place) before any module that imports them; the
-    modules that import one that cannot be written are left unchanged, with the error."""
+    """The support modules the changed files import (:mod:`ndd_migrate.app.support_files`): their
+    diffs printed, or written before any module that imports them."""
     import os
     import sys
 
-    from ndd_migrate.io import files, writing
-    from ndd_migrate.io.diagnostics import FileError
+    from ndd_migrate.app import support_files
     from ndd_migrate.report.summary import unified_diff
 
-    for support in summary.support:
-        if not support.changes:
+    for support in list(summary.support):
+        if not support.changes or (write and not support_files.keep_writable_importers(summary, support)):
             continue
         shown = os.path.relpath(support.path) if support.path.startswith(os.getcwd() + os.sep) else support.path
         if diff:
             old = (support.old or "").encode("utf-8")
             sys.stdout.buffer.write(_colour_diff(unified_diff(shown, old, support.new.encode("utf-8"))))
             sys.stdout.buffer.flush()
-        if not write:
-            continue
-        try:
-            if support.old is None:
-                writing.create_source(support.path, support.new)
-            else:
-                current = files.read_source(support.path)
-                if current.text != support.old:
-                    raise files.SourceError(support.path, "changed on disk during the run; left as it is")
-                writing.write_source(support.path, support.new, current)
-        except files.SourceError as exc:
-            for result in summary.results:
-                if result.path in support.needed_by:
-                    result.error = FileError(result.path, f"not migrated: {support.path}: {exc.message}")
-                    result.changed = False
+        if write:
+            support_files.write(summary, support)
 
 
 def _same_text(text: str, result) -> bool:

@@ -483,7 +483,7 @@ def test_beside_a_reader_in_an_if_is_drawn_at_its_place():
         "                    feed = iter(extra())\n"
         "                    try:\n"
         "                        offset = next(feed)\n"
-        "                    except StopIteration:  # it gives nothing: `pipe.run()` raised StopIteration\n"
+        "                    except StopIteration:  # `pipe.run()` raised it\n"
         "                        return\n"
         "                offset = ndd.as_batch(offset, dtype=types.FLOAT)\n"
         "                data = data + offset\n"

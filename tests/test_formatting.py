@@ -50,6 +50,22 @@ def test_todos_wrap_at_ruffs_line_length_and_are_not_repeated(tmp_path):
     assert (tmp_path / "src" / "train.py").read_text() == text  # a wrapped TODO is recognised
 
 
+def test_a_todo_in_a_class_indented_deeper_than_the_file_wraps_at_its_own_indentation(tmp_path):
+    """A class body indented by 8 in a file indented by 4: the TODO was wrapped as if at 8 columns
+    and ran 4 past the line length."""
+    source = (
+        "import nvidia.dali.ops as ops\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+        "def helper():\n    return 1\n\n\nclass Custom(Pipeline):\n"
+        "        def __init__(self, batch_size, num_threads, device_id):\n"
+        "            super().__init__(batch_size, num_threads, device_id)\n"
+        "            self.custom = ops.CustomDummyPluginOperatorOfOurs(device='gpu')\n\n"
+        "        def define_graph(self):\n            return self.custom()\n"
+    )
+    out, _ = migrate_text(source, line_length=88)
+    todos = [line for line in out.splitlines() if line.lstrip().startswith("#")]
+    assert len(todos) > 1 and all(len(line) <= 88 for line in todos), todos
+
+
 def test_line_length_from_black_from_ours_and_the_default(tmp_path):
     assert max(map(len, todo_lines(migrated(tmp_path / "b", "[tool.black]\nline-length = 70\n")))) <= 70
     ours = "[tool.ruff]\nline-length = 60\n\n[tool.ndd-migrate]\nline-length = 100\n"
@@ -235,6 +251,13 @@ def test_a_long_list_comprehension_gets_its_element_and_its_for_on_lines_of_thei
         ("f(\n    a, b\n)", "f(\n    a, b, n=1\n)"),  # the break before `)` stays there
         ("f(\n    a,\n    b,\n)", "f(\n    a,\n    b,\n    n=1,\n)"),
         ("f()", "f(n=1)"),
+        # a call the user spread over lines grows by a line, lined up with the arguments above
+        ("f(a,\n  b, c)", "f(a,\n  b, c,\n  n=1)"),
+        ("f(a,  # why\n  b)", "f(a,  # why\n  b,\n  n=1)"),
+        (
+            "f(\n    root=root, name='Reader', shuffle=True, shard_id=shard, num_shards=shards)",
+            "f(\n    root=root, name='Reader', shuffle=True, shard_id=shard, num_shards=shards,\n    n=1)",
+        ),
     ],
 )
 def test_an_added_keyword_follows_the_calls_layout(call, expected):
@@ -242,3 +265,30 @@ def test_an_added_keyword_follows_the_calls_layout(call, expected):
     a misplaced `)`."""
     added = cstutil.add_kwarg(cst.parse_expression(call), "n", cst.Integer("1"))
     assert cst.Module([]).code_for_node(added) == expected
+
+
+def test_a_long_conditional_and_an_assert_are_split_as_black_splits_them():
+    """A `fn.python_function` with `batch_processing` (NDD422) becomes one conditional over two
+    comprehensions, hundreds of columns long, and a sample check an `assert` of a long call: before,
+    both stayed on one line."""
+    code = (
+        "def f(a, b, batched):\n"
+        "    x, y = ([g(v) for v in run([s for s in a.tensors], [s for s in b.tensors])] if batched "
+        "else [g(v) for v in zip(*[run(s, t) for s, t in zip(a.tensors, b.tensors)])])\n"
+        "    assert numpy.allclose(numpy.asarray(x.tensors[0]), numpy.asarray(y.tensors[0]), rtol=1e-5)\n"
+    )
+    out = split_long_lines(cst.parse_module(code), code, "", 60)
+    assert max(len(line) for line in out.splitlines()) <= 60
+    assert "    x, y = (\n        [\n" in out and "\n        if batched\n        else [\n" in out
+    assert "    assert numpy.allclose(\n        numpy.asarray(x.tensors[0]),\n" in out
+    compile(out, "split.py", "exec")
+
+
+def test_keyword_parameters_added_to_a_def_on_several_lines_start_a_line_of_their_own():
+    source = (
+        "from nvidia.dali import pipeline_def\nimport nvidia.dali.fn as fn\n\n\n@pipeline_def\n"
+        "def audio(root,\n          shard_id=0,\n          device='cpu'):\n"
+        "    data, label = fn.readers.file(file_root=root, shard_id=shard_id)\n    return data, label\n"
+    )
+    out, _ = migrate_text(source)
+    assert "          device='cpu',\n          *, batch_size):\n" in out

@@ -1498,8 +1498,60 @@ def test_an_attribute_named_like_a_builtin_becomes_a_local_that_does_not_hide_it
         legacy(
             "super().__init__(batch_size, num_threads, device_id)\n"
             "self.input = ops.readers.File(file_root='/d')\nself.iter = 0\nself.len = 3",
-            "jpegs, labels = self.input()\nreturn labels",
+            "jpegs, labels = self.input()\nprint(self.iter, self.len)\nreturn labels",
         )
     )
     assert "self_iter = 0" in out and "self_len = 3" in out
     assert "\n    iter = 0" not in out and "\n    len = 3" not in out
+
+
+@pytest.mark.parametrize(
+    "init, gone",
+    [
+        pytest.param("self.iter = 0", "self_iter = 0", id="an-attribute-nothing-reads"),
+        pytest.param("self.size_ = batch_size", "size_ = batch_size", id="an-attribute-copying-a-parameter"),
+        pytest.param(
+            "device = 'cpu'\nself.unused = ops.Flip(device=device)", "device = 'cpu'", id="a-local-read-by-what-is-gone"
+        ),
+    ],
+)
+def test_a_local_the_class_made_and_nothing_reads_goes(init, gone):
+    out, _ = migrate(
+        legacy(
+            f"super().__init__(batch_size, num_threads, device_id)\nself.input = ops.readers.File(file_root='/d')\n{init}",
+            "jpegs, labels = self.input()\nreturn labels",
+        )
+    )
+    assert gone not in out
+    compile(out, "migrated.py", "exec")
+
+
+@pytest.mark.parametrize(
+    "init, kept",
+    [
+        pytest.param("mine = 1", "mine = 1", id="the-users-own-unread-local"),
+        pytest.param("self.files = sorted(os.listdir('/d'))", "files = sorted(os.listdir('/d'))", id="a-call"),
+        pytest.param("self.iter = 0  # steps", "self_iter = 0  # steps", id="with-a-comment"),
+    ],
+)
+def test_a_local_that_may_mean_something_stays(init, kept):
+    out, _ = migrate(
+        legacy(
+            f"super().__init__(batch_size, num_threads, device_id)\nself.input = ops.readers.File(file_root='/d')\n{init}",
+            "jpegs, labels = self.input()\nreturn labels",
+        )
+    )
+    assert kept in out
+
+
+def test_a_base_classs_parameter_the_generator_never_reads_goes():
+    source = (
+        HEADER + "class Base(Pipeline):\n    def __init__(self, batch_size, num_threads=1):\n"
+        "        super().__init__(batch_size, num_threads, None)\n\n\n"
+        "class Fed(Base):\n    def __init__(self, batch):\n        super().__init__(len(batch))\n"
+        "        self.batch = batch\n        self.source = ops.ExternalSource()\n\n"
+        "    def define_graph(self):\n        self.data = self.source()\n        return self.data\n\n"
+        "    def iter_setup(self):\n        self.feed_input(self.data, self.batch)\n"
+    )
+    out, _ = migrate(source)
+    assert "def Fed(batch):" in out and "batch_size = len(batch)" not in out

@@ -239,3 +239,26 @@ def test_a_support_module_that_cannot_be_read_leaves_its_importers_byte_for_byte
     assert result.exit_code == 2
     assert "cannot read the support module" in result.stderr
     assert (tmp_path / "pkg" / "data.py").read_bytes() == before
+
+
+def test_no_module_is_written_for_importers_that_cannot_be_written(tmp_path, cli):
+    """Read-only importers (a checkout of another user's files, a vendored copy): before, the new
+    support module was written, said "imported by 1 migrated module", and left behind alone."""
+    _project(tmp_path)
+    data = tmp_path / "pkg" / "data.py"
+    before = data.read_bytes()
+    data.chmod(0o444)
+    result = cli("migrate", tmp_path)
+    assert result.exit_code == 2
+    assert "not writable" in result.stderr and "support module" not in result.stderr
+    assert not (tmp_path / "pkg" / "ndd_support.py").exists() and data.read_bytes() == before
+
+
+def test_the_module_is_written_for_the_importers_that_can_be(tmp_path, cli):
+    _project(tmp_path)
+    write(tmp_path / "pkg" / "other.py", LOADER.replace("def show_epochs(", "def show_other_epochs("))
+    (tmp_path / "pkg" / "other.py").chmod(0o444)
+    result = cli("migrate", tmp_path)
+    assert result.exit_code == 2 and "imported by 1 migrated module)" in result.stderr
+    assert (tmp_path / "pkg" / "ndd_support.py").exists()
+    assert "from pkg.ndd_support import" in (tmp_path / "pkg" / "data.py").read_text(encoding="utf-8")

@@ -138,7 +138,7 @@ def beside_reader(ctx, spec, stmt: cst.SimpleStatementLine, feed: str, held: str
             f"except StopIteration:  # `cycle=`: the source starts again\n"
             f"    {feed} = {again}\n"
             f"    try:\n        {unpacked} = next({feed})\n"
-            f"    except StopIteration:  # it gives nothing: `pipe.run()` raised StopIteration\n"
+            f"    except StopIteration:  # `pipe.run()` raised it\n"
             f"        return\n"
         )
     )

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-_SPLIT_VALUES = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Return)
+_SPLIT_VALUES = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Expr, cst.Return, cst.Assert)
 
 
 def split_long_lines(module: cst.Module, code: str, original: str, line_length: int) -> str:
@@ -69,12 +69,13 @@ class _Splitter(cst.CSTTransformer):
         if "\n" in code or len(line) <= self.line_length or line in self.original_lines:
             return updated
         small = updated.body[0]
-        if small.value is None:  # a bare `return`
+        field = "test" if isinstance(small, cst.Assert) else "value"
+        if getattr(small, field) is None:  # a bare `return`
             return updated
-        value = _split(small.value, 1, self)
+        value = _split(getattr(small, field), 1, self)
         if value is None:
             return updated
-        return updated.with_changes(body=[small.with_changes(value=value)])
+        return updated.with_changes(body=[small.with_changes(**{field: value})])
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         """A ``def`` line (a pipeline function's gains keyword parameters) split between its
@@ -113,6 +114,8 @@ def _split(expr: cst.BaseExpression, depth: int, splitter: _Splitter) -> cst.Bas
         return expr.with_changes(value=inner) if inner is not None else None
     if isinstance(expr, cst.ListComp) and not expr.lpar and expr.for_in.inner_for_in is None:
         return _split_list_comprehension(expr, depth, splitter)
+    if isinstance(expr, cst.IfExp) and len(expr.lpar) <= 1:
+        return _split_conditional(expr, depth, splitter)
     if isinstance(expr, cst.Tuple) and expr.elements and len(expr.lpar) <= 1:
         elements = _one_per_line(expr.elements, depth, splitter)
         lpar = cst.LeftParen(whitespace_after=_break(splitter, depth))
@@ -132,16 +135,36 @@ def _split_call(expr: cst.Call, depth: int, splitter: _Splitter) -> cst.Call | N
     return expr.with_changes(func=inner) if inner is not None else None
 
 
+def _split_conditional(expr: cst.IfExp, depth: int, splitter: _Splitter) -> cst.IfExp:
+    """``a if c else b`` as black lays it out: in brackets, ``a``, ``if c`` and ``else b`` on lines
+    of their own, each value split one level deeper if still too long."""
+    body, orelse = expr.body, expr.orelse
+    if not splitter.fits(body, depth, 0):
+        body = _split(body, depth + 1, splitter) or body
+    if not splitter.fits(orelse, depth, len("else ")):
+        orelse = _split(orelse, depth + 1, splitter) or orelse
+    return expr.with_changes(
+        body=body,
+        orelse=orelse,
+        lpar=[cst.LeftParen(whitespace_after=_break(splitter, depth))],
+        rpar=[cst.RightParen(whitespace_before=_break(splitter, depth - 1))],
+        whitespace_before_if=_break(splitter, depth),
+        whitespace_before_else=_break(splitter, depth),
+    )
+
+
 def _split_list_comprehension(expr: cst.ListComp, depth: int, splitter: _Splitter) -> cst.ListComp:
     """``[op(x, ...) for x in [a, b]]`` (an input set, NDD101/NDD402) as black lays it out: the
     element and the ``for`` on lines of their own, the element split one level deeper if too long."""
-    elt = expr.elt
+    elt, for_in = expr.elt, expr.for_in
     if not splitter.fits(elt, depth, 0):
         elt = _split(elt, depth + 1, splitter) or elt
+    if not splitter.fits(for_in.with_changes(whitespace_before=cst.SimpleWhitespace("")), depth, 0):
+        for_in = for_in.with_changes(iter=_split(for_in.iter, depth + 1, splitter) or for_in.iter)
     return expr.with_changes(
         elt=elt,
         lbracket=cst.LeftSquareBracket(whitespace_after=_break(splitter, depth)),
-        for_in=expr.for_in.with_changes(whitespace_before=_break(splitter, depth)),
+        for_in=for_in.with_changes(whitespace_before=_break(splitter, depth)),
         rbracket=cst.RightSquareBracket(whitespace_before=_break(splitter, depth - 1)),
     )
 

@@ -30,9 +30,31 @@ def add_kwonly(params: cst.Parameters, name: str, default: cst.BaseExpression | 
         if default is not None
         else cst.MaybeSentinel.DEFAULT
     )
-    param = cst.Param(cst.Name(name), default=default, equal=equal)
-    star = params.star_arg if isinstance(params.star_arg, (cst.Param, cst.ParamStar)) else cst.ParamStar()
-    return params.with_changes(star_arg=star, kwonly_params=[*params.kwonly_params, param])
+    return with_kwonly(params, [cst.Param(cst.Name(name), default=default, equal=equal)])
+
+
+def with_kwonly(params: cst.Parameters, new: list[cst.Param]) -> cst.Parameters:
+    """``params`` with the keyword-only parameters ``new`` last (after a bare ``*`` when there is
+    no ``*args``)."""
+    if isinstance(params.star_arg, (cst.Param, cst.ParamStar)):
+        return params.with_changes(kwonly_params=[*params.kwonly_params, *new])
+    return _star_on_a_line_of_its_own(params).with_changes(star_arg=cst.ParamStar(), kwonly_params=new)
+
+
+def _star_on_a_line_of_its_own(params: cst.Parameters) -> cst.Parameters:
+    """In a ``def`` whose parameters the user wrote on several lines, the ``*`` added after them starts
+    a line of its own, lined up with theirs (else it would lengthen the last one)."""
+    if not params.params:
+        return params
+    commas = [p.comma for p in params.params[:-1] if isinstance(p.comma, cst.Comma)]
+    broken = [c.whitespace_after for c in commas if isinstance(c.whitespace_after, cst.ParenthesizedWhitespace)]
+    last = params.params[-1]
+    if not broken or isinstance(last.comma, cst.Comma):
+        return params
+    comma = cst.Comma(
+        whitespace_after=cst.ParenthesizedWhitespace(indent=broken[-1].indent, last_line=broken[-1].last_line)
+    )
+    return params.with_changes(params=[*params.params[:-1], last.with_changes(comma=comma)])
 
 
 def yield_value(value: cst.BaseExpression, form: str | None = None) -> cst.BaseExpression:

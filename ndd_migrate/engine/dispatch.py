@@ -294,12 +294,18 @@ class Dispatcher(cst.CSTTransformer):
 
     def _todo_width(self) -> int | None:
         """The columns a TODO above the statement being left may take: the file's line length less
-        the statement's indentation (one level per enclosing compound statement)."""
+        the statement's indentation (each enclosing compound statement's own: a class indented by 8
+        in a file indented by 4 takes 8)."""
         length = self.ctx.policy.line_length(self.ctx.path)
         if length is None:
             return None
-        depth = sum(1 for node in self.ctx.walk.statements if isinstance(node, cst.BaseCompoundStatement))
-        return length - depth * len(self._indent)
+        indent = 0
+        for node in self.ctx.walk.statements:
+            if isinstance(node, cst.BaseCompoundStatement):
+                body = getattr(node, "body", None)
+                own = body.indent if isinstance(body, cst.IndentedBlock) else None
+                indent += len(own if own is not None else self._indent)
+        return length - indent
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):
         result = updated

@@ -186,6 +186,17 @@ def write_refusal(status: os.stat_result, *, euid: int | None, can_write: bool) 
     return None
 
 
+def refusal(path: str | os.PathLike[str]) -> str | None:
+    """Why :func:`write_source` would refuse to replace the file at ``path`` (:func:`write_refusal`),
+    asked before anything is written; None when it would not, or the file cannot be looked at (the
+    write then says why)."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return write_refusal(status, euid=_euid(), can_write=_can_write(os.fspath(path)))
+
+
 def _euid() -> int | None:
     return os.geteuid() if hasattr(os, "geteuid") else None
 

@@ -270,12 +270,7 @@ class Impl(RuleImpl):
             for name, default in pipeline.parameters()
             if name not in existing
         ]
-        if not new:
-            return params
-        star = params.star_arg
-        if not isinstance(star, (cst.Param, cst.ParamStar)):
-            star = cst.ParamStar()
-        return params.with_changes(star_arg=star, kwonly_params=[*params.kwonly_params, *new])
+        return shape.with_kwonly(params, new) if new else params
 
     # -- body ----------------------------------------------------------------------------------
     def _body(self, pipeline: PipelineFunction, original: cst.FunctionDef, updated: cst.FunctionDef) -> list:

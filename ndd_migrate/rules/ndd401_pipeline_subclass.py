@@ -15,7 +15,7 @@ from ndd_migrate.model import constructs
 from ndd_migrate.model.sources import legacy
 from ndd_migrate.model.types import own_context
 from ndd_migrate.model.values.output_arity import canonical_path
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, dead_locals
 
 _LEGACY_BEFORE = (
     "import nvidia.dali.ops as ops\n"
@@ -234,27 +234,6 @@ RULE = Rule(
 )
 
 
-#: Marks the ``batch_size = <setting>`` statement written for ``super().__init__(<setting>, ...)``
-#: (a distinct but equal trailing newline), so that it can be told from the user's own.
-_SETTING = cst.TrailingWhitespace()
-
-
-def _without_unread_batch_size(prologue: list, loop: cst.CSTNode) -> list:
-    """The prologue without the ``batch_size = <setting>`` written for ``super().__init__`` when
-    nothing of the generator reads it (a pipeline fed by ``iter_setup`` draws no batch size): an
-    unused local is a leftover a linter reports in the migrated code."""
-    written = [s for s in prologue if isinstance(s, cst.SimpleStatementLine) and s.trailing_whitespace is _SETTING]
-    if not written:
-        return prologue
-    names = cstutil.ScopeNames()
-    for stmt in [*prologue, loop]:
-        if stmt not in written:
-            stmt.visit(names)
-    if "batch_size" in names.all:
-        return prologue
-    return [s for s in prologue if s not in written]
-
-
 class Impl(RuleImpl):
     rule = RULE
     reports = (constructs.PIPELINE_SUBCLASS,)
@@ -335,11 +314,12 @@ class Impl(RuleImpl):
         init, graph = methods[pipeline.init], methods[pipeline.graph]
         head = [updated.body.body[0]] if cstutil.is_docstring(original.body.body[0]) else []
         loop, readers, (above, below) = self._loop(pipeline, graph)
-        prologue = [*self._prologue(pipeline, init), *above, *readers, *below]
+        own, created = self._prologue(pipeline, init)
+        prologue = [*own, *above, *readers, *below]
         if pipeline.setup is not None:
             prologue.append(iter_setup.nested(pipeline, methods[pipeline.setup]))
             loop = loop.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
-        prologue = _without_unread_batch_size(prologue, loop)
+        prologue = dead_locals.without_unread(prologue, [*head, loop], created)
         body = [*prologue, loop]
         if pipeline.epochs:  # fed to a framework iterator: docs/target-shape.md, "Framework iterators"
             body = epoch_shape.body(prologue, loop, pipeline.generator.reader_name, pipeline.generator.batches_name)
@@ -363,25 +343,36 @@ class Impl(RuleImpl):
         return found
 
     # -- the generator's parts ----------------------------------------------------------------
-    def _prologue(self, pipeline: legacy.LegacyPipeline, init: cst.FunctionDef) -> list:
+    def _prologue(self, pipeline: legacy.LegacyPipeline, init: cst.FunctionDef) -> tuple[list, list]:
         """``__init__``'s own statements, with the pipeline settings where ``super().__init__`` was,
-        then the op objects' own RNGs and the reader."""
+        then the op objects' own RNGs and the reader; and those of them that bind a local only the
+        class's ways made (a setting, ``self.x = ...``, a local read by what is gone)."""
         out: list = []
+        created: list = []
         comments: list = []  # of dropped statements (`self.x = ops.X(...)`): kept on what follows
+        made_here = _locals_of_the_class(pipeline.init)
         for index, stmt in enumerate(init.body.body):
             if index == pipeline.super_index:
-                out.extend(self._settings(pipeline))
+                settings = self._settings(pipeline)
+                out.extend(settings)
+                created.extend(s for s in settings if dead_locals.assigned_name(s) == "batch_size")
             elif index not in pipeline.init_dropped:
                 out.append(stmt)
+                if index in made_here:
+                    created.append(stmt)
             else:
                 comments.extend(_comments_of(stmt))
                 continue
             if comments and out:
                 first = len(out) - (len(self._settings(pipeline)) if index == pipeline.super_index else 1)
-                out[first] = out[first].with_changes(leading_lines=[*comments, *out[first].leading_lines])
+                moved = out[first].with_changes(leading_lines=[*comments, *out[first].leading_lines])
+                created = [moved if s is out[first] else s for s in created]
+                out[first] = moved
                 comments = []
         if comments and out:
-            out[-1] = out[-1].with_changes(leading_lines=[*out[-1].leading_lines, *comments])
+            moved = out[-1].with_changes(leading_lines=[*out[-1].leading_lines, *comments])
+            created = [moved if s is out[-1] else s for s in created]
+            out[-1] = moved
         for attr, name in pipeline.generator.op_rngs.items():
             out.append(
                 shape.assign(
@@ -391,7 +382,7 @@ class Impl(RuleImpl):
         for call, name in self.ctx.model.plan.op_rngs.items():
             if call in pipeline.random_calls:
                 out.append(shape.assign(name, self._rng(cstutil.kwarg(call, "seed").value)))
-        return out
+        return out, created
 
     def _settings(self, pipeline: legacy.LegacyPipeline) -> list:
         out: list = []
@@ -407,7 +398,7 @@ class Impl(RuleImpl):
             )
         batch = pipeline.settings["batch_size"]
         if not (isinstance(batch, cst.Name) and batch.value == "batch_size"):
-            out.append(shape.assign("batch_size", batch).with_changes(trailing_whitespace=_SETTING))
+            out.append(shape.assign("batch_size", batch))
         rng = self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
         if rng:
             out.append(shape.assign(rng, self._rng(pipeline.settings["seed"])))
@@ -447,6 +438,29 @@ class Impl(RuleImpl):
                 cst.With(items=[cst.WithItem(cst.Name(pipeline.generator.ctx_name))], body=cst.IndentedBlock(per_batch))
             ]
         return per_batch
+
+
+def _locals_of_the_class(init: cst.FunctionDef) -> set[int]:
+    """The statements of ``__init__`` (as the model reads it: a base class's taken in) binding a name
+    the class's ways made: ``self.x = ...`` (a local now, where it was an attribute) and a local that
+    other statements read (an operator object's argument, a base's parameter), which the migration
+    may have dropped. A local nothing read in the class was the user's and stays."""
+    out = set()
+    body = list(init.body.body)
+    for index, stmt in enumerate(body):
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+            continue
+        target = small.targets[0].target
+        if legacy.self_attr(target) is not None:
+            out.add(index)
+        elif isinstance(target, cst.Name):
+            names = cstutil.ScopeNames()
+            for other in body[:index] + body[index + 1 :]:
+                other.visit(names)
+            if target.value in names.all:
+                out.add(index)
+    return out
 
 
 def _name_locals(pipeline: legacy.LegacyPipeline, used: set[str]) -> None:

@@ -318,7 +318,7 @@ RULE = Rule(
                 "                    feed = iter(masks())\n"
                 "                    try:\n"
                 "                        starts, sizes = next(feed)\n"
-                "                    except StopIteration:  # it gives nothing: `pipe.run()` raised StopIteration\n"
+                "                    except StopIteration:  # `pipe.run()` raised it\n"
                 "                        return\n"
                 "                starts = ndd.as_batch(starts)\n"
                 "                sizes = ndd.as_batch(sizes)\n"

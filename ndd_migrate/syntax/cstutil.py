@@ -192,7 +192,8 @@ def has_star(call: cst.Call) -> bool:
 
 
 def add_kwarg(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
-    """Append ``name=value``, following the call's comma style (one per line stays one per line)."""
+    """Append ``name=value``, following the call's comma style (one per line stays one per line); in
+    a call the user wrote on several lines, on a line of its own (:func:`_comma_before_new_arg`)."""
     new = cst.Arg(
         keyword=cst.Name(name),
         value=value,
@@ -202,24 +203,45 @@ def add_kwarg(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
     if not args:
         return call.with_changes(args=[new])
     last = args[-1]
+    between = _comma_before_new_arg(call, new)
     if isinstance(last.comma, cst.Comma):  # trailing comma: keep it at the end
-        between = (
-            args[-2].comma
-            if len(args) > 1 and isinstance(args[-2].comma, cst.Comma)
-            else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        )
         args[-1] = last.with_changes(comma=between)
         args.append(new.with_changes(comma=last.comma))
     else:
-        between = (
-            args[-2].comma
-            if len(args) > 1 and isinstance(args[-2].comma, cst.Comma)
-            else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        )
         # `f(\n    a, b\n)`: the line break before `)` stays before it, after the new argument
         args[-1] = last.with_changes(comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))
         args.append(new.with_changes(whitespace_after_arg=last.whitespace_after_arg))
     return call.with_changes(args=args)
+
+
+#: In ``f(\n    a, b)``, the columns past the arguments' indentation that the line of ``a, b`` with
+#: an argument appended may take before the argument goes on a line of its own (88, the usual line
+#: length, less a few levels of indentation: the block's is not known here).
+_ARGS_LINE = 64
+
+
+def _comma_before_new_arg(call: cst.Call, new: cst.Arg) -> cst.Comma:
+    """The comma that goes before ``new``, appended to ``call``: the last one that breaks the line
+    (``f(a,\n  b, c)``: the new argument lines up under ``b``), else, in ``f(\n    a, b)`` when the
+    line would grow long, one breaking the line as after ``(`` (under ``a``), else the one before the
+    last argument, else ``", "``. A call spread over lines grows by a line, not past the line length."""
+    commas = [a.comma for a in call.args[:-1] if isinstance(a.comma, cst.Comma)]
+    broken = [c.whitespace_after for c in commas if isinstance(c.whitespace_after, cst.ParenthesizedWhitespace)]
+    if not broken and isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
+        line = code(
+            call.with_changes(
+                func=cst.Name("f"), args=[*call.args, new], whitespace_before_args=cst.SimpleWhitespace("")
+            )
+        )
+        if len(call.whitespace_before_args.last_line.value) + len(line.split("\n")[0]) > _ARGS_LINE:
+            broken = [call.whitespace_before_args]
+    if broken:  # the line break and indentation, without a comment or blank line it may carry
+        return cst.Comma(
+            whitespace_after=cst.ParenthesizedWhitespace(indent=broken[-1].indent, last_line=broken[-1].last_line)
+        )
+    if len(call.args) > 1 and isinstance(call.args[-2].comma, cst.Comma):
+        return call.args[-2].comma
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
 def remove_kwargs(call: cst.Call, names: set[str]) -> cst.Call:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, dead_locals
 from ndd_migrate.syntax.cstutil import ScopeNames, SkipsTrivia, Substitute
 
 #: The methods pipeline mode itself calls: never helpers.
@@ -63,6 +63,8 @@ def inline(cls: cst.ClassDef, helpers: frozenset[str]) -> cst.ClassDef | None:
     new_graph = graph.visit(inliner)
     if inliner.refused:
         return None
+    body_kept = dead_locals.without_unread(list(new_graph.body.body), [], inliner.split)
+    new_graph = new_graph.with_changes(body=new_graph.body.with_changes(body=body_kept))
     new_body = [
         new_graph if stmt is graph else stmt
         for stmt in body
@@ -163,6 +165,7 @@ class _Inliner(cst.CSTTransformer):
             self.helper_bound |= found.bound
             self._names |= found.all
         self._inlined_names: set[str] = set()  # the names the bodies inlined so far bind
+        self.split: list[cst.SimpleStatementLine] = []  # `a = x` of `a, b = self.load()`: `b` may go
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         call = _call_statement(node)
@@ -186,10 +189,12 @@ class _Inliner(cst.CSTTransformer):
         call = _call_statement(original)
         if call is None or not _self_call(call) or call.func.attr.value not in self.helpers:
             return updated
-        stmts = self._inlined(original, call, self.helpers[call.func.attr.value])
-        if stmts is None:
+        inlined = self._inlined(original, call, self.helpers[call.func.attr.value])
+        if inlined is None:
             self.refused = True
             return updated
+        stmts, split = inlined
+        self.split.extend(split)
         return cst.FlattenSentinel(stmts)
 
     def _expression(self, call: cst.Call, method: cst.FunctionDef) -> cst.BaseExpression | None:
@@ -215,7 +220,9 @@ class _Inliner(cst.CSTTransformer):
             return value
         return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
-    def _inlined(self, stmt: cst.SimpleStatementLine, call: cst.Call, method: cst.FunctionDef) -> list | None:
+    def _inlined(
+        self, stmt: cst.SimpleStatementLine, call: cst.Call, method: cst.FunctionDef
+    ) -> tuple[list, list] | None:
         """The statements that replace ``stmt``, a statement calling the helper ``method``; None when
         a name of the helper would mean something else in ``define_graph``."""
         bindings = _bind(method, call)
@@ -285,9 +292,12 @@ def _parameters(method: cst.FunctionDef, bindings: list) -> tuple[dict[str, cst.
     return substitutions, assigned
 
 
-def _inlined_body(stmt: cst.SimpleStatementLine, method: cst.FunctionDef, substitutions: dict, assigned: list) -> list:
+def _inlined_body(
+    stmt: cst.SimpleStatementLine, method: cst.FunctionDef, substitutions: dict, assigned: list
+) -> tuple[list, list]:
     """The parameters assigned, the helper's body, then the call's statement with the helper's
-    result in place of the call, all with ``substitutions``; ``stmt``'s comments above them."""
+    result in place of the call, all with ``substitutions``; ``stmt``'s comments above them. And the
+    assignments that took the result apart, one per name."""
     body = list(method.body.body)
     if body and cstutil.is_docstring(body[0]):
         body = body[1:]
@@ -301,23 +311,55 @@ def _inlined_body(stmt: cst.SimpleStatementLine, method: cst.FunctionDef, substi
         result = result.visit(Substitute(substitutions))
     assigned = [s.visit(Substitute(substitutions)) for s in assigned]
     tail = _tail(stmt.body[0], result)
-    out = [*assigned, *body, *([tail] if tail is not None else [])]
+    out = [*assigned, *body, *tail]
     if not out:
         out = [cst.SimpleStatementLine([cst.Pass()])]
     out[0] = out[0].with_changes(leading_lines=[*stmt.leading_lines, *out[0].leading_lines])
-    return out
+    return out, out[len(out) - len(tail) :] if len(tail) > 1 else []
 
 
-def _tail(small, result: cst.BaseExpression | None) -> cst.SimpleStatementLine | None:
-    """The call's own statement with the helper's result in place of the call."""
+def _tail(small, result: cst.BaseExpression | None) -> list[cst.SimpleStatementLine]:
+    """The call's own statement with the helper's result in place of the call: ``images, labels =
+    resized, labels`` is one assignment per name (:func:`_one_per_name`)."""
     value = result.deep_clone() if result is not None else cst.Name("None")
     if isinstance(small, cst.Assign):
-        return cst.SimpleStatementLine([small.with_changes(value=value)])
+        return _one_per_name(small, value) or [cst.SimpleStatementLine([small.with_changes(value=value)])]
     if isinstance(small, cst.Return):
-        return cst.SimpleStatementLine([small.with_changes(value=result.deep_clone() if result is not None else None)])
+        return [
+            cst.SimpleStatementLine([small.with_changes(value=result.deep_clone() if result is not None else None)])
+        ]
     if result is None or _pure(result):
-        return None  # `self.helper()` for its statements: nothing is left to evaluate
-    return cst.SimpleStatementLine([cst.Expr(value)])
+        return []  # `self.helper()` for its statements: nothing is left to evaluate
+    return [cst.SimpleStatementLine([cst.Expr(value)])]
+
+
+def _one_per_name(small: cst.Assign, value: cst.BaseExpression) -> list[cst.SimpleStatementLine] | None:
+    """``a, b = x, y`` as ``a = x`` and ``b = y`` when that is the same (names on the left, each
+    read by no value after its own, as many values as names; ``b = b`` is nothing), else None: the
+    caller's names of the helper's results, each bound to what it holds, and one the graph never
+    reads can go (:mod:`ndd_migrate.syntax.dead_locals`) — a tuple assignment of one unread name
+    is a linter's unused variable."""
+    target = small.targets[0].target if len(small.targets) == 1 else None
+    if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(value, cst.Tuple):
+        return None
+    names = [e.value for e in target.elements]
+    if len(names) != len(value.elements) or not all(isinstance(n, cst.Name) for n in names):
+        return None
+    if any(isinstance(e, cst.StarredElement) for e in value.elements):
+        return None
+    if len({n.value for n in names}) != len(names):
+        return None
+    for position, name in enumerate(names):
+        later = ScopeNames()
+        for element in value.elements[position + 1 :]:
+            element.visit(later)
+        if name.value in later.all:
+            return None
+    return [
+        cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(n.value))], e.value)])
+        for n, e in zip(names, value.elements)
+        if not (isinstance(e.value, cst.Name) and e.value.value == n.value)
+    ]
 
 
 def _bind(method: cst.FunctionDef, call: cst.Call) -> list[tuple[str, cst.BaseExpression]] | None:

@@ -1,0 +1,100 @@
+"""Locals the migration left without a reader, dropped from the code it writes.
+
+A rewrite can leave a name bound and never read: ``self.iter = 0`` of a ``Pipeline`` subclass
+becomes a local nothing reads, ``batch_size = len(batch)`` is written for a base class's
+parameter the generator never draws, ``device = "gpu"`` fed only an operator object that is
+gone. In a class an unread attribute was harmless; as a local it is what a linter (ruff's
+F841) sends back in review. A statement is dropped only when its value cannot do anything by
+being computed (:func:`is_pure`), so dropping it changes nothing the program does."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ndd_migrate.syntax import cstutil
+
+#: Builtins whose call computes a value from its arguments and nothing else (``list(x)`` would
+#: drain an iterator, so it is not one of them).
+_PURE_BUILTINS = frozenset({"len", "int", "float", "str", "bool", "abs", "round"})
+
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
+
+
+def is_pure(expr: cst.BaseExpression) -> bool:
+    """Does computing ``expr`` only compute a value (names, literals, operators on them, a few
+    builtins)? Attribute reads are not: a property runs code."""
+    if isinstance(expr, (cst.Name, *_LITERALS)):
+        return True
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        return all(not isinstance(e, cst.StarredElement) and is_pure(e.value) for e in expr.elements)
+    if isinstance(expr, cst.UnaryOperation):
+        return is_pure(expr.expression)
+    if isinstance(expr, (cst.BinaryOperation, cst.BooleanOperation)):
+        return is_pure(expr.left) and is_pure(expr.right)
+    if isinstance(expr, cst.Comparison):
+        return is_pure(expr.left) and all(is_pure(t.comparator) for t in expr.comparisons)
+    if isinstance(expr, cst.Call):
+        return (
+            isinstance(expr.func, cst.Name)
+            and expr.func.value in _PURE_BUILTINS
+            and all(not a.star and a.keyword is None and is_pure(a.value) for a in expr.args)
+        )
+    return False
+
+
+def assigned_name(stmt: cst.CSTNode) -> str | None:
+    """``name`` of a statement ``name = <value>`` (one target, one name), else None."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        return None
+    target = small.targets[0].target
+    return target.value if isinstance(target, cst.Name) else None
+
+
+def without_unread(stmts: list, rest: list, candidates: list) -> list:
+    """``stmts`` without each of ``candidates`` (statements of ``stmts``) that binds a name with a
+    pure value which nothing else of ``stmts`` and ``rest`` mentions; repeated, since dropping
+    ``a = b`` can leave ``b = ...`` unread. Comments above a dropped statement go to the next one;
+    a statement with a comment at the end of its line stays, and so do the last ones when a comment
+    above them would have nothing to go to."""
+    droppable = [s for s in candidates if _droppable(s)]
+    while droppable:
+        unread = [
+            s for s in droppable if assigned_name(s) not in _mentioned([x for x in [*stmts, *rest] if x is not s])
+        ]
+        if not unread:
+            break
+        kept = _dropped(stmts, unread)
+        if kept is None:
+            break
+        stmts = kept
+        droppable = [s for s in droppable if s not in unread]
+    return stmts
+
+
+def _droppable(stmt: cst.CSTNode) -> bool:
+    name = assigned_name(stmt)
+    return name is not None and is_pure(stmt.body[0].value) and not stmt.trailing_whitespace.comment
+
+
+def _mentioned(stmts: list) -> set[str]:
+    names = cstutil.ScopeNames()
+    for stmt in stmts:
+        stmt.visit(names)
+    return names.all | names.scoped
+
+
+def _dropped(stmts: list, gone: list) -> list | None:
+    out: list = []
+    carried: list = []
+    for stmt in stmts:
+        if any(stmt is g for g in gone):
+            carried.extend(line for line in stmt.leading_lines if line.comment is not None)
+            continue
+        if carried and hasattr(stmt, "leading_lines"):
+            stmt = stmt.with_changes(leading_lines=[*carried, *stmt.leading_lines])
+            carried = []
+        out.append(stmt)
+    return None if carried else out
