@@ -5,6 +5,7 @@ on (``--format`` or the key) the configured formatter runs on rewritten files.""
 
 from __future__ import annotations
 
+import ast
 import json
 import sys
 
@@ -292,3 +293,73 @@ def test_keyword_parameters_added_to_a_def_on_several_lines_start_a_line_of_thei
     )
     out, _ = migrate_text(source)
     assert "          device='cpu',\n          *, batch_size):\n" in out
+
+
+def test_a_call_on_several_lines_the_rewrite_made_too_long_is_laid_out_anew():
+    """The user's visual indentation, nested two levels deeper by the generator's loop and given a
+    longer argument: before, its lines stayed, 145 columns long."""
+    original = (
+        "def f(images, decoder_device):\n"
+        "    images = fn.decoders.image(images,\n"
+        "                               device=decoder_device, output_type=types.RGB,\n"
+        "                               hint=hint)\n"
+    )
+    code = (
+        "def f(images, decoder_device):\n"
+        "    while True:\n"
+        "        with ctx:\n"
+        "            images = ndd.decoders.image(images,\n"
+        '                                        device="gpu" if decoder_device == "mixed" else decoder_device, output_type=types.RGB,\n'
+        "                                        hint=hint)\n"
+    )
+    out = split_long_lines(cst.parse_module(code), code, original, 88)
+    assert max(len(line) for line in out.splitlines()) <= 88
+    assert '            images = ndd.decoders.image(\n                images,\n                device="gpu" if' in out
+    assert ast.dump(ast.parse(out)) == ast.dump(ast.parse(code))
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        pytest.param(
+            "    images = ndd.decoders.image(images,  # the user's note stays where it is\n"
+            '                                device="gpu" if decoder_device == "mixed" else decoder_device, output_type=types.RGB)\n',
+            id="a-comment",
+        ),
+        pytest.param(
+            "    images = ndd.decoders.image(images, text='''a\n"
+            'b\'\'\', device="gpu" if decoder_device == "mixed" else decoder_device, output_type=types.RGB, hint=1)\n',
+            id="a-string-over-lines",
+        ),
+    ],
+)
+def test_a_statement_on_several_lines_that_cannot_be_joined_safely_stays(statement):
+    code = "def f(images, decoder_device):\n" + statement
+    assert split_long_lines(cst.parse_module(code), code, "", 88) == code
+
+
+def test_the_users_own_long_statement_on_several_lines_stays_byte_for_byte():
+    code = (
+        "def f(images):\n"
+        "    images = fn.decoders.image(images, device='mixed', output_type=types.RGB, hint=a_long_name_here_too,\n"
+        "                               other=1)\n"
+        "    return ndd.flip(images)\n"
+    )
+    assert split_long_lines(cst.parse_module(code), code, code, 88) == code
+
+
+def test_a_dict_argument_is_split_one_item_per_line():
+    code = (
+        "def f():\n    reader = ndd.readers.TFRecord(path=p, index_path=i, features={'image/encoded': "
+        "tfrec.FixedLenFeature((), tfrec.string, ''), 'image/class/label': tfrec.FixedLenFeature([1], tfrec.int64, -1)})\n"
+    )
+    out = split_long_lines(cst.parse_module(code), code, "", 88)
+    assert "        features={\n            'image/encoded': tfrec.FixedLenFeature((), tfrec.string, ''),\n" in out
+    assert max(len(line) for line in out.splitlines()) <= 88
+    assert ast.dump(ast.parse(out)) == ast.dump(ast.parse(code))
+
+
+def test_a_layout_anew_that_would_be_longer_than_the_users_is_not_taken():
+    """A sum nothing here splits, which the user indented less than a split would."""
+    code = "def f():\n    while True:\n        out = g(a,\n          b + " + " + ".join(["name"] * 16) + ")\n"
+    assert split_long_lines(cst.parse_module(code), code, "", 88) == code

@@ -3,14 +3,17 @@
 A rule writes each statement it creates or changes on one line (``images = ndd.random_resized_crop(
 ndd.decoders.image(...), device="gpu", size=crop, rng=rng)``), which can run far past the project's
 line length. After the rules, each such statement line longer than the line length is laid out
-again: the outermost bracketed call or tuple of its value gets one argument per line, each followed
-by a comma (black's "magic trailing comma", so black and ruff keep the layout), and an argument
-still too long is split the same way, one level deeper. Nothing else moves:
+again: the outermost bracketed call, tuple, list, dict or conditional of its value gets one item
+per line, each followed by a comma (black's "magic trailing comma", so black and ruff keep the
+layout), and an item still too long is split the same way, one level deeper. Nothing else moves:
 
 - a line the user wrote, found unchanged (indentation included) in the original text, is never
   touched, however long;
-- a statement already on several lines is left as it is (a second ``migrate`` finds the split
-  statements so and changes nothing);
+- a statement already on several lines (the user's layout, or one split here, which a second
+  ``migrate`` finds so and leaves) is laid out anew only when the rewrite made one of its lines too
+  long (a call nested deeper by the generator's loop, an argument grown longer), it holds no comment
+  and no string over lines, joining it changes nothing Python reads, and the new layout's longest line
+  is not longer than the old one's;
 - a statement with nothing to split (no brackets to open, a bare generator argument, which a
   trailing comma would make invalid) stays one long line;
 - a list comprehension (an input set's one call per input) gets its element and its ``for`` on
@@ -23,6 +26,9 @@ rewritten line (:mod:`ndd_migrate.io.files`).
 """
 
 from __future__ import annotations
+
+import ast
+import re
 
 import libcst as cst
 
@@ -65,17 +71,28 @@ class _Splitter(cst.CSTTransformer):
         if len(updated.body) != 1 or not isinstance(updated.body[0], _SPLIT_VALUES):
             return updated
         code = self.module.code_for_node(updated.with_changes(leading_lines=[])).rstrip("\n")
-        line = self.indents[-1] + code
-        if "\n" in code or len(line) <= self.line_length or line in self.original_lines:
+        # (a continuation line is written relative to the block, as libcst keeps it: its indentation
+        # is the block's plus its own)
+        lines = [self.indents[-1] + line for line in code.split("\n")]
+        if all(len(line) <= self.line_length or line in self.original_lines for line in lines):
             return updated
         small = updated.body[0]
         field = "test" if isinstance(small, cst.Assert) else "value"
-        if getattr(small, field) is None:  # a bare `return`
+        value = getattr(small, field)
+        if value is None:  # a bare `return`
             return updated
-        value = _split(getattr(small, field), 1, self)
+        if len(lines) > 1:  # the user's layout, made too long by the rewrite: laid out anew
+            value = _on_one_line(value, self.module)
+            if value is None:
+                return updated
+        value = _split(value, 1, self)
         if value is None:
             return updated
-        return updated.with_changes(body=[small.with_changes(**{field: value})])
+        split = updated.with_changes(body=[small.with_changes(**{field: value})])
+        longest = max(len(self.indents[-1] + line) for line in self.module.code_for_node(split).split("\n"))
+        if len(lines) > 1 and longest > max(len(line) for line in lines):
+            return updated  # what black would split further, this does not: the user's layout is better
+        return split
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         """A ``def`` line (a pipeline function's gains keyword parameters) split between its
@@ -101,6 +118,22 @@ class _Splitter(cst.CSTTransformer):
         )
 
 
+def _on_one_line(expr: cst.BaseExpression, module: cst.Module) -> cst.BaseExpression | None:
+    """``expr``, written over several lines, on one (the line breaks inside its brackets gone), to be
+    split again as black would; None when that could lose or change something: a comment, a string
+    over lines, a backslash, or any difference in what Python reads."""
+    code = module.code_for_node(expr)
+    if "#" in code or '"""' in code or "'''" in code or "\\\n" in code:
+        return None
+    flat = re.sub(r"([(\[{]) ", r"\1", re.sub(r" ([)\]}])", r"\1", re.sub(r"\s*\n\s*", " ", code)))
+    try:
+        joined = cst.parse_expression(flat)
+        same = ast.dump(ast.parse(f"({code})", mode="eval")) == ast.dump(ast.parse(f"({flat})", mode="eval"))
+    except (cst.ParserSyntaxError, SyntaxError):
+        return None
+    return joined if same else None
+
+
 def _split(expr: cst.BaseExpression, depth: int, splitter: _Splitter) -> cst.BaseExpression | None:
     """``expr`` with its outermost call's arguments or tuple's elements one per line, at ``depth``
     continuation levels; None when it has no such brackets."""
@@ -116,6 +149,15 @@ def _split(expr: cst.BaseExpression, depth: int, splitter: _Splitter) -> cst.Bas
         return _split_list_comprehension(expr, depth, splitter)
     if isinstance(expr, cst.IfExp) and len(expr.lpar) <= 1:
         return _split_conditional(expr, depth, splitter)
+    if isinstance(expr, (cst.List, cst.Dict, cst.Set)) and expr.elements and not expr.lpar:
+        opening, closing = ("lbrace", "rbrace") if isinstance(expr, (cst.Dict, cst.Set)) else ("lbracket", "rbracket")
+        return expr.with_changes(
+            elements=_one_per_line(expr.elements, depth, splitter),
+            **{
+                opening: getattr(expr, opening).with_changes(whitespace_after=_break(splitter, depth)),
+                closing: getattr(expr, closing).with_changes(whitespace_before=cst.SimpleWhitespace("")),
+            },
+        )
     if isinstance(expr, cst.Tuple) and expr.elements and len(expr.lpar) <= 1:
         elements = _one_per_line(expr.elements, depth, splitter)
         lpar = cst.LeftParen(whitespace_after=_break(splitter, depth))
@@ -136,8 +178,13 @@ def _split_call(expr: cst.Call, depth: int, splitter: _Splitter) -> cst.Call | N
 
 
 def _split_conditional(expr: cst.IfExp, depth: int, splitter: _Splitter) -> cst.IfExp:
-    """``a if c else b`` as black lays it out: in brackets, ``a``, ``if c`` and ``else b`` on lines
-    of their own, each value split one level deeper if still too long."""
+    """``a if c else b`` as black lays it out: in brackets, on a line of its own when it fits there,
+    else ``a``, ``if c`` and ``else b`` on lines of their own, each value split one level deeper if
+    still too long."""
+    lpar = [cst.LeftParen(whitespace_after=_break(splitter, depth))]
+    rpar = [cst.RightParen(whitespace_before=_break(splitter, depth - 1))]
+    if splitter.fits(expr.with_changes(lpar=[], rpar=[]), depth, 0):
+        return expr.with_changes(lpar=lpar, rpar=rpar)
     body, orelse = expr.body, expr.orelse
     if not splitter.fits(body, depth, 0):
         body = _split(body, depth + 1, splitter) or body
@@ -146,8 +193,8 @@ def _split_conditional(expr: cst.IfExp, depth: int, splitter: _Splitter) -> cst.
     return expr.with_changes(
         body=body,
         orelse=orelse,
-        lpar=[cst.LeftParen(whitespace_after=_break(splitter, depth))],
-        rpar=[cst.RightParen(whitespace_before=_break(splitter, depth - 1))],
+        lpar=lpar,
+        rpar=rpar,
         whitespace_before_if=_break(splitter, depth),
         whitespace_before_else=_break(splitter, depth),
     )
