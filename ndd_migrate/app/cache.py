@@ -35,7 +35,7 @@ from ndd_migrate.io.policy import Policy
 #: that configures ndd-migrate, else the current directory).
 DEFAULT_DIR = ".ndd_migrate_cache"
 #: Bumped when the entry format changes.
-FORMAT = 1
+FORMAT = 2
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is a cache of ndd-migrate check results.\n"
 
 
@@ -69,6 +69,8 @@ class Cache:
                 sorted(policy.migrated_on_disk.items()),
                 sorted(policy.kept_pipelines.items()),
                 sorted(policy.imported_call_args.items()),
+                sorted(policy.kept_helpers.items()),
+                sorted(policy.imported_helpers.items()),
             ]
         )
         digest = hashlib.sha256(context.encode("utf-8"))
@@ -141,6 +143,11 @@ def _data(result: FileResult) -> dict:
         "error": dataclasses.asdict(result.error) if result.error else None,
         "skipped": result.skipped,
         "pipelines": result.pipelines,
+        # what the passes over other modules read (ndd_migrate.model.importers)
+        "kept_imports": result.kept_imports,
+        "imported_call_args": {name: list(args) for name, args in result.imported_call_args.items()},
+        "helpers": result.helpers,
+        "helper_calls": result.helper_calls,
         "text": result.old_source is not None,
     }
 
@@ -157,6 +164,10 @@ def _result(path: str, data: dict) -> FileResult:
         error=FileError(**dict(error, path=path)) if error else None,
         skipped=bool(data["skipped"]),
         pipelines={str(k): bool(v) for k, v in data["pipelines"].items()},
+        kept_imports={str(k): str(v) for k, v in data["kept_imports"].items()},
+        imported_call_args={str(k): tuple(v) for k, v in data["imported_call_args"].items()},
+        helpers={str(k): bool(v) for k, v in data["helpers"].items()},
+        helper_calls={str(k): bool(v) for k, v in data["helper_calls"].items()},
     )
 
 

@@ -84,9 +84,16 @@ def run(
                 results[index] = result  # a file without DALI stays skipped unless it uses a pipeline
         # Modules that import a pipeline another file migrated go through again (crossfile.py); a
         # pipeline that a project file outside the run imports stays (importers.py).
-        outside = importers.outside_importers(results, paths)
+        outside, outside_helpers = importers.outside_importers(results, paths)
         importers.follow_imports(
-            results, replace(policy, kept_pipelines={**outside, **policy.kept_pipelines}), process, read=kept.read
+            results,
+            replace(
+                policy,
+                kept_pipelines={**outside, **policy.kept_pipelines},
+                kept_helpers={**outside_helpers, **policy.kept_helpers},
+            ),
+            process,
+            read=kept.read,
         )
     return RunSummary(results, support_files(results, policy))
 
@@ -169,8 +176,8 @@ def _using_pipelines(
 def _uses_pipelines(project: crossfile.ProjectImports, path: str) -> bool:
     """Does a file without DALI import a pipeline that the engine must look at its uses of? Not
     when every one it imports stays in pipeline mode anyway (those uses are right as they are)."""
-    imported, outside, _ = project.policy_for(path)
-    return bool(outside) or any(imported.values())
+    imported, outside, _, helpers = project.policy_for(path)
+    return bool(outside) or bool(helpers) or any(imported.values())
 
 
 def _process(
@@ -181,17 +188,18 @@ def _process(
     ``cache`` has are taken from it, and the engine (libcst) is imported only for the others."""
     groups: dict[tuple, list[int]] = {}
     for position, (path, _) in enumerate(sources):
-        key = tuple(tuple(sorted(found.items())) for found in project.policy_for(path)) if project else ((), (), ())
+        key = tuple(tuple(sorted(found.items())) for found in project.policy_for(path)) if project else ((), (), (), ())
         groups.setdefault(key, []).append(position)
     out: list[FileResult | None] = [None] * len(sources)
-    for (imported, outside, on_disk), positions in groups.items():
+    for (imported, outside, on_disk, helpers), positions in groups.items():
         known = policy
-        if imported or outside:
+        if imported or outside or helpers:
             known = replace(
                 policy,
                 imported_pipelines={**dict(imported), **policy.imported_pipelines},
                 outside_pipelines={**dict(outside), **policy.outside_pipelines},
                 migrated_on_disk={**dict(on_disk), **policy.migrated_on_disk},
+                imported_helpers={**dict(helpers), **policy.imported_helpers},
             )
         if cache is not None:
             found = [(p, cache.get(*sources[p], known)) for p in positions]

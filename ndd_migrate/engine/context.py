@@ -156,27 +156,34 @@ class Context:
 
     def may_rewrite_dali_calls(self) -> bool:
         """``fn.*`` calls may become ``ndd.*`` calls here: inside a pipeline function only when it
-        is converted; in a helper that pipelines' graphs run, when all of those are converted;
-        elsewhere, only when no pipeline of the module stays (helpers they call would otherwise
-        break)."""
+        is converted; elsewhere as :meth:`rewrites_in` the functions being visited."""
         pipeline = self.enclosing_pipeline()
         if pipeline is not None:
             return pipeline.convert
+        return self.rewrites_in(self.walk.functions)
+
+    def rewrites_in(self, functions) -> bool:
+        """Are ``fn.*`` calls in ``functions`` (a function and those it is nested in, innermost last)
+        rewritten? Not in a helper another module keeps in pipeline mode (``model.kept_helpers``);
+        in a helper that pipelines' graphs run, when all of those are converted; elsewhere, only when
+        no pipeline of the module stays (helpers they call would otherwise break)."""
+        if any(node in self.model.kept_helpers for node in functions):
+            return False
         if self.model.by_hand():
             return False  # a graph built by hand (`with pipe:`) stays pipeline-mode code
-        owners = self._graph_owners()
+        owners = self._graph_owners(functions)
         if owners:  # a helper the graphs of these pipelines run: converted with them
             return all(p.convert for p in owners)
         if self._all_convert is None:  # asked at every DALI call; decided before the traversal
             self._all_convert = all(p.convert for p in self.model.pipelines.values())
         return self._all_convert
 
-    def _graph_owners(self) -> set | None:
-        """The pipelines whose graph runs the function being visited (graph_code), if it is one."""
+    def _graph_owners(self, functions) -> set | None:
+        """The pipelines whose graph runs the innermost of ``functions`` that is graph code, if any."""
         graph = getattr(self.model, "graph", None)
         if graph is None:
             return None
-        for node in reversed(self.walk.functions):
+        for node in reversed(functions):
             owners = graph[0].reached_by.get(node)
             if owners:
                 return owners

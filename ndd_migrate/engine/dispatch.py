@@ -101,6 +101,7 @@ class Dispatcher(cst.CSTTransformer):
         enabled, not ``# noqa``-ed), and every use of whose values a rule claims (:meth:`_settle_uses`)."""
         used_elsewhere = self._kept_for_importers()
         self._take_importers_settings()
+        self._keep_helpers_for_importers()
         for qual, pipeline in self.ctx.model.pipelines.items():
             if qual in used_elsewhere:
                 pipeline.problems.append(used_elsewhere[qual])
@@ -223,6 +224,7 @@ class Dispatcher(cst.CSTTransformer):
                     failing.append((use, converting, answer or ""))
             failing.extend(self._uses_in_other_graphs(found.uses))
             failing.extend(self._shared_helper_uses(shared))
+            failing.extend(self._library_helper_uses(failing))
             if not failing:
                 break
             for use, converting, answer in failing:
@@ -277,6 +279,47 @@ class Dispatcher(cst.CSTTransformer):
                 if owner.convert:
                     use = uses.Use(None, owner, call, uses.SHARED_HELPER, name, holder=call)
                     failing.append((use, [owner], kept[0]))
+        return failing
+
+    def _keep_helpers_for_importers(self) -> None:
+        """The library helpers of this module that another module runs in a graph that stays
+        (``Policy.kept_helpers``): they stay pipeline-mode code here (Context.may_rewrite_dali_calls)."""
+        kept = self.ctx.policy.kept_helpers
+        if not kept:
+            return
+        modules = crossfile.module_names(self.ctx.path)
+        for name, node in self.ctx.model.library_helpers.items():
+            why = next((kept[f"{m}.{name}"] for m in modules if f"{m}.{name}" in kept), None)
+            if why is not None:
+                self.ctx.model.kept_helpers[node] = why
+
+    def _library_helper_uses(self, blocked: list[tuple]) -> list[tuple]:
+        """A pipeline whose graph runs a helper of this module that another module keeps, or an
+        imported helper that stays pipeline-mode code (``Policy.imported_helpers``): blocked at the
+        call (ndd_migrate.model.features.library_helpers), unless ``blocked`` already keeps it (the
+        helper may be kept *because* this pipeline stays: said once, where the cause is)."""
+        already = {id(owner) for _, converting, _ in blocked for owner in converting}
+        return [found for found in self._helper_blockers() if id(found[1][0]) not in already]
+
+    def _helper_blockers(self) -> list[tuple]:
+        failing = []
+        for name, reaching, why in graph_helpers.kept_library_helpers(self, self.ctx.model):
+            for owner, call in reaching.items():
+                if owner.convert:
+                    failing.append((uses.Use(None, owner, call, uses.KEPT_HELPER, name, holder=call), [owner], why))
+        imported = self.ctx.policy.imported_helpers
+        if not imported:
+            return failing
+        for call, owners, quals in graph_helpers.imported_helper_calls(self, self.ctx.model):
+            why = next(
+                (crossfile.lookup(imported, qual) for qual in sorted(quals) if crossfile.lookup(imported, qual)), None
+            )
+            if why is None:
+                continue
+            name = snippet(call.func)
+            for owner in owners:
+                if owner.convert:
+                    failing.append((uses.Use(None, owner, call, uses.KEPT_HELPER, name, holder=call), [owner], why))
         return failing
 
     def _claim(self, use: uses.Use) -> bool | str:

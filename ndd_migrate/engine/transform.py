@@ -32,6 +32,7 @@ from ndd_migrate.model import crossfile
 from ndd_migrate.model.analysis import Analyzer
 from ndd_migrate.model.sources import hand_built, subclasses
 from ndd_migrate.model.types import ImportedPipeline
+from ndd_migrate.model.values import graph_helpers
 from ndd_migrate.plan.collect import collect
 from ndd_migrate.plan.uses import Plan
 from ndd_migrate.syntax import cstparse, pyparse, region, scopes
@@ -285,9 +286,20 @@ def _pass(
     result.support = tuple(sorted(ctx.imports.support))
     result.kept_imports = _kept_imports(ctx)
     result.imported_call_args = {name: tuple(sorted(args)) for name, args in sorted(ctx.imports.call_args.items())}
+    result.helpers, result.helper_calls = _library_helpers(ctx)
     if not rewrite:
         return result
     return _with_new_source(result, new_module, source, path, policy)
+
+
+def _library_helpers(ctx: Context) -> tuple[dict[str, bool], dict[str, bool]]:
+    """``FileResult.helpers`` and ``helper_calls`` (ndd_migrate.model.features.library_helpers)."""
+    helpers = {name: ctx.rewrites_in([node]) for name, node in sorted(ctx.model.library_helpers.items())}
+    calls: dict[str, bool] = {}
+    for _, owners, quals in graph_helpers.imported_helper_calls(ctx.resolver, ctx.model):
+        for qual in quals:
+            calls[qual] = calls.get(qual, True) and all(owner.convert for owner in owners)
+    return helpers, dict(sorted(calls.items()))
 
 
 def _kept_imports(ctx: Context) -> dict[str, str]:

@@ -98,3 +98,8 @@ class FileResult:
     # Pipeline settings given by keyword to imported pipelines another file converts: ``module.name``
     # as imported -> names (that file's signature must take them; ndd_migrate.model.importers).
     imported_call_args: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Graph helpers across modules (ndd_migrate.model.features.library_helpers): this module's
+    # top-level functions holding `fn.*` calls → converted?, and the imported names its pipelines'
+    # graphs call (as imported) → does every pipeline calling it convert?
+    helpers: dict[str, bool] = field(default_factory=dict)
+    helper_calls: dict[str, bool] = field(default_factory=dict)

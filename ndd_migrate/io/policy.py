@@ -52,6 +52,12 @@ class Policy:
     # The pipeline settings (`seed`, `device_id`, ...) other modules of the run pass by keyword to
     # a pipeline function defined here, as ``module.name`` -> names: its signature takes them too.
     imported_call_args: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Graph helpers across modules (ndd_migrate.model.features.library_helpers), as ``module.name``
+    # -> why: those of this module another module runs in a graph that stays (kept here in
+    # pipeline mode), and those of other modules that stay pipeline-mode code (a pipeline here
+    # whose graph runs one stays too).
+    kept_helpers: dict[str, str] = field(default_factory=dict)
+    imported_helpers: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def migrate(cls) -> Policy:

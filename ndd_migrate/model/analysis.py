@@ -13,7 +13,15 @@ from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopePro
 from ndd_migrate.dali import pipeline_args
 from ndd_migrate.dali.tables import has_expression_form, op_info
 from ndd_migrate.model import constructs, crossfile
-from ndd_migrate.model.features import checkpoints, expected_errors, iterators, keeps, manual_uses, twin_readers
+from ndd_migrate.model.features import (
+    checkpoints,
+    expected_errors,
+    iterators,
+    keeps,
+    library_helpers,
+    manual_uses,
+    twin_readers,
+)
 from ndd_migrate.model.kinds import expr_kind
 from ndd_migrate.model.types import (
     READER_BLOCKS,
@@ -461,6 +469,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._check_late_twins()
         for pipeline, node, why, hint in checkpoints.blocked(self, original_node):
             pipeline.problems.append(Problem(constructs.CHECKPOINTING, node, why, hint))
+        library_helpers.record(self, original_node, self._calls)
 
     def _read_call_site_args(self, pipeline: PipelineFunction, call: cst.Call) -> None:
         """The pipeline settings a call site of ``pipeline`` gives by keyword."""

@@ -472,7 +472,10 @@ class ProjectImports:
             info = _Module(path=real, raw=raw)
             if b"dali" in raw:  # files.mentions_dali, without importing files
                 info.migrated = migrated_pipelines(raw)
-                info.pipeline_mode = real not in self._in_run and (b"pipeline_def" in raw or b"Pipeline" in raw)
+                # a pipeline, or a graph helper (`fn.` calls: ndd_migrate.model.features.library_helpers)
+                info.pipeline_mode = real not in self._in_run and (
+                    b"pipeline_def" in raw or b"Pipeline" in raw or b"fn." in raw
+                )
         self._modules[real] = info
         return info
 
@@ -552,13 +555,16 @@ class ProjectImports:
             info = self._modules.get(result.path)
             if info is not None:
                 info.exports = {} if result.error else dict(result.pipelines)
+                info.helpers = () if result.error else tuple(result.helpers)
         self._policies.clear()
 
-    def policy_for(self, path: str) -> tuple[dict[str, bool], dict[str, str], dict[str, str]]:
-        """``(imported, outside, on_disk)`` for a file of the run (as :meth:`scan` was given its
-        path): the first two as the class docstring says; ``on_disk`` (for
+    def policy_for(self, path: str) -> tuple[dict[str, bool], dict[str, str], dict[str, str], dict[str, str]]:
+        """``(imported, outside, on_disk, helpers)`` for a file of the run (as :meth:`scan` was
+        given its path): the first two as the class docstring says; ``on_disk`` (for
         :attr:`Policy.migrated_on_disk`) is ``module.name`` → file for the names of ``imported``
-        migrated before this run, whose call sites may use the generator already.
+        migrated before this run, whose call sites may use the generator already; ``helpers`` (for
+        :attr:`Policy.imported_helpers`) is ``module.name`` → why, for the graph helpers of
+        pipeline-mode modules outside the run, which stay pipeline-mode code.
 
         Names are keyed under every module name of their file, as in :func:`imported_pipelines`,
         so two imported modules may claim one (``a/pipes.py`` and ``b/pipes.py`` both give
@@ -566,7 +572,7 @@ class ProjectImports:
         defines in pipeline mode is reported, one that both define otherwise counts as not migrated."""
         found = self._files.get(path)
         if not found:
-            return {}, {}, {}
+            return {}, {}, {}, {}
         if path in self._policies:
             return self._policies[path]
         states: dict[str, dict[object, str]] = {}  # key → {True (migrated) / False (kept) / "outside": file}
@@ -585,8 +591,16 @@ class ProjectImports:
                 imported[key] = len(claims) == 1 and True in claims
                 if imported[key]:
                     on_disk[key] = claims[True]
-        self._policies[path] = imported, outside, on_disk
-        return imported, outside, on_disk
+        helpers: dict[str, str] = {}
+        for real in found:
+            info = self._modules.get(real)
+            for name in info.helpers if info is not None and info.pipeline_mode else ():
+                for module in module_names(real):
+                    helpers[f"{module}.{name}"] = (
+                        f"it is graph code of {_shown(real)}, which this run does not migrate (give both files to one run)"
+                    )
+        self._policies[path] = imported, outside, on_disk, helpers
+        return imported, outside, on_disk, helpers
 
     def _gives(self, real: str, seen: set[str]) -> list[tuple[str, object, str]]:
         """``(name, state, defining file as shown)`` for each pipeline the module at ``real``
@@ -613,6 +627,7 @@ class _Module:
     migrated: set[str] = field(default_factory=set)  # functions in the migrated shape
     pipeline_mode: bool = False  # outside the run, and may define pipeline-mode pipelines
     exports: dict[str, bool] | None = None  # the engine's :func:`exports`, once learnt
+    helpers: tuple[str, ...] = ()  # its graph helpers (``FileResult.helpers``), once learnt
     reexports: dict[str, str] = field(default_factory=dict)  # name → real path of the module it comes from
     asked: set = field(default_factory=set)  # the name sets (None: all) re-exports were looked for
     imports: list | None = None  # imported_modules(raw), once re-exports are looked for

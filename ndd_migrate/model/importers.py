@@ -52,10 +52,15 @@ def follow_imports(results: list[FileResult], policy: Policy, process, read=None
     kept: dict[str, str] = {}
     args: dict[str, tuple[str, ...]] = dict(policy.imported_call_args)
     first = dict(policy.kept_pipelines)
+    first_helpers = dict(policy.kept_helpers)
+    policy = replace(policy, kept_helpers={})
     for _ in range(MAX_PASSES + 2):
         again_defined = _run_definers(results, policy, process, read, kept, args, first)
         first = {}
         policy = replace(policy, kept_pipelines=kept, imported_call_args=args)
+        policy, again_helpers = _settle_helpers(results, policy, process, read, first_helpers)
+        first_helpers = {}
+        again_defined |= again_helpers
         found = imported_pipelines(results)
         if found == known and not again_defined:
             return
@@ -115,6 +120,65 @@ def _run_definers(
     return {path for _, path, _ in todo}
 
 
+def _settle_helpers(
+    results: list[FileResult], policy: Policy, process, read, first: dict[str, str]
+) -> tuple[Policy, set[str]]:
+    """Graph helpers across modules (ndd_migrate.model.features.library_helpers) made to agree: a
+    helper that a module converts while another runs it in a graph that stays is kept where it is
+    defined (``Policy.kept_helpers``, with ``first``: those files outside the run import); a
+    pipeline whose graph runs an imported helper that stays is kept (``Policy.imported_helpers``).
+    The files concerned run again until nothing changes: the policy, and the paths that ran again."""
+    again: set[str] = set()
+    for _ in range(MAX_PASSES + 2):
+        kept, stay = _helper_disagreements(results, {**first, **policy.kept_helpers}, dict(policy.imported_helpers))
+        first = {}
+        if kept == policy.kept_helpers and stay == policy.imported_helpers:
+            break
+        new_kept, new_stay = kept.keys() - policy.kept_helpers.keys(), stay.keys() - policy.imported_helpers.keys()
+        policy = replace(policy, kept_helpers=kept, imported_helpers=stay)
+        todo = []
+        for index, result in enumerate(results):
+            defines = {f"{m}.{name}" for m in module_names(result.path) for name in result.helpers}
+            calls = {qual.lstrip(".") for qual in result.helper_calls}
+            if (defines & new_kept or calls & new_stay) and not result.error:
+                raw = read(result.path)
+                if raw is not None:
+                    todo.append((index, result.path, raw))
+        known = replace(policy, imported_pipelines=imported_pipelines(results))
+        for (index, _, _), result in zip(todo, process([(path, raw) for _, path, raw in todo], known)):
+            results[index] = result
+        again |= {path for _, path, _ in todo}
+    return policy, again
+
+
+def _helper_disagreements(results: list[FileResult], kept: dict, stay: dict) -> tuple[dict, dict]:
+    """``kept`` and ``stay`` (``Policy.kept_helpers``, ``imported_helpers``) with what the results
+    disagree on added: a helper converted where it is defined that a pipeline elsewhere which stays
+    runs; a helper kept where it is defined that a pipeline elsewhere which converts runs."""
+    definers = {
+        f"{m}.{name}": (r.path, converted)
+        for r in results
+        if not r.error
+        for name, converted in r.helpers.items()
+        for m in module_names(r.path)
+    }
+    calls = [
+        (result.path, qual.lstrip("."), converts, definers[qual.lstrip(".")])
+        for result in results
+        for qual, converts in result.helper_calls.items()
+        if qual.lstrip(".") in definers and definers[qual.lstrip(".")][0] != result.path
+    ]
+    kept, stay = dict(kept), dict(stay)
+    for path, key, converts, (_, converted) in calls:
+        if not converts and converted:
+            kept.setdefault(key, f"{_shown(path)} runs it in the graph of a pipeline that stays in pipeline mode")
+    for _, key, converts, (defining, converted) in calls:
+        if converts and not converted:
+            why = f": {kept[key]}" if key in kept else ""
+            stay.setdefault(key, f"it is graph code of {_shown(defining)}, kept in pipeline mode there{why}")
+    return kept, stay
+
+
 def _new_settings(results: list[FileResult], args: dict) -> dict[str, tuple[str, ...]]:
     """The pipeline settings importers pass that ``args`` does not hold yet, by ``module.name``."""
     settings: dict[str, set[str]] = {}
@@ -135,29 +199,38 @@ MAX_FILES = 20_000
 MAX_BYTES = 2_000_000
 
 
-def outside_importers(results: list[FileResult], run_paths) -> dict[str, str]:
+def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, str], dict[str, str]]:
     """``module.name`` → why it is kept, for each top-level pipeline a result converts that a
-    project file outside the run imports by name."""
+    project file outside the run imports by name (:attr:`Policy.kept_pipelines`), and for each
+    graph helper it converts that one imports (:attr:`Policy.kept_helpers`: the importer's
+    pipelines, which the run does not migrate, run it in their graphs)."""
     converting: dict[str, list[str]] = {}
+    helpers: set[tuple[str, str]] = set()
     for result in results:
-        names = [name for name, converted in result.pipelines.items() if converted] if not result.error else []
+        if result.error:
+            continue
+        names = [name for name, converted in result.pipelines.items() if converted]
+        names += [name for name, converted in result.helpers.items() if converted]
+        helpers |= {(os.path.realpath(result.path), name) for name, converted in result.helpers.items() if converted}
         if names:
             converting[os.path.realpath(result.path)] = names
     if not converting:
-        return {}
+        return {}, {}
     in_run = {os.path.realpath(os.fspath(p)) for p in run_paths}
     found: dict[str, str] = {}
+    found_helpers: dict[str, str] = {}
     for root, defining in _by_project(converting).items():
         wanted = {module: path for path in defining for module in module_names(path)}
         for candidate in _project_files(root):
             if candidate in in_run:
                 continue
             for module, name in _imports(candidate, wanted, converting):
-                found.setdefault(
+                kept = found_helpers if (os.path.realpath(wanted[module]), name) in helpers else found
+                kept.setdefault(
                     f"{module}.{name}",
                     f"{_shown(candidate)} imports it, and this run does not migrate that file (give both to one run)",
                 )
-    return found
+    return found, found_helpers
 
 
 def _by_project(converting: dict[str, list[str]]) -> dict[str, list[str]]:

@@ -231,6 +231,12 @@ class ModuleModel:
     # function that chose a pipeline function (ndd_migrate.model.features.keeps._made_by_chosen_function):
     # reported there.
     traced_keeps: set = field(default_factory=set)
+    # Top-level functions holding `fn.*` calls that are no pipeline (name → def), the calls of
+    # imported names (call → qualified names), and those of the helpers another module keeps in
+    # pipeline mode (def → why): graph helpers across modules (ndd_migrate.model.features.library_helpers).
+    library_helpers: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    call_qualnames: dict[cst.Call, set[str]] = field(default_factory=dict)
+    kept_helpers: dict[cst.FunctionDef, str] = field(default_factory=dict)
 
     def kept_by_hand(self) -> list:
         """The hand-built graphs that are not converted (put back as written after the rewrite)."""

@@ -49,6 +49,7 @@ SAMPLES = "samples"  # for sample in value, each sample only given to np.asarray
 CALLED = "called"  # name(...) of a name holding a pipeline function: detail = why its call sites cannot take it, if so
 READ_BACK = "read back"  # a display of pipeline functions iterated, each one bound to a followed name; a key of it looking its value up
 SHARED_HELPER = "shared helper"  # the pipeline's graph calls a helper another pipeline's graph keeps: detail = its name
+KEPT_HELPER = "kept helper"  # ... a helper another module keeps in pipeline mode (library_helpers): detail = its name
 OTHER = "other"  # anything else: detail = the enclosing node's type
 
 #: The ``detail`` of an item of a list of pipelines that each create an ``EvalContext`` (a

@@ -342,6 +342,11 @@ def describe(use: uses.Use, reason: str = "") -> tuple[str, str]:
             f"does `{detail}`",
             f"give {subject} its own copy of `{detail}`",
         )
+    if context == uses.KEPT_HELPER:
+        return (
+            f"`{detail}()` builds part of the graph and stays pipeline-mode code: {reason}",
+            "migrate the modules that use it in one run, or give each side its own copy",
+        )
     because = f" ({reason})" if reason else ""
     if context in (uses.METHOD, uses.ATTRIBUTE, uses.SUBSCRIPT, uses.LEN):
         return _read(use, subject, because)

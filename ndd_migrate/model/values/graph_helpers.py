@@ -116,6 +116,39 @@ def shared_helpers(resolver: cst.MetadataDependent, model) -> list[tuple[str, di
     return shared
 
 
+def kept_library_helpers(resolver: cst.MetadataDependent, model) -> list[tuple[str, dict, str]]:
+    """The module's library helpers another module keeps in pipeline mode (``model.kept_helpers``,
+    ndd_migrate.model.features.library_helpers), each as its name, a call reaching it from the graph
+    of each pipeline here that runs it, and why it stays."""
+    if not model.kept_helpers:
+        return []
+    graph, _ = prepared(resolver, model)
+    found = []
+    for node, why in model.kept_helpers.items():
+        reaching: dict = {}
+        for call in graph.call_sites.get(node, ()):
+            for owner in graph.reached_by.get(_caller(graph, call), ()):
+                reaching.setdefault(owner, call)
+        if reaching:
+            found.append((node.name.value, reaching, why))
+    return found
+
+
+def imported_helper_calls(resolver: cst.MetadataDependent, model) -> list[tuple[cst.Call, set, set[str]]]:
+    """Each call of an imported name in graph code: the call, the pipelines whose graph runs it, and
+    the call's qualified names (ndd_migrate.model.features.library_helpers)."""
+    if not model.call_qualnames or not model.pipelines:
+        return []
+    graph, _ = prepared(resolver, model)
+    found = []
+    for function, owners, _ in graph.graph_functions():
+        for call in function.calls:
+            quals = model.call_qualnames.get(call)
+            if quals:
+                found.append((call, owners, quals))
+    return found
+
+
 def _caller(graph, call: cst.Call) -> cst.CSTNode:
     """The graph function (a pipeline body or a helper) ``call`` is written in."""
     return next(f.node for f in graph.functions.values() if call in f.calls)
