@@ -12,8 +12,8 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider, ScopeProvider
 
 from ndd_migrate.engine.catalog import rule_modules
-from ndd_migrate.engine.context import Context
-from ndd_migrate.engine.todos import add_todo_comments
+from ndd_migrate.engine.context import TODO_PREFIX, Context
+from ndd_migrate.engine.todos import add_todo_comments, has_todos, without_stale_todos
 from ndd_migrate.model import crossfile
 from ndd_migrate.model.types import ImportedPipeline, Problem
 from ndd_migrate.model.values import graph_helpers
@@ -335,6 +335,11 @@ class Dispatcher(cst.CSTTransformer):
             reason = reason or answer or ""
         return reason
 
+    def _owned_todo(self, text: str) -> bool:
+        """Would this run have written the TODO ``text`` (its rule selected for this file)?"""
+        code = text[len(TODO_PREFIX) :].split(" ", 1)[0]
+        return self.ctx.policy.is_enabled(code, self.ctx.path)
+
     def _todo_width(self) -> int | None:
         """The columns a TODO above the statement being left may take: the file's line length less
         the statement's indentation (each enclosing compound statement's own: a class indented by 8
@@ -371,9 +376,25 @@ class Dispatcher(cst.CSTTransformer):
         if _is_statement(node_type):
             self.ctx.walk.statements.pop()
             todos = self.ctx.walk.statement_todos.pop(original, None)
+            if (
+                self.ctx.todos
+                and isinstance(result, _STATEMENTS)
+                and has_todos(result)
+                and _rewritten(original, result)
+            ):
+                result = without_stale_todos(result, todos or [], self._owned_todo)
             if todos and isinstance(result, _STATEMENTS):
                 result = add_todo_comments(result, todos, self._todo_width())
         return result
+
+
+def _rewritten(original: cst.CSTNode, result: cst.CSTNode) -> bool:
+    """Did this run change the statement's code (its comments above aside)? Only there can a TODO of
+    an earlier run be stale: a statement left as it is keeps the TODOs a human still has to read,
+    and earlier runs' marks that the plan reads (ndd_migrate.plan)."""
+    if not original.leading_lines and not result.leading_lines:
+        return not original.deep_equals(result)
+    return not original.with_changes(leading_lines=()).deep_equals(result.with_changes(leading_lines=()))
 
 
 def _advice(problem: Problem, pipeline) -> str:

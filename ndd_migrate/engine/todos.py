@@ -1,5 +1,6 @@
 """``# TODO(ndd-migrate): ...`` comments above a statement: written once, wrapped at the line length,
-and read back (a wrapped one joined again) so that a second run never adds the same one.
+and read back (a wrapped one joined again) so that a second run never adds the same one, nor keeps
+one that no longer holds (:func:`without_stale_todos`).
 """
 
 from __future__ import annotations
@@ -66,3 +67,30 @@ def _todos(lines) -> list[str]:
         else:
             inside = False
     return found
+
+
+def without_stale_todos(stmt: cst.CSTNode, current: list[str], owned) -> cst.CSTNode:
+    """``stmt`` without the TODOs above it that this run no longer writes there: those of an
+    earlier run whose cause is gone (the pipeline now converts, the use was rewritten by hand).
+    Only the TODOs ``owned(text)`` says this run would have written (their rule is selected) go;
+    the comments and blank lines around them stay."""
+    lines = list(stmt.leading_lines)
+    if not has_todos(stmt):
+        return stmt
+    keep = {_one_line(text) for text in current}
+    out, dropping = [], False
+    for index, line in enumerate(lines):
+        comment = line.comment.value if line.comment else None
+        if comment is not None and comment.startswith(TODO_PREFIX):
+            text = _one_line(_todos(lines[index:])[0])
+            dropping = text not in keep and owned(text)
+        elif not (dropping and comment is not None and comment.startswith(TODO_CONTINUATION) and comment.strip("# ")):
+            dropping = False
+        if not dropping:
+            out.append(line)
+    return stmt if len(out) == len(lines) else stmt.with_changes(leading_lines=out)
+
+
+def has_todos(stmt: cst.CSTNode) -> bool:
+    """Is there a TODO of this tool above ``stmt``?"""
+    return any(line.comment is not None and line.comment.value.startswith(TODO_PREFIX) for line in stmt.leading_lines)
