@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 try:
@@ -231,22 +232,49 @@ def test_wrong_migration_is_caught(jpeg_dir, pipeline, expected):
 # Readers: shuffle, shards, epochs
 
 
-def test_shuffled_reader_without_seed_is_aligned(npy_dir):
-    report = verify_files(
-        case("numpy_pipes.py"),
-        case("numpy_ndd.py"),
-        "epoch_pipe",
-        args=[npy_dir],
-        epochs=2,
-        seed=77,
-    )
+def test_a_reader_seed_derived_as_dali_derives_it_keeps_the_order(npy_dir):
+    """The original's reader has no seed= (its pipeline's seed=11 decides); the migrated one has
+    the seed DALI derives for it: the same order, proven without giving either side a seed."""
+    report = verify_files(case("numpy_pipes.py"), case("numpy_ndd.py"), "epoch_pipe", args=[npy_dir], epochs=2)
     assert report.exit_code == 0, report.to_text()
     readers = report.pairs[0].readers
-    assert readers["original"][0]["explicit_seed"] is None
-    assert readers["migrated"][0]["explicit_seed"] is None
-    assert readers["original"][0]["used_seed"] == readers["migrated"][0]["used_seed"] == 77
+    assert readers["original"][0]["explicit_seed"] is None and readers["original"][0]["used_seed"] is None
+    assert readers["migrated"][0]["explicit_seed"] == 1163822806
     meta = readers["original_meta"][0]
     assert meta["epoch_size"] == 7 and meta["pad_last_batch"] == 0
+
+
+def test_a_changed_sample_order_is_different_unless_alignment_is_asked_for(npy_dir):
+    """Before, verify gave the original reader the migrated seed and said EQUAL: a migration that
+    changes the order a training run sees passed."""
+    pair = "epoch_pipe:epoch_pipe_reordered"
+    report = verify_files(case("numpy_pipes.py"), case("numpy_ndd.py"), pair, args=[npy_dir], epochs=2)
+    assert report.exit_code == 1, report.to_text()
+    assert "the sample order is compared as each gives it" in report.to_text()
+    aligned = verify_files(
+        case("numpy_pipes.py"), case("numpy_ndd.py"), pair, args=[npy_dir], epochs=2, align_order=True
+    )
+    assert aligned.exit_code == 0, aligned.to_text()
+    assert "--align-order: the original reader given the migrated seed=11; order not proven" in aligned.to_text()
+
+
+def test_the_same_samples_in_another_order_are_named_so(tmp_path):
+    data = tmp_path / "npy"
+    data.mkdir()
+    for i in range(6):  # two whole batches per epoch: both sides give the same samples
+        np.save(data / f"{i}.npy", np.full((2,), i, dtype=np.int32))
+    pair = "epoch_pipe:epoch_pipe_reordered"
+    report = verify_files(case("numpy_pipes.py"), case("numpy_ndd.py"), pair, args=[str(data)], epochs=2)
+    assert report.exit_code == 1
+    assert "output 0: the same samples in another order: the sample order differs from step 0" in report.to_text()
+
+
+def test_the_reader_of_an_unseeded_pipeline_is_aligned_and_said_so(npy_dir):
+    report = verify_files(
+        case("numpy_pipes.py"), case("numpy_ndd.py"), "unseeded_shuffle_pipe", args=[npy_dir], iterations=3
+    )
+    assert report.exit_code == 0, report.to_text()
+    assert "the original pipeline has no seed, so its reader shuffles in a new order in every run" in report.to_text()
 
 
 def test_epoch_boundary_with_pad_last_batch(npy_dir):
@@ -502,3 +530,16 @@ def test_dynamic_mode_error_shows_dalis_own_message(npy_dir):
     assert "asynchronous execution" not in err.message
     line = marker_line(path, 'out_of_bounds_policy="error"')
     assert err.location == f"{path}:{line}"
+
+
+def test_a_legacy_reader_is_named_as_the_dynamic_mode_one():
+    """`ops.COCOReader` was recorded as `coco_reader` and the migrated `readers.COCO` as
+    `readers.coco`: "different reader ops", a correct migration reported DIFFERENT."""
+    import nvidia.dali.ops as ops
+
+    from ndd_migrate.verify.readers import PipelineReaderSeeds
+
+    seeds = PipelineReaderSeeds([], 1)
+    for cls in (ops.COCOReader, ops.FileReader, ops.readers.COCO):
+        seeds._transform(cls, {"file_root": "/data"})
+    assert [r.op for r in seeds.records] == ["readers.coco", "readers.file", "readers.coco"]

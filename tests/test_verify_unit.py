@@ -539,3 +539,26 @@ def test_end_findings_name_the_side_and_the_step():
     assert late.startswith("the original ended at step 3") and "the migrated generator yielded" in late
     ((_, both),) = end_findings(2, 4)
     assert "the original ended at step 2 and the migrated generator at step 4" in both
+
+
+def test_args_given_as_a_mapping_is_refused_with_what_to_do():
+    """`verify_files(args={"data_dir": ...})` passed the key, "data_dir", as the first argument."""
+    from ndd_migrate.verify.api import make_settings
+
+    with pytest.raises(ValueError, match=r"give keyword arguments as kwargs="):
+        make_settings(args={"data_dir": "/data"})
+    assert make_settings(kwargs={"data_dir": "/data"}).kwargs == {"data_dir": "/data"}
+
+
+def test_render_prints_and_returns_the_report_as_text():
+    """`assert report.ok, report.render()` showed `None`."""
+    import io
+
+    from rich.console import Console
+
+    from ndd_migrate.verify.report import VerifyReport
+
+    report = VerifyReport()
+    printed = io.StringIO()
+    text = report.render(Console(file=printed, width=110, color_system=None))
+    assert isinstance(text, str) and text == report.to_text()

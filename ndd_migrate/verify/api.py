@@ -63,6 +63,7 @@ def make_settings(
     device: str = "auto",
     device_id: int = 0,
     align_random: bool = True,
+    align_order: bool = False,
     reader_seed: int | None = None,
     bench: bool | BenchConfig = False,
     capture: bool = False,
@@ -77,6 +78,8 @@ def make_settings(
     migrated side is run a second time captured and must give the same bytes as eagerly (a report
     section of its own), and ``bench`` times the captured variant.
     """
+    if isinstance(args, Mapping):  # `args={"data_dir": ...}` would pass the keys positionally
+        raise ValueError("args takes the positional arguments (a list); give keyword arguments as kwargs={...}")
     if bench is True:
         bench_config: BenchConfig | None = BenchConfig()
     elif bench is False or bench is None:
@@ -93,6 +96,7 @@ def make_settings(
         iterations=iterations,
         epochs=epochs,
         align_random=align_random,
+        align_order=align_order,
         reader_seed=reader_seed,
         bench=bench_config,
         capture=capture,

@@ -100,6 +100,7 @@ def verify_command(
     bench: bool = False,
     capture: bool = False,
     no_align: bool = False,
+    align_order: bool = False,
     exec_module: bool = False,
     timeout: float = 300.0,
     output_format: str = "text",
@@ -132,6 +133,7 @@ def verify_command(
             bench=bench,
             capture=capture,
             align_random=not no_align,
+            align_order=align_order,
             load_mode="module" if exec_module else "definitions",
             timeout=timeout,
         )
@@ -227,6 +229,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bench", action="store_true", help="also measure throughput of both sides")
     p.add_argument("--capture", action="store_true", help="also run the migrated side captured")
     p.add_argument("--no-align", action="store_true", help="do not align random states")
+    p.add_argument(
+        "--align-order",
+        action="store_true",
+        help="give readers without seed= the migrated reader's seed: prove values, not the sample order",
+    )
     p.add_argument("--exec-module", action="store_true", help="run the files' top-level code too")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per side")
     p.add_argument("--output-format", default="text", choices=OUTPUT_FORMATS)

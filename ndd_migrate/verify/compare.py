@@ -13,6 +13,8 @@ both values, or the two dtypes / shapes / layouts.
 
 from __future__ import annotations
 
+import collections
+import hashlib
 import math
 from dataclasses import asdict, dataclass, field
 
@@ -170,6 +172,8 @@ class Comparator:
         self.structure_findings: list[str] = []
         self.steps = 0
         self._seen: set[tuple[int, int]] = set()
+        # each output's samples on both sides, as digests: same samples in another order?
+        self._digests: dict[int, tuple[collections.Counter, collections.Counter]] = {}
 
     def _output(self, index: int) -> OutputComparison:
         if index not in self.outputs:
@@ -229,6 +233,11 @@ class Comparator:
                     f"original {o['layout'] or '(none)'!s}, migrated {m['layout'] or '(none)'!s}",
                 ),
             )
+        original_seen, migrated_seen = self._digests.setdefault(
+            cmp.index, (collections.Counter(), collections.Counter())
+        )
+        original_seen.update(map(_digest, os_))
+        migrated_seen.update(map(_digest, ms))
         for s, (a, b) in enumerate(zip(os_, ms)):
             cmp.samples_compared += 1
             cmp._shapes[0].add(tuple(a.shape))
@@ -271,3 +280,23 @@ class Comparator:
 
     def results(self) -> list[OutputComparison]:
         return [self.outputs[i] for i in sorted(self.outputs)]
+
+    def order_findings(self) -> list[str]:
+        """For each output whose values differ while both sides gave the same samples over the steps
+        compared, that the sample order is what differs, and where it first does."""
+        found = []
+        for index, cmp in sorted(self.outputs.items()):
+            failure = cmp.first_failure
+            seen = self._digests.get(index)
+            if failure is None or failure.reason != "values" or seen is None or seen[0] != seen[1]:
+                continue
+            found.append(
+                f"output {index}: the same samples in another order: the sample order differs from step "
+                f"{failure.iteration}, sample {failure.sample} on"
+            )
+        return found
+
+
+def _digest(sample: np.ndarray) -> bytes:
+    array = np.ascontiguousarray(sample)
+    return hashlib.blake2b(array.tobytes() + repr((array.shape, array.dtype.str)).encode(), digest_size=16).digest()

@@ -73,6 +73,9 @@ class Settings:
     iterations: int | None = None
     epochs: int | None = None
     align_random: bool = True
+    #: give a reader of a seeded pipeline without ``seed=`` the migrated reader's seed (values
+    #: proven, not the sample order); a reader of an unseeded pipeline is aligned in any case
+    align_order: bool = False
     reader_seed: int | None = None
     bench: BenchConfig | None = None
     capture: bool = False

@@ -67,7 +67,7 @@ def run_original(job: dict, result: dict, status: Status) -> None:
 
         states = job["states"] if settings.align_random else None
         with (
-            PipelineReaderSeeds(planned_seeds, default_seed) as seeds,
+            PipelineReaderSeeds(planned_seeds, default_seed, settings.align_order) as seeds,
             PipelineRandomFeeder(states) as feeder,
         ):
             status("defining the graph")
@@ -102,7 +102,7 @@ def run_original(job: dict, result: dict, status: Status) -> None:
             from ndd_migrate.verify.timing import measure, pipeline_stepper
 
             status("benchmark")
-            with PipelineReaderSeeds(planned_seeds, default_seed):
+            with PipelineReaderSeeds(planned_seeds, default_seed, settings.align_order):
                 pipe = make_pipeline()
                 stepper = pipeline_stepper(pipe)
             try:

@@ -25,10 +25,11 @@ On the ndd side ``Reader.next_epoch`` is also wrapped to count epochs — that i
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import asdict, dataclass
 
-from ndd_migrate.verify.patching import ConstructionHooks, Patches, fn_name, schema_of
+from ndd_migrate.verify.patching import ConstructionHooks, Patches, canonical_op, fn_name, schema_of
 
 
 @dataclass
@@ -36,11 +37,15 @@ class ReaderRecord:
     index: int
     op: str
     explicit_seed: int | None
-    used_seed: int
+    #: the seed the reader ran with; None: the one its pipeline derived (not known here)
+    used_seed: int | None
     name: str | None = None
     #: the arguments that decide which samples come in which order (READER_ARGS), as text, the
     #: schema's default when not given
     args: dict | None = None
+    #: why a pipeline reader without ``seed=`` was given the migrated reader's seed: ``"option"``
+    #: (``align_order``), ``"unseeded"`` (its pipeline has no seed: its order changes every run)
+    aligned: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -100,12 +105,18 @@ def _is_reader_schema(schema) -> bool:
 
 
 class PipelineReaderSeeds:
-    """Context manager for the pipeline side: seed readers that lack ``seed=``."""
+    """Context manager for the pipeline side: a reader without ``seed=`` keeps the seed its pipeline
+    derives for it, so that the sample order is compared as the original gives it; it gets the
+    migrated reader's seed (``planned``, else ``default``) only with ``align_order``, or when its
+    pipeline has no seed (DALI then picks one at random: the original has no order to keep)."""
 
-    def __init__(self, planned: list[int], default: int) -> None:
+    def __init__(self, planned: list[int], default: int, align_order: bool = False) -> None:
         self.planned = list(planned)
         self.default = default
+        self.align_order = align_order
         self.records: list[ReaderRecord] = []
+        self._pipeline = None  # the last `Pipeline` created: the one whose operators follow
+        self._patches = Patches()
 
     def _transform(self, op_cls: type, kwargs: dict) -> dict:
         schema = schema_of(op_cls)
@@ -113,29 +124,44 @@ class PipelineReaderSeeds:
             return kwargs
         index = len(self.records)
         explicit = _explicit(kwargs.get("seed"))
-        if explicit is not None:
-            used = explicit
-        else:
-            used = self.planned[index] if index < len(self.planned) else self.default
-            kwargs = {**kwargs, "seed": used}
+        used, aligned = explicit, None
+        if explicit is None:
+            seeded = _explicit(getattr(self._pipeline, "_seed", None)) is not None
+            if self.align_order or not seeded:
+                used = self.planned[index] if index < len(self.planned) else self.default
+                aligned = "option" if seeded else "unseeded"
+                kwargs = {**kwargs, "seed": used}
         self.records.append(
             ReaderRecord(
                 index,
-                fn_name(schema.Name()),
+                fn_name(canonical_op(schema.Name())),
                 explicit,
                 used,
                 kwargs.get("name"),
                 reader_args(schema, kwargs),
+                aligned,
             )
         )
         return kwargs
 
     def __enter__(self) -> PipelineReaderSeeds:
+        from nvidia.dali.pipeline import Pipeline
+
+        original_init = Pipeline.__init__
+        tracker = self
+
+        @functools.wraps(original_init)  # `pipeline_def` reads the signature
+        def pipeline_init(pipe, *args, **kwargs):
+            original_init(pipe, *args, **kwargs)
+            tracker._pipeline = pipe
+
+        self._patches.set(Pipeline, "__init__", pipeline_init)
         ConstructionHooks.add(self._transform)
         return self
 
     def __exit__(self, *exc) -> None:
         ConstructionHooks.remove(self._transform)
+        self._patches.undo()
 
 
 class NddReaders:
@@ -185,7 +211,7 @@ class NddReaders:
             tracker.records.append(
                 ReaderRecord(
                     len(tracker.records),
-                    fn_name(type(reader)._schema_name),
+                    fn_name(canonical_op(type(reader)._schema_name)),
                     explicit,
                     used,
                     kwargs.get("name") if "name" in kwargs else (args[1] if len(args) > 1 else None),
@@ -278,16 +304,40 @@ def seed_findings(pipeline: list[dict], ndd: list[dict]) -> list[tuple[str, str]
             )
         elif pe is not None and ne is not None and pe != ne:
             findings.append(("error", f"{where}: seed={pe} in the original, seed={ne} migrated"))
-        elif pe is None and ne is None:
-            findings.append(("info", f"{where}: no seed on either side; both given seed={n['used_seed']}"))
         elif pe is None:
-            findings.append(
-                (
-                    "info",
-                    f"{where}: the original derives its seed from the pipeline seed; aligned to the migrated seed={ne}",
-                )
-            )
+            findings.extend(_derived_seed_finding(where, p, n))
     return findings
+
+
+def _derived_seed_finding(where: str, original: dict, migrated: dict) -> list[tuple[str, str]]:
+    """What is said of an original reader without ``seed=`` (its seed derived from the pipeline's)."""
+    ne, aligned = migrated["explicit_seed"], original.get("aligned")
+    given = f"seed={migrated['used_seed']}"
+    if aligned == "unseeded":
+        return [
+            (
+                "info",
+                f"{where}: the original pipeline has no seed, so its reader shuffles in a new order in every "
+                f"run: there is no order to keep; both readers given {given} to compare the values",
+            )
+        ]
+    if aligned == "option":
+        return [("info", f"{where}: --align-order: the original reader given the migrated {given}; order not proven")]
+    if ne is None:
+        return [
+            (
+                "info",
+                f"{where}: the original's reader seed is derived from its pipeline seed, the migrated reader has "
+                "no seed=: the sample order is compared as each gives it",
+            )
+        ]
+    return [
+        (
+            "info",
+            f"{where}: the original's reader seed is derived from its pipeline seed, the migrated reader has "
+            f"seed={ne}: the sample order is compared as each gives it",
+        )
+    ]
 
 
 #: The reader metadata that defines the epoch contract (pipeline ``reader_meta()`` and ndd

@@ -157,12 +157,14 @@ class VerifyReport:
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, default=str)
 
-    def render(self, console: Any = None) -> None:
-        """Print the report with rich (tables, colours when the console supports them)."""
+    def render(self, console: Any = None) -> str:
+        """Print the report with rich (tables, colours when the console supports them), and return
+        it as plain text (:meth:`to_text`), so that ``assert report.ok, report.render()`` shows it."""
         from rich.console import Console
 
         console = console or Console()
         render(self, console)
+        return self.to_text()
 
     def to_text(self, width: int = 110) -> str:
         """The rich rendering as plain text (for exception messages and logs)."""

@@ -115,7 +115,7 @@ def _compare_outputs(report, workdir, tolerances, default_tolerance, lowered) ->
         comparator.add_step(k, o, m)
         os.remove(step_path(workdir, "original", k))
     report.outputs = comparator.results()
-    for msg in comparator.structure_findings:
+    for msg in comparator.structure_findings + comparator.order_findings():
         report.findings.append(Finding("error", msg))
     for o in report.outputs:
         if o.device[0] and o.device[0] != o.device[1] and not lowered:

@@ -20,19 +20,22 @@ def det_pipe(data_dir, *, batch_size=3, num_threads=1, device_id=0):
 def epoch_pipe(data_dir, pad=False, *, batch_size=3, num_threads=1, device_id=0, seed=11):
     ndd.set_num_threads(num_threads)
     ctx = ndd.EvalContext(device_id=device_id)
-    reader = ndd.readers.Numpy(file_root=data_dir, random_shuffle=True, pad_last_batch=pad)
+    reader = ndd.readers.Numpy(
+        file_root=data_dir,
+        random_shuffle=True,
+        pad_last_batch=pad,
+        seed=1163822806,  # dali_op_seed(11, 0): what DALI gives the first operator of a seed=11 pipeline
+    )
     while True:
         for (data,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):
             yield (data.gpu(),)
 
 
-def epoch_pipe_ignores_pad(
-    data_dir, pad=False, *, batch_size=3, num_threads=1, device_id=0, seed=11
-):
+def epoch_pipe_ignores_pad(data_dir, pad=False, *, batch_size=3, num_threads=1, device_id=0, seed=11):
     """Wrong on purpose: pad_last_batch was dropped in translation."""
     ndd.set_num_threads(num_threads)
     ctx = ndd.EvalContext(device_id=device_id)
-    reader = ndd.readers.Numpy(file_root=data_dir, random_shuffle=True)
+    reader = ndd.readers.Numpy(file_root=data_dir, random_shuffle=True, seed=1163822806)  # dali_op_seed(11, 0)
     while True:
         for (data,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):
             yield (data.gpu(),)
@@ -42,7 +45,12 @@ def shard_pipe(data_dir, *, batch_size=2, num_threads=1, device_id=0, seed=5):
     ndd.set_num_threads(num_threads)
     ctx = ndd.EvalContext(device_id=device_id)
     reader = ndd.readers.Numpy(
-        file_root=data_dir, shard_id=1, num_shards=2, random_shuffle=True, stick_to_shard=False
+        file_root=data_dir,
+        shard_id=1,
+        num_shards=2,
+        random_shuffle=True,
+        stick_to_shard=False,
+        seed=1580067329,  # dali_op_seed(5, 0)
     )
     while True:
         for (data,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):
@@ -109,3 +117,22 @@ def slice_error_gen(data_dir, *, batch_size=3, num_threads=1, device_id=0):
         for (data,) in reader.next_epoch(batch_size=batch_size):
             out = ndd.slice(data, start=[0, 0], shape=[10, 10], out_of_bounds_policy="error")
             yield (out,)  # the line above is where DALI's error comes from
+
+
+def epoch_pipe_reordered(data_dir, pad=False, *, batch_size=3, num_threads=1, device_id=0, seed=11):
+    """Changes the sample order: the reader shuffles with the pipeline's seed, not the one DALI derived."""
+    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(device_id=device_id)
+    reader = ndd.readers.Numpy(file_root=data_dir, random_shuffle=True, pad_last_batch=pad, seed=seed)
+    while True:
+        for (data,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            yield (data.gpu(),)
+
+
+def unseeded_shuffle_pipe(data_dir, *, batch_size=3, num_threads=1, device_id=0):
+    ndd.set_num_threads(num_threads)
+    ctx = ndd.EvalContext(device_id=device_id)
+    reader = ndd.readers.Numpy(file_root=data_dir, random_shuffle=True)
+    while True:
+        for (data,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):
+            yield (data,)

@@ -18,9 +18,7 @@ def epoch_pipe(data_dir, pad=False):
 
 @pipeline_def(batch_size=2, num_threads=1, device_id=0, seed=5)
 def shard_pipe(data_dir):
-    data = fn.readers.numpy(
-        file_root=data_dir, shard_id=1, num_shards=2, random_shuffle=True, stick_to_shard=False
-    )
+    data = fn.readers.numpy(file_root=data_dir, shard_id=1, num_shards=2, random_shuffle=True, stick_to_shard=False)
     return data
 
 
@@ -55,3 +53,9 @@ def jitter_pipe(data_dir):
 def run_error_pipe(data_dir):
     data = fn.readers.numpy(file_root=data_dir)
     return data, fn.reshape(data, shape=[100])  # fails in pipe.run(), not while defining
+
+
+@pipeline_def(batch_size=3, num_threads=1, device_id=0)
+def unseeded_shuffle_pipe(data_dir):
+    data = fn.readers.numpy(file_root=data_dir, random_shuffle=True)
+    return data
