@@ -153,7 +153,7 @@ def migrate(
     paths: list[Path] = typer.Argument(
         ..., help="Files and directories (searched recursively); `-` reads standard input."
     ),
-    diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing."),
+    diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing; exit 1 if there is one."),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if any file would change."),
     jobs: int | None = typer.Option(None, "--jobs", "-j", help="Parallel worker processes (default: CPU count)."),
     select: list[str] | None = typer.Option(None, "--select", help=SELECT_HELP),
@@ -209,13 +209,15 @@ def migrate(
         if write:
             _write(result, summary)
     print_summary(summary, err, wrote=write, quiet=quiet)
-    _migrate_exit(summary, check)
+    _migrate_exit(summary, check or diff)
 
 
-def _migrate_exit(summary, check: bool) -> None:
+def _migrate_exit(summary, changes_fail: bool) -> None:
+    """2: a file failed; 1: a place needs a human, or (``--check``, ``--diff``, as ruff's) a file
+    would change; else 0."""
     if summary.failed:
         raise typer.Exit(2)
-    if summary.manual or (check and summary.changed):
+    if summary.manual or (changes_fail and summary.changed):
         raise typer.Exit(1)
 
 
@@ -254,7 +256,7 @@ def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool) -
             "which `migrate -` does not write: `ndd-migrate migrate` on the file writes both",
             soft_wrap=True,
         )
-    _migrate_exit(summary, check)
+    _migrate_exit(summary, check or diff)
 
 
 def _print_diff(result) -> None:

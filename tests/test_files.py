@@ -145,12 +145,11 @@ def test_discover_returns_each_file_once(tmp_path):
     assert relative(found, tmp_path) == ["pkg/a.py"]
 
 
-def test_discover_missing_path_raises_with_the_path(tmp_path):
+def test_discover_returns_a_missing_path_for_its_read_to_fail(tmp_path):
+    """A missing path is that path's error when read, not the end of the run (ruff's E902)."""
     missing = tmp_path / "nope.py"
-    with pytest.raises(SourceError) as error:
-        discover([missing])
-    assert error.value.path == str(missing)
-    assert "no such file" in str(error.value)
+    (tmp_path / "a.py").write_text("x = 1\n")
+    assert discover([missing, tmp_path / "a.py"]) == [tmp_path / "a.py", missing]
 
 
 # --------------------------------------------------------------------------------------- prefilter

@@ -128,7 +128,7 @@ def test_the_printed_diff_is_the_change_migrate_writes(tmp_path, monkeypatch, cl
         (tmp_path / side / name).write_bytes(data)
     monkeypatch.chdir(tmp_path / "diffed")
     shown = cli("migrate", "--diff", name)
-    assert shown.exit_code == 0, shown.output
+    assert shown.exit_code == 1, shown.output  # there is a diff
     assert (tmp_path / "diffed" / name).read_bytes() == data  # --diff writes nothing
     monkeypatch.chdir(tmp_path / "written")
     assert cli("migrate", name).exit_code == 0

@@ -65,7 +65,7 @@ def test_crlf_encoding_cookie_bom_and_permissions_are_kept(tmp_path, cli):
 def test_diff_and_check_write_nothing(tmp_path, cli):
     f = write(tmp_path / "p.py", PIPELINE)
     diff = cli("migrate", "--diff", f)
-    assert diff.exit_code == 0
+    assert diff.exit_code == 1  # a diff: exit 1, as `ruff format --diff` (it was 0)
     assert (
         "-@pipeline_def(batch_size=2)" in diff.stdout
         and "+import nvidia.dali.experimental.dynamic as ndd" in diff.stdout
@@ -73,6 +73,8 @@ def test_diff_and_check_write_nothing(tmp_path, cli):
     check = cli("migrate", "--check", f)
     assert check.exit_code == 1
     assert f.read_text(encoding="utf-8") == PIPELINE
+    assert cli("migrate", f).exit_code == 0
+    assert cli("migrate", "--diff", f).exit_code == 0  # nothing left to show
 
 
 def test_bad_files_are_reported_and_left_untouched_while_others_go_on(tmp_path, cli):
@@ -90,8 +92,20 @@ def test_bad_files_are_reported_and_left_untouched_while_others_go_on(tmp_path, 
     assert "undecodable.py" in result.stderr
 
 
-def test_missing_path_is_a_usage_error(tmp_path, cli):
-    assert cli("migrate", tmp_path / "nope.py").exit_code == 2
+def test_a_missing_path_is_its_error_and_the_other_paths_still_run(tmp_path, cli):
+    """Before, a missing path stopped the run: the other files were not looked at, and `check`'s
+    json or sarif printed nothing (an empty report uploaded by `... > x.sarif || true`)."""
+    pipeline = tmp_path / "p.py"
+    pipeline.write_text(
+        "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2)\ndef p():\n"
+        "    return fn.random.uniform()\n",
+        encoding="utf-8",
+    )
+    migrated = cli("migrate", tmp_path / "nope.py", pipeline)
+    assert migrated.exit_code == 2 and "nope.py" in migrated.stderr and "No such file" in migrated.stderr
+    assert "ndd." in pipeline.read_text(encoding="utf-8")
+    checked = cli("check", "--output-format", "sarif", tmp_path / "nope.py", tmp_path)
+    assert checked.exit_code == 2 and '"results"' in checked.stdout and "nope.py" in checked.stdout
 
 
 def test_a_rule_that_crashes_leaves_the_file_untouched(tmp_path, cli, monkeypatch):

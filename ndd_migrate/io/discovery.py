@@ -59,8 +59,10 @@ def discover(
 
     ``respect_gitignore`` (a bool, or a function of the directory walked): leave out what the
     repository's ``.gitignore`` files ignore (:mod:`ndd_migrate.io.gitignore`) below a walked
-    directory; files named explicitly are taken all the same. Raises :class:`SourceError` for a path that does not exist or a directory
-    that cannot be listed: silently skipping it would leave code unmigrated without a word.
+    directory; files named explicitly are taken all the same. A path that does not exist is
+    returned as it is: reading it fails, which becomes that path's error while the other paths are
+    still checked, as ruff does. Raises :class:`SourceError` for a directory that cannot be listed:
+    silently skipping it would leave code unmigrated without a word.
     """
     base = os.path.abspath(root if root is not None else os.getcwd())
     globs = [PathGlob.compile(pattern, base) for pattern in exclude]
@@ -79,7 +81,8 @@ def discover(
     for given in paths:
         top = os.fspath(given)
         if not os.path.lexists(top):
-            raise SourceError(top, "no such file or directory")
+            found.append(Path(top))  # its read fails: that path's error, the others are still run
+            continue
         if force_exclude and (skipped_by_default(top) or excluded(top)):
             continue
         if os.path.isdir(top):
