@@ -112,6 +112,16 @@ def _discover(paths, conf, force_exclude):
         raise _usage_error(str(exc)) from None
 
 
+def _not_looked_at(paths, targets, summary, err) -> None:
+    """The warnings of :func:`~ndd_migrate.report.summary.print_not_looked_at`; ``err`` makes the
+    console (rich is imported only when there is something to say)."""
+    if targets and not any(result.generated for result in summary.results):
+        return
+    from ndd_migrate.report.summary import print_not_looked_at
+
+    print_not_looked_at(paths, targets, summary.results, err())
+
+
 def _is_stdin(paths) -> bool:
     """``-`` names standard input (alone: it cannot be mixed with files)."""
     given = [str(p) for p in paths or []]
@@ -200,6 +210,7 @@ def migrate(
         summary = runner.run(
             targets, policy, jobs, roots=paths, progress=advance, include_generated=project.include_generated
         )
+    _not_looked_at(paths, targets, summary, lambda: err)
     write = not (diff or check)
     _format(summary, conf)
     _support_modules(summary, diff=diff, write=write)
@@ -412,6 +423,7 @@ def check(
                 cache=None if no_cache or fix else _cache(project),
                 include_generated=project.include_generated,
             )
+        _not_looked_at(roots, targets, summary, lambda: _console(stderr=True))
         if fix:
             _format(summary, conf)
             _support_modules(summary, diff=False, write=True)

@@ -401,3 +401,21 @@ def test_clean_run_imports_no_rules():
     )
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=REPO)
+
+
+def test_sarif_names_a_file_outside_the_root_by_an_absolute_uri(validator, tmp_path):
+    """A file outside the current folder was `../x.py` against %SRCROOT%: a path above the root,
+    which code-scanning uploads cannot place."""
+    inside, outside = tmp_path / "proj", tmp_path / "other"
+    result = FileResult(path=str(outside / "x.py"), error=FileError(str(outside / "x.py"), "cannot read", None))
+    document = json.loads(render("sarif", [result], root=inside, rule_lookup=lookup))
+    assert not list(validator.iter_errors(document))
+    text = json.dumps(document)
+    assert (outside / "x.py").as_uri() in text and '"../' not in text
+
+
+def test_statistics_name_the_files_that_could_not_be_checked():
+    """`--statistics` said "1 file could not be checked" without naming it."""
+    broken = FileResult(path="/proj/broken.py", error=FileError("/proj/broken.py", "cannot parse: bad indent", 3))
+    text = render("concise", [broken], root=ROOT, statistics=True, rule_lookup=lookup)
+    assert "1 file could not be checked:\n  broken.py: cannot parse: bad indent\n" in text

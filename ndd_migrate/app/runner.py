@@ -135,7 +135,7 @@ def _prefiltered(paths: list[str], kept: _KeptBytes, include_generated: bool):
         kept.add(path, raw)
         readable.append(path)
         if not include_generated and files.is_generated(raw):
-            results.append(FileResult(path=path, skipped=True))
+            results.append(FileResult(path=path, skipped=True, generated=True))
         elif files.mentions_dali(raw):
             pending.append((len(results), path, raw))
             results.append(None)

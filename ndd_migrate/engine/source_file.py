@@ -5,6 +5,7 @@ module and split again. Never raises: every failure is the file's :class:`FileEr
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 
 from ndd_migrate.engine.stack import without_cycle_collection
@@ -51,7 +52,9 @@ def _restore_indentation(result: FileResult, path: str, text: str, spaced: str, 
         return
     restored = restore_indentation(spaced, result.new_source, indentation)
     try:
-        ok = restored is not None and compile(restored, path, "exec", dont_inherit=True) is not None
+        with warnings.catch_warnings():  # the code's own SyntaxWarnings are not ours to print
+            warnings.simplefilter("ignore", SyntaxWarning)
+            ok = restored is not None and compile(restored, path, "exec", dont_inherit=True) is not None
     except (SyntaxError, ValueError):
         ok = False
     if not ok:

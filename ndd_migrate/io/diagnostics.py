@@ -103,3 +103,4 @@ class FileResult:
     # graphs call (as imported) → does every pipeline calling it convert?
     helpers: dict[str, bool] = field(default_factory=dict)
     helper_calls: dict[str, bool] = field(default_factory=dict)
+    generated: bool = False  # skipped: marked @generated (and --include-generated not given)

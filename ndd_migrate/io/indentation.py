@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import tokenize
+import warnings
 from dataclasses import dataclass
 
 _TAB_SIZE = 8
@@ -91,7 +92,9 @@ def split_indentation(text: str) -> tuple[str, Indentation] | None:
     if culprit is None:
         return None
     try:  # only valid Python: spaces must not make an inconsistent file (a TabError) parse
-        compile(text, "<ndd-migrate>", "exec", dont_inherit=True)
+        with warnings.catch_warnings():  # the code's own SyntaxWarnings are not ours to print
+            warnings.simplefilter("ignore", SyntaxWarning)
+            compile(text, "<ndd-migrate>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return None
     original = {}

@@ -35,8 +35,8 @@ SRCROOT = "%SRCROOT%"
 def _artifact(path: str, opts: Options) -> dict:
     # The name's bytes, percent-encoded: a URI names the file even when its name is not UTF-8.
     shown = relative_path(path, opts.root)
-    if os.path.isabs(shown):
-        return {"uri": Path(shown).as_uri()}
+    if os.path.isabs(shown) or shown == os.pardir or shown.startswith(os.pardir + os.sep):
+        return {"uri": Path(os.path.abspath(path)).as_uri()}  # outside the root: an absolute URI
     return {"uri": quote(os.fsencode(posix_path(shown))), "uriBaseId": SRCROOT}
 
 

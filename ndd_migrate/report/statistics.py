@@ -12,7 +12,15 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ndd_migrate.io.diagnostics import FileResult
-from ndd_migrate.report._common import Options, file_errors, is_fixable, plural, remaining
+from ndd_migrate.report._common import (
+    Options,
+    file_errors,
+    indent_continuation,
+    is_fixable,
+    plural,
+    relative_path,
+    remaining,
+)
 
 
 @dataclass(frozen=True)
@@ -44,7 +52,8 @@ def render_text(results: list[FileResult], opts: Options) -> str:
             lines.append(f"{n:>{widths[0]}}  {code:<{widths[1]}}  {fixable:>{widths[2]}}  {name}")
     errors = file_errors(results, opts.root)
     if errors:
-        lines.append(f"{plural(len(errors), 'file')} could not be checked.")
+        lines.append(f"{plural(len(errors), 'file')} could not be checked:")
+        lines += [indent_continuation(f"  {relative_path(e.path, opts.root)}: {e.message}") for e in errors]
     return "".join(line + "\n" for line in lines)
 
 

@@ -125,3 +125,18 @@ def _draws_from_rng(summary: RunSummary) -> bool:
         "random.RNG(" in (result.new_source or "") and "random.RNG(" not in (result.old_source or "")
         for result in summary.changed
     )
+
+
+def print_not_looked_at(paths, targets, results, console) -> None:
+    """A warning, as ruff gives one, where a run would otherwise pass in silence what it did not
+    look at: no Python file under the paths given, a file named explicitly but marked @generated."""
+    if not targets:
+        console.print("warning: No Python files found under the given path(s)", highlight=False)
+    named = {os.path.normpath(os.fspath(p)) for p in paths}
+    for result in results:
+        if result.generated and os.path.normpath(result.path) in named:
+            console.print(
+                f"warning: {escape(result.path)}: marked @generated, not looked at (`--include-generated` includes it)",
+                highlight=False,
+                soft_wrap=True,
+            )

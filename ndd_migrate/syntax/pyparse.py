@@ -38,14 +38,17 @@ AST_LOCK = threading.RLock()
 
 
 def ast_parse(source: str, filename: str = "<unknown>", mode: str = "exec") -> ast.AST:
-    """``ast.parse``, under :data:`AST_LOCK`."""
-    with AST_LOCK:
+    """``ast.parse``, under :data:`AST_LOCK`; the ``SyntaxWarning``s of the user's code (``x is 'gpu'``,
+    an invalid escape) are not ours to print: they went into the output of a run."""
+    with AST_LOCK, warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
         return ast.parse(source, filename, mode)
 
 
 def compile_tree(tree: ast.AST, filename: str, mode: str = "exec", **options):
-    """``compile`` of an ``ast`` tree, under :data:`AST_LOCK`."""
-    with AST_LOCK:
+    """``compile`` of an ``ast`` tree, under :data:`AST_LOCK`, without the code's ``SyntaxWarning``s."""
+    with AST_LOCK, warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
         return compile(tree, filename, mode, **options)
 
 

@@ -127,12 +127,3 @@ def epoch_pipe_reordered(data_dir, pad=False, *, batch_size=3, num_threads=1, de
     while True:
         for (data,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):
             yield (data.gpu(),)
-
-
-def unseeded_shuffle_pipe(data_dir, *, batch_size=3, num_threads=1, device_id=0):
-    ndd.set_num_threads(num_threads)
-    ctx = ndd.EvalContext(device_id=device_id)
-    reader = ndd.readers.Numpy(file_root=data_dir, random_shuffle=True)
-    while True:
-        for (data,) in reader.next_epoch(batch_size=batch_size, ctx=ctx):
-            yield (data,)
