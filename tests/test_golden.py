@@ -56,3 +56,14 @@ def test_target_shape_page_example_is_engine_output():
     text = (FIXTURES.parent / "docs" / "target-shape.md").read_text(encoding="utf-8")
     before, after = re.findall(r"```python\n(.*?)```", text, re.DOTALL)[:2]
     assert migrate_text(before)[0] == after
+
+
+def test_each_consumer_side_by_side_is_engine_output():
+    """docs/target-shape.md, "Each consumer, side by side": every After is what `migrate` writes
+    (line length 88) for its Before, so the page cannot drift from the tool."""
+    text = (FIXTURES.parent / "docs" / "target-shape.md").read_text(encoding="utf-8")
+    section = text.split("## Each consumer, side by side", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+    assert len(blocks) >= 10 and len(blocks) % 2 == 0
+    for before, after in zip(blocks[::2], blocks[1::2]):
+        assert migrate_text(before, line_length=88)[0] == after
