@@ -60,4 +60,4 @@ def test_an_error_in_such_a_file_is_reported_with_its_name(tree):
     (tree / os.fsdecode(NAME)).write_text(SMALL_PIPELINE + "nonlocal q\n")
     result = _cli(tree, "migrate", ".")
     assert result.returncode == 2
-    assert f"error {SHOWN}:8: cannot parse" in (result.stdout + result.stderr).decode("utf-8")
+    assert f"{SHOWN}:8: error: cannot parse" in (result.stdout + result.stderr).decode("utf-8")

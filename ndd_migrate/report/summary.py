@@ -69,9 +69,9 @@ def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: 
     _print_behaviour(summary, console)
     if not quiet:
         _print_support(summary, console, wrote)
-    for result in summary.failed:
+    for result in summary.failed:  # as `check` writes a file's error: `path[:line]: error: message`
         console.print(
-            f"[red]error[/] {escape(printable(result.error.location()))}: {escape(result.error.message)}",
+            f"{escape(printable(result.error.location()))}: [red]error[/]: {escape(result.error.message)}",
             soft_wrap=True,
         )
     manual = summary.manual
