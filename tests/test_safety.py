@@ -444,7 +444,7 @@ def test_inconsistent_tabs_are_reported_at_their_line_and_normal_files_untouched
     path.write_text(bad)
     result = cli("migrate", path)
     assert result.exit_code == 2
-    assert "bad.py:12: cannot parse: inconsistent use of tabs and spaces" in result.output.replace("\n", "")
+    assert "bad.py:12: error: cannot parse: inconsistent use of tabs and spaces" in result.output.replace("\n", "")
     assert path.read_text() == bad
     assert split_indentation(PIPELINE) is None
     assert split_indentation("def f():\n\tx = 1\n\tif x:\n\t\ty = 2\n") is None  # libcst reads it
