@@ -487,10 +487,14 @@ def _format(summary, conf) -> None:
 
 def _cache(settings):
     """The results cache of ``check`` (never used by ``--fix``, which writes files): the
-    configured directory, else ``.ndd_migrate_cache`` in the project root."""
+    configured directory, else ``.ndd_migrate_cache`` in the project root — the directory of the
+    configuration, or without one the nearest above holding ``pyproject.toml``, ``setup.py``,
+    ``setup.cfg`` or ``.git`` (not wherever the command was started)."""
     from ndd_migrate.app.cache import DEFAULT_DIR, Cache
+    from ndd_migrate.model.importers import project_root
 
-    return Cache(settings.cache_dir or settings.root / DEFAULT_DIR)
+    root = settings.root if settings.path is not None else Path(project_root(str(settings.root)) or settings.root)
+    return Cache(settings.cache_dir or root / DEFAULT_DIR)
 
 
 def _fixed_stdin(result, raw: bytes, original) -> None:

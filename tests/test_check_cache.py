@@ -117,3 +117,13 @@ def test_an_edited_module_anywhere_in_the_package_is_another_tool():
         finally:
             os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
     assert cache._tool_fingerprint() == before
+
+
+def test_without_a_configuration_the_cache_goes_to_the_project_root(tmp_path):
+    """Run from a sub-folder of a project with no `[tool.ndd-migrate]` table, the cache landed in
+    that sub-folder (one cache per folder a command was started in)."""
+    (tmp_path / ".git").mkdir()
+    sub = tmp_path / "src" / "pkg"
+    write(sub / "a.py", LEFTOVER)
+    ndd("check", ".", cwd=sub)
+    assert (tmp_path / CACHE / "CACHEDIR.TAG").is_file() and not (sub / CACHE).exists()

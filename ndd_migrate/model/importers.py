@@ -238,13 +238,14 @@ def _by_project(converting: dict[str, list[str]]) -> dict[str, list[str]]:
     nothing bounds the search)."""
     out: dict[str, list[str]] = {}
     for path in converting:
-        root = _project_root(os.path.dirname(path))
+        root = project_root(os.path.dirname(path))
         if root is not None:
             out.setdefault(root, []).append(path)
     return out
 
 
-def _project_root(directory: str) -> str | None:
+def project_root(directory: str) -> str | None:
+    """The nearest directory at or above ``directory`` holding a :data:`PROJECT_MARKERS` entry."""
     current = directory
     while True:
         if any(os.path.exists(os.path.join(current, marker)) for marker in PROJECT_MARKERS):
