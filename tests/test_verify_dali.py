@@ -545,3 +545,10 @@ def test_a_legacy_reader_is_named_as_the_dynamic_mode_one():
     for cls in (ops.COCOReader, ops.FileReader, ops.readers.COCO):
         seeds._transform(cls, {"file_root": "/data"})
     assert [r.op for r in seeds.records] == ["readers.coco", "readers.file", "readers.coco"]
+
+
+def test_a_reader_that_does_not_shuffle_gets_no_word_about_seeds(npy_dir):
+    """Its order is the files' order, whatever the seed: "shuffles in a new order in every run" was
+    said of it."""
+    report = verify_files(case("numpy_pipes.py"), case("numpy_ndd.py"), "det_pipe", args=[npy_dir], iterations=2)
+    assert report.exit_code == 0 and "reader #0" not in report.to_text()

@@ -562,3 +562,34 @@ def test_render_prints_and_returns_the_report_as_text():
     printed = io.StringIO()
     text = report.render(Console(file=printed, width=110, color_system=None))
     assert isinstance(text, str) and text == report.to_text()
+
+
+def test_progress_is_told_each_phase_only_while_someone_listens(monkeypatch):
+    """A run of 10–20 s said nothing until its report; now the parent tells the phases it reads
+    from the workers' status files to whoever listens (the command line's spinner on a terminal)."""
+    from ndd_migrate.verify import progress
+
+    heard = []
+    progress.tell("original", "train_pipe", "build")  # nobody listens: nothing happens
+    with progress.reporting(lambda *told: heard.append(told)):
+        assert progress.wanted()
+        progress.tell("migrated", "train_pipe", "step 3")
+    assert not progress.wanted()
+    assert heard == [("migrated", "train_pipe", "step 3")]
+
+
+def test_the_command_shows_progress_on_a_terminal_only():
+    import io
+
+    from rich.console import Console
+
+    from ndd_migrate.verify import progress
+    from ndd_migrate.verify.command import _progress_shown
+
+    with _progress_shown(Console(file=io.StringIO())):  # a pipe
+        assert not progress.wanted()
+    terminal = Console(file=io.StringIO(), force_terminal=True)
+    with _progress_shown(terminal):
+        assert progress.wanted()
+        progress.tell("migrated", "train_pipe", "step 3")
+    assert not progress.wanted()

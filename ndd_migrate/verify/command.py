@@ -13,6 +13,7 @@ tested without typer.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -146,11 +147,32 @@ def verify_command(
 
     from ndd_migrate.verify.api import verify_base, verify_files
 
-    if base is not None:
-        report = verify_base(base, paths, pipeline, rtol=rtol, atol=atol, tolerance=per_output, **options)
-    else:
-        report = verify_files(paths[0], paths[1], pipeline, rtol=rtol, atol=atol, tolerance=per_output, **options)
+    with _progress_shown(err):
+        if base is not None:
+            report = verify_base(base, paths, pipeline, rtol=rtol, atol=atol, tolerance=per_output, **options)
+        else:
+            report = verify_files(paths[0], paths[1], pipeline, rtol=rtol, atol=atol, tolerance=per_output, **options)
     return _print_report(report, output_format, report_file, console, err)
+
+
+@contextlib.contextmanager
+def _progress_shown(err):
+    """On a terminal, a spinner saying which side of which pipeline is in which phase; in a pipe or
+    a log, nothing (:mod:`ndd_migrate.verify.progress`)."""
+    if not getattr(err, "is_terminal", False):
+        yield
+        return
+    from rich.markup import escape
+
+    from ndd_migrate.verify import progress
+
+    with err.status("verify: starting") as status:
+
+        def show(side: str, name: str, phase: str) -> None:
+            status.update(f"verify {escape(name)}: {side} side, {escape(phase)}")
+
+        with progress.reporting(show):
+            yield
 
 
 def _check_choices(

@@ -310,8 +310,15 @@ def seed_findings(pipeline: list[dict], ndd: list[dict]) -> list[tuple[str, str]
 
 
 def _derived_seed_finding(where: str, original: dict, migrated: dict) -> list[tuple[str, str]]:
-    """What is said of an original reader without ``seed=`` (its seed derived from the pipeline's)."""
+    """What is said of an original reader without ``seed=`` (its seed derived from the pipeline's);
+    nothing for a reader that does not shuffle, whose order no seed decides."""
     ne, aligned = migrated["explicit_seed"], original.get("aligned")
+    args = original.get("args") or {}
+    if not any(
+        str(args.get(name, "")).strip("'\"").lower() in ("true", "1")
+        for name in ("random_shuffle", "shuffle_after_epoch")
+    ):
+        return []
     given = f"seed={migrated['used_seed']}"
     if aligned == "unseeded":
         return [

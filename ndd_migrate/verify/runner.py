@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 
+from ndd_migrate.verify import progress
 from ndd_migrate.verify.model import Settings, SideSpec
 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -138,15 +139,13 @@ class SideProcess:
         """The worker's result dict (see :mod:`ndd_migrate.verify.worker`), synthesised for
         timeouts and crashes."""
         timed_out = False
-        remaining = self.settings.timeout - (time.monotonic() - self.started)
         try:
-            self.proc.wait(timeout=max(remaining, 0.01))
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(self.proc)
+            timed_out = not self._waited()
         except BaseException:  # Ctrl-C: the worker is in its own session, take it down too
             self.abort()
             raise
+        if timed_out:
+            _kill_group(self.proc)
         self._close()
         wall = time.monotonic() - self.started
         if not timed_out and os.path.exists(self.paths["result"]):
@@ -155,6 +154,20 @@ class SideProcess:
             result["wall_s"] = wall
             return result
         return self._failure(timed_out, wall)
+
+    def _waited(self) -> bool:
+        """Wait for the worker until its timeout, telling :mod:`~ndd_migrate.verify.progress` its
+        phase meanwhile: whether it ended in time."""
+        while True:
+            remaining = self.settings.timeout - (time.monotonic() - self.started)
+            step = min(remaining, 0.25) if progress.wanted() else remaining
+            try:
+                self.proc.wait(timeout=max(step, 0.01))
+                return True
+            except subprocess.TimeoutExpired:
+                if step >= remaining:
+                    return False
+                progress.tell(self.side, self.spec.function, _read(self.paths["status"]) or "starting")
 
     def _failure(self, timed_out: bool, wall: float) -> dict:
         spec = self.spec
