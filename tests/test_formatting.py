@@ -363,3 +363,18 @@ def test_a_layout_anew_that_would_be_longer_than_the_users_is_not_taken():
     """A sum nothing here splits, which the user indented less than a split would."""
     code = "def f():\n    while True:\n        out = g(a,\n          b + " + " + ".join(["name"] * 16) + ")\n"
     assert split_long_lines(cst.parse_module(code), code, "", 88) == code
+
+
+def test_the_users_code_is_held_to_the_files_own_longest_line():
+    """A file of 111-column lines: its dict, nested one level deeper by the generator's loop, now 94
+    columns, was laid out anew (each entry split over four lines), and a line of its own moved deeper
+    was wrapped in brackets."""
+    wide = "x = '" + "w" * 104 + "'"  # 111 columns
+    entry = "        'image/encoded': dali.tfrecord.FixedLenFeature((), dali.tfrecord.string, ''),"
+    original = f"{wide}\ndef f():\n    reader = make(features={{\n{entry}\n    }})\n    pad = 211025920 if device == 'mixed' else 0\n"
+    code = (
+        f"{wide}\ndef f():\n    while True:\n        reader = make(features={{\n    {entry}\n        }})\n"
+        "        pad = 211025920 if device == 'mixed' else 0\n"
+    )
+    assert max(len(line) for line in code.splitlines()[2:]) > 88
+    assert split_long_lines(cst.parse_module(code), code, original, 88) == code

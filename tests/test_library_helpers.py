@@ -20,16 +20,17 @@ AUGMENT = (
 )
 
 
-def program(name: str, consumer: str = "pipe.run()") -> str:
+def program(name: str, consumer: str = "pipe.run()", imports: str = "from pkg.augment import scaled") -> str:
+    call = "scaled" if imports.endswith("import scaled") else imports.rsplit(" ", 1)[1] + ".scaled"
     return (
         "import sys\n\nimport nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n"
-        "from pkg.augment import scaled\n\n\n"
+        f"{imports}\n\n\n"
         "class Holder:\n    def __init__(self, pipe):\n        self.pipe = pipe\n\n"
         "    def run(self):\n        return self.pipe.run()\n\n\n"
         "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
         f"def {name}(root):\n"
         "    data = fn.readers.numpy(file_root=root, file_filter='*.npy')\n"
-        "    out = scaled(data)\n"
+        f"    out = {call}(data)\n"
         "    return (out,)\n\n\n"
         f"pipe = {name}(sys.argv[1])\npipe.build()\n"
         "for step in range(3):\n"
@@ -119,3 +120,13 @@ def test_check_says_the_same_from_its_cache(project, cli):
     second = cli("check", ".")
     assert first.exit_code == second.exit_code == 1
     assert "val.py" in first.stdout and first.stdout == second.stdout
+
+
+@pytest.mark.parametrize("imports", ["import pkg.augment as aug", "from pkg import augment"])
+def test_the_helper_is_followed_under_any_import_spelling(project, cli, imports):
+    project(train=program("train", consumer="Holder(pipe).run()", imports=imports), val=program("val", imports=imports))
+    before = {name: runs(name) for name in ("train", "val")}
+    result = cli("migrate", ".")
+    assert result.exit_code == 1 and open("pkg/augment.py").read() == AUGMENT
+    assert "@pipeline_def" in open("val.py").read() and "val.py:" in result.stderr
+    assert {name: runs(name) for name in ("train", "val")} == before

@@ -9,9 +9,11 @@ layout), and an item still too long is split the same way, one level deeper. Not
 
 - a line the user wrote, found unchanged (indentation included) in the original text, is never
   touched, however long;
-- a statement already on several lines (the user's layout, or one split here, which a second
-  ``migrate`` finds so and leaves) is laid out anew only when the rewrite made one of its lines too
-  long (a call nested deeper by the generator's loop, an argument grown longer), it holds no comment
+- the user's code — a statement already on several lines (their layout, or one split here, which a
+  second ``migrate`` finds so and leaves), or a line of theirs the generator's loop nested deeper —
+  is held to the file's own longest line where that is longer than the line length (a file of
+  111-column lines keeps its 94-column ones); it is laid out anew only when the rewrite made one of
+  its lines longer than that (nested deeper, an argument grown longer), it holds no comment
   and no string over lines, joining it changes nothing Python reads, and the new layout's longest line
   is not longer than the old one's;
 - a statement with nothing to split (no brackets to open, a bare generator argument, which a
@@ -44,17 +46,24 @@ def split_long_lines(module: cst.Module, code: str, original: str, line_length: 
         return code
     # The file's own indentation unit (a tab in a tab-indented file), but for an odd mix of both.
     unit = module.default_indent if len(set(module.default_indent)) == 1 else "    "
-    return module.visit(_Splitter(module, original_lines, line_length, unit)).code
+    # The user's own code (laid out by them, or a line of theirs moved deeper) is held to what the
+    # file already allows: its longest line, when that is longer than the line length.
+    user_limit = max([line_length, *(len(line) for line in original_lines)])
+    return module.visit(_Splitter(module, original_lines, line_length, unit, user_limit)).code
 
 
 class _Splitter(cst.CSTTransformer):
     """Splits the long created lines of one module, knowing each statement's indentation."""
 
-    def __init__(self, module: cst.Module, original_lines: set[str], line_length: int, unit: str) -> None:
+    def __init__(
+        self, module: cst.Module, original_lines: set[str], line_length: int, unit: str, user_limit: int
+    ) -> None:
         super().__init__()
         self.module = module
         self.original_lines = original_lines
+        self.user_texts = {line.strip() for line in original_lines}
         self.line_length = line_length
+        self.user_limit = user_limit
         self.unit = unit
         self.indents = [""]
 
@@ -74,7 +83,9 @@ class _Splitter(cst.CSTTransformer):
         # (a continuation line is written relative to the block, as libcst keeps it: its indentation
         # is the block's plus its own)
         lines = [self.indents[-1] + line for line in code.split("\n")]
-        if all(len(line) <= self.line_length or line in self.original_lines for line in lines):
+        users = len(lines) > 1 or code.strip() in self.user_texts  # the user's layout, or line moved
+        limit = self.user_limit if users else self.line_length
+        if all(len(line) <= limit or line in self.original_lines for line in lines):
             return updated
         small = updated.body[0]
         field = "test" if isinstance(small, cst.Assert) else "value"
