@@ -15,6 +15,20 @@ from ndd_migrate.model.values import called_parameters
 from ndd_migrate.plan import uses
 from ndd_migrate.syntax import cstutil
 
+#: The example of a loop over a dict of pipeline functions (its TODO goes above the last line).
+_DICT_OF_PIPELINES = (
+    "from nvidia.dali import fn, pipeline_def\n\n\n"
+    "@pipeline_def(batch_size=2)\n"
+    "def small():\n"
+    "    return fn.random.uniform(shape=[2])\n\n\n"
+    "@pipeline_def(batch_size=2)\n"
+    "def large():\n"
+    "    return fn.random.uniform(shape=[4])\n\n\n"
+    "SHAPES = {small: 2, large: 4}\n"
+    "for make in SHAPES:\n"
+)
+
+
 RULE = Rule(
     code="NDD008",
     name="unfollowed-use",
@@ -164,29 +178,10 @@ RULE = Rule(
         ),
         Example(
             title="a pipeline function taken out of a dict of them and passed on",
-            before=(
-                "from nvidia.dali import fn, pipeline_def\n\n\n"
-                "@pipeline_def(batch_size=2)\n"
-                "def small():\n"
-                "    return fn.random.uniform(shape=[2])\n\n\n"
-                "@pipeline_def(batch_size=2)\n"
-                "def large():\n"
-                "    return fn.random.uniform(shape=[4])\n\n\n"
-                "SHAPES = {small: 2, large: 4}\n"
-                "for make in SHAPES:\n"
-                "    register(make)\n"
-            ),
+            before=_DICT_OF_PIPELINES + "    register(make)\n",
             after=(
-                "from nvidia.dali import fn, pipeline_def\n\n\n"
-                "@pipeline_def(batch_size=2)\n"
-                "def small():\n"
-                "    return fn.random.uniform(shape=[2])\n\n\n"
-                "@pipeline_def(batch_size=2)\n"
-                "def large():\n"
-                "    return fn.random.uniform(shape=[4])\n\n\n"
-                "SHAPES = {small: 2, large: 4}\n"
-                "for make in SHAPES:\n"
-                "    # TODO(ndd-migrate): NDD008 `small`, `large` stay in pipeline mode: `make` (one of "
+                _DICT_OF_PIPELINES
+                + "    # TODO(ndd-migrate): NDD008 `small`, `large` stay in pipeline mode: `make` (one of "
                 "`small`/`large` itself, not a pipeline made by it) is passed to `register()`, which the "
                 "migration does not follow; call the pipeline functions where the loop over them is, instead of "
                 "giving them to `register()` (the pipelines it would make are not followed), or migrate this "
