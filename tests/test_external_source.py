@@ -423,9 +423,10 @@ def test_an_iterator_over_a_source_that_ends_says_so():
         "def pipe():\n    data = fn.external_source(source=gen)\n    return data\n\n\n"
         "source = pipe()\nfor batch in DALIGenericIterator(source, ['data']):\n    print(batch)\n"
     )
-    human = [d for d in migrate_text(source)[1].diagnostics if d.needs_human]
-    assert [d.code for d in human] == ["NDD008"]  # one generator per epoch, but the loop is over the call
-    assert "the iterator is not bound to a plain name" in human[0].message
+    out, result = migrate_text(source)  # the loop is over the call: the support module's iterator
+    assert [d for d in result.diagnostics if d.needs_human] == []
+    assert "    return batches\n" in out and "from ndd_support import DALIGenericIterator\n" in out
+    assert out.endswith("source = pipe()\nfor batch in DALIGenericIterator(source, ['data']):\n    print(batch)\n")
     called = source.replace("source=gen", "source=lambda: [1]").replace(
         "for batch in DALIGenericIterator(source, ['data']):",
         "loader = DALIGenericIterator(source, ['data'])\nfor batch in loader:",
@@ -543,7 +544,8 @@ BESIDE_BLOCKED = {
     "a parameter given a list at a call": (
         ("extra = offsets if shift else None", "extra = offsets if shift else [[1]]"),
         "cannot tell from the code whether the source, `extra`, is iterable or callable (DALI decides at run time); "
-        "a parameter is known only when every call of `pipe` in this module passes a generator function (or None), "
+        "a parameter is known only when every call of `pipe` in this module passes a source of one kind the code "
+        "shows (a generator function, an iterable, a callable) or None, "
         "and a call passes `extra`; write the loop that draws from it by hand",
     ),
     "a parameter of a pipeline function used other than by calls": (
@@ -552,7 +554,8 @@ BESIDE_BLOCKED = {
             "    return pipe(root, shift=shift, extra=extra)\n\n\nmakers = [pipe]\n",
         ),
         "cannot tell from the code whether the source, `extra`, is iterable or callable (DALI decides at run time); "
-        "a parameter is known only when every call of `pipe` in this module passes a generator function (or None), "
+        "a parameter is known only when every call of `pipe` in this module passes a source of one kind the code "
+        "shows (a generator function, an iterable, a callable) or None, "
         "and `pipe` is used other than by a call; write the loop that draws from it by hand",
     ),
     "a condition that is not the parameters": (
@@ -679,3 +682,58 @@ def test_a_source_in_one_branch_and_a_reader_in_the_other_is_not_called_readerle
     said = [d.message for d in result.diagnostics if d.code == "NDD421"]
     assert said and not any("without a reader" in m for m in said)
     assert any("no reader among the statements of the function's body" in m for m in said)
+
+
+PARAMETER_SOURCE = """\
+import numpy as np
+from nvidia.dali import fn, pipeline_def
+
+
+class Batches(object):
+    def __iter__(self):
+        self.i = 0
+        return self
+
+    def __next__(self):
+        if self.i == 3:
+            raise StopIteration
+        self.i += 1
+        return [np.full(2, self.i, np.int32)] * 2
+
+
+def draw(info):
+    return [np.zeros(2, np.int32)] * 2
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def pipe(source):
+    data = fn.external_source(source=source)
+    return data
+
+
+{calls}
+"""
+
+
+@pytest.mark.parametrize(
+    "calls, drawn",
+    [
+        ("p = pipe(Batches())\np.build()\nprint(p.run())\n", "for data in source:"),
+        ("batches = Batches()\np = pipe(source=batches)\np.build()\nprint(p.run())\n", "for data in source:"),
+        ("p = pipe(lambda info: [np.ones(2, np.int32)] * 2)\np.build()\nprint(p.run())\n", "source(iteration)"),
+        ("p = pipe(draw)\nq = pipe(draw)\np.build()\nprint(p.run(), q.run())\n", "source(iteration)"),
+    ],
+)
+def test_a_parameter_source_has_the_kind_every_call_passes(calls, drawn):
+    """`source=` a parameter: what every call of the pipeline function passes decides how the loop
+    draws from it, an instance of an iterable class of the module, a name bound to one, a lambda, a
+    function; as for a source the function names itself."""
+    out, result = migrate_text(PARAMETER_SOURCE.format(calls=calls))
+    assert not _human(result), _human(result)
+    assert drawn in out, out
+
+
+def test_a_parameter_source_of_two_kinds_keeps_its_pipeline():
+    calls = "p = pipe(Batches())\nq = pipe(draw)\np.build()\nq.build()\nprint(p.run(), q.run())\n"
+    found = _human(migrate_text(PARAMETER_SOURCE.format(calls=calls))[1])
+    assert len(found) == 1 and "and a call passes `draw`" in found[0], found

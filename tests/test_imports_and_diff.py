@@ -226,3 +226,18 @@ def test_dali_imported_inside_a_function_stays_optional():
         "def run(root):\n    import nvidia.dali.experimental.dynamic as ndd\n    from nvidia.dali import types\n" in out
     )
     assert out.count("import nvidia.dali.experimental.dynamic as ndd") == 1
+
+
+def test_the_ndd_import_goes_where_the_removed_first_dali_import_was():
+    """The first DALI import goes, a later one stays (`LastBatchPolicy`, still read): the new import
+    takes the removed one's place among the DALI imports, not a place above the standard library's."""
+    text = (
+        "import sys\n\nfrom nvidia.dali import fn, pipeline_def\nfrom nvidia.dali.plugin.pytorch import LastBatchPolicy\n\n\n"
+        "@pipeline_def(batch_size=2)\ndef p():\n    return fn.random.uniform(range=[0, 1])\n\n\n"
+        "pipe = p()\npipe.build()\nprint(pipe.run(), LastBatchPolicy.FILL, sys.argv)\n"
+    )
+    out, _ = migrate_text(text)
+    assert out.startswith(
+        "import sys\n\nimport nvidia.dali.experimental.dynamic as ndd\n"
+        "from nvidia.dali.plugin.pytorch import LastBatchPolicy\n\n\ndef p("
+    ), out

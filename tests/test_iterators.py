@@ -745,25 +745,63 @@ def test_an_iterator_in_an_attribute_gives_the_batches_dali_gave(name, programs)
         assert (images_a == images_b).all() and (labels_a == labels_b).all()
 
 
-@pytest.mark.parametrize(
-    "method, why",
-    [
-        ("    def __len__(self):\n        return len(self.it)\n", "used in a `Arg`"),
-        ("    def __iter__(self):\n        return self.it\n", "used in a `Return`"),
-        ("    def first(self):\n        return next(self.it)\n", "used in a `Arg`"),
-        ("    def batches(self):\n        return iter(self.it)\n", "used in a `Arg`"),  # not `__iter__`: not one pass
-        ("    def size(self):\n        return self.it.size\n", "used in `.size`"),
-    ],
+OTHER_USES = (
+    "    def __len__(self):\n        return len(self.it)\n\n"
+    "    def __iter__(self):\n        return self.it\n\n"  # the DALI iterator itself, not one pass
+    "    def first(self):\n        return next(self.it)\n\n"
+    "    def batches(self):\n        return iter(self.it)\n\n"
+    "    def size(self):\n        return self.it.size\n"
 )
-def test_other_uses_of_an_iterator_in_an_attribute_keep_the_pipeline(method, why):
-    """`return self.it` from `__iter__` hands out the DALI iterator itself (no reset: without
-    `auto_reset` the next pass is empty), `len()`, `next()`: no counterpart on the epochs."""
+LOOP_WITH_LEN = (
+    "    for data in loader:\n"
+    '        SEEN.append((epoch, len(loader), loader.size(), data[0]["label"].flatten().tolist()))\n'
+    "    loader.it.reset()\n"
+)
+
+
+def test_other_uses_of_an_iterator_in_an_attribute_get_the_support_modules_iterator():
+    """`return self.it` from `__iter__`, `len()`, `next()`, `.size`: uses that a generator of epochs
+    cannot take keep DALI's interface: the iterator becomes the support module's class of the same
+    name over the migrated pipeline, every argument as written, and its uses stay as they are."""
     iterator = 'self.pipe, ["data", "label"], reader_name="Reader"'
-    text = IN_ATTRIBUTE.format(iterator=iterator, methods=method, loop="    pass\n")
+    text = IN_ATTRIBUTE.format(iterator=iterator, methods=OTHER_USES, loop=LOOP_WITH_LEN)
+    out, result = migrate_text(text)
+    assert not [d for d in result.diagnostics if d.needs_human], out
+    assert (
+        '        self.it = DALIGenericIterator(self.pipe, ["data", "label"], reader_name="Reader", '
+        "reader_meta=self.pipe_meta)\n" in out
+    )
+    assert "from ndd_support import DALIGenericIterator\n" in out and "pytorch" not in out
+    assert OTHER_USES in out and LOOP_WITH_LEN in out and result.support == ("DALIGenericIterator",)
+    assert migrate_text(out)[0] == out
+
+
+def test_an_attribute_the_support_modules_iterator_lacks_keeps_the_pipeline():
+    iterator = 'self.pipe, ["data", "label"], reader_name="Reader"'
+    method = "    def saved(self):\n        return self.it.checkpoints()\n"
+    text = IN_ATTRIBUTE.format(iterator=iterator, methods=OTHER_USES + "\n" + method, loop="    pass\n")
     out, result = migrate_text(text)
     found = [d for d in result.diagnostics if d.needs_human]
-    assert [d.code for d in found] == ["NDD008"] and why in found[0].hint and "`self.it`" in found[0].hint, found
+    assert [d.code for d in found] == ["NDD008"] and "`.checkpoints` of the iterator" in found[0].hint, found
     assert re.sub(r"(?m)^[ \t]*# TODO\(ndd-migrate\): .*\n", "", out) == text
+
+
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize("policy", ["FILL", "PARTIAL", "DROP"])
+def test_the_support_modules_iterator_in_an_attribute_gives_what_dali_gave(policy, programs):
+    """Whole program: `len()` and `.size` of the iterator each epoch, its batches through `__iter__`
+    returning it, `reset()` from outside the class: the same numbers and labels before and after."""
+    pytest.importorskip("torch")
+    from fixtures.datasets import make_jpeg
+
+    root = str(programs.dataset(make_jpeg))
+    iterator = f'self.pipe, ["data", "label"], reader_name="Reader", last_batch_policy=pytorch.LastBatchPolicy.{policy}'
+    original = IN_ATTRIBUTE.format(iterator=iterator, methods=OTHER_USES, loop=LOOP_WITH_LEN)
+    migrated, _ = migrate_text(original)
+    assert "DALIGenericIterator(self.pipe" in migrated and "TODO" not in migrated, migrated
+    expected, got = _seen_by_both(programs, original, migrated, root)
+    assert len(expected) > 6 and got == expected
 
 
 def test_code_written_into_a_tab_indented_file_is_indented_with_tabs():
@@ -942,39 +980,42 @@ def loader(root):
 """
 
 
-@pytest.mark.parametrize(
-    "callee, use, why",
-    [
-        ("", "len(it)", "`len()` of the iterator"),
-        ("", "it.size", "`.size` has no counterpart"),
-        ("", "next(it)", "`next()` of the iterator"),
-        (
-            "def epoch(loader):\n    for b in loader:\n        pass\n    loader.reset()\n",
-            "epoch(it)",
-            "`epoch`, which uses `.reset`",
-        ),
-        ("def count(loader):\n    return len(loader)\n", "count(it)", "`count`, which calls `len()`"),
-        (
-            "class Keep:\n    def __init__(self, loader):\n        self.loader = loader\n",
-            "Keep(it)",
-            "`Keep`, which keeps it",
-        ),
-        (
-            "class Keep:\n    def __init__(self, x, *, loader):\n        self.loader = loader\n",
-            "Keep(1, loader=it)",
-            "`Keep`, which keeps it",
-        ),
-    ],
-)
-def test_a_use_the_epoch_generator_cannot_take_keeps_the_pipeline(callee, use, why):
-    """Each use of the iterator is followed, into the module's own functions and classes: a use a
-    generator of one epoch cannot take keeps the pipeline, with the reason; no converted loader is
-    left with a TODO at a `len()` that would fail."""
+HANDED_ON = [
+    ("", "len(it)"),
+    ("", "it.size"),
+    ("", "next(it)"),
+    ("def epoch(loader):\n    for b in loader:\n        pass\n    loader.reset()\n", "epoch(it)"),
+    ("def count(loader):\n    return len(loader)\n", "count(it)"),
+    ("class Keep:\n    def __init__(self, loader):\n        self.loader = loader\n", "Keep(it)"),
+    ("class Keep:\n    def __init__(self, x, *, loader):\n        self.loader = loader\n", "Keep(1, loader=it)"),
+    ("", "it"),
+]
+
+
+@pytest.mark.parametrize("callee, use", HANDED_ON)
+def test_a_use_the_epoch_generator_cannot_take_gets_the_support_modules_iterator(callee, use):
+    """Each use of the iterator is followed, into the module's own functions and classes: where one
+    a generator of one epoch cannot take (`len()`, `.size`, `reset()` in a callee, kept for later,
+    returned), the import of DALI's iterator class moves to the support module, whose class of
+    the same name takes the migrated pipeline and its reader's metadata: the calls stay as written."""
     text = HANDED.format(callee=callee, use=use)
     out, result = migrate_text(text)
+    assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
+    assert 'it = DALIGenericIterator(pipe, ["label"], reader_name="Reader", reader_meta=pipe_meta)\n' in out
+    assert "from ndd_support import DALIGenericIterator\n" in out and "nvidia.dali.plugin" not in out
+    assert f"    return {use}\n" in out and (not callee or out.count(callee) == 1) and migrate_text(out)[0] == out
+
+
+@pytest.mark.parametrize(
+    "use, why", [("(it.checkpoints(), it._pipes)", "`.checkpoints`"), ("(it._pipes, it.checkpoints())", "`._pipes`")]
+)
+def test_the_reason_is_the_first_use_in_the_file(use, why):
+    """The iterator's uses are a set: the reason reported is the first in the text, so that a second
+    run writes the same TODO (not a second one beside it)."""
+    out, result = migrate_text(HANDED.format(callee="", use=use))
     found = [d for d in result.diagnostics if d.needs_human]
-    assert [d.code for d in found] == ["NDD008"] and why in found[0].message, [d.message for d in found]
-    assert re.sub(r"(?m)^[ \t]*# TODO\(ndd-migrate\): .*\n(^[ \t]*#   .*\n)*", "", out) == text
+    assert [d.code for d in found] == ["NDD008"] and why in found[0].message
+    assert migrate_text(out)[0] == out
 
 
 def test_an_iterator_handed_to_a_function_that_loops_over_it_once_is_one_epoch():
@@ -993,16 +1034,6 @@ def test_a_value_that_only_shares_the_iterators_name_is_left_alone():
     assert "return list(next(it))" in out and out.endswith(other)
 
 
-@pytest.mark.parametrize("use, why", [("(it.size, len(it))", "`.size`"), ("(len(it), it.size)", "`len()`")])
-def test_the_reason_is_the_first_use_in_the_file(use, why):
-    """The iterator's uses are a set: the reason reported is the first in the text, so that a second
-    run writes the same TODO (not a second one beside it)."""
-    out, result = migrate_text(HANDED.format(callee="", use=use))
-    found = [d for d in result.diagnostics if d.needs_human]
-    assert [d.code for d in found] == ["NDD008"] and why in found[0].message
-    assert migrate_text(out)[0] == out
-
-
 @pytest.mark.parametrize("size", ['size=pipe.epoch_size("Reader")', 'int(pipe.epoch_size("Reader") / 2)'])
 def test_a_size_read_from_the_pipeline_is_read_from_the_migrated_readers_metadata(size):
     """`size=` computed from `pipe.epoch_size()` (by keyword or by position): the size passed on is the
@@ -1013,3 +1044,76 @@ def test_a_size_read_from_the_pipeline_is_read_from_the_migrated_readers_metadat
     out, result = migrate_text(text)
     assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
     assert "epoch_size(" not in out.split("def loader")[1] and 'pipe_meta["epoch_size"]' in out
+
+
+# -- the support module's iterator, where the iterator's uses need DALI's interface ------------------
+
+LENGTHS = "SEEN.append((-1, len(loader), loader.size, loader.batch_size))\n"
+
+
+def _with_lengths(text: str) -> str:
+    """``text`` reading ``len()``, ``.size`` and ``.batch_size`` of its iterator before each epoch:
+    uses a generator of epochs cannot take, so the iterator becomes the support module's."""
+    return re.sub(r"(?m)^(for epoch in range\(\d\):\n)", r"\1    " + LENGTHS, text)
+
+
+def _plain(value):
+    """``value`` with numpy arrays as lists, to compare whole records."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value.tolist() if hasattr(value, "tolist") else value
+
+
+DROP_IN_CASES = {
+    **{f"reader_name {policy}{reader}": source(policy, reader, auto=policy != "DROP") for policy, reader in CASES},
+    **{
+        f"size {given} {size}{arguments}": sized_source(given, size, arguments, reader=", random_shuffle=True, seed=3")
+        for given, size, arguments in SIZED_CASES
+        if size == 21
+    },
+    **{
+        f"several {shape} {policy}{reader}": MANY.format(
+            reader=reader, pipes=SHAPES[shape][0], build=SHAPES[shape][1], given=SHAPES[shape][2], policy=policy
+        )
+        for shape, policy, reader in MANY_CASES
+        if reader != ", stick_to_shard=True"
+    },
+}
+
+
+@pytest.mark.parametrize("name", ["reader_name PARTIAL", "size pipes 21", "several names DROP"])
+def test_the_support_modules_iterator_takes_the_arguments_as_written(name):
+    out, result = migrate_text(_with_lengths(DROP_IN_CASES[name]))
+    assert not [d for d in result.diagnostics if d.needs_human], [d.message for d in result.diagnostics]
+    expected = {
+        "reader_name PARTIAL": (
+            'loader = DALIClassificationIterator(pipe, reader_name="Reader", '
+            "last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True, reader_meta=pipe_meta)"
+        ),
+        "size pipes 21": 'loader = DALIGenericIterator(pipes, ["data", "label"], size=21)',
+        "several names DROP": (
+            'loader = DALIGenericIterator([p0, p1], ["data", "label"], reader_name="Reader", '
+            "last_batch_policy=LastBatchPolicy.DROP, reader_meta=[p0_meta, p1_meta])"
+        ),
+    }[name]
+    assert expected in out and "    " + LENGTHS in out, out
+    assert "from nvidia.dali.plugin.pytorch import LastBatchPolicy\n" in out and migrate_text(out)[0] == out
+
+
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize("name", sorted(DROP_IN_CASES))
+def test_the_support_modules_iterator_gives_what_dalis_gave(name, programs):
+    """Whole programs: the batches of each epoch, and `len()`, `.size` and `.batch_size` of the
+    iterator before each, the same as DALI's iterator gave them (every last-batch policy, shards,
+    `stick_to_shard`, padding, `size=`, several pipelines)."""
+    pytest.importorskip("torch")
+    from fixtures.datasets import make_jpeg
+
+    root = str(programs.dataset(make_jpeg))
+    original = _with_lengths(DROP_IN_CASES[name])
+    migrated, _ = migrate_text(original)
+    assert "reader_meta" in migrated or "size=" in migrated, migrated
+    assert "TODO" not in migrated and "dali_iterator" not in migrated, migrated
+    expected, got = _seen_by_both(programs, original, migrated, root)
+    assert len(expected) >= 6 and _plain(got) == _plain(expected)

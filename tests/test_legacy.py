@@ -1555,3 +1555,37 @@ def test_a_base_classs_parameter_the_generator_never_reads_goes():
     )
     out, _ = migrate(source)
     assert "def Fed(batch):" in out and "batch_size = len(batch)" not in out
+
+
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        (
+            "\n        self,\n        batch_size,\n        num_threads,\n        device_id,\n        root,\n    ",
+            "def P(\n    batch_size,\n    num_threads,\n    device_id,\n    root,\n):\n",
+        ),
+        (
+            "\n        self, batch_size, num_threads, device_id, root\n    ",
+            "def P(\n    batch_size, num_threads, device_id, root\n):\n",
+        ),
+        (
+            "self,\n                 batch_size, num_threads, device_id, root",
+            "def P(batch_size, num_threads, device_id, root):\n",
+        ),
+        ("self, batch_size, num_threads, device_id, root", "def P(batch_size, num_threads, device_id, root):\n"),
+    ],
+)
+def test_the_parameters_keep_their_lines_without_self(params, expected):
+    """`__init__(self, ...)` laid out one parameter per line (the ResNet-50 example's lineage) becomes
+    a function whose parameters are laid out the same, not `def P(batch_size,` with the rest under it."""
+    text = (
+        "from nvidia.dali.pipeline import Pipeline\nimport nvidia.dali.ops as ops\n\n\n"
+        f"class P(Pipeline):\n    def __init__({params}):\n"
+        "        super().__init__(batch_size, num_threads, device_id)\n"
+        "        self.input = ops.readers.File(file_root=root)\n\n"
+        "    def define_graph(self):\n        jpegs, labels = self.input()\n        return [jpegs, labels]\n\n\n"
+        "pipe = P(2, 1, None, '/data')\npipe.build()\nprint(pipe.run())\n"
+    )
+    out, result = migrate_text(text)
+    assert not [d for d in result.diagnostics if d.needs_human], out
+    assert expected in out, out

@@ -48,6 +48,9 @@ class Imports:
     types_alias: str | None = None  # the module's own name for nvidia.dali.types (read by NDD421)
     types: bool = False  # `nvidia.dali.types` is needed under a name the module does not bind
     support: set[str] = field(default_factory=set)  # functions to import from the support module
+    # Names of DALI's iterator classes whose import moves to the support module (its drop-ins):
+    # the name the module binds → the support module's class.
+    moved_to_support: dict[str, str] = field(default_factory=dict)
     # Pipeline settings passed to imported pipelines another module converts (FileResult's).
     call_args: dict[str, set[str]] = field(default_factory=dict)
 

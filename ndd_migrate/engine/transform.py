@@ -283,7 +283,7 @@ def _pass(
         return result
     result.diagnostics = sorted(ctx.diagnostics, key=lambda d: (d.line, d.column, d.code))
     result.pipelines = crossfile.exports(ctx.model)
-    result.support = tuple(sorted(ctx.imports.support))
+    result.support = tuple(sorted(ctx.imports.support | set(ctx.imports.moved_to_support.values())))
     result.kept_imports = _kept_imports(ctx)
     result.imported_call_args = {name: tuple(sorted(args)) for name, args in sorted(ctx.imports.call_args.items())}
     result.helpers, result.helper_calls = _library_helpers(ctx)

@@ -43,6 +43,7 @@ from ndd_migrate.model.values import (
     output_arity,
     outputs,
     self_methods,
+    source_parameters,
 )
 from ndd_migrate.model.values.ndd_flow import record_binding
 from ndd_migrate.model.values.returns import read as read_returns
@@ -516,8 +517,11 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         """One external source that can play the reader's role becomes ``pipeline.source``; any other
         blocks the rewrite with the reason (NDD421)."""
 
-        def parameter(name: str, none_allowed: bool) -> str | None:
-            return external_source.passed_generator_functions(self, pipeline.node, name, none_allowed)
+        def parameter(name: str, none_allowed: bool) -> tuple[str, int | None] | str | None:
+            function = source_parameters.source_parameter(self, pipeline.node, name)
+            if function is None:
+                return None
+            return source_parameters.passed_source_kind(self, function, module, name, none_allowed)
 
         for call in pipeline.external_sources:
             where = external_source.place(pipeline.node, call, self.parents)

@@ -143,9 +143,13 @@ class Impl(RuleImpl):
         return self._rebuild(block, before, used, wanted)
 
     def _support_names(self) -> list[str]:
-        """The support module's functions the migrated code calls that the module does not bind
-        (a module migrated by an earlier version defines them, or imports them already)."""
-        return sorted(self.ctx.imports.support - self.ctx.model.names.module_level)
+        """What to import from the support module: the functions the migrated code calls that the
+        module does not bind (a module migrated by an earlier version defines them, or imports
+        them already), and the iterator classes standing in for DALI's (``X as Y`` under the
+        module's own name for DALI's)."""
+        moved = self.ctx.imports.moved_to_support
+        functions = self.ctx.imports.support - self.ctx.model.names.module_level
+        return sorted([*functions, *(cls if cls == bound else f"{cls} as {bound}" for bound, cls in moved.items())])
 
     def _support_import(self) -> str | None:
         """``from <support module> import ...`` for :meth:`_support_names`, or None."""
@@ -161,6 +165,10 @@ class Impl(RuleImpl):
         __future__`` imports when there are none); also the comments of removed imports that
         nothing follows, for the caller's footer."""
         body, carried, anchor, gap_lines = self._without_unused(statements, before, after)
+        if gap_lines and anchor is not None and anchor < len(body) and _import_key(body[anchor]) is not None:
+            # a DALI import kept below a removed first one heads the block in its place
+            body[anchor] = body[anchor].with_changes(leading_lines=[*gap_lines, *body[anchor].leading_lines])
+            gap_lines = []
         anchor, gap_lines = _insert_imports(body, new_imports, anchor, gap_lines)
         if gap_lines:  # nothing took the removed import's place: its lines go to what follows
             if anchor < len(body):
@@ -216,10 +224,12 @@ class Impl(RuleImpl):
         if targets is None:
             return stmt, False
         is_dali = any(t == names.DALI or t.startswith(names.DALI + ".") for _, t, _ in targets)
+        moved = self.ctx.imports.moved_to_support
         keep = [
             alias
             for alias, target, name in targets
             if not (_removable(imp, alias, target) and name in before and name not in after)
+            and not (target in iterators.TORCH_ITERATORS and name in moved)
         ]
         if len(keep) == len(targets):
             return stmt, is_dali

@@ -325,6 +325,7 @@ class Impl(RuleImpl):
             body = epoch_shape.body(prologue, loop, pipeline.generator.reader_name, pipeline.generator.batches_name)
         return cst.FunctionDef(
             name=updated.name,
+            whitespace_before_params=_before_params_without_self(init),
             params=init.params.with_changes(params=init.params.params[1:]),
             body=cst.IndentedBlock([*head, *body]),
             leading_lines=updated.leading_lines,
@@ -584,3 +585,17 @@ def _draws_from_pipeline_seed(pipeline: legacy.LegacyPipeline) -> bool:
 def _gives_dict(pipeline: legacy.LegacyPipeline) -> bool:
     """A TFRecord reader: its outputs are a dict by feature name in both modes."""
     return canonical_path(pipeline.op_calls[pipeline.reader_call].info.fn_path) == "readers.tfrecord"
+
+
+def _before_params_without_self(init: cst.FunctionDef):
+    """What stands between ``(`` and the first parameter once ``self`` goes: ``__init__``'s own when
+    it breaks the line there (``def __init__(\n    self,\n    a,``), else what followed ``self,``
+    when the parameters are laid out one per line, so that they stay so."""
+    if isinstance(init.whitespace_before_params, cst.ParenthesizedWhitespace):
+        return init.whitespace_before_params
+    params = init.params.params
+    after = params[0].comma.whitespace_after if params and isinstance(params[0].comma, cst.Comma) else None
+    broken = [p for p in params[1:-1] if isinstance(p.comma, cst.Comma) and "\n" in cstutil.code(p.comma)]
+    if isinstance(after, cst.ParenthesizedWhitespace) and broken:  # one per line: so they stay
+        return after
+    return cst.SimpleWhitespace("")  # `self,` alone on the first line: the rest joins the `def` line

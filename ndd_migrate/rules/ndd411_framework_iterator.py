@@ -11,7 +11,7 @@ from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model import constructs
-from ndd_migrate.model.features import handed_on, iterators
+from ndd_migrate.model.features import drop_in, handed_on, iterator_arguments, iterators
 from ndd_migrate.model.types import Kind
 from ndd_migrate.plan import uses
 from ndd_migrate.syntax import cstutil
@@ -19,20 +19,6 @@ from ndd_migrate.syntax import cstutil
 POLICIES = {"FILL": "fill", "PARTIAL": "partial", "DROP": "drop"}
 # The legacy `fill_last_batch` flag, as DALI maps it: it replaces `last_batch_policy` when given.
 FILL_LAST_BATCH = {"True": "fill", "False": "partial"}
-# Iterator arguments that change nothing in the batches of one pipeline with `reader_name`
-# (`last_batch_padded=False` is DALI's default; with `reader_name` the reader's metadata decides).
-IGNORED = {
-    "pipelines",
-    "reader_name",
-    "auto_reset",
-    "dynamic_shape",
-    "prepare_first_batch",
-    "output_map",
-    "last_batch_policy",
-    "fill_last_batch",
-    "last_batch_padded",
-    "size",
-}
 
 _BEFORE = (
     "from nvidia.dali import fn, pipeline_def\n"
@@ -64,6 +50,36 @@ _AFTER = (
     "for epoch in range(2):\n"
     "    for data in next(loader):\n"
     "        images = data[0]['data']\n"
+)
+
+_RETURNED = (
+    "from nvidia.dali import fn, pipeline_def\n"
+    "from nvidia.dali.plugin.pytorch import DALIClassificationIterator\n\n\n"
+    "@pipeline_def(batch_size=8)\n"
+    "def p(root):\n"
+    "    jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n"
+    "    return fn.decoders.image(jpegs), labels\n\n\n"
+    "def get_loader(root):\n"
+    "    pipe = p(root)\n"
+    "    pipe.build()\n"
+    "    loader = DALIClassificationIterator(pipe, reader_name='Reader', auto_reset=True)\n"
+    "    return loader, len(loader)\n"
+)
+
+_RETURNED_AFTER = (
+    "import nvidia.dali.experimental.dynamic as ndd\n\n"
+    "from ndd_support import DALIClassificationIterator\n\n\n"
+    "def p(root, *, batch_size=8):\n"
+    "    reader = ndd.readers.File(file_root=root, name='Reader', max_batch_size=batch_size)\n\n"
+    "    def batches():\n"
+    "        while True:\n"
+    "            for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+    "                yield ndd.decoders.image(jpegs).evaluate(), labels.evaluate()\n\n"
+    "    return reader.get_metadata(), batches()\n\n\n"
+    "def get_loader(root):\n"
+    "    pipe_meta, pipe = p(root)\n"
+    "    loader = DALIClassificationIterator(pipe, reader_name='Reader', auto_reset=True, reader_meta=pipe_meta)\n"
+    "    return loader, len(loader)\n"
 )
 
 _SUBCLASS = (
@@ -120,8 +136,13 @@ RULE = Rule(
         "`dali_iterator_source_epochs(pipe, output_map)`, one generator per epoch, as DALI drew each epoch "
         "from the same source iterator. An iterator kept in a `self` attribute set once in `__init__` "
         "(over a pipeline in a name or in such an attribute) is followed too: loops over it, `.reset()`, "
-        "and `__iter__()`/`iter()` looped over or returned by `__iter__` (each one epoch). Other iterators "
-        "with neither, other uses of the iterator (`len(loader)`) and `DALIRaggedIterator` are reported; "
+        "and `__iter__()`/`iter()` looped over or returned by `__iter__` (each one epoch). An iterator "
+        "used otherwise (returned, kept by a wrapper, `len(loader)`, `.size`, `next(loader)`, `reset()` in "
+        "a callee) keeps DALI's interface instead: its import moves to the support module, whose "
+        "`DALIGenericIterator` and `DALIClassificationIterator` take the same arguments over the migrated "
+        "pipeline (`reader_meta=pipe_meta` added with `reader_name`) and give the same batches, `len()`, "
+        "`size` and epochs; an attribute they lack (`checkpoints()`) keeps the pipeline. Other iterators "
+        "with neither `reader_name` nor `size=` and `DALIRaggedIterator` are reported; "
         "a pipeline given to the iterators of JAX, PaddlePaddle, MXNet or TensorFlow is kept in "
         "pipeline mode with one finding (dynamic mode converts batches for PyTorch only): also through "
         "TensorFlow's `DALIIterator` op (`op = dali_tf.DALIIterator(); op(pipeline=pipe, ...)`), and "
@@ -146,6 +167,11 @@ RULE = Rule(
             title="PARTIAL last batch, per-epoch loop",
             before=_BEFORE,
             after=_AFTER,
+        ),
+        Example(
+            title="an iterator returned with its length: the support module's iterator of the same name",
+            before=_RETURNED,
+            after=_RETURNED_AFTER,
         ),
         Example(
             title="a subclass of a DALI iterator: reported, its pipeline left as it is",
@@ -201,15 +227,17 @@ class Impl(RuleImpl):
         # found when their class is entered: a method may read the attribute above `__init__`).
         self.loader_reads: set = set()
         self.subclasses: dict[str, str] = {}  # classes deriving from a DALI iterator → that iterator
+        self._drop_ins: dict[cst.Call, bool] = {}  # iterator calls → replaced by the support module's class
 
     def visit_Module(self, node: cst.Module) -> None:
+        self._move_iterator_imports()
         for found in self.ctx.model.parents:
             if not isinstance(found, cst.Assign) or len(found.targets) != 1:
                 continue
             target = found.targets[0].target
             if not isinstance(target, cst.Name) or not isinstance(found.value, cst.Call):
                 continue
-            if self._rewritten(found.value) is None:
+            if self._rewritten(found.value) is None or self._drop_in(found.value):
                 continue
             scope = self.ctx.resolver.get_metadata(ScopeProvider, found, None)
             for assignment in scope.assignments[target.value] if scope is not None else ():
@@ -219,7 +247,13 @@ class Impl(RuleImpl):
     # -- a class deriving from a DALI iterator: reported at the class --------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         for found in self.ctx.model.attributes.stores.values():
-            if found.cls is node and isinstance(found.value, cst.Call) and self._rewritten(found.value) is not None:
+            value = found.value
+            if (
+                found.cls is node
+                and isinstance(value, cst.Call)
+                and self._rewritten(value)
+                and not self._drop_in(value)
+            ):
                 self.loader_reads.update(found.reads)
         base = iterators.iterator_base(node, self.dali_name, self.subclasses)
         if base is not None:
@@ -243,9 +277,11 @@ class Impl(RuleImpl):
         why = self._given_unfollowed(use, call, dali, short)
         if why:
             return why
-        why = self._unsupported(call, dali, getattr(use.pipeline, "restarts", False)) or self._loader_uses(call)
+        why = self._unsupported(call, dali, getattr(use.pipeline, "restarts", False))
         if why == _NO_SIZE and any(getattr(m, "source", None) is not None for m in use.members):
             why = _no_size_beside_source(use)
+        if not why and self._loader_uses(call):  # the drop-in keeps the iterator's interface
+            why = self._drop_in_blocker(call)
         if why:
             return f"`{short}(...)`: {why}"
         return self.ctx.applies(self.code, call) or None
@@ -317,7 +353,7 @@ class Impl(RuleImpl):
         return None
 
     def _where(self, access) -> tuple[int, int]:
-        position = self.ctx.positions(access.node)
+        position = self.ctx.positions(getattr(access, "node", access))
         return (position.start.line, position.start.column) if position is not None else (0, 0)
 
     # -- the pipeline call site: `pipe = p(...)` → `pipe_meta, pipe = p(...)` --------------------
@@ -362,6 +398,8 @@ class Impl(RuleImpl):
         if found is None:
             return updated
         dali, pipe, pipeline = found
+        if self._drop_in(original):
+            return self._with_drop_in(original, updated, dali, pipe)
         named = iterators.keyworded(original, dali)  # `size` and the rest may be given by position
         sized = cstutil.kwarg(named, "size")
         self.ctx.report(
@@ -375,25 +413,83 @@ class Impl(RuleImpl):
         if cstutil.kwarg(named, "reader_name") is None:  # `fn.restarts`: epochs end at `StopIteration`
             sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
             return cst.Call(self.ctx.support(support.SOURCE_EPOCHS), [cst.Arg(pipe, comma=sep), cst.Arg(output_map)])
-        items = iterators.listed(pipe)
-        helper = support.EPOCHS
-        if len(items) == 1 and self.ctx.converted_kind(items[0], Kind.PIPELINE) is not None:
-            streams, metas = items[0], iterators.meta_of(items[0])  # one pipeline
-        else:  # several: a list display of names, or a name bound to a list
-            helper = support.EPOCHS_MANY
-            if isinstance(pipe, cst.Name):
-                streams, metas = pipe, cst.Name(iterators.meta_name(pipe.value))
-            else:
-                streams = cst.List(_commas([cst.Element(i) for i in items]))
-                metas = cst.List(_commas([cst.Element(iterators.meta_of(i)) for i in items]))
+        streams, metas, several = self._metas(pipe)
         args = [streams, metas, output_map]
         if policy != "fill":
             args.append(cst.SimpleString(f'"{policy}"'))
         return cst.Call(
-            self.ctx.support(helper),
+            self.ctx.support(support.EPOCHS_MANY if several else support.EPOCHS),
             [cst.Arg(a, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]]
             + [cst.Arg(args[-1])],
         )
+
+    # -- the drop-in: an iterator whose uses a generator of epochs cannot take -------------------
+    def _drop_in(self, call: cst.Call) -> bool:
+        """Is the iterator ``call`` replaced by the support module's class of the same name (its
+        uses are the DALI iterator's: kept, returned, wrapped, ``len()``, ``.size``)?"""
+        if call not in self._drop_ins:
+            self._drop_ins[call] = self._loader_uses(call) is not None
+        return self._drop_ins[call]
+
+    def _drop_in_blocker(self, call: cst.Call) -> str | None:
+        """Why the support module's iterator cannot stand in for ``call``, or None."""
+        return drop_in.blocker(self.ctx.model, self._scope_of, call, self._where)
+
+    def _scope_of(self, node: cst.CSTNode):
+        return self.ctx.resolver.get_metadata(ScopeProvider, node, None)
+
+    def _move_iterator_imports(self) -> None:
+        """Where every call of an imported DALI iterator class converts, its import moves to the
+        support module (the calls stay as written); otherwise each drop-in call names the support
+        module's class under a name of its own."""
+        self._swapped: set[str] = set()
+        calls = [n for n in self.ctx.model.parents if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)]
+        by_name: dict[str, list[cst.Call]] = {}
+        for call in calls:
+            if self.dali_name(call.func) in iterators.TORCH_ITERATORS and drop_in.class_reads(
+                self._scope_of, call.func
+            ):
+                by_name.setdefault(call.func.value, []).append(call)
+        for name, found in by_name.items():
+            converted = [c for c in found if self._rewritten(c) is not None]
+            if converted and len(converted) == len(found) and any(self._drop_in(c) for c in converted):
+                self.ctx.imports.moved_to_support[name] = self.dali_name(found[0].func).rsplit(".", 1)[-1]
+                self._swapped.add(name)
+
+    def _with_drop_in(self, original: cst.Call, updated: cst.Call, dali: str, pipe) -> cst.Call:
+        """``DALIClassificationIterator(pipe, reader_name=..., ...)`` of the support module, each
+        argument as written, with ``reader_meta=`` the migrated readers' metadata."""
+        cls = dali.rsplit(".", 1)[-1]
+        self.ctx.report(
+            self.code,
+            original,
+            f"DALI iterator → `{cls}` of the support module, over the migrated pipeline",
+            fixed=True,
+        )
+        func = updated.func
+        if not (isinstance(original.func, cst.Name) and original.func.value in self._swapped):
+            taken = cls in self.ctx.model.names.module_level and cls not in self.ctx.imports.moved_to_support
+            bound = f"Ndd{cls}" if taken else cls  # DALI's class keeps its name for the calls that stay
+            self.ctx.imports.moved_to_support[bound] = cls
+            func = cst.Name(bound)
+        if cstutil.kwarg(iterators.keyworded(original, dali), "reader_name") is None:
+            return updated.with_changes(func=func)
+        _, metas, several = self._metas(pipe)
+        if isinstance(pipe, cst.List) and not several:  # `[pipe]`: a list of one
+            metas = cst.List([cst.Element(metas)])
+        return cstutil.add_kwarg(updated.with_changes(func=func), "reader_meta", metas)
+
+    def _metas(self, pipe: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression, bool]:
+        """``(streams, metadata, several)`` of the pipelines an iterator is given: one pipeline and
+        its ``pipe_meta``; a list display of names and a list of theirs; a name bound to a list and
+        its ``pipes_meta``."""
+        items = iterators.listed(pipe)
+        if len(items) == 1 and self.ctx.converted_kind(items[0], Kind.PIPELINE) is not None:
+            return items[0], iterators.meta_of(items[0]), False
+        if isinstance(pipe, cst.Name):
+            return pipe, cst.Name(iterators.meta_name(pipe.value)), True
+        streams = cst.List(_commas([cst.Element(i) for i in items]))
+        return streams, cst.List(_commas([cst.Element(iterators.meta_of(i)) for i in items])), True
 
     def _rewritten(self, call: cst.Call):
         """``(dali name, pipeline expression, pipeline)`` of a DALI iterator call this rule rewrites,
@@ -438,18 +534,18 @@ class Impl(RuleImpl):
             if not restarts:
                 return _NO_SIZE
             # DALI reads until `StopIteration`: it forces FILL and no padding, whatever is given.
-            return _unhandled_arguments(call, dali, given) or (
+            return iterator_arguments.unhandled(call, dali, given) or (
                 "no `output_map`" if _output_map(call, dali) is None else None
             )
         return (
-            _epoch_size_unsupported(call, given)
-            or _unhandled_arguments(call, dali, given)
+            iterator_arguments.epoch_size_unsupported(call, given)
+            or iterator_arguments.unhandled(call, dali, given)
             or (
                 "no `output_map`"
                 if iterators.TORCH_ITERATORS[dali] is None and _output_map(call, dali) is None
                 else None
             )
-            or _padding_unsupported(call, given)
+            or iterator_arguments.padding_unsupported(call, given)
             or self._policy_unsupported(call)
         )
 
@@ -524,41 +620,6 @@ def _no_size_beside_source(use) -> str:
         "of a pipeline whose every object is bound to a name used only by such iterators and `build()`"
         f"{f' (here {refused})' if refused else ''}: loop over the source per epoch by hand"
     )
-
-
-def _unhandled_arguments(call: cst.Call, dali: str, given: set[str]) -> str | None:
-    """The iterator's arguments the rewrite does not carry over, or None; by position it takes the
-    pipelines and, where the iterator has no fixed output map, the output map."""
-    positional = sum(a.keyword is None for a in call.args)
-    extra = given - IGNORED
-    if extra or positional > (1 if iterators.TORCH_ITERATORS[dali] else 2):
-        return f"arguments {sorted(extra) or 'given by position'} are not handled"
-    return None
-
-
-def _epoch_size_unsupported(call: cst.Call, given: set[str]) -> str | None:
-    """Why the epoch size (``size=``, or ``reader_name`` alone) cannot be used, or None."""
-    if "reader_name" not in given:
-        value = cstutil.literal_value(cstutil.kwarg(call, "size").value)
-        if isinstance(value, (int, float)) and value <= 0:
-            return "`size` is not a number of samples"
-    elif "size" in given:
-        return "`size` next to `reader_name` (DALI refuses it)"
-    return None
-
-
-def _padding_unsupported(call: cst.Call, given: set[str]) -> str | None:
-    """Why ``last_batch_padded`` cannot be carried over, or None."""
-    padded = cstutil.kwarg(call, "last_batch_padded")
-    if (
-        padded is not None
-        and "size" in given
-        and not (_is_name(padded.value, "True") or _is_name(padded.value, "False"))
-    ):
-        return "`last_batch_padded` is not `True` or `False`"
-    if padded is not None and "size" not in given and not _is_name(padded.value, "False"):
-        return "`last_batch_padded` other than `False` next to `reader_name` (DALI refuses it)"
-    return None
 
 
 def _is_statement_call(parents: dict, attribute: cst.Attribute) -> bool:

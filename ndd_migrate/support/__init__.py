@@ -30,6 +30,8 @@ EPOCHS = "dali_iterator_epochs"
 EPOCHS_MANY = "dali_iterator_epochs_many"
 SIZED_EPOCHS = "dali_iterator_sized_epochs"
 SOURCE_EPOCHS = "dali_iterator_source_epochs"
+#: DALI's PyTorch iterators over migrated pipelines, by the name of the DALI class each replaces.
+ITERATORS = ("DALIGenericIterator", "DALIClassificationIterator")
 TEMPLATE = Path(__file__).parent / "template" / FILE_NAME  # the module as written, less its header
 _DIGEST = "# ndd-migrate-sha256: "
 _HEADER = (
@@ -70,8 +72,8 @@ def _import_name(path: str) -> str:
 
 
 def names() -> frozenset[str]:
-    """The functions the support module defines."""
-    return frozenset(_defined(TEMPLATE.read_text(encoding="utf-8")))
+    """The functions and classes the support module offers (its private helpers left out)."""
+    return frozenset(n for n in _defined(TEMPLATE.read_text(encoding="utf-8")) if not n.startswith("_"))
 
 
 def text() -> str:

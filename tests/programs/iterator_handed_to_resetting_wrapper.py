@@ -1,9 +1,9 @@
-# expect: blocked NDD008
+# expect: converted
 # data: jpeg
 """The DALI iterator is handed to a wrapper class of the module that keeps it, iterates it once per
 epoch in `__iter__` and calls `reset()` on it at the end: one epoch's generator has no `reset()`,
-and is empty the second time, so the pipeline stays. A plain loader of the same name elsewhere is
-not the iterator."""
+and is empty the second time, so the iterator becomes the support module's, which has DALI's
+interface. A plain loader of the same name elsewhere is not the iterator."""
 
 import sys
 
@@ -14,7 +14,7 @@ from nvidia.dali.plugin.pytorch import DALIClassificationIterator
 @pipeline_def(batch_size=4, num_threads=1, device_id=None)
 def train(root):
     jpegs, labels = fn.readers.file(file_root=root, name="Reader")
-    return jpegs, labels
+    return fn.resize(fn.decoders.image(jpegs), resize_x=8, resize_y=8), labels
 
 
 class EpochWrapper:

@@ -1,6 +1,7 @@
-# expect: blocked NDD008
+# expect: converted
 # data: jpeg
-"""A wrapper class keeps the DALI iterator in an attribute and indexes what `next()` gives."""
+"""A wrapper class keeps the DALI iterator in an attribute and indexes what `next()` gives: the
+support module's iterator takes its place."""
 
 import sys
 

@@ -16,12 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import ClassScope
 
-from ndd_migrate.model.values.called_parameters import bound_argument, exported
 from ndd_migrate.syntax import cstutil
 from ndd_migrate.syntax.cstutil import SkipsTrivia
-from ndd_migrate.syntax.scopes import references
 
 ITERABLE = "iterable"  # iterated once (or once per epoch with `cycle`)
 GENERATOR = "generator function"  # called once per epoch, then iterated
@@ -124,7 +121,7 @@ def build_time_condition(test: cst.BaseExpression, fn_node: cst.FunctionDef) -> 
     """Is ``test`` made only of parameters of ``fn_node`` that its body never assigns, literals,
     ``and``/``or``/``not`` and comparisons? Evaluated once per batch, it then gives what it gave
     when the pipeline was built."""
-    params = _param_names(fn_node)
+    params = param_names(fn_node)
 
     def ok(node: cst.CSTNode) -> bool:
         if isinstance(node, cst.Name):
@@ -150,14 +147,14 @@ def build_time_condition(test: cst.BaseExpression, fn_node: cst.FunctionDef) -> 
     return ok(test)
 
 
-def _named_params(fn_node: cst.FunctionDef) -> list[cst.Param]:
+def named_params(fn_node: cst.FunctionDef) -> list[cst.Param]:
     """The parameters a call can pass by name or position (not ``*args``/``**kwargs``)."""
     params = fn_node.params
     return [*params.posonly_params, *params.params, *params.kwonly_params]
 
 
-def _param_names(fn_node: cst.FunctionDef) -> set[str]:
-    return {p.name.value for p in _named_params(fn_node)}
+def param_names(fn_node: cst.FunctionDef) -> set[str]:
+    return {p.name.value for p in named_params(fn_node)}
 
 
 def source_expr(call: cst.Call) -> cst.BaseExpression | None:
@@ -174,13 +171,14 @@ def analyse(
     call: cst.Call,
     where: tuple[int, cst.SimpleStatementLine, bool] | str | None,
     has_reader: bool,
-    parameter: Callable[[str, bool], str | None] | None = None,
+    parameter: Callable[[str, bool], tuple[str, int | None] | str | None] | None = None,
 ) -> SourceSpec | str:
     """The spec of ``call`` in pipeline function ``fn_node``, or why it cannot be migrated.
 
-    ``where``: what :func:`place` says. ``parameter(name, none_allowed)``: None when every call of
-    the pipeline function passes a generator function (or None, when ``none_allowed``) at its
-    parameter ``name``, else why not (a source that is a parameter is known only so)."""
+    ``where``: what :func:`place` says. ``parameter(name, none_allowed)``: when ``name`` is a
+    parameter of the pipeline function (or of the factory whose body builds the graph), the kind of
+    source every call passes there (:func:`passed_source_kind`), else why it is not known; None
+    for a name that is no such parameter."""
     if where is None:
         return NOT_A_STATEMENT
     if isinstance(where, str):
@@ -276,23 +274,19 @@ def _source_kind(
     fn_node: cst.FunctionDef,
     module: cst.Module,
     index: int,
-    parameter: Callable[[str, bool], str | None] | None,
+    parameter: Callable[[str, bool], tuple[str, int | None] | str | None] | None,
 ) -> tuple[str, int | None] | str:
     """``(kind, positional parameters of a callable)`` of the source (:func:`classify`; a parameter
-    of the pipeline function when ``parameter`` says every call passes a generator function), or
-    why it is not known."""
+    of the pipeline function as ``parameter`` says every call passes it), or why it is not known."""
     source = draw.source
     kind, params = classify(source, fn_node, module, index)
     why = None
-    if (
-        kind is None
-        and isinstance(source, cst.Name)
-        and source.value in _param_names(fn_node)
-        and parameter is not None
-    ):
-        why = parameter(source.value, draw.cycle)
-        if why is None:
-            kind = GENERATOR  # every call passes a generator function (or None, which DALI refuses with `cycle=`)
+    if kind is None and isinstance(source, cst.Name) and parameter is not None:
+        found = parameter(source.value, draw.cycle)  # every call passes a source of one kind (or None)
+        if isinstance(found, str):
+            why = found
+        elif found is not None:
+            kind, params = found
     if kind is None:
         code = cst.Module([]).code_for_node(source)
         what = f"the source, `{code}`," if len(code) <= 40 and "\n" not in code else "the `source=`"
@@ -338,7 +332,7 @@ def _flag(call: cst.Call, name: str, fn_node: cst.FunctionDef, index: int):
         return None
     value = cstutil.literal_value(arg.value)
     if value is cstutil.NOT_LITERAL and isinstance(arg.value, cst.Name):
-        if arg.value.value not in _param_names(fn_node):
+        if arg.value.value not in param_names(fn_node):
             found = [b for stmt in list(fn_node.body.body)[:index] for b in _bindings(stmt, arg.value.value)]
             if len(found) == 1 and isinstance(found[0], cst.BaseExpression):
                 value = cstutil.literal_value(found[0])
@@ -394,14 +388,14 @@ def classify(
 ) -> tuple[str | None, int | None]:
     """``(kind, positional parameters of a callable)``, or ``(None, None)`` when unknown."""
     if isinstance(source, cst.Lambda):
-        return CALLABLE, _positional(source.params)
+        return CALLABLE, positional(source.params)
     if isinstance(source, (cst.List, cst.Tuple, cst.GeneratorExp, cst.ListComp)):
         return ITERABLE, None
     if isinstance(source, cst.Call) and isinstance(source.func, cst.Name):
         if source.func.value in ("iter", "range", "zip", "enumerate"):
             return ITERABLE, None
         found = _definition(source.func.value, fn_node, module, index)
-        if isinstance(found, cst.FunctionDef) and _is_generator(found):
+        if isinstance(found, cst.FunctionDef) and is_generator(found):
             return ITERABLE, None  # a generator object
         if isinstance(found, cst.ClassDef):
             return _class_kind(found)
@@ -410,9 +404,9 @@ def classify(
         return None, None
     found = _definition(source.value, fn_node, module, index)
     if isinstance(found, cst.FunctionDef):
-        if _is_generator(found):
+        if is_generator(found):
             return GENERATOR, None
-        return CALLABLE, _positional(found.params)
+        return CALLABLE, positional(found.params)
     if isinstance(found, cst.BaseExpression):  # an assigned value: a lambda, an instance, a list...
         return classify(found, fn_node, module, index) if not isinstance(found, cst.Name) else (None, None)
     return None, None
@@ -425,7 +419,7 @@ def _generator_object(source: cst.BaseExpression, fn_node: cst.FunctionDef, modu
         return True
     if isinstance(source, cst.Call) and isinstance(source.func, cst.Name):
         found = _definition(source.func.value, fn_node, module, index)
-        return isinstance(found, cst.FunctionDef) and _is_generator(found)
+        return isinstance(found, cst.FunctionDef) and is_generator(found)
     if isinstance(source, cst.Name):
         found = _definition(source.value, fn_node, module, index)
         return isinstance(found, (cst.GeneratorExp, cst.Call)) and _generator_object(found, fn_node, module, index)
@@ -447,14 +441,14 @@ def _class_kind(cls: cst.ClassDef) -> tuple[str | None, int | None]:
     if any(_class_level_binding(s, ("__iter__", "__call__", "__getitem__")) for s in cls.body.body):
         return None, None  # `__iter__ = ...` at class level
     call = methods.get("__call__")
-    if call is not None and _is_generator(call):
+    if call is not None and is_generator(call):
         return GENERATOR, None
     if "__iter__" in methods:
         return ITERABLE, None
     if "__getitem__" in methods:
         return None, None  # iterable through `__getitem__` (0, 1, ... until IndexError)
     if call is not None:
-        return CALLABLE, _positional(call.params) - 1
+        return CALLABLE, positional(call.params) - 1
     return None, None
 
 
@@ -465,7 +459,7 @@ def _class_level_binding(stmt: cst.CSTNode, names: tuple[str, ...]) -> bool:
 def _definition(name: str, fn_node: cst.FunctionDef, module: cst.Module, index: int):
     """The one binding of ``name``: in the pipeline function's body before ``index``, else at module
     level. A ``def``/``class`` node or an assigned expression; None when absent or bound twice."""
-    if name in _param_names(fn_node):
+    if name in param_names(fn_node):
         return None  # a parameter: anything may arrive
     for body in (list(fn_node.body.body)[:index], list(module.body)):
         found = [b for stmt in body for b in _bindings(stmt, name)]
@@ -474,6 +468,13 @@ def _definition(name: str, fn_node: cst.FunctionDef, module: cst.Module, index: 
         if found:
             return None
     return None
+
+
+def assigned_in(fn_node: cst.FunctionDef, name: str) -> bool:
+    """Is ``name`` bound anywhere in the body of ``fn_node``?"""
+    finder = _BindingFinder(name)
+    fn_node.body.visit(finder)
+    return bool(finder.count)
 
 
 def _bindings(stmt: cst.CSTNode, name: str) -> list:
@@ -538,13 +539,13 @@ def _walk(node: cst.CSTNode):
         yield from _walk(child)
 
 
-def _positional(params: cst.Parameters) -> int:
+def positional(params: cst.Parameters) -> int:
     if params.star_arg is not None and isinstance(params.star_arg, cst.Param):
         return -1
     return len(params.posonly_params) + len(params.params)  # DALI counts them all, defaults included
 
 
-def _is_generator(node: cst.FunctionDef) -> bool:
+def is_generator(node: cst.FunctionDef) -> bool:
     """A ``yield`` in the function's own body (not in a nested function or lambda)."""
 
     def visit(n: cst.CSTNode) -> bool:
@@ -555,87 +556,3 @@ def _is_generator(node: cst.FunctionDef) -> bool:
         return any(visit(c) for c in n.children)
 
     return visit(node)
-
-
-def passed_generator_functions(analyzer, fn_node: cst.FunctionDef, name: str, none_allowed: bool) -> str | None:
-    """None when the parameter ``name`` of the pipeline function ``fn_node`` holds a generator
-    function at every call (or None, when ``none_allowed``): the function's name is used only by
-    calls of this module (not listed in ``__all__``), none with ``*``/``**``, each passing (or
-    leaving to its default) a name bound once, where the call sees it, to a ``def`` with a
-    ``yield`` (not decorated), to None, or to ``a if condition else b`` of such values; the
-    parameter is never assigned in the function. Otherwise why not, in words."""
-    pipe = fn_node.name.value
-    lead = (
-        f"a parameter is known only when every call of `{pipe}` in this module passes a generator function"
-        f"{' (or None)' if none_allowed else ''}"
-    )
-    param = next(p for p in _named_params(fn_node) if p.name.value == name)
-    finder = _BindingFinder(name)
-    fn_node.body.visit(finder)
-    if finder.count:
-        return f"{lead}, and `{name}` is assigned in `{pipe}`"
-    scope = analyzer.scope_of(fn_node)
-    if scope is None or len(scope.assignments[pipe]) != 1:
-        return f"{lead}, and `{pipe}` is bound more than once"
-    if exported(scope, analyzer.parents, pipe) is not None:
-        return f"{lead}, and `{pipe}` may be called by other modules (`__all__`)"
-    calls = []
-    for access in references(scope, pipe):
-        call = analyzer.parents.get(access.node)
-        if not (isinstance(call, cst.Call) and call.func is access.node):
-            return f"{lead}, and `{pipe}` is used other than by a call"
-        calls.append(call)
-    if not calls:
-        return f"{lead}, and `{pipe}` is not called in this module"
-    code = cst.Module([]).code_for_node
-    for call in calls:
-        if any(arg.star for arg in call.args):
-            return f"{lead}, and a call passes `*args` or `**kwargs`"
-        arg = bound_argument(call, fn_node, param)
-        value = arg.value if arg is not None else param.default
-        if value is None:
-            return f"{lead}, and a call does not pass `{name}`"
-        if not _generator_function(analyzer, value, none_allowed, set()):
-            shown = code(value)
-            shown = f"`{shown}`" if len(shown) <= 40 and "\n" not in shown else "another value"
-            return f"{lead}, and a call passes {shown}"
-    return None
-
-
-def _generator_function(analyzer, value: cst.BaseExpression, none_allowed: bool, seen: set) -> bool:
-    """Is ``value`` (where it is written) a generator function for sure (or None, when allowed)?"""
-    if isinstance(value, cst.IfExp):
-        return all(_generator_function(analyzer, v, none_allowed, seen) for v in (value.body, value.orelse))
-    if not isinstance(value, cst.Name):
-        return False
-    if value.value == "None":
-        return none_allowed
-    if id(value) in seen:
-        return False
-    seen.add(id(value))
-    scope = start = analyzer.scope_of(value)
-    # as Python looks a name up: the enclosing class bodies are not searched
-    while scope is not None and (
-        not scope.assignments[value.value] or (scope is not start and isinstance(scope, ClassScope))
-    ):
-        if scope.parent is scope:
-            return False
-        scope = scope.parent
-    if scope is None:
-        return False
-    bindings = list(scope.assignments[value.value])
-    if len(bindings) != 1:
-        return False
-    node = bindings[0].node
-    if isinstance(node, cst.FunctionDef):
-        return not node.decorators and node.asynchronous is None and _is_generator(node)
-    target = analyzer.parents.get(node)
-    assign = analyzer.parents.get(target)
-    if (
-        isinstance(target, cst.AssignTarget)
-        and target.target is node
-        and isinstance(assign, cst.Assign)
-        and len(assign.targets) == 1
-    ):
-        return _generator_function(analyzer, assign.value, none_allowed, seen)
-    return False

@@ -8,11 +8,15 @@ that ndd-migrate migrated import them from here, so each is written once, in one
 * ``dali_iterator_epochs`` and its variants: the epochs a ``DALIGenericIterator`` (or
   ``DALIClassificationIterator``) cut from its pipeline's stream of batches, the same
   batches per epoch under every ``last_batch_policy``, shard and padding setting.
+* ``DALIGenericIterator`` and ``DALIClassificationIterator``: DALI's PyTorch iterators
+  over migrated pipelines, for code that keeps an iterator, wraps it or derives from it
+  (``len()``, ``size``, ``reset()``, ``auto_reset`` mean what they meant).
 
 Only the standard library is imported (a batch's ``.torch()`` needs PyTorch, as the
 DALI iterator did): the program runs without ndd-migrate installed.
 """
 
+import logging
 import math
 
 __all__ = [
@@ -21,6 +25,8 @@ __all__ = [
     "dali_iterator_epochs_many",
     "dali_iterator_sized_epochs",
     "dali_iterator_source_epochs",
+    "DALIGenericIterator",
+    "DALIClassificationIterator",
 ]
 
 
@@ -191,3 +197,321 @@ def dali_iterator_source_epochs(epochs, output_map):
             [{name: out.torch() for name, out in zip(output_map, batch)}]
             for batch in epochs()
         )
+
+
+class DALIGenericIterator:
+    """DALI's PyTorch ``DALIGenericIterator`` over migrated pipelines: the same
+    arguments, batches (``[{name: torch tensor}]``, one dict per pipeline), epochs,
+    ``len()``, ``size``, ``reset()`` and ``auto_reset``. Ported from DALI 2.4's
+    ``plugin/base_iterator.py`` and ``plugin/pytorch``, without checkpoints.
+
+    A pipeline is what a migrated pipeline function gives: an iterator of batches
+    (one tuple of ``ndd.Batch`` per ``next()``), or a function giving one epoch's
+    iterator per call (a pipeline whose external source ends each epoch). With
+    ``reader_name``, ``reader_meta`` is its reader's ``get_metadata()`` (a list: one
+    per pipeline). The first batch is computed when the iterator is made, as DALI's
+    ``prepare_first_batch`` did; its size is the iterator's ``batch_size``."""
+
+    def __init__(
+        self,
+        pipelines,
+        output_map,
+        size=-1,
+        reader_name=None,
+        auto_reset=False,
+        fill_last_batch=None,
+        dynamic_shape=False,
+        last_batch_padded=False,
+        last_batch_policy="FILL",
+        prepare_first_batch=True,
+        *,
+        reader_meta=None,
+    ):
+        assert len(set(output_map)) == len(output_map), "output_map names must differ"
+        self.output_map = list(output_map)
+        if not isinstance(pipelines, (list, tuple)):  # a tuple: `zip(*...)` of several
+            pipelines = [pipelines]
+        self._pipes = [_Stream(pipe) for pipe in pipelines]
+        self._num_gpus = len(pipelines)
+        self.batch_size = self._pipes[0].first().batch_size
+        self._size = int(size)
+        if auto_reset in (False, None, "no"):
+            self._auto_reset = "no"
+        elif auto_reset in (True, "yes"):
+            self._auto_reset = "yes"
+        else:
+            raise ValueError(f"Unsupported value for `auto_reset` {auto_reset}")
+        if fill_last_batch is not None:  # DALI's older flag wins over the policy
+            last_batch_policy = "FILL" if fill_last_batch else "PARTIAL"
+        self._last_batch_policy = _policy_name(last_batch_policy)
+        self._last_batch_padded = last_batch_padded
+        assert self._size != 0, "Size cannot be 0"
+        assert self._size > 0 or len(pipelines) == 1 or reader_name, (
+            "Negative size is supported only for a single pipeline"
+        )
+        assert not reader_name or self._size < 0, "with reader_name, size is not set"
+        assert not reader_name or not last_batch_padded, (
+            "with reader_name, last_batch_padded is not set"
+        )
+        if self._size < 0 and not reader_name:
+            self._last_batch_policy, self._last_batch_padded = "FILL", False
+        self._counter = 0
+        self._reader_name = reader_name
+        if reader_name:
+            several = isinstance(reader_meta, (list, tuple))
+            metas = list(reader_meta) if several else [reader_meta]
+            self._from_reader(metas)
+        self._ever_consumed = False
+        self._first_batch = None
+        if prepare_first_batch:
+            try:
+                self._first_batch = self.__next__()
+            except StopIteration:
+                raise RuntimeError(
+                    "It seems that there is no data in the pipeline."
+                ) from None
+            self._ever_consumed = False
+
+    def _from_reader(self, metas):
+        """The epoch's size and each shard's, from the readers' metadata."""
+        first = metas[0]
+        for key in (
+            "epoch_size",
+            "number_of_shards",
+            "pad_last_batch",
+            "stick_to_shard",
+        ):
+            assert all(meta[key] == first[key] for meta in metas), (
+                f"the readers of the pipelines differ in {key}"
+            )
+        self._size_no_pad = first["epoch_size"]
+        self._shards_num = first["number_of_shards"]
+        self._last_batch_padded = first["pad_last_batch"]
+        self._is_stick_to_shard = first["stick_to_shard"]
+        self._shards_id = [meta["shard_id"] for meta in metas]
+        if self._last_batch_policy == "DROP":
+            self._size = self._size_no_pad // self._shards_num
+        elif self._last_batch_padded:
+            self._size = first["epoch_size_padded"] // self._shards_num
+        else:
+            shard = math.ceil(self._size_no_pad / self._shards_num)
+            self._size = math.ceil(shard / self.batch_size) * self.batch_size
+        self._counter_per_gpu = [0] * self._shards_num
+        self._shard_sizes_per_gpu = [
+            (i + 1) * self._size_no_pad // self._shards_num
+            - i * self._size_no_pad // self._shards_num
+            for i in range(self._shards_num)
+        ]
+        self._shard_sizes_per_gpu_initial = list(self._shard_sizes_per_gpu)
+
+    def _get_outputs(self):
+        if self._size > 0 and self._counter >= self._size:
+            self._end_iteration()
+        try:
+            outputs = [pipe.next() for pipe in self._pipes]
+        except StopIteration:  # the external source ended the epoch
+            if self._size < 0 and self._auto_reset == "yes":
+                self.reset()
+            raise
+        if self._reader_name or self._size != -1:
+            for batch in outputs:
+                assert all(out.batch_size == self.batch_size for out in batch), (
+                    "Variable batch size is not supported by the iterator when "
+                    "reader_name is provided or iterator size is set explicitly"
+                )
+        return outputs
+
+    def _end_iteration(self):
+        if self._auto_reset == "yes":
+            self.reset()
+        raise StopIteration
+
+    def _advance_and_check_drop_last(self, dry_run=False, end_iteration=True):
+        """Counts one more batch; with DROP, whether it runs past a shard's end."""
+        counter = self._counter
+        should_end = False
+        if self._reader_name:
+            counter += self.batch_size
+            if self._last_batch_policy == "DROP":
+                should_end = any(
+                    c + counter > s
+                    for c, s in zip(self._counter_per_gpu, self._shard_sizes_per_gpu)
+                )
+        else:
+            counter += self._num_gpus * self.batch_size
+            if self._last_batch_policy == "DROP":
+                should_end = counter > self._size
+        if not dry_run:
+            self._counter = counter
+            if should_end and end_iteration:
+                self._end_iteration()
+        return should_end
+
+    def __next__(self):
+        self._ever_consumed = True
+        if self._first_batch is not None:
+            batch, self._first_batch = self._first_batch, None
+            return batch
+        outputs = self._get_outputs()
+        data = [
+            {name: out.torch() for name, out in zip(self.output_map, batch)}
+            for batch in outputs
+        ]
+        self._advance_and_check_drop_last()
+        if self._reader_name:
+            if self._last_batch_policy == "PARTIAL":  # cut at each shard's end
+                initial = self._shard_sizes_per_gpu_initial
+                left = [
+                    self.batch_size - (self._counter - initial[shard])
+                    for shard in self._shards_id
+                ]
+                if any(keep < self.batch_size for keep in left):
+                    return [
+                        {name: tensor[0:keep] for name, tensor in batch.items()}
+                        for batch, keep in zip(data, left)
+                    ]
+        elif (
+            self._last_batch_policy == "PARTIAL"
+            and self._counter > self._size
+            and self._size > 0
+        ):  # exactly `size` samples: the first pipelines' batches, part of the last
+            diff = self._num_gpus * self.batch_size - (self._counter - self._size)
+            data = data[0 : math.ceil(diff / self.batch_size)]
+            keep = diff % self.batch_size or self.batch_size
+            data[-1] = {name: tensor[0:keep] for name, tensor in data[-1].items()}
+        return data
+
+    def next(self):
+        self._ever_consumed = True
+        return self.__next__()
+
+    def __iter__(self):
+        # A new pass after consumed batches starts the next epoch, as in DALI.
+        if self._counter != 0 and self._ever_consumed:
+            self.reset()
+        return self
+
+    def reset(self):
+        """Ends the epoch: the next batch starts the next one. Ignored (with a warning)
+        before the epoch's end, as in DALI."""
+        if self._last_batch_policy == "DROP":  # read the batch that DROP leaves out
+            should_end = self._advance_and_check_drop_last(True, False)
+            already_ended = self._size > 0 and self._counter >= self._size
+            if should_end and not already_ended:
+                self._get_outputs()
+                self._advance_and_check_drop_last(end_iteration=False)
+        if self._counter < self._size and self._size >= 0:
+            logging.warning(  # as DALI does
+                "DALI iterator does not support resetting while epoch is not finished."
+                " Ignoring..."
+            )
+            return
+        if self._last_batch_policy == "FILL" and not self._last_batch_padded:
+            if self._reader_name:  # what each shard read past its end starts the next
+                self._counter -= min(self._counter_per_gpu)
+                self._counter_per_gpu = [
+                    c + self._counter - s
+                    for c, s in zip(self._counter_per_gpu, self._shard_sizes_per_gpu)
+                ]
+                self._counter = min(self._counter_per_gpu)
+            else:
+                self._counter = self._counter % self._size
+        else:
+            self._counter = 0
+        if self._reader_name:
+            self._next_shards()
+        for pipe in self._pipes:
+            pipe.reset()
+
+    def _next_shards(self):
+        """Moves to the next shard and sizes the next epoch, as DALI's reset does."""
+        if not self._is_stick_to_shard:
+            self._shards_id = [(s + 1) % self._shards_num for s in self._shards_id]
+        if self._last_batch_policy != "FILL" or self._last_batch_padded:
+            return
+        sizes = self._shard_sizes_per_gpu
+        if not self._is_stick_to_shard:
+            sizes = self._shard_sizes_per_gpu = sizes[-1:] + sizes[:-1]
+        to_read = max(s - c for s, c in zip(sizes, self._counter_per_gpu))
+        self._size = math.ceil(to_read / self.batch_size) * self.batch_size
+        if self._size == 0:  # read so far ahead that the next epoch is done already
+            self._counter_per_gpu = [0] * self._shards_num
+            self._counter = 0
+            sizes = self._shard_sizes_per_gpu = sizes[-1:] + sizes[:-1]
+            self._size = math.ceil(max(sizes) / self.batch_size) * self.batch_size
+
+    @property
+    def size(self):
+        return self._size
+
+    def __len__(self):
+        step = (
+            self.batch_size if self._reader_name else self._num_gpus * self.batch_size
+        )
+        if self._last_batch_policy != "DROP":
+            return math.ceil(self.size / step)
+        return self.size // step
+
+
+class DALIClassificationIterator(DALIGenericIterator):
+    """DALI's ``DALIClassificationIterator``: a ``DALIGenericIterator`` whose outputs
+    are ``data`` and ``label``."""
+
+    def __init__(
+        self,
+        pipelines,
+        size=-1,
+        reader_name=None,
+        auto_reset=False,
+        fill_last_batch=None,
+        dynamic_shape=False,
+        last_batch_padded=False,
+        last_batch_policy="FILL",
+        prepare_first_batch=True,
+        *,
+        reader_meta=None,
+    ):
+        super().__init__(
+            pipelines,
+            ["data", "label"],
+            size,
+            reader_name=reader_name,
+            auto_reset=auto_reset,
+            fill_last_batch=fill_last_batch,
+            dynamic_shape=dynamic_shape,
+            last_batch_padded=last_batch_padded,
+            last_batch_policy=last_batch_policy,
+            prepare_first_batch=prepare_first_batch,
+            reader_meta=reader_meta,
+        )
+
+
+def _policy_name(policy):
+    """``FILL``, ``PARTIAL`` or ``DROP`` of DALI's ``LastBatchPolicy`` or its name."""
+    name = str(getattr(policy, "name", policy)).upper()
+    if name not in ("FILL", "PARTIAL", "DROP"):
+        raise ValueError(f"Wrong value for `last_batch_policy`: {policy!r}")
+    return name
+
+
+class _Stream:
+    """One migrated pipeline's batches: an iterator, or a function giving one epoch's
+    iterator per call (started again by ``reset()``, as DALI reset its source)."""
+
+    def __init__(self, pipeline):
+        self._epochs = pipeline if callable(pipeline) else None
+        self._batches = iter(pipeline()) if callable(pipeline) else pipeline
+        self._ahead = []
+
+    def first(self):
+        """The next batch's first output, kept for ``next()``."""
+        if not self._ahead:
+            self._ahead.append(next(self._batches))
+        return self._ahead[0][0]
+
+    def next(self):
+        return self._ahead.pop() if self._ahead else next(self._batches)
+
+    def reset(self):
+        if self._epochs is not None:
+            self._batches, self._ahead = iter(self._epochs()), []
