@@ -349,19 +349,34 @@ def _is_self_attr(node: ast.AST) -> bool:
 # ------------------------------------------------------------------------------ uses
 
 
-def _is_dali_iterator(func: ast.expr) -> bool:
+def _is_dali_iterator(func: ast.expr, support: frozenset = frozenset()) -> bool:
+    """Is ``func`` a DALI iterator class (not one of the names ``support`` the module imports from
+    the support module, whose iterators take migrated pipelines)?"""
+    if isinstance(func, ast.Name) and func.id in support:
+        return False
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
     return name.startswith("DALI") and (name.endswith("Iterator") or name == "DALIDataset")
 
 
-def _uses_as_pipeline(node: ast.AST, is_value) -> str | None:
-    """Why ``node`` uses a value (``is_value(expr)``) as a pipeline, or None."""
+def _support_names(tree: ast.Module) -> frozenset:
+    """The names a module imports from the support module ``migrate`` writes (``ndd_support``)."""
+    return frozenset(
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "ndd_support"
+        for alias in node.names
+    )
+
+
+def _uses_as_pipeline(node: ast.AST, is_value, support: frozenset = frozenset()) -> str | None:
+    """Why ``node`` uses a value (``is_value(expr)``) as a pipeline, or None (``support``: the
+    names the module imports from the support module)."""
     if isinstance(node, ast.Attribute) and node.attr in PIPELINE_API and is_value(node.value):
         return f"`.{node.attr}` of a pipeline"
     if isinstance(node, ast.Call):
         if isinstance(node.func, ast.Name) and node.func.id == "len" and node.args and is_value(node.args[0]):
             return "`len()` of a pipeline or DALI iterator"
-        if _is_dali_iterator(node.func):
+        if _is_dali_iterator(node.func, support):
             inside = [*node.args, *(k.value for k in node.keywords)]
             for arg in inside:
                 elements = arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg]
@@ -456,6 +471,7 @@ def _pipeline_api_findings(module: Module, modules: dict[str, Module]) -> list[F
     out = []
     todos = _todo_lines(module)
     seen = set()
+    support = _support_names(module.tree)
     for scope, cls in _scopes(module.tree):
         local = _tracked_names(module, modules, scope)
         attrs = _tracked_attributes(module, modules, cls) if cls is not None else set()
@@ -474,7 +490,7 @@ def _pipeline_api_findings(module: Module, modules: dict[str, Module]) -> list[F
         if any(start <= t <= end for t in todos) and scope is not module.tree:
             continue
         for node in _own_nodes(scope):
-            why = _uses_as_pipeline(node, is_value)
+            why = _uses_as_pipeline(node, is_value, support)
             if why is None and isinstance(node, ast.Call):
                 why = _handed_to(module, modules, node, is_value)
             if why is None or node.lineno in seen:

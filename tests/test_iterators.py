@@ -1117,3 +1117,16 @@ def test_the_support_modules_iterator_gives_what_dalis_gave(name, programs):
     assert "TODO" not in migrated and "dali_iterator" not in migrated, migrated
     expected, got = _seen_by_both(programs, original, migrated, root)
     assert len(expected) >= 6 and _plain(got) == _plain(expected)
+
+
+def test_a_guarded_import_of_the_moved_iterator_class_goes_too():
+    """DALI's class imported under an `if` in a `try:` would shadow the support module's at run time:
+    every import of it goes, wherever it is (a block left empty gets `pass`)."""
+    text = HANDED.format(callee="", use="it").replace(
+        "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n",
+        "try:\n    if True:\n        from nvidia.dali.plugin.pytorch import DALIGenericIterator\nexcept ImportError:\n    pass\n",
+    )
+    out, result = migrate_text(text)
+    assert not [d for d in result.diagnostics if d.needs_human], [d.message for d in result.diagnostics]
+    assert "nvidia.dali.plugin" not in out and "from ndd_support import DALIGenericIterator\n" in out, out
+    assert "try:\n    if True:\n        pass\nexcept ImportError:\n    pass\n" in out, out

@@ -168,3 +168,17 @@ def test_an_attribute_of_self_beside_the_pair_is_not_the_pipeline(tmp_path):
         "        self.epoch_size = self.pipe_meta['epoch_size']\n\n    def __len__(self):\n        return self.epoch_size\n"
     )
     assert _pair(tmp_path, {"m.py": BEFORE.format(user=user)}, {"m.py": EPOCH_AWARE.format(user=user)}) == []
+
+
+def test_the_support_modules_iterator_over_a_converted_value_is_not_a_sign(tmp_path):
+    """`from ndd_support import DALIGenericIterator` (any alias) takes migrated pipelines; DALI's
+    class of the same name does not."""
+    user = "def f(root):\n    pipe = p(root)\n    return {cls}([pipe], ['x'])\n"
+    for spelled, cls in (("DALIGenericIterator", "DALIGenericIterator"), ("DALIGenericIterator as It", "It")):
+        after = AFTER.format(user=user.format(cls=cls)).replace(
+            "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n", f"from pkg.ndd_support import {spelled}\n"
+        )
+        found = _pair(
+            tmp_path / cls, {"m.py": BEFORE.format(user=user.format(cls="DALIGenericIterator"))}, {"m.py": after}
+        )
+        assert found == [], found

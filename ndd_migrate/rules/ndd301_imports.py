@@ -133,7 +133,10 @@ class Impl(RuleImpl):
             body[at] = guard.with_changes(body=block.with_changes(body=inner, footer=[*inner_carried, *block.footer]))
         if support:
             body = _with_first_party_import(body, cst.parse_statement(support))
-        return updated.with_changes(body=body, footer=[*carried, *updated.footer])
+        updated = updated.with_changes(body=body, footer=[*carried, *updated.footer])
+        if self.ctx.imports.moved_to_support:  # also under an `if` or in a function, where they would shadow it
+            updated = updated.visit(_WithoutMovedIterators(self.ctx.imports.moved_to_support))
+        return updated
 
     def _in_function(self, fn_def: cst.FunctionDef, block, before: set[str], extra: set[str]):
         """A function body that imports DALI, rebuilt: the ndd import there when the function reads
@@ -224,7 +227,7 @@ class Impl(RuleImpl):
         if targets is None:
             return stmt, False
         is_dali = any(t == names.DALI or t.startswith(names.DALI + ".") for _, t, _ in targets)
-        moved = self.ctx.imports.moved_to_support
+        moved = self.ctx.imports.moved_to_support  # also removed deeper: _WithoutMovedIterators
         keep = [
             alias
             for alias, target, name in targets
@@ -331,6 +334,31 @@ def _imports_lazily(module: cst.Module) -> bool:
 
     module.visit(Finder())
     return bool(found)
+
+
+class _WithoutMovedIterators(cst.CSTTransformer):
+    """Removes, wherever they are, the imports of DALI's iterator classes whose names the support
+    module's classes now bind (``moved``: bound name → class): a block left empty gets ``pass``."""
+
+    def __init__(self, moved: dict[str, str]) -> None:
+        super().__init__()
+        self._moved = moved
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        imp = updated.body[0] if len(updated.body) == 1 else None
+        targets = _import_targets(imp) if isinstance(imp, cst.ImportFrom) else None
+        if not targets:
+            return updated
+        keep = [a for a, target, name in targets if not (target in iterators.TORCH_ITERATORS and name in self._moved)]
+        if len(keep) == len(targets):
+            return updated
+        if not keep:
+            return cst.RemovalSentinel.REMOVE
+        keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(body=[imp.with_changes(names=keep)])
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        return updated if updated.body else updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
 
 
 class _InFunctions(cst.CSTTransformer):

@@ -386,23 +386,29 @@ class Impl(RuleImpl):
         return out, created
 
     def _settings(self, pipeline: legacy.LegacyPipeline) -> list:
+        """What ``super().__init__`` was given, where it was: the threads set, the context, the
+        batch size and the RNG, each value read from the locals the class's attributes became."""
         out: list = []
         threads = pipeline.settings.get("num_threads")
+        threads = legacy.localize(threads, pipeline) if threads is not None else None
         if threads is not None and not pipeline_args.unset(threads):
             out.append(shape.expr_stmt(cst.Call(self.ctx.ndd("set_num_threads"), [cst.Arg(threads)])))
         if pipeline.generator.ctx_name:
             out.append(
                 shape.assign(
                     pipeline.generator.ctx_name,
-                    cst.Call(self.ctx.ndd("EvalContext"), [shape.kw("device_id", pipeline.settings["device_id"])]),
+                    cst.Call(
+                        self.ctx.ndd("EvalContext"),
+                        [shape.kw("device_id", legacy.localize(pipeline.settings["device_id"], pipeline))],
+                    ),
                 )
             )
-        batch = pipeline.settings["batch_size"]
+        batch = legacy.localize(pipeline.settings["batch_size"], pipeline)
         if not (isinstance(batch, cst.Name) and batch.value == "batch_size"):
             out.append(shape.assign("batch_size", batch))
         rng = self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
         if rng:
-            out.append(shape.assign(rng, self._rng(pipeline.settings["seed"])))
+            out.append(shape.assign(rng, self._rng(legacy.localize(pipeline.settings["seed"], pipeline))))
         return out
 
     def _rng(self, seed: cst.BaseExpression) -> cst.Call:

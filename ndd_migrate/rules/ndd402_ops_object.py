@@ -329,6 +329,7 @@ class Impl(RuleImpl):
         pipeline's seed, and the changed order is reported at the reader
         (ndd_migrate.codegen.reader_seed)."""
         seed = reader_seed.legacy_seed(pipeline)
+        seed = legacy.localize(seed, pipeline) if seed is not None else None
         if not reader_seed.shuffles_unseeded(call):
             return call
         if seed is None:  # said where the user reads: at the reader, and in the summary
