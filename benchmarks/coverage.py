@@ -28,6 +28,7 @@ import re
 import shutil
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -50,17 +51,15 @@ def measure(root: Path, count: str = "concrete") -> dict:
         paths = [str(p) for p in discover([str(copy)]) if p.suffix == ".py"]
         sources = {path: Path(path).read_text(encoding="utf-8", errors="replace") for path in paths}
         summary = runner.run(paths, Policy.migrate())
-    total = converted = failed = 0
-    kept: collections.Counter = collections.Counter()
-    reasons: collections.Counter = collections.Counter()
-    listing: list[str] = []  # one line per pipeline, for --list
+    failed = 0
+    records: list[Record] = []  # one per pipeline
     for result in summary.results:
         if result.error:
             failed += 1
             continue
         # (line, name) of each pipeline the file defines; a subclass → its base (for its finding)
         defined, base_of = pipelines(sources[result.path], count)
-        total += len(defined)
+        rel = str(Path(result.path).relative_to(copy))
         done = {d.line for d in result.diagnostics if d.fixed and CONVERTED.search(d.message)}
         where_copy = str(copy.parent) + "/"  # findings name the copy's places, not the tree's
         blocking = [
@@ -76,7 +75,6 @@ def measure(root: Path, count: str = "concrete") -> dict:
             if (found := BLOCKED.match(d.message)) and found.group(1).endswith("Pipeline(...)"):
                 first_of.setdefault((found.group(1), d.code), (d.line, found.group(1)))
         hand_built = sorted(first_of.values())
-        total += len(hand_built)
         for line, name in hand_built:
             code, why, keeps = next(
                 (d.code, m.group(3), m.group(2) != "not migrated")
@@ -85,11 +83,9 @@ def measure(root: Path, count: str = "concrete") -> dict:
             )
             where = f"{Path(result.path).relative_to(copy.parent)}:{line} {name}"
             if keeps:
-                kept[code] += 1
-                listing.append(f"kept       {where}: {code}")
+                records.append(Record(rel, "kept", code, f"kept       {where}: {code}"))
             else:
-                reasons[f"{code}: {_short(why)}"] += 1
-                listing.append(f"TODO       {where}: {code} {why[:160]}")
+                records.append(Record(rel, "todo", f"{code}: {_short(why)}", f"TODO       {where}: {code} {why[:160]}"))
         for line, name in defined:
             where = f"{Path(result.path).relative_to(copy.parent)}:{line} {name}"
             # The first finding that keeps it. A name defined twice (local classes of several test
@@ -106,27 +102,84 @@ def measure(root: Path, count: str = "concrete") -> dict:
                     (f for f in about if f[1].startswith(f"its subclass `{name}`:")), about[0] if about else None
                 )
             if line in done:
-                converted += 1
-                listing.append(f"converted  {where}")
+                records.append(Record(rel, "converted", "", f"converted  {where}"))
             elif first is not None and first[2]:
-                kept[first[0]] += 1
-                listing.append(f"kept       {where}: {first[0]}")
+                records.append(Record(rel, "kept", first[0], f"kept       {where}: {first[0]}"))
             else:
                 code, why, _ = first or ("?", "no finding names it", False)
-                reasons[f"{code}: {_short(why)}"] += 1
-                listing.append(f"TODO       {where}: {code} {why[:160]}")
-    converted += sum(
-        1 for r in summary.results for d in r.diagnostics if d.fixed and "→ generator function" in d.message
-    )
+                records.append(Record(rel, "todo", f"{code}: {_short(why)}", f"TODO       {where}: {code} {why[:160]}"))
+        for d in result.diagnostics:
+            if d.fixed and "→ generator function" in d.message:  # a hand-built graph, converted
+                records.append(
+                    Record(rel, "converted", "", f"converted  {Path(result.path).relative_to(copy.parent)}:{d.line}")
+                )
+    return summarize(records, _repositories(root), files=len(summary.results), failed=failed)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One pipeline: its file (relative to the tree), what became of it (converted, kept, todo),
+    the code kept by or the blocking finding in short, and its line for ``--list``."""
+
+    file: str
+    status: str
+    why: str
+    line: str
+
+
+def summarize(records: list[Record], repositories: dict[str, str], files: int, failed: int = 0) -> dict:
+    """The counts of ``records``; each blocking finding with its pipelines, files and repositories
+    (``repositories``: file → repository, else the file's own name stands for one)."""
+    reasons: dict[str, list[Record]] = collections.defaultdict(list)
+    for record in records:
+        if record.status == "todo":
+            reasons[record.why].append(record)
+    ranked = sorted(reasons.items(), key=lambda item: (-len(item[1]), item[0]))
     return {
-        "files": len(summary.results),
+        "files": files,
         "failed": failed,
-        "total": total,
-        "converted": converted,
-        "kept": kept,
-        "reasons": reasons,
-        "listing": listing,
+        "total": len(records),
+        "converted": sum(r.status == "converted" for r in records),
+        "kept": collections.Counter(r.why for r in records if r.status == "kept"),
+        "reasons": [
+            (why, len(found), len({r.file for r in found}), len({repositories.get(r.file, r.file) for r in found}))
+            for why, found in ranked
+        ],
+        "listing": [r.line for r in records],
+        "records": records,
     }
+
+
+def _repositories(root: Path) -> dict[str, str]:
+    """File (relative to ``root``) → repository, from the tree's ``SOURCES.tsv`` when it has one."""
+    sources = root / "SOURCES.tsv"
+    if not sources.is_file():
+        return {}
+    rows = [line.split("\t") for line in sources.read_text(encoding="utf-8").splitlines()[1:]]
+    return {row[0]: row[1] for row in rows if len(row) > 1}
+
+
+#: The parts of a tree reported apart, by the folder a file is in: user code first; DALI's own
+#: unit tests stress the legacy API, but nobody migrates DALI's test suite.
+GROUPS = (
+    ("user code (`wild/`, `dali_examples/`)", ("wild", "dali_examples")),
+    ("DALI's own tests (`dali_tests/`)", ("dali_tests",)),
+)
+
+
+def grouped(found: dict, root: Path) -> list[tuple[str, dict]]:
+    """``found`` split by :data:`GROUPS` when the tree has those folders, else whole."""
+    records = found["records"]
+    folders = {r.file.split("/", 1)[0] for r in records}
+    if not folders & {f for _, group in GROUPS for f in group}:
+        return [(str(root), found)]
+    repositories = _repositories(root)
+    out = []
+    for title, group in GROUPS:
+        part = [r for r in records if r.file.split("/", 1)[0] in group]
+        files = sum(1 for p in root.rglob("*.py") if p.relative_to(root).parts[0] in group)
+        out.append((f"{root}: {title}", summarize(part, repositories, files=files)))
+    return out
 
 
 def pipelines(source: str, count: str = "concrete") -> tuple[list[tuple[int, str]], dict[str, str]]:
@@ -195,7 +248,7 @@ def _short(why: str) -> str:
 
 
 def markdown(name: str, found: dict) -> str:
-    blocked = sum(found["reasons"].values())
+    blocked = sum(n for _, n, _, _ in found["reasons"])
     migratable = found["converted"] + blocked
     share = f"{100 * found['converted'] / migratable:.0f}%" if migratable else "n/a"
     lines = [
@@ -211,8 +264,8 @@ def markdown(name: str, found: dict) -> str:
         lines.append("Kept on purpose: " + ", ".join(f"{c} ×{n}" for c, n in sorted(found["kept"].items())) + ".")
         lines.append("")
     if found["reasons"]:
-        lines += ["| left with a TODO, by first finding | pipelines |", "|---|---|"]
-        lines += [f"| {reason} | {n} |" for reason, n in found["reasons"].most_common()]
+        lines += ["| left with a TODO, by first finding | pipelines | files | repositories |", "|---|---|---|---|"]
+        lines += [f"| {reason} | {n} | {files} | {repos} |" for reason, n, files, repos in found["reasons"]]
         lines.append("")
     return "\n".join(lines)
 
@@ -231,7 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for root in args.roots:
         found = measure(root, args.count)
-        print(markdown(str(root), found))
+        for title, part in grouped(found, root):
+            print(markdown(title, part))
         if args.list:
             print("\n".join(sorted(found["listing"])) + "\n")
     return 0
