@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 import tokenize
 
@@ -141,3 +142,42 @@ def test_is_suppressed(code, line, expected):
 def test_all_is_a_distinct_sentinel():
     assert noqa.ALL is ALL and repr(ALL) == "ALL"
     assert ALL != frozenset() and not isinstance(ALL, frozenset)
+
+
+@pytest.mark.parametrize(
+    ("comment", "expected"),
+    [
+        ("# ndd-migrate: noqa", ALL),
+        ("#ndd-migrate:noqa", ALL),
+        ("# ndd-migrate: NOQA", ALL),
+        ("# ndd-migrate: noqa: NDD001, NDD008", frozenset({"NDD001", "NDD008"})),
+        ("# ndd-migrate: noqa:", None),
+        ("# ruff: noqa", None),
+    ],
+)
+def test_a_file_level_directive_covers_every_line(comment, expected):
+    """As ruff's `# ruff: noqa`: anywhere in the file, on a line of its own or not; it is not a
+    line-level directive of the line it is on."""
+    src = f'"""Doc."""\n{comment}\nimport os\nx = 1  # noqa: NDD101\n'
+    found = noqa_lines(src)
+    assert found.get(noqa.FILE) == expected
+    suppressed = suppressor(src)
+    for line in (1, 3, 40):
+        assert suppressed("NDD008", line) is (expected is not None and (expected is ALL or "NDD008" in expected))
+    assert suppressed("NDD101", 4) and (2 not in found)
+
+
+def test_a_file_level_directive_exempts_the_file_from_migrate_and_check(cli, tmp_path):
+    """The whole file is left as it is, and `check` finds nothing in it; with codes, only those."""
+    source = (
+        "# ndd-migrate: noqa\nfrom nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2)\n"
+        "def p():\n    return fn.random.uniform(range=[0, 1])\n\n\npipe = p()\npipe.build()\nprint(pipe.run())\n"
+    )
+    path = tmp_path / "loader.py"
+    path.write_text(source)
+    assert cli("check", "--no-cache", path).exit_code == 0
+    assert cli("migrate", path).exit_code == 0 and path.read_text() == source
+    path.write_text(source.replace("# ndd-migrate: noqa\n", "# ndd-migrate: noqa: NDD002\n"))
+    found = cli("check", "--no-cache", "--output-format", "concise", path)
+    codes = set(re.findall(r":\d+:\d+: (NDD\d+) ", found.stdout))
+    assert found.exit_code == 1 and codes and "NDD002" not in codes, found.stdout

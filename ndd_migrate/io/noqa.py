@@ -9,6 +9,8 @@
 * A finding is suppressed by a directive on the line it is reported on. A statement continued with
   backslashes, or a multi-line string, is one line for this purpose: a directive at its end covers
   all its lines, because a comment cannot be placed anywhere else in it.
+* ``# ndd-migrate: noqa`` anywhere in the file (as ruff's ``# ruff: noqa``) exempts the whole file;
+  ``# ndd-migrate: noqa: NDD001, NDD008`` exempts it from those codes.
 
 Only real comments count: the source is tokenized, so ``"# noqa"`` inside a string does nothing.
 Tokenizing is the slow part, so it runs only when the text contains ``noqa`` at all.
@@ -35,17 +37,24 @@ ALL = _All.ALL
 
 NoqaMap = dict[int, "frozenset[str] | _All"]
 
+#: The key of :data:`NoqaMap` for what a file-level ``# ndd-migrate: noqa`` suppresses (lines count from 1).
+FILE = 0
+
 _QUICK = re.compile("noqa", re.IGNORECASE)
 _DIRECTIVE = re.compile(r"#\s*(?i:noqa)(?![\w-])(?P<colon>\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)?)?")
+_FILE_DIRECTIVE = re.compile(
+    r"#\s*ndd-migrate\s*:\s*(?i:noqa)(?![\w-])(?P<colon>\s*:\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)?)?"
+)
 _CODE = re.compile(r"[A-Z]+[0-9]+")
 
 _FSTRING_START = getattr(tokenize, "FSTRING_START", None)  # Python >= 3.12
 _FSTRING_END = getattr(tokenize, "FSTRING_END", None)
 
 
-def parse_directive(comment: str) -> frozenset[str] | _All | None:
-    """What one comment suppresses: ``ALL``, a set of codes, or ``None`` (not a valid directive)."""
-    match = _DIRECTIVE.search(comment)
+def parse_directive(comment: str, pattern: re.Pattern = _DIRECTIVE) -> frozenset[str] | _All | None:
+    """What one comment suppresses: ``ALL``, a set of codes, or ``None`` (not a valid directive);
+    ``pattern``: the line-level directive, or :data:`_FILE_DIRECTIVE`."""
+    match = pattern.search(comment)
     if match is None:
         return None
     if match.group("colon") is None:
@@ -103,13 +112,16 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def _scan_lines(text: str) -> NoqaMap:
     result: NoqaMap = {}
     for row, line in enumerate(text.splitlines(), start=1):
-        if "#" in line and (found := parse_directive(line)) is not None:
+        if "#" in line and (found := parse_directive(line, _FILE_DIRECTIVE)) is not None:
+            result[FILE] = _merge(result.get(FILE), found)
+        elif "#" in line and (found := parse_directive(line)) is not None:
             result[row] = found
     return result
 
 
 def noqa_lines(text: str) -> NoqaMap:
-    """Map each 1-based line number to what is suppressed on it (``ALL`` or a frozenset of codes).
+    """Map each 1-based line number to what is suppressed on it (``ALL`` or a frozenset of codes),
+    and :data:`FILE` to what a file-level directive suppresses everywhere.
 
     Lines without a directive are absent. If the text cannot be tokenized (it would not parse
     either, but a caller may still hold findings for it), falls back to a line-by-line scan, which
@@ -125,6 +137,10 @@ def noqa_lines(text: str) -> NoqaMap:
     unit_start = {end: start for start, end in units}
     result: NoqaMap = {}
     for row, comment in comments:
+        whole = parse_directive(comment, _FILE_DIRECTIVE)
+        if whole is not None:
+            result[FILE] = _merge(result.get(FILE), whole)
+            continue
         found = parse_directive(comment)
         if found is None:
             continue
@@ -138,7 +154,8 @@ def suppressor(source: str) -> Callable[[str, int], bool]:
     table = noqa_lines(source)
 
     def suppressed(code: str, line: int) -> bool:
-        entry = table.get(line)
-        return entry is not None and (entry is ALL or code in entry)
+        return any(
+            entry is not None and (entry is ALL or code in entry) for entry in (table.get(line), table.get(FILE))
+        )
 
     return suppressed
