@@ -153,6 +153,7 @@ SELECT_HELP = "Codes or prefixes (NDD1, ALL); comma-separated, repeatable."
 EXCLUDE_HELP = "Path patterns to skip, replacing the default excludes; comma-separated, repeatable."
 EXTEND_EXCLUDE_HELP = "Path patterns to skip, on top of the configured excludes; comma-separated, repeatable."
 STDIN_HELP = "The name of the file read from standard input (`-`): for messages and per-file settings."
+JOBS_HELP = "Parallel worker processes (default: CPU count)."
 GITIGNORE_HELP = "Leave out what .gitignore files ignore when walking directories (default: on)."
 GENERATED_HELP = "Also process files marked @generated in their first lines (skipped by default)."
 FORMAT_HELP = "Run the configured formatter (`formatter`, default `ruff format -`) on the files rewritten."
@@ -165,7 +166,7 @@ def migrate(
     ),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing; exit 1 if there is one."),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if any file would change."),
-    jobs: int | None = typer.Option(None, "--jobs", "-j", help="Parallel worker processes (default: CPU count)."),
+    jobs: int | None = typer.Option(None, "--jobs", "-j", help=JOBS_HELP),
     select: list[str] | None = typer.Option(None, "--select", help=SELECT_HELP),
     extend_select: list[str] | None = typer.Option(None, "--extend-select", help=SELECT_HELP),
     ignore: list[str] | None = typer.Option(None, "--ignore", help=SELECT_HELP),
@@ -184,7 +185,7 @@ def migrate(
     format_code: bool | None = typer.Option(None, "--format/--no-format", help=FORMAT_HELP),
 ) -> None:
     """Rewrite pipeline-mode code into dynamic-mode code, in place (`-`: print it to stdout)."""
-    from ndd_migrate.app import runner
+    from ndd_migrate.app import formatter, runner
     from ndd_migrate.io.policy import Policy
     from ndd_migrate.report.summary import print_summary
 
@@ -212,7 +213,7 @@ def migrate(
         )
     _not_looked_at(paths, targets, summary, lambda: err)
     write = not (diff or check)
-    _format(summary, conf)
+    formatter.run(summary, conf, lambda: _console(stderr=True))
     _support_modules(summary, diff=diff, write=write)
     for result in summary.changed:
         if diff:
@@ -347,6 +348,9 @@ def check(
     ),
     fix: bool = typer.Option(False, "--fix", help="Apply safe fixes."),
     unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="With --fix, also apply unsafe fixes."),
+    diff: bool = typer.Option(
+        False, "--diff", help="Print the diff --fix would write, write nothing (exit 1 when there is one)."
+    ),
     select: list[str] | None = typer.Option(None, "--select", help=SELECT_HELP),
     extend_select: list[str] | None = typer.Option(None, "--extend-select", help=SELECT_HELP),
     ignore: list[str] | None = typer.Option(None, "--ignore", help=SELECT_HELP),
@@ -359,7 +363,7 @@ def check(
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
     statistics: bool = typer.Option(False, "--statistics", help="Counts per rule code."),
     config: Path | None = typer.Option(None, "--config", help="A pyproject.toml to use instead of discovery."),
-    jobs: int | None = typer.Option(None, "--jobs", "-j"),
+    jobs: int | None = typer.Option(None, "--jobs", "-j", help=JOBS_HELP),
     stdin_filename: str | None = typer.Option(None, "--stdin-filename", help=STDIN_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     respect_gitignore: bool | None = typer.Option(
@@ -376,7 +380,8 @@ def check(
     import sys
 
     _choice("--output-format", output_format, CHECK_FORMATS)
-    from ndd_migrate.app import runner
+    fix = fix or diff  # as ruff's: the fixes computed, shown as a diff instead of written
+    from ndd_migrate.app import formatter, runner
     from ndd_migrate.io.policy import Policy, no_line_length
     from ndd_migrate.report import exit_code, render
 
@@ -406,7 +411,9 @@ def check(
         # As ruff: with --fix the fixed text goes to stdout (the input when nothing was fixed) and
         # the report to stderr; without it the report goes to stdout.
         raw, original, summary = _run_stdin(stdin_filename or "-", policy)
-        if fix:
+        if diff:
+            _fixed_stdin(summary.results[0], raw, original, diff_name=stdin_filename or "-")
+        elif fix:
             _fixed_stdin(summary.results[0], raw, original)
             report_to = sys.stderr
     else:
@@ -425,10 +432,12 @@ def check(
             )
         _not_looked_at(roots, targets, summary, lambda: _console(stderr=True))
         if fix:
-            _format(summary, conf)
-            _support_modules(summary, diff=False, write=True)
+            formatter.run(summary, conf, lambda: _console(stderr=True))
+            _support_modules(summary, diff=diff, write=not diff)
             for result in summary.changed:
-                _write(result, summary)
+                _print_diff(result) if diff else _write(result, summary)
+    if diff:  # as ruff's: the diff alone; 1 when there is one
+        raise typer.Exit(2 if summary.failed else 1 if summary.changed else 0)
     text = render(output_format, summary.results, statistics=statistics, unsafe_fixes=unsafe_fixes)
     if text:
         from ndd_migrate.report.colour import colour_report, use_colour
@@ -439,50 +448,6 @@ def check(
         report_to.flush()
     code = exit_code(summary.results)
     raise typer.Exit(0 if exit_zero and code == 1 else code)
-
-
-def _format(summary, conf) -> None:
-    """With ``format`` on (``--format``, or the key), pass each rewritten ``.py`` file's new text
-    through the configured formatter (a command reading code on stdin and writing it on stdout,
-    as libcst's codemod runs one; run in the file's directory, ``{path}`` in it replaced by the
-    file's path). A formatter that fails, is missing, or returns code that does not compile
-    leaves the text unformatted, with a warning: the migration itself is not lost."""
-    import os
-    import subprocess
-
-    from rich.markup import escape
-
-    err = None
-    for result in summary.changed:
-        settings = conf.for_path(result.path)
-        if not settings.format or not result.path.endswith(".py"):
-            continue
-        command = [arg.replace("{path}", result.path) for arg in settings.formatter]
-        problem = None
-        try:
-            done = subprocess.run(
-                command,
-                input=result.new_source.encode("utf-8"),
-                capture_output=True,
-                timeout=120,
-                cwd=os.path.dirname(os.path.abspath(result.path)),
-            )
-            formatted = done.stdout.decode("utf-8")
-            if done.returncode != 0:
-                problem = f"exited with status {done.returncode}: {done.stderr.decode(errors='replace').strip()[:200]}"
-            else:
-                compile(formatted, result.path, "exec", dont_inherit=True)
-        except (OSError, subprocess.SubprocessError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
-            problem = str(exc)
-        if problem is None:
-            result.new_source = formatted
-            continue
-        err = err or _console(stderr=True)
-        err.print(
-            f"[yellow]warning[/] {escape(result.path)}: formatter `{escape(' '.join(command))}` failed ({escape(problem)}); "
-            "written unformatted",
-            soft_wrap=True,
-        )
 
 
 def _cache(settings):
@@ -497,10 +462,13 @@ def _cache(settings):
     return Cache(settings.cache_dir or root / DEFAULT_DIR)
 
 
-def _fixed_stdin(result, raw: bytes, original) -> None:
+def _fixed_stdin(result, raw: bytes, original, diff_name: str | None = None) -> None:
+    """The fixed text of standard input on stdout (the input when nothing was fixed); with
+    ``diff_name``, the diff from the input to it instead, under that name."""
     import sys
 
     from ndd_migrate.io import files, writing
+    from ndd_migrate.report.summary import unified_diff
 
     out = raw
     if result.changed and not result.error and original is not None:
@@ -508,6 +476,8 @@ def _fixed_stdin(result, raw: bytes, original) -> None:
             out = writing.encode_source(result.path, result.new_source, original)
         except files.SourceError:
             out = raw
+    if diff_name is not None:
+        out = _colour_diff(unified_diff(diff_name, raw, out)) if out is not raw else b""
     sys.stdout.buffer.write(out)
     sys.stdout.buffer.flush()
 

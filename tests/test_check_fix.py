@@ -99,3 +99,25 @@ def test_the_missing_import_finding_is_on_the_dali_import_not_the_whole_file(tmp
         r["locations"][0]["physicalLocation"]["region"] for r in sarif["runs"][0]["results"] if r["ruleId"] == "NDD301"
     ]
     assert regions and all(r["startLine"] == r["endLine"] == at for r in regions)
+
+
+def test_diff_shows_what_fix_would_write_and_writes_nothing(tmp_path):
+    """As ruff's `check --diff`: the diff of the fixes alone on stdout, exit 1 when there is one,
+    0 when there is none; the file is left as it is. From standard input too."""
+    source = "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef decode(jpegs):\n    return ndd.decoders.image(jpegs, device='mixed')\n"
+    path = write(tmp_path / "a.py", source)
+    done = ndd("check", "--diff", path, cwd=tmp_path)
+    assert done.returncode == 1 and path.read_text() == source
+    assert f"--- a/{path}" in out(done) and "-    return ndd.decoders.image(jpegs, device='mixed')" in out(done)
+    assert "+    return ndd.decoders.image(jpegs, device='gpu')" in out(done)
+    assert "NDD103" not in out(done)  # no report: the diff alone
+    piped = ndd("check", "--diff", "--stdin-filename", "a.py", "-", cwd=tmp_path, stdin=source.encode())
+    assert piped.returncode == 1 and "--- a/a.py" in out(piped)
+    clean = write(tmp_path / "b.py", "x = 1\n")
+    nothing = ndd("check", "--diff", clean, cwd=tmp_path)
+    assert nothing.returncode == 0 and out(nothing) == ""
+    unsafe = write(tmp_path / "pipeline.py", PIPELINE_FIXTURE.read_text())
+    assert ndd("check", "--diff", unsafe, cwd=tmp_path).returncode == 0  # its fixes are unsafe
+    shown = ndd("check", "--diff", "--unsafe-fixes", unsafe, cwd=tmp_path)
+    assert shown.returncode == 1 and "+import nvidia.dali.experimental.dynamic as ndd" in out(shown)
+    assert unsafe.read_text() == PIPELINE_FIXTURE.read_text()
