@@ -381,7 +381,6 @@ def check(
 
     _choice("--output-format", output_format, CHECK_FORMATS)
     fix = fix or diff  # as ruff's: the fixes computed, shown as a diff instead of written
-    from ndd_migrate.app import formatter, runner
     from ndd_migrate.io.policy import Policy, no_line_length
     from ndd_migrate.report import exit_code, render
 
@@ -417,25 +416,17 @@ def check(
             _fixed_stdin(summary.results[0], raw, original)
             report_to = sys.stderr
     else:
-        roots = paths or [Path(".")]
-        targets = _discover(roots, conf, force_exclude)
-        project = conf.for_path(Path.cwd())
-        with _progress(len(targets), quiet) as advance:
-            summary = runner.run(
-                targets,
-                policy,
-                jobs,
-                roots=roots,
-                progress=advance,
-                cache=None if no_cache or fix else _cache(project),
-                include_generated=project.include_generated,
-            )
-        _not_looked_at(roots, targets, summary, lambda: _console(stderr=True))
-        if fix:
-            formatter.run(summary, conf, lambda: _console(stderr=True))
-            _support_modules(summary, diff=diff, write=not diff)
-            for result in summary.changed:
-                _print_diff(result) if diff else _write(result, summary)
+        summary = _check_files(
+            paths,
+            conf,
+            policy,
+            fix=fix,
+            diff=diff,
+            jobs=jobs,
+            quiet=quiet,
+            cache=not no_cache,
+            force_exclude=force_exclude,
+        )
     if diff:  # as ruff's: the diff alone; 1 when there is one
         raise typer.Exit(2 if summary.failed else 1 if summary.changed else 0)
     text = render(output_format, summary.results, statistics=statistics, unsafe_fixes=unsafe_fixes)
@@ -448,6 +439,33 @@ def check(
         report_to.flush()
     code = exit_code(summary.results)
     raise typer.Exit(0 if exit_zero and code == 1 else code)
+
+
+def _check_files(paths, conf, policy, *, fix: bool, diff: bool, jobs, quiet: bool, cache: bool, force_exclude: bool):
+    """``check`` over files and folders: the run (with the results cache, unless fixing), then with
+    ``fix`` the formatter and the files written, or with ``diff`` their diffs printed."""
+    from ndd_migrate.app import formatter, runner
+
+    roots = paths or [Path(".")]
+    targets = _discover(roots, conf, force_exclude)
+    project = conf.for_path(Path.cwd())
+    with _progress(len(targets), quiet) as advance:
+        summary = runner.run(
+            targets,
+            policy,
+            jobs,
+            roots=roots,
+            progress=advance,
+            cache=_cache(project) if cache and not fix else None,
+            include_generated=project.include_generated,
+        )
+    _not_looked_at(roots, targets, summary, lambda: _console(stderr=True))
+    if fix:
+        formatter.run(summary, conf, lambda: _console(stderr=True))
+        _support_modules(summary, diff=diff, write=not diff)
+        for result in summary.changed:
+            _print_diff(result) if diff else _write(result, summary)
+    return summary
 
 
 def _cache(settings):

@@ -277,7 +277,7 @@ class Impl(RuleImpl):
         why = self._given_unfollowed(use, call, dali, short)
         if why:
             return why
-        why = self._unsupported(call, dali, getattr(use.pipeline, "restarts", False))
+        why = self._unsupported(call, dali, _restarts(use.pipeline))
         if why == _NO_SIZE and any(getattr(m, "source", None) is not None for m in use.members):
             why = _no_size_beside_source(use)
         if not why and self._loader_uses(call):  # the drop-in keeps the iterator's interface
@@ -312,7 +312,7 @@ class Impl(RuleImpl):
                 "attribute set once in `__init__`"
             )
         reader_name = cstutil.kwarg(iterators.keyworded(call, dali), "reader_name")
-        if not getattr(use.pipeline, "epochs", False) and reader_name is not None:
+        if not iterators.all_epochs(use.pipeline) and reader_name is not None:
             return (
                 f"`{short}` needs the epoch-aware shape: one plain `pipe = p(...)` per call site, one reader "
                 "and the batch size in the module"
@@ -503,8 +503,8 @@ class Impl(RuleImpl):
         sized = cstutil.kwarg(iterators.keyworded(call, dali), "size")
         if (
             pipeline is None
-            or not (pipeline.epochs or sized or pipeline.restarts)
-            or self._unsupported(call, dali, pipeline.restarts)
+            or not (iterators.all_epochs(pipeline) or sized or _restarts(pipeline))
+            or self._unsupported(call, dali, _restarts(pipeline))
         ):
             return None
         return (dali, pipe, pipeline) if self.ctx.applies(self.code, call) else None
@@ -607,6 +607,12 @@ class Impl(RuleImpl):
                 return updated.with_changes(body=[cst.Pass()])
             return cst.RemovalSentinel.REMOVE
         return updated
+
+
+def _restarts(pipeline) -> bool:
+    """Does ``pipeline`` (or every pipeline of a name bound in turn to several) give one generator
+    per epoch (``fn.restarts``)?"""
+    return all(getattr(m, "restarts", False) for m in getattr(pipeline, "members", (pipeline,)))
 
 
 def _no_size_beside_source(use) -> str:

@@ -13,6 +13,8 @@ pipeline mode (:func:`subclass_uses`), rather than become generators the class w
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
@@ -239,17 +241,34 @@ def _bound_call_sites(analyzer) -> tuple[dict, set]:
     list. The calls through a name among them go to ``model.paired_calls`` (NDD411 rewrites them)."""
     model = analyzer.model
     direct, lists = {}, set()
+    several: dict = {}  # (scope, name) → the pipelines its plain call sites make, when it has several
     for scope, target, value in analyzer.assigns:
         if isinstance(target, cst.Name) and isinstance(value, cst.BaseExpression):
             single = made_by(model, value)
             sites = [single] if single is not None else listed_sites(model, value)
             if sites and len(set(sites)) == 1:
-                direct[(scope, target.value)] = sites[0]
+                key = (scope, target.value)
+                if (
+                    single is not None and key in direct and key not in lists
+                ):  # `pipe = Train(...)`, then `pipe = Val(...)`
+                    several.setdefault(key, [direct[key]]).append(single)
+                direct[key] = sites[0]
                 if single is None:
-                    lists.add((scope, target.value))
+                    lists.add(key)
                 items = [value] if single is not None else pipeline_items(value)
                 model.paired_calls.update(item for item in items if item in model.made_through)
+    for key, made in several.items():
+        if key not in lists:  # each call site unpacks its own metadata: `pipe_meta, pipe = Val(...)`
+            direct[key] = _Sites(tuple(dict.fromkeys(made)))
     return direct, lists
+
+
+@dataclass(frozen=True)
+class _Sites:
+    """The pipeline functions whose plain call sites bind one name in turn (the ResNet-50 example's
+    ``pipe = HybridTrainPipe(...)``, then ``pipe = HybridValPipe(...)``)."""
+
+    members: tuple
 
 
 def _may_give_metadata(pipeline, plain: set, factories: set) -> bool:
