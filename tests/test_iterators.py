@@ -1130,3 +1130,20 @@ def test_a_guarded_import_of_the_moved_iterator_class_goes_too():
     assert not [d for d in result.diagnostics if d.needs_human], [d.message for d in result.diagnostics]
     assert "nvidia.dali.plugin" not in out and "from ndd_support import DALIGenericIterator\n" in out, out
     assert "try:\n    if True:\n        pass\nexcept ImportError:\n    pass\n" in out, out
+
+
+def test_pipelines_made_in_the_iterators_call_keep_the_call_as_written():
+    """`DALIGenericIterator([p(...)], ..., reader_name=...)` (DALI's documented shape): the migrated
+    function returns the reader's metadata with the batches, which the support module's iterator
+    takes as they come: only the import changes. Beside a pipeline bound to a name, it is refused."""
+    call = 'DALIGenericIterator([train_pipe(ROOT)], ["data", "label"], reader_name="Reader")'
+    text = with_iterator(call).replace(
+        'pipe = train_pipe(ROOT)\npipe.build()\nsamples = pipe.epoch_size("Reader")\n', ""
+    )
+    out, result = migrate_text(text)
+    assert not [d for d in result.diagnostics if d.needs_human], [d.message for d in result.diagnostics]
+    assert f"loader = {call}\n" in out and "from ndd_support import DALIGenericIterator\n" in out, out
+    assert "return reader.get_metadata(), batches()" in out and migrate_text(out)[0] == out
+    mixed = with_iterator(call.replace("[train_pipe(ROOT)]", "[train_pipe(ROOT), pipe]"))
+    found = [d for d in migrate_text(mixed)[1].diagnostics if d.needs_human]
+    assert found and "made in its call beside others bound to names" in found[0].message, found

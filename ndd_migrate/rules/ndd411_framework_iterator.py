@@ -306,10 +306,14 @@ class Impl(RuleImpl):
         if isinstance(use.node, cst.Tuple):
             return f"`{short}` takes a list of pipelines, not a tuple"
         model = self.ctx.model
-        if not all(isinstance(item, cst.Name) or item in model.attributes.reads for item in iterators.listed(use.node)):
+        items = iterators.listed(use.node)
+        given = [item for item in items if iterators.given_directly(model, item) is not None]
+        if given and len(given) != len(items):
+            return f"`{short}` is given pipelines made in its call beside others bound to names"
+        if not given and not all(isinstance(item, cst.Name) or item in model.attributes.reads for item in items):
             return (
-                f"`{short}` needs each pipeline of its list bound to a name (`pipe = p(...)`) or kept in an "
-                "attribute set once in `__init__`"
+                f"`{short}` needs each pipeline of its list bound to a name (`pipe = p(...)`), kept in an "
+                "attribute set once in `__init__`, or made in its call"
             )
         reader_name = cstutil.kwarg(iterators.keyworded(call, dali), "reader_name")
         if not iterators.all_epochs(use.pipeline) and reader_name is not None:
@@ -426,10 +430,16 @@ class Impl(RuleImpl):
     # -- the drop-in: an iterator whose uses a generator of epochs cannot take -------------------
     def _drop_in(self, call: cst.Call) -> bool:
         """Is the iterator ``call`` replaced by the support module's class of the same name (its
-        uses are the DALI iterator's: kept, returned, wrapped, ``len()``, ``.size``)?"""
+        uses are the DALI iterator's: kept, returned, wrapped, ``len()``, ``.size``; or it is given
+        pipelines made in its call, which it takes with their metadata)?"""
         if call not in self._drop_ins:
-            self._drop_ins[call] = self._loader_uses(call) is not None
+            self._drop_ins[call] = self._given_in_call(call) or self._loader_uses(call) is not None
         return self._drop_ins[call]
+
+    def _given_in_call(self, call: cst.Call) -> bool:
+        """Is ``call`` given its pipelines made in it (``DALIGenericIterator([p(...)], ...)``)?"""
+        given = iterators.epoch_aware(call, self.dali_name(call.func))
+        return given is not None and iterators.given_directly(self.ctx.model, iterators.listed(given)[0]) is not None
 
     def _drop_in_blocker(self, call: cst.Call) -> str | None:
         """Why the support module's iterator cannot stand in for ``call``, or None."""
@@ -472,8 +482,8 @@ class Impl(RuleImpl):
             bound = f"Ndd{cls}" if taken else cls  # DALI's class keeps its name for the calls that stay
             self.ctx.imports.moved_to_support[bound] = cls
             func = cst.Name(bound)
-        if cstutil.kwarg(iterators.keyworded(original, dali), "reader_name") is None:
-            return updated.with_changes(func=func)
+        if cstutil.kwarg(iterators.keyworded(original, dali), "reader_name") is None or self._given_in_call(original):
+            return updated.with_changes(func=func)  # no metadata, or it comes with the pipelines
         _, metas, several = self._metas(pipe)
         if isinstance(pipe, cst.List) and not several:  # `[pipe]`: a list of one
             metas = cst.List([cst.Element(metas)])

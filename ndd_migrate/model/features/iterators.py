@@ -169,12 +169,13 @@ def metadata_receiver(node: cst.Call) -> cst.BaseExpression | None:
     return None
 
 
-def plain_call_sites(model, assigns, lists: bool = False) -> set:
+def plain_call_sites(model, assigns, lists: bool = False, given: frozenset = frozenset()) -> set:
     """Pipeline functions all of whose call sites are ``name = f(...)`` statements, or with
     ``lists``, items of a list bound to a name (``pipes = [f(shard_id=i) for i in ...]``); with
     ``lists`` the calls through a name that holds the function (``pipe_name(...)`` in ``for
-    pipe_name in classes``, ``ModuleModel.made_through``) are call sites too."""
-    plain = set()
+    pipe_name in classes``, ``ModuleModel.made_through``) are call sites too. ``given``: the ids of
+    calls given directly to a PyTorch iterator (``DALIGenericIterator([f(...)], ...)``), plain too."""
+    plain = set(given)
     for _, target, value in assigns:
         if followed_attribute(model, target) is not None and value in model.call_sites:
             plain.add(id(value))  # `self.pipe = p(...)`: `self.pipe_meta, self.pipe = p(...)`
@@ -188,6 +189,13 @@ def plain_call_sites(model, assigns, lists: bool = False) -> set:
         if sites and all(id(call) in plain for call in sites):
             out.add(pipeline)
     return out
+
+
+def given_directly(model, expr: cst.BaseExpression):
+    """The pipeline function of a call made where an iterator is given it (``[p(...)]`` in DALI's
+    docs: ``DALIGenericIterator([get_dali_pipeline(...)], ...)``), or None: the support module's
+    iterator takes what the migrated function returns, the reader's metadata with the batches."""
+    return model.call_sites.get(expr) if isinstance(expr, cst.Call) else None
 
 
 def made_by(model, call: cst.BaseExpression):
@@ -221,10 +229,13 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
     the epoch-aware creation rewrites (NDD411) in ``model.paired_calls``."""
     model = analyzer.model
     direct, lists = _bound_call_sites(analyzer)
-    plain = plain_call_sites(model, analyzer.assigns, lists=True)
+    items = [item for use in uses for item in listed(use)]
+    given = frozenset(id(item) for item in items if given_directly(model, item) is not None)
+    plain = plain_call_sites(model, analyzer.assigns, lists=True, given=given)
     factories = set(map(id, model.factories.values()))
-    for expr in (item for use in uses for item in listed(use)):
-        found = _bound_pipeline(analyzer, direct, lists, expr)
+    for expr in items:
+        found = (given_directly(model, expr), "given") if id(expr) in given else None
+        found = found or _bound_pipeline(analyzer, direct, lists, expr)
         if found is None:
             continue
         held, how = found
@@ -394,6 +405,7 @@ def _only_iterated(scope, target: cst.Name, given: dict, parents: dict) -> bool:
 def _bound_pipeline(analyzer, direct, lists, expr) -> tuple | None:
     """``(pipeline, how)`` for a use whose metadata the epoch-aware shape can give, else None.
     ``how`` is ``"name"`` (``pipe = p(...)``: ``pipe_meta``), ``"attribute"`` (``self.pipe``),
+    ``"given"`` (``p(...)`` given to the iterator: :func:`given_directly`, found by :func:`mark`),
     ``"item"`` (``pipes[i]`` of ``pipes = [p(...) ...]``: ``pipes_meta[i]``), or the ``CompFor``
     whose target ``expr`` is (``... for pipe in pipes``: ``for pipe_meta, pipe in zip(pipes_meta,
     pipes)``, when ``pipe_meta`` is no name of that comprehension yet)."""

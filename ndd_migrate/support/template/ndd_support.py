@@ -206,10 +206,11 @@ class DALIGenericIterator:
     ``plugin/base_iterator.py`` and ``plugin/pytorch``, without checkpoints.
 
     A pipeline is what a migrated pipeline function gives: an iterator of batches
-    (one tuple of ``ndd.Batch`` per ``next()``), or a function giving one epoch's
-    iterator per call (a pipeline whose external source ends each epoch). With
-    ``reader_name``, ``reader_meta`` is its reader's ``get_metadata()`` (a list: one
-    per pipeline). The first batch is computed when the iterator is made, as DALI's
+    (one tuple of ``ndd.Batch`` per ``next()``), a function giving one epoch's
+    iterator per call (a pipeline whose external source ends each epoch), or
+    ``(reader metadata, batches)``. With ``reader_name``, ``reader_meta`` is the
+    reader's ``get_metadata()`` (a list: one per pipeline), unless each pipeline came
+    with it. The first batch is computed when the iterator is made, as DALI's
     ``prepare_first_batch`` did; its size is the iterator's ``batch_size``."""
 
     def __init__(
@@ -229,8 +230,10 @@ class DALIGenericIterator:
     ):
         assert len(set(output_map)) == len(output_map), "output_map names must differ"
         self.output_map = list(output_map)
-        if not isinstance(pipelines, (list, tuple)):  # a tuple: `zip(*...)` of several
-            pipelines = [pipelines]
+        if not isinstance(pipelines, (list, tuple)) or _Stream.is_pair(pipelines):
+            pipelines = [
+                pipelines
+            ]  # a tuple: `zip(*...)` of several, or one `(meta, batches)`
         self._pipes = [_Stream(pipe) for pipe in pipelines]
         self._num_gpus = len(pipelines)
         self.batch_size = self._pipes[0].first().batch_size
@@ -260,6 +263,8 @@ class DALIGenericIterator:
         if reader_name:
             several = isinstance(reader_meta, (list, tuple))
             metas = list(reader_meta) if several else [reader_meta]
+            if reader_meta is None:  # given with each pipeline
+                metas = [pipe.meta for pipe in self._pipes]
             self._from_reader(metas)
         self._ever_consumed = False
         self._first_batch = None
@@ -496,12 +501,24 @@ def _policy_name(policy):
 
 class _Stream:
     """One migrated pipeline's batches: an iterator, or a function giving one epoch's
-    iterator per call (started again by ``reset()``, as DALI reset its source)."""
+    iterator per call (started again by ``reset()``, as DALI reset its source); or
+    what a pipeline function exposing its reader returns, ``(metadata, batches)``."""
 
     def __init__(self, pipeline):
+        self.meta = pipeline[0] if self.is_pair(pipeline) else None
+        pipeline = pipeline[1] if self.is_pair(pipeline) else pipeline
         self._epochs = pipeline if callable(pipeline) else None
         self._batches = iter(pipeline()) if callable(pipeline) else pipeline
         self._ahead = []
+
+    @staticmethod
+    def is_pair(pipeline):
+        """Is ``pipeline`` ``(reader metadata, batches)``?"""
+        return (
+            isinstance(pipeline, tuple)
+            and len(pipeline) == 2
+            and isinstance(pipeline[0], dict)
+        )
 
     def first(self):
         """The next batch's first output, kept for ``next()``."""
