@@ -422,3 +422,19 @@ def test_what_a_sample_cannot_be_rewritten_for_keeps_the_pipeline(use):
     out, result = migrate_text(_SAMPLE + use)
     assert "@pipeline_def" in out and re.sub(r"(?m)^# TODO\(ndd-migrate\).*\n(#   .*\n)*", "", out).endswith(use)
     assert [d.code for d in result.diagnostics if d.needs_human] == ["NDD008"]
+
+
+def test_the_outputs_of_a_reader_whose_count_depends_on_its_arguments_are_dataNodes_when_unpacked():
+    """`videos, label = fn.readers.video(..., labels=...)`: how many outputs depends on the arguments,
+    but each one unpacked is a DataNode, so `label[0]` slices inside every sample."""
+    text = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=0)\n"
+        "def video_pipe(filenames, labels):\n"
+        "    videos, label = fn.readers.video(device='gpu', filenames=filenames, labels=labels, sequence_length=4)\n"
+        "    return videos, label[0]\n\n\n"
+        "pipe = video_pipe(['a.mp4'], [1])\npipe.build()\nprint(pipe.run())\n"
+    )
+    out, result = migrate_text(text)
+    assert not [d for d in result.diagnostics if d.needs_human], [d.message for d in result.diagnostics]
+    assert "yield videos.evaluate(), label.slice[0].evaluate()" in out, out

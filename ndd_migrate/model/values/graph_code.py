@@ -52,6 +52,10 @@ _LITERALS = (
 )
 
 
+#: Readers whose outputs are a dict by feature name (DALI 2.4: ``readers.tfrecord``).
+_DICT_READERS = frozenset({"readers.tfrecord"})
+
+
 @dataclass
 class GraphFacts:
     """What :func:`analyse` found; read by the NDD108/NDD109/NDD110 implementations (original nodes)."""
@@ -227,6 +231,8 @@ class Graph(GraphFunctions):
                 return NODE
             if outputs == 1 and self._is_reader(container):
                 return NODE  # `(data,) = fn.readers.numpy(...)`: the migration unpacks the reader's tuple
+            if outputs is None and self._is_reader(container) and not self._gives_a_dict(container):
+                return NODE  # `videos, labels = fn.readers.video(...)`: each output unpacked a DataNode
         kind = self.kind(container)
         return {NODES: NODE, PY: PY}.get(kind)
 
@@ -316,6 +322,11 @@ class Graph(GraphFunctions):
             return None
         found = op_outputs(path, call)  # the count the arguments give (`save_attrs=True`, a reader's)
         return found if isinstance(found, int) else table_outputs(info, call)
+
+    def _gives_a_dict(self, call: cst.Call) -> bool:
+        """Does the reader ``call`` give its outputs as a dict by feature name (``readers.tfrecord``),
+        whose unpacking gives the names?"""
+        return names.fn_path(self._dali_name(call.func)) in _DICT_READERS
 
     def _is_reader(self, call: cst.Call) -> bool:
         from ndd_migrate.dali.tables import op_info
