@@ -378,3 +378,19 @@ def test_the_users_code_is_held_to_the_files_own_longest_line():
     )
     assert max(len(line) for line in code.splitlines()[2:]) > 88
     assert split_long_lines(cst.parse_module(code), code, original, 88) == code
+
+
+def test_keyword_only_settings_after_parameters_on_a_line_of_their_own():
+    """`def p(\n    a, b\n):`: the settings go on a line of their own under the parameters, and `)`
+    keeps its line (it was `b, ` with trailing whitespace, then `*, ...):` at column 0)."""
+    text = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(seed=3)\ndef create(\n"
+        "    data_dir, crop, dali_cpu=False, is_training=True\n):\n"
+        "    images, labels = fn.readers.file(file_root=data_dir, name='Reader')\n    return images, labels\n\n\n"
+        "pipe = create('/d', 1, batch_size=2, num_threads=1, device_id=0)\npipe.build()\nprint(pipe.run())\n"
+    )
+    out, _ = migrate_text(text)
+    assert (
+        "def create(\n    data_dir, crop, dali_cpu=False, is_training=True,\n"
+        "    *, batch_size, num_threads, device_id, seed=3\n):\n"
+    ) in out, out

@@ -241,3 +241,17 @@ def test_the_ndd_import_goes_where_the_removed_first_dali_import_was():
         "import sys\n\nimport nvidia.dali.experimental.dynamic as ndd\n"
         "from nvidia.dali.plugin.pytorch import LastBatchPolicy\n\n\ndef p("
     ), out
+
+
+def test_in_an_unsorted_import_block_the_ndd_import_takes_the_dali_imports_place():
+    """A block isort never sorted (`import time` above `import torch`, DALI's in between): sorting
+    the new import by name would put it first; it goes where the removed DALI import was."""
+    text = (
+        "import time\nimport torch\nimport nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\nimport json\n\n\n"
+        "@pipeline_def(batch_size=2)\ndef p():\n    return fn.random.uniform(range=[0, 1])\n\n\n"
+        "pipe = p()\npipe.build()\nprint(pipe.run(), time, torch, json)\n"
+    )
+    out, _ = migrate_text(text)
+    assert out.startswith("import time\nimport torch\nimport nvidia.dali.experimental.dynamic as ndd\nimport json\n"), (
+        out
+    )

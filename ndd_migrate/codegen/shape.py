@@ -38,16 +38,27 @@ def with_kwonly(params: cst.Parameters, new: list[cst.Param]) -> cst.Parameters:
     no ``*args``)."""
     if isinstance(params.star_arg, (cst.Param, cst.ParamStar)):
         return params.with_changes(kwonly_params=[*params.kwonly_params, *new])
-    return _star_on_a_line_of_its_own(params).with_changes(star_arg=cst.ParamStar(), kwonly_params=new)
+    last = params.params[-1] if params.params else None
+    closing = last.whitespace_after_param if last is not None and not isinstance(last.comma, cst.Comma) else None
+    if isinstance(closing, cst.ParenthesizedWhitespace) and new:  # `def f(\n    a, b\n):`: `)` stays on its line
+        params = params.with_changes(
+            params=[*params.params[:-1], last.with_changes(whitespace_after_param=cst.SimpleWhitespace(""))]
+        )
+        new = [*new[:-1], new[-1].with_changes(whitespace_after_param=closing)]
+    return _star_on_a_line_of_its_own(params, closing).with_changes(star_arg=cst.ParamStar(), kwonly_params=new)
 
 
-def _star_on_a_line_of_its_own(params: cst.Parameters) -> cst.Parameters:
+def _star_on_a_line_of_its_own(params: cst.Parameters, before_paren=None) -> cst.Parameters:
     """In a ``def`` whose parameters the user wrote on several lines, the ``*`` added after them starts
-    a line of its own, lined up with theirs (else it would lengthen the last one)."""
+    a line of its own, lined up with theirs (else it would lengthen the last one); so too when they
+    stand on one line of their own between ``(`` and ``)`` (``before_paren``: the line break before
+    ``)``), lined up under the ``(``'s next line."""
     if not params.params:
         return params
     commas = [p.comma for p in params.params[:-1] if isinstance(p.comma, cst.Comma)]
     broken = [c.whitespace_after for c in commas if isinstance(c.whitespace_after, cst.ParenthesizedWhitespace)]
+    if not broken and isinstance(before_paren, cst.ParenthesizedWhitespace):
+        broken = [cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(" " * 4))]
     last = params.params[-1]
     if not broken or isinstance(last.comma, cst.Comma):
         return params

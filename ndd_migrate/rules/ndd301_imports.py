@@ -463,7 +463,8 @@ def _starts_block(body: list, index: int) -> bool:
 
 def _sorted_position(body: list, anchor: int, module: str, header: int) -> int:
     """Where ``import <module>`` goes in the run of imports at ``anchor`` (the section, as isort
-    sees it: no blank line inside), so a sorted import block stays sorted. Never above ``header``:
+    sees it: no blank line inside), so a sorted import block stays sorted (an unsorted one gets it
+    at ``anchor``, where the DALI imports are). Never above ``header``:
     ``from __future__`` imports written right above the DALI ones, with no blank line, are in the
     same run but must stay first."""
     if anchor >= len(body) or _import_key(body[anchor]) is None:
@@ -471,6 +472,12 @@ def _sorted_position(body: list, anchor: int, module: str, header: int) -> int:
     start = anchor
     while start > header and not _starts_block(body, start):
         start -= 1
+    end = start + 1
+    while end < len(body) and _import_key(body[end]) is not None and not _starts_block(body, end):
+        end += 1
+    keys = [_import_key(stmt) for stmt in body[start:end]]
+    if keys != sorted(keys):
+        return anchor  # a run isort never sorted: where the DALI imports are, not a place by name
     index = start
     while index < len(body) and _import_key(body[index]) is not None:
         if index > start and _starts_block(body, index):

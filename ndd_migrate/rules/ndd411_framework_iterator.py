@@ -35,9 +35,8 @@ _BEFORE = (
     "    loader.reset()\n"
 )
 
-_AFTER = (
-    "import nvidia.dali.experimental.dynamic as ndd\n\n"
-    "from ndd_support import dali_iterator_epochs\n\n\n"
+# The example pipeline `p` in the epoch-aware shape (docs/target-shape.md, "Framework iterators").
+_EPOCH_AWARE_P = (
     "def p(root, *, batch_size=8):\n"
     "    reader = ndd.readers.File(file_root=root, name='Reader', max_batch_size=batch_size)\n\n"
     "    def batches():\n"
@@ -45,7 +44,11 @@ _AFTER = (
     "            for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
     "                yield ndd.decoders.image(jpegs).evaluate(), labels.evaluate()\n\n"
     "    return reader.get_metadata(), batches()\n\n\n"
-    "pipe_meta, pipe = p('/data')\n"
+)
+
+_AFTER = (
+    "import nvidia.dali.experimental.dynamic as ndd\n\n"
+    "from ndd_support import dali_iterator_epochs\n\n\n" + _EPOCH_AWARE_P + "pipe_meta, pipe = p('/data')\n"
     'loader = dali_iterator_epochs(pipe, pipe_meta, ["data", "label"], "partial")\n'
     "for epoch in range(2):\n"
     "    for data in next(loader):\n"
@@ -68,15 +71,7 @@ _RETURNED = (
 
 _RETURNED_AFTER = (
     "import nvidia.dali.experimental.dynamic as ndd\n\n"
-    "from ndd_support import DALIClassificationIterator\n\n\n"
-    "def p(root, *, batch_size=8):\n"
-    "    reader = ndd.readers.File(file_root=root, name='Reader', max_batch_size=batch_size)\n\n"
-    "    def batches():\n"
-    "        while True:\n"
-    "            for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
-    "                yield ndd.decoders.image(jpegs).evaluate(), labels.evaluate()\n\n"
-    "    return reader.get_metadata(), batches()\n\n\n"
-    "def get_loader(root):\n"
+    "from ndd_support import DALIClassificationIterator\n\n\n" + _EPOCH_AWARE_P + "def get_loader(root):\n"
     "    pipe_meta, pipe = p(root)\n"
     "    loader = DALIClassificationIterator(pipe, reader_name='Reader', auto_reset=True, reader_meta=pipe_meta)\n"
     "    return loader, len(loader)\n"

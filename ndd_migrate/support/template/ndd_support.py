@@ -233,31 +233,17 @@ class DALIGenericIterator:
         if not isinstance(pipelines, (list, tuple)) or _Stream.is_pair(pipelines):
             pipelines = [
                 pipelines
-            ]  # a tuple: `zip(*...)` of several, or one `(meta, batches)`
+            ]  # a tuple: several (`zip(*...)`), or `(meta, batches)`
         self._pipes = [_Stream(pipe) for pipe in pipelines]
         self._num_gpus = len(pipelines)
         self.batch_size = self._pipes[0].first().batch_size
         self._size = int(size)
-        if auto_reset in (False, None, "no"):
-            self._auto_reset = "no"
-        elif auto_reset in (True, "yes"):
-            self._auto_reset = "yes"
-        else:
-            raise ValueError(f"Unsupported value for `auto_reset` {auto_reset}")
+        self._auto_reset = _auto_reset(auto_reset)
         if fill_last_batch is not None:  # DALI's older flag wins over the policy
             last_batch_policy = "FILL" if fill_last_batch else "PARTIAL"
         self._last_batch_policy = _policy_name(last_batch_policy)
         self._last_batch_padded = last_batch_padded
-        assert self._size != 0, "Size cannot be 0"
-        assert self._size > 0 or len(pipelines) == 1 or reader_name, (
-            "Negative size is supported only for a single pipeline"
-        )
-        assert not reader_name or self._size < 0, "with reader_name, size is not set"
-        assert not reader_name or not last_batch_padded, (
-            "with reader_name, last_batch_padded is not set"
-        )
-        if self._size < 0 and not reader_name:
-            self._last_batch_policy, self._last_batch_padded = "FILL", False
+        self._check_size(reader_name)
         self._counter = 0
         self._reader_name = reader_name
         if reader_name:
@@ -276,6 +262,20 @@ class DALIGenericIterator:
                     "It seems that there is no data in the pipeline."
                 ) from None
             self._ever_consumed = False
+
+    def _check_size(self, reader_name):
+        """DALI's checks of ``size`` against ``reader_name`` and padding; without
+        either, DALI reads until the pipeline stops, in whole batches."""
+        assert self._size != 0, "Size cannot be 0"
+        assert self._size > 0 or self._num_gpus == 1 or reader_name, (
+            "Negative size is supported only for a single pipeline"
+        )
+        assert not reader_name or self._size < 0, "with reader_name, size is not set"
+        assert not reader_name or not self._last_batch_padded, (
+            "with reader_name, last_batch_padded is not set"
+        )
+        if self._size < 0 and not reader_name:
+            self._last_batch_policy, self._last_batch_padded = "FILL", False
 
     def _from_reader(self, metas):
         """The epoch's size and each shard's, from the readers' metadata."""
@@ -460,35 +460,19 @@ class DALIGenericIterator:
 
 class DALIClassificationIterator(DALIGenericIterator):
     """DALI's ``DALIClassificationIterator``: a ``DALIGenericIterator`` whose outputs
-    are ``data`` and ``label``."""
+    are ``data`` and ``label`` (its other arguments in the same order)."""
 
-    def __init__(
-        self,
-        pipelines,
-        size=-1,
-        reader_name=None,
-        auto_reset=False,
-        fill_last_batch=None,
-        dynamic_shape=False,
-        last_batch_padded=False,
-        last_batch_policy="FILL",
-        prepare_first_batch=True,
-        *,
-        reader_meta=None,
-    ):
-        super().__init__(
-            pipelines,
-            ["data", "label"],
-            size,
-            reader_name=reader_name,
-            auto_reset=auto_reset,
-            fill_last_batch=fill_last_batch,
-            dynamic_shape=dynamic_shape,
-            last_batch_padded=last_batch_padded,
-            last_batch_policy=last_batch_policy,
-            prepare_first_batch=prepare_first_batch,
-            reader_meta=reader_meta,
-        )
+    def __init__(self, pipelines, *args, **kwargs):
+        super().__init__(pipelines, ["data", "label"], *args, **kwargs)
+
+
+def _auto_reset(value):
+    """``"yes"`` or ``"no"``, as DALI reads ``auto_reset``."""
+    if value in (False, None, "no"):
+        return "no"
+    if value in (True, "yes"):
+        return "yes"
+    raise ValueError(f"Unsupported value for `auto_reset` {value}")
 
 
 def _policy_name(policy):
