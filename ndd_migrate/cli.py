@@ -12,6 +12,8 @@ from pathlib import Path
 
 import typer
 
+from ndd_migrate.report import results
+
 app = typer.Typer(
     name="ndd-migrate",
     help="Migrate NVIDIA DALI pipeline-mode code to dynamic mode (ndd): codemod, lint, equivalence check.",
@@ -214,12 +216,12 @@ def migrate(
     _not_looked_at(paths, targets, summary, lambda: err)
     write = not (diff or check)
     formatter.run(summary, conf, lambda: _console(stderr=True))
-    _support_modules(summary, diff=diff, write=write)
+    results.support_modules(summary, diff=diff, write=write)
     for result in summary.changed:
         if diff:
-            _print_diff(result)
+            results.print_diff(result)
         if write:
-            _write(result, summary)
+            results.write(result, summary)
     print_summary(summary, err, wrote=write, quiet=quiet)
     _migrate_exit(summary, check or diff)
 
@@ -254,7 +256,7 @@ def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool) -
             result.error, result.changed = FileError(name, exc.message, exc.line), False
     if diff:
         if out is not raw:
-            sys.stdout.buffer.write(_colour_diff(unified_diff(name, raw, out)))
+            sys.stdout.buffer.write(results.colour_diff(unified_diff(name, raw, out)))
     elif not check:
         sys.stdout.buffer.write(out)
     sys.stdout.buffer.flush()
@@ -271,76 +273,6 @@ def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool) -
     _migrate_exit(summary, check or diff)
 
 
-def _print_diff(result) -> None:
-    """Print the diff of the bytes ``migrate`` would write (the file's encoding and BOM, its tabs
-    and newlines) straight to stdout's buffer: a text stream, or rich, would alter them, and the
-    patch would no longer apply. A text the file's encoding cannot hold fails as writing would.
-    On a terminal (and not with ``NO_COLOR``) the lines are coloured."""
-    import sys
-
-    from ndd_migrate.io import files, writing
-    from ndd_migrate.io.diagnostics import FileError
-    from ndd_migrate.report.summary import unified_diff
-
-    try:
-        current = files.read_source(result.path)
-        old = writing.encode_source(result.path, result.old_source, current)
-        new = writing.encode_source(result.path, result.new_source, current)
-    except files.SourceError as exc:
-        result.error = FileError(result.path, exc.message, exc.line)
-        result.changed = False
-        return
-    sys.stdout.flush()
-    sys.stdout.buffer.write(_colour_diff(unified_diff(result.path, old, new)))
-    sys.stdout.buffer.flush()
-
-
-def _colour_diff(data: bytes) -> bytes:
-    from ndd_migrate.report.colour import colour_diff, use_colour
-
-    return colour_diff(data) if use_colour() else data
-
-
-def _write(result, summary) -> None:
-    """Replace the file atomically, unless it changed on disk since it was read."""
-    from ndd_migrate.io import files, writing
-    from ndd_migrate.io.diagnostics import FileError
-
-    try:
-        current = files.read_source(result.path)
-        if not _same_text(current.text, result):
-            raise files.SourceError(result.path, "changed on disk during the run; left as it is")
-        writing.write_source(result.path, result.new_source, current)
-    except files.SourceError as exc:
-        result.error = FileError(result.path, exc.message, exc.line)
-        result.changed = False
-
-
-def _support_modules(summary, *, diff: bool, write: bool) -> None:
-    """The support modules the changed files import (:mod:`ndd_migrate.app.support_files`): their
-    diffs printed, or written before any module that imports them."""
-    import os
-    import sys
-
-    from ndd_migrate.app import support_files
-    from ndd_migrate.report.summary import unified_diff
-
-    for support in list(summary.support):
-        if not support.changes or (write and not support_files.keep_writable_importers(summary, support)):
-            continue
-        shown = os.path.relpath(support.path) if support.path.startswith(os.getcwd() + os.sep) else support.path
-        if diff:
-            old = (support.old or "").encode("utf-8")
-            sys.stdout.buffer.write(_colour_diff(unified_diff(shown, old, support.new.encode("utf-8"))))
-            sys.stdout.buffer.flush()
-        if write:
-            support_files.write(summary, support)
-
-
-def _same_text(text: str, result) -> bool:
-    return text == result.old_source
-
-
 @app.command()
 def check(
     paths: list[Path] = typer.Argument(
@@ -351,6 +283,7 @@ def check(
     diff: bool = typer.Option(
         False, "--diff", help="Print the diff --fix would write, write nothing (exit 1 when there is one)."
     ),
+    add_noqa: bool = typer.Option(False, "--add-noqa", help="Add `# noqa: CODES` to the lines with findings."),
     select: list[str] | None = typer.Option(None, "--select", help=SELECT_HELP),
     extend_select: list[str] | None = typer.Option(None, "--extend-select", help=SELECT_HELP),
     ignore: list[str] | None = typer.Option(None, "--ignore", help=SELECT_HELP),
@@ -406,14 +339,17 @@ def check(
         support_module=conf.support_module,
     )
     report_to = sys.stdout
+    if add_noqa:
+        options = dict(jobs=jobs, quiet=quiet, cache=False, force_exclude=force_exclude)
+        raise typer.Exit(_add_noqa(paths, conf, policy, **options))
     if _is_stdin(paths):
         # As ruff: with --fix the fixed text goes to stdout (the input when nothing was fixed) and
         # the report to stderr; without it the report goes to stdout.
         raw, original, summary = _run_stdin(stdin_filename or "-", policy)
         if diff:
-            _fixed_stdin(summary.results[0], raw, original, diff_name=stdin_filename or "-")
+            results.fixed_stdin(summary.results[0], raw, original, diff_name=stdin_filename or "-")
         elif fix:
-            _fixed_stdin(summary.results[0], raw, original)
+            results.fixed_stdin(summary.results[0], raw, original)
             report_to = sys.stderr
     else:
         summary = _check_files(
@@ -462,10 +398,38 @@ def _check_files(paths, conf, policy, *, fix: bool, diff: bool, jobs, quiet: boo
     _not_looked_at(roots, targets, summary, lambda: _console(stderr=True))
     if fix:
         formatter.run(summary, conf, lambda: _console(stderr=True))
-        _support_modules(summary, diff=diff, write=not diff)
+        results.support_modules(summary, diff=diff, write=not diff)
         for result in summary.changed:
-            _print_diff(result) if diff else _write(result, summary)
+            results.print_diff(result) if diff else results.write(result, summary)
     return summary
+
+
+def _add_noqa(paths, conf, policy, **options) -> int:
+    """``check --add-noqa``, as ruff's: each line with findings gets ``# noqa: CODES`` (merged into
+    one there), until a run finds nothing new (a suppressed rewrite can report at its pipeline:
+    docs/output-formats.md); says how many it added. 2 when a file failed, else 0."""
+    from ndd_migrate.io import noqa
+
+    if _is_stdin(paths):
+        raise _usage_error("--add-noqa needs files: it writes them")
+    total = 0
+    for _ in range(10):
+        summary = _check_files(paths, conf, policy, fix=False, diff=False, **options)
+        added = 0
+        for result in summary.results:
+            codes: dict[int, set[str]] = {}
+            for d in result.diagnostics if not result.error else ():
+                codes.setdefault(d.line, set()).add(d.code)
+            result.new_source, count = noqa.with_directives(result.old_source, codes)
+            if count:
+                results.write(result, summary)
+                added += count if not result.error else 0
+        total += added
+        if not added:
+            break
+    err = _console(stderr=True)
+    err.print(f"Added {total} noqa directive{'' if total == 1 else 's'}.")
+    return 2 if summary.failed else 0
 
 
 def _cache(settings):
@@ -478,26 +442,6 @@ def _cache(settings):
 
     root = settings.root if settings.path is not None else Path(project_root(str(settings.root)) or settings.root)
     return Cache(settings.cache_dir or root / DEFAULT_DIR)
-
-
-def _fixed_stdin(result, raw: bytes, original, diff_name: str | None = None) -> None:
-    """The fixed text of standard input on stdout (the input when nothing was fixed); with
-    ``diff_name``, the diff from the input to it instead, under that name."""
-    import sys
-
-    from ndd_migrate.io import files, writing
-    from ndd_migrate.report.summary import unified_diff
-
-    out = raw
-    if result.changed and not result.error and original is not None:
-        try:
-            out = writing.encode_source(result.path, result.new_source, original)
-        except files.SourceError:
-            out = raw
-    if diff_name is not None:
-        out = _colour_diff(unified_diff(diff_name, raw, out)) if out is not raw else b""
-    sys.stdout.buffer.write(out)
-    sys.stdout.buffer.flush()
 
 
 @app.command()

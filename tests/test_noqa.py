@@ -181,3 +181,33 @@ def test_a_file_level_directive_exempts_the_file_from_migrate_and_check(cli, tmp
     found = cli("check", "--no-cache", "--output-format", "concise", path)
     codes = set(re.findall(r":\d+:\d+: (NDD\d+) ", found.stdout))
     assert found.exit_code == 1 and codes and "NDD002" not in codes, found.stdout
+
+
+def test_with_directives_adds_merges_and_leaves_blankets():
+    text = 'x = 1\ny = 2  # keep\nz = 3  # noqa: E501\nw = """a\nb"""\nv = 4  # noqa\nu = 5  # noqa:\n'
+    new, added = noqa.with_directives(
+        text, {1: {"NDD101"}, 2: {"NDD008", "NDD001"}, 3: {"NDD103"}, 4: {"NDD110"}, 6: {"NDD102"}, 7: {"NDD104"}}
+    )
+    assert new == (
+        "x = 1  # noqa: NDD101\ny = 2  # keep  # noqa: NDD001, NDD008\nz = 3  # noqa: E501, NDD103\n"
+        'w = """a\nb"""  # noqa: NDD110\nv = 4  # noqa\nu = 5  # noqa: NDD104\n'
+    )
+    assert added == 5 and noqa.with_directives(new, {1: {"NDD101"}}) == (new, 0)
+
+
+def test_add_noqa_silences_every_finding_and_a_second_run_adds_nothing(cli, tmp_path):
+    """As ruff's `--add-noqa`: after it, `check` passes; it runs until nothing is new (a suppressed
+    rewrite reports at its pipeline), and says how many it added. Standard input is refused."""
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2)\n"
+        "def p():\n    return fn.random.uniform(range=[0, 1])\n\n\npipe = p()\npipe.build()\nprint(pipe.run())\n"
+    )
+    path = tmp_path / "loader.py"
+    path.write_text(source)
+    first = cli("check", "--add-noqa", path)
+    assert first.exit_code == 0 and "noqa directives." in first.stderr and path.read_text() != source
+    assert "def p():  # noqa: NDD001\n" in path.read_text()
+    assert cli("check", "--no-cache", path).exit_code == 0
+    again = cli("check", "--add-noqa", path)
+    assert again.exit_code == 0 and "Added 0 noqa directives." in again.stderr
+    assert cli("check", "--add-noqa", "-").exit_code == 2

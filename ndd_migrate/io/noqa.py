@@ -159,3 +159,42 @@ def suppressor(source: str) -> Callable[[str, int], bool]:
         )
 
     return suppressed
+
+
+def with_directives(text: str, codes: dict[int, set[str]]) -> tuple[str, int]:
+    """``text`` with ``# noqa: CODES`` added for ``codes`` (1-based line → the codes found there),
+    as ruff's ``--add-noqa`` does, and how many lines got one: at the end of the line, or of the
+    multi-line string or backslash continuation the line is part of; merged into a ``# noqa:``
+    comment already there; nothing where a blanket ``# noqa`` is. Lines end as they did."""
+    try:
+        _, spans = _joined_lines(text)
+    except (tokenize.TokenError, SyntaxError):
+        return text, 0
+    unit_end = {line: end for start, end in _merged(spans) for line in range(start, end + 1)}
+    wanted: dict[int, set[str]] = {}
+    for line, found in codes.items():
+        wanted.setdefault(unit_end.get(line, line), set()).update(found)
+    lines = text.splitlines(keepends=True)
+    added = 0
+    for row, found in sorted(wanted.items()):
+        if not 1 <= row <= len(lines):
+            continue
+        body = lines[row - 1].rstrip("\r\n")
+        ending = lines[row - 1][len(body) :]
+        new = _with_codes(body, found)
+        if new != body:
+            lines[row - 1] = new + ending
+            added += 1
+    return "".join(lines), added
+
+
+def _with_codes(line: str, codes: set[str]) -> str:
+    """``line`` whose ``# noqa`` covers ``codes`` too (a blanket one covers all already)."""
+    match = _DIRECTIVE.search(line) if "#" in line else None
+    if match is None:
+        return f"{line.rstrip()}  # noqa: {', '.join(sorted(codes))}"
+    old = parse_directive(match.group(0))
+    if old is ALL or (old is not None and codes <= old):
+        return line
+    merged = ", ".join(sorted((old or frozenset()) | codes))  # `# noqa:` without a code: made one
+    return line[: match.start()] + f"# noqa: {merged}" + line[match.end() :]

@@ -4,6 +4,7 @@
 print; :func:`exit_code` says how the process should end. Format modules are imported on demand so
 a pre-commit run pays only for the format it prints, and rule metadata is read from the catalogue
 only for codes that have findings. The formats are documented in ``docs/output-formats.md``.
+:mod:`ndd_migrate.report.results` shows the diffs and writes the files a run changed.
 """
 
 from __future__ import annotations
