@@ -71,13 +71,16 @@ def _choice(option: str, value: str, choices: tuple) -> None:
         raise _usage_error(f"invalid value {value!r} for {option} (choose from {', '.join(choices)})")
 
 
-def _configuration(select, extend_select, ignore, exclude, extend_exclude, config, **more):
-    """The project's configuration with the command line on top: the same for ``migrate`` and
-    ``check`` (``more``: the other :class:`~ndd_migrate.io.config.Overrides`, None when not given).
-    Warns about selectors that select no rule; exits 2 on bad configuration."""
+def _configuration(select, extend_select, ignore, exclude, extend_exclude, config, isolated=False, **more):
+    """The project's configuration with the command line on top (``isolated``: the defaults
+    instead of the project's): the same for ``migrate`` and ``check`` (``more``: the other
+    :class:`~ndd_migrate.io.config.Overrides`, None when not given). Warns about selectors that
+    select no rule; exits 2 on bad configuration."""
     from ndd_migrate.engine.catalog import rule_codes
     from ndd_migrate.io.config import ConfigError, Configuration, Overrides
 
+    if isolated and config is not None:
+        raise _usage_error("--isolated and --config: choose one")
     try:
         conf = Configuration(
             Overrides(
@@ -89,6 +92,7 @@ def _configuration(select, extend_select, ignore, exclude, extend_exclude, confi
                 **more,
             ),
             config_file=config,
+            isolated=isolated,
         )
         for selector in conf.for_path(Path.cwd()).unmatched_selectors(rule_codes()):
             from rich.markup import escape
@@ -155,6 +159,7 @@ SELECT_HELP = "Codes or prefixes (NDD1, ALL); comma-separated, repeatable."
 EXCLUDE_HELP = "Path patterns to skip, replacing the default excludes; comma-separated, repeatable."
 EXTEND_EXCLUDE_HELP = "Path patterns to skip, on top of the configured excludes; comma-separated, repeatable."
 STDIN_HELP = "The name of the file read from standard input (`-`): for messages and per-file settings."
+ISOLATED_HELP = "Read no configuration file: the defaults and the command line only."
 JOBS_HELP = "Parallel worker processes (default: CPU count)."
 GITIGNORE_HELP = "Leave out what .gitignore files ignore when walking directories (default: on)."
 GENERATED_HELP = "Also process files marked @generated in their first lines (skipped by default)."
@@ -178,6 +183,7 @@ def migrate(
         False, "--force-exclude", help="Apply excludes to files named explicitly (pre-commit)."
     ),
     config: Path | None = typer.Option(None, "--config", help="A pyproject.toml to use instead of discovery."),
+    isolated: bool = typer.Option(False, "--isolated", help=ISOLATED_HELP),
     stdin_filename: str | None = typer.Option(None, "--stdin-filename", help=STDIN_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no counts line."),
     respect_gitignore: bool | None = typer.Option(
@@ -199,6 +205,7 @@ def migrate(
         exclude,
         extend_exclude,
         config,
+        isolated=isolated,
         respect_gitignore=respect_gitignore,
         include_generated=include_generated,
         format=format_code,
@@ -284,6 +291,7 @@ def check(
         False, "--diff", help="Print the diff --fix would write, write nothing (exit 1 when there is one)."
     ),
     add_noqa: bool = typer.Option(False, "--add-noqa", help="Add `# noqa: CODES` to the lines with findings."),
+    show_fixes: bool = typer.Option(False, "--show-fixes", help="With --fix, list what was fixed, per file and code."),
     select: list[str] | None = typer.Option(None, "--select", help=SELECT_HELP),
     extend_select: list[str] | None = typer.Option(None, "--extend-select", help=SELECT_HELP),
     ignore: list[str] | None = typer.Option(None, "--ignore", help=SELECT_HELP),
@@ -296,6 +304,7 @@ def check(
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
     statistics: bool = typer.Option(False, "--statistics", help="Counts per rule code."),
     config: Path | None = typer.Option(None, "--config", help="A pyproject.toml to use instead of discovery."),
+    isolated: bool = typer.Option(False, "--isolated", help=ISOLATED_HELP),
     jobs: int | None = typer.Option(None, "--jobs", "-j", help=JOBS_HELP),
     stdin_filename: str | None = typer.Option(None, "--stdin-filename", help=STDIN_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -324,6 +333,7 @@ def check(
         exclude,
         extend_exclude,
         config,
+        isolated=isolated,
         respect_gitignore=respect_gitignore,
         include_generated=include_generated,
         cache_dir=cache_dir,
@@ -365,7 +375,9 @@ def check(
         )
     if diff:  # as ruff's: the diff alone; 1 when there is one
         raise typer.Exit(2 if summary.failed else 1 if summary.changed else 0)
-    text = render(output_format, summary.results, statistics=statistics, unsafe_fixes=unsafe_fixes)
+    text = render(
+        output_format, summary.results, statistics=statistics, unsafe_fixes=unsafe_fixes, show_fixes=show_fixes and fix
+    )
     if text:
         from ndd_migrate.report.colour import colour_report, use_colour
 
@@ -442,6 +454,24 @@ def _cache(settings):
 
     root = settings.root if settings.path is not None else Path(project_root(str(settings.root)) or settings.root)
     return Cache(settings.cache_dir or root / DEFAULT_DIR)
+
+
+@app.command()
+def clean(
+    paths: list[Path] = typer.Argument(None, help="Folders to clean (default: the current directory)."),
+) -> None:
+    """Remove the results caches of `check` in these folders and below, and the configured one."""
+    from ndd_migrate.app import cache
+    from ndd_migrate.io.config import ConfigError, Configuration
+
+    roots = paths or [Path(".")]
+    try:
+        configured = [d for d in (Configuration().for_path(root).cache_dir for root in roots) if d is not None]
+    except ConfigError as exc:
+        raise _usage_error(str(exc)) from None
+    err = _console(stderr=True)
+    for directory in cache.clean(roots, configured):
+        err.print(f"Removing cache at: {directory}", soft_wrap=True, markup=False)
 
 
 @app.command()

@@ -127,3 +127,24 @@ def test_without_a_configuration_the_cache_goes_to_the_project_root(tmp_path):
     write(sub / "a.py", LEFTOVER)
     ndd("check", ".", cwd=sub)
     assert (tmp_path / CACHE / "CACHEDIR.TAG").is_file() and not (sub / CACHE).exists()
+
+
+def test_clean_removes_our_caches_and_nothing_else(cli, tmp_path, monkeypatch):
+    """`ndd-migrate clean` (ruff's `clean`): every `.ndd_migrate_cache` below the folder whose
+    `CACHEDIR.TAG` is ours, and the configured `cache-dir`; a folder of that name without our tag
+    is left alone."""
+    (tmp_path / "pyproject.toml").write_text('[tool.ndd-migrate]\ncache-dir = "build/lint-cache"\n')
+    (tmp_path / "a.py").write_text("from nvidia.dali import fn\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli("check", "a.py").exit_code in (0, 1)
+    configured = tmp_path / "build" / "lint-cache"
+    assert (configured / "CACHEDIR.TAG").is_file()
+    nested = tmp_path / "sub" / ".ndd_migrate_cache"
+    nested.mkdir(parents=True)
+    (nested / "CACHEDIR.TAG").write_text((configured / "CACHEDIR.TAG").read_text())
+    stranger = tmp_path / "other" / ".ndd_migrate_cache"
+    stranger.mkdir(parents=True)
+    (stranger / "keep.txt").write_text("not a cache of ours")
+    done = cli("clean")
+    assert done.exit_code == 0 and not configured.exists() and not nested.exists()
+    assert (stranger / "keep.txt").is_file() and done.stderr.count("Removing cache at:") == 2

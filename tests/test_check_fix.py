@@ -121,3 +121,20 @@ def test_diff_shows_what_fix_would_write_and_writes_nothing(tmp_path):
     shown = ndd("check", "--diff", "--unsafe-fixes", unsafe, cwd=tmp_path)
     assert shown.returncode == 1 and "+import nvidia.dali.experimental.dynamic as ndd" in out(shown)
     assert unsafe.read_text() == PIPELINE_FIXTURE.read_text()
+
+
+def test_show_fixes_enumerates_what_fix_fixed(tmp_path):
+    """As ruff's `--show-fixes`: per file and code, above the usual summary; nothing without --fix."""
+    source = (
+        "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef decode(jpegs):\n"
+        "    x = ndd.readers.file(files=jpegs)\n"
+        "    return ndd.decoders.image(jpegs, device='mixed'), x\n"
+    )
+    path = write(tmp_path / "a.py", source)
+    listed = ndd("check", "--show-fixes", path, cwd=tmp_path)
+    assert "Fixed" not in out(listed) and path.read_text() == source
+    done = ndd("check", "--fix", "--show-fixes", path, cwd=tmp_path)
+    assert out(done).startswith(
+        "Fixed 2 errors:\n- a.py:\n    1 × NDD103 (mixed-device)\n    1 × NDD504 (lowercase-reader)\n"
+    ), out(done)
+    assert done.returncode == 0 and "Found 2 errors (2 fixed, 0 remaining)." in out(done)

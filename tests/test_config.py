@@ -268,3 +268,19 @@ def test_relative_parts_is_lexical_like_relpath():
     assert relative_parts("/project/a.py", "/proj") is None  # a sibling with a longer name
     assert relative_parts("/other/a.py", "/proj") is None
     assert relative_parts("/a.py", "/") == ["a.py"]
+
+
+def test_isolated_reads_no_configuration(cli, tmp_path, monkeypatch):
+    """`--isolated` (ruff's): the project's `[tool.ndd-migrate]` (here ignoring NDD002) and a
+    formatter's line length are not read; with `--config` it is a usage error."""
+    (tmp_path / "pyproject.toml").write_text('[tool.ndd-migrate]\nignore = ["NDD002", "NDD001", "NDD008"]\n')
+    (tmp_path / "a.py").write_text(
+        "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2)\n"
+        "def p():\n    return fn.random.uniform(range=[0, 1])\n\n\npipe = p()\npipe.build()\nprint(pipe.run())\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    assert "NDD002" not in cli("check", "--no-cache", "a.py").stdout
+    assert "NDD002" in cli("check", "--no-cache", "--isolated", "a.py").stdout
+    assert cli("check", "--isolated", "--config", "pyproject.toml", "a.py").exit_code == 2
+    settings = Configuration(cwd=tmp_path, isolated=True)
+    assert settings.find_config(tmp_path) is None and settings.line_length(tmp_path / "a.py") == 88

@@ -137,6 +137,30 @@ class _quiet:
         return kind is not None and issubclass(kind, OSError)
 
 
+def clean(roots: list[Path], configured: list[Path] = ()) -> list[Path]:
+    """Removes the caches under ``roots`` (any folder named :data:`DEFAULT_DIR`, symbolic links
+    not followed) and the ``configured`` ones, each only when its ``CACHEDIR.TAG`` says it is one
+    of ours; returns those removed (ruff's ``clean``)."""
+    import shutil
+
+    found = [*configured]
+    for root in roots:
+        for folder, dirs, _ in os.walk(root):
+            if DEFAULT_DIR in dirs:
+                found.append(Path(folder, DEFAULT_DIR))
+            dirs[:] = [d for d in dirs if d != DEFAULT_DIR and not os.path.islink(os.path.join(folder, d))]
+    removed = []
+    for directory in dict.fromkeys(Path(os.path.abspath(d)) for d in found):
+        try:
+            ours = (directory / "CACHEDIR.TAG").read_text(encoding="utf-8") == _TAG
+        except OSError:
+            continue
+        if ours:
+            shutil.rmtree(directory, ignore_errors=True)
+            removed.append(directory)
+    return removed
+
+
 def _data(result: FileResult) -> dict:
     return {
         "diagnostics": [d.to_dict() for d in result.diagnostics],

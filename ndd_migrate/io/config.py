@@ -532,7 +532,8 @@ def _cache_dir(file: Overrides, cli: Overrides, root: Path, cwd: Path) -> Path |
 
 class Configuration:
     """Finds the settings for each file: explicit ``config_file`` if given, else the nearest
-    ``pyproject.toml`` with a ``[tool.ndd-migrate]`` table, with ``cli`` on top.
+    ``pyproject.toml`` with a ``[tool.ndd-migrate]`` table, with ``cli`` on top; ``isolated``
+    (ruff's ``--isolated``): no file at all, neither ours nor a formatter's line length.
 
     One instance per run; it caches which configuration governs each directory and the settings
     built from each file, so checking thousands of files reads each ``pyproject.toml`` once.
@@ -544,8 +545,10 @@ class Configuration:
         *,
         config_file: str | os.PathLike | None = None,
         cwd: str | os.PathLike | None = None,
+        isolated: bool = False,
     ) -> None:
         self.cwd = Path(os.path.abspath(cwd or os.getcwd()))
+        self.isolated = isolated
         self.cli = (cli or Overrides()).validated("command line")
         self._dirs: dict[str, Path | None] = {}
         self._settings: dict[Path | None, Settings] = {}
@@ -561,6 +564,8 @@ class Configuration:
 
     def find_config(self, directory: str | os.PathLike) -> Path | None:
         """The nearest ``pyproject.toml`` at or above ``directory`` that has our table."""
+        if self.isolated:
+            return None
         start = os.path.abspath(directory)
         visited: list[str] = []
         current = start
@@ -610,7 +615,7 @@ class Configuration:
             return own
         directory = os.path.dirname(os.path.abspath(path))
         if directory not in self._line_lengths:
-            self._line_lengths[directory] = formatter_line_length(directory)
+            self._line_lengths[directory] = None if self.isolated else formatter_line_length(directory)
         return self._line_lengths[directory] or DEFAULT_LINE_LENGTH
 
     def support_module(self, path: str | os.PathLike) -> str | None:

@@ -39,6 +39,7 @@ def render(
     root: Path | None = None,
     unsafe_fixes: bool = False,
     rule_lookup: Callable[[str], object | None] | None = None,
+    show_fixes: bool = False,
 ) -> str:
     """The report for ``results`` in format ``fmt``, ending with a newline (or empty).
 
@@ -46,12 +47,20 @@ def render(
     ``%SRCROOT%``. ``unsafe_fixes`` says whether ``--unsafe-fixes`` was given, which decides the
     ``[*]`` marks and the fix hints. ``rule_lookup`` replaces the rule catalogue (for tests and for
     callers that already hold the rules); by default :func:`ndd_migrate.engine.catalog.get_rule` is used.
+    ``show_fixes``: what this run fixed, enumerated first (:mod:`ndd_migrate.report.fixes`).
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
     root = Path.cwd() if root is None else Path(root)
     opts = Options(root=root, rules=RuleInfo(rule_lookup), unsafe_fixes=unsafe_fixes)
     results = list(results)
+    if show_fixes and fmt in ("concise", "full"):  # ruff's: the enumeration above the report
+        from ndd_migrate.report import fixes
+
+        fixed = fixes.render(results, opts)
+        return fixed + render(
+            fmt, results, statistics=statistics, root=root, unsafe_fixes=unsafe_fixes, rule_lookup=rule_lookup
+        )
     if statistics:
         from ndd_migrate.report import statistics as stats
 
