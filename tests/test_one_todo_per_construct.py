@@ -60,3 +60,21 @@ def test_one_cause_in_several_places_is_said_once():
     (found,) = [d for d in result.diagnostics if d.needs_human]
     assert found.line == 7 and found.message.endswith("before the batch loop (the same at line 9)")
     assert out.count("TODO(ndd-migrate)") == 1 and "(the same in 1 more place)" in out
+
+
+def test_two_findings_of_one_rule_at_one_statement_are_one_todo():
+    """Two pipelines blocked at one statement (NDD008 for each) were two TODOs of NDD008 above it
+    (found by benchmarks/fuzz_fixed_points.py): one now, saying how many more there are."""
+    source = (
+        "from nvidia.dali.pipeline import Pipeline\n\n\n"
+        "class TrainPipe(Pipeline):\n    def define_graph(self):\n        return [a, b]\n\n\n"
+        "class ValPipe(Pipeline):\n    def define_graph(self):\n        return [a, b]\n\n"
+        "    loader = Loader(size=int(pipe.epoch_size('Reader')))\n"
+    )
+    out, result = migrate_text(source)
+    assert _stacked(out) == [], out
+    assert len([d for d in result.diagnostics if d.code == "NDD008"]) == 2
+    assert "(and 1 more NDD008 finding here: `ndd-migrate check` lists them)" in " ".join(
+        line.strip("# ") for line in out.splitlines()
+    )
+    assert migrate_text(out)[0] == out

@@ -13,7 +13,7 @@ from libcst.metadata import QualifiedNameProvider, ScopeProvider
 
 from ndd_migrate.engine.catalog import rule_modules
 from ndd_migrate.engine.context import TODO_PREFIX, Context
-from ndd_migrate.engine.todos import add_todo_comments, has_todos, without_stale_todos
+from ndd_migrate.engine.todos import add_todo_comments, has_todos, one_per_code, without_stale_todos
 from ndd_migrate.model import crossfile
 from ndd_migrate.model.types import ImportedPipeline, Problem
 from ndd_migrate.model.values import graph_helpers
@@ -384,7 +384,7 @@ class Dispatcher(cst.CSTTransformer):
             ):
                 result = without_stale_todos(result, todos or [], self._owned_todo)
             if todos and isinstance(result, _STATEMENTS):
-                result = add_todo_comments(result, todos, self._todo_width())
+                result = add_todo_comments(result, one_per_code(todos), self._todo_width())
         return result
 
 

@@ -94,3 +94,22 @@ def without_stale_todos(stmt: cst.CSTNode, current: list[str], owned) -> cst.CST
 def has_todos(stmt: cst.CSTNode) -> bool:
     """Is there a TODO of this tool above ``stmt``?"""
     return any(line.comment is not None and line.comment.value.startswith(TODO_PREFIX) for line in stmt.leading_lines)
+
+
+def one_per_code(todos: list[str]) -> list[str]:
+    """One TODO of each rule per statement (the first), saying how many more that rule found there:
+    two pipelines blocked by one statement were two TODOs of NDD008 above it. Every finding stays
+    in the report."""
+    first: dict[str, int] = {}
+    more: dict[str, int] = {}
+    out: list[str] = []
+    for text in dict.fromkeys(todos):  # the same words twice (one cause, two pipelines) are said once
+        code = text[len(TODO_PREFIX) :].split(" ", 1)[0] if text.startswith(TODO_PREFIX) else text
+        if code in first:
+            more[code] = more.get(code, 0) + 1
+            continue
+        first[code] = len(out)
+        out.append(text)
+    for code, n in more.items():
+        out[first[code]] += f" (and {n} more {code} finding{'s' if n > 1 else ''} here: `ndd-migrate check` lists them)"
+    return out
