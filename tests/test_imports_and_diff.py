@@ -255,3 +255,19 @@ def test_in_an_unsorted_import_block_the_ndd_import_takes_the_dali_imports_place
     assert out.startswith("import time\nimport torch\nimport nvidia.dali.experimental.dynamic as ndd\nimport json\n"), (
         out
     )
+
+
+def test_dali_imports_under_a_guard_and_an_if_that_the_migration_leaves_unused_go():
+    """`try: if cuda: from nvidia.dali... import ...`: the imports the migrated module no longer reads
+    go there too (F401 was left behind); the ones it still reads stay."""
+    text = (
+        "import torch\n\ntry:\n    if torch.cuda.is_available():\n        from nvidia.dali import fn, pipeline_def\n"
+        "        import nvidia.dali.types as types\nexcept ImportError:\n    pass\n\n\n"
+        "@pipeline_def(batch_size=2)\ndef p():\n    return fn.cast(fn.random.uniform(range=[0, 1]), dtype=types.FLOAT)\n\n\n"
+        "pipe = p()\npipe.build()\nprint(pipe.run())\n"
+    )
+    out, result = migrate_text(text)
+    assert not [d for d in result.diagnostics if d.needs_human], [d.message for d in result.diagnostics]
+    assert (
+        "from nvidia.dali import fn, pipeline_def" not in out and "        import nvidia.dali.types as types\n" in out
+    ), out

@@ -135,8 +135,9 @@ class Impl(RuleImpl):
             body = _with_first_party_import(body, cst.parse_statement(support))
         updated = updated.with_changes(body=body, footer=[*carried, *updated.footer])
         if self.ctx.imports.moved_to_support:  # also under an `if` or in a function, where they would shadow it
-            updated = updated.visit(_WithoutMovedIterators(self.ctx.imports.moved_to_support))
-        return updated
+            updated = _changed_by(updated, _WithoutMovedIterators(self.ctx.imports.moved_to_support))
+        # DALI imports under a module-level `if` (`try: if cuda: from nvidia.dali ...`) unused now
+        return _changed_by(updated, _InNestedBlocks(lambda stmt: self._prune(stmt, before, after)[0]))
 
     def _in_function(self, fn_def: cst.FunctionDef, block, before: set[str], extra: set[str]):
         """A function body that imports DALI, rebuilt: the ndd import there when the function reads
@@ -336,6 +337,48 @@ def _imports_lazily(module: cst.Module) -> bool:
     return bool(found)
 
 
+def _changed_by(module: cst.Module, transformer: cst.CSTTransformer) -> cst.Module:
+    """``module`` as ``transformer`` leaves it, or ``module`` itself when nothing changed: rules
+    that finish the module after this one find their statements by identity."""
+    new = module.visit(transformer)
+    return module if new.deep_equals(module) else new
+
+
+class _InNestedBlocks(cst.CSTTransformer):
+    """Each import statement in a block nested in the module's compound statements (``if``,
+    ``try``, ``with``; not in functions or classes, which read their own names) replaced by
+    ``prune(statement)`` (None: removed); a block left empty gets ``pass``."""
+
+    def __init__(self, prune) -> None:
+        super().__init__()
+        self._prune = prune
+        self._depth = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._depth += 1
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        return False  # other statements stay the very objects rules after this one look for
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        self._depth -= 1
+        return updated if updated.body else updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        if self._depth < 2 or not (
+            len(updated.body) == 1 and isinstance(updated.body[0], (cst.Import, cst.ImportFrom))
+        ):
+            return updated  # the module's and a guarding `try:`'s own imports are pruned by `_rebuild`
+        pruned = self._prune(updated)
+        return cst.RemovalSentinel.REMOVE if pruned is None else pruned
+
+
 class _WithoutMovedIterators(cst.CSTTransformer):
     """Removes, wherever they are, the imports of DALI's iterator classes whose names the support
     module's classes now bind (``moved``: bound name → class): a block left empty gets ``pass``."""
@@ -343,6 +386,9 @@ class _WithoutMovedIterators(cst.CSTTransformer):
     def __init__(self, moved: dict[str, str]) -> None:
         super().__init__()
         self._moved = moved
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        return False  # other statements stay the very objects rules after this one look for
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
         imp = updated.body[0] if len(updated.body) == 1 else None
