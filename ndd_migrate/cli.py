@@ -292,6 +292,9 @@ def check(
     ),
     add_noqa: bool = typer.Option(False, "--add-noqa", help="Add `# noqa: CODES` to the lines with findings."),
     show_fixes: bool = typer.Option(False, "--show-fixes", help="With --fix, list what was fixed, per file and code."),
+    show_settings: bool = typer.Option(
+        False, "--show-settings", help="Print the settings that govern the first path, and stop."
+    ),
     select: list[str] | None = typer.Option(None, "--select", help=SELECT_HELP),
     extend_select: list[str] | None = typer.Option(None, "--extend-select", help=SELECT_HELP),
     ignore: list[str] | None = typer.Option(None, "--ignore", help=SELECT_HELP),
@@ -349,18 +352,13 @@ def check(
         support_module=conf.support_module,
     )
     report_to = sys.stdout
+    if show_settings:
+        raise typer.Exit(_show_settings(conf, paths))
     if add_noqa:
         options = dict(jobs=jobs, quiet=quiet, cache=False, force_exclude=force_exclude)
         raise typer.Exit(_add_noqa(paths, conf, policy, **options))
     if _is_stdin(paths):
-        # As ruff: with --fix the fixed text goes to stdout (the input when nothing was fixed) and
-        # the report to stderr; without it the report goes to stdout.
-        raw, original, summary = _run_stdin(stdin_filename or "-", policy)
-        if diff:
-            results.fixed_stdin(summary.results[0], raw, original, diff_name=stdin_filename or "-")
-        elif fix:
-            results.fixed_stdin(summary.results[0], raw, original)
-            report_to = sys.stderr
+        summary, report_to = _check_stdin(stdin_filename or "-", policy, fix=fix, diff=diff)
     else:
         summary = _check_files(
             paths,
@@ -416,6 +414,33 @@ def _check_files(paths, conf, policy, *, fix: bool, diff: bool, jobs, quiet: boo
     return summary
 
 
+def _check_stdin(name: str, policy, *, fix: bool, diff: bool):
+    """``check -``: the summary, and where the report goes. As ruff: with --fix the fixed text goes
+    to stdout (the input when nothing was fixed) and the report to stderr; with --diff the diff;
+    without either the report goes to stdout."""
+    import sys
+
+    raw, original, summary = _run_stdin(name, policy)
+    if diff:
+        results.fixed_stdin(summary.results[0], raw, original, diff_name=name)
+    elif fix:
+        results.fixed_stdin(summary.results[0], raw, original)
+        return summary, sys.stderr
+    return summary, sys.stdout
+
+
+def _show_settings(conf, paths) -> int:
+    """``check --show-settings``: what governs the first path, on stdout."""
+    import sys
+
+    from ndd_migrate.engine.catalog import rule_codes
+    from ndd_migrate.report import settings
+
+    where = (paths or [Path(".")])[0]
+    sys.stdout.write(settings.render(conf, where, list(rule_codes()), _cache_dir(conf.for_path(Path.cwd()))))
+    return 0
+
+
 def _add_noqa(paths, conf, policy, **options) -> int:
     """``check --add-noqa``, as ruff's: each line with findings gets ``# noqa: CODES`` (merged into
     one there), until a run finds nothing new (a suppressed rewrite can report at its pipeline:
@@ -445,15 +470,22 @@ def _add_noqa(paths, conf, policy, **options) -> int:
 
 
 def _cache(settings):
-    """The results cache of ``check`` (never used by ``--fix``, which writes files): the
-    configured directory, else ``.ndd_migrate_cache`` in the project root — the directory of the
-    configuration, or without one the nearest above holding ``pyproject.toml``, ``setup.py``,
-    ``setup.cfg`` or ``.git`` (not wherever the command was started)."""
-    from ndd_migrate.app.cache import DEFAULT_DIR, Cache
+    """The results cache of ``check`` (never used by ``--fix``, which writes files)."""
+    from ndd_migrate.app.cache import Cache
+
+    return Cache(_cache_dir(settings))
+
+
+def _cache_dir(settings) -> Path:
+    """Where ``check`` keeps its results: the configured directory, else ``.ndd_migrate_cache`` in
+    the project root — the directory of the configuration, or without one the nearest above
+    holding ``pyproject.toml``, ``setup.py``, ``setup.cfg`` or ``.git`` (not wherever the command
+    was started)."""
+    from ndd_migrate.app.cache import DEFAULT_DIR
     from ndd_migrate.model.importers import project_root
 
     root = settings.root if settings.path is not None else Path(project_root(str(settings.root)) or settings.root)
-    return Cache(settings.cache_dir or root / DEFAULT_DIR)
+    return settings.cache_dir or root / DEFAULT_DIR
 
 
 @app.command()

@@ -4,6 +4,7 @@ errors that name the file to fix."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -284,3 +285,20 @@ def test_isolated_reads_no_configuration(cli, tmp_path, monkeypatch):
     assert cli("check", "--isolated", "--config", "pyproject.toml", "a.py").exit_code == 2
     settings = Configuration(cwd=tmp_path, isolated=True)
     assert settings.find_config(tmp_path) is None and settings.line_length(tmp_path / "a.py") == 88
+
+
+def test_show_settings_prints_what_governs_the_file(cli, tmp_path, monkeypatch):
+    """`check --show-settings` (ruff's): the configuration found, the rules on and off after the file
+    and the command line, the cache, the line length; nothing is checked."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.ndd-migrate]\nignore = ["NDD5"]\nline-length = 100\ncache-dir = "build/cache"\n'
+    )
+    (tmp_path / "a.py").write_text("from nvidia.dali import fn\n")
+    monkeypatch.chdir(tmp_path)
+    done = cli("check", "--show-settings", "--extend-select", "NDD501", "a.py")
+    assert done.exit_code == 0, done.stderr
+    rows = dict(re.match(r"(\S+(?: \S+)?)\s{2,}(.*)$", line).groups() for line in done.stdout.splitlines())
+    assert rows["configuration"] == str(tmp_path / "pyproject.toml")
+    assert "NDD501" in rows["rules on"] and "NDD502" in rows["rules off"] and "NDD501" not in rows["rules off"]
+    assert rows["line-length"] == "100" and rows["cache-dir"] == str(tmp_path / "build" / "cache")
+    assert not (tmp_path / "build").exists()  # nothing ran
