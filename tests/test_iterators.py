@@ -1147,3 +1147,36 @@ def test_pipelines_made_in_the_iterators_call_keep_the_call_as_written():
     mixed = with_iterator(call.replace("[train_pipe(ROOT)]", "[train_pipe(ROOT), pipe]"))
     found = [d for d in migrate_text(mixed)[1].diagnostics if d.needs_human]
     assert found and "made in its call beside others bound to names" in found[0].message, found
+
+
+@pytest.mark.parametrize(
+    "spelled, call, imported, written",
+    [
+        (
+            "from nvidia.dali.plugin.pytorch import DALIGenericIterator as It",
+            "It",
+            "from ndd_support import DALIGenericIterator as It\n",
+            "It",
+        ),
+        (
+            "import nvidia.dali.plugin.pytorch as dalitorch",
+            "dalitorch.DALIGenericIterator",
+            None,
+            "DALIGenericIterator",
+        ),
+        ("from nvidia.dali.plugin import pytorch", "pytorch.DALIGenericIterator", None, "DALIGenericIterator"),
+    ],
+)
+def test_the_support_modules_iterator_under_every_spelling_of_dalis(spelled, call, imported, written):
+    """An alias of DALI's class keeps its name (the import moves); a module attribute becomes the
+    support module's class, imported by its name, and the DALI module import goes when unused."""
+    text = (
+        HANDED.format(callee="", use="len(it)")
+        .replace("from nvidia.dali.plugin.pytorch import DALIGenericIterator", spelled)
+        .replace("it = DALIGenericIterator(", f"it = {call}(")
+    )
+    out, result = migrate_text(text)
+    assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
+    assert (imported or "from ndd_support import DALIGenericIterator\n") in out and "nvidia.dali.plugin" not in out, out
+    assert f'    it = {written}(pipe, ["label"], reader_name="Reader", reader_meta=pipe_meta)\n' in out
+    assert migrate_text(out)[0] == out

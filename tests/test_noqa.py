@@ -211,3 +211,21 @@ def test_add_noqa_silences_every_finding_and_a_second_run_adds_nothing(cli, tmp_
     again = cli("check", "--add-noqa", path)
     assert again.exit_code == 0 and "Added 0 noqa directives." in again.stderr
     assert cli("check", "--add-noqa", "-").exit_code == 2
+
+
+def test_add_noqa_keeps_crlf_and_the_encoding_and_leaves_an_unparsable_file_untouched(cli, tmp_path):
+    body = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2)\n"
+        "def p():\n    return fn.random.uniform(range=[0, 1])\n\n\npipe = p()\npipe.build()\nprint(pipe.run())\n"
+    )
+    crlf = tmp_path / "crlf.py"
+    crlf.write_bytes(body.replace("\n", "\r\n").encode())
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(("# -*- coding: latin-1 -*-\n# café\n" + body).encode("latin-1"))
+    bad = tmp_path / "bad.py"
+    bad.write_bytes(b"from nvidia.dali import fn\ndef f(:\n")
+    done = cli("check", "--add-noqa", tmp_path)
+    assert done.exit_code == 2 and bad.read_bytes() == b"from nvidia.dali import fn\ndef f(:\n"
+    data = crlf.read_bytes()
+    assert b"noqa" in data and data.count(b"\r\n") == data.count(b"\n")
+    assert "# café\n" in latin.read_bytes().decode("latin-1") and b"noqa" in latin.read_bytes()

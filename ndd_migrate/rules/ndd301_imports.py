@@ -134,10 +134,13 @@ class Impl(RuleImpl):
         if support:
             body = _with_first_party_import(body, cst.parse_statement(support))
         updated = updated.with_changes(body=body, footer=[*carried, *updated.footer])
-        if self.ctx.imports.moved_to_support:  # also under an `if` or in a function, where they would shadow it
-            updated = _changed_by(updated, _WithoutMovedIterators(self.ctx.imports.moved_to_support))
-        # DALI imports under a module-level `if` (`try: if cuda: from nvidia.dali ...`) unused now
-        return _changed_by(updated, _InNestedBlocks(lambda stmt: self._prune(stmt, before, after)[0]))
+        moved = self.ctx.imports.moved_to_support
+        if moved:  # also under an `if` or in a function, where they would shadow the support module's
+            updated = _changed_by(updated, _ImportsPruned(_without_moved(moved), depth=0, into_definitions=True))
+        # DALI imports under a module-level `if` (`try: if cuda: from nvidia.dali ...`) unused now; the
+        # module's and a guarding `try:`'s own are pruned by `_rebuild`
+        nested = _ImportsPruned(lambda stmt: self._prune(stmt, before, after)[0], depth=2, into_definitions=False)
+        return _changed_by(updated, nested)
 
     def _in_function(self, fn_def: cst.FunctionDef, block, before: set[str], extra: set[str]):
         """A function body that imports DALI, rebuilt: the ndd import there when the function reads
@@ -228,7 +231,7 @@ class Impl(RuleImpl):
         if targets is None:
             return stmt, False
         is_dali = any(t == names.DALI or t.startswith(names.DALI + ".") for _, t, _ in targets)
-        moved = self.ctx.imports.moved_to_support  # also removed deeper: _WithoutMovedIterators
+        moved = self.ctx.imports.moved_to_support  # also removed deeper: _without_moved
         keep = [
             alias
             for alias, target, name in targets
@@ -344,67 +347,62 @@ def _changed_by(module: cst.Module, transformer: cst.CSTTransformer) -> cst.Modu
     return module if new.deep_equals(module) else new
 
 
-class _InNestedBlocks(cst.CSTTransformer):
-    """Each import statement in a block nested in the module's compound statements (``if``,
-    ``try``, ``with``; not in functions or classes, which read their own names) replaced by
-    ``prune(statement)`` (None: removed); a block left empty gets ``pass``."""
+class _ImportsPruned(cst.CSTTransformer):
+    """Each import statement at a block depth of ``depth`` or more replaced by ``prune(statement)``
+    (None: removed), a block left empty getting ``pass``; the bodies of functions and classes
+    only when ``into_definitions`` (they read names of their own). Other statements stay the very
+    objects rules that finish the module after this one look for."""
 
-    def __init__(self, prune) -> None:
+    def __init__(self, prune, *, depth: int, into_definitions: bool) -> None:
         super().__init__()
         self._prune = prune
+        self._min_depth = depth
+        self._into_definitions = into_definitions
         self._depth = 0
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
+        return self._into_definitions
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
+        return self._into_definitions
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._depth += 1
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-        return False  # other statements stay the very objects rules after this one look for
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
         self._depth -= 1
         return updated if updated.body else updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
 
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        return False
+
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
-        if self._depth < 2 or not (
+        if self._depth < self._min_depth or not (
             len(updated.body) == 1 and isinstance(updated.body[0], (cst.Import, cst.ImportFrom))
         ):
-            return updated  # the module's and a guarding `try:`'s own imports are pruned by `_rebuild`
+            return updated
         pruned = self._prune(updated)
         return cst.RemovalSentinel.REMOVE if pruned is None else pruned
 
 
-class _WithoutMovedIterators(cst.CSTTransformer):
-    """Removes, wherever they are, the imports of DALI's iterator classes whose names the support
-    module's classes now bind (``moved``: bound name → class): a block left empty gets ``pass``."""
+def _without_moved(moved: dict[str, str]):
+    """``prune`` for :class:`_ImportsPruned`: an import without DALI's iterator classes whose names
+    the support module's classes now bind (``moved``: bound name → class)."""
 
-    def __init__(self, moved: dict[str, str]) -> None:
-        super().__init__()
-        self._moved = moved
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-        return False  # other statements stay the very objects rules after this one look for
-
-    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
-        imp = updated.body[0] if len(updated.body) == 1 else None
+    def prune(stmt: cst.SimpleStatementLine):
+        imp = stmt.body[0]
         targets = _import_targets(imp) if isinstance(imp, cst.ImportFrom) else None
         if not targets:
-            return updated
-        keep = [a for a, target, name in targets if not (target in iterators.TORCH_ITERATORS and name in self._moved)]
+            return stmt
+        keep = [a for a, target, name in targets if not (target in iterators.TORCH_ITERATORS and name in moved)]
         if len(keep) == len(targets):
-            return updated
+            return stmt
         if not keep:
-            return cst.RemovalSentinel.REMOVE
+            return None
         keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return updated.with_changes(body=[imp.with_changes(names=keep)])
+        return stmt.with_changes(body=[imp.with_changes(names=keep)])
 
-    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
-        return updated if updated.body else updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+    return prune
 
 
 class _InFunctions(cst.CSTTransformer):

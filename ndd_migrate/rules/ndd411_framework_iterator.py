@@ -272,7 +272,7 @@ class Impl(RuleImpl):
         why = self._given_unfollowed(use, call, dali, short)
         if why:
             return why
-        why = self._unsupported(call, dali, _restarts(use.pipeline))
+        why = self._unsupported(call, dali, iterators.all_restart(use.pipeline))
         if why == _NO_SIZE and any(getattr(m, "source", None) is not None for m in use.members):
             why = _no_size_beside_source(use)
         if not why and self._loader_uses(call):  # the drop-in keeps the iterator's interface
@@ -508,8 +508,8 @@ class Impl(RuleImpl):
         sized = cstutil.kwarg(iterators.keyworded(call, dali), "size")
         if (
             pipeline is None
-            or not (iterators.all_epochs(pipeline) or sized or _restarts(pipeline))
-            or self._unsupported(call, dali, _restarts(pipeline))
+            or not (iterators.all_epochs(pipeline) or sized or iterators.all_restart(pipeline))
+            or self._unsupported(call, dali, iterators.all_restart(pipeline))
         ):
             return None
         return (dali, pipe, pipeline) if self.ctx.applies(self.code, call) else None
@@ -612,12 +612,6 @@ class Impl(RuleImpl):
                 return updated.with_changes(body=[cst.Pass()])
             return cst.RemovalSentinel.REMOVE
         return updated
-
-
-def _restarts(pipeline) -> bool:
-    """Does ``pipeline`` (or every pipeline of a name bound in turn to several) give one generator
-    per epoch (``fn.restarts``)?"""
-    return all(getattr(m, "restarts", False) for m in getattr(pipeline, "members", (pipeline,)))
 
 
 def _no_size_beside_source(use) -> str:

@@ -13,12 +13,11 @@ pipeline mode (:func:`subclass_uses`), rather than become generators the class w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.model import constructs
+from ndd_migrate.model.types import PipelineGroup
 from ndd_migrate.model.values import external_source
 from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.syntax.cstutil import pipeline_items
@@ -213,6 +212,12 @@ def listed_sites(model, value: cst.BaseExpression) -> list | None:
     return found
 
 
+def all_restart(pipeline) -> bool:
+    """Does ``pipeline`` (or every pipeline of a group) give one generator per epoch
+    (``pipeline.restarts``, :func:`mark_restarts`)?"""
+    return all(getattr(m, "restarts", False) for m in getattr(pipeline, "members", (pipeline,)))
+
+
 def all_epochs(pipeline) -> bool:
     """Does ``fn`` (a pipeline function, or every pipeline a group or a name may be) have the
     epoch-aware shape?"""
@@ -270,16 +275,8 @@ def _bound_call_sites(analyzer) -> tuple[dict, set]:
                 model.paired_calls.update(item for item in items if item in model.made_through)
     for key, made in several.items():
         if key not in lists:  # each call site unpacks its own metadata: `pipe_meta, pipe = Val(...)`
-            direct[key] = _Sites(tuple(dict.fromkeys(made)))
+            direct[key] = PipelineGroup(tuple(dict.fromkeys(made)))
     return direct, lists
-
-
-@dataclass(frozen=True)
-class _Sites:
-    """The pipeline functions whose plain call sites bind one name in turn (the ResNet-50 example's
-    ``pipe = HybridTrainPipe(...)``, then ``pipe = HybridValPipe(...)``)."""
-
-    members: tuple
 
 
 def _may_give_metadata(pipeline, plain: set, factories: set) -> bool:
