@@ -9,6 +9,10 @@ with :mod:`ndd_migrate.verify.timing` (warm-up, then the median of several timed
   ``capture=True`` (verify's :class:`~ndd_migrate.verify.readers.NddReaders` does it, so the
   migrated code needs no change),
 
+each with the consumer of ``--consumer``: ``none`` (the loop only), ``cpu`` (a fixed amount of
+numpy matrix work per batch, as a CPU-side training step), ``wait`` (a sleep as long as the
+pipeline's own batch time, as a training step that waits for the GPU while the CPU is idle; the
+pipeline is timed alone first to know it), and
 prints a table with the migrated/pipeline ratios and writes it into the section
 ``## Throughput (pipeline mode vs migrated code)`` of ``docs/benchmarks.md`` — only between the
 markers of the device measured (``--device cpu`` and ``--device gpu`` keep one block each), so the
@@ -26,7 +30,8 @@ being timed. The three modes of one fixture run back to back, so they share the 
 Usage::
 
     python benchmarks/bench_verify_throughput.py [--device auto|cpu|gpu] [--batch-sizes 8 32 128]
-        [--fixtures NAME ...] [--scale S] [--runs N] [--samples-per-run N] [--data DIR]
+        [--fixtures NAME ...] [--consumer none|cpu|wait] [--scale S] [--runs N]
+        [--samples-per-run N] [--data DIR]
         [--docs docs/benchmarks.md | --no-docs] [--json FILE]
 """
 
@@ -49,8 +54,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # `fixtures` is a package of the checkout, not installed
 FIXTURES = ROOT / "fixtures"
+SUPPORT = ROOT / "ndd_migrate" / "support" / "template"  # ndd_support.py
 DOCS = ROOT / "docs" / "benchmarks.md"
 MODES = ("pipeline", "eager", "capture")
+CONSUMERS = ("none", "cpu", "wait")
 SECTION = "## Throughput (pipeline mode vs migrated code)"
 DOC_INTRO = "# Benchmarks\n\nMeasured figures for ndd-migrate; each section says how it was measured.\n"
 
@@ -196,23 +203,55 @@ def run_worker(job: dict) -> dict:
     lowering = (PipelineLowering() if side == "pipeline" else NddLowering()) if lowered else None
     results = {}
     with lowering or contextlib.nullcontext():
-        func = find_function(load_module(job[side]), job["function"], kind=side)
+        # the migrated side as it runs for users: `@prefetching` ahead of the consumer
+        func = find_function(load_module(job[side], prefetch_lockstep=False), job["function"], kind=side)
         for batch_size in job["batch_sizes"]:
+            consume = consumer(job.get("consumer", "none"), job.get("waits", {}).get(str(batch_size)))
             settings = Settings(kwargs=job["kwargs"], batch_size=batch_size, device_id=job["device_id"])
             kwargs, _ = call_kwargs(func, settings, None if lowered else job["device_id"], side)
             config = bench_config(batch_size, job["samples_per_run"], job["runs"])
             if side == "pipeline":
                 pipe = func(**kwargs)
-                results[batch_size] = measure(pipeline_stepper(pipe), config).to_dict()
+                results[batch_size] = measure(consumed(pipeline_stepper(pipe), consume), config).to_dict()
                 del pipe
             else:
                 with NddReaders(job["reader_seed"], force_capture=mode == "capture") as readers:
                     gen = func(**kwargs)
-                    results[batch_size] = measure(ndd_stepper(gen), config).to_dict()
+                    results[batch_size] = measure(consumed(ndd_stepper(gen), consume), config).to_dict()
                     if mode == "capture":
                         results[batch_size]["captured_ops"] = captured_ops(readers.readers)
                     close_generator(gen)
     return {"lowered": lowered, "results": results}
+
+
+def consumer(kind: str, wait_s: float | None):
+    """What the training loop does with each batch: nothing, CPU work, or a wait (``wait_s``)."""
+    if kind == "none":
+        return None
+    if kind == "wait":
+        return lambda: time.sleep(wait_s)
+    import numpy as np
+
+    matrix = np.random.default_rng(0).standard_normal((192, 192)).astype(np.float32)
+
+    def work() -> None:
+        for _ in range(8):
+            matrix @ matrix
+
+    return work
+
+
+def consumed(step, consume):
+    """``step`` followed by the consumer's work on its batch."""
+    if consume is None:
+        return step
+
+    def step_and_consume() -> int:
+        samples = step()
+        consume()
+        return samples
+
+    return step_and_consume
 
 
 def captured_ops(readers: list) -> list[str] | None:
@@ -238,13 +277,26 @@ def spawn_worker(job: dict, timeout: float) -> dict:
         text=True,
         timeout=timeout,
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))},
+        # the goldens import the support module `migrate` writes beside them: here, its template
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), str(SUPPORT), os.environ.get("PYTHONPATH")])),
+        },
     )
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines:
         tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-15:])
         return {"error": f"exit {proc.returncode}: {tail}"}
     return json.loads(lines[-1])
+
+
+def pipeline_batch_times(job: dict, timeout: float) -> dict[str, float]:
+    """Seconds per batch of the pipeline with no consumer, by batch size (as a string)."""
+    res = spawn_worker(job, timeout)
+    rates = {b: r.get("samples_per_s") for b, r in res.get("results", {}).items()}
+    if not rates or not all(rates.values()):
+        raise SystemExit(f"cannot time the pipeline for --consumer wait: {res.get('error')}")
+    return {b: int(b) / rate for b, rate in rates.items()}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -326,9 +378,16 @@ def describe(args: argparse.Namespace, lowered: bool, command: str) -> str:
         f"**{'CPU' if lowered else 'GPU'} — {when}**, DALI {dali.__version__}, Python "
         f"{platform.python_version()}; {where}; load average before/after {load}. Median of "
         f"{args.runs} timed runs of about {args.samples_per_run} samples after a warm-up run; "
-        f"dataset scale {args.scale}.\n\n"
+        f"dataset scale {args.scale}; consumer: {CONSUMER_TEXT[args.consumer]}.\n\n"
         f"```\n{command}\n```\n\n{args.table}\n"
     )
+
+
+CONSUMER_TEXT = {
+    "none": "none (the loop alone)",
+    "cpu": "CPU work per batch (8 numpy 192×192 matrix products)",
+    "wait": "a wait per batch as long as the pipeline's own batch time (a GPU-bound training step)",
+}
 
 
 def gpu_name() -> str:
@@ -358,6 +417,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--batch-sizes", type=int, nargs="+", default=[8, 32, 128])
     p.add_argument("--fixtures", nargs="+", metavar="NAME", help="only these fixtures")
     p.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
+    p.add_argument("--consumer", choices=CONSUMERS, default="none", help="what the loop does per batch")
     p.add_argument("--scale", type=float, default=1.0, help="dataset size factor (default 1)")
     p.add_argument("--runs", type=int, default=5, help="timed runs; the median is reported")
     p.add_argument("--samples-per-run", type=int, default=192)
@@ -406,17 +466,20 @@ def main(argv: list[str] | None = None) -> int:
         rows, raw, lowered = [], {}, None
         for case in load_cases(args.fixtures, data):
             by_mode = {}
+            base = dict(
+                case,
+                device=args.device,
+                device_id=args.device_id,
+                batch_sizes=args.batch_sizes,
+                samples_per_run=args.samples_per_run,
+                runs=args.runs,
+                reader_seed=args.reader_seed,
+                consumer=args.consumer,
+            )
+            if args.consumer == "wait":  # the pipeline's own batch time, measured alone first
+                base["waits"] = pipeline_batch_times(dict(base, mode="pipeline", consumer="none"), args.timeout)
             for mode in args.modes:
-                job = dict(
-                    case,
-                    mode=mode,
-                    device=args.device,
-                    device_id=args.device_id,
-                    batch_sizes=args.batch_sizes,
-                    samples_per_run=args.samples_per_run,
-                    runs=args.runs,
-                    reader_seed=args.reader_seed,
-                )
+                job = dict(base, mode=mode)
                 t0 = time.perf_counter()
                 try:
                     res = spawn_worker(job, args.timeout)

@@ -14,6 +14,7 @@ import pytest
 from _pytest.mark.expression import Expression
 from typer.testing import CliRunner
 
+from ndd_migrate import support
 from ndd_migrate.cli import app
 from ndd_migrate.engine.context import Policy
 from ndd_migrate.engine.transform import transform
@@ -31,6 +32,11 @@ SMALL_PIPELINE = (
     "    data = fn.readers.numpy(file_root=root)\n"
     "    return data\n"
 )
+
+# Migrated code run in the test process imports the project's support module
+# (`from ndd_support import prefetching`), which `migrate` writes beside it in a user's project.
+if str(support.TEMPLATE.parent) not in sys.path:
+    sys.path.append(str(support.TEMPLATE.parent))
 
 HAS_DALI = importlib.util.find_spec("nvidia") is not None and importlib.util.find_spec("nvidia.dali") is not None
 

@@ -19,7 +19,7 @@ LAYERS = ("io", "support", "syntax", "dali", "model", "plan", "codegen", "engine
 
 #: ``verify`` stands beside the codemod: it reads files and source (and desugars hand-built graphs),
 #: and nothing but the command line starts it.
-VERIFY_MAY_IMPORT = {"io", "syntax", "dali", "model"}
+VERIFY_MAY_IMPORT = {"io", "support", "syntax", "dali", "model"}
 
 #: Inside ``model``, from the bottom up: the vocabulary (``types``, ``kinds``, ``constructs``,
 #: ``crossfile``), what values are, what pipelines use, the forms pipelines are written in, the

@@ -127,3 +127,16 @@ def test_gpu_checks_stops_cleanly_without_a_gpu(tmp_path):
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "DALI sees no GPU" in proc.stdout
     assert "GPUs 0" in (tmp_path / "env.txt").read_text()
+
+
+@pytest.mark.parametrize("consumer", ["cpu", "wait"])
+def test_a_consumer_works_on_each_batch_and_the_docs_say_which(tmp_path, consumer):
+    out = tmp_path / "bench.json"
+    docs = tmp_path / "benchmarks.md"
+    argv = ["--device", "cpu", "--fixtures", "numpy_features", "--batch-sizes", "4", "--runs", "1"]
+    argv += ["--samples-per-run", "8", "--scale", "0.05", "--modes", "pipeline", "eager"]
+    code = bench.main([*argv, "--consumer", consumer, "--json", str(out), "--docs", str(docs)])
+    assert code == 0
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["pipeline"] > 0 and row["eager"] > 0
+    assert bench.CONSUMER_TEXT[consumer] in bench.extract_block(docs.read_text(encoding="utf-8"), "cpu")

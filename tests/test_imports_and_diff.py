@@ -172,7 +172,10 @@ def test_a_try_of_dali_imports_all_made_unused_goes_as_a_whole():
     )
     out, _ = migrate_text(_TRY_PIPELINE.format(imports=imports, after=""))
     assert "try:" not in out and "DataNode" not in out and "isinstance(x, ndd.Batch)" in out
-    assert "import nvidia.dali.experimental.dynamic as ndd\n\n\ndef p(" in out, out
+    assert (
+        "import nvidia.dali.experimental.dynamic as ndd\n\nfrom ndd_support import prefetching\n\n\n@prefetching\ndef p("
+        in out
+    ), out
 
 
 @pytest.mark.parametrize(
@@ -221,7 +224,10 @@ def test_dali_imported_inside_a_function_stays_optional():
     )
     out, _ = migrate_text(source)
     assert "def version():\n    import nvidia.dali\n\n    return" in out  # no ndd import where none is read
-    assert out.startswith('"""A script with DALI as an optional dependency."""\n\nimport sys\n\n\ndef run(root):\n')
+    assert out.startswith(  # the support module is the standard library's only
+        '"""A script with DALI as an optional dependency."""\n\nimport sys\n\nfrom ndd_support import prefetching\n\n\n'
+        "def run(root):\n"
+    )
     assert (
         "def run(root):\n    import nvidia.dali.experimental.dynamic as ndd\n    from nvidia.dali import types\n" in out
     )
@@ -239,7 +245,7 @@ def test_the_ndd_import_goes_where_the_removed_first_dali_import_was():
     out, _ = migrate_text(text)
     assert out.startswith(
         "import sys\n\nimport nvidia.dali.experimental.dynamic as ndd\n"
-        "from nvidia.dali.plugin.pytorch import LastBatchPolicy\n\n\ndef p("
+        "from nvidia.dali.plugin.pytorch import LastBatchPolicy\n\nfrom ndd_support import prefetching\n\n\n@prefetching\ndef p("
     ), out
 
 

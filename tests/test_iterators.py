@@ -60,9 +60,9 @@ def test_the_support_import_goes_after_the_last_import_above_the_code():
     out, result = migrate_text(text)
     assert out.startswith(
         "import os\n\nROOT = os.environ.get('ROOT', '.')\nSIZE = 3\n\nimport nvidia.dali.experimental.dynamic as ndd\n\n"
-        "from ndd_support import dali_iterator_epochs\n\n\ndef train_pipe("
+        "from ndd_support import dali_iterator_epochs, prefetching\n\n\ndef train_pipe("
     ), out[:300]
-    assert result.support == ("dali_iterator_epochs",) and "def dali_iterator_epochs(" not in out
+    assert result.support == ("dali_iterator_epochs", "prefetching") and "def dali_iterator_epochs(" not in out
 
 
 UNSUPPORTED = [
@@ -771,8 +771,8 @@ def test_other_uses_of_an_iterator_in_an_attribute_get_the_support_modules_itera
         '        self.it = DALIGenericIterator(self.pipe, ["data", "label"], reader_name="Reader", '
         "reader_meta=self.pipe_meta)\n" in out
     )
-    assert "from ndd_support import DALIGenericIterator\n" in out and "pytorch" not in out
-    assert OTHER_USES in out and LOOP_WITH_LEN in out and result.support == ("DALIGenericIterator",)
+    assert "from ndd_support import DALIGenericIterator, prefetching\n" in out and "pytorch" not in out
+    assert OTHER_USES in out and LOOP_WITH_LEN in out and result.support == ("DALIGenericIterator", "prefetching")
     assert migrate_text(out)[0] == out
 
 
@@ -1002,7 +1002,7 @@ def test_a_use_the_epoch_generator_cannot_take_gets_the_support_modules_iterator
     out, result = migrate_text(text)
     assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
     assert 'it = DALIGenericIterator(pipe, ["label"], reader_name="Reader", reader_meta=pipe_meta)\n' in out
-    assert "from ndd_support import DALIGenericIterator\n" in out and "nvidia.dali.plugin" not in out
+    assert "from ndd_support import DALIGenericIterator, prefetching\n" in out and "nvidia.dali.plugin" not in out
     assert f"    return {use}\n" in out and (not callee or out.count(callee) == 1) and migrate_text(out)[0] == out
 
 
@@ -1128,7 +1128,7 @@ def test_a_guarded_import_of_the_moved_iterator_class_goes_too():
     )
     out, result = migrate_text(text)
     assert not [d for d in result.diagnostics if d.needs_human], [d.message for d in result.diagnostics]
-    assert "nvidia.dali.plugin" not in out and "from ndd_support import DALIGenericIterator\n" in out, out
+    assert "nvidia.dali.plugin" not in out and "from ndd_support import DALIGenericIterator, prefetching\n" in out, out
     assert "try:\n    if True:\n        pass\nexcept ImportError:\n    pass\n" in out, out
 
 
@@ -1142,7 +1142,7 @@ def test_pipelines_made_in_the_iterators_call_keep_the_call_as_written():
     )
     out, result = migrate_text(text)
     assert not [d for d in result.diagnostics if d.needs_human], [d.message for d in result.diagnostics]
-    assert f"loader = {call}\n" in out and "from ndd_support import DALIGenericIterator\n" in out, out
+    assert f"loader = {call}\n" in out and "from ndd_support import DALIGenericIterator, prefetching\n" in out, out
     assert "return reader.get_metadata(), batches()" in out and migrate_text(out)[0] == out
     mixed = with_iterator(call.replace("[train_pipe(ROOT)]", "[train_pipe(ROOT), pipe]"))
     found = [d for d in migrate_text(mixed)[1].diagnostics if d.needs_human]
@@ -1155,7 +1155,7 @@ def test_pipelines_made_in_the_iterators_call_keep_the_call_as_written():
         (
             "from nvidia.dali.plugin.pytorch import DALIGenericIterator as It",
             "It",
-            "from ndd_support import DALIGenericIterator as It\n",
+            "from ndd_support import DALIGenericIterator as It, prefetching\n",
             "It",
         ),
         (
@@ -1177,6 +1177,8 @@ def test_the_support_modules_iterator_under_every_spelling_of_dalis(spelled, cal
     )
     out, result = migrate_text(text)
     assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
-    assert (imported or "from ndd_support import DALIGenericIterator\n") in out and "nvidia.dali.plugin" not in out, out
+    assert (
+        imported or "from ndd_support import DALIGenericIterator, prefetching\n"
+    ) in out and "nvidia.dali.plugin" not in out, out
     assert f'    it = {written}(pipe, ["label"], reader_name="Reader", reader_meta=pipe_meta)\n' in out
     assert migrate_text(out)[0] == out

@@ -673,7 +673,7 @@ HAND_BUILT = (
 def test_hand_built_pipeline_becomes_a_generator_function():
     out, diagnostics = migrate(HAND_BUILT)
     assert (
-        "\n\n# the graph\ndef pipe_batches(*, batch_size=8, num_threads=2, device_id=None, seed=5):  # defined here\n"
+        "\n\n# the graph\n@prefetching\ndef pipe_batches(*, batch_size=8, num_threads=2, device_id=None, seed=5):  # defined here\n"
         "    ndd.set_num_threads(num_threads)\n"
         "    rng = ndd.random.RNG(seed=seed)\n"
         "    while True:\n"
@@ -761,7 +761,7 @@ def test_comments_on_a_removed_decorator_are_kept():
         "@pipeline_def(batch_size=2, num_threads=1, device_id=None)  # the graph\n"
         "def p():\n    return fn.random.normal(shape=[2])\n"
     )
-    assert "\n\n\n# the graph\ndef p(*, batch_size=2, num_threads=1, device_id=None):\n" in out
+    assert "\n\n\n# the graph\n@prefetching\ndef p(*, batch_size=2, num_threads=1, device_id=None):\n" in out
 
 
 def test_one_graph_converted_and_one_kept():
@@ -826,6 +826,7 @@ def test_hand_built_pipeline_in_a_factory():
     out, diagnostics = migrate(source)
     assert (
         "def build(batch_size, device_id=None):\n"
+        "    @prefetching\n"
         "    def pipe_batches(*, batch_size=batch_size, num_threads=1, device_id=device_id):\n"
     ) in out
     assert (  # the op runs in the pipeline's own context; the yield stays outside it

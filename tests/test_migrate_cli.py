@@ -26,7 +26,10 @@ PIPELINE = (
 MIGRATED = (
     "import nvidia.dali.experimental.dynamic as ndd\n"
     "\n"
+    "from ndd_support import prefetching\n"
     "\n"
+    "\n"
+    "@prefetching\n"
     "def p(root, *, batch_size=2):\n"
     "    # note: é\n"
     "    reader = ndd.readers.Numpy(file_root=root)\n"

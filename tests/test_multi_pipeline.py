@@ -19,7 +19,9 @@ PIPE = (
     "    return fn.random.uniform()\n"
 )
 MIGRATED_PIPE = (
-    "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+    "import nvidia.dali.experimental.dynamic as ndd\n\n"
+    "from pkg.ndd_support import prefetching\n\n\n"
+    "@prefetching\n"
     "def train_pipe(*, batch_size=2):\n"
     "    while True:\n"
     "        yield ndd.random.uniform(batch_size=batch_size).evaluate(),\n"
@@ -144,7 +146,8 @@ def test_call_sites_in_another_module_follow_the_migration(tmp_path, cli, import
     write_tree(tmp_path, {"pkg/train.py": PIPE, "pkg/factory.py": FACTORY, "pkg/main.py": main})
     result = cli("migrate", tmp_path)
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "pkg/train.py").read_text() == MIGRATED_PIPE
+    # no `pkg/__init__.py`: the support module is beside the module, imported as `ndd_support`
+    assert (tmp_path / "pkg/train.py").read_text() == MIGRATED_PIPE.replace("pkg.ndd_support", "ndd_support")
     assert (tmp_path / "pkg/main.py").read_text() == main.replace(USE, USED)
 
 

@@ -60,7 +60,8 @@ def test_check_reports_cell_positions(notebook, cli):
     # Without NDD001 (the conversion) selected, none of these can be fixed: no fix marks.
     result = cli("check", notebook, "--select", "NDD002,NDD003,NDD301")
     lines = [line.replace(str(notebook), "nb.ipynb") for line in result.stdout.splitlines() if "NDD" in line]
-    assert lines[:4] == [
+    assert lines[:5] == [
+        "nb.ipynb:cell 2:4:1: NDD301 needs `from ndd_support import prefetching`",
         "nb.ipynb:cell 2:4:1: NDD301 needs `import numpy as np`",
         "nb.ipynb:cell 2:4:1: NDD301 needs `import nvidia.dali.experimental.dynamic as ndd`",
         "nb.ipynb:cell 6:2:1: NDD002 `pipe.build()` removed",
@@ -175,6 +176,6 @@ def test_a_hand_built_graph_in_a_cell_becomes_a_generator_there(tmp_path, cli):
     result = cli("migrate", path)
     assert result.exit_code == 0, result.stderr
     cells = [c["source"] for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
-    assert cells[1][0] == "def pipe_batches(*, batch_size=2, num_threads=1, device_id=None):\n"
+    assert cells[1][:2] == ["@prefetching\n", "def pipe_batches(*, batch_size=2, num_threads=1, device_id=None):\n"]
     assert cells[1][-1] == "pipe = pipe_batches()\n"
     assert cells[2] == ["(out,) = next(pipe)\n", "print(out.batch_size)"]

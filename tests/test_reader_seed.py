@@ -59,9 +59,9 @@ def test_reader_first_in_the_graph_gets_the_pipelines_seed_for_it(body, outputs)
     out, result = migrate_text(PIPELINE.format(reader=", random_shuffle=True", body=body, outputs=outputs))
     assert "fn.readers.file" not in out
     assert "random_shuffle=True, seed=dali_op_seed(seed, 0))" in out
-    assert "def dali_op_seed(" not in out and result.support == ("dali_op_seed",)
+    assert "def dali_op_seed(" not in out and result.support == ("dali_op_seed", "prefetching")
     assert out.startswith(
-        "import nvidia.dali.experimental.dynamic as ndd\n\nfrom ndd_support import dali_op_seed\n\n\n"
+        "import nvidia.dali.experimental.dynamic as ndd\n\nfrom ndd_support import dali_op_seed, prefetching\n\n\n"
     )
     compile(out, "migrated.py", "exec")
 
@@ -123,7 +123,7 @@ def test_support_import_of_a_nested_pipeline_goes_after_the_imports():
     )
     out, _ = migrate_text(text)
     assert out.startswith(
-        "import nvidia.dali.experimental.dynamic as ndd\n\nfrom ndd_support import dali_op_seed\n\n\ndef make(root):\n"
+        "import nvidia.dali.experimental.dynamic as ndd\n\nfrom ndd_support import dali_op_seed, prefetching\n\n\ndef make(root):\n"
     )
     assert "seed=dali_op_seed(seed, 0)" in out
     compile(out, "migrated.py", "exec")
@@ -135,7 +135,10 @@ def test_support_function_is_imported_once():
     second = first.split("\n\n\n", 1)[1].replace("def p(", "def q(")
     text = first + "\n\npipe = p('/d')\npipe.build()\nout = pipe.run()\n\n\n" + second
     out, _ = migrate_text(text)
-    assert out.count("from ndd_support import dali_op_seed\n") == 1 and out.count("seed=dali_op_seed(seed, 0)") == 2
+    assert (
+        out.count("from ndd_support import dali_op_seed, prefetching\n") == 1
+        and out.count("seed=dali_op_seed(seed, 0)") == 2
+    )
     again, _ = migrate_text(
         "from nvidia.dali import fn, pipeline_def\n" + out + "\n\n" + second.replace("def q(", "def r(")
     )

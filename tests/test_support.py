@@ -52,7 +52,14 @@ def write(path: Path, text: str) -> None:
 
 
 def test_every_function_the_rules_call_is_in_the_module():
-    called = {support.OP_SEED, support.EPOCHS, support.EPOCHS_MANY, support.SIZED_EPOCHS, support.SOURCE_EPOCHS}
+    called = {
+        support.OP_SEED,
+        support.EPOCHS,
+        support.EPOCHS_MANY,
+        support.SIZED_EPOCHS,
+        support.SOURCE_EPOCHS,
+        support.PREFETCHING,
+    }
     assert called | set(support.ITERATORS) == set(support.names())
 
 
@@ -149,7 +156,7 @@ def test_migrate_writes_the_module_once_into_the_package_and_imports_it(tmp_path
     assert written.read_text(encoding="utf-8") == support.text()
     for name in ("data.py", "other.py"):
         text = (tmp_path / "pkg" / name).read_text(encoding="utf-8")
-        assert "from pkg.ndd_support import dali_iterator_epochs, dali_op_seed\n" in text
+        assert "from pkg.ndd_support import dali_iterator_epochs, dali_op_seed, prefetching\n" in text
         assert "def dali_iterator_epochs(" not in text and "def dali_op_seed(" not in text
     assert result.stderr.count("support module") == 1 and "imported by 2 migrated modules" in result.stderr
     again = cli("migrate", tmp_path)
@@ -212,7 +219,9 @@ def test_standard_input_says_the_module_is_not_written(tmp_path, cli):
     from ndd_migrate.cli import app
 
     done = CliRunner().invoke(app, ["migrate", "-"], input=LOADER)
-    assert done.exit_code == 0 and "from ndd_support import dali_iterator_epochs, dali_op_seed" in done.stdout
+    assert (
+        done.exit_code == 0 and "from ndd_support import dali_iterator_epochs, dali_op_seed, prefetching" in done.stdout
+    )
     assert "which `migrate -` does not write" in done.stderr and not (tmp_path / "ndd_support.py").exists()
 
 
@@ -224,7 +233,7 @@ def test_a_crlf_module_keeps_its_line_breaks_beside_the_written_module(tmp_path,
     data.write_bytes(LOADER.replace("\n", "\r\n").encode("utf-8"))
     assert cli("migrate", tmp_path).exit_code == 0
     raw = data.read_bytes()
-    assert b"from pkg.ndd_support import dali_iterator_epochs, dali_op_seed\r\n" in raw
+    assert b"from pkg.ndd_support import dali_iterator_epochs, dali_op_seed, prefetching\r\n" in raw
     assert raw.count(b"\n") == raw.count(b"\r\n")
     assert (tmp_path / "pkg" / "ndd_support.py").read_text(encoding="utf-8") == support.text()
 

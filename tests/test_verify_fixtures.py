@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from tests import harness
 from tests.conftest import FIXTURES, HAS_DALI
 
 pytestmark = [
@@ -32,8 +33,14 @@ def test_fixture_migration_is_equal(name, datasets, tmp_path):
     data = str(datasets[case["dataset"]])
     args = {k: v.replace("{data}", data) if isinstance(v, str) else v for k, v in case["args"].items()}
     report = tmp_path / "report.json"
+    # as `migrate` leaves a project: the golden beside the support module it imports
+    project = tmp_path / name
+    project.mkdir()
+    for file in ("pipeline.py", "migrated.py"):
+        (project / file).write_bytes((FIXTURES / name / file).read_bytes())
+    harness.with_support_module(project, (project / "migrated.py").read_text(encoding="utf-8"))
     code = verify_command(
-        [str(FIXTURES / name / "pipeline.py"), str(FIXTURES / name / "migrated.py")],
+        [str(project / "pipeline.py"), str(project / "migrated.py")],
         pipeline=case["function"],
         args_json=json.dumps(args),
         batch_size=case["batch_size"],

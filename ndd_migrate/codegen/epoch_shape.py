@@ -18,10 +18,17 @@ import libcst as cst
 from ndd_migrate.syntax import cstutil
 
 
-def body(prologue: list, loop: cst.While, reader: str, batches: str, start: list = ()) -> list:
+def body(
+    prologue: list,
+    loop: cst.While,
+    reader: str,
+    batches: str,
+    start: list = (),
+    prefetch: cst.Decorator | None = None,
+) -> list:
     """``prologue`` (with ``reader = ndd.readers.X(...)``), ``def batches(): start; loop``, and the
     ``return`` of the metadata and the generator (``start``: names the loop assigns, such as an
-    external source's iterator, local to ``batches``)."""
+    external source's iterator, local to ``batches``; ``prefetch``: its decorator, if any)."""
     index = next(i for i, stmt in enumerate(prologue) if _assigns(stmt, reader))
     before, reader_stmt, after = prologue[:index], prologue[index], prologue[index + 1 :]
     assign = reader_stmt.body[0]
@@ -33,6 +40,7 @@ def body(prologue: list, loop: cst.While, reader: str, batches: str, start: list
         name=cst.Name(batches),
         params=cst.Parameters(),
         body=cst.IndentedBlock([*start, loop]),
+        decorators=[prefetch] if prefetch is not None else [],
         leading_lines=[cst.EmptyLine(indent=False)],
     )
     meta = cst.Call(cst.Attribute(cst.Name(reader), cst.Name("get_metadata")))

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ndd_migrate.codegen import epoch_shape, external_source_loop, shape, twin_readers
+from ndd_migrate import support
+from ndd_migrate.codegen import epoch_shape, external_source_loop, prefetch, shape, twin_readers
 from ndd_migrate.dali import pipeline_args
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
@@ -62,7 +63,9 @@ RULE = Rule(
                 "    return data * 2\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def features(root, *, batch_size=4, num_threads=2, device_id=0):\n"
                 "    ndd.set_num_threads(num_threads)\n"
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
@@ -83,9 +86,11 @@ RULE = Rule(
                 "    return decode(jpegs, labels)\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
                 "def decode(jpegs, labels):\n"
                 "    return ndd.decoders.image(jpegs), labels\n\n\n"
+                "@prefetching\n"
                 "def train(root, *, batch_size=4):\n"
                 "    reader = ndd.readers.File(file_root=root)\n"
                 "    while True:\n"
@@ -106,7 +111,9 @@ RULE = Rule(
                 "    return fn.flip(images, vertical=1), labels\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def images(root, training, *, batch_size=4):\n"
                 "    reader = ndd.readers.File(file_root=root)\n"
                 "    while True:\n"
@@ -128,7 +135,9 @@ RULE = Rule(
                 "    return fn.flip(fn.decoders.image(jpegs)), labels\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def files(root, *, batch_size=8, seed=7):\n"
                 "    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=3)\n"
                 "    while True:\n"
@@ -147,7 +156,9 @@ RULE = Rule(
                 "    return x, y * 2\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def twice(root, *, batch_size=4):\n"
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    reader_2 = ndd.readers.Numpy(file_root=root)\n"
@@ -245,15 +256,22 @@ class Impl(RuleImpl):
                 f"`@pipeline_def` function `{original.name.value}` → dynamic-mode generator",
                 fixed=True,
             )
+        settings = {name: arg.value for name, arg in pipeline.decorator_args.items()}
         for name, arg in pipeline.decorator_args.items():
-            if name in pipeline_args.EXECUTOR_ONLY:
+            if name in pipeline_args.EXECUTOR_ONLY and name not in prefetch.kept(settings):
                 self.ctx.report("NDD004", arg, f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True)
+        parts = _Parts(used=self._names_taken(pipeline, original))
+        if prefetch.applies(settings, pipeline.checkpointing):
+            parts.prefetch = settings
+        body = self._body(pipeline, original, updated, parts)
         removed = next(d for d, o in zip(updated.decorators, original.decorators) if o is pipeline.decorator)
+        own = self._prefetching(parts)  # None when a nested generator took it, or none prefetches
+        decorators = [own if o is pipeline.decorator else d for d, o in zip(updated.decorators, original.decorators)]
         return updated.with_changes(
-            decorators=[d for d, o in zip(updated.decorators, original.decorators) if o is not pipeline.decorator],
+            decorators=[d for d in decorators if d is not None],
             leading_lines=[*updated.leading_lines, *_comments(removed)],
             params=self._params(pipeline, updated.params),
-            body=updated.body.with_changes(body=self._body(pipeline, original, updated)),
+            body=updated.body.with_changes(body=body),
         )
 
     # -- signature -----------------------------------------------------------------------------
@@ -273,7 +291,9 @@ class Impl(RuleImpl):
         return shape.with_kwonly(params, new) if new else params
 
     # -- body ----------------------------------------------------------------------------------
-    def _body(self, pipeline: PipelineFunction, original: cst.FunctionDef, updated: cst.FunctionDef) -> list:
+    def _body(
+        self, pipeline: PipelineFunction, original: cst.FunctionDef, updated: cst.FunctionDef, parts: _Parts
+    ) -> list:
         """The generator's body: the statements sorted by when they run (once, or per batch), the
         batch ending in its ``yield``, then the loops around it (the reader's epochs; the external
         source's loop or ``while True:``)."""
@@ -284,7 +304,6 @@ class Impl(RuleImpl):
             head.append(body.pop(0))
             orig_body.pop(0)
         ret = body.pop() if pipeline.returns.final is not None else None  # else: the body ends with an `if`
-        parts = _Parts(used=self._names_taken(pipeline, original))
         self._setup(pipeline, parts)
         self._sort(pipeline, parts, orig_body, body, len(head), ret is not None)
         inner = self._batch(pipeline, parts, ret)
@@ -439,6 +458,9 @@ class Impl(RuleImpl):
         ``while True:``; for a framework iterator, the epoch-aware shape around it."""
         source = parts.source
         if source is not None and pipeline.restarts:  # one generator per epoch (docs/target-shape.md)
+            # not prefetched: a batch computed ahead would draw from the source the epochs share,
+            # and be lost with an epoch left in the middle
+            parts.prefetch = None
             return [
                 *parts.prologue,
                 *source.prologue,
@@ -449,10 +471,18 @@ class Impl(RuleImpl):
         loop = cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner))
         if pipeline.epochs:  # docs/target-shape.md, "Framework iterators"
             # an external source's iterator made in the nested generator, which assigns it
+            nested = self._prefetching(parts)  # the nested generator prefetches
             return epoch_shape.body(
-                parts.prologue, loop, reader_name, cstutil.fresh("batches", parts.used), parts.source_prologue
+                parts.prologue, loop, reader_name, cstutil.fresh("batches", parts.used), parts.source_prologue, nested
             )
         return [*parts.prologue, loop]
+
+    def _prefetching(self, parts: _Parts) -> cst.Decorator | None:
+        """``@prefetching`` for the function that yields the batches (taken once), importing it."""
+        settings, parts.prefetch = parts.prefetch, None
+        if settings is None:
+            return None
+        return prefetch.decorator(self.ctx.support(support.PREFETCHING), settings)
 
     def _rng_call(self, seed: cst.BaseExpression) -> cst.Call:
         return cst.Call(self.ctx.ndd("random.RNG"), [shape.kw("seed", seed)])
@@ -482,6 +512,8 @@ class _Parts:
     twin: cst.SimpleStatementLine | None = None  # a second reader whose epochs line up with the first
     twin_target: cst.BaseAssignTargetExpression | None = None
     source: external_source_loop.Plan | None = None  # an external source in the reader's place
+    # the pipeline-level settings while some function is still to get `@prefetching` (prefetch.py)
+    prefetch: dict | None = None
 
 
 class _DaliCallFinder(SkipsTrivia, cst.CSTVisitor):

@@ -40,7 +40,9 @@ RULE = Rule(
                 "(x,) = pipe.run()\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def p(*, batch_size=2):\n"
                 "    while True:\n"
                 "        yield ndd.random.uniform(batch_size=batch_size).evaluate(),\n\n\n"

@@ -39,7 +39,9 @@ RULE = Rule(
                 "    out = pipe.run()\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def p(*, batch_size=2):\n"
                 "    while True:\n"
                 "        yield ndd.random.uniform(batch_size=batch_size).evaluate(),\n\n\n"
@@ -62,7 +64,9 @@ RULE = Rule(
                 "    (x,) = pipe.outputs()\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def p(*, batch_size=2, seed):\n"
                 "    rng = ndd.random.RNG(seed=seed)\n"
                 "    while True:\n"

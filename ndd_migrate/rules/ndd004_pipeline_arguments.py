@@ -30,8 +30,9 @@ RULE = Rule(
     why="The migrated generator does not accept them: passing one would raise `TypeError`.",
     fix_safety=FixSafety.UNSAFE,
     fix=(
-        "Dropping them changes no output. Dynamic mode has no pipeline prefetch; "
-        "`reader.next_epoch(capture=True)` is the closest lever (see docs/benchmarks.md)."
+        "Dropping them changes no output. The migrated generator computes its batches ahead as the "
+        "pipeline did, with the support module's `prefetching` (depth 2, or `@pipeline_def`'s literal "
+        "`prefetch_queue_depth`): a depth given at a call site is not carried over."
     ),
     examples=(
         Example(
@@ -43,7 +44,9 @@ RULE = Rule(
                 "pipe = p(batch_size=8, prefetch_queue_depth=3, exec_async=False)\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def p(*, batch_size):\n"
                 "    while True:\n"
                 "        yield ndd.random.uniform(batch_size=batch_size).evaluate(),\n\n\n"

@@ -55,9 +55,11 @@ RULE = Rule(
                 "n = pipe.epoch_size('Reader')\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
                 "def p(root, *, batch_size=2):\n"
                 "    reader = ndd.readers.Numpy(file_root=root, name='Reader', max_batch_size=batch_size)\n\n"
+                "    @prefetching\n"
                 "    def batches():\n"
                 "        while True:\n"
                 "            for (data,) in reader.next_epoch(batch_size=batch_size):\n"
@@ -80,9 +82,11 @@ RULE = Rule(
                 "assert all(pipe.epoch_size('Reader') == n for pipe in pipes)\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
                 "def p(root, shard, *, batch_size=2):\n"
                 "    reader = ndd.readers.Numpy(file_root=root, shard_id=shard, num_shards=2, name='Reader', max_batch_size=batch_size)\n\n"
+                "    @prefetching\n"
                 "    def batches():\n"
                 "        while True:\n"
                 "            for (data,) in reader.next_epoch(batch_size=batch_size):\n"
@@ -107,7 +111,9 @@ RULE = Rule(
                 "(second,) = pipe.run()\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def p(root, *, batch_size=2):\n"
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    while True:\n"

@@ -76,7 +76,10 @@ RULE = Rule(
                 "    return a, b\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\nimport nvidia.dali.types as types\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n"
+                "import nvidia.dali.types as types\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def views(root, *, batch_size=4):\n"
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    while True:\n"
@@ -124,7 +127,10 @@ RULE = Rule(
                 "    return fn.pad(data, shape=size * 2)\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\nfrom nvidia.dali import types\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n"
+                "from nvidia.dali import types\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def p(root, *, batch_size=2):\n"
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    while True:\n"
@@ -145,14 +151,17 @@ RULE = Rule(
                 "types.Constant(np.array([1], dtype=np.float32)), axes=[0])\n"
             ),
             after=(
-                "import numpy as np\nimport nvidia.dali.experimental.dynamic as ndd\nfrom nvidia.dali import types\n\n\n"
+                "import numpy as np\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n"
+                "from nvidia.dali import types\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def p(root, *, batch_size=2):\n"
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    while True:\n"
                 "        for (data,) in reader.next_epoch(batch_size=batch_size):\n"
                 "            size = ndd.as_batch(data.shape, dtype=types.INT32, device=data.device)\n"
-                "            yield ndd.slice(size, np.array([0], dtype=np.float32), "
-                "np.array([1], dtype=np.float32), axes=[0]).evaluate(),\n"
+                "            yield ndd.slice(size, np.array([0], dtype=np.float32), np.array([1], dtype=np.float32), axes=[0]).evaluate(),\n"
             ),
         ),
     ),

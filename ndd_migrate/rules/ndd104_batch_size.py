@@ -39,7 +39,9 @@ RULE = Rule(
                 "    return fn.random.uniform(range=[0.0, 1.0])\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def noise(*, batch_size=8):\n"
                 "    while True:\n"
                 "        yield ndd.random.uniform(range=[0.0, 1.0], batch_size=batch_size).evaluate(),\n"

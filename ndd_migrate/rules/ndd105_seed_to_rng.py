@@ -52,7 +52,9 @@ RULE = Rule(
                 "    return a, b\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def noise(*, batch_size=8, seed=7):\n"
                 "    rng = ndd.random.RNG(seed=seed)\n"
                 "    normal_rng = ndd.random.RNG(seed=123)\n"
@@ -73,7 +75,8 @@ RULE = Rule(
             ),
             after=(
                 "import nvidia.dali.experimental.dynamic as ndd\n\n"
-                "from ndd_support import dali_op_seed\n\n\n"
+                "from ndd_support import dali_op_seed, prefetching\n\n\n"
+                "@prefetching\n"
                 "def files(root, *, batch_size=8, seed=7):\n"
                 "    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=dali_op_seed(seed, 0))\n"
                 "    while True:\n"

@@ -55,7 +55,9 @@ RULE = Rule(
                 "    return xy[:, 0], data[1:3] * sizes[0]\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def p(root, sizes, *, batch_size=2):\n"
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    while True:\n"
@@ -109,13 +111,15 @@ RULE = Rule(
             ),
             after=(
                 "import numpy as np\n"
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
                 "def crop(x):\n"
                 "    if isinstance(x, ndd.Batch):\n"
                 "        return x.slice[1:3]\n"
                 "    else:\n"
                 "        return x[..., 1:3]\n\n\n"
                 "GRID = crop(np.zeros([4, 4]))\n\n\n"
+                "@prefetching\n"
                 "def p(root, *, batch_size=2):\n"
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    while True:\n"

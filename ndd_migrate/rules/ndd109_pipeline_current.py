@@ -49,7 +49,9 @@ RULE = Rule(
                 "    return fn.random.uniform(shape=[n])\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def p(*, batch_size=4):\n"
                 "    while True:\n"
                 "        n = batch_size\n"
@@ -67,7 +69,9 @@ RULE = Rule(
                 "    return fn.random.uniform(shape=[batch_size])\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def p(*, batch_size=4):\n"
                 "    while True:\n"
                 "        yield ndd.random.uniform(shape=[batch_size], batch_size=batch_size).evaluate(),\n"

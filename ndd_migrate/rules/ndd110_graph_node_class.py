@@ -56,9 +56,11 @@ RULE = Rule(
                 "    return scale(x, 2), scale(x, x)\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
                 "def scale(x, k):\n"
                 "    return x * k if isinstance(k, ndd.Batch) else x * float(k)\n\n\n"
+                "@prefetching\n"
                 "def p(*, batch_size=2):\n"
                 "    while True:\n"
                 "        x = ndd.random.uniform(shape=[3], batch_size=batch_size)\n"

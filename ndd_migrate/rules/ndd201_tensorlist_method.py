@@ -49,7 +49,9 @@ RULE = Rule(
             ),
             after=(
                 "import numpy as np\n"
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def p(*, batch_size=2):\n"
                 "    while True:\n"
                 "        yield ndd.random.uniform(shape=[3], batch_size=batch_size).evaluate(),\n\n\n"
@@ -73,7 +75,9 @@ RULE = Rule(
             ),
             after=(
                 "import numpy as np\n"
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def p(*, batch_size=2):\n"
                 "    while True:\n"
                 "        yield ndd.random.uniform(shape=[3], batch_size=batch_size).evaluate(),\n\n\n"

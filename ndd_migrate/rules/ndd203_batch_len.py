@@ -31,7 +31,9 @@ RULE = Rule(
                 "n = len(x)\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def p(*, batch_size=2):\n"
                 "    while True:\n"
                 "        yield ndd.random.uniform(batch_size=batch_size).evaluate(),\n\n\n"

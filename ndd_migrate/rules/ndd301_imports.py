@@ -440,11 +440,15 @@ def _with_first_party_import(body: list, stmt: cst.SimpleStatementLine) -> list:
 
 
 def _is_import_try(stmt) -> bool:
-    """A ``try:`` whose body holds only imports (DALI guarded as an optional dependency)."""
-    return (
-        isinstance(stmt, (cst.Try, cst.TryStar))
-        and bool(stmt.body.body)
-        and all(_import_key(s) is not None for s in stmt.body.body)
+    """A ``try:`` of imports (DALI guarded as an optional dependency), which may also set a flag
+    (``HAVE_DALI = True``): its body holds imports and plain assignments only, and one import."""
+    if not isinstance(stmt, (cst.Try, cst.TryStar)):
+        return False
+    body = stmt.body.body
+    return any(_import_key(s) is not None for s in body) and all(
+        _import_key(s) is not None
+        or (isinstance(s, cst.SimpleStatementLine) and all(isinstance(small, cst.Assign) for small in s.body))
+        for s in body
     )
 
 

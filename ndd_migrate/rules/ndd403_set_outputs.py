@@ -55,7 +55,9 @@ RULE = Rule(
                 "(out,) = pipe.run()\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def pipe_batches(*, batch_size=8, num_threads=2, device_id=None):\n"
                 "    ndd.set_num_threads(num_threads)\n"
                 "    while True:\n"
@@ -76,8 +78,10 @@ RULE = Rule(
                 "    return pipe\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
                 "def make(batch_size):\n"
+                "    @prefetching\n"
                 "    def pipe_batches(*, batch_size=batch_size, num_threads=2, device_id=None):\n"
                 "        ndd.set_num_threads(num_threads)\n"
                 "        while True:\n"

@@ -39,6 +39,7 @@ _BEFORE = (
 _EPOCH_AWARE_P = (
     "def p(root, *, batch_size=8):\n"
     "    reader = ndd.readers.File(file_root=root, name='Reader', max_batch_size=batch_size)\n\n"
+    "    @prefetching\n"
     "    def batches():\n"
     "        while True:\n"
     "            for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
@@ -48,7 +49,9 @@ _EPOCH_AWARE_P = (
 
 _AFTER = (
     "import nvidia.dali.experimental.dynamic as ndd\n\n"
-    "from ndd_support import dali_iterator_epochs\n\n\n" + _EPOCH_AWARE_P + "pipe_meta, pipe = p('/data')\n"
+    "from ndd_support import dali_iterator_epochs, prefetching\n\n\n"
+    + _EPOCH_AWARE_P
+    + "pipe_meta, pipe = p('/data')\n"
     'loader = dali_iterator_epochs(pipe, pipe_meta, ["data", "label"], "partial")\n'
     "for epoch in range(2):\n"
     "    for data in next(loader):\n"
@@ -71,7 +74,7 @@ _RETURNED = (
 
 _RETURNED_AFTER = (
     "import nvidia.dali.experimental.dynamic as ndd\n\n"
-    "from ndd_support import DALIClassificationIterator\n\n\n" + _EPOCH_AWARE_P + "def get_loader(root):\n"
+    "from ndd_support import DALIClassificationIterator, prefetching\n\n\n" + _EPOCH_AWARE_P + "def get_loader(root):\n"
     "    pipe_meta, pipe = p(root)\n"
     "    loader = DALIClassificationIterator(pipe, reader_name='Reader', auto_reset=True, reader_meta=pipe_meta)\n"
     "    return loader, len(loader)\n"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate import support
 from ndd_migrate.codegen import iter_setup
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
@@ -96,10 +97,12 @@ RULE = Rule(
                 "    return images / 255, labels\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
                 "class Batches:\n"
                 "    def __iter__(self):\n"
                 "        return iter(load_batches())\n\n\n"
+                "@prefetching\n"
                 "def pipe(*, batch_size=4):\n"
                 "    feed = Batches()\n"
                 "    for images, labels in feed:\n"
@@ -121,9 +124,11 @@ RULE = Rule(
                 "    return tuple(data)\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
                 "def fields():\n"
                 "    yield from load_fields()\n\n\n"
+                "@prefetching\n"
                 "def pipe(names, *, batch_size=4):\n"
                 "    for data in fields():\n"
                 "        data = [ndd.as_batch(output) for output in data]\n"
@@ -148,17 +153,18 @@ RULE = Rule(
             after=(
                 "import numpy as np\n"
                 "import nvidia.dali.experimental.dynamic as ndd\n"
-                "from nvidia.dali import types\n\n\n"
+                "from nvidia.dali import types\n\n"
+                "from ndd_support import prefetching\n\n\n"
                 "def sample(info):\n"
                 "    if info.iteration >= 10:\n"
                 "        raise StopIteration\n"
                 "    return np.full((2,), info.idx_in_epoch, dtype=np.int32)\n\n\n"
+                "@prefetching\n"
                 "def pipe(*, batch_size=4):\n"
                 "    iteration = 0\n"
                 "    while True:\n"
                 "        try:\n"
-                "            data = [sample(types.SampleInfo(iteration * batch_size + i, i, iteration, 0)) "
-                "for i in range(batch_size)]\n"
+                "            data = [sample(types.SampleInfo(iteration * batch_size + i, i, iteration, 0)) for i in range(batch_size)]\n"
                 "        except StopIteration:\n"
                 "            return\n"
                 "        iteration += 1\n"
@@ -252,9 +258,11 @@ RULE = Rule(
             ),
             after=(
                 "import nvidia.dali.experimental.dynamic as ndd\n"
-                "from nvidia.dali import types\n\n\n"
+                "from nvidia.dali import types\n\n"
+                "from ndd_support import prefetching\n\n\n"
                 "def read(info):\n"
                 "    return load(info)\n\n\n"
+                "@prefetching\n"
                 "def pipe(per_batch, *, batch_size=4):\n"
                 "    batched = per_batch\n"
                 "    if batched is None:\n"
@@ -265,8 +273,7 @@ RULE = Rule(
                 "            if batched:\n"
                 "                data = read(iteration)\n"
                 "            else:\n"
-                "                data = [read(types.SampleInfo(iteration * batch_size + i, i, iteration, 0)) "
-                "for i in range(batch_size)]\n"
+                "                data = [read(types.SampleInfo(iteration * batch_size + i, i, iteration, 0)) for i in range(batch_size)]\n"
                 "        except StopIteration:\n"
                 "            return\n"
                 "        iteration += 1\n"
@@ -299,9 +306,9 @@ RULE = Rule(
                 "    return speech(root, train, masks=regions if train else None)\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n"
-                "\n"
-                "\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def speech(root, train, masks=None, *, batch_size=4):\n"
                 "    reader = ndd.readers.File(file_root=root)\n"
                 "    feed = None\n"
@@ -322,15 +329,11 @@ RULE = Rule(
                 "                        return\n"
                 "                starts = ndd.as_batch(starts)\n"
                 "                sizes = ndd.as_batch(sizes)\n"
-                "                features = ndd.erase(features, anchor=starts, shape=sizes, axes=[0, 1], "
-                "normalized_anchor=True)\n"
-                "            yield features.evaluate(), label.evaluate()\n"
-                "\n"
-                "\n"
+                "                features = ndd.erase(features, anchor=starts, shape=sizes, axes=[0, 1], normalized_anchor=True)\n"
+                "            yield features.evaluate(), label.evaluate()\n\n\n"
                 "def loader(root, train):\n"
                 "    def regions():\n"
-                "        yield load_regions()\n"
-                "\n"
+                "        yield load_regions()\n\n"
                 "    return speech(root, train, masks=regions if train else None)\n"
             ),
         ),
@@ -443,7 +446,8 @@ class Impl(RuleImpl):
         if not self.ctx.imports.types:
             return updated
         body = list(updated.body)
-        at = max((i + 1 for i, s in enumerate(body) if _is_import(s)), default=0)
+        # after the third-party imports: before the project's support module, in its own section
+        at = max((i + 1 for i, s in enumerate(body) if _is_import(s) and not _imports_support(s)), default=0)
         stmt = cst.parse_statement(f"from nvidia.dali import types{_as(self.ctx.types_name())}\n")
         return updated.with_changes(body=[*body[:at], stmt, *body[at:]])
 
@@ -467,6 +471,14 @@ def _types_alias(module: cst.Module) -> str | None:
 
 def _as(name: str) -> str:
     return "" if name == "types" else f" as {name}"
+
+
+def _imports_support(stmt: cst.SimpleStatementLine) -> bool:
+    """``from [pkg.]ndd_support import ...``: the project's support module (NDD301)."""
+    node = stmt.body[0]
+    if not isinstance(node, cst.ImportFrom) or node.module is None:
+        return False
+    return cst.Module([]).code_for_node(node.module).rpartition(".")[2] == support.FILE_NAME[:-3]
 
 
 def _is_import(stmt: cst.CSTNode) -> bool:

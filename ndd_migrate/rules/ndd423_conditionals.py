@@ -62,7 +62,9 @@ RULE = Rule(
             ),
             after=(
                 "import numpy as np\n"
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def pipe(root, *, batch_size=4):\n"
                 "    reader = ndd.readers.Numpy(file_root=root)\n"
                 "    while True:\n"
@@ -72,8 +74,7 @@ RULE = Rule(
                 "            if then_idx:\n"
                 "                x_then = ndd.as_batch([x.tensors[i] for i in then_idx])\n"
                 "                x_then_2 = x_then / ndd.reductions.max(x_then)\n"
-                "            x = ndd.as_batch([x_then_2.tensors[then_idx.index(i)] if t else x.tensors[i] "
-                "for i, t in enumerate(taken)])\n"
+                "            x = ndd.as_batch([x_then_2.tensors[then_idx.index(i)] if t else x.tensors[i] for i, t in enumerate(taken)])\n"
                 "            yield x.evaluate(),\n"
             ),
         ),

@@ -55,7 +55,9 @@ RULE = Rule(
                 "gpu_pipe = pipe('/data', device='mixed')\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def pipe(root, device='gpu', *, batch_size=4):\n"
                 "    reader = ndd.readers.File(file_root=root)\n"
                 "    while True:\n"
@@ -76,7 +78,9 @@ RULE = Rule(
                 "p = pipe('/data', device=DEVICE)\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def pipe(root, device, *, batch_size=4):\n"
                 '    device = "gpu" if device == "mixed" else device\n'
                 "    reader = ndd.readers.File(file_root=root)\n"

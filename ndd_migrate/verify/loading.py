@@ -43,6 +43,7 @@ import traceback
 import types
 from dataclasses import dataclass
 
+from ndd_migrate import support
 from ndd_migrate.syntax import pyparse
 from ndd_migrate.verify.errors import SetupError
 
@@ -298,7 +299,12 @@ class LoadedModule:
 
 
 def load_module(
-    path: str, *, source: str | None = None, display: str | None = None, mode: str = "definitions"
+    path: str,
+    *,
+    source: str | None = None,
+    display: str | None = None,
+    mode: str = "definitions",
+    prefetch_lockstep: bool = True,
 ) -> LoadedModule:
     """Execute the file (or ``source`` under the file's identity) as a fresh module.
 
@@ -306,7 +312,8 @@ def load_module(
     shadows an installed module), is registered in ``sys.modules`` (dataclasses, pickling and
     ``typing`` look modules up there) and has the file's directory first on ``sys.path``.
     Exceptions from the module's own top level propagate: the worker reports them with their
-    location in the user's file.
+    location in the user's file. ``prefetch_lockstep``: see :func:`_prefetch_in_lockstep` (a
+    throughput benchmark measures the real prefetching instead).
     """
     path = os.path.abspath(path)
     if source is None:
@@ -334,7 +341,22 @@ def load_module(
         sys.path.insert(0, directory)
     sys.modules[name] = module
     exec(code, module.__dict__)
+    if prefetch_lockstep:
+        _prefetch_in_lockstep()
     return LoadedModule(module, filename, skipped)
+
+
+def _prefetch_in_lockstep() -> None:
+    """The support modules the migrated code imported compute no batch ahead: the generator still
+    runs in ``prefetching``'s worker thread (what verify proves runs there), one batch per
+    ``next()``, so each step's random draws and reader epochs are the step's own. That the batches
+    and their order do not depend on how far ahead the worker runs is the support module's own
+    test (tests/test_prefetch.py)."""
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").rpartition(".")[2] == support.FILE_NAME[:-3] and hasattr(
+            module, "MAX_AHEAD"
+        ):
+            module.MAX_AHEAD = 0
 
 
 def find_function(loaded: LoadedModule, name: str, *, kind: str):

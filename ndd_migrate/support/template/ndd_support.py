@@ -11,13 +11,20 @@ that ndd-migrate migrated import them from here, so each is written once, in one
 * ``DALIGenericIterator`` and ``DALIClassificationIterator``: DALI's PyTorch iterators
   over migrated pipelines, for code that keeps an iterator, wraps it or derives from it
   (``len()``, ``size``, ``reset()``, ``auto_reset`` mean what they meant).
+* ``prefetching``: a migrated pipeline computes its next batch while the program uses
+  the last one, as pipeline mode's ``prefetch_queue_depth`` did.
 
 Only the standard library is imported (a batch's ``.torch()`` needs PyTorch, as the
 DALI iterator did): the program runs without ndd-migrate installed.
 """
 
+import atexit
+import collections
+import functools
 import logging
 import math
+import threading
+import weakref
 
 __all__ = [
     "dali_op_seed",
@@ -27,6 +34,7 @@ __all__ = [
     "dali_iterator_source_epochs",
     "DALIGenericIterator",
     "DALIClassificationIterator",
+    "prefetching",
 ]
 
 
@@ -516,3 +524,135 @@ class _Stream:
     def reset(self):
         if self._epochs is not None:
             self._batches, self._ahead = iter(self._epochs()), []
+
+
+def prefetching(generator_function=None, *, depth=2):
+    """Decorator: each call of ``generator_function`` gives its batches computed ahead
+    of the consumer, in a worker thread, as a pipeline with
+    ``prefetch_queue_depth=depth`` (default 2) did: while the program holds one batch,
+    ``depth - 1`` more are computed.
+
+    The generator runs whole in the worker (its evaluation context, RNGs and reader
+    are used there only), one batch after the other: the batches and their order are
+    the generator's own. It starts at the first ``next()``, as ``pipe.run()`` started
+    the pipeline. An exception is raised by the ``next()`` that asked for its batch;
+    the end of the generator ends the iterator. The worker stops, closing the
+    generator, on ``close()``, when the iterator is garbage collected, and at
+    interpreter exit (after its batch in flight). ``depth=1`` computes nothing ahead.
+    """
+
+    def decorate(function):
+        @functools.wraps(function)
+        def start(*args, **kwargs):
+            batches = function(*args, **kwargs)
+            return batches if depth <= 1 else _Prefetcher(batches, depth)
+
+        return start
+
+    return decorate if generator_function is None else decorate(generator_function)
+
+
+#: At most this many batches computed ahead, whatever the depth (None: depth - 1).
+#: ``ndd-migrate verify`` sets 0: the generator still runs in the worker thread, but
+#: one batch per ``next()``, so that it can tell each batch's random draws apart.
+MAX_AHEAD = None
+
+
+class _Prefetcher:
+    """The iterator ``prefetching`` gives: ``batches`` (an iterator) run ``depth - 1``
+    batches ahead of the consumer in a worker thread."""
+
+    def __init__(self, batches, depth=2):
+        self._worker = _Worker(batches, max(depth - 1, 0))
+        self._stop = weakref.finalize(self, self._worker.stop, wait=False)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._worker.next()
+
+    def close(self):
+        """Stop the worker and close the generator (its ``finally`` blocks run)."""
+        self._stop.detach()
+        self._worker.stop(wait=True)
+
+
+class _Worker:
+    """The thread behind a ``_Prefetcher`` and what it shares with the consumer. It
+    holds no reference to the ``_Prefetcher``: dropping the iterator stops it."""
+
+    _live = weakref.WeakSet()  # stopped at interpreter exit
+
+    def __init__(self, batches, ahead):
+        self._batches = batches
+        self._ahead = ahead
+        self._results = collections.deque()  # (batch, None) or (None, exception)
+        self._asked = self._made = 0
+        self._changed = threading.Condition()
+        self._thread = None
+        self._stopping = self._ended = False
+
+    def next(self):
+        with self._changed:
+            if self._ended:
+                raise StopIteration
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="ndd-prefetch", daemon=True
+                )
+                self._live.add(self)
+                self._thread.start()
+            self._asked += 1
+            self._changed.notify_all()
+            while not self._results:
+                self._changed.wait()
+            batch, error = self._results.popleft()
+        if error is None:
+            return batch
+        self._ended = True
+        if isinstance(error, StopIteration):
+            raise StopIteration
+        raise error
+
+    def stop(self, wait):
+        with self._changed:
+            self._stopping = self._ended = True
+            self._changed.notify_all()
+        thread = self._thread
+        if wait and thread is not None and thread is not threading.current_thread():
+            thread.join()
+
+    def _run(self):
+        try:
+            while self._next_allowed():
+                try:
+                    result = (next(self._batches), None)
+                except BaseException as error:  # given to the next() that asked
+                    result = (None, error)
+                with self._changed:
+                    self._results.append(result)
+                    self._made += 1
+                    self._changed.notify_all()
+                if result[1] is not None:
+                    return
+        finally:
+            close = getattr(self._batches, "close", None)
+            if close is not None:  # in this thread: the generator ran here
+                close()
+
+    def _next_allowed(self):
+        """Wait until the consumer may have the next batch computed; False: stop."""
+        with self._changed:
+            ahead = self._ahead if MAX_AHEAD is None else min(self._ahead, MAX_AHEAD)
+            while not self._stopping and self._made >= self._asked + ahead:
+                self._changed.wait()
+            return not self._stopping
+
+
+@atexit.register
+def _stop_prefetching():
+    """At exit, let each worker finish its batch in flight: a DALI operator still
+    running in a daemon thread while the interpreter finalizes aborts the process."""
+    for worker in list(_Worker._live):
+        worker.stop(wait=True)
