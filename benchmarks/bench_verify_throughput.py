@@ -303,12 +303,18 @@ def pipeline_batch_times(job: dict, timeout: float) -> dict[str, float]:
 # Table and docs
 
 
-def ratio(a: float | None, b: float | None) -> str:
-    return f"{a / b:.2f}×" if a and b else "–"
+def ratio(a, b) -> str:
+    return f"{a / b:.2f}×" if a and b and _NOT_RUN not in (a, b) else "–"
 
 
 def fmt(rate: float | None) -> str:
+    """A rate; "–" for a mode not asked for (absent), "failed" for one that gave none."""
+    if rate is _NOT_RUN:
+        return "–"
     return f"{rate:,.0f}" if rate else "failed"
+
+
+_NOT_RUN = object()
 
 
 def render_table(rows: list[dict]) -> str:
@@ -319,7 +325,7 @@ def render_table(rows: list[dict]) -> str:
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
-        p, e, c = (r.get(m) for m in MODES)
+        p, e, c = (r.get(m, _NOT_RUN) for m in MODES)
         ops = r.get("captured_ops")
         captured = ", ".join(ops) if ops else "none (eager)"
         out.append(

@@ -63,7 +63,7 @@ def test_settings_positional_and_executor_only_dropped():
             "return self.u()",
         )
     )
-    assert "def P(batch_size, num_threads, device_id):" in out
+    assert "@prefetching(depth=3)\ndef P(batch_size, num_threads, device_id):" in out  # the depth kept
     assert "ndd.set_num_threads(num_threads)" in out
     assert "ctx = ndd.EvalContext(device_id=device_id)" in out
     assert "rng = ndd.random.RNG(seed=5)" in out
@@ -73,10 +73,7 @@ def test_settings_positional_and_executor_only_dropped():
         in out
     )
     dropped = sorted(d.message for d in diagnostics if d.code == "NDD004")
-    assert dropped == [
-        "`exec_pipelined` has no dynamic-mode counterpart: dropped",
-        "`prefetch_queue_depth` has no dynamic-mode counterpart: dropped",
-    ]
+    assert dropped == ["`exec_pipelined` has no dynamic-mode counterpart: dropped"]
 
 
 def test_literal_settings_and_batch_size_binding():
@@ -958,9 +955,12 @@ def test_external_source_fed_in_iter_setup():
         "import nvidia.dali.experimental.dynamic as ndd\n"
         "import nvidia.dali.types as types\n"
         "\n"
+        "from ndd_support import prefetching\n"
+        "\n"
         "windows = iter(load_windows())\n"
         "\n"
         "\n"
+        "@prefetching\n"
         "def Crops(batch_size, num_threads, device_id, root):\n"
         "    ndd.set_num_threads(num_threads)\n"
         "    ctx = ndd.EvalContext(device_id=device_id)\n"
@@ -1067,8 +1067,11 @@ def test_iter_setup_reads_the_batch_size():
         "import numpy as np\n"
         "import nvidia.dali.experimental.dynamic as ndd\n"
         "\n"
+        "from ndd_support import prefetching\n"
+        "\n"
         "\n"
         "def test_gpu():\n"
+        "    @prefetching\n"
         "    def Fed(batch_size, num_threads, device_id, use_list):\n"
         "        ndd.set_num_threads(num_threads)\n"
         "        ctx = ndd.EvalContext(device_id=device_id)\n"
@@ -1128,7 +1131,10 @@ def test_iter_setup_docstring_keywords_and_branches():
     assert out == (
         "import nvidia.dali.experimental.dynamic as ndd\n"
         "\n"
+        "from ndd_support import prefetching\n"
         "\n"
+        "\n"
+        "@prefetching\n"
         "def P(batch_size, data, flip=False):\n"
         "    ndd.set_num_threads(1)\n"
         "    seen = 0\n"
@@ -1394,7 +1400,7 @@ def test_a_shuffling_reader_of_a_seeded_subclass_keeps_the_pipelines_order(seed,
         assert "seed" not in reader
     else:
         assert expected in reader
-    assert ("dali_op_seed" in expected if expected else False) == (result.support == ("dali_op_seed",))
+    assert ("dali_op_seed" in expected if expected else False) == ("dali_op_seed" in result.support)
     assert "def dali_op_seed(" not in out
     needs = [d for d in result.diagnostics if d.needs_human]
     assert bool(needs) == human, [d.message for d in needs]

@@ -6,7 +6,8 @@ import functools
 
 import libcst as cst
 
-from ndd_migrate.codegen import epoch_shape, iter_setup, shape, twin_readers
+from ndd_migrate import support
+from ndd_migrate.codegen import epoch_shape, iter_setup, prefetch, shape, twin_readers
 from ndd_migrate.dali import pipeline_args
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
@@ -37,7 +38,9 @@ _LEGACY_BEFORE = (
 )
 
 _LEGACY_AFTER = (
-    "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+    "import nvidia.dali.experimental.dynamic as ndd\n\n"
+    "from ndd_support import prefetching\n\n\n"
+    "@prefetching\n"
     "def TrainPipe(batch_size, num_threads, device_id, root):\n"
     "    ndd.set_num_threads(num_threads)\n"
     "    ctx = ndd.EvalContext(device_id=device_id)\n"
@@ -46,8 +49,7 @@ _LEGACY_AFTER = (
     "    while True:\n"
     "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
     "            with ctx:\n"
-    '                images = ndd.resize(ndd.decoders.image(jpegs, device="gpu"), device="gpu", resize_x=224, '
-    "resize_y=224)\n"
+    '                images = ndd.resize(ndd.decoders.image(jpegs, device="gpu"), device="gpu", resize_x=224, resize_y=224)\n'
     "                outputs = images.evaluate(), labels.evaluate(), ndd.random.coin_flip(probability=0.3, batch_size=batch_size, rng=rng).evaluate()\n"
     "            yield outputs\n\n\n"
     'pipe = TrainPipe(32, 4, 0, "/data")\n'
@@ -90,9 +92,9 @@ _FAMILY_BEFORE = (
 
 _FAMILY_AFTER = (
     "import nvidia.dali.experimental.dynamic as ndd\n"
-    "import nvidia.dali.types as types\n"
-    "\n"
-    "\n"
+    "import nvidia.dali.types as types\n\n"
+    "from ndd_support import prefetching\n\n\n"
+    "@prefetching\n"
     "def Files(batch_size, num_threads, device_id, root):\n"
     "    ndd.set_num_threads(num_threads)\n"
     "    ctx = ndd.EvalContext(device_id=device_id)\n"
@@ -102,9 +104,8 @@ _FAMILY_AFTER = (
     "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
     "            with ctx:\n"
     "                outputs = ndd.decoders.image(jpegs, output_type=types.RGB).evaluate(), labels.evaluate(), ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng).evaluate()\n"
-    "            yield outputs\n"
-    "\n"
-    "\n"
+    "            yield outputs\n\n\n"
+    "@prefetching\n"
     "def Records(batch_size, num_threads, device_id, path, index):\n"
     "    ndd.set_num_threads(num_threads)\n"
     "    ctx = ndd.EvalContext(device_id=device_id)\n"
@@ -114,9 +115,7 @@ _FAMILY_AFTER = (
     "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
     "            with ctx:\n"
     "                outputs = ndd.decoders.image(jpegs, output_type=types.RGB).evaluate(), labels.evaluate(), ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng).evaluate()\n"
-    "            yield outputs\n"
-    "\n"
-    "\n"
+    "            yield outputs\n\n\n"
     'pipe = Files(32, 4, 0, "/data")\n'
     "images, labels, flips = next(pipe)\n"
 )
@@ -127,22 +126,39 @@ _FAMILY_BLOCKED_BEFORE = _FAMILY_BEFORE.replace(
 )
 
 _FAMILY_BLOCKED_AFTER = (
-    _FAMILY_BLOCKED_BEFORE.replace(
-        "import nvidia.dali.ops as ops\n",
-        "import nvidia.dali.experimental.dynamic as ndd\nimport nvidia.dali.ops as ops\n",
-    )
-    .replace(
-        "class Common(Pipeline):\n",
-        "# TODO(ndd-migrate): NDD401 not migrated: its subclass `Records`: `__len__` has no counterpart in a generator "
-        "function; fix this (or write `Records` as one `Pipeline` subclass of its own), then run ndd-migrate again; "
-        "until then `Records` stays a subclass of `Common`, with the classes it derives from\n"
-        "class Common(Pipeline):\n",
-    )
-    .replace(
-        _FAMILY_BEFORE[_FAMILY_BEFORE.index("class Files(Common):") : _FAMILY_BEFORE.index("class Records(Common):")],
-        _FAMILY_AFTER[_FAMILY_AFTER.index("def Files(") : _FAMILY_AFTER.index("def Records(")],
-    )
-    .replace("pipe.build()\nimages, labels, flips = pipe.run()\n", "images, labels, flips = next(pipe)\n")
+    "import nvidia.dali.experimental.dynamic as ndd\n"
+    "import nvidia.dali.ops as ops\n"
+    "import nvidia.dali.types as types\n"
+    "from nvidia.dali.pipeline import Pipeline\n\n"
+    "from ndd_support import prefetching\n\n\n"
+    "# TODO(ndd-migrate): NDD401 not migrated: its subclass `Records`: `__len__` has no counterpart in a generator function; fix this (or write `Records` as one `Pipeline` subclass of its own), then run ndd-migrate again; until then `Records` stays a subclass of `Common`, with the classes it derives from\n"
+    "class Common(Pipeline):\n"
+    "    def __init__(self, batch_size, num_threads, device_id, base_seed):\n"
+    "        super().__init__(batch_size, num_threads, device_id, seed=base_seed)\n"
+    "        self.decode = ops.decoders.Image(output_type=types.RGB)\n"
+    "        self.coin = ops.random.CoinFlip(probability=0.5)\n\n"
+    "    def define_graph(self):\n"
+    '        jpegs, labels = self.input(name="Reader")\n'
+    "        return self.decode(jpegs), labels, self.coin()\n\n\n"
+    "@prefetching\n"
+    "def Files(batch_size, num_threads, device_id, root):\n"
+    "    ndd.set_num_threads(num_threads)\n"
+    "    ctx = ndd.EvalContext(device_id=device_id)\n"
+    "    rng = ndd.random.RNG(seed=7)\n"
+    '    reader = ndd.readers.File(file_root=root, name="Reader")\n'
+    "    while True:\n"
+    "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+    "            with ctx:\n"
+    "                outputs = ndd.decoders.image(jpegs, output_type=types.RGB).evaluate(), labels.evaluate(), ndd.random.coin_flip(probability=0.5, batch_size=batch_size, rng=rng).evaluate()\n"
+    "            yield outputs\n\n\n"
+    "class Records(Common):\n"
+    "    def __init__(self, batch_size, num_threads, device_id, path, index):\n"
+    "        super().__init__(batch_size, num_threads, device_id, 11)\n"
+    "        self.input = ops.readers.Caffe2(path=path, index_path=index)\n\n"
+    "    def __len__(self):\n"
+    '        return self.epoch_size("Reader")\n\n\n'
+    'pipe = Files(32, 4, 0, "/data")\n'
+    "images, labels, flips = next(pipe)\n"
 )
 
 RULE = Rule(
@@ -308,8 +324,12 @@ class Impl(RuleImpl):
             f"`Pipeline` subclass `{original.name.value}` → dynamic-mode generator",
             fixed=True,
         )
+        settings = {name: arg.value for name, arg in pipeline.dropped_settings}
+        prefetches = prefetch.applies(settings, pipeline.checkpointing) and not pipeline.restarts
         for name, arg in pipeline.dropped_settings:
-            self.ctx.report("NDD004", arg, f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True)
+            if not (prefetches and name in prefetch.kept(settings)):
+                self.ctx.report("NDD004", arg, f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True)
+        prefetching = prefetch.decorator(self.ctx.support(support.PREFETCHING), settings) if prefetches else None
         methods = dict(zip(original.body.body, updated.body.body))
         init, graph = methods[pipeline.init], methods[pipeline.graph]
         head = [updated.body.body[0]] if cstutil.is_docstring(original.body.body[0]) else []
@@ -322,9 +342,13 @@ class Impl(RuleImpl):
         prologue = dead_locals.without_unread(prologue, [*head, loop], created)
         body = [*prologue, loop]
         if pipeline.epochs:  # fed to a framework iterator: docs/target-shape.md, "Framework iterators"
-            body = epoch_shape.body(prologue, loop, pipeline.generator.reader_name, pipeline.generator.batches_name)
+            body = epoch_shape.body(
+                prologue, loop, pipeline.generator.reader_name, pipeline.generator.batches_name, prefetch=prefetching
+            )
+            prefetching = None  # the nested generator prefetches
         return cst.FunctionDef(
             name=updated.name,
+            decorators=[prefetching] if prefetching is not None else [],
             whitespace_before_params=_before_params_without_self(init),
             params=init.params.with_changes(params=init.params.params[1:]),
             body=cst.IndentedBlock([*head, *body]),

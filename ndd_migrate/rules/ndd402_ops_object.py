@@ -79,7 +79,9 @@ RULE = Rule(
                 "        return self.uniform(shape=[2]) * self.scale\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def Noise(batch_size):\n"
                 "    ndd.set_num_threads(1)\n"
                 "    scale = 2.0\n"
@@ -105,7 +107,9 @@ RULE = Rule(
                 "        return self.decode(jpegs), labels\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def Decode(batch_size, root, dali_cpu=False):\n"
                 "    ndd.set_num_threads(1)\n"
                 "    if dali_cpu:\n"
@@ -136,15 +140,17 @@ RULE = Rule(
                 "        return plain, flipped, labels\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\nfrom nvidia.dali import types\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n"
+                "from nvidia.dali import types\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def TwoViews(batch_size, root):\n"
                 "    ndd.set_num_threads(1)\n"
                 "    reader = ndd.readers.File(file_root=root)\n"
                 "    while True:\n"
                 "        for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
                 '            image = ndd.decoders.image(jpegs, device="cpu")\n'
-                "            plain, flipped = [ndd.crop_mirror_normalize(x, crop=(32, 32), dtype=types.FLOAT) "
-                "for x in [image, ndd.flip(image, horizontal=1)]]\n"
+                "            plain, flipped = [ndd.crop_mirror_normalize(x, crop=(32, 32), dtype=types.FLOAT) for x in [image, ndd.flip(image, horizontal=1)]]\n"
                 "            yield plain.evaluate(), flipped.evaluate(), labels.evaluate()\n"
             ),
         ),

@@ -191,7 +191,9 @@ RULE = Rule(
                 "        self.feed_input(self.images, images)\n"
             ),
             after=(
-                "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import prefetching\n\n\n"
+                "@prefetching\n"
                 "def Fed(batch_size, num_threads, device_id, batches):\n"
                 "    ndd.set_num_threads(num_threads)\n"
                 "    ctx = ndd.EvalContext(device_id=device_id)\n\n"
