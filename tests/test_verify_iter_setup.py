@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from tests import harness
 from tests.conftest import HAS_DALI, ROOT, migrate_text
 
 CASES = ROOT / "tests" / "verify_cases"
@@ -82,11 +83,14 @@ def reports(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("feed")
     base = MIGRATED.read_text(encoding="utf-8")
+    # as `migrate` leaves a project: the migrated files beside the support module they import
+    harness.with_support_module(tmp, base)
+    (tmp / MIGRATED.name).write_text(base, encoding="utf-8")
     jobs = {}
     for run_id, (planted, options) in RUNS.items():
         options = dict(options)
         feed_steps = options.pop("max_feed_steps", None)
-        original, migrated, name = ORIGINAL, MIGRATED, "FeedPipe"
+        original, migrated, name = ORIGINAL, tmp / MIGRATED.name, "FeedPipe"
         if planted == "one-epoch":
             original, migrated, name = PLANTED_DIR / "base_pipes.py", tmp / "aug_one_epoch.py", "aug_pipe"
             migrated.write_text((PLANTED_DIR / "base_ndd.py").read_text(encoding="utf-8").replace(*ONE_EPOCH, 1))

@@ -8,6 +8,8 @@ import numpy as np
 import nvidia.dali.experimental.dynamic as ndd
 import nvidia.dali.types as types
 
+from ndd_support import prefetching
+
 
 class Counter:
     """`steps` batches of small arrays, a different value in every sample and step."""
@@ -29,6 +31,7 @@ class Counter:
         return values, scales
 
 
+@prefetching
 def FeedPipe(batch_size, num_threads, device_id, steps=3):
     ndd.set_num_threads(num_threads)
     ctx = ndd.EvalContext(device_id=device_id)
