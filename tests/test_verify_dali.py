@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -453,6 +454,32 @@ def test_python_m_json_and_report_file(npy_dir, tmp_path):
     assert pair["verdict"] == "equal" and pair["batch_size"] == 2 and pair["iterations"] == 2
     assert pair["device"] == "CPU-lowered"
     assert [o["samples_equal"] for o in pair["outputs"]] == [4, 4]
+
+
+def test_progress_shows_on_a_terminal_and_not_in_a_pipe(npy_dir):
+    """Under a pseudo-terminal the command says which side of which pipeline is in which phase
+    while it runs; the run above, in a pipe, printed nothing but its JSON."""
+    import pty
+
+    command = [sys.executable, "-m", "ndd_migrate.verify", case("numpy_pipes.py"), case("numpy_ndd.py")]
+    command += ["--pipeline", "det_pipe", "--args", json.dumps([npy_dir]), "--iterations", "1", "--device", "cpu"]
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.chdir(ROOT)
+        os.execv(sys.executable, command)
+    out = b""
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        out += data
+    _, status = os.waitpid(pid, 0)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.decode(errors="replace"))  # colours, cursor
+    assert os.waitstatus_to_exitcode(status) == 0, text
+    assert "verify det_pipe: migrated side" in text and "EQUAL det_pipe" in text, text
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

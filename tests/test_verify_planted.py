@@ -99,6 +99,22 @@ def test_planted_mistake(results, m):
         assert "asynchronous execution" not in report.pairs[0].error.message
 
 
+#: the planted changes of the order a training run sees whose outputs part in the steps run (a
+#: `stick_to_shard` added to one shard's reader changes no order: its metadata says so)
+ORDER_CHANGES = ("reader-seed-changed", "shuffle-dropped", "shard-id-changed", "shard-stick-added")
+
+
+@pytest.mark.parametrize("mid", ORDER_CHANGES)
+def test_an_order_change_names_the_first_step_and_sample_where_the_outputs_part(results, mid):
+    """The order is part of the contract: no reader is given the other side's seed, so a changed
+    order is DIFFERENT through the outputs themselves, at a named step and sample."""
+    report = results[("mutation", mid)]
+    assert report.exit_code == 1 and "--align-order" not in report.to_text()
+    first = report.pairs[0].outputs[0].first_failure
+    assert first is not None and first.sample is not None, report.to_text()
+    assert f"output 0: first failure at step {first.iteration}, sample {first.sample}" in report.to_text()
+
+
 @pytest.mark.parametrize(
     "cid, capture",
     [(c[0], False) for c in CORRECT if c[0].startswith("planted:")] + [(c[0], True) for c in CORRECT],

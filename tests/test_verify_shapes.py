@@ -1,7 +1,7 @@
 """Every shape ``migrate`` emits verifies with no arguments but the data its pipeline reads: no
 ``--pipeline`` (pairs are found by name), no ``--batch-size``/``num_threads``/``seed`` (a parameter
-the migrated function requires gets the original's call-site literal, verify's default, or the
-reader argument's schema default), and the checkpointed shape is saved mid-run and restored.
+the migrated function requires gets the original's call-site literal or verify's default; one
+neither gives, a shard say, is asked for), and the checkpointed shape is saved mid-run and restored.
 
 Real DALI on the CPU; the runs go two at a time in one module fixture (each is mostly process
 start-up), then each shape is its own test.
@@ -59,7 +59,8 @@ print(labels.as_array().ravel().tolist())
 SHAPES = {
     "pipeline_def": ("image_classification", None, "jpeg", {"data_dir": "{data}"}),
     "legacy_subclass": ("legacy_classification", None, "jpeg", {"data_dir": "{data}"}),
-    "framework_iterator": ("pytorch_training", None, "jpeg", {"data_dir": "{data}"}),
+    # `shard_id=args.local_rank, num_shards=args.world_size` at the call site: the shard to prove
+    "framework_iterator": ("pytorch_training", None, "jpeg", {"data_dir": "{data}", "shard_id": 0, "num_shards": 1}),
     "external_source": ("external_source", None, "numpy", {"data_dir": "{data}"}),
     "hand_built_graph": (None, "hand_built_graph.py", "jpeg", {"image_dir": "{data}"}),  # a global
     "hand_built_factory": (None, "hand_built_factory.py", "jpeg", {"file_root": "{data}"}),
@@ -88,6 +89,10 @@ def _sides(shape, tmp):
     return original, migrated
 
 
+def _with_data(value, folder: str):
+    return value.replace("{data}", folder) if isinstance(value, str) else value
+
+
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
     from fixtures.datasets import make_jpeg, make_numpy
@@ -103,7 +108,7 @@ def reports(tmp_path_factory):
         if isinstance(given, list):
             options = {"args": [a.replace("{data}", data[dataset]) for a in given]}
         else:
-            options = {"kwargs": {k: v.replace("{data}", data[dataset]) for k, v in given.items()}}
+            options = {"kwargs": {k: _with_data(v, data[dataset]) for k, v in given.items()}}
         if shape == "iter_setup":
             options["iterations"] = 8  # past the feed's end, at step 5
         jobs[shape] = (str(original), str(migrated), options)
@@ -160,8 +165,6 @@ def test_framework_iterator_shape_returns_metadata_and_generator(reports):
     assert [p.name for p in report.pairs] == ["create_dali_pipeline"]
     notes = report.pairs[0].notes
     assert "not given: crop=32 from the original's call site (line 58)" in notes, notes
-    assert "not given: shard_id=0: the default of readers.File's `shard_id`" in notes, notes
-    assert "not given: num_shards=1: the default of readers.File's `num_shards`" in notes, notes
 
 
 def test_external_source_loop(reports):

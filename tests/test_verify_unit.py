@@ -502,8 +502,8 @@ def test_required_parameters_get_call_site_literals_then_defaults():
     )
     # crop by position at the call site, num_threads by keyword; seed has a default (not required)
     assert train.values == {"crop": 32, "batch_size": DEFAULT_BATCH_SIZE, "num_threads": 2}
-    assert train.from_schema == {"shard_id": ("readers__File", "shard_id")}  # args.rank: no literal
-    assert "other" not in train.values and "other" not in train.from_schema  # stays required
+    # args.rank: no literal, and the reader's schema default is no value the program gives
+    assert train.missing == ("shard_id", "other")
     everything = infer(
         CALLARGS_ORIGINAL,
         CALLARGS_ORIGINAL,
@@ -514,7 +514,7 @@ def test_required_parameters_get_call_site_literals_then_defaults():
         given={"batch_size", "num_threads", "device_id", "other"},
         seed=9,
     )
-    assert everything.values == {} and everything.from_schema == {}
+    assert everything.values == {} and everything.missing == ()
 
 
 def test_batches_of_accepts_the_framework_iterator_shape():
@@ -541,13 +541,16 @@ def test_end_findings_name_the_side_and_the_step():
     assert "the original ended at step 2 and the migrated generator at step 4" in both
 
 
-def test_args_given_as_a_mapping_is_refused_with_what_to_do():
-    """`verify_files(args={"data_dir": ...})` passed the key, "data_dir", as the first argument."""
+def test_args_given_as_a_mapping_are_keyword_arguments():
+    """`verify_files(args={"data_dir": ...})` passed the key, "data_dir", as the first argument;
+    a mapping gives keywords, as `--args '{"data_dir": ...}'` does."""
     from ndd_migrate.verify.api import make_settings
 
-    with pytest.raises(ValueError, match=r"give keyword arguments as kwargs="):
-        make_settings(args={"data_dir": "/data"})
-    assert make_settings(kwargs={"data_dir": "/data"}).kwargs == {"data_dir": "/data"}
+    settings = make_settings(args={"data_dir": "/data"}, kwargs={"crop": 3})
+    assert settings.args == () and settings.kwargs == {"data_dir": "/data", "crop": 3}
+    with pytest.raises(ValueError, match=r"data_dir given both in args and in kwargs"):
+        make_settings(args={"data_dir": "/data"}, kwargs={"data_dir": "/other"})
+    assert make_settings(args=["/data"]).args == ("/data",)
 
 
 def test_render_prints_and_returns_the_report_as_text():

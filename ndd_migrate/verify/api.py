@@ -77,9 +77,15 @@ def make_settings(
     itself always runs eagerly (that is the migrated code as written); with ``capture`` the
     migrated side is run a second time captured and must give the same bytes as eagerly (a report
     section of its own), and ``bench`` times the captured variant.
+
+    ``args`` is a list of positional arguments or, as ``--args`` takes a JSON object, a mapping of
+    keyword arguments (``args={"data_dir": ...}`` passed the key as the first argument).
     """
-    if isinstance(args, Mapping):  # `args={"data_dir": ...}` would pass the keys positionally
-        raise ValueError("args takes the positional arguments (a list); give keyword arguments as kwargs={...}")
+    if isinstance(args, Mapping):  # keywords, as `--args '{"data_dir": ...}'` gives them
+        clash = sorted(set(args) & set(kwargs or {}))
+        if clash:
+            raise ValueError(f"{', '.join(clash)} given both in args and in kwargs")
+        args, kwargs = (), {**args, **(kwargs or {})}
     if bench is True:
         bench_config: BenchConfig | None = BenchConfig()
     elif bench is False or bench is None:
@@ -166,6 +172,9 @@ def verify_pair(
         return report
 
     settings = _with_inferred(original, migrated, settings, report)
+    if report.error is not None:  # a required parameter nobody gives: asked for, nothing run
+        report.verdict = ERROR
+        return report
 
     own_dir = workdir is None
     workdir = workdir or tempfile.mkdtemp(prefix="ndd-verify-")
@@ -242,13 +251,13 @@ def _original_job(mig: dict, settings: Settings) -> dict:
         reader_seeds=[r["used_seed"] for r in mig["readers"]],
         iterations=mig["iterations"],
         probe_end=mig.get("ended_at") is not None or settings.epochs is not None and not mig["readers"],
-        defaults=mig.get("defaults", {}),
     )
 
 
 def _with_inferred(original: SideSpec, migrated: SideSpec, settings: Settings, report) -> Settings:
     """``settings`` with arguments for what the migrated function requires and nobody gave
-    (:mod:`.callargs`), each named in the report's notes."""
+    (:mod:`.callargs`), each named in the report's notes; what nothing gives is asked for by
+    name in ``report.error``."""
     from ndd_migrate.verify.callargs import infer
     from ndd_migrate.verify.loading import read_source
 
@@ -269,10 +278,22 @@ def _with_inferred(original: SideSpec, migrated: SideSpec, settings: Settings, r
         seed=settings.effective_reader_seed,
     )
     report.notes.extend(f"not given: {note}" for note in found.notes)
-    return dataclasses.replace(
-        settings,
-        defaults={**found.values, **settings.defaults},
-        from_schema={**found.from_schema, **settings.from_schema},
+    if found.missing:
+        report.error = ErrorInfo("missing-argument", _ask_for(migrated.function, found.missing, settings.kwargs))
+    return dataclasses.replace(settings, defaults={**found.values, **settings.defaults})
+
+
+def _ask_for(function: str, missing: tuple[str, ...], given: Mapping[str, Any]) -> str:
+    """One line asking for the parameters nobody gives, with the ``--args`` that gives them, and
+    the keywords given that the function does not take (a misspelt one is the likely cause)."""
+    names = ", ".join(f"`{p}`" for p in missing)
+    example = ", ".join(f'"{p}": ...' for p in missing)
+    them = "it" if len(missing) == 1 else "them"
+    unused = [k for k in given if k not in missing]
+    also = f" (given: {', '.join(f'`{k}`' for k in unused)})" if unused else ""
+    return (
+        f"`{function}` requires {names}, which no call site of the original gives as a literal{also}: "
+        f"pass {them} with --args '{{{example}}}' (Python: kwargs={{{example}}})"
     )
 
 

@@ -12,12 +12,12 @@ where it came from):
 1. the literal the original module's call sites give it (``crop=32``, or a positional literal,
    matched by the original's signature);
 2. for a pipeline setting, verify's own: ``batch_size`` :data:`DEFAULT_BATCH_SIZE`,
-   ``num_threads`` 1, ``seed`` the verify seed (``--seed``, else the reader seed);
-3. when the parameter is passed straight to a reader argument (``shard_id=shard_id``), that
-   argument's schema default — resolved by the migrated worker, which has DALI (:func:`resolve`).
+   ``num_threads`` 1, ``seed`` the verify seed (``--seed``, else the reader seed).
 
-Anything else stays required and the check says which parameter to give with ``--args``.
-Stdlib only (and :mod:`ndd_migrate.syntax.pyparse`, itself stdlib only): runs in the parent (1, 2) and the worker (3).
+Anything else is ``missing``: the check asks for it by name before running anything. A reader
+argument's schema default is not taken: it is no value the program gives (``annotations_file=''``
+made DALI fail instead of asking for the file), and a shard a run did not ask for is not proven.
+Stdlib only (and :mod:`ndd_migrate.syntax.pyparse`, itself stdlib only): runs in the parent.
 """
 
 from __future__ import annotations
@@ -34,12 +34,12 @@ DEFAULT_BATCH_SIZE = 4
 
 @dataclass(frozen=True)
 class Inferred:
-    """What the parent found: ``values`` to pass, ``from_schema`` parameters the worker resolves
-    (``{param: (schema name, argument)}``), and one note per value."""
+    """What the parent found: ``values`` to pass, one note per value, and the parameters still
+    ``missing`` (required, and nothing gives them), in the function's order."""
 
     values: dict[str, Any] = field(default_factory=dict)
-    from_schema: dict[str, tuple[str, str]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
 
 
 def _definition(tree: ast.Module, name: str) -> ast.FunctionDef | ast.ClassDef | None:
@@ -97,25 +97,6 @@ def _call_site_literals(tree: ast.Module, name: str, params: ast.arguments | Non
     return found
 
 
-def _reader_arguments(func: ast.AST) -> dict[str, tuple[str, str]]:
-    """``{parameter: (schema, argument)}`` for each ``ndd.readers.X(arg=parameter)`` in ``func``."""
-    out: dict[str, tuple[str, str]] = {}
-    for node in ast.walk(func):
-        if not isinstance(node, ast.Call):
-            continue
-        chain, f = [], node.func
-        while isinstance(f, ast.Attribute):
-            chain.insert(0, f.attr)
-            f = f.value
-        if "readers" not in chain[:-1]:
-            continue
-        schema = "__".join(chain[chain.index("readers") :])
-        for k in node.keywords:
-            if k.arg and isinstance(k.value, ast.Name):
-                out.setdefault(k.value.id, (schema, k.arg))
-    return out
-
-
 def infer(
     original_source: str,
     written: str,
@@ -149,10 +130,8 @@ def infer(
         call_sites, original_name.split(".")[-1], _parameters(original_def) if original_def else None
     )
     settings = {"batch_size": DEFAULT_BATCH_SIZE, "num_threads": 1, "seed": seed}
-    readers = _reader_arguments(target)
     values: dict[str, Any] = {}
-    from_schema: dict[str, tuple[str, str]] = {}
-    notes = []
+    notes, still = [], []
     for p in missing:
         if p in literals:
             values[p], line = literals[p]
@@ -160,23 +139,6 @@ def infer(
         elif p in settings:
             values[p] = settings[p]
             notes.append(f"{p}={values[p]!r}: verify's default (no call site gives a literal)")
-        elif p in readers:
-            from_schema[p] = readers[p]
-    return Inferred(values, from_schema, tuple(notes))
-
-
-def resolve(from_schema: dict[str, tuple[str, str]]) -> tuple[dict[str, Any], list[str]]:
-    """Worker side: the schema defaults of the reader arguments parameters are passed to."""
-    from nvidia.dali import backend
-
-    values, notes = {}, []
-    for param, (schema_name, arg) in from_schema.items():
-        try:
-            schema = backend.GetSchema(schema_name)
-            if not schema.HasArgumentDefaultValue(arg):
-                continue
-            values[param] = ast.literal_eval(schema.GetArgumentDefaultValueString(arg))
-        except (RuntimeError, ValueError, SyntaxError):
-            continue
-        notes.append(f"not given: {param}={values[param]!r}: the default of {schema_name.replace('__', '.')}'s `{arg}`")
-    return values, notes
+        else:
+            still.append(p)
+    return Inferred(values, tuple(notes), tuple(still))

@@ -62,7 +62,7 @@ class FunctionInfo:
     is_generator: bool
 
 
-def _decorator_name(node: ast.expr) -> str:
+def decorator_name(node: ast.expr) -> str:
     if isinstance(node, ast.Call):
         node = node.func
     if isinstance(node, ast.Attribute):
@@ -107,7 +107,7 @@ def top_level_functions(source: str, filename: str = "<source>") -> list[Functio
                 FunctionInfo(
                     name=node.name,
                     line=node.lineno,
-                    is_pipeline_def=any(_decorator_name(d) == "pipeline_def" for d in node.decorator_list),
+                    is_pipeline_def=any(decorator_name(d) == "pipeline_def" for d in node.decorator_list),
                     is_generator=_is_generator(node),
                 )
             )
@@ -121,7 +121,7 @@ def _defines_pipeline(func: ast.AST) -> bool:
     pipe: ...; return pipe``, or what it migrated to, which returns the nested generator)."""
     for node in ast.walk(func):
         if node is not func and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if any(_decorator_name(d) == "pipeline_def" for d in node.decorator_list):
+            if any(decorator_name(d) == "pipeline_def" for d in node.decorator_list):
                 return True
             if _is_migrated_generator(node):
                 return True
@@ -252,7 +252,7 @@ def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
             local_funcs.add(node.name)
             if (
                 _is_migrated_generator(node)
-                or any(_decorator_name(d) == "pipeline_def" for d in node.decorator_list)
+                or any(decorator_name(d) == "pipeline_def" for d in node.decorator_list)
                 or _defines_pipeline(node)
             ):
                 producers.add(node.name)

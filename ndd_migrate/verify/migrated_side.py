@@ -10,7 +10,6 @@ timed. Each run's steps go to their own files.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from typing import Any
 
 from ndd_migrate.verify.ending import close_generator
@@ -44,7 +43,7 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
     from ndd_migrate.verify.patching import Patches
     from ndd_migrate.verify.rng import default_rng_state, track_seeding
 
-    settings = _with_schema_defaults(job["settings"], result)
+    settings = job["settings"]
     spec: SideSpec = job["spec"]
     # Before the user's module is imported: a module-level set_seed() must be seen.
     track_seeding(Patches(), ndd_random)
@@ -69,20 +68,6 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
             _bench_migrated(start, settings, result, status)
 
 
-def _with_schema_defaults(settings: Settings, result: dict) -> Settings:
-    """``settings`` with the defaults of the reader arguments that parameters nobody gave are
-    passed to (``from_schema``, :func:`~ndd_migrate.verify.callargs.resolve`: only this side has
-    DALI's schemas); ``result`` carries them to the original side."""
-    if not settings.from_schema:
-        return settings
-    from ndd_migrate.verify.callargs import resolve
-
-    values, notes = resolve(settings.from_schema)
-    result["defaults"] = values
-    result["notes"].extend(notes)
-    return dataclasses.replace(settings, defaults={**values, **settings.defaults})
-
-
 def _generator_starter(func: Any, settings: Settings, kwargs: dict, name: str, result: dict):
     """``start(**extra)``: calls the migrated function and returns its step generator. Every run
     of the migrated side (eager, checkpoint, determinism, capture, bench) starts through it."""
@@ -100,15 +85,17 @@ def _generator_starter(func: Any, settings: Settings, kwargs: dict, name: str, r
 
 
 def _refuse_shape(value: Any, name: str) -> None:
-    """Raise for what a migrated function returned that is no step generator: a Pipeline (the
-    two files given the wrong way round) or anything else."""
+    """Raise for what a migrated function returned that is no step generator: a Pipeline (a
+    pipeline ``migrate`` did not convert that pairing could not see as one, or the two files
+    given the wrong way round) or anything else."""
     from nvidia.dali.pipeline import Pipeline
 
     if isinstance(value, Pipeline):
         raise SetupError(
-            "swapped",
-            f"migrated `{name}` returned a DALI Pipeline: ORIGINAL and "
-            "MIGRATED look swapped (give the pipeline-mode code first)",
+            "not-migrated",
+            f"migrated `{name}` returned a DALI Pipeline: it is still pipeline-mode code, which "
+            "`migrate` did not convert (`ndd-migrate check` says why), or ORIGINAL and MIGRATED "
+            "are given the wrong way round",
         )
     raise SetupError(
         "bad-shape",

@@ -86,10 +86,8 @@ class Settings:
     #: end of its one epoch (:mod:`~ndd_migrate.verify.ending`)
     max_feed_steps: int = 1000
     #: Arguments for parameters the migrated function requires and nobody gave, passed to both
-    #: sides under the user's own (:mod:`~ndd_migrate.verify.callargs`); ``from_schema`` are
-    #: those the migrated worker looks up in DALI's schemas (``{param: (schema, argument)}``).
+    #: sides under the user's own (:mod:`~ndd_migrate.verify.callargs`).
     defaults: dict[str, Any] = field(default_factory=dict)
-    from_schema: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.device not in DEVICES:

@@ -7,7 +7,6 @@ seeds (:mod:`~ndd_migrate.verify.readers`); each step's outputs go to their own 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 
 from ndd_migrate.verify.errors import SetupError
 from ndd_migrate.verify.model import Settings, SideSpec
@@ -29,7 +28,6 @@ def run_original(job: dict, result: dict, status: Status) -> None:
     from ndd_migrate.verify.rng import PipelineRandomFeeder
 
     settings: Settings = job["settings"]
-    settings = dataclasses.replace(settings, defaults={**job.get("defaults", {}), **settings.defaults})
     spec: SideSpec = job["spec"]
     lowered = job["lowered"]
     result["lowered"] = lowered

@@ -54,6 +54,10 @@ def pairs_for(
     migrated_names = None
     if explicit is None and migrated_source is not None:
         migrated_names = {f.name for f in top_level_functions(migrated_source, migrated_path)}
+    kept = _pipeline_mode(migrated_source, migrated_path) if migrated_source is not None else {}
+    generators = {
+        f.name for f in top_level_functions(original_source, original_display or original_path) if f.is_generator
+    }
     runnable, missing = [], []
     for orig_name, mig_name in names:
         o = SideSpec(
@@ -64,7 +68,13 @@ def pairs_for(
             written=written if runnable_source is not None else None,
         )
         m = SideSpec(migrated_path, mig_name)
-        if migrated_names is not None and mig_name not in migrated_names:
+        if mig_name in kept:
+            rep = PairReport(name=orig_name, original=o.label, migrated=m.label)
+            rep.error = _not_converted(
+                mig_name, kept[mig_name], migrated_path, migrated_source, orig_name in generators
+            )
+            missing.append(rep)
+        elif migrated_names is not None and mig_name not in migrated_names:
             rep = PairReport(name=orig_name, original=o.label, migrated=m.label)
             rep.error = ErrorInfo(
                 "no-function",
@@ -75,6 +85,104 @@ def pairs_for(
         else:
             runnable.append((o, m))
     return runnable, missing
+
+
+def _pipeline_mode(source: str, label: str) -> dict[str, int | None]:
+    """``{name: line}`` of the module's pipelines in pipeline mode, under the names pairing gives
+    them: ``@pipeline_def`` functions, ``Pipeline`` subclasses, factories building a graph by hand,
+    and graphs built by hand at module level (``pipe_batches``, no line of their own). In a
+    migrated file, the pipelines ``migrate`` left as they were."""
+    import ast
+
+    from ndd_migrate.verify.loading import parse_source, pipeline_classes, top_level_functions
+
+    found: dict[str, int | None] = {f.name: f.line for f in top_level_functions(source, label) if f.is_pipeline_def}
+    classes = set(pipeline_classes(source, label))
+    lines = {}
+    for node in parse_source(source, label).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            lines[node.name] = node.lineno
+            if node.name in classes or _builds_a_graph(node):
+                found[node.name] = node.lineno
+    desugared = _hand_built_as_functions(source)
+    if desugared is not None:
+        for node in parse_source(desugared, label).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name not in found:
+                if _builds_a_graph(node) or any(_is_pipeline_def(d) for d in node.decorator_list):
+                    found[node.name] = lines.get(node.name)
+    return found
+
+
+def _builds_a_graph(func) -> bool:
+    """A factory that defines a ``@pipeline_def`` function in its body (as a graph built by hand
+    is read): pipeline-mode code, where the migrated factory defines a generator."""
+    import ast
+
+    return any(
+        isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and n is not func
+        and any(_is_pipeline_def(d) for d in n.decorator_list)
+        for n in ast.walk(func)
+    )
+
+
+def _is_pipeline_def(decorator) -> bool:
+    from ndd_migrate.verify.loading import decorator_name
+
+    return decorator_name(decorator) == "pipeline_def"
+
+
+def _not_converted(name: str, line: int | None, path: str, source: str, swapped: bool) -> ErrorInfo:
+    """The error for a migrated function that is still pipeline-mode code: the pipeline
+    ``migrate`` did not convert, with the TODO that says why (before: "ORIGINAL and MIGRATED look
+    swapped", or DALI failing on what it was given), or, when the original is a generator
+    (``swapped``), the files given the wrong way round."""
+    if swapped:
+        return ErrorInfo(
+            "swapped",
+            f"ORIGINAL and MIGRATED look swapped: `{name}` is pipeline-mode code in {path} "
+            "(give the pipeline-mode code first)",
+            side="migrated",
+        )
+    todo = _todo_of(source, name)
+    why = f": {todo}" if todo else f" (`ndd-migrate check {path}` says why)"
+    where = f"{path}:{line}" if line is not None else path
+    return ErrorInfo(
+        "not-migrated",
+        f"`{name}` is still pipeline-mode code at {where}, so there is nothing to verify: "
+        f"`migrate` did not convert it{why}",
+        side="migrated",
+    )
+
+
+def _todo_of(source: str, name: str) -> str | None:
+    """The first ``# TODO(ndd-migrate): ...`` comment (its continuation lines joined) in the
+    definition of ``name`` or in the comments right above it."""
+    import ast
+
+    from ndd_migrate.verify.loading import parse_source
+
+    lines = source.splitlines()
+    for node in parse_source(source, name).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
+            while first > 0 and lines[first - 1].lstrip().startswith("#"):
+                first -= 1
+            return _first_todo(lines[first : node.end_lineno or node.lineno])
+    return None
+
+
+def _first_todo(lines: list[str]) -> str | None:
+    marker = "# TODO(ndd-migrate):"
+    for i, line in enumerate(lines):
+        if marker in line:
+            text = [line.split(marker, 1)[1].strip()]
+            for more in lines[i + 1 :]:
+                if not more.lstrip().startswith("#   "):
+                    break
+                text.append(more.lstrip()[1:].strip())
+            return " ".join(text)
+    return None
 
 
 def _pipelines_of(

@@ -95,10 +95,12 @@ def load_side(spec, settings, device_id, kind: str, result: dict):
 
 
 def _module_globals(module: Any, func: Any, kwargs: dict, notes: list, kind: str) -> dict:
-    """``kwargs`` minus those naming no parameter of ``func`` but a top-level name of its module:
-    those set the module's global instead. A graph built by hand in a script reads its data from
+    """``kwargs`` minus those naming no parameter of ``func``. One naming a top-level name of its
+    module sets the module's global instead: a graph built by hand in a script reads its data from
     module globals (``image_dir = sys.argv[1]``); the generator it migrates to takes no
-    parameters and reads the same global."""
+    parameters and reads the same global. Any other is not passed, with a note: the pipelines of
+    one file share the ``--args`` given, and one pipeline's parameter must not stop another's
+    check ("unexpected keyword argument")."""
     from nvidia.dali.pipeline import Pipeline
 
     try:
@@ -111,11 +113,13 @@ def _module_globals(module: Any, func: Any, kwargs: dict, notes: list, kind: str
         return kwargs
     out = {}
     for name, value in kwargs.items():
-        if name not in params and name in vars(module) and not callable(vars(module)[name]):
+        if name in params:
+            out[name] = value
+        elif name in vars(module) and not callable(vars(module)[name]):
             setattr(module, name, value)
             notes.append(f"{kind}: the module global `{name}` set to {value!r}")
         else:
-            out[name] = value
+            notes.append(f"{kind} `{getattr(func, '__name__', func)}` takes no `{name}`; not passed")
     return out
 
 

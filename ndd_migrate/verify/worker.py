@@ -67,16 +67,19 @@ def _arm_fault_dump(job: dict) -> None:
 _FAULTS = None
 
 
-def _format_user_traceback(exc: BaseException, tb: traceback.StackSummary) -> str:
-    """The traceback's frames without the worker's own outer frames: it starts where user code
-    (or DALI called by it) begins."""
-    own = os.path.dirname(os.path.abspath(__file__))
-    start = 0
-    while start < len(tb) - 1 and os.path.abspath(tb[start].filename).startswith(own):
-        start += 1
-    lines = ["Traceback (most recent call last):\n"]
-    lines += traceback.format_list(tb[start:])
-    return "".join(lines)  # the exception itself is the error's message
+#: ndd-migrate's own files: none of their frames is shown to a user
+_OWN = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _format_user_traceback(tb: traceback.StackSummary, files: set) -> str | None:
+    """The traceback's frames in user code (and DALI called by it), without verify's own; None
+    when none of them is in the user's ``files`` (``f() missing 1 required positional argument``
+    raised at the call: the message says it all, and frames of ndd-migrate or of DALI's
+    wrappers are nothing a user can act on)."""
+    frames = [f for f in tb if not os.path.abspath(f.filename).startswith(_OWN)]
+    if not any(f.filename in files for f in frames):
+        return None
+    return "".join(["Traceback (most recent call last):\n", *traceback.format_list(frames)])
 
 
 _WRAPPERS = ("An error happened during asynchronous execution",)
@@ -156,7 +159,7 @@ def run_job(job: dict) -> dict:
                 f"{type(shown).__name__}: {shown}".strip(),
                 exception_type=type(e).__name__,
                 location=(shown is not e and _user_frame(shown, files)) or user_location(tb, files, str(e)),
-                traceback=_format_user_traceback(e, tb),
+                traceback=_format_user_traceback(tb, files),
                 phase=status.phase,
             )
     return result
