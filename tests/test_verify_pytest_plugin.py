@@ -69,6 +69,14 @@ def test_the_loaders_are_the_files_migrated_against_the_base(repo):
     assert ci.changed_loaders("HEAD", repo) == ["loaders/features.py", "loaders/train.py"]
 
 
+def test_a_change_that_migrates_no_loader_passes(repo):
+    _git(repo, "stash", "-q")
+    (repo / "loaders" / "util.py").write_text("SIZE = 3\n")
+    proc = _pytest(repo, "-m", "ndd_verify", "--ndd-verify-base", "HEAD")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ndd-verify: no migrated loader to prove" in proc.stdout
+
+
 @pytest.mark.dali
 def test_pytest_n_2_runs_one_test_per_migrated_loader_on_both_workers(repo):
     proc = _pytest(repo, "-n", "2", "-v", "--ndd-verify-base", "HEAD")
