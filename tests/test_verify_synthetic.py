@@ -28,7 +28,9 @@ CASES = ROOT / "tests" / "verify_synthetic"
 
 
 def _prepare(tmp_path: Path, source: str, function: str = "pipe", given=()):
-    return prepare(textwrap.dedent(source), function, str(tmp_path / "gen"), given)
+    kwargs, generated, notes = prepare(textwrap.dedent(source), function, str(tmp_path / "gen"), given)
+    assert notes == []
+    return kwargs, generated
 
 
 def test_a_folder_parameter_gets_class_folders_of_jpegs(tmp_path):
@@ -156,8 +158,8 @@ def test_the_data_is_the_same_bytes_every_time(tmp_path):
         def pipe(data_dir):
             return fn.readers.file(file_root=data_dir)
         """
-    first, _ = prepare(textwrap.dedent(source), "pipe", str(tmp_path / "a"))
-    second, _ = prepare(textwrap.dedent(source), "pipe", str(tmp_path / "b"))
+    first, _, _ = prepare(textwrap.dedent(source), "pipe", str(tmp_path / "a"))
+    second, _, _ = prepare(textwrap.dedent(source), "pipe", str(tmp_path / "b"))
     files = sorted(p.relative_to(first["data_dir"]) for p in Path(first["data_dir"]).rglob("*.jpg"))
     assert files and all(
         (Path(first["data_dir"]) / f).read_bytes() == (Path(second["data_dir"]) / f).read_bytes() for f in files
@@ -199,6 +201,45 @@ def test_a_reader_whose_paths_the_user_gives_reads_the_users_data(tmp_path):
 def test_a_reader_kind_without_a_generator_is_named(tmp_path):
     with pytest.raises(SetupError, match="cannot generate data for readers.caffe"):
         _prepare(tmp_path, "def pipe(p):\n    return fn.readers.caffe(path=p)\n")
+
+
+def test_an_external_source_parameter_gets_arrays_of_its_dtype_and_layout(tmp_path):
+    import pickle
+    from types import SimpleNamespace
+
+    kwargs, generated = _prepare(
+        tmp_path,
+        """
+        @pipeline_def(batch_size=3)
+        def pipe(frames, pairs):
+            images = fn.external_source(source=frames, batch=False, dtype=types.UINT8, layout="HWC")
+            a, b = fn.external_source(source=pairs, num_outputs=2, dtype=[types.FLOAT16, types.INT64], ndim=[2, 1])
+            return images, a, b
+        """,
+    )
+    frames, pairs = kwargs["frames"], pickle.loads(pickle.dumps(kwargs["pairs"]))  # as a worker gets them
+    drawn = [next(it) for it in [iter(frames)] for _ in range(5)]
+    assert all(x.dtype == np.uint8 and x.ndim == 3 and x.shape[2] == 3 for x in drawn)
+    assert all(
+        np.array_equal(frames(SimpleNamespace(idx_in_epoch=i, iteration=i // 3)), drawn[i]) for i in (4, 0, 2)
+    )  # any order
+    a, b = pairs(1)
+    assert len(a) == len(b) == 3 and a[0].dtype == np.float16 and a[0].ndim == 2 and b[0].dtype == np.int64
+    assert np.array_equal(next(x for i, x in enumerate(pairs) if i == 1)[0][2], a[2])
+    assert [g.describe() for g in generated] == [
+        "frames: samples of uint8 HWC arrays (numpy, seeded per sample) (external_source source=, line 4)",
+        "pairs: batches of 3 of float16 2-D, int64 1-D arrays (numpy, seeded per sample) (external_source source=, line 5)",
+    ]
+
+
+def test_an_external_source_of_user_code_is_not_generated_and_the_report_says_why(tmp_path):
+    source = (FIXTURES / "external_source" / "pipeline.py").read_text()
+    kwargs, generated, notes = prepare(source, "npy_stream", str(tmp_path))
+    assert (kwargs, generated) == ({}, [])
+    assert notes == [
+        "--synthetic: external_source (line 32): its source NpyFiles(data_dir) is code of its own: it reads its "
+        "data itself, nothing generated for it (give its arguments with --args)"
+    ]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -250,10 +291,23 @@ def test_tfrecord_webdataset_numpy_lists_and_file_lists_are_equal_on_synthetic_d
 
 
 @pytest.mark.dali
-def test_a_planted_bug_is_different_on_synthetic_data(tmp_path):
-    code, report = _verify(
-        tmp_path, CASES / "formats_pipes.py", CASES / "formats_ndd.py", pipeline="webdataset_pipe:webdataset_pipe_bgr"
-    )
+def test_external_sources_fed_by_a_parameter_are_equal_on_synthetic_arrays(tmp_path):
+    code, report = _verify(tmp_path, CASES / "feed_pipes.py", CASES / "feed_ndd.py")
+    assert code == 0, json.dumps(report, indent=1)
+    made = {pair["name"]: [(g["parameter"], g["reader"]) for g in pair["synthetic"]] for pair in report["pairs"]}
+    assert made == {name: [("source", "external_source")] for name in ("per_sample", "batched", "shaped")}
+
+
+@pytest.mark.dali
+@pytest.mark.parametrize(
+    ("original", "migrated", "pipeline"),
+    [
+        ("formats_pipes.py", "formats_ndd.py", "webdataset_pipe:webdataset_pipe_bgr"),
+        ("feed_pipes.py", "feed_ndd.py", "per_sample:per_sample_skips_one"),
+    ],
+)
+def test_a_planted_bug_is_different_on_synthetic_data(tmp_path, original, migrated, pipeline):
+    code, report = _verify(tmp_path, CASES / original, CASES / migrated, pipeline=pipeline)
     assert code == 1, json.dumps(report, indent=1)
     assert report["pairs"][0]["outputs"][0]["samples_equal"] == 0
 

@@ -30,9 +30,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ndd_migrate.verify import synthetic_formats
+from ndd_migrate.verify.callargs import DEFAULT_BATCH_SIZE
 from ndd_migrate.verify.errors import SetupError
 from ndd_migrate.verify.model import Settings, SideSpec
 from ndd_migrate.verify.report import PairReport
+from ndd_migrate.verify.synthetic_feed import plan_external
 from ndd_migrate.verify.synthetic_source import (
     Reader,
     Scope,
@@ -168,38 +170,57 @@ def write_reader_data(reader: Reader, values: dict[str, Any], scope: Scope, seed
     return writer(reader, values, scope, rng)
 
 
-def prepare(source: str, function: str, root: str, given: Iterable[str] = ()) -> tuple[dict[str, Any], list[Generated]]:
-    """The keyword arguments that point ``function``'s readers at data generated under ``root``,
-    and what was generated. ``given`` are names the user gave (``--args``): a reader whose paths
-    use one reads the user's data."""
+def prepare(
+    source: str, function: str, root: str, given: Iterable[str] = (), batch_size: int | None = None
+) -> tuple[dict[str, Any], list[Generated], list[str]]:
+    """The keyword arguments that point ``function``'s readers at data generated under ``root``
+    (and feed its external sources), what was generated, and notes on what was not. ``given`` are
+    names the user gave (``--args``): a reader whose paths use one reads the user's data.
+    ``batch_size`` is the one verify passes, if any (an external source's batches)."""
     readers, scope = read_function(source, function)
     env: dict[str, Any] = {}
     generated: list[Generated] = []
+    notes: list[str] = []
     for index, reader in enumerate(readers):
-        names_before = set(env)
-        if not _plan_reader(reader, scope, root, env, set(given)):
-            continue
-        values = {}
-        for argument, expr in reader.args.items():
-            if argument in PATH_ARGS:
-                try:
-                    values[argument] = evaluate(expr, env, scope)
-                except (Unresolvable, TypeError) as e:
-                    raise SetupError(
-                        "synthetic",
-                        f"--synthetic: {reader.label} (line {reader.call.lineno}): cannot evaluate "
-                        f"{argument}={ast.unparse(expr)} (at {e})",
-                    ) from None
-        written = write_reader_data(reader, values, scope, seed=1000 + 97 * index)
-        for argument, what in written.items():
-            names = sorted(path_names(reader.args[argument], scope) - names_before) or sorted(
-                path_names(reader.args[argument], scope)
+        if reader.kind == "external_source":
+            size = batch_size or scope.batch_size or DEFAULT_BATCH_SIZE
+            planned = plan_external(reader, scope, env, set(given), size, seed=1000 + 97 * index)
+            if isinstance(planned, str):
+                notes.append(planned)
+                continue
+            env[planned[0]] = planned[1]
+            generated.append(
+                Generated(planned[0], reader.label, reader.call.lineno, "source", "", planned[1].describe())
             )
-            for name in names:
-                generated.append(
-                    Generated(name, reader.label, reader.call.lineno, argument, str(values[argument]), what)
-                )
-    return env, generated
+            continue
+        generated += _generate_reader(reader, scope, root, env, set(given), seed=1000 + 97 * index)
+    return env, generated, notes
+
+
+def _generate_reader(
+    reader: Reader, scope: Scope, root: str, env: dict[str, Any], given: set[str], seed: int
+) -> list[Generated]:
+    """Give the names ``reader``'s paths use generated paths in ``env`` and write its data there."""
+    names_before = set(env)
+    if not _plan_reader(reader, scope, root, env, given):
+        return []
+    values = {}
+    for argument, expr in reader.args.items():
+        if argument in PATH_ARGS:
+            try:
+                values[argument] = evaluate(expr, env, scope)
+            except (Unresolvable, TypeError) as e:
+                raise SetupError(
+                    "synthetic",
+                    f"--synthetic: {reader.label} (line {reader.call.lineno}): cannot evaluate "
+                    f"{argument}={ast.unparse(expr)} (at {e})",
+                ) from None
+    generated = []
+    for argument, what in write_reader_data(reader, values, scope, seed).items():
+        used = path_names(reader.args[argument], scope)
+        for name in sorted(used - names_before) or sorted(used):
+            generated.append(Generated(name, reader.label, reader.call.lineno, argument, str(values[argument]), what))
+    return generated
 
 
 def with_synthetic_inputs(original: SideSpec, settings: Settings, workdir: str, report: PairReport) -> Settings:
@@ -211,11 +232,14 @@ def with_synthetic_inputs(original: SideSpec, settings: Settings, workdir: str, 
 
     try:
         source = original.source if original.source is not None else read_source(original.path)
-        kwargs, generated = prepare(source, original.function, os.path.join(workdir, "synthetic"), settings.kwargs)
+        kwargs, generated, notes = prepare(
+            source, original.function, os.path.join(workdir, "synthetic"), settings.kwargs, settings.batch_size
+        )
     except SetupError as e:
         report.error = ErrorInfo(e.kind, str(e), location=e.location)
         return settings
     report.synthetic = [g.to_dict() for g in generated]
+    report.notes.extend(notes)
     if not generated:
-        report.notes.append("--synthetic: no reader of the original reads files: nothing was generated")
+        report.notes.append("--synthetic: no reader or external source of the original to generate data for")
     return dataclasses.replace(settings, kwargs={**kwargs, **settings.kwargs})

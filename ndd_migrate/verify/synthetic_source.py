@@ -41,6 +41,8 @@ class Scope:
     locals: dict[str, ast.expr]
     module: dict[str, ast.expr]
     audio: bool
+    #: the ``batch_size=`` literal of the ``@pipeline_def`` decorator, if any
+    batch_size: int | None = None
 
     def resolvable(self, name: str) -> bool:
         return name in self.params or name in self.module
@@ -54,7 +56,7 @@ class Reader:
 
     @property
     def label(self) -> str:
-        return f"readers.{self.kind}"
+        return self.kind if self.kind == "external_source" else f"readers.{self.kind}"
 
 
 class Unresolvable(Exception):
@@ -80,6 +82,8 @@ def _reader_kind(call: ast.Call) -> str | None:
     if not names:
         return None
     last = names[-1].lower()
+    if last in ("external_source", "externalsource"):
+        return "external_source"
     if "readers" in names[:-1]:
         return READER_KINDS.get(last, last)
     if last.endswith("reader") and len(names) > 1:
@@ -138,7 +142,17 @@ def read_function(source: str, function: str) -> tuple[list[Reader], Scope]:
         if kind is not None:
             readers.append(Reader(kind, sub, {k.arg: k.value for k in sub.keywords if k.arg}))
     scope = Scope(_parameters(node), _assignments(node.body, prefix="local"), _assignments(tree.body), audio)
+    scope.batch_size = _decorator_batch_size(node, scope)
     return readers, scope
+
+
+def _decorator_batch_size(node: ast.AST, scope: Scope) -> int | None:
+    for decorator in getattr(node, "decorator_list", []):
+        if isinstance(decorator, ast.Call):
+            for k in decorator.keywords:
+                if k.arg == "batch_size" and isinstance(value := literal(k.value, scope), int):
+                    return value
+    return None
 
 
 # --------------------------------------------------------------------------------------------------
