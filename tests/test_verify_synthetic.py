@@ -242,6 +242,49 @@ def test_an_external_source_of_user_code_is_not_generated_and_the_report_says_wh
     ]
 
 
+def test_pathlib_and_string_calls_are_evaluated_too(tmp_path):
+    kwargs, generated = _prepare(
+        tmp_path,
+        """
+        from pathlib import Path
+
+        def pipe(root):
+            return fn.readers.numpy(file_root=str(Path(root) / "train"), file_filter="*.npy")
+        """,
+    )
+    assert len(list((Path(kwargs["root"]) / "train").glob("*.npy"))) == 11
+    assert generated[0].path == str(Path(kwargs["root"]) / "train")
+
+
+#: The arguments the generators read or write, by reader; the installed DALI's schemas must have them.
+SCHEMA_ARGUMENTS = {
+    "readers__File": ["file_root", "file_list", "files", "file_filters"],
+    "readers__Numpy": ["file_root", "file_list", "files", "file_filter"],
+    "readers__COCO": ["file_root", "annotations_file", "polygon_masks"],
+    "readers__TFRecord": ["path", "index_path", "features"],
+    "readers__Webdataset": ["paths", "index_paths", "ext", "dtypes"],
+    "ExternalSource": ["source", "batch", "num_outputs", "dtype", "layout", "ndim"],
+}
+
+
+@pytest.mark.dali
+def test_the_arguments_read_are_those_of_the_installed_dali():
+    import inspect
+
+    from nvidia.dali import backend
+    from nvidia.dali.fn import external_source
+
+    from ndd_migrate.verify.synthetic import PATH_ARGS
+
+    assert set(PATH_ARGS) <= {a for names in SCHEMA_ARGUMENTS.values() for a in names}
+    for schema, arguments in SCHEMA_ARGUMENTS.items():
+        if schema == "ExternalSource":  # a Python operator: its arguments are the function's
+            known = set(inspect.signature(external_source).parameters)
+        else:
+            known = set(backend.GetSchema(schema).GetArgumentNames())
+        assert set(arguments) <= known, (schema, set(arguments) - known)
+
+
 # --------------------------------------------------------------------------------------------------
 # Real verify
 
