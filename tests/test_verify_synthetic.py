@@ -198,6 +198,19 @@ def test_a_reader_whose_paths_the_user_gives_reads_the_users_data(tmp_path):
     assert set(kwargs) == {"ann"} and [g.reader for g in generated] == ["readers.numpy"]
 
 
+def test_a_parameter_given_positionally_is_the_users(tmp_path):
+    source = textwrap.dedent(
+        """
+        class Pipe(Pipeline):
+            def __init__(self, data_dir, labels_dir):
+                self.a = ops.FileReader(file_root=data_dir)
+                self.b = ops.readers.Numpy(file_root=labels_dir)
+        """
+    )
+    kwargs, generated, _ = prepare(source, "Pipe", str(tmp_path), positional=1)
+    assert set(kwargs) == {"labels_dir"} and [g.parameter for g in generated] == ["labels_dir"]
+
+
 def test_a_reader_kind_without_a_generator_is_named(tmp_path):
     with pytest.raises(SetupError, match="cannot generate data for readers.caffe"):
         _prepare(tmp_path, "def pipe(p):\n    return fn.readers.caffe(path=p)\n")

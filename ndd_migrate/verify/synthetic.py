@@ -171,20 +171,27 @@ def write_reader_data(reader: Reader, values: dict[str, Any], scope: Scope, seed
 
 
 def prepare(
-    source: str, function: str, root: str, given: Iterable[str] = (), batch_size: int | None = None
+    source: str,
+    function: str,
+    root: str,
+    given: Iterable[str] = (),
+    batch_size: int | None = None,
+    positional: int = 0,
 ) -> tuple[dict[str, Any], list[Generated], list[str]]:
     """The keyword arguments that point ``function``'s readers at data generated under ``root``
     (and feed its external sources), what was generated, and notes on what was not. ``given`` are
-    names the user gave (``--args``): a reader whose paths use one reads the user's data.
-    ``batch_size`` is the one verify passes, if any (an external source's batches)."""
+    the keywords the user gave (``--args``) and ``positional`` the number of positional arguments:
+    a reader whose paths use one of those parameters reads the user's data. ``batch_size`` is the
+    one verify passes, if any (an external source's batches)."""
     readers, scope = read_function(source, function)
+    given = set(given) | set(scope.positional[:positional])
     env: dict[str, Any] = {}
     generated: list[Generated] = []
     notes: list[str] = []
     for index, reader in enumerate(readers):
         if reader.kind == "external_source":
             size = batch_size or scope.batch_size or DEFAULT_BATCH_SIZE
-            planned = plan_external(reader, scope, env, set(given), size, seed=1000 + 97 * index)
+            planned = plan_external(reader, scope, env, given, size, seed=1000 + 97 * index)
             if isinstance(planned, str):
                 notes.append(planned)
                 continue
@@ -193,7 +200,7 @@ def prepare(
                 Generated(planned[0], reader.label, reader.call.lineno, "source", "", planned[1].describe())
             )
             continue
-        generated += _generate_reader(reader, scope, root, env, set(given), seed=1000 + 97 * index)
+        generated += _generate_reader(reader, scope, root, env, given, seed=1000 + 97 * index)
     return env, generated, notes
 
 
@@ -233,7 +240,12 @@ def with_synthetic_inputs(original: SideSpec, settings: Settings, workdir: str, 
     try:
         source = original.source if original.source is not None else read_source(original.path)
         kwargs, generated, notes = prepare(
-            source, original.function, os.path.join(workdir, "synthetic"), settings.kwargs, settings.batch_size
+            source,
+            original.function,
+            os.path.join(workdir, "synthetic"),
+            settings.kwargs,
+            settings.batch_size,
+            len(settings.args),
         )
     except SetupError as e:
         report.error = ErrorInfo(e.kind, str(e), location=e.location)

@@ -38,6 +38,8 @@ class Scope:
     (``self.x = ...`` in a legacy class), and the module's top-level assignments."""
 
     params: set[str]
+    #: the parameters in order, for the names positional arguments give
+    positional: list[str]
     locals: dict[str, ast.expr]
     module: dict[str, ast.expr]
     audio: bool
@@ -112,14 +114,15 @@ def _definition(tree: ast.Module, name: str) -> ast.AST | None:
     return None
 
 
-def _parameters(node: ast.AST) -> set[str]:
+def _parameters(node: ast.AST) -> list[str]:
+    """The parameters callers give, in order: a function's, a class's ``__init__`` without ``self``."""
     if isinstance(node, ast.ClassDef):
         init = _definition(ast.Module(body=node.body, type_ignores=[]), "__init__")
-        return _parameters(init) - {"self"} if init is not None else set()
+        return _parameters(init)[1:] if init is not None else []
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         a = node.args
-        return {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
-    return set()
+        return [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+    return []
 
 
 def read_function(source: str, function: str) -> tuple[list[Reader], Scope]:
@@ -127,10 +130,10 @@ def read_function(source: str, function: str) -> tuple[list[Reader], Scope]:
     try:
         tree = pyparse.ast_parse(source)
     except SyntaxError:
-        return [], Scope(set(), {}, {}, False)  # loading reports it
+        return [], Scope(set(), [], {}, {}, False)  # loading reports it
     node = _definition(tree, function.split(".")[-1])
     if node is None:
-        return [], Scope(set(), {}, {}, False)
+        return [], Scope(set(), [], {}, {}, False)
     readers = []
     audio = False
     for sub in ast.walk(node):
@@ -141,7 +144,8 @@ def read_function(source: str, function: str) -> tuple[list[Reader], Scope]:
         kind = _reader_kind(sub)
         if kind is not None:
             readers.append(Reader(kind, sub, {k.arg: k.value for k in sub.keywords if k.arg}))
-    scope = Scope(_parameters(node), _assignments(node.body, prefix="local"), _assignments(tree.body), audio)
+    params = _parameters(node)
+    scope = Scope(set(params), params, _assignments(node.body, prefix="local"), _assignments(tree.body), audio)
     scope.batch_size = _decorator_batch_size(node, scope)
     return readers, scope
 
