@@ -214,6 +214,8 @@ def test_a_parameter_given_positionally_is_the_users(tmp_path):
 def test_a_reader_kind_without_a_generator_is_named(tmp_path):
     with pytest.raises(SetupError, match="cannot generate data for readers.caffe"):
         _prepare(tmp_path, "def pipe(p):\n    return fn.readers.caffe(path=p)\n")
+    with pytest.raises(SetupError, match="cannot generate data for readers.video"):
+        _prepare(tmp_path, "def pipe(p):\n    return fn.readers.video(filenames=p, sequence_length=2)\n")
 
 
 def test_an_external_source_parameter_gets_arrays_of_its_dtype_and_layout(tmp_path):

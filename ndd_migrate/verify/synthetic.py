@@ -154,12 +154,8 @@ def _plan_reader(reader: Reader, scope: Scope, root: str, env: dict[str, Any], g
 # Writing the data
 
 
-def write_reader_data(reader: Reader, values: dict[str, Any], scope: Scope, seed: int) -> dict[str, str]:
-    """Write what ``reader`` reads at the evaluated ``values`` of its path arguments; ``{argument:
-    what was written}``."""
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
+def _writer(reader: Reader):
+    """The function that writes ``reader``'s data (:mod:`.synthetic_formats`)."""
     writer = getattr(synthetic_formats, f"write_{reader.kind}", None)
     if writer is None:
         raise SetupError(
@@ -167,7 +163,7 @@ def write_reader_data(reader: Reader, values: dict[str, Any], scope: Scope, seed
             f"--synthetic: cannot generate data for {reader.label} (line {reader.call.lineno}); "
             "it generates readers.file, readers.numpy, readers.coco, readers.tfrecord and readers.webdataset",
         )
-    return writer(reader, values, scope, rng)
+    return writer
 
 
 def prepare(
@@ -208,6 +204,9 @@ def _generate_reader(
     reader: Reader, scope: Scope, root: str, env: dict[str, Any], given: set[str], seed: int
 ) -> list[Generated]:
     """Give the names ``reader``'s paths use generated paths in ``env`` and write its data there."""
+    import numpy as np
+
+    writer = _writer(reader)
     names_before = set(env)
     if not _plan_reader(reader, scope, root, env, given):
         return []
@@ -223,7 +222,7 @@ def _generate_reader(
                     f"{argument}={ast.unparse(expr)} (at {e})",
                 ) from None
     generated = []
-    for argument, what in write_reader_data(reader, values, scope, seed).items():
+    for argument, what in writer(reader, values, scope, np.random.default_rng(seed)).items():
         used = path_names(reader.args[argument], scope)
         for name in sorted(used - names_before) or sorted(used):
             generated.append(Generated(name, reader.label, reader.call.lineno, argument, str(values[argument]), what))
