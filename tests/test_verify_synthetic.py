@@ -349,6 +349,14 @@ def test_tfrecord_webdataset_numpy_lists_and_file_lists_are_equal_on_synthetic_d
 
 
 @pytest.mark.dali
+def test_a_hand_built_graph_reading_a_module_global_is_equal_on_synthetic_data(tmp_path):
+    code, report = _verify(tmp_path, CASES / "handbuilt_pipes.py", CASES / "handbuilt_ndd.py")
+    assert code == 0, json.dumps(report, indent=1)
+    (pair,) = report["pairs"]
+    assert [(g["parameter"], g["argument"], g["line"]) for g in pair["synthetic"]] == [("image_dir", "file_root", 10)]
+
+
+@pytest.mark.dali
 def test_external_sources_fed_by_a_parameter_are_equal_on_synthetic_arrays(tmp_path):
     code, report = _verify(tmp_path, CASES / "feed_pipes.py", CASES / "feed_ndd.py")
     assert code == 0, json.dumps(report, indent=1)
