@@ -534,6 +534,9 @@ def verify(
     ),
     exec_module: bool = typer.Option(False, "--exec-module", help="Run the files' top-level code too."),
     timeout: float = typer.Option(300.0, "--timeout", help="Seconds per side."),
+    synthetic: bool = typer.Option(
+        False, "--synthetic", help="Generate the data the readers read (no --args needed) instead of reading yours."
+    ),
     output_format: str = typer.Option("text", "--output-format", help="text or json"),
     report: str | None = typer.Option(None, "--report", help="Write the JSON report to this file."),
 ) -> None:
@@ -563,6 +566,7 @@ def verify(
             align_order=align_order,
             exec_module=exec_module,
             timeout=timeout,
+            synthetic=synthetic,
             output_format=output_format,
             report_file=report,
         )

@@ -69,6 +69,7 @@ def make_settings(
     capture: bool = False,
     load_mode: str = "definitions",
     timeout: float = 300.0,
+    synthetic: bool = False,
 ) -> Settings:
     """Validate the options shared by every entry point into a :class:`Settings`.
 
@@ -108,6 +109,7 @@ def make_settings(
         capture=capture,
         load_mode=load_mode,
         timeout=timeout,
+        synthetic=synthetic,
     )
 
 
@@ -171,15 +173,21 @@ def verify_pair(
         report.verdict = ERROR
         return report
 
-    settings = _with_inferred(original, migrated, settings, report)
-    if report.error is not None:  # a required parameter nobody gives: asked for, nothing run
-        report.verdict = ERROR
-        return report
-
     own_dir = workdir is None
     workdir = workdir or tempfile.mkdtemp(prefix="ndd-verify-")
     processes: list = []
     try:
+        if settings.synthetic:
+            from ndd_migrate.verify.synthetic import with_synthetic_inputs
+
+            settings = with_synthetic_inputs(original, settings, workdir, report)
+            if report.error is not None:
+                report.verdict = ERROR
+                return report
+        settings = _with_inferred(original, migrated, settings, report)
+        if report.error is not None:  # a required parameter nobody gives: asked for, nothing run
+            report.verdict = ERROR
+            return report
         ran = _run_sides(original, migrated, settings, workdir, processes, report)
         if ran is None:
             report.verdict = ERROR

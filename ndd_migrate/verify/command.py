@@ -2,7 +2,7 @@
 
 Two forms::
 
-    verify ORIGINAL MIGRATED [--pipeline NAME | ORIG:MIGRATED] [options]
+    verify ORIGINAL MIGRATED [--pipeline NAME | ORIG:MIGRATED] [--synthetic] [options]
     verify --base REV PATH... [options]
 
 Exit codes: 0 equal, 1 different, 2 could not run (the reason is printed). The CLI layer
@@ -104,6 +104,7 @@ def verify_command(
     align_order: bool = False,
     exec_module: bool = False,
     timeout: float = 300.0,
+    synthetic: bool = False,
     output_format: str = "text",
     report_file: str | None = None,
     console: Any = None,
@@ -137,6 +138,7 @@ def verify_command(
             align_order=align_order,
             load_mode="module" if exec_module else "definitions",
             timeout=timeout,
+            synthetic=synthetic,
         )
         from ndd_migrate.verify.api import make_settings
 
@@ -258,6 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--exec-module", action="store_true", help="run the files' top-level code too")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per side")
+    p.add_argument("--synthetic", action="store_true", help="generate the readers' data instead of reading yours")
     p.add_argument("--output-format", default="text", choices=OUTPUT_FORMATS)
     p.add_argument("--report", dest="report_file", metavar="FILE", help="also write JSON here")
     return p

@@ -81,6 +81,8 @@ class Settings:
     capture: bool = False
     load_mode: str = "definitions"
     timeout: float = 300.0
+    #: generate the readers' data instead of reading the user's (:mod:`~ndd_migrate.verify.synthetic`)
+    synthetic: bool = False
     max_iterations: int = 100_000
     #: ``epochs`` without a reader: the steps a feed (a legacy ``iter_setup``) gets to end in, the
     #: end of its one epoch (:mod:`~ndd_migrate.verify.ending`)

@@ -85,6 +85,8 @@ class PairReport:
     dali_version: str | None = None
     #: uses of the migrated function outside its body (call sites, consumers): not run
     not_exercised: list[str] = field(default_factory=list)
+    #: the inputs ``--synthetic`` generated (:class:`~ndd_migrate.verify.synthetic.Generated`)
+    synthetic: list[dict] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -114,6 +116,7 @@ class PairReport:
             "notes": self.notes,
             "dali_version": self.dali_version,
             "not_exercised": self.not_exercised,
+            "synthetic": self.synthetic,
         }
 
 
@@ -365,6 +368,8 @@ def _render_findings(console, pair: PairReport) -> None:
         console.print(f"  [{style}]{finding.severity}[/]: {message}", soft_wrap=True)
     for note in pair.notes:
         console.print(f"  [dim]note: {escape(note)}[/]", soft_wrap=True)
+    for made in pair.synthetic:
+        console.print(f"  synthetic input: {escape(made['describe'])}", soft_wrap=True)
     if pair.not_exercised and pair.verdict != ERROR:
         console.print(
             f"  not proven by this run: {len(pair.not_exercised)} use(s) of the migrated "
