@@ -13,6 +13,7 @@ from pathlib import Path
 import typer
 
 from ndd_migrate.report import results
+from ndd_migrate.report.console import console, progress
 
 app = typer.Typer(
     name="ndd-migrate",
@@ -58,7 +59,7 @@ def _error(message: str) -> None:
     """``error <message>`` on stderr; the message is user or rule text, never rich markup."""
     from rich.markup import escape
 
-    _console(stderr=True).print(f"[red]error[/] {escape(message)}", soft_wrap=True)
+    console(stderr=True).print(f"[red]error[/] {escape(message)}", soft_wrap=True)
 
 
 def _usage_error(message: str) -> typer.Exit:
@@ -74,30 +75,33 @@ def _choice(option: str, value: str, choices: tuple) -> None:
 def _configuration(select, extend_select, ignore, exclude, extend_exclude, config, isolated=False, **more):
     """The project's configuration with the command line on top (``isolated``: the defaults
     instead of the project's): the same for ``migrate`` and ``check`` (``more``: the other
-    :class:`~ndd_migrate.io.config.Overrides`, None when not given). Warns about selectors that
-    select no rule; exits 2 on bad configuration."""
+    :class:`~ndd_migrate.io.config.Overrides`, None when not given; ``config``: the ``--config``
+    values, a file or ``KEY = VALUE`` settings). Warns about selectors that select no rule; exits 2
+    on bad configuration."""
     from ndd_migrate.engine.catalog import rule_codes
-    from ndd_migrate.io.config import ConfigError, Configuration, Overrides
+    from ndd_migrate.io.config import ConfigError, Configuration, Overrides, with_inline
+    from ndd_migrate.io.config_sources import ConfigArgumentError, config_arguments
 
-    if isolated and config is not None:
-        raise _usage_error("--isolated and --config: choose one")
     try:
-        conf = Configuration(
-            Overrides(
-                select=_split(select),
-                extend_select=_split(extend_select) or (),
-                ignore=_split(ignore) or (),
-                exclude=_split(exclude),
-                extend_exclude=_split(extend_exclude) or (),
-                **more,
-            ),
-            config_file=config,
-            isolated=isolated,
-        )
+        config_file, inline = config_arguments(config)
+    except ConfigArgumentError as exc:
+        raise _usage_error(str(exc)) from None
+    if isolated and config_file is not None:
+        raise _usage_error("--isolated and --config FILE: choose one")
+    flags = Overrides(
+        select=_split(select),
+        extend_select=_split(extend_select) or (),
+        ignore=_split(ignore) or (),
+        exclude=_split(exclude),
+        extend_exclude=_split(extend_exclude) or (),
+        **more,
+    )
+    try:
+        conf = Configuration(with_inline(flags, inline), config_file=config_file, isolated=isolated)
         for selector in conf.for_path(Path.cwd()).unmatched_selectors(rule_codes()):
             from rich.markup import escape
 
-            _console(stderr=True).print(f"[yellow]warning[/] `{escape(selector)}` selects no rule", soft_wrap=True)
+            console(stderr=True).print(f"[yellow]warning[/] `{escape(selector)}` selects no rule", soft_wrap=True)
     except ConfigError as exc:
         raise _usage_error(str(exc)) from None
     return conf
@@ -159,6 +163,10 @@ SELECT_HELP = "Codes or prefixes (NDD1, ALL); comma-separated, repeatable."
 EXCLUDE_HELP = "Path patterns to skip, replacing the default excludes; comma-separated, repeatable."
 EXTEND_EXCLUDE_HELP = "Path patterns to skip, on top of the configured excludes; comma-separated, repeatable."
 STDIN_HELP = "The name of the file read from standard input (`-`): for messages and per-file settings."
+CONFIG_HELP = (
+    "A configuration file to use instead of discovery (pyproject.toml or ndd-migrate.toml), or a `KEY = VALUE` "
+    "setting over every file's (`line-length = 100`, \"select = ['NDD2']\"); repeatable."
+)
 ISOLATED_HELP = "Read no configuration file: the defaults and the command line only."
 JOBS_HELP = "Parallel worker processes (default: CPU count)."
 GITIGNORE_HELP = "Leave out what .gitignore files ignore when walking directories (default: on)."
@@ -182,7 +190,7 @@ def migrate(
     force_exclude: bool = typer.Option(
         False, "--force-exclude", help="Apply excludes to files named explicitly (pre-commit)."
     ),
-    config: Path | None = typer.Option(None, "--config", help="A pyproject.toml to use instead of discovery."),
+    config: list[str] | None = typer.Option(None, "--config", help=CONFIG_HELP),
     isolated: bool = typer.Option(False, "--isolated", help=ISOLATED_HELP),
     stdin_filename: str | None = typer.Option(None, "--stdin-filename", help=STDIN_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no counts line."),
@@ -197,7 +205,7 @@ def migrate(
     from ndd_migrate.io.policy import Policy
     from ndd_migrate.report.summary import print_summary
 
-    err = _console(stderr=True)
+    err = console(stderr=True)
     conf = _configuration(
         select,
         extend_select,
@@ -216,13 +224,13 @@ def migrate(
         return
     targets = _discover(paths, conf, force_exclude)
     project = conf.for_path(Path.cwd())
-    with _progress(len(targets), quiet) as advance:
+    with progress(len(targets), quiet) as advance:
         summary = runner.run(
             targets, policy, jobs, roots=paths, progress=advance, include_generated=project.include_generated
         )
     _not_looked_at(paths, targets, summary, lambda: err)
     write = not (diff or check)
-    formatter.run(summary, conf, lambda: _console(stderr=True))
+    formatter.run(summary, conf, lambda: console(stderr=True))
     results.support_modules(summary, diff=diff, write=write)
     for result in summary.changed:
         if diff:
@@ -267,7 +275,7 @@ def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool) -
     elif not check:
         sys.stdout.buffer.write(out)
     sys.stdout.buffer.flush()
-    err = _console(stderr=True)
+    err = console(stderr=True)
     print_summary(summary, err, wrote=not (diff or check), quiet=quiet)
     if result.changed and result.support:
         from rich.markup import escape
@@ -306,7 +314,7 @@ def check(
     output_format: str = typer.Option("concise", "--output-format", help="concise, full, json, sarif or github."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
     statistics: bool = typer.Option(False, "--statistics", help="Counts per rule code."),
-    config: Path | None = typer.Option(None, "--config", help="A pyproject.toml to use instead of discovery."),
+    config: list[str] | None = typer.Option(None, "--config", help=CONFIG_HELP),
     isolated: bool = typer.Option(False, "--isolated", help=ISOLATED_HELP),
     jobs: int | None = typer.Option(None, "--jobs", "-j", help=JOBS_HELP),
     stdin_filename: str | None = typer.Option(None, "--stdin-filename", help=STDIN_HELP),
@@ -395,7 +403,7 @@ def _check_files(paths, conf, policy, *, fix: bool, diff: bool, jobs, quiet: boo
     roots = paths or [Path(".")]
     targets = _discover(roots, conf, force_exclude)
     project = conf.for_path(Path.cwd())
-    with _progress(len(targets), quiet) as advance:
+    with progress(len(targets), quiet) as advance:
         summary = runner.run(
             targets,
             policy,
@@ -405,9 +413,9 @@ def _check_files(paths, conf, policy, *, fix: bool, diff: bool, jobs, quiet: boo
             cache=_cache(project) if cache and not fix else None,
             include_generated=project.include_generated,
         )
-    _not_looked_at(roots, targets, summary, lambda: _console(stderr=True))
+    _not_looked_at(roots, targets, summary, lambda: console(stderr=True))
     if fix:
-        formatter.run(summary, conf, lambda: _console(stderr=True))
+        formatter.run(summary, conf, lambda: console(stderr=True))
         results.support_modules(summary, diff=diff, write=not diff)
         for result in summary.changed:
             results.print_diff(result) if diff else results.write(result, summary)
@@ -464,7 +472,7 @@ def _add_noqa(paths, conf, policy, **options) -> int:
         total += added
         if not added:
             break
-    err = _console(stderr=True)
+    err = console(stderr=True)
     err.print(f"Added {total} noqa directive{'' if total == 1 else 's'}.")
     return 2 if summary.failed else 0
 
@@ -501,7 +509,7 @@ def clean(
         configured = [d for d in (Configuration().for_path(root).cache_dir for root in roots) if d is not None]
     except ConfigError as exc:
         raise _usage_error(str(exc)) from None
-    err = _console(stderr=True)
+    err = console(stderr=True)
     for directory in cache.clean(roots, configured):
         err.print(f"Removing cache at: {directory}", soft_wrap=True, markup=False)
 
@@ -598,7 +606,7 @@ def rules(
         table.add_column(col)
     for r in all_rules():  # Text, not str: a summary such as `.tensors[i]` is not markup
         table.add_row(Text(r.code), Text(r.name), Text(r.fix_safety.value), Text(r.summary))
-    _console(highlight=True).print(table)
+    console(highlight=True).print(table)
 
 
 @app.command()
@@ -611,70 +619,6 @@ def explain(code: str = typer.Argument(..., help="A rule code, e.g. NDD103.")) -
     if rule is None:
         raise _usage_error(f"unknown rule code {code!r}; `ndd-migrate rules` lists them")
     typer.echo(rule_markdown(rule))
-
-
-def _console(*, stderr: bool = False, highlight: bool = False):
-    """A rich console. rich is imported here, not at start-up: it costs about 60 ms, and a clean
-    ``check`` prints nothing through it. Off a terminal nothing wraps (a log or a pipe has no width)
-    and there is no colour; rich itself honours ``NO_COLOR`` and ``FORCE_COLOR``."""
-    import sys
-
-    from rich.console import Console
-
-    stream = sys.stderr if stderr else sys.stdout
-    if _isatty(stream):
-        return Console(stderr=stderr, highlight=highlight)
-    return Console(stderr=stderr, highlight=highlight, soft_wrap=True, width=10_000)
-
-
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-class _progress:
-    """A progress bar on stderr for runs over many files: only on a terminal, never with
-    ``--quiet``; gone when the run ends. Used as ``with _progress(n, quiet) as advance``, where
-    ``advance(k)`` counts ``k`` more files done (``None`` when there is no bar)."""
-
-    MIN_FILES = 50
-
-    def __init__(self, total: int, quiet: bool) -> None:
-        import sys
-
-        self.total = total
-        self.bar = None
-        if not quiet and total >= self.MIN_FILES and _isatty(sys.stderr):
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self.bar = Progress(
-                TextColumn("ndd-migrate"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=_console(stderr=True),
-                transient=True,
-            )
-
-    def __enter__(self):
-        if self.bar is None:
-            return None
-        self.bar.start()
-        task = self.bar.add_task("files", total=self.total)
-        done = [0]
-
-        def advance(k: int = 1) -> None:  # a file can be looked at twice (cross-file pass)
-            k = min(k, self.total - done[0])
-            done[0] += k
-            self.bar.advance(task, k)
-
-        return advance
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 def main() -> None:
