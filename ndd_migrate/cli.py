@@ -181,6 +181,10 @@ def migrate(
     ),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing; exit 1 if there is one."),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if any file would change."),
+    todo_fails: bool = typer.Option(
+        False, "--exit-non-zero-on-todo", help="With --check/--diff: exit 1 also when only TODOs remain."
+    ),
+    output_format: str = typer.Option("text", "--output-format", help="text (summary on stderr) or json (stdout)."),
     jobs: int | None = typer.Option(None, "--jobs", "-j", help=JOBS_HELP),
     select: list[str] | None = typer.Option(None, "--select", help=SELECT_HELP),
     extend_select: list[str] | None = typer.Option(None, "--extend-select", help=SELECT_HELP),
@@ -201,10 +205,16 @@ def migrate(
     format_code: bool | None = typer.Option(None, "--format/--no-format", help=FORMAT_HELP),
 ) -> None:
     """Rewrite pipeline-mode code into dynamic-mode code, in place (`-`: print it to stdout)."""
+    import sys
+
     from ndd_migrate.app import formatter, runner
     from ndd_migrate.io.policy import Policy
     from ndd_migrate.report.summary import print_summary
 
+    _choice("--output-format", output_format, TEXT_JSON)
+    as_json = output_format == "json"
+    if as_json and (diff or _is_stdin(paths)):
+        raise _usage_error("--output-format json writes the report on stdout: not with --diff or `-`")
     err = console(stderr=True)
     conf = _configuration(
         select,
@@ -220,7 +230,7 @@ def migrate(
     )
     policy = Policy(is_enabled=conf.is_enabled, line_length=conf.line_length, support_module=conf.support_module)
     if _is_stdin(paths):
-        _migrate_stdin(stdin_filename or "-", policy, diff=diff, check=check, quiet=quiet)
+        _migrate_stdin(stdin_filename or "-", policy, diff=diff, check=check, quiet=quiet, todo_fails=todo_fails)
         return
     targets = _discover(paths, conf, force_exclude)
     project = conf.for_path(Path.cwd())
@@ -237,20 +247,25 @@ def migrate(
             results.print_diff(result)
         if write:
             results.write(result, summary)
-    print_summary(summary, err, wrote=write, quiet=quiet)
-    _migrate_exit(summary, check or diff)
+    if as_json:
+        from ndd_migrate.report.migrate_output import render_json
+
+        sys.stdout.write(render_json(summary, wrote=write, root=Path.cwd()))
+    else:
+        print_summary(summary, err, wrote=write, quiet=quiet)
+    _migrate_exit(summary, check or diff, todo_fails)
 
 
-def _migrate_exit(summary, changes_fail: bool) -> None:
-    """2: a file failed; 1: a place needs a human, or (``--check``, ``--diff``, as ruff's) a file
-    would change; else 0."""
-    if summary.failed:
-        raise typer.Exit(2)
-    if summary.manual or (changes_fail and summary.changed):
-        raise typer.Exit(1)
+def _migrate_exit(summary, dry_run: bool, todo_fails: bool) -> None:
+    """:func:`~ndd_migrate.report.migrate_output.exit_status`: 2 a file failed; writing, 1 when a
+    place needs a human; with ``--check``/``--diff``, 1 when a file would change (or only TODOs
+    remain and ``--exit-non-zero-on-todo`` was given); else 0."""
+    from ndd_migrate.report.migrate_output import exit_status
+
+    raise typer.Exit(exit_status(summary, dry_run=dry_run, todo_fails=todo_fails))
 
 
-def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool) -> None:
+def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool, todo_fails: bool) -> None:
     """``migrate -``: the migrated text on stdout (the input as it was when nothing changes or the
     text cannot be migrated, so ``migrate - < a.py > b.py`` never loses code); ``--diff`` prints the
     diff instead, ``--check`` nothing. The summary goes to stderr."""
@@ -285,7 +300,7 @@ def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool) -
             "which `migrate -` does not write: `ndd-migrate migrate` on the file writes both",
             soft_wrap=True,
         )
-    _migrate_exit(summary, check or diff)
+    _migrate_exit(summary, check or diff, todo_fails)
 
 
 @app.command()

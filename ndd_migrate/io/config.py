@@ -1,4 +1,5 @@
-"""``[tool.ndd-migrate]`` in ``pyproject.toml``, merged with command-line options, ruff-style.
+"""``[tool.ndd-migrate]`` in ``pyproject.toml`` (or ``ndd-migrate.toml``), merged with command-line
+options, ruff-style.
 
 Keys::
 
@@ -30,8 +31,10 @@ settings overridable without restating them. In particular:
   turns them on), then the file, then the command
   line. A layer that sets ``select`` starts afresh; one that only extends or ignores adjusts the
   layer below. ``per-file-ignores`` applies last and always wins.
-* The settings for a file come from the first ``pyproject.toml`` that has a ``[tool.ndd-migrate]``
-  table, walking up from the file's directory (lookups are cached per directory, so a large tree
+* The settings for a file come from the first configuration file walking up from the file's
+  directory: ``.ndd-migrate.toml`` or ``ndd-migrate.toml`` (the keys at the top level, as ruff's
+  ``ruff.toml``), else a ``pyproject.toml`` with a ``[tool.ndd-migrate]`` table, in that order of
+  precedence within one directory (lookups are cached per directory, so a large tree
   reads each ``pyproject.toml`` once). Path patterns in a file are relative to that file's
   directory; patterns given on the command line are relative to the current directory.
 

@@ -77,7 +77,7 @@ def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: 
     manual = summary.manual
     if not manual:
         return
-    console.print(f"[bold]Needs a human ({len(manual)}):[/]")
+    console.print(f"[bold]Needs a human ({len(manual)}{'' if wrote else _already_marked(summary)}):[/]")
     for diag in manual:
         advice = diag.hint or f"see `ndd-migrate explain {diag.code}`"
         line = f"cell {diag.cell}:{diag.line}" if diag.cell is not None else diag.line
@@ -86,6 +86,19 @@ def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: 
             f"\n      → {escape(advice)}",
             soft_wrap=True,
         )
+
+
+def _already_marked(summary: RunSummary) -> str:
+    """For ``--check``/``--diff``: how many of the places are in files that would not change (their
+    TODOs are there already), so CI can tell "would change" from "only TODOs remain"."""
+    from ndd_migrate.report.migrate_output import in_place
+
+    there = len(in_place(summary))
+    if not there:
+        return ""
+    if there == len(summary.manual):
+        return "; all marked with TODOs already, in files that would not change"
+    return f"; {there} marked with TODOs already, in files that would not change"
 
 
 def _print_behaviour(summary: RunSummary, console: Console) -> None:
