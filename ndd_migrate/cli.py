@@ -8,12 +8,13 @@ without DALI stays fast.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import typer
 
 from ndd_migrate.report import results
-from ndd_migrate.report.console import console, progress
+from ndd_migrate.report.console import console, isatty, progress
 
 app = typer.Typer(
     name="ndd-migrate",
@@ -329,6 +330,7 @@ def check(
     output_format: str = typer.Option("concise", "--output-format", help="concise, full, json, sarif or github."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
     statistics: bool = typer.Option(False, "--statistics", help="Counts per rule code."),
+    watch: bool = typer.Option(False, "--watch", "-w", help="Run again whenever a file changes, until Ctrl-C."),
     config: list[str] | None = typer.Option(None, "--config", help=CONFIG_HELP),
     isolated: bool = typer.Option(False, "--isolated", help=ISOLATED_HELP),
     jobs: int | None = typer.Option(None, "--jobs", "-j", help=JOBS_HELP),
@@ -350,7 +352,7 @@ def check(
     _choice("--output-format", output_format, CHECK_FORMATS)
     fix = fix or diff  # as ruff's: the fixes computed, shown as a diff instead of written
     from ndd_migrate.io.policy import Policy, no_line_length
-    from ndd_migrate.report import exit_code, render
+    from ndd_migrate.report import exit_code, write_report
 
     conf = _configuration(
         select,
@@ -380,34 +382,52 @@ def check(
     if add_noqa:
         options = dict(jobs=jobs, quiet=quiet, cache=False, force_exclude=force_exclude)
         raise typer.Exit(_add_noqa(paths, conf, policy, **options))
+    options = dict(fix=fix, diff=diff, jobs=jobs, quiet=quiet, cache=not no_cache, force_exclude=force_exclude)
+    show = functools.partial(
+        write_report, fmt=output_format, statistics=statistics, unsafe_fixes=unsafe_fixes, show_fixes=show_fixes and fix
+    )
+    if watch:
+        if _is_stdin(paths) or diff:
+            raise _usage_error("--watch runs again when files change: not with `-` or --diff")
+        raise typer.Exit(
+            _watch(
+                paths,
+                conf,
+                force_exclude,
+                lambda: show(_check_files(paths, conf, policy, **options).results, stream=sys.stdout),
+            )
+        )
     if _is_stdin(paths):
         summary, report_to = _check_stdin(stdin_filename or "-", policy, fix=fix, diff=diff)
     else:
-        summary = _check_files(
-            paths,
-            conf,
-            policy,
-            fix=fix,
-            diff=diff,
-            jobs=jobs,
-            quiet=quiet,
-            cache=not no_cache,
-            force_exclude=force_exclude,
-        )
+        summary = _check_files(paths, conf, policy, **options)
     if diff:  # as ruff's: the diff alone; 1 when there is one
         raise typer.Exit(2 if summary.failed else 1 if summary.changed else 0)
-    text = render(
-        output_format, summary.results, statistics=statistics, unsafe_fixes=unsafe_fixes, show_fixes=show_fixes and fix
-    )
-    if text:
-        from ndd_migrate.report.colour import colour_report, use_colour
-
-        if output_format in ("concise", "full") and not statistics and use_colour(report_to):
-            text = colour_report(text)
-        report_to.write(text if text.endswith("\n") else text + "\n")
-        report_to.flush()
+    show(summary.results, stream=report_to)
     code = exit_code(summary.results)
     raise typer.Exit(0 if exit_zero and code == 1 else code)
+
+
+def _watch(paths, conf, force_exclude: bool, run) -> int:
+    """``check --watch``, as ruff's: ``run()`` (the check and its report), then again, the screen
+    cleared first on a terminal, whenever a file of the run changes, appears or goes; 0 on Ctrl-C."""
+    import sys
+    import time
+
+    from ndd_migrate.app import watch
+
+    err = console(stderr=True)
+    roots = paths or [Path(".")]
+
+    def again(changed: bool) -> None:
+        if isatty(sys.stdout):
+            sys.stdout.write("\x1b[2J\x1b[H")  # clear the screen, cursor home
+        what = "File change detected..." if changed else "Starting linter in watch mode..."
+        err.print(f"[{time.strftime('%H:%M:%S')}] {what}", highlight=False, markup=False)
+        run()
+        err.print(f"[{time.strftime('%H:%M:%S')}] Watching for file changes.", highlight=False, markup=False)
+
+    return watch.watch(lambda: _discover(roots, conf, force_exclude), again)
 
 
 def _check_files(paths, conf, policy, *, fix: bool, diff: bool, jobs, quiet: bool, cache: bool, force_exclude: bool):
