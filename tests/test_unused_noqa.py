@@ -106,3 +106,22 @@ def test_check_command_selects_fixes_and_reports_it(cli, tmp_path):
     assert fixed.exit_code == 0, fixed.stdout
     assert "# noqa: E501\n" in path.read_text() and "x = 1\n" in path.read_text()
     assert cli("check", "--no-cache", "--select", "ALL", path).exit_code == 0
+
+
+def test_a_file_without_dali_is_judged_only_when_a_directive_names_our_codes(cli, tmp_path):
+    """A file that never mentions DALI skips the engine, but a `# noqa: NDD201` there silences
+    nothing: with NDD801 selected it is reported (and its blanket `# noqa` too); a file whose
+    directives never name our codes is left to the linters they are for."""
+    ours = tmp_path / "plain.py"
+    ours.write_text("import os  # noqa: NDD201, F401\nx = 1  # noqa\n")
+    theirs = tmp_path / "other.py"
+    theirs.write_text("y = 1  # noqa\n")
+    assert cli("check", "--no-cache", tmp_path).exit_code == 0
+    found = cli("check", "--no-cache", "--extend-select", "NDD801", "--output-format", "json", tmp_path)
+    assert [(d["filename"].rsplit("/", 1)[-1], d["location"]["row"]) for d in json.loads(found.stdout)] == [
+        ("plain.py", 1),
+        ("plain.py", 2),
+    ]
+    cli("check", "--no-cache", "--extend-select", "NDD801", "--fix", tmp_path)
+    assert ours.read_text() == "import os  # noqa: F401\nx = 1  # noqa\n"
+    assert theirs.read_text() == "y = 1  # noqa\n"

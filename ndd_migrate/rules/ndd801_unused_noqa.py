@@ -22,7 +22,8 @@ RULE = Rule(
         "its code there, whether or not that rule is selected, or keeps a rewrite from happening. **Off by "
         'default**, as `RUF100` is in ruff: select it with `--extend-select NDD801` (or `select = ["ALL"]`, '
         '`extend-select = ["NDD8"]` in the configuration). `# noqa: NDD801` on the line (or file-wide) '
-        "silences it. Files that never mention DALI are not looked at, so their directives are not reported."
+        "silences it. A file that never mentions DALI is looked at only when a directive in it names our codes "
+        "(or is file-level): the blanket `# noqa` of a file that never names them are left to the linters they are for."
     ),
     why=(
         "A directive outlives the finding it was written for: once the code is migrated, `# noqa: NDD101` "
