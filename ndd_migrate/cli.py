@@ -488,6 +488,7 @@ def _add_noqa(paths, conf, policy, **options) -> int:
     """``check --add-noqa``, as ruff's: each line with findings gets ``# noqa: CODES`` (merged into
     one there), until a run finds nothing new (a suppressed rewrite can report at its pipeline:
     docs/output-formats.md); says how many it added. 2 when a file failed, else 0."""
+    from ndd_migrate.engine import unused_noqa
     from ndd_migrate.io import noqa
 
     if _is_stdin(paths):
@@ -499,7 +500,8 @@ def _add_noqa(paths, conf, policy, **options) -> int:
         for result in summary.results:
             codes: dict[int, set[str]] = {}
             for d in result.diagnostics if not result.error else ():
-                codes.setdefault(d.line, set()).add(d.code)
+                if d.code != unused_noqa.CODE:  # a directive that silences nothing wants removing, not silencing
+                    codes.setdefault(d.line, set()).add(d.code)
             result.new_source, count = noqa.with_directives(result.old_source, codes)
             if count:
                 results.write(result, summary)

@@ -125,3 +125,14 @@ def test_a_file_without_dali_is_judged_only_when_a_directive_names_our_codes(cli
     cli("check", "--no-cache", "--extend-select", "NDD801", "--fix", tmp_path)
     assert ours.read_text() == "import os  # noqa: F401\nx = 1  # noqa\n"
     assert theirs.read_text() == "y = 1  # noqa\n"
+
+
+def test_add_noqa_does_not_silence_the_unused_directives(cli, tmp_path):
+    """`--add-noqa` with NDD801 selected adds no `# noqa: NDD801` beside an idle directive (it
+    wants removing), and leaves the other findings silenced as usual."""
+    path = tmp_path / "loader.py"
+    source = "import nvidia.dali.experimental.dynamic as ndd\n\nx = ndd.readers.file(file_root='/d')\ny = 2  # noqa: NDD104\n"
+    path.write_text(source)
+    done = cli("check", "--no-cache", "--extend-select", "NDD801", "--add-noqa", path)
+    assert done.exit_code == 0 and "Added 1 noqa directive." in done.stderr
+    assert path.read_text() == source.replace("file_root='/d')\n", "file_root='/d')  # noqa: NDD504\n")
