@@ -51,6 +51,7 @@ def test_json_lists_changed_files_and_the_places_for_a_human(cli, tmp_path, monk
     (item,) = document["needs_human"]
     assert (item["code"], item["filename"], item["location"]["row"]) == ("NDD902", "a.py", 12)
     assert item["message"] and item["hint"] and item["file_changes"] is True
+    assert document["behaviour"] == {"random_draws": False, "sample_order": []}
     assert result.stderr == ""  # the summary is the document
     written = cli("migrate", "--output-format", "json", ".")
     assert written.exit_code == 1 and json.loads(written.stdout)["wrote"] is True
@@ -69,3 +70,14 @@ def test_json_reports_errors_and_refuses_diff_and_stdin(cli, tmp_path, monkeypat
     assert cli("migrate", "--output-format", "json", "--diff", "bad.py").exit_code == 2
     assert cli("migrate", "--output-format", "json", "-").exit_code == 2
     assert cli("migrate", "--output-format", "xml", "bad.py").exit_code == 2
+
+
+def test_json_says_what_changes_in_behaviour(cli, tmp_path, monkeypatch):
+    """The summary's "What changes in behaviour" is in the document too: random draws."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "r.py").write_text(
+        "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2, seed=3)\n"
+        "def p():\n    return fn.random.uniform(range=[0, 1])\n\n\npipe = p()\npipe.build()\nout = pipe.run()\n"
+    )
+    document = json.loads(cli("migrate", "--check", "--output-format", "json", ".").stdout)
+    assert document["changed"] == ["r.py"] and document["behaviour"]["random_draws"] is True

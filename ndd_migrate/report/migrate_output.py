@@ -18,6 +18,22 @@ from ndd_migrate.io.diagnostics import Diagnostic
 from ndd_migrate.report._common import Options, RuleInfo, display_path, posix_path, sorted_diagnostics
 from ndd_migrate.report.json_format import diagnostic_object
 
+#: The finding at a reader whose sample order the migration could not keep (reader_seed.OTHER_ORDER).
+OTHER_ORDER = "sample order is not the pipeline's"
+
+
+def draws_from_rng(summary: RunSummary) -> bool:
+    """Did the migration create an ``ndd.random.RNG`` in a file (random operators draw from it)?"""
+    return any(
+        "random.RNG(" in (result.new_source or "") and "random.RNG(" not in (result.old_source or "")
+        for result in summary.changed
+    )
+
+
+def other_order(summary: RunSummary) -> list[Diagnostic]:
+    """The readers of the changed files whose sample order is not the pipeline's."""
+    return [d for r in summary.changed for d in r.diagnostics if OTHER_ORDER in d.message]
+
 
 def would_change(summary: RunSummary) -> bool:
     """Does (or did) the run change a file: a module, or a support module it writes?"""
@@ -42,8 +58,9 @@ def exit_status(summary: RunSummary, *, dry_run: bool, todo_fails: bool) -> int:
 
 
 def render_json(summary: RunSummary, *, wrote: bool, root: Path) -> str:
-    """The run as one JSON object: what changed (or would), the support modules, the files that
-    failed, and every place that needs a human, each a finding as ``check --output-format json``
+    """The run as one JSON object: what changed (or would), the support modules, what changes in
+    behaviour (random draws, readers' sample order), the files that failed, and every place that
+    needs a human, each a finding as ``check --output-format json``
     writes it, with ``file_changes``: whether the run changes (or would change) its file (when it
     does not, the TODO is already there)."""
     opts = Options(root=root, rules=RuleInfo())
@@ -67,6 +84,12 @@ def render_json(summary: RunSummary, *, wrote: bool, root: Path) -> str:
         },
         "changed": [name(result.path) for result in summary.changed],
         "support_modules": [{"filename": name(s.path), "action": _action(s)} for s in summary.support if not s.refused],
+        "behaviour": {
+            "random_draws": draws_from_rng(summary),
+            "sample_order": [
+                {"filename": name(d.path), "row": d.line, "message": d.message} for d in other_order(summary)
+            ],
+        },
         "errors": [
             {"filename": name(r.error.path), "row": r.error.line, "message": r.error.message} for r in summary.failed
         ],
