@@ -104,3 +104,20 @@ def test_config_arguments_sorts_files_from_settings(tmp_path):
     )
     with pytest.raises(ConfigArgumentError, match="one configuration file at most"):
         config_arguments([str(file), os.fspath(file)])
+
+
+def test_inline_per_file_ignores_are_relative_to_the_current_directory(cli, project):
+    """A table value (`per-file-ignores`) is a setting too; its patterns, given on the command
+    line, are relative to the current directory."""
+    (project / "pkg").mkdir()
+    (project / "pkg" / "loader.py").write_text((project / "loader.py").read_text())
+    result = cli(
+        "check",
+        "--no-cache",
+        "--output-format",
+        "json",
+        "--config",
+        'per-file-ignores = {"pkg/*" = ["ALL"]}',
+        ".",
+    )
+    assert {d["filename"] for d in json.loads(result.stdout)} == {"loader.py"}
