@@ -354,7 +354,8 @@ def check(
     from ndd_migrate.io.policy import Policy, no_line_length
     from ndd_migrate.report import exit_code, write_report
 
-    conf = _configuration(
+    configure = functools.partial(
+        _configuration,
         select,
         extend_select,
         ignore,
@@ -367,15 +368,16 @@ def check(
         cache_dir=cache_dir,
         format=format_code,
     )
+    conf = configure()
     # What --fix writes wraps and splits at the line length, as `migrate` does; findings do not depend on it.
-    length = conf.line_length if fix else no_line_length
-    policy = Policy.check(
+    policy_of = lambda conf: Policy.check(  # noqa: E731
         fix=fix,
         unsafe_fixes=unsafe_fixes,
         is_enabled=conf.is_enabled,
-        line_length=length,
+        line_length=conf.line_length if fix else no_line_length,
         support_module=conf.support_module,
     )
+    policy = policy_of(conf)
     report_to = sys.stdout
     if show_settings:
         raise typer.Exit(_show_settings(conf, paths))
@@ -389,14 +391,8 @@ def check(
     if watch:
         if _is_stdin(paths) or diff:
             raise _usage_error("--watch runs again when files change: not with `-` or --diff")
-        raise typer.Exit(
-            _watch(
-                paths,
-                conf,
-                force_exclude,
-                lambda: show(_check_files(paths, conf, policy, **options).results, stream=sys.stdout),
-            )
-        )
+        run = lambda conf: show(_check_files(paths, conf, policy_of(conf), **options).results, stream=sys.stdout)  # noqa: E731
+        raise typer.Exit(_watch(paths, configure, conf, force_exclude, run))
     if _is_stdin(paths):
         summary, report_to = _check_stdin(stdin_filename or "-", policy, fix=fix, diff=diff)
     else:
@@ -408,9 +404,11 @@ def check(
     raise typer.Exit(0 if exit_zero and code == 1 else code)
 
 
-def _watch(paths, conf, force_exclude: bool, run) -> int:
-    """``check --watch``, as ruff's: ``run()`` (the check and its report), then again, the screen
-    cleared first on a terminal, whenever a file of the run changes, appears or goes; 0 on Ctrl-C."""
+def _watch(paths, configure, conf, force_exclude: bool, run) -> int:
+    """``check --watch``, as ruff's: ``run(conf)`` (the check and its report), then again, the
+    screen cleared first on a terminal, whenever a file of the run or a configuration file changes,
+    appears or goes, with the configuration read again (``configure()``, ``conf`` the first: one
+    that has become bad is reported, and the next change tried); 0 on Ctrl-C."""
     import sys
     import time
 
@@ -418,16 +416,26 @@ def _watch(paths, conf, force_exclude: bool, run) -> int:
 
     err = console(stderr=True)
     roots = paths or [Path(".")]
+    current = [conf]
+
+    def files() -> list:
+        conf = current[0]
+        own = [s.path for s in (conf.for_path(root) for root in roots) if s.path is not None]
+        return [*_discover(roots, conf, force_exclude), *own, *watch.configuration_files(roots)]
 
     def again(changed: bool) -> None:
         if isatty(sys.stdout):
             sys.stdout.write("\x1b[2J\x1b[H")  # clear the screen, cursor home
         what = "File change detected..." if changed else "Starting linter in watch mode..."
         err.print(f"[{time.strftime('%H:%M:%S')}] {what}", highlight=False, markup=False)
-        run()
+        try:
+            current[0] = configure() if changed else current[0]
+        except typer.Exit:  # said on stderr: wait for the fix
+            return
+        run(current[0])
         err.print(f"[{time.strftime('%H:%M:%S')}] Watching for file changes.", highlight=False, markup=False)
 
-    return watch.watch(lambda: _discover(roots, conf, force_exclude), again)
+    return watch.watch(files, again)
 
 
 def _check_files(paths, conf, policy, *, fix: bool, diff: bool, jobs, quiet: bool, cache: bool, force_exclude: bool):

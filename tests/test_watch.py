@@ -50,6 +50,17 @@ def test_watch_reports_again_after_a_change_and_stops_on_ctrl_c(tmp_path):
         (tmp_path / "new.py").write_text(CLEAN)  # a new file is a change too
         _wait_for(seen, process.stdout, "File change detected")
         _wait_for(seen, process.stdout, "Watching for file changes")
+        # A configuration file that appears is read: NDD001 is no longer reported.
+        (tmp_path / "ndd-migrate.toml").write_text('ignore = ["NDD0"]\n')
+        _wait_for(seen, process.stdout, "File change detected")
+        report = len(seen)
+        _wait_for(seen, process.stdout, "Watching for file changes")
+        assert "NDD001" not in "".join(seen[report:]), "".join(seen[report:])
+        # One that becomes bad is said, and the watch goes on.
+        (tmp_path / "ndd-migrate.toml").write_text('ignroe = ["NDD0"]\n')
+        _wait_for(seen, process.stdout, "did you mean 'ignore'")
+        (tmp_path / "ndd-migrate.toml").write_text('ignore = ["NDD0"]\n')
+        _wait_for(seen, process.stdout, "Watching for file changes")
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0, "".join(seen)
     finally:
