@@ -136,3 +136,10 @@ def test_add_noqa_does_not_silence_the_unused_directives(cli, tmp_path):
     done = cli("check", "--no-cache", "--extend-select", "NDD801", "--add-noqa", path)
     assert done.exit_code == 0 and "Added 1 noqa directive." in done.stderr
     assert path.read_text() == source.replace("file_root='/d')\n", "file_root='/d')  # noqa: NDD504\n")
+
+
+def test_a_text_that_cannot_be_tokenized_has_its_directives_honoured_and_none_judged():
+    text = "x = fn.resize(  # noqa: NDD103\ny = 1  # noqa: NDD104\n"  # unclosed bracket
+    found = noqa.Suppressor(text)
+    assert found("NDD103", 1) and found("NDD104", 2) and not found("NDD104", 1)
+    assert noqa.unused(found) == []

@@ -181,13 +181,9 @@ class Suppressor:
     def __init__(self, source: str) -> None:
         self.source = source
         found = _directives(source) if _QUICK.search(source) else ([], {})
-        if found is None:  # cannot be tokenized: every directive honoured, none reported as unused
-            table = _scan_lines(source)
-            found = ([], {line: [] for line in table})
-            self._fallback = table
-        else:
-            self._fallback = None
-        self.directives, self._cover = found
+        #: The line scan of a text that cannot be tokenized: every directive honoured, none judged.
+        self._fallback = _scan_lines(source) if found is None else None
+        self.directives, self._cover = found or ([], {})
         #: ``(index of the directive, code)`` for each code a directive silenced.
         self.used: set[tuple[int, str]] = set()
 
@@ -211,9 +207,9 @@ class Suppressor:
         row = FILE if item.directive.file_level else item.directive.row
         for index in (*self._cover.get(row, ()), *self._cover.get(FILE, ())):
             directive = self.directives[index]
-            if directive is not item.directive and (directive.codes is ALL or code in directive.codes):
-                return True
-            if directive.codes is not ALL and code in directive.codes:
+            if (directive.codes is ALL and directive is not item.directive) or (
+                directive.codes is not ALL and code in directive.codes
+            ):
                 return True
         return False
 
