@@ -8,11 +8,13 @@ without DALI stays fast.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import typer
 
 from ndd_migrate.report import results
+from ndd_migrate.report.console import console, isatty, progress
 
 app = typer.Typer(
     name="ndd-migrate",
@@ -58,7 +60,7 @@ def _error(message: str) -> None:
     """``error <message>`` on stderr; the message is user or rule text, never rich markup."""
     from rich.markup import escape
 
-    _console(stderr=True).print(f"[red]error[/] {escape(message)}", soft_wrap=True)
+    console(stderr=True).print(f"[red]error[/] {escape(message)}", soft_wrap=True)
 
 
 def _usage_error(message: str) -> typer.Exit:
@@ -74,30 +76,33 @@ def _choice(option: str, value: str, choices: tuple) -> None:
 def _configuration(select, extend_select, ignore, exclude, extend_exclude, config, isolated=False, **more):
     """The project's configuration with the command line on top (``isolated``: the defaults
     instead of the project's): the same for ``migrate`` and ``check`` (``more``: the other
-    :class:`~ndd_migrate.io.config.Overrides`, None when not given). Warns about selectors that
-    select no rule; exits 2 on bad configuration."""
+    :class:`~ndd_migrate.io.config.Overrides`, None when not given; ``config``: the ``--config``
+    values, a file or ``KEY = VALUE`` settings). Warns about selectors that select no rule; exits 2
+    on bad configuration."""
     from ndd_migrate.engine.catalog import rule_codes
-    from ndd_migrate.io.config import ConfigError, Configuration, Overrides
+    from ndd_migrate.io.config import ConfigError, Configuration, Overrides, with_inline
+    from ndd_migrate.io.config_sources import ConfigArgumentError, config_arguments
 
-    if isolated and config is not None:
-        raise _usage_error("--isolated and --config: choose one")
     try:
-        conf = Configuration(
-            Overrides(
-                select=_split(select),
-                extend_select=_split(extend_select) or (),
-                ignore=_split(ignore) or (),
-                exclude=_split(exclude),
-                extend_exclude=_split(extend_exclude) or (),
-                **more,
-            ),
-            config_file=config,
-            isolated=isolated,
-        )
+        config_file, inline = config_arguments(config)
+    except ConfigArgumentError as exc:
+        raise _usage_error(str(exc)) from None
+    if isolated and config_file is not None:
+        raise _usage_error("--isolated and --config FILE: choose one")
+    flags = Overrides(
+        select=_split(select),
+        extend_select=_split(extend_select) or (),
+        ignore=_split(ignore) or (),
+        exclude=_split(exclude),
+        extend_exclude=_split(extend_exclude) or (),
+        **more,
+    )
+    try:
+        conf = Configuration(with_inline(flags, inline), config_file=config_file, isolated=isolated)
         for selector in conf.for_path(Path.cwd()).unmatched_selectors(rule_codes()):
             from rich.markup import escape
 
-            _console(stderr=True).print(f"[yellow]warning[/] `{escape(selector)}` selects no rule", soft_wrap=True)
+            console(stderr=True).print(f"[yellow]warning[/] `{escape(selector)}` selects no rule", soft_wrap=True)
     except ConfigError as exc:
         raise _usage_error(str(exc)) from None
     return conf
@@ -159,6 +164,10 @@ SELECT_HELP = "Codes or prefixes (NDD1, ALL); comma-separated, repeatable."
 EXCLUDE_HELP = "Path patterns to skip, replacing the default excludes; comma-separated, repeatable."
 EXTEND_EXCLUDE_HELP = "Path patterns to skip, on top of the configured excludes; comma-separated, repeatable."
 STDIN_HELP = "The name of the file read from standard input (`-`): for messages and per-file settings."
+CONFIG_HELP = (
+    "A configuration file to use instead of discovery (pyproject.toml or ndd-migrate.toml), or a `KEY = VALUE` "
+    "setting over every file's (`line-length = 100`, \"select = ['NDD2']\"); repeatable."
+)
 ISOLATED_HELP = "Read no configuration file: the defaults and the command line only."
 JOBS_HELP = "Parallel worker processes (default: CPU count)."
 GITIGNORE_HELP = "Leave out what .gitignore files ignore when walking directories (default: on)."
@@ -173,6 +182,10 @@ def migrate(
     ),
     diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing; exit 1 if there is one."),
     check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if any file would change."),
+    todo_fails: bool = typer.Option(
+        False, "--exit-non-zero-on-todo", help="With --check/--diff: exit 1 also when only TODOs remain."
+    ),
+    output_format: str = typer.Option("text", "--output-format", help="text (summary on stderr) or json (stdout)."),
     jobs: int | None = typer.Option(None, "--jobs", "-j", help=JOBS_HELP),
     select: list[str] | None = typer.Option(None, "--select", help=SELECT_HELP),
     extend_select: list[str] | None = typer.Option(None, "--extend-select", help=SELECT_HELP),
@@ -182,7 +195,7 @@ def migrate(
     force_exclude: bool = typer.Option(
         False, "--force-exclude", help="Apply excludes to files named explicitly (pre-commit)."
     ),
-    config: Path | None = typer.Option(None, "--config", help="A pyproject.toml to use instead of discovery."),
+    config: list[str] | None = typer.Option(None, "--config", help=CONFIG_HELP),
     isolated: bool = typer.Option(False, "--isolated", help=ISOLATED_HELP),
     stdin_filename: str | None = typer.Option(None, "--stdin-filename", help=STDIN_HELP),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no counts line."),
@@ -193,11 +206,17 @@ def migrate(
     format_code: bool | None = typer.Option(None, "--format/--no-format", help=FORMAT_HELP),
 ) -> None:
     """Rewrite pipeline-mode code into dynamic-mode code, in place (`-`: print it to stdout)."""
+    import sys
+
     from ndd_migrate.app import formatter, runner
     from ndd_migrate.io.policy import Policy
     from ndd_migrate.report.summary import print_summary
 
-    err = _console(stderr=True)
+    _choice("--output-format", output_format, TEXT_JSON)
+    as_json = output_format == "json"
+    if as_json and (diff or _is_stdin(paths)):
+        raise _usage_error("--output-format json writes the report on stdout: not with --diff or `-`")
+    err = console(stderr=True)
     conf = _configuration(
         select,
         extend_select,
@@ -212,37 +231,42 @@ def migrate(
     )
     policy = Policy(is_enabled=conf.is_enabled, line_length=conf.line_length, support_module=conf.support_module)
     if _is_stdin(paths):
-        _migrate_stdin(stdin_filename or "-", policy, diff=diff, check=check, quiet=quiet)
+        _migrate_stdin(stdin_filename or "-", policy, diff=diff, check=check, quiet=quiet, todo_fails=todo_fails)
         return
     targets = _discover(paths, conf, force_exclude)
     project = conf.for_path(Path.cwd())
-    with _progress(len(targets), quiet) as advance:
+    with progress(len(targets), quiet) as advance:
         summary = runner.run(
             targets, policy, jobs, roots=paths, progress=advance, include_generated=project.include_generated
         )
     _not_looked_at(paths, targets, summary, lambda: err)
     write = not (diff or check)
-    formatter.run(summary, conf, lambda: _console(stderr=True))
+    formatter.run(summary, conf, lambda: console(stderr=True))
     results.support_modules(summary, diff=diff, write=write)
     for result in summary.changed:
         if diff:
             results.print_diff(result)
         if write:
             results.write(result, summary)
-    print_summary(summary, err, wrote=write, quiet=quiet)
-    _migrate_exit(summary, check or diff)
+    if as_json:
+        from ndd_migrate.report.migrate_output import render_json
+
+        sys.stdout.write(render_json(summary, wrote=write, root=Path.cwd()))
+    else:
+        print_summary(summary, err, wrote=write, quiet=quiet)
+    _migrate_exit(summary, check or diff, todo_fails)
 
 
-def _migrate_exit(summary, changes_fail: bool) -> None:
-    """2: a file failed; 1: a place needs a human, or (``--check``, ``--diff``, as ruff's) a file
-    would change; else 0."""
-    if summary.failed:
-        raise typer.Exit(2)
-    if summary.manual or (changes_fail and summary.changed):
-        raise typer.Exit(1)
+def _migrate_exit(summary, dry_run: bool, todo_fails: bool) -> None:
+    """:func:`~ndd_migrate.report.migrate_output.exit_status`: 2 a file failed; writing, 1 when a
+    place needs a human; with ``--check``/``--diff``, 1 when a file would change (or only TODOs
+    remain and ``--exit-non-zero-on-todo`` was given); else 0."""
+    from ndd_migrate.report.migrate_output import exit_status
+
+    raise typer.Exit(exit_status(summary, dry_run=dry_run, todo_fails=todo_fails))
 
 
-def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool) -> None:
+def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool, todo_fails: bool) -> None:
     """``migrate -``: the migrated text on stdout (the input as it was when nothing changes or the
     text cannot be migrated, so ``migrate - < a.py > b.py`` never loses code); ``--diff`` prints the
     diff instead, ``--check`` nothing. The summary goes to stderr."""
@@ -267,7 +291,7 @@ def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool) -
     elif not check:
         sys.stdout.buffer.write(out)
     sys.stdout.buffer.flush()
-    err = _console(stderr=True)
+    err = console(stderr=True)
     print_summary(summary, err, wrote=not (diff or check), quiet=quiet)
     if result.changed and result.support:
         from rich.markup import escape
@@ -277,7 +301,7 @@ def _migrate_stdin(name: str, policy, *, diff: bool, check: bool, quiet: bool) -
             "which `migrate -` does not write: `ndd-migrate migrate` on the file writes both",
             soft_wrap=True,
         )
-    _migrate_exit(summary, check or diff)
+    _migrate_exit(summary, check or diff, todo_fails)
 
 
 @app.command()
@@ -306,7 +330,8 @@ def check(
     output_format: str = typer.Option("concise", "--output-format", help="concise, full, json, sarif or github."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
     statistics: bool = typer.Option(False, "--statistics", help="Counts per rule code."),
-    config: Path | None = typer.Option(None, "--config", help="A pyproject.toml to use instead of discovery."),
+    watch: bool = typer.Option(False, "--watch", "-w", help="Run again whenever a file changes, until Ctrl-C."),
+    config: list[str] | None = typer.Option(None, "--config", help=CONFIG_HELP),
     isolated: bool = typer.Option(False, "--isolated", help=ISOLATED_HELP),
     jobs: int | None = typer.Option(None, "--jobs", "-j", help=JOBS_HELP),
     stdin_filename: str | None = typer.Option(None, "--stdin-filename", help=STDIN_HELP),
@@ -327,9 +352,10 @@ def check(
     _choice("--output-format", output_format, CHECK_FORMATS)
     fix = fix or diff  # as ruff's: the fixes computed, shown as a diff instead of written
     from ndd_migrate.io.policy import Policy, no_line_length
-    from ndd_migrate.report import exit_code, render
+    from ndd_migrate.report import exit_code, write_report
 
-    conf = _configuration(
+    configure = functools.partial(
+        _configuration,
         select,
         extend_select,
         ignore,
@@ -342,49 +368,74 @@ def check(
         cache_dir=cache_dir,
         format=format_code,
     )
+    conf = configure()
     # What --fix writes wraps and splits at the line length, as `migrate` does; findings do not depend on it.
-    length = conf.line_length if fix else no_line_length
-    policy = Policy.check(
+    policy_of = lambda conf: Policy.check(  # noqa: E731
         fix=fix,
         unsafe_fixes=unsafe_fixes,
         is_enabled=conf.is_enabled,
-        line_length=length,
+        line_length=conf.line_length if fix else no_line_length,
         support_module=conf.support_module,
     )
+    policy = policy_of(conf)
     report_to = sys.stdout
     if show_settings:
         raise typer.Exit(_show_settings(conf, paths))
     if add_noqa:
         options = dict(jobs=jobs, quiet=quiet, cache=False, force_exclude=force_exclude)
         raise typer.Exit(_add_noqa(paths, conf, policy, **options))
+    options = dict(fix=fix, diff=diff, jobs=jobs, quiet=quiet, cache=not no_cache, force_exclude=force_exclude)
+    show = functools.partial(
+        write_report, fmt=output_format, statistics=statistics, unsafe_fixes=unsafe_fixes, show_fixes=show_fixes and fix
+    )
+    if watch:
+        if _is_stdin(paths) or diff:
+            raise _usage_error("--watch runs again when files change: not with `-` or --diff")
+        run = lambda conf: show(_check_files(paths, conf, policy_of(conf), **options).results, stream=sys.stdout)  # noqa: E731
+        raise typer.Exit(_watch(paths, configure, conf, force_exclude, run))
     if _is_stdin(paths):
         summary, report_to = _check_stdin(stdin_filename or "-", policy, fix=fix, diff=diff)
     else:
-        summary = _check_files(
-            paths,
-            conf,
-            policy,
-            fix=fix,
-            diff=diff,
-            jobs=jobs,
-            quiet=quiet,
-            cache=not no_cache,
-            force_exclude=force_exclude,
-        )
+        summary = _check_files(paths, conf, policy, **options)
     if diff:  # as ruff's: the diff alone; 1 when there is one
         raise typer.Exit(2 if summary.failed else 1 if summary.changed else 0)
-    text = render(
-        output_format, summary.results, statistics=statistics, unsafe_fixes=unsafe_fixes, show_fixes=show_fixes and fix
-    )
-    if text:
-        from ndd_migrate.report.colour import colour_report, use_colour
-
-        if output_format in ("concise", "full") and not statistics and use_colour(report_to):
-            text = colour_report(text)
-        report_to.write(text if text.endswith("\n") else text + "\n")
-        report_to.flush()
+    show(summary.results, stream=report_to)
     code = exit_code(summary.results)
     raise typer.Exit(0 if exit_zero and code == 1 else code)
+
+
+def _watch(paths, configure, conf, force_exclude: bool, run) -> int:
+    """``check --watch``, as ruff's: ``run(conf)`` (the check and its report), then again, the
+    screen cleared first on a terminal, whenever a file of the run or a configuration file changes,
+    appears or goes, with the configuration read again (``configure()``, ``conf`` the first: one
+    that has become bad is reported, and the next change tried); 0 on Ctrl-C."""
+    import sys
+    import time
+
+    from ndd_migrate.app import watch
+
+    err = console(stderr=True)
+    roots = paths or [Path(".")]
+    current = [conf]
+
+    def files() -> list:
+        conf = current[0]
+        own = [s.path for s in (conf.for_path(root) for root in roots) if s.path is not None]
+        return [*_discover(roots, conf, force_exclude), *own, *watch.configuration_files(roots)]
+
+    def again(changed: bool) -> None:
+        if isatty(sys.stdout):
+            sys.stdout.write("\x1b[2J\x1b[H")  # clear the screen, cursor home
+        what = "File change detected..." if changed else "Starting linter in watch mode..."
+        err.print(f"[{time.strftime('%H:%M:%S')}] {what}", highlight=False, markup=False)
+        try:
+            current[0] = configure() if changed else current[0]
+        except typer.Exit:  # said on stderr: wait for the fix
+            return
+        run(current[0])
+        err.print(f"[{time.strftime('%H:%M:%S')}] Watching for file changes.", highlight=False, markup=False)
+
+    return watch.watch(files, again)
 
 
 def _check_files(paths, conf, policy, *, fix: bool, diff: bool, jobs, quiet: bool, cache: bool, force_exclude: bool):
@@ -395,7 +446,7 @@ def _check_files(paths, conf, policy, *, fix: bool, diff: bool, jobs, quiet: boo
     roots = paths or [Path(".")]
     targets = _discover(roots, conf, force_exclude)
     project = conf.for_path(Path.cwd())
-    with _progress(len(targets), quiet) as advance:
+    with progress(len(targets), quiet) as advance:
         summary = runner.run(
             targets,
             policy,
@@ -405,9 +456,9 @@ def _check_files(paths, conf, policy, *, fix: bool, diff: bool, jobs, quiet: boo
             cache=_cache(project) if cache and not fix else None,
             include_generated=project.include_generated,
         )
-    _not_looked_at(roots, targets, summary, lambda: _console(stderr=True))
+    _not_looked_at(roots, targets, summary, lambda: console(stderr=True))
     if fix:
-        formatter.run(summary, conf, lambda: _console(stderr=True))
+        formatter.run(summary, conf, lambda: console(stderr=True))
         results.support_modules(summary, diff=diff, write=not diff)
         for result in summary.changed:
             results.print_diff(result) if diff else results.write(result, summary)
@@ -445,6 +496,7 @@ def _add_noqa(paths, conf, policy, **options) -> int:
     """``check --add-noqa``, as ruff's: each line with findings gets ``# noqa: CODES`` (merged into
     one there), until a run finds nothing new (a suppressed rewrite can report at its pipeline:
     docs/output-formats.md); says how many it added. 2 when a file failed, else 0."""
+    from ndd_migrate.engine import unused_noqa
     from ndd_migrate.io import noqa
 
     if _is_stdin(paths):
@@ -456,7 +508,8 @@ def _add_noqa(paths, conf, policy, **options) -> int:
         for result in summary.results:
             codes: dict[int, set[str]] = {}
             for d in result.diagnostics if not result.error else ():
-                codes.setdefault(d.line, set()).add(d.code)
+                if d.code != unused_noqa.CODE:  # a directive that silences nothing wants removing, not silencing
+                    codes.setdefault(d.line, set()).add(d.code)
             result.new_source, count = noqa.with_directives(result.old_source, codes)
             if count:
                 results.write(result, summary)
@@ -464,7 +517,7 @@ def _add_noqa(paths, conf, policy, **options) -> int:
         total += added
         if not added:
             break
-    err = _console(stderr=True)
+    err = console(stderr=True)
     err.print(f"Added {total} noqa directive{'' if total == 1 else 's'}.")
     return 2 if summary.failed else 0
 
@@ -501,7 +554,7 @@ def clean(
         configured = [d for d in (Configuration().for_path(root).cache_dir for root in roots) if d is not None]
     except ConfigError as exc:
         raise _usage_error(str(exc)) from None
-    err = _console(stderr=True)
+    err = console(stderr=True)
     for directory in cache.clean(roots, configured):
         err.print(f"Removing cache at: {directory}", soft_wrap=True, markup=False)
 
@@ -602,7 +655,7 @@ def rules(
         table.add_column(col)
     for r in all_rules():  # Text, not str: a summary such as `.tensors[i]` is not markup
         table.add_row(Text(r.code), Text(r.name), Text(r.fix_safety.value), Text(r.summary))
-    _console(highlight=True).print(table)
+    console(highlight=True).print(table)
 
 
 @app.command()
@@ -615,70 +668,6 @@ def explain(code: str = typer.Argument(..., help="A rule code, e.g. NDD103.")) -
     if rule is None:
         raise _usage_error(f"unknown rule code {code!r}; `ndd-migrate rules` lists them")
     typer.echo(rule_markdown(rule))
-
-
-def _console(*, stderr: bool = False, highlight: bool = False):
-    """A rich console. rich is imported here, not at start-up: it costs about 60 ms, and a clean
-    ``check`` prints nothing through it. Off a terminal nothing wraps (a log or a pipe has no width)
-    and there is no colour; rich itself honours ``NO_COLOR`` and ``FORCE_COLOR``."""
-    import sys
-
-    from rich.console import Console
-
-    stream = sys.stderr if stderr else sys.stdout
-    if _isatty(stream):
-        return Console(stderr=stderr, highlight=highlight)
-    return Console(stderr=stderr, highlight=highlight, soft_wrap=True, width=10_000)
-
-
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-class _progress:
-    """A progress bar on stderr for runs over many files: only on a terminal, never with
-    ``--quiet``; gone when the run ends. Used as ``with _progress(n, quiet) as advance``, where
-    ``advance(k)`` counts ``k`` more files done (``None`` when there is no bar)."""
-
-    MIN_FILES = 50
-
-    def __init__(self, total: int, quiet: bool) -> None:
-        import sys
-
-        self.total = total
-        self.bar = None
-        if not quiet and total >= self.MIN_FILES and _isatty(sys.stderr):
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self.bar = Progress(
-                TextColumn("ndd-migrate"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=_console(stderr=True),
-                transient=True,
-            )
-
-    def __enter__(self):
-        if self.bar is None:
-            return None
-        self.bar.start()
-        task = self.bar.add_task("files", total=self.total)
-        done = [0]
-
-        def advance(k: int = 1) -> None:  # a file can be looked at twice (cross-file pass)
-            k = min(k, self.total - done[0])
-            done[0] += k
-            self.bar.advance(task, k)
-
-        return advance
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 def main() -> None:

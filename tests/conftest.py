@@ -116,13 +116,17 @@ def calls_of(monkeypatch, owner, name: str) -> list[tuple]:
     return seen
 
 
-def migrate_text(source: str, path: str = "example.py", *, expect_error: bool = False, line_length: int | None = None):
+def migrate_text(
+    source: str, path: str = "example.py", *, expect_error: bool = False, line_length: int | None = None, policy=None
+):
     """(new text or the input when unchanged, result) of ``migrate`` on a source text.
 
     An engine error fails the calling test (a crash must never pass for "nothing to change"),
     unless ``expect_error``: then the error is required. ``line_length``: the one the command line
-    would give (TODOs wrap, long rewritten lines are split); by default none, as for the library."""
-    policy = Policy.migrate() if line_length is None else Policy(line_length=lambda _path: line_length)
+    would give (TODOs wrap, long rewritten lines are split); by default none, as for the library.
+    ``policy``: another than the default (e.g. one selecting the opt-in rules)."""
+    if policy is None:
+        policy = Policy.migrate() if line_length is None else Policy(line_length=lambda _path: line_length)
     result = transform(source, path, policy)
     if expect_error:
         assert result.error is not None, "expected the engine to refuse this input"

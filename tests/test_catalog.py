@@ -8,6 +8,7 @@ import pytest
 
 from ndd_migrate.docs import catalogue_markdown
 from ndd_migrate.engine.catalog import FAMILIES, all_rules, get_rule, rule_module
+from ndd_migrate.io.policy import OPT_IN, Policy, every_rule
 from tests.conftest import ROOT, migrate_text
 
 RULES = all_rules()
@@ -26,13 +27,18 @@ def test_catalogue_is_complete_and_well_formed():
         assert rule_module(rule.code).__name__.endswith(rule.code.lower() + "_" + rule.name.replace("-", "_"))
 
 
+def _selecting(code: str):
+    """The default policy, or for an opt-in rule (off by default, io.policy.OPT_IN) one selecting it."""
+    return Policy(is_enabled=lambda c, path=None: c == code or every_rule(c)) if code in OPT_IN else None
+
+
 @pytest.mark.parametrize("code,index,example", EXAMPLES, ids=[f"{c}-{i}" for c, i, _ in EXAMPLES])
 def test_example_migrates_exactly(code, index, example):
-    got, result = migrate_text(example.before)
+    got, result = migrate_text(example.before, policy=_selecting(code))
     assert result.error is None
     assert got == example.after
     assert any(d.code == code for d in result.diagnostics), f"{code} reported nothing on its own example"
-    again, second = migrate_text(got)
+    again, second = migrate_text(got, policy=_selecting(code))
     assert again == got, "a second run changed the output"
 
 
@@ -63,7 +69,7 @@ def test_one_name_unpack_of_an_op_is_found():
 
 @pytest.mark.parametrize("code,index,snippet", VALID, ids=[f"{c}-valid{i}" for c, i, _ in VALID])
 def test_valid_snippet_is_left_alone(code, index, snippet):
-    got, result = migrate_text(snippet)
+    got, result = migrate_text(snippet, policy=_selecting(code))
     assert result.error is None
     assert [d for d in result.diagnostics if d.code == code] == []
     assert got == snippet

@@ -261,3 +261,24 @@ def test_verify_errors_with_markup_are_shown_as_given(tmp_path, args):
         write(tmp_path / name, "def f():\n    pass\n")
     done = ndd("verify", "a.py", "b.py", "--pipeline", "f", *args, cwd=tmp_path)
     assert done.returncode == 2 and "[/]" in err(done) + out(done) and "MarkupError" not in err(done)
+
+
+@pytest.mark.parametrize("command", ["check", "migrate"])
+def test_every_option_of_check_and_migrate_says_what_it_does(tmp_path, command):
+    """`-j/--jobs` had no help text (an empty column in `--help`); now no option of these commands
+    lacks one, the new ones (`--watch`, `--exit-non-zero-on-todo`, `--config`) included."""
+    import typer.core
+    import typer.main
+
+    from ndd_migrate.cli import app
+
+    group = typer.main.get_command(app)
+    found = group.commands[command]
+    options = [param for param in found.params if isinstance(param, typer.core.TyperOption)]
+    assert options and [p.opts for p in options if not (p.help or "").strip()] == []
+    named = {opt for p in options for opt in p.opts}
+    assert {"-j", "--jobs", "--config"} <= named
+    assert ("--watch" in named) is (command == "check")
+    assert ("--exit-non-zero-on-todo" in named) is (command == "migrate")
+    shown = out(ndd(command, "--help", cwd=tmp_path, env={"COLUMNS": "200"}))
+    assert "Parallel worker processes" in shown

@@ -13,7 +13,7 @@ import libcst as cst
 import pytest
 
 from ndd_migrate.codegen.long_lines import split_long_lines
-from ndd_migrate.io.config import formatter_line_length
+from ndd_migrate.io.config_sources import formatter_line_length
 from ndd_migrate.syntax import cstutil
 from tests.conftest import migrate_text
 from tests.test_cli_contract import LEFTOVER, err, ndd, write

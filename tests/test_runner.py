@@ -139,3 +139,11 @@ def test_worker_processes_return_results_in_the_order_given():
     results = pool.process_sources(sources, Policy.check(), jobs=2)
     assert [r.path for r in results] == [path for path, _ in sources]
     assert all(any(d.code == "NDD101" for d in r.diagnostics) for r in results)
+
+
+def test_a_noqa_naming_our_codes_loads_the_engine_only_with_ndd801_selected(tmp_path):
+    """NDD801 (opt-in) must judge `# noqa: NDD201` in a file without DALI; off, that file costs
+    its bytes only, as every file without DALI does."""
+    (tmp_path / "m.py").write_text(PLAIN + "x = 1  # noqa: NDD201\n")
+    assert loaded_modules("check", tmp_path) == []
+    assert "libcst" in loaded_modules("check", "--extend-select", "NDD801", tmp_path)

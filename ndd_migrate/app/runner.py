@@ -18,6 +18,7 @@ imports a module defining a pipeline goes through the engine; the others stay on
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
@@ -70,7 +71,7 @@ def run(
     paths = [os.fspath(p) for p in paths]
     kept = _KeptBytes()
     project = crossfile.ProjectImports(paths, roots, read=kept.read)
-    results, pending, readable = _prefiltered(paths, kept, include_generated)
+    results, pending, readable = _prefiltered(paths, kept, include_generated, policy)
     if progress is not None:
         progress(len(paths) - len(pending))  # unreadable or without DALI: done
     _learn_imports(project, readable, kept, policy, jobs, cache)
@@ -117,10 +118,11 @@ def support_files(results: list[FileResult], policy: Policy) -> list[SupportFile
     return found
 
 
-def _prefiltered(paths: list[str], kept: _KeptBytes, include_generated: bool):
+def _prefiltered(paths: list[str], kept: _KeptBytes, include_generated: bool, policy: Policy):
     """Each file read once (its bytes ``kept``): ``(results, pending, readable)``. ``results`` holds,
     per path, an error for an unreadable file, a skipped result for a generated one (unless
-    ``include_generated``) or one that does not mention DALI, and None for the others, which are
+    ``include_generated``) or one that does not mention DALI (nor, with NDD801 selected, has a
+    ``# noqa`` naming our codes: :func:`_judges_noqa`), and None for the others, which are
     ``pending`` as ``(position in results, path, bytes)``; ``readable``: the paths read."""
     results: list[FileResult | None] = []
     pending: list[tuple[int, str, bytes]] = []  # (position in results, path, bytes read)
@@ -136,12 +138,25 @@ def _prefiltered(paths: list[str], kept: _KeptBytes, include_generated: bool):
         readable.append(path)
         if not include_generated and files.is_generated(raw):
             results.append(FileResult(path=path, skipped=True, generated=True))
-        elif files.mentions_dali(raw):
+        elif files.mentions_dali(raw) or _judges_noqa(path, raw, policy):
             pending.append((len(results), path, raw))
             results.append(None)
         else:
             results.append(FileResult(path=path, skipped=True))
     return results, pending, readable
+
+
+_NOQA = re.compile(rb"(?i)noqa")
+
+
+def _judges_noqa(path: str, raw: bytes, policy: Policy) -> bool:
+    """Must a file without DALI go through the engine for NDD801 (unused ``# noqa``, opt-in)? Only
+    when the rule is selected for it and its bytes hold a directive of ours (``noqa`` and ``NDD`` or
+    ``ndd-migrate``): a ``# noqa: NDD201`` there silences nothing, while the blanket ``# noqa`` of
+    other linters, in files that never name our codes, are not ours to judge."""
+    return (
+        (b"NDD" in raw or b"ndd-migrate" in raw) and _NOQA.search(raw) is not None and policy.is_enabled("NDD801", path)
+    )
 
 
 def _learn_imports(

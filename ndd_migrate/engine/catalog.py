@@ -15,6 +15,7 @@ Numbering scheme (``NDD`` + 3 digits, the first digit is the family; ``--select 
 * ``NDD4xx`` legacy APIs and integrations: ``Pipeline`` subclasses, ``ops.*``, framework iterators,
   external sources, python operators, conditionals, checkpointing
 * ``NDD5xx`` mistakes in hand-written dynamic-mode code
+* ``NDD8xx`` ndd-migrate's own comments: ``# noqa`` directives that silence nothing
 * ``NDD9xx`` constructs with no dynamic-mode form (always manual)
 """
 
@@ -38,6 +39,7 @@ FAMILIES = {
     "NDD3": "imports",
     "NDD4": "legacy APIs and integrations",
     "NDD5": "dynamic-mode mistakes",
+    "NDD8": "suppression comments",
     "NDD9": "no dynamic-mode form",
 }
 

@@ -22,6 +22,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from ndd_migrate.codegen import long_lines
+from ndd_migrate.engine import unused_noqa
 from ndd_migrate.engine.context import Context
 from ndd_migrate.engine.dispatch import Dispatcher
 from ndd_migrate.engine.stack import TOO_DEEP, on_deep_stack
@@ -62,6 +63,11 @@ def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) ->
 
 
 def _transform(source: str, path: str, policy: Policy, narrow: bool) -> FileResult:
+    """The run of :func:`transform`, and the ``# noqa`` directives it found idle (NDD801)."""
+    return unused_noqa.settle(_transformed(source, path, policy, narrow), policy)
+
+
+def _transformed(source: str, path: str, policy: Policy, narrow: bool) -> FileResult:
     try:
         tree = pyparse.parse(source, notebook=path.endswith(".ipynb"))
     except pyparse.Refused as refused:  # CPython would not run it: its error, and libcst never sees it
@@ -172,7 +178,7 @@ def _fixability(diagnostics: list, path: str, policy: Policy, rerun) -> list:
         safe = {key(d) for d in rerun("safe").diagnostics if d.fixed}
     every = reported
     if any(d.fix is not FixSafety.MANUAL for d in diagnostics) and not all(
-        policy.is_enabled(code, path) for code in rule_codes()
+        policy.is_enabled(code, path) for code in rule_codes() if code != unused_noqa.CODE
     ):
         every = {key(d) for d in rerun("all").diagnostics if d.fixed}
     out = []
@@ -234,12 +240,13 @@ def _pass(
         return result
     try:
         flat, built, wrapper, model = _analysed(module, source, policy, module_names, refused)
+        suppressed = noqa.suppressor(module_source or source)
         ctx = Context(
             path=path,
             model=model,
             policy=policy,
             resolver=None,
-            suppressed=noqa.suppressor(module_source or source),
+            suppressed=suppressed,
             fix_level=fix_level,
             todos=todos,
             rewrite=rewrite,
@@ -282,6 +289,7 @@ def _pass(
         )
         return result
     result.diagnostics = sorted(ctx.diagnostics, key=lambda d: (d.line, d.column, d.code))
+    result.suppressor = suppressed
     result.pipelines = crossfile.exports(ctx.model)
     result.support = tuple(sorted(ctx.imports.support | set(ctx.imports.moved_to_support.values())))
     result.kept_imports = _kept_imports(ctx)

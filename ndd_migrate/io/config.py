@@ -1,4 +1,5 @@
-"""``[tool.ndd-migrate]`` in ``pyproject.toml``, merged with command-line options, ruff-style.
+"""``[tool.ndd-migrate]`` in ``pyproject.toml`` (or ``ndd-migrate.toml``), merged with command-line
+options, ruff-style.
 
 Keys::
 
@@ -25,11 +26,15 @@ settings overridable without restating them. In particular:
 * For a code, the most specific matching selector among select/extend-select/ignore decides; on a
   tie, ignore wins. So ``select = ["NDD1"], ignore = ["NDD103"]`` drops NDD103 only, and
   ``select = ["NDD103"], ignore = ["NDD1"]`` keeps it.
-* Sources are layered: built-in default (``select = ["ALL"]``), then the file, then the command
+* Sources are layered: built-in default (``select = ["ALL"]`` but the opt-in rules,
+  :data:`~ndd_migrate.io.policy.OPT_IN`: a layer that selects them, by name, prefix or ``ALL``,
+  turns them on), then the file, then the command
   line. A layer that sets ``select`` starts afresh; one that only extends or ignores adjusts the
   layer below. ``per-file-ignores`` applies last and always wins.
-* The settings for a file come from the first ``pyproject.toml`` that has a ``[tool.ndd-migrate]``
-  table, walking up from the file's directory (lookups are cached per directory, so a large tree
+* The settings for a file come from the first configuration file walking up from the file's
+  directory: ``.ndd-migrate.toml`` or ``ndd-migrate.toml`` (the keys at the top level, as ruff's
+  ``ruff.toml``), else a ``pyproject.toml`` with a ``[tool.ndd-migrate]`` table, in that order of
+  precedence within one directory (lookups are cached per directory, so a large tree
   reads each ``pyproject.toml`` once). Path patterns in a file are relative to that file's
   directory; patterns given on the command line are relative to the current directory.
 
@@ -52,8 +57,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ndd_migrate.io import globs
+from ndd_migrate.io.config_sources import formatter_line_length
+from ndd_migrate.io.policy import OPT_IN
 
 TABLE = "ndd-migrate"
+#: The configuration files of a directory, the first found winning (ruff's order: ``.ruff.toml``,
+#: ``ruff.toml``, ``pyproject.toml``). The first two hold the keys at the top level.
+CONFIG_FILES = (".ndd-migrate.toml", "ndd-migrate.toml", "pyproject.toml")
 KEYS = (
     "select",
     "extend-select",
@@ -353,14 +363,34 @@ def parse_table(table: object, source: str) -> Overrides:
     ).validated(source)
 
 
+def with_inline(flags: Overrides, table: dict) -> Overrides:
+    """The command line's layer: its options (``flags``) over its ``--config KEY=VALUE`` settings
+    (``table``, checked as a ``[tool.ndd-migrate]`` table is): an option given wins, and the
+    lists that add (``extend-select``, ``ignore``, ``extend-exclude``) take both."""
+    if not table:
+        return flags
+    inline = parse_table(table, "--config")
+    merged = {}
+    for name in Overrides.__dataclass_fields__:
+        mine, theirs = getattr(flags, name), getattr(inline, name)
+        if name in ("extend_select", "ignore", "extend_exclude"):
+            merged[name] = (*theirs, *mine)
+        else:
+            merged[name] = theirs if mine is None else mine
+    return Overrides(**merged)
+
+
 def read_table(pyproject: Path) -> Overrides | None:
-    """The validated ``[tool.ndd-migrate]`` table of ``pyproject``, or ``None`` if it has none."""
+    """The validated ``[tool.ndd-migrate]`` table of a ``pyproject.toml``, or ``None`` if it has
+    none; of any other file (``ndd-migrate.toml``, as ruff reads ``ruff.toml``), the whole file."""
     try:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(pyproject, f"invalid TOML: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(pyproject, f"cannot read: {exc}") from None
+    if pyproject.name != "pyproject.toml":
+        return parse_table(data, str(pyproject))
     tool = data.get("tool")
     if not isinstance(tool, dict) or TABLE not in tool:
         return None
@@ -406,7 +436,7 @@ class Settings:
         root = Path(os.path.abspath(path)).parent if path is not None else cwd
         file = file or Overrides()
         cli = cli or Overrides()
-        layers = (Selection(select=("ALL",)), file.selection(), cli.selection())
+        layers = (Selection(select=("ALL",), ignore=OPT_IN), file.selection(), cli.selection())
         # The command line wins; a directory it names is relative to the current directory.
         return cls(
             path,
@@ -563,7 +593,7 @@ class Configuration:
             self._settings[path] = Settings.build(table, path=path, cli=self.cli, cwd=self.cwd)
 
     def find_config(self, directory: str | os.PathLike) -> Path | None:
-        """The nearest ``pyproject.toml`` at or above ``directory`` that has our table."""
+        """The nearest configuration file at or above ``directory`` (:meth:`_config_in`)."""
         if self.isolated:
             return None
         start = os.path.abspath(directory)
@@ -575,15 +605,9 @@ class Configuration:
                 found = self._dirs[current]
                 break
             visited.append(current)
-            candidate = Path(current, "pyproject.toml")
-            if candidate.is_file():
-                table = read_table(candidate)
-                if table is not None:
-                    self._settings.setdefault(
-                        candidate, Settings.build(table, path=candidate, cli=self.cli, cwd=self.cwd)
-                    )
-                    found = candidate
-                    break
+            found = self._config_in(current)
+            if found is not None:
+                break
             parent = os.path.dirname(current)
             if parent == current:
                 break
@@ -591,6 +615,20 @@ class Configuration:
         for directory in visited:
             self._dirs[directory] = found
         return found
+
+    def _config_in(self, directory: str) -> Path | None:
+        """The configuration file of ``directory``, its settings built: the first of
+        :data:`CONFIG_FILES` there (a ``pyproject.toml`` only with our table), or None."""
+        for name in CONFIG_FILES:
+            candidate = Path(directory, name)
+            if candidate.is_file():
+                table = read_table(candidate)
+                if table is not None:
+                    self._settings.setdefault(
+                        candidate, Settings.build(table, path=candidate, cli=self.cli, cwd=self.cwd)
+                    )
+                    return candidate
+        return None
 
     def for_path(self, path: str | os.PathLike) -> Settings:
         """The settings that govern ``path`` (a file, or a directory met during discovery)."""
@@ -625,43 +663,3 @@ class Configuration:
     def is_excluded(self, path: str | os.PathLike) -> bool:
         absolute = os.path.abspath(path)
         return self.for_path(absolute).is_excluded(absolute)
-
-
-def formatter_line_length(directory: str | os.PathLike) -> int | None:
-    """The line length the project's formatter uses for files in ``directory``: in the nearest
-    directory at or above it that configures one, ``line-length`` of ``.ruff.toml`` or
-    ``ruff.toml`` (in ruff's order of precedence), else of ``[tool.ruff]`` or ``[tool.black]`` in
-    ``pyproject.toml``; None when that configuration does not set it (the formatter's default) or
-    there is none. A file that cannot be read or parsed is passed over (it is not ours to report)."""
-    current = os.path.abspath(directory)
-    while True:
-        for name, tables in (
-            (".ruff.toml", ((),)),
-            ("ruff.toml", ((),)),
-            ("pyproject.toml", (("tool", "ruff"), ("tool", "black"))),
-        ):
-            candidate = os.path.join(current, name)
-            if not os.path.isfile(candidate):
-                continue
-            try:
-                with open(candidate, "rb") as handle:
-                    data = tomllib.load(handle)
-            except (OSError, tomllib.TOMLDecodeError):
-                continue
-            configured = False
-            for keys in tables:
-                table = data
-                for key in keys:
-                    table = table.get(key) if isinstance(table, dict) else None
-                if not isinstance(table, dict):
-                    continue
-                configured = True
-                value = table.get("line-length")
-                if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-                    return value
-            if configured:
-                return None  # the formatter is configured here, with its default length
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent

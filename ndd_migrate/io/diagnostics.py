@@ -104,3 +104,6 @@ class FileResult:
     helpers: dict[str, bool] = field(default_factory=dict)
     helper_calls: dict[str, bool] = field(default_factory=dict)
     generated: bool = False  # skipped: marked @generated (and --include-generated not given)
+    # The noqa directives of the engine's last pass and what each silenced (an
+    # ndd_migrate.io.noqa.Suppressor): NDD801 reads it, then the engine drops it (ndd_migrate.engine.unused_noqa).
+    suppressor: object | None = field(default=None, repr=False, compare=False)

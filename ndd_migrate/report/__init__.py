@@ -68,6 +68,22 @@ def render(
     return importlib.import_module(FORMATS[fmt]).render(results, opts)
 
 
+def write_report(
+    results: list[FileResult], fmt: str, stream, *, statistics: bool, unsafe_fixes: bool, show_fixes: bool
+):
+    """:func:`render`'s report written to ``stream``, coloured (``concise`` and ``full``) where the
+    stream is a terminal that takes colour (:mod:`ndd_migrate.report.colour`)."""
+    text = render(fmt, results, statistics=statistics, unsafe_fixes=unsafe_fixes, show_fixes=show_fixes)
+    if not text:
+        return
+    from ndd_migrate.report.colour import colour_report, use_colour
+
+    if fmt in ("concise", "full") and not statistics and use_colour(stream):
+        text = colour_report(text)
+    stream.write(text if text.endswith("\n") else text + "\n")
+    stream.flush()
+
+
 def exit_code(results: list[FileResult]) -> int:
     """``2`` if any file could not be checked (we cannot call it clean), else ``1`` if any finding
     remains unfixed, else ``0``. Fixed findings do not count: ``check --fix`` that fixed everything
@@ -79,4 +95,13 @@ def exit_code(results: list[FileResult]) -> int:
     return EXIT_CLEAN
 
 
-__all__ = ["DEFAULT_FORMAT", "EXIT_CLEAN", "EXIT_ERROR", "EXIT_FINDINGS", "FORMATS", "exit_code", "render"]
+__all__ = [
+    "DEFAULT_FORMAT",
+    "EXIT_CLEAN",
+    "EXIT_ERROR",
+    "EXIT_FINDINGS",
+    "FORMATS",
+    "exit_code",
+    "render",
+    "write_report",
+]

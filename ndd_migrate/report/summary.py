@@ -11,6 +11,7 @@ from rich.markup import escape
 from ndd_migrate.app.runner import RunSummary
 from ndd_migrate.report import line_diff
 from ndd_migrate.report._common import plural, printable
+from ndd_migrate.report.migrate_output import draws_from_rng, in_place, other_order
 
 _AFTER_NEWLINE = re.compile(rb"(?<=\n)")
 
@@ -45,8 +46,6 @@ RANDOM_DRAWS = (
     "pipeline mode did (by design); the samples and their order are kept, except where a reader is "
     "listed here. `ndd-migrate verify ORIGINAL MIGRATED` proves the rest equal."
 )
-#: The finding at a reader whose sample order the migration could not keep (reader_seed.OTHER_ORDER).
-_OTHER_ORDER = "sample order is not the pipeline's"
 
 
 def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: bool = False) -> None:
@@ -77,7 +76,7 @@ def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: 
     manual = summary.manual
     if not manual:
         return
-    console.print(f"[bold]Needs a human ({len(manual)}):[/]")
+    console.print(f"[bold]Needs a human ({len(manual)}{'' if wrote else _already_marked(summary)}):[/]")
     for diag in manual:
         advice = diag.hint or f"see `ndd-migrate explain {diag.code}`"
         line = f"cell {diag.cell}:{diag.line}" if diag.cell is not None else diag.line
@@ -88,11 +87,22 @@ def print_summary(summary: RunSummary, console: Console, *, wrote: bool, quiet: 
         )
 
 
+def _already_marked(summary: RunSummary) -> str:
+    """For ``--check``/``--diff``: how many of the places are in files that would not change (their
+    TODOs are there already), so CI can tell "would change" from "only TODOs remain"."""
+    there = len(in_place(summary))
+    if not there:
+        return ""
+    if there == len(summary.manual):
+        return "; all marked with TODOs already, in files that would not change"
+    return f"; {there} marked with TODOs already, in files that would not change"
+
+
 def _print_behaviour(summary: RunSummary, console: Console) -> None:
     """What the migrated programs do differently, first: the random draws (once per run) and each
     reader whose sample order changes."""
-    readers = [d for r in summary.changed for d in r.diagnostics if _OTHER_ORDER in d.message]
-    draws = _draws_from_rng(summary)
+    readers = other_order(summary)
+    draws = draws_from_rng(summary)
     if not (draws or readers):
         return
     console.print("[bold]What changes in behaviour:[/]")
@@ -117,14 +127,6 @@ def _print_support(summary: RunSummary, console: Console, wrote: bool) -> None:
             ("wrote" if wrote else "would write") if support.old is None else ("updated" if wrote else "would update")
         )
         console.print(f"{verb} support module {escape(support.path)} (imported by {users})", soft_wrap=True)
-
-
-def _draws_from_rng(summary: RunSummary) -> bool:
-    """Did the migration create an ``ndd.random.RNG`` in a file (random operators draw from it)?"""
-    return any(
-        "random.RNG(" in (result.new_source or "") and "random.RNG(" not in (result.old_source or "")
-        for result in summary.changed
-    )
 
 
 def print_not_looked_at(paths, targets, results, console) -> None:
