@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from ndd_migrate.verify import ci
+from tests import harness
 from tests.conftest import FIXTURES, ROOT
 
 PLUGIN = "ndd_migrate.verify.pytest_plugin"
@@ -60,6 +61,8 @@ def repo(tmp_path) -> Path:
     _git(repo, "commit", "-qm", "pipeline mode")
     shutil.copy(FIXTURES / "numpy_features" / "migrated.py", repo / "loaders" / "features.py")
     shutil.copy(FIXTURES / "train_val" / "migrated.py", repo / "loaders" / "train.py")
+    # what `migrate` writes beside them: the support module they import
+    harness.with_support_module(repo / "loaders", (repo / "loaders" / "train.py").read_text(encoding="utf-8"))
     (repo / "loaders" / "audio.py").write_text((repo / "loaders" / "audio.py").read_text() + "# touched\n")
     (repo / "loaders" / "util.py").write_text("SIZE = 2\n")
     return repo

@@ -380,9 +380,12 @@ def test_a_planted_bug_is_different_on_synthetic_data(tmp_path, original, migrat
 
 @pytest.mark.dali
 def test_the_command_line_says_which_inputs_it_generated(tmp_path):
+    folder = tmp_path / "numpy_features"  # as `migrate` leaves it: beside the support module
+    shutil.copytree(FIXTURES / "numpy_features", folder)
+    shutil.copy(ROOT / "ndd_migrate" / "support" / "template" / "ndd_support.py", folder)
     proc = subprocess.run(
         [sys.executable, "-m", "ndd_migrate.cli", "verify", "--synthetic", "--device", "cpu", "--iterations", "1"]
-        + [str(FIXTURES / "numpy_features" / "pipeline.py"), str(FIXTURES / "numpy_features" / "migrated.py")],
+        + [str(folder / "pipeline.py"), str(folder / "migrated.py")],
         capture_output=True,
         text=True,
         cwd=ROOT,

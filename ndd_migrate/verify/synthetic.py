@@ -197,7 +197,26 @@ def prepare(
             )
             continue
         generated += _generate_reader(reader, scope, root, env, given, seed=1000 + 97 * index)
+        generated += _one_shard(reader, scope, env, given)
     return env, generated, notes
+
+
+#: The reader arguments that choose a shard, and the value of "one shard, the whole data set".
+SHARDING = {"shard_id": 0, "num_shards": 1}
+
+
+def _one_shard(reader: Reader, scope: Scope, env: dict[str, Any], given: set[str]) -> list[Generated]:
+    """A parameter passed whole to the reader's ``shard_id``/``num_shards`` that nobody gave: the
+    generated data set is read as one shard (verify asks for such a parameter otherwise)."""
+    made = []
+    for argument, value in SHARDING.items():
+        expr = reader.args.get(argument)
+        name = key_of(expr) if expr is not None else None
+        if name in scope.params and name not in given and name not in env:
+            env[name] = value
+            what = f"{value}, the whole generated data set as one shard"
+            made.append(Generated(name, reader.label, reader.call.lineno, argument, "", what))
+    return made
 
 
 def _generate_reader(
