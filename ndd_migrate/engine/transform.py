@@ -13,6 +13,7 @@ the module's DALI region (:mod:`ndd_migrate.syntax.region`), and names are resol
 from __future__ import annotations
 
 import ast
+import functools
 import gc
 import traceback
 from dataclasses import replace
@@ -27,6 +28,7 @@ from ndd_migrate.engine.dispatch import Dispatcher
 from ndd_migrate.engine.stack import TOO_DEEP, on_deep_stack
 from ndd_migrate.io import noqa
 from ndd_migrate.io.diagnostics import FileError, FileResult
+from ndd_migrate.io.findings import Findings, Missing, Pass
 from ndd_migrate.io.policy import Policy
 from ndd_migrate.model import crossfile
 from ndd_migrate.model.analysis import Analyzer
@@ -51,7 +53,7 @@ def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) ->
     not even generated (nor re-parsed to validate it).
 
     A finding is marked fixable only with the fix this run's options would really apply
-    (:func:`_fixability`): ``device="mixed"`` inside a pipeline function is fixed only together
+    (:func:`_findings`): ``device="mixed"`` inside a pipeline function is fixed only together
     with the function's (unsafe) conversion, so there it is an unsafe fix, not a safe one.
 
     ``check`` first looks only at the module's DALI region (:mod:`ndd_migrate.syntax.region`; ``narrow``
@@ -70,7 +72,9 @@ def _transform(source: str, path: str, policy: Policy, narrow: bool) -> FileResu
     if policy.mode == "migrate":
         return _run(source, path, policy, "all", module_names, todos=True, tree=tree)
     part = region.dali_region(source, tree) if narrow and not policy.imported_pipelines else None
-    if part is not None:
+    if not policy.fix:
+        return _checked(source, path, policy, module_names, tree, part)
+    if part is not None:  # only a --fix with something to fix goes on to the whole module
         found = _run(
             part.text,
             path,
@@ -82,27 +86,9 @@ def _transform(source: str, path: str, policy: Policy, narrow: bool) -> FileResu
             lines=part,
             module_source=source,
         )
-        if not found.error and not (policy.fix and found.diagnostics):
+        if not found.error and not found.diagnostics:
             found.old_source = source
-            found.diagnostics = _fixability(
-                found.diagnostics,
-                path,
-                policy,
-                lambda level: _run(
-                    part.text,
-                    path,
-                    policy,
-                    level,
-                    module_names,
-                    todos=False,
-                    rewrite=False,
-                    lines=part,
-                    module_source=source,
-                ),
-            )
             return found
-    if not policy.fix:
-        return _report(source, path, policy, module_names, tree)
     return _fix_to_fixed_point(source, path, policy, module_names)
 
 
@@ -112,20 +98,68 @@ def _transform(source: str, path: str, policy: Policy, narrow: bool) -> FileResu
 MAX_FIX_PASSES = 10
 
 
-def _report(
-    source: str, path: str, policy: Policy, module_names: set[str], tree: ast.Module | None = None
+def _checked(
+    source: str, path: str, policy: Policy, module_names: set[str], tree: ast.Module | None, part=None
 ) -> FileResult:
-    """The findings of ``check`` in ``source`` (the whole module, whose stdlib tree ``tree`` is
-    when the caller has it), each marked with the fix this run's options would apply."""
-    full = _run(source, path, policy, "report", module_names, todos=False, rewrite=False, tree=tree)
-    if not full.error:
-        full.diagnostics = _fixability(
-            full.diagnostics,
+    """The findings of ``check`` in ``source`` (:func:`_findings`): of its DALI region ``part``
+    when there is one and it goes through, else of the whole module (whose stdlib tree ``tree``
+    is when the caller has it)."""
+    if part is not None:
+        found = _findings(part.text, path, policy, module_names, lines=part, module_source=source)
+        if not found.error:
+            found.old_source = source
+            return found
+    return _findings(source, path, policy, module_names, tree=tree)
+
+
+def _findings(text: str, path: str, policy: Policy, module_names: set[str], **where) -> FileResult:
+    """The findings of ``check``, each marked with the fix this run's options would apply, and
+    ``FileResult.findings``: every rule's, from which another selection's report is read
+    (:class:`~ndd_migrate.io.findings.Findings`; the results cache keeps them).
+
+    The reporting pass applies every rule, selected or not, and records every finding; the passes
+    at a fix level (``safe``, then ``all``: is a finding fixed by ``check --fix``, or only with
+    ``--unsafe-fixes``?) run only when a finding of this selection could be marked by them, each
+    with the questions it asked of the selection recorded. A family of ``Pipeline`` subclasses
+    reads the findings it was given (``subclasses.failures``): there every pass is this
+    selection's, and the result holds no findings to select from."""
+    from ndd_migrate.engine.catalog import rule_codes
+
+    seen: dict = {}
+    found = _run(text, path, policy, "report", module_names, todos=False, rewrite=False, every=True, seen=seen, **where)
+    every = not seen.get("families")
+    if not every and not found.error:
+        found = _run(text, path, policy, "report", module_names, todos=False, rewrite=False, seen=seen, **where)
+    if found.error:
+        return found
+    findings = Findings.of(found.diagnostics, seen.get("unless", {}))
+    if every:  # the reporting pass is the pass at "all" when every rule is selected
+        findings.passes.append(Pass("all", seen["asked"], findings.fixed_ids(found.diagnostics)))
+    enabled = lambda code: policy.is_enabled(code, path)  # noqa: E731
+    while isinstance(selected := findings.select(enabled, rule_codes()), Missing):
+        answers: dict[str, bool] = {}
+        asked = functools.partial(_asked, policy.is_enabled, answers)
+        again = _run(
+            text,
             path,
-            policy,
-            lambda level: _run(source, path, policy, level, module_names, todos=False, rewrite=False, tree=tree),
+            replace(policy, is_enabled=asked),
+            selected.level,
+            module_names,
+            todos=False,
+            rewrite=False,
+            every=every,
+            **where,
         )
-    return full
+        findings.passes.append(Pass(selected.level, answers, findings.fixed_ids(again.diagnostics)))
+    found.diagnostics = selected
+    found.findings = findings if every else None
+    return found
+
+
+def _asked(is_enabled, answers: dict[str, bool], code: str, path: str | None = None) -> bool:
+    """``is_enabled(code, path)``, the answer noted in ``answers`` (io.findings.Pass)."""
+    answers[code] = answer = is_enabled(code, path)
+    return answer
 
 
 def _fix_to_fixed_point(source: str, path: str, policy: Policy, module_names: set[str]) -> FileResult:
@@ -145,7 +179,7 @@ def _fix_to_fixed_point(source: str, path: str, policy: Policy, module_names: se
             break
         fixed += [d for d in fixing.diagnostics if d.fixed]
         current = fixing.new_source
-    result = _report(current, path, policy, module_names)
+    result = _checked(current, path, policy, module_names, None)
     if result.error:
         return result
     result.diagnostics = fixed + result.diagnostics
@@ -155,45 +189,13 @@ def _fix_to_fixed_point(source: str, path: str, policy: Policy, module_names: se
     return result
 
 
-def _fixability(diagnostics: list, path: str, policy: Policy, rerun) -> list:
-    """The reporting pass's findings, unfixed, each with the fix ``check --fix`` would really
-    apply: ``safe`` when the safe pass fixes it, ``unsafe`` when only the pass with every selected
-    rule does, else ``manual``. ``rerun(level)`` runs the rules at that fix level
-    (:class:`~ndd_migrate.engine.context.Context`) without keeping the rewrite. The reporting pass
-    applies every rule, so with every rule selected it is already the "all" pass; the other
-    passes run only when a finding could be marked by them."""
-    from ndd_migrate.engine.catalog import rule_codes
-    from ndd_migrate.io.diagnostics import FixSafety
-
-    key = lambda d: (d.code, d.line, d.column, d.message)  # noqa: E731
-    reported = {key(d) for d in diagnostics if d.fixed}
-    safe: set = set()
-    if any(d.fix is FixSafety.SAFE and key(d) in reported for d in diagnostics):
-        safe = {key(d) for d in rerun("safe").diagnostics if d.fixed}
-    every = reported
-    if any(d.fix is not FixSafety.MANUAL for d in diagnostics) and not all(
-        policy.is_enabled(code, path) for code in rule_codes()
-    ):
-        every = {key(d) for d in rerun("all").diagnostics if d.fixed}
-    out = []
-    for d in diagnostics:
-        if d.fix is FixSafety.SAFE and key(d) in safe:
-            fix = FixSafety.SAFE
-        elif d.fix is not FixSafety.MANUAL and key(d) in every:
-            fix = FixSafety.UNSAFE
-        else:
-            fix = FixSafety.MANUAL
-        out.append(replace(d, fix=fix, fixed=False))
-    return out
-
-
 def _run(*args, **kwargs) -> FileResult:
     """One pass of the rules (:func:`_pass`), and the cyclic garbage it leaves collected at once.
 
     A pass leaves its trees behind in reference cycles (libcst's scope objects point at the nodes
     and at each other), and the collector is off while a file is processed
     (:func:`without_cycle_collection`): without this, the second pass of ``check`` (the fix
-    levels, :func:`_fixability`) ran beside all of the first pass's trees, and peak memory was the
+    levels, :func:`_findings`) ran beside all of the first pass's trees, and peak memory was the
     two passes' together (1.09 GB for a 2 MB module, 0.68 GB with this). Collecting the youngest
     generation walks only what the file allocated since the last collection, which the collection
     after the file would otherwise walk: the work moves, it does not grow.
@@ -217,6 +219,8 @@ def _pass(
     module_source: str | None = None,
     refused: dict | None = None,
     tree: ast.Module | None = None,
+    every: bool = False,
+    seen: dict | None = None,
 ) -> FileResult:
     """One pass of the rules over ``source``: the whole module, or its region (then ``lines`` maps
     the region's lines back to the module's, whose ``# noqa`` comments are in ``module_source``).
@@ -225,7 +229,12 @@ def _pass(
 
     A ``Pipeline`` base class with subclasses is flattened first (:mod:`ndd_migrate.model.sources.subclasses`); when
     a class of such a family does not convert, the pass runs again with that class left as it is
-    (``refused``: base class name → why and which classes, reported at the base)."""
+    (``refused``: base class name → why and which classes, reported at the base).
+
+    ``every``: record every rule's findings, selected or not (``Context.report_every``); ``seen``,
+    when given, is told whether the module holds such a family (``families``: then the findings
+    depend on the selection) and which findings hold only under conditions (``unless``:
+    io.findings.Findings)."""
     result = FileResult(path=path, old_source=source)
     try:
         module = cstparse.parse_module(source, tree)
@@ -244,6 +253,8 @@ def _pass(
             todos=todos,
             rewrite=rewrite,
             positions=scopes.positions_on_demand(wrapper),
+            report_every=every,
+            asked={} if every and fix_level == "report" else None,
         )
         ctx.original_line = _original_line(ctx.original_line, lines, flat, built)
         if built.graphs:
@@ -269,6 +280,8 @@ def _pass(
                 module_source=module_source,
                 refused={**flat.refused, **failed},
                 tree=tree,
+                every=every,
+                seen=seen,
             )
     except (RecursionError, MemoryError):  # nesting deeper than even the deep stack allows
         result.error = FileError(path, TOO_DEEP, pyparse.deepest_line(source))
@@ -282,6 +295,10 @@ def _pass(
         )
         return result
     result.diagnostics = sorted(ctx.diagnostics, key=lambda d: (d.line, d.column, d.code))
+    if seen is not None:
+        seen["families"] = bool(flat.families)
+        seen["asked"] = ctx.asked
+        seen["unless"] = {i: ctx.unless[id(d)] for i, d in enumerate(result.diagnostics) if id(d) in ctx.unless}
     result.pipelines = crossfile.exports(ctx.model)
     result.support = tuple(sorted(ctx.imports.support | set(ctx.imports.moved_to_support.values())))
     result.kept_imports = _kept_imports(ctx)

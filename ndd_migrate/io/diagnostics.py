@@ -104,3 +104,6 @@ class FileResult:
     helpers: dict[str, bool] = field(default_factory=dict)
     helper_calls: dict[str, bool] = field(default_factory=dict)
     generated: bool = False  # skipped: marked @generated (and --include-generated not given)
+    # ``check``: every rule's findings, from which another selection's are read without the rules
+    # (an ndd_migrate.io.findings.Findings; None where the findings depend on the selection).
+    findings: object = None
