@@ -122,10 +122,12 @@ def _findings(text: str, path: str, policy: Policy, module_names: set[str], **wh
     ``--unsafe-fixes``?) run only when a finding of this selection could be marked by them, each
     with the questions it asked of the selection recorded. A family of ``Pipeline`` subclasses
     reads the findings it was given (``subclasses.failures``): there every pass is this
-    selection's, and the result holds no findings to select from."""
+    selection's, and the result holds no findings to select from. The passes share the parsed
+    module, its scopes and the rest of :func:`_prepared`; each analyses it for itself."""
     from ndd_migrate.engine.catalog import rule_codes
 
     seen: dict = {}
+    where["prepared"] = {}  # parsed and prepared once for every pass (_prepared)
     found = _run(text, path, policy, "report", module_names, todos=False, rewrite=False, every=True, seen=seen, **where)
     every = not seen.get("families")
     if not every and not found.error:
@@ -221,6 +223,7 @@ def _pass(
     tree: ast.Module | None = None,
     every: bool = False,
     seen: dict | None = None,
+    prepared: dict | None = None,
 ) -> FileResult:
     """One pass of the rules over ``source``: the whole module, or its region (then ``lines`` maps
     the region's lines back to the module's, whose ``# noqa`` comments are in ``module_source``).
@@ -234,15 +237,18 @@ def _pass(
     ``every``: record every rule's findings, selected or not (``Context.report_every``); ``seen``,
     when given, is told whether the module holds such a family (``families``: then the findings
     depend on the selection) and which findings hold only under conditions (``unless``:
-    io.findings.Findings)."""
+    io.findings.Findings). ``prepared``, when given, holds the parsed and prepared module
+    (:func:`_prepared`) for the next pass over the same text, and gives it to this one."""
     result = FileResult(path=path, old_source=source)
+    shared = prepared if prepared is not None and not refused else {}
     try:
-        module = cstparse.parse_module(source, tree)
+        _parsed(source, tree, shared)
     except cst.ParserSyntaxError as exc:
         result.error = _syntax_error(source, path, exc)
         return result
     try:
-        flat, built, wrapper, model = _analysed(module, source, policy, module_names, refused)
+        flat, built, wrapper, positions = _parts(source, refused, shared)
+        model = _model(wrapper, policy, module_names, flat)
         ctx = Context(
             path=path,
             model=model,
@@ -252,7 +258,7 @@ def _pass(
             fix_level=fix_level,
             todos=todos,
             rewrite=rewrite,
-            positions=scopes.positions_on_demand(wrapper),
+            positions=positions,
             report_every=every,
             asked={} if every and fix_level == "report" else None,
         )
@@ -335,10 +341,25 @@ def _kept_imports(ctx: Context) -> dict[str, str]:
     return found
 
 
-def _analysed(module: cst.Module, source: str, policy: Policy, module_names: set[str], refused: dict | None):
-    """``module`` as the rules see it, its metadata wrapper and the model the Analyzer fills (with the
-    plan): a family of ``Pipeline`` subclasses flattened (``flat``), graphs built by hand made
-    pipeline functions (``built``)."""
+def _parsed(source: str, tree: ast.Module | None, shared: dict) -> None:
+    """libcst's tree of ``source`` in ``shared``, unless another pass put it there."""
+    if "module" not in shared:
+        shared["module"] = cstparse.parse_module(source, tree)
+
+
+def _parts(source: str, refused: dict | None, shared: dict) -> tuple:
+    """:func:`_prepared` of the module in ``shared``, and its positions, unless another pass did it."""
+    if "parts" not in shared:
+        flat, built, wrapper = _prepared(shared["module"], source, refused)
+        shared["parts"] = flat, built, wrapper, scopes.positions_on_demand(wrapper)
+    return shared["parts"]
+
+
+def _prepared(module: cst.Module, source: str, refused: dict | None):
+    """``module`` as the rules see it, and its metadata wrapper with the scopes resolved: a family of
+    ``Pipeline`` subclasses flattened (``flat``), graphs built by hand made pipeline functions
+    (``built``). None of it depends on the policy or changes in a pass (the rules build new
+    nodes), so the passes of ``check`` over one text share it (``_pass``'s ``prepared``)."""
     flat = subclasses.flatten(module, refused)  # each subclass of a base as a `Pipeline` subclass of its own
     module = flat.module
     module, built = hand_built.desugar(
@@ -346,12 +367,18 @@ def _analysed(module: cst.Module, source: str, policy: Policy, module_names: set
     )  # `with pipe:` graphs as @pipeline_def functions
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     scopes.resolve(wrapper)
+    return flat, built, wrapper
+
+
+def _model(wrapper: MetadataWrapper, policy: Policy, module_names: set[str], flat):
+    """The model the Analyzer fills from the prepared module (with the plan). A pass changes it
+    (what converts, the problems found), so each pass has its own."""
     analyzer = Analyzer(policy.imported_pipelines, set(module_names), policy.outside_pipelines, policy.migrated_on_disk)
     analyzer.model.refused_families = flat.refused
     wrapper.visit(analyzer)
     with analyzer.resolve(wrapper):  # the plan asks the analysis for names and scopes
         analyzer.model.plan = Plan(collect(analyzer))  # every use of every value a conversion changes
-    return flat, built, wrapper, analyzer.model
+    return analyzer.model
 
 
 def _original_line(line_of, lines: region.Region | None, flat, built):
