@@ -248,7 +248,7 @@ def _pass(
         return result
     try:
         flat, built, wrapper, positions = _parts(source, refused, shared)
-        model = _model(wrapper, policy, module_names, flat)
+        model = _model(wrapper, policy, module_names, flat, shared)
         ctx = Context(
             path=path,
             model=model,
@@ -370,14 +370,22 @@ def _prepared(module: cst.Module, source: str, refused: dict | None):
     return flat, built, wrapper
 
 
-def _model(wrapper: MetadataWrapper, policy: Policy, module_names: set[str], flat):
+def _model(wrapper: MetadataWrapper, policy: Policy, module_names: set[str], flat, shared: dict):
     """The model the Analyzer fills from the prepared module (with the plan). A pass changes it
-    (what converts, the problems found), so each pass has its own."""
-    analyzer = Analyzer(policy.imported_pipelines, set(module_names), policy.outside_pipelines, policy.migrated_on_disk)
+    (what converts, the problems found), so each pass has its own; what depends on the tree alone
+    (the methods a class calls on itself) is found once, in ``shared``."""
+    analyzer = Analyzer(
+        policy.imported_pipelines,
+        set(module_names),
+        policy.outside_pipelines,
+        policy.migrated_on_disk,
+        self_calls=shared.get("self_calls"),
+    )
     analyzer.model.refused_families = flat.refused
     wrapper.visit(analyzer)
     with analyzer.resolve(wrapper):  # the plan asks the analysis for names and scopes
         analyzer.model.plan = Plan(collect(analyzer))  # every use of every value a conversion changes
+    shared["self_calls"] = analyzer.model.self_calls
     return analyzer.model
 
 
