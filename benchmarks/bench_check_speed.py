@@ -13,6 +13,10 @@ pipeline mode, and ``migrated.py``, dynamic mode) with its functions renamed, it
 and other code around it, so no two are alike. ruff's ``E9`` rules are syntax errors only: it
 parses every file, which is the least a linter does, and what ``ndd-migrate check`` is held to.
 
+Each round also times a warm run of each tool: its second run over the unchanged tree with its own
+cache (``.ruff_cache``, ``.ndd_migrate_cache``), filled by a first run in the same round. Our runs
+are of this checkout (``PYTHONPATH``), not of the ``ndd-migrate`` installed.
+
 Besides the two wall times and their ratio it reports where our time goes: the interpreter and CLI
 start-up (``check`` on a directory with one file), the byte prefilter (discover, read and test
 every file, in this process), and our own work per DALI file (``process_source`` on each
