@@ -1,6 +1,7 @@
 """``check``'s results cache (ndd_migrate/app/cache.py) through the real console script: a second run
-reads the results it stored, any change to the file, the tool's options or the selection is a
-new entry, ``--no-cache`` and ``--fix`` never read it, and the directory can be chosen."""
+reads the results it stored, any change to the file or the tool's options is a new entry, another
+selection is read from the same entry (every rule's findings), ``--no-cache`` and ``--fix`` never
+read it, and the directory can be chosen."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def poison(directory, message="from the cache"):
     """Change the message of every stored finding: a run that shows it read the cache."""
     for entry in entries(directory):
         data = json.loads(entry.read_text())
-        for diagnostic in data["diagnostics"]:
+        for diagnostic in data["diagnostics"] + (data.get("findings") or {"diagnostics": []})["diagnostics"]:
             diagnostic["message"] = message
         entry.write_text(json.dumps(data))
 
@@ -53,13 +54,44 @@ def test_the_full_format_shows_the_source_of_a_cached_result(tmp_path):
     assert "device='mixed'" in out(first)
 
 
-def test_a_changed_file_or_selection_is_not_read_from_the_cache(tmp_path):
+def test_a_changed_file_is_not_read_from_the_cache(tmp_path):
     path = write(tmp_path / "a.py", LEFTOVER)
     check(tmp_path)
     poison(tmp_path / CACHE)
-    assert messages(check(tmp_path, "--select", "NDD1")) != ["from the cache"]
     path.write_text(LEFTOVER + "\n")
     assert messages(check(tmp_path)) != ["from the cache"]
+
+
+FIXTURES = ("image_classification", "legacy_classification", "train_val", "coco_detection")
+SELECTIONS = ((), ("--select", "NDD1"), ("--ignore", "NDD001"), ("--select", "NDD0,NDD4"), ("--ignore", "NDD1"))
+
+
+def test_another_selection_is_read_from_the_entries_of_every_rule(tmp_path):
+    """An entry holds every rule's findings: a run with another --select/--ignore prints what a run
+    without the cache prints, and once the passes a selection needs (whether a finding is fixable
+    can depend on it) are stored, every selection seen is answered without checking a file again
+    (the poisoned messages show each finding came from the cache)."""
+    for name in FIXTURES:
+        write(tmp_path / f"{name}.py", (ROOT / "fixtures" / name / "pipeline.py").read_text())
+    expected = {options: out(check(tmp_path, "--no-cache", *options)) for options in SELECTIONS}
+    for options in SELECTIONS:
+        assert out(check(tmp_path, *options)) == expected[options], options
+    poison(tmp_path / CACHE)
+    for options in SELECTIONS:
+        found = messages(check(tmp_path, *options))
+        assert found and set(found) == {"from the cache"}, options
+
+
+def test_a_narrower_selection_right_after_the_first_run_checks_no_file_again(tmp_path):
+    """The first run, every rule selected, stores what ``--ignore`` of a rule that changes no fix
+    here needs: the findings are read, filtered, from the cache."""
+    write(tmp_path / "a.py", LEFTOVER)
+    expected = json.loads(out(check(tmp_path, "--no-cache", "--ignore", "NDD9")))
+    check(tmp_path)
+    poison(tmp_path / CACHE)
+    assert expected and json.loads(out(check(tmp_path, "--ignore", "NDD9"))) == [
+        dict(finding, message="from the cache") for finding in expected
+    ]
 
 
 def test_fix_never_reads_the_cache(tmp_path):

@@ -28,18 +28,21 @@ out = pipe.run()
 
 
 def test_checks_second_pass_starts_without_the_first_passs_objects(monkeypatch):
-    young: list[int] = []  # objects of the youngest generation as each pass starts its parse
-    original = transform.cstparse.parse_module
+    young: list[int] = []  # objects of the youngest generation as each pass starts its analysis
+    parsed: list[str] = []
+    original, parse = transform._model, transform.cstparse.parse_module
 
     def counted(*args, **kwargs):
         young.append(len(gc.get_objects(generation=0)))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(transform.cstparse, "parse_module", counted)
+    monkeypatch.setattr(transform, "_model", counted)
+    monkeypatch.setattr(transform.cstparse, "parse_module", lambda *a, **k: parsed.append("") or parse(*a, **k))
     result = source_file.process_source("m.py", SOURCE.encode(), Policy.check())
     assert result.error is None and result.diagnostics
     assert len(young) == 2, young  # the reporting pass, then the one that sorts the fixes
     assert young[1] < 200, young  # 26,000 when the first pass's trees were still there
+    assert len(parsed) == 1  # the second pass analyses the module the first one parsed (transform._prepared)
 
 
 def test_a_pass_leaves_no_cyclic_garbage_behind():

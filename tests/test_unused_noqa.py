@@ -143,3 +143,14 @@ def test_a_text_that_cannot_be_tokenized_has_its_directives_honoured_and_none_ju
     found = noqa.Suppressor(text)
     assert found("NDD103", 1) and found("NDD104", 2) and not found("NDD104", 1)
     assert noqa.unused(found) == []
+
+
+def test_a_cached_run_does_not_hide_the_idle_directives(cli, tmp_path):
+    """The results cache answers another selection from the rules' stored findings; NDD801 judges
+    the directives after the rules, so with it selected the file is checked again, not read."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ndd-migrate]\n")
+    path = tmp_path / "loader.py"
+    path.write_text(DYNAMIC)
+    assert cli("check", path).exit_code == 0  # fills the cache, NDD801 off
+    found = cli("check", "--extend-select", "NDD801", "--output-format", "json", path)
+    assert [d["code"] for d in json.loads(found.stdout)] == ["NDD801"] * 4

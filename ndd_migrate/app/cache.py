@@ -4,9 +4,16 @@ than reading its files (ruff's ``.ruff_cache`` is the model).
 An entry is the result of one file, stored under a key that covers everything the result depends
 on: the file's bytes and path, this ndd-migrate (its version and the size and modification time of
 every one of its source files, so an edited checkout never reads stale results), the Python and
-libcst versions, and the run's policy for that file (which rules are enabled there, what other
-files of the project define: :class:`~ndd_migrate.io.policy.Policy`). A key that differs in anything
-is another entry; nothing is ever invalidated in place.
+libcst versions, and the run's policy for that file (what other files of the project define:
+:class:`~ndd_migrate.io.policy.Policy`). A key that differs in anything is another entry; nothing
+is ever invalidated in place.
+
+The selection (``--select``, ``--ignore``, the configuration's, per file) is not part of the key: an
+entry holds every rule's findings (:class:`~ndd_migrate.io.findings.Findings`), and each run reads
+its own report from them. Only when that report needs a pass of the rules the entry has not got
+(whether a finding is fixable can depend on which rules are selected) is the file checked again,
+and that pass added to the entry. A result whose findings depend on the selection (a family of
+``Pipeline`` subclasses) is stored for its selection only.
 
 Only ``check`` without ``--fix`` uses it: a run that writes files always runs the rules.
 
@@ -28,14 +35,16 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ndd_migrate.engine.unused_noqa import CODE as UNUSED_NOQA
 from ndd_migrate.io.diagnostics import Diagnostic, FileError, FileResult, FixSafety
+from ndd_migrate.io.findings import Findings, Missing
 from ndd_migrate.io.policy import Policy
 
 #: The default cache directory, in the project root (the directory of the ``pyproject.toml``
 #: that configures ndd-migrate, else the current directory).
 DEFAULT_DIR = ".ndd_migrate_cache"
 #: Bumped when the entry format changes.
-FORMAT = 2
+FORMAT = 3
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is a cache of ndd-migrate check results.\n"
 
 
@@ -49,12 +58,8 @@ class Cache:
         self._ready = False
 
     def key(self, path: str, raw: bytes, policy: Policy) -> str:
-        """The entry's key: a digest of the file, the tool and the policy as they bear on ``path``."""
-        if self._codes is None:
-            from ndd_migrate.engine.catalog import rule_codes  # standard library only
-
-            self._codes = rule_codes()
-        enabled = "".join("1" if policy.is_enabled(code, path) else "0" for code in self._codes)
+        """The entry's key: a digest of the file, the tool and the policy as they bear on ``path``
+        (the selection aside: :meth:`get`)."""
         context = json.dumps(
             [
                 FORMAT,
@@ -63,7 +68,6 @@ class Cache:
                 policy.mode,
                 policy.fix,
                 policy.unsafe_fixes,
-                enabled,
                 sorted(policy.imported_pipelines.items()),
                 sorted(policy.outside_pipelines.items()),
                 sorted(policy.migrated_on_disk.items()),
@@ -78,15 +82,49 @@ class Cache:
         digest.update(raw)
         return digest.hexdigest()
 
+    def _rule_codes(self) -> tuple[str, ...]:
+        if self._codes is None:
+            from ndd_migrate.engine.catalog import rule_codes  # standard library only
+
+            self._codes = rule_codes()
+        return self._codes
+
+    def _selection(self, path: str, policy: Policy) -> str:
+        """The selection for ``path``, one digit per rule."""
+        return "".join("1" if policy.is_enabled(code, path) else "0" for code in self._rule_codes())
+
     def _entry(self, key: str) -> Path:
         return self.directory / f"v{FORMAT}" / key[:2] / key
 
-    def get(self, path: str, raw: bytes, policy: Policy) -> FileResult | None:
-        """The cached result of ``path`` (its bytes ``raw``) under ``policy``, or None."""
+    def _read(self, path: str, raw: bytes, policy: Policy) -> tuple[dict, Findings | None] | None:
         try:
             data = json.loads(self._entry(self.key(path, raw, policy)).read_bytes())
-            result = _result(path, data)
+            findings = Findings.from_dict(data["findings"], path) if data.get("findings") else None
         except (OSError, ValueError, TypeError, KeyError):
+            return None
+        return data, findings
+
+    def get(self, path: str, raw: bytes, policy: Policy) -> FileResult | None:
+        """The cached result of ``path`` (its bytes ``raw``) under ``policy``, or None: the file
+        was not seen so, or its report under this selection needs a pass the entry has not got.
+        With NDD801 selected the file is checked again: the stored findings are the rules', and
+        which ``# noqa`` directives are idle is judged after them (engine.unused_noqa)."""
+        if policy.is_enabled(UNUSED_NOQA, path):
+            return None
+        found = self._read(path, raw, policy)
+        if found is None:
+            return None
+        data, findings = found
+        try:
+            result = _result(path, data)
+        except (ValueError, TypeError, KeyError):
+            return None
+        if findings is not None:
+            selected = findings.select(lambda code: policy.is_enabled(code, path), self._rule_codes())
+            if isinstance(selected, Missing):
+                return None
+            result.diagnostics = selected
+        elif data.get("selection") is not None and data["selection"] != self._selection(path, policy):
             return None
         if data.get("text") and result.diagnostics:  # the text the rules saw, for `full`'s snippets
             from ndd_migrate.io import files
@@ -98,9 +136,17 @@ class Cache:
         return result
 
     def put(self, path: str, raw: bytes, policy: Policy, result: FileResult) -> None:
-        """Store ``result``; a cache that cannot be written is no error (the run goes on)."""
+        """Store ``result`` (with the passes an entry stored before has: :meth:`Findings.merged`);
+        a cache that cannot be written is no error (the run goes on)."""
         if result.changed:
             return  # only findings are cached, never a rewrite
+        data = _data(result)
+        if isinstance(result.findings, Findings):
+            before = self._read(path, raw, policy)
+            data["findings"] = result.findings.merged(before[1] if before else None).to_dict()
+            data["diagnostics"] = []  # read from the findings under each selection
+        elif result.diagnostics:
+            data["selection"] = self._selection(path, policy)
         entry = self._entry(self.key(path, raw, policy))
         try:
             self._prepare()
@@ -108,7 +154,7 @@ class Cache:
             handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=f".{entry.name[:16]}.", suffix=".tmp")
             try:
                 with os.fdopen(handle, "wb") as out:
-                    out.write(json.dumps(_data(result), separators=(",", ":")).encode("utf-8"))
+                    out.write(json.dumps(data, separators=(",", ":")).encode("utf-8"))
                 os.replace(temporary, entry)
             except BaseException:
                 with _quiet():

@@ -60,7 +60,8 @@ class Context:
     """``fix_level``: "report" rewrites with every rule, selected or not (the reporting pass of
     ``check``: findings depend on the whole migration); "all" with every selected rule (``migrate``,
     ``check --fix --unsafe-fixes``); "safe" with selected rules whose fix is safe (``check --fix``).
-    ``todos``: leave TODO comments."""
+    ``todos``: leave TODO comments. ``report_every``: record the findings of every rule, selected
+    or not (the selection is applied to them afterwards: :mod:`ndd_migrate.io.findings`)."""
 
     path: str
     model: ModuleModel
@@ -69,12 +70,19 @@ class Context:
     fix_level: str = "all"
     todos: bool = True
     rewrite: bool = True  # the rewritten module is kept (False: only the findings are wanted)
+    report_every: bool = False
+    # The rules ``applies`` was asked about, when noted: the reporting pass applies every rule, as
+    # the pass at "all" does when every rule is selected (io.findings.Pass).
+    asked: dict[str, bool] | None = None
     suppressed: Callable[[str, int], bool] = lambda code, line: False
     # The module's line for a line of the parsed text (they differ when only the region is parsed).
     original_line: Callable[[int], int] = lambda line: line
     positions: Callable[[cst.CSTNode], CodeRange | None] = lambda node: None  # of original nodes
     diagnostics: list[Diagnostic] = field(default_factory=list)
     _reported: set[Diagnostic] = field(default_factory=set, repr=False)  # the same, to test membership
+    # A finding shown only when none of these codes is selected (id of the finding → codes; only
+    # with ``report_every``: Findings.unless).
+    unless: dict[int, tuple[str, ...]] = field(default_factory=dict)
     walk: Walk = field(default_factory=lambda: Walk())
     imports: Imports = field(default_factory=lambda: Imports())
     # One level of the indentation the module uses (a tab in a tab-indented file), for the lines
@@ -206,13 +214,14 @@ class Context:
         if self.suppressed(code, self.line_of(node)[0]):
             return False
         if self.fix_level == "report":
+            if self.asked is not None:  # what the "all" pass would have asked (io.findings.Pass)
+                self.asked[code] = True
             return True
-        if not self.policy.is_enabled(code, self.path):
-            return False
-        if self.fix_level == "all":
-            return True
-        rule = get_rule(code)
-        return rule is not None and rule.fix_safety is FixSafety.SAFE
+        if self.fix_level != "all":  # the safety first: the selection is asked only what matters (io.findings.Pass)
+            rule = get_rule(code)
+            if rule is None or rule.fix_safety is not FixSafety.SAFE:
+                return False
+        return self.policy.is_enabled(code, self.path)
 
     # -- findings ----------------------------------------------------------------------------
     def report(
@@ -225,13 +234,15 @@ class Context:
         fixed: bool,
         todo: bool = True,
         manual: bool = False,
+        unless: tuple[str, ...] = (),
     ) -> None:
         """Record a finding at ``node``; when not fixed, ``migrate`` also leaves a TODO there, unless
         ``todo`` is False: the finding needs no edit here, only a run over more files (a TODO
         would stay behind, stale, once that run rewrote the code). ``manual``: this finding has no
-        fix, whatever the rule's fix safety (it is not counted as fixable)."""
+        fix, whatever the rule's fix safety (it is not counted as fixable). ``unless``: the finding
+        holds only when none of these codes is selected (``report_every`` only)."""
         line, col, end_line, end_col = self.line_of(node)
-        if self.suppressed(code, line) or not self.policy.is_enabled(code, self.path):
+        if self.suppressed(code, line) or not (self.report_every or self.policy.is_enabled(code, self.path)):
             return
         rule = get_rule(code)
         diag = Diagnostic(
@@ -246,6 +257,10 @@ class Context:
             fixed=fixed,
             hint=hint,
         )
+        if unless:  # not one of the findings said: it may not be (Findings.select)
+            self.unless[id(diag)] = unless
+            self.diagnostics.append(diag)
+            return
         if diag in self._reported:
             return
         self._reported.add(diag)

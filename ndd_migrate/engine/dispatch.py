@@ -128,8 +128,8 @@ class Dispatcher(cst.CSTTransformer):
                     fixed=False,
                     manual=True,  # a blocked pipeline has no fix, whatever the rule's fix safety
                 )
-            if pipeline.problems and len(self.ctx.diagnostics) == reported:
-                self._report_silenced(pipeline)
+            if pipeline.problems:
+                self._said_why(pipeline, reported)
             pipeline.convert = not pipeline.problems and any(impl.converts(pipeline) for impl in self._impls)
         self._settle_uses()
 
@@ -181,11 +181,22 @@ class Dispatcher(cst.CSTTransformer):
                 )
         return found
 
-    def _report_silenced(self, pipeline) -> None:
+    def _said_why(self, pipeline, reported: int) -> None:
+        """When no finding since the first ``reported`` said why ``pipeline`` is kept, say it at
+        the pipeline (:meth:`_report_silenced`); with every rule's findings recorded, say it under
+        the condition that the selection silences those that did."""
+        if len(self.ctx.diagnostics) == reported:
+            self._report_silenced(pipeline)
+        elif self.ctx.report_every:
+            self._report_silenced(pipeline, tuple(sorted({d.code for d in self.ctx.diagnostics[reported:]})))
+
+    def _report_silenced(self, pipeline, unless: tuple[str, ...] = ()) -> None:
         """``fn`` is kept, and every finding that says why was suppressed where it is (``x[0]  #
         noqa: NDD108``, or the rule not selected): say so once at the pipeline, under the code of
         the rule that would convert it, or the run would keep it without a word. Not when the
-        pipeline's own line holds a finding that was suppressed (that silence was asked for)."""
+        pipeline's own line holds a finding that was suppressed (that silence was asked for).
+        ``unless``: the codes of the findings that said why, when the selection is applied later
+        (``Context.report_every``): then this is said only if none of them is selected."""
         converter = next((impl for impl in self._impls if impl.converts(pipeline)), None)
         line = self.ctx.line_of(pipeline.node)[0]
         elsewhere = [p for p in pipeline.problems if self.ctx.line_of(p.node)[0] != line]
@@ -201,6 +212,7 @@ class Dispatcher(cst.CSTTransformer):
             hint=f"not migrated: at `{snippet(first.node)}`, {first.message}" + _advice(first, pipeline),
             fixed=False,
             manual=True,
+            unless=unless,
         )
 
     def _settle_uses(self) -> None:

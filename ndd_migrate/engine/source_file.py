@@ -80,9 +80,10 @@ def _process_notebook(path: str, text: str, policy: Policy) -> FileResult:
         return FileResult(path=path, error=FileError(path, exc.message, exc.line))
     result = transform(module, path, policy)
     result.old_source = text
-    result.diagnostics = sorted(
-        (_cell_diagnostic(d, layout) for d in result.diagnostics), key=lambda d: (d.cell, d.line, d.column, d.code)
-    )
+    in_cells = lambda d: (d.cell, d.line, d.column, d.code)  # noqa: E731
+    result.diagnostics = sorted((_cell_diagnostic(d, layout) for d in result.diagnostics), key=in_cells)
+    if result.findings is not None:
+        result.findings = result.findings.remapped(lambda d: _cell_diagnostic(d, layout), in_cells)
     if result.error and result.error.line:
         cell, line = notebooks.cell_position(layout, result.error.line)
         result.error = FileError(path, f"cell {cell}: {result.error.message}", line)

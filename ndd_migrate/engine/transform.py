@@ -13,6 +13,7 @@ the module's DALI region (:mod:`ndd_migrate.syntax.region`), and names are resol
 from __future__ import annotations
 
 import ast
+import functools
 import gc
 import traceback
 from dataclasses import replace
@@ -28,6 +29,7 @@ from ndd_migrate.engine.dispatch import Dispatcher
 from ndd_migrate.engine.stack import TOO_DEEP, on_deep_stack
 from ndd_migrate.io import noqa
 from ndd_migrate.io.diagnostics import FileError, FileResult
+from ndd_migrate.io.findings import Findings, Missing, Pass
 from ndd_migrate.io.policy import Policy
 from ndd_migrate.model import crossfile
 from ndd_migrate.model.analysis import Analyzer
@@ -52,7 +54,7 @@ def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) ->
     not even generated (nor re-parsed to validate it).
 
     A finding is marked fixable only with the fix this run's options would really apply
-    (:func:`_fixability`): ``device="mixed"`` inside a pipeline function is fixed only together
+    (:func:`_findings`): ``device="mixed"`` inside a pipeline function is fixed only together
     with the function's (unsafe) conversion, so there it is an unsafe fix, not a safe one.
 
     ``check`` first looks only at the module's DALI region (:mod:`ndd_migrate.syntax.region`; ``narrow``
@@ -76,7 +78,9 @@ def _transformed(source: str, path: str, policy: Policy, narrow: bool) -> FileRe
     if policy.mode == "migrate":
         return _run(source, path, policy, "all", module_names, todos=True, tree=tree)
     part = region.dali_region(source, tree) if narrow and not policy.imported_pipelines else None
-    if part is not None:
+    if not policy.fix:
+        return _checked(source, path, policy, module_names, tree, part)
+    if part is not None:  # only a --fix with something to fix goes on to the whole module
         found = _run(
             part.text,
             path,
@@ -88,27 +92,9 @@ def _transformed(source: str, path: str, policy: Policy, narrow: bool) -> FileRe
             lines=part,
             module_source=source,
         )
-        if not found.error and not (policy.fix and found.diagnostics):
+        if not found.error and not found.diagnostics:
             found.old_source = source
-            found.diagnostics = _fixability(
-                found.diagnostics,
-                path,
-                policy,
-                lambda level: _run(
-                    part.text,
-                    path,
-                    policy,
-                    level,
-                    module_names,
-                    todos=False,
-                    rewrite=False,
-                    lines=part,
-                    module_source=source,
-                ),
-            )
             return found
-    if not policy.fix:
-        return _report(source, path, policy, module_names, tree)
     return _fix_to_fixed_point(source, path, policy, module_names)
 
 
@@ -118,20 +104,72 @@ def _transformed(source: str, path: str, policy: Policy, narrow: bool) -> FileRe
 MAX_FIX_PASSES = 10
 
 
-def _report(
-    source: str, path: str, policy: Policy, module_names: set[str], tree: ast.Module | None = None
+def _checked(
+    source: str, path: str, policy: Policy, module_names: set[str], tree: ast.Module | None, part=None
 ) -> FileResult:
-    """The findings of ``check`` in ``source`` (the whole module, whose stdlib tree ``tree`` is
-    when the caller has it), each marked with the fix this run's options would apply."""
-    full = _run(source, path, policy, "report", module_names, todos=False, rewrite=False, tree=tree)
-    if not full.error:
-        full.diagnostics = _fixability(
-            full.diagnostics,
+    """The findings of ``check`` in ``source`` (:func:`_findings`): of its DALI region ``part``
+    when there is one and it goes through, else of the whole module (whose stdlib tree ``tree``
+    is when the caller has it)."""
+    if part is not None:
+        found = _findings(part.text, path, policy, module_names, lines=part, module_source=source)
+        if not found.error:
+            found.old_source = source
+            return found
+    return _findings(source, path, policy, module_names, tree=tree)
+
+
+def _findings(text: str, path: str, policy: Policy, module_names: set[str], **where) -> FileResult:
+    """The findings of ``check``, each marked with the fix this run's options would apply, and
+    ``FileResult.findings``: every rule's, from which another selection's report is read
+    (:class:`~ndd_migrate.io.findings.Findings`; the results cache keeps them).
+
+    The reporting pass applies every rule, selected or not, and records every finding; the passes
+    at a fix level (``safe``, then ``all``: is a finding fixed by ``check --fix``, or only with
+    ``--unsafe-fixes``?) run only when a finding of this selection could be marked by them, each
+    with the questions it asked of the selection recorded. A family of ``Pipeline`` subclasses
+    reads the findings it was given (``subclasses.failures``): there every pass is this
+    selection's, and the result holds no findings to select from. The passes share the parsed
+    module, its scopes and the rest of :func:`_prepared`; each analyses it for itself."""
+    from ndd_migrate.engine.catalog import rule_codes
+
+    seen: dict = {}
+    where["prepared"] = {}  # parsed and prepared once for every pass (_prepared)
+    found = _run(text, path, policy, "report", module_names, todos=False, rewrite=False, every=True, seen=seen, **where)
+    every = not seen.get("families")
+    if not every and not found.error:
+        found = _run(text, path, policy, "report", module_names, todos=False, rewrite=False, seen=seen, **where)
+    if found.error:
+        return found
+    findings = Findings.of(found.diagnostics, seen.get("unless", {}))
+    if every:  # the reporting pass is the pass at "all" when every rule is selected
+        findings.passes.append(Pass("all", seen["asked"], findings.fixed_ids(found.diagnostics)))
+    enabled = lambda code: policy.is_enabled(code, path)  # noqa: E731
+    # NDD801 is opt-in and judges the run after the rules (unused_noqa.settle): not one of them
+    codes = [code for code in rule_codes() if code != unused_noqa.CODE]
+    while isinstance(selected := findings.select(enabled, codes), Missing):
+        answers: dict[str, bool] = {}
+        asked = functools.partial(_asked, policy.is_enabled, answers)
+        again = _run(
+            text,
             path,
-            policy,
-            lambda level: _run(source, path, policy, level, module_names, todos=False, rewrite=False, tree=tree),
+            replace(policy, is_enabled=asked),
+            selected.level,
+            module_names,
+            todos=False,
+            rewrite=False,
+            every=every,
+            **where,
         )
-    return full
+        findings.passes.append(Pass(selected.level, answers, findings.fixed_ids(again.diagnostics)))
+    found.diagnostics = selected
+    found.findings = findings if every else None
+    return found
+
+
+def _asked(is_enabled, answers: dict[str, bool], code: str, path: str | None = None) -> bool:
+    """``is_enabled(code, path)``, the answer noted in ``answers`` (io.findings.Pass)."""
+    answers[code] = answer = is_enabled(code, path)
+    return answer
 
 
 def _fix_to_fixed_point(source: str, path: str, policy: Policy, module_names: set[str]) -> FileResult:
@@ -151,7 +189,7 @@ def _fix_to_fixed_point(source: str, path: str, policy: Policy, module_names: se
             break
         fixed += [d for d in fixing.diagnostics if d.fixed]
         current = fixing.new_source
-    result = _report(current, path, policy, module_names)
+    result = _checked(current, path, policy, module_names, None)
     if result.error:
         return result
     result.diagnostics = fixed + result.diagnostics
@@ -161,45 +199,13 @@ def _fix_to_fixed_point(source: str, path: str, policy: Policy, module_names: se
     return result
 
 
-def _fixability(diagnostics: list, path: str, policy: Policy, rerun) -> list:
-    """The reporting pass's findings, unfixed, each with the fix ``check --fix`` would really
-    apply: ``safe`` when the safe pass fixes it, ``unsafe`` when only the pass with every selected
-    rule does, else ``manual``. ``rerun(level)`` runs the rules at that fix level
-    (:class:`~ndd_migrate.engine.context.Context`) without keeping the rewrite. The reporting pass
-    applies every rule, so with every rule selected it is already the "all" pass; the other
-    passes run only when a finding could be marked by them."""
-    from ndd_migrate.engine.catalog import rule_codes
-    from ndd_migrate.io.diagnostics import FixSafety
-
-    key = lambda d: (d.code, d.line, d.column, d.message)  # noqa: E731
-    reported = {key(d) for d in diagnostics if d.fixed}
-    safe: set = set()
-    if any(d.fix is FixSafety.SAFE and key(d) in reported for d in diagnostics):
-        safe = {key(d) for d in rerun("safe").diagnostics if d.fixed}
-    every = reported
-    if any(d.fix is not FixSafety.MANUAL for d in diagnostics) and not all(
-        policy.is_enabled(code, path) for code in rule_codes() if code != unused_noqa.CODE
-    ):
-        every = {key(d) for d in rerun("all").diagnostics if d.fixed}
-    out = []
-    for d in diagnostics:
-        if d.fix is FixSafety.SAFE and key(d) in safe:
-            fix = FixSafety.SAFE
-        elif d.fix is not FixSafety.MANUAL and key(d) in every:
-            fix = FixSafety.UNSAFE
-        else:
-            fix = FixSafety.MANUAL
-        out.append(replace(d, fix=fix, fixed=False))
-    return out
-
-
 def _run(*args, **kwargs) -> FileResult:
     """One pass of the rules (:func:`_pass`), and the cyclic garbage it leaves collected at once.
 
     A pass leaves its trees behind in reference cycles (libcst's scope objects point at the nodes
     and at each other), and the collector is off while a file is processed
     (:func:`without_cycle_collection`): without this, the second pass of ``check`` (the fix
-    levels, :func:`_fixability`) ran beside all of the first pass's trees, and peak memory was the
+    levels, :func:`_findings`) ran beside all of the first pass's trees, and peak memory was the
     two passes' together (1.09 GB for a 2 MB module, 0.68 GB with this). Collecting the youngest
     generation walks only what the file allocated since the last collection, which the collection
     after the file would otherwise walk: the work moves, it does not grow.
@@ -223,6 +229,9 @@ def _pass(
     module_source: str | None = None,
     refused: dict | None = None,
     tree: ast.Module | None = None,
+    every: bool = False,
+    seen: dict | None = None,
+    prepared: dict | None = None,
 ) -> FileResult:
     """One pass of the rules over ``source``: the whole module, or its region (then ``lines`` maps
     the region's lines back to the module's, whose ``# noqa`` comments are in ``module_source``).
@@ -231,15 +240,23 @@ def _pass(
 
     A ``Pipeline`` base class with subclasses is flattened first (:mod:`ndd_migrate.model.sources.subclasses`); when
     a class of such a family does not convert, the pass runs again with that class left as it is
-    (``refused``: base class name → why and which classes, reported at the base)."""
+    (``refused``: base class name → why and which classes, reported at the base).
+
+    ``every``: record every rule's findings, selected or not (``Context.report_every``); ``seen``,
+    when given, is told whether the module holds such a family (``families``: then the findings
+    depend on the selection) and which findings hold only under conditions (``unless``:
+    io.findings.Findings). ``prepared``, when given, holds the parsed and prepared module
+    (:func:`_prepared`) for the next pass over the same text, and gives it to this one."""
     result = FileResult(path=path, old_source=source)
+    shared = prepared if prepared is not None and not refused else {}
     try:
-        module = cstparse.parse_module(source, tree)
+        _parsed(source, tree, shared)
     except cst.ParserSyntaxError as exc:
         result.error = _syntax_error(source, path, exc)
         return result
     try:
-        flat, built, wrapper, model = _analysed(module, source, policy, module_names, refused)
+        flat, built, wrapper, positions = _parts(source, refused, shared)
+        model = _model(wrapper, policy, module_names, flat, shared)
         suppressed = noqa.suppressor(module_source or source)
         ctx = Context(
             path=path,
@@ -250,7 +267,9 @@ def _pass(
             fix_level=fix_level,
             todos=todos,
             rewrite=rewrite,
-            positions=scopes.positions_on_demand(wrapper),
+            positions=positions,
+            report_every=every,
+            asked={} if every and fix_level == "report" else None,
         )
         ctx.original_line = _original_line(ctx.original_line, lines, flat, built)
         if built.graphs:
@@ -276,6 +295,8 @@ def _pass(
                 module_source=module_source,
                 refused={**flat.refused, **failed},
                 tree=tree,
+                every=every,
+                seen=seen,
             )
     except (RecursionError, MemoryError):  # nesting deeper than even the deep stack allows
         result.error = FileError(path, TOO_DEEP, pyparse.deepest_line(source))
@@ -290,6 +311,10 @@ def _pass(
         return result
     result.diagnostics = sorted(ctx.diagnostics, key=lambda d: (d.line, d.column, d.code))
     result.suppressor = suppressed
+    if seen is not None:
+        seen["families"] = bool(flat.families)
+        seen["asked"] = ctx.asked
+        seen["unless"] = {i: ctx.unless[id(d)] for i, d in enumerate(result.diagnostics) if id(d) in ctx.unless}
     result.pipelines = crossfile.exports(ctx.model)
     result.support = tuple(sorted(ctx.imports.support | set(ctx.imports.moved_to_support.values())))
     result.kept_imports = _kept_imports(ctx)
@@ -326,10 +351,25 @@ def _kept_imports(ctx: Context) -> dict[str, str]:
     return found
 
 
-def _analysed(module: cst.Module, source: str, policy: Policy, module_names: set[str], refused: dict | None):
-    """``module`` as the rules see it, its metadata wrapper and the model the Analyzer fills (with the
-    plan): a family of ``Pipeline`` subclasses flattened (``flat``), graphs built by hand made
-    pipeline functions (``built``)."""
+def _parsed(source: str, tree: ast.Module | None, shared: dict) -> None:
+    """libcst's tree of ``source`` in ``shared``, unless another pass put it there."""
+    if "module" not in shared:
+        shared["module"] = cstparse.parse_module(source, tree)
+
+
+def _parts(source: str, refused: dict | None, shared: dict) -> tuple:
+    """:func:`_prepared` of the module in ``shared``, and its positions, unless another pass did it."""
+    if "parts" not in shared:
+        flat, built, wrapper = _prepared(shared["module"], source, refused)
+        shared["parts"] = flat, built, wrapper, scopes.positions_on_demand(wrapper)
+    return shared["parts"]
+
+
+def _prepared(module: cst.Module, source: str, refused: dict | None):
+    """``module`` as the rules see it, and its metadata wrapper with the scopes resolved: a family of
+    ``Pipeline`` subclasses flattened (``flat``), graphs built by hand made pipeline functions
+    (``built``). None of it depends on the policy or changes in a pass (the rules build new
+    nodes), so the passes of ``check`` over one text share it (``_pass``'s ``prepared``)."""
     flat = subclasses.flatten(module, refused)  # each subclass of a base as a `Pipeline` subclass of its own
     module = flat.module
     module, built = hand_built.desugar(
@@ -337,12 +377,26 @@ def _analysed(module: cst.Module, source: str, policy: Policy, module_names: set
     )  # `with pipe:` graphs as @pipeline_def functions
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     scopes.resolve(wrapper)
-    analyzer = Analyzer(policy.imported_pipelines, set(module_names), policy.outside_pipelines, policy.migrated_on_disk)
+    return flat, built, wrapper
+
+
+def _model(wrapper: MetadataWrapper, policy: Policy, module_names: set[str], flat, shared: dict):
+    """The model the Analyzer fills from the prepared module (with the plan). A pass changes it
+    (what converts, the problems found), so each pass has its own; what depends on the tree alone
+    (the methods a class calls on itself) is found once, in ``shared``."""
+    analyzer = Analyzer(
+        policy.imported_pipelines,
+        set(module_names),
+        policy.outside_pipelines,
+        policy.migrated_on_disk,
+        self_calls=shared.get("self_calls"),
+    )
     analyzer.model.refused_families = flat.refused
     wrapper.visit(analyzer)
     with analyzer.resolve(wrapper):  # the plan asks the analysis for names and scopes
         analyzer.model.plan = Plan(collect(analyzer))  # every use of every value a conversion changes
-    return flat, built, wrapper, analyzer.model
+    shared["self_calls"] = analyzer.model.self_calls
+    return analyzer.model
 
 
 def _original_line(line_of, lines: region.Region | None, flat, built):

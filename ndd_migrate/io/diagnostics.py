@@ -107,3 +107,6 @@ class FileResult:
     # The noqa directives of the engine's last pass and what each silenced (an
     # ndd_migrate.io.noqa.Suppressor): NDD801 reads it, then the engine drops it (ndd_migrate.engine.unused_noqa).
     suppressor: object | None = field(default=None, repr=False, compare=False)
+    # ``check``: every rule's findings, from which another selection's are read without the rules
+    # (an ndd_migrate.io.findings.Findings; None where the findings depend on the selection).
+    findings: object = None

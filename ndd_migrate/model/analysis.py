@@ -63,8 +63,12 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         module_names: set[str] | None = None,
         outside: dict[str, str] | None = None,
         on_disk: dict[str, str] | None = None,
+        self_calls: dict | None = None,
     ) -> None:
+        """``self_calls``: the module's followable ``self.name()`` calls, when an earlier analysis of
+        the same tree found them (they depend on the tree alone: :mod:`self_methods`)."""
         super().__init__()
+        self._self_calls = self_calls
         self.model = ModuleModel(
             crossfile=CrossFile(imported=imported or {}, outside=outside or {}, on_disk=on_disk or {}),
             names=ModuleNames(module_level=module_names or set()),
@@ -439,7 +443,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     def visit_Module(self, node: cst.Module) -> None:
         # Before the functions are read: their graph code may call such methods (outputs, graph_code).
-        self.model.self_calls = self_methods.calls(node, self.qualnames)
+        found = self._self_calls
+        self.model.self_calls = found if found is not None else self_methods.calls(node, self.qualnames)
 
     def leave_Module(self, original_node: cst.Module) -> None:
         """Once the whole module is read: the call sites and what the pipelines read from outside,

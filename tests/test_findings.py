@@ -1,0 +1,84 @@
+"""Every rule's findings of a file, and the report of a selection read from them
+(ndd_migrate/io/findings.py): what ``check``'s results cache stores, so that another
+``--select``/``--ignore`` needs no new run of the rules where it changes nothing they asked."""
+
+from __future__ import annotations
+
+from ndd_migrate.io.diagnostics import Diagnostic, FixSafety
+from ndd_migrate.io.findings import Findings, Missing, Pass
+
+CODES = ("NDD001", "NDD101", "NDD103", "NDD108")
+
+
+def finding(code, line, fix=FixSafety.UNSAFE, fixed=True, message="m"):
+    return Diagnostic(code=code, message=f"{message} {line}", path="a.py", line=line, fix=fix, fixed=fixed)
+
+
+def selection(*codes):
+    return lambda code: code in codes
+
+
+def stored():
+    """A pipeline (NDD001) with a call (NDD101) and a device (NDD103, safe), and the finding said at
+    the pipeline only when its reason (NDD108) is deselected."""
+    diagnostics = [
+        finding("NDD001", 1),
+        finding("NDD001", 1, FixSafety.MANUAL, False, "silenced"),
+        finding("NDD101", 2),
+        finding("NDD103", 3, FixSafety.SAFE),
+        finding("NDD108", 4, FixSafety.MANUAL, False),
+    ]
+    found = Findings.of(diagnostics, {1: ("NDD108",)})
+    found.passes.append(Pass("all", dict.fromkeys(("NDD001", "NDD101", "NDD103"), True), found.fixed_ids(diagnostics)))
+    return found
+
+
+def test_every_rule_selected_reads_the_reporting_pass_and_asks_for_the_safe_one():
+    found = stored()
+    assert found.select(selection(*CODES), CODES) == Missing("safe")
+    fixed = found.fixed_ids([finding("NDD103", 3, FixSafety.SAFE)])
+    found.passes.append(Pass("safe", {"NDD103": True}, fixed))
+    report = found.select(selection(*CODES), CODES)
+    assert [(d.code, d.fix, d.fixed) for d in report] == [
+        ("NDD001", FixSafety.UNSAFE, False),
+        ("NDD101", FixSafety.UNSAFE, False),
+        ("NDD103", FixSafety.SAFE, False),
+        ("NDD108", FixSafety.MANUAL, False),
+    ]
+
+
+def test_a_finding_said_when_its_reasons_are_deselected():
+    found = stored()
+    found.passes.append(Pass("all", {"NDD001": True, "NDD101": True, "NDD103": False}, frozenset({0, 2})))
+    report = found.select(selection("NDD001", "NDD101"), CODES)
+    assert [d.message for d in report] == ["m 1", "silenced 1", "m 2"]
+
+
+def test_a_pass_is_reused_only_where_the_selection_answers_its_questions_alike():
+    found = stored()
+    found.passes.append(Pass("safe", {"NDD103": True}, frozenset()))
+    # without NDD001 the pass that fixes with every selected rule asked "NDD001?" and was told yes
+    assert found.select(selection("NDD101", "NDD103", "NDD108"), CODES) == Missing("all")
+    found.passes.append(Pass("all", {"NDD001": False, "NDD101": True, "NDD103": True}, frozenset({3})))
+    report = found.select(selection("NDD101", "NDD103", "NDD108"), CODES)
+    assert [(d.code, d.fix) for d in report] == [
+        ("NDD101", FixSafety.MANUAL),  # not fixed without the conversion
+        ("NDD103", FixSafety.UNSAFE),  # the safe pass did not fix it
+        ("NDD108", FixSafety.MANUAL),
+    ]
+
+
+def test_the_stored_form_gives_the_same_reports():
+    found = stored()
+    found.passes.append(Pass("safe", {"NDD103": True}, frozenset({3})))
+    again = Findings.from_dict(found.to_dict(), "a.py")
+    for codes in (CODES, ("NDD001", "NDD101"), ("NDD103",)):
+        assert again.select(selection(*codes), CODES) == found.select(selection(*codes), CODES)
+
+
+def test_passes_of_the_same_findings_are_merged():
+    first, second = stored(), stored()
+    second.passes.append(Pass("safe", {"NDD103": False}, frozenset()))
+    merged = first.merged(second)
+    assert [p.answers for p in merged.passes if p.level == "safe"] == [{"NDD103": False}]
+    assert len([p for p in merged.passes if p.level == "all"]) == 1
