@@ -248,3 +248,55 @@ def test_migrate_decorates_the_generator_unless_the_pipeline_did_not_run_ahead(s
     else:
         assert decorator + "def p(" in got
         assert "from ndd_support import prefetching\n" in got
+
+
+def test_a_calls_prefetch_queue_depth_is_its_depth():
+    source = Recorder()
+    batches = ndd_support.prefetching(lambda: source())(prefetch_queue_depth=3)
+    next(batches)
+    _wait_for(lambda: len(source.made) == 3)  # the one held and two ahead
+    time.sleep(0.05)
+    assert len(source.made) == 3
+    batches.close()
+
+
+def test_a_parameter_of_that_name_stays_the_functions():
+    def loader(prefetch_queue_depth):
+        while True:
+            yield prefetch_queue_depth
+
+    batches = ndd_support.prefetching(loader)(prefetch_queue_depth=5)
+    assert next(batches) == 5
+    batches.close()
+
+
+_CALLED = """\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIGenericIterator
+
+
+@pipeline_def(batch_size=8)
+def p(root):
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+    return jpegs, labels
+
+
+pipe = p("/data", prefetch_queue_depth=3, exec_async=False)
+{use}
+"""
+
+
+def test_a_call_keeps_its_depth_where_the_function_it_calls_prefetches():
+    got, result = migrate_text(_CALLED.format(use="pipe.build()\njpegs, labels = pipe.run()"))
+    assert 'pipe = p("/data", prefetch_queue_depth=3)\n' in got and "@prefetching\ndef p(" in got
+    dropped = [d.message for d in result.diagnostics if d.code == "NDD004"]
+    assert dropped == ["`exec_async` has no dynamic-mode counterpart: dropped"]
+
+
+def test_a_call_of_the_epoch_aware_shape_drops_it():
+    """There the nested generator prefetches: the function called takes no depth."""
+    got, _ = migrate_text(
+        _CALLED.format(use='for data in DALIGenericIterator(pipe, ["x", "y"], reader_name="Reader"):\n    pass')
+    )
+    assert "    @prefetching\n    def batches():" in got
+    assert "prefetch_queue_depth" not in got

@@ -22,6 +22,26 @@ from ndd_migrate.syntax import cstutil
 DEFAULT_DEPTH = 2  # pipeline mode's ``prefetch_queue_depth``
 
 
+def settings_of(pipeline) -> dict[str, cst.BaseExpression]:
+    """The pipeline-level settings (name → value) of a ``@pipeline_def`` function (its decorator's)
+    or of a legacy subclass (those its ``super().__init__`` gives that dynamic mode drops)."""
+    legacy = getattr(pipeline, "dropped_settings", None)
+    if legacy is not None:
+        return {name: arg.value for name, arg in legacy}
+    return {name: arg.value for name, arg in getattr(pipeline, "decorator_args", {}).items()}
+
+
+def on_call(pipeline) -> bool:
+    """Does a call of the migrated function give the prefetching iterator itself (the function
+    decorated, not a nested generator of the epoch-aware shape)? Then a ``prefetch_queue_depth=``
+    given at the call is that call's depth, and the call keeps it. False for what is not one
+    function of this module (imported, a group of pipelines)."""
+    if not hasattr(pipeline, "decorator_args"):
+        return False
+    prefetches = applies(settings_of(pipeline), pipeline.checkpointing)
+    return prefetches and not pipeline.restarts and not pipeline.epochs
+
+
 def applies(settings: dict[str, cst.BaseExpression], checkpointing: bool) -> bool:
     """Does a pipeline with these pipeline-level ``settings`` (name → value) prefetch?"""
     if checkpointing:

@@ -6,6 +6,7 @@ import functools
 
 import libcst as cst
 
+from ndd_migrate.codegen import prefetch
 from ndd_migrate.dali import pipeline_args
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
@@ -22,6 +23,8 @@ RULE = Rule(
         "its decorator), drops the arguments that "
         "only tune pipeline mode's executor: `prefetch_queue_depth`, `exec_async`, `exec_pipelined`, "
         "`exec_dynamic`, `set_affinity`, `bytes_per_sample`, `max_streams`, `py_num_workers`, ... "
+        "`prefetch_queue_depth` stays at a call of a function decorated with the support module's "
+        "`prefetching` (that call's prefetch depth). "
         "`batch_size`, `num_threads`, `device_id` and `seed` stay: they are parameters of the migrated "
         "function (given in another module, they are added to its signature). A call site that passes settings through `**kwargs` (or `*args`) keeps its pipeline "
         "unconverted: which settings the mapping carries is known only at run time, and the migrated "
@@ -31,8 +34,9 @@ RULE = Rule(
     fix_safety=FixSafety.UNSAFE,
     fix=(
         "Dropping them changes no output. The migrated generator computes its batches ahead as the "
-        "pipeline did, with the support module's `prefetching` (depth 2, or `@pipeline_def`'s literal "
-        "`prefetch_queue_depth`): a depth given at a call site is not carried over."
+        "pipeline did, with the support module's `prefetching` (depth 2, `@pipeline_def`'s literal "
+        "`prefetch_queue_depth`, or the call's); where a nested generator prefetches (the epoch-aware "
+        "shape) a depth given at the call is dropped."
     ),
     examples=(
         Example(
@@ -50,7 +54,7 @@ RULE = Rule(
                 "def p(*, batch_size):\n"
                 "    while True:\n"
                 "        yield ndd.random.uniform(batch_size=batch_size).evaluate(),\n\n\n"
-                "pipe = p(batch_size=8)\n"
+                "pipe = p(batch_size=8, prefetch_queue_depth=3)\n"
             ),
         ),
     ),
@@ -95,6 +99,8 @@ class Impl(RuleImpl):
         # A constructor parameter of that name stays: the generator takes it. A pipeline converted
         # in another module takes the settings given here (that module is told: crossfile.py).
         taken = _parameters(pipeline) if not isinstance(pipeline, ImportedPipeline) else set()
+        if prefetch.on_call(pipeline):  # the call's own prefetch depth (the support module's `prefetching`)
+            taken.add("prefetch_queue_depth")
         dropped = {
             a.keyword.value
             for a in original.args

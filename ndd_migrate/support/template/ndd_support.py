@@ -21,6 +21,7 @@ DALI iterator did): the program runs without ndd-migrate installed.
 import atexit
 import collections
 import functools
+import inspect
 import logging
 import math
 import threading
@@ -539,13 +540,18 @@ def prefetching(generator_function=None, *, depth=2):
     the end of the generator ends the iterator. The worker stops, closing the
     generator, on ``close()``, when the iterator is garbage collected, and at
     interpreter exit (after its batch in flight). ``depth=1`` computes nothing ahead.
+    A call may give ``prefetch_queue_depth=N``, as the pipeline's call could: that
+    call's depth (unless the function has a parameter of that name).
     """
 
     def decorate(function):
+        takes_depth = "prefetch_queue_depth" in inspect.signature(function).parameters
+
         @functools.wraps(function)
         def start(*args, **kwargs):
+            ahead = depth if takes_depth else kwargs.pop("prefetch_queue_depth", depth)
             batches = function(*args, **kwargs)
-            return batches if depth <= 1 else _Prefetcher(batches, depth)
+            return batches if ahead <= 1 else _Prefetcher(batches, ahead)
 
         return start
 
