@@ -7,6 +7,7 @@ The entry point exists only once the package is installed; these runs load the p
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import re
 import shutil
@@ -22,6 +23,10 @@ from tests import harness
 from tests.conftest import FIXTURES, ROOT
 
 PLUGIN = "ndd_migrate.verify.pytest_plugin"
+#: pytest loads an installed package's entry point itself (`pip install -e .` registers it, as CI
+#: does); naming the module with `-p` as well would register it twice. Where the package is not
+#: installed (a worktree on PYTHONPATH), `-p` stands in for the entry point.
+LOAD = () if any(e.value == PLUGIN for e in importlib.metadata.entry_points(group="pytest11")) else ("-p", PLUGIN)
 
 
 def _git(repo: Path, *args: str) -> None:
@@ -36,7 +41,7 @@ def _git(repo: Path, *args: str) -> None:
 def _pytest(repo: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider", "--rootdir", str(repo), *args],
+        [sys.executable, "-m", "pytest", *LOAD, "-p", "no:cacheprovider", "--rootdir", str(repo), *args],
         cwd=repo,
         env=env,
         capture_output=True,
