@@ -7,7 +7,6 @@ The entry point exists only once the package is installed; these runs load the p
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 import re
 import shutil
@@ -23,10 +22,10 @@ from tests import harness
 from tests.conftest import FIXTURES, ROOT
 
 PLUGIN = "ndd_migrate.verify.pytest_plugin"
-#: pytest loads an installed package's entry point itself (`pip install -e .` registers it, as CI
-#: does); naming the module with `-p` as well would register it twice. Where the package is not
-#: installed (a worktree on PYTHONPATH), `-p` stands in for the entry point.
-LOAD = () if any(e.value == PLUGIN for e in importlib.metadata.entry_points(group="pytest11")) else ("-p", PLUGIN)
+#: The plugin as this checkout has it, whether the package is installed or not: an installed
+#: package's entry point (`pip install -e .`, as CI does) is blocked by its name, and the module is
+#: loaded with `-p` (both at once register it twice, an error).
+LOAD = ("-p", "no:ndd_migrate_verify", "-p", PLUGIN)
 
 
 def _git(repo: Path, *args: str) -> None:
