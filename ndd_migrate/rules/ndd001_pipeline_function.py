@@ -256,7 +256,7 @@ class Impl(RuleImpl):
                 f"`@pipeline_def` function `{original.name.value}` → dynamic-mode generator",
                 fixed=True,
             )
-        settings = {name: arg.value for name, arg in pipeline.decorator_args.items()}
+        settings = prefetch.settings_of(pipeline)
         for name, arg in pipeline.decorator_args.items():
             if name in pipeline_args.EXECUTOR_ONLY and name not in prefetch.kept(settings):
                 self.ctx.report("NDD004", arg, f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True)

@@ -324,7 +324,7 @@ class Impl(RuleImpl):
             f"`Pipeline` subclass `{original.name.value}` → dynamic-mode generator",
             fixed=True,
         )
-        settings = {name: arg.value for name, arg in pipeline.dropped_settings}
+        settings = prefetch.settings_of(pipeline)
         prefetches = prefetch.applies(settings, pipeline.checkpointing) and not pipeline.restarts
         for name, arg in pipeline.dropped_settings:
             if not (prefetches and name in prefetch.kept(settings)):

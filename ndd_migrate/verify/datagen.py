@@ -88,6 +88,36 @@ def random_jpeg(rng: np.random.Generator, low: int = 40, high: int = 91) -> byte
     return jpeg_bytes(synthetic_image(rng, h, w))
 
 
+def coco_scene(
+    rng: np.random.Generator, count: int, categories: int, polygons: bool = False
+) -> tuple[list[tuple[str, bytes, dict]], list[dict]]:
+    """``count`` JPEGs of 60–110 px for a COCO reader, each with 1–3 boxes drawn into it as solid
+    rectangles (so a crop that keeps a box keeps visible content; every image has one, as the
+    reader skips images without), and their annotations (``bbox`` as ``[x, y, w, h]``; with
+    ``polygons``, a triangle ``segmentation`` too). Returns ``([(file name, JPEG bytes, image
+    record)], annotations)``, ids from 1."""
+    images, annotations = [], []
+    for image_id in range(1, count + 1):
+        h, w = (int(v) for v in rng.integers(60, 111, size=2))
+        pixels = synthetic_image(rng, h, w)
+        for _ in range(int(rng.integers(1, 4))):
+            bw, bh = int(rng.integers(8, w // 2)), int(rng.integers(8, h // 2))
+            x, y = int(rng.integers(0, w - bw)), int(rng.integers(0, h - bh))
+            pixels[y : y + bh, x : x + bw] = rng.integers(0, 256, size=3)
+            box = {
+                "id": len(annotations) + 1,
+                "image_id": image_id,
+                "category_id": int(rng.integers(1, categories + 1)),
+            }
+            box["bbox"] = [float(x), float(y), float(bw), float(bh)]
+            if polygons:
+                box["segmentation"] = [[float(x), float(y), float(x + bw), float(y), float(x + bw), float(y + bh)]]
+            annotations.append({**box, "area": float(bw * bh), "iscrowd": 0})
+        name = f"{image_id:012d}.jpg"
+        images.append((name, jpeg_bytes(pixels), {"id": image_id, "file_name": name, "width": w, "height": h}))
+    return images, annotations
+
+
 def wav_bytes(samples: np.ndarray, rate: int = AUDIO_SAMPLE_RATE) -> bytes:
     """Mono 16-bit PCM WAV, written with the standard library (no soundfile dependency)."""
     buf = io.BytesIO()

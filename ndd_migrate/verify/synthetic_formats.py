@@ -91,28 +91,10 @@ def write_coco(reader: Reader, values: dict, scope: Scope, rng) -> dict[str, str
     """``readers.coco``: 7 JPEGs under ``file_root`` and ``annotations_file`` with 1–3 boxes (and
     their polygons, for ``polygon_masks``) per image, three categories."""
     root = str(values.get("file_root") or os.path.dirname(str(values["annotations_file"])))
-    images, annotations = [], []
-    for image_id in range(1, 8):
-        h, w = (int(v) for v in rng.integers(60, 111, size=2))
-        pixels = datagen.synthetic_image(rng, h, w)
-        for _ in range(int(rng.integers(1, 4))):
-            bw, bh = int(rng.integers(8, w // 2)), int(rng.integers(8, h // 2))
-            x, y = int(rng.integers(0, w - bw)), int(rng.integers(0, h - bh))
-            pixels[y : y + bh, x : x + bw] = rng.integers(0, 256, size=3)
-            annotations.append(
-                {
-                    "id": len(annotations) + 1,
-                    "image_id": image_id,
-                    "category_id": int(rng.integers(1, 4)),
-                    "bbox": [float(x), float(y), float(bw), float(bh)],
-                    "segmentation": [[float(x), float(y), float(x + bw), float(y), float(x + bw), float(y + bh)]],
-                    "area": float(bw * bh),
-                    "iscrowd": 0,
-                }
-            )
-        name = f"{image_id:012d}.jpg"
-        datagen.write_bytes(os.path.join(root, name), datagen.jpeg_bytes(pixels))
-        images.append({"id": image_id, "file_name": name, "width": w, "height": h})
+    scene, annotations = datagen.coco_scene(rng, 7, 3, polygons=True)
+    for name, jpeg, _ in scene:
+        datagen.write_bytes(os.path.join(root, name), jpeg)
+    images = [record for _, _, record in scene]
     categories = [{"id": i, "name": n} for i, n in enumerate(("square", "bar", "dot"), 1)]
     doc = {"images": images, "annotations": annotations, "categories": categories}
     datagen.write_text(str(values["annotations_file"]), json.dumps(doc, indent=1) + "\n")
