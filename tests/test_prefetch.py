@@ -300,3 +300,12 @@ def test_a_call_of_the_epoch_aware_shape_drops_it():
     )
     assert "    @prefetching\n    def batches():" in got
     assert "prefetch_queue_depth" not in got
+
+
+def test_a_depth_the_decorator_cannot_carry_is_reported_dropped():
+    """A checkpointing pipeline does not prefetch: its literal depth goes, and NDD004 says so."""
+    _, result = migrate_text(
+        _PIPELINE.format(settings="batch_size=8, prefetch_queue_depth=3, enable_checkpointing=True")
+    )
+    dropped = [d.message for d in result.diagnostics if d.code == "NDD004"]
+    assert dropped == ["`prefetch_queue_depth` has no dynamic-mode counterpart: dropped"]

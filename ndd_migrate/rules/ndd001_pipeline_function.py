@@ -257,11 +257,13 @@ class Impl(RuleImpl):
                 fixed=True,
             )
         settings = prefetch.settings_of(pipeline)
+        prefetches = prefetch.applies(settings, pipeline.checkpointing)
+        kept = prefetch.kept(settings) if prefetches else frozenset()
         for name, arg in pipeline.decorator_args.items():
-            if name in pipeline_args.EXECUTOR_ONLY and name not in prefetch.kept(settings):
+            if name in pipeline_args.EXECUTOR_ONLY and name not in kept:
                 self.ctx.report("NDD004", arg, f"`{name}` has no dynamic-mode counterpart: dropped", fixed=True)
         parts = _Parts(used=self._names_taken(pipeline, original))
-        if prefetch.applies(settings, pipeline.checkpointing):
+        if prefetches:
             parts.prefetch = settings
         body = self._body(pipeline, original, updated, parts)
         removed = next(d for d, o in zip(updated.decorators, original.decorators) if o is pipeline.decorator)
