@@ -37,7 +37,13 @@ RULE = Rule(
         "`types.Constant(np.array([0], dtype=np.float32))`, becomes the array: a dynamic-mode op broadcasts it to "
         "every sample of its batch input, as the constant node did. Only an array written out with a dtype the "
         "constant node keeps (`float32`, `int32`, `uint8`, ...: not `float64` or `int64`, which it narrows) is "
-        "taken, beside an input that is a batch; other graph constants are reported by NDD901."
+        "taken, beside an input that is a batch; other graph constants are reported by NDD901. "
+        "It keeps a `@pipeline_def` function in pipeline mode where its data come from a place the generator's "
+        "batch loop cannot lift out: a reader called in a helper function the graph runs, or, in a function "
+        "without a reader or external source of its own, values made by a function of another module that its "
+        "operators (or its graph helpers) take as inputs. The generator creates its reader once, before the "
+        "loop, from a statement of the function itself; anything else runs for every batch, and a reader made "
+        "there would start its epoch again at each one."
     ),
     why=(
         "`fn.*` calls only declare graph nodes inside a pipeline definition; outside one they fail. Reader "
@@ -245,11 +251,93 @@ class Impl(RuleImpl):
                     input_sets.hint(info.ndd, arg.value, info.random),
                 )
             )
+        found += self._sources_out_of_reach(pipeline, reached, graph)
         for constant in pipeline.input_constants:
             why = self._constant_problem(constant, graph)
             if why is not None:
                 found.append((constant, why, "give the op the numpy array itself, beside an input that is a batch"))
         return found
+
+    def _sources_out_of_reach(self, pipeline, reached: list, graph) -> list:
+        """Where a ``@pipeline_def`` function's data come from a place the batch loop cannot lift out:
+        a reader called in a helper the graph runs, or, in a function without a reader or an external
+        source of its own, values made by a call of an imported function that its operators take as
+        inputs. The generator creates its reader once, before the loop, from a statement of the
+        function itself; anything else runs for every batch, and a reader made there would start
+        its epoch again at each one (the first batch, forever)."""
+        if not isinstance(pipeline.node, cst.FunctionDef):
+            return []
+        found = []
+        for node in reached:
+            if node is pipeline.node or not isinstance(node, cst.FunctionDef):
+                continue
+            for call in self._calls_under(node):
+                path = names.fn_path(self.dali_name(call.func))
+                info = op_info(path) if path is not None else None
+                if info is not None and info.reader:
+                    found.append(
+                        (
+                            call,
+                            f"`fn.{path}(...)` is called in `{node.name.value}()`, which the graph of "
+                            f"`{pipeline.display}` runs: the generator creates its reader once, before its batch "
+                            "loop, only from a statement of the pipeline function itself; in a helper it would be "
+                            "created again for every batch",
+                            f"call the reader in `{pipeline.display}` and pass its outputs to `{node.name.value}()`",
+                        )
+                    )
+        if pipeline.reader_index is None and not pipeline.external_sources:
+            found += self._imported_sources(pipeline, graph)
+        return found
+
+    def _imported_sources(self, pipeline, graph) -> list:
+        """Top-level ``x, y = imported(...)`` whose values (or names unpacked from them) the
+        pipeline's operators, or the graph helpers it calls, take as inputs."""
+        inputs = {
+            arg.value.value
+            for call in self._calls_under(pipeline.node)
+            if names.fn_path(self.dali_name(call.func)) is not None or call in graph.callee
+            for arg in call.args
+            if arg.keyword is None and isinstance(arg.value, cst.Name)
+        }
+        made = self._imported_values(pipeline.node.body)
+        found = []
+        for call in dict.fromkeys(made.values()):
+            bound = sorted(name for name, source in made.items() if source is call and name in inputs)
+            if bound:
+                found.append(
+                    (
+                        call,
+                        f"{_listed(bound)} {'comes' if len(bound) == 1 else 'come'} from "
+                        f"`{cstutil.snippet(call.func)}(...)`, a function of another module, and "
+                        f"`{pipeline.display}` has no reader or external source of its own: if it makes the "
+                        "graph's source (a reader), the generator would make it again for every batch",
+                        f"call the reader (or `fn.external_source`) in `{pipeline.display}` itself",
+                    )
+                )
+        return found
+
+    def _imported_values(self, block: cst.BaseSuite) -> dict[str, cst.Call]:
+        """Each name a top-level statement of ``block`` binds to what a call of an imported name
+        gave (``x = imported(...)``, then ``a, b = x``) → that call."""
+        made: dict[str, cst.Call] = {}
+        for stmt in block.body if isinstance(block, cst.IndentedBlock) else ():
+            assign = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+            if not isinstance(assign, cst.Assign):
+                continue
+            value = assign.value
+            if (
+                isinstance(value, cst.Call)
+                and value in self.ctx.model.call_qualnames
+                and not self.dali_name(value.func)
+            ):
+                source = value
+            elif isinstance(value, cst.Name) and value.value in made:
+                source = made[value.value]
+            else:
+                continue
+            for target in assign.targets:
+                made.update((n.value, source) for n in _target_names(target.target))
+        return made
 
     def _constant_problem(self, constant: cst.Call, graph) -> str | None:
         """Why the array ``constant`` wraps cannot be given to its operator instead: ``# noqa`` (the
@@ -390,3 +478,16 @@ def _calls(node: cst.CSTNode) -> list[cst.Call]:
 
     node.visit(_Calls())
     return found
+
+
+def _target_names(target: cst.BaseExpression) -> list[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for element in target.elements for n in _target_names(element.value)]
+    return []
+
+
+def _listed(found: list[str]) -> str:
+    shown = [f"`{name}`" for name in found]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
