@@ -10,7 +10,7 @@ from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values import graph_code
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 
 RULE = Rule(
     code="NDD101",
@@ -470,14 +470,7 @@ def _is_shape_method(func: cst.BaseExpression) -> bool:
 
 def _calls(node: cst.CSTNode) -> list[cst.Call]:
     """Every call under ``node``."""
-    found: list[cst.Call] = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_Calls())
-    return found
+    return [n for n in tree.walk(node) if isinstance(n, cst.Call)]
 
 
 def _target_names(target: cst.BaseExpression) -> list[cst.Name]:

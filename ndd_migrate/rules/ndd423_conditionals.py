@@ -17,7 +17,7 @@ from ndd_migrate.dali.tables import op_info
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 RULE = Rule(
@@ -130,7 +130,7 @@ class _Conditionals(SkipsTrivia, cst.CSTVisitor):
         return any(
             (isinstance(n, cst.Name) and n.value in self.data)
             or (isinstance(n, cst.Call) and _is_dali(self.resolver, n))
-            for n in _walk(expr)
+            for n in tree.walk(expr)
         )
 
     def visit_If(self, node: cst.If) -> None:
@@ -191,7 +191,7 @@ def _data_names(resolver, fn_node: cst.FunctionDef) -> set[str]:
     """Names the function binds from an expression that calls DALI or reads such a name (to a fixpoint)."""
     assigns = [
         (t, v)
-        for n in _walk(fn_node.body)
+        for n in tree.walk(fn_node.body)
         if isinstance(n, cst.Assign)
         for t, v in ((t.target, n.value) for t in n.targets)
     ]
@@ -202,10 +202,10 @@ def _data_names(resolver, fn_node: cst.FunctionDef) -> set[str]:
         for target, value in assigns:
             reads = any(
                 (isinstance(n, cst.Name) and n.value in data) or (isinstance(n, cst.Call) and _is_dali(resolver, n))
-                for n in _walk(value)
+                for n in tree.walk(value)
             )
             if reads:
-                for n in _walk(target):
+                for n in tree.walk(target):
                     if isinstance(n, cst.Name) and n.value not in data:
                         data.add(n.value)
                         changed = True
@@ -219,7 +219,7 @@ def _is_dali(resolver, call: cst.Call) -> bool:
 
 def _random_ops(resolver, block: cst.CSTNode) -> set[str]:
     out = set()
-    for n in _walk(block):
+    for n in tree.walk(block):
         if isinstance(n, cst.Call):
             path = names.fn_path(names.dali_name(resolver, n.func))
             info = op_info(path) if path else None
@@ -231,17 +231,11 @@ def _random_ops(resolver, block: cst.CSTNode) -> set[str]:
 def _assigned(block: cst.CSTNode) -> set[str]:
     return {
         n.value
-        for a in _walk(block)
+        for a in tree.walk(block)
         if isinstance(a, cst.AssignTarget)
-        for n in _walk(a.target)
+        for n in tree.walk(a.target)
         if isinstance(n, cst.Name)
     }
-
-
-def _walk(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
 
 
 def _not_simple(resolver, fn_node: cst.FunctionDef, node: cst.If) -> str | None:

@@ -19,7 +19,7 @@ from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.types import PipelineFunction
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 RULE = Rule(
@@ -146,7 +146,7 @@ class Impl(RuleImpl):
         else 0``), it keeps its value and the decoders get ``"gpu" if decoder_device == "mixed" else
         decoder_device``. The names it decides."""
         decided = set()
-        body = list(_walk(function.body))
+        body = list(tree.walk(function.body))
         for assign in body:
             if not (
                 isinstance(assign, cst.Assign)
@@ -183,7 +183,7 @@ class Impl(RuleImpl):
             ):
                 continue
             name = assign.targets[0].target.value
-            uses = sum(isinstance(n, cst.Name) and n.value == name for n in _walk(module))
+            uses = sum(isinstance(n, cst.Name) and n.value == name for n in tree.walk(module))
             if name in device_names and uses == 1 + device_names.count(name):
                 self._constants.add(assign)
             elif name in device_names:  # read elsewhere too: it keeps its value, the decoders map it
@@ -303,9 +303,3 @@ class _DeviceNames(SkipsTrivia, cst.CSTVisitor):
         if info and "mixed" in info.backends and arg is not None and isinstance(arg.value, cst.Name):
             self.found.append(arg.value.value)  # once per use (constants count their uses)
             self.args.append(arg)
-
-
-def _walk(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _walk(child)

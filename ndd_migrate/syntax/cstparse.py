@@ -34,7 +34,7 @@ import ast
 
 import libcst as cst
 
-from ndd_migrate.syntax import pyparse
+from ndd_migrate.syntax import pyparse, tree
 
 #: Pieces of about this many characters (whole top-level statements); a module shorter than twice
 #: this is parsed whole. Per byte, libcst's parser is fastest on inputs of some tens of KB.
@@ -134,7 +134,7 @@ _CLAUSES = (cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst
 def _has_indented_block(node: cst.CSTNode) -> bool:
     if isinstance(node, cst.Match):
         return True
-    for child in node.children:
+    for child in tree.children(node):
         if isinstance(child, cst.IndentedBlock) or isinstance(child, _CLAUSES) and _has_indented_block(child):
             return True
     return False

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from ndd_migrate.syntax import tree
+
 
 def _concrete_subclasses(*bases: type) -> set[type]:
     found: set[type] = set()
@@ -391,7 +393,7 @@ def blocks(stmt: cst.CSTNode) -> Iterator[cst.BaseSuite]:
     each ``case`` of a ``match``, a ``with``'s, a ``def``'s or ``class``'s. Nothing for a simple
     statement; expressions are not entered. Every compound statement of Python 3.11 is walked, so a
     new kind (``match``) is not an internal error."""
-    for child in stmt.children:
+    for child in tree.children(stmt):
         if isinstance(child, cst.BaseSuite):
             yield child
         elif isinstance(child, _CLAUSES):

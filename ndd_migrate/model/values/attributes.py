@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ndd_migrate.syntax import tree
+
 
 @dataclass(eq=False)
 class SelfAttribute:
@@ -152,12 +154,6 @@ def _reads(mentions, target: cst.Attribute, parents: dict, methods: dict) -> lis
     return reads
 
 
-def _walk(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
 def _string(node: cst.SimpleString) -> str | None:
     try:
         value = node.evaluated_value
@@ -179,7 +175,7 @@ def _self_name(method: cst.FunctionDef) -> str | None:
     if not params:
         return None
     name = params[0].name.value
-    for node in _walk(method.body):
+    for node in tree.walk(method.body):
         if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.WithItem, cst.CompFor)):
             target = getattr(node, "target", None) or getattr(getattr(node, "asname", None), "name", None)
             if target is not None and name in _bound_names(target):

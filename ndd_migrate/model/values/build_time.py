@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia, VisitsBindings
 
 
@@ -245,7 +245,7 @@ def outer_store(stmt: cst.CSTNode, local: set[str]) -> str | None:
     A graph built in a function (a factory, a method) ran when the function built it, so code that
     runs after the function returned may read what it stored: hoisted to the generator's start, the
     store happens only at the first batch."""
-    for node in _walk(stmt):
+    for node in tree.walk(stmt, _outside_scopes):
         targets = (
             [node.target]
             if isinstance(node, cst.AugAssign)
@@ -275,9 +275,5 @@ def _elements(target: cst.CSTNode):
         yield target
 
 
-def _walk(node: cst.CSTNode):
-    yield node
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        return
-    for child in node.children:
-        yield from _walk(child)
+def _outside_scopes(node: cst.CSTNode) -> bool:
+    return not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))

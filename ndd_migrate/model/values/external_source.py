@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 ITERABLE = "iterable"  # iterated once (or once per epoch with `cycle`)
@@ -500,7 +500,7 @@ class _BindingFinder(SkipsTrivia, cst.CSTVisitor):
 
     def _target(self, node: cst.CSTNode | None) -> None:
         if node is not None:
-            self.count += sum(isinstance(n, cst.Name) and n.value == self.name for n in _walk(node))
+            self.count += sum(isinstance(n, cst.Name) and n.value == self.name for n in tree.walk(node))
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self._target(node.target)
@@ -533,12 +533,6 @@ class _BindingFinder(SkipsTrivia, cst.CSTVisitor):
         return False
 
 
-def _walk(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
 def positional(params: cst.Parameters) -> int:
     if params.star_arg is not None and isinstance(params.star_arg, cst.Param):
         return -1
@@ -553,6 +547,6 @@ def is_generator(node: cst.FunctionDef) -> bool:
             return True
         if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and n is not node:
             return False
-        return any(visit(c) for c in n.children)
+        return any(visit(c) for c in tree.children(n))
 
     return visit(node)

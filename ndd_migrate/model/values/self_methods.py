@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate.syntax import tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 
@@ -191,10 +192,7 @@ class _Finder(SkipsTrivia, cst.CSTVisitor):
 
 
 def _names(node: cst.CSTNode):
-    if isinstance(node, cst.Name):
-        yield node
-    for child in node.children:
-        yield from _names(child)
+    return (n for n in tree.walk(node) if isinstance(n, cst.Name))
 
 
 def _bound_names(target: cst.CSTNode):
