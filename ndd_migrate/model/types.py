@@ -89,6 +89,9 @@ class PipelineFunction:
     local_names: set[str] = field(default_factory=set)
     hoisted: set[int] = field(default_factory=set)  # body statements run once, before the loop (build_time)
     built_in: str | None = None  # the function whose body defines this one (a factory, a method)
+    # The first statements of the body, which store on an outside object: written where the graph was
+    # built, between the `def` and its one call (ndd_migrate.model.values.build_time.lift_refusal).
+    lifted: int = 0
     convert: bool = False  # decided by the engine: no problems and NDD001 may apply
     epochs: bool = False  # feeds a framework iterator / asks for reader metadata (ndd_migrate.model.features.iterators)
     # Feeds only iterators whose epochs end at its external source's `StopIteration`: one generator
