@@ -42,6 +42,7 @@ from ndd_migrate.model.values import (
     name_kinds,
     output_arity,
     outputs,
+    outside_nodes,
     self_methods,
     source_parameters,
 )
@@ -461,6 +462,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         for pipeline in self.model.pipelines.values():
             self._resolve_external_source(pipeline, original_node)
             self._check_outer_stores(pipeline)
+            self._check_outside_nodes(pipeline)
         self._calls.extend(self.model.self_calls.items())  # followed as calls of the method
         self._find_self_attributes()
         self.resolve_kinds()
@@ -575,6 +577,24 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                     f"only at the first batch, after `{pipeline.built_in}` has returned: code that reads it in between "
                     "(a length, a size) would not find it",
                     "compute it in the function, before the graph is built",
+                )
+            )
+
+    def _check_outside_nodes(self, pipeline: PipelineFunction) -> None:
+        """A graph node made outside the function and read in it blocks (:mod:`outside_nodes`)."""
+        if not isinstance(pipeline, PipelineFunction) or not isinstance(pipeline.node, cst.FunctionDef):
+            return
+        found = outside_nodes.made_outside(pipeline.node, self.scope_of, self.parents, self._is_op_call)
+        if found is not None:
+            name, call = found
+            pipeline.problems.append(
+                Problem(
+                    constructs.PIPELINE_FUNCTION,
+                    name,
+                    f"`{name.value}` is the output of `{cstutil.code(call.func)}` called outside "
+                    f"`{pipeline.node.name.value}`: pipeline mode puts that node into the graph that uses it; "
+                    "dynamic mode would run it once, where it is made",
+                    "make the operator's call inside the pipeline function",
                 )
             )
 
