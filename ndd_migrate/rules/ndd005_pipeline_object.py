@@ -160,6 +160,11 @@ class Impl(RuleImpl):
             return self.ctx.applies(self.code, use.holder) or None
         if use.kind is not Kind.PIPELINE or use.context != uses.METHOD or use.detail not in iterators.METADATA_METHODS:
             return None
+        return self._metadata_claim(use)
+
+    def _metadata_claim(self, use):
+        """``pipe.epoch_size(name)`` / ``pipe.reader_meta(name)`` (or the item of their dict for the
+        one reader): claimed for an epoch-aware pipeline, else why not."""
         pipeline = use.pipeline
         if not (iterators.all_epochs(pipeline) and self._named(use.node)):
             members = getattr(pipeline, "members", (pipeline,))
