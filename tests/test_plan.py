@@ -414,3 +414,58 @@ def test_a_todo_at_a_pipeline_blocked_elsewhere_quotes_the_code_not_the_line():
     out, _ = migrate_text("from nvidia.dali import fn, pipeline_def\n\n\n" + builders + CONSUMER)
     assert "not migrated: at `" in out and "at line" not in out
     assert migrate_text(out)[0] == out
+
+
+SIZED_CLASS = (
+    "class Sized{bases}:\n"
+    "{new}"
+    "    def __init__(self, n):\n"
+    "        self.n = n\n\n"
+    "    def epoch_size(self, name):\n"
+    "        return self.n\n\n\n"
+    "def report(given):\n"
+    "    sized = {value}\n"
+    '    return sized.epoch_size("Reader")\n'
+)
+
+
+def test_a_consumer_of_an_instance_of_a_class_of_the_module_does_not_keep_a_pipeline_made_elsewhere():
+    """atlas_sr's shape: `.epoch_size("Reader")` on a name bound only by a call of a class the
+    module defines, which neither is the pipeline nor derives from it: that value is not the
+    pipeline, wherever the pipeline is made."""
+    out, result = migrate_text(MADE_ELSEWHERE.format(consumer=SIZED_CLASS.format(bases="", new="", value="Sized(4)")))
+    assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
+    assert "@pipeline_def" not in out and 'return sized.epoch_size("Reader")' in out
+
+
+@pytest.mark.parametrize(
+    ("bases", "new", "value"),
+    [
+        ("", "", "given"),  # a parameter: it may be the pipeline
+        ("", "", "Sized(4) if given else given"),  # not only a call of the class
+        ("", "    def __new__(cls, n):\n        return n\n\n", "Sized(4)"),  # a call may give anything
+        ("(Base)", "", "Sized(4)"),  # a base from elsewhere
+        ("(metaclass=Meta)", "", "Sized(4)"),
+    ],
+)
+def test_a_consumer_of_a_value_that_may_be_the_pipeline_keeps_it(bases, new, value):
+    head = "from elsewhere import Base, Meta\n"
+    text = head + MADE_ELSEWHERE.format(consumer=SIZED_CLASS.format(bases=bases, new=new, value=value))
+    _, result = migrate_text(text)
+    (found,) = [d for d in result.diagnostics if d.needs_human]
+    assert found.code == "NDD008" and "`report` calls `.epoch_size`" in found.message
+
+
+def test_the_item_of_the_epoch_sizes_by_reader_name_is_the_one_readers_metadata():
+    """`pipe.epoch_size()` is a dict by reader name: its item for the one reader's name is
+    `pipe.epoch_size("Reader")` (DALI 2.4 `Pipeline.epoch_size`)."""
+    out, result = migrate_text(PIPE + "pipe = p('/d')\nn = pipe.epoch_size()['Reader'] // 2\n")
+    assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
+    assert "n = pipe_meta['epoch_size'] // 2\n" in out
+
+
+@pytest.mark.parametrize("item", ["['Other']", "[name]", ".get('Reader')"])
+def test_another_use_of_the_epoch_sizes_by_reader_name_is_marked(item):
+    _, result = migrate_text(PIPE + f"name = 'Reader'\npipe = p('/d')\nn = pipe.epoch_size(){item}\n")
+    human = [d for d in result.diagnostics if d.needs_human]
+    assert human and "without one reader name gives a dict by reader name" in human[0].message

@@ -42,6 +42,7 @@ from ndd_migrate.model.values import (
     name_kinds,
     output_arity,
     outputs,
+    outside_nodes,
     self_methods,
     source_parameters,
 )
@@ -280,10 +281,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         """Statements that act outside the body run once, before the loop, or block (build_time);
         those before the reader without an op call already run once (NDD001)."""
 
-        def is_op_call(call: cst.Call) -> bool:
-            dali = names.dali_name(self, call.func)
-            return bool(dali and (names.fn_path(dali) or names.math_function(dali)))
-
+        is_op_call = self._is_op_call
         anchor = pipeline.reader_index
         once = frozenset(i for i in range(anchor or 0) if not build_time.calls_op(body[i], is_op_call))
         placed = build_time.place(body, is_op_call, once)
@@ -291,6 +289,11 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         pipeline.problems.extend(Problem(constructs.PIPELINE_FUNCTION, node, why) for node, why in placed.problems)
         if self._depth:  # built in a function (a factory, a method): checked once its source is known
             pipeline.built_in = self._depth[-1].name.value
+
+    def _is_op_call(self, call: cst.Call) -> bool:
+        """Does ``call`` build the graph (``fn.*``, ``dali.math.*``)?"""
+        dali = names.dali_name(self, call.func)
+        return bool(dali and (names.fn_path(dali) or names.math_function(dali)))
 
     def _is_reader(self, call: cst.Call) -> bool:
         info = op_info(names.fn_path(names.dali_name(self, call.func)) or "")
@@ -459,6 +462,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         for pipeline in self.model.pipelines.values():
             self._resolve_external_source(pipeline, original_node)
             self._check_outer_stores(pipeline)
+            self._check_outside_nodes(pipeline)
         self._calls.extend(self.model.self_calls.items())  # followed as calls of the method
         self._find_self_attributes()
         self.resolve_kinds()
@@ -545,7 +549,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
     def _check_outer_stores(self, pipeline: PipelineFunction) -> None:
         """A graph defined in a function ran when the function built it, so code run after the
         function returned may read what the graph code stored on an outside object (``self.length
-        = len(source)``); the generator runs those statements only at its first batch: blocks."""
+        = len(source)``); the generator runs those statements only at its first batch: blocks, unless
+        they come first and can run where the graph was built (:meth:`_lifts`)."""
         if pipeline.built_in is None or not isinstance(pipeline, PipelineFunction) or pipeline.node is None:
             return
         body = list(pipeline.node.body.body)
@@ -559,20 +564,52 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         params = pipeline.node.params
         local = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
         local |= {name for stmt in body for name in build_time.bound_names(stmt)}
-        for index in sorted(pipeline.hoisted | set(range(anchor))):
-            target = build_time.outer_store(body[index], local)
-            if target is not None:
-                pipeline.problems.append(
-                    Problem(
-                        constructs.PIPELINE_FUNCTION,
-                        body[index],
-                        f"`{target} = ...` runs when `{pipeline.built_in}` builds the graph; in the generator it would run "
-                        f"only at the first batch, after `{pipeline.built_in}` has returned: code that reads it in between "
-                        "(a length, a size) would not find it",
-                        "compute it in the function, before the graph is built",
-                    )
+        stores = [i for i in sorted(pipeline.hoisted | set(range(anchor))) if build_time.outer_store(body[i], local)]
+        if stores and stores[-1] < anchor and self._lifts(pipeline, stores[-1] + 1):
+            return
+        if stores:
+            target = build_time.outer_store(body[stores[0]], local)
+            pipeline.problems.append(
+                Problem(
+                    constructs.PIPELINE_FUNCTION,
+                    body[stores[0]],
+                    f"`{target} = ...` runs when `{pipeline.built_in}` builds the graph; in the generator it would run "
+                    f"only at the first batch, after `{pipeline.built_in}` has returned: code that reads it in between "
+                    "(a length, a size) would not find it",
+                    "compute it in the function, before the graph is built",
                 )
-                return
+            )
+
+    def _check_outside_nodes(self, pipeline: PipelineFunction) -> None:
+        """A graph node made outside the function and read in it blocks (:mod:`outside_nodes`)."""
+        if not isinstance(pipeline, PipelineFunction) or not isinstance(pipeline.node, cst.FunctionDef):
+            return
+        found = outside_nodes.made_outside(pipeline.node, self.scope_of, self.parents, self._is_op_call)
+        if found is not None:
+            name, call = found
+            pipeline.problems.append(
+                Problem(
+                    constructs.PIPELINE_FUNCTION,
+                    name,
+                    f"`{name.value}` is the output of `{cstutil.code(call.func)}` called outside "
+                    f"`{pipeline.node.name.value}`: pipeline mode puts that node into the graph that uses it; "
+                    "dynamic mode would run it once, where it is made",
+                    "make the operator's call inside the pipeline function",
+                )
+            )
+
+    def _lifts(self, pipeline: PipelineFunction, count: int) -> bool:
+        """Can the first ``count`` statements of ``pipeline``'s body, which store on an outside
+        object, run where the graph was built (:func:`build_time.lift_refusal`)? Then NDD001 writes
+        them there (``pipeline.lifted``)."""
+        block = self.parents.get(pipeline.node)
+        function = self.parents.get(block)
+        if not isinstance(function, cst.FunctionDef) or function.body is not block:
+            return False
+        if build_time.lift_refusal(function, pipeline.node, count, self._is_op_call) is not None:
+            return False
+        pipeline.lifted = count
+        return True
 
     def _find_foreign_pipelines(self) -> None:
         """A name bound once from ``imported_function(...)`` on which both ``build()`` and ``run()``

@@ -89,8 +89,12 @@ class PipelineFunction:
     local_names: set[str] = field(default_factory=set)
     hoisted: set[int] = field(default_factory=set)  # body statements run once, before the loop (build_time)
     built_in: str | None = None  # the function whose body defines this one (a factory, a method)
+    # The first statements of the body, which store on an outside object: written where the graph was
+    # built, between the `def` and its one call (ndd_migrate.model.values.build_time.lift_refusal).
+    lifted: int = 0
     convert: bool = False  # decided by the engine: no problems and NDD001 may apply
     epochs: bool = False  # feeds a framework iterator / asks for reader metadata (ndd_migrate.model.features.iterators)
+    epochs_refused: str | None = None  # why it cannot, when a use asks (ndd_migrate.model.features.iterators.mark)
     # Feeds only iterators whose epochs end at its external source's `StopIteration`: one generator
     # per epoch over the same source (ndd_migrate.model.features.iterators.mark_restarts).
     restarts: bool = False
@@ -341,11 +345,7 @@ def reads_padded(pipeline) -> bool:
     given, not the literal ``False``)? Then ``Pipeline.epoch_size(name)`` (DALI 2.4 ``pipeline.py``:
     the reader's ``epoch_size_padded``) differs from its ``epoch_size``. True when not known."""
     for member in getattr(pipeline, "members", (pipeline,)):
-        if not isinstance(member, PipelineFunction):
-            return True
-        call = getattr(member, "reader_call", None)  # a legacy subclass: its reader operator's call
-        op = getattr(member, "op_calls", {}).get(call) if call is not None else None
-        readers = [*(op.ctors or [op.ctor]), call] if op is not None else member.top_level_readers
+        readers = _readers_of(member)
         if not readers:
             return True
         for reader in readers:
@@ -355,6 +355,35 @@ def reads_padded(pipeline) -> bool:
             if not isinstance(reader, cst.Call) or any(arg.star for arg in reader.args):
                 return True
     return False
+
+
+def reader_name(pipeline) -> str | None:
+    """The literal ``name=`` of the one reader of ``pipeline`` (the same for every pipeline a group
+    may be): the key of ``Pipeline.epoch_size()``'s dict by reader name. None when a pipeline has
+    another number of readers, or a name that is not a literal string."""
+    found = set()
+    for member in getattr(pipeline, "members", (pipeline,)):
+        readers = _readers_of(member)
+        legacy = getattr(member, "reader_call", None) is not None  # its constructor and its call: one reader
+        if not readers or (len(readers) != 1 and not legacy):
+            return None
+        names = {
+            cstutil.literal_value(a.value) for r in readers for a in r.args if a.keyword and a.keyword.value == "name"
+        }
+        if len(names) != 1 or not all(isinstance(r, cst.Call) and not any(a.star for a in r.args) for r in readers):
+            return None
+        found |= names
+    return found.pop() if len(found) == 1 and isinstance(next(iter(found)), str) else None
+
+
+def _readers_of(member) -> list:
+    """The reader calls of a pipeline function (a legacy subclass: its reader operator's
+    constructor and call); empty when not known."""
+    if not isinstance(member, PipelineFunction):
+        return []
+    call = getattr(member, "reader_call", None)  # a legacy subclass: its reader operator's call
+    op = getattr(member, "op_calls", {}).get(call) if call is not None else None
+    return [*(op.ctors or [op.ctor]), call] if op is not None else list(member.top_level_readers)
 
 
 def one_of(pipelines) -> object:

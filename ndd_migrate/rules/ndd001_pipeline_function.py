@@ -208,6 +208,8 @@ class Impl(RuleImpl):
         super().__init__(ctx)
         # an external source beside a reader, per pipeline: (iterator name, held-source name, names taken)
         self._beside: dict[str, tuple] = {}
+        # the generator's name → the statements written after its `def`, before its one call
+        self._lifted: dict[str, list] = {}
 
     def converts(self, pipeline) -> bool:
         return not isinstance(pipeline.node, cst.ClassDef) and self.ctx.applies(self.code, pipeline.node)
@@ -266,6 +268,8 @@ class Impl(RuleImpl):
         if prefetches:
             parts.prefetch = settings
         body = self._body(pipeline, original, updated, parts)
+        if parts.lifted:
+            self._lifted[original.name.value] = parts.lifted
         removed = next(d for d, o in zip(updated.decorators, original.decorators) if o is pipeline.decorator)
         own = self._prefetching(parts)  # None when a nested generator took it, or none prefetches
         decorators = [own if o is pipeline.decorator else d for d, o in zip(updated.decorators, original.decorators)]
@@ -275,6 +279,25 @@ class Impl(RuleImpl):
             params=self._params(pipeline, updated.params),
             body=updated.body.with_changes(body=body),
         )
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        """The statements that store on an outside object, first in a graph built in a function
+        (``self.length = ...``): written after the generator's ``def``, before its one call, where
+        pipeline mode ran them (``pipeline.lifted``)."""
+        if not self._lifted:
+            return updated
+        body = []
+        for stmt in updated.body:
+            body.append(stmt)
+            lifted = self._lifted.pop(stmt.name.value, None) if isinstance(stmt, cst.FunctionDef) else None
+            if lifted:
+                body.extend(
+                    [
+                        lifted[0].with_changes(leading_lines=[cst.EmptyLine(indent=False), *lifted[0].leading_lines]),
+                        *lifted[1:],
+                    ]
+                )
+        return updated.with_changes(body=body)
 
     # -- signature -----------------------------------------------------------------------------
     def _params(self, pipeline: PipelineFunction, params: cst.Parameters) -> cst.Parameters:
@@ -375,7 +398,9 @@ class Impl(RuleImpl):
         if returns:
             kept = kept[:-1]  # the final `return`, popped by the caller
         for (index, orig_stmt), stmt in zip(kept, body):
-            if index + shift in pipeline.hoisted:
+            if index + shift < pipeline.lifted:  # no docstring then (build_time.lift_refusal)
+                parts.lifted.append(stmt)
+            elif index + shift in pipeline.hoisted:
                 (parts.after_reader if reader_index is not None and index > reader_index else parts.prologue).append(
                     stmt
                 )
@@ -501,6 +526,7 @@ class _Parts:
     and the names the rewrite adds."""
 
     used: set[str]  # names taken; each name the rewrite adds joins them (cstutil.fresh)
+    lifted: list = field(default_factory=list)  # run where the graph was built, outside the generator
     prologue: list = field(default_factory=list)  # run once, before the reader is created
     after_reader: list = field(default_factory=list)  # run once, after the reader is created (build_time)
     per_batch: list = field(default_factory=list)

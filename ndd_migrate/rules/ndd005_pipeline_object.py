@@ -9,7 +9,7 @@ from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.features import iterators
-from ndd_migrate.model.types import Kind, PipelineFunction, migrated_before, reads_padded
+from ndd_migrate.model.types import Kind, PipelineFunction, migrated_before, reader_name, reads_padded
 from ndd_migrate.plan import uses
 from ndd_migrate.syntax import cstutil
 
@@ -40,7 +40,8 @@ RULE = Rule(
     fix_safety=FixSafety.UNSAFE,
     fix=(
         "Applied together with NDD001 and NDD411: the call site becomes `pipe_meta, pipe = p(...)`. "
-        "`.epoch_size()` without exactly one reader name is marked for a human."
+        "`.epoch_size()` without exactly one reader name is marked for a human, unless it is subscripted by its one "
+        "reader's literal name (`pipe.epoch_size()[\"Reader\"]`, the item of DALI's dict by reader name)."
     ),
     examples=(
         Example(
@@ -159,12 +160,24 @@ class Impl(RuleImpl):
             return self.ctx.applies(self.code, use.holder) or None
         if use.kind is not Kind.PIPELINE or use.context != uses.METHOD or use.detail not in iterators.METADATA_METHODS:
             return None
+        return self._metadata_claim(use)
+
+    def _metadata_claim(self, use):
+        """``pipe.epoch_size(name)`` / ``pipe.reader_meta(name)`` (or the item of their dict for the
+        one reader): claimed for an epoch-aware pipeline, else why not."""
         pipeline = use.pipeline
         if not (iterators.all_epochs(pipeline) and self._named(use.node)):
+            members = getattr(pipeline, "members", (pipeline,))
+            why = next((m.epochs_refused for m in members if getattr(m, "epochs_refused", None)), None)
             return (
                 "the reader's metadata is given only by the epoch-aware shape (one plain `pipe = p(...)` per call site)"
+                + (f": {why}" if why else "")
             )
-        if isinstance(use.holder, cst.Call) and not _one_reader_name(use.holder):
+        if (
+            isinstance(use.holder, cst.Call)
+            and not _one_reader_name(use.holder)
+            and not self._reader_item(use.holder, pipeline)
+        ):
             return f"`.{use.detail}()` without one reader name gives a dict by reader name"
         return self.ctx.applies(self.code, use.holder) or None
 
@@ -315,6 +328,8 @@ class Impl(RuleImpl):
         pipeline = self._epoch_aware(pipe)
         if pipeline is None:
             return updated
+        if self._reader_item(original) is not None:
+            return updated  # `pipe.epoch_size()["Reader"]`: the item is rewritten (leave_Subscript)
         method = original.func.attr.value
         if not _one_reader_name(original):
             self.ctx.report(
@@ -325,8 +340,38 @@ class Impl(RuleImpl):
                 fixed=False,
             )
             return updated
-        if not self.ctx.applies(self.code, original):
+        return self._metadata(original, updated, pipeline, _quote(original.args[0].value)) or updated
+
+    def leave_Subscript(self, original: cst.Subscript, updated):
+        """``pipe.epoch_size()["Reader"]`` / ``pipe.reader_meta()["Reader"]``: the item of the dict by
+        reader name for the pipeline's one reader, named so (:meth:`_reader_item`)."""
+        key = self._reader_item(original.value) if isinstance(original.value, cst.Call) else None
+        if key is None:
             return updated
+        pipeline = self._epoch_aware(iterators.metadata_receiver(original.value))
+        return self._metadata(original.value, updated.value, pipeline, _quote(key)) or updated
+
+    def _reader_item(self, call: cst.Call, pipeline=None) -> cst.SimpleString | None:
+        """The key of ``pipe.epoch_size()[key]`` (``reader_meta``), when ``call`` is the call of an
+        epoch-aware pipeline (``pipeline``, else the one ``pipe`` holds) without arguments and the key
+        is its one reader's literal name: the item DALI's dict by reader name gives. Else None."""
+        item = self.ctx.model.parents.get(call)
+        pipeline = pipeline or self._epoch_aware(iterators.metadata_receiver(call))
+        if pipeline is None or call.args or not isinstance(item, cst.Subscript) or item.value is not call:
+            return None
+        if len(item.slice) != 1 or not isinstance(item.slice[0].slice, cst.Index):
+            return None
+        key = item.slice[0].slice.value
+        name = reader_name(pipeline)
+        return key if isinstance(key, cst.SimpleString) and name is not None and key.evaluated_value == name else None
+
+    def _metadata(self, original: cst.Call, updated, pipeline, quote: str):
+        """What the call ``original`` (``updated`` after the other rules) of ``pipeline`` asking its one
+        reader's metadata becomes: ``pipe_meta`` (``reader_meta``), or its ``"epoch_size"`` item; None
+        where the rule does not apply there."""
+        pipe = iterators.metadata_receiver(original)
+        if not self.ctx.applies(self.code, original):
+            return None
         how = self.ctx.model.metadata_reads.get(pipe)
         if how == "item":  # `pipes[i]` → `pipes_meta[i]`
             received = updated.func.value if isinstance(updated.func.value, cst.Subscript) else pipe
@@ -335,10 +380,10 @@ class Impl(RuleImpl):
             meta = iterators.meta_of(pipe)
         if isinstance(how, cst.CompFor):
             self._paired_loops.add(how)
+        method = original.func.attr.value
         self.ctx.report(self.code, original, f"`.{method}(...)` → the reader's `get_metadata()`", fixed=True)
         if method == "reader_meta":
             return meta
-        quote = _quote(original.args[0].value)  # the argument's quotes: safe inside an f-string
         # `Pipeline.epoch_size(name)` is the reader's `epoch_size_padded` (DALI 2.4 `pipeline.py`):
         # the whole data set, every shard padded to the largest with `pad_last_batch`.
         key = "epoch_size_padded" if reads_padded(pipeline) else "epoch_size"

@@ -6,10 +6,12 @@ from __future__ import annotations
 import functools
 
 import libcst as cst
+from libcst.metadata import ScopeProvider
 
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model.features import instances
 from ndd_migrate.model.types import Kind
 from ndd_migrate.model.values import called_parameters
 from ndd_migrate.plan import uses
@@ -222,9 +224,12 @@ class Impl(RuleImpl):
         pipeline-only API (``.share_outputs()``, ``.max_batch_size``, ...) on values it is given,
         those may be this pipeline's, and a generator would fail there: it stays, with the reason
         at that code."""
-        if self.ctx.model.sites_of(pipeline) or not self._consumers:
+        if self.ctx.model.sites_of(pipeline):
             return []
-        node, attr = self._consumers[0]
+        consumers = [(node, attr) for node, attr in self._consumers if not self._not_of(node.value, pipeline)]
+        if not consumers:
+            return []
+        node, attr = consumers[0]
         owner = self._definition_of(node)
         where = f"`{owner}` calls" if owner else "the module calls"
         return [
@@ -236,6 +241,27 @@ class Impl(RuleImpl):
                 f"`.{attr}`: {PIPELINE_HINTS.get(attr, 'see docs/target-shape.md')}), or keep both in pipeline mode",
             )
         ]
+
+    def _not_of(self, value: cst.BaseExpression, pipeline) -> bool:
+        """Is ``value`` surely not a ``pipeline`` object: a name bound only by calls of classes of
+        this module that are not the pipeline's class, nor derive from it (:mod:`instances`)?"""
+        if not isinstance(value, cst.Name):
+            return False
+        scope = self.ctx.resolver.get_metadata(ScopeProvider, value, None)
+        found = instances.instantiated(value, scope, self.ctx.model.parents, self._classes)
+        target = pipeline.node.name.value if isinstance(pipeline.node, cst.ClassDef) else None
+        return found is not None and not any(
+            instances.may_be(cls, target, self._classes, self.ctx.dali_name) for cls in found
+        )
+
+    @functools.cached_property
+    def _classes(self) -> dict[str, cst.ClassDef]:
+        """The module's top-level classes, by name."""
+        module = next(iter(self.ctx.model.parents.values()), None)
+        while module is not None and not isinstance(module, cst.Module):
+            module = self.ctx.model.parents.get(module)
+        body = module.body if module is not None else ()
+        return {stmt.name.value: stmt for stmt in body if isinstance(stmt, cst.ClassDef)}
 
     @functools.cached_property
     def _consumers(self) -> list[tuple[cst.CSTNode, str]]:

@@ -1,8 +1,9 @@
-# expect: blocked NDD001
+# expect: converted
 # data: none
 """A datapipe's graph method also records the epoch's length on the object (`self.steps = ...`),
 which `__len__` reads before the first batch: pipeline mode ran that line when the method built the
-graph, the generator would run it only at its first batch."""
+graph. It uses no graph value, so the migration writes it (and the source it reads) where the graph
+was built, after the generator's `def` and before its one call, not at the generator's first batch."""
 
 import numpy as np
 from nvidia.dali import fn

@@ -246,9 +246,12 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
         held, how = found
         model.metadata_reads[expr] = how
         pipelines = getattr(held, "members", (held,))
-        if all(_may_give_metadata(pipeline, plain, factories) for pipeline in pipelines):
+        refusals = [_metadata_refusal(pipeline, plain, factories) for pipeline in pipelines]
+        if not any(refusals):
             for pipeline in pipelines:
                 pipeline.epochs = True
+        for pipeline, why in zip(pipelines, refusals):
+            pipeline.epochs_refused = why
 
 
 def _bound_call_sites(analyzer) -> tuple[dict, set]:
@@ -279,15 +282,19 @@ def _bound_call_sites(analyzer) -> tuple[dict, set]:
     return direct, lists
 
 
-def _may_give_metadata(pipeline, plain: set, factories: set) -> bool:
-    """Can ``pipeline`` take the epoch-aware shape: a reader, a ``batch_size``, plain call sites
-    only (``plain``), and not returned by a factory (``factories``: their ids)?"""
-    return (
-        pipeline in plain
-        and pipeline.reader_index is not None
-        and pipeline.given("batch_size")
-        and id(pipeline) not in factories
-    )
+def _metadata_refusal(pipeline, plain: set, factories: set) -> str | None:
+    """Why ``pipeline`` cannot take the epoch-aware shape, or None: it needs a reader of its own, a
+    ``batch_size``, plain call sites only (``plain``), and not to be returned by a factory
+    (``factories``: their ids)."""
+    if pipeline.reader_index is None:
+        return "its function has no reader of its own (a reader made outside it cannot be asked from inside)"
+    if not pipeline.given("batch_size"):
+        return "neither its decorator nor its calls give `batch_size`"
+    if pipeline not in plain:
+        return "it is not made by plain `pipe = p(...)` statements only"
+    if id(pipeline) in factories:
+        return "it is made by a function that returns it (a factory)"
+    return None
 
 
 def mark_restarts(analyzer, calls) -> None:

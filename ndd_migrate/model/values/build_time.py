@@ -277,3 +277,71 @@ def _elements(target: cst.CSTNode):
 
 def _outside_scopes(node: cst.CSTNode) -> bool:
     return not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+
+
+def lift_refusal(
+    function: cst.FunctionDef, graph: cst.FunctionDef, count: int, is_op_call: Callable[[cst.Call], bool]
+) -> str | None:
+    """Why the first ``count`` statements of ``graph``, a pipeline function defined in the body of
+    ``function`` (a graph built by hand in a method, desugared), cannot run where the graph was
+    built: after the ``def``, right before its one call; None when they can.
+
+    Pipeline mode ran them there (``graph`` is called once, right after it is defined, with no
+    arguments: the ``with pipe:`` block ran in ``function``'s scope), so moved there they run when
+    they did, in the same order, before the code that reads what they stored on an outside object
+    (``self.length``). The generator then reads the names they bind from ``function``'s scope, as
+    the graph did: no statement of the generator or of ``function`` may bind them again (the
+    generator would make them local; a later binding would change what the generator reads), and
+    none of them may build graph values, leave the block (``return``, ``yield``) or declare names."""
+    body, outer = list(graph.body.body), list(function.body.body)
+    if body and cstutil.is_docstring(body[0]):
+        return "the graph code starts with a string"
+    index = next((i for i, stmt in enumerate(outer) if stmt is graph), None)
+    if index is None or index + 1 >= len(outer) or not _calls_once(outer[index + 1], graph):
+        return "the graph's function is not called once, right after it is defined"
+    if cstutil.all_params(graph.params) or _mentions(function, graph.name.value) != 2:
+        return "the graph's function is not called once, right after it is defined"
+    prefix = body[:count]
+    if any(calls_op(stmt, is_op_call) or _leaves(stmt) for stmt in prefix):
+        return "they build graph values or leave the block"
+    bound = set().union(*(_bound(stmt) for stmt in prefix))
+    again = set().union(*(_bound(stmt) for stmt in body[count:]), *(_bound(s) for s in outer if s is not graph))
+    again |= {p.name.value for p in cstutil.all_params(function.params)}
+    if bound & again:
+        return "the graph code or the function binds " + ", ".join(f"`{n}`" for n in sorted(bound & again)) + " again"
+    return None
+
+
+def _calls_once(stmt, graph: cst.FunctionDef) -> bool:
+    """Is ``stmt`` ``name = graph()``?"""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
+        return False
+    value = stmt.body[0].value
+    return (
+        isinstance(value, cst.Call)
+        and not value.args
+        and isinstance(value.func, cst.Name)
+        and value.func.value == graph.name.value
+    )
+
+
+def _bound(stmt: cst.CSTNode) -> set[str]:
+    """The plain names ``stmt`` binds, with those of the functions, classes and imports it holds."""
+    found = bound_names(stmt)
+    for node in tree.walk(stmt):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            found.add(node.name.value)
+        elif isinstance(node, cst.ImportAlias) and node.asname is None:
+            found.add(cst.Module([]).code_for_node(node.name).split(".")[0])
+    return found
+
+
+def _leaves(stmt: cst.CSTNode) -> bool:
+    """Does ``stmt`` return, yield, await or declare names (not in a function it defines)?"""
+    kinds = (cst.Return, cst.Yield, cst.Await, cst.Global, cst.Nonlocal)
+    return any(isinstance(node, kinds) for node in tree.walk(stmt, _outside_scopes))
+
+
+def _mentions(node: cst.CSTNode, name: str) -> int:
+    """How many times the name ``name`` appears in ``node``."""
+    return sum(isinstance(n, cst.Name) and n.value == name for n in tree.walk(node))
