@@ -46,7 +46,8 @@ RULE = Rule(
         "there would start its epoch again at each one."
     ),
     why=(
-        "`fn.*` calls only declare graph nodes inside a pipeline definition; outside one they fail. Reader "
+        "`fn.*` calls only declare graph nodes (`DataNode`s, computed when a pipeline that uses them runs); "
+        "on dynamic-mode batches they do not compute anything. Reader "
         "class names are not a mechanical PascalCase (`COCO`, `MXNet`, `TFRecord`), so a table is needed."
     ),
     fix_safety=FixSafety.UNSAFE,
