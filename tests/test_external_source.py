@@ -315,6 +315,7 @@ BLOCKED = {
     ),
     "cycle raise": ("data = fn.external_source(source=gen, cycle='raise')", 'cycle="raise"'),
     "no source": ("data = fn.external_source(name='in')", "feed_input"),
+    "source=None": ("data = fn.external_source(source=None, name='in')", "feed_input"),
     "reader too": (
         "jpegs, labels = fn.readers.file(file_root='x')\n    data = fn.external_source(source=gen)",
         "a reader and an external source",

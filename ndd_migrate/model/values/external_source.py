@@ -241,7 +241,7 @@ def _draw(call: cst.Call, fn_node: cst.FunctionDef, index: int, has_reader: bool
     if cstutil.has_star(call) or any(a.keyword and a.keyword.value not in _KNOWN for a in call.args):
         return "an external source with arguments the migration does not know"
     source = source_expr(call)
-    if source is None:
+    if source is None or (isinstance(source, cst.Name) and source.value == "None"):
         return (
             "no `source=`: the data arrives through `pipe.feed_input(...)`; call `ndd.as_batch(data)` "
             "where it is fed instead"
