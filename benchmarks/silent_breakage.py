@@ -46,6 +46,7 @@ SUPPORT_LOADERS = {
     "dali_iterator_epochs_many",
     "dali_iterator_sized_epochs",
     "dali_iterator_source_epochs",
+    "dali_external_source",  # `iter(source)` for a source whose kind only the run tells
 }
 
 #: What a pipeline (or a DALI iterator over it) has and a generator has not.

@@ -257,6 +257,8 @@ def test_core_does_not_import_dali():
     for module in IMPORTS:
         if module.startswith("ndd_migrate.verify") or module == "ndd_migrate.dali.tables.generate_ops":
             continue  # the equivalence check, and the script that regenerates the op table from DALI
+        if module == "ndd_migrate.support.template.ndd_support":
+            continue  # read as text, written into migrated programs, which run with DALI
         tree = ast.parse(MODULE_PATHS[module].read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             names = (

@@ -308,7 +308,6 @@ def test_parallel_from_a_name_is_dropped_too():
 
 
 BLOCKED = {
-    "parallel, parameter source": ("data = fn.external_source(source=src, parallel=True)", "whether the source, `src`"),
     "run-time batch with cycle": ("data = fn.external_source(source=gen, cycle=True, batch=src)", "`cycle=` with"),
     "run-time batch with batch_info": (
         "data = fn.external_source(source=call, batch_info=True, batch=src)",
@@ -316,8 +315,7 @@ BLOCKED = {
     ),
     "cycle raise": ("data = fn.external_source(source=gen, cycle='raise')", 'cycle="raise"'),
     "no source": ("data = fn.external_source(name='in')", "feed_input"),
-    "parameter": ("data = fn.external_source(source=src)", "cannot tell from the code whether the source, `src`, is"),
-    "positional source": ("data = fn.external_source(src, batch=True)", "whether the source, `src`, is"),
+    "source=None": ("data = fn.external_source(source=None, name='in')", "feed_input"),
     "reader too": (
         "jpegs, labels = fn.readers.file(file_root='x')\n    data = fn.external_source(source=gen)",
         "a reader and an external source",
@@ -398,21 +396,19 @@ def test_blocked_with_reason(name):
     ],
 )
 def test_a_class_of_the_module_decides_what_its_instance_is(cls, kind):
+    """An instance of a class whose methods the code shows is drawn as its kind says; any other is
+    left to `dali_external_source`, which asks the instance when the generator starts."""
     source = (
         "from nvidia.dali import fn, pipeline_def\n\n\nclass Base:\n    pass\n\n\nclass Meta(type):\n    pass\n\n\n"
-        f"{cls}\n\nmade = Src()\n\n\n"
+        f"{cls}\n\n\n"
         "@pipeline_def(batch_size=2)\n"
-        "def pipe():\n    inner = Src()\n    data = fn.external_source(source=inner)\n    more = fn.external_source(source=made)\n"
-        "    return data, more\n"
+        "def pipe():\n    inner = Src()\n    data = fn.external_source(source=inner)\n    return data\n"
     )
     text, result = migrate_text(source)
-    said = [d.message for d in result.diagnostics if d.code == "NDD421" and d.needs_human]
-    if kind is None:
-        assert any("cannot tell from the code whether the source, `inner`" in m for m in said), said
-    else:  # the first source is read; the second one is refused for being a second source
-        assert not any("cannot tell" in m for m in said) and any("more than one external source" in m for m in said), (
-            said
-        )
+    assert not _human(result), _human(result)
+    said = [d.message for d in result.diagnostics if d.code == "NDD421"]
+    assert said == [f"external source ({kind or external_source.RUN_TIME}) → the generator's loop"], said
+    assert ("feed = dali_external_source(inner)" in text) == (kind is None), text
 
 
 def test_an_iterator_over_a_source_that_ends_says_so():
@@ -538,26 +534,36 @@ def test_beside_a_reader_gives_the_pipeline_batches(tmp_path, shift, where):
     assert len(expected) == LIMIT and "StopIteration" not in expected  # 12 batches: 3 calls of `offsets` and more
 
 
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize("shift", [True, False])
+def test_beside_a_reader_a_source_of_either_kind_gives_the_pipeline_batches(tmp_path, shift):
+    """The caller passes the generator function or a list: `dali_external_source` cycles through
+    either as DALI did, drawn once per batch under the `if`."""
+    source = BESIDE.replace("if shift and extra is not None:", "if extra is not None:").replace(
+        "extra = offsets if shift else None", "extra = offsets if shift else [[np.ones(4, np.float32)] * 2] * 3"
+    )
+    root = _numpy_files(tmp_path)
+    migrated, result = migrate_text(source)
+    assert not _human(result), _human(result)
+    assert (
+        "                if feed is None:\n"
+        "                    feed = dali_external_source(extra, cycle=True)\n"
+        "                try:\n"
+        "                    offset = next(feed)\n"
+        "                except StopIteration:\n"
+        "                    return\n"
+    ) in migrated, migrated
+    original = _load(source).make(root, shift)
+    original.build()
+    expected = _collect(original.run)
+    assert _collect(_load(migrated).make(root, shift).__next__) == expected
+    assert len(expected) == LIMIT and "StopIteration" not in expected
+
+
 BESIDE_BLOCKED = {
     "a source that ends beside a reader": (("cycle=True", "cycle=False"), external_source.READER_AND_ENDING_SOURCE),
     "no cycle= beside a reader": (("cycle=True, ", ""), external_source.READER_AND_ENDING_SOURCE),
-    "a parameter given a list at a call": (
-        ("extra = offsets if shift else None", "extra = offsets if shift else [[1]]"),
-        "cannot tell from the code whether the source, `extra`, is iterable or callable (DALI decides at run time); "
-        "a parameter is known only when every call of `pipe` in this module passes a source of one kind the code "
-        "shows (a generator function, an iterable, a callable) or None, "
-        "and a call passes `extra`; write the loop that draws from it by hand",
-    ),
-    "a parameter of a pipeline function used other than by calls": (
-        (
-            "    return pipe(root, shift=shift, extra=extra)\n",
-            "    return pipe(root, shift=shift, extra=extra)\n\n\nmakers = [pipe]\n",
-        ),
-        "cannot tell from the code whether the source, `extra`, is iterable or callable (DALI decides at run time); "
-        "a parameter is known only when every call of `pipe` in this module passes a source of one kind the code "
-        "shows (a generator function, an iterable, a callable) or None, "
-        "and `pipe` is used other than by a call; write the loop that draws from it by hand",
-    ),
     "a condition that is not the parameters": (
         ("if shift and extra is not None:", "if shift and len(extra):"),
         external_source.NOT_BUILD_TIME,
@@ -614,7 +620,8 @@ def test_a_parameter_source_is_looked_up_as_python_does():
     assert not _human(result), _human(result)
     assert "feed = iter(extra())" in text
     shadowed = source.replace("extra=offsets)\n        loaded", "extra=self.offsets)\n        loaded")
-    assert "and a call passes `self.offsets`" in _human(migrate_text(shadowed)[1])[0]
+    text, result = migrate_text(shadowed)  # a list, or the generator function: the run decides
+    assert not _human(result) and "feed = dali_external_source(extra, cycle=True)" in text, text
 
 
 def test_beside_a_reader_in_an_if_a_source_expression_is_evaluated_under_the_condition():
@@ -733,7 +740,52 @@ def test_a_parameter_source_has_the_kind_every_call_passes(calls, drawn):
     assert drawn in out, out
 
 
-def test_a_parameter_source_of_two_kinds_keeps_its_pipeline():
+def test_a_parameter_source_of_two_kinds_is_drawn_as_the_run_decides():
     calls = "p = pipe(Batches())\nq = pipe(draw)\np.build()\nq.build()\nprint(p.run(), q.run())\n"
-    found = _human(migrate_text(PARAMETER_SOURCE.format(calls=calls))[1])
-    assert len(found) == 1 and "and a call passes `draw`" in found[0], found
+    text, result = migrate_text(PARAMETER_SOURCE.format(calls=calls))
+    assert not _human(result), _human(result)
+    assert (
+        "    feed = dali_external_source(source)\n" in text and "from ndd_support import dali_external_source" in text
+    )
+
+
+RUN_TIME_LISTED = """\
+import numpy as np
+from nvidia.dali import fn, pipeline_def
+
+NAMES = ["a", "b"]
+
+
+def rows(info):
+    if info.idx_in_epoch == 5:
+        raise StopIteration
+    return np.array([info.idx_in_epoch, info.iteration], np.int32), np.array([info.idx_in_batch], np.int32)
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def pipe(source, per_batch):
+    outputs = fn.external_source(source=source, num_outputs=len(NAMES), batch=per_batch)
+    return outputs[0] * 2, outputs[1]
+
+
+def make():
+    return pipe({"rows": rows}["rows"], per_batch=False)
+"""
+
+
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+def test_a_run_time_source_with_a_run_time_batch_and_a_list_of_outputs():
+    """`batch=` and the kind both decided at run time, the outputs a list: `dali_external_source`
+    draws per sample and gives one list per output, which the loop makes batches."""
+    migrated, result = migrate_text(RUN_TIME_LISTED)
+    assert not _human(result), _human(result)
+    assert (
+        "feed = dali_external_source(source, batch=per_batch, num_outputs=len(NAMES), batch_size=batch_size)"
+        in migrated
+    ), migrated
+    original = _load(RUN_TIME_LISTED).make()
+    original.build()
+    expected = _collect(original.run)
+    assert _collect(_load(migrated).make().__next__) == expected
+    assert expected[-1] == "StopIteration" and len(expected) == 3

@@ -118,13 +118,13 @@ def test_a_blocking_problem_that_says_what_to_do_by_hand_says_it_once():
     source = (
         "from nvidia.dali import fn, pipeline_def\n\n\n"
         "@pipeline_def(batch_size=2)\n"
-        "def fed(src):\n"
-        "    data = fn.external_source(source=src)\n"
+        "def fed():\n"
+        "    data = fn.external_source(source=[[1]], cycle=True, batch=False)\n"
         "    return data\n"
     )
     result = transform(source, "example.py", Policy.migrate())
     hints = [d.hint for d in result.diagnostics if d.needs_human]
-    assert len(hints) == 1 and "write the loop that draws from it by hand" in hints[0], hints
+    assert len(hints) == 1 and "write the loop by hand" in hints[0], hints
     assert hints[0].count("by hand") == 1, hints[0]
 
 

@@ -54,6 +54,7 @@ def write(path: Path, text: str) -> None:
 def test_every_function_the_rules_call_is_in_the_module():
     called = {
         support.OP_SEED,
+        support.EXTERNAL_SOURCE,
         support.EPOCHS,
         support.EPOCHS_MANY,
         support.SIZED_EPOCHS,

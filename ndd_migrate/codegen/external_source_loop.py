@@ -4,7 +4,8 @@ The loop draws from ``source`` exactly as DALI did (``nvidia/dali/external_sourc
 ``get_batch``) and wraps what it gets with ``ndd.as_batch`` (``ndd.ExternalSource`` would take a
 returned list as ONE tensor). A pipeline with one generator per epoch (``fn.restarts``) draws with
 ``next()`` from ``feed = iter(source)``, made once, as DALI did: a ``for`` would call ``iter()``
-again each epoch.
+again each epoch. A source whose kind the code does not show is drawn through the support module's
+``dali_external_source``, which decides it as DALI did (:func:`run_time_kind`).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ndd_migrate import support
 from ndd_migrate.model.types import PipelineFunction
-from ndd_migrate.model.values.external_source import CALLABLE, CARRIED, GENERATOR, source_expr
+from ndd_migrate.model.values.external_source import CALLABLE, CARRIED, GENERATOR, RUN_TIME, source_expr
 from ndd_migrate.syntax import cstutil
 
 
@@ -32,6 +34,8 @@ def plan(ctx, pipeline: PipelineFunction, stmt: cst.SimpleStatementLine, used: s
     """The statements that replace ``stmt`` (the updated external-source statement)."""
     spec = pipeline.source
     call = stmt.body[0].value
+    if spec.kind == RUN_TIME:
+        return run_time_kind(ctx, spec, call, used, fresh)
     code = cst.Module([]).code_for_node
     source = code(source_expr(call))
     prologue: list = []
@@ -92,6 +96,36 @@ def plan(ctx, pipeline: PipelineFunction, stmt: cst.SimpleStatementLine, used: s
     return Plan(prologue, convert, lambda inner: [_while_true([*head, *inner])])
 
 
+def run_time_kind(ctx, spec, call: cst.Call, used: set[str], fresh) -> Plan:
+    """A source whose kind only the run tells: ``feed = dali_external_source(source, ...)`` (the
+    support module), made where the loop starts, as DALI made its callback when it built the
+    pipeline, and ``next(feed)`` per batch until ``StopIteration`` ends the epoch. Made once for a
+    pipeline with one generator per epoch, it goes on from where the last epoch ended, as DALI
+    did (a callable from iteration 0, its epoch index one more)."""
+    feed = fresh("feed", used)
+    prologue = [cst.parse_statement(f"{feed} = {_dispatch(ctx, spec, call)}\n")]
+    fetch = f"{', '.join(spec.targets)} = next({feed})"
+    head = [cst.parse_statement(f"try:\n    {fetch}\nexcept StopIteration:\n    return\n")]
+    convert = _converts(ctx, spec, call, used | {feed}, fresh)
+    return Plan(prologue, convert, lambda inner: [_while_true([*head, *inner])])
+
+
+def _dispatch(ctx, spec, call: cst.Call) -> str:
+    """``dali_external_source(source, ...)`` with the arguments of ``call`` that say how DALI drew
+    (``batch_size`` and ``num_outputs`` only where samples are drawn one by one)."""
+    code = cst.Module([]).code_for_node
+    args = [code(source_expr(call))]
+    per_sample = spec.batch is not True
+    for name in ("batch", "cycle", "batch_info", "num_outputs"):
+        arg = cstutil.kwarg(call, name)
+        if arg is not None and (per_sample or name not in ("batch", "num_outputs")):
+            value = arg.value if spec.batch is None or name != "batch" else cst.Name(str(spec.batch))
+            args.append(f"{name}={code(value)}")
+    if per_sample:
+        args.append("batch_size=batch_size")
+    return f"{ctx.support(support.EXTERNAL_SOURCE).value}({', '.join(args)})"
+
+
 @dataclass
 class Draw:
     """What NDD001 writes for an external source beside a reader (``SourceSpec.beside_reader``): the
@@ -123,6 +157,8 @@ def beside_reader(ctx, spec, stmt: cst.SimpleStatementLine, feed: str, held: str
     source = held or code(source_expr(call))
     again = f"iter({source}())" if spec.kind == GENERATOR else f"iter({source})"
     made = ([f"{held} = {code(source_expr(call))}"] if held else []) + [f"{feed} = {again}"]
+    if spec.kind == RUN_TIME:  # `dali_external_source` cycles as DALI did
+        made = [f"{feed} = {_dispatch(ctx, spec, call)}"]
     targets = spec.targets
     unpacked = ", ".join(targets)
     if spec.nested:
@@ -132,18 +168,26 @@ def beside_reader(ctx, spec, stmt: cst.SimpleStatementLine, feed: str, held: str
     else:
         prologue = [cst.parse_statement(f"{line}\n") for line in made]
         statements = []
-    statements.append(
-        cst.parse_statement(
-            f"try:\n    {unpacked} = next({feed})\n"
-            f"except StopIteration:  # `cycle=`: the source starts again\n"
-            f"    {feed} = {again}\n"
-            f"    try:\n        {unpacked} = next({feed})\n"
-            f"    except StopIteration:  # `pipe.run()` raised it\n"
-            f"        return\n"
+    if spec.kind == RUN_TIME:  # `StopIteration`: the source gave nothing after it started again
+        statements.append(
+            cst.parse_statement(f"try:\n    {unpacked} = next({feed})\nexcept StopIteration:\n    return\n")
         )
-    )
+    else:
+        statements.append(_cycled_draw(unpacked, feed, again))
     statements[0] = statements[0].with_changes(leading_lines=stmt.leading_lines)
     return Draw(prologue, [*statements, *_converts(ctx, spec, call, used | {feed, held}, fresh)])
+
+
+def _cycled_draw(unpacked: str, feed: str, again: str) -> cst.BaseStatement:
+    """``next(feed)``; at its end, ``feed = again`` and ``next(feed)`` once more."""
+    return cst.parse_statement(
+        f"try:\n    {unpacked} = next({feed})\n"
+        f"except StopIteration:  # `cycle=`: the source starts again\n"
+        f"    {feed} = {again}\n"
+        f"    try:\n        {unpacked} = next({feed})\n"
+        f"    except StopIteration:  # `pipe.run()` raised it\n"
+        f"        return\n"
+    )
 
 
 def _converts(ctx, spec, call: cst.Call, used: set[str], fresh) -> list:

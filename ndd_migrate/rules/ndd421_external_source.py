@@ -50,8 +50,15 @@ RULE = Rule(
         "`source=` that is a parameter is a generator function when every call of the pipeline function in the "
         "module (its name used by nothing else, not in `__all__`) passes a name bound once to a `def` with a "
         "`yield`, or to None (DALI refuses None with `cycle=`), or `a if c else b` of those. "
-        'Reported for a human: `cycle="raise"`, `cycle=` or `batch_info=True` with a `batch=` decided at run time, no `source` (`feed_input`), a source '
-        "the code does not show to be iterable or callable (an imported object, a parameter not shown so), a reader "
+        "A source the code does not show to be iterable or callable (an imported object, a parameter given "
+        "different kinds, an instance of a class with bases) is drawn through the support module's "
+        "`dali_external_source(S, batch=, cycle=, batch_info=, num_outputs=, batch_size=)`: made where the loop "
+        "starts, it makes DALI's choice then (a generator function called once, `iter()` tried, else the "
+        "source called with nothing, the iteration number, `BatchInfo` or `SampleInfo`), raises DALI's error for a "
+        "source DALI refuses, and each `next(feed)` gives a batch (per sample, one list per output) until "
+        "`StopIteration`; a pipeline with one generator per epoch goes on from the same object, a callable from "
+        "iteration 0 with the epoch's index one more, as after `pipe.reset()`. "
+        'Reported for a human: `cycle="raise"`, `cycle=` or `batch_info=True` with a `batch=` decided at run time, no `source` (`feed_input`), a reader '
         "and an external source that ends (no `cycle=`), an external source in an `if` on anything else than the "
         "parameters or in any other block, in an `if` without a reader, `cycle=` over a generator object (DALI refuses "
         "it), several external sources. "
@@ -73,7 +80,8 @@ RULE = Rule(
     ),
     fix_safety=FixSafety.UNSAFE,
     fix=(
-        "The source is resolved from the code (DALI decides at run time). The source is first drawn from "
+        "The source is resolved from the code where the code shows its kind, else by `dali_external_source` "
+        "when the generator starts, as DALI decided when the pipeline was built. The source is first drawn from "
         "when the generator starts, not when the pipeline is defined, and nothing is prefetched: a source "
         "with side effects sees them later. With `cycle`, an iterator whose `__iter__` cannot restart makes "
         "the migrated loop spin where DALI raised `StopIteration`. `pipe.reset()` after the end has no "
@@ -109,6 +117,33 @@ RULE = Rule(
                 "        images = ndd.as_batch(images, layout='HWC')\n"
                 "        labels = ndd.as_batch(labels)\n"
                 "        yield (images / 255).evaluate(), labels.evaluate()\n"
+            ),
+        ),
+        Example(
+            title="a source whose kind only the run tells: drawn as DALI decides",
+            before=(
+                "from nvidia.dali import fn, pipeline_def\n"
+                "from loaders import samples\n\n\n"
+                "@pipeline_def(batch_size=4)\n"
+                "def pipe():\n"
+                "    images, labels = fn.external_source(source=samples, num_outputs=2, batch=False)\n"
+                "    return images, labels\n"
+            ),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n"
+                "from loaders import samples\n\n"
+                "from ndd_support import dali_external_source, prefetching\n\n\n"
+                "@prefetching\n"
+                "def pipe(*, batch_size=4):\n"
+                "    feed = dali_external_source(samples, batch=False, num_outputs=2, batch_size=batch_size)\n"
+                "    while True:\n"
+                "        try:\n"
+                "            images, labels = next(feed)\n"
+                "        except StopIteration:\n"
+                "            return\n"
+                "        images = ndd.as_batch(images)\n"
+                "        labels = ndd.as_batch(labels)\n"
+                "        yield images.evaluate(), labels.evaluate()\n"
             ),
         ),
         Example(

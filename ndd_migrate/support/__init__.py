@@ -26,6 +26,7 @@ from ndd_migrate import __version__
 FILE_NAME = "ndd_support.py"
 #: The functions of ``ndd_support.py`` the rules call (the test of this package checks each is there).
 OP_SEED = "dali_op_seed"
+EXTERNAL_SOURCE = "dali_external_source"
 EPOCHS = "dali_iterator_epochs"
 EPOCHS_MANY = "dali_iterator_epochs_many"
 SIZED_EPOCHS = "dali_iterator_sized_epochs"

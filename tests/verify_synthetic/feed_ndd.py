@@ -1,5 +1,5 @@
-"""feed_pipes.py migrated by hand (`ndd-migrate migrate` cannot tell whether a source parameter is
-iterable or callable, NDD421): one draws from it as an iterable, one calls it; and one wrong."""
+"""feed_pipes.py migrated by hand, each source parameter drawn as the kind it is given (`migrate`
+would draw through `dali_external_source`): one as an iterable, one calls it; and one wrong."""
 
 import nvidia.dali.experimental.dynamic as ndd
 from nvidia.dali import types

@@ -7,7 +7,8 @@ DALI decides at run time how to draw from ``source`` (``_utils/external_source_i
 ``SampleInfo`` when it accepts one positional argument. The migration must choose one of these
 shapes when it writes the code, so it resolves ``source`` statically — a function, a lambda, a
 generator function, an instance of a class of this module with ``__iter__``/``__call__``, a
-literal list — and leaves anything it cannot resolve to a human (NDD421) rather than guess.
+literal list — and leaves anything it cannot resolve to the run (``RUN_TIME``): the support
+module's ``dali_external_source`` then makes DALI's choice when the generator starts.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from ndd_migrate.syntax.cstutil import SkipsTrivia
 ITERABLE = "iterable"  # iterated once (or once per epoch with `cycle`)
 GENERATOR = "generator function"  # called once per epoch, then iterated
 CALLABLE = "callable"  # called per batch / per sample
+# Not shown by the code (an imported object, a parameter given different kinds): the support
+# module's `dali_external_source` draws from it as DALI does, deciding when the generator starts.
+RUN_TIME = "iterable or callable, decided at run time"
 
 # Arguments that only tune how the pipeline copies or queues the data: nothing to carry over (a
 # source fed by `feed_input` too, ndd_migrate.model.sources.legacy_feeds).
@@ -199,10 +203,7 @@ def analyse(
         if a.keyword is not None and a.keyword.value in CARRIED
     ):
         return "a list of per-output `layout=`/`dtype=`/`device=` with `num_outputs=` that is not a literal"
-    source = _source_kind(draw, fn_node, module, index, parameter)
-    if isinstance(source, str):
-        return source
-    kind, params = source
+    kind, params = _source_kind(draw, fn_node, module, index, parameter)
     why = _mismatch(draw, kind, params, fn_node, module, index)
     if why is not None:
         return why
@@ -240,7 +241,7 @@ def _draw(call: cst.Call, fn_node: cst.FunctionDef, index: int, has_reader: bool
     if cstutil.has_star(call) or any(a.keyword and a.keyword.value not in _KNOWN for a in call.args):
         return "an external source with arguments the migration does not know"
     source = source_expr(call)
-    if source is None:
+    if source is None or (isinstance(source, cst.Name) and source.value == "None"):
         return (
             "no `source=`: the data arrives through `pipe.feed_input(...)`; call `ndd.as_batch(data)` "
             "where it is fed instead"
@@ -275,26 +276,16 @@ def _source_kind(
     module: cst.Module,
     index: int,
     parameter: Callable[[str, bool], tuple[str, int | None] | str | None] | None,
-) -> tuple[str, int | None] | str:
+) -> tuple[str, int | None]:
     """``(kind, positional parameters of a callable)`` of the source (:func:`classify`; a parameter
-    of the pipeline function as ``parameter`` says every call passes it), or why it is not known."""
+    of the pipeline function as ``parameter`` says every call passes it), else ``RUN_TIME``."""
     source = draw.source
     kind, params = classify(source, fn_node, module, index)
-    why = None
     if kind is None and isinstance(source, cst.Name) and parameter is not None:
         found = parameter(source.value, draw.cycle)  # every call passes a source of one kind (or None)
-        if isinstance(found, str):
-            why = found
-        elif found is not None:
+        if found is not None and not isinstance(found, str):
             kind, params = found
-    if kind is None:
-        code = cst.Module([]).code_for_node(source)
-        what = f"the source, `{code}`," if len(code) <= 40 and "\n" not in code else "the `source=`"
-        return (
-            f"cannot tell from the code whether {what} is iterable or callable (DALI decides at run time)"
-            f"{'; ' + why if why else ''}; write the loop that draws from it by hand"
-        )
-    return kind, params
+    return (RUN_TIME, None) if kind is None else (kind, params)
 
 
 def _mismatch(
@@ -309,6 +300,8 @@ def _mismatch(
             '`cycle=` with a generator object: DALI refuses it when it builds the pipeline ("Cannot cycle '
             'through a generator"); pass the generator function instead'
         )
+    if kind == RUN_TIME:
+        return None  # `dali_external_source` does what DALI does, or raises what DALI raised
     if draw.cycle and draw.batch is not True:
         return "`cycle=` with `batch=False` rewinds in the middle of a batch: write the loop by hand"
     if kind == CALLABLE and params not in (0, 1):

@@ -5,6 +5,8 @@ that ndd-migrate migrated import them from here, so each is written once, in one
 
 * ``dali_op_seed``: the seed a pipeline created with ``seed=S`` gave one of its
   operators, so that a shuffling reader keeps the pipeline's sample order.
+* ``dali_external_source``: the batches an external source drew from a ``source``
+  whose kind (iterable, generator function, callable) only the run tells.
 * ``dali_iterator_epochs`` and its variants: the epochs a ``DALIGenericIterator`` (or
   ``DALIClassificationIterator``) cut from its pipeline's stream of batches, the same
   batches per epoch under every ``last_batch_policy``, shard and padding setting.
@@ -15,7 +17,8 @@ that ndd-migrate migrated import them from here, so each is written once, in one
   the last one, as pipeline mode's ``prefetch_queue_depth`` did.
 
 Only the standard library is imported (a batch's ``.torch()`` needs PyTorch, as the
-DALI iterator did): the program runs without ndd-migrate installed.
+DALI iterator did; a source's ``SampleInfo``, DALI): the program runs without
+ndd-migrate installed.
 """
 
 import atexit
@@ -29,6 +32,7 @@ import weakref
 
 __all__ = [
     "dali_op_seed",
+    "dali_external_source",
     "dali_iterator_epochs",
     "dali_iterator_epochs_many",
     "dali_iterator_sized_epochs",
@@ -70,6 +74,157 @@ def dali_op_seed(pipeline_seed, op_index):
         words[(k + q) % n] ^= r4
         words[k % n] = r4
     return words[op_index]
+
+
+def dali_external_source(
+    source,
+    *,
+    batch=True,
+    batch_size=None,
+    cycle=None,
+    batch_info=False,
+    num_outputs=None,
+):
+    """The batches ``fn.external_source(source=source, ...)`` fed its pipeline, for a
+    ``source`` whose kind only the run tells, drawn as DALI 2.4 draws them
+    (``get_callback_from_source`` of ``_utils/external_source_impl.py``, ``get_batch``
+    of ``external_source.py``): a generator function is called once and iterated, an
+    iterable iterated (with ``cycle``, both start again at their end), anything else
+    called with nothing or, when it takes one argument, the iteration number (or a
+    ``BatchInfo``; per sample, a ``SampleInfo``). ``batch=False``: ``batch_size``
+    samples a batch, one list per output with ``num_outputs``.
+
+    ``next()`` gives a batch; ``StopIteration`` ends an epoch where ``pipe.run()``
+    raised it, and the next ``next()`` starts the next epoch as after ``pipe.reset()``:
+    an iterator goes on; a callable starts again at iteration 0, its epoch one more.
+    DALI's errors for a source it refuses are raised when this is called."""
+    return _SourceFeed(source, batch, batch_size, cycle, batch_info, num_outputs)
+
+
+class _SourceFeed:
+    """The iterator ``dali_external_source`` gives."""
+
+    def __init__(self, source, batch, batch_size, cycle, batch_info, num_outputs):
+        self._draw = _source_callback(source, cycle)
+        self._takes_info = _takes_index(self._draw)
+        self._batch = True if batch is None else batch  # `fn.external_source`'s default
+        self._batch_size, self._batch_info = batch_size, batch_info
+        self._outputs = num_outputs
+        self._iteration = self._sample = self._epoch = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        try:
+            if self._batch:
+                data = self._draw(*self._info(None))
+            else:
+                data = [self._draw(*self._info(i)) for i in range(self._batch_size)]
+        except StopIteration:  # DALI's `reset_indices`, then `pipe.reset()`
+            self._iteration = self._sample = 0
+            self._epoch += 1
+            raise
+        self._iteration += 1
+        self._sample += self._batch_size or 0
+        if self._batch or self._outputs is None:
+            return data
+        return tuple([sample[i] for sample in data] for i in range(self._outputs))
+
+    def _info(self, index):
+        """The arguments of one call: DALI's ``callback_args``."""
+        if not self._takes_info:
+            return ()
+        from nvidia.dali import types  # a program with such a source has DALI
+
+        if index is not None:
+            sample = self._sample + index
+            return (types.SampleInfo(sample, index, self._iteration, self._epoch),)
+        if self._batch_info:
+            return (types.BatchInfo(self._iteration, self._epoch),)
+        return (self._iteration,)
+
+
+def _source_callback(source, cycle):
+    """What gives the next batch (or sample): DALI's ``get_callback_from_source``."""
+    if source is None:
+        raise TypeError("no `source`: a pipeline fed by `feed_input` was not migrated")
+    if cycle not in (None, False, "no", True, "quiet"):  # "raise" is not migrated
+        raise ValueError(f"Invalid value {cycle!r} for the argument `cycle`.")
+    try:
+        if cycle not in (None, False, "no") and inspect.isgenerator(source):
+            raise TypeError(
+                "Cannot cycle through a generator - if the generator is a result of "
+                "calling a generator function, pass that function instead as `source`."
+            )
+        if _is_generator_function(source):
+            start = source  # called again at the end of its data with `cycle`
+        else:
+            start = functools.partial(iter, source)
+        iterator = iter(start())
+    except TypeError as error:
+        if "not iterable" not in str(error):
+            raise
+    else:
+        if cycle not in (True, "quiet"):
+            return lambda: next(iterator)
+        current = [iterator]
+        return lambda: _next_cycled(current, start)
+    if cycle is not None:
+        raise ValueError(
+            "The argument `cycle` can only be specified if `source` is iterable."
+        )
+    if not callable(source):
+        raise TypeError(
+            "The `source` must be callable, iterable or a parameterless generator "
+            "function."
+        )
+    return source
+
+
+def _next_cycled(iterator, start):
+    """DALI's ``_CycleIter``/``_CycleGenFunc`` (quiet): at the end of the data, the
+    next item of a new ``iter(start())`` (``iterator``: a list holding the current)."""
+    try:
+        return next(iterator[0])
+    except StopIteration:
+        iterator[0] = iter(start())
+        return next(iterator[0])
+
+
+def _is_generator_function(x):
+    """DALI's test: a generator function, a ``partial`` of one, or an object whose
+    ``__call__`` is one."""
+    if inspect.isgeneratorfunction(x):
+        return True
+    if isinstance(x, functools.partial):
+        return _is_generator_function(x.func)
+    if x is None or inspect.isfunction(x) or inspect.ismethod(x):
+        return False
+    call = getattr(x, "__call__", None)  # noqa: B004 (the method itself)
+    return call is not x and _is_generator_function(call)
+
+
+def _takes_index(function):
+    """Does the source take the batch's (or sample's) index? DALI's
+    ``accepted_arg_count``: 0 or 1 positional parameters, nothing else."""
+    if not (inspect.isfunction(function) or inspect.ismethod(function)):
+        function = getattr(function, "__call__", function)  # noqa: B004
+    implicit = 1 if inspect.ismethod(function) else 0
+    function = function.__func__ if implicit else function
+    parameters = inspect.signature(function).parameters.values()
+    refused = (
+        inspect.Parameter.VAR_POSITIONAL,
+        inspect.Parameter.VAR_KEYWORD,
+        inspect.Parameter.KEYWORD_ONLY,
+    )
+    count = len(parameters) - implicit
+    if count not in (0, 1) or any(p.kind in refused for p in parameters):
+        raise TypeError(
+            "The `source` callable must accept either 0 or 1 positional arguments to "
+            "indicate whether it accepts the batch or sample indexing information."
+        )
+    return count == 1
 
 
 def dali_iterator_epochs(stream, meta, output_map, last_batch_policy="fill"):
