@@ -16,6 +16,7 @@ from ndd_migrate.model import constructs, crossfile
 from ndd_migrate.model.features import (
     checkpoints,
     expected_errors,
+    iterator_subclasses,
     iterators,
     keeps,
     library_helpers,
@@ -465,7 +466,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         while self._find_factories():
             self.resolve_kinds()
         self._find_calls_through_names()
-        self._consumed.extend(iterators.subclass_uses(self, original_node, self._calls))  # NDD411
+        self._consumed.extend(iterator_subclasses.subclass_uses(self, original_node, self._calls))  # NDD411
+        self._epoch_uses.extend(iterator_subclasses.epoch_uses(self.model))
         self._consumed.extend(iterators.framework_uses(self, self._every_return, self._calls))  # NDD411
         self._consumed.extend(expected_errors.uses(original_node, self.parents))  # NDD905
         keeps.record(self, self._consumed, self._returns)

@@ -47,6 +47,7 @@ from ndd_migrate.plan.uses import (
     YIELDED,
     Use,
 )
+from ndd_migrate.syntax import names
 from ndd_migrate.syntax.scopes import references
 
 
@@ -287,7 +288,11 @@ class _Walk:
             return None
         if self._is_len(call) and len(call.args) == 1 and not parent.keyword and not parent.star:
             return use(LEN, holder=call), None
-        found = replace(use(ARGUMENT, _spelled(call.func), call), callees=self.called.of(call))
+        found = replace(
+            use(ARGUMENT, _spelled(call.func), call),
+            callees=self.called.of(call),
+            dali_callee=names.dali_name(self.analyzer, call.func) is not None,
+        )
         targets = self._parameters(found)
         if targets and all(
             (self.analyzer.scope_of(param), param.value) in self.analyzer.parameter_kinds for _, _, param in targets
