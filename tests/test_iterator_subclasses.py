@@ -238,3 +238,82 @@ def test_a_subclass_sees_what_it_saw_over_dalis_iterator(name, programs):
     assert "reader_meta" not in migrated and "_meta, p" in migrated, migrated
     expected, got = _seen_by_both(programs, original, migrated, root)
     assert len(expected) >= 6 and _plain(got) == _plain(expected)
+
+
+# -- a class another module imports: its base stays DALI's ----------------------------------------
+
+LOADERS = """\
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIGenericIterator
+
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=None)
+def local_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+    return jpegs, labels
+
+
+class Loader(DALIGenericIterator):
+    def __next__(self):
+        return super().__next__()[0]
+
+
+def local_loader(root):
+    return Loader(local_pipe(root), ["data", "label"], reader_name="Reader")
+"""
+
+IMPORTER = """\
+from nvidia.dali import fn, pipeline_def
+
+from {spelled}
+
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=None)
+def other_pipe(root):
+    jpegs, labels = fn.readers.file(file_root=root, name="Reader")
+    return jpegs, labels
+
+
+pipe = other_pipe("/data")
+pipe.serialize()
+loader = {call}(pipe, ["data", "label"], reader_name="Reader")
+"""
+
+
+@pytest.mark.parametrize(
+    "spelled, call",
+    [
+        ("loaders import Loader", "Loader"),
+        ("loaders import Loader as Kept", "Kept"),
+        ("pkg import loaders", "loaders.Loader"),
+    ],
+)
+@pytest.mark.parametrize("given", ["both", "the class's module alone"])
+def test_a_class_another_module_imports_keeps_dalis_base(tmp_path, monkeypatch, cli, spelled, call, given):
+    """`main.py` imports the class and gives it a pipeline that stays in pipeline mode: giving the
+    class the support module's base would break it, in the run or outside it (pre-commit)."""
+    monkeypatch.chdir(tmp_path)
+    package = "pkg/" if spelled.startswith("pkg") else ""
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / f"{package}loaders.py").write_text(LOADERS, encoding="utf-8")
+    (tmp_path / "main.py").write_text(IMPORTER.format(spelled=spelled, call=call), encoding="utf-8")
+    paths = [f"{package}loaders.py", "main.py"] if given == "both" else [f"{package}loaders.py"]
+    result = cli("migrate", *paths)
+    assert result.exit_code == 1, result.output
+    text = (tmp_path / f"{package}loaders.py").read_text()
+    assert "class Loader(DALIGenericIterator):" in text and "ndd_support" not in text, text
+    assert "@pipeline_def" in text and "TODO(ndd-migrate): NDD411 `Loader` derives from" in text, text
+    assert "main.py imports it, and may give it pipelines that stay in pipeline mode" in result.stderr, result.stderr
+
+
+def test_a_class_no_other_module_imports_takes_the_support_modules_base(tmp_path, monkeypatch, cli):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    (tmp_path / "loaders.py").write_text(LOADERS, encoding="utf-8")
+    (tmp_path / "main.py").write_text("import loaders\n\nprint(loaders.local_loader)\n", encoding="utf-8")
+    result = cli("migrate", "loaders.py", "main.py")
+    assert result.exit_code == 0, result.stderr
+    text = (tmp_path / "loaders.py").read_text()
+    assert "from ndd_support import DALIGenericIterator, prefetching\n" in text and "TODO" not in text, text

@@ -320,9 +320,19 @@ def _pass(
     result.kept_imports = _kept_imports(ctx)
     result.imported_call_args = {name: tuple(sorted(args)) for name, args in sorted(ctx.imports.call_args.items())}
     result.helpers, result.helper_calls = _library_helpers(ctx)
+    result.iterator_classes = _iterator_classes(ctx)
     if not rewrite:
         return result
     return _with_new_source(result, new_module, source, path, policy)
+
+
+def _iterator_classes(ctx: Context) -> dict[str, bool]:
+    """``FileResult.iterator_classes``: the top-level classes deriving from DALI's PyTorch iterator
+    (ndd_migrate.model.features.iterator_subclasses) → does NDD411 give each the support module's base?"""
+    classes = ctx.model.iterator_classes.values()
+    return {
+        sub.node.name.value: sub.rebased for sub in classes if isinstance(ctx.model.parents.get(sub.node), cst.Module)
+    }
 
 
 def _library_helpers(ctx: Context) -> tuple[dict[str, bool], dict[str, bool]]:

@@ -103,6 +103,9 @@ class FileResult:
     # graphs call (as imported) → does every pipeline calling it convert?
     helpers: dict[str, bool] = field(default_factory=dict)
     helper_calls: dict[str, bool] = field(default_factory=dict)
+    # This module's top-level classes deriving from DALI's PyTorch iterator → does each take the
+    # support module's iterator as its base (NDD411)? A module importing one keeps it DALI's.
+    iterator_classes: dict[str, bool] = field(default_factory=dict)
     generated: bool = False  # skipped: marked @generated (and --include-generated not given)
     # The noqa directives of the engine's last pass and what each silenced (an
     # ndd_migrate.io.noqa.Suppressor): NDD801 reads it, then the engine drops it (ndd_migrate.engine.unused_noqa).

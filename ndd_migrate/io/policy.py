@@ -63,6 +63,9 @@ class Policy:
     # whose graph runs one stays too).
     kept_helpers: dict[str, str] = field(default_factory=dict)
     imported_helpers: dict[str, str] = field(default_factory=dict)
+    # Classes of this run deriving from DALI's PyTorch iterator that another module imports, as
+    # ``module.name`` -> why (ndd_migrate.model.importers): their base stays DALI's (NDD411).
+    kept_iterator_classes: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def migrate(cls) -> Policy:

@@ -233,6 +233,79 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
     return found, found_helpers
 
 
+def keep_imported_iterator_classes(results: list[FileResult], policy: Policy, process, read, run_paths) -> Policy:
+    """A class deriving from DALI's PyTorch iterator whose base a file of the run makes the support
+    module's (NDD411), imported by another file (of the run, or of the project outside it): that
+    file may give it pipelines that stay in pipeline mode, which the support module's iterator
+    cannot take. Its defining file runs again with the class kept
+    (:attr:`Policy.kept_iterator_classes`), and the passes over importers follow: the policy."""
+    kept = iterator_class_importers(results, run_paths)
+    if not kept:
+        return policy
+    policy = replace(policy, kept_iterator_classes={**kept, **policy.kept_iterator_classes})
+    todo = []
+    for index, result in enumerate(results):
+        names = {
+            f"{m}.{name}"
+            for m in module_names(result.path)
+            for name, rebased in result.iterator_classes.items()
+            if rebased
+        }
+        raw = read(result.path) if names & kept.keys() and not result.error else None
+        if raw is not None:
+            todo.append((index, result.path, raw))
+    for (index, _, _), result in zip(todo, process([(path, raw) for _, path, raw in todo], policy)):
+        results[index] = result
+    follow_imports(results, policy, process, read=read)
+    return policy
+
+
+def iterator_class_importers(results: list[FileResult], run_paths) -> dict[str, str]:
+    """``module.name`` -> why, for each class a result gives the support module's iterator as its
+    base that another file imports: a file of the run, or a project file outside it."""
+    rebasing = {
+        os.path.realpath(r.path): [name for name, rebased in r.iterator_classes.items() if rebased]
+        for r in results
+        if not r.error
+    }
+    rebasing = {path: names for path, names in rebasing.items() if names}
+    if not rebasing:
+        return {}
+    in_run = [os.path.realpath(os.fspath(p)) for p in run_paths]
+    outside = [f for root in _by_project(rebasing) for f in _project_files(root)]
+    wanted = {module: path for path in rebasing for module in module_names(path)}
+    found: dict[str, str] = {}
+    for candidate in dict.fromkeys([*in_run, *outside]):
+        for module, name in [*_imports(candidate, wanted, rebasing), *_relative(candidate, wanted, rebasing)]:
+            if os.path.realpath(wanted[module]) != candidate:
+                found.setdefault(
+                    f"{module}.{name}",
+                    f"{_shown(candidate)} imports it, and may give it pipelines that stay in pipeline mode",
+                )
+    return found
+
+
+def _relative(path: str, wanted: dict[str, str], names: dict[str, list[str]]):
+    """``(module, name)`` for each relative import in ``path`` that may name a class of ``names``:
+    ``from .m import name``, or ``from . import m`` of a module ``m`` defining one (not resolved:
+    any package's ``m`` counts)."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
+    except OSError:
+        return
+    if b"from ." not in raw or len(raw) > MAX_BYTES:
+        return
+    for level, module, imported in imported_modules(raw):
+        if not level:
+            continue
+        for candidate, defining in wanted.items():
+            stem = candidate.rpartition(".")[2]
+            for name in names[defining]:
+                if name in imported or (stem in imported and module == "") or (module.endswith(stem) and not imported):
+                    yield candidate, name
+
+
 def _by_project(converting: dict[str, list[str]]) -> dict[str, list[str]]:
     """The defining files grouped by their project's root (files outside any project are left out:
     nothing bounds the search)."""

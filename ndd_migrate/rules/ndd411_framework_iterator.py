@@ -10,7 +10,7 @@ from ndd_migrate import support
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.model import constructs
+from ndd_migrate.model import constructs, crossfile
 from ndd_migrate.model.features import drop_in, handed_on, iterator_arguments, iterator_subclasses, iterators
 from ndd_migrate.model.types import Kind
 from ndd_migrate.plan import uses
@@ -257,7 +257,8 @@ class Impl(RuleImpl):
                     self.code, node, f"`{node.name.value}` derives from the support module's `{short}`", fixed=True
                 )
                 return
-            message, hint = iterator_subclasses.subclass_message(node, base, sub.blocker if sub is not None else None)
+            blocker = (sub.blocker or self._kept_by_importer(sub)) if sub is not None else None
+            message, hint = iterator_subclasses.subclass_message(node, base, blocker)
             self.ctx.report(self.code, node, message, hint=hint, fixed=False)
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
@@ -271,7 +272,17 @@ class Impl(RuleImpl):
     def _subclass_converts(self, sub) -> bool:
         """Does the class ``sub`` take the support module's iterator as its base: every call of it
         given pipelines that migrate?"""
-        return sub.blocker is None and bool(sub.calls) and all(self._rewritten(c) is not None for c in sub.calls)
+        if sub.blocker is not None or not sub.calls or self._kept_by_importer(sub):
+            return False
+        return all(self._rewritten(c) is not None for c in sub.calls)
+
+    def _kept_by_importer(self, sub) -> str | None:
+        """Why another module keeps DALI's base for the class ``sub`` (it imports it), or None."""
+        kept = self.ctx.policy.kept_iterator_classes
+        if not kept or not isinstance(self.ctx.model.parents.get(sub.node), cst.Module):
+            return None
+        names = [f"{module}.{sub.node.name.value}" for module in crossfile.module_names(self.ctx.path)]
+        return next((kept[name] for name in names if name in kept), None)
 
     # -- the plan: a pipeline handed to an iterator converts only with the iterator ---------------
     def claims(self, use):
@@ -455,6 +466,7 @@ class Impl(RuleImpl):
         self._swapped: set[str] = set(moved)
         self._rebased: dict[cst.ClassDef, str] = {}  # classes whose base is renamed → the name
         for sub in rebased:
+            sub.rebased = True
             if sub.base_name not in self._swapped:
                 self._rebased[sub.node] = self._support_name(sub.base.rsplit(".", 1)[-1])
 
@@ -506,6 +518,9 @@ class Impl(RuleImpl):
         """Why the support module's iterator cannot be the base of ``sub`` (the class ``call`` makes),
         or None: an attribute of its instance that the support module does not keep as DALI did,
         or another call of the class whose pipelines stay in pipeline mode (one base serves both)."""
+        kept = self._kept_by_importer(sub)
+        if kept:
+            return kept
         reads = sorted(drop_in.iterator_reads(self.ctx.model, self._scope_of, call), key=self._where)
         why = iterator_subclasses.instance_blocker(self.ctx.model.parents, reads)
         if why:

@@ -66,6 +66,7 @@ class IteratorSubclass:
     init: cst.FunctionDef | None = None
     super_call: cst.Call | None = None
     calls: list = field(default_factory=list)  # the calls of the class in the module
+    rebased: bool = False  # its base is the support module's (decided by NDD411)
 
 
 def examine(node: cst.ClassDef, base: str, base_expr: cst.BaseExpression) -> IteratorSubclass:
