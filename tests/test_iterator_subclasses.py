@@ -132,6 +132,8 @@ def test_a_subclass_also_given_a_pipeline_that_stays_keeps_dalis_base_for_both()
     assert "ndd." not in out and "class Scaled(It):" in out, out
     said = [d.message for d in _human(result)]
     assert any("`Scaled` is also given, at line 26, pipelines that stay in pipeline mode" in m for m in said), said
+    hints = [d.hint for d in _human(result) if d.code == "NDD008"]
+    assert hints and "`Scaled` derives from DALI's iterator, which runs a pipeline: see the TODO" in hints[0], hints
 
 
 def test_a_subclass_beside_dalis_iterator_over_a_pipeline_that_stays_takes_the_support_class_by_another_name():

@@ -291,7 +291,7 @@ class _Walk:
         found = replace(
             use(ARGUMENT, _spelled(call.func), call),
             callees=self.called.of(call),
-            dali_callee=names.dali_name(self.analyzer, call.func) is not None,
+            callee_kind=self._callee_kind(call),
         )
         targets = self._parameters(found)
         if targets and all(
@@ -299,6 +299,17 @@ class _Walk:
         ):
             return replace(found, context=PASSED, detail="/".join(f.name.value for _, f, _ in targets)), None
         return found, None
+
+    def _callee_kind(self, call: cst.Call) -> str:
+        """``Use.callee_kind`` of an argument of ``call``."""
+        if names.dali_name(self.analyzer, call.func) is not None:
+            return "dali"
+        return (
+            "subclass"
+            if call in self.analyzer.model.iterator_subclasses
+            or any(call in sub.calls for sub in self.analyzer.model.iterator_classes.values())
+            else ""
+        )
 
     def _stored(self, node, parent, use) -> tuple | None:
         """An assignment's value or target, or a statement of its own."""
