@@ -76,6 +76,8 @@ class Cache:
                 sorted(policy.kept_helpers.items()),
                 sorted(policy.imported_helpers.items()),
                 sorted(policy.kept_iterator_classes.items()),
+                sorted(policy.imported_iterator_classes.items()),
+                sorted(policy.rebased_iterator_classes.items()),
             ]
         )
         digest = hashlib.sha256(context.encode("utf-8"))
@@ -220,6 +222,8 @@ def _data(result: FileResult) -> dict:
         "helpers": result.helpers,
         "helper_calls": result.helper_calls,
         "iterator_classes": result.iterator_classes,
+        "iterator_class_sources": {k: list(v) for k, v in result.iterator_class_sources.items()},
+        "iterator_class_calls": result.iterator_class_calls,
         "text": result.old_source is not None,
     }
 
@@ -241,6 +245,10 @@ def _result(path: str, data: dict) -> FileResult:
         helpers={str(k): bool(v) for k, v in data["helpers"].items()},
         helper_calls={str(k): bool(v) for k, v in data["helper_calls"].items()},
         iterator_classes={str(k): bool(v) for k, v in data.get("iterator_classes", {}).items()},
+        iterator_class_sources={
+            str(k): (str(v[0]), str(v[1])) for k, v in data.get("iterator_class_sources", {}).items()
+        },
+        iterator_class_calls={str(k): bool(v) for k, v in data.get("iterator_class_calls", {}).items()},
     )
 
 

@@ -92,7 +92,7 @@ def run(
             kept_helpers={**outside_helpers, **policy.kept_helpers},
         )
         importers.follow_imports(results, following, process, read=kept.read)
-        importers.keep_imported_iterator_classes(results, following, process, kept.read, paths)
+        importers.settle_iterator_classes(results, following, process, kept.read, paths)
     return RunSummary(results, support_files(results, policy))
 
 

@@ -65,13 +65,19 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         outside: dict[str, str] | None = None,
         on_disk: dict[str, str] | None = None,
         self_calls: dict | None = None,
+        iterator_classes: dict | None = None,
     ) -> None:
         """``self_calls``: the module's followable ``self.name()`` calls, when an earlier analysis of
         the same tree found them (they depend on the tree alone: :mod:`self_methods`)."""
         super().__init__()
         self._self_calls = self_calls
         self.model = ModuleModel(
-            crossfile=CrossFile(imported=imported or {}, outside=outside or {}, on_disk=on_disk or {}),
+            crossfile=CrossFile(
+                imported=imported or {},
+                outside=outside or {},
+                on_disk=on_disk or {},
+                iterator_classes=iterator_classes or {},
+            ),
             names=ModuleNames(module_level=module_names or set()),
         )
         self._stack: list[PipelineFunction] = []

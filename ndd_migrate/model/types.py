@@ -179,6 +179,8 @@ class CrossFile:
     # Names bound from a call of an imported function the run does not define, with `.build()` and
     # `.run()` called on them: (scope, name) → the function's qualified name (NDD007).
     foreign: dict[tuple[object, str], str] = field(default_factory=dict)
+    # Policy.imported_iterator_classes: classes of other modules deriving from DALI's iterator.
+    iterator_classes: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass

@@ -10,7 +10,7 @@ from ndd_migrate import support
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.model import constructs, crossfile
+from ndd_migrate.model import constructs
 from ndd_migrate.model.features import drop_in, handed_on, iterator_arguments, iterator_subclasses, iterators
 from ndd_migrate.model.types import Kind
 from ndd_migrate.plan import uses
@@ -150,7 +150,8 @@ RULE = Rule(
         "to it migrate as if given to the iterator, each with its reader's metadata (`(pipe_meta, pipe)`), "
         "when the class touches only what the support module keeps as DALI did (`_first_batch`, `_size`, "
         "`batch_size`, `_counter`, `output_map`, `reset()`, `super().__next__()`, `__len__`...), reads "
-        "the pipelines only to give them to the base, is read only by calls, and every call of it converts. "
+        "the pipelines only to give them to the base, is read only by calls, and every call of it converts: "
+        "in its module, and in the other modules importing it, which must all be in the run. "
         "Any other class deriving from a DALI iterator is reported at the class with the reason, and the "
         "pipelines given to it are not migrated: its base class runs a `Pipeline`."
     ),
@@ -272,19 +273,20 @@ class Impl(RuleImpl):
     def _subclass_converts(self, sub) -> bool:
         """Does the class ``sub`` take the support module's iterator as its base: every call of it
         given pipelines that migrate?"""
-        if sub.blocker is not None or not sub.calls or self._kept_by_importer(sub):
+        if sub.blocker is not None or self._kept_by_importer(sub):
             return False
+        if not sub.calls:  # called by other modules of the run only, each with migrated pipelines
+            names = iterator_subclasses.names_of(sub, self.ctx.model, self.ctx.path)
+            return any(name in self.ctx.policy.rebased_iterator_classes for name in names)
         return all(self._rewritten(c) is not None for c in sub.calls)
 
     def _kept_by_importer(self, sub) -> str | None:
         """Why another module keeps DALI's base for the class ``sub`` (it imports it), or None."""
         kept = self.ctx.policy.kept_iterator_classes
-        if not kept or not isinstance(self.ctx.model.parents.get(sub.node), cst.Module):
-            return None
-        names = [f"{module}.{sub.node.name.value}" for module in crossfile.module_names(self.ctx.path)]
-        return next((kept[name] for name in names if name in kept), None)
+        return next(
+            (kept[n] for n in iterator_subclasses.names_of(sub, self.ctx.model, self.ctx.path) if n in kept), None
+        )
 
-    # -- the plan: a pipeline handed to an iterator converts only with the iterator ---------------
     def claims(self, use):
         """A pipeline given to a PyTorch iterator that this rule rewrites, with every use of the
         iterator: ``for data in loader``, ``loader.reset()``, passing it on."""
@@ -460,11 +462,13 @@ class Impl(RuleImpl):
         from it takes the support module's), its import moves to the support module (the calls
         stay as written); otherwise each drop-in call, and each such class, names the support
         module's class under a name of its own."""
-        rebased = [s for s in self.ctx.model.iterator_classes.values() if self._subclass_converts(s)]
+        rebased = [s for s in self.ctx.model.iterator_classes.values() if not s.imported and self._subclass_converts(s)]
         moved = drop_in.moved_imports(self.ctx.model, self._scope_of, self.dali_name, self._converts_as, rebased)
         self.ctx.imports.moved_to_support.update(moved)
         self._swapped: set[str] = set(moved)
         self._rebased: dict[cst.ClassDef, str] = {}  # classes whose base is renamed → the name
+        for sub in {id(s): s for s in self.ctx.model.iterator_subclasses.values() if s.imported}.values():
+            sub.rebased = not self._kept_by_importer(sub) and all(self._rewritten(c) is not None for c in sub.calls)
         for sub in rebased:
             sub.rebased = True
             if sub.base_name not in self._swapped:

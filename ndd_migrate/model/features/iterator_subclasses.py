@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
-from ndd_migrate.model import constructs
+from ndd_migrate.model import constructs, crossfile
 from ndd_migrate.model.features import iterators
 from ndd_migrate.syntax import cstutil, names
 
@@ -67,6 +67,7 @@ class IteratorSubclass:
     super_call: cst.Call | None = None
     calls: list = field(default_factory=list)  # the calls of the class in the module
     rebased: bool = False  # its base is the support module's (decided by NDD411)
+    imported: str = ""  # a class of another module of the run: its name as imported here
 
 
 def examine(node: cst.ClassDef, base: str, base_expr: cst.BaseExpression) -> IteratorSubclass:
@@ -348,9 +349,30 @@ def find(resolver, module: cst.Module, calls) -> dict[str, IteratorSubclass]:
         for q in resolver.get_metadata(QualifiedNameProvider, node.name, None) or ():
             classes[q.name] = found
     for call, qual in calls:
+        if qual not in classes and qual.lstrip(".") in resolver.model.crossfile.iterator_classes:
+            classes[qual] = _imported(resolver, call, qual)
         if qual in classes and call not in classes[qual].calls:
             classes[qual].calls.append(call)
     return classes
+
+
+def _imported(resolver, call: cst.Call, qual: str) -> IteratorSubclass:
+    """The class of another module of the run (``Policy.imported_iterator_classes``) that ``call``
+    makes, read from its source; called by the name its import binds, read only by calls."""
+    base, source = resolver.model.crossfile.iterator_classes[qual.lstrip(".")]
+    node = next(s for s in cst.parse_module(source).body if isinstance(s, cst.ClassDef))
+    found = examine(node, base, node.bases[0].value)
+    found.imported = qual.lstrip(".")
+    if not isinstance(call.func, cst.Name):
+        found.blocker = found.blocker or f"`{qual}` is called other than by the name its import binds"
+        return found
+    scope = resolver.scope_of(call.func)
+    for assignment in scope[call.func.value] if scope is not None else ():
+        for access in assignment.references:
+            parent = resolver.parents.get(access.node)
+            if not (isinstance(parent, cst.Call) and parent.func is access.node):
+                found.blocker = found.blocker or f"`{call.func.value}` is used other than by calling it"
+    return found
 
 
 def _read_otherwise(resolver, node: cst.ClassDef) -> str | None:
@@ -414,6 +436,16 @@ def _classes(statements):
             yield stmt
         for block in cstutil.blocks(stmt):
             yield from _classes(block.body)
+
+
+def names_of(sub: IteratorSubclass, model, path: str) -> list[str]:
+    """``module.name`` of the class ``sub`` as other modules import it: a top-level class of the
+    module at ``path`` under each name of the module, or the imported one's."""
+    if sub.imported:
+        return [sub.imported]
+    if not isinstance(model.parents.get(sub.node), cst.Module):
+        return []
+    return [f"{module}.{sub.node.name.value}" for module in crossfile.module_names(path)]
 
 
 def instance_blocker(parents: dict, reads) -> str | None:
