@@ -9,7 +9,7 @@ to ``super().__init__`` gets the support module's class as its base (NDD411), an
 to it migrate as if given to the iterator: a call of the class is read as the call of the base it
 makes (:func:`base_call`). Anything else (an attribute the support module does not model, a
 pipeline parameter read by the class itself, a class that is handed on) keeps DALI's base, and the
-pipelines given to the class stay in pipeline mode (:func:`ndd_migrate.model.features.iterators.subclass_uses`).
+pipelines given to the class stay in pipeline mode (:func:`subclass_uses`).
 """
 
 from __future__ import annotations
