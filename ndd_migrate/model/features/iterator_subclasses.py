@@ -10,6 +10,10 @@ to it migrate as if given to the iterator: a call of the class is read as the ca
 makes (:func:`base_call`). Anything else (an attribute the support module does not model, a
 pipeline parameter read by the class itself, a class that is handed on) keeps DALI's base, and the
 pipelines given to the class stay in pipeline mode (:func:`subclass_uses`).
+
+A class another module of the run calls (``from base import DALIDataloader``) is read there from its
+source (``Policy.imported_iterator_classes``); the modules agree on its base through the run's passes
+(ndd_migrate.model.importers.settle_iterator_classes).
 """
 
 from __future__ import annotations
