@@ -75,6 +75,9 @@ class Cache:
                 sorted(policy.imported_call_args.items()),
                 sorted(policy.kept_helpers.items()),
                 sorted(policy.imported_helpers.items()),
+                sorted(policy.kept_iterator_classes.items()),
+                sorted(policy.imported_iterator_classes.items()),
+                sorted(policy.rebased_iterator_classes.items()),
             ]
         )
         digest = hashlib.sha256(context.encode("utf-8"))
@@ -218,6 +221,9 @@ def _data(result: FileResult) -> dict:
         "imported_call_args": {name: list(args) for name, args in result.imported_call_args.items()},
         "helpers": result.helpers,
         "helper_calls": result.helper_calls,
+        "iterator_classes": result.iterator_classes,
+        "iterator_class_sources": {k: list(v) for k, v in result.iterator_class_sources.items()},
+        "iterator_class_calls": result.iterator_class_calls,
         "text": result.old_source is not None,
     }
 
@@ -238,6 +244,11 @@ def _result(path: str, data: dict) -> FileResult:
         imported_call_args={str(k): tuple(v) for k, v in data["imported_call_args"].items()},
         helpers={str(k): bool(v) for k, v in data["helpers"].items()},
         helper_calls={str(k): bool(v) for k, v in data["helper_calls"].items()},
+        iterator_classes={str(k): bool(v) for k, v in data.get("iterator_classes", {}).items()},
+        iterator_class_sources={
+            str(k): (str(v[0]), str(v[1])) for k, v in data.get("iterator_class_sources", {}).items()
+        },
+        iterator_class_calls={str(k): bool(v) for k, v in data.get("iterator_class_calls", {}).items()},
     )
 
 

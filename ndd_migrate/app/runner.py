@@ -86,16 +86,13 @@ def run(
         # Modules that import a pipeline another file migrated go through again (crossfile.py); a
         # pipeline that a project file outside the run imports stays (importers.py).
         outside, outside_helpers = importers.outside_importers(results, paths)
-        importers.follow_imports(
-            results,
-            replace(
-                policy,
-                kept_pipelines={**outside, **policy.kept_pipelines},
-                kept_helpers={**outside_helpers, **policy.kept_helpers},
-            ),
-            process,
-            read=kept.read,
+        following = replace(
+            policy,
+            kept_pipelines={**outside, **policy.kept_pipelines},
+            kept_helpers={**outside_helpers, **policy.kept_helpers},
         )
+        importers.follow_imports(results, following, process, read=kept.read)
+        importers.settle_iterator_classes(results, following, process, kept.read, paths)
     return RunSummary(results, support_files(results, policy))
 
 

@@ -320,9 +320,24 @@ def _pass(
     result.kept_imports = _kept_imports(ctx)
     result.imported_call_args = {name: tuple(sorted(args)) for name, args in sorted(ctx.imports.call_args.items())}
     result.helpers, result.helper_calls = _library_helpers(ctx)
+    result.iterator_classes, result.iterator_class_sources, result.iterator_class_calls = _iterator_classes(ctx)
     if not rewrite:
         return result
     return _with_new_source(result, new_module, source, path, policy)
+
+
+def _iterator_classes(ctx: Context) -> tuple[dict, dict, dict]:
+    """``FileResult.iterator_classes``, ``iterator_class_sources`` and ``iterator_class_calls``: the
+    top-level classes deriving from DALI's PyTorch iterator (ndd_migrate.model.features.iterator_subclasses)
+    → does NDD411 give each the support module's base; those another module may call; the imported
+    ones called here → is every call given migrated pipelines?"""
+    local = [s for s in ctx.model.iterator_classes.values() if isinstance(ctx.model.parents.get(s.node), cst.Module)]
+    rebased = {sub.node.name.value: sub.rebased for sub in local}
+    sources = {
+        sub.node.name.value: (sub.base, cst.Module([]).code_for_node(sub.node)) for sub in local if sub.blocker is None
+    }
+    imported = {sub.imported: sub.rebased for sub in ctx.model.iterator_subclasses.values() if sub.imported}
+    return rebased, sources, imported
 
 
 def _library_helpers(ctx: Context) -> tuple[dict[str, bool], dict[str, bool]]:
@@ -390,6 +405,7 @@ def _model(wrapper: MetadataWrapper, policy: Policy, module_names: set[str], fla
         policy.outside_pipelines,
         policy.migrated_on_disk,
         self_calls=shared.get("self_calls"),
+        iterator_classes=policy.imported_iterator_classes,
     )
     analyzer.model.refused_families = flat.refused
     wrapper.visit(analyzer)

@@ -103,6 +103,13 @@ class FileResult:
     # graphs call (as imported) → does every pipeline calling it convert?
     helpers: dict[str, bool] = field(default_factory=dict)
     helper_calls: dict[str, bool] = field(default_factory=dict)
+    # This module's top-level classes deriving from DALI's PyTorch iterator → does each take the
+    # support module's iterator as its base (NDD411)? A module importing one keeps it DALI's.
+    iterator_classes: dict[str, bool] = field(default_factory=dict)
+    # Of them, those another module may derive its calls from: name -> (DALI's class, its source);
+    # and the imported ones this module calls (as imported) -> is every call given migrated pipelines?
+    iterator_class_sources: dict[str, tuple[str, str]] = field(default_factory=dict)
+    iterator_class_calls: dict[str, bool] = field(default_factory=dict)
     generated: bool = False  # skipped: marked @generated (and --include-generated not given)
     # The noqa directives of the engine's last pass and what each silenced (an
     # ndd_migrate.io.noqa.Suppressor): NDD801 reads it, then the engine drops it (ndd_migrate.engine.unused_noqa).

@@ -63,6 +63,15 @@ class Policy:
     # whose graph runs one stays too).
     kept_helpers: dict[str, str] = field(default_factory=dict)
     imported_helpers: dict[str, str] = field(default_factory=dict)
+    # Classes of this run deriving from DALI's PyTorch iterator that another module imports, as
+    # ``module.name`` -> why (ndd_migrate.model.importers): their base stays DALI's (NDD411).
+    kept_iterator_classes: dict[str, str] = field(default_factory=dict)
+    # Classes deriving from DALI's PyTorch iterator that a module of the run defines, as
+    # ``module.name`` -> (DALI's class, the class's source): a module importing one reads its calls
+    # as calls of the base (NDD411); and those whose importers all give it migrated pipelines, which
+    # take the support module's base where they are defined.
+    imported_iterator_classes: dict[str, tuple[str, str]] = field(default_factory=dict)
+    rebased_iterator_classes: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
     def migrate(cls) -> Policy:

@@ -16,6 +16,7 @@ from ndd_migrate.model import constructs, crossfile
 from ndd_migrate.model.features import (
     checkpoints,
     expected_errors,
+    iterator_subclasses,
     iterators,
     keeps,
     library_helpers,
@@ -65,13 +66,19 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         outside: dict[str, str] | None = None,
         on_disk: dict[str, str] | None = None,
         self_calls: dict | None = None,
+        iterator_classes: dict | None = None,
     ) -> None:
         """``self_calls``: the module's followable ``self.name()`` calls, when an earlier analysis of
         the same tree found them (they depend on the tree alone: :mod:`self_methods`)."""
         super().__init__()
         self._self_calls = self_calls
         self.model = ModuleModel(
-            crossfile=CrossFile(imported=imported or {}, outside=outside or {}, on_disk=on_disk or {}),
+            crossfile=CrossFile(
+                imported=imported or {},
+                outside=outside or {},
+                on_disk=on_disk or {},
+                iterator_classes=iterator_classes or {},
+            ),
             names=ModuleNames(module_level=module_names or set()),
         )
         self._stack: list[PipelineFunction] = []
@@ -469,7 +476,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         while self._find_factories():
             self.resolve_kinds()
         self._find_calls_through_names()
-        self._consumed.extend(iterators.subclass_uses(self, original_node, self._calls))  # NDD411
+        self._consumed.extend(iterator_subclasses.subclass_uses(self, original_node, self._calls))  # NDD411
+        self._epoch_uses.extend(iterator_subclasses.epoch_uses(self.model))
         self._consumed.extend(iterators.framework_uses(self, self._every_return, self._calls))  # NDD411
         self._consumed.extend(expected_errors.uses(original_node, self.parents))  # NDD905
         keeps.record(self, self._consumed, self._returns)

@@ -233,6 +233,144 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
     return found, found_helpers
 
 
+def settle_iterator_classes(results: list[FileResult], policy: Policy, process, read, run_paths) -> Policy:
+    """Classes deriving from DALI's PyTorch iterator across modules (NDD411): a module of the run
+    that calls a class another one defines reads its calls as calls of the base
+    (:attr:`Policy.imported_iterator_classes`); the class takes the support module's base where it
+    is defined when every module importing it is in the run and gives it migrated pipelines only
+    (:attr:`Policy.rebased_iterator_classes`), and keeps DALI's otherwise, for all of them
+    (:attr:`Policy.kept_iterator_classes`): a file outside the run, or one whose pipelines stay,
+    would give it a pipeline the support module's iterator cannot take. The files concerned run
+    again until they agree: the policy."""
+    for _ in range(MAX_PASSES + 2):
+        sources = _class_sources(results)
+        importing = _class_importers(results, run_paths, sources)
+        if not importing:
+            return policy
+        wanted = replace(policy, imported_iterator_classes=sources)
+        if wanted != policy:  # the importers learn the classes first
+            policy = wanted
+        else:
+            kept, rebased = _class_agreement(results, policy, importing)
+            if kept == policy.kept_iterator_classes and rebased == policy.rebased_iterator_classes:
+                return policy
+            policy = replace(policy, kept_iterator_classes=kept, rebased_iterator_classes=rebased)
+        paths = {path for users in importing.values() for path in users} | _definers(results, importing)
+        _rerun(results, paths, policy, process, read)
+        follow_imports(results, policy, process, read=read)
+    return policy
+
+
+def _class_sources(results: list[FileResult]) -> dict[str, tuple[str, str]]:
+    """:attr:`Policy.imported_iterator_classes` from what the results define."""
+    return {
+        f"{m}.{name}": source
+        for r in results
+        if not r.error
+        for name, source in r.iterator_class_sources.items()
+        for m in module_names(r.path)
+    }
+
+
+def _rerun(results: list[FileResult], paths: set[str], policy: Policy, process, read) -> None:
+    """The files at ``paths`` (real paths) through the engine again with ``policy`` (in place)."""
+    todo = [(i, r.path, read(r.path)) for i, r in enumerate(results) if os.path.realpath(r.path) in paths]
+    todo = [item for item in todo if item[2] is not None]
+    for (index, _, _), result in zip(todo, process([(path, raw) for _, path, raw in todo], policy)):
+        if not results[index].skipped or result.changed or result.diagnostics or result.iterator_class_calls:
+            results[index] = result  # a file without DALI stays skipped unless it calls such a class
+
+
+def _definers(results: list[FileResult], importing: dict) -> set[str]:
+    return {
+        os.path.realpath(r.path)
+        for r in results
+        if any(f"{m}.{name}" in importing for m in module_names(r.path) for name in r.iterator_class_sources)
+    }
+
+
+def _class_importers(results: list[FileResult], run_paths, sources: dict) -> dict[str, list[str]]:
+    """``module.name`` → the files importing that class (real paths), in the run or in its project."""
+    defining: dict[str, list[str]] = {}
+    for r in results:
+        if not r.error and r.iterator_class_sources:
+            defining[os.path.realpath(r.path)] = list(r.iterator_class_sources)
+    if not defining:
+        return {}
+    in_run = [os.path.realpath(os.fspath(p)) for p in run_paths]
+    outside = [f for root in _by_project(defining) for f in _project_files(root)]
+    wanted = {module: path for path in defining for module in module_names(path)}
+    found: dict[str, list[str]] = {}
+    for candidate in dict.fromkeys([*in_run, *outside]):
+        for module, name in [*_imports(candidate, wanted, defining), *_relative(candidate, wanted, defining)]:
+            if os.path.realpath(wanted[module]) != candidate and f"{module}.{name}" in sources:
+                found.setdefault(f"{module}.{name}", []).append(candidate)
+    return found
+
+
+def _class_agreement(results: list[FileResult], policy: Policy, importing: dict) -> tuple[dict, dict]:
+    """``(kept, rebased)``: each imported class keeps DALI's base when a file importing it is outside
+    the run or gives it a pipeline that stays, or its own module keeps it; else it takes the
+    support module's."""
+    by_path = {os.path.realpath(r.path): r for r in results}
+    kept, rebased = dict(policy.kept_iterator_classes), {}
+    for key, users in importing.items():
+        if key in kept:
+            continue
+        for user in users:
+            found = by_path.get(user)
+            if found is None:
+                kept[key] = f"{_shown(user)} imports it, and this run does not migrate that file (give both to one run)"
+            elif not _calls_converting(found, key):
+                kept[key] = (
+                    f"{_shown(user)} imports it, and gives it pipelines that stay in pipeline mode (or uses it otherwise)"
+                )
+            if key in kept:
+                break
+        else:
+            definer = next(
+                (r for r in results if key in {f"{m}.{n}" for m in module_names(r.path) for n in r.iterator_classes}),
+                None,
+            )
+            name = key.rpartition(".")[2]
+            if (
+                definer is not None
+                and key in policy.rebased_iterator_classes
+                and not definer.iterator_classes.get(name)
+            ):
+                kept[key] = f"{_shown(definer.path)} keeps DALI's base for it"
+            else:
+                rebased[key] = True
+    return kept, rebased
+
+
+def _calls_converting(result: FileResult, key: str) -> bool:
+    """Does ``result`` call the class ``key`` with migrated pipelines only (and call it at all)?"""
+    calls = {qual.lstrip("."): converts for qual, converts in result.iterator_class_calls.items()}
+    return calls.get(key) is True
+
+
+def _relative(path: str, wanted: dict[str, str], names: dict[str, list[str]]):
+    """``(module, name)`` for each relative import in ``path`` that may name a class of ``names``:
+    ``from .m import name``, or ``from . import m`` of a module ``m`` defining one (not resolved:
+    any package's ``m`` counts)."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
+    except OSError:
+        return
+    if b"from ." not in raw or len(raw) > MAX_BYTES:
+        return
+    for level, module, imported in imported_modules(raw):
+        if not level:
+            continue
+        for candidate, defining in wanted.items():
+            stem = candidate.rpartition(".")[2]
+            for name in names[defining]:
+                if name in imported or (stem in imported and module == "") or (module.endswith(stem) and not imported):
+                    yield candidate, name
+
+
 def _by_project(converting: dict[str, list[str]]) -> dict[str, list[str]]:
     """The defining files grouped by their project's root (files outside any project are left out:
     nothing bounds the search)."""

@@ -183,6 +183,8 @@ class CrossFile:
     # Names bound from a call of an imported function the run does not define, with `.build()` and
     # `.run()` called on them: (scope, name) → the function's qualified name (NDD007).
     foreign: dict[tuple[object, str], str] = field(default_factory=dict)
+    # Policy.imported_iterator_classes: classes of other modules deriving from DALI's iterator.
+    iterator_classes: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -285,6 +287,11 @@ class ModuleModel:
     # name that its creation rewrites (`pipes_meta, pipes = zip(*[cls(...) for ...])`).
     metadata_reads: dict = field(default_factory=dict)
     paired_calls: set = field(default_factory=set)
+    # The calls of a class deriving from a DALI PyTorch iterator that may take the support module's
+    # iterator as its base → that class (ndd_migrate.model.features.iterator_subclasses): NDD411 reads
+    # each as the call of the base it makes.
+    iterator_subclasses: dict = field(default_factory=dict)
+    iterator_classes: dict = field(default_factory=dict)  # every such class (ClassDef → it), blocked or not
 
     def sites_of(self, pipeline) -> list:
         """Every call that makes a pipeline of ``fn``: by its name, or through a name that holds it."""

@@ -47,6 +47,7 @@ from ndd_migrate.plan.uses import (
     YIELDED,
     Use,
 )
+from ndd_migrate.syntax import names
 from ndd_migrate.syntax.scopes import references
 
 
@@ -287,13 +288,28 @@ class _Walk:
             return None
         if self._is_len(call) and len(call.args) == 1 and not parent.keyword and not parent.star:
             return use(LEN, holder=call), None
-        found = replace(use(ARGUMENT, _spelled(call.func), call), callees=self.called.of(call))
+        found = replace(
+            use(ARGUMENT, _spelled(call.func), call),
+            callees=self.called.of(call),
+            callee_kind=self._callee_kind(call),
+        )
         targets = self._parameters(found)
         if targets and all(
             (self.analyzer.scope_of(param), param.value) in self.analyzer.parameter_kinds for _, _, param in targets
         ):
             return replace(found, context=PASSED, detail="/".join(f.name.value for _, f, _ in targets)), None
         return found, None
+
+    def _callee_kind(self, call: cst.Call) -> str:
+        """``Use.callee_kind`` of an argument of ``call``."""
+        if names.dali_name(self.analyzer, call.func) is not None:
+            return "dali"
+        return (
+            "subclass"
+            if call in self.analyzer.model.iterator_subclasses
+            or any(call in sub.calls for sub in self.analyzer.model.iterator_classes.values())
+            else ""
+        )
 
     def _stored(self, node, parent, use) -> tuple | None:
         """An assignment's value or target, or a statement of its own."""

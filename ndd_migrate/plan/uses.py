@@ -77,6 +77,9 @@ class Use:
     # An argument of a call of a parameter (`compare(pipe)` in `def run(compare)`): the functions it
     # may run, or why they are not known (ndd_migrate.model.values.called_parameters).
     callees: Callees | None = None
+    # An argument of a call of a DALI class or function (``DALIGenericIterator(pipe)``): "dali"; of
+    # a class of the module deriving from DALI's iterator (``DALIDataloader(pipe)``): "subclass".
+    callee_kind: str = ""
 
     @property
     def members(self) -> tuple:

@@ -584,13 +584,6 @@ def _subject(use: uses.Use) -> str:
     return f"{named}(an output of {owner})" if named else f"an output of {owner}"
 
 
-def _is_dali_class(callee: str) -> bool:
-    """A DALI iterator or other DALI class, as spelled at the call (``DALIGenericIterator``,
-    ``pytorch.DALIClassificationIterator``): it cannot be made to take a generator."""
-    last = callee.rsplit(".", 1)[-1]
-    return last.startswith("DALI") and last[4:5].isupper()
-
-
 def _argument_hint(use: uses.Use, callee: str) -> str:
     if use.kind in (Kind.FUNCTION, Kind.FUNCTIONS):
         return (
@@ -602,7 +595,12 @@ def _argument_hint(use: uses.Use, callee: str) -> str:
             f"make `{callee}()` take what the migrated pipelines give (generators: `next(pipe)` gives one "
             "batch tuple), or migrate this use by hand"
         )
-    if use.kind in (Kind.PIPELINE, Kind.PIPELINES) and _is_dali_class(callee):
+    if use.kind in (Kind.PIPELINE, Kind.PIPELINES) and use.callee_kind == "subclass":
+        return (
+            f"`{callee}` derives from DALI's iterator, which runs a pipeline: see the TODO at the class for "
+            "what keeps its base DALI's, or keep this pipeline in pipeline mode"
+        )
+    if use.kind in (Kind.PIPELINE, Kind.PIPELINES) and use.callee_kind == "dali":
         return (
             f"`{callee}` is DALI's and runs a pipeline: bind the pipeline to a name where it is made "
             f"(`pipe = p(...)`) and pass that name to `{callee}(...)` in the same function, so the migration "

@@ -11,14 +11,10 @@ from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model import constructs
-from ndd_migrate.model.features import drop_in, handed_on, iterator_arguments, iterators
+from ndd_migrate.model.features import drop_in, handed_on, iterator_arguments, iterator_subclasses, iterators
 from ndd_migrate.model.types import Kind
 from ndd_migrate.plan import uses
 from ndd_migrate.syntax import cstutil
-
-POLICIES = {"FILL": "fill", "PARTIAL": "partial", "DROP": "drop"}
-# The legacy `fill_last_batch` flag, as DALI maps it: it replaces `last_batch_policy` when given.
-FILL_LAST_BATCH = {"True": "fill", "False": "partial"}
 
 _BEFORE = (
     "from nvidia.dali import fn, pipeline_def\n"
@@ -87,13 +83,14 @@ _SUBCLASS = (
     "def p(root):\n"
     "    jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n"
     "    return fn.decoders.image(jpegs), labels\n\n\n"
-    "{class_todo}"
+)
+_SUBCLASSED = (
     "class Scaled(Iterator):\n"
     "    def __next__(self):\n"
     "        data = super().__next__()\n"
     "        return data[0]['data'] / 255\n\n\n"
-    "{call_todo}"
-    "loader = Scaled(p('/data'), ['data', 'label'], reader_name='Reader')\n"
+    "pipe{meta} = p('/data')\n"
+    "loader = Scaled({pipe}, ['data', 'label'], reader_name='Reader')\n"
 )
 
 _TF_OP = (
@@ -147,8 +144,16 @@ RULE = Rule(
         "through an iterator class chosen at run time (a parameter, `def run(Iterator): Iterator(pipes, ...)`, "
         "or its op) in a module whose functions hand out another framework's iterator class "
         "(`return MXNetIterator`); `pipes = [...] if flag else None` is followed as the list. A class "
-        "deriving from a DALI iterator (any alias, also through another such class) is reported at the "
-        "class, and the pipelines given to it are not migrated: its base class runs a `Pipeline`."
+        "deriving from DALI's PyTorch iterator (through its import, any alias) gets the support module's "
+        "class as its base, and a call of it is read as the call of the base its `__init__` makes "
+        "(`super().__init__(...)` given parameters, `*args`/`**kwargs` or constants): the pipelines given "
+        "to it migrate as if given to the iterator, each with its reader's metadata (`(pipe_meta, pipe)`), "
+        "when the class touches only what the support module keeps as DALI did (`_first_batch`, `_size`, "
+        "`batch_size`, `_counter`, `output_map`, `reset()`, `super().__next__()`, `__len__`...), reads "
+        "the pipelines only to give them to the base, is read only by calls, and every call of it converts: "
+        "in its module, and in the other modules importing it, which must all be in the run. "
+        "Any other class deriving from a DALI iterator is reported at the class with the reason, and the "
+        "pipelines given to it are not migrated: its base class runs a `Pipeline`."
     ),
     why=(
         "Dynamic mode has no iterator class: a reader gives full batches per epoch that wrap into the "
@@ -172,23 +177,13 @@ RULE = Rule(
             after=_RETURNED_AFTER,
         ),
         Example(
-            title="a subclass of a DALI iterator: reported, its pipeline left as it is",
-            before=_SUBCLASS.format(class_todo="", call_todo=""),
-            after=_SUBCLASS.format(
-                class_todo=(
-                    "# TODO(ndd-migrate): NDD411 `Scaled` derives from `DALIGenericIterator`, which runs a DALI "
-                    "`Pipeline` (`build()`, `run()`, `reset()`, the reader's epoch size), and the migration turns "
-                    "pipelines into generators of batches: the pipelines given to `Scaled` stay unmigrated until "
-                    "it is replaced by a generator over the migrated pipeline that converts each output with "
-                    "`.torch()` (`pad=True` if ragged), ends each epoch at `reader.get_metadata()['epoch_size']` "
-                    "as `last_batch_policy` did, and does what `__next__` did (docs/target-shape.md, "
-                    '"Framework iterators")\n'
-                ),
-                call_todo=(
-                    "# TODO(ndd-migrate): NDD411 not migrated: its pipeline is given to `Scaled`, a subclass of "
-                    "`DALIGenericIterator`, which needs a real `Pipeline`; replace `Scaled` first (see the TODO "
-                    "at the class), then migrate this pipeline\n"
-                ),
+            title="a class deriving from a DALI iterator: its base becomes the support module's",
+            before=_SUBCLASS + _SUBCLASSED.format(meta="", pipe="pipe"),
+            after=(
+                "import nvidia.dali.experimental.dynamic as ndd\n\n"
+                "from ndd_support import DALIGenericIterator as Iterator, prefetching\n\n\n"
+                + _EPOCH_AWARE_P
+                + _SUBCLASSED.format(meta="_meta, pipe", pipe="(pipe_meta, pipe)")
             ),
         ),
         Example(
@@ -256,29 +251,66 @@ class Impl(RuleImpl):
         base = iterators.iterator_base(node, self.dali_name, self.subclasses)
         if base is not None:
             self.subclasses[node.name.value] = base
-            message, hint = iterators.subclass_message(node, base)
+            sub = self.ctx.model.iterator_classes.get(node)
+            if sub is not None and self._subclass_converts(sub):
+                short = base.rsplit(".", 1)[-1]
+                self.ctx.report(
+                    self.code, node, f"`{node.name.value}` derives from the support module's `{short}`", fixed=True
+                )
+                return
+            blocker = (sub.blocker or self._kept_by_importer(sub)) if sub is not None else None
+            message, hint = iterator_subclasses.subclass_message(node, base, blocker)
             self.ctx.report(self.code, node, message, hint=hint, fixed=False)
 
-    # -- the plan: a pipeline handed to an iterator converts only with the iterator ---------------
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        """The base of a class that takes migrated pipelines, where DALI's import stays for others:
+        the support module's class under a name of its own."""
+        bound = self._rebased.get(original)
+        if bound is None:
+            return updated
+        return updated.with_changes(bases=[updated.bases[0].with_changes(value=cst.Name(bound))])
+
+    def _subclass_converts(self, sub) -> bool:
+        """Does the class ``sub`` take the support module's iterator as its base: every call of it
+        given pipelines that migrate?"""
+        if sub.blocker is not None or self._kept_by_importer(sub):
+            return False
+        if not sub.calls:  # called by other modules of the run only, each with migrated pipelines
+            names = iterator_subclasses.names_of(sub, self.ctx.model, self.ctx.path)
+            return any(name in self.ctx.policy.rebased_iterator_classes for name in names)
+        return all(self._rewritten(c) is not None for c in sub.calls)
+
+    def _kept_by_importer(self, sub) -> str | None:
+        """Why another module keeps DALI's base for the class ``sub`` (it imports it), or None."""
+        kept = self.ctx.policy.kept_iterator_classes
+        return next(
+            (kept[n] for n in iterator_subclasses.names_of(sub, self.ctx.model, self.ctx.path) if n in kept), None
+        )
+
     def claims(self, use):
         """A pipeline given to a PyTorch iterator that this rule rewrites, with every use of the
         iterator: ``for data in loader``, ``loader.reset()``, passing it on."""
         call = self._iterator_call(use)
         if call is None:
             return None
-        dali = self.dali_name(call.func)
+        dali, view = self._iterator_of(call)
+        sub = self.ctx.model.iterator_subclasses.get(call)
+        if sub is not None and view is None:
+            return f"`{sub.node.name.value}(...)`: its arguments cannot be bound to the parameters of its `__init__`"
         if dali in iterators.OTHER_ITERATORS:
             return f"`{dali.rsplit('.', 1)[-1]}` of `{dali.rsplit('.', 2)[-2]}` has no dynamic-mode form"
         if dali not in iterators.TORCH_ITERATORS:
             return None
-        short = dali.rsplit(".", 1)[-1]
-        why = self._given_unfollowed(use, call, dali, short)
+        short = sub.node.name.value if sub is not None else dali.rsplit(".", 1)[-1]
+        why = iterator_arguments.given_unfollowed(self.ctx.model, use, view, dali, short)
         if why:
             return why
-        why = self._unsupported(call, dali, iterators.all_restart(use.pipeline))
+        why = self._unsupported(view, dali, iterators.all_restart(use.pipeline))
         if why == _NO_SIZE and any(getattr(m, "source", None) is not None for m in use.members):
-            why = _no_size_beside_source(use)
-        if not why and self._loader_uses(call):  # the drop-in keeps the iterator's interface
+            why = iterator_arguments.no_size_beside_source(use)
+        if not why and sub is not None:  # the support module's iterator becomes its base
+            why = self._subclass_blocker(call, sub)
+        elif not why and self._loader_uses(call):  # the drop-in keeps the iterator's interface
             why = self._drop_in_blocker(call)
         if why:
             return f"`{short}(...)`: {why}"
@@ -294,32 +326,6 @@ class Impl(RuleImpl):
             else self.ctx.model.parents.get(self.ctx.model.parents.get(use.holder))
         )
         return call if isinstance(call, cst.Call) else None
-
-    def _given_unfollowed(self, use, call: cst.Call, dali: str, short: str) -> str | None:
-        """Why the pipelines the iterator ``short`` is given cannot be followed to their migrated
-        form, or None: the first argument, a list of names or attributes, an epoch-aware pipeline
-        when the iterator asks for its reader's epochs."""
-        if iterators.epoch_aware(call, dali) is not use.node:
-            return f"`{short}` is given the pipeline other than as its first argument"
-        if isinstance(use.node, cst.Tuple):
-            return f"`{short}` takes a list of pipelines, not a tuple"
-        model = self.ctx.model
-        items = iterators.listed(use.node)
-        given = [item for item in items if iterators.given_directly(model, item) is not None]
-        if given and len(given) != len(items):
-            return f"`{short}` is given pipelines made in its call beside others bound to names"
-        if not given and not all(isinstance(item, cst.Name) or item in model.attributes.reads for item in items):
-            return (
-                f"`{short}` needs each pipeline of its list bound to a name (`pipe = p(...)`), kept in an "
-                "attribute set once in `__init__`, or made in its call"
-            )
-        reader_name = cstutil.kwarg(iterators.keyworded(call, dali), "reader_name")
-        if not iterators.all_epochs(use.pipeline) and reader_name is not None:
-            return (
-                f"`{short}` needs the epoch-aware shape: one plain `pipe = p(...)` per call site, one reader "
-                "and the batch size in the module"
-            )
-        return None
 
     def _loader_uses(self, call: cst.Call) -> str | None:
         """Why the iterator's uses cannot all be rewritten, or None: it must be bound to a plain
@@ -407,7 +413,7 @@ class Impl(RuleImpl):
         self.ctx.report(
             self.code, original, "DALI iterator → per-epoch iterators over the migrated pipeline", fixed=True
         )
-        output_map = _output_map(original, dali)
+        output_map = iterator_arguments.output_map(original, dali)
         policy = self._policy(original)
         if sized is not None:  # its value as the other rules rewrote it (`pipe.epoch_size()` → the metadata's)
             size = cstutil.kwarg(iterators.keyworded(updated, dali), "size").value
@@ -431,12 +437,17 @@ class Impl(RuleImpl):
         uses are the DALI iterator's: kept, returned, wrapped, ``len()``, ``.size``; or it is given
         pipelines made in its call, which it takes with their metadata)?"""
         if call not in self._drop_ins:
-            self._drop_ins[call] = self._given_in_call(call) or self._loader_uses(call) is not None
+            self._drop_ins[call] = (
+                call in self.ctx.model.iterator_subclasses
+                or self._given_in_call(call)
+                or self._loader_uses(call) is not None
+            )
         return self._drop_ins[call]
 
     def _given_in_call(self, call: cst.Call) -> bool:
         """Is ``call`` given its pipelines made in it (``DALIGenericIterator([p(...)], ...)``)?"""
-        given = iterators.epoch_aware(call, self.dali_name(call.func))
+        dali, view = self._iterator_of(call)
+        given = iterators.epoch_aware(view, dali) if view is not None else None
         return given is not None and iterators.given_directly(self.ctx.model, iterators.listed(given)[0]) is not None
 
     def _drop_in_blocker(self, call: cst.Call) -> str | None:
@@ -447,27 +458,41 @@ class Impl(RuleImpl):
         return self.ctx.resolver.get_metadata(ScopeProvider, node, None)
 
     def _move_iterator_imports(self) -> None:
-        """Where every call of an imported DALI iterator class converts, its import moves to the
-        support module (the calls stay as written); otherwise each drop-in call names the support
+        """Where every call of an imported DALI iterator class converts (and every class deriving
+        from it takes the support module's), its import moves to the support module (the calls
+        stay as written); otherwise each drop-in call, and each such class, names the support
         module's class under a name of its own."""
-        self._swapped: set[str] = set()
-        calls = [n for n in self.ctx.model.parents if isinstance(n, cst.Call) and isinstance(n.func, cst.Name)]
-        by_name: dict[str, list[cst.Call]] = {}
-        for call in calls:
-            if self.dali_name(call.func) in iterators.TORCH_ITERATORS and drop_in.class_reads(
-                self._scope_of, call.func
-            ):
-                by_name.setdefault(call.func.value, []).append(call)
-        for name, found in by_name.items():
-            converted = [c for c in found if self._rewritten(c) is not None]
-            if converted and len(converted) == len(found) and any(self._drop_in(c) for c in converted):
-                self.ctx.imports.moved_to_support[name] = self.dali_name(found[0].func).rsplit(".", 1)[-1]
-                self._swapped.add(name)
+        rebased = [s for s in self.ctx.model.iterator_classes.values() if not s.imported and self._subclass_converts(s)]
+        moved = drop_in.moved_imports(self.ctx.model, self._scope_of, self.dali_name, self._converts_as, rebased)
+        self.ctx.imports.moved_to_support.update(moved)
+        self._swapped: set[str] = set(moved)
+        self._rebased: dict[cst.ClassDef, str] = {}  # classes whose base is renamed → the name
+        for sub in {id(s): s for s in self.ctx.model.iterator_subclasses.values() if s.imported}.values():
+            sub.rebased = not self._kept_by_importer(sub) and all(self._rewritten(c) is not None for c in sub.calls)
+        for sub in rebased:
+            sub.rebased = True
+            if sub.base_name not in self._swapped:
+                self._rebased[sub.node] = self._support_name(sub.base.rsplit(".", 1)[-1])
+
+    def _converts_as(self, call: cst.Call) -> str | None:
+        """How the iterator ``call`` converts: ``"drop-in"``, ``"epochs"``, or None (it stays)."""
+        if self._rewritten(call) is None:
+            return None
+        return "drop-in" if self._drop_in(call) else "epochs"
+
+    def _support_name(self, cls: str) -> str:
+        """The name the support module's class ``cls`` is imported under where DALI's import stays."""
+        taken = cls in self.ctx.model.names.module_level and cls not in self.ctx.imports.moved_to_support
+        bound = f"Ndd{cls}" if taken else cls  # DALI's class keeps its name for the calls that stay
+        self.ctx.imports.moved_to_support[bound] = cls
+        return bound
 
     def _with_drop_in(self, original: cst.Call, updated: cst.Call, dali: str, pipe) -> cst.Call:
         """``DALIClassificationIterator(pipe, reader_name=..., ...)`` of the support module, each
         argument as written, with ``reader_meta=`` the migrated readers' metadata."""
         cls = dali.rsplit(".", 1)[-1]
+        if original in self.ctx.model.iterator_subclasses:
+            return self._subclass_call(original, updated, dali, pipe)
         self.ctx.report(
             self.code,
             original,
@@ -476,16 +501,60 @@ class Impl(RuleImpl):
         )
         func = updated.func
         if not (isinstance(original.func, cst.Name) and original.func.value in self._swapped):
-            taken = cls in self.ctx.model.names.module_level and cls not in self.ctx.imports.moved_to_support
-            bound = f"Ndd{cls}" if taken else cls  # DALI's class keeps its name for the calls that stay
-            self.ctx.imports.moved_to_support[bound] = cls
-            func = cst.Name(bound)
+            func = cst.Name(self._support_name(cls))
         if cstutil.kwarg(iterators.keyworded(original, dali), "reader_name") is None or self._given_in_call(original):
             return updated.with_changes(func=func)  # no metadata, or it comes with the pipelines
         _, metas, several = self._metas(pipe)
         if isinstance(pipe, cst.List) and not several:  # `[pipe]`: a list of one
             metas = cst.List([cst.Element(metas)])
         return cstutil.add_kwarg(updated.with_changes(func=func), "reader_meta", metas)
+
+    def _iterator_of(self, call: cst.Call) -> tuple[str | None, cst.Call | None]:
+        """``(DALI name, call)`` of the iterator ``call`` makes: DALI's own, or through a class
+        deriving from it (``model.iterator_subclasses``), the call of the base its ``__init__``
+        makes (None when the call cannot be bound to its parameters)."""
+        sub = self.ctx.model.iterator_subclasses.get(call)
+        if sub is None:
+            return self.dali_name(call.func), call
+        return sub.base, iterator_subclasses.base_call(sub, call)
+
+    def _subclass_blocker(self, call: cst.Call, sub) -> str | None:
+        """Why the support module's iterator cannot be the base of ``sub`` (the class ``call`` makes),
+        or None: an attribute of its instance that the support module does not keep as DALI did,
+        or another call of the class whose pipelines stay in pipeline mode (one base serves both)."""
+        kept = self._kept_by_importer(sub)
+        if kept:
+            return kept
+        reads = sorted(drop_in.iterator_reads(self.ctx.model, self._scope_of, call), key=self._where)
+        why = iterator_subclasses.instance_blocker(self.ctx.model.parents, reads)
+        if why:
+            return why
+        for other in sub.calls:
+            if other is not call and self._rewritten(other) is None:
+                line = self._where(other)[0]
+                return f"`{sub.node.name.value}` is also given, at line {line}, pipelines that stay in pipeline mode"
+        return None
+
+    def _subclass_call(self, original: cst.Call, updated: cst.Call, dali: str, pipe) -> cst.Call:
+        """A call of a class whose base becomes the support module's iterator: as written, with each
+        pipeline given with its reader's metadata (``(pipe_meta, pipe)``) where the base call names
+        a reader and the pipelines are not made in the call."""
+        self.ctx.report(
+            self.code,
+            original,
+            f"`{original.func.value if isinstance(original.func, cst.Name) else 'the class'}(...)` takes the "
+            "migrated pipeline: its base is the support module's iterator",
+            fixed=True,
+        )
+        _, view = self._iterator_of(original)
+        if cstutil.kwarg(iterators.keyworded(view, dali), "reader_name") is None or self._given_in_call(original):
+            return updated
+        paired = iterator_subclasses.with_metadata(pipe, *self._metas(pipe))
+        args = [
+            new.with_changes(value=paired) if old.value is pipe else new
+            for old, new in zip(original.args, updated.args)
+        ]
+        return updated.with_changes(args=args)
 
     def _metas(self, pipe: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression, bool]:
         """``(streams, metadata, several)`` of the pipelines an iterator is given: one pipeline and
@@ -499,11 +568,11 @@ class Impl(RuleImpl):
         streams = cst.List(_commas([cst.Element(i) for i in items]))
         return streams, cst.List(_commas([cst.Element(iterators.meta_of(i)) for i in items])), True
 
-    def _rewritten(self, call: cst.Call):
+    def _rewritten(self, original: cst.Call):
         """``(dali name, pipeline expression, pipeline)`` of a DALI iterator call this rule rewrites,
         else None. The plan converted the pipeline only if this rule claimed the iterator
         (``claims``); an iterator over a pipeline that stays in pipeline mode keeps working as it is."""
-        dali = self.dali_name(call.func)
+        dali, call = self._iterator_of(original)
         if dali not in iterators.TORCH_ITERATORS:
             return None
         pipe = iterators.epoch_aware(call, dali)
@@ -515,7 +584,7 @@ class Impl(RuleImpl):
             or self._unsupported(call, dali, iterators.all_restart(pipeline))
         ):
             return None
-        return (dali, pipe, pipeline) if self.ctx.applies(self.code, call) else None
+        return (dali, pipe, pipeline) if self.ctx.applies(self.code, original) else None
 
     def _sized(self, pipe, size, output_map, policy, padded) -> cst.Call:
         """``dali_iterator_sized_epochs([pipe], size, output_map, policy[, last_batch_padded])``."""
@@ -543,19 +612,22 @@ class Impl(RuleImpl):
                 return _NO_SIZE
             # DALI reads until `StopIteration`: it forces FILL and no padding, whatever is given.
             return iterator_arguments.unhandled(call, dali, given) or (
-                "no `output_map`" if _output_map(call, dali) is None else None
+                "no `output_map`" if iterator_arguments.output_map(call, dali) is None else None
             )
         return (
             iterator_arguments.epoch_size_unsupported(call, given)
             or iterator_arguments.unhandled(call, dali, given)
             or (
                 "no `output_map`"
-                if iterators.TORCH_ITERATORS[dali] is None and _output_map(call, dali) is None
+                if iterators.TORCH_ITERATORS[dali] is None and iterator_arguments.output_map(call, dali) is None
                 else None
             )
             or iterator_arguments.padding_unsupported(call, given)
             or self._policy_unsupported(call)
         )
+
+    def _policy(self, call: cst.Call) -> str | None:
+        return iterator_arguments.policy(iterators.keyworded(call, self.dali_name(call.func)), self.dali_name)
 
     def _policy_unsupported(self, call: cst.Call) -> str | None:
         """Why the last-batch policy asked for cannot be read, or None."""
@@ -564,19 +636,6 @@ class Impl(RuleImpl):
                 return "`fill_last_batch` is not `True` or `False`"
             return "the `last_batch_policy` is not a `LastBatchPolicy` member"
         return None
-
-    def _policy(self, call: cst.Call) -> str | None:
-        call = iterators.keyworded(call, self.dali_name(call.func))
-        legacy = cstutil.kwarg(call, "fill_last_batch")
-        if legacy is not None and not _is_name(
-            legacy.value, "None"
-        ):  # DALI: True → FILL, False → PARTIAL, whatever `last_batch_policy` says
-            return FILL_LAST_BATCH.get(legacy.value.value) if isinstance(legacy.value, cst.Name) else None
-        arg = cstutil.kwarg(call, "last_batch_policy")
-        if arg is None:
-            return "fill"
-        name = self.dali_name(arg.value) or ""
-        return POLICIES.get(name.rsplit(".", 1)[-1]) if ".LastBatchPolicy." in name else None
 
     # -- the loop: `for data in loader` → `for data in next(loader)`; `loader.reset()` goes -------
     def leave_For(self, original: cst.For, updated: cst.For):
@@ -617,19 +676,6 @@ class Impl(RuleImpl):
         return updated
 
 
-def _no_size_beside_source(use) -> str:
-    """Why an iterator without ``reader_name`` or ``size=`` over a pipeline with an external source
-    is not rewritten: what one generator per epoch asks of the source and the pipeline objects."""
-    refused = next((m.restarts_refused for m in use.members if getattr(m, "restarts_refused", None)), None)
-    return (
-        "without `reader_name` or `size=` each epoch ends where the external source raises "
-        "`StopIteration`, and the next one starts after `reset()`; one generator per epoch over the same "
-        "source is written only for an iterable source (not a callable, no `cycle=`, a literal `batch=`) "
-        "of a pipeline whose every object is bound to a name used only by such iterators and `build()`"
-        f"{f' (here {refused})' if refused else ''}: loop over the source per epoch by hand"
-    )
-
-
 def _is_statement_call(parents: dict, attribute: cst.Attribute) -> bool:
     """Is ``attribute`` called with no arguments as a statement of its own (``loader.reset()``)?"""
     call = parents.get(attribute)
@@ -647,25 +693,5 @@ def _commas(nodes: list) -> list:
     return [n.with_changes(comma=sep) for n in nodes[:-1]] + nodes[-1:]
 
 
-def _is_name(node: cst.BaseExpression, value: str) -> bool:
-    return isinstance(node, cst.Name) and node.value == value
-
-
 def _next(name: cst.Name) -> cst.Call:
     return cst.Call(cst.Name("next"), [cst.Arg(name)])
-
-
-def _output_map(call: cst.Call, dali: str) -> cst.BaseExpression | None:
-    fixed = iterators.TORCH_ITERATORS[dali]
-    if fixed is not None:
-        return cst.List(
-            [
-                cst.Element(cst.SimpleString(f'"{n}"'), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                for n in fixed[:-1]
-            ]
-            + [cst.Element(cst.SimpleString(f'"{fixed[-1]}"'))]
-        )
-    arg = cstutil.kwarg(call, "output_map")
-    if arg is not None:
-        return arg.value
-    return call.args[1].value if len(call.args) > 1 and call.args[1].keyword is None else None

@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from ndd_migrate.model.features.iterators import TORCH_ITERATORS
+
 #: What the support module's iterators offer of DALI's, beyond iterating them.
 ATTRIBUTES = frozenset(
     {"reset", "next", "size", "_size", "batch_size", "output_map", "__iter__", "__next__", "__len__"}
@@ -29,6 +31,8 @@ def blocker(model, scope_of: Callable, call: cst.Call, where: Callable) -> str |
     if isinstance(call.func, cst.Name):
         for access in class_reads(scope_of, call.func):
             parent = parents.get(access.node)
+            if isinstance(parent, cst.Arg) and isinstance(parents.get(parent), cst.ClassDef):
+                continue  # a base: the class keeps it, or takes the support module's (NDD411)
             if not (isinstance(parent, cst.Call) and parent.func is access.node):
                 return f"`{call.func.value}` is also used other than by calling it"
     return None
@@ -65,3 +69,36 @@ def class_reads(scope_of: Callable, name: cst.Name) -> list:
         if isinstance(getattr(assignment, "node", None), (cst.Import, cst.ImportFrom))
         for access in assignment.references
     ]
+
+
+def moved_imports(model, scope_of: Callable, dali_name: Callable, converts_as: Callable, rebased: list) -> dict:
+    """``{name: class}`` for the names of DALI's iterator classes whose import moves to the support
+    module: every call through the name converts (``converts_as(call)``: ``"drop-in"``,
+    ``"epochs"`` or None), one at least by the drop-in or as the base of a class in ``rebased``
+    (the classes deriving from it that take the support module's), and the name is read nowhere else."""
+    by_name: dict[str, list[cst.Call]] = {}
+    reads: dict[str, cst.Name] = {}  # a name of DALI's iterator class → one read of it
+    for call in model.parents:
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and class_reads(scope_of, call.func):
+            if dali_name(call.func) in TORCH_ITERATORS:
+                by_name.setdefault(call.func.value, []).append(call)
+                reads[call.func.value] = call.func
+    for sub in rebased:
+        reads.setdefault(sub.base_name, sub.node.bases[0].value)
+    moved = {}
+    bases = {id(sub.node.bases[0].value) for sub in rebased}
+    for name, read in reads.items():
+        found = [converts_as(c) for c in by_name.get(name, [])]
+        used = "drop-in" in found or any(sub.base_name == name for sub in rebased)
+        if None not in found and used and _read_only_by(model.parents, scope_of, read, bases):
+            moved[name] = dali_name(read).rsplit(".", 1)[-1]
+    return moved
+
+
+def _read_only_by(parents: dict, scope_of: Callable, read: cst.Name, bases: set) -> bool:
+    """Is the import ``read`` resolves to read only by calls and as one of ``bases`` (ids of nodes)?"""
+    for access in class_reads(scope_of, read):
+        parent = parents.get(access.node)
+        if not (isinstance(parent, cst.Call) and parent.func is access.node) and id(access.node) not in bases:
+            return False
+    return True

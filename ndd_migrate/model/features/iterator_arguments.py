@@ -61,3 +61,79 @@ def padding_unsupported(call: cst.Call, given: set[str]) -> str | None:
 
 def _is_name(node: cst.BaseExpression, value: str) -> bool:
     return isinstance(node, cst.Name) and node.value == value
+
+
+POLICIES = {"FILL": "fill", "PARTIAL": "partial", "DROP": "drop"}
+# The legacy `fill_last_batch` flag, as DALI maps it: it replaces `last_batch_policy` when given.
+FILL_LAST_BATCH = {"True": "fill", "False": "partial"}
+
+
+def policy(call: cst.Call, dali_name) -> str | None:
+    """The last-batch policy of the iterator ``call`` (its arguments by name, :func:`iterators.keyworded`):
+    ``"fill"``, ``"partial"``, ``"drop"``, or None where it is not read from the code.
+    ``dali_name`` resolves an expression to its DALI name."""
+    legacy = cstutil.kwarg(call, "fill_last_batch")
+    if legacy is not None and not (isinstance(legacy.value, cst.Name) and legacy.value.value == "None"):
+        # DALI: True → FILL, False → PARTIAL, whatever `last_batch_policy` says
+        return FILL_LAST_BATCH.get(legacy.value.value) if isinstance(legacy.value, cst.Name) else None
+    arg = cstutil.kwarg(call, "last_batch_policy")
+    if arg is None:
+        return "fill"
+    name = dali_name(arg.value) or ""
+    return POLICIES.get(name.rsplit(".", 1)[-1]) if ".LastBatchPolicy." in name else None
+
+
+def no_size_beside_source(use) -> str:
+    """Why an iterator without ``reader_name`` or ``size=`` over a pipeline with an external source
+    is not rewritten: what one generator per epoch asks of the source and the pipeline objects."""
+    refused = next((m.restarts_refused for m in use.members if getattr(m, "restarts_refused", None)), None)
+    return (
+        "without `reader_name` or `size=` each epoch ends where the external source raises "
+        "`StopIteration`, and the next one starts after `reset()`; one generator per epoch over the same "
+        "source is written only for an iterable source (not a callable, no `cycle=`, a literal `batch=`) "
+        "of a pipeline whose every object is bound to a name used only by such iterators and `build()`"
+        f"{f' (here {refused})' if refused else ''}: loop over the source per epoch by hand"
+    )
+
+
+def output_map(call: cst.Call, dali: str) -> cst.BaseExpression | None:
+    """The output map of the iterator ``call``: the classification iterator's, or the one given."""
+    fixed = iterators.TORCH_ITERATORS[dali]
+    if fixed is not None:
+        return cst.List(
+            [
+                cst.Element(cst.SimpleString(f'"{n}"'), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                for n in fixed[:-1]
+            ]
+            + [cst.Element(cst.SimpleString(f'"{fixed[-1]}"'))]
+        )
+    arg = cstutil.kwarg(call, "output_map")
+    if arg is not None:
+        return arg.value
+    return call.args[1].value if len(call.args) > 1 and call.args[1].keyword is None else None
+
+
+def given_unfollowed(model, use, call: cst.Call, dali: str, short: str) -> str | None:
+    """Why the pipelines the iterator ``call`` (named ``short``) is given cannot be followed to
+    their migrated form, or None: the first argument, a list of names or attributes, an
+    epoch-aware pipeline when the iterator asks for its reader's epochs."""
+    if iterators.epoch_aware(call, dali) is not use.node:
+        return f"`{short}` is given the pipeline other than as its first argument"
+    if isinstance(use.node, cst.Tuple):
+        return f"`{short}` takes a list of pipelines, not a tuple"
+    items = iterators.listed(use.node)
+    given = [item for item in items if iterators.given_directly(model, item) is not None]
+    if given and len(given) != len(items):
+        return f"`{short}` is given pipelines made in its call beside others bound to names"
+    if not given and not all(isinstance(item, cst.Name) or item in model.attributes.reads for item in items):
+        return (
+            f"`{short}` needs each pipeline of its list bound to a name (`pipe = p(...)`), kept in an "
+            "attribute set once in `__init__`, or made in its call"
+        )
+    reader_name = cstutil.kwarg(iterators.keyworded(call, dali), "reader_name")
+    if not iterators.all_epochs(use.pipeline) and reader_name is not None:
+        return (
+            f"`{short}` needs the epoch-aware shape: one plain `pipe = p(...)` per call site, one reader "
+            "and the batch size in the module"
+        )
+    return None

@@ -6,20 +6,19 @@ only possible when every call site of the function is a plain ``name = f(...)`` 
 decision is made here, once per module, before any rule rewrites (NDD001 shapes the function, NDD411
 the call sites and the iterator, NDD005 ``epoch_size``/``reader_meta``).
 
-A class deriving from a DALI iterator cannot be rewritten (its methods work on what the base class
-does with the ``Pipeline``): NDD411 reports it at the class, and the pipelines given to it stay in
-pipeline mode (:func:`subclass_uses`), rather than become generators the class would choke on.
+A class deriving from a DALI PyTorch iterator gets the support module's iterator as its base where
+it can (:mod:`ndd_migrate.model.features.iterator_subclasses`); elsewhere NDD411 reports it at the
+class, and the pipelines given to it stay in pipeline mode.
 """
 
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.model import constructs
 from ndd_migrate.model.types import PipelineGroup
 from ndd_migrate.model.values import external_source
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import names
 from ndd_migrate.syntax.cstutil import pipeline_items
 
 # Rewritten (NDD411): the PyTorch iterators, whose batches ``.torch()`` reproduces.
@@ -483,57 +482,6 @@ def iterator_base(node: cst.ClassDef, dali_name, local: dict[str, str]) -> str |
     return None
 
 
-def subclass_message(node: cst.ClassDef, base: str) -> tuple[str, str]:
-    """``(message, hint)`` of the TODO at a class deriving from a DALI iterator: what breaks and
-    what to write instead, naming the methods it overrides, whose work has to move."""
-    name, short = node.name.value, base.rsplit(".", 1)[-1]
-    methods = [s.name.value for s in node.body.body if isinstance(s, cst.FunctionDef)]
-    torch = base in TORCH_ITERATORS
-    convert = "with `.torch()` (`pad=True` if ragged)" if torch else "for the framework (e.g. via DLPack)"
-    moved = ", and does what " + ", ".join(f"`{m}`" for m in methods) + " did" if methods else ""
-    message = (
-        f"`{name}` derives from `{short}`, which needs a DALI `Pipeline`; a migrated pipeline is a generator of batches"
-    )
-    hint = (
-        f"`{name}` derives from `{short}`, which runs a DALI `Pipeline` (`build()`, `run()`, `reset()`, the reader's "
-        f"epoch size), and the migration turns pipelines into generators of batches: the pipelines given to "
-        f"`{name}` stay unmigrated until it is replaced by a generator over the migrated pipeline that converts "
-        f"each output {convert}, ends each epoch at `reader.get_metadata()['epoch_size']` as `last_batch_policy` "
-        f'did{moved} (docs/target-shape.md, "Framework iterators")'
-    )
-    return message, hint
-
-
-def subclass_uses(resolver, module: cst.Module, calls) -> list[tuple]:
-    """Every argument of a call of a class deriving from a DALI iterator, as a use that needs a
-    real pipeline (``(call, code, expression, (message, hint))``, see :mod:`ndd_migrate.model.features.manual_uses`):
-    whatever such a class is given ends up in the iterator's constructor, which runs a ``Pipeline``.
-
-    ``resolver`` is the analysis (metadata of ``module``); ``calls`` its ``(call, qualified name)``s."""
-    classes = {}
-    local: dict[str, str] = {}
-    for node in _classes(module.body):
-        base = iterator_base(node, lambda expr: names.dali_name(resolver, expr), local)
-        if base is not None:
-            local[node.name.value] = base
-            for q in resolver.get_metadata(QualifiedNameProvider, node.name, None) or ():
-                classes[q.name] = (node, base)
-    uses = []
-    for call, qual in calls:
-        if qual not in classes:
-            continue
-        node, base = classes[qual]
-        name, short = node.name.value, base.rsplit(".", 1)[-1]
-        advice = (
-            f"its pipeline is given to `{name}`, a subclass of `{short}`, which needs a real `Pipeline`",
-            f"replace `{name}` first (see the TODO at the class), then migrate this pipeline",
-        )
-        for arg in call.args:
-            values = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else (arg,)
-            uses.extend((call, constructs.ITERATOR_SUBCLASS, value.value, advice) for value in values)
-    return uses
-
-
 def framework_uses(resolver, returns, calls) -> list[tuple]:
     """The pipelines given to an iterator of another framework (MXNet, PaddlePaddle, JAX,
     TensorFlow), as uses that keep them in pipeline mode (``(call, code, expression, (message,
@@ -682,13 +630,3 @@ def _handed_out(resolver, returns) -> set[str]:
     found = {names.dali_name(resolver, node.value) for node in returns if node.value is not None}
     found = {dali for dali in found if dali in OTHER_ITERATORS or dali in TORCH_ITERATORS}
     return found if found & OTHER_ITERATORS else set()
-
-
-def _classes(statements):
-    """The class definitions among ``statements`` and in the blocks of any of them, in source order
-    (statements only: no expression is entered)."""
-    for stmt in statements:
-        if isinstance(stmt, cst.ClassDef):
-            yield stmt
-        for block in cstutil.blocks(stmt):
-            yield from _classes(block.body)

@@ -11,7 +11,7 @@ itself would break working code with nothing better to offer, so they *block* th
 * ``nvidia.dali.plugin.tf.DALIDataset(pipeline=pipe)`` (NDD904): it runs the serialized pipeline
   inside TensorFlow's graph;
 * ``MyIterator(pipe, ...)`` of a class deriving from a DALI iterator (NDD411, found by
-  :func:`ndd_migrate.model.features.iterators.subclass_uses`): the base class runs the pipeline;
+  :func:`ndd_migrate.model.features.iterator_subclasses.subclass_uses`): the base class runs the pipeline;
 * programs that test pipeline mode itself (NDD905): ``pipe.enable_api_check(...)`` (the check that
   ``run()`` is not mixed with ``schedule_run()``/``share_outputs()``/``release_outputs()``/``outputs()``,
   none of which dynamic mode has), and ``assert_raises(E, pipe.run)`` on a pipeline fed by

@@ -420,7 +420,8 @@ class DALIGenericIterator:
         self._first_batch = None
         if prepare_first_batch:
             try:
-                self._first_batch = self.__next__()
+                # The base's own, as DALI takes it: a subclass sees it later.
+                self._first_batch = DALIGenericIterator.__next__(self)
             except StopIteration:
                 raise RuntimeError(
                     "It seems that there is no data in the pipeline."

@@ -1,0 +1,488 @@
+"""A user class deriving from DALI's PyTorch iterator (``class Loader(DALIGenericIterator)``): may the
+support module's iterator of the same name be its base, and what does a call of it give DALI's?
+
+The support module's ``DALIGenericIterator``/``DALIClassificationIterator`` take the same arguments as
+DALI's over migrated pipelines and keep the state subclasses read (``_first_batch``, ``_size``,
+``batch_size``, ``_counter``...). A class whose body touches only that state, overrides only the
+methods whose calls the support module makes where DALI made them, and hands its pipelines straight
+to ``super().__init__`` gets the support module's class as its base (NDD411), and the pipelines given
+to it migrate as if given to the iterator: a call of the class is read as the call of the base it
+makes (:func:`base_call`). Anything else (an attribute the support module does not model, a
+pipeline parameter read by the class itself, a class that is handed on) keeps DALI's base, and the
+pipelines given to the class stay in pipeline mode (:func:`subclass_uses`).
+
+A class another module of the run calls (``from base import DALIDataloader``) is read there from its
+source (``Policy.imported_iterator_classes``); the modules agree on its base through the run's passes
+(ndd_migrate.model.importers.settle_iterator_classes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import QualifiedNameProvider
+
+from ndd_migrate.model import constructs, crossfile
+from ndd_migrate.model.features import iterators
+from ndd_migrate.syntax import cstutil, names
+
+#: What DALI 2.4's PyTorch iterators (plugin/base_iterator.py, plugin/pytorch) and the support
+#: module's keep on ``self``: a subclass that touches one of these outside :data:`MODELLED` sees a
+#: different object once its base is the support module's.
+DALI_STATE = frozenset(
+    {
+        *("_advance_and_check_drop_last", "_auto_reset", "_calculate_shard_sizes", "_check_batch_size"),
+        *("_checkpointed_fields", "_counter", "_counter_per_gpu", "_deserialize_value", "_enable_checkpointing"),
+        *("_end_iteration", "_ever_consumed", "_ever_scheduled", "_extract_from_reader_and_validate"),
+        *("_first_batch", "_get_outputs", "_initial_checkpoints", "_is_stick_to_shard", "_last_batch_padded"),
+        *("_last_batch_policy", "_num_gpus", "_output_categories", "_pipes", "_prepare_first_batch"),
+        *("_reader_name", "_remove_padded", "_report_no_data_in_pipeline", "_restore_state", "_save_state"),
+        *("_schedule_runs", "_serialize_value", "_shard_sizes_per_gpu", "_shard_sizes_per_gpu_initial"),
+        *("_shards_id", "_shards_num", "_size", "_size_no_pad", "batch_size", "output_map", "checkpoints"),
+        *("reset", "next", "size", "__init__", "__iter__", "__len__", "__next__"),
+        # the support module's own helpers
+        *("_check_size", "_from_reader", "_next_shards"),
+    }
+)
+#: The state the support module's iterators keep as DALI's do (same values, same moments).
+MODELLED = frozenset(
+    {
+        *("_first_batch", "_size", "batch_size", "_counter", "_num_gpus", "output_map", "_reader_name"),
+        *("_auto_reset", "size", "reset", "next", "__init__", "__iter__", "__len__", "__next__"),
+    }
+)
+#: The methods a subclass may override: the support module calls them where DALI did (``__iter__``
+#: and the epoch's end call ``reset()``, ``next()`` calls ``__next__()``, the first batch is taken
+#: with the base's own ``__next__``).
+OVERRIDABLE = frozenset({"__init__", "__next__", "next", "__iter__", "__len__", "reset"})
+
+
+@dataclass(eq=False)
+class IteratorSubclass:
+    """A class deriving directly from DALI's PyTorch iterator ``base`` (its DALI name) through the
+    import bound to ``base_name``; ``blocker`` says why the support module's class cannot be its base."""
+
+    node: cst.ClassDef
+    base: str
+    base_name: str | None
+    blocker: str | None = None
+    init: cst.FunctionDef | None = None
+    super_call: cst.Call | None = None
+    calls: list = field(default_factory=list)  # the calls of the class in the module
+    rebased: bool = False  # its base is the support module's (decided by NDD411)
+    imported: str = ""  # a class of another module of the run: its name as imported here
+
+
+def examine(node: cst.ClassDef, base: str, base_expr: cst.BaseExpression) -> IteratorSubclass:
+    """The class ``node`` deriving from DALI's iterator ``base`` (written ``base_expr``)."""
+    found = IteratorSubclass(node, base, base_expr.value if isinstance(base_expr, cst.Name) else None)
+    found.blocker = _shape_blocker(node, base_expr) or _body_blocker(node)
+    if found.blocker is None:
+        init = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+        found.init = init
+        if init is not None:
+            found.super_call, found.blocker = _forwarding(node, init)
+    return found
+
+
+def _shape_blocker(node: cst.ClassDef, base_expr: cst.BaseExpression) -> str | None:
+    if not isinstance(base_expr, cst.Name):
+        return f"its base is written `{cst.Module([]).code_for_node(base_expr)}`, not the name of an import"
+    if len(node.bases) != 1 or node.keywords or node.decorators:
+        return "it has other bases, keywords or decorators"
+    for stmt in node.body.body:
+        if isinstance(stmt, cst.FunctionDef):
+            continue
+        if isinstance(stmt, cst.SimpleStatementLine) and all(
+            isinstance(s, (cst.Pass, cst.Expr)) and not isinstance(getattr(s, "value", None), cst.Call)
+            for s in stmt.body
+        ):
+            continue  # a docstring, `pass`
+        return "its body holds more than methods"
+    return None
+
+
+def _body_blocker(node: cst.ClassDef) -> str | None:
+    """What the class touches of the iterator's state that the support module does not model."""
+    for method in (s for s in node.body.body if isinstance(s, cst.FunctionDef)):
+        name = method.name.value
+        if name in DALI_STATE and name not in OVERRIDABLE:
+            return f"it overrides `{name}`, which the support module's iterator does not call as DALI's does"
+        if method.decorators:
+            return f"its method `{name}` is decorated"
+        params = method.params.params
+        own = params[0].name.value if params else None
+        finder = _Touches(own)
+        method.body.visit(finder)
+        if finder.blocker:
+            return finder.blocker
+    return None
+
+
+class _Touches(cst.CSTVisitor):
+    """The first use of ``self`` (the method's first parameter) or ``super()`` that reaches the
+    iterator's state beyond :data:`MODELLED`."""
+
+    def __init__(self, own: str | None) -> None:
+        self.own, self.blocker = own, None
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        value, attr = node.value, node.attr.value
+        if self.blocker is not None:
+            return
+        if isinstance(value, cst.Name) and value.value == self.own and attr in DALI_STATE and attr not in MODELLED:
+            self.blocker = f"it uses `self.{attr}`, which the support module's iterator does not keep as DALI's does"
+        if _is_super(value) and attr not in OVERRIDABLE:
+            self.blocker = (
+                f"it calls `super().{attr}`, which the support module's iterator does not give as DALI's does"
+            )
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if self.blocker is None and node.value in ("vars", "getattr", "setattr", "__dict__"):
+            self.blocker = f"it uses `{node.value}`, which may reach any of the iterator's state"
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return True
+
+
+def _is_super(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
+
+
+def _forwarding(node: cst.ClassDef, init: cst.FunctionDef) -> tuple[cst.Call | None, str | None]:
+    """``(super().__init__(...) call, None)``, or ``(None, why)`` when ``__init__`` does not hand its
+    pipelines straight to the base: one ``super().__init__(...)`` (``super(Cls, self)``) statement,
+    arguments that are parameters (``*args``/``**kwargs`` included) or constants, and the pipelines
+    parameter read nowhere else."""
+    calls = [
+        s.body[0].value
+        for s in init.body.body
+        if isinstance(s, cst.SimpleStatementLine)
+        and len(s.body) == 1
+        and isinstance(s.body[0], cst.Expr)
+        and _is_base_init(s.body[0].value)
+    ]
+    if len(calls) != 1:
+        return None, "its `__init__` does not call `super().__init__(...)` once, as a statement of its own"
+    call = calls[0]
+    params = _params(init)
+    for arg in call.args:
+        value = arg.value
+        if isinstance(value, cst.Name) and value.value in params:
+            continue
+        if _free_of(value, params):
+            continue
+        return None, "its `__init__` gives the base an expression of its parameters"
+    pipes = _pipelines_arg(call, init)
+    if pipes is None:
+        return None, "its `__init__` does not give the base its pipelines as a parameter"
+    if _reads(init.body, pipes) != 1:
+        return None, f"its `__init__` reads `{pipes}` beside giving it to the base"
+    return call, None
+
+
+def _is_base_init(call: cst.BaseExpression) -> bool:
+    return (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "__init__"
+        and _is_super(call.func.value)
+    )
+
+
+def _params(init: cst.FunctionDef) -> dict[str, str]:
+    """The parameters of ``__init__`` after ``self``: name → ``""``, ``"*"`` or ``"**"``."""
+    p = init.params
+    out = {param.name.value: "" for param in [*p.posonly_params, *p.params][1:]}
+    out.update({param.name.value: "" for param in p.kwonly_params})
+    if isinstance(p.star_arg, cst.Param):
+        out[p.star_arg.name.value] = "*"
+    if p.star_kwarg is not None:
+        out[p.star_kwarg.name.value] = "**"
+    return out
+
+
+def _free_of(value: cst.BaseExpression, params: dict) -> bool:
+    """Is ``value`` a constant display that names no parameter (``["data", "label"]``)?"""
+    names = _names(value)
+    return not names & set(params) and "self" not in names
+
+
+class _Names(cst.CSTVisitor):
+    """The names read in a node, each time (not an attribute's or a keyword's name)."""
+
+    def __init__(self) -> None:
+        self.found: list[str] = []
+
+    def visit_Name(self, found: cst.Name) -> None:
+        self.found.append(found.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+
+def _names(node: cst.CSTNode) -> set[str]:
+    finder = _Names()
+    node.visit(finder)
+    return set(finder.found)
+
+
+def _reads(node: cst.CSTNode, name: str) -> int:
+    finder = _Names()
+    node.visit(finder)
+    return finder.found.count(name)
+
+
+def _pipelines_arg(call: cst.Call, init: cst.FunctionDef) -> str | None:
+    """The parameter whose value the base gets as its pipelines: the first positional argument or
+    ``pipelines=``, or the ``*args``/``**kwargs`` that carry it."""
+    for arg in call.args:
+        if isinstance(arg.value, cst.Name) and (
+            (arg.keyword is None and arg is call.args[0]) or (arg.keyword and arg.keyword.value == "pipelines")
+        ):
+            return arg.value.value
+    star = [a for a in call.args if a.star]
+    return star[0].value.value if star and isinstance(star[0].value, cst.Name) else None
+
+
+def base_call(found: IteratorSubclass, call: cst.Call) -> cst.Call | None:
+    """The call of DALI's iterator that ``call`` (of the class) makes through ``super().__init__``:
+    its arguments are the nodes given at ``call`` (or the defaults and constants of ``__init__``),
+    so that what is read of it is the call site's. None when the call site cannot be bound
+    (``*``/``**`` arguments, an unknown keyword)."""
+    if any(a.star for a in call.args):
+        return None
+    if found.init is None:
+        return call
+    bound = _bind(found.init, call)
+    if bound is None:
+        return None
+    values, extra_positional, extra_keywords = bound
+    args: list[cst.Arg] = []
+    for arg in found.super_call.args:
+        name = arg.value.value if isinstance(arg.value, cst.Name) else None
+        if arg.star == "*":
+            args.extend(cst.Arg(v) for v in extra_positional)
+        elif arg.star == "**":
+            args.extend(extra_keywords)
+        elif name in values:
+            if values[name] is None:
+                return None
+            args.append(cst.Arg(values[name], keyword=arg.keyword, equal=arg.equal))
+        else:
+            args.append(arg)
+    return call.with_changes(args=args)
+
+
+def _bind(init: cst.FunctionDef, call: cst.Call):
+    """``(parameter → value node or None, extra positional values, extra keyword args)`` of
+    ``call`` bound to ``init``'s parameters after ``self``, as Python binds them; None when Python
+    would raise."""
+    p = init.params
+    positional = [param for param in [*p.posonly_params, *p.params][1:]]
+    values = {param.name.value: (param.default if param.default is not None else None) for param in positional}
+    values.update({param.name.value: param.default for param in p.kwonly_params})
+    given_pos = [a for a in call.args if a.keyword is None]
+    extra_pos = []
+    for index, arg in enumerate(given_pos):
+        if index < len(positional):
+            values[positional[index].name.value] = arg.value
+        elif isinstance(p.star_arg, cst.Param):
+            extra_pos.append(arg.value)
+        else:
+            return None
+    extra_kw = []
+    for arg in (a for a in call.args if a.keyword is not None):
+        if arg.keyword.value in values and arg.keyword.value not in {x.name.value for x in p.posonly_params}:
+            values[arg.keyword.value] = arg.value
+        elif p.star_kwarg is not None:
+            extra_kw.append(arg)
+        else:
+            return None
+    return values, extra_pos, extra_kw
+
+
+def subclass_message(node: cst.ClassDef, base: str, blocker: str | None = None) -> tuple[str, str]:
+    """``(message, hint)`` of the TODO at a class deriving from a DALI iterator that keeps DALI's
+    base: why (``blocker``, for a PyTorch iterator), what breaks and what to write instead, naming
+    the methods it overrides, whose work has to move."""
+    name, short = node.name.value, base.rsplit(".", 1)[-1]
+    methods = [s.name.value for s in node.body.body if isinstance(s, cst.FunctionDef)]
+    torch = base in iterators.TORCH_ITERATORS
+    convert = "with `.torch()` (`pad=True` if ragged)" if torch else "for the framework (e.g. via DLPack)"
+    moved = ", and does what " + ", ".join(f"`{m}`" for m in methods) + " did" if methods else ""
+    why = f" (the support module's `{short}` cannot be its base: {blocker})" if blocker else ""
+    message = (
+        f"`{name}` derives from `{short}`, which needs a DALI `Pipeline`{why}; a migrated pipeline is a "
+        "generator of batches"
+    )
+    hint = (
+        f"`{name}` derives from `{short}`, which runs a DALI `Pipeline` (`build()`, `run()`, `reset()`, the reader's "
+        f"epoch size){why}, and the migration turns pipelines into generators of batches: the pipelines given to "
+        f"`{name}` stay unmigrated until it is replaced by a generator over the migrated pipeline that converts "
+        f"each output {convert}, ends each epoch at `reader.get_metadata()['epoch_size']` as `last_batch_policy` "
+        f'did{moved} (docs/target-shape.md, "Framework iterators")'
+    )
+    return message, hint
+
+
+def find(resolver, module: cst.Module, calls) -> dict[str, IteratorSubclass]:
+    """The classes of ``module`` deriving from a DALI iterator (directly or through another such
+    class), by qualified name, each with its calls among ``calls`` (``(call, qualified name)``s)
+    and why the support module's iterator cannot be its base (``blocker``, see :func:`examine`;
+    also: the class is read other than by calling it, or derives from another such class)."""
+    classes: dict[str, IteratorSubclass] = {}
+    local: dict[str, str] = {}
+    for node in _classes(module.body):
+        base = iterators.iterator_base(node, lambda expr: names.dali_name(resolver, expr), local)
+        if base is None:
+            continue
+        local[node.name.value] = base
+        base_expr = node.bases[0].value
+        if base in iterators.TORCH_ITERATORS and names.dali_name(resolver, base_expr) == base:
+            found = examine(node, base, base_expr)
+            found.blocker = found.blocker or _read_otherwise(resolver, node)
+        else:
+            found = IteratorSubclass(node, base, None, "it derives from another subclass of a DALI iterator")
+        for q in resolver.get_metadata(QualifiedNameProvider, node.name, None) or ():
+            classes[q.name] = found
+    for call, qual in calls:
+        if qual not in classes and qual.lstrip(".") in resolver.model.crossfile.iterator_classes:
+            classes[qual] = _imported(resolver, call, qual)
+        if qual in classes and call not in classes[qual].calls:
+            classes[qual].calls.append(call)
+    return classes
+
+
+def _imported(resolver, call: cst.Call, qual: str) -> IteratorSubclass:
+    """The class of another module of the run (``Policy.imported_iterator_classes``) that ``call``
+    makes, read from its source; called by the name its import binds, read only by calls."""
+    base, source = resolver.model.crossfile.iterator_classes[qual.lstrip(".")]
+    node = next(s for s in cst.parse_module(source).body if isinstance(s, cst.ClassDef))
+    found = examine(node, base, node.bases[0].value)
+    found.imported = qual.lstrip(".")
+    if not isinstance(call.func, cst.Name):
+        found.blocker = found.blocker or f"`{qual}` is called other than by the name its import binds"
+        return found
+    scope = resolver.scope_of(call.func)
+    for assignment in scope[call.func.value] if scope is not None else ():
+        for access in assignment.references:
+            parent = resolver.parents.get(access.node)
+            if not (isinstance(parent, cst.Call) and parent.func is access.node):
+                found.blocker = found.blocker or f"`{call.func.value}` is used other than by calling it"
+    return found
+
+
+def _read_otherwise(resolver, node: cst.ClassDef) -> str | None:
+    """Why the class may be given pipelines the module does not see: its name read other than by
+    calling it (handed on, derived from), or bound again."""
+    scope = resolver.scope_of(node)
+    assignments = list(scope.assignments[node.name.value]) if scope is not None else []
+    if len(assignments) != 1:
+        return f"`{node.name.value}` is bound more than once"
+    for access in assignments[0].references:
+        parent = resolver.parents.get(access.node)
+        if not (isinstance(parent, cst.Call) and parent.func is access.node):
+            return f"`{node.name.value}` is used other than by calling it"
+    return None
+
+
+def subclass_uses(resolver, module: cst.Module, calls) -> list[tuple]:
+    """Every argument of a call of a class deriving from a DALI iterator whose base stays DALI's
+    (:func:`find`), as a use that needs a real pipeline (``(call, code, expression, (message,
+    hint))``, see :mod:`ndd_migrate.model.features.manual_uses`): whatever such a class is given ends
+    up in the iterator's constructor, which runs a ``Pipeline``. The others are recorded in
+    ``model.iterator_subclasses`` (call → class): NDD411 reads their calls as calls of the base.
+
+    ``resolver`` is the analysis (metadata of ``module``); ``calls`` its ``(call, qualified name)``s."""
+    uses = []
+    for found in {id(c): c for c in find(resolver, module, calls).values()}.values():
+        resolver.model.iterator_classes[found.node] = found
+        if found.blocker is None:
+            resolver.model.iterator_subclasses.update((call, found) for call in found.calls)
+            continue
+        name, short = found.node.name.value, found.base.rsplit(".", 1)[-1]
+        advice = (
+            f"its pipeline is given to `{name}`, a subclass of `{short}`, which needs a real `Pipeline`",
+            f"replace `{name}` first (see the TODO at the class), then migrate this pipeline",
+        )
+        for call in found.calls:
+            for arg in call.args:
+                values = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else (arg,)
+                uses.extend((call, constructs.ITERATOR_SUBCLASS, value.value, advice) for value in values)
+    return uses
+
+
+def epoch_uses(model) -> list[cst.BaseExpression]:
+    """The pipelines given to calls of the classes in ``model.iterator_subclasses`` whose base call
+    names a reader (``reader_name=``): they need the reader's metadata, as given to the iterator."""
+    found = []
+    for call, sub in model.iterator_subclasses.items():
+        view = base_call(sub, call)
+        if view is not None and cstutil.kwarg(iterators.keyworded(view, sub.base), "reader_name") is not None:
+            given = iterators.epoch_aware(view, sub.base)
+            if given is not None:
+                found.append(given)
+    return found
+
+
+def _classes(statements):
+    """The class definitions among ``statements`` and in the blocks of any of them, in source order
+    (statements only: no expression is entered)."""
+    for stmt in statements:
+        if isinstance(stmt, cst.ClassDef):
+            yield stmt
+        for block in cstutil.blocks(stmt):
+            yield from _classes(block.body)
+
+
+def names_of(sub: IteratorSubclass, model, path: str) -> list[str]:
+    """``module.name`` of the class ``sub`` as other modules import it: a top-level class of the
+    module at ``path`` under each name of the module, or the imported one's."""
+    if sub.imported:
+        return [sub.imported]
+    if not isinstance(model.parents.get(sub.node), cst.Module):
+        return []
+    return [f"{module}.{sub.node.name.value}" for module in crossfile.module_names(path)]
+
+
+def instance_blocker(parents: dict, reads) -> str | None:
+    """Why the support module's iterator cannot be the base of a class whose instance is read at
+    ``reads`` (the first in the text first), or None: one of them reaches the iterator's state
+    beyond :data:`MODELLED` (``loader._pipes``)."""
+    for read in reads:
+        parent = parents.get(read)
+        attr = parent.attr.value if isinstance(parent, cst.Attribute) and parent.value is read else None
+        if attr in DALI_STATE and attr not in MODELLED:
+            return f"`.{attr}` of the iterator has no counterpart on the support module's iterator"
+    return None
+
+
+def with_metadata(pipe, streams, metas, several: bool) -> cst.BaseExpression:
+    """The pipelines ``pipe`` given to a class whose base is the support module's iterator, each
+    with its reader's metadata, as the support module's iterator takes them: ``(pipe_meta, pipe)``,
+    ``[(pipe_meta, pipe)]``, ``list(zip(pipes_meta, pipes))``. ``streams``, ``metas``,
+    ``several``: the pipelines and their metadata as NDD411 reads them."""
+    if isinstance(pipe, cst.Name) and several:  # a list bound to a name
+        return cst.Call(
+            cst.Name("list"), [cst.Arg(cst.Call(cst.Name("zip"), _commas([cst.Arg(metas), cst.Arg(streams)])))]
+        )
+    if several or isinstance(pipe, cst.List):
+        pairs = [_pair(iterators.meta_of(item), item) for item in iterators.listed(pipe)]
+        return cst.List(_commas([cst.Element(p) for p in pairs]))
+    return _pair(metas, streams)
+
+
+def _pair(meta: cst.BaseExpression, pipe: cst.BaseExpression) -> cst.Tuple:
+    return cst.Tuple(_commas([cst.Element(meta), cst.Element(pipe)]))
+
+
+def _commas(nodes: list) -> list:
+    sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return [n.with_changes(comma=sep) for n in nodes[:-1]] + nodes[-1:]
