@@ -177,6 +177,20 @@ def test_build_and_run_calls_seed_the_region_without_any_dali_name():
     assert "    p.build()" in kept_text(source)
 
 
+def test_pipeline_only_api_seeds_the_region():
+    """``x.schedule_run()`` on a name the module never binds: NDD008 keeps a pipeline made outside
+    the module for it, so ``check`` must see it as ``migrate`` does (the fuzzer found them apart)."""
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2, device_id=None)\n"
+        "def p():\n    return fn.random.uniform(range=[0, 1])\n\n\n" + PLAIN_AFTER + "\n\npipe.schedule_run()\n"
+    )
+    assert "pipe.schedule_run()" in kept_text(source)
+    policy = Policy.check()
+    narrow, whole = transform(source, "m.py", policy), transform(source, "m.py", policy, narrow=False)
+    assert [d.code for d in narrow.diagnostics] == [d.code for d in whole.diagnostics]
+    assert "NDD008" in {d.code for d in whole.diagnostics}
+
+
 def test_numpy_import_anywhere_keeps_its_statement():
     source = "import nvidia.dali.fn as fn\n\n\ndef f():\n    import numpy as np\n    return np.zeros(3)\n" + PLAIN_AFTER
     assert "    import numpy as np" in kept_text(source)

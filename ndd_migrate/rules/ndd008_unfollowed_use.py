@@ -16,6 +16,7 @@ from ndd_migrate.model.types import Kind
 from ndd_migrate.model.values import called_parameters
 from ndd_migrate.plan import uses
 from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax.region import PIPELINE_ONLY_API
 
 #: The example of a loop over a dict of pipeline functions (its TODO goes above the last line).
 _DICT_OF_PIPELINES = (
@@ -213,7 +214,6 @@ _AGAIN = "then run ndd-migrate again"
 #: Pipeline-mode API that only a pipeline has: code calling it on a value it was given consumes
 #: pipelines (a hand-written DALI iterator: DLE SSD's `DALICOCOIterator`).
 _CONSUMER = "on a pipeline it is given"
-PIPELINE_ONLY_API = frozenset({"share_outputs", "schedule_run", "release_outputs", "max_batch_size", "epoch_size"})
 
 
 class Impl(RuleImpl):
@@ -237,7 +237,8 @@ class Impl(RuleImpl):
                 node,
                 f"{where} `.{attr}` {_CONSUMER}, and `{pipeline.display}` is made only outside "
                 "this module, where it may be given to it",
-                f"migrate `{owner or 'that code'}` with the code that makes the pipeline (a generator has no "
+                f"migrate {f'`{owner}`' if owner else 'the code that does'} with the code that makes the pipeline "
+                "(a generator has no "
                 f"`.{attr}`: {PIPELINE_HINTS.get(attr, 'see docs/target-shape.md')}), or keep both in pipeline mode",
             )
         ]

@@ -261,7 +261,8 @@ class Impl(RuleImpl):
 
     def _sources_out_of_reach(self, pipeline, reached: list, graph) -> list:
         """Where a ``@pipeline_def`` function's data come from a place the batch loop cannot lift out:
-        a reader called in a helper the graph runs, or, in a function without a reader or an external
+        a reader called in a helper the graph runs (defined outside the function: NDD001 reports
+        the functions nested in it), or, in a function without a reader or an external
         source of its own, values made by a call of an imported function that its operators take as
         inputs. The generator creates its reader once, before the loop, from a statement of the
         function itself; anything else runs for every batch, and a reader made there would start
@@ -269,8 +270,9 @@ class Impl(RuleImpl):
         if not isinstance(pipeline.node, cst.FunctionDef):
             return []
         found = []
+        nested = {id(n) for n in tree.walk(pipeline.node) if isinstance(n, cst.FunctionDef)}  # NDD001 says those
         for node in reached:
-            if node is pipeline.node or not isinstance(node, cst.FunctionDef):
+            if id(node) in nested or not isinstance(node, cst.FunctionDef):
                 continue
             for call in self._calls_under(node):
                 path = names.fn_path(self.dali_name(call.func))

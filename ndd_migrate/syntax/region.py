@@ -14,7 +14,8 @@ Which statements are in the region (everything here errs on the side of keeping)
 * **seeds**: statements that import anything from ``nvidia`` (at any depth, ``try``/``if`` blocks
   and function-local imports included), or import numpy anywhere (the migration reuses the
   module's numpy alias), or call ``.build()``/``.run()``/``.serialize()`` (NDD007 finds pipelines
-  made in modules the run does not see by those calls alone);
+  made in modules the run does not see by those calls alone), or use pipeline-only API
+  (``.schedule_run()``, ``.epoch_size()``, ...: NDD008 keeps a pipeline made elsewhere for them);
 * **the closure**: a statement that shares an identifier with a region statement joins it, when
   that identifier is bound at the top level (by an assignment, ``def``, ``class``, ``for``,
   ``with``, ``global``...) or by a seed. A function's identifiers are the names it may read or
@@ -39,8 +40,11 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-#: Calls found by method name alone (see ``analysis._find_foreign_pipelines``).
-_SEED_METHODS = frozenset({"build", "run", "serialize"})
+#: Pipeline API no other object has: NDD008 keeps a pipeline made outside the module where the
+#: module's code uses it on a value it is given (``rules/ndd008_unfollowed_use.py``).
+PIPELINE_ONLY_API = frozenset({"share_outputs", "schedule_run", "release_outputs", "max_batch_size", "epoch_size"})
+#: Calls found by method name alone (see ``analysis._find_foreign_pipelines``), and the pipeline-only API.
+_SEED_METHODS = frozenset({"build", "run", "serialize", *PIPELINE_ONLY_API})
 _LONE_CR = re.compile(r"\r(?!\n)")
 #: Narrowing pays only when it cuts at least this share of the lines.
 _MIN_CUT = 0.1
@@ -87,7 +91,7 @@ def _first_line(stmt: ast.stmt) -> int:
 
 
 #: Text without these cannot hold a seed, so its tree is not searched for one.
-_SEED_HINT = re.compile(r"import|\.[\s\\]*(?:build|run|serialize)\b")
+_SEED_HINT = re.compile(r"import|\.[\s\\]*(?:" + "|".join(sorted(_SEED_METHODS)) + r")\b")
 
 
 class _Facts:
