@@ -274,6 +274,9 @@ HELD_CLAIMED = [
     "    print(make.__name__, [x.run()[0].at(0) for x in pipes])\n",
     "HELD = {'a': p, 'b': q}\nfor label, make in HELD.items():\n    pipe = make('/d')\n    pipe.build()\n"
     "    print(label, pipe.run()[0].at(0))\nfor make in HELD.values():\n    print(make.__name__)\n",
+    # a value looked up by its key: the function it maps to, called there or through a name
+    "HELD = {'a': p, 'b': q}\npipe = HELD['a']('/d')\npipe.build()\nprint(pipe.run()[0].at(0))\n"
+    "make = HELD['b']\nother = make('/e')\nother.build()\nprint(other.run()[0].at(0))\n",
 ]
 
 
@@ -299,7 +302,6 @@ HELD_BLOCKING = [
     ),
     ("HELD = [p, q]\nprint(HELD)\n", "`HELD` (holding `p`/`q` themselves) is passed to `print()`"),
     ("HELD = [p, q]\npipe = HELD[0]('/d')\n", "`HELD` (holding `p`/`q` themselves) is indexed"),
-    ("HELD = {'a': p, 'b': q}\npipe = HELD['a']('/d')\n", "is indexed"),
     (
         "HELD = {p: 1, q: 2}\nfor item in HELD.items():\n    print(item)\n",
         "iterated into a target that is not one plain name",

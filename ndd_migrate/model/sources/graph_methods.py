@@ -59,6 +59,10 @@ def inline(cls: cst.ClassDef, helpers: frozenset[str]) -> cst.ClassDef | None:
     if any(name not in helpers or not _inlinable(methods[name]) for name in own):
         return None
     chosen = {name: methods[name] for name in own}
+    init = methods.get("__init__")
+    new_init = _inline_in_init(init, chosen)
+    if new_init is False:
+        return None
     inliner = _Inliner(chosen, graph)
     new_graph = graph.visit(inliner)
     if inliner.refused:
@@ -66,11 +70,73 @@ def inline(cls: cst.ClassDef, helpers: frozenset[str]) -> cst.ClassDef | None:
     body_kept = dead_locals.without_unread(list(new_graph.body.body), [], inliner.split)
     new_graph = new_graph.with_changes(body=new_graph.body.with_changes(body=body_kept))
     new_body = [
-        new_graph if stmt is graph else stmt
+        new_graph if stmt is graph else new_init if stmt is init else stmt
         for stmt in body
         if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in chosen)
     ]
     return cls.with_changes(body=cls.body.with_changes(body=new_body))
+
+
+def _inline_in_init(init: cst.FunctionDef | None, helpers: dict[str, cst.FunctionDef]) -> cst.FunctionDef | bool | None:
+    """``__init__`` with each ``self.m(...)`` call of a helper replaced by its one ``return E``
+    (``self.input = self.get_reader(files)``: the operator it returns, made where the call was);
+    False when a call cannot be (:class:`_InitInliner`); None without ``__init__``."""
+    if init is None:
+        return None
+    inliner = _InitInliner(helpers, init)
+    new_init = init.visit(inliner)
+    return False if inliner.refused else new_init
+
+
+class _InitInliner(SkipsTrivia, cst.CSTTransformer):
+    """``self.m(args)`` in ``__init__`` → ``E`` of the helper's ``return E``, its parameters
+    replaced by the arguments. An argument must read the same wherever and however often ``E``
+    reads it (a name, a literal, ``kwargs["files"]``, ``self.files``), and a name ``E`` reads from
+    outside must not be one ``__init__`` binds."""
+
+    def __init__(self, helpers: dict[str, cst.FunctionDef], init: cst.FunctionDef) -> None:
+        self.helpers = helpers
+        self.refused = False
+        names = ScopeNames()
+        init.visit(names)
+        self.init_bound = names.bound | names.scoped
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if not _self_call(original) or original.func.attr.value not in self.helpers:
+            return updated
+        method = self.helpers[original.func.attr.value]
+        body = [s for i, s in enumerate(method.body.body) if not (i == 0 and cstutil.is_docstring(s))]
+        result = _single(body[0], cst.Return) if len(body) == 1 else None
+        bindings = _bind(method, updated)
+        inside = ScopeNames()
+        method.visit(inside)
+        if (
+            result is None
+            or result.value is None
+            or bindings is None
+            or not all(_read_only(v) for _, v in bindings)
+            or (inside.all - inside.bound - inside.scoped - {"self"}) & self.init_bound
+        ):
+            self.refused = True
+            return updated
+        value = result.value.visit(Substitute(dict(bindings))).deep_clone()
+        if value.lpar or isinstance(value, (cst.Name, cst.Call, cst.Attribute, cst.Subscript)) or _literal(value):
+            return value
+        return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _read_only(expr: cst.BaseExpression) -> bool:
+    """A name, a literal, or an attribute or item of one: the same value read once or twice, at
+    the call or later in the expression that replaces it."""
+    if isinstance(expr, cst.Name) or _literal(expr):
+        return True
+    if isinstance(expr, cst.Attribute):
+        return _read_only(expr.value)
+    if isinstance(expr, cst.Subscript):
+        return _read_only(expr.value) and all(
+            isinstance(e.slice, cst.Index) and _read_only(e.slice.value) for e in expr.slice
+        )
+    return False
 
 
 def _inlinable(method: cst.FunctionDef) -> bool:
@@ -128,7 +194,7 @@ class _Reached(SkipsTrivia, cst.CSTVisitor):
         self._functions.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if _self_call(node) and self._functions[-1:] == ["define_graph"]:
+        if _self_call(node) and self._functions[-1:] in (["define_graph"], ["__init__"]):
             self._claimed.add(node.func)
             self.graph_calls.add(node.func.attr.value)
 
