@@ -220,3 +220,49 @@ def test_the_family_converts_with_kwargs_in_the_generator_signature():
     assert "TODO(ndd-migrate)" not in out, out
     assert "def A(batch_size, num_threads, device_id, **kwargs):" in out
     assert "ndd.readers.Numpy(file_root=kwargs['root'], seed=kwargs['seed'])" in out and "class " not in out
+
+
+REBINDING_BASE = (
+    "class Base(Pipeline):\n"
+    "    def __init__(self, batch_size, crop, factor=2):\n"
+    "        super().__init__(batch_size)\n"
+    "        crop = crop - crop % factor\n"
+    "        self.resize = Op(size=crop // factor)\n\n"
+    "    def define_graph(self):\n"
+    "        return self.resize(self.input())\n\n\n"
+)
+
+
+def test_a_parameter_the_base_assigns_again_is_handed_over_or_assigned_first():
+    """``crop = crop - crop % factor`` in the base: the subclass's own ``crop``, passed as it is
+    and not read after the call, is the base's to change; another argument is assigned first
+    (``crop = size``), never put in place of a name the base assigns."""
+    same = same_objects(
+        REBINDING_BASE + "class A(Base):\n"
+        "    def __init__(self, batch_size, crop):\n"
+        "        super().__init__(batch_size, crop)\n"
+        "        self.input = Op(name='files')\n\n\n",
+        "A(2, 33)\nA(2, 64)",
+    )
+    assert "crop = crop - crop % 2" in init_of(same, "A")
+    other = same_objects(
+        REBINDING_BASE + "class B(Base):\n"
+        "    def __init__(self, batch_size, size):\n"
+        "        super().__init__(batch_size, size, 4)\n"
+        "        self.input = Op(name='files', size=size)\n\n\n",
+        "B(2, 33)",
+    )
+    assert "crop = size\n" in init_of(other, "B") and "crop = crop - crop % 4" in init_of(other, "B")
+
+
+def test_a_parameter_the_base_assigns_again_and_the_subclass_reads_after_is_refused():
+    flat = flattened(
+        REBINDING_BASE + "class A(Base):\n"
+        "    def __init__(self, batch_size, crop):\n"
+        "        super().__init__(batch_size, crop)\n"
+        "        self.input = Op(name='files', crop=crop)\n\n\n"
+    )
+    assert not flat.families
+    assert "assigns its parameter `crop` again, and `A.__init__` reads its own after the call" in (
+        flat.refused["Base"].message
+    )

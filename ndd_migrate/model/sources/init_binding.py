@@ -290,15 +290,17 @@ def _is_self(node) -> bool:
 
 
 def bound_parameters(
-    bindings: list, rebinds: set[str], child_names: ScopeNames, owner: str, upper_owner: str
+    bindings: list, rebinds: set[str], child_names: ScopeNames, owners: tuple[str, str], assigned: set[str]
 ) -> tuple[list, dict]:
     """The parameters of the ``__init__`` taken in, as written in its body: a name or a literal in
-    place of the parameter, anything else assigned to it first (``param = value``)."""
+    place of the parameter, anything else (and a parameter in ``assigned``, which its body assigns
+    again) assigned to it first (``param = value``)."""
+    owner, upper_owner = owners
     stmts, substitutions = [], {}
     for param, value in bindings:
         if isinstance(value, cst.Name) and value.value == param:
             continue
-        if isinstance(value, (cst.Name, cst.SimpleString, cst.Integer, cst.Float)):
+        if isinstance(value, (cst.Name, cst.SimpleString, cst.Integer, cst.Float)) and param not in assigned:
             substitutions[param] = value
         elif param in child_names.all and param not in rebinds:
             raise Refused(f"`{param}` of `{upper_owner}.__init__` is also a name of `{owner}.__init__`")

@@ -464,9 +464,10 @@ def _effective_init(chain: list[cst.ClassDef], index: int, others: list[cst.Func
     call = _expr_call(init.body.body[at])
     explicit = not (isinstance(call.func.value, cst.Call))  # `Base.__init__(self, ...)`
     args = list(call.args[1:] if explicit else call.args)
-    bindings, rebinds = bind(above, args, upper_owner, Call(init, owner, list(init.body.body[at + 1 :]), others))
-    child_names = _names_of_both(init, above, owner, upper_owner)
-    stmts, substitutions = bound_parameters(bindings, rebinds, child_names, owner, upper_owner)
+    bindings, rebinds = bind(above, args, upper_owner, Call(init, owner, init.body.body[at + 1 :], others))
+    after = list(init.body.body[at + 1 :])
+    child_names, rebound = _names_of_both(init, above, (owner, upper_owner), bindings, after)
+    stmts, substitutions = bound_parameters(bindings, rebinds, child_names, (owner, upper_owner), rebound)
     body = list(above.body.body)
     if body and cstutil.is_docstring(body[0]):
         body = body[1:]
@@ -491,23 +492,39 @@ def _super_call_at(init: cst.FunctionDef, owner: str, next_class: str) -> int:
     return calls[0]
 
 
-def _names_of_both(init: cst.FunctionDef, above: cst.FunctionDef, owner: str, upper_owner: str) -> ScopeNames:
+def _names_of_both(
+    init: cst.FunctionDef, above: cst.FunctionDef, owners: tuple[str, str], bindings: list, after: list
+) -> tuple[ScopeNames, set[str]]:
     """The names of ``init``, once no name of it and of ``above`` (the body it takes in, its
-    parameters aside) would meet in one body."""
+    parameters aside) would meet in one body; and the parameters ``above`` assigns again, which
+    must be assigned first (``param = value``), not replaced by their values. One passed as the
+    child's name of its own (``crop`` for ``crop``) is handed over: the child must not read it
+    after the call (``after``)."""
+    owner, upper_owner = owners
     child_names = ScopeNames()
     init.visit(child_names)
     upper_names = ScopeNames()
     above.body.visit(upper_names)
     upper_params = {p.name.value for p in cstutil.all_params(above.params)}
-    clash = upper_names.bound & child_names.all | (child_names.bound & (upper_names.all - upper_params))
-    if (upper_names.bound | upper_names.scoped) & upper_params:
-        raise Refused(f"`{upper_owner}.__init__` rebinds one of its parameters")
+    if upper_names.scoped & upper_params:
+        raise Refused(f"`{upper_owner}.__init__` rebinds one of its parameters in a nested scope")
+    rebound = upper_names.bound & upper_params
+    handed = {p for p, v in bindings if p in rebound and isinstance(v, cst.Name) and v.value == p}
+    later = ScopeNames()
+    for stmt in after:
+        stmt.visit(later)
+    if handed & later.all:
+        raise Refused(
+            f"`{upper_owner}.__init__` assigns its parameter `{sorted(handed & later.all)[0]}` again, "
+            f"and `{owner}.__init__` reads its own after the call"
+        )
+    clash = (upper_names.bound - handed) & child_names.all | (child_names.bound & (upper_names.all - upper_params))
     if clash:
         raise Refused(
             f"`{sorted(clash)[0]}` is a name of both `{owner}.__init__` and `{upper_owner}.__init__`: "
             "one body cannot hold both"
         )
-    return child_names
+    return child_names, rebound - handed
 
 
 def _super_init(stmt, owner: str, next_class: str) -> bool:
