@@ -152,6 +152,12 @@ def test_a_fresh_name_taken_by_the_graph_is_skipped():
             id="star-args",
         ),
         pytest.param(
+            LOAD + "    def reset(self):\n        return 0\n\n",
+            "        images, labels = self.load()\n        return images, labels\n",
+            "class Meter:\n    def __init__(self):\n        self.reset()\n\n    def reset(self):\n        self.n = 0\n",
+            id="another-class-calls-its-own-method-of-that-name",
+        ),
+        pytest.param(
             "    def twice(self):\n        return self.twice()\n\n",
             "        images, labels = self.twice()\n        return images, labels\n",
             "",
@@ -218,6 +224,25 @@ def test_a_helper_local_named_like_a_name_of_the_caller_or_init_is_renamed():
     assert body is not None
     assert "decoded_2 = self.decode(jpegs)\n" in body and "images = decoded_2\n" in body
     assert "root_2 = images\n" in body and "return images, decoded\n" in body
+
+
+def test_a_helper_returning_early_is_named_in_each_method_finding():
+    """``load`` returns in an ``if``: the class keeps its methods, and the finding of every other
+    helper (``get_reader``, inlinable) names ``load`` and why, so the TODO points at what to fix."""
+    source = pipeline(
+        "    def get_reader(self, root):\n        return ops.readers.File(file_root=root)\n\n"
+        "    def load(self, flip):\n        jpegs, labels = self.files()\n        if flip:\n"
+        "            return jpegs, labels\n        return self.decode(jpegs), labels\n\n",
+        "        images, labels = self.load(False)\n        return images, labels\n",
+    )
+    out, result = migrate_text(source)
+    said = sorted(d.message for d in result.diagnostics if d.code == "NDD401" and d.needs_human)
+    assert any("`load` has no counterpart in a generator function (`load` returns before its last" in m for m in said)
+    assert any(
+        "`get_reader` has no counterpart in a generator function (it is not inlined as a graph helper while "
+        "`load` stays: `load` returns before its last statement" in m
+        for m in said
+    ), said
 
 
 def test_a_lone_class_converts_end_to_end():

@@ -226,20 +226,32 @@ def _read_only(expr: cst.BaseExpression) -> bool:
 
 
 def _inlinable(method: cst.FunctionDef) -> bool:
+    return not_inlinable(method) is None
+
+
+def not_inlinable(method: cst.FunctionDef) -> str | None:
+    """Why a method cannot be inlined as a graph helper, whatever calls it; None when it can."""
     params = method.params
-    if method.decorators or method.asynchronous or params.posonly_params or params.star_kwarg is not None:
-        return False
-    if isinstance(params.star_arg, cst.Param) or not params.params or params.params[0].name.value != "self":
-        return False
+    if method.decorators or method.asynchronous:
+        return "a helper that is decorated or `async` is not inlined"
+    if params.posonly_params or params.star_kwarg is not None or isinstance(params.star_arg, cst.Param):
+        return "a helper taking `*args`, `**kwargs` or positional-only parameters is not inlined"
+    if not params.params or params.params[0].name.value != "self":
+        return "a helper is a method taking `self` first"
     if any(p.default is not None and not _literal(p.default) for p in [*params.params, *params.kwonly_params]):
-        return False
+        return "a helper's defaults must be literals"
     shape = _Shape()
     method.body.visit(shape)
     if shape.refused:
-        return False
+        return "a helper with `yield`, `global`, `nonlocal`, a nested function or class, or `super()` is not inlined"
     stmts = method.body.body if isinstance(method.body, cst.IndentedBlock) else ()
     last_is_return = bool(stmts) and _single(stmts[-1], cst.Return) is not None
-    return shape.returns == int(last_is_return)
+    if shape.returns != int(last_is_return):
+        return (
+            f"`{method.name.value}` returns before its last statement (in an `if` or a loop): a helper is "
+            "inlined only when it returns at its end; assign the result in each branch and return it once"
+        )
+    return None
 
 
 class _Shape(SkipsTrivia, cst.CSTVisitor):
@@ -273,16 +285,18 @@ class _Reached(SkipsTrivia, cst.CSTVisitor):
         self.defined: set[str] = set()  # names of the static methods of the module's classes
         self._functions: list[str] = []
         self._claimed: set[cst.Attribute] = set()
-        self._classes = 0
+        self._classes: list[str] = []
         self.modules: set[str] = set()
+        self.pipelines: set[str] = set()  # the module's classes deriving from `Pipeline`
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._classes += 1
+        self._classes.append(node.name.value)
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-        self.defined.update(s.name.value for s in body if isinstance(s, cst.FunctionDef) and _static(s))
+        if node.name.value in self.pipelines:
+            self.defined.update(s.name.value for s in body if isinstance(s, cst.FunctionDef) and _static(s))
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._classes -= 1
+        self._classes.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._functions.append(node.name.value)
@@ -291,7 +305,13 @@ class _Reached(SkipsTrivia, cst.CSTVisitor):
         self._functions.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if _self_call(node) and len(self._functions) == 1 and self._classes:
+        # A method of a pipeline class (another class's `self.m()` is a use of its own `m`).
+        if (
+            _self_call(node)
+            and len(self._functions) == 1
+            and self._classes[-1:]
+            and self._classes[-1] in self.pipelines
+        ):
             self._claimed.add(node.func)
             self.calls.setdefault(self._functions[0], set()).add(node.func.attr.value)
 
@@ -315,6 +335,7 @@ class _Reached(SkipsTrivia, cst.CSTVisitor):
             ):
                 stmt.visit(bound)
         self.modules -= bound.bound | bound.scoped  # a name also bound otherwise may hold anything
+        self.pipelines = _pipeline_classes(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if isinstance(node.value, cst.Name) and node.value.value in self.modules:
@@ -606,6 +627,25 @@ class _Without(SkipsTrivia, cst.CSTVisitor):
     def on_leave(self, original_node: cst.CSTNode) -> None:
         if original_node is not self.skip:
             self.inner.on_leave(original_node)
+
+
+def _pipeline_classes(module: cst.Module) -> set[str]:
+    """The module's top-level classes deriving from ``Pipeline`` (or ``<module>.Pipeline``), through
+    its other classes or directly."""
+    classes = {s.name.value: s for s in module.body if isinstance(s, cst.ClassDef)}
+    found: set[str] = set()
+    changed = True
+    while changed:
+        named = {"Pipeline", *found}
+        new = {
+            name
+            for name, node in classes.items()
+            for value in (b.value for b in node.bases)
+            if (isinstance(value, cst.Name) and value.value in named)
+            or (isinstance(value, cst.Attribute) and value.attr.value == "Pipeline")
+        }
+        changed, found = bool(new - found), found | new
+    return found
 
 
 def _bound_name(alias: cst.ImportAlias) -> str | None:
