@@ -266,3 +266,23 @@ def test_a_parameter_the_base_assigns_again_and_the_subclass_reads_after_is_refu
     assert "assigns its parameter `crop` again, and `A.__init__` reads its own after the call" in (
         flat.refused["Base"].message
     )
+
+
+def test_a_name_the_subclass_takes_itself_is_never_in_its_kwargs():
+    """``size`` is a parameter of the subclass, which does not pass it up: its ``**kwargs`` cannot
+    hold it, so the base's ``size`` is its default, whatever the call gave the subclass."""
+    code = same_objects(
+        "class Base(Pipeline):\n"
+        "    def __init__(self, batch_size, size=None, seed=1):\n"
+        "        super().__init__(batch_size, seed=seed)\n"
+        "        self.size = size\n\n"
+        "    def define_graph(self):\n"
+        "        return self.input()\n\n\n"
+        "class A(Base):\n"
+        "    def __init__(self, batch_size, size=None, **kwargs):\n"
+        "        super().__init__(batch_size, **kwargs)\n"
+        "        self.input = Op(size=size)\n\n\n",
+        "A(2, size=4, seed=3)\nA(2)",
+    )
+    init = init_of(code, "A")
+    assert "self.size = None" in init and 'seed = kwargs.get("seed", 1)' in init

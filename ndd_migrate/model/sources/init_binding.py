@@ -57,7 +57,7 @@ def bind(init: cst.FunctionDef, args: list[cst.Arg], owner: str, call: Call) -> 
     given, extra_positional, into_kw, star, double = _sort_args(args, positional, every, params, owner)
     out = []
     for name, param in every.items():
-        out.append((name, _named_value(name, param, given, double, params, owner)))
+        out.append((name, _named_value(name, param, given, double, params, owner, call)))
     rebinds: set[str] = set()
     if isinstance(params.star_arg, cst.Param):
         out.append((params.star_arg.name.value, _star_value(extra_positional, star, call)))
@@ -118,12 +118,17 @@ def _starred(arg: cst.Arg, before, positional, given, owner) -> None:
         )
 
 
-def _named_value(name, param, given, double, params, owner) -> cst.BaseExpression:
-    """The value of the named parameter ``name``: its argument, the entry of ``**d``, or its default."""
+def _named_value(name, param, given, double, params, owner, call: Call) -> cst.BaseExpression:
+    """The value of the named parameter ``name``: its argument, the entry of ``**d``, or its default.
+    The child's own ``**kwargs`` never holds a name the child takes as a parameter of its own."""
     if name in given:
         return given[name]
     if param.default is not None and not _constant(param.default):
         raise Refused(f"the default of `{name}` in `{owner}.__init__` is evaluated once, not at each call")
+    child = call.child.params
+    own = isinstance(child.star_kwarg, cst.Param) and double is not None and double.value == child.star_kwarg.name.value
+    if own and name in {p.name.value for p in [*child.params, *child.kwonly_params]}:
+        double = None  # `batch_size_2d` taken by the child: its `**kwargs` cannot give it
     if double is None:
         if param.default is None:
             raise Refused(f"`{name}` of `{owner}.__init__` is not given")
