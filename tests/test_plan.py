@@ -274,6 +274,12 @@ HELD_CLAIMED = [
     "    print(make.__name__, [x.run()[0].at(0) for x in pipes])\n",
     "HELD = {'a': p, 'b': q}\nfor label, make in HELD.items():\n    pipe = make('/d')\n    pipe.build()\n"
     "    print(label, pipe.run()[0].at(0))\nfor make in HELD.values():\n    print(make.__name__)\n",
+    # a name bound in a loop over the display, then to one of them: one group of both
+    "for make in [p, q]:\n    pipe = make('/d')\n    pipe.build()\n    print(pipe.run()[0].at(0))\n"
+    "pipe = p('/e')\npipe.build()\nprint(pipe.run()[0].at(0))\n",
+    # a value looked up by its key: the function it maps to, called there or through a name
+    "HELD = {'a': p, 'b': q}\npipe = HELD['a']('/d')\npipe.build()\nprint(pipe.run()[0].at(0))\n"
+    "make = HELD['b']\nother = make('/e')\nother.build()\nprint(other.run()[0].at(0))\n",
 ]
 
 
@@ -299,12 +305,13 @@ HELD_BLOCKING = [
     ),
     ("HELD = [p, q]\nprint(HELD)\n", "`HELD` (holding `p`/`q` themselves) is passed to `print()`"),
     ("HELD = [p, q]\npipe = HELD[0]('/d')\n", "`HELD` (holding `p`/`q` themselves) is indexed"),
-    ("HELD = {'a': p, 'b': q}\npipe = HELD['a']('/d')\n", "is indexed"),
     (
         "HELD = {p: 1, q: 2}\nfor item in HELD.items():\n    print(item)\n",
         "iterated into a target that is not one plain name",
     ),
     ("for i, make in enumerate([p, q]):\n    make('/d')\n", "passed to `enumerate()`"),
+    # bound in a loop over the display, then to one of them: the group is of both functions
+    ("for make in [p, q]:\n    pipe = make('/d')\npipe = p('/e')\nkept.append(pipe)\n", "passed to `kept.append()`"),
     ("for make in (p, q):\n    make('/d', prefetch_queue_depth=3)\n", "it passes `prefetch_queue_depth`"),
     ("for make in (p, q):\n    make(**{'root': '/d'})\n", "it passes `**{'root': '/d'}`"),
     ("for make in (p, q):\n    make('/d')\n    make = None\n", ""),  # rebound: no longer surely a pipeline function

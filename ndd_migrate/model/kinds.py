@@ -43,11 +43,7 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
     if isinstance(expr, cst.Call):
         return _call_kind(model, expr, scope_of, qualnames)
     if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
-        recv = expr_kind(model, expr.value, scope_of, qualnames)
-        if recv and recv[0] is Kind.BATCHES:
-            return (Kind.BATCH, recv[1])
-        if recv and recv[0] is Kind.PIPELINES:
-            return (Kind.PIPELINE, recv[1])
+        return _item_kind(expr_kind(model, expr.value, scope_of, qualnames))
     # ``pipes = [P(...) for ...] if enabled else None``: the name holds the pipelines or nothing, so
     # what it is given to (a framework iterator that keeps them) is about those pipelines. The
     # expression itself stays an unclaimed use (uses.OTHER), so the pipeline is not converted for it.
@@ -62,6 +58,17 @@ def expr_kind(model: ModuleModel, expr: cst.BaseExpression, scope_of, qualnames)
     return None
 
 
+def _item_kind(recv: tuple | None) -> tuple | None:
+    """What ``value[i]`` holds, ``recv`` being what ``value`` holds."""
+    if recv and recv[0] is Kind.BATCHES:
+        return (Kind.BATCH, recv[1])
+    if recv and recv[0] is Kind.PIPELINES:
+        return (Kind.PIPELINE, recv[1])
+    if recv and recv[0] is Kind.FUNCTIONS and recv[1].positions == {"values"}:
+        return (Kind.FUNCTION, recv[1])  # `PIPELINES[mode]`: the class (or function) it maps to
+    return None
+
+
 def _call_kind(model: ModuleModel, expr: cst.Call, scope_of, qualnames) -> tuple | None:
     """A call that makes a pipeline (of a pipeline function, a factory, one imported, or a name that
     holds a pipeline function), or a method of a known value that gives one again."""
@@ -72,6 +79,8 @@ def _call_kind(model: ModuleModel, expr: cst.Call, scope_of, qualnames) -> tuple
             return (Kind.PIPELINE, pipeline)
     func = expr.func
     held = lookup(model, scope_of(func), func) if isinstance(func, cst.Name) else None
+    if isinstance(func, cst.Subscript):  # `PIPELINES[mode](...)`
+        held = expr_kind(model, func, scope_of, qualnames)
     if held and held[0] is Kind.FUNCTION:  # `cls(...)` in `for cls in held`
         return (Kind.PIPELINE, held[1])
     if isinstance(func, cst.Attribute) and not expr.args:

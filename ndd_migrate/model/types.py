@@ -394,8 +394,12 @@ def _readers_of(member) -> list:
 
 
 def one_of(pipelines) -> object:
-    """The one pipeline behind all bindings of a name, or a :class:`PipelineGroup` of them."""
+    """The one pipeline behind all bindings of a name, or a :class:`PipelineGroup` of them (a
+    group among them counted by its members: ``pipe = cls(...)`` in a loop over a display, then
+    ``pipe = A(...)``)."""
     unique = tuple(dict.fromkeys(pipelines))
+    if len(unique) > 1:
+        unique = tuple(dict.fromkeys(m for p in unique for m in (p.members if isinstance(p, PipelineGroup) else (p,))))
     return unique[0] if len(unique) == 1 else PipelineGroup(unique)
 
 

@@ -19,6 +19,7 @@ import libcst as cst
 
 from ndd_migrate.dali import pipeline_args
 from ndd_migrate.model.kinds import chosen_kind, expr_kind, loop_parts
+from ndd_migrate.model.sources.legacy import LegacyPipeline
 from ndd_migrate.model.types import ITEM_KIND, Kind, ModuleModel, own_context, reads_on_gpu
 from ndd_migrate.model.types import one_of as _one_of
 from ndd_migrate.model.values.called_parameters import CalledParameters, bound_parameter
@@ -460,14 +461,16 @@ def _unfollowed_call(call: cst.Call, held, paired: set) -> str:
     through such a name — but for the epoch-aware creation of a call in ``paired``, bound to a
     name alone or as an item of a list (``pipes_meta, pipes = zip(*[cls(...) for ...])``, NDD411),
     when every pipeline the name may be has that shape."""
+    members = getattr(held, "members", (held,))
     starred = next((a for a in call.args if a.star), None)
-    if starred is not None:
+    # A legacy class's arguments are its `__init__`'s, which the generator keeps: a `**d` cannot
+    # carry pipeline settings there.
+    if starred is not None and not all(isinstance(pipeline, LegacyPipeline) for pipeline in members):
         return f"it passes `{starred.star}{cst.Module([]).code_for_node(starred.value)}`, which may carry pipeline settings"
     special = {*pipeline_args.EXECUTOR_ONLY, *pipeline_args.CHECKPOINTING, "enable_conditionals"}
     given = sorted(a.keyword.value for a in call.args if a.keyword is not None and a.keyword.value in special)
     if given:
         return f"it passes `{given[0]}`, which a call by name would drop or rewrite"
-    members = getattr(held, "members", (held,))
     paired = call in paired and all(getattr(pipeline, "epochs", False) for pipeline in members)
     for pipeline in members:
         if (getattr(pipeline, "epochs", False) and not paired) or getattr(pipeline, "checkpointing", False):

@@ -156,12 +156,14 @@ def _neutral_for_functions(use: Use) -> bool:
     if use.kind is Kind.FUNCTIONS:
         if use.context == METHOD:
             return use.gives is Kind.FUNCTIONS
-        if use.context == SUBSCRIPT:
-            return use.pipeline.positions == {"keys"}
+        if use.context == SUBSCRIPT:  # a value looked up by its key, or the one a key maps to
+            return use.pipeline.positions == {"keys"} or (
+                use.pipeline.positions == {"values"} and use.gives is Kind.FUNCTION
+            )
         return use.context in (BOUND, READ_BACK)
     if use.context == CALLED:
         return use.gives is Kind.PIPELINE and not use.detail
-    if use.context == READ_BACK:
+    if use.context in (READ_BACK, BOUND):  # `pipeline = PIPELINES[mode]`: the name is followed
         return True
     return use.context == ATTRIBUTE and use.detail == "__name__"
 

@@ -11,16 +11,22 @@ statement (``images, labels = E``, ``return E``), and the method leaves the clas
 
 Only what reads the same after the move is inlined:
 
-- the method is reached only as ``self.m(...)`` calls in ``define_graph`` methods of the module:
-  a statement of its own (``self.m(...)``, ``x, y = self.m(...)``, ``return self.m(...)``), or
-  inside an expression when its body is one ``return E`` and the arguments are names or literals
-  (then the call becomes ``(E)`` with them in place);
+- the method is reached only as ``self.m(...)`` calls in the ``define_graph``, ``__init__`` and
+  helper methods of the module (``fn.m(...)`` on an imported module does not count): a statement of
+  its own (``self.m(...)``, ``x, y = self.m(...)``, ``return self.m(...)``), or inside an
+  expression when its body is one ``return E`` and the arguments read the same wherever ``E`` reads
+  them (then the call becomes ``(E)`` with them in place; in ``__init__``, the only way: a reader
+  made by a method, ``self.input = self.get_reader(kwargs["files"])``);
 - its parameters follow ``self`` without ``*``/``**``, a parameter left out has a literal default;
   it is not decorated; it returns only as its last statement; it has no ``yield``, ``global``,
-  ``nonlocal``, nested function or class, and does not call ``super()``;
-- its names (parameters and locals) are not names of ``define_graph`` other than the targets of
-  the call, an argument passed by name is not one it binds, and a name it reads from outside is
-  bound neither in ``define_graph`` nor by another helper inlined there.
+  ``nonlocal``, nested function or class, and does not call ``super()``; the helpers it calls are
+  inlined into it first, and it does not call itself;
+- its own names that are names of ``define_graph`` (other than the targets of the call) or of
+  ``__init__`` are renamed (``images_2``); an argument passed by name is not one it binds, and a
+  name it reads from outside is bound neither in ``define_graph`` nor by another helper inlined
+  there.
+
+A static method the module names nowhere leaves with the helpers.
 
 A class with a helper that fails these keeps its methods: the analysis reports the method (NDD401).
 
@@ -39,12 +45,32 @@ from ndd_migrate.syntax.cstutil import ScopeNames, SkipsTrivia, Substitute
 PIPELINE_METHODS = frozenset({"__init__", "define_graph", "iter_setup"})
 
 
-def helper_names(module: cst.Module) -> frozenset[str]:
-    """Names of methods the module reaches only as ``self.m(...)`` calls in a ``define_graph``:
-    every ``<x>.m`` anywhere must be one of those (a use elsewhere keeps ``m``)."""
+class HelperNames(frozenset):
+    """Names of helper methods; ``unused``: static methods that the module names nowhere (a
+    generator function has no place for them, and nothing of the module can miss them; a static
+    method overrides nothing pipeline mode calls)."""
+
+    unused: frozenset = frozenset()
+
+
+def helper_names(module: cst.Module) -> HelperNames:
+    """Names of methods the module reaches only as ``self.m(...)`` calls in a ``define_graph``, an
+    ``__init__`` or a helper reached so: every ``<x>.m`` anywhere must be one of those (a use
+    elsewhere keeps ``m``); and of methods it names nowhere."""
     finder = _Reached()
     module.visit(finder)
-    return frozenset(finder.graph_calls - finder.elsewhere)
+    reached, todo = set(), ["define_graph", "__init__"]
+    while todo:
+        for name in finder.calls.get(todo.pop(), ()):
+            if name not in reached:
+                reached.add(name)
+                todo.append(name)
+    called_otherwise = {
+        m for f, called in finder.calls.items() if f not in reached | set(PIPELINE_METHODS) for m in called
+    }
+    out = HelperNames(reached - finder.elsewhere - called_otherwise)
+    out.unused = frozenset(finder.defined - finder.elsewhere - {m for c in finder.calls.values() for m in c})
+    return out
 
 
 def inline(cls: cst.ClassDef, helpers: frozenset[str]) -> cst.ClassDef | None:
@@ -53,41 +79,179 @@ def inline(cls: cst.ClassDef, helpers: frozenset[str]) -> cst.ClassDef | None:
     body = list(cls.body.body) if isinstance(cls.body, cst.IndentedBlock) else []
     methods = {s.name.value: s for s in body if isinstance(s, cst.FunctionDef)}
     graph = methods.get("define_graph")
-    own = [name for name in methods if name not in PIPELINE_METHODS]
-    if graph is None or graph.decorators or not own:
+    dropped = set(methods) & getattr(helpers, "unused", frozenset())
+    chosen = _chosen(methods, helpers, dropped)
+    if graph is None or graph.decorators or chosen is None or not (chosen or dropped):
         return None
-    if any(name not in helpers or not _inlinable(methods[name]) for name in own):
+    init = methods.get("__init__")
+    new_init = _inline_in_init(init, chosen)
+    if new_init is False:
         return None
-    chosen = {name: methods[name] for name in own}
-    inliner = _Inliner(chosen, graph)
-    new_graph = graph.visit(inliner)
-    if inliner.refused:
+    new_graph = _inline_in_graph(graph, chosen, _names_of(new_init or init))
+    if new_graph is None:
         return None
-    body_kept = dead_locals.without_unread(list(new_graph.body.body), [], inliner.split)
-    new_graph = new_graph.with_changes(body=new_graph.body.with_changes(body=body_kept))
     new_body = [
-        new_graph if stmt is graph else stmt
+        new_graph if stmt is graph else new_init if stmt is init else stmt
         for stmt in body
-        if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in chosen)
+        if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in {*chosen, *dropped})
     ]
     return cls.with_changes(body=cls.body.with_changes(body=new_body))
 
 
+def _chosen(methods: dict, helpers: frozenset[str], dropped: set[str]) -> dict[str, cst.FunctionDef] | None:
+    """The class's helpers, each with the helpers it calls inlined into it; None when a method
+    outside :data:`PIPELINE_METHODS` (and not ``dropped``) is no helper or cannot be inlined."""
+    own = [name for name in methods if name not in PIPELINE_METHODS and name not in dropped]
+    if any(name not in helpers or not _inlinable(methods[name]) for name in own):
+        return None
+    return _into_each_other({name: methods[name] for name in own})
+
+
+def _inline_in_graph(
+    graph: cst.FunctionDef, helpers: dict[str, cst.FunctionDef], reserved: frozenset[str]
+) -> cst.FunctionDef | None:
+    """``define_graph`` with the helpers' calls inlined (:class:`_Inliner`), the values it took
+    apart and no longer reads gone; None when a call cannot be."""
+    inliner = _Inliner(helpers, graph, reserved)
+    new_graph = graph.visit(inliner)
+    if inliner.refused:
+        return None
+    body_kept = dead_locals.without_unread(list(new_graph.body.body), [], inliner.split)
+    return new_graph.with_changes(body=new_graph.body.with_changes(body=body_kept))
+
+
+def _names_of(init: cst.FunctionDef | None) -> frozenset[str]:
+    """Every name of ``__init__`` (its parameters included): the generator holds both bodies."""
+    if init is None:
+        return frozenset()
+    names = ScopeNames()
+    init.visit(names)
+    return frozenset(names.all | names.bound | names.scoped)
+
+
+def _into_each_other(helpers: dict[str, cst.FunctionDef]) -> dict[str, cst.FunctionDef] | None:
+    """The helpers with the helpers they call inlined into them (``crop_fn`` calling
+    ``self.crop(img)``), as into ``define_graph``; None where that cannot be, or they call each
+    other in a cycle."""
+    for _ in range(len(helpers) + 1):
+        calling = [name for name, method in helpers.items() if _calls_of(method) & set(helpers)]
+        if not calling:
+            return helpers
+        helpers = dict(helpers)
+        for name in calling:
+            inliner = _Inliner({k: v for k, v in helpers.items() if k != name}, helpers[name])
+            done = helpers[name].visit(inliner)
+            if inliner.refused or not _inlinable(done):
+                return None
+            helpers[name] = done
+    return None
+
+
+def _calls_of(method: cst.FunctionDef) -> set[str]:
+    """The names ``m`` of the ``self.m(...)`` calls in ``method``."""
+    finder = _SelfCalls()
+    method.visit(finder)
+    return finder.names
+
+
+class _SelfCalls(SkipsTrivia, cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if _self_call(node):
+            self.names.add(node.func.attr.value)
+
+
+def _inline_in_init(init: cst.FunctionDef | None, helpers: dict[str, cst.FunctionDef]) -> cst.FunctionDef | bool | None:
+    """``__init__`` with each ``self.m(...)`` call of a helper replaced by its one ``return E``
+    (``self.input = self.get_reader(files)``: the operator it returns, made where the call was);
+    False when a call cannot be (:class:`_InitInliner`); None without ``__init__``."""
+    if init is None:
+        return None
+    inliner = _InitInliner(helpers, init)
+    new_init = init.visit(inliner)
+    return False if inliner.refused else new_init
+
+
+class _InitInliner(SkipsTrivia, cst.CSTTransformer):
+    """``self.m(args)`` in ``__init__`` → ``E`` of the helper's ``return E``, its parameters
+    replaced by the arguments. An argument must read the same wherever and however often ``E``
+    reads it (a name, a literal, ``kwargs["files"]``, ``self.files``), and a name ``E`` reads from
+    outside must not be one ``__init__`` binds."""
+
+    def __init__(self, helpers: dict[str, cst.FunctionDef], init: cst.FunctionDef) -> None:
+        self.helpers = helpers
+        self.refused = False
+        names = ScopeNames()
+        init.visit(names)
+        self.init_bound = names.bound | names.scoped
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if not _self_call(original) or original.func.attr.value not in self.helpers:
+            return updated
+        method = self.helpers[original.func.attr.value]
+        body = [s for i, s in enumerate(method.body.body) if not (i == 0 and cstutil.is_docstring(s))]
+        result = _single(body[0], cst.Return) if len(body) == 1 else None
+        bindings = _bind(method, updated)
+        inside = ScopeNames()
+        method.visit(inside)
+        if (
+            result is None
+            or result.value is None
+            or bindings is None
+            or not all(_read_only(v) for _, v in bindings)
+            or (inside.all - inside.bound - inside.scoped - {"self"}) & self.init_bound
+        ):
+            self.refused = True
+            return updated
+        value = result.value.visit(Substitute(dict(bindings))).deep_clone()
+        if value.lpar or isinstance(value, (cst.Name, cst.Call, cst.Attribute, cst.Subscript)) or _literal(value):
+            return value
+        return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _read_only(expr: cst.BaseExpression) -> bool:
+    """A name, a literal, or an attribute or item of one: the same value read once or twice, at
+    the call or later in the expression that replaces it."""
+    if isinstance(expr, cst.Name) or _literal(expr):
+        return True
+    if isinstance(expr, cst.Attribute):
+        return _read_only(expr.value)
+    if isinstance(expr, cst.Subscript):
+        return _read_only(expr.value) and all(
+            isinstance(e.slice, cst.Index) and _read_only(e.slice.value) for e in expr.slice
+        )
+    return False
+
+
 def _inlinable(method: cst.FunctionDef) -> bool:
+    return not_inlinable(method) is None
+
+
+def not_inlinable(method: cst.FunctionDef) -> str | None:
+    """Why a method cannot be inlined as a graph helper, whatever calls it; None when it can."""
     params = method.params
-    if method.decorators or method.asynchronous or params.posonly_params or params.star_kwarg is not None:
-        return False
-    if isinstance(params.star_arg, cst.Param) or not params.params or params.params[0].name.value != "self":
-        return False
+    if method.decorators or method.asynchronous:
+        return "a helper that is decorated or `async` is not inlined"
+    if params.posonly_params or params.star_kwarg is not None or isinstance(params.star_arg, cst.Param):
+        return "a helper taking `*args`, `**kwargs` or positional-only parameters is not inlined"
+    if not params.params or params.params[0].name.value != "self":
+        return "a helper is a method taking `self` first"
     if any(p.default is not None and not _literal(p.default) for p in [*params.params, *params.kwonly_params]):
-        return False
+        return "a helper's defaults must be literals"
     shape = _Shape()
     method.body.visit(shape)
     if shape.refused:
-        return False
+        return "a helper with `yield`, `global`, `nonlocal`, a nested function or class, or `super()` is not inlined"
     stmts = method.body.body if isinstance(method.body, cst.IndentedBlock) else ()
     last_is_return = bool(stmts) and _single(stmts[-1], cst.Return) is not None
-    return shape.returns == int(last_is_return)
+    if shape.returns != int(last_is_return):
+        return (
+            f"`{method.name.value}` returns before its last statement (in an `if` or a loop): a helper is "
+            "inlined only when it returns at its end; assign the result in each branch and return it once"
+        )
+    return None
 
 
 class _Shape(SkipsTrivia, cst.CSTVisitor):
@@ -112,14 +276,27 @@ class _Shape(SkipsTrivia, cst.CSTVisitor):
 
 
 class _Reached(SkipsTrivia, cst.CSTVisitor):
-    """``graph_calls``: attribute names called as ``self.m(...)`` in a ``define_graph``;
-    ``elsewhere``: attribute names read any other way (or anywhere else)."""
+    """``calls``: the attribute names each method calls as ``self.m(...)``; ``elsewhere``:
+    attribute names read any other way (or anywhere else); ``defined``: static methods."""
 
     def __init__(self) -> None:
-        self.graph_calls: set[str] = set()
+        self.calls: dict[str, set[str]] = {}  # method name → the `self.m(...)` it calls
         self.elsewhere: set[str] = set()
+        self.defined: set[str] = set()  # names of the static methods of the module's classes
         self._functions: list[str] = []
         self._claimed: set[cst.Attribute] = set()
+        self._classes: list[str] = []
+        self.modules: set[str] = set()
+        self.pipelines: set[str] = set()  # the module's classes deriving from `Pipeline`
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.append(node.name.value)
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+        if node.name.value in self.pipelines:
+            self.defined.update(s.name.value for s in body if isinstance(s, cst.FunctionDef) and _static(s))
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._functions.append(node.name.value)
@@ -128,11 +305,41 @@ class _Reached(SkipsTrivia, cst.CSTVisitor):
         self._functions.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if _self_call(node) and self._functions[-1:] == ["define_graph"]:
+        # A method of a pipeline class (another class's `self.m()` is a use of its own `m`).
+        if (
+            _self_call(node)
+            and len(self._functions) == 1
+            and self._classes[-1:]
+            and self._classes[-1] in self.pipelines
+        ):
             self._claimed.add(node.func)
-            self.graph_calls.add(node.func.attr.value)
+            self.calls.setdefault(self._functions[0], set()).add(node.func.attr.value)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        """The modules the module imports at its top (``fn``, ``ops``, ``np``): ``fn.crop(...)``
+        is DALI's operator, not a method ``crop`` of a class here."""
+        self.modules = {
+            name
+            for stmt in node.body
+            if isinstance(stmt, cst.SimpleStatementLine)
+            for small in stmt.body
+            if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar)
+            for alias in small.names
+            for name in [_bound_name(alias)]
+            if name
+        }
+        bound = ScopeNames()
+        for stmt in node.body:
+            if not (
+                isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], (cst.Import, cst.ImportFrom))
+            ):
+                stmt.visit(bound)
+        self.modules -= bound.bound | bound.scoped  # a name also bound otherwise may hold anything
+        self.pipelines = _pipeline_classes(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name) and node.value.value in self.modules:
+            return
         if node not in self._claimed:
             self.elsewhere.add(node.attr.value)
 
@@ -149,16 +356,19 @@ def _call_statement(stmt: cst.SimpleStatementLine) -> cst.Call | None:
 class _Inliner(cst.CSTTransformer):
     """Replaces each ``self.<helper>(...)`` statement of ``define_graph`` by the helper's body."""
 
-    def __init__(self, helpers: dict[str, cst.FunctionDef], graph: cst.FunctionDef) -> None:
+    def __init__(
+        self, helpers: dict[str, cst.FunctionDef], graph: cst.FunctionDef, reserved: frozenset[str] = frozenset()
+    ) -> None:
         self.helpers = helpers
         self.graph = graph
+        self.reserved = reserved  # names a helper's own must not take (``__init__``'s, in one generator)
         self.refused = False
         self._statement_calls: set[cst.Call] = set()
         names = ScopeNames()
         graph.visit(names)
         self.graph_bound = names.bound | names.scoped
         self.helper_bound: set[str] = set()
-        self._names = set(names.all)  # every name of the graph and its helpers, and those chosen
+        self._names = set(names.all) | reserved  # every name of the graph and its helpers, and those chosen
         for method in helpers.values():
             found = ScopeNames()
             method.visit(found)
@@ -199,13 +409,14 @@ class _Inliner(cst.CSTTransformer):
 
     def _expression(self, call: cst.Call, method: cst.FunctionDef) -> cst.BaseExpression | None:
         """A call inside an expression: the helper must be one ``return E`` and its arguments
-        names or literals, so that ``E`` with them in place is the value, evaluated alike."""
+        read the same wherever ``E`` reads them (:func:`_read_only`), so that ``E`` with them in
+        place is the value, evaluated alike."""
         body = [s for i, s in enumerate(method.body.body) if not (i == 0 and cstutil.is_docstring(s))]
         result = _single(body[0], cst.Return) if len(body) == 1 else None
         bindings = _bind(method, call)
         if result is None or result.value is None or bindings is None:
             return None
-        if not all(isinstance(v, cst.Name) or _literal(v) for _, v in bindings):
+        if not all(_read_only(v) for _, v in bindings):
             return None
         inside = ScopeNames()
         method.visit(inside)
@@ -233,43 +444,40 @@ class _Inliner(cst.CSTTransformer):
         own = (inside.bound - {"self"}) | inside.scoped
         substitutions, assigned = _parameters(method, bindings)
         kept_params = own - set(substitutions)
-        if self._clashes(stmt, inside, own, kept_params, substitutions):
+        taken = self._taken(stmt, kept_params)
+        if self._clashes(inside, own, substitutions, taken):
             return None
-        substitutions.update(self._fresh(kept_params))
+        substitutions.update(self._fresh(kept_params, taken))
         return _inlined_body(stmt, method, substitutions, assigned)
 
-    def _clashes(
-        self,
-        stmt: cst.SimpleStatementLine,
-        inside: ScopeNames,
-        own: set[str],
-        kept_params: set[str],
-        substitutions: dict,
-    ) -> bool:
-        """Would the helper's body (``inside``: its names; ``own``: those it binds; ``kept_params``:
-        those that stay names of its own), inlined in place of ``stmt``, bind or read a name that
-        ``define_graph`` uses for something else?"""
+    def _taken(self, stmt: cst.SimpleStatementLine, kept_params: set[str]) -> set[str]:
+        """The helper's own names (``kept_params``) that mean something else where its body goes:
+        names of ``define_graph`` other than the call's targets, and :attr:`reserved` ones. They
+        are renamed: a helper's locals are its own."""
         small = stmt.body[0]
         targets = _names_in([t.target for t in small.targets]) if isinstance(small, cst.Assign) else set()
         caller = ScopeNames()
         self.graph.visit(_Without(stmt, caller))
+        return kept_params & (((caller.all | caller.bound) - targets) | self.reserved)
+
+    def _clashes(self, inside: ScopeNames, own: set[str], substitutions: dict, taken: set[str]) -> bool:
+        """Would the helper's body (``inside``: its names; ``own``: those it binds; ``taken``:
+        those to be renamed), inlined, read a name that ``define_graph`` uses for something else?"""
         free = inside.all - own - {"self"}
         passed = {v.value for v in substitutions.values() if isinstance(v, cst.Name)}
-        if kept_params & ((caller.all | caller.bound) - targets):
-            return True  # a helper's name that means something else in `define_graph`
-        if passed & (inside.bound - set(substitutions)):
+        if passed & (inside.bound - set(substitutions) - taken):
             return True  # an argument's name the helper binds for itself
         if free & (self.graph_bound | (self.helper_bound - own)):
             return True  # a name it reads from outside that `define_graph` binds
         return False
 
-    def _fresh(self, own: set[str]) -> dict[str, cst.BaseExpression]:
+    def _fresh(self, own: set[str], taken: set[str]) -> dict[str, cst.BaseExpression]:
         """New names for the helper's own names that a body inlined before binds too: each call's
         values stay apart (``images, labels = self.load()`` twice would otherwise read its second
         reader into the names of the first, which a loop over both readers then shows as
         ``for (jpegs, labels), (jpegs, labels) in zip(...)``)."""
         renamed: dict[str, cst.BaseExpression] = {}
-        for name in sorted(own & self._inlined_names):
+        for name in sorted((own & self._inlined_names) | taken):
             serial = 2
             while f"{name}_{serial}" in self._names:
                 serial += 1
@@ -309,13 +517,22 @@ def _inlined_body(
     body = [s.deep_clone() for s in body]
     if result is not None and substitutions:
         result = result.visit(Substitute(substitutions))
-    assigned = [s.visit(Substitute(substitutions)) for s in assigned]
+    # `param = <argument>`: the parameter may be renamed, the argument is the caller's own text
+    assigned = [_renamed_target(s, substitutions) for s in assigned]
     tail = _tail(stmt.body[0], result)
     out = [*assigned, *body, *tail]
     if not out:
         out = [cst.SimpleStatementLine([cst.Pass()])]
     out[0] = out[0].with_changes(leading_lines=[*stmt.leading_lines, *out[0].leading_lines])
     return out, out[len(out) - len(tail) :] if len(tail) > 1 else []
+
+
+def _renamed_target(stmt: cst.SimpleStatementLine, substitutions: dict) -> cst.SimpleStatementLine:
+    """``param = value`` with ``param`` renamed as ``substitutions`` says."""
+    assign = stmt.body[0]
+    target = assign.targets[0].target
+    new = substitutions.get(target.value, target) if isinstance(target, cst.Name) else target
+    return stmt.with_changes(body=[assign.with_changes(targets=[assign.targets[0].with_changes(target=new)])])
 
 
 def _tail(small, result: cst.BaseExpression | None) -> list[cst.SimpleStatementLine]:
@@ -410,6 +627,39 @@ class _Without(SkipsTrivia, cst.CSTVisitor):
     def on_leave(self, original_node: cst.CSTNode) -> None:
         if original_node is not self.skip:
             self.inner.on_leave(original_node)
+
+
+def _pipeline_classes(module: cst.Module) -> set[str]:
+    """The module's top-level classes deriving from ``Pipeline`` (or ``<module>.Pipeline``), through
+    its other classes or directly."""
+    classes = {s.name.value: s for s in module.body if isinstance(s, cst.ClassDef)}
+    found: set[str] = set()
+    changed = True
+    while changed:
+        named = {"Pipeline", *found}
+        new = {
+            name
+            for name, node in classes.items()
+            for value in (b.value for b in node.bases)
+            if (isinstance(value, cst.Name) and value.value in named)
+            or (isinstance(value, cst.Attribute) and value.attr.value == "Pipeline")
+        }
+        changed, found = bool(new - found), found | new
+    return found
+
+
+def _bound_name(alias: cst.ImportAlias) -> str | None:
+    """The name an import binds: its ``as`` name, else the first part of the module's name."""
+    if alias.asname is not None:
+        return alias.asname.name.value if isinstance(alias.asname.name, cst.Name) else None
+    name = alias.name
+    while isinstance(name, cst.Attribute):
+        name = name.value
+    return name.value if isinstance(name, cst.Name) else None
+
+
+def _static(method: cst.FunctionDef) -> bool:
+    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in method.decorators)
 
 
 def _self_call(call: cst.Call) -> bool:

@@ -10,6 +10,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.model import constructs
+from ndd_migrate.model.sources import graph_methods
 from ndd_migrate.model.sources.legacy import LegacyPipeline
 from ndd_migrate.model.sources.legacy_feeds import FeedReader
 from ndd_migrate.model.sources.legacy_graph import GraphReader
@@ -140,7 +141,7 @@ class _ClassReader(MethodReader):
                 name = stmt.name.value if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else None
                 self.problem(
                     stmt,
-                    f"`{name}` has no counterpart in a generator function"
+                    f"`{name}` has no counterpart in a generator function{_why_kept(stmt, body)}"
                     if name
                     else "class-level statements have no counterpart in a generator function",
                 )
@@ -194,3 +195,23 @@ def _names_in(node: cst.CSTNode) -> set[str]:
     finder = _Names()
     node.visit(finder)
     return finder.names
+
+
+def _why_kept(stmt, body) -> str:
+    """Why the class's methods were not inlined as graph helpers, where a method's shape says it
+    (``graph_methods.not_inlinable``): its own, or the first other method's."""
+    if not isinstance(stmt, cst.FunctionDef) or stmt.name.value.startswith("__"):
+        return ""  # `__len__`: no helper, whatever its shape
+    own = graph_methods.not_inlinable(stmt)
+    if own is not None:
+        return f" ({own})"
+    for other in body:
+        if (
+            isinstance(other, cst.FunctionDef)
+            and other.name.value not in graph_methods.PIPELINE_METHODS
+            and not other.name.value.startswith("__")
+        ):
+            why = graph_methods.not_inlinable(other)
+            if why is not None:
+                return f" (it is not inlined as a graph helper while `{other.name.value}` stays: {why})"
+    return ""

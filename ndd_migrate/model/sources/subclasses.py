@@ -8,8 +8,9 @@ subclass *is* a pipeline whose behaviour Python's MRO fixes. Before the analysis
 rewritten as ``class A(Pipeline)`` holding:
 
 - its effective ``__init__``: the most-derived one, with each ``super().__init__(...)`` call replaced
-  by the next ``__init__`` of the MRO, its parameters bound to the call's arguments (down to the
-  base's own ``super().__init__(...)``, which stays: the pipeline settings);
+  by the next ``__init__`` of the MRO, its parameters bound to the call's arguments, ``*args`` and
+  ``**kwargs`` passed up included (:mod:`ndd_migrate.model.sources.init_binding`), down to the
+  base's own ``super().__init__(...)``, which stays: the pipeline settings;
 - every other method in its most-derived form (``define_graph`` included).
 
 The base class, used nowhere else in the module, disappears (its subclasses no longer need it); one
@@ -22,7 +23,7 @@ The engine runs the rules on the flattened module. When a class of the family do
 runs again with that class left as it is, with the classes it derives from (:attr:`Refusal.left`),
 and the others flattened; the base gets one finding naming the class left and why
 (:attr:`Flattened.refused`). When nothing would be left to convert, the whole family stays as it is,
-with that finding. A family that cannot be flattened at all (``*args`` passed up, a name bound both
+with that finding. A family that cannot be flattened at all (``*args`` filling named parameters, a name bound both
 in a subclass's ``__init__`` and the one it calls, ``super()`` elsewhere) is refused the same way
 without a first run.
 
@@ -38,6 +39,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ndd_migrate.model.sources import graph_methods
+from ndd_migrate.model.sources.init_binding import Call, Refused, bind, bound_parameters
 from ndd_migrate.syntax import cstutil
 from ndd_migrate.syntax.cstutil import ScopeNames, SkipsTrivia, Substitute
 
@@ -113,7 +115,7 @@ def flatten(module: cst.Module, refused: dict[str, Refusal] | None = None) -> Fl
                 references,
                 refused[root].left if root in refused else frozenset(),
             )
-        except _Refused as why:
+        except Refused as why:
             refused[root] = Refusal("pipeline subclass", str(why))
             continue
         out.families.append(done[0])
@@ -285,10 +287,6 @@ def _left_hint(root: str, member: str, keeps: bool, hint: str, why: str) -> str:
     return f"fix this (or write `{member}` as one `Pipeline` subclass of its own), then run ndd-migrate again; until then {stays}"
 
 
-class _Refused(Exception):
-    """Why a family cannot be flattened."""
-
-
 def _derives_from_pipeline(node: cst.ClassDef) -> bool:
     return len(node.bases) == 1 and _pipeline_name(node.bases[0].value) and not node.keywords
 
@@ -346,9 +344,9 @@ def _flatten_family(
     for name in [root, *family]:
         node = classes[name]
         if node.decorators:
-            raise _Refused(f"`{name}` is decorated: the decorator expects a class")
+            raise Refused(f"`{name}` is decorated: the decorator expects a class")
         if name != root and (len(node.bases) != 1 or node.keywords):
-            raise _Refused(f"`{name}` has bases other than `{parent[name]}`")
+            raise Refused(f"`{name}` has bases other than `{parent[name]}`")
         if name in staying:
             continue
         used = references.other.get(name, 0) > 0
@@ -416,13 +414,13 @@ def _flattened_class(chain: list[cst.ClassDef], pipeline_base: cst.Arg) -> cst.C
                 # analysis and the rules know a node's pipeline by the node).
                 methods[stmt.name.value] = stmt if node is chain[0] else stmt.deep_clone()
             elif not (index == 0 and cstutil.is_docstring(stmt)) and not _is_pass(stmt):
-                raise _Refused(f"`{node.name.value}` has class-level statements: each subclass would need them")
+                raise Refused(f"`{node.name.value}` has class-level statements: each subclass would need them")
     for name, method in methods.items():
         if name != "__init__" and _mentions(method, "super"):
-            raise _Refused(f"`{name}` calls `super()`: only `__init__` can be followed up the classes")
+            raise Refused(f"`{name}` calls `super()`: only `__init__` can be followed up the classes")
     init_owner = next((i for i, node in enumerate(chain) if _method(node, "__init__") is not None), None)
     if init_owner is not None:
-        init = _effective_init(chain, init_owner)
+        init = _effective_init(chain, init_owner, _other_methods(chain))
         methods["__init__"] = init if init_owner == 0 else init.deep_clone()
     own = chain[0]
     head = (
@@ -436,14 +434,25 @@ def _flattened_class(chain: list[cst.ClassDef], pipeline_base: cst.Arg) -> cst.C
     )
 
 
+def _other_methods(chain: list[cst.ClassDef]) -> list[cst.FunctionDef]:
+    """Every method of the classes but their ``__init__``s."""
+    return [
+        stmt
+        for node in chain
+        for stmt in (node.body.body if isinstance(node.body, cst.IndentedBlock) else ())
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value != "__init__"
+    ]
+
+
 def _method(node: cst.ClassDef, name: str) -> cst.FunctionDef | None:
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
     return next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
 
 
-def _effective_init(chain: list[cst.ClassDef], index: int) -> cst.FunctionDef:
+def _effective_init(chain: list[cst.ClassDef], index: int, others: list[cst.FunctionDef]) -> cst.FunctionDef:
     """``chain[index]``'s ``__init__`` with its ``super().__init__(...)`` replaced by the body of the
-    next ``__init__`` up the chain (recursively); the topmost one's call reaches ``Pipeline``."""
+    next ``__init__`` up the chain (recursively); the topmost one's call reaches ``Pipeline``.
+    ``others``: the other methods of the classes (where a dict passed up may be changed)."""
     node = chain[index]
     init = _method(node, "__init__")
     upper = next((i for i in range(index + 1, len(chain)) if _method(chain[i], "__init__") is not None), None)
@@ -451,13 +460,14 @@ def _effective_init(chain: list[cst.ClassDef], index: int) -> cst.FunctionDef:
         return init  # its `super().__init__(...)` is Pipeline's: the pipeline settings
     owner, upper_owner = node.name.value, chain[upper].name.value
     at = _super_call_at(init, owner, chain[index + 1].name.value)
-    above = _effective_init(chain, upper)
+    above = _effective_init(chain, upper, others)
     call = _expr_call(init.body.body[at])
     explicit = not (isinstance(call.func.value, cst.Call))  # `Base.__init__(self, ...)`
     args = list(call.args[1:] if explicit else call.args)
-    bindings = _bind(above, args, upper_owner)
-    child_names = _names_of_both(init, above, owner, upper_owner)
-    stmts, substitutions = _bound_parameters(bindings, child_names, owner, upper_owner)
+    bindings, rebinds = bind(above, args, upper_owner, Call(init, owner, init.body.body[at + 1 :], others))
+    after = list(init.body.body[at + 1 :])
+    child_names, rebound = _names_of_both(init, above, (owner, upper_owner), bindings, after)
+    stmts, substitutions = bound_parameters(bindings, rebinds, child_names, (owner, upper_owner), rebound)
     body = list(above.body.body)
     if body and cstutil.is_docstring(body[0]):
         body = body[1:]
@@ -476,81 +486,45 @@ def _super_call_at(init: cst.FunctionDef, owner: str, next_class: str) -> int:
     for nothing else."""
     calls = [i for i, stmt in enumerate(init.body.body) if _super_init(stmt, owner, next_class)]
     if len(calls) != 1:
-        raise _Refused(f"`{owner}.__init__` must call `super().__init__(...)` once, as a statement of its own")
+        raise Refused(f"`{owner}.__init__` must call `super().__init__(...)` once, as a statement of its own")
     if _mentions(init.body.with_changes(body=[s for i, s in enumerate(init.body.body) if i != calls[0]]), "super"):
-        raise _Refused(f"`{owner}.__init__` uses `super()` other than to call `__init__`")
+        raise Refused(f"`{owner}.__init__` uses `super()` other than to call `__init__`")
     return calls[0]
 
 
-def _names_of_both(init: cst.FunctionDef, above: cst.FunctionDef, owner: str, upper_owner: str) -> ScopeNames:
+def _names_of_both(
+    init: cst.FunctionDef, above: cst.FunctionDef, owners: tuple[str, str], bindings: list, after: list
+) -> tuple[ScopeNames, set[str]]:
     """The names of ``init``, once no name of it and of ``above`` (the body it takes in, its
-    parameters aside) would meet in one body."""
+    parameters aside) would meet in one body; and the parameters ``above`` assigns again, which
+    must be assigned first (``param = value``), not replaced by their values. One passed as the
+    child's name of its own (``crop`` for ``crop``) is handed over: the child must not read it
+    after the call (``after``)."""
+    owner, upper_owner = owners
     child_names = ScopeNames()
     init.visit(child_names)
     upper_names = ScopeNames()
     above.body.visit(upper_names)
-    upper_params = {p.name.value for p in [*above.params.params, *above.params.kwonly_params]}
-    clash = upper_names.bound & child_names.all | (child_names.bound & (upper_names.all - upper_params))
-    if (upper_names.bound | upper_names.scoped) & upper_params:
-        raise _Refused(f"`{upper_owner}.__init__` rebinds one of its parameters")
+    upper_params = {p.name.value for p in cstutil.all_params(above.params)}
+    if upper_names.scoped & upper_params:
+        raise Refused(f"`{upper_owner}.__init__` rebinds one of its parameters in a nested scope")
+    rebound = upper_names.bound & upper_params
+    handed = {p for p, v in bindings if p in rebound and isinstance(v, cst.Name) and v.value == p}
+    later = ScopeNames()
+    for stmt in after:
+        stmt.visit(later)
+    if handed & later.all:
+        raise Refused(
+            f"`{upper_owner}.__init__` assigns its parameter `{sorted(handed & later.all)[0]}` again, "
+            f"and `{owner}.__init__` reads its own after the call"
+        )
+    clash = (upper_names.bound - handed) & child_names.all | (child_names.bound & (upper_names.all - upper_params))
     if clash:
-        raise _Refused(
+        raise Refused(
             f"`{sorted(clash)[0]}` is a name of both `{owner}.__init__` and `{upper_owner}.__init__`: "
             "one body cannot hold both"
         )
-    return child_names
-
-
-def _bound_parameters(bindings: list, child_names: ScopeNames, owner: str, upper_owner: str) -> tuple[list, dict]:
-    """The parameters of the ``__init__`` taken in, as written in its body: a name or a literal in
-    place of the parameter, anything else assigned to it first (``param = value``)."""
-    stmts, substitutions = [], {}
-    for param, value in bindings:
-        if isinstance(value, cst.Name) and value.value == param:
-            continue
-        if isinstance(value, (cst.Name, cst.SimpleString, cst.Integer, cst.Float)):
-            substitutions[param] = value
-        elif param in child_names.all:
-            raise _Refused(f"`{param}` of `{upper_owner}.__init__` is also a name of `{owner}.__init__`")
-        else:
-            stmts.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param))], value)]))
-    return stmts, substitutions
-
-
-def _bind(init: cst.FunctionDef, args: list[cst.Arg], owner: str) -> list[tuple[str, cst.BaseExpression]]:
-    """``init``'s parameters (``self`` left out) → the arguments of the call, or their defaults."""
-    params = init.params
-    if params.posonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
-        raise _Refused(f"`{owner}.__init__` takes `*args`, `**kwargs` or positional-only parameters")
-    positional = list(params.params[1:])
-    every = {p.name.value: p for p in [*positional, *params.kwonly_params]}
-    given: dict[str, cst.BaseExpression] = {}
-    for position, arg in enumerate(args):
-        if arg.star:
-            raise _Refused(f"`*`/`**` arguments passed to `{owner}.__init__` cannot be bound")
-        if arg.keyword is None:
-            if position >= len(positional):
-                raise _Refused(f"too many arguments passed to `{owner}.__init__`")
-            given[positional[position].name.value] = arg.value
-        elif arg.keyword.value in every and arg.keyword.value not in given:
-            given[arg.keyword.value] = arg.value
-        else:
-            raise _Refused(f"`{arg.keyword.value}=` does not name one parameter of `{owner}.__init__`")
-    out = []
-    for name, param in every.items():
-        value = given.get(name, param.default)
-        if value is None:
-            raise _Refused(f"`{name}` of `{owner}.__init__` is not given")
-        if name not in given and not _constant(value):
-            raise _Refused(f"the default of `{name}` in `{owner}.__init__` is evaluated once, not at each call")
-        out.append((name, value))
-    return out
-
-
-def _constant(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, (cst.SimpleString, cst.Integer, cst.Float)) or (
-        isinstance(expr, cst.Name) and expr.value in ("None", "True", "False")
-    )
+    return child_names, rebound - handed
 
 
 def _super_init(stmt, owner: str, next_class: str) -> bool:
