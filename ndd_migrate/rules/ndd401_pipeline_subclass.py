@@ -342,7 +342,9 @@ class Impl(RuleImpl):
         if pipeline.setup is not None:
             prologue.append(iter_setup.nested(pipeline, methods[pipeline.setup]))
             loop = loop.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
-        prologue = dead_locals.without_unread(prologue, [*head, loop], created)
+        star = pipeline.init.params.star_kwarg
+        dicts = frozenset({star.name.value}) if isinstance(star, cst.Param) else frozenset()  # `**kwargs`
+        prologue = dead_locals.without_unread(prologue, [*head, loop], created, dicts)
         body = [*prologue, loop]
         if pipeline.epochs:  # fed to a framework iterator: docs/target-shape.md, "Framework iterators"
             body = epoch_shape.body(

@@ -20,10 +20,14 @@ _PURE_BUILTINS = frozenset({"len", "int", "float", "str", "bool", "abs", "round"
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
 
 
-def is_pure(expr: cst.BaseExpression) -> bool:
+def is_pure(expr: cst.BaseExpression, dicts: frozenset[str] = frozenset()) -> bool:
     """Does computing ``expr`` only compute a value (names, literals, operators on them, a few
-    builtins)? Attribute reads are not: a property runs code."""
+    builtins)? Attribute reads are not: a property runs code. ``dicts`` names plain dicts (a
+    function's ``**kwargs``): reading one of them (``kwargs["key"]``, ``kwargs.get("key", 0)``) is
+    pure too."""
     if isinstance(expr, (cst.Name, *_LITERALS)):
+        return True
+    if _reads_dict(expr, dicts):
         return True
     if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
         return all(not isinstance(e, cst.StarredElement) and is_pure(e.value) for e in expr.elements)
@@ -42,6 +46,26 @@ def is_pure(expr: cst.BaseExpression) -> bool:
     return False
 
 
+def _reads_dict(expr: cst.BaseExpression, dicts: frozenset[str]) -> bool:
+    if isinstance(expr, cst.Subscript):
+        return (
+            isinstance(expr.value, cst.Name)
+            and expr.value.value in dicts
+            and len(expr.slice) == 1
+            and isinstance(expr.slice[0].slice, cst.Index)
+            and isinstance(expr.slice[0].slice.value, _LITERALS)
+        )
+    return (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and isinstance(expr.func.value, cst.Name)
+        and expr.func.value.value in dicts
+        and expr.func.attr.value == "get"
+        and 1 <= len(expr.args) <= 2
+        and all(not a.star and a.keyword is None and is_pure(a.value) for a in expr.args)
+    )
+
+
 def assigned_name(stmt: cst.CSTNode) -> str | None:
     """``name`` of a statement ``name = <value>`` (one target, one name), else None."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
@@ -53,13 +77,13 @@ def assigned_name(stmt: cst.CSTNode) -> str | None:
     return target.value if isinstance(target, cst.Name) else None
 
 
-def without_unread(stmts: list, rest: list, candidates: list) -> list:
+def without_unread(stmts: list, rest: list, candidates: list, dicts: frozenset[str] = frozenset()) -> list:
     """``stmts`` without each of ``candidates`` (statements of ``stmts``) that binds a name with a
     pure value which nothing else of ``stmts`` and ``rest`` mentions; repeated, since dropping
     ``a = b`` can leave ``b = ...`` unread. Comments above a dropped statement go to the next one;
     a statement with a comment at the end of its line stays, and so do the last ones when a comment
-    above them would have nothing to go to."""
-    droppable = [s for s in candidates if _droppable(s)]
+    above them would have nothing to go to. ``dicts``: as :func:`is_pure` takes them."""
+    droppable = [s for s in candidates if _droppable(s, dicts)]
     while droppable:
         unread = [
             s for s in droppable if assigned_name(s) not in _mentioned([x for x in [*stmts, *rest] if x is not s])
@@ -74,9 +98,9 @@ def without_unread(stmts: list, rest: list, candidates: list) -> list:
     return stmts
 
 
-def _droppable(stmt: cst.CSTNode) -> bool:
+def _droppable(stmt: cst.CSTNode, dicts: frozenset[str]) -> bool:
     name = assigned_name(stmt)
-    return name is not None and is_pure(stmt.body[0].value) and not stmt.trailing_whitespace.comment
+    return name is not None and is_pure(stmt.body[0].value, dicts) and not stmt.trailing_whitespace.comment
 
 
 def _mentioned(stmts: list) -> set[str]:

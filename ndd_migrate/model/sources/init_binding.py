@@ -295,15 +295,24 @@ def _is_self(node) -> bool:
 
 
 def bound_parameters(
-    bindings: list, rebinds: set[str], child_names: ScopeNames, owners: tuple[str, str], assigned: set[str]
+    bindings: list,
+    rebinds: set[str],
+    child_names: ScopeNames,
+    owners: tuple[str, str],
+    assigned: set[str],
+    read: set[str],
 ) -> tuple[list, dict]:
     """The parameters of the ``__init__`` taken in, as written in its body: a name or a literal in
     place of the parameter, anything else (and a parameter in ``assigned``, which its body assigns
-    again) assigned to it first (``param = value``)."""
+    again) assigned to it first (``param = value``). A parameter its body never mentions (``read``:
+    the names it does) is left out where its value only reads the dict passed up
+    (``kwargs["data_dir"]``, ``kwargs.get("shard", 0)``): the assignment would do nothing."""
     owner, upper_owner = owners
     stmts, substitutions = [], {}
     for param, value in bindings:
         if isinstance(value, cst.Name) and value.value == param:
+            continue
+        if param not in read and _dict_read(value):
             continue
         if isinstance(value, (cst.Name, cst.SimpleString, cst.Integer, cst.Float)) and param not in assigned:
             substitutions[param] = value
@@ -317,4 +326,24 @@ def bound_parameters(
 def _constant(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, (cst.SimpleString, cst.Integer, cst.Float)) or (
         isinstance(expr, cst.Name) and expr.value in ("None", "True", "False")
+    )
+
+
+def _dict_read(expr: cst.BaseExpression) -> bool:
+    """``d["key"]`` or ``d.get("key"[, constant])``: a read of the dict passed up, nothing more."""
+    if isinstance(expr, cst.Subscript):
+        return (
+            isinstance(expr.value, cst.Name)
+            and len(expr.slice) == 1
+            and isinstance(expr.slice[0].slice, cst.Index)
+            and isinstance(expr.slice[0].slice.value, cst.SimpleString)
+        )
+    return (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and isinstance(expr.func.value, cst.Name)
+        and expr.func.attr.value == "get"
+        and 1 <= len(expr.args) <= 2
+        and not any(a.star or a.keyword for a in expr.args)
+        and all(_constant(a.value) for a in expr.args)
     )

@@ -467,7 +467,11 @@ def _effective_init(chain: list[cst.ClassDef], index: int, others: list[cst.Func
     bindings, rebinds = bind(above, args, upper_owner, Call(init, owner, init.body.body[at + 1 :], others))
     after = list(init.body.body[at + 1 :])
     child_names, rebound = _names_of_both(init, above, (owner, upper_owner), bindings, after)
-    stmts, substitutions = bound_parameters(bindings, rebinds, child_names, (owner, upper_owner), rebound)
+    mentioned = ScopeNames()
+    above.body.visit(mentioned)
+    stmts, substitutions = bound_parameters(
+        bindings, rebinds, child_names, (owner, upper_owner), rebound, mentioned.all
+    )
     body = list(above.body.body)
     if body and cstutil.is_docstring(body[0]):
         body = body[1:]
