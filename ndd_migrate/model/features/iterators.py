@@ -18,7 +18,6 @@ from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.model import constructs
 from ndd_migrate.model.types import PipelineGroup
-from ndd_migrate.model.values import external_source
 from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.syntax.cstutil import pipeline_items
 
@@ -307,8 +306,9 @@ def mark_restarts(analyzer, calls) -> None:
 
     Measured in DALI 2.4: the source is made an iterator once, ``iter(source)`` when the graph is
     built, and each epoch draws ``next()`` from that same iterator; a callable's iteration index
-    restarts at 0 and its epoch index grows, which the migrated loop (epoch 0) does not give, so
-    callables are left out, as are ``cycle=`` and a ``batch=`` decided at run time."""
+    restarts at 0 and its epoch index grows, which the per-epoch generator counts
+    (ndd_migrate.codegen.external_source_loop). ``cycle=`` and a ``batch=`` decided at run time
+    are left out."""
     model = analyzer.model
     given = _iterators_without_size(analyzer, calls)
     if not given:
@@ -365,11 +365,6 @@ def _used_otherwise(bound: list, given: dict, parents: dict) -> str | None:
 def _restart_refused(pipeline, spec, plain: set, factories: set) -> str | None:
     """Why ``pipeline``, fed by the external source ``spec``, cannot be one generator per epoch, in the
     words of the finding (NDD411), or None."""
-    if spec.kind == external_source.CALLABLE:
-        return (
-            "its source is a callable: DALI calls it again from iteration 0 in each epoch, with the epoch's "
-            "index, which one loop over the source does not give"
-        )
     if spec.cycle:
         return "its source has `cycle=`: it never ends an epoch"
     if spec.batch is None:
