@@ -17,6 +17,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.model import constructs
+from ndd_migrate.model.features import kept_restarts
 from ndd_migrate.model.types import PipelineGroup
 from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.syntax.cstutil import pipeline_items
@@ -325,6 +326,8 @@ def mark_restarts(analyzer, calls) -> None:
         if spec is None or pipeline.reader_index is not None:
             continue
         why = _restart_refused(pipeline, spec, plain, factories) or _used_otherwise(bound, given, model.parents)
+        if why == _FACTORY and _restart_refused(pipeline, spec, plain, set()) is None:
+            why = kept_restarts.mark(model, pipeline, bound, given, model.parents)  # `self.pipe = self.make()`
         if why is None:
             pipeline.restarts = True
         else:
@@ -347,7 +350,7 @@ def _iterators_without_size(analyzer, calls) -> dict[int, cst.Call]:
         if expr is None or any(a.keyword is not None and a.keyword.value in ("reader_name", "size") for a in call.args):
             continue
         items = listed(expr)
-        if len(items) == 1 and isinstance(items[0], cst.Name):
+        if len(items) == 1 and isinstance(items[0], (cst.Name, cst.Attribute)):
             given[id(items[0])] = call
     return given
 
@@ -372,10 +375,13 @@ def _restart_refused(pipeline, spec, plain: set, factories: set) -> str | None:
     if pipeline.checkpointing:
         return "it is checkpointed"
     if id(pipeline) in factories:
-        return "it is made by a function that returns it (a factory)"
+        return _FACTORY
     if pipeline not in plain:
         return "it is not made by plain `pipe = p(...)` statements"
     return None
+
+
+_FACTORY = "it is made by a function that returns it (a factory)"
 
 
 def _only_iterated(scope, target: cst.Name, given: dict, parents: dict) -> bool:
