@@ -950,7 +950,6 @@ def test_an_iterator_over_a_source_that_stops_gives_the_epochs_dali_gave(name, p
 @pytest.mark.parametrize(
     "change, why",
     [
-        (("source=Rewinds(5)", "source=lambda: [np.zeros(2, dtype=np.int32)] * 2"), "not a callable"),
         (("source=Rewinds(5)", "source=Rewinds(5), cycle='raise'"), "give the caller one generator per epoch"),
         (("pipe.build()\n", "pipe.build()\nfirst = pipe.run()\n"), "used only by such iterators"),
         (("pipe.build()\n", "pipe.build()\nother = fed()\nother.run()\n"), "used only by such iterators"),

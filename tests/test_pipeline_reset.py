@@ -153,3 +153,71 @@ def test_reset_of_an_external_source_pipeline_keeps_it():
     out, result = migrate_text(source)
     found = _human(result)
     assert [d.code for d in found] == ["NDD008"] and "external source's next epoch" in found[0].message
+
+
+# -- a datapipe class: `self.pipe = self._create_pipeline()`, reset before each pass's iterator --
+
+DATAPIPE = """\
+import numpy as np
+import nvidia.dali as dali
+import nvidia.dali.plugin.pytorch as dali_pth
+
+
+class Rows:
+    def __call__(self, info):
+        if info.iteration >= 2:
+            raise StopIteration()
+        return np.array([info.idx_in_epoch, info.epoch_idx], dtype=np.int64)
+
+
+class Datapipe:
+    def __init__(self):
+        self.pipe = self._create_pipeline()
+
+    def _create_pipeline(self):
+        pipe = dali.Pipeline(batch_size=2, num_threads=1, device_id=None)
+        with pipe:
+            rows = dali.fn.external_source(Rows(), batch=False)
+            pipe.set_outputs(rows)
+        return pipe
+
+    def __iter__(self):
+        self.pipe.reset()
+        return dali_pth.DALIGenericIterator([self.pipe], ["rows"])
+"""
+
+
+def test_a_datapipe_reset_before_each_iterator_is_dropped():
+    """The pipeline becomes one generator per epoch, which goes on to the next epoch after the
+    source's end by itself: the reset goes, and each pass gets the support module's iterator."""
+    out, result = migrate_text(DATAPIPE)
+    assert [d for d in result.diagnostics if d.needs_human] == []
+    assert "reset()" not in out and "from ndd_support import DALIGenericIterator\n" in out
+    assert '        return DALIGenericIterator([self.pipe], ["rows"])\n' in out
+    assert "epoch_idx, iteration = epoch_idx + 1, 0" in out
+
+
+@pytest.mark.parametrize(
+    "change, why",
+    [
+        (
+            ("        self.pipe.reset()\n", "        self.pipe.reset()\n        print(self.pipe.max_batch_size)\n"),
+            "`self.pipe` is used other than by `reset()`, `build()` and iterators",
+        ),
+        (
+            (
+                "    def __iter__(self):\n",
+                "    def fresh(self):\n        return self._create_pipeline()\n\n    def __iter__(self):\n",
+            ),
+            "what it returns is not followed",
+        ),
+    ],
+)
+def test_a_datapipe_used_otherwise_keeps_its_pipeline_and_says_why(change, why):
+    old, new = change
+    assert old in DATAPIPE
+    text = DATAPIPE.replace(old, new)
+    out, result = migrate_text(text)
+    human = [d for d in result.diagnostics if d.needs_human]
+    assert human and all(d.code == "NDD008" for d in human)
+    assert any(why in d.message for d in human), [d.message for d in human]

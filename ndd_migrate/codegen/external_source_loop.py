@@ -67,14 +67,15 @@ def plan(ctx, pipeline: PipelineFunction, stmt: cst.SimpleStatementLine, used: s
 
         return Plan(prologue, convert, loop)
 
-    counter = None
+    counter = epoch = None
     if spec.kind != CALLABLE:  # an iterable drawn one sample at a time, or per epoch (`fn.restarts`)
         iterator = fresh("feed", used)
         prologue.append(cst.parse_statement(f"{iterator} = iter({source})\n"))
         draw = f"next({iterator})" if spec.batch else f"[next({iterator}) for _ in range(batch_size)]"
     else:
         counter = fresh("iteration", used) if spec.takes_info else None
-        draw = _callable_draw(ctx, spec, source, counter)
+        epoch = fresh("epoch_idx", used | {counter}) if counter and pipeline.restarts else None
+        draw = _callable_draw(ctx, spec, source, counter, epoch=epoch)
     if spec.batch:
         fetch = f"{unpacked} = {draw}"
     elif spec.listed:  # each sample a tuple of outputs: one list of samples per output
@@ -88,12 +89,30 @@ def plan(ctx, pipeline: PipelineFunction, stmt: cst.SimpleStatementLine, used: s
                 _as_batch(ctx, call, name, i, len(targets), f"[s[{i}] for s in {samples}]")
                 for i, name in enumerate(targets)
             ]
-    if counter:
-        prologue.append(cst.parse_statement(f"{counter} = 0\n"))
+    return _draw_loop(prologue, convert, fetch, counter, epoch)
+
+
+def _draw_loop(prologue: list, convert: list, fetch: str, counter: str | None, epoch: str | None) -> Plan:
+    """``while True:`` around the draw (``fetch``), returning at the source's ``StopIteration``, and
+    the counting of ``counter`` (a callable's iteration) and ``epoch`` (its epoch index, in a
+    pipeline with one generator per epoch)."""
     head = [cst.parse_statement(f"try:\n    {fetch}\nexcept StopIteration:\n    return\n")]
     if counter:
         head.append(cst.parse_statement(f"{counter} += 1\n"))
-    return Plan(prologue, convert, lambda inner: [_while_true([*head, *inner])])
+    if epoch is None:
+        if counter:
+            prologue.append(cst.parse_statement(f"{counter} = 0\n"))
+        return Plan(prologue, convert, lambda inner: [_while_true([*head, *inner])])
+    # One generator per epoch (`fn.restarts`): after the source's `StopIteration` DALI calls it again
+    # from iteration 0, with the epoch's index one higher (`Pipeline.reset()`, DALI 2.4's
+    # pipeline.py); an epoch left in the middle goes on in the next generator, as DALI ignores
+    # `reset()` before the end.
+    prologue.extend(cst.parse_statement(f"{name} = 0\n") for name in (epoch, counter))
+    head[0] = cst.parse_statement(
+        f"try:\n    {fetch}\nexcept StopIteration:\n    {epoch}, {counter} = {epoch} + 1, 0\n    return\n"
+    )
+    start = cst.parse_statement(f"nonlocal {epoch}, {counter}\n")
+    return Plan(prologue, convert, lambda inner: [start, _while_true([*head, *inner])])
 
 
 def run_time_kind(ctx, spec, call: cst.Call, used: set[str], fresh) -> Plan:
@@ -246,18 +265,22 @@ def _by_output(samples: str) -> str:
     return f"[list(output) for output in zip(*{samples})]"
 
 
-def _callable_draw(ctx, spec, source: str, counter: str | None, batch: bool | None = None) -> str:
+def _callable_draw(
+    ctx, spec, source: str, counter: str | None, batch: bool | None = None, epoch: str | None = None
+) -> str:
     """One call per batch, or a list of one call per sample, with DALI's arguments
-    (``_ExternalSourceGroup.callback_args``; the epoch is always 0: the generator ends with it)."""
+    (``_ExternalSourceGroup.callback_args``); the epoch is ``epoch``, the name that counts them in
+    a pipeline with one generator per epoch, else 0: the generator ends with it."""
+    epoch = epoch or "0"
     if spec.batch if batch is None else batch:
         if counter is None:
             return f"{source}()"
         if spec.batch_info:
-            return f"{source}({ctx.types_name()}.BatchInfo({counter}, 0))"
+            return f"{source}({ctx.types_name()}.BatchInfo({counter}, {epoch}))"
         return f"{source}({counter})"
     if counter is None:
         return f"[{source}() for _ in range(batch_size)]"
-    info = f"{ctx.types_name()}.SampleInfo({counter} * batch_size + i, i, {counter}, 0)"
+    info = f"{ctx.types_name()}.SampleInfo({counter} * batch_size + i, i, {counter}, {epoch})"
     return f"[{source}({info}) for i in range(batch_size)]"
 
 

@@ -29,7 +29,11 @@ RULE = Rule(
         "an external source raised `StopIteration`) is dropped on a pipeline that never ends, and becomes "
         "`pipe = <the call that made it>` on a legacy pipeline fed by `iter_setup` that holds nothing else "
         "(no reader, random operator, state kept by `iter_setup` or `__init__` code; arguments that are literals "
-        "or names no statement can bind again between the creation and the reset). Any other use of a pipeline object that no rule "
+        "or names no statement can bind again between the creation and the reset). It is dropped too on a pipeline "
+        "that becomes one generator per epoch for PyTorch iterators (an external source that ends its epochs, the "
+        "pipeline kept in `self.pipe` by a method that makes it: `self.pipe = self._create_pipeline()`): the next generator starts the next "
+        "epoch after the source's end and goes on with the epoch before it, as DALI did. "
+        "Any other use of a pipeline object that no rule "
         "rewrites (`pipe.schedule_run()`, `self.pipe = ...`, passing it to a helper) keeps the pipeline "
         "unconverted: NDD008 says which and why."
     ),
@@ -199,7 +203,12 @@ class Impl(RuleImpl):
           that no binding can change between the creation and the reset, and ``pipe`` bound once,
           by that call, in the scope of the reset."""
         pipeline, pipe = use.pipeline, use.node
+        if getattr(pipeline, "restarts", False) and _statement_of_its_own(use):
+            return ("epoch", pipe, None)  # one generator per epoch: the next goes on where DALI's run did
         why = _reset_unfollowed(use)
+        refused = getattr(pipeline, "restarts_refused", None)
+        if why is not None and refused:  # the per-epoch shape, which drops the reset, says why it is not written
+            return f"{why}; one generator per epoch, which needs no reset, is not written: {refused}"
         if why is not None:
             return why
         setup = getattr(pipeline, "setup", None)
@@ -297,13 +306,14 @@ class Impl(RuleImpl):
         if found is None or self.ctx.converted_kind(found[1], Kind.PIPELINE) is None:
             return updated
         how, pipe, creation = found
-        if how == "drop":
-            self.ctx.report(
-                self.code,
-                original,
-                f"`{pipe.value}.reset()` removed: the pipeline never ends, so it did nothing",
-                fixed=True,
+        if how in ("drop", "epoch"):
+            why = (
+                "the pipeline never ends, so it did nothing"
+                if how == "drop"
+                else "each epoch is a new generator of the migrated function, which goes on to the next epoch "
+                "after the source's end (as the reset did) and on with the epoch before it (as DALI ignored the reset)"
             )
+            self.ctx.report(self.code, original, f"`{cstutil.code(pipe)}.reset()` removed: {why}", fixed=True)
             parent = self.ctx.model.parents.get(original)
             body = getattr(parent, "body", ())
             if isinstance(body, (list, tuple)) and len(body) == 1:
@@ -423,19 +433,24 @@ class Impl(RuleImpl):
 def _reset_unfollowed(use) -> str | None:
     """Why ``pipe.reset()`` cannot be followed as written, or None: ``reset()`` of a pipeline
     function's pipeline bound to a plain name, a statement of its own."""
-    pipeline, call, pipe = use.pipeline, use.holder, use.node
+    pipeline, pipe = use.pipeline, use.node
     if not isinstance(pipeline, PipelineFunction) or not isinstance(pipe, cst.Name):
         return "`reset()` of a pipeline not bound to a plain name: call the migrated function again by hand"
-    stmt = use.statement
-    if not (
+    if not _statement_of_its_own(use):
+        return "`reset()` inside an expression: a generator cannot be reset; call the migrated function again by hand"
+    return None
+
+
+def _statement_of_its_own(use) -> bool:
+    """Is the ``reset()`` call of ``use`` a statement of its own, without arguments?"""
+    stmt, call = use.statement, use.holder
+    return (
         isinstance(stmt, cst.SimpleStatementLine)
         and len(stmt.body) == 1
         and isinstance(stmt.body[0], cst.Expr)
         and stmt.body[0].value is call
         and not call.args
-    ):
-        return "`reset()` inside an expression: a generator cannot be reset; call the migrated function again by hand"
-    return None
+    )
 
 
 def _kept_across_reset(pipeline) -> str | None:

@@ -223,7 +223,11 @@ class Impl(RuleImpl):
         """A pipeline with no call site in the module is made elsewhere; when code of the module uses
         pipeline-only API (``.share_outputs()``, ``.max_batch_size``, ...) on values it is given,
         those may be this pipeline's, and a generator would fail there: it stays, with the reason
-        at that code."""
+        at that code. A pipeline method called through an object other than ``self``
+        (``builder.pipeline(...)``) makes pipelines the analysis does not follow: it stays too."""
+        through = self._through_instance(pipeline)
+        if through is not None:
+            return [through]
         if self.ctx.model.sites_of(pipeline):
             return []
         consumers = [(node, attr) for node, attr in self._consumers if not self._not_of(node.value, pipeline)]
@@ -242,6 +246,30 @@ class Impl(RuleImpl):
                 f"`.{attr}`: {PIPELINE_HINTS.get(attr, 'see docs/target-shape.md')}), or keep both in pipeline mode",
             )
         ]
+
+    def _through_instance(self, pipeline) -> tuple[cst.CSTNode, str, str] | None:
+        """The first ``obj.method`` naming the pipeline method ``pipeline`` (a ``@pipeline_def``
+        function of a class body) that is not a call site the analysis follows, or None. Such a
+        reference, ``builder.pipeline(...)`` or ``self.pipeline(...)``, makes pipelines whose uses
+        (``.build()``, ``.run()``, an iterator) would be left in pipeline mode while the method
+        became a generator function: exit 0 and a broken program."""
+        node = pipeline.node
+        if not isinstance(self.ctx.model.parents.get(self.ctx.model.parents.get(node)), cst.ClassDef):
+            return None
+        name, parents = node.name.value, self.ctx.model.parents
+        sites = {id(call.func) for call in self.ctx.model.sites_of(pipeline) if isinstance(call, cst.Call)}
+        found = [
+            ref for ref in parents if isinstance(ref, cst.Attribute) and ref.attr.value == name and id(ref) not in sites
+        ]
+        if not found:
+            return None
+        ref = min(found, key=lambda item: self.ctx.line_of(item)[:2])
+        return (
+            ref,
+            f"`{cstutil.code(ref)}` reaches the pipeline method `{pipeline.qualname}` through an object: "
+            "the pipelines a method makes are not followed to their uses (`.build()`, `.run()`, iterators)",
+            f"migrate `{pipeline.qualname}` and every use of what it makes by hand, or keep it in pipeline mode",
+        )
 
     def _not_of(self, value: cst.BaseExpression, pipeline) -> bool:
         """Is ``value`` surely not a ``pipeline`` object: a name bound only by calls of classes of

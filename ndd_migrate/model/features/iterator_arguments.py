@@ -90,7 +90,7 @@ def no_size_beside_source(use) -> str:
     return (
         "without `reader_name` or `size=` each epoch ends where the external source raises "
         "`StopIteration`, and the next one starts after `reset()`; one generator per epoch over the same "
-        "source is written only for an iterable source (not a callable, no `cycle=`, a literal `batch=`) "
+        "source is written only for a source without `cycle=` and with a literal `batch=` "
         "of a pipeline whose every object is bound to a name used only by such iterators and `build()`"
         f"{f' (here {refused})' if refused else ''}: loop over the source per epoch by hand"
     )

@@ -16,8 +16,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.model import constructs
+from ndd_migrate.model.features import kept_restarts
 from ndd_migrate.model.types import PipelineGroup
-from ndd_migrate.model.values import external_source
 from ndd_migrate.syntax import names
 from ndd_migrate.syntax.cstutil import pipeline_items
 
@@ -306,8 +306,9 @@ def mark_restarts(analyzer, calls) -> None:
 
     Measured in DALI 2.4: the source is made an iterator once, ``iter(source)`` when the graph is
     built, and each epoch draws ``next()`` from that same iterator; a callable's iteration index
-    restarts at 0 and its epoch index grows, which the migrated loop (epoch 0) does not give, so
-    callables are left out, as are ``cycle=`` and a ``batch=`` decided at run time."""
+    restarts at 0 and its epoch index grows, which the per-epoch generator counts
+    (ndd_migrate.codegen.external_source_loop). ``cycle=`` and a ``batch=`` decided at run time
+    are left out."""
     model = analyzer.model
     given = _iterators_without_size(analyzer, calls)
     if not given:
@@ -324,6 +325,8 @@ def mark_restarts(analyzer, calls) -> None:
         if spec is None or pipeline.reader_index is not None:
             continue
         why = _restart_refused(pipeline, spec, plain, factories) or _used_otherwise(bound, given, model.parents)
+        if why == _FACTORY and _restart_refused(pipeline, spec, plain, set()) is None:
+            why = kept_restarts.mark(model, pipeline, bound, given, model.parents)  # `self.pipe = self.make()`
         if why is None:
             pipeline.restarts = True
         else:
@@ -346,7 +349,7 @@ def _iterators_without_size(analyzer, calls) -> dict[int, cst.Call]:
         if expr is None or any(a.keyword is not None and a.keyword.value in ("reader_name", "size") for a in call.args):
             continue
         items = listed(expr)
-        if len(items) == 1 and isinstance(items[0], cst.Name):
+        if len(items) == 1 and isinstance(items[0], (cst.Name, cst.Attribute)):
             given[id(items[0])] = call
     return given
 
@@ -364,11 +367,6 @@ def _used_otherwise(bound: list, given: dict, parents: dict) -> str | None:
 def _restart_refused(pipeline, spec, plain: set, factories: set) -> str | None:
     """Why ``pipeline``, fed by the external source ``spec``, cannot be one generator per epoch, in the
     words of the finding (NDD411), or None."""
-    if spec.kind == external_source.CALLABLE:
-        return (
-            "its source is a callable: DALI calls it again from iteration 0 in each epoch, with the epoch's "
-            "index, which one loop over the source does not give"
-        )
     if spec.cycle:
         return "its source has `cycle=`: it never ends an epoch"
     if spec.batch is None:
@@ -376,10 +374,13 @@ def _restart_refused(pipeline, spec, plain: set, factories: set) -> str | None:
     if pipeline.checkpointing:
         return "it is checkpointed"
     if id(pipeline) in factories:
-        return "it is made by a function that returns it (a factory)"
+        return _FACTORY
     if pipeline not in plain:
         return "it is not made by plain `pipe = p(...)` statements"
     return None
+
+
+_FACTORY = "it is made by a function that returns it (a factory)"
 
 
 def _only_iterated(scope, target: cst.Name, given: dict, parents: dict) -> bool:
