@@ -13,7 +13,7 @@ from ndd_migrate.model.features import iterators
 from ndd_migrate.model.sources import hand_built
 from ndd_migrate.support import location
 from ndd_migrate.syntax import names
-from ndd_migrate.syntax.cstutil import SkipsTrivia
+from ndd_migrate.syntax.cstutil import ReadsValues, SkipsTrivia
 
 RULE = Rule(
     code="NDD301",
@@ -550,7 +550,7 @@ def _after_header(body: list) -> int:
     return len(body)
 
 
-class _UsedNames(SkipsTrivia, cst.CSTVisitor):
+class _UsedNames(ReadsValues, SkipsTrivia, cst.CSTVisitor):
     """Names read anywhere outside import statements (attribute names and keywords excluded)."""
 
     def __init__(self) -> None:
@@ -560,14 +560,6 @@ class _UsedNames(SkipsTrivia, cst.CSTVisitor):
         return False
 
     def visit_ImportFrom(self, node) -> bool:
-        return False
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
         return False
 
     def visit_Name(self, node: cst.Name) -> None:

@@ -89,6 +89,20 @@ class SkipsTrivia:
         pass
 
 
+class ReadsValues:
+    """Mixin for a ``CSTVisitor`` that collects the names an expression reads: an attribute's name
+    (``x.name``) and a keyword (``f(name=...)``) are not read names, so only the value before the
+    dot and the argument's value are entered."""
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+
 class Substitute(SkipsTrivia, cst.CSTTransformer):
     """Parameter names read → the value they were given (attribute names and keywords left alone)."""
 

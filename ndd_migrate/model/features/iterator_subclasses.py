@@ -26,6 +26,7 @@ from libcst.metadata import QualifiedNameProvider
 from ndd_migrate.model import constructs, crossfile
 from ndd_migrate.model.features import iterators
 from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax.cstutil import ReadsValues
 
 #: What DALI 2.4's PyTorch iterators (plugin/base_iterator.py, plugin/pytorch) and the support
 #: module's keep on ``self``: a subclass that touches one of these outside :data:`MODELLED` sees a
@@ -209,7 +210,7 @@ def _free_of(value: cst.BaseExpression, params: dict) -> bool:
     return not names & set(params) and "self" not in names
 
 
-class _Names(cst.CSTVisitor):
+class _Names(ReadsValues, cst.CSTVisitor):
     """The names read in a node, each time (not an attribute's or a keyword's name)."""
 
     def __init__(self) -> None:
@@ -217,14 +218,6 @@ class _Names(cst.CSTVisitor):
 
     def visit_Name(self, found: cst.Name) -> None:
         self.found.append(found.value)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
 
 
 def _names(node: cst.CSTNode) -> set[str]:

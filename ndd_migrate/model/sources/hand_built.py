@@ -37,7 +37,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProv
 
 from ndd_migrate.dali import pipeline_args
 from ndd_migrate.syntax import cstutil, names
-from ndd_migrate.syntax.cstutil import SkipsTrivia
+from ndd_migrate.syntax.cstutil import ReadsValues, SkipsTrivia
 
 
 @dataclass(eq=False)
@@ -407,7 +407,7 @@ def _names_refusal(body, index: int, block: cst.With, var: str) -> str | None:
     return None
 
 
-class _Names(SkipsTrivia, cst.CSTVisitor):
+class _Names(ReadsValues, SkipsTrivia, cst.CSTVisitor):
     """Names read and bound (assignment, loop, import, def, class, with, except targets)."""
 
     def __init__(self) -> None:
@@ -486,14 +486,6 @@ class _Names(SkipsTrivia, cst.CSTVisitor):
 
     def visit_Yield(self, node) -> None:
         self.scoped = self.scoped or "yield"
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
 
     def visit_Name(self, node: cst.Name) -> None:
         if id(node) not in self._store:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ndd_migrate.syntax.cstutil import SkipsTrivia
+from ndd_migrate.syntax.cstutil import ReadsValues, SkipsTrivia
 
 _TARGET_PARTS = (cst.Element, cst.StarredElement, cst.Tuple, cst.List)
 
@@ -74,7 +74,7 @@ def _assigned_value(target: cst.CSTNode, parents: dict) -> cst.BaseExpression | 
     return assign.value if isinstance(assign, cst.Assign) else None
 
 
-class _Reads(SkipsTrivia, cst.CSTVisitor):
+class _Reads(ReadsValues, SkipsTrivia, cst.CSTVisitor):
     """The names an expression or block reads (not attribute names or keywords)."""
 
     def __init__(self) -> None:
@@ -82,11 +82,3 @@ class _Reads(SkipsTrivia, cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         self.names.append(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
