@@ -157,6 +157,10 @@ class Flow:
         self.bindings = ctx.model.bindings
         self._cache: dict[cst.CSTNode, Data | None] = {}
         self._busy: set[cst.Name] = set()
+        # Answers found under an optimistic assumption, kept only until the outermost question is
+        # answered: without them a name bound many times over names bound many times is explored
+        # once per path, exponentially (a mutant of a real file took minutes).
+        self._tentative: dict[cst.CSTNode, Data | None] = {}
 
     @staticmethod
     def attach(ctx, module: cst.Module) -> Flow:
@@ -272,6 +276,16 @@ class Flow:
     def _name_kind(self, name: cst.Name) -> Data | None:
         if name in self._cache:
             return self._cache[name]
+        if not self._busy:  # the outermost question
+            try:
+                return self._name_kind_of(name)
+            finally:
+                self._tentative.clear()
+        if name in self._tentative:
+            return self._tentative[name]
+        return self._name_kind_of(name)
+
+    def _name_kind_of(self, name: cst.Name) -> Data | None:
         scope = self.ctx.resolver.get_metadata(ScopeProvider, name, None)
         if scope is None:
             return None
@@ -304,6 +318,8 @@ class Flow:
     def _remember(self, name: cst.Name, kind: Data | None) -> Data | None:
         if not self._busy:  # answers computed under an optimistic assumption are not cached
             self._cache[name] = kind
+        else:
+            self._tentative[name] = kind
         return kind
 
     def _binding_kind(self, binding: tuple) -> Data | None:
