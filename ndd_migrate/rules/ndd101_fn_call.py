@@ -9,7 +9,7 @@ from ndd_migrate.dali.tables import has_expression_form, op_info
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.model.values import graph_code
+from ndd_migrate.model.values import build_time, graph_code
 from ndd_migrate.syntax import cstutil, names, tree
 
 RULE = Rule(
@@ -338,8 +338,7 @@ class Impl(RuleImpl):
                 source = made[value.value]
             else:
                 continue
-            for target in assign.targets:
-                made.update((n.value, source) for n in _target_names(target.target))
+            made.update((name, source) for name in build_time.bound_names(stmt))
         return made
 
     def _constant_problem(self, constant: cst.Call, graph) -> str | None:
@@ -474,14 +473,6 @@ def _is_shape_method(func: cst.BaseExpression) -> bool:
 def _calls(node: cst.CSTNode) -> list[cst.Call]:
     """Every call under ``node``."""
     return [n for n in tree.walk(node) if isinstance(n, cst.Call)]
-
-
-def _target_names(target: cst.BaseExpression) -> list[cst.Name]:
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for element in target.elements for n in _target_names(element.value)]
-    return []
 
 
 def _listed(found: list[str]) -> str:
