@@ -421,7 +421,7 @@ def test_an_iterator_over_a_source_that_ends_says_so():
     )
     out, result = migrate_text(source)  # the loop is over the call: the support module's iterator
     assert [d for d in result.diagnostics if d.needs_human] == []
-    assert "    return batches\n" in out and "from ndd_support import DALIGenericIterator\n" in out
+    assert "    return batches\n" in out and "from ndd_support import DALIGenericIterator, prefetching\n" in out
     assert out.endswith("source = pipe()\nfor batch in DALIGenericIterator(source, ['data']):\n    print(batch)\n")
     called = source.replace("source=gen", "source=lambda: [1]").replace(
         "for batch in DALIGenericIterator(source, ['data']):",

@@ -192,7 +192,7 @@ def test_a_datapipe_reset_before_each_iterator_is_dropped():
     source's end by itself: the reset goes, and each pass gets the support module's iterator."""
     out, result = migrate_text(DATAPIPE)
     assert [d for d in result.diagnostics if d.needs_human] == []
-    assert "reset()" not in out and "from ndd_support import DALIGenericIterator\n" in out
+    assert "reset()" not in out and "from ndd_support import DALIGenericIterator, prefetching\n" in out
     assert '        return DALIGenericIterator([self.pipe], ["rows"])\n' in out
     assert "epoch_idx, iteration = epoch_idx + 1, 0" in out
 

@@ -7,10 +7,13 @@ the speed (issue 27's measurements, docs/benchmarks.md). The generator function 
 the support module's ``prefetching``, which runs it in a worker thread, ``depth - 1`` batches ahead.
 
 Not where it would change what the program sees: a checkpointing pipeline (the reader's state must
-be the state of the last batch given, not of one computed ahead), a pipeline that asked pipeline
-mode not to run ahead (``exec_pipelined=False``, ``prefetch_queue_depth=1``), and one generator per
-epoch over a source that ends each epoch (a batch computed ahead draws from the source the epochs
-share: it would be lost with an epoch left in the middle).
+be the state of the last batch given, not of one computed ahead) and a pipeline that asked pipeline
+mode not to run ahead (``exec_pipelined=False``, ``prefetch_queue_depth=1``).
+
+A function giving one generator per epoch over a source that ends each epoch (``pipeline.restarts``)
+is decorated whatever its depth: ``prefetching`` then gives the support module's ``_EpochFeed``,
+which draws the source as far ahead as pipeline mode did (``prefetch_queue_depth``; 1 without the
+pipelined executor), since that decides where an epoch the consumer leaves early goes on.
 """
 
 from __future__ import annotations
@@ -38,8 +41,16 @@ def on_call(pipeline) -> bool:
     function of this module (imported, a group of pipelines)."""
     if not hasattr(pipeline, "decorator_args"):
         return False
+    if feeds_epochs(pipeline):
+        return True
     prefetches = applies(settings_of(pipeline), pipeline.checkpointing)
     return prefetches and not pipeline.restarts and not pipeline.epochs
+
+
+def feeds_epochs(pipeline) -> bool:
+    """Is ``pipeline`` a function giving one generator per epoch over a source that ends each
+    epoch, decorated for its depth whatever the depth is?"""
+    return getattr(pipeline, "restarts", False) and not pipeline.checkpointing
 
 
 def applies(settings: dict[str, cst.BaseExpression], checkpointing: bool) -> bool:
@@ -64,6 +75,9 @@ def decorator(name: cst.Name, settings: dict[str, cst.BaseExpression]) -> cst.De
     other than the default. Another expression (a parameter of a legacy ``__init__``) may not be
     defined where the decorator is evaluated: the default is kept, and NDD004 says so."""
     depth = settings.get("prefetch_queue_depth")
+    pipelined = settings.get("exec_pipelined")
+    if pipelined is not None and cstutil.literal_value(pipelined) is False:
+        depth = cst.Integer("1")  # without the pipelined executor nothing runs ahead
     if depth is None or not _literal_int(depth) or cstutil.literal_value(depth) == DEFAULT_DEPTH:
         return cst.Decorator(name)
     arg = cst.Arg(

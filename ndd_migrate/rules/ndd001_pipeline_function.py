@@ -259,7 +259,7 @@ class Impl(RuleImpl):
                 fixed=True,
             )
         settings = prefetch.settings_of(pipeline)
-        prefetches = prefetch.applies(settings, pipeline.checkpointing)
+        prefetches = prefetch.applies(settings, pipeline.checkpointing) or prefetch.feeds_epochs(pipeline)
         kept = prefetch.kept(settings) if prefetches else frozenset()
         for name, arg in pipeline.decorator_args.items():
             if name in pipeline_args.EXECUTOR_ONLY and name not in kept:
@@ -485,9 +485,7 @@ class Impl(RuleImpl):
         ``while True:``; for a framework iterator, the epoch-aware shape around it."""
         source = parts.source
         if source is not None and pipeline.restarts:  # one generator per epoch (docs/target-shape.md)
-            # not prefetched: a batch computed ahead would draw from the source the epochs share,
-            # and be lost with an epoch left in the middle
-            parts.prefetch = None
+            # the function itself takes `@prefetching`: its depth says where an epoch left early goes on
             return [
                 *parts.prologue,
                 *source.prologue,

@@ -230,8 +230,9 @@ def _takes_index(function):
 def dali_iterator_epochs(stream, meta, output_map, last_batch_policy="fill"):
     """Per-epoch iterators over ``stream`` giving ``[{name: torch tensor}]`` per
     batch: the batches a ``DALIGenericIterator(pipe, reader_name=...)`` gave. ``meta``
-    is ``reader.get_metadata()``. Ported from DALI's ``plugin/base_iterator.py``; run
-    each epoch to its end before taking the next."""
+    is ``reader.get_metadata()``. Ported from DALI's ``plugin/base_iterator.py``. An
+    epoch left before its end goes on at the next ``next()``, as DALI ignored a
+    ``reset()`` there."""
     num_shards, epoch_size = meta["number_of_shards"], meta["epoch_size"]
     shard_id, padded = meta["shard_id"], meta["pad_last_batch"]
     # The samples of each shard, as the reader splits the epoch.
@@ -247,12 +248,31 @@ def dali_iterator_epochs(stream, meta, output_map, last_batch_policy="fill"):
     carry_over = last_batch_policy == "fill" and not padded
     given = 0  # samples given in this epoch (from its start, read-ahead included)
     size = batch_size = None  # samples per epoch; both known from the first batch
+    dropped = False  # DROP: the batch crossing a shard's end was read
 
     def whole_batches(samples):
         return math.ceil(samples / batch_size) * batch_size
 
+    def ended():
+        """Did the epoch reach its end, so that DALI's ``reset()`` took effect? With
+        DROP, when the next batch would run past a shard's end; DALI's ``reset()``
+        then reads that batch and leaves it out (``dropped``)."""
+        nonlocal given, dropped
+        if size is None:  # no batch taken yet
+            return False
+        if last_batch_policy != "drop" or given >= size:
+            return given >= size
+        ahead = given + (0 if dropped else batch_size)
+        if not any(r + ahead > s for r, s in zip(read_ahead, shard_sizes)):
+            return False
+        if not dropped:
+            next(stream)
+            given += batch_size
+        return True
+
     def epoch():
-        nonlocal given, size, batch_size
+        nonlocal given, size, batch_size, dropped
+        dropped = False
         while size is None or given < size:
             batch = next(stream)
             if size is None:
@@ -266,6 +286,7 @@ def dali_iterator_epochs(stream, meta, output_map, last_batch_policy="fill"):
             given += batch_size
             crossed = (r + given > s for r, s in zip(read_ahead, shard_sizes))
             if last_batch_policy == "drop" and any(crossed):
+                dropped = True
                 return  # DROP: the batch crossing a shard's end is not given
             keep = batch_size
             if last_batch_policy == "partial":  # cut at the shard's end
@@ -273,7 +294,10 @@ def dali_iterator_epochs(stream, meta, output_map, last_batch_policy="fill"):
             yield [{name: out.torch()[:keep] for name, out in zip(output_map, batch)}]
 
     while True:
-        yield epoch()
+        current = epoch()
+        yield current
+        while not ended():  # DALI ignored ``reset()`` before the epoch's end
+            yield current
         if not meta["stick_to_shard"]:  # the reader moves on to the next shard
             shard_id = (shard_id + 1) % num_shards
         if not carry_over:
@@ -297,8 +321,8 @@ def dali_iterator_epochs_many(streams, metas, output_map, last_batch_policy="fil
     """Per-epoch iterators over several pipelines (one ``reader.get_metadata()`` in
     ``metas`` for each): the batches a ``DALIGenericIterator([pipe, ...],
     reader_name=...)`` gave, one dict per pipeline. DALI counts the same samples for
-    each (only the shard differs), so their epochs end at the same batch. Run each
-    epoch to its end before taking the next."""
+    each (only the shard differs), so their epochs end at the same batch. An epoch
+    left before its end goes on at the next ``next()``."""
     loaders = [
         dali_iterator_epochs(stream, meta, output_map, last_batch_policy)
         for stream, meta in zip(streams, metas)
@@ -323,16 +347,36 @@ def dali_iterator_sized_epochs(
     ``DALIGenericIterator(pipe, size=size)`` without ``reader_name`` gave. DALI counts
     ``size`` samples per epoch over all its pipelines together, with no shards; FILL
     carries what was read past ``size`` into the next epoch unless the reader pads.
-    Run each epoch to its end before taking the next."""
+    An epoch left before its end goes on at the next ``next()``, as DALI ignored a
+    ``reset()`` there."""
     counter = 0
+    step = None  # the batch size, known from the first batch
+    dropped = False  # DROP: the batch running past ``size`` was read
+
+    def ended():
+        """Did the epoch reach its end (DALI's ``reset()`` reads the batch DROP
+        leaves out)?"""
+        nonlocal counter
+        if last_batch_policy != "drop" or step is None or counter >= size:
+            return counter >= size
+        if dropped:
+            return True
+        if counter + len(streams) * step <= size:
+            return False
+        for stream in streams:
+            next(stream)
+        counter += len(streams) * step
+        return True
 
     def epoch():
-        nonlocal counter
+        nonlocal counter, step, dropped
+        dropped = False
         while counter < size:
             batches = [next(stream) for stream in streams]
             step = batches[0][0].batch_size
             counter += len(streams) * step
             if last_batch_policy == "drop" and counter > size:
+                dropped = True
                 return
             data = [
                 {name: out.torch() for name, out in zip(output_map, batch)}
@@ -346,7 +390,10 @@ def dali_iterator_sized_epochs(
             yield data
 
     while True:
-        yield epoch()
+        current = epoch()
+        yield current
+        while not ended():  # DALI ignored ``reset()`` before the epoch's end
+            yield current
         carry = last_batch_policy == "fill" and not last_batch_padded
         counter = counter % size if carry else 0
 
@@ -355,12 +402,55 @@ def dali_iterator_source_epochs(epochs, output_map):
     """Per-epoch iterators giving ``[{name: torch tensor}]`` per batch: the batches a
     ``DALIGenericIterator`` without ``reader_name`` or ``size`` gave, each epoch ending
     where the external source raised ``StopIteration``. ``epochs()`` is the migrated
-    pipeline's generator of one epoch."""
+    pipeline's generator of one epoch (see ``_EpochFeed`` for an epoch left early)."""
+    epochs = _EpochFeed.of(epochs)
     while True:
         yield (
             [{name: out.torch() for name, out in zip(output_map, batch)}]
             for batch in epochs()
         )
+
+
+class _EpochFeed:
+    """A migrated pipeline whose external source ends each epoch (``StopIteration``),
+    as DALI ran it: the source drawn ``depth`` batches ahead of the consumer (the
+    pipeline's ``prefetch_queue_depth``). Each call gives the batches up to the
+    source's next end, as ``pipe.reset()`` and then ``pipe.run()`` until
+    ``StopIteration`` did: the reset takes effect only once the source's end was
+    drawn (the batches already computed come first, then a new pass over the source);
+    an epoch left before that goes on. ``epochs()`` is the migrated generator of one
+    epoch. An error is raised where the consumer reaches its batch."""
+
+    def __init__(self, epochs, depth=2):
+        self._epochs, self._depth = epochs, max(depth, 1)
+        self._batches, self._ahead, self._ended = None, collections.deque(), True
+
+    @classmethod
+    def of(cls, epochs):
+        """``epochs`` as a feed (a plain function: DALI's default depth)."""
+        return epochs if isinstance(epochs, cls) else cls(epochs)
+
+    def __call__(self):
+        if self._ended:
+            self._batches, self._ended = iter(self._epochs()), False
+        return self._epoch()
+
+    def _epoch(self):
+        while True:
+            while not self._ended and len(self._ahead) <= self._depth:
+                try:
+                    self._ahead.append((next(self._batches), None))
+                except StopIteration:
+                    self._ended = True
+                except Exception as error:  # raised when its batch is asked for
+                    self._ahead.append((None, error))
+                    self._ended = True
+            if not self._ahead:
+                return
+            batch, error = self._ahead.popleft()
+            if error is not None:
+                raise error
+            yield batch
 
 
 class DALIGenericIterator:
@@ -656,8 +746,8 @@ class _Stream:
     def __init__(self, pipeline):
         self.meta = pipeline[0] if self.is_pair(pipeline) else None
         pipeline = pipeline[1] if self.is_pair(pipeline) else pipeline
-        self._epochs = pipeline if callable(pipeline) else None
-        self._batches = iter(pipeline()) if callable(pipeline) else pipeline
+        self._epochs = _EpochFeed.of(pipeline) if callable(pipeline) else None
+        self._batches = iter(self._epochs()) if callable(pipeline) else pipeline
         self._ahead = []
 
     @staticmethod
@@ -679,8 +769,8 @@ class _Stream:
         return self._ahead.pop() if self._ahead else next(self._batches)
 
     def reset(self):
-        if self._epochs is not None:
-            self._batches, self._ahead = iter(self._epochs()), []
+        if self._epochs is not None:  # DALI's `pipe.reset()` (see `_EpochFeed`)
+            self._batches = iter(self._epochs())
 
 
 def prefetching(generator_function=None, *, depth=2):
@@ -697,7 +787,10 @@ def prefetching(generator_function=None, *, depth=2):
     generator, on ``close()``, when the iterator is garbage collected, and at
     interpreter exit (after its batch in flight). ``depth=1`` computes nothing ahead.
     A call may give ``prefetch_queue_depth=N``, as the pipeline's call could: that
-    call's depth (unless the function has a parameter of that name).
+    call's depth (unless the function has a parameter of that name). A function that
+    returns a generator function (one epoch per call, over a source that ends each
+    epoch) gives an ``_EpochFeed`` of that depth instead: what DALI read ahead
+    decides where an epoch left early goes on.
     """
 
     def decorate(function):
@@ -707,6 +800,8 @@ def prefetching(generator_function=None, *, depth=2):
         def start(*args, **kwargs):
             ahead = depth if takes_depth else kwargs.pop("prefetch_queue_depth", depth)
             batches = function(*args, **kwargs)
+            if callable(batches):  # one generator per epoch: the source's ends count
+                return _EpochFeed(batches, ahead)
             return batches if ahead <= 1 else _Prefetcher(batches, ahead)
 
         return start
