@@ -53,6 +53,8 @@ def test_helper_is_std_seed_seq():
         ("", "labels, images"),
         ("    images = fn.resize(images.gpu(), size=[8, 8])\n", "images, labels"),
         ("    images = fn.flip(images, horizontal=fn.random.coin_flip())\n", "images"),
+        ("    images = images * 2\n", "images, labels"),  # a number is no operator in DALI
+        ("    images = 1.0 - -images / 255.0\n", "images > 0.5, labels"),
     ],
 )
 def test_reader_first_in_the_graph_gets_the_pipelines_seed_for_it(body, outputs):
@@ -70,7 +72,9 @@ def test_reader_first_in_the_graph_gets_the_pipelines_seed_for_it(body, outputs)
     "body, outputs",
     [
         ("", "fn.random.coin_flip(), labels"),  # an operator without inputs comes first
-        ("    images = images * 2\n", "images, labels"),  # arithmetic: its constants may be operators
+        ("    images = [1, 2, 3] * images\n", "images, labels"),  # a list is an operator of its own
+        ("    images = fn.random.uniform(range=[0, 1]) * images\n", "images, labels"),
+        ("    images = scale * images\n", "images, labels"),  # a parameter: a number or a list
         ("    images = helper(images)\n", "images, labels"),
     ],
 )

@@ -60,9 +60,10 @@ def reader_comes_first(pipeline, dali_name) -> bool:
     Read from straight-line code only: every statement of the body a plain assignment or an
     expression, the final ``return`` a tuple display (or one value), and each value on the way from
     the first output to the reader a name, a ``fn.*`` operator called with that value as its first
-    positional input, ``.gpu()``/``.cpu()`` of it (no operator in pipeline mode), or one of the
-    reader's outputs picked by index. Anything else (arithmetic, whose constants may be operators,
-    helpers, branches, conditionals) is not known: ``False``."""
+    positional input, ``.gpu()``/``.cpu()`` of it (no operator in pipeline mode), arithmetic whose
+    first operand that is not a number is that value, or one of the reader's outputs picked by
+    index. Anything else (an operand that is a list or an unknown name, which may be an operator of
+    its own, helpers, branches, conditionals) is not known: ``False``."""
     if (
         pipeline.reader_index is None
         or pipeline.returns is None
@@ -177,6 +178,10 @@ def _first_input(expr: cst.BaseExpression, bound: dict, info_of):
         and bound.get(_key(expr.value)) == _READER_OUTPUTS
     ):
         return _READER  # `out[0]` of the reader's outputs: a Python list in pipeline mode
+    operands = _arithmetic_operands(expr)
+    if operands is not None:  # an arithmetic operator: its inputs are its operands but numbers
+        inputs = [operand for operand in operands if not _number(operand)]
+        return _first_input(inputs[0], bound, info_of) if inputs else None
     if not isinstance(expr, cst.Call):
         return None
     func = expr.func
@@ -191,6 +196,29 @@ def _first_input(expr: cst.BaseExpression, bound: dict, info_of):
     if positional[0].star:
         return None
     return _first_input(positional[0].value, bound, info_of)
+
+
+def _arithmetic_operands(expr: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The operands of an arithmetic or comparison expression, in order (DALI's
+    ``_arithm_op(name, *inputs)`` keeps them so); None for anything else."""
+    if isinstance(expr, cst.BinaryOperation):
+        return [expr.left, expr.right]
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        return [expr.expression]
+    comparing = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+        if isinstance(expr.comparisons[0].operator, comparing):
+            return [expr.left, expr.comparisons[0].comparator]
+    return None
+
+
+def _number(expr: cst.BaseExpression) -> bool:
+    """An ``int`` or ``float`` literal (signed): DALI writes it into the arithmetic operator's
+    expression (``integer_constants``/``real_constants``) rather than adding an operator for it,
+    which a list or an array would get (``_group_inputs`` in ``ops/_operators/math.py``)."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float))
 
 
 def shuffles_unseeded(call: cst.Call) -> bool:
