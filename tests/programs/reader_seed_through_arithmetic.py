@@ -26,7 +26,7 @@ for rank in range(2):
     pipe = normalized(sys.argv[1], seed=7 + rank)
     pipe.build()
     order = []
-    for step in range(6):  # more than one epoch of 13 files
+    for _ in range(6):  # more than one epoch of 13 files
         bright, labels = pipe.run()
         order += labels.as_array().ravel().tolist()
         order.append(int(bright.at(0).sum()))  # which picture came first
