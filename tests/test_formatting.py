@@ -392,5 +392,5 @@ def test_keyword_only_settings_after_parameters_on_a_line_of_their_own():
     out, _ = migrate_text(text)
     assert (
         "def create(\n    data_dir, crop, dali_cpu=False, is_training=True,\n"
-        "    *, batch_size, num_threads, device_id, seed=3\n):\n"
+        "    *, batch_size, num_threads, device_id=None, seed=3\n):\n"
     ) in out, out

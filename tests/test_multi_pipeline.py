@@ -257,7 +257,7 @@ def test_settings_another_module_gives_become_parameters_and_executor_ones_go(tm
     write_tree(tmp_path, {"train.py": PIPE, "main.py": main})
     result = cli("migrate", tmp_path)
     assert result.exit_code == 0, result.output
-    assert "def train_pipe(*, batch_size=2, seed):\n" in (tmp_path / "train.py").read_text()
+    assert "def train_pipe(*, batch_size=2, seed=None):\n" in (tmp_path / "train.py").read_text()
     assert (tmp_path / "main.py").read_text() == main.replace(USE, USED).replace(", prefetch_queue_depth=3", "")
 
 

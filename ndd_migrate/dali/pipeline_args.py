@@ -9,6 +9,9 @@ from ndd_migrate.syntax import cstutil
 
 # Become keyword-only parameters of the migrated generator (see docs/target-shape.md), in this order.
 PARAMETERS = ("batch_size", "num_threads", "device_id", "seed")
+# Those whose default in DALI 2.4's `Pipeline` is None and means something (`seed`: a random seed;
+# `device_id`: the current CUDA device), which the migrated function's keyword gets too.
+DEFAULT_NONE = frozenset({"device_id", "seed"})
 
 # Executor tuning and graph checks that have no dynamic-mode counterpart: dropped with a note.
 EXECUTOR_ONLY = frozenset(

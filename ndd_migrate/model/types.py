@@ -115,9 +115,14 @@ class PipelineFunction:
         for name in pipeline_args.PARAMETERS:
             if name in self.decorator_args:
                 out.append((name, self.decorator_args[name].value))
+            elif name in pipeline_args.DEFAULT_NONE and name in self.call_site_args:
+                # DALI's own default: a call that does not give it still works (a random seed,
+                # the current device)
+                out.append((name, cst.Name("None")))
             elif name in self.call_site_args or name == "batch_size":
-                # batch_size is required in pipeline mode: a keyword-only parameter without a
-                # default when the module never gives it (the caller must, as before).
+                # batch_size (num_threads too, in DALI 2.4's `build()`) is required in pipeline
+                # mode: a keyword-only parameter without a default when the module never gives
+                # it (the caller must, as before).
                 out.append((name, None))
         if self.checkpointing:
             out.append(("checkpoint", cst.Name("None")))  # an ndd.checkpoint.Checkpoint (NDD415)

@@ -67,7 +67,7 @@ RULE = Rule(
                 "import nvidia.dali.experimental.dynamic as ndd\n\n"
                 "from ndd_support import prefetching\n\n\n"
                 "@prefetching\n"
-                "def p(*, batch_size=2, seed):\n"
+                "def p(*, batch_size=2, seed=None):\n"
                 "    rng = ndd.random.RNG(seed=seed)\n"
                 "    while True:\n"
                 "        yield ndd.random.uniform(batch_size=batch_size, rng=rng).evaluate(),\n\n\n"
