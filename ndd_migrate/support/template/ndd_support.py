@@ -266,7 +266,7 @@ def dali_iterator_epochs(stream, meta, output_map, last_batch_policy="fill"):
         if not any(r + ahead > s for r, s in zip(read_ahead, shard_sizes)):
             return False
         if not dropped:
-            next(stream)
+            next(stream, None)
             given += batch_size
         return True
 
@@ -274,7 +274,9 @@ def dali_iterator_epochs(stream, meta, output_map, last_batch_policy="fill"):
         nonlocal given, size, batch_size, dropped
         dropped = False
         while size is None or given < size:
-            batch = next(stream)
+            batch = next(stream, None)
+            if batch is None:  # the pipeline's source ended: so does DALI's epoch
+                return
             if size is None:
                 batch_size = batch[0].batch_size
                 if last_batch_policy == "drop":  # no more than the smallest shard
@@ -364,7 +366,7 @@ def dali_iterator_sized_epochs(
         if counter + len(streams) * step <= size:
             return False
         for stream in streams:
-            next(stream)
+            next(stream, None)
         counter += len(streams) * step
         return True
 
@@ -372,7 +374,9 @@ def dali_iterator_sized_epochs(
         nonlocal counter, step, dropped
         dropped = False
         while counter < size:
-            batches = [next(stream) for stream in streams]
+            batches = [next(stream, None) for stream in streams]
+            if None in batches:  # a pipeline's source ended: so does DALI's epoch
+                return
             step = batches[0][0].batch_size
             counter += len(streams) * step
             if last_batch_policy == "drop" and counter > size:
