@@ -71,7 +71,7 @@ def test_an_epoch_left_early_goes_on_as_in_dali(how, reader, programs):
 SOURCE = """\
 import numpy as np
 from nvidia.dali import fn, pipeline_def
-from nvidia.dali.plugin.pytorch import DALIGenericIterator
+from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
 
 
 class Batches:
@@ -110,29 +110,32 @@ for epoch, stop in enumerate({stops}):
 
 # pipeline settings, the call's arguments; the stops cover every batch of a five-batch epoch
 SOURCE_CASES = [
-    ("", ""),
-    ("", "prefetch_queue_depth=1"),
-    (", prefetch_queue_depth=3", ""),
-    (", exec_pipelined=False, exec_async=False", ""),
+    ("", "", ""),
+    ("", "prefetch_queue_depth=1", ""),
+    (", prefetch_queue_depth=3", "", ""),
+    (", exec_pipelined=False, exec_async=False", "", ""),
+    ("", "", ", size=10"),  # the count and the source end together
+    ("", "", ", size=6, last_batch_policy=LastBatchPolicy.PARTIAL"),  # the count ends first
+    ("", "", ", size=14, last_batch_policy=LastBatchPolicy.DROP"),  # the source ends first
 ]
 SOURCE_STOPS = [1, 2, 3, 4, None, 0, 3, None]
 
 
 @pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
-@pytest.mark.parametrize("settings, call", SOURCE_CASES)
+@pytest.mark.parametrize("settings, call, sized", SOURCE_CASES)
 @pytest.mark.parametrize("interface", [False, True], ids=["epochs", "iterator-kept"])
-def test_an_epoch_left_early_over_a_source_that_ends_goes_on_as_in_dali(settings, call, interface, programs):
+def test_an_epoch_left_early_over_a_source_that_ends_goes_on_as_in_dali(settings, call, sized, interface, programs):
     """DALI drew the source ``prefetch_queue_depth`` batches ahead (1 without the pipelined
     executor): a `reset()` after a `break` starts a new pass only when the source's end was drawn
     already, after the batches computed ahead; otherwise the epoch goes on. The same with the
     iterator's interface kept (`len(loader)` read)."""
     pytest.importorskip("torch")
     uses = "SEEN.append(len(loader))\n" if interface else ""
-    original = SOURCE.format(settings=settings, call=call, keep="", stops=SOURCE_STOPS, uses=uses)
+    original = SOURCE.format(settings=settings, call=call, keep=sized, stops=SOURCE_STOPS, uses=uses)
     migrated, _ = migrate_text(original)
-    assert "TODO" not in migrated, migrated
+    assert "TODO" not in migrated and "return batches\n" in migrated, migrated
     if not interface:
-        assert "dali_iterator_source_epochs" in migrated, migrated
+        assert f"dali_iterator_{'sized' if sized else 'source'}_epochs" in migrated, migrated
     expected, got = _seen_by_both(programs, original, migrated, ".")
     assert got == expected

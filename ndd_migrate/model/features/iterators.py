@@ -297,12 +297,14 @@ def _metadata_refusal(pipeline, plain: set, factories: set) -> str | None:
 
 
 def mark_restarts(analyzer, calls) -> None:
-    """Set ``pipeline.restarts`` for the pipeline functions whose every object only feeds a PyTorch
-    iterator with neither ``reader_name`` nor ``size=`` (and may be built): their epochs end where
-    their external source raises ``StopIteration`` and start again after the iterator's reset, so
-    the function becomes one that gives a new generator per epoch over the same source
-    (docs/target-shape.md, "Framework iterators"). ``calls`` are the analysis' ``(call, qualified
-    name)``s.
+    """Set ``pipeline.restarts`` for the pipeline functions whose every object only feeds PyTorch
+    iterators without ``reader_name`` (and may be built): their epochs end where their external
+    source raises ``StopIteration`` (or, with ``size=``, where the count says, if the source has not
+    ended first) and start again after the iterator's reset, so the function becomes one that gives
+    a new generator per epoch over the same source (docs/target-shape.md, "Framework iterators"):
+    a source that starts again after its ``StopIteration`` (DALI's documented
+    ``ExternalInputIterator``) goes on in the next epoch. ``calls`` are the analysis' ``(call,
+    qualified name)``s.
 
     Measured in DALI 2.4: the source is made an iterator once, ``iter(source)`` when the graph is
     built, and each epoch draws ``next()`` from that same iterator; a callable's iteration index
@@ -310,7 +312,7 @@ def mark_restarts(analyzer, calls) -> None:
     (ndd_migrate.codegen.external_source_loop). ``cycle=`` and a ``batch=`` decided at run time
     are left out."""
     model = analyzer.model
-    given = _iterators_without_size(analyzer, calls)
+    given = _iterators_without_reader(analyzer, calls)
     if not given:
         return
     plain = plain_call_sites(model, analyzer.assigns)
@@ -339,14 +341,14 @@ def mark_restarts(analyzer, calls) -> None:
             )
 
 
-def _iterators_without_size(analyzer, calls) -> dict[int, cst.Call]:
-    """The PyTorch iterator calls given one pipeline by name, with neither ``reader_name`` nor
-    ``size=``: the id of the name given → the call."""
+def _iterators_without_reader(analyzer, calls) -> dict[int, cst.Call]:
+    """The PyTorch iterator calls given one pipeline by name, without ``reader_name``: the id of
+    the name given → the call."""
     given: dict[int, cst.Call] = {}
     for call, _ in calls:
         dali = names.dali_name(analyzer, call.func)
         expr = epoch_aware(call, dali)
-        if expr is None or any(a.keyword is not None and a.keyword.value in ("reader_name", "size") for a in call.args):
+        if expr is None or any(a.keyword is not None and a.keyword.value == "reader_name" for a in call.args):
             continue
         items = listed(expr)
         if len(items) == 1 and isinstance(items[0], (cst.Name, cst.Attribute)):

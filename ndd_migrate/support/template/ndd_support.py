@@ -350,7 +350,10 @@ def dali_iterator_sized_epochs(
     ``size`` samples per epoch over all its pipelines together, with no shards; FILL
     carries what was read past ``size`` into the next epoch unless the reader pads.
     An epoch left before its end goes on at the next ``next()``, as DALI ignored a
-    ``reset()`` there."""
+    ``reset()`` there. A pipeline giving one generator per epoch (over a source that
+    ends) is reset at each epoch's end, as DALI reset it (see ``_EpochFeed``)."""
+    feeds = [_EpochFeed.of(s) if callable(s) else None for s in streams]
+    streams = [iter(f()) if f is not None else s for f, s in zip(feeds, streams)]
     counter = 0
     step = None  # the batch size, known from the first batch
     dropped = False  # DROP: the batch running past ``size`` was read
@@ -400,6 +403,7 @@ def dali_iterator_sized_epochs(
             yield current
         carry = last_batch_policy == "fill" and not last_batch_padded
         counter = counter % size if carry else 0
+        streams[:] = [iter(f()) if f is not None else s for f, s in zip(feeds, streams)]
 
 
 def dali_iterator_source_epochs(epochs, output_map):
