@@ -691,7 +691,16 @@ def test_a_source_in_one_branch_and_a_reader_in_the_other_is_not_called_readerle
     out, result = migrate_text(source)
     said = [d.message for d in result.diagnostics if d.code == "NDD421"]
     assert said and not any("without a reader" in m for m in said)
-    assert any("no reader among the statements of the function's body" in m for m in said)
+    assert said == [f"`p` not migrated: {external_source.BRANCH_BESIDE_READER}"]
+    # a reader in the source's own branch is no reader of another branch: the general reason
+    both = source.replace(
+        "        images, labels = fn.external_source(source=render, num_outputs=2)\n",
+        "        images, labels = fn.external_source(source=render, num_outputs=2)\n"
+        "        extra, _ = fn.readers.file(file_root=root)\n",
+    )
+    assert both != source
+    said = [d.message for d in migrate_text(both)[1].diagnostics if d.code == "NDD421"]
+    assert said == [f"`p` not migrated: {external_source.NESTED_WITHOUT_READER}"]
 
 
 PARAMETER_SOURCE = """\

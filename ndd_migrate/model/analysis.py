@@ -543,7 +543,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         for call in pipeline.external_sources:
             where = external_source.place(pipeline.node, call, self.parents)
             found = external_source.analyse(
-                pipeline.node, module, call, where, pipeline.reader_index is not None, parameter
+                pipeline.node, module, call, where, pipeline.reader_index is not None, parameter, self._is_reader
             )
             if pipeline.source is not None:
                 found = "more than one external source: decide how their epochs line up"

@@ -85,6 +85,12 @@ NESTED_WITHOUT_READER = (
     "`if` does not count): the batch loop cannot draw from a source that exists only under a condition; make it a "
     "statement of the function's body"
 )
+BRANCH_BESIDE_READER = (
+    "an external source in one branch of an `if` and a reader in another: the condition picks one graph "
+    "per pipeline, when it is built, and the generator would need a batch loop of each kind (the reader's "
+    "epochs, or the source until it ends); write one pipeline function per branch (the code after the `if` in "
+    "a function both call) and choose between them where the pipeline is made"
+)
 NOT_BUILD_TIME = (
     "an external source inside an `if` whose condition is not made of the pipeline function's parameters alone "
     "(names not assigned in it, literals, `and`/`or`/`not`, comparisons): only such a condition is known to be "
@@ -176,10 +182,12 @@ def analyse(
     where: tuple[int, cst.SimpleStatementLine, bool] | str | None,
     has_reader: bool,
     parameter: Callable[[str, bool], tuple[str, int | None] | str | None] | None = None,
+    is_reader: Callable[[cst.Call], bool] | None = None,
 ) -> SourceSpec | str:
     """The spec of ``call`` in pipeline function ``fn_node``, or why it cannot be migrated.
 
-    ``where``: what :func:`place` says. ``parameter(name, none_allowed)``: when ``name`` is a
+    ``where``: what :func:`place` says; ``is_reader`` tells a reader call (a reader beside the
+    source in the same ``if`` is named in the reason). ``parameter(name, none_allowed)``: when ``name`` is a
     parameter of the pipeline function (or of the factory whose body builds the graph), the kind of
     source every call passes there (:func:`passed_source_kind`), else why it is not known; None
     for a name that is no such parameter."""
@@ -189,7 +197,8 @@ def analyse(
         return where
     index, stmt, nested = where
     if nested and not has_reader:
-        return NESTED_WITHOUT_READER
+        beside = is_reader is not None and _reader_in_other_branch(fn_node.body.body[index], stmt, is_reader)
+        return BRANCH_BESIDE_READER if beside else NESTED_WITHOUT_READER
     draw = _draw(call, fn_node, index, has_reader)
     if isinstance(draw, str):
         return draw
@@ -222,6 +231,23 @@ def analyse(
         statement=stmt,
         nested=nested,
     )
+
+
+def _reader_in_other_branch(outer: cst.CSTNode, stmt: cst.CSTNode, is_reader: Callable[[cst.Call], bool]) -> bool:
+    """Is there a reader in a branch of ``outer`` (the ``if`` of the function's body that holds
+    ``stmt``) other than the branch of ``stmt``, and none in that one?"""
+    branches, node = [], outer
+    while isinstance(node, cst.If):
+        branches.append(node.body)
+        node = node.orelse
+    if isinstance(node, cst.Else):
+        branches.append(node.body)
+
+    def readers(branch: cst.CSTNode) -> bool:
+        return any(isinstance(n, cst.Call) and is_reader(n) for n in tree.walk(branch))
+
+    own = [b for b in branches if any(n is stmt for n in tree.walk(b))]
+    return len(own) == 1 and not readers(own[0]) and any(readers(b) for b in branches if b is not own[0])
 
 
 @dataclass
