@@ -131,11 +131,13 @@ def test_a_print_of_graph_nodes_is_dropped_with_a_note():
     """Pipeline mode printed `DataNode(name=..., source=...)` once, when the graph was built: no data,
     and no dynamic-mode counterpart. The statement goes, and a note says why."""
     out, result = migrate_text(
-        HEAD + "    data = fn.readers.numpy(file_root=root)\n    print(data)\n    scaled = data * 2\n"
+        HEAD
+        + "    data = fn.readers.numpy(file_root=root)\n    # the scaled copy\n    print(data)\n    scaled = data * 2\n"
         "    print('scaled', type(scaled), root, sep=' ')\n    return scaled\n"
     )
     assert not any(d.needs_human for d in result.diagnostics), [d.message for d in result.diagnostics]
     assert "print" not in out
+    assert "    # the scaled copy\n            scaled = data * 2\n" in _loop_body(out)  # the comment stays
     notes = [d.message for d in result.diagnostics if "dropped: pipeline mode ran it once" in d.message]
     assert [note.split("`")[1] for note in notes] == ["print(data)", "print('scaled', type(scaled), root, sep=' ')"]
     assert "printed graph nodes" in notes[0]

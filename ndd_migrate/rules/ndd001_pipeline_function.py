@@ -419,14 +419,19 @@ class Impl(RuleImpl):
 
     def _not_dropped(self, pipeline: PipelineFunction, kept: list, body: list, shift: int) -> list:
         """``kept`` paired with ``body``, but for the statements the generator drops (a ``print`` of
-        graph nodes, build_time), each reported with the note that says why."""
-        pairs = []
+        graph nodes, build_time), each reported with the note that says why; the comments above a
+        dropped statement go to the next one (they may say what the code below does)."""
+        pairs, comments = [], []
         for (index, orig_stmt), stmt in zip(kept, body):
             why = pipeline.dropped.get(index + shift)
             if why is None:
+                if comments:
+                    stmt = stmt.with_changes(leading_lines=[*comments, *stmt.leading_lines])
+                    comments = []
                 pairs.append(((index, orig_stmt), stmt))
             else:
                 self.ctx.report(self.code, orig_stmt, why, fixed=True)
+                comments += [line for line in stmt.leading_lines if line.comment is not None]
         return pairs
 
     def _take_source(
