@@ -91,6 +91,15 @@ BRANCH_BESIDE_READER = (
     "epochs, or the source until it ends); write one pipeline function per branch (the code after the `if` in "
     "a function both call) and choose between them where the pipeline is made"
 )
+_WRITE_IT = (
+    "write the graph as a function of that batch (`ndd.batch(data)`, a copy as `feed_input` made; `ndd.as_batch(data)` "
+    "with `no_copy=True`) and call it where the data is fed, one call per `run()`"
+)
+NO_SOURCE = "no `source=`: the data arrives through `pipe.feed_input(...)` (or `pipe.run(name=data)`); " + _WRITE_IT
+NO_SOURCE_FED_ELSEWHERE = (
+    "no `source=`, and nothing in this module feeds it (`feed_input`, `run(name=data)`): the code that does is "
+    "elsewhere (a DALI proxy server, Triton's DALI backend, another module); " + _WRITE_IT
+)
 NOT_BUILD_TIME = (
     "an external source inside an `if` whose condition is not made of the pipeline function's parameters alone "
     "(names not assigned in it, literals, `and`/`or`/`not`, comparisons): only such a condition is known to be "
@@ -200,6 +209,8 @@ def analyse(
         beside = is_reader is not None and _reader_in_other_branch(fn_node.body.body[index], stmt, is_reader)
         return BRANCH_BESIDE_READER if beside else NESTED_WITHOUT_READER
     draw = _draw(call, fn_node, index, has_reader)
+    if draw is NO_SOURCE and not _fed_in(module):
+        return NO_SOURCE_FED_ELSEWHERE
     if isinstance(draw, str):
         return draw
     targets = _targets(stmt, call)
@@ -231,6 +242,18 @@ def analyse(
         statement=stmt,
         nested=nested,
     )
+
+
+def _fed_in(module: cst.Module) -> bool:
+    """Does ``module`` call ``.feed_input(...)``, or ``.run(...)`` with keywords (``pipe.run(data=x)``
+    feeds the external source named ``data``), on anything?"""
+    for node in tree.walk(module):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value == "feed_input" or (
+                node.func.attr.value == "run" and any(a.keyword is not None for a in node.args)
+            ):
+                return True
+    return False
 
 
 def _reader_in_other_branch(outer: cst.CSTNode, stmt: cst.CSTNode, is_reader: Callable[[cst.Call], bool]) -> bool:
@@ -268,10 +291,7 @@ def _draw(call: cst.Call, fn_node: cst.FunctionDef, index: int, has_reader: bool
         return "an external source with arguments the migration does not know"
     source = source_expr(call)
     if source is None or (isinstance(source, cst.Name) and source.value == "None"):
-        return (
-            "no `source=`: the data arrives through `pipe.feed_input(...)`; call `ndd.as_batch(data)` "
-            "where it is fed instead"
-        )
+        return NO_SOURCE
     flags = {}
     for name, default in (("batch_info", False), ("repeat_last", False)):
         arg = cstutil.kwarg(call, name)
