@@ -125,3 +125,41 @@ def test_a_graph_branch_on_a_build_time_flag_stays_in_the_loop():
     )
     assert not any(d.needs_human for d in result.diagnostics)
     assert "if flip:\n                data = ndd.flip(data)" in _loop_body(out)
+
+
+def test_a_print_of_graph_nodes_is_dropped_with_a_note():
+    """Pipeline mode printed `DataNode(name=..., source=...)` once, when the graph was built: no data,
+    and no dynamic-mode counterpart. The statement goes, and a note says why."""
+    out, result = migrate_text(
+        HEAD
+        + "    data = fn.readers.numpy(file_root=root)\n    # the scaled copy\n    print(data)\n    scaled = data * 2\n"
+        "    print('scaled', type(scaled), root, sep=' ')\n    return scaled\n"
+    )
+    assert not any(d.needs_human for d in result.diagnostics), [d.message for d in result.diagnostics]
+    assert "print" not in out
+    assert "    # the scaled copy\n            scaled = data * 2\n" in _loop_body(out)  # the comment stays
+    notes = [d.message for d in result.diagnostics if "dropped: pipeline mode ran it once" in d.message]
+    assert [note.split("`")[1] for note in notes] == ["print(data)", "print('scaled', type(scaled), root, sep=' ')"]
+    assert "printed graph nodes" in notes[0]
+
+
+def test_a_print_of_what_is_not_a_graph_node_as_it_is_blocks():
+    """The data's properties, a node computed in the `print`, a name the body binds otherwise too, a
+    name only bound after the `print` (a parameter then), a `print` the module defines: each printed
+    something the generator cannot print once, or is not the builtin."""
+    cases = {
+        "print(data.name)": "    data = fn.readers.numpy(file_root=root)\n    print(data.name)\n",
+        "print(data + 1)": "    data = fn.readers.numpy(file_root=root)\n    print(data + 1)\n",
+        "print(data)": "    data = fn.readers.numpy(file_root=root)\n    data = [data]\n    print(data)\n",
+        "print(root)": "    print(root)\n    root = fn.readers.numpy(file_root='x')\n    data = root\n",
+    }
+    for text, body in cases.items():
+        out, result = migrate_text(HEAD + body + "    return data\n")
+        assert "ndd." not in out, text
+        assert any(f"`{text}` runs once" in d.message for d in result.diagnostics), (text, result.diagnostics)
+    shadowed = HEAD.replace("LOG = []\n", "def print(*values):\n    LOG.append(values)\n\n\nLOG = []\n")
+    out, result = migrate_text(
+        shadowed + "    data = fn.readers.numpy(file_root=root)\n    print(data)\n    return data\n"
+    )
+    assert "ndd." not in out
+    assert any("`print(data)` runs once" in d.message for d in result.diagnostics)

@@ -691,7 +691,16 @@ def test_a_source_in_one_branch_and_a_reader_in_the_other_is_not_called_readerle
     out, result = migrate_text(source)
     said = [d.message for d in result.diagnostics if d.code == "NDD421"]
     assert said and not any("without a reader" in m for m in said)
-    assert any("no reader among the statements of the function's body" in m for m in said)
+    assert said == [f"`p` not migrated: {external_source.BRANCH_BESIDE_READER}"]
+    # a reader in the source's own branch is no reader of another branch: the general reason
+    both = source.replace(
+        "        images, labels = fn.external_source(source=render, num_outputs=2)\n",
+        "        images, labels = fn.external_source(source=render, num_outputs=2)\n"
+        "        extra, _ = fn.readers.file(file_root=root)\n",
+    )
+    assert both != source
+    said = [d.message for d in migrate_text(both)[1].diagnostics if d.code == "NDD421"]
+    assert said == [f"`p` not migrated: {external_source.NESTED_WITHOUT_READER}"]
 
 
 PARAMETER_SOURCE = """\
@@ -792,3 +801,24 @@ def test_a_run_time_source_with_a_run_time_batch_and_a_list_of_outputs():
     expected = _collect(original.run)
     assert _collect(_load(migrated).make().__next__) == expected
     assert expected[-1] == "StopIteration" and len(expected) == 3
+
+
+def test_a_source_without_source_says_where_it_is_fed():
+    """An external source with no `source=` is fed by `feed_input` or `run(name=data)`, one batch
+    per `run()`: the reason says so, and says when nothing in the module feeds it (a DALI proxy
+    server, Triton, another module do)."""
+    graph = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "@pipeline_def(batch_size=1, num_threads=1, device_id=None, prefetch_queue_depth=1)\n"
+        "def fed():\n    data = fn.external_source(name='data')\n    return data + 1\n"
+    )
+    consumers = {
+        "pipe = fed()\npipe.build()\npipe.feed_input('data', [[1]])\nout = pipe.run()\n": external_source.NO_SOURCE,
+        "pipe = fed()\nout = pipe.run(data=[[1]])\n": external_source.NO_SOURCE,
+        "": external_source.NO_SOURCE_FED_ELSEWHERE,
+    }
+    for consumer, reason in consumers.items():
+        text, result = migrate_text(graph + "\n\n" + consumer)
+        said = [d.message for d in result.diagnostics if d.code == "NDD421" and d.needs_human]
+        assert said == [f"`fed` not migrated: {reason}"], (consumer, said)
+        assert "@pipeline_def" in text

@@ -291,8 +291,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         is_op_call = self._is_op_call
         anchor = pipeline.reader_index
         once = frozenset(i for i in range(anchor or 0) if not build_time.calls_op(body[i], is_op_call))
-        placed = build_time.place(body, is_op_call, once)
-        pipeline.hoisted = placed.hoisted - once
+        placed = build_time.place(body, is_op_call, once, build_time.unshadowed(self.scope_of))
+        pipeline.hoisted, pipeline.dropped = placed.hoisted - once, placed.dropped
         pipeline.problems.extend(Problem(constructs.PIPELINE_FUNCTION, node, why) for node, why in placed.problems)
         if self._depth:  # built in a function (a factory, a method): checked once its source is known
             pipeline.built_in = self._depth[-1].name.value
@@ -543,7 +543,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         for call in pipeline.external_sources:
             where = external_source.place(pipeline.node, call, self.parents)
             found = external_source.analyse(
-                pipeline.node, module, call, where, pipeline.reader_index is not None, parameter
+                pipeline.node, module, call, where, pipeline.reader_index is not None, parameter, self._is_reader
             )
             if pipeline.source is not None:
                 found = "more than one external source: decide how their epochs line up"

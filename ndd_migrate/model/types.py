@@ -88,6 +88,8 @@ class PipelineFunction:
     top_level_readers: list[cst.Call] = field(default_factory=list)
     local_names: set[str] = field(default_factory=set)
     hoisted: set[int] = field(default_factory=set)  # body statements run once, before the loop (build_time)
+    # body statements dropped, with the note that says why: a `print` of graph nodes (build_time)
+    dropped: dict[int, str] = field(default_factory=dict)
     built_in: str | None = None  # the function whose body defines this one (a factory, a method)
     # The first statements of the body, which store on an outside object: written where the graph was
     # built, between the `def` and its one call (ndd_migrate.model.values.build_time.lift_refusal).

@@ -397,7 +397,7 @@ class Impl(RuleImpl):
         ]
         if returns:
             kept = kept[:-1]  # the final `return`, popped by the caller
-        for (index, orig_stmt), stmt in zip(kept, body):
+        for (index, orig_stmt), stmt in self._not_dropped(pipeline, kept, body, shift):
             if index + shift < pipeline.lifted:  # no docstring then (build_time.lift_refusal)
                 parts.lifted.append(stmt)
             elif index + shift in pipeline.hoisted:
@@ -416,6 +416,23 @@ class Impl(RuleImpl):
                 parts.prologue.append(stmt)  # plain Python the reader may need (paths, lists)
             else:
                 parts.per_batch.append(stmt)
+
+    def _not_dropped(self, pipeline: PipelineFunction, kept: list, body: list, shift: int) -> list:
+        """``kept`` paired with ``body``, but for the statements the generator drops (a ``print`` of
+        graph nodes, build_time), each reported with the note that says why; the comments above a
+        dropped statement go to the next one (they may say what the code below does)."""
+        pairs, comments = [], []
+        for (index, orig_stmt), stmt in zip(kept, body):
+            why = pipeline.dropped.get(index + shift)
+            if why is None:
+                if comments:
+                    stmt = stmt.with_changes(leading_lines=[*comments, *stmt.leading_lines])
+                    comments = []
+                pairs.append(((index, orig_stmt), stmt))
+            else:
+                self.ctx.report(self.code, orig_stmt, why, fixed=True)
+                comments += [line for line in stmt.leading_lines if line.comment is not None]
+        return pairs
 
     def _take_source(
         self, pipeline: PipelineFunction, parts: _Parts, stmt: cst.SimpleStatementLine, beside: bool

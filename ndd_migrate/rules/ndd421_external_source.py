@@ -60,7 +60,8 @@ RULE = Rule(
         "iteration 0 with the epoch's index one more, as after `pipe.reset()`. "
         'Reported for a human: `cycle="raise"`, `cycle=` or `batch_info=True` with a `batch=` decided at run time, no `source` (`feed_input`), a reader '
         "and an external source that ends (no `cycle=`), an external source in an `if` on anything else than the "
-        "parameters or in any other block, in an `if` without a reader, `cycle=` over a generator object (DALI refuses "
+        "parameters or in any other block, in an `if` without a reader (the reason names a reader in another "
+        "branch of the `if`: one pipeline function per branch), `cycle=` over a generator object (DALI refuses "
         "it), several external sources. "
         "In a legacy `Pipeline` subclass (NDD401), `ops.ExternalSource` objects fed by `self.feed_input(self.x, "
         "data, layout=...)` in `iter_setup` (`self.x = self.source()` a statement of `define_graph`): `iter_setup` "

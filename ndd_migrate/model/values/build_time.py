@@ -7,7 +7,10 @@ only computes graph values or local names means the same either way, but one tha
 something outside the function -- ``print(...)``, ``CALLS.append(...)``, ``self.count += 1``,
 ``counter += 1`` on a ``global`` -- would act once per batch. Such a statement (at the top of the
 body) that depends on no graph value and on no name the body binds otherwise runs once, before the
-loop (:attr:`Placement.hoisted`); one that does cannot be moved and blocks the conversion.
+loop (:attr:`Placement.hoisted`); one that does cannot be moved and blocks the conversion, but for
+a ``print`` of graph nodes themselves (``print(images)``, ``print("hq", type(hq))``): what it printed
+was the node (``DataNode(name=..., source=...)``: no data), which dynamic mode has no counterpart for,
+so it is dropped with a note (:attr:`Placement.dropped`) rather than run for every batch.
 
 A block of the body (``if verbose: print(...)``, ``for`` / ``while`` / ``with`` / ``try``) that holds
 such a statement anywhere inside it is one unit: it moves before the loop as a whole, or blocks.
@@ -21,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst.metadata import Assignment
 
 from ndd_migrate.syntax import cstutil, tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia, VisitsBindings
@@ -30,12 +34,20 @@ from ndd_migrate.syntax.cstutil import SkipsTrivia, VisitsBindings
 class Placement:
     hoisted: set[int] = field(default_factory=set)  # indices in the body: run once, before the loop
     problems: list[tuple[cst.CSTNode, str]] = field(default_factory=list)  # (statement, why)
+    dropped: dict[int, str] = field(default_factory=dict)  # index in the body → the note that says why
 
 
-def place(body, is_op_call: Callable[[cst.Call], bool], once: frozenset[int] = frozenset()) -> Placement:
+def place(
+    body,
+    is_op_call: Callable[[cst.Call], bool],
+    once: frozenset[int] = frozenset(),
+    builtin: Callable[[cst.Name], bool] | None = None,
+) -> Placement:
     """Where each top-level statement of ``body`` that acts outside the function runs; ``is_op_call``
     tells the calls that build the graph (``fn.*``, a legacy operator object) from other calls;
-    ``once`` holds the indices of statements the conversion already runs once, before the loop."""
+    ``once`` holds the indices of statements the conversion already runs once, before the loop;
+    ``builtin`` tells a name that is the builtin of that name (nothing shadows it): without it no
+    ``print`` of graph nodes is dropped."""
     found = Placement()
     declared = {
         n.name.value
@@ -55,9 +67,117 @@ def place(body, is_op_call: Callable[[cst.Call], bool], once: frozenset[int] = f
                 found.problems.append((stmt, _why(stmt, rebound)))
             else:
                 found.hoisted.add(index)
+        elif builtin is not None and _prints_nodes(body, index, per_batch, is_op_call, builtin):
+            found.dropped[index] = _why_dropped(stmt)
         else:
             found.problems.append((stmt, _why(stmt)))
     return found
+
+
+def _prints_nodes(body, index: int, per_batch: set[str], is_op_call, builtin: Callable[[cst.Name], bool]) -> bool:
+    """Is ``body[index]`` a lone builtin ``print(...)`` whose every value of the loop is a graph node
+    as it is (``images``) or its type (``type(images)``), among values known when the graph was built?
+
+    A node is a name every binding of which in the body is a statement ``name = fn.op(...)`` (or
+    ``a, b = fn.op(...)``) of its own, one of them before the ``print``: the value the ``print``
+    read was that node, and ``str()`` of a ``DataNode`` reads its name, device and operator, no data
+    (``data_node.py``). Anything else about the data (``images.shape``, ``images + 1``) is not one."""
+    call = _lone_call(body[index])
+    if call is None or not _called(call, "print", builtin) or calls_op(body[index], is_op_call):
+        return False
+    nodes = _node_names(body, index, is_op_call)
+    shown = 0
+    for arg in call.args:
+        value = arg.value
+        if _called(value, "type", builtin) and len(value.args) == 1 and not value.args[0].keyword:
+            value = value.args[0].value if not value.args[0].star else value
+        if arg.keyword is None and not arg.star and isinstance(value, cst.Name) and value.value in nodes:
+            shown += 1
+        elif _Names.of(arg.value).read & per_batch:
+            return False
+    return shown > 0
+
+
+def _lone_call(stmt) -> cst.Call | None:
+    """The call of a statement that is one call and nothing else."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr):
+        value = stmt.body[0].value
+        return value if isinstance(value, cst.Call) else None
+    return None
+
+
+def _called(value: cst.BaseExpression, name: str, builtin: Callable[[cst.Name], bool]) -> bool:
+    """Is ``value`` a call of the builtin ``name``?"""
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value == name
+        and builtin(value.func)
+    )
+
+
+def unshadowed(scope_of: Callable[[cst.CSTNode], object]) -> Callable[[cst.Name], bool]:
+    """``builtin`` for :func:`place`: is a name the builtin of that name, where it is read (no
+    binding of the module, of the function or of an enclosing one)? ``scope_of``: a node's scope."""
+
+    def builtin(name: cst.Name) -> bool:
+        scope = scope_of(name)
+        return scope is not None and not any(isinstance(a, Assignment) for a in scope[name.value])
+
+    return builtin
+
+
+def _node_names(body, index: int, is_op_call) -> set[str]:
+    """The names that hold a graph node when ``body[index]`` runs: bound last, before it, by a
+    statement ``targets = value`` of the body's own (plain names, or a tuple or list of them) where
+    ``value`` is an op call, ``.gpu()``/``.cpu()`` of a node, or arithmetic of a node with a node or
+    a number (a ``DataNode`` operator makes a node)."""
+    nodes: set[str] = set()
+    for stmt in body[:index]:
+        bound = _Names.of(stmt).bound
+        assign = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if (
+            isinstance(assign, cst.Assign)
+            and len(assign.targets) == 1
+            and all(isinstance(n, cst.Name) for n in _elements(assign.targets[0].target))
+            and _makes_node(assign.value, nodes, is_op_call)
+        ):
+            nodes |= bound
+        else:
+            nodes -= bound
+    return nodes
+
+
+def _makes_node(value: cst.BaseExpression, nodes: set[str], is_op_call) -> bool:
+    def node(operand: cst.BaseExpression) -> bool:
+        return isinstance(operand, cst.Name) and operand.value in nodes
+
+    if isinstance(value, cst.Call):
+        if is_op_call(value):
+            return True
+        func = value.func
+        return (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in ("gpu", "cpu")
+            and not value.args
+            and node(func.value)
+        )
+    if isinstance(value, cst.BinaryOperation):
+        sides = (value.left, value.right)
+        return any(node(side) for side in sides) and all(
+            node(side) or isinstance(side, (cst.Integer, cst.Float)) for side in sides
+        )
+    return False
+
+
+def _why_dropped(stmt: cst.SimpleStatementLine, limit: int = 60) -> str:
+    text = " ".join(cstutil.code(stmt.body[0]).split())
+    text = text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+    return (
+        f"`{text}` dropped: pipeline mode ran it once, when it built the graph, and it printed graph nodes "
+        "(`DataNode(name=..., source=...)`: no data), which dynamic mode does not have; "
+        "print the batch itself to see its data (at every batch)"
+    )
 
 
 def _loop_names(body, kinds: list, is_op_call, once: frozenset[int]) -> set[str]:

@@ -85,6 +85,21 @@ NESTED_WITHOUT_READER = (
     "`if` does not count): the batch loop cannot draw from a source that exists only under a condition; make it a "
     "statement of the function's body"
 )
+BRANCH_BESIDE_READER = (
+    "an external source in one branch of an `if` and a reader in another: the condition picks one graph "
+    "per pipeline, when it is built, and the generator would need a batch loop of each kind (the reader's "
+    "epochs, or the source until it ends); write one pipeline function per branch (the code after the `if` in "
+    "a function both call) and choose between them where the pipeline is made"
+)
+_WRITE_IT = (
+    "write the graph as a function of that batch (`ndd.batch(data)`, a copy as `feed_input` made; `ndd.as_batch(data)` "
+    "with `no_copy=True`) and call it where the data is fed, one call per `run()`"
+)
+NO_SOURCE = "no `source=`: the data arrives through `pipe.feed_input(...)` (or `pipe.run(name=data)`); " + _WRITE_IT
+NO_SOURCE_FED_ELSEWHERE = (
+    "no `source=`, and nothing in this module feeds it (`feed_input`, `run(name=data)`): the code that does is "
+    "elsewhere (a DALI proxy server, Triton's DALI backend, another module); " + _WRITE_IT
+)
 NOT_BUILD_TIME = (
     "an external source inside an `if` whose condition is not made of the pipeline function's parameters alone "
     "(names not assigned in it, literals, `and`/`or`/`not`, comparisons): only such a condition is known to be "
@@ -176,10 +191,12 @@ def analyse(
     where: tuple[int, cst.SimpleStatementLine, bool] | str | None,
     has_reader: bool,
     parameter: Callable[[str, bool], tuple[str, int | None] | str | None] | None = None,
+    is_reader: Callable[[cst.Call], bool] | None = None,
 ) -> SourceSpec | str:
     """The spec of ``call`` in pipeline function ``fn_node``, or why it cannot be migrated.
 
-    ``where``: what :func:`place` says. ``parameter(name, none_allowed)``: when ``name`` is a
+    ``where``: what :func:`place` says; ``is_reader`` tells a reader call (a reader beside the
+    source in the same ``if`` is named in the reason). ``parameter(name, none_allowed)``: when ``name`` is a
     parameter of the pipeline function (or of the factory whose body builds the graph), the kind of
     source every call passes there (:func:`passed_source_kind`), else why it is not known; None
     for a name that is no such parameter."""
@@ -189,8 +206,11 @@ def analyse(
         return where
     index, stmt, nested = where
     if nested and not has_reader:
-        return NESTED_WITHOUT_READER
+        beside = is_reader is not None and _reader_in_other_branch(fn_node.body.body[index], stmt, is_reader)
+        return BRANCH_BESIDE_READER if beside else NESTED_WITHOUT_READER
     draw = _draw(call, fn_node, index, has_reader)
+    if draw is NO_SOURCE and not _fed_in(module):
+        return NO_SOURCE_FED_ELSEWHERE
     if isinstance(draw, str):
         return draw
     targets = _targets(stmt, call)
@@ -224,6 +244,35 @@ def analyse(
     )
 
 
+def _fed_in(module: cst.Module) -> bool:
+    """Does ``module`` call ``.feed_input(...)``, or ``.run(...)`` with keywords (``pipe.run(data=x)``
+    feeds the external source named ``data``), on anything?"""
+    for node in tree.walk(module):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value == "feed_input" or (
+                node.func.attr.value == "run" and any(a.keyword is not None for a in node.args)
+            ):
+                return True
+    return False
+
+
+def _reader_in_other_branch(outer: cst.CSTNode, stmt: cst.CSTNode, is_reader: Callable[[cst.Call], bool]) -> bool:
+    """Is there a reader in a branch of ``outer`` (the ``if`` of the function's body that holds
+    ``stmt``) other than the branch of ``stmt``, and none in that one?"""
+    branches, node = [], outer
+    while isinstance(node, cst.If):
+        branches.append(node.body)
+        node = node.orelse
+    if isinstance(node, cst.Else):
+        branches.append(node.body)
+
+    def readers(branch: cst.CSTNode) -> bool:
+        return any(isinstance(n, cst.Call) and is_reader(n) for n in tree.walk(branch))
+
+    own = [b for b in branches if any(n is stmt for n in tree.walk(b))]
+    return len(own) == 1 and not readers(own[0]) and any(readers(b) for b in branches if b is not own[0])
+
+
 @dataclass
 class _Draw:
     """How the external source is drawn from, as the call's arguments say (:func:`_draw`)."""
@@ -242,10 +291,7 @@ def _draw(call: cst.Call, fn_node: cst.FunctionDef, index: int, has_reader: bool
         return "an external source with arguments the migration does not know"
     source = source_expr(call)
     if source is None or (isinstance(source, cst.Name) and source.value == "None"):
-        return (
-            "no `source=`: the data arrives through `pipe.feed_input(...)`; call `ndd.as_batch(data)` "
-            "where it is fed instead"
-        )
+        return NO_SOURCE
     flags = {}
     for name, default in (("batch_info", False), ("repeat_last", False)):
         arg = cstutil.kwarg(call, name)
