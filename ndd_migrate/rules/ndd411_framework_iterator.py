@@ -305,7 +305,7 @@ class Impl(RuleImpl):
         why = iterator_arguments.given_unfollowed(self.ctx.model, use, view, dali, short)
         if why:
             return why
-        why = self._unsupported(view, dali, iterators.all_restart(use.pipeline))
+        why = self._unsupported(view, dali, iterators.all_restart(use.pipeline), self._drop_in(call))
         if why == _NO_SIZE and any(getattr(m, "source", None) is not None for m in use.members):
             why = iterator_arguments.no_size_beside_source(use)
         if not why and sub is not None:  # the support module's iterator becomes its base
@@ -581,7 +581,7 @@ class Impl(RuleImpl):
         if (
             pipeline is None
             or not (iterators.all_epochs(pipeline) or sized or iterators.all_restart(pipeline))
-            or self._unsupported(call, dali, iterators.all_restart(pipeline))
+            or self._unsupported(call, dali, iterators.all_restart(pipeline), self._drop_in(original))
         ):
             return None
         return (dali, pipe, pipeline) if self.ctx.applies(self.code, original) else None
@@ -602,9 +602,11 @@ class Impl(RuleImpl):
         sized = self.ctx.support(support.SIZED_EPOCHS)
         return cst.Call(sized, [cst.Arg(a, comma=sep) for a in args[:-1]] + [cst.Arg(args[-1])])
 
-    def _unsupported(self, call: cst.Call, dali: str, restarts: bool = False) -> str | None:
+    def _unsupported(self, call: cst.Call, dali: str, restarts: bool = False, drop_in: bool = False) -> str | None:
         """Why the iterator call cannot be rewritten, or None; ``restarts``: its pipeline gives one
-        generator per epoch (``fn.restarts``), for an iterator with neither ``reader_name`` nor ``size=``."""
+        generator per epoch (``fn.restarts``), for an iterator with neither ``reader_name`` nor ``size=``;
+        ``drop_in``: the call stays, for the support module's class, which reads the last-batch
+        policy when it runs (any expression: ``PARTIAL if val else DROP``)."""
         call = iterators.keyworded(call, dali)  # what is given by position, by its name
         given = {a.keyword.value for a in call.args if a.keyword is not None}
         if "reader_name" not in given and "size" not in given:
@@ -623,7 +625,7 @@ class Impl(RuleImpl):
                 else None
             )
             or iterator_arguments.padding_unsupported(call, given)
-            or self._policy_unsupported(call)
+            or (None if drop_in else self._policy_unsupported(call))
         )
 
     def _policy(self, call: cst.Call) -> str | None:
