@@ -21,7 +21,7 @@ BODY = (
 )
 
 EXPECTED_TAIL = (
-    "def p(root, *, batch_size, device_id):\n"
+    "def p(root, *, batch_size, device_id=None):\n"
     "    ctx = ndd.EvalContext(device_id=device_id)\n"
     "    reader = ndd.readers.Numpy(file_root=root)\n"
     "    while True:\n"
