@@ -1314,6 +1314,23 @@ def test_a_reader_or_none_by_condition_is_left_for_a_human():
     assert len(found) == 1 and "`self.input` is an operator in one place and a value in another" in found[0], found
 
 
+def test_a_reader_or_none_by_a_conditional_expression_says_so_once():
+    """``self.input = ops.readers.X(...) if c else None``, tested (``if self.input is not None``) in
+    ``define_graph``: one TODO, which names the reader-or-``None`` (was: "`self.input` is not set
+    in this class", at the test, which said nothing of what to fix)."""
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.x = ops.readers.Numpy(file_root='a')\n"
+            "self.input = ops.readers.Numpy(file_root='b') if on else None",
+            "x = self.x()\nif self.input is not None:\n    y = self.input()\n    return x, y\nreturn x",
+            signature="batch_size, num_threads, device_id, on",
+        )
+    )
+    found = todos(out)
+    assert len(found) == 1 and "`self.input`: a reader or `None`, chosen when the pipeline is built" in found[0], found
+    assert "not set in this class" not in out
+
+
 @pytest.mark.parametrize(
     "extra",
     ["kwargs['prefetch_queue_depth'] = 2\n", "print(kwargs)\n", "kwargs = {'seed': 1}\n"],
