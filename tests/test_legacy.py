@@ -1613,3 +1613,20 @@ def test_the_parameters_keep_their_lines_without_self(params, expected):
     out, result = migrate_text(text)
     assert not [d for d in result.diagnostics if d.needs_human], out
     assert expected in out, out
+
+
+def test_a_graph_constant_made_in_init_is_left_for_a_human():
+    """``types.Constant(...)`` in ``__init__`` is a constant node made outside any graph: in the
+    generator's prologue it would reach an ndd op as a pipeline-mode ``DataNode``. Reported, as in
+    ``define_graph`` (was: converted, and the program failed at its first batch)."""
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.a = ops.readers.Numpy(file_root='a')\n"
+            "self.shift = types.Constant(2.0)",
+            "x = self.a()\nreturn x * self.shift",
+        ).replace(
+            "import nvidia.dali.ops as ops\n", "import nvidia.dali.ops as ops\nimport nvidia.dali.types as types\n"
+        )
+    )
+    found = todos(out)
+    assert len(found) == 1 and "`types.Constant(...)` made in `__init__` (a graph constant" in found[0], found
