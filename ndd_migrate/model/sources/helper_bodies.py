@@ -47,15 +47,14 @@ def inlined_body(
     if returns == 0 or (returns == 1 and last is not None):
         tail = _tail(stmt.body[0], last.value if last is not None else None)
         body = body[:-1] if last is not None else body
-        split = tail if len(tail) > 1 else []
     else:  # returns ending `if` branches: the call's statement in place of each
         body = tail_returns.map_tails(body, lambda ret, line: _tail(stmt.body[0], ret.value, line))
-        tail, split = [], []
+        tail = []
     out = [*assigned, *body, *tail]
     if not out:
         out = [cst.SimpleStatementLine([cst.Pass()])]
     out[0] = out[0].with_changes(leading_lines=[*stmt.leading_lines, *out[0].leading_lines])
-    return out, split
+    return out, out[len(out) - len(tail) :] if len(tail) > 1 else []
 
 
 def _renamed_target(stmt: cst.SimpleStatementLine, substitutions: dict) -> cst.SimpleStatementLine:
