@@ -3,6 +3,8 @@ as pipeline mode ran them once when the graph was built, or the pipeline is left
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import migrate_text
 
 HEAD = "from nvidia.dali import fn, pipeline_def\n\nLOG = []\n\n\n@pipeline_def(batch_size=2)\ndef p(root):\n"
@@ -163,3 +165,44 @@ def test_a_print_of_what_is_not_a_graph_node_as_it_is_blocks():
     )
     assert "ndd." not in out
     assert any("`print(data)` runs once" in d.message for d in result.diagnostics)
+
+
+FLIPS = (
+    "    data = fn.readers.numpy(file_root=root)\n"
+    "    flips = {'horizontal': fn.random.coin_flip()}\n"
+    "    if both:\n"
+    "        flips.update({'vertical': fn.random.coin_flip()})\n"
+    "    return fn.flip(data, **flips)\n"
+)
+
+
+def test_a_dict_made_in_the_body_and_updated_under_a_build_time_if_stays_in_the_loop():
+    """``flips`` is made anew each time the body runs: updating it acts on nothing outside the
+    function, once per batch as once per build (nnUNet's flips of coin flips)."""
+    out, result = migrate_text(HEAD.replace("def p(root)", "def p(root, both)") + FLIPS)
+    assert not any(d.needs_human for d in result.diagnostics), [d.message for d in result.diagnostics]
+    loop = _loop_body(out)
+    assert loop.index("flips = {") < loop.index("if both:") < loop.index("flips.update(") < loop.index("ndd.flip(")
+
+
+@pytest.mark.parametrize(
+    ("binding", "signature"),
+    [
+        ("    flips = LOG\n", "root, both"),  # the global list, not a new one
+        ("    flips = {}\n    flips = LOG\n", "root, both"),  # bound to a new dict and to the list
+        ("", "root, both, flips"),  # a parameter: the caller's dict
+        ("    global flips\n    flips = {}\n", "root, both"),
+    ],
+    ids=["global-value", "also-bound-otherwise", "parameter", "declared-global"],
+)
+def test_a_method_call_on_an_object_from_outside_still_blocks(binding, signature):
+    body = (
+        "    data = fn.readers.numpy(file_root=root)\n"
+        + binding
+        + "    if both:\n        flips.update({'vertical': fn.random.coin_flip()})\n    return fn.flip(data, **flips)\n"
+    )
+    out, result = migrate_text(HEAD.replace("def p(root)", f"def p({signature})") + body)
+    assert "ndd." not in out
+    assert any("`if both: ...` runs once in pipeline mode" in d.message for d in result.diagnostics), [
+        d.message for d in result.diagnostics
+    ]

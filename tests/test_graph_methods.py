@@ -133,11 +133,19 @@ def test_a_fresh_name_taken_by_the_graph_is_skipped():
             id="called-from-outside",
         ),
         pytest.param(
-            "    def load(self, flip):\n        jpegs, labels = self.files()\n        if flip:\n            return jpegs, labels\n"
+            "    def load(self, flip):\n        jpegs, labels = self.files()\n        while flip:\n            return jpegs, labels\n"
             "        return self.decode(jpegs), labels\n\n",
             "        images, labels = self.load(False)\n        return images, labels\n",
             "",
-            id="early-return",
+            id="return-in-a-loop",
+        ),
+        pytest.param(
+            "    def load(self, flip):\n        jpegs, labels = self.files()\n        if flip:\n            return jpegs, labels\n"
+            "        elif flip is None:\n            jpegs = jpegs\n"
+            "        return self.decode(jpegs), labels\n\n",
+            "        images, labels = self.load(False)\n        return images, labels\n",
+            "",
+            id="early-return-with-two-branches-falling-through",
         ),
         pytest.param(
             "    def load(self):\n        jpegs, labels = self.files()\n        return self.decode(jpegs), labels + offset\n\n",
@@ -226,23 +234,73 @@ def test_a_helper_local_named_like_a_name_of_the_caller_or_init_is_renamed():
     assert "root_2 = images\n" in body and "return images, decoded\n" in body
 
 
-def test_a_helper_returning_early_is_named_in_each_method_finding():
-    """``load`` returns in an ``if``: the class keeps its methods, and the finding of every other
+def test_a_helper_returning_in_a_loop_is_named_in_each_method_finding():
+    """``load`` returns in a loop: the class keeps its methods, and the finding of every other
     helper (``get_reader``, inlinable) names ``load`` and why, so the TODO points at what to fix."""
     source = pipeline(
         "    def get_reader(self, root):\n        return ops.readers.File(file_root=root)\n\n"
-        "    def load(self, flip):\n        jpegs, labels = self.files()\n        if flip:\n"
-        "            return jpegs, labels\n        return self.decode(jpegs), labels\n\n",
+        "    def load(self, flip):\n        jpegs, labels = self.files()\n        for _ in range(2):\n"
+        "            if flip:\n                return jpegs, labels\n        return self.decode(jpegs), labels\n\n",
         "        images, labels = self.load(False)\n        return images, labels\n",
     )
     out, result = migrate_text(source)
     said = sorted(d.message for d in result.diagnostics if d.code == "NDD401" and d.needs_human)
-    assert any("`load` has no counterpart in a generator function (`load` returns before its last" in m for m in said)
+    assert any("`load` has no counterpart in a generator function (`load` returns inside a loop" in m for m in said)
     assert any(
         "`get_reader` has no counterpart in a generator function (it is not inlined as a graph helper while "
-        "`load` stays: `load` returns before its last statement" in m
+        "`load` stays: `load` returns inside a loop, a `with` or a `try`" in m
         for m in said
     ), said
+
+
+EARLY = (
+    "    def load(self, flip):\n"
+    "        jpegs, labels = self.files()\n"
+    "        if flip:\n"
+    "            # undecoded\n"
+    "            return jpegs, labels\n"
+    "        elif flip is None:\n"
+    "            return\n"
+    "        images = self.decode(jpegs)\n"
+    "        return images, labels\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("graph", "expected"),
+    [
+        (
+            "        images, labels = self.load(False)\n        return images, labels\n",
+            "        jpegs, labels = self.files()\n"
+            "        if False:\n"
+            "            # undecoded\n"
+            "            images = jpegs\n"
+            "        elif False is None:\n"
+            "            images, labels = None\n"
+            "        else:\n"
+            "            images = self.decode(jpegs)\n"
+            "        return images, labels\n",
+        ),
+        (
+            "        return self.load(True)\n",
+            "        jpegs, labels = self.files()\n"
+            "        if True:\n"
+            "            # undecoded\n"
+            "            return jpegs, labels\n"
+            "        elif True is None:\n"
+            "            return\n"
+            "        else:\n"
+            "            images = self.decode(jpegs)\n"
+            "            return images, labels\n",
+        ),
+    ],
+    ids=["assigned", "returned"],
+)
+def test_a_helper_returning_early_from_if_branches_puts_the_call_statement_in_each(graph, expected):
+    """Every ``return`` of ``load`` ends an ``if`` branch (the statements after the ``if`` are the
+    branch that falls through): each path binds (or returns) what that path returned, as the
+    call did; ``return`` alone is ``None``."""
+    assert inlined_graph(pipeline(EARLY, graph)) == expected
 
 
 def test_a_lone_class_converts_end_to_end():

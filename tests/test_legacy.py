@@ -1314,6 +1314,23 @@ def test_a_reader_or_none_by_condition_is_left_for_a_human():
     assert len(found) == 1 and "`self.input` is an operator in one place and a value in another" in found[0], found
 
 
+def test_a_reader_or_none_by_a_conditional_expression_says_so_once():
+    """``self.input = ops.readers.X(...) if c else None``, tested (``if self.input is not None``) in
+    ``define_graph``: one TODO, which names the reader-or-``None`` (was: "`self.input` is not set
+    in this class", at the test, which said nothing of what to fix)."""
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.x = ops.readers.Numpy(file_root='a')\n"
+            "self.input = ops.readers.Numpy(file_root='b') if on else None",
+            "x = self.x()\nif self.input is not None:\n    y = self.input()\n    return x, y\nreturn x",
+            signature="batch_size, num_threads, device_id, on",
+        )
+    )
+    found = todos(out)
+    assert len(found) == 1 and "`self.input`: a reader or `None`, chosen when the pipeline is built" in found[0], found
+    assert "not set in this class" not in out
+
+
 @pytest.mark.parametrize(
     "extra",
     ["kwargs['prefetch_queue_depth'] = 2\n", "print(kwargs)\n", "kwargs = {'seed': 1}\n"],
@@ -1596,3 +1613,20 @@ def test_the_parameters_keep_their_lines_without_self(params, expected):
     out, result = migrate_text(text)
     assert not [d for d in result.diagnostics if d.needs_human], out
     assert expected in out, out
+
+
+def test_a_graph_constant_made_in_init_is_left_for_a_human():
+    """``types.Constant(...)`` in ``__init__`` is a constant node made outside any graph: in the
+    generator's prologue it would reach an ndd op as a pipeline-mode ``DataNode``. Reported, as in
+    ``define_graph`` (was: converted, and the program failed at its first batch)."""
+    out, _ = migrate(
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\nself.a = ops.readers.Numpy(file_root='a')\n"
+            "self.shift = types.Constant(2.0)",
+            "x = self.a()\nreturn x * self.shift",
+        ).replace(
+            "import nvidia.dali.ops as ops\n", "import nvidia.dali.ops as ops\nimport nvidia.dali.types as types\n"
+        )
+    )
+    found = todos(out)
+    assert len(found) == 1 and "`types.Constant(...)` made in `__init__` (a graph constant" in found[0], found

@@ -1,7 +1,8 @@
 # expect: blocked NDD401
 # data: numpy
 """A `Pipeline` base class with two subclasses, one of which keeps a helper method that a
-generator function has no place for (it returns early: its body cannot stand in for the call):
+generator function has no place for (it returns from inside a loop: its body cannot stand in for
+the call):
 all or none, so neither subclass is rewritten, the base gets one TODO naming the subclass and why,
 and the program runs as it did."""
 
@@ -28,9 +29,10 @@ class Plain(Loader):
 
 class Doubled(Loader):
     def twice(self, data, times=2):
-        if times == 1:
-            return data
-        return data * times
+        for scale in range(1, times + 1):
+            if scale > 1:
+                return data * scale
+        return data
 
     def define_graph(self):
         features = self.files()

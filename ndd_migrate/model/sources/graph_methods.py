@@ -18,7 +18,8 @@ Only what reads the same after the move is inlined:
   them (then the call becomes ``(E)`` with them in place; in ``__init__``, the only way: a reader
   made by a method, ``self.input = self.get_reader(kwargs["files"])``);
 - its parameters follow ``self`` without ``*``/``**``, a parameter left out has a literal default;
-  it is not decorated; it returns only as its last statement; it has no ``yield``, ``global``,
+  it is not decorated; each ``return`` ends it or a branch of an ``if`` (:mod:`.helper_bodies`: the
+  call's statement takes the place of each); it has no ``yield``, ``global``,
   ``nonlocal``, nested function or class, and does not call ``super()``; the helpers it calls are
   inlined into it first, and it does not call itself;
 - its own names that are names of ``define_graph`` (other than the targets of the call) or of
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate.model.sources.helper_bodies import in_tail_form, inlined_body, literal, single
 from ndd_migrate.syntax import cstutil, dead_locals
 from ndd_migrate.syntax.cstutil import ScopeNames, SkipsTrivia, Substitute
 
@@ -104,7 +106,7 @@ def _chosen(methods: dict, helpers: frozenset[str], dropped: set[str]) -> dict[s
     own = [name for name in methods if name not in PIPELINE_METHODS and name not in dropped]
     if any(name not in helpers or not _inlinable(methods[name]) for name in own):
         return None
-    return _into_each_other({name: methods[name] for name in own})
+    return _into_each_other({name: in_tail_form(methods[name]) for name in own})
 
 
 def _inline_in_graph(
@@ -192,7 +194,7 @@ class _InitInliner(SkipsTrivia, cst.CSTTransformer):
             return updated
         method = self.helpers[original.func.attr.value]
         body = [s for i, s in enumerate(method.body.body) if not (i == 0 and cstutil.is_docstring(s))]
-        result = _single(body[0], cst.Return) if len(body) == 1 else None
+        result = single(body[0], cst.Return) if len(body) == 1 else None
         bindings = _bind(method, updated)
         inside = ScopeNames()
         method.visit(inside)
@@ -206,7 +208,7 @@ class _InitInliner(SkipsTrivia, cst.CSTTransformer):
             self.refused = True
             return updated
         value = result.value.visit(Substitute(dict(bindings))).deep_clone()
-        if value.lpar or isinstance(value, (cst.Name, cst.Call, cst.Attribute, cst.Subscript)) or _literal(value):
+        if value.lpar or isinstance(value, (cst.Name, cst.Call, cst.Attribute, cst.Subscript)) or literal(value):
             return value
         return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
@@ -214,7 +216,7 @@ class _InitInliner(SkipsTrivia, cst.CSTTransformer):
 def _read_only(expr: cst.BaseExpression) -> bool:
     """A name, a literal, or an attribute or item of one: the same value read once or twice, at
     the call or later in the expression that replaces it."""
-    if isinstance(expr, cst.Name) or _literal(expr):
+    if isinstance(expr, cst.Name) or literal(expr):
         return True
     if isinstance(expr, cst.Attribute):
         return _read_only(expr.value)
@@ -238,31 +240,26 @@ def not_inlinable(method: cst.FunctionDef) -> str | None:
         return "a helper taking `*args`, `**kwargs` or positional-only parameters is not inlined"
     if not params.params or params.params[0].name.value != "self":
         return "a helper is a method taking `self` first"
-    if any(p.default is not None and not _literal(p.default) for p in [*params.params, *params.kwonly_params]):
+    if any(p.default is not None and not literal(p.default) for p in [*params.params, *params.kwonly_params]):
         return "a helper's defaults must be literals"
     shape = _Shape()
     method.body.visit(shape)
     if shape.refused:
         return "a helper with `yield`, `global`, `nonlocal`, a nested function or class, or `super()` is not inlined"
-    stmts = method.body.body if isinstance(method.body, cst.IndentedBlock) else ()
-    last_is_return = bool(stmts) and _single(stmts[-1], cst.Return) is not None
-    if shape.returns != int(last_is_return):
+    if in_tail_form(method) is None:
         return (
-            f"`{method.name.value}` returns before its last statement (in an `if` or a loop): a helper is "
-            "inlined only when it returns at its end; assign the result in each branch and return it once"
+            f"`{method.name.value}` returns inside a loop, a `with` or a `try`, or before statements of its "
+            "block: a helper is inlined only when each `return` ends the helper or a branch of an `if`; assign "
+            "the result and return it once"
         )
     return None
 
 
 class _Shape(SkipsTrivia, cst.CSTVisitor):
-    """What a helper's body holds that inlining cannot carry: counts its ``return`` statements."""
+    """What a helper's body holds that inlining cannot carry."""
 
     def __init__(self) -> None:
-        self.returns = 0
         self.refused = False
-
-    def visit_Return(self, node: cst.Return) -> None:
-        self.returns += 1
 
     def _refuse(self, node) -> bool:
         self.refused = True
@@ -412,7 +409,7 @@ class _Inliner(cst.CSTTransformer):
         read the same wherever ``E`` reads them (:func:`_read_only`), so that ``E`` with them in
         place is the value, evaluated alike."""
         body = [s for i, s in enumerate(method.body.body) if not (i == 0 and cstutil.is_docstring(s))]
-        result = _single(body[0], cst.Return) if len(body) == 1 else None
+        result = single(body[0], cst.Return) if len(body) == 1 else None
         bindings = _bind(method, call)
         if result is None or result.value is None or bindings is None:
             return None
@@ -426,7 +423,7 @@ class _Inliner(cst.CSTTransformer):
         if (
             value.lpar
             or isinstance(value, (cst.Name, cst.Call, cst.Attribute, cst.Subscript, cst.List, cst.Dict))
-            or _literal(value)
+            or literal(value)
         ):
             return value
         return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
@@ -448,7 +445,7 @@ class _Inliner(cst.CSTTransformer):
         if self._clashes(inside, own, substitutions, taken):
             return None
         substitutions.update(self._fresh(kept_params, taken))
-        return _inlined_body(stmt, method, substitutions, assigned)
+        return inlined_body(stmt, method, substitutions, assigned)
 
     def _taken(self, stmt: cst.SimpleStatementLine, kept_params: set[str]) -> set[str]:
         """The helper's own names (``kept_params``) that mean something else where its body goes:
@@ -493,90 +490,11 @@ def _parameters(method: cst.FunctionDef, bindings: list) -> tuple[dict[str, cst.
     substitutions: dict[str, cst.BaseExpression] = {}
     assigned: list[cst.BaseStatement] = []
     for param, value in bindings:
-        if (isinstance(value, cst.Name) or _literal(value)) and param not in _rebound(method, param):
+        if (isinstance(value, cst.Name) or literal(value)) and param not in _rebound(method, param):
             substitutions[param] = value
         else:
             assigned.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param))], value)]))
     return substitutions, assigned
-
-
-def _inlined_body(
-    stmt: cst.SimpleStatementLine, method: cst.FunctionDef, substitutions: dict, assigned: list
-) -> tuple[list, list]:
-    """The parameters assigned, the helper's body, then the call's statement with the helper's
-    result in place of the call, all with ``substitutions``; ``stmt``'s comments above them. And the
-    assignments that took the result apart, one per name."""
-    body = list(method.body.body)
-    if body and cstutil.is_docstring(body[0]):
-        body = body[1:]
-    result: cst.BaseExpression | None = None
-    if body and _single(body[-1], cst.Return) is not None:
-        result = _single(body[-1], cst.Return).value
-        body = body[:-1]
-    body = [s.visit(Substitute(substitutions)) if substitutions else s for s in body]
-    body = [s.deep_clone() for s in body]
-    if result is not None and substitutions:
-        result = result.visit(Substitute(substitutions))
-    # `param = <argument>`: the parameter may be renamed, the argument is the caller's own text
-    assigned = [_renamed_target(s, substitutions) for s in assigned]
-    tail = _tail(stmt.body[0], result)
-    out = [*assigned, *body, *tail]
-    if not out:
-        out = [cst.SimpleStatementLine([cst.Pass()])]
-    out[0] = out[0].with_changes(leading_lines=[*stmt.leading_lines, *out[0].leading_lines])
-    return out, out[len(out) - len(tail) :] if len(tail) > 1 else []
-
-
-def _renamed_target(stmt: cst.SimpleStatementLine, substitutions: dict) -> cst.SimpleStatementLine:
-    """``param = value`` with ``param`` renamed as ``substitutions`` says."""
-    assign = stmt.body[0]
-    target = assign.targets[0].target
-    new = substitutions.get(target.value, target) if isinstance(target, cst.Name) else target
-    return stmt.with_changes(body=[assign.with_changes(targets=[assign.targets[0].with_changes(target=new)])])
-
-
-def _tail(small, result: cst.BaseExpression | None) -> list[cst.SimpleStatementLine]:
-    """The call's own statement with the helper's result in place of the call: ``images, labels =
-    resized, labels`` is one assignment per name (:func:`_one_per_name`)."""
-    value = result.deep_clone() if result is not None else cst.Name("None")
-    if isinstance(small, cst.Assign):
-        return _one_per_name(small, value) or [cst.SimpleStatementLine([small.with_changes(value=value)])]
-    if isinstance(small, cst.Return):
-        return [
-            cst.SimpleStatementLine([small.with_changes(value=result.deep_clone() if result is not None else None)])
-        ]
-    if result is None or _pure(result):
-        return []  # `self.helper()` for its statements: nothing is left to evaluate
-    return [cst.SimpleStatementLine([cst.Expr(value)])]
-
-
-def _one_per_name(small: cst.Assign, value: cst.BaseExpression) -> list[cst.SimpleStatementLine] | None:
-    """``a, b = x, y`` as ``a = x`` and ``b = y`` when that is the same (names on the left, each
-    read by no value after its own, as many values as names; ``b = b`` is nothing), else None: the
-    caller's names of the helper's results, each bound to what it holds, and one the graph never
-    reads can go (:mod:`ndd_migrate.syntax.dead_locals`) — a tuple assignment of one unread name
-    is a linter's unused variable."""
-    target = small.targets[0].target if len(small.targets) == 1 else None
-    if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(value, cst.Tuple):
-        return None
-    names = [e.value for e in target.elements]
-    if len(names) != len(value.elements) or not all(isinstance(n, cst.Name) for n in names):
-        return None
-    if any(isinstance(e, cst.StarredElement) for e in value.elements):
-        return None
-    if len({n.value for n in names}) != len(names):
-        return None
-    for position, name in enumerate(names):
-        later = ScopeNames()
-        for element in value.elements[position + 1 :]:
-            element.visit(later)
-        if name.value in later.all:
-            return None
-    return [
-        cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(n.value))], e.value)])
-        for n, e in zip(names, value.elements)
-        if not (isinstance(e.value, cst.Name) and e.value.value == n.value)
-    ]
 
 
 def _bind(method: cst.FunctionDef, call: cst.Call) -> list[tuple[str, cst.BaseExpression]] | None:
@@ -677,22 +595,3 @@ def _names_in(targets) -> set[str]:
         elif isinstance(target, cst.StarredElement):
             found |= _names_in([target.value])
     return found
-
-
-def _single(stmt, kind):
-    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], kind):
-        return stmt.body[0]
-    return None
-
-
-def _literal(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, (cst.SimpleString, cst.Integer, cst.Float)) or (
-        isinstance(expr, cst.Name) and expr.value in ("None", "True", "False")
-    )
-
-
-def _pure(expr: cst.BaseExpression) -> bool:
-    """Names, literals and tuples of them: evaluating them does nothing."""
-    if isinstance(expr, cst.Name) or _literal(expr):
-        return True
-    return isinstance(expr, cst.Tuple) and all(_pure(e.value) for e in expr.elements)

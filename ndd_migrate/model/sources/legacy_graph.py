@@ -141,6 +141,8 @@ class GraphReader(MethodReader):
                 pipeline.conditional_ops.tests[node] = uses.tests[id(node)]
             elif attr in pipeline.ops:
                 self.problem(node, f"operator `self.{attr}` used other than by calling it", about=constructs.OPS_OBJECT)
+            elif attr in pipeline.other_ops:
+                continue  # an operator object refused where it is created, which says why
             elif attr not in pipeline.data_attrs and attr not in uses.assigned:
                 self.problem(node, f"`self.{attr}` is not set in this class")
         pipeline.data_attrs |= uses.assigned

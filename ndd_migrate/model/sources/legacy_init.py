@@ -16,7 +16,7 @@ from ndd_migrate.model.features import python_operators
 from ndd_migrate.model.sources.legacy import LegacyPipeline, OpObject
 from ndd_migrate.model.sources.legacy_syntax import MethodReader, SelfUses, flatten_targets, self_assignment, uses_self
 from ndd_migrate.model.values import output_arity
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 _NO_FORM = {
@@ -61,8 +61,25 @@ class InitReader(MethodReader):
                 self.problem(stmt, "this use of `self` in `__init__` has no counterpart in a generator function")
         for target in self.pending_nones:  # `None` in a branch, no operator in another: a value
             self.pipeline.data_attrs.add(target)
+        self.read_constants(init)
         if not found_super:
             self.problem(init, "`__init__` does not call `super().__init__(batch_size, num_threads, device_id, ...)`")
+
+    def read_constants(self, init: cst.FunctionDef) -> None:
+        """``self.crop_shape = types.Constant(np.array(patch_size), dtype=types.INT64)``: a constant
+        node made while ``__init__`` runs, outside any graph (DALI's ``__Constant_detached_``
+        node), which ``define_graph`` then uses. Kept as a value in the generator's prologue, it
+        would reach a dynamic-mode op as a pipeline-mode ``DataNode`` (``TypeError: Unexpected
+        element type``): reported, as in ``define_graph``."""
+        for call in (n for n in tree.walk(init.body) if isinstance(n, cst.Call)):
+            dali = names.dali_name(self.resolver, call.func)
+            if dali in names.CONSTANTS:
+                self.problem(
+                    call,
+                    f"`types.{dali.rsplit('.', 1)[-1]}(...)` made in `__init__` (a graph constant, detached from "
+                    "any graph) has no dynamic-mode form: keep the Python value on `self` and pass it to the op",
+                    about=constructs.NO_DYNAMIC_FORM,
+                )
 
     def reads_values_only(self, stmt: cst.CSTNode) -> bool:
         """Does ``stmt`` use ``self`` only to read values ``__init__`` set above it (``print(...
@@ -218,10 +235,18 @@ class InitReader(MethodReader):
             )
         elif target in self.pipeline.ops or target in self.pipeline.data_attrs:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
-        elif info.reader or (info.random and cstutil.kwarg(ctor, "seed") is not None):
+        elif info.reader:
             self.problem(
                 stmt,
-                f"`self.{target}`: a reader or a seeded random operator or `None`: rewrite it by hand",
+                f"`self.{target}`: a reader or `None`, chosen when the pipeline is built: the generator's epoch "
+                "loop would walk this reader beside the others only where it exists, and the migration writes "
+                "one loop per generator; make a pipeline class for each case (with and without this reader)",
+                about=constructs.OPS_OBJECT,
+            )
+        elif info.random and cstutil.kwarg(ctor, "seed") is not None:
+            self.problem(
+                stmt,
+                f"`self.{target}`: a seeded random operator or `None`: rewrite it by hand",
                 about=constructs.OPS_OBJECT,
             )
         else:

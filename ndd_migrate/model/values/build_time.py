@@ -16,10 +16,15 @@ A block of the body (``if verbose: print(...)``, ``for`` / ``while`` / ``with`` 
 such a statement anywhere inside it is one unit: it moves before the loop as a whole, or blocks.
 It moves only when it depends on no graph value and binds no name a statement left in the loop
 binds too (a block that also builds graph values cannot run once).
+
+A method called on a dict, list or set that the body makes anew (``flips = {...}``, then
+``flips.update({...})`` under a build-time ``if``) is no act outside: the object is the body's own,
+made once per run of the body in either mode (:func:`_fresh_locals`).
 """
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -56,7 +61,8 @@ def place(
         if isinstance(small, (cst.Global, cst.Nonlocal))
         for n in small.names
     }
-    kinds = [_kind(stmt, declared, is_op_call) for stmt in body]
+    fresh = _fresh_locals(body)
+    kinds = [_kind(stmt, declared, is_op_call, fresh) for stmt in body]
     per_batch = _loop_names(body, kinds, is_op_call, once)
     for index, (stmt, kind) in enumerate(zip(body, kinds)):
         if kind is None:
@@ -237,12 +243,13 @@ def _smalls(stmt) -> list:
     return list(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else []
 
 
-def _kind(stmt, declared: set[str], is_op_call) -> str | None:
+def _kind(stmt, declared: set[str], is_op_call, fresh: frozenset[str] = frozenset()) -> str | None:
     """ "declaration" (``global``/``nonlocal``), "store" (to an attribute, an item, a declared
-    name), "effect" (another call whose result is dropped: ``print(...)``), "block" / "block store"
-    (a compound statement holding an effect / only stores), or None."""
+    name), "effect" (another call whose result is dropped: ``print(...)``; not a method of a
+    ``fresh`` local, :func:`_fresh_locals`), "block" / "block store" (a compound statement holding
+    an effect / only stores), or None."""
     if isinstance(stmt, cst.BaseCompoundStatement) and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-        inner = [_kind(line, declared, is_op_call) for line in _Lines.of(stmt)]
+        inner = [_kind(line, declared, is_op_call, fresh) for line in _Lines.of(stmt)]
         return "block" if "effect" in inner else "block store" if "store" in inner else None
     smalls = _smalls(stmt)
     if smalls and all(isinstance(s, (cst.Global, cst.Nonlocal)) for s in smalls):
@@ -256,9 +263,79 @@ def _kind(stmt, declared: set[str], is_op_call) -> str | None:
         )
         if any(_outside(target, declared) for target in targets):
             kind = kind or "store"
-        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and not is_op_call(small.value):
+        elif (
+            isinstance(small, cst.Expr)
+            and isinstance(small.value, cst.Call)
+            and not is_op_call(small.value)
+            and not _on_fresh(small.value, fresh)
+        ):
             kind = "effect"  # an op whose result is dropped stays in the loop (it is evaluated there)
     return kind
+
+
+def _fresh_locals(body) -> frozenset[str]:
+    """Names that ``body`` binds only to a new dict, list or set (``flips = {"horizontal":
+    fn.random.coin_flip()}``), each binding a statement of its own: the object is made anew each
+    time the body runs (once per batch in the generator), so calling its methods
+    (``flips.update(...)`` under a build-time ``if``) acts on nothing outside the function."""
+    made: collections.Counter = collections.Counter()
+    bindings = _BindingCount()
+    for stmt in body:
+        stmt.visit(bindings)
+        for line in _Lines.of(stmt):
+            for small in line.body:
+                if (
+                    isinstance(small, cst.Assign)
+                    and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name)
+                    and isinstance(small.value, _DISPLAYS)
+                ):
+                    made[small.targets[0].target.value] += 1
+    return frozenset(name for name, count in made.items() if bindings.counts[name] == count)
+
+
+_DISPLAYS = (cst.Dict, cst.List, cst.Set, cst.DictComp, cst.ListComp, cst.SetComp)
+
+
+def _on_fresh(call: cst.Call, fresh: frozenset[str]) -> bool:
+    """Is ``call`` a method of a :func:`_fresh_locals` name (``flips.update(...)``)?"""
+    func = call.func
+    return isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in fresh
+
+
+class _BindingCount(VisitsBindings, SkipsTrivia, cst.CSTVisitor):
+    """How many times each name is bound (assigned, a loop's or an ``as`` target, imported,
+    defined); a name declared ``global``/``nonlocal`` counts as bound without end."""
+
+    def __init__(self) -> None:
+        self.counts: collections.Counter = collections.Counter()
+
+    def _bind(self, target: cst.CSTNode) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value)
+        elif isinstance(target, cst.Name):
+            self.counts[target.value] += 1
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is None:
+            root = node.name
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            self._bind(root)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._bind(node.name)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._bind(node.name)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.counts.update({n.name.value: 1 << 30 for n in node.names})
+
+    visit_Nonlocal = visit_Global
 
 
 def _outside(target: cst.BaseExpression, declared: set[str]) -> bool:
