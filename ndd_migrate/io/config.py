@@ -52,7 +52,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -663,3 +663,8 @@ class Configuration:
     def is_excluded(self, path: str | os.PathLike) -> bool:
         absolute = os.path.abspath(path)
         return self.for_path(absolute).is_excluded(absolute)
+
+    def files_excluded(self, directory: str) -> Callable[[str], bool]:
+        """:meth:`is_excluded` for the files directly in ``directory``, whose settings are the
+        directory's: found once for all of them (discovery asks about every file of a tree)."""
+        return self.for_path(directory).is_excluded
