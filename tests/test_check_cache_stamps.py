@@ -157,9 +157,9 @@ def test_a_changed_module_changes_the_findings_of_its_importer_on_a_warm_run(tmp
 
 
 def test_the_import_facts_kept_answer_as_the_bytes_do():
-    """What the cache keeps of a file's imports (crossfile.import_facts, import_lines) gives what
+    """What the cache keeps of a file's imports (crossfile.import_facts, importers.import_lines) gives what
     the bytes give, on every file of this project, a notebook's JSON and edge spellings."""
-    from ndd_migrate.model import crossfile
+    from ndd_migrate.model import crossfile, importers
 
     sources = [path.read_bytes() for path in sorted(ROOT.glob("**/*.py")) if ".ndd_migrate_cache" not in path.parts]
     sources += [
@@ -173,6 +173,6 @@ def test_the_import_facts_kept_answer_as_the_bytes_do():
         for top in tops:
             assert crossfile.select_imports(facts, top) == crossfile.imported_modules(raw, top)
         modules = {module for _, module, _ in crossfile.imported_modules(raw) if module} | {"train", "pkg.train"}
-        lines = crossfile.import_lines(raw)
+        lines = importers.import_lines(raw)
         for module in sorted(modules)[:40]:
             assert crossfile.import_test({module})(lines) == crossfile.import_test({module})(raw), module

@@ -166,7 +166,7 @@ class _Facts:
     """What the run draws from the bytes of each file it was given, from those bytes or, for a
     file the results cache knows unchanged (``index``, :mod:`~ndd_migrate.app.stamps`), from what
     it recorded: whether the file mentions DALI, is generated or names our ``noqa`` codes, its
-    imports (:func:`crossfile.import_facts`) and import lines (:func:`crossfile.import_lines`), and
+    imports (:func:`crossfile.import_facts`) and import lines (:func:`importers.import_lines`), and
     the digest of its bytes (once a cache key needed it). Without a cache only the first three
     are drawn (the others come from the bytes when asked for)."""
 
@@ -186,7 +186,7 @@ class _Facts:
             self._kept.add(path, raw)
             full = self._index is not None
             imports = crossfile.import_facts(raw) if full else None
-            lines = crossfile.import_lines(raw) if full else None
+            lines = importers.import_lines(raw) if full else None
             found = (files.mentions_dali(raw), files.is_generated(raw), _judges_noqa(raw), imports, lines, None)
         self._stamps[path] = stamp
         self._remember(path, stamp, found)

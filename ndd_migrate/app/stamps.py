@@ -3,9 +3,9 @@ and the facts the run draws from its bytes (ruff's cache decides a hit the same 
 
 A warm ``check`` over an unchanged tree used to read and search all of it (10,000 files, 105 MB:
 about half of its time). Here each file is only ``stat``-ed: when its size, modification and
-change times and inode are those recorded, the facts recorded with them are the file's (whether
-it mentions DALI, its imports, the digest of its bytes that results are stored under), and it is
-not read. When the stamp differs, the file is read and its facts drawn again, so a ``touch``
+change times, inode and device are those recorded, the facts recorded with them are the file's
+(whether it mentions DALI, its imports, the digest of its bytes that results are stored under),
+and it is not read. When the stamp differs, the file is read and its facts drawn again, so a ``touch``
 costs a read but no check (the digest, hence the stored result, is the same), and an edit is
 always seen: it changes the size or the modification time.
 
@@ -81,7 +81,7 @@ class FileIndex:
             return None, None
         if not stat.S_ISREG(status.st_mode):
             return None, None
-        stamp = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+        stamp = (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino, status.st_dev)
         entry = self._entries.get(path)
         if entry is not None and entry[0] == stamp and entry[1]:
             return stamp, entry[2]

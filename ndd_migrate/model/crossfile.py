@@ -188,30 +188,6 @@ def _imports(raw: bytes, top):
         yield (level, head, module[level:].decode("ascii", "replace"), imported)
 
 
-_IMPORT_LINE_START = re.compile(rb'[ \t]*"?(?:from|import)[ \t]')
-
-
-def import_lines(raw: bytes) -> bytes:
-    """The lines of ``raw`` that start an import (those :func:`import_test` looks at), joined by
-    newlines: ``import_test(m)(import_lines(raw)) == import_test(m)(raw)`` for any modules, so the
-    results cache keeps these instead of the file. Each such line holds ``from`` or ``import``, so
-    only the lines holding one of the words are matched (``bytes.find``, as above)."""
-    starts = set()
-    find, rfind, match_at = raw.find, raw.rfind, _IMPORT_LINE_START.match
-    for word in (b"import", b"from"):
-        at = find(word)
-        while at >= 0:
-            start = rfind(b"\n", 0, at) + 1
-            at = find(word, at + len(word))
-            if start not in starts and match_at(raw, start) is not None:
-                starts.add(start)
-    lines = []
-    for start in sorted(starts):
-        end = raw.find(b"\n", start)
-        lines.append(raw[start : end if end >= 0 else len(raw)])
-    return b"\n".join(lines)
-
-
 def migrated_pipelines(raw: bytes) -> set[str]:
     """Top-level functions of an already migrated module that give pipeline batches: generators in
     the shape ndd-migrate emits for a ``@pipeline_def`` (docs/target-shape.md), and factories that
