@@ -302,7 +302,7 @@ def _process(
             positions = [p for p, result in found if result is None]
             if progress is not None and len(found) > len(positions):
                 progress(len(found) - len(positions))
-        readable = _read_missing(sources, positions, out)
+        readable = _read_missing(sources, positions, out, facts)
         if not readable:
             continue
         from ndd_migrate.app import pool
@@ -315,12 +315,14 @@ def _process(
     return out
 
 
-def _read_missing(sources, positions: list[int], out: list) -> list[tuple[int, str, bytes]]:
-    """``(position, path, bytes)`` of the sources at ``positions``, read now where the cache had
-    given them unread; one that cannot be read any more gets its error in ``out``."""
+def _read_missing(sources, positions: list[int], out: list, facts: _Facts | None) -> list[tuple[int, str, bytes]]:
+    """``(position, path, bytes)`` of the sources at ``positions``, where a source's bytes were not
+    given, those the run kept or read now; one that cannot be read any more gets its error in ``out``."""
     readable = []
     for position in positions:
         path, raw = sources[position]
+        if raw is None and facts is not None:
+            raw = facts.read(path)
         try:
             readable.append((position, path, raw if raw is not None else files.read_bytes(path)))
         except files.SourceError as exc:  # gone since the run began
