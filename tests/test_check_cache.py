@@ -16,7 +16,8 @@ CACHE = ".ndd_migrate_cache"
 
 
 def entries(directory):
-    return sorted(p for p in directory.rglob("*") if p.is_file() and p.parent.name != directory.name)
+    """The stored results (not the tag files, nor the index of stamps: ndd_migrate/app/stamps.py)."""
+    return sorted(p for p in directory.rglob("*") if p.is_file() and p.parent.name not in (directory.name, "files"))
 
 
 def poison(directory, message="from the cache"):

@@ -104,6 +104,21 @@ def test_discover_matches_relative_patterns_against_root(tmp_path, monkeypatch):
     assert [p.as_posix() for p in discover(["src"], exclude=["src/gen"])] == ["src/b.py"]
 
 
+@pytest.mark.parametrize("given", ["./", "src/", "."])
+def test_excludes_hold_below_a_folder_given_with_a_trailing_slash(tmp_path, monkeypatch, given):
+    """`check ./` (a shell completes folders so) walked `./src/gen` as `<root>src/gen`: the
+    patterns missed every folder two levels down, and `src/gen` was checked."""
+    make_tree(tmp_path, ["src/gen/deep/a.py", "src/ok/b.py"])
+    (tmp_path / "pyproject.toml").write_text('[tool.ndd-migrate]\nextend-exclude = ["src/gen"]\n')
+    monkeypatch.chdir(tmp_path)
+    configuration = Configuration()
+    for files_excluded in (None, configuration.files_excluded):
+        found = discover([given], is_excluded=configuration.is_excluded, files_excluded=files_excluded)
+        assert [p.as_posix() for p in found] == ["src/ok/b.py"]
+    found = discover([given], exclude=["src/gen"])
+    assert [p.as_posix() for p in found] == ["src/ok/b.py"]
+
+
 def test_discover_uses_the_project_configuration(tmp_path):
     make_tree(tmp_path, ["src/a.py", "src/legacy/old.py", ".venv/x.py", "vendor/v.py"])
     pyproject = tmp_path / "pyproject.toml"

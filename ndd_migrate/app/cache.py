@@ -2,7 +2,7 @@
 than reading its files (ruff's ``.ruff_cache`` is the model).
 
 An entry is the result of one file, stored under a key that covers everything the result depends
-on: the file's bytes and path, this ndd-migrate (its version and the size and modification time of
+on: the digest of the file's bytes and its path, this ndd-migrate (its version and the size and modification time of
 every one of its source files, so an edited checkout never reads stale results), the Python and
 libcst versions, and the run's policy for that file (what other files of the project define:
 :class:`~ndd_migrate.io.policy.Policy`). A key that differs in anything is another entry; nothing
@@ -22,6 +22,9 @@ into place (atomic), so a reader sees a whole entry or none; an entry that canno
 parsed is a miss. The directory holds a ``CACHEDIR.TAG`` and a ``.gitignore`` of ``*``, as
 ruff's does; deleting it at any time is safe.
 
+Which files are unchanged is told from their ``os.stat`` stamps (:mod:`ndd_migrate.app.stamps`):
+a file whose stamp is the one recorded is not even read.
+
 Standard library only: a run whose files are all cached never imports libcst.
 """
 
@@ -32,9 +35,11 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
+from ndd_migrate.app import stamps
+from ndd_migrate.app.stamps import FileIndex, write_atomic
 from ndd_migrate.engine.unused_noqa import CODE as UNUSED_NOQA
 from ndd_migrate.io.diagnostics import Diagnostic, FileError, FileResult, FixSafety
 from ndd_migrate.io.findings import Findings, Missing
@@ -44,7 +49,7 @@ from ndd_migrate.io.policy import Policy
 #: that configures ndd-migrate, else the current directory).
 DEFAULT_DIR = ".ndd_migrate_cache"
 #: Bumped when the entry format changes.
-FORMAT = 3
+FORMAT = 4
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is a cache of ndd-migrate check results.\n"
 
 
@@ -57,9 +62,15 @@ class Cache:
         self._codes: tuple[str, ...] | None = None
         self._ready = False
 
-    def key(self, path: str, raw: bytes, policy: Policy) -> str:
-        """The entry's key: a digest of the file, the tool and the policy as they bear on ``path``
-        (the selection aside: :meth:`get`)."""
+    def files(self) -> FileIndex:
+        """The stamps of the files runs from the current directory have seen, and their facts
+        (:mod:`~ndd_migrate.app.stamps`); one index per tool, since the facts are its findings."""
+        where = hashlib.sha256(f"{self._tool}\0{os.getcwd()}".encode("utf-8", "surrogateescape")).hexdigest()
+        return FileIndex(self.directory / f"v{FORMAT}" / "files" / where[:32])
+
+    def key(self, path: str, digest: str, policy: Policy) -> str:
+        """The entry's key: a digest of the file's digest (:func:`stamps.digest`), the tool and the
+        policy as they bear on ``path`` (the selection aside: :meth:`get`)."""
         context = json.dumps(
             [
                 FORMAT,
@@ -80,10 +91,7 @@ class Cache:
                 sorted(policy.rebased_iterator_classes.items()),
             ]
         )
-        digest = hashlib.sha256(context.encode("utf-8"))
-        digest.update(b"\0")
-        digest.update(raw)
-        return digest.hexdigest()
+        return hashlib.sha256(f"{context}\0{digest}".encode()).hexdigest()
 
     def _rule_codes(self) -> tuple[str, ...]:
         if self._codes is None:
@@ -99,22 +107,23 @@ class Cache:
     def _entry(self, key: str) -> Path:
         return self.directory / f"v{FORMAT}" / key[:2] / key
 
-    def _read(self, path: str, raw: bytes, policy: Policy) -> tuple[dict, Findings | None] | None:
+    def _read(self, path: str, digest: str, policy: Policy) -> tuple[dict, Findings | None] | None:
         try:
-            data = json.loads(self._entry(self.key(path, raw, policy)).read_bytes())
+            data = json.loads(self._entry(self.key(path, digest, policy)).read_bytes())
             findings = Findings.from_dict(data["findings"], path) if data.get("findings") else None
         except (OSError, ValueError, TypeError, KeyError):
             return None
         return data, findings
 
-    def get(self, path: str, raw: bytes, policy: Policy) -> FileResult | None:
-        """The cached result of ``path`` (its bytes ``raw``) under ``policy``, or None: the file
-        was not seen so, or its report under this selection needs a pass the entry has not got.
+    def get(self, path: str, digest: str, policy: Policy, read: Callable[[], bytes | None]) -> FileResult | None:
+        """The cached result of ``path`` (the digest of its bytes ``digest``) under ``policy``, or
+        None: the file was not seen so, or its report under this selection needs a pass the entry
+        has not got. ``read()`` gives the bytes, read only for the snippets of a result with findings.
         With NDD801 selected the file is checked again: the stored findings are the rules', and
         which ``# noqa`` directives are idle is judged after them (engine.unused_noqa)."""
         if policy.is_enabled(UNUSED_NOQA, path):
             return None
-        found = self._read(path, raw, policy)
+        found = self._read(path, digest, policy)
         if found is None:
             return None
         data, findings = found
@@ -132,37 +141,31 @@ class Cache:
         if data.get("text") and result.diagnostics:  # the text the rules saw, for `full`'s snippets
             from ndd_migrate.io import files
 
+            raw = read()
+            if raw is None or digest != stamps.digest(raw):
+                return None  # changed since its stamp was taken: checked again
             try:
                 result.old_source = files.decode_source(raw, path).text
             except files.SourceError:
                 pass
         return result
 
-    def put(self, path: str, raw: bytes, policy: Policy, result: FileResult) -> None:
+    def put(self, path: str, digest: str, policy: Policy, result: FileResult) -> None:
         """Store ``result`` (with the passes an entry stored before has: :meth:`Findings.merged`);
         a cache that cannot be written is no error (the run goes on)."""
         if result.changed:
             return  # only findings are cached, never a rewrite
         data = _data(result)
         if isinstance(result.findings, Findings):
-            before = self._read(path, raw, policy)
+            before = self._read(path, digest, policy)
             data["findings"] = result.findings.merged(before[1] if before else None).to_dict()
             data["diagnostics"] = []  # read from the findings under each selection
         elif result.diagnostics:
             data["selection"] = self._selection(path, policy)
-        entry = self._entry(self.key(path, raw, policy))
+        entry = self._entry(self.key(path, digest, policy))
         try:
             self._prepare()
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=f".{entry.name[:16]}.", suffix=".tmp")
-            try:
-                with os.fdopen(handle, "wb") as out:
-                    out.write(json.dumps(data, separators=(",", ":")).encode("utf-8"))
-                os.replace(temporary, entry)
-            except BaseException:
-                with _quiet():
-                    os.unlink(temporary)
-                raise
+            write_atomic(entry, json.dumps(data, separators=(",", ":")).encode("utf-8"))
         except OSError:
             pass
 

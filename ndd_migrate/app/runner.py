@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
+from ndd_migrate.app import stamps
 from ndd_migrate.app.cache import Cache
 from ndd_migrate.io import files
 from ndd_migrate.io.diagnostics import FileError, FileResult
@@ -70,15 +71,16 @@ def run(
     ``include_generated``, files marked generated (:func:`files.is_generated`) are skipped."""
     paths = [os.fspath(p) for p in paths]
     kept = _KeptBytes()
+    facts = _Facts(kept, cache.files() if cache is not None else None)
     project = crossfile.ProjectImports(paths, roots, read=kept.read)
-    results, pending, readable = _prefiltered(paths, kept, include_generated, policy)
+    results, pending, readable = _prefiltered(paths, facts, include_generated, policy)
     if progress is not None:
         progress(len(paths) - len(pending))  # unreadable or without DALI: done
-    _learn_imports(project, readable, kept, policy, jobs, cache)
-    pending += _using_pipelines(project, results, kept)
+    _learn_imports(project, readable, facts, policy, jobs, cache)
+    pending += _using_pipelines(project, results)
     if pending:
         pending.sort()
-        process = lambda sources, known, done=None: _process(sources, known, project, jobs, done, cache)  # noqa: E731
+        process = lambda sources, known, done=None: _process(sources, known, project, jobs, done, cache, facts)  # noqa: E731
         processed = process([(path, raw) for _, path, raw in pending], policy, progress)
         for (index, _, _), result in zip(pending, processed):
             if results[index] is None or result.changed or result.diagnostics:
@@ -91,8 +93,9 @@ def run(
             kept_pipelines={**outside, **policy.kept_pipelines},
             kept_helpers={**outside_helpers, **policy.kept_helpers},
         )
-        importers.follow_imports(results, following, process, read=kept.read)
-        importers.settle_iterator_classes(results, following, process, kept.read, paths)
+        importers.follow_imports(results, following, process, read=kept.read, lines=facts.lines)
+        importers.settle_iterator_classes(results, following, process, kept.read, paths, lines=facts.lines)
+    facts.save()
     return RunSummary(results, support_files(results, policy))
 
 
@@ -115,27 +118,27 @@ def support_files(results: list[FileResult], policy: Policy) -> list[SupportFile
     return found
 
 
-def _prefiltered(paths: list[str], kept: _KeptBytes, include_generated: bool, policy: Policy):
-    """Each file read once (its bytes ``kept``): ``(results, pending, readable)``. ``results`` holds,
-    per path, an error for an unreadable file, a skipped result for a generated one (unless
-    ``include_generated``) or one that does not mention DALI (nor, with NDD801 selected, has a
-    ``# noqa`` naming our codes: :func:`_judges_noqa`), and None for the others, which are
-    ``pending`` as ``(position in results, path, bytes)``; ``readable``: the paths read."""
+def _prefiltered(paths: list[str], facts: _Facts, include_generated: bool, policy: Policy):
+    """Each file read once, or not at all when the results cache knows it unchanged (``facts``):
+    ``(results, pending, readable)``. ``results`` holds, per path, an error for an unreadable file,
+    a skipped result for a generated one (unless ``include_generated``) or one that does not
+    mention DALI (nor, with NDD801 selected, has a ``# noqa`` naming our codes: :func:`_judges_noqa`),
+    and None for the others, which are ``pending`` as ``(position in results, path, bytes or None
+    when not read)``; ``readable``: the paths read or known."""
     results: list[FileResult | None] = []
-    pending: list[tuple[int, str, bytes]] = []  # (position in results, path, bytes read)
+    pending: list[tuple[int, str, bytes | None]] = []
     readable: list[str] = []
     for given in paths:
         path = os.fspath(given)
         try:
-            raw = files.read_bytes(path)  # regular files only: a FIFO or /dev/zero is an error
+            raw, found = facts.take(path)  # regular files only: a FIFO or /dev/zero is an error
         except files.SourceError as exc:
             results.append(FileResult(path=path, error=exc.to_file_error()))
             continue
-        kept.add(path, raw)
         readable.append(path)
-        if not include_generated and files.is_generated(raw):
+        if not include_generated and found[_GENERATED]:
             results.append(FileResult(path=path, skipped=True, generated=True))
-        elif files.mentions_dali(raw) or _judges_noqa(path, raw, policy):
+        elif found[_DALI] or (found[_OURS] and policy.is_enabled("NDD801", path)):
             pending.append((len(results), path, raw))
             results.append(None)
         else:
@@ -146,43 +149,115 @@ def _prefiltered(paths: list[str], kept: _KeptBytes, include_generated: bool, po
 _NOQA = re.compile(rb"(?i)noqa")
 
 
-def _judges_noqa(path: str, raw: bytes, policy: Policy) -> bool:
-    """Must a file without DALI go through the engine for NDD801 (unused ``# noqa``, opt-in)? Only
-    when the rule is selected for it and its bytes hold a directive of ours (``noqa`` and ``NDD`` or
-    ``ndd-migrate``): a ``# noqa: NDD201`` there silences nothing, while the blanket ``# noqa`` of
-    other linters, in files that never name our codes, are not ours to judge."""
-    return (
-        (b"NDD" in raw or b"ndd-migrate" in raw) and _NOQA.search(raw) is not None and policy.is_enabled("NDD801", path)
-    )
+def _judges_noqa(raw: bytes) -> bool:
+    """May a file without DALI have to go through the engine for NDD801 (unused ``# noqa``,
+    opt-in)? When the rule is selected for it (the caller asks) and its bytes hold a directive of
+    ours (``noqa`` and ``NDD`` or ``ndd-migrate``): a ``# noqa: NDD201`` there silences nothing,
+    while the blanket ``# noqa`` of other linters, in files that never name our codes, are not
+    ours to judge."""
+    return (b"NDD" in raw or b"ndd-migrate" in raw) and _NOQA.search(raw) is not None
+
+
+# The facts of a file (a tuple, as the results cache keeps it: ndd_migrate.app.stamps).
+_DALI, _GENERATED, _OURS, _IMPORTS, _LINES, _DIGEST = range(6)
+
+
+class _Facts:
+    """What the run draws from the bytes of each file it was given, from those bytes or, for a
+    file the results cache knows unchanged (``index``, :mod:`~ndd_migrate.app.stamps`), from what
+    it recorded: whether the file mentions DALI, is generated or names our ``noqa`` codes, its
+    imports (:func:`crossfile.import_facts`) and import lines (:func:`importers.import_lines`), and
+    the digest of its bytes (once a cache key needed it). Without a cache only the first three
+    are drawn (the others come from the bytes when asked for)."""
+
+    def __init__(self, kept: _KeptBytes, index: stamps.FileIndex | None) -> None:
+        self._kept = kept
+        self._index = index
+        self._facts: dict[str, tuple] = {}
+        self._stamps: dict[str, tuple | None] = {}
+
+    def take(self, path: str) -> tuple[bytes | None, tuple]:
+        """``(bytes, facts)`` of a file of the run (its bytes None when the cache knows it, unread);
+        raises :class:`files.SourceError` for a file that cannot be read."""
+        stamp, found = self._index.lookup(path) if self._index is not None else (None, None)
+        raw = None
+        if found is None:
+            raw = files.read_bytes(path)
+            self._kept.add(path, raw)
+            full = self._index is not None
+            imports = crossfile.import_facts(raw) if full else None
+            lines = importers.import_lines(raw) if full else None
+            found = (files.mentions_dali(raw), files.is_generated(raw), _judges_noqa(raw), imports, lines, None)
+        self._stamps[path] = stamp
+        self._remember(path, stamp, found)
+        return raw, found
+
+    def _remember(self, path: str, stamp: tuple | None, found: tuple) -> None:
+        self._facts[path] = found
+        if stamp is not None and self._index is not None:
+            self._index.record(path, stamp, found)  # the same facts again: no change to write
+
+    def read(self, path: str) -> bytes | None:
+        """The file's bytes: those kept, else read now (None: unreadable)."""
+        return self._kept.read(path)
+
+    def imports(self, path: str):
+        """The file's :func:`crossfile.import_facts`, or None when they were not drawn."""
+        found = self._facts.get(path)
+        return found[_IMPORTS] if found is not None else None
+
+    def lines(self, path: str) -> bytes | None:
+        """What ``importers.follow_imports`` searches for imports: the import lines when drawn,
+        else the bytes (None: unreadable)."""
+        found = self._facts.get(path)
+        if found is not None and found[_LINES] is not None:
+            return found[_LINES]
+        return self._kept.read(path)
+
+    def digest(self, path: str, raw: bytes | None) -> str | None:
+        """The digest of the file's bytes (``raw`` when given, else those the cache knows or read
+        now), kept with its facts; None when it cannot be read."""
+        found = self._facts.get(path)
+        if raw is None and found is not None and found[_DIGEST] is not None:
+            return found[_DIGEST]
+        raw = raw if raw is not None else self._kept.read(path)
+        if raw is None:
+            return None
+        digest = stamps.digest(raw)
+        if found is not None and found[_DIGEST] != digest:
+            self._remember(path, self._stamps.get(path), (*found[:_DIGEST], digest))
+        return digest
+
+    def save(self) -> None:
+        if self._index is not None:
+            self._index.save()
 
 
 def _learn_imports(
-    project: crossfile.ProjectImports, readable: list[str], kept: _KeptBytes, policy: Policy, jobs, cache
+    project: crossfile.ProjectImports, readable: list[str], facts: _Facts, policy: Policy, jobs, cache
 ) -> None:
     """What the files import from the project: each file's imports scanned, and the project modules
     they name that the run was not given checked (``check``) to learn the pipelines they define."""
     # After every file is read, so that a module the run was given is read from the bytes kept.
     for path in readable:
-        raw = kept.read(path)
-        if raw is not None:
-            project.scan(path, raw)
+        imports = facts.imports(path)
+        raw = facts.read(path) if imports is None else None
+        if imports is not None or raw is not None:
+            project.scan(path, raw, imports)
     unknown = project.unknown()
     if unknown:
-        project.learn(_process(unknown, replace(policy, mode="check", fix=False), None, jobs, cache=cache))
+        checking = replace(policy, mode="check", fix=False)
+        project.learn(_process(unknown, checking, None, jobs, cache=cache, facts=facts))
 
 
-def _using_pipelines(
-    project: crossfile.ProjectImports, results: list, kept: _KeptBytes
-) -> list[tuple[int, str, bytes]]:
+def _using_pipelines(project: crossfile.ProjectImports, results: list) -> list[tuple[int, str, None]]:
     """The skipped files (no DALI) that import a pipeline whose uses the engine must look at, as
-    ``(position in results, path, bytes)``."""
-    found = []
-    for index, result in enumerate(results):
-        if result is not None and result.skipped and _uses_pipelines(project, result.path):
-            raw = kept.read(result.path)
-            if raw is not None:
-                found.append((index, result.path, raw))
-    return found
+    ``(position in results, path, None)``: their bytes are read when the cache has no result."""
+    return [
+        (index, result.path, None)
+        for index, result in enumerate(results)
+        if result is not None and result.skipped and _uses_pipelines(project, result.path)
+    ]
 
 
 def _uses_pipelines(project: crossfile.ProjectImports, path: str) -> bool:
@@ -193,11 +268,18 @@ def _uses_pipelines(project: crossfile.ProjectImports, path: str) -> bool:
 
 
 def _process(
-    sources: list[tuple[str, bytes]], policy: Policy, project, jobs, progress=None, cache: Cache | None = None
+    sources: list[tuple[str, bytes | None]],
+    policy: Policy,
+    project,
+    jobs,
+    progress=None,
+    cache: Cache | None = None,
+    facts: _Facts | None = None,
 ) -> list[FileResult]:
     """``pool.process_sources``, each file with what its imports define on disk added to the
     policy (files importing the same get one call, so workers still share the work). Results the
-    ``cache`` has are taken from it, and the engine (libcst) is imported only for the others."""
+    ``cache`` has are taken from it (a file's bytes may be None then: read only when it has not),
+    and the engine (libcst) is imported only for the others."""
     groups: dict[tuple, list[int]] = {}
     for position, (path, _) in enumerate(sources):
         key = tuple(tuple(sorted(found.items())) for found in project.policy_for(path)) if project else ((), (), (), ())
@@ -214,23 +296,46 @@ def _process(
                 imported_helpers={**dict(helpers), **policy.imported_helpers},
             )
         if cache is not None:
-            found = [(p, cache.get(*sources[p], known)) for p in positions]
+            found = [(p, _cached(cache, facts, *sources[p], known)) for p in positions]
             for position, result in found:
                 out[position] = result
             positions = [p for p, result in found if result is None]
             if progress is not None and len(found) > len(positions):
                 progress(len(found) - len(positions))
-        if not positions:
+        readable = _read_missing(sources, positions, out, facts)
+        if not readable:
             continue
         from ndd_migrate.app import pool
 
-        for position, result in zip(
-            positions, pool.process_sources([sources[p] for p in positions], known, jobs, progress=progress)
-        ):
+        checked = pool.process_sources([(path, raw) for _, path, raw in readable], known, jobs, progress=progress)
+        for (position, path, raw), result in zip(readable, checked):
             out[position] = result
             if cache is not None:
-                cache.put(*sources[position], known, result)
+                cache.put(path, stamps.digest(raw), known, result)
     return out
+
+
+def _read_missing(sources, positions: list[int], out: list, facts: _Facts | None) -> list[tuple[int, str, bytes]]:
+    """``(position, path, bytes)`` of the sources at ``positions``, where a source's bytes were not
+    given, those the run kept or read now; one that cannot be read any more gets its error in ``out``."""
+    readable = []
+    for position in positions:
+        path, raw = sources[position]
+        if raw is None and facts is not None:
+            raw = facts.read(path)
+        try:
+            readable.append((position, path, raw if raw is not None else files.read_bytes(path)))
+        except files.SourceError as exc:  # gone since the run began
+            out[position] = FileResult(path=path, error=exc.to_file_error())
+    return readable
+
+
+def _cached(cache: Cache, facts: _Facts | None, path: str, raw: bytes | None, policy: Policy) -> FileResult | None:
+    """The cache's result of a file (bytes ``raw``, or None when the cache knows them unread)."""
+    digest = facts.digest(path, raw) if facts is not None else stamps.digest(raw) if raw is not None else None
+    if digest is None:
+        return None
+    return cache.get(path, digest, policy, lambda: raw if raw is not None else crossfile.read_bytes(path))
 
 
 class _KeptBytes:

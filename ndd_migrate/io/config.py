@@ -52,7 +52,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -581,6 +581,7 @@ class Configuration:
         self.isolated = isolated
         self.cli = (cli or Overrides()).validated("command line")
         self._dirs: dict[str, Path | None] = {}
+        self._paths: dict[str | os.PathLike, Settings] = {}  # for_path
         self._settings: dict[Path | None, Settings] = {}
         self._explicit: Path | None = None
         self._line_lengths: dict[str, int | None] = {}
@@ -631,15 +632,19 @@ class Configuration:
         return None
 
     def for_path(self, path: str | os.PathLike) -> Settings:
-        """The settings that govern ``path`` (a file, or a directory met during discovery)."""
+        """The settings that govern ``path`` (a file, or a directory met during discovery); known
+        once asked (a run asks about each file once per rule)."""
         if self._explicit is not None:
             return self._settings[self._explicit]
-        absolute = os.path.abspath(path)
-        directory = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
-        config = self.find_config(directory)
-        if config is None and None not in self._settings:
-            self._settings[None] = Settings.build(None, cli=self.cli, cwd=self.cwd)
-        return self._settings[config]
+        found = self._paths.get(path)
+        if found is None:
+            absolute = os.path.abspath(path)
+            directory = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+            config = self.find_config(directory)
+            if config is None and None not in self._settings:
+                self._settings[None] = Settings.build(None, cli=self.cli, cwd=self.cwd)
+            found = self._paths[path] = self._settings[config]
+        return found
 
     def is_enabled(self, code: str, path: str | os.PathLike) -> bool:
         return self.for_path(path).is_enabled(code, path)
@@ -663,3 +668,8 @@ class Configuration:
     def is_excluded(self, path: str | os.PathLike) -> bool:
         absolute = os.path.abspath(path)
         return self.for_path(absolute).is_excluded(absolute)
+
+    def files_excluded(self, directory: str) -> Callable[[str], bool]:
+        """:meth:`is_excluded` for the files directly in ``directory``, whose settings are the
+        directory's: found once for all of them (discovery asks about every file of a tree)."""
+        return self.for_path(directory).is_excluded

@@ -31,6 +31,7 @@ def discover(
     *,
     root: str | os.PathLike[str] | None = None,
     is_excluded: Callable[[str], bool] | None = None,
+    files_excluded: Callable[[str], Callable[[str], bool]] | None = None,
     force_exclude: bool = False,
     respect_gitignore: bool | Callable[[str], bool] = False,
 ) -> list[Path]:
@@ -45,7 +46,9 @@ def discover(
     ``is_excluded`` plugs in the project's configuration (``Configuration.is_excluded``, which
     applies each ``pyproject.toml``'s excludes and defaults); when it is given it replaces
     :data:`SKIPPED_DIRS`, so that a project whose ``exclude`` replaces the default list (ruff's
-    semantics) gets what it asked for.
+    semantics) gets what it asked for. ``files_excluded(directory)``, when given, is
+    ``is_excluded`` for the files directly in ``directory`` (absolute), found once per directory
+    walked (``Configuration.files_excluded``: the settings that govern a file are its directory's).
 
     A file named explicitly is always included, whatever its extension (the user asked for it), and
     also when excluded, unless ``force_exclude`` is set: pre-commit passes every staged file by
@@ -72,16 +75,23 @@ def discover(
         """Excluded by a pattern or by the caller, itself or through an excluded ancestor."""
         return any(glob.matches(path) for glob in globs) or (is_excluded is not None and is_excluded(path))
 
+    def excluded_in(directory: str) -> Callable[[str], bool]:
+        """:func:`excluded` for the files directly in ``directory``."""
+        if files_excluded is None:
+            return excluded
+        own = files_excluded(directory)
+        return lambda path: any(glob.matches(path) for glob in globs) or own(path)
+
     def skipped_by_default(path: str) -> bool:
         """``path`` lies in a :data:`SKIPPED_DIRS` directory below ``base`` (for explicit paths)."""
         parts = os.path.relpath(os.path.abspath(path), base).split(os.sep)
         return is_excluded is None and parts[0] != ".." and not SKIPPED_DIRS.isdisjoint(parts)
 
-    found: list[Path] = []
+    found: list[tuple[Path, str | None]] = []  # with its real path when known
     for given in paths:
         top = os.fspath(given)
         if not os.path.lexists(top):
-            found.append(Path(top))  # its read fails: that path's error, the others are still run
+            found.append((Path(top), None))  # its read fails: that path's error, the others are still run
             continue
         if force_exclude and (skipped_by_default(top) or excluded(top)):
             continue
@@ -93,17 +103,17 @@ def discover(
                 ignored = Ignored(top)
             else:
                 ignored = None
-            found.extend(_walk(top, suffixes, excluded, skip_default=is_excluded is None, ignored=ignored))
+            found.extend(_walk(top, suffixes, excluded, excluded_in, skip_default=is_excluded is None, ignored=ignored))
         else:
             # A file named explicitly, whatever it is: one that is not a regular file (a FIFO, a
             # device, a socket, a dangling link) becomes that file's error when it is read.
-            found.append(Path(top))
+            found.append((Path(top), None))
 
     unique: list[Path] = []
     seen: set[str] = set()
     real_dirs: dict[str, str] = {}
-    for path in sorted(found):
-        real = _realpath(os.fspath(path), real_dirs)
+    for path, real in sorted(found, key=lambda item: item[0].parts):  # Path's order, without its comparisons
+        real = real or _realpath(os.fspath(path), real_dirs)
         if real not in seen:
             seen.add(real)
             unique.append(path)
@@ -114,53 +124,65 @@ def _walk(
     top: str,
     suffixes: tuple[str, ...],
     excluded: Callable[[str], bool],
+    excluded_in: Callable[[str], Callable[[str], bool]],
     *,
     skip_default: bool,
     ignored: Callable[[str, bool], bool] | None = None,
-) -> list[Path]:
-    """The regular files with one of ``suffixes`` below the directory ``top``.
+) -> list[tuple[Path, str | None]]:
+    """The regular files with one of ``suffixes`` below the directory ``top``, each with its real
+    path (None for a symlink: :func:`_realpath` resolves it).
 
     Only regular files: a FIFO named ``x.py`` would block the reader forever, a link to
     ``/dev/zero`` would be read until memory runs out, so neither is ever opened. A symlink is
     followed only to a regular file inside ``top`` (once its links are resolved): a link to a file
     outside the tree is left out, so that ``migrate DIR`` never rewrites a file outside ``DIR``.
-    Symlinked directories are not entered (no loops, nothing outside the tree). Exclusion is tested
-    on absolute paths, cheaper to match than relative ones (each costs a ``getcwd``).
+    Symlinked directories are not entered (no loops, nothing outside the tree), so below ``top``
+    a real path is its directory's plus the name. Exclusion is tested on absolute paths, cheaper
+    to match than relative ones (each costs a ``getcwd``): a directory's with ``excluded``, a
+    file's with ``excluded_in`` its directory.
     """
-    absolute_top = os.path.abspath(top)
     real_top = os.path.realpath(top)
-    found: list[Path] = []
-    pending = [top]
+    found: list[tuple[Path, str | None]] = []
+    pending = [(top, os.path.abspath(top), real_top)]  # (as walked, absolute, real)
     while pending:
-        directory = pending.pop()
-        absolute = absolute_top + directory[len(top) :]
+        directory, absolute, real = pending.pop()
         try:
             with os.scandir(directory) as entries:
                 listed = list(entries)
         except OSError as error:
             raise SourceError(error.filename or directory, f"cannot list directory: {error.strerror}") from error
+        file_excluded = None
         for entry in listed:
             name = entry.name
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    inner = os.path.join(absolute, name)
-                    if not (skip_default and name in SKIPPED_DIRS) and not excluded(inner):
-                        if ignored is None or not ignored(inner, True):
-                            pending.append(os.path.join(directory, name))
-                    continue
-                if not name.endswith(suffixes):
-                    continue
-                if entry.is_symlink():
-                    if not _link_to_regular_file_inside(entry.path, real_top):
-                        continue
-                elif not entry.is_file(follow_symlinks=False):
-                    continue  # a FIFO, socket or device
-            except OSError:
-                continue  # vanished while listed
+            kind = _kind(entry, suffixes, real_top)
+            if kind is None:
+                continue
             inner = os.path.join(absolute, name)
-            if not excluded(inner) and (ignored is None or not ignored(inner, False)):
-                found.append(Path(directory, name))
+            if kind == "dir":
+                if not (skip_default and name in SKIPPED_DIRS) and not excluded(inner):
+                    if ignored is None or not ignored(inner, True):
+                        pending.append((os.path.join(directory, name), inner, os.path.join(real, name)))
+            else:
+                file_excluded = file_excluded or excluded_in(absolute)
+                if not file_excluded(inner) and (ignored is None or not ignored(inner, False)):
+                    found.append((Path(directory, name), None if kind == "link" else os.path.join(real, name)))
     return found
+
+
+def _kind(entry: os.DirEntry, suffixes: tuple[str, ...], real_top: str) -> str | None:
+    """``"dir"`` for a directory (not a symlink), ``"file"`` for a regular file with one of
+    ``suffixes``, ``"link"`` for a symlink to a regular file inside ``real_top``; None for what
+    is not walked (and for an entry that vanished while listed)."""
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            return "dir"
+        if not entry.name.endswith(suffixes):
+            return None
+        if entry.is_symlink():
+            return "link" if _link_to_regular_file_inside(entry.path, real_top) else None
+        return "file" if entry.is_file(follow_symlinks=False) else None  # not a FIFO, socket or device
+    except OSError:
+        return None
 
 
 def _link_to_regular_file_inside(link: str, real_top: str) -> bool:

@@ -141,7 +141,24 @@ def imported_modules(raw: bytes, top=None) -> list[tuple[int, str, tuple[str, ..
     ``import`` word to the next (a handful per file), and only the line holding it is matched; a
     regular expression searching the whole file for line starts costs some ten times the byte
     prefilter. With ``top``, ``import os`` ends at a set look-up, before anything is decoded."""
-    found = []
+    return [(level, module, names) for level, _, module, names in _imports(raw, top)]
+
+
+def import_facts(raw: bytes) -> list[tuple[int, bytes, str, tuple[str, ...]]]:
+    """Every import of :func:`imported_modules`, each with the bytes its ``top`` test looks at (the
+    first name of an absolute import, ``b""`` for a relative one): what the results cache keeps of
+    a file, so that :func:`select_imports` gives what ``imported_modules(raw, top)`` gives without
+    reading the file again."""
+    return list(_imports(raw, None))
+
+
+def select_imports(facts, top) -> list[tuple[int, str, tuple[str, ...]]]:
+    """``imported_modules(raw, top)`` from ``import_facts(raw)``."""
+    return [(level, module, names) for level, head, module, names in facts if level or head in top]
+
+
+def _imports(raw: bytes, top):
+    """``(level, head, module, names)`` for :func:`imported_modules` and :func:`import_facts`."""
     last = -1
     find, rfind, match_at = raw.find, raw.rfind, _IMPORT_STATEMENT.match
     at = find(b"import")
@@ -158,16 +175,17 @@ def imported_modules(raw: bytes, top=None) -> list[tuple[int, str, tuple[str, ..
         if plain is not None:
             for item in plain.split(b","):
                 dotted = _DOTTED.search(item)
-                if dotted and (top is None or dotted.group().partition(b".")[0] in top):
-                    found.append((0, dotted.group().decode("ascii", "replace"), ()))
+                head = dotted.group().partition(b".")[0] if dotted else b""
+                if dotted and (top is None or head in top):
+                    yield (0, head, dotted.group().decode("ascii", "replace"), ())
             continue
         level = len(module) - len(module.lstrip(b"."))
-        if not level and top is not None and module.partition(b".")[0] not in top:
+        head = b"" if level else module.partition(b".")[0]
+        if not level and top is not None and head not in top:
             continue
         items = names.strip(b"()").split(b",")
         imported = tuple(m.group().decode("ascii", "replace") for m in map(_IDENTIFIER.search, items) if m)
-        found.append((level, module[level:].decode("ascii", "replace"), imported))
-    return found
+        yield (level, head, module[level:].decode("ascii", "replace"), imported)
 
 
 def migrated_pipelines(raw: bytes) -> set[str]:
@@ -335,14 +353,16 @@ class ProjectImports:
         return os.path.normpath(os.path.join(self._cwd, path))
 
     # -- scanning ----------------------------------------------------------------------------
-    def scan(self, path: str, raw: bytes) -> None:
-        """Find the project modules ``path`` imports that may give pipelines.
+    def scan(self, path: str, raw: bytes | None, facts=None) -> None:
+        """Find the project modules ``path`` imports that may give pipelines, from its bytes or,
+        when the results cache knows the file unchanged, from its :func:`import_facts`.
 
         Most of a run's files come here and leave at the first step: their imports, found in the
         bytes, name no module of the project (``import os``). For the others every step is cached
         across the run's files: where an import resolves, what a module gives."""
         directory, importable, top = self._importable_from(os.path.dirname(path))
-        imports = imported_modules(raw, top)  # `import os` is dropped there
+        # `import os` is dropped there
+        imports = imported_modules(raw, top) if facts is None else select_imports(facts, top)
         if not imports:
             return
         own = self._absolute(path)

@@ -40,14 +40,42 @@ from ndd_migrate.model.crossfile import (
     read_bytes,
 )
 
+_IMPORT_LINE_START = re.compile(rb'[ \t]*"?(?:from|import)[ \t]')
 
-def follow_imports(results: list[FileResult], policy: Policy, process, read=None) -> None:
+
+def import_lines(raw: bytes) -> bytes:
+    """The lines of ``raw`` that start an import (those ``crossfile.import_test`` looks at), joined
+    by newlines: ``import_test(m)(import_lines(raw)) == import_test(m)(raw)`` for any modules, so
+    the results cache keeps these instead of the file. Each such line holds ``from`` or
+    ``import``, so only the lines holding one of the words are matched (``bytes.find``, as
+    ``crossfile.imported_modules`` does: a regular expression over the whole file costs some
+    five times more)."""
+    starts = set()
+    find, rfind, match_at = raw.find, raw.rfind, _IMPORT_LINE_START.match
+    for word in (b"import", b"from"):
+        at = find(word)
+        while at >= 0:
+            start = rfind(b"\n", 0, at) + 1
+            at = find(word, at + len(word))
+            if start not in starts and match_at(raw, start) is not None:
+                starts.add(start)
+    lines = []
+    for start in sorted(starts):
+        end = raw.find(b"\n", start)
+        lines.append(raw[start : end if end >= 0 else len(raw)])
+    return b"\n".join(lines)
+
+
+def follow_imports(results: list[FileResult], policy: Policy, process, read=None, lines=None) -> None:
     """Run the files that may import a migrated pipeline of another file again, with what the run
     knows (in place), and the files defining a pipeline an importer cannot follow again with it
     kept. ``process(sources, policy)`` runs the engine over ``[(path, bytes)]``; ``read(path)``
-    gives a file's bytes, or None when it cannot be read (default: from disk). ``policy``'s
-    ``kept_pipelines`` (outside importers) are applied on the first pass."""
+    gives a file's bytes, or None when it cannot be read (default: from disk); ``lines(path)``
+    the bytes searched for its imports (:func:`import_lines`, which the results cache keeps;
+    default: ``read``). ``policy``'s ``kept_pipelines`` (outside importers) are applied on the
+    first pass."""
     read = read or read_bytes
+    lines = lines or read
     known: dict[str, bool] = {}
     kept: dict[str, str] = {}
     args: dict[str, tuple[str, ...]] = dict(policy.imported_call_args)
@@ -65,12 +93,12 @@ def follow_imports(results: list[FileResult], policy: Policy, process, read=None
         if found == known and not again_defined:
             return
         known = found
-        if not _run_importers(results, replace(policy, imported_pipelines=known), process, read, again_defined):
+        if not _run_importers(results, replace(policy, imported_pipelines=known), process, read, lines, again_defined):
             return
     _run_definers(results, policy, process, read, kept, args, {})
 
 
-def _run_importers(results: list[FileResult], policy: Policy, process, read, again_defined: set[str]) -> bool:
+def _run_importers(results: list[FileResult], policy: Policy, process, read, lines, again_defined: set[str]) -> bool:
     """The files importing a module that exports a migrated pipeline (or whose definers ran
     again), run again with ``policy``: whether any did."""
     modules = {
@@ -81,8 +109,9 @@ def _run_importers(results: list[FileResult], policy: Policy, process, read, aga
     imports = import_test(modules)
     todo = []
     for index, result in enumerate(results):
-        raw = read(result.path) if modules and not result.error else None
-        if raw is not None and imports(raw):
+        found = lines(result.path) if modules and not result.error else None
+        raw = read(result.path) if found is not None and imports(found) else None
+        if raw is not None:
             todo.append((index, result.path, raw))
     if not todo:
         return False
@@ -216,10 +245,13 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
             converting[os.path.realpath(result.path)] = names
     if not converting:
         return {}, {}
+    projects = _by_project(converting)
+    if not projects:
+        return {}, {}
     in_run = {os.path.realpath(os.fspath(p)) for p in run_paths}
     found: dict[str, str] = {}
     found_helpers: dict[str, str] = {}
-    for root, defining in _by_project(converting).items():
+    for root, defining in projects.items():
         wanted = {module: path for path in defining for module in module_names(path)}
         for candidate in _project_files(root):
             if candidate in in_run:
@@ -233,7 +265,7 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
     return found, found_helpers
 
 
-def settle_iterator_classes(results: list[FileResult], policy: Policy, process, read, run_paths) -> Policy:
+def settle_iterator_classes(results: list[FileResult], policy: Policy, process, read, run_paths, lines=None) -> Policy:
     """Classes deriving from DALI's PyTorch iterator across modules (NDD411): a module of the run
     that calls a class another one defines reads its calls as calls of the base
     (:attr:`Policy.imported_iterator_classes`); the class takes the support module's base where it
@@ -257,7 +289,7 @@ def settle_iterator_classes(results: list[FileResult], policy: Policy, process, 
             policy = replace(policy, kept_iterator_classes=kept, rebased_iterator_classes=rebased)
         paths = {path for users in importing.values() for path in users} | _definers(results, importing)
         _rerun(results, paths, policy, process, read)
-        follow_imports(results, policy, process, read=read)
+        follow_imports(results, policy, process, read=read, lines=lines)
     return policy
 
 
