@@ -683,7 +683,7 @@ class _Stream:
             self._batches, self._ahead = iter(self._epochs()), []
 
 
-def prefetching(generator_function=None, *, depth=2):
+def prefetching(generator_function=None, *, depth=2, capture=False):
     """Decorator: each call of ``generator_function`` gives its batches computed ahead
     of the consumer, in a worker thread, as a pipeline with
     ``prefetch_queue_depth=depth`` (default 2) did: while the program holds one batch,
@@ -698,6 +698,12 @@ def prefetching(generator_function=None, *, depth=2):
     interpreter exit (after its batch in flight). ``depth=1`` computes nothing ahead.
     A call may give ``prefetch_queue_depth=N``, as the pipeline's call could: that
     call's depth (unless the function has a parameter of that name).
+
+    ``capture=True``: the generator's loop is captured (``next_epoch(capture=True)``).
+    DALI allows one active capture loop per thread, and a suspended generator keeps its
+    loop active: such a generator always runs in a worker thread of its own, at depth 1
+    too (one batch per ``next()``), so that a training and a validation loader can both
+    be captured.
     """
 
     def decorate(function):
@@ -707,7 +713,9 @@ def prefetching(generator_function=None, *, depth=2):
         def start(*args, **kwargs):
             ahead = depth if takes_depth else kwargs.pop("prefetch_queue_depth", depth)
             batches = function(*args, **kwargs)
-            return batches if ahead <= 1 else _Prefetcher(batches, ahead)
+            if ahead <= 1 and not capture:
+                return batches
+            return _Prefetcher(batches, max(ahead, 1))
 
         return start
 
