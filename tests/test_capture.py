@@ -219,7 +219,7 @@ def test_every_fixtures_captured_form_is_proven_equal(name, datasets, tmp_path):
         assert not capture
 
 
-QUEUE_FULL = r"""
+PRELUDE = r"""
 import sys, time
 import numpy as np
 sys.path.insert(0, sys.argv[1])
@@ -230,6 +230,14 @@ from ndd_migrate.verify.readers import NddReaders
 def host(batch):
     return [np.asarray(t) for t in batch.cpu().tensors]
 
+def same(eager, captured):
+    for k, (e, c) in enumerate(zip(eager, captured, strict=True)):
+        for out, (x, y) in enumerate(zip(e, c, strict=True)):
+            for i, (a, b) in enumerate(zip(x, y, strict=True)):
+                assert a.shape == b.shape and np.array_equal(a, b), (k, out, i)
+"""
+
+QUEUE_FULL = r"""
 def run(capture, hold):
     with NddReaders(1234, capture=capture):
         gen = migrated.image_classification(sys.argv[2], batch_size=4, device_id=None, prefetch_queue_depth=4)
@@ -245,10 +253,28 @@ def run(capture, hold):
 
 with NddLowering():  # the fixture's GPU ops on the CPU, as `verify --device cpu` runs them
     eager, captured = run(False, False), run(None, True)
-for k, (e, c) in enumerate(zip(eager, captured)):
-    for out, (x, y) in enumerate(zip(e, c)):
-        for i, (a, b) in enumerate(zip(x, y)):
-            assert a.shape == b.shape and np.array_equal(a, b), (k, out, i)
+same(eager, captured)
+print("equal", len(eager))
+"""
+
+TRAIN_AND_VALIDATION = r"""
+def run(capture):
+    with NddReaders(1234, capture=capture):
+        # depth 1: nothing computed ahead, each generator in a thread of its own all the same
+        train = migrated.train_pipe(sys.argv[2], batch_size=4, device_id=None, prefetch_queue_depth=1)
+        val = migrated.val_pipe(sys.argv[2], batch_size=4, device_id=None, prefetch_queue_depth=1)
+        out = []
+        for step in range(10):  # both loops suspended in turn, across epochs
+            out.append([host(b) for b in next(train)])
+            if step % 3 == 2:
+                out.append([host(b) for b in next(val)])
+        train.close()
+        val.close()
+    return out
+
+with NddLowering():
+    eager, captured = run(False), run(None)
+same(eager, captured)
 print("equal", len(eager))
 """
 
@@ -262,10 +288,26 @@ def test_batches_of_a_captured_pipeline_stay_valid_while_the_queue_holds_them(da
     project = tmp_path / "p"
     text = _captured_project("image_classification", project)
     assert "capture=True" in text
-    script = tmp_path / "queue_full.py"
-    script.write_text(textwrap.dedent(QUEUE_FULL), encoding="utf-8")
+    assert _run_script(tmp_path, QUEUE_FULL, project, datasets["jpeg"]) == "equal 8"
+
+
+@pytest.mark.dali
+@NEEDS_DALI
+def test_a_training_and_a_validation_loader_are_both_captured_and_advance_in_turn(datasets, tmp_path):
+    """DALI allows one active capture loop per thread: each captured loader runs in a thread of its
+    own (``prefetching(capture=True)``), so the two loops interleave, giving the eager batches."""
+    project = tmp_path / "p"
+    text = _captured_project("train_val", project)
+    assert text.count("capture=True):") == 2
+    assert _run_script(tmp_path, TRAIN_AND_VALIDATION, project, datasets["jpeg"]) == "equal 13"
+
+
+def _run_script(tmp_path, body: str, project, data) -> str:
+    """The last line a script (:data:`PRELUDE` + ``body``) printed, run on ``project`` and ``data``."""
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(PRELUDE) + textwrap.dedent(body), encoding="utf-8")
     proc = subprocess.run(
-        [sys.executable, str(script), str(project), str(datasets["jpeg"])],
+        [sys.executable, str(script), str(project), str(data)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -273,4 +315,4 @@ def test_batches_of_a_captured_pipeline_stay_valid_while_the_queue_holds_them(da
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])},
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.strip().splitlines()[-1] == "equal 8"
+    return proc.stdout.strip().splitlines()[-1]
