@@ -33,7 +33,8 @@ being timed. The three modes of one fixture run back to back, so they share the 
 Usage::
 
     python benchmarks/bench_verify_throughput.py [--device auto|cpu|gpu] [--batch-sizes 8 32 128]
-        [--fixtures NAME ...] [--consumer none|cpu|wait] [--scale S] [--runs N]
+        [--fixtures NAME ...] [--modes MODE ...] [--consumer none|cpu|wait] [--scale S] [--runs N]
+        [--rounds N (the modes alternate N times; medians of the rounds)]
         [--samples-per-run N] [--data DIR]
         [--docs docs/benchmarks.md | --no-docs] [--json FILE]
 """
