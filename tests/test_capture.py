@@ -79,6 +79,7 @@ def test_without_the_option_the_loop_stays_eager():
         "def set_mean(values):\n    global MEAN\n    MEAN = values\n",  # rebound elsewhere
         "MEAN.append(0.0)\n",  # mutated
         "MEAN = [1.0, 2.0, 3.0]\n",  # bound twice
+        'if __name__ == "__main__":\n    MEAN = [1.0, 2.0, 3.0]\n',  # bound again, in a block
     ],
 )
 def test_a_global_that_may_change_is_not_marked_and_the_loop_stays_eager(change):

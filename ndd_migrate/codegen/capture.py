@@ -70,7 +70,10 @@ class _ModuleFacts:
         facts.constants = {
             name
             for name, value in _module_assignments(module).items()
-            if value is not None and _constant(value, facts.dali_roots) and name not in usage.changed
+            if value is not None
+            and _constant(value, facts.dali_roots)
+            and name not in usage.changed
+            and usage.bound.get(name) == 1
         }
         return facts
 
@@ -143,6 +146,7 @@ class _Usage(cst.CSTVisitor):
     def __init__(self) -> None:
         self.names: set[str] = set()
         self.changed: set[str] = set()
+        self.bound: dict[str, int] = {}  # name → `name = ...` statements binding it
 
     def visit_Name(self, node: cst.Name) -> None:
         self.names.add(node.value)
@@ -174,6 +178,15 @@ class _Usage(cst.CSTVisitor):
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         if isinstance(node.target, (cst.Subscript, cst.Attribute)):
             self._change(node.target)
+        else:  # a second binding anywhere (`if __name__ == "__main__": MEAN = ...`, a local)
+            for name in _target_names(node.target) or {"*"}:
+                self.bound[name] = self.bound.get(name, 0) + 1
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._change(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._change(node.target)
 
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Attribute):  # `MEAN.append(...)`: a method may mutate it
