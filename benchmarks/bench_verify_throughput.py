@@ -8,6 +8,9 @@ with :mod:`ndd_migrate.verify.timing` (warm-up, then the median of several timed
 * ``capture`` — the same generator with every ``reader.next_epoch(...)`` forced to
   ``capture=True`` (verify's :class:`~ndd_migrate.verify.readers.NddReaders` does it, so the
   migrated code needs no change),
+* ``captured`` — the generator as ``migrate --capture`` writes it (migrated here, from the
+  fixture's pipeline): ``capture=True`` where the whole loop can be captured, its invariant
+  arguments marked (``ndd.capture.invariant``); a fixture it leaves eager times as ``eager``,
 
 each with the consumer of ``--consumer``: ``none`` (the loop only), ``cpu`` (a fixed amount of
 numpy matrix work per batch, as a CPU-side training step), ``wait`` (a sleep as long as the
@@ -30,7 +33,8 @@ being timed. The three modes of one fixture run back to back, so they share the 
 Usage::
 
     python benchmarks/bench_verify_throughput.py [--device auto|cpu|gpu] [--batch-sizes 8 32 128]
-        [--fixtures NAME ...] [--consumer none|cpu|wait] [--scale S] [--runs N]
+        [--fixtures NAME ...] [--modes MODE ...] [--consumer none|cpu|wait] [--scale S] [--runs N]
+        [--rounds N (the modes alternate N times; medians of the rounds)]
         [--samples-per-run N] [--data DIR]
         [--docs docs/benchmarks.md | --no-docs] [--json FILE]
 """
@@ -44,6 +48,7 @@ import math
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -56,7 +61,7 @@ if str(ROOT) not in sys.path:
 FIXTURES = ROOT / "fixtures"
 SUPPORT = ROOT / "ndd_migrate" / "support" / "template"  # ndd_support.py
 DOCS = ROOT / "docs" / "benchmarks.md"
-MODES = ("pipeline", "eager", "capture")
+MODES = ("pipeline", "eager", "capture", "captured")
 CONSUMERS = ("none", "cpu", "wait")
 SECTION = "## Throughput (pipeline mode vs migrated code)"
 DOC_INTRO = "# Benchmarks\n\nMeasured figures for ndd-migrate; each section says how it was measured.\n"
@@ -143,8 +148,9 @@ def make_bench_data(root: Path, scale: float) -> dict[str, Path]:
 # Cases
 
 
-def load_cases(names: list[str] | None, data: dict[str, Path]) -> list[dict]:
-    """One case per fixture with a case.json (``{data}`` replaced, :data:`BENCH_ARGS` added)."""
+def load_cases(names: list[str] | None, data: dict[str, Path], scratch: Path) -> list[dict]:
+    """One case per fixture with a case.json (``{data}`` replaced, :data:`BENCH_ARGS` added), and
+    its migration by ``migrate --capture`` written in ``scratch``."""
     cases = []
     for case_file in sorted(FIXTURES.glob("*/case.json")):
         name = case_file.parent.name
@@ -161,12 +167,27 @@ def load_cases(names: list[str] | None, data: dict[str, Path]) -> list[dict]:
                 "kwargs": args,
                 "pipeline": str(case_file.parent / "pipeline.py"),
                 "migrated": str(case_file.parent / "migrated.py"),
+                "captured": str(migrate_captured(case_file.parent / "pipeline.py", scratch / f"{name}_captured.py")),
             }
         )
     missing = set(names or ()) - {c["name"] for c in cases}
     if missing:
         raise SystemExit(f"no fixture with a case.json named {', '.join(sorted(missing))}")
     return cases
+
+
+def migrate_captured(pipeline: Path, out: Path) -> Path:
+    """``out``: ``pipeline`` as ``migrate --capture`` writes it (its support module is the template,
+    on the workers' path)."""
+    from ndd_migrate.engine.transform import transform
+    from ndd_migrate.io.policy import Policy
+
+    result = transform(pipeline.read_text(encoding="utf-8"), str(out), Policy(capture=lambda _path: True))
+    if result.error:
+        raise SystemExit(f"migrate --capture failed on {pipeline}: {result.error}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(result.new_source, encoding="utf-8")
+    return out
 
 
 def bench_config(batch_size: int, samples_per_run: int, runs: int):
@@ -199,26 +220,28 @@ def run_worker(job: dict) -> dict:
 
     mode = job["mode"]
     lowered = resolve_device(Settings(device=job["device"]))
-    side = "pipeline" if mode == "pipeline" else "migrated"
+    side = {"pipeline": "pipeline", "captured": "captured"}.get(mode, "migrated")
     lowering = (PipelineLowering() if side == "pipeline" else NddLowering()) if lowered else None
     results = {}
     with lowering or contextlib.nullcontext():
         # the migrated side as it runs for users: `@prefetching` ahead of the consumer
-        func = find_function(load_module(job[side], prefetch_lockstep=False), job["function"], kind=side)
+        kind = "migrated" if side == "captured" else side
+        func = find_function(load_module(job[side], prefetch_lockstep=False), job["function"], kind=kind)
         for batch_size in job["batch_sizes"]:
             consume = consumer(job.get("consumer", "none"), job.get("waits", {}).get(str(batch_size)))
             settings = Settings(kwargs=job["kwargs"], batch_size=batch_size, device_id=job["device_id"])
-            kwargs, _ = call_kwargs(func, settings, None if lowered else job["device_id"], side)
+            kwargs, _ = call_kwargs(func, settings, None if lowered else job["device_id"], kind)
             config = bench_config(batch_size, job["samples_per_run"], job["runs"])
             if side == "pipeline":
                 pipe = func(**kwargs)
                 results[batch_size] = measure(consumed(pipeline_stepper(pipe), consume), config).to_dict()
                 del pipe
             else:
-                with NddReaders(job["reader_seed"], force_capture=mode == "capture") as readers:
+                capture = {"capture": True, "captured": None}.get(mode, False)  # None: as written
+                with NddReaders(job["reader_seed"], capture=capture) as readers:
                     gen = func(**kwargs)
                     results[batch_size] = measure(consumed(ndd_stepper(gen), consume), config).to_dict()
-                    if mode == "capture":
+                    if mode in ("capture", "captured"):
                         results[batch_size]["captured_ops"] = captured_ops(readers.readers)
                     close_generator(gen)
     return {"lowered": lowered, "results": results}
@@ -290,6 +313,53 @@ def spawn_worker(job: dict, timeout: float) -> dict:
     return json.loads(lines[-1])
 
 
+def bench_case(case: dict, args: argparse.Namespace, lowered: bool | None) -> tuple[list[dict], dict, bool | None]:
+    """One fixture in every mode, ``args.rounds`` times alternating: its table rows, the workers'
+    results by mode, and whether the device was lowered."""
+    base = dict(
+        case,
+        device=args.device,
+        device_id=args.device_id,
+        batch_sizes=args.batch_sizes,
+        samples_per_run=args.samples_per_run,
+        runs=args.runs,
+        reader_seed=args.reader_seed,
+        consumer=args.consumer,
+    )
+    if args.consumer == "wait":  # the pipeline's own batch time, measured alone first
+        base["waits"] = pipeline_batch_times(dict(base, mode="pipeline", consumer="none"), args.timeout)
+    rounds: dict[str, list[dict]] = {mode: [] for mode in args.modes}
+    for _ in range(args.rounds):  # the modes alternate: the machine's load falls on each
+        for mode in args.modes:
+            res = timed_worker(dict(base, mode=mode), case["name"], args.timeout)
+            rounds[mode].append(res)
+            lowered = res.get("lowered", lowered)
+    rows = []
+    for b in args.batch_sizes:
+        row = {"fixture": case["name"], "batch": b}
+        for mode, results in rounds.items():
+            measured = [res.get("results", {}).get(str(b), {}) for res in results]
+            rates = [m.get("samples_per_s") for m in measured]
+            row[mode] = None if None in rates else statistics.median(rates)
+            row[f"{mode}_rounds"] = rates
+            if mode in ("capture", "captured"):  # `captured` is listed last: it wins
+                row["captured_ops"] = measured[-1].get("captured_ops")
+        rows.append(row)
+    return rows, rounds, lowered
+
+
+def timed_worker(job: dict, name: str, timeout: float) -> dict:
+    """:func:`spawn_worker`, its time and status printed."""
+    t0 = time.perf_counter()
+    try:
+        res = spawn_worker(job, timeout)
+    except subprocess.TimeoutExpired:
+        res = {"error": f"timed out after {timeout:.0f} s"}
+    status = res.get("error") or "ok"
+    print(f"  {name:<22} {job['mode']:<8} {time.perf_counter() - t0:6.1f} s  {status}", flush=True)
+    return res
+
+
 def pipeline_batch_times(job: dict, timeout: float) -> dict[str, float]:
     """Seconds per batch of the pipeline with no consumer, by batch size (as a string)."""
     res = spawn_worker(job, timeout)
@@ -321,16 +391,17 @@ def render_table(rows: list[dict]) -> str:
     """Markdown table: one row per fixture and batch size."""
     out = [
         "| fixture | batch | pipeline (samples/s) | eager (samples/s) | capture=True (samples/s) "
-        "| eager / pipeline | capture / pipeline | ops captured |",
-        "|---|---:|---:|---:|---:|---:|---:|---|",
+        "| migrate --capture (samples/s) | eager / pipeline | capture / pipeline | --capture / pipeline "
+        "| ops captured |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
-        p, e, c = (r.get(m, _NOT_RUN) for m in MODES)
+        p, e, c, w = (r.get(m, _NOT_RUN) for m in MODES)
         ops = r.get("captured_ops")
         captured = ", ".join(ops) if ops else "none (eager)"
         out.append(
-            f"| {r['fixture']} | {r['batch']} | {fmt(p)} | {fmt(e)} | {fmt(c)} | {ratio(e, p)} | {ratio(c, p)} "
-            f"| {captured} |"
+            f"| {r['fixture']} | {r['batch']} | {fmt(p)} | {fmt(e)} | {fmt(c)} | {fmt(w)} | {ratio(e, p)} "
+            f"| {ratio(c, p)} | {ratio(w, p)} | {captured} |"
         )
     return "\n".join(out)
 
@@ -423,6 +494,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--batch-sizes", type=int, nargs="+", default=[8, 32, 128])
     p.add_argument("--fixtures", nargs="+", metavar="NAME", help="only these fixtures")
     p.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
+    p.add_argument("--rounds", type=int, default=1, help="run the modes this many times, alternating")
     p.add_argument("--consumer", choices=CONSUMERS, default="none", help="what the loop does per batch")
     p.add_argument("--scale", type=float, default=1.0, help="dataset size factor (default 1)")
     p.add_argument("--runs", type=int, default=5, help="timed runs; the median is reported")
@@ -470,40 +542,9 @@ def main(argv: list[str] | None = None) -> int:
         data = make_bench_data(root, args.scale)
         print(f"datasets in {root} ({time.perf_counter() - started:.1f} s)", flush=True)
         rows, raw, lowered = [], {}, None
-        for case in load_cases(args.fixtures, data):
-            by_mode = {}
-            base = dict(
-                case,
-                device=args.device,
-                device_id=args.device_id,
-                batch_sizes=args.batch_sizes,
-                samples_per_run=args.samples_per_run,
-                runs=args.runs,
-                reader_seed=args.reader_seed,
-                consumer=args.consumer,
-            )
-            if args.consumer == "wait":  # the pipeline's own batch time, measured alone first
-                base["waits"] = pipeline_batch_times(dict(base, mode="pipeline", consumer="none"), args.timeout)
-            for mode in args.modes:
-                job = dict(base, mode=mode)
-                t0 = time.perf_counter()
-                try:
-                    res = spawn_worker(job, args.timeout)
-                except subprocess.TimeoutExpired:
-                    res = {"error": f"timed out after {args.timeout:.0f} s"}
-                by_mode[mode] = res
-                lowered = res.get("lowered", lowered)
-                status = res.get("error") or "ok"
-                print(f"  {case['name']:<22} {mode:<8} {time.perf_counter() - t0:6.1f} s  {status}", flush=True)
-            raw[case["name"]] = by_mode
-            for b in args.batch_sizes:
-                row = {"fixture": case["name"], "batch": b}
-                for mode, res in by_mode.items():
-                    measured = res.get("results", {}).get(str(b), {})
-                    row[mode] = measured.get("samples_per_s")
-                    if mode == "capture":
-                        row["captured_ops"] = measured.get("captured_ops")
-                rows.append(row)
+        for case in load_cases(args.fixtures, data, root / "captured"):
+            case_rows, raw[case["name"]], lowered = bench_case(case, args, lowered)
+            rows += case_rows
     args.load.append(os.getloadavg()[0])
     args.table = render_table(rows)
     print(args.table)

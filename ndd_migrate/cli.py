@@ -174,6 +174,10 @@ JOBS_HELP = "Parallel worker processes (default: CPU count)."
 GITIGNORE_HELP = "Leave out what .gitignore files ignore when walking directories (default: on)."
 GENERATED_HELP = "Also process files marked @generated in their first lines (skipped by default)."
 FORMAT_HELP = "Run the configured formatter (`formatter`, default `ruff format -`) on the files rewritten."
+CAPTURE_HELP = (
+    "Write next_epoch(capture=True) where the whole loop can be captured, its invariant arguments "
+    "marked (docs/target-shape.md; prove it with `verify`)."
+)
 
 
 @app.command()
@@ -205,6 +209,7 @@ def migrate(
     ),
     include_generated: bool | None = typer.Option(None, "--include-generated", help=GENERATED_HELP),
     format_code: bool | None = typer.Option(None, "--format/--no-format", help=FORMAT_HELP),
+    capture: bool | None = typer.Option(None, "--capture/--no-capture", help=CAPTURE_HELP),
 ) -> None:
     """Rewrite pipeline-mode code into dynamic-mode code, in place (`-`: print it to stdout)."""
     import sys
@@ -229,8 +234,14 @@ def migrate(
         respect_gitignore=respect_gitignore,
         include_generated=include_generated,
         format=format_code,
+        capture=capture,
     )
-    policy = Policy(is_enabled=conf.is_enabled, line_length=conf.line_length, support_module=conf.support_module)
+    policy = Policy(
+        is_enabled=conf.is_enabled,
+        line_length=conf.line_length,
+        support_module=conf.support_module,
+        capture=conf.capture,
+    )
     if _is_stdin(paths):
         _migrate_stdin(stdin_filename or "-", policy, diff=diff, check=check, quiet=quiet, todo_fails=todo_fails)
         return

@@ -50,7 +50,14 @@ def test_update_docs_inserts_block_before_the_next_section():
 def test_table_ratios_and_failures():
     rows = [{"fixture": "f", "batch": 8, "pipeline": 200.0, "eager": 100.0, "capture": None}]
     table = bench.render_table(rows)
-    assert "| f | 8 | 200 | 100 | failed | 0.50× | – | none (eager) |" in table
+    assert "| f | 8 | 200 | 100 | failed | – | 0.50× | – | – | none (eager) |" in table
+
+
+def test_the_captured_mode_times_what_migrate_capture_writes(tmp_path):
+    out = bench.migrate_captured(ROOT / "fixtures" / "image_classification" / "pipeline.py", tmp_path / "c.py")
+    text = out.read_text(encoding="utf-8")
+    assert "next_epoch(batch_size=batch_size, capture=True)" in text
+    assert "crop = ndd.capture.invariant(crop)" in text
 
 
 @pytest.mark.parametrize("batch,iterations", [(8, 32), (32, 8), (128, 2), (1000, 2)])

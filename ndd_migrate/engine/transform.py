@@ -22,7 +22,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from ndd_migrate.codegen import long_lines
+from ndd_migrate.codegen import capture, long_lines
 from ndd_migrate.engine import unused_noqa
 from ndd_migrate.engine.context import Context
 from ndd_migrate.engine.dispatch import Dispatcher
@@ -275,12 +275,7 @@ def _pass(
         if built.graphs:
             _note_hand_built(model, built, ctx)
         model.hand_built_refused = built.refused
-        new_module = wrapper.visit(Dispatcher(ctx))
-        if built.graphs:
-            converted = {
-                pipeline.node.name.value for pipeline in model.pipelines.values() if pipeline.convert and pipeline.label
-            }
-            new_module = hand_built.resugar(new_module, built, converted)
+        new_module = _finished(wrapper.visit(Dispatcher(ctx)), model, built, rewrite and policy.capture(path))
         failed = subclasses.failures(flat, model.pipelines, ctx.diagnostics)
         if failed:  # again, with the classes that did not convert left as they were (one finding at the base)
             return _run(
@@ -324,6 +319,21 @@ def _pass(
     if not rewrite:
         return result
     return _with_new_source(result, new_module, source, path, policy)
+
+
+def _finished(module: cst.Module, model, built, captured: bool) -> cst.Module:
+    """The rules' module finished: with ``captured`` (``migrate --capture``), the loops of the
+    generators this pass wrote captured where proven (:mod:`ndd_migrate.codegen.capture`; the user's
+    own dynamic-mode code is left as it is); the graphs built by hand written back as such."""
+    if captured:
+        converted = {pipeline.node.name.value for pipeline in model.pipelines.values() if pipeline.convert}
+        module = capture.capture_loops(module, converted)[0]
+    if built.graphs:
+        converted = {
+            pipeline.node.name.value for pipeline in model.pipelines.values() if pipeline.convert and pipeline.label
+        }
+        module = hand_built.resugar(module, built, converted)
+    return module
 
 
 def _iterator_classes(ctx: Context) -> tuple[dict, dict, dict]:

@@ -17,6 +17,7 @@ Keys::
     format = false                # run `formatter` on the files migrate/--fix rewrite
     formatter = ["ruff", "format", "-"]  # reads the code on stdin, writes it formatted on stdout
     support-module = "src/pkg/ndd_support.py"  # where migrated modules import their support from
+    capture = false               # migrate writes captured loops (next_epoch(capture=True)) where proven
 
 Why ruff's semantics: users of the lint already know them from ruff, and they make project-wide
 settings overridable without restating them. In particular:
@@ -78,6 +79,7 @@ KEYS = (
     "format",
     "formatter",
     "support-module",
+    "capture",
 )
 #: The line length when no configuration gives one: ruff's and black's default.
 DEFAULT_LINE_LENGTH = 88
@@ -258,6 +260,7 @@ class Overrides:
     format: bool | None = None
     formatter: Sequence[str] | None = None
     support_module: str | None = None
+    capture: bool | None = None
 
     def validated(self, source: str) -> Overrides:
         """A copy with every value checked and turned into tuples; raises :class:`ConfigError`."""
@@ -284,6 +287,7 @@ class Overrides:
             format=_flag(self.format, "format", source),
             formatter=_command(self.formatter, "formatter", source),
             support_module=_python_file(self.support_module, "support-module", source),
+            capture=_flag(self.capture, "capture", source),
         )
 
     def selection(self) -> Selection:
@@ -360,6 +364,7 @@ def parse_table(table: object, source: str) -> Overrides:
         format=table.get("format"),
         formatter=table.get("formatter"),
         support_module=table.get("support-module"),
+        capture=table.get("capture"),
     ).validated(source)
 
 
@@ -417,6 +422,7 @@ class Settings:
     format: bool = False
     formatter: tuple[str, ...] = DEFAULT_FORMATTER
     support_module: str | None = None  # absolute; None: beside the migrated modules' package
+    capture: bool = False  # migrate writes captured loops where proven (ndd_migrate.codegen.capture)
     _selected: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
     _file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
     _excludes: list | None = field(default=None, repr=False, compare=False)
@@ -451,6 +457,7 @@ class Settings:
             format=_first_given(cli.format, file.format, False),
             formatter=_first_given(cli.formatter, file.formatter, DEFAULT_FORMATTER),
             support_module=_under(file.support_module, root) or _under(cli.support_module, cwd),
+            capture=_first_given(cli.capture, file.capture, False),
         )
 
     def is_selected(self, code: str) -> bool:
@@ -664,6 +671,10 @@ class Configuration:
     def support_module(self, path: str | os.PathLike) -> str | None:
         """The configured support module of the project ``path`` belongs to (absolute), or None."""
         return self.for_path(path).support_module
+
+    def capture(self, path: str | os.PathLike) -> bool:
+        """Does ``migrate`` write captured loops in ``path`` (``capture``, ``--capture``)?"""
+        return self.for_path(path).capture
 
     def is_excluded(self, path: str | os.PathLike) -> bool:
         absolute = os.path.abspath(path)

@@ -33,6 +33,11 @@ def default_support_module(path: str) -> str | None:
     return None
 
 
+def no_capture(path: str) -> bool:
+    """The default: loops stay eager (``migrate --capture`` or ``capture = true`` turn capture on)."""
+    return False
+
+
 @dataclass
 class Policy:
     """What a run may change. ``is_enabled(code)`` is the --select/--ignore/config decision."""
@@ -43,6 +48,7 @@ class Policy:
     is_enabled: Callable[[str, str], bool] = every_rule  # (code, path) -> selected?
     line_length: Callable[[str], int | None] = no_line_length  # path -> where TODO comments wrap
     support_module: Callable[[str], str | None] = default_support_module  # path -> configured support file
+    capture: Callable[[str], bool] = no_capture  # path -> write captured loops (ndd_migrate.codegen.capture)?
     # Pipelines that other files of the run define, as ``module.name`` -> migrated? (crossfile.py)
     imported_pipelines: dict[str, bool] = field(default_factory=dict)
     # Pipelines that project modules outside the run define, still in pipeline mode, as

@@ -33,6 +33,7 @@ Imports, ``def``/``class``, constants and helper calls (``DATA = os.path.join(..
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import itertools
 import linecache
@@ -352,11 +353,31 @@ def _prefetch_in_lockstep() -> None:
     ``next()``, so each step's random draws and reader epochs are the step's own. That the batches
     and their order do not depend on how far ahead the worker runs is the support module's own
     test (tests/test_prefetch.py)."""
-    for module in list(sys.modules.values()):
-        if getattr(module, "__name__", "").rpartition(".")[2] == support.FILE_NAME[:-3] and hasattr(
-            module, "MAX_AHEAD"
-        ):
+    for module in _support_modules():
+        module.MAX_AHEAD = 0
+
+
+@contextlib.contextmanager
+def prefetching_ahead():
+    """Within: the support modules compute batches ahead as they do for users (the capture check:
+    a captured pipeline's batches must stay valid while the queue holds them)."""
+    modules = _support_modules()
+    for module in modules:
+        module.MAX_AHEAD = None
+    try:
+        yield
+    finally:
+        for module in modules:
             module.MAX_AHEAD = 0
+
+
+def _support_modules() -> list:
+    """The support modules imported (``ndd_support``, wherever the migrated code keeps it)."""
+    return [
+        module
+        for module in list(sys.modules.values())
+        if getattr(module, "__name__", "").rpartition(".")[2] == support.FILE_NAME[:-3] and hasattr(module, "MAX_AHEAD")
+    ]
 
 
 def find_function(loaded: LoadedModule, name: str, *, kind: str):

@@ -62,7 +62,7 @@ def run_migrated(job: dict, result: dict, status: Status) -> None:
         _checkpoint_run(func, start, eager.epoch_starts, job, settings, result, status)
         if settings.align_random and any(result["random_calls"]):
             _determinism_run(start, job, settings, result, status)
-        if settings.capture:
+        if settings.capture or eager.asked_capture:  # the captured form as written is proven too
             _capture_run(start, default_state, job, settings, result, status)
         if settings.bench:
             _bench_migrated(start, settings, result, status)
@@ -122,6 +122,8 @@ class _EagerRun:
         self.epochs_touched = 0
         #: the step at which the generator raised StopIteration, None while it did not
         self.ended: int | None = None
+        #: the code asked for `next_epoch(capture=True)` (this run is eager all the same)
+        self.asked_capture = False
 
     def run(self, start) -> None:
         from ndd_migrate.verify.readers import NddReaders
@@ -133,6 +135,7 @@ class _EagerRun:
             gen = start()
             self._step_through(gen, readers, recorder)
             self._record(readers, recorder)
+            self.asked_capture = readers.asked_capture
             if self.lowering:
                 self.lowering.recording = False
             close_generator(gen)
@@ -270,6 +273,7 @@ def _capture_run(start, default_state, job, settings, result, status) -> None:
     go to their own files, for the parent to compare with the eager run."""
     from nvidia.dali.experimental.dynamic import random as ndd_random
 
+    from ndd_migrate.verify.loading import prefetching_ahead
     from ndd_migrate.verify.outputs import ndd_step
     from ndd_migrate.verify.readers import NddReaders
     from ndd_migrate.verify.rng import restore_default_rng
@@ -278,7 +282,7 @@ def _capture_run(start, default_state, job, settings, result, status) -> None:
     # Same default-generator stream as the eager run: an unseeded migration that draws
     # from it is still one program, and capture must reproduce it.
     restore_default_rng(ndd_random, default_state)
-    with NddReaders(settings.effective_reader_seed, force_capture=True):
+    with NddReaders(settings.effective_reader_seed, capture=True), prefetching_ahead():
         gen = start()
         for k in range(result["iterations"]):
             status(f"capture check, step {k}")
@@ -293,7 +297,7 @@ def _bench_migrated(start, settings, result, status) -> None:
     from ndd_migrate.verify.timing import measure, ndd_stepper
 
     status("benchmark")
-    with NddReaders(settings.effective_reader_seed, force_capture=settings.capture):
+    with NddReaders(settings.effective_reader_seed, capture=True if settings.capture else None):
         gen = start()
         try:
             result["timing"] = measure(ndd_stepper(gen), settings.bench).to_dict()

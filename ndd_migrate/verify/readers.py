@@ -165,11 +165,17 @@ class PipelineReaderSeeds:
 
 
 class NddReaders:
-    """Context manager for the ndd side: seeds readers, counts epochs, can force capture."""
+    """Context manager for the ndd side: seeds readers, counts epochs, decides capture.
 
-    def __init__(self, default_seed: int, *, force_capture: bool = False) -> None:
+    ``capture``: False runs every loop eagerly, whatever the code asks (the runs that record the
+    random draws step by step, which a captured loop makes ahead, in its pipeline); True captures
+    every loop (``--capture``); None leaves each as written. ``asked_capture`` tells whether the
+    code asked for ``capture=True``: then verify proves the captured run equal too."""
+
+    def __init__(self, default_seed: int, *, capture: bool | None = False) -> None:
         self.default_seed = default_seed
-        self.force_capture = force_capture
+        self.capture = capture
+        self.asked_capture = False
         self.records: list[ReaderRecord] = []
         self.readers: list[object] = []
         self.epochs_started: list[int] = []
@@ -226,8 +232,9 @@ class NddReaders:
             for i, r in enumerate(tracker.readers):
                 if r is reader:
                     tracker.epochs_started[i] += 1
-            if tracker.force_capture:
-                capture = True
+            tracker.asked_capture |= bool(capture)
+            if tracker.capture is not None:
+                capture = tracker.capture
             return original_next_epoch(reader, batch_size, ctx, capture)
 
         self._patches.set(Reader, "__init__", reader_init)

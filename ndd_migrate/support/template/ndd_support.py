@@ -781,7 +781,7 @@ class _Stream:
             self._batches = iter(self._epochs())
 
 
-def prefetching(generator_function=None, *, depth=2):
+def prefetching(generator_function=None, *, depth=2, capture=False):
     """Decorator: each call of ``generator_function`` gives its batches computed ahead
     of the consumer, in a worker thread, as a pipeline with
     ``prefetch_queue_depth=depth`` (default 2) did: while the program holds one batch,
@@ -799,6 +799,12 @@ def prefetching(generator_function=None, *, depth=2):
     returns a generator function (one epoch per call, over a source that ends each
     epoch) gives an ``_EpochFeed`` of that depth instead: what DALI read ahead
     decides where an epoch left early goes on.
+
+    ``capture=True``: the generator's loop is captured (``next_epoch(capture=True)``).
+    DALI allows one active capture loop per thread, and a suspended generator keeps its
+    loop active: such a generator always runs in a worker thread of its own, at depth 1
+    too (one batch per ``next()``), so that a training and a validation loader can both
+    be captured.
     """
 
     def decorate(function):
@@ -810,7 +816,9 @@ def prefetching(generator_function=None, *, depth=2):
             batches = function(*args, **kwargs)
             if callable(batches):  # one generator per epoch: the source's ends count
                 return _EpochFeed(batches, ahead)
-            return batches if ahead <= 1 else _Prefetcher(batches, ahead)
+            if ahead <= 1 and not capture:
+                return batches
+            return _Prefetcher(batches, max(ahead, 1))
 
         return start
 
