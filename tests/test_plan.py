@@ -295,7 +295,10 @@ def test_a_setting_given_through_the_held_name_becomes_a_parameter():
     out, _ = migrate_text(
         TWO + "for make in [p, q]:\n    pipe = make('/d', seed=5)\n    pipe.build()\n    pipe.run()\n"
     )
-    assert out.count("def p(root, *, batch_size=2, seed=None)") == 1 and out.count("def q(root, *, batch_size=2, seed=None)") == 1
+    assert (
+        out.count("def p(root, *, batch_size=2, seed=None)") == 1
+        and out.count("def q(root, *, batch_size=2, seed=None)") == 1
+    )
 
 
 HELD_BLOCKING = [
