@@ -267,6 +267,10 @@ class GraphReader(MethodReader):
         (ndd_migrate.model.features.twin_readers); anything else is reported."""
         pipeline = self.pipeline
         first, second = pipeline.op_calls[calls[0]], pipeline.op_calls[calls[1]]
+        objects = [pipeline.op_calls[call] for call in calls]
+        if len({id(op) for op in objects}) == len(calls):  # each reader an object of its own
+            self.read_streams(body, calls)
+            return
         at = next((i for i, stmt in enumerate(body) if assigned_value(stmt) is calls[1]), None)
         if len(calls) > 2:
             why = twin_readers.THIRD
@@ -291,6 +295,34 @@ class GraphReader(MethodReader):
             return
         pipeline.twin_index = at
         pipeline.twin_outputs = count
+
+    def read_streams(self, body, calls: list[cst.Call]) -> None:
+        """Reader objects of their own after the first, ``labels = self.input_y(...)``: each read as an
+        endless stream of its epochs, one batch per batch of the first
+        (ndd_migrate.model.features.twin_readers.stream_mismatch); anything else is reported."""
+        pipeline = self.pipeline
+        first = pipeline.op_calls[calls[0]]
+        bound = {name for stmt in body for name in build_time.bound_names(stmt)}
+        streams = []
+        for call in calls[1:]:
+            op = pipeline.op_calls[call]
+            at = next((i for i, stmt in enumerate(body) if assigned_value(stmt) is call), None)
+            count = output_arity.op_outputs(op.info.fn_path, _with_ctor(op, call))
+            if at is None:
+                why = "a reader call that is not a statement `targets = self.<reader>(...)` of `define_graph`'s body"
+            elif first.ctors or first.conditional or op.ctors or op.conditional:
+                why = "several readers, one created in an `if` of `__init__`: decide how their epochs line up"
+            elif not isinstance(count, int):
+                why = "a reader whose number of outputs the migration cannot read: decide how the readers line up"
+            else:
+                why = twin_readers.stream_mismatch(
+                    _with_ctor(first, calls[0]), _with_ctor(op, call), list(call.args), bound
+                )
+            if why is not None:
+                self.problem(call, why)
+                return
+            streams.append((at, count))
+        pipeline.streams = streams
 
     def read_reader_branches(self, index: int, stmt: cst.If, calls: list[cst.Call]) -> None:
         """``if self.labels: jpegs, labels = self.input() else: jpegs = self.input()``: the same reader,
