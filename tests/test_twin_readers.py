@@ -189,10 +189,10 @@ LEGACY_BLOCKED = {
     "two objects": (
         legacy(
             "super().__init__(batch_size, num_threads, device_id)\n"
-            "self.a = ops.readers.File(file_root='d')\nself.b = ops.readers.File(file_root='d')",
+            "self.a = ops.readers.File(file_root='d')\nself.b = ops.readers.File(file_root='d', device='gpu')",
             "jpegs1, labels1 = self.a()\njpegs2, labels2 = self.b()\nreturn jpegs1, labels1, jpegs2, labels2",
         ),
-        "more than one reader call",
+        "several readers, one on the GPU",
     ),
 }
 
