@@ -186,6 +186,24 @@ LEGACY_BLOCKED = {
         reader_object("file_root='d'") + "\n\npipe = P(4, 1, None)\npipe.build()\nprint(pipe.epoch_size())\n",
         "NDD401 not migrated: two readers feeding a framework iterator or asked for their epoch size",
     ),
+    "two objects, epoch size asked": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.a = ops.readers.File(file_root='d')\nself.b = ops.readers.File(file_root='e')",
+            "jpegs1, labels1 = self.a()\njpegs2, labels2 = self.b()\nreturn jpegs1, labels1, jpegs2, labels2",
+        )
+        + "\n\npipe = P(4, 1, None)\npipe.build()\nprint(pipe.epoch_size())\n",
+        "NDD401 not migrated: two readers feeding a framework iterator or asked for their epoch size",
+    ),
+    "two objects, a shuffling one unseeded": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.a = ops.readers.File(file_root='d', random_shuffle=True, seed=1)\n"
+            "self.b = ops.readers.File(file_root='e', random_shuffle=True)",
+            "jpegs1, labels1 = self.a()\njpegs2, labels2 = self.b()\nreturn jpegs1, labels1, jpegs2, labels2",
+        ),
+        "a shuffling one without a `seed=N` literal",
+    ),
     "two objects": (
         legacy(
             "super().__init__(batch_size, num_threads, device_id)\n"
