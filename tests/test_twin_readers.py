@@ -204,6 +204,14 @@ LEGACY_BLOCKED = {
         ),
         "a shuffling one without a `seed=N` literal",
     ),
+    "two objects, the second under a test of a graph value": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.a = ops.readers.File(file_root='d')\nself.b = ops.readers.File(file_root='e')",
+            "jpegs1, labels1 = self.a()\nif labels1:\n    jpegs1, labels1 = self.b()\nreturn jpegs1, labels1",
+        ),
+        "an `if` testing only what the pipeline was built with",
+    ),
     "two objects": (
         legacy(
             "super().__init__(batch_size, num_threads, device_id)\n"

@@ -449,10 +449,10 @@ class Impl(RuleImpl):
         statements run once before the loop (those above the reader, those below it)."""
         body, once, (reader_index, twin_index, *streams) = _without_run_once(pipeline, list(graph.body.body))
         ret = body.pop() if pipeline.returns.final is not None else None  # else: the body ends with an `if`
-        made = [
-            _read_stream(pipeline, body, at, count, names)
-            for at, (_, count), names in zip(streams, pipeline.streams, pipeline.generator.stream_names)
-        ]
+        made = []
+        for at, (path, count), names in zip(streams, pipeline.streams, pipeline.generator.stream_names):
+            reader = twin_readers.stream_statement(body, (at, *path[1:]), count, names[1])
+            made.append(twin_readers.stream_creation(reader, names, pipeline.generator.ctx_name))
         yield_stmt = []
         if ret is not None:
             evaluated, yield_stmt = _final_yield(pipeline, ret)
@@ -536,7 +536,7 @@ def _without_run_once(pipeline: legacy.LegacyPipeline, body: list) -> tuple[list
     above the reader, those below it) and the external sources' statements; with the index of the
     reader's statement, of its twin's and of each stream reader's in what is left."""
     reader_index, twin_index = pipeline.reader_index, pipeline.twin_index
-    streams = [at for at, _ in pipeline.streams]
+    streams = [path[0] for path, _ in pipeline.streams]
     # Statements that act outside define_graph run once, before the loop (build_time), around
     # the reader's creation as they were; `self.x = self.source()`: `x` is bound from `iter_setup()`.
     once = ([], [])
@@ -550,41 +550,6 @@ def _without_run_once(pipeline: legacy.LegacyPipeline, body: list) -> tuple[list
         streams = [keep.index(at) for at in streams]
         body = [body[i] for i in keep]
     return body, once, [reader_index, twin_index, *streams]
-
-
-def _read_stream(pipeline: legacy.LegacyPipeline, body: list, at: int, count: int, names: tuple[str, str]) -> list:
-    """A reader of its own read beside the first (ndd_migrate.model.features.twin_readers.stream_mismatch):
-    its statement becomes ``targets = next(stream)`` where it stood, one batch per batch as pipeline
-    mode ran it; the statements creating the reader and the stream, the concatenation of its epochs
-    (endless: ``iter(int, 1)`` never ends), are returned."""
-    reader, stream = names
-    stmt = body[at]
-    assign = stmt.body[0]
-    body[at] = stmt.with_changes(
-        body=[
-            assign.with_changes(
-                targets=[cst.AssignTarget(shape.loop_target(assign.targets[0].target, count))],
-                value=cst.Call(cst.Name("next"), [cst.Arg(cst.Name(stream))]),
-            )
-        ]
-    )
-    epochs = cst.Call(
-        cst.Attribute(cst.Name(reader), cst.Name("next_epoch")),
-        shape.commas(shape.epoch_args(assign.value, pipeline.generator.ctx_name)),
-    )
-    endless = cst.GeneratorExp(
-        cst.Name("batch"),
-        cst.CompFor(
-            target=cst.Name("_"),
-            iter=cst.Call(cst.Name("iter"), [cst.Arg(cst.Name("int")), cst.Arg(cst.Integer("1"))]),
-            inner_for_in=cst.CompFor(target=cst.Name("batch"), iter=epochs),
-        ),
-    )
-    comment = cst.EmptyLine(comment=cst.Comment(f"# `{reader}`: one batch per batch, into its next epoch on its own"))
-    return [
-        shape.assign(reader, assign.value).with_changes(leading_lines=[*stmt.leading_lines, comment]),
-        shape.assign(stream, endless),
-    ]
 
 
 def _final_yield(pipeline: legacy.LegacyPipeline, ret: cst.SimpleStatementLine) -> tuple[list, list]:

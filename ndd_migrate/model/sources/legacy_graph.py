@@ -302,19 +302,20 @@ class GraphReader(MethodReader):
         (ndd_migrate.model.features.twin_readers.stream_mismatch); anything else is reported."""
         pipeline = self.pipeline
         first = pipeline.op_calls[calls[0]]
-        bound = {name for stmt in body for name in build_time.bound_names(stmt)}
+        found = cstutil.ScopeNames()
+        for stmt in body:
+            stmt.visit(found)
+        bound = found.bound | {name for stmt in body for name in build_time.bound_names(stmt)}
         streams = []
         for call in calls[1:]:
             op = pipeline.op_calls[call]
-            at = next((i for i, stmt in enumerate(body) if assigned_value(stmt) is call), None)
+            at, why = _stream_path(body, call, bound)
             count = output_arity.op_outputs(op.info.fn_path, _with_ctor(op, call))
-            if at is None:
-                why = "a reader call that is not a statement `targets = self.<reader>(...)` of `define_graph`'s body"
-            elif first.ctors or first.conditional or op.ctors or op.conditional:
+            if why is None and (first.ctors or first.conditional or op.ctors or op.conditional):
                 why = "several readers, one created in an `if` of `__init__`: decide how their epochs line up"
-            elif not isinstance(count, int):
+            elif why is None and not isinstance(count, int):
                 why = "a reader whose number of outputs the migration cannot read: decide how the readers line up"
-            else:
+            elif why is None:
                 why = twin_readers.stream_mismatch(
                     _with_ctor(first, calls[0]), _with_ctor(op, call), list(call.args), bound
                 )
@@ -377,6 +378,37 @@ class GraphReader(MethodReader):
                 f"the reader is called {where} whose test calls a function: the test is evaluated anew for each batch"
             )
         return None
+
+
+def _stream_path(body: list, call: cst.Call, bound: set[str]) -> tuple[tuple[int, ...] | None, str | None]:
+    """Where the statement ``targets = call`` stands (its index in ``body``, then a branch number
+    and an index per ``if`` it stands in), or why it cannot be read there: each ``if`` on the way
+    tests only what the pipeline was built with (no call, no name ``define_graph`` binds), so it
+    takes the branch it took when pipeline mode traced the graph, every batch."""
+    for index, stmt in enumerate(body):
+        if assigned_value(stmt) is call:
+            return (index,), None
+        if not _contains(stmt, call):
+            continue
+        if isinstance(stmt, cst.If) and not _calls_in_tests(stmt) and not _names_in_tests(stmt) & bound:
+            for number, block in enumerate(_branches(stmt)):
+                if any(_contains(inner, call) for inner in block):
+                    path, why = _stream_path(block, call, bound)
+                    return ((index, number, *path) if path else None), why
+        break
+    return None, (
+        "a reader call that is not a statement `targets = self.<reader>(...)` of `define_graph`'s body or of "
+        "an `if` testing only what the pipeline was built with"
+    )
+
+
+def _names_in_tests(stmt: cst.If) -> set[str]:
+    finder = cstutil.ScopeNames()
+    node = stmt
+    while isinstance(node, cst.If):
+        node.test.visit(finder)
+        node = node.orelse
+    return set(finder.all)
 
 
 def _contains(node: cst.CSTNode, target: cst.CSTNode) -> bool:
