@@ -188,7 +188,7 @@ LEGACY_BLOCKED = {
     ),
     "two objects, epoch size asked": (
         legacy(
-            "super().__init__(batch_size, num_threads, device_id)\n"
+            "super().__init__(batch_size, num_threads, None)\n"
             "self.a = ops.readers.File(file_root='d')\nself.b = ops.readers.File(file_root='e')",
             "jpegs1, labels1 = self.a()\njpegs2, labels2 = self.b()\nreturn jpegs1, labels1, jpegs2, labels2",
         )
@@ -211,6 +211,15 @@ LEGACY_BLOCKED = {
             "jpegs1, labels1 = self.a()\nif labels1:\n    jpegs1, labels1 = self.b()\nreturn jpegs1, labels1",
         ),
         "an `if` testing only what the pipeline was built with",
+    ),
+    "the first reader a reader or None": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.a = ops.readers.File(file_root='d') if batch_size else None",
+            "if self.a is not None:\n    jpegs1, labels1 = self.a()\n    return jpegs1, labels1\n"
+            "return fn.random.uniform(shape=2), fn.random.uniform(shape=2)",
+        ),
+        "is the first reader",
     ),
     "two objects": (
         legacy(

@@ -510,7 +510,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         """Twin readers whose epochs turn out not to line up once the module is read
         (ndd_migrate.model.features.twin_readers)."""
         for pipeline in self.model.pipelines.values():
-            paths = [path for path, _ in pipeline.streams]  # each stream reader's statement, or the `if` around it
+            paths = [path for path, *_ in pipeline.streams]  # each stream reader's statement, or the `if` around it
             second = pipeline.twin_index if pipeline.twin_index is not None else next(iter(paths), (None,))[0]
             why = twin_readers.late_mismatch(pipeline) if second is not None else None
             if why is not None:

@@ -450,8 +450,12 @@ class Impl(RuleImpl):
         body, once, (reader_index, twin_index, *streams) = _without_run_once(pipeline, list(graph.body.body))
         ret = body.pop() if pipeline.returns.final is not None else None  # else: the body ends with an `if`
         made = []
-        for at, (path, count), names in zip(streams, pipeline.streams, pipeline.generator.stream_names):
+        for at, (path, count, attr), names in zip(streams, pipeline.streams, pipeline.generator.stream_names):
             reader = twin_readers.stream_statement(body, (at, *path[1:]), count, names[1])
+            op = pipeline.ops[attr]
+            if op.optional:  # a reader or None: created where its arguments are (its tests read them)
+                exists = cst.Comparison(cst.Name(op.args_name), [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
+                reader = cst.IfExp(exists, reader, cst.Name("None"))
             made.append(twin_readers.stream_creation(reader, names, pipeline.generator.ctx_name))
         yield_stmt = []
         if ret is not None:
@@ -536,7 +540,7 @@ def _without_run_once(pipeline: legacy.LegacyPipeline, body: list) -> tuple[list
     above the reader, those below it) and the external sources' statements; with the index of the
     reader's statement, of its twin's and of each stream reader's in what is left."""
     reader_index, twin_index = pipeline.reader_index, pipeline.twin_index
-    streams = [path[0] for path, _ in pipeline.streams]
+    streams = [path[0] for path, *_ in pipeline.streams]
     # Statements that act outside define_graph run once, before the loop (build_time), around
     # the reader's creation as they were; `self.x = self.source()`: `x` is bound from `iter_setup()`.
     once = ([], [])

@@ -16,7 +16,7 @@ from ndd_migrate.model.sources.legacy import LegacyPipeline, OpObject, keywords,
 from ndd_migrate.model.sources.legacy_feeds import FeedReader
 from ndd_migrate.model.sources.legacy_init import fixed_names
 from ndd_migrate.model.sources.legacy_syntax import MethodReader, SelfUses, assigned_value
-from ndd_migrate.model.types import Problem, constant_problem
+from ndd_migrate.model.types import Problem, constant_problem, own_context
 from ndd_migrate.model.values import build_time, graph_constants, output_arity, outputs
 from ndd_migrate.model.values.returns import Returns, contains_return
 from ndd_migrate.model.values.returns import read as read_returns
@@ -238,6 +238,14 @@ class GraphReader(MethodReader):
         one in each branch of one of its ``if`` statements (:meth:`read_reader_branches`)."""
         pipeline = self.pipeline
         pipeline.reader_call = calls[0]
+        if pipeline.op_calls[calls[0]].optional:
+            self.problem(
+                calls[0],
+                f"`self.{pipeline.op_calls[calls[0]].attr}`, a reader or `None` chosen when the pipeline is built, "
+                "is the first reader: the generator's epoch loop walks its epochs, which exist only where it does; "
+                "make a pipeline class for each case (with and without this reader)",
+            )
+            return
         for index, stmt in enumerate(body):
             if assigned_value(stmt) is calls[0]:
                 pipeline.reader_index = index
@@ -311,7 +319,7 @@ class GraphReader(MethodReader):
             op = pipeline.op_calls[call]
             at, why = _stream_path(body, call, bound)
             count = output_arity.op_outputs(op.info.fn_path, _with_ctor(op, call))
-            if why is None and (first.ctors or first.conditional or op.ctors or op.conditional):
+            if why is None and (first.ctors or first.conditional or (op.conditional and not _optional(op))):
                 why = "several readers, one created in an `if` of `__init__`: decide how their epochs line up"
             elif why is None and not isinstance(count, int):
                 why = "a reader whose number of outputs the migration cannot read: decide how the readers line up"
@@ -322,7 +330,16 @@ class GraphReader(MethodReader):
             if why is not None:
                 self.problem(call, why)
                 return
-            streams.append((at, count))
+            streams.append((at, count, op.attr))
+        if own_context(pipeline):
+            self.problem(
+                calls[1],
+                "several readers in a pipeline given a `device_id`: its generator evaluates each batch in an "
+                "`EvalContext` of its own, and a reader's epoch iterator advanced inside it keeps it entered "
+                "between batches (DALI 2.4.0: `AssertionError` at the first reader's epoch end); build the "
+                "pipeline with `device_id=None` or 0, or read the readers by hand",
+            )
+            return
         pipeline.streams = streams
 
     def read_reader_branches(self, index: int, stmt: cst.If, calls: list[cst.Call]) -> None:
@@ -378,6 +395,12 @@ class GraphReader(MethodReader):
                 f"the reader is called {where} whose test calls a function: the test is evaluated anew for each batch"
             )
         return None
+
+
+def _optional(op: OpObject) -> bool:
+    """``self.x = ops.readers.X(...) if c else None``: one constructor, created or not; the reader's
+    statement runs only under a test of ``self.x`` (pipeline mode: only where it exists)."""
+    return op.optional and len(op.ctors) == 1 and not op.several
 
 
 def _stream_path(body: list, call: cst.Call, bound: set[str]) -> tuple[tuple[int, ...] | None, str | None]:
