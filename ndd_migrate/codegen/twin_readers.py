@@ -72,13 +72,25 @@ def _at(stmt, path: tuple[int, ...], rewrite):
     return stmt.with_changes(orelse=orelse.with_changes(body=orelse.body.with_changes(body=inner)))
 
 
+def in_context(args: list[cst.Arg], ctx_name: str | None) -> list[cst.Arg]:
+    """``next_epoch``'s arguments with ``ctx=<the generator's context>``, beside stream readers: DALI
+    2.4.0's epoch iterator keeps the context it runs in entered between batches (``Reader._batches``),
+    and a stream reader first advanced inside ``with ctx:`` enters ``ctx``; ``EvalContext.__exit__``
+    asserts the context it leaves is the last one entered, so every reader's iterator must hold the
+    same context (``ctx``, entered again and again: an ``RLock``) or the first epoch's end fails."""
+    if ctx_name is None or any(a.keyword is not None and a.keyword.value == "ctx" for a in args):
+        return args
+    return [*args, shape.kw("ctx", cst.Name(ctx_name))]
+
+
 def stream_creation(call: cst.BaseExpression, names: tuple[str, str], ctx_name: str | None) -> list:
     """``reader_2 = <call>`` and ``stream_2 = (batch for _ in iter(int, 1) for batch in
     reader_2.next_epoch(...))``: the concatenation of the reader's epochs, each asked for once the
     last one ends (``iter(int, 1)`` never ends), as pipeline mode ran the reader into its next epoch."""
     reader, stream = names
     epochs = cst.Call(
-        cst.Attribute(cst.Name(reader), cst.Name("next_epoch")), shape.commas(shape.epoch_args(call, ctx_name))
+        cst.Attribute(cst.Name(reader), cst.Name("next_epoch")),
+        shape.commas(in_context(shape.epoch_args(call, ctx_name), ctx_name)),
     )
     endless = cst.GeneratorExp(
         cst.Name("batch"),

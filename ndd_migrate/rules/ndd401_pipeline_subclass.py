@@ -591,7 +591,10 @@ def _over_epochs(pipeline: legacy.LegacyPipeline, reader_stmt, twin_stmt, inner:
         if pipeline.reader_branches
         else shape.loop_target(assign.targets[0].target, pipeline.reader_outputs)
     )
-    readers = [(generator.reader_name, target, shape.epoch_args(assign.value, generator.ctx_name))]
+    args = shape.epoch_args(assign.value, generator.ctx_name)
+    if pipeline.streams:  # each reader's epoch iterator holds the same context (codegen.twin_readers.in_context)
+        args = twin_readers.in_context(args, generator.ctx_name)
+    readers = [(generator.reader_name, target, args)]
     if twin_stmt is not None:  # a second call whose epochs line up (ndd_migrate.model.features.twin_readers)
         twin = twin_stmt.body[0]
         creation.append(

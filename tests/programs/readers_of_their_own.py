@@ -5,7 +5,8 @@ short list of metadata): pipeline mode runs each reader once per batch, and each
 next epoch on its own, whatever its file count (11, 11 and 4 files; one sharded, one padding its
 last batch). The migrated generator walks the first reader's epochs and reads each other reader
 as an endless stream of its own epochs, one batch per batch: the same samples, in the same order,
-across several epochs of every reader."""
+across several epochs of every reader. The pipeline is given its `device_id`: the generator
+evaluates each batch in an `EvalContext` of its own, which every reader's epoch iterator holds."""
 
 import sys
 from pathlib import Path
@@ -17,8 +18,8 @@ from nvidia.dali.pipeline import Pipeline
 
 
 class Volumes(Pipeline):
-    def __init__(self, batch_size, images, labels, extra):
-        super().__init__(batch_size, num_threads=1, device_id=None, seed=9)
+    def __init__(self, batch_size, images, labels, extra, device_id):
+        super().__init__(batch_size, num_threads=1, device_id=device_id, seed=9)
         self.input_x = ops.readers.Numpy(files=images, device="cpu", shuffle_after_epoch=True, seed=4)
         self.input_y = ops.readers.Numpy(
             files=labels, device="cpu", shuffle_after_epoch=True, seed=4, shard_id=1, num_shards=2
@@ -38,7 +39,7 @@ def sums(batch):
 
 
 files = sorted(str(p) for p in Path(sys.argv[1]).glob("*.npy"))
-pipe = Volumes(3, files, files[::-1], files[:4])
+pipe = Volumes(3, files, files[::-1], files[:4], None)
 pipe.build()
 for step in range(10):
     print(step, *(sums(out) for out in pipe.run()))

@@ -16,7 +16,7 @@ from ndd_migrate.model.sources.legacy import LegacyPipeline, OpObject, keywords,
 from ndd_migrate.model.sources.legacy_feeds import FeedReader
 from ndd_migrate.model.sources.legacy_init import fixed_names
 from ndd_migrate.model.sources.legacy_syntax import MethodReader, SelfUses, assigned_value
-from ndd_migrate.model.types import Problem, constant_problem, own_context
+from ndd_migrate.model.types import Problem, constant_problem
 from ndd_migrate.model.values import build_time, graph_constants, output_arity, outputs
 from ndd_migrate.model.values.returns import Returns, contains_return
 from ndd_migrate.model.values.returns import read as read_returns
@@ -331,15 +331,6 @@ class GraphReader(MethodReader):
                 self.problem(call, why)
                 return
             streams.append((at, count, op.attr))
-        if own_context(pipeline):
-            self.problem(
-                calls[1],
-                "several readers in a pipeline given a `device_id`: its generator evaluates each batch in an "
-                "`EvalContext` of its own, and a reader's epoch iterator advanced inside it keeps it entered "
-                "between batches (DALI 2.4.0: `AssertionError` at the first reader's epoch end); build the "
-                "pipeline with `device_id=None` or 0, or read the readers by hand",
-            )
-            return
         pipeline.streams = streams
 
     def read_reader_branches(self, index: int, stmt: cst.If, calls: list[cst.Call]) -> None:
