@@ -212,6 +212,15 @@ LEGACY_BLOCKED = {
         ),
         "an `if` testing only what the pipeline was built with",
     ),
+    "two objects, a seed not a literal": (
+        legacy(
+            "super().__init__(batch_size, num_threads, None)\ns = 7\n"
+            "self.a = ops.readers.File(file_root='d', shuffle_after_epoch=True, seed=s)\n"
+            "self.b = ops.readers.File(file_root='e', shuffle_after_epoch=True, seed=s)",
+            "jpegs1, labels1 = self.a()\njpegs2, labels2 = self.b()\nreturn jpegs1, labels1, jpegs2, labels2",
+        ),
+        "a shuffling one given `seed=s`, not an integer literal",
+    ),
     "the first reader a reader or None": (
         legacy(
             "super().__init__(batch_size, num_threads, device_id)\n"

@@ -45,6 +45,14 @@ def stream_mismatch(first: cst.Call, other: cst.Call, per_call: list[cst.Arg], b
             (arg := cstutil.kwarg(call, key)) is not None and cstutil.literal_value(arg.value) is not False
             for key in ("random_shuffle", "shuffle_after_epoch")
         )
+        seed = cstutil.kwarg(call, "seed")
+        if shuffles and seed is not None and not _fixed_seed(call):
+            return (
+                f"several readers, a shuffling one given `seed={cstutil.code(seed.value)}`, not an integer literal: "
+                "where it holds an int >= 0 each reader reads that order in both modes, but where it is None or "
+                "negative pipeline mode derives each reader's seed from the pipeline's by graph position, which "
+                "the migration cannot read; a `seed=N` literal (or a pipeline of one reader) converts"
+            )
         if shuffles and not _fixed_seed(call):
             return (
                 "several readers, a shuffling one without a `seed=N` literal: pipeline mode seeds each from the "
