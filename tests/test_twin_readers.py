@@ -221,6 +221,14 @@ LEGACY_BLOCKED = {
         ),
         "a shuffling one given `seed=s`, not an integer literal",
     ),
+    "two objects, a list of outputs in one name": (
+        legacy(
+            "super().__init__(batch_size, num_threads, None)\n"
+            "self.a = ops.readers.File(file_root='d')\nself.b = ops.readers.File(file_root='e')",
+            "jpegs1, labels1 = self.a()\nboth = self.b()\nreturn jpegs1, labels1, both[0]",
+        ),
+        "one name holds all 2 outputs of a reader",
+    ),
     "the first reader a reader or None": (
         legacy(
             "super().__init__(batch_size, num_threads, device_id)\n"

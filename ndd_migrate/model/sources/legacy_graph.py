@@ -323,6 +323,8 @@ class GraphReader(MethodReader):
                 why = "several readers, one created in an `if` of `__init__`: decide how their epochs line up"
             elif why is None and not isinstance(count, int):
                 why = "a reader whose number of outputs the migration cannot read: decide how the readers line up"
+            elif why is None and count > 1 and isinstance(_target_of(body, call), cst.Name):
+                why = f"one name holds all {count} outputs of a reader, a list in pipeline mode: unpack them"
             elif why is None:
                 why = twin_readers.stream_mismatch(
                     _with_ctor(first, calls[0]), _with_ctor(op, call), list(call.args), bound
@@ -392,6 +394,20 @@ def _optional(op: OpObject) -> bool:
     """``self.x = ops.readers.X(...) if c else None``: one constructor, created or not; the reader's
     statement runs only under a test of ``self.x`` (pipeline mode: only where it exists)."""
     return op.optional and len(op.ctors) == 1 and not op.several
+
+
+def _target_of(body: list, call: cst.Call) -> cst.BaseAssignTargetExpression | None:
+    """The target of the statement ``target = call`` among ``body`` and the blocks within."""
+    found = []
+
+    class Finder(SkipsTrivia, cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+            if assigned_value(node) is call:
+                found.append(node.body[0].targets[0].target)
+
+    for stmt in body:
+        stmt.visit(Finder())
+    return found[0] if found else None
 
 
 def _stream_path(body: list, call: cst.Call, bound: set[str]) -> tuple[tuple[int, ...] | None, str | None]:
