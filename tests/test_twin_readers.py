@@ -186,13 +186,65 @@ LEGACY_BLOCKED = {
         reader_object("file_root='d'") + "\n\npipe = P(4, 1, None)\npipe.build()\nprint(pipe.epoch_size())\n",
         "NDD401 not migrated: two readers feeding a framework iterator or asked for their epoch size",
     ),
+    "two objects, epoch size asked": (
+        legacy(
+            "super().__init__(batch_size, num_threads, None)\n"
+            "self.a = ops.readers.File(file_root='d')\nself.b = ops.readers.File(file_root='e')",
+            "jpegs1, labels1 = self.a()\njpegs2, labels2 = self.b()\nreturn jpegs1, labels1, jpegs2, labels2",
+        )
+        + "\n\npipe = P(4, 1, None)\npipe.build()\nprint(pipe.epoch_size())\n",
+        "NDD401 not migrated: two readers feeding a framework iterator or asked for their epoch size",
+    ),
+    "two objects, a shuffling one unseeded": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.a = ops.readers.File(file_root='d', random_shuffle=True, seed=1)\n"
+            "self.b = ops.readers.File(file_root='e', random_shuffle=True)",
+            "jpegs1, labels1 = self.a()\njpegs2, labels2 = self.b()\nreturn jpegs1, labels1, jpegs2, labels2",
+        ),
+        "a shuffling one without a `seed=N` literal",
+    ),
+    "two objects, the second under a test of a graph value": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.a = ops.readers.File(file_root='d')\nself.b = ops.readers.File(file_root='e')",
+            "jpegs1, labels1 = self.a()\nif labels1:\n    jpegs1, labels1 = self.b()\nreturn jpegs1, labels1",
+        ),
+        "an `if` testing only what the pipeline was built with",
+    ),
+    "two objects, a seed not a literal": (
+        legacy(
+            "super().__init__(batch_size, num_threads, None)\ns = 7\n"
+            "self.a = ops.readers.File(file_root='d', shuffle_after_epoch=True, seed=s)\n"
+            "self.b = ops.readers.File(file_root='e', shuffle_after_epoch=True, seed=s)",
+            "jpegs1, labels1 = self.a()\njpegs2, labels2 = self.b()\nreturn jpegs1, labels1, jpegs2, labels2",
+        ),
+        "a shuffling one given `seed=s`, not an integer literal",
+    ),
+    "two objects, a list of outputs in one name": (
+        legacy(
+            "super().__init__(batch_size, num_threads, None)\n"
+            "self.a = ops.readers.File(file_root='d')\nself.b = ops.readers.File(file_root='e')",
+            "jpegs1, labels1 = self.a()\nboth = self.b()\nreturn jpegs1, labels1, both[0]",
+        ),
+        "one name holds all 2 outputs of a reader",
+    ),
+    "the first reader a reader or None": (
+        legacy(
+            "super().__init__(batch_size, num_threads, device_id)\n"
+            "self.a = ops.readers.File(file_root='d') if batch_size else None",
+            "if self.a is not None:\n    jpegs1, labels1 = self.a()\n    return jpegs1, labels1\n"
+            "return fn.random.uniform(shape=2), fn.random.uniform(shape=2)",
+        ),
+        "is the first reader",
+    ),
     "two objects": (
         legacy(
             "super().__init__(batch_size, num_threads, device_id)\n"
-            "self.a = ops.readers.File(file_root='d')\nself.b = ops.readers.File(file_root='d')",
+            "self.a = ops.readers.File(file_root='d')\nself.b = ops.readers.File(file_root='d', device='gpu')",
             "jpegs1, labels1 = self.a()\njpegs2, labels2 = self.b()\nreturn jpegs1, labels1, jpegs2, labels2",
         ),
-        "more than one reader call",
+        "several readers, one on the GPU",
     ),
 }
 

@@ -510,11 +510,13 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         """Twin readers whose epochs turn out not to line up once the module is read
         (ndd_migrate.model.features.twin_readers)."""
         for pipeline in self.model.pipelines.values():
-            why = twin_readers.late_mismatch(pipeline) if pipeline.twin_index is not None else None
+            paths = [path for path, *_ in pipeline.streams]  # each stream reader's statement, or the `if` around it
+            second = pipeline.twin_index if pipeline.twin_index is not None else next(iter(paths), (None,))[0]
+            why = twin_readers.late_mismatch(pipeline) if second is not None else None
             if why is not None:
                 graph = getattr(pipeline, "graph", None)  # a legacy class: the reader calls are in define_graph
                 about = constructs.PIPELINE_SUBCLASS if graph is not None else constructs.PIPELINE_FUNCTION
-                pipeline.problems.append(Problem(about, (graph or pipeline.node).body.body[pipeline.twin_index], why))
+                pipeline.problems.append(Problem(about, (graph or pipeline.node).body.body[second], why))
 
     def _find_calls_through_names(self) -> None:
         """``cls(...)`` where ``cls`` holds a pipeline function (Kind.FUNCTION): a call site of each

@@ -71,6 +71,10 @@ class PipelineFunction:
     # its statement in the body (define_graph's, for a legacy class), and its number of outputs.
     twin_index: int | None = None
     twin_outputs: int | None = None
+    # Readers of their own after the first, each an endless stream of its epochs (ndd_migrate.model.features.
+    # twin_readers.stream_mismatch): (its statement in define_graph's body, an index, then a branch number and
+    # an index per `if` it stands in; its number of outputs; its object's attribute, for a legacy class).
+    streams: list[tuple[tuple[int, ...], int, str]] = field(default_factory=list)
     # What the final `return` gives (ndd_migrate.model.values.outputs): how the generator yields it.
     outputs: outputs.Outputs | None = None
     # Where the function returns (ndd_migrate.model.values.returns); `branch_forms`: the Outputs.form of each

@@ -447,8 +447,16 @@ class Impl(RuleImpl):
         """``while True: for <reader targets> in reader.next_epoch(...): <define_graph body>; yield``,
         the statements creating the readers (none, one, or two whose epochs line up), and the
         statements run once before the loop (those above the reader, those below it)."""
-        body, once, reader_index, twin_index = _without_run_once(pipeline, list(graph.body.body))
+        body, once, (reader_index, twin_index, *streams) = _without_run_once(pipeline, list(graph.body.body))
         ret = body.pop() if pipeline.returns.final is not None else None  # else: the body ends with an `if`
+        made = []
+        for at, (path, count, attr), names in zip(streams, pipeline.streams, pipeline.generator.stream_names):
+            reader = twin_readers.stream_statement(body, (at, *path[1:]), count, names[1])
+            op = pipeline.ops[attr]
+            if op.optional:  # a reader or None: created where its arguments are (its tests read them)
+                exists = cst.Comparison(cst.Name(op.args_name), [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
+                reader = cst.IfExp(exists, reader, cst.Name("None"))
+            made.append(twin_readers.stream_creation(reader, names, pipeline.generator.ctx_name))
         yield_stmt = []
         if ret is not None:
             evaluated, yield_stmt = _final_yield(pipeline, ret)
@@ -457,6 +465,7 @@ class Impl(RuleImpl):
         reader_stmt = body.pop(reader_index) if reader_index is not None else None
         inner = [*self._per_batch(pipeline, body, tail=ret is None), *yield_stmt]
         creation, inner = _over_epochs(pipeline, reader_stmt, twin_stmt, inner)
+        creation.extend(stmt for pair in made for stmt in pair)
         return cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner)), creation, once
 
     def _per_batch(self, pipeline: legacy.LegacyPipeline, body: list, tail: bool) -> list:
@@ -507,6 +516,12 @@ def _name_locals(pipeline: legacy.LegacyPipeline, used: set[str]) -> None:
     generator.reader_name = cstutil.fresh("reader", used)
     if pipeline.twin_index is not None:
         generator.twin_name = cstutil.fresh("reader_2", used | {generator.reader_name})
+    taken = {generator.reader_name}
+    for _ in pipeline.streams:
+        reader = cstutil.fresh(f"reader_{len(generator.stream_names) + 2}", used | taken)
+        stream = cstutil.fresh(f"stream_{len(generator.stream_names) + 2}", used | taken | {reader})
+        taken |= {reader, stream}
+        generator.stream_names.append((reader, stream))
     if pipeline.reader_branches:
         generator.reader_outputs_name = cstutil.fresh("reader_outputs", used)
     generator.outputs_name = cstutil.fresh("outputs", used)
@@ -520,13 +535,12 @@ def _name_locals(pipeline: legacy.LegacyPipeline, used: set[str]) -> None:
             feed.batch_name = cstutil.fresh(f"fed_{feed.attr}", used)
 
 
-def _without_run_once(
-    pipeline: legacy.LegacyPipeline, body: list
-) -> tuple[list, tuple[list, list], int | None, int | None]:
+def _without_run_once(pipeline: legacy.LegacyPipeline, body: list) -> tuple[list, tuple[list, list], list]:
     """``define_graph``'s body without the statements run once, before the loop (given apart: those
     above the reader, those below it) and the external sources' statements; with the index of the
-    reader's statement and of its twin's in what is left."""
+    reader's statement, of its twin's and of each stream reader's in what is left."""
     reader_index, twin_index = pipeline.reader_index, pipeline.twin_index
+    streams = [path[0] for path, *_ in pipeline.streams]
     # Statements that act outside define_graph run once, before the loop (build_time), around
     # the reader's creation as they were; `self.x = self.source()`: `x` is bound from `iter_setup()`.
     once = ([], [])
@@ -537,8 +551,9 @@ def _without_run_once(
         keep = [i for i in range(len(body)) if i not in pipeline.feeding.indices and i not in pipeline.hoisted]
         reader_index = keep.index(reader_index) if reader_index is not None else None
         twin_index = keep.index(twin_index) if twin_index is not None else None
+        streams = [keep.index(at) for at in streams]
         body = [body[i] for i in keep]
-    return body, once, reader_index, twin_index
+    return body, once, [reader_index, twin_index, *streams]
 
 
 def _final_yield(pipeline: legacy.LegacyPipeline, ret: cst.SimpleStatementLine) -> tuple[list, list]:
@@ -576,7 +591,10 @@ def _over_epochs(pipeline: legacy.LegacyPipeline, reader_stmt, twin_stmt, inner:
         if pipeline.reader_branches
         else shape.loop_target(assign.targets[0].target, pipeline.reader_outputs)
     )
-    readers = [(generator.reader_name, target, shape.epoch_args(assign.value, generator.ctx_name))]
+    args = shape.epoch_args(assign.value, generator.ctx_name)
+    if pipeline.streams:  # each reader's epoch iterator holds the same context (codegen.twin_readers.in_context)
+        args = twin_readers.in_context(args, generator.ctx_name)
+    readers = [(generator.reader_name, target, args)]
     if twin_stmt is not None:  # a second call whose epochs line up (ndd_migrate.model.features.twin_readers)
         twin = twin_stmt.body[0]
         creation.append(

@@ -28,6 +28,48 @@ from ndd_migrate.syntax import cstutil, pyparse
 THIRD = "more than two reader calls: decide how their epochs line up"
 
 
+def stream_mismatch(first: cst.Call, other: cst.Call, per_call: list[cst.Arg], bound: set[str]) -> str | None:
+    """Why ``other``, a reader object of its own, may not be read as an endless stream of its
+    epochs beside ``first`` (the reader whose epochs the loop walks), or None. In pipeline mode
+    each reader runs once per iteration, one batch, and wraps into its next epoch on its own,
+    whatever its file count; the concatenation of one dynamic-mode reader's successive
+    ``next_epoch(batch_size=B)`` iterators is that stream (DALI 2.4.0, checked on the CPU: with and
+    without ``pad_last_batch``, shards, ``shuffle_after_epoch`` with one ``seed=``;
+    tests/programs/readers_of_their_own.py). ``first`` and ``other`` carry their constructors'
+    arguments; ``per_call``: ``other``'s call's own; ``bound``: the names ``define_graph`` binds
+    (the reader is created before the loop, so its call may not read them)."""
+    if cstutil.has_star(other) or cstutil.has_star(first):
+        return "readers given `*args`/`**kwargs`: the migration cannot read how their epochs line up"
+    for call in (first, other):
+        shuffles = any(
+            (arg := cstutil.kwarg(call, key)) is not None and cstutil.literal_value(arg.value) is not False
+            for key in ("random_shuffle", "shuffle_after_epoch")
+        )
+        seed = cstutil.kwarg(call, "seed")
+        if shuffles and seed is not None and not _fixed_seed(call):
+            return (
+                f"several readers, a shuffling one given `seed={cstutil.code(seed.value)}`, not an integer literal: "
+                "where it holds an int >= 0 each reader reads that order in both modes, but where it is None or "
+                "negative pipeline mode derives each reader's seed from the pipeline's by graph position, which "
+                "the migration cannot read; a `seed=N` literal (or a pipeline of one reader) converts"
+            )
+        if shuffles and not _fixed_seed(call):
+            return (
+                "several readers, a shuffling one without a `seed=N` literal: pipeline mode seeds each from the "
+                "pipeline's seed, in an order the migration cannot read (a `seed=N` literal for each converts)"
+            )
+        device = cstutil.kwarg(call, "device")
+        if device is not None and cstutil.literal_value(device.value) != "cpu":
+            return (
+                "several readers, one on the GPU: their epoch iterators, each entering the pipeline's context "
+                "while it reads, are not known to work advanced in turn"
+            )
+    rebound = sorted(_names_read(per_call) & bound)
+    if rebound:
+        return f"`{rebound[0]}`, read by a reader's arguments, is assigned in `define_graph`: decide how to read it"
+    return None
+
+
 def mismatch(first: cst.Call, second: cst.Call, between: list, per_call: list[cst.Arg] | None = None) -> str | None:
     """Why ``second`` may not be read batch by batch beside ``first`` (the reason, for a TODO), or
     None when both give the same batches and equal epochs. ``first`` and ``second`` are the calls

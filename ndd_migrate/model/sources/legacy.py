@@ -101,6 +101,7 @@ class Generator:
     ctx_name: str | None = None
     reader_name: str = "reader"
     twin_name: str = "reader_2"  # a second reader whose epochs line up (ndd_migrate.model.features.twin_readers)
+    stream_names: list[tuple[str, str]] = field(default_factory=list)  # each stream reader's, and its stream's
     reader_outputs_name: str = "reader_outputs"  # what `next_epoch` yields, with `reader_branches`
     reader_creation: cst.BaseExpression | None = None  # the rewritten reader call, with `reader_branches`
     outputs_name: str = "outputs"

@@ -238,6 +238,14 @@ class GraphReader(MethodReader):
         one in each branch of one of its ``if`` statements (:meth:`read_reader_branches`)."""
         pipeline = self.pipeline
         pipeline.reader_call = calls[0]
+        if pipeline.op_calls[calls[0]].optional:
+            self.problem(
+                calls[0],
+                f"`self.{pipeline.op_calls[calls[0]].attr}`, a reader or `None` chosen when the pipeline is built, "
+                "is the first reader: the generator's epoch loop walks its epochs, which exist only where it does; "
+                "make a pipeline class for each case (with and without this reader)",
+            )
+            return
         for index, stmt in enumerate(body):
             if assigned_value(stmt) is calls[0]:
                 pipeline.reader_index = index
@@ -267,6 +275,10 @@ class GraphReader(MethodReader):
         (ndd_migrate.model.features.twin_readers); anything else is reported."""
         pipeline = self.pipeline
         first, second = pipeline.op_calls[calls[0]], pipeline.op_calls[calls[1]]
+        objects = [pipeline.op_calls[call] for call in calls]
+        if len({id(op) for op in objects}) == len(calls):  # each reader an object of its own
+            self.read_streams(body, calls)
+            return
         at = next((i for i, stmt in enumerate(body) if assigned_value(stmt) is calls[1]), None)
         if len(calls) > 2:
             why = twin_readers.THIRD
@@ -291,6 +303,37 @@ class GraphReader(MethodReader):
             return
         pipeline.twin_index = at
         pipeline.twin_outputs = count
+
+    def read_streams(self, body, calls: list[cst.Call]) -> None:
+        """Reader objects of their own after the first, ``labels = self.input_y(...)``: each read as an
+        endless stream of its epochs, one batch per batch of the first
+        (ndd_migrate.model.features.twin_readers.stream_mismatch); anything else is reported."""
+        pipeline = self.pipeline
+        first = pipeline.op_calls[calls[0]]
+        found = cstutil.ScopeNames()
+        for stmt in body:
+            stmt.visit(found)
+        bound = found.bound | {name for stmt in body for name in build_time.bound_names(stmt)}
+        streams = []
+        for call in calls[1:]:
+            op = pipeline.op_calls[call]
+            at, why = _stream_path(body, call, bound)
+            count = output_arity.op_outputs(op.info.fn_path, _with_ctor(op, call))
+            if why is None and (first.ctors or first.conditional or (op.conditional and not _optional(op))):
+                why = "several readers, one created in an `if` of `__init__`: decide how their epochs line up"
+            elif why is None and not isinstance(count, int):
+                why = "a reader whose number of outputs the migration cannot read: decide how the readers line up"
+            elif why is None and count > 1 and isinstance(_target_of(body, call), cst.Name):
+                why = f"one name holds all {count} outputs of a reader, a list in pipeline mode: unpack them"
+            elif why is None:
+                why = twin_readers.stream_mismatch(
+                    _with_ctor(first, calls[0]), _with_ctor(op, call), list(call.args), bound
+                )
+            if why is not None:
+                self.problem(call, why)
+                return
+            streams.append((at, count, op.attr))
+        pipeline.streams = streams
 
     def read_reader_branches(self, index: int, stmt: cst.If, calls: list[cst.Call]) -> None:
         """``if self.labels: jpegs, labels = self.input() else: jpegs = self.input()``: the same reader,
@@ -345,6 +388,57 @@ class GraphReader(MethodReader):
                 f"the reader is called {where} whose test calls a function: the test is evaluated anew for each batch"
             )
         return None
+
+
+def _optional(op: OpObject) -> bool:
+    """``self.x = ops.readers.X(...) if c else None``: one constructor, created or not; the reader's
+    statement runs only under a test of ``self.x`` (pipeline mode: only where it exists)."""
+    return op.optional and len(op.ctors) == 1 and not op.several
+
+
+def _target_of(body: list, call: cst.Call) -> cst.BaseAssignTargetExpression | None:
+    """The target of the statement ``target = call`` among ``body`` and the blocks within."""
+    found = []
+
+    class Finder(SkipsTrivia, cst.CSTVisitor):
+        def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+            if assigned_value(node) is call:
+                found.append(node.body[0].targets[0].target)
+
+    for stmt in body:
+        stmt.visit(Finder())
+    return found[0] if found else None
+
+
+def _stream_path(body: list, call: cst.Call, bound: set[str]) -> tuple[tuple[int, ...] | None, str | None]:
+    """Where the statement ``targets = call`` stands (its index in ``body``, then a branch number
+    and an index per ``if`` it stands in), or why it cannot be read there: each ``if`` on the way
+    tests only what the pipeline was built with (no call, no name ``define_graph`` binds), so it
+    takes the branch it took when pipeline mode traced the graph, every batch."""
+    for index, stmt in enumerate(body):
+        if assigned_value(stmt) is call:
+            return (index,), None
+        if not _contains(stmt, call):
+            continue
+        if isinstance(stmt, cst.If) and not _calls_in_tests(stmt) and not _names_in_tests(stmt) & bound:
+            for number, block in enumerate(_branches(stmt)):
+                if any(_contains(inner, call) for inner in block):
+                    path, why = _stream_path(block, call, bound)
+                    return ((index, number, *path) if path else None), why
+        break
+    return None, (
+        "a reader call that is not a statement `targets = self.<reader>(...)` of `define_graph`'s body or of "
+        "an `if` testing only what the pipeline was built with"
+    )
+
+
+def _names_in_tests(stmt: cst.If) -> set[str]:
+    finder = cstutil.ScopeNames()
+    node = stmt
+    while isinstance(node, cst.If):
+        node.test.visit(finder)
+        node = node.orelse
+    return set(finder.all)
 
 
 def _contains(node: cst.CSTNode, target: cst.CSTNode) -> bool:

@@ -235,14 +235,6 @@ class InitReader(MethodReader):
             )
         elif target in self.pipeline.ops or target in self.pipeline.data_attrs:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
-        elif info.reader:
-            self.problem(
-                stmt,
-                f"`self.{target}`: a reader or `None`, chosen when the pipeline is built: the generator's epoch "
-                "loop would walk this reader beside the others only where it exists, and the migration writes "
-                "one loop per generator; make a pipeline class for each case (with and without this reader)",
-                about=constructs.OPS_OBJECT,
-            )
         elif info.random and cstutil.kwarg(ctor, "seed") is not None:
             self.problem(
                 stmt,
