@@ -230,6 +230,22 @@ class Impl(RuleImpl):
             feed, held = external_source_loop.names_beside_reader(pipeline.source, used, cstutil.fresh)
             self._beside[pipeline.qualname] = (feed, held, used | {feed, held} - {None})
 
+    def visit_Call(self, node: cst.Call) -> None:
+        """``pipeline_def`` called rather than written as a decorator (``make = pipeline_def(body,
+        batch_size=4)``): the function it wraps is not read as a pipeline, and converting the ``fn.*``
+        calls in it would hand dynamic-mode operators to a pipeline-mode graph, so the module stays as
+        it is (``ModuleModel.by_hand``)."""
+        if any(node is call for call in self.ctx.model.called_pipeline_defs):
+            self.ctx.report(
+                self.code,
+                node,
+                "`pipeline_def` is called, not used as a decorator: the function it wraps is not migrated, "
+                "and this module stays in pipeline mode",
+                hint="not migrated: write `@pipeline_def(...)` above the graph function (settings as its "
+                "arguments), call that function to create the pipeline, then run ndd-migrate again",
+                fixed=False,
+            )
+
     def _draw(self, pipeline: PipelineFunction, stmt: cst.SimpleStatementLine) -> external_source_loop.Draw:
         feed, held, used = self._beside[pipeline.qualname]
         return external_source_loop.beside_reader(self.ctx, pipeline.source, stmt, feed, held, used, cstutil.fresh)
