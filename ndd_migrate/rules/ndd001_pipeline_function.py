@@ -211,6 +211,21 @@ class Impl(RuleImpl):
         # the generator's name → the statements written after its `def`, before its one call
         self._lifted: dict[str, list] = {}
 
+    def blockers(self, pipeline):
+        """Every pipeline of a module that calls ``pipeline_def`` on a function (:meth:`visit_Call`):
+        the helpers that function runs stay pipeline-mode code, and a converted pipeline would call
+        them on dynamic-mode batches."""
+        if not self.ctx.model.called_pipeline_defs:
+            return []
+        return [
+            (
+                pipeline.node,
+                "the module calls `pipeline_def` on a function rather than decorating it, and that graph "
+                "stays pipeline-mode code with the helpers it runs",
+                "decorate that function with `@pipeline_def(...)` instead, then run ndd-migrate again",
+            )
+        ]
+
     def converts(self, pipeline) -> bool:
         return not isinstance(pipeline.node, cst.ClassDef) and self.ctx.applies(self.code, pipeline.node)
 
