@@ -346,6 +346,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         dali = names.dali_name(self, node.func)
         if dali == names.PIPELINE:
             self.model.explicit_pipelines.append(node)
+        elif dali == names.PIPELINE_DEF and not isinstance(self.parents.get(node), cst.Decorator):
+            self.model.called_pipeline_defs.append(node)  # `pipeline_def(body, ...)`: kept (NDD001)
         pipeline = self._stack[-1] if self._stack else None
         if pipeline is not None:
             self._read_graph_call(pipeline, node, dali)

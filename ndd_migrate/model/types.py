@@ -236,6 +236,9 @@ class ModuleModel:
     bindings: dict[cst.Name, tuple] = field(default_factory=dict)
     # `Pipeline(...)` built by hand (`with pipe:` + `set_outputs`): stays in pipeline mode (NDD403).
     explicit_pipelines: list[cst.Call] = field(default_factory=list)
+    # `pipeline_def` called, not a decorator (`make = pipeline_def(body, batch_size=4)`): the graph
+    # function is not read as a pipeline, so the module stays in pipeline mode (NDD001 says why).
+    called_pipeline_defs: list[cst.Call] = field(default_factory=list)
     # `pipe = Pipeline(...)` + `with pipe:` graphs read as @pipeline_def functions (ndd_migrate.model.sources.hand_built),
     # and the line of each one left alone → why.
     hand_built: object = None
@@ -267,8 +270,8 @@ class ModuleModel:
 
     def by_hand(self) -> bool:
         """A graph built by hand (``with pipe:``) stays pipeline-mode code in this module: ``fn.*``
-        calls outside pipeline functions may belong to it."""
-        if self.explicit_pipelines:
+        calls outside pipeline functions may belong to it. So for ``pipeline_def`` called on a function."""
+        if self.explicit_pipelines or self.called_pipeline_defs:
             return True
         graphs = self.hand_built.graphs if self.hand_built else ()
         if not graphs:

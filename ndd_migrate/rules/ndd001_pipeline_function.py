@@ -211,6 +211,21 @@ class Impl(RuleImpl):
         # the generator's name → the statements written after its `def`, before its one call
         self._lifted: dict[str, list] = {}
 
+    def blockers(self, pipeline):
+        """Every pipeline of a module that calls ``pipeline_def`` on a function (:meth:`visit_Call`):
+        the helpers that function runs stay pipeline-mode code, and a converted pipeline would call
+        them on dynamic-mode batches."""
+        if not self.ctx.model.called_pipeline_defs:
+            return []
+        return [
+            (
+                pipeline.node,
+                "the module calls `pipeline_def` on a function rather than decorating it, and that graph "
+                "stays pipeline-mode code with the helpers it runs",
+                "decorate that function with `@pipeline_def(...)` instead, then run ndd-migrate again",
+            )
+        ]
+
     def converts(self, pipeline) -> bool:
         return not isinstance(pipeline.node, cst.ClassDef) and self.ctx.applies(self.code, pipeline.node)
 
@@ -229,6 +244,22 @@ class Impl(RuleImpl):
             used = used | set(self.ctx.model.plan.op_rngs.values()) | set(self.ctx.model.plan.pipeline_rng.values())
             feed, held = external_source_loop.names_beside_reader(pipeline.source, used, cstutil.fresh)
             self._beside[pipeline.qualname] = (feed, held, used | {feed, held} - {None})
+
+    def visit_Call(self, node: cst.Call) -> None:
+        """``pipeline_def`` called rather than written as a decorator (``make = pipeline_def(body,
+        batch_size=4)``): the function it wraps is not read as a pipeline, and converting the ``fn.*``
+        calls in it would hand dynamic-mode operators to a pipeline-mode graph, so the module stays as
+        it is (``ModuleModel.by_hand``)."""
+        if any(node is call for call in self.ctx.model.called_pipeline_defs):
+            self.ctx.report(
+                self.code,
+                node,
+                "`pipeline_def` is called, not used as a decorator: the function it wraps is not migrated, "
+                "and this module stays in pipeline mode",
+                hint="not migrated: write `@pipeline_def(...)` above the graph function (settings as its "
+                "arguments), call that function to create the pipeline, then run ndd-migrate again",
+                fixed=False,
+            )
 
     def _draw(self, pipeline: PipelineFunction, stmt: cst.SimpleStatementLine) -> external_source_loop.Draw:
         feed, held, used = self._beside[pipeline.qualname]

@@ -28,7 +28,10 @@ RULE = Rule(
         "`batch_size`, `num_threads`, `device_id` and `seed` stay: they are parameters of the migrated "
         "function (given in another module, they are added to its signature). A call site that passes settings through `**kwargs` (or `*args`) keeps its pipeline "
         "unconverted: which settings the mapping carries is known only at run time, and the migrated "
-        "function accepts only the ones the module gives by name."
+        "function accepts only the ones the module gives by name. A `@pipeline_def` function with a parameter "
+        "named `batch_size`, `num_threads`, `device_id`, `seed` or `prefetch_queue_depth` is left as it is: "
+        "DALI gives a call's value to the function only (the pipeline takes the decorator's), and the "
+        "migrated function would have one name for both."
     ),
     why="The migrated generator does not accept them: passing one would raise `TypeError`.",
     fix_safety=FixSafety.UNSAFE,
@@ -67,8 +70,9 @@ class Impl(RuleImpl):
     def blockers(self, pipeline):
         """Call sites that pass arguments through ``*``/``**``: they may carry pipeline settings
         (``num_threads``, ``device_id``, executor-only ones) that the migrated function would not
-        take — a ``TypeError`` only at run time."""
-        found = []
+        take — a ``TypeError`` only at run time. And parameters of the function named like a setting
+        the migrated function takes (:func:`_shadowing`)."""
+        found = _shadowing(pipeline)
         for call, starred in self._starred_calls.get(id(pipeline), ()):
             spelled = cst.Module([]).code_for_node(starred.value)
             found.append(
@@ -128,6 +132,31 @@ class Impl(RuleImpl):
         if given:
             self.ctx.imports.call_args.setdefault(pipeline.qualname, set()).update(given)
         return pipeline
+
+
+# The settings the migrated function reads itself: a parameter of the same name would be both.
+_SHADOWED = (*pipeline_args.PARAMETERS, "prefetch_queue_depth")
+
+
+def _shadowing(pipeline) -> list[tuple]:
+    """``def p(root, batch_size=32)`` under ``@pipeline_def``: DALI hands a call's ``batch_size=`` to
+    the function only, so the pipeline runs with the decorator's batch size (or none: `build()`
+    fails), whatever the function does with its own. The migrated function has one name for both,
+    and would read batches of the argument's size."""
+    if getattr(pipeline, "decorator", None) is None or not isinstance(pipeline.node, cst.FunctionDef):
+        return []
+    return [
+        (
+            param,
+            f"the parameter `{name}` shadows the pipeline setting of that name: DALI gives a call's `{name}=` to "
+            f"the function only, and the pipeline takes its `{name}` from the decorator (or its default); the "
+            "migrated function has one name for both",
+            "rename the parameter (or give the setting in the decorator only) so that each keeps its meaning, "
+            "then run ndd-migrate again",
+        )
+        for param in cstutil.all_params(pipeline.node.params)
+        if (name := param.name.value) in _SHADOWED
+    ]
 
 
 def _parameters(pipeline) -> set[str]:
