@@ -311,13 +311,7 @@ class _BindingCount(VisitsBindings, SkipsTrivia, cst.CSTVisitor):
         self.counts: collections.Counter = collections.Counter()
 
     def _bind(self, target: cst.CSTNode) -> None:
-        if isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._bind(target.value)
-        elif isinstance(target, cst.Name):
-            self.counts[target.value] += 1
+        self.counts.update(_bound_keys(target, self_attrs=False))
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
         if node.asname is None:
@@ -398,15 +392,7 @@ class _Names(VisitsBindings, SkipsTrivia, cst.CSTVisitor):
             self.op_call = True
 
     def _bind(self, target: cst.CSTNode) -> None:
-        if isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._bind(target.value)
-        elif isinstance(target, cst.Name):
-            self.bound.add(target.value)
-        elif (key := _self_attr(target)) is not None:
-            self.bound.add(key)
+        self.bound.update(_bound_keys(target, self_attrs=True))
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         key = _self_attr(node)
@@ -422,6 +408,20 @@ class _Names(VisitsBindings, SkipsTrivia, cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         self.read.add(node.value)
+
+
+def _bound_keys(target: cst.CSTNode, self_attrs: bool):
+    """The names an assignment target binds (through tuples, lists and ``*``), and with
+    ``self_attrs`` its ``self.x`` attributes (as ``"self.x"``)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _bound_keys(element.value, self_attrs)
+    elif isinstance(target, cst.StarredElement):
+        yield from _bound_keys(target.value, self_attrs)
+    elif isinstance(target, cst.Name):
+        yield target.value
+    elif self_attrs and (key := _self_attr(target)) is not None:
+        yield key
 
 
 def _self_attr(node: cst.CSTNode) -> str | None:
