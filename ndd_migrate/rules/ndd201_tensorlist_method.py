@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import QualifiedNameProvider
+from libcst.metadata import QualifiedNameProvider, ScopeProvider
 
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
@@ -103,9 +103,13 @@ class Impl(RuleImpl):
         return self.ctx.applies(self.code, use.holder) or None
 
     def _tensor_use_rewritten(self, call: cst.Call) -> bool:
-        """What ``out.as_tensor()`` gives is used only as a value, or for ``.shape()``."""
+        """What ``out.as_tensor()`` gives is used only as a value, or for ``.shape()``; bound to a
+        name (``t = out.as_tensor()``), no read of the name takes an attribute of it (``t.shape()``
+        would call the numpy array's shape tuple)."""
         parents = self.ctx.model.parents
         attribute = parents.get(call)
+        if isinstance(attribute, cst.Assign):
+            return not self._bound_tensor_attribute(attribute, call)
         if not (isinstance(attribute, cst.Attribute) and attribute.value is call):
             return True
         above = parents.get(attribute)
@@ -115,6 +119,25 @@ class Impl(RuleImpl):
             and above.func is attribute
             and not above.args
         )
+
+    def _bound_tensor_attribute(self, assign: cst.Assign, call: cst.Call) -> bool:
+        """Is an attribute taken of a name ``assign`` binds to ``call`` (or might be: a target that
+        is not one plain name counts as one)?"""
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+            return True
+        target = assign.targets[0].target
+        scope = self.ctx.resolver.get_metadata(ScopeProvider, assign, None)
+        if scope is None:
+            return True
+        parents = self.ctx.model.parents
+        for assignment in scope.assignments[target.value]:
+            if getattr(assignment, "node", None) is not target:
+                continue
+            for access in assignment.references:
+                above = parents.get(access.node)
+                if isinstance(above, cst.Attribute) and above.value is access.node:
+                    return True
+        return False
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = original.func
