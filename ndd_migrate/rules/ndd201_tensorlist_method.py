@@ -101,7 +101,9 @@ class Impl(RuleImpl):
         if use.kind is not Kind.BATCH or use.context != uses.METHOD:
             return None
         if use.detail == "as_tensor" and not self._tensor_use_rewritten(use.holder):
-            return "the `TensorCPU` that `.as_tensor()` gives is used where the numpy array it becomes behaves otherwise"
+            return (
+                "the `TensorCPU` that `.as_tensor()` gives is used where the numpy array it becomes behaves otherwise"
+            )
         return self.ctx.applies(self.code, use.holder) or None
 
     def _tensor_use_rewritten(self, call: cst.Call) -> bool:
