@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import QualifiedNameProvider
+from libcst.metadata import QualifiedNameProvider, ScopeProvider
 
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
@@ -13,6 +13,8 @@ from ndd_migrate.plan import uses
 
 #: The numpy calls that convert an ndd ``Tensor`` themselves (``Tensor.__array__``).
 _NUMPY_CONVERSIONS = frozenset({"numpy.asarray", "numpy.array", "numpy.asanyarray", "numpy.ascontiguousarray"})
+#: The torch calls that read a ``TensorCPU`` and a numpy array alike (through the array interface).
+_TENSOR_READERS = frozenset({"torch.tensor", "torch.as_tensor"})
 
 RULE = Rule(
     code="NDD201",
@@ -99,22 +101,60 @@ class Impl(RuleImpl):
         if use.kind is not Kind.BATCH or use.context != uses.METHOD:
             return None
         if use.detail == "as_tensor" and not self._tensor_use_rewritten(use.holder):
-            return "the `TensorCPU` that `.as_tensor()` gives has other methods than the numpy array it becomes"
+            return (
+                "the `TensorCPU` that `.as_tensor()` gives is used where the numpy array it becomes behaves otherwise"
+            )
         return self.ctx.applies(self.code, use.holder) or None
 
     def _tensor_use_rewritten(self, call: cst.Call) -> bool:
-        """What ``out.as_tensor()`` gives is used only as a value, or for ``.shape()``."""
+        """What ``out.as_tensor()`` gives (a ``TensorCPU``) is used only where the numpy array it
+        becomes behaves the same: read by numpy or ``torch.tensor``/``torch.as_tensor``, or its
+        ``.shape()`` (rewritten). Bound to one plain name, every read of the name is such a use:
+        ``t.shape()`` would call the array's shape tuple, ``feed_ndarray(t, ...)`` reads DALI's
+        type of ``t``, ``print(t)`` shows another text."""
+        above = self.ctx.model.parents.get(call)
+        if isinstance(above, cst.Assign) and above.value is call:
+            reads = self._reads_of_target(above)
+            return reads is not None and all(self._array_use(read, shape_call=False) for read in reads)
+        return self._array_use(call, shape_call=True)
+
+    def _array_use(self, node: cst.BaseExpression, shape_call: bool) -> bool:
+        """Is ``node`` (a ``TensorCPU`` in pipeline mode) read as an array: an argument of numpy,
+        the first of ``torch.tensor``/``torch.as_tensor``, or (``shape_call``) ``node.shape()``?"""
         parents = self.ctx.model.parents
-        attribute = parents.get(call)
-        if not (isinstance(attribute, cst.Attribute) and attribute.value is call):
-            return True
-        above = parents.get(attribute)
-        return (
-            attribute.attr.value == "shape"
-            and isinstance(above, cst.Call)
-            and above.func is attribute
-            and not above.args
-        )
+        above = parents.get(node)
+        if isinstance(above, cst.Attribute) and above.value is node:
+            call = parents.get(above)
+            return (
+                shape_call
+                and above.attr.value == "shape"
+                and isinstance(call, cst.Call)
+                and call.func is above
+                and not call.args
+            )
+        outer = parents.get(above)
+        if not (isinstance(above, cst.Arg) and above.keyword is None and not above.star):
+            return False
+        if not isinstance(outer, cst.Call) or above not in outer.args:
+            return False
+        quals = {q.name for q in self.ctx.resolver.get_metadata(QualifiedNameProvider, outer.func, None) or ()}
+        first = outer.args[0] is above
+        return bool(quals) and all(q.startswith("numpy.") or (first and q in _TENSOR_READERS) for q in quals)
+
+    def _reads_of_target(self, assign: cst.Assign) -> list[cst.CSTNode] | None:
+        """The reads of the one plain name ``assign`` binds (None: another target)."""
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+            return None
+        target = assign.targets[0].target
+        scope = self.ctx.resolver.get_metadata(ScopeProvider, assign, None)
+        if scope is None:
+            return None
+        return [
+            access.node
+            for assignment in scope.assignments[target.value]
+            if getattr(assignment, "node", None) is target
+            for access in assignment.references
+        ]
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = original.func

@@ -452,7 +452,7 @@ class Impl(RuleImpl):
 
     def _drop_in_blocker(self, call: cst.Call) -> str | None:
         """Why the support module's iterator cannot stand in for ``call``, or None."""
-        return drop_in.blocker(self.ctx.model, self._scope_of, call, self._where)
+        return drop_in.blocker(self.ctx.model, self._scope_of, call, self._where, self.dali_name)
 
     def _scope_of(self, node: cst.CSTNode):
         return self.ctx.resolver.get_metadata(ScopeProvider, node, None)

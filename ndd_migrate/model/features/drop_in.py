@@ -19,10 +19,12 @@ ATTRIBUTES = frozenset(
 )
 
 
-def blocker(model, scope_of: Callable, call: cst.Call, where: Callable) -> str | None:
+def blocker(model, scope_of: Callable, call: cst.Call, where: Callable, dali_name: Callable) -> str | None:
     """Why the support module's iterator cannot stand in for the DALI iterator ``call``, or None:
-    an attribute of the iterator it does not have (the first in the text, by ``where``), or DALI's
-    class also used other than by calling it (its import moves to the support module)."""
+    an attribute of the iterator it does not have (the first in the text, by ``where``), DALI's
+    class also used other than by calling it (its import moves to the support module), or one of
+    DALI's iterator classes read as a value (``isinstance(loader, pytorch.DALIGenericIterator)``
+    is False for the support module's)."""
     parents = model.parents
     for read in sorted(iterator_reads(model, scope_of, call), key=where):
         parent = parents.get(read)
@@ -35,7 +37,34 @@ def blocker(model, scope_of: Callable, call: cst.Call, where: Callable) -> str |
                 continue  # a base: the class keeps it, or takes the support module's (NDD411)
             if not (isinstance(parent, cst.Call) and parent.func is access.node):
                 return f"`{call.func.value}` is also used other than by calling it"
+    return _class_as_value(model, dali_name)
+
+
+def _class_as_value(model, dali_name: Callable) -> str | None:
+    """Why a read of DALI's iterator class as a value tells the support module's apart, or None:
+    a read that is not a call, a base, an annotation or the import itself."""
+    parents = model.parents
+    for node, parent in parents.items():
+        if not isinstance(node, (cst.Name, cst.Attribute)) or dali_name(node) not in TORCH_ITERATORS:
+            continue
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            continue  # `DALIGenericIterator.__init__`: an attribute of the class
+        if isinstance(parent, cst.Call) and parent.func is node:
+            continue
+        if isinstance(parent, (cst.Annotation, cst.ImportAlias)) or _import_part(parents, node):
+            continue
+        if isinstance(parent, cst.Arg) and isinstance(parents.get(parent), cst.ClassDef):
+            continue  # a base: the class keeps it, or takes the support module's (NDD411)
+        return f"`{dali_name(node).rsplit('.', 1)[-1]}` is read as a value (the support module's class is another)"
     return None
+
+
+def _import_part(parents: dict, node: cst.CSTNode) -> bool:
+    """Is ``node`` part of the dotted name of an import (``import a.b.c``)?"""
+    current = parents.get(node)
+    while isinstance(current, cst.Attribute):
+        current = parents.get(current)
+    return isinstance(current, cst.ImportAlias)
 
 
 def iterator_reads(model, scope_of: Callable, call: cst.Call) -> list:

@@ -5,7 +5,32 @@ later epoch keeps the pipeline in pipeline mode (the migration plan, ndd_migrate
 
 from __future__ import annotations
 
+import builtins
+
 import libcst as cst
+
+#: The builtins that take one pass over what they are given (``enumerate(loader)``): over one epoch's
+#: generator as over the DALI iterator. Another builtin reads the object itself (``type(loader)``,
+#: ``isinstance(loader, ...)``, ``print(loader)``), which a generator is not.
+_ONE_PASS_BUILTINS = frozenset(
+    {
+        "list",
+        "tuple",
+        "set",
+        "frozenset",
+        "sorted",
+        "enumerate",
+        "zip",
+        "map",
+        "filter",
+        "sum",
+        "min",
+        "max",
+        "any",
+        "all",
+    }
+)
+_BUILTINS = frozenset(dir(builtins))
 
 
 def passed_on_misuse(parents: dict, call: cst.Call, arg: cst.Arg) -> str | None:
@@ -22,12 +47,20 @@ def passed_on_misuse(parents: dict, call: cst.Call, arg: cst.Arg) -> str | None:
         return f"`{func.value}()` of the iterator has no counterpart on the epoch generator"
     callee = _module_definition(parents, call, func)
     if callee is None:
+        if _reads_itself(func):
+            return f"`{func.value}()` reads the iterator itself, not one pass over it"
         return None
     param = _parameter_of(callee, call, arg)
     if param is None:
         return f"it is handed to `{callee.name.value}`, whose parameter for it is not plain"
     why = _parameter_misuse(*param)
     return f"it is handed to `{callee.name.value}`, which {why}" if why else None
+
+
+def _reads_itself(func: cst.BaseExpression) -> bool:
+    """Is ``func`` a builtin that reads the iterator itself (``type()``, ``isinstance()``,
+    ``len()``), not one pass over it? (A module's own function of a builtin's name is found first.)"""
+    return isinstance(func, cst.Name) and func.value in _BUILTINS and func.value not in _ONE_PASS_BUILTINS
 
 
 def _module_definition(parents: dict, call: cst.Call, func: cst.BaseExpression):
@@ -82,7 +115,7 @@ def _parameter_misuse(function: cst.FunctionDef, name: str) -> str | None:
             continue
         if isinstance(parent, cst.Arg) and isinstance(grand, cst.Call):
             inner = grand.func
-            if isinstance(inner, cst.Name) and inner.value in ("len", "next"):
+            if _reads_itself(inner) and inner.value != "iter":  # `iter()`: the one pass
                 return f"calls `{inner.value}()` on it"
             continue  # passed on: taken as one pass, as at the first call
         if isinstance(parent, cst.Attribute) and parent.value is node:
