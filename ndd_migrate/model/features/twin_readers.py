@@ -58,8 +58,7 @@ def stream_mismatch(first: cst.Call, other: cst.Call, per_call: list[cst.Arg], b
                 "several readers, a shuffling one without a `seed=N` literal: pipeline mode seeds each from the "
                 "pipeline's seed, in an order the migration cannot read (a `seed=N` literal for each converts)"
             )
-        device = cstutil.kwarg(call, "device")
-        if device is not None and cstutil.literal_value(device.value) != "cpu":
+        if _on_gpu(call):
             return (
                 "several readers, one on the GPU: their epoch iterators, each entering the pipeline's context "
                 "while it reads, are not known to work advanced in turn"
@@ -68,6 +67,12 @@ def stream_mismatch(first: cst.Call, other: cst.Call, per_call: list[cst.Arg], b
     if rebound:
         return f"`{rebound[0]}`, read by a reader's arguments, is assigned in `define_graph`: decide how to read it"
     return None
+
+
+def _on_gpu(call: cst.Call) -> bool:
+    """Is the reader ``call`` given a ``device=`` other than the literal ``"cpu"``?"""
+    device = cstutil.kwarg(call, "device")
+    return device is not None and cstutil.literal_value(device.value) != "cpu"
 
 
 def mismatch(first: cst.Call, second: cst.Call, between: list, per_call: list[cst.Arg] | None = None) -> str | None:
@@ -99,8 +104,7 @@ def mismatch(first: cst.Call, second: cst.Call, between: list, per_call: list[cs
             "seed, so they read in different orders, while dynamic-mode readers without a seed share one order "
             "(a `seed=N` literal for each reader converts)"
         )
-    device = cstutil.kwarg(first, "device")
-    if device is not None and cstutil.literal_value(device.value) != "cpu":
+    if _on_gpu(first):
         return (
             "two readers on the GPU: their epoch iterators, each entering the pipeline's context while it "
             "reads, are not known to work advanced in turn"
