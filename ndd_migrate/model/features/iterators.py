@@ -363,6 +363,11 @@ def _used_otherwise(bound: list, given: dict, parents: dict) -> str | None:
         isinstance(target, cst.Name) and _only_iterated(scope, target, given, parents) for scope, target in bound
     ):
         return "the pipeline is used other than by such iterators and `build()`"
+    for scope, target in bound:
+        reads = [access.node for assignment in scope.assignments[target.value] for access in assignment.references]
+        if len({id(given[id(node)]) for node in reads if id(node) in given}) > 1:
+            # each DALI iterator takes batches from the pipeline's one read-ahead of the source
+            return "the pipeline is given to more than one iterator, which share what it read ahead of the source"
     return None
 
 
