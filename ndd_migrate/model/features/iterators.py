@@ -359,15 +359,12 @@ def _iterators_without_reader(analyzer, calls) -> dict[int, cst.Call]:
 def _used_otherwise(bound: list, given: dict, parents: dict) -> str | None:
     """Why the names a pipeline function's call sites bind (``bound``: ``(scope, target)``s) are not
     all only given to the iterators of ``given`` (and built), or None."""
-    if not all(
-        isinstance(target, cst.Name) and _only_iterated(scope, target, given, parents) for scope, target in bound
-    ):
+    iterated = [_only_iterated(scope, t, given, parents) if isinstance(t, cst.Name) else None for scope, t in bound]
+    if any(calls is None for calls in iterated):
         return "the pipeline is used other than by such iterators and `build()`"
-    for scope, target in bound:
-        reads = [access.node for assignment in scope.assignments[target.value] for access in assignment.references]
-        if len({id(given[id(node)]) for node in reads if id(node) in given}) > 1:
-            # each DALI iterator takes batches from the pipeline's one read-ahead of the source
-            return "the pipeline is given to more than one iterator, which share what it read ahead of the source"
+    if any(len(calls) > 1 for calls in iterated):
+        # each DALI iterator takes batches from the pipeline's one read-ahead of the source
+        return "the pipeline is given to more than one iterator, which share what it read ahead of the source"
     return None
 
 
@@ -390,14 +387,16 @@ def _restart_refused(pipeline, spec, plain: set, factories: set) -> str | None:
 _FACTORY = "it is made by a function that returns it (a factory)"
 
 
-def _only_iterated(scope, target: cst.Name, given: dict, parents: dict) -> bool:
-    """Is every read of the name ``target`` (bound once in ``scope``) the pipeline given to one of
-    the iterators of ``given``, or ``target.build()`` as a statement?"""
+def _only_iterated(scope, target: cst.Name, given: dict, parents: dict) -> set[int] | None:
+    """The iterator calls of ``given`` (their ids) the name ``target`` (bound once in ``scope``) is
+    given to, when every read of it is one of those or ``target.build()`` as a statement; else None."""
     if scope is None or len(scope.assignments[target.value]) != 1:
-        return False
+        return None
     reads = [access.node for assignment in scope.assignments[target.value] for access in assignment.references]
+    calls = set()
     for node in reads:
         if id(node) in given:
+            calls.add(id(given[id(node)]))
             continue
         method = parents.get(node)
         call = parents.get(method)
@@ -409,8 +408,8 @@ def _only_iterated(scope, target: cst.Name, given: dict, parents: dict) -> bool:
             and isinstance(parents.get(call), cst.Expr)
         ):
             continue
-        return False
-    return bool(reads)
+        return None
+    return calls if reads else None
 
 
 def _bound_pipeline(analyzer, direct, lists, expr) -> tuple | None:
