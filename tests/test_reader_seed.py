@@ -95,6 +95,18 @@ def test_reader_not_shuffling_or_seeded_is_left_as_written(reader):
     assert f"ndd.readers.File(file_root=root{reader})" in out
 
 
+@pytest.mark.parametrize("seeded", [True, False])
+def test_reader_seed_not_a_literal_is_kept_and_what_it_keeps_is_said(seeded):
+    """``seed=root_seed`` (a parameter) keeps the pipeline's order only where it holds an int >= 0:
+    kept as written, and said at the reader, whether or not the pipeline has a seed."""
+    text = PIPELINE.format(reader=", random_shuffle=True, seed=s", body="", outputs="images, labels")
+    text = text.replace("def p(root):", "def p(root, s):")
+    out, result = migrate_text(text if seeded else text.replace(", seed=12", ""))
+    assert "ndd.readers.File(file_root=root, random_shuffle=True, seed=s)" in out
+    said = [d for d in result.diagnostics if "where this `seed=` holds an int >= 0" in d.message]
+    assert len(said) == 1 and said[0].line == 6, said
+
+
 def test_unseeded_pipeline_reader_is_left_as_written():
     out, _ = migrate_text(
         PIPELINE.format(reader=", random_shuffle=True", body="", outputs="images, labels").replace(", seed=12", "")

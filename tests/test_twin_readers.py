@@ -214,9 +214,9 @@ LEGACY_BLOCKED = {
     ),
     "two objects, a seed not a literal": (
         legacy(
-            "super().__init__(batch_size, num_threads, None)\ns = 7\n"
-            "self.a = ops.readers.File(file_root='d', shuffle_after_epoch=True, seed=s)\n"
-            "self.b = ops.readers.File(file_root='e', shuffle_after_epoch=True, seed=s)",
+            "super().__init__(batch_size, num_threads, None, seed=3)\ns = 7\n"
+            "self.a = ops.readers.File(file_root='d', random_shuffle=True, seed=s)\n"
+            "self.b = ops.readers.File(file_root='e', random_shuffle=True, seed=s)",
             "jpegs1, labels1 = self.a()\njpegs2, labels2 = self.b()\nreturn jpegs1, labels1, jpegs2, labels2",
         ),
         "a shuffling one given `seed=s`, not an integer literal",
@@ -247,6 +247,36 @@ LEGACY_BLOCKED = {
         "several readers, one on the GPU",
     ),
 }
+
+
+SEED_NOT_A_LITERAL = {
+    "shuffled after each epoch, in a seeded pipeline": (
+        "super().__init__(batch_size, num_threads, None, seed=3)\ns = 7\n"
+        "self.a = ops.readers.File(file_root='d', shuffle_after_epoch=True, seed=s)\n"
+        "self.b = ops.readers.File(file_root='e', shuffle_after_epoch=True, seed=s)",
+        False,
+    ),
+    "shuffled at random, in a pipeline without a seed": (
+        "super().__init__(batch_size, num_threads, None)\ns = 7\n"
+        "self.a = ops.readers.File(file_root='d', random_shuffle=True, seed=s)\n"
+        "self.b = ops.readers.File(file_root='e', random_shuffle=True, seed=s)",
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SEED_NOT_A_LITERAL))
+def test_legacy_readers_with_a_seed_not_a_literal_convert(case):
+    """``shuffle_after_epoch`` shuffles in one order whatever the seed (DALI 2.4.0, both modes), and
+    in a pipeline without a seed a reader's ``seed=s`` keeps its order wherever ``s`` is an int >= 0:
+    both convert; what a ``random_shuffle`` reader's seed keeps only then is said, as a note."""
+    init, noted = SEED_NOT_A_LITERAL[case]
+    source = legacy(init, "jpegs1, labels1 = self.a()\njpegs2, labels2 = self.b()\nreturn labels1, labels2")
+    out, diagnostics = migrate(source)
+    assert todos(out) == []
+    assert "seed=s" in out and "stream_2" in out
+    said = [d for d in diagnostics if "where this `seed=` holds an int >= 0" in d.message]
+    assert len(said) == (2 if noted else 0), said
 
 
 @pytest.mark.parametrize("case", sorted(LEGACY_BLOCKED))

@@ -36,6 +36,13 @@ UNSEEDED_ORDER = (
     "shuffled in an order of its own; a dynamic-mode reader without `seed=` shuffles in one fixed "
     "order, the same in every run: give it `seed=` to choose the order"
 )
+#: Said (not a TODO) at a reader given ``random_shuffle=`` and a ``seed=`` that is not a literal.
+OPEN_SEED_ORDER = (
+    "where this `seed=` holds an int >= 0 the reader shuffles in the pipeline's order; where it holds None "
+    "or a negative number, pipeline mode derived the reader's seed from the pipeline's (a new one in every "
+    "run when the pipeline has no seed), while a dynamic-mode reader without a seed shuffles in one fixed "
+    "order"
+)
 OTHER_ORDER_HINT = (
     "the sample order is not the pipeline's (it shuffles with the pipeline's `seed`, not the seed DALI "
     "derived for it): give the reader a `seed=` of its own in both versions to keep one order"
@@ -227,6 +234,15 @@ def shuffles_unseeded(call: cst.Call) -> bool:
     if shuffle is None or cstutil.kwarg(call, "seed") is not None:
         return False
     return cstutil.literal_value(shuffle.value) is not False
+
+
+def shuffles_with_open_seed(call: cst.Call) -> bool:
+    """A reader call with ``random_shuffle=`` (not the literal ``False``) and a ``seed=`` that is not
+    a literal: the order it shuffles in is the pipeline's only where the seed holds an int >= 0."""
+    shuffle, seed = cstutil.kwarg(call, "random_shuffle"), cstutil.kwarg(call, "seed")
+    if shuffle is None or seed is None or cstutil.literal_value(shuffle.value) is False:
+        return False
+    return cstutil.literal_value(seed.value) is cstutil.NOT_LITERAL
 
 
 def seed_value(first: bool, op_seed: cst.Name) -> cst.BaseExpression:

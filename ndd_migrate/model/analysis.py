@@ -486,7 +486,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._find_foreign_pipelines()
         iterators.mark(self, self._epoch_uses)
         iterators.mark_restarts(self, self._calls)
-        self._check_late_twins()
+        twin_readers.check_late(self.model, original_node)
         for pipeline, node, why, hint in checkpoints.blocked(self, original_node):
             pipeline.problems.append(Problem(constructs.CHECKPOINTING, node, why, hint))
         library_helpers.record(self, original_node, self._calls)
@@ -507,18 +507,6 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         for found in attributes.find(self.parents, classes):
             self.model.attributes.stores[found.target] = found
             self.model.attributes.reads.update(dict.fromkeys(found.reads, found))
-
-    def _check_late_twins(self) -> None:
-        """Twin readers whose epochs turn out not to line up once the module is read
-        (ndd_migrate.model.features.twin_readers)."""
-        for pipeline in self.model.pipelines.values():
-            paths = [path for path, *_ in pipeline.streams]  # each stream reader's statement, or the `if` around it
-            second = pipeline.twin_index if pipeline.twin_index is not None else next(iter(paths), (None,))[0]
-            why = twin_readers.late_mismatch(pipeline) if second is not None else None
-            if why is not None:
-                graph = getattr(pipeline, "graph", None)  # a legacy class: the reader calls are in define_graph
-                about = constructs.PIPELINE_SUBCLASS if graph is not None else constructs.PIPELINE_FUNCTION
-                pipeline.problems.append(Problem(about, (graph or pipeline.node).body.body[second], why))
 
     def _find_calls_through_names(self) -> None:
         """``cls(...)`` where ``cls`` holds a pipeline function (Kind.FUNCTION): a call site of each

@@ -182,10 +182,13 @@ class Impl(RuleImpl):
             or not pipeline.convert
             or not isinstance(updated, cst.Call)
             or original is not reader_seed.reader_call(pipeline)
-            or not reader_seed.shuffles_unseeded(original)
         ):
             return updated
-        if not self.ctx.applies(self.code, original):
+        if reader_seed.shuffles_with_open_seed(original):  # said where the user reads
+            if self.ctx.applies(self.code, original):
+                self.ctx.report(self.code, original, reader_seed.OPEN_SEED_ORDER, fixed=True)
+            return updated
+        if not reader_seed.shuffles_unseeded(original) or not self.ctx.applies(self.code, original):
             return updated
         if not pipeline.given("seed"):  # said where the user reads: at the reader, and in the summary
             self.ctx.report(self.code, original, reader_seed.UNSEEDED_ORDER, fixed=True)

@@ -333,9 +333,13 @@ class Impl(RuleImpl):
         in one fixed order, the same on every rank. It gets the very seed DALI derived
         (``dali_op_seed(seed, 0)``) when it is the first operator of the graph walk; otherwise the
         pipeline's seed, and the changed order is reported at the reader
-        (ndd_migrate.codegen.reader_seed)."""
+        (ndd_migrate.codegen.reader_seed). A ``seed=`` that is not a literal is kept, and what it
+        keeps only where it holds an int >= 0 is said at the reader."""
         seed = reader_seed.legacy_seed(pipeline)
         seed = legacy.localize(seed, pipeline) if seed is not None else None
+        if reader_seed.shuffles_with_open_seed(call):  # said where the user reads
+            self.ctx.report(self.code, original, reader_seed.OPEN_SEED_ORDER, fixed=True)
+            return call
         if not reader_seed.shuffles_unseeded(call):
             return call
         if seed is None:  # said where the user reads: at the reader, and in the summary

@@ -22,13 +22,16 @@ import ast
 
 import libcst as cst
 
+from ndd_migrate.model import constructs
+from ndd_migrate.model.types import Problem
 from ndd_migrate.model.values import build_time
 from ndd_migrate.syntax import cstutil, pyparse
 
 THIRD = "more than two reader calls: decide how their epochs line up"
 
-
-def stream_mismatch(first: cst.Call, other: cst.Call, per_call: list[cst.Arg], bound: set[str]) -> str | None:
+def stream_mismatch(
+    first: cst.Call, other: cst.Call, per_call: list[cst.Arg], bound: set[str], seeded_pipeline: bool = True
+) -> str | None:
     """Why ``other``, a reader object of its own, may not be read as an endless stream of its
     epochs beside ``first`` (the reader whose epochs the loop walks), or None. In pipeline mode
     each reader runs once per iteration, one batch, and wraps into its next epoch on its own,
@@ -37,23 +40,30 @@ def stream_mismatch(first: cst.Call, other: cst.Call, per_call: list[cst.Arg], b
     without ``pad_last_batch``, shards, ``shuffle_after_epoch`` with one ``seed=``;
     tests/programs/readers_of_their_own.py). ``first`` and ``other`` carry their constructors'
     arguments; ``per_call``: ``other``'s call's own; ``bound``: the names ``define_graph`` binds
-    (the reader is created before the loop, so its call may not read them)."""
+    (the reader is created before the loop, so its call may not read them).
+
+    Only ``random_shuffle`` draws from the seed: ``shuffle_after_epoch`` shuffles in one order
+    whatever the reader's or the pipeline's seed, in both modes (DALI 2.4.0, checked on the CPU).
+    ``seeded_pipeline``: whether the pipeline itself is given a seed. A reader's ``seed=`` that is
+    not a literal then matters only where it holds None or a negative number: pipeline mode derives
+    that reader's seed from the pipeline's by graph position, which cannot be read here. In a
+    pipeline created without a seed there is no such order to keep: an int >= 0 gives each reader
+    that order in both modes, and None draws a new order in every pipeline-mode run, which no
+    migrated program reproduces either (said at the reader: ``reader_seed.OPEN_SEED_ORDER``)."""
     if cstutil.has_star(other) or cstutil.has_star(first):
         return "readers given `*args`/`**kwargs`: the migration cannot read how their epochs line up"
     for call in (first, other):
-        shuffles = any(
-            (arg := cstutil.kwarg(call, key)) is not None and cstutil.literal_value(arg.value) is not False
-            for key in ("random_shuffle", "shuffle_after_epoch")
-        )
+        shuffle = cstutil.kwarg(call, "random_shuffle")
+        shuffles = shuffle is not None and cstutil.literal_value(shuffle.value) is not False
         seed = cstutil.kwarg(call, "seed")
-        if shuffles and seed is not None and not _fixed_seed(call):
+        if shuffles and seed is not None and not _fixed_seed(call) and seeded_pipeline:
             return (
                 f"several readers, a shuffling one given `seed={cstutil.code(seed.value)}`, not an integer literal: "
                 "where it holds an int >= 0 each reader reads that order in both modes, but where it is None or "
                 "negative pipeline mode derives each reader's seed from the pipeline's by graph position, which "
                 "the migration cannot read; a `seed=N` literal (or a pipeline of one reader) converts"
             )
-        if shuffles and not _fixed_seed(call):
+        if shuffles and seed is None:
             return (
                 "several readers, a shuffling one without a `seed=N` literal: pipeline mode seeds each from the "
                 "pipeline's seed, in an order the migration cannot read (a `seed=N` literal for each converts)"
@@ -119,17 +129,76 @@ def mismatch(first: cst.Call, second: cst.Call, between: list, per_call: list[cs
     return None
 
 
-def late_mismatch(pipeline) -> str | None:
-    """What, known only once the module is read, two readers cannot do: the epoch-aware shape and
-    checkpoints follow one reader."""
-    if pipeline.epochs:
+def check_late(model, module: cst.Module) -> None:
+    """Report the twin or stream readers whose epochs turn out not to line up once the module is
+    read (:func:`late_mismatch`), at the second reader's statement."""
+    named = consumer_reader_names(module)
+    for pipeline in model.pipelines.values():
+        paths = [path for path, *_ in pipeline.streams]  # each stream reader's statement, or the `if` around it
+        second = pipeline.twin_index if pipeline.twin_index is not None else next(iter(paths), (None,))[0]
+        why = late_mismatch(pipeline, named) if second is not None else None
+        if why is not None:
+            graph = getattr(pipeline, "graph", None)  # a legacy class: the reader calls are in define_graph
+            about = constructs.PIPELINE_SUBCLASS if graph is not None else constructs.PIPELINE_FUNCTION
+            pipeline.problems.append(Problem(about, (graph or pipeline.node).body.body[second], why))
+
+
+def late_mismatch(pipeline, named: frozenset[str] | None) -> str | None:
+    """What, known only once the module is read, two readers cannot do: checkpoints follow one
+    reader, and so does the epoch-aware shape (``reader.get_metadata()`` of the reader that drives
+    the loop). That shape stands for readers of their own read as streams (``pipeline.streams``)
+    when every reader the module's consumers name (``named``: ``reader_name=``, ``epoch_size(...)``,
+    ``reader_meta(...)``; None when one is not a literal) is that first reader, never another."""
+    if pipeline.epochs and not _epochs_follow_first(pipeline, named):
         return (
             "two readers feeding a framework iterator or asked for their epoch size: the epoch-aware shape "
-            "follows one reader"
+            "follows one reader, the first, by its `name=` literal (`reader_name=` naming another reader, or "
+            "not a literal, or a second call of one reader object, cannot be followed)"
         )
     if pipeline.checkpointing:
         return "checkpointing two readers: the migration registers one reader"
     return None
+
+
+def _epochs_follow_first(pipeline, named: frozenset[str] | None) -> bool:
+    """Do the consumers that ask for epochs name only the reader that drives the loop?"""
+    names = getattr(pipeline, "reader_names", ())
+    if pipeline.twin_index is not None or not pipeline.streams or named is None or not names or names[0] is None:
+        return False
+    return not named & {name for name in names[1:] if name is not None} and None not in names[1:]
+
+
+def consumer_reader_names(module: cst.Module) -> frozenset[str] | None:
+    """Every reader name the module hands to a consumer: ``reader_name="X"`` of any call, the
+    argument of ``.epoch_size("X")`` and ``.reader_meta("X")``; None when one of them is not a
+    string literal (or ``epoch_size()``/``reader_meta()`` asks for every reader)."""
+    found: set[str] = set()
+    for call in _Calls.of(module):
+        given = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "reader_name"]
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("epoch_size", "reader_meta"):
+            given.append(call.args[0].value if call.args else cst.Name("None"))
+        for value in given:
+            literal = cstutil.literal_value(value)
+            if not isinstance(literal, str):
+                return None
+            found.add(literal)
+    return frozenset(found)
+
+
+class _Calls(cst.CSTVisitor):
+    """Every call of a tree."""
+
+    def __init__(self) -> None:
+        self.calls: list[cst.Call] = []
+
+    @classmethod
+    def of(cls, tree: cst.CSTNode) -> list[cst.Call]:
+        visitor = cls()
+        tree.visit(visitor)
+        return visitor.calls
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
 
 
 def _fixed_seed(call: cst.Call) -> bool:

@@ -102,6 +102,8 @@ class Generator:
     reader_name: str = "reader"
     twin_name: str = "reader_2"  # a second reader whose epochs line up (ndd_migrate.model.features.twin_readers)
     stream_names: list[tuple[str, str]] = field(default_factory=list)  # each stream reader's, and its stream's
+    # The `name=` literal of the reader that drives the loop, then of each stream's reader (None: not a literal).
+    reader_names: tuple[str | None, ...] = ()
     reader_outputs_name: str = "reader_outputs"  # what `next_epoch` yields, with `reader_branches`
     reader_creation: cst.BaseExpression | None = None  # the rewritten reader call, with `reader_branches`
     outputs_name: str = "outputs"
