@@ -55,6 +55,17 @@ def test_helper_is_std_seed_seq():
         ("    images = fn.flip(images, horizontal=fn.random.coin_flip())\n", "images"),
         ("    images = images * 2\n", "images, labels"),  # a number is no operator in DALI
         ("    images = 1.0 - -images / 255.0\n", "images > 0.5, labels"),
+        # `if` chains on values fixed when the graph is built: one branch runs, each leads to the reader
+        (
+            "    if root:\n        images = fn.resize(images, size=[8, 8])\n    else:\n        images = fn.flip(images)\n",
+            "images, labels",
+        ),
+        ("    if root:\n        images = fn.resize(images, size=[8, 8])\n", "images, labels"),
+        (
+            "    if root == 'a':\n        m = fn.random.coin_flip()\n    elif root:\n        m = 1\n    x = 1\n",
+            "images, labels",
+        ),
+        ("    images = fn.resize(images.gpu() if root else images, size=[8, 8])\n", "images, labels"),
     ],
 )
 def test_reader_first_in_the_graph_gets_the_pipelines_seed_for_it(body, outputs):
@@ -76,6 +87,9 @@ def test_reader_first_in_the_graph_gets_the_pipelines_seed_for_it(body, outputs)
         ("    images = fn.random.uniform(range=[0, 1]) * images\n", "images, labels"),
         ("    images = scale * images\n", "images, labels"),  # a parameter: a number or a list
         ("    images = helper(images)\n", "images, labels"),
+        ("    if root:\n        images = fn.random.uniform(range=[0, 1]) * images\n", "images, labels"),
+        ("    images = fn.random.coin_flip() if root else images\n", "images, labels"),
+        ("    if root:\n        for _ in range(2):\n            images = fn.flip(images)\n", "images, labels"),
     ],
 )
 def test_reader_elsewhere_shuffles_with_the_pipeline_seed(body, outputs):

@@ -51,6 +51,7 @@ OTHER_ORDER_HINT = (
 # What the graph walk reaches first from an expression (None: not known); the reader's outputs
 # bound to one name are a Python list in pipeline mode, whose items are the reader's.
 _READER, _OTHER, _READER_OUTPUTS = "reader", "other", "reader outputs"
+_FALLS_THROUGH = "falls through"  # a block that ends without `return`
 
 
 def reader_call(pipeline) -> cst.Call | None:
@@ -64,13 +65,15 @@ def reader_call(pipeline) -> cst.Call | None:
 def reader_comes_first(pipeline, dali_name) -> bool:
     """Is the reader the first operator of the pipeline's graph walk (so its seed is word 0)?
 
-    Read from straight-line code only: every statement of the body a plain assignment or an
-    expression, the final ``return`` a tuple display (or one value), and each value on the way from
+    Read from code of plain assignments and expressions, and ``if`` chains of them (a name bound in
+    the branches holds what every branch agrees on), the final ``return`` a tuple display (or one
+    value), and each value on the way from
     the first output to the reader a name, a ``fn.*`` operator called with that value as its first
     positional input, ``.gpu()``/``.cpu()`` of it (no operator in pipeline mode), arithmetic whose
-    first operand that is not a number is that value, or one of the reader's outputs picked by
-    index. Anything else (an operand that is a list or an unknown name, which may be an operator of
-    its own, helpers, branches, conditionals) is not known: ``False``."""
+    first operand that is not a number is that value, one of the reader's outputs picked by index,
+    or ``a if test else b`` where both alternatives lead there. Anything else (an operand that is a
+    list or an unknown name, which may be an operator of its own, helpers, loops, a ``return`` in a
+    branch, conditionals) is not known: ``False``."""
     if (
         pipeline.reader_index is None
         or pipeline.returns is None
@@ -112,23 +115,62 @@ def legacy_reader_comes_first(pipeline, dali_name) -> bool:
     return _walk_reaches_reader(pipeline.graph.body.body, pipeline.reader_call, pipeline.reader_outputs, info_of)
 
 
+class _NotRead(Exception):
+    """A statement the graph walk does not read: the reader's place is not known."""
+
+
 def _walk_reaches_reader(body, reader: cst.Call, outputs: int | None, info_of) -> bool:
-    """Straight-line ``body`` ending in ``return``: does the walk from its first output reach
-    ``reader`` first? ``info_of(call)``: the operator a call is, or None."""
-    bound: dict[str, object] = {}
+    """``body`` ending in ``return``: does the walk from its first output reach ``reader`` first?
+    ``info_of(call)``: the operator a call is, or None."""
+    try:
+        return _walk(body, reader, outputs, info_of, {}) == _READER
+    except _NotRead:
+        return False
+
+
+def _walk(body, reader: cst.Call, outputs: int | None, info_of, bound: dict):
+    """Bind what each statement of ``body`` gives in ``bound``; what the first output returned
+    reaches first, or ``_FALLS_THROUGH`` when the block ends without a ``return``."""
     for stmt in body:
+        if isinstance(stmt, cst.If):
+            _walk_if(stmt, reader, outputs, info_of, bound)
+            continue
         if not isinstance(stmt, cst.SimpleStatementLine):
-            return False
+            raise _NotRead
         for small in stmt.body:
             if isinstance(small, cst.Return):
-                return _returned_first(small.value, bound, info_of) == _READER
+                return _returned_first(small.value, bound, info_of)
             if isinstance(small, cst.Assign) and small.value is reader and len(small.targets) == 1:
                 _bind_reader(small.targets[0].target, outputs, bound)
             elif isinstance(small, cst.Assign):
                 _bind(small, bound, info_of)
             elif not isinstance(small, (cst.Expr, cst.Pass)):
-                return False
-    return False
+                raise _NotRead
+    return _FALLS_THROUGH
+
+
+def _walk_if(stmt: cst.If, reader: cst.Call, outputs: int | None, info_of, bound: dict) -> None:
+    """An ``if`` chain on values fixed when the graph is built (without conditionals, a test on a
+    graph node does not build): one branch runs, so a name holds what every branch, and the code
+    before an ``if`` without ``else``, agree it holds; where they differ, nothing known. A branch
+    that returns is not read."""
+    states, rest = [], stmt
+    while isinstance(rest, cst.If):
+        state = dict(bound)
+        if _walk(rest.body.body, reader, outputs, info_of, state) is not _FALLS_THROUGH:
+            raise _NotRead
+        states.append(state)
+        rest = rest.orelse
+    if isinstance(rest, cst.Else):
+        state = dict(bound)
+        if _walk(rest.body.body, reader, outputs, info_of, state) is not _FALLS_THROUGH:
+            raise _NotRead
+        states.append(state)
+    else:
+        states.append(dict(bound))
+    for key in {key for state in states for key in state}:
+        values = {repr(state.get(key)) for state in states}
+        bound[key] = states[0].get(key) if len(values) == 1 else None
 
 
 def _bind_reader(target: cst.BaseExpression, outputs: int | None, bound: dict) -> None:
@@ -179,6 +221,9 @@ def _first_input(expr: cst.BaseExpression, bound: dict, info_of):
     """What the graph walk reaches first from ``expr``: the reader, another operator, or None."""
     if _key(expr) is not None:
         return bound.get(_key(expr))
+    if isinstance(expr, cst.IfExp):  # one alternative, chosen when the graph is built
+        chosen = {_first_input(expr.body, bound, info_of), _first_input(expr.orelse, bound, info_of)}
+        return chosen.pop() if len(chosen) == 1 else None
     if (
         isinstance(expr, cst.Subscript)
         and _key(expr.value) is not None
