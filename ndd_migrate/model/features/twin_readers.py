@@ -29,6 +29,7 @@ from ndd_migrate.syntax import cstutil, pyparse
 
 THIRD = "more than two reader calls: decide how their epochs line up"
 
+
 def stream_mismatch(
     first: cst.Call, other: cst.Call, per_call: list[cst.Arg], bound: set[str], seeded_pipeline: bool = True
 ) -> str | None:
