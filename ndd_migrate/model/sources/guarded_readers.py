@@ -1,5 +1,5 @@
 """A reader object created under an ``if`` of ``__init__`` and called in ``define_graph`` only under
-an ``if`` with the same test (docs/target-shape.md, "Readers of their own")::
+an ``if`` with the same test (docs/target-shape.md, "Reader objects of their own")::
 
     self.with_meta = kwargs["with_meta"]
     if self.with_meta:
