@@ -169,6 +169,18 @@ def test_legacy_constructor_call_runs_once():
     assert todos(out) == [] and "reader_2 = ndd.readers.File(file_root='d'.strip())" in out
 
 
+def flagged(after: str = "", graph: str = "", created: str = "if self.flag:") -> str:
+    """A class making reader `b` under `if self.flag:` in `__init__` (``after``: statements after the
+    `if`), read under the same test in ``define_graph`` unless ``graph`` says otherwise."""
+    graph = graph or "if self.flag:\n    jpegs2, labels2 = self.b()"
+    return legacy(
+        "super().__init__(batch_size, num_threads, None)\nself.flag = flag\nself.other = other\n"
+        f"self.a = ops.readers.File(file_root='d')\n{created}\n    self.b = ops.readers.File(file_root=flag)\n{after}",
+        f"jpegs1, labels1 = self.a()\n{graph}\n    return jpegs2, labels2\nreturn jpegs1, labels1",
+        signature="batch_size, num_threads, device_id, flag, other",
+    )
+
+
 LEGACY_BLOCKED = {
     "shuffling without a seed": (
         reader_object("file_root='d', random_shuffle=True"),
@@ -238,6 +250,40 @@ LEGACY_BLOCKED = {
         ),
         "is the first reader",
     ),
+    "a reader created under a flag, called under another": (
+        flagged(graph="if self.other:\n    jpegs2, labels2 = self.b()"),
+        "`self.b`, created under `if self.flag:` in `__init__`, is called in `define_graph` other than in the branch "
+        "of an `if self.flag:`",
+    ),
+    "a reader created under a flag, called outside it": (
+        flagged(graph="jpegs2, labels2 = self.b()\nif self.flag:"),
+        "is called in `define_graph` other than in the branch of an `if self.flag:`",
+    ),
+    "a reader created under a flag, called in its `else`": (
+        flagged(graph="if self.flag:\n    pass\nelse:\n    jpegs2, labels2 = self.b()\nif self.flag:"),
+        "is called in `define_graph` other than in the branch of an `if self.flag:`",
+    ),
+    "a reader created under a flag assigned again": (
+        flagged(after="self.flag = not flag"),
+        "where `self.flag` is not assigned exactly once, in a statement of `__init__` before the `if`",
+    ),
+    "a reader created under a test of a name": (
+        flagged(created="if flag:", graph="if flag:\n    jpegs2, labels2 = self.b()"),
+        "a test that reads more than `self.<attr>` values and literals",
+    ),
+    "a reader created in an `else` of `__init__`": (
+        flagged(created="if not self.flag:\n    pass\nelse:"),
+        "other than in the first branch of one of its statements",
+    ),
+    "the first reader created in the branches of an `if`": (
+        legacy(
+            "super().__init__(batch_size, num_threads, None)\nif batch_size > 1:\n"
+            "    self.a = ops.readers.File(file_root='d')\nelse:\n    self.a = ops.readers.File(file_root='e')\n"
+            "self.b = ops.readers.File(file_root='f')",
+            "jpegs1, labels1 = self.a()\njpegs2, labels2 = self.b()\nreturn jpegs1, labels2",
+        ),
+        "several readers, the first created in an `if` of `__init__`",
+    ),
     "two objects": (
         legacy(
             "super().__init__(batch_size, num_threads, device_id)\n"
@@ -285,6 +331,23 @@ def test_legacy_left_with_one_todo(case):
     out, _ = migrate_text(source)
     found = todos(out)
     assert len(found) == 1 and why in found[0], found
+
+
+def test_legacy_reader_created_under_a_flag_and_read_under_it():
+    """A reader made under ``if T:`` in ``__init__`` and called only in the branch of an ``if T:`` (an
+    ``elif`` too): it and its stream are made under the same ``if``, its arguments evaluated only there
+    (whole program: readers_of_their_own_created_by_flag.py)."""
+    test = "self.flag and self.other is not None"
+    graph = f"if not self.flag:\n    pass\nelif {test}:\n    jpegs2, labels2 = self.b()\nif self.flag:"
+    out, _ = migrate(flagged(created=f"if {test}:", graph=graph))
+    assert todos(out) == []
+    assert (
+        "    if flag and other is not None:\n"
+        "        reader_2 = ndd.readers.File(**b_args)\n"
+        "        stream_2 = (batch for _ in iter(int, 1) for batch in reader_2.next_epoch(batch_size=batch_size))\n"
+        "    while True:\n"
+    ) in out
+    assert "            elif flag and other is not None:\n                jpegs2, labels2 = next(stream_2)\n" in out
 
 
 def test_docstring_and_build_time_statement_between_the_readers():

@@ -102,3 +102,28 @@ def stream_creation(call: cst.BaseExpression, names: tuple[str, str], ctx_name: 
     )
     comment = cst.EmptyLine(comment=cst.Comment(f"# `{reader}`: one batch per batch, into its next epoch on its own"))
     return [shape.assign(reader, call).with_changes(leading_lines=[comment]), shape.assign(stream, endless)]
+
+
+def guarded(made: list[tuple[object, list]], test_of) -> list:
+    """The streams' statements, from ``(guard, statements)`` per stream reader: those of a reader
+    created under an ``if`` of ``__init__`` (``guard``, else None) in an ``if`` of its test
+    (``test_of(guard)``), so that the reader exists, and its arguments are evaluated, only where
+    pipeline mode created it; readers created under the same ``if`` share one."""
+    out: list = []
+    last = None
+    for guard, statements in made:
+        if guard is None:
+            out.extend(statements)
+        elif guard is last:
+            out[-1] = out[-1].with_changes(body=out[-1].body.with_changes(body=[*out[-1].body.body, *statements]))
+        else:
+            first, *rest = statements
+            out.append(
+                cst.If(
+                    test_of(guard),
+                    cst.IndentedBlock([first.with_changes(leading_lines=[]), *rest]),
+                    leading_lines=first.leading_lines,
+                )
+            )
+        last = guard
+    return out

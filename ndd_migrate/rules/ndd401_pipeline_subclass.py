@@ -456,7 +456,8 @@ class Impl(RuleImpl):
             if op.optional:  # a reader or None: created where its arguments are (its tests read them)
                 exists = cst.Comparison(cst.Name(op.args_name), [cst.ComparisonTarget(cst.IsNot(), cst.Name("None"))])
                 reader = cst.IfExp(exists, reader, cst.Name("None"))
-            made.append(twin_readers.stream_creation(reader, names, pipeline.generator.ctx_name))
+            guard = pipeline.stream_guards.get(attr)  # created under an `if` of `__init__`: under its test
+            made.append((guard, twin_readers.stream_creation(reader, names, pipeline.generator.ctx_name)))
         yield_stmt = []
         if ret is not None:
             evaluated, yield_stmt = _final_yield(pipeline, ret)
@@ -465,7 +466,7 @@ class Impl(RuleImpl):
         reader_stmt = body.pop(reader_index) if reader_index is not None else None
         inner = [*self._per_batch(pipeline, body, tail=ret is None), *yield_stmt]
         creation, inner = _over_epochs(pipeline, reader_stmt, twin_stmt, inner)
-        creation.extend(stmt for pair in made for stmt in pair)
+        creation.extend(twin_readers.guarded(made, lambda created: legacy.localize(created.test, pipeline)))
         return cst.While(test=cst.Name("True"), body=cst.IndentedBlock(inner)), creation, once
 
     def _per_batch(self, pipeline: legacy.LegacyPipeline, body: list, tail: bool) -> list:

@@ -138,6 +138,9 @@ class LegacyPipeline(PipelineFunction):
     reader_if_index: int | None = None  # that ``if`` in ``define_graph``'s body
     other_ops: set[str] = field(default_factory=set)  # operator objects without a dynamic-mode form
     mixed_outputs: set[str] = field(default_factory=set)  # readers with other outputs in other branches
+    # A stream reader created under an `if` of `__init__` and called only under the same test
+    # (ndd_migrate.model.sources.guarded_readers): its attribute → that `if`.
+    stream_guards: dict[str, cst.If] = field(default_factory=dict)
     super_index: int | None = None  # the `super().__init__(...)` statement
     # `iter_setup` feeding `ops.ExternalSource` outputs: it becomes a function nested in the
     # generator, called before `define_graph`'s body at each batch.

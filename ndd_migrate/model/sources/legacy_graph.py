@@ -13,6 +13,7 @@ from ndd_migrate.dali import pipeline_args
 from ndd_migrate.dali.tables import has_expression_form, op_info
 from ndd_migrate.model import constructs
 from ndd_migrate.model.features import python_operators, twin_readers
+from ndd_migrate.model.sources import guarded_readers
 from ndd_migrate.model.sources.legacy import LegacyPipeline, OpObject, keywords, self_attr
 from ndd_migrate.model.sources.legacy_feeds import FeedReader
 from ndd_migrate.model.sources.legacy_init import fixed_names
@@ -320,9 +321,12 @@ class GraphReader(MethodReader):
             op = pipeline.op_calls[call]
             at, why = _stream_path(body, call, bound)
             count = output_arity.op_outputs(op.info.fn_path, _with_ctor(op, call))
-            if why is None and (first.ctors or first.conditional or (op.conditional and not _optional(op))):
-                why = "several readers, one created in an `if` of `__init__`: decide how their epochs line up"
-            elif why is None and not isinstance(count, int):
+            created = None  # the `if` of `__init__` creating it, the test of its calls
+            if why is None and (first.ctors or first.conditional):
+                why = "several readers, the first created in an `if` of `__init__`: decide how their epochs line up"
+            elif why is None and op.conditional and not _optional(op):
+                created, why = guarded_readers.guard(pipeline, op, body, at)
+            if why is None and not isinstance(count, int):
                 why = "a reader whose number of outputs the migration cannot read: decide how the readers line up"
             elif why is None and count > 1 and isinstance(_target_of(body, call), cst.Name):
                 why = f"one name holds all {count} outputs of a reader, a list in pipeline mode: unpack them"
@@ -333,6 +337,8 @@ class GraphReader(MethodReader):
             if why is not None:
                 self.problem(call, why)
                 return
+            if created is not None:
+                pipeline.stream_guards[op.attr] = created
             streams.append((at, count, op.attr))
         pipeline.streams = streams
         pipeline.reader_names = tuple(_reader_name(pipeline.op_calls[call], call) for call in calls)
