@@ -22,7 +22,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from ndd_migrate.codegen import capture, long_lines
+from ndd_migrate.codegen import capture, long_lines, visual_indent
 from ndd_migrate.engine import unused_noqa
 from ndd_migrate.engine.context import Context
 from ndd_migrate.engine.dispatch import Dispatcher
@@ -451,12 +451,14 @@ def _note_hand_built(model, built, ctx: Context) -> None:
 
 
 def _with_new_source(result: FileResult, new_module: cst.Module, source: str, path: str, policy: Policy) -> FileResult:
-    """``result`` with the rewritten text, its long lines split, when it differs from ``source`` and
-    parses; when it does not parse, the file is left unchanged (an error)."""
+    """``result`` with the rewritten text, its long lines split and the user's continuation lines
+    under their brackets again, when it differs from ``source`` and parses; when it does not parse, the file is left unchanged (an error)."""
     new_source = new_module.code
     length = policy.line_length(path)
     if new_source != source and length is not None:
         new_source = long_lines.split_long_lines(new_module, new_source, source, length)
+    if new_source != source:
+        new_source = visual_indent.realign(new_source, source)
     if new_source != source:
         try:  # CPython first: its message says why (libcst's says where it gave up)
             new_tree = pyparse.ast_parse(new_source, path)
