@@ -51,10 +51,42 @@ def test_a_statement_using_graph_values_blocks():
 
 def test_a_statement_using_a_per_batch_name_blocks():
     out, result = migrate_text(
-        HEAD + "    data = fn.readers.numpy(file_root=root)\n    n = 3\n    print(n)\n    return data\n"
+        HEAD + "    data = fn.readers.numpy(file_root=root)\n    n = data[0]\n    print(n)\n    return data\n"
     )
     assert "ndd." not in out
     assert any("`print(n)` runs once" in d.message for d in result.diagnostics)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["3", "'cpu' if root else 'gpu'", "(root, 2 * 3)", "-root.size // 2", "LOG[root] + 'x'"],
+)
+def test_a_value_computed_from_build_time_values_runs_once_before_the_loop(value):
+    """``n = <expression>`` that calls nothing and makes no mutable object, its name bound once:
+    computed before the loop, once, as pipeline mode did; a ``print`` reading it runs once too."""
+    out, result = migrate_text(
+        HEAD + f"    data = fn.readers.numpy(file_root=root)\n    n = {value}\n    print(n)\n    return data\n"
+    )
+    assert not [d for d in result.diagnostics if d.needs_human]
+    head = out[: out.index("while True:")]
+    assert f"    n = {value}\n    print(n)\n" in head
+    assert "print" not in _loop_body(out)
+
+
+@pytest.mark.parametrize(
+    "value, then",
+    [
+        ("[1, 2]", ""),  # a list: a new object in every run of the body
+        ("len(root)", ""),  # a call
+        ("3", "    n = 4\n"),  # bound twice
+        ("data", ""),  # a graph value
+    ],
+)
+def test_other_values_stay_in_the_loop(value, then):
+    out, _ = migrate_text(
+        HEAD + f"    data = fn.readers.numpy(file_root=root)\n    n = {value}\n{then}    return data\n"
+    )
+    assert f"n = {value}" in _loop_body(out)
 
 
 def test_graph_values_kept_and_dropped_ops_stay_in_the_loop():

@@ -17,6 +17,12 @@ such a statement anywhere inside it is one unit: it moves before the loop as a w
 It moves only when it depends on no graph value and binds no name a statement left in the loop
 binds too (a block that also builds graph values cannot run once).
 
+A value computed from what the graph is built with (``dali_device = "cpu" if dali_cpu else "gpu"``,
+``size = crop * 2``: an assignment whose names are bound nowhere else in the body, calling nothing
+and making no mutable object) runs once, before the loop, too, unless it reads a name the loop
+binds: pipeline mode computed it once, and a statement that acts outside the function and reads it
+(``print("on", dali_device)``) may then run once as well.
+
 A method called on a dict, list or set that the body makes anew (``flips = {...}``, then
 ``flips.update({...})`` under a build-time ``if``) is no act outside: the object is the body's own,
 made once per run of the body in either mode (:func:`_fresh_locals`).
@@ -62,10 +68,14 @@ def place(
         for n in small.names
     }
     fresh = _fresh_locals(body)
-    kinds = [_kind(stmt, declared, is_op_call, fresh) for stmt in body]
+    single = _bound_once(body)
+    kinds = [_value(stmt, single) or _kind(stmt, declared, is_op_call, fresh) for stmt in body]
     per_batch = _loop_names(body, kinds, is_op_call, once)
     for index, (stmt, kind) in enumerate(zip(body, kinds)):
         if kind is None:
+            continue
+        if kind == "value":  # left in the loop by _loop_names where it depends on the loop
+            found.hoisted.add(index)
             continue
         if kind == "declaration" or not _depends(stmt, per_batch, is_op_call):
             rebound = _Names.of(stmt).bound & per_batch if kind in ("block", "block store") else set()
@@ -200,7 +210,7 @@ def _loop_names(body, kinds: list, is_op_call, once: frozenset[int]) -> set[str]
         stores = [
             i
             for i, kind in enumerate(kinds)
-            if kind in ("store", "block store") and _depends(body[i], per_batch, is_op_call)
+            if kind in ("store", "block store", "value") and _depends(body[i], per_batch, is_op_call)
         ]
         if not stores:
             return per_batch
@@ -237,6 +247,64 @@ def _why(stmt: cst.BaseStatement, rebound: set[str] = frozenset(), limit: int = 
         f"`{text}` runs once in pipeline mode, when the graph is built, and uses values the graph computes; "
         "in the generator it would run for every batch"
     )
+
+
+def _value(stmt, single: frozenset[str]) -> str | None:
+    """ "value" for ``name = <expression>`` whose names are bound nowhere else in the body and whose
+    expression calls nothing and makes no mutable object (numbers, strings, names, attributes,
+    items, arithmetic, comparisons, ``a if c else b``, tuples of these): what it computes from
+    values known when the graph is built is the same before the loop as in it, once (as pipeline
+    mode ran it), and a reader of the generator finds it with the other settings. None otherwise."""
+    smalls = _smalls(stmt)
+    if len(smalls) != 1 or not isinstance(smalls[0], cst.Assign):
+        return None
+    assign = smalls[0]
+    names = [name for target in assign.targets for name in _bound_keys(target.target, self_attrs=True)]
+    plain = all(isinstance(t.target, (cst.Name, cst.Tuple)) for t in assign.targets)
+    if not plain or not names or not set(names) <= single or not _Pure.check(assign.value):
+        return None
+    return "value"
+
+
+def _bound_once(body) -> frozenset[str]:
+    """The names the body binds exactly once."""
+    bindings = _BindingCount()
+    for stmt in body:
+        stmt.visit(bindings)
+    return frozenset(name for name, count in bindings.counts.items() if count == 1)
+
+
+class _Pure(SkipsTrivia, cst.CSTVisitor):
+    """Does an expression only read and compute (:func:`_value`)?"""
+
+    _ALLOWED = (
+        cst.Name,
+        cst.Attribute,
+        cst.Subscript,
+        cst.BaseNumber,
+        cst.SimpleString,
+        cst.ConcatenatedString,
+        cst.BinaryOperation,
+        cst.UnaryOperation,
+        cst.BooleanOperation,
+        cst.Comparison,
+        cst.IfExp,
+        cst.Tuple,
+    )
+
+    def __init__(self) -> None:
+        self.pure = True
+
+    @classmethod
+    def check(cls, expr: cst.BaseExpression) -> bool:
+        visitor = cls()
+        expr.visit(visitor)
+        return visitor.pure
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.BaseExpression) and not isinstance(node, self._ALLOWED):
+            self.pure = False  # a call, a display, a lambda, a comprehension, `:=`, `yield`, ...
+        return self.pure
 
 
 def _smalls(stmt) -> list:
