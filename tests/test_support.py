@@ -60,6 +60,7 @@ def test_every_function_the_rules_call_is_in_the_module():
         support.SIZED_EPOCHS,
         support.SOURCE_EPOCHS,
         support.PREFETCHING,
+        support.CONSTANT,
     }
     assert called | set(support.ITERATORS) == set(support.names())
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate import support
 from ndd_migrate.codegen import input_sets, sample_shapes
 from ndd_migrate.dali.tables import has_expression_form, op_info
 from ndd_migrate.engine.catalog import Example, Rule
@@ -38,6 +39,11 @@ RULE = Rule(
         "every sample of its batch input, as the constant node did. Only an array written out with a dtype the "
         "constant node keeps (`float32`, `int32`, `uint8`, ...: not `float64` or `int64`, which it narrows) is "
         "taken, beside an input that is a batch; other graph constants are reported by NDD901. "
+        "In a `Pipeline` subclass, `self.size = types.Constant(value, dtype=types.INT64)` (any numeric type but "
+        "`FLOAT64`) made in `__init__` and only given to operators (as inputs, beside a batch, or as arguments) "
+        "becomes `size = dali_constant(value, dtype=types.INT64)` in the generator: the constant node's data as a "
+        "numpy array (the support module), converted as DALI converted them (float data to an integer type round "
+        "half away from zero). "
         "It keeps a `@pipeline_def` function in pipeline mode where its data come from a place the generator's "
         "batch loop cannot lift out: a reader called in a helper function the graph runs, or, in a function "
         "without a reader or external source of its own, values made by a function of another module that its "
@@ -185,6 +191,7 @@ class Impl(RuleImpl):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._constants: set[int] | None = None
+        self._init_calls: set[int] | None = None
         self._calls: dict[cst.CSTNode, list[cst.Call]] = {}
 
     def _calls_under(self, node: cst.CSTNode) -> list[cst.Call]:
@@ -253,7 +260,7 @@ class Impl(RuleImpl):
                 )
             )
         found += self._sources_out_of_reach(pipeline, reached, graph)
-        for constant in pipeline.input_constants:
+        for constant in [*pipeline.input_constants, *getattr(pipeline, "constant_inputs", ())]:
             why = self._constant_problem(constant, graph)
             if why is not None:
                 found.append((constant, why, "give the op the numpy array itself, beside an input that is a batch"))
@@ -341,17 +348,21 @@ class Impl(RuleImpl):
             made.update((name, source) for name in build_time.bound_names(stmt))
         return made
 
-    def _constant_problem(self, constant: cst.Call, graph) -> str | None:
+    def _constant_problem(self, constant: cst.CSTNode, graph) -> str | None:
         """Why the array ``constant`` wraps cannot be given to its operator instead: ``# noqa`` (the
         op would be given a graph node), or no other input of the op is a batch (an ndd op on arrays
-        alone gives one tensor, not a batch of copies)."""
+        alone gives one tensor, not a batch of copies) or an input set of batches (one call per
+        batch, :meth:`_input_set`)."""
         if not self.ctx.applies(self.code, constant):
             return "`types.Constant(...)` left as it is: dynamic-mode ops reject a graph constant"
         call = self.ctx.model.parents.get(self.ctx.model.parents.get(constant))
         others = [a.value for a in getattr(call, "args", ()) if a.keyword is None and a.value is not constant]
-        if not any(graph.kind(value) == graph_code.NODE for value in others):
+        if not any(_batch_input(graph, value) for value in others):
+            what = "`types.Constant(...)`"
+            if not isinstance(constant, cst.Call):  # `self.<attr>`, made in `__init__` (LegacyPipeline.init_constants)
+                what = f"`{cst.Module([]).code_for_node(constant)}` (a graph constant)"
             return (
-                "`types.Constant(...)` is an input of an operator none of whose other inputs is known to be a "
+                f"{what} is an input of an operator none of whose other inputs is known to be a "
                 "batch: given the array alone, a dynamic-mode op gives one tensor, not a batch"
             )
         return None
@@ -364,6 +375,8 @@ class Impl(RuleImpl):
         through where that is the same)."""
         if isinstance(updated, cst.Call) and self._input_constant(original):
             return self._constant(original, updated)
+        if isinstance(updated, cst.Call) and id(original) in self._init_constants():
+            return self._init_constant(original, updated)
         if not isinstance(updated, cst.Call) or not self.ctx.may_rewrite_dali_calls():
             return updated
         if _is_shape_method(original.func):
@@ -397,6 +410,29 @@ class Impl(RuleImpl):
                 id(c) for pipeline in pipelines if pipeline.convert for c in getattr(pipeline, "input_constants", ())
             }
         return id(call) in self._constants
+
+    def _init_constants(self) -> set[int]:
+        """``types.Constant(value, dtype=...)`` made in ``__init__`` of a converted ``Pipeline``
+        subclass (``LegacyPipeline.init_constants``)."""
+        if self._init_calls is None:  # asked at every call; decided before the traversal
+            self._init_calls = {
+                id(call)
+                for pipeline in self.ctx.model.pipelines.values()
+                if pipeline.convert
+                for call in getattr(pipeline, "init_constants", {}).values()
+            }
+        return self._init_calls
+
+    def _init_constant(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """``types.Constant(value, dtype=D)`` → ``dali_constant(value, D)``: the array of the constant
+        node's data, made in the generator's prologue (ndd_migrate/model/values/graph_constants.py)."""
+        self.ctx.report(
+            self.code,
+            original,
+            "`types.Constant(...)` made in `__init__` → `dali_constant(...)`, its array",
+            fixed=True,
+        )
+        return updated.with_changes(func=self.ctx.support(support.CONSTANT))
 
     def _constant(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """``types.Constant(np.array(v, dtype=np.T))`` → ``np.array(v, dtype=np.T)``: an ndd operator
@@ -478,3 +514,10 @@ def _calls(node: cst.CSTNode) -> list[cst.Call]:
 def _listed(found: list[str]) -> str:
     shown = [f"`{name}`" for name in found]
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _batch_input(graph, value: cst.BaseExpression) -> bool:
+    """Is ``value``, an operator's input, a batch, or an input set (``[img, label]``) of batches?"""
+    if isinstance(value, (cst.List, cst.Tuple)) and value.elements:
+        return all(isinstance(el, cst.Element) and graph.kind(el.value) == graph_code.NODE for el in value.elements)
+    return graph.kind(value) == graph_code.NODE

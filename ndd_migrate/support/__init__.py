@@ -32,6 +32,7 @@ EPOCHS_MANY = "dali_iterator_epochs_many"
 SIZED_EPOCHS = "dali_iterator_sized_epochs"
 SOURCE_EPOCHS = "dali_iterator_source_epochs"
 PREFETCHING = "prefetching"
+CONSTANT = "dali_constant"
 #: DALI's PyTorch iterators over migrated pipelines, by the name of the DALI class each replaces.
 ITERATORS = ("DALIGenericIterator", "DALIClassificationIterator")
 TEMPLATE = Path(__file__).parent / "template" / FILE_NAME  # the module as written, less its header

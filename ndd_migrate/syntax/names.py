@@ -24,7 +24,8 @@ NDD = "nvidia.dali.experimental.dynamic"
 PIPELINE_DEF = "nvidia.dali.pipeline_def"
 PIPELINE = "nvidia.dali.Pipeline"
 #: Graph constants of pipeline mode: DALI 2.4's dynamic-mode ops reject them (`TypeError`).
-CONSTANTS = frozenset({"nvidia.dali.types.Constant", "nvidia.dali.types.ScalarConstant"})
+CONSTANT = "nvidia.dali.types.Constant"
+CONSTANTS = frozenset({CONSTANT, "nvidia.dali.types.ScalarConstant"})
 #: The class of pipeline mode's graph values (an op's output), under its canonical spelling; in a
 #: converted graph every such value is an `ndd.Batch` (DALI 2.4.0).
 DATA_NODE = "nvidia.dali.data_node.DataNode"

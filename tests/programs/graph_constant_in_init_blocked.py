@@ -1,10 +1,12 @@
 # expect: blocked NDD901
 # data: numpy
 """A `Pipeline` subclass that makes its window's start and size as graph constants in `__init__`
-(`types.Constant(np.array(...), dtype=types.INT64)`) and slices with them in `define_graph`. Made
-outside any graph, each is a detached constant node; kept as a value in the generator, it would
-reach a dynamic-mode op as a pipeline-mode `DataNode` and fail there (`TypeError: Unexpected
-element type`). The class is kept, with a TODO at the constants."""
+(`types.Constant(np.array(...), dtype=types.INT64)`) and slices with them in `define_graph`, the
+size grown by graph arithmetic (`self.size + 1`, an arithmetic node). Given only to operators, each
+would become its numpy array (graph_constants_made_in_init.py); an arithmetic operand has no such
+form, and a detached constant node kept as a value in the generator would reach a dynamic-mode op
+as a pipeline-mode `DataNode` and fail there (`TypeError: Unexpected element type`). The class is
+kept, with a TODO at the arithmetic."""
 
 import sys
 from pathlib import Path
@@ -25,7 +27,7 @@ class Window(Pipeline):
 
     def define_graph(self):
         data = self.input()
-        return fn.slice(data, self.start, self.size, axes=[0, 1], out_of_bounds_policy="pad")
+        return fn.slice(data, self.start, self.size + 1, axes=[0, 1], out_of_bounds_policy="pad")
 
 
 files = sorted(str(p) for p in Path(sys.argv[1]).glob("*.npy"))

@@ -128,6 +128,11 @@ class LegacyPipeline(PipelineFunction):
     # Device names that may hold "mixed" and are read for more than `device=`: mapped where given.
     mixed_names: set[str] = field(default_factory=set)
     data_attrs: set[str] = field(default_factory=set)  # self.<attr> that become the local <attr>
+    # `self.<attr> = types.Constant(value, dtype=...)` in `__init__`, given only to operators: attr →
+    # the call, which becomes the array `dali_constant(value, dtype)` (graph_constants); and the
+    # `self.<attr>` given as positional inputs (another input must be a batch, NDD101).
+    init_constants: dict[str, cst.Call] = field(default_factory=dict)
+    constant_inputs: list[cst.Attribute] = field(default_factory=list)
     # self.<attr> whose name a local already has (`self.device = "cpu"` beside a parameter `device`):
     # the local they become instead (`self_device`).
     renamed: dict[str, str] = field(default_factory=dict)

@@ -139,7 +139,9 @@ class GraphReader(MethodReader):
         (``if self.resize:``), or a problem."""
         pipeline = self.pipeline
         for node, attr in uses.attributes:
-            if attr in pipeline.ops and pipeline.ops[attr].optional and id(node) in uses.tests:
+            if attr in pipeline.init_constants:
+                self.read_constant_use(node, attr, uses)
+            elif attr in pipeline.ops and pipeline.ops[attr].optional and id(node) in uses.tests:
                 pipeline.conditional_ops.tests[node] = uses.tests[id(node)]
             elif attr in pipeline.ops:
                 self.problem(node, f"operator `self.{attr}` used other than by calling it", about=constructs.OPS_OBJECT)
@@ -148,6 +150,28 @@ class GraphReader(MethodReader):
             elif attr not in pipeline.data_attrs and attr not in uses.assigned:
                 self.problem(node, f"`self.{attr}` is not set in this class")
         pipeline.data_attrs |= uses.assigned
+
+    def read_constant_use(self, node: cst.Attribute, attr: str, uses: SelfUses) -> None:
+        """``self.<attr>``, a graph constant made in ``__init__`` (legacy_init.read_constants): the
+        array it becomes may be given to an operator that dynamic mode has, as an input or an
+        argument; any other use (an arithmetic operand, an output, an assignment) is reported."""
+        arg, call = uses.inputs.get(id(node), (None, None))
+        if arg is not None and arg.star == "" and attr not in uses.assigned:
+            op = self.pipeline.op_calls.get(call)
+            if op is not None:
+                info = None if op.python else op.info
+            else:
+                info = op_info(names.fn_path(names.dali_name(self.resolver, call.func)) or "")
+            if info is not None and info.ndd is not None and not has_expression_form(info.fn_path):
+                if arg.keyword is None:
+                    self.pipeline.constant_inputs.append(node)  # beside a batch input (NDD101)
+                return
+        self.problem(
+            node,
+            f"`self.{attr}`, a graph constant made in `__init__`, used other than as an input or argument of an "
+            "operator that dynamic mode has: make its numpy array in `__init__` by hand",
+            about=constructs.NO_DYNAMIC_FORM,
+        )
 
     def read_fn_call(self, call: cst.Call, place: tuple[cst.Arg, cst.Call] | None) -> None:
         """Another call of ``define_graph`` (``fn.*``, ``types.Constant``); ``place``: the argument it is

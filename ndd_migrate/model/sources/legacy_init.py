@@ -8,14 +8,15 @@ from __future__ import annotations
 from collections import Counter
 
 import libcst as cst
+from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.dali import pipeline_args
 from ndd_migrate.dali.tables import OpInfo, fn_path_of_legacy_op, has_expression_form, op_info
 from ndd_migrate.model import constructs
 from ndd_migrate.model.features import python_operators
-from ndd_migrate.model.sources.legacy import LegacyPipeline, OpObject
+from ndd_migrate.model.sources.legacy import LegacyPipeline, OpObject, self_attr
 from ndd_migrate.model.sources.legacy_syntax import MethodReader, SelfUses, flatten_targets, self_assignment, uses_self
-from ndd_migrate.model.values import output_arity
+from ndd_migrate.model.values import graph_constants, output_arity
 from ndd_migrate.syntax import cstutil, names, tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
@@ -70,16 +71,44 @@ class InitReader(MethodReader):
         node made while ``__init__`` runs, outside any graph (DALI's ``__Constant_detached_``
         node), which ``define_graph`` then uses. Kept as a value in the generator's prologue, it
         would reach a dynamic-mode op as a pipeline-mode ``DataNode`` (``TypeError: Unexpected
-        element type``): reported, as in ``define_graph``."""
+        element type``). One that the support module's ``dali_constant`` makes (graph_constants),
+        the whole value of a statement ``self.<attr> = ...`` of ``__init__``, with ``self.<attr>``
+        neither assigned again nor read in ``__init__`` or ``iter_setup``, becomes that array in the
+        prologue, unless ``define_graph`` gives it to anything but operators (legacy_graph reports
+        that); any other is reported here, as in ``define_graph``."""
+        targets = {id(value): attr for attr, value in map(self_assignment, init.body.body) if attr is not None}
         for call in (n for n in tree.walk(init.body) if isinstance(n, cst.Call)):
             dali = names.dali_name(self.resolver, call.func)
-            if dali in names.CONSTANTS:
-                self.problem(
-                    call,
-                    f"`types.{dali.rsplit('.', 1)[-1]}(...)` made in `__init__` (a graph constant, detached from "
-                    "any graph) has no dynamic-mode form: keep the Python value on `self` and pass it to the op",
-                    about=constructs.NO_DYNAMIC_FORM,
-                )
+            if dali not in names.CONSTANTS:
+                continue
+            attr = targets.get(id(call))
+            why = self.constant_obstacle(call, dali, attr)
+            if why is None:
+                self.pipeline.init_constants[attr] = call
+                continue
+            self.problem(
+                call,
+                f"`types.{dali.rsplit('.', 1)[-1]}(...)` made in `__init__` (a graph constant, detached from "
+                f"any graph) {why}",
+                about=constructs.NO_DYNAMIC_FORM,
+            )
+
+    def constant_obstacle(self, call: cst.Call, dali: str, attr: str | None) -> str | None:
+        """Why the constant ``call``, the value of ``self.<attr> = ...`` (None: of no such statement),
+        does not become an array in the generator's prologue."""
+        if dali != names.CONSTANT or attr is None:
+            return "has no dynamic-mode form: keep the Python value on `self` and pass it to the op"
+        why = graph_constants.init_obstacle(call, self.qualnames)
+        if why is not None:
+            return f"{why} has no dynamic-mode form: make the numpy array in its place by hand"
+        pipeline = self.pipeline
+        methods = [pipeline.init, *([pipeline.setup] if pipeline.setup is not None else [])]
+        if sum(self_attr(n) == attr for method in methods for n in tree.walk(method)) != 1:
+            return f"as `self.{attr}`, assigned or read in `__init__` or `iter_setup` too, has no dynamic-mode form"
+        return None
+
+    def qualnames(self, node: cst.CSTNode) -> set[str]:
+        return {q.name for q in self.resolver.get_metadata(QualifiedNameProvider, node, None) or ()}
 
     def reads_values_only(self, stmt: cst.CSTNode) -> bool:
         """Does ``stmt`` use ``self`` only to read values ``__init__`` set above it (``print(...

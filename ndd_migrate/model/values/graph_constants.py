@@ -13,6 +13,18 @@ when it is written out, ``np.array(<literal>, dtype=np.<T>)``, with ``T`` one th
 ``types.Constant`` with arguments of its own (``dtype=``, ``shape=``, ``layout=``, ``device=``) is
 not taken, nor a constant used anywhere but as an operator's positional input (an argument input,
 an arithmetic operand, an output).
+
+A legacy ``Pipeline`` subclass that makes ``types.Constant(value, dtype=types.X)`` in ``__init__``
+and gives it to operators in ``define_graph`` (:func:`init_obstacle`) is another matter: ``value`` is
+known only at run time, and so is the conversion to ``X`` that the constant node made. DALI 2.4
+sends float data as float32 and integer data as int64 and converts them to ``X`` as its ``Cast``
+does, rounding half away from zero and saturating (``types.Constant([1.7, 2.5],
+dtype=types.INT64)`` gives ``[2, 3]``, where ``np.array(..., dtype=np.int64)`` gives ``[1, 2]``); a
+number makes a ``ScalarConstant``, converted as Python converts it. The support module's
+``dali_constant(value, dtype)`` makes that array, with DALI's own cast, in the generator's prologue.
+An operator given it as an argument input (``fn.resize(size=...)``) or as a positional input beside a
+batch gives what it gave with the constant node (tests/test_graph_constants.py checks both against
+DALI).
 """
 
 from __future__ import annotations
@@ -38,6 +50,13 @@ KEPT_DTYPES = frozenset(
     }
 )
 _ARRAY = frozenset({"numpy.array", "numpy.asarray"})
+#: ``dtype=`` of a ``types.Constant`` made in ``__init__`` that ``dali_constant`` makes: DALI's
+#: numeric types less ``FLOAT64``, which DALI 2.4's constant node fails on at run time.
+INIT_DTYPES = frozenset(
+    f"nvidia.dali.types.{prefix}{name}"
+    for prefix in ("", "DALIDataType.")
+    for name in ("BOOL", "FLOAT16", "FLOAT", *(f"{s}INT{b}" for s in ("", "U") for b in (8, 16, 32, 64)))
+)
 
 
 def array_of(constant: cst.Call, qualnames: Callable[[cst.CSTNode], set[str]]) -> cst.BaseExpression | None:
@@ -57,6 +76,20 @@ def array_of(constant: cst.Call, qualnames: Callable[[cst.CSTNode], set[str]]) -
     if not {f"numpy.{t}" for t in KEPT_DTYPES} & qualnames(dtype):
         return None
     return value if _literal(positional[0].value) else None
+
+
+def init_obstacle(constant: cst.Call, qualnames: Callable[[cst.CSTNode], set[str]]) -> str | None:
+    """Why ``constant``, a ``types.Constant(...)`` made in ``__init__``, is not one ``dali_constant``
+    makes (``value`` and a ``dtype=`` of :data:`INIT_DTYPES`, nothing else); None when it is."""
+    positional = [a for a in constant.args if a.keyword is None]
+    keywords = {a.keyword.value: a.value for a in constant.args if a.keyword is not None}
+    if len(positional) != 1 or positional[0].star or not set(keywords) <= {"dtype"}:
+        return "with arguments other than the value and `dtype=`"
+    if "dtype" not in keywords:
+        return "without `dtype=` (the constant node picks one)"
+    if not qualnames(keywords["dtype"]) & INIT_DTYPES:
+        return "of a `dtype=` other than a numeric type of `types` (not `FLOAT64`)"
+    return None
 
 
 def op_input(arg: cst.CSTNode | None, call: cst.CSTNode | None, value: cst.CSTNode) -> bool:

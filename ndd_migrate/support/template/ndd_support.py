@@ -15,6 +15,8 @@ that ndd-migrate migrated import them from here, so each is written once, in one
   (``len()``, ``size``, ``reset()``, ``auto_reset`` mean what they meant).
 * ``prefetching``: a migrated pipeline computes its next batch while the program uses
   the last one, as pipeline mode's ``prefetch_queue_depth`` did.
+* ``dali_constant``: the data of a graph constant (``types.Constant(value,
+  dtype=...)``) that a ``Pipeline`` subclass made in ``__init__``, as a numpy array.
 
 Only the standard library is imported (a batch's ``.torch()`` needs PyTorch, as the
 DALI iterator did; a source's ``SampleInfo``, DALI): the program runs without
@@ -40,6 +42,7 @@ __all__ = [
     "DALIGenericIterator",
     "DALIClassificationIterator",
     "prefetching",
+    "dali_constant",
 ]
 
 
@@ -74,6 +77,28 @@ def dali_op_seed(pipeline_seed, op_index):
         words[(k + q) % n] ^= r4
         words[k % n] = r4
     return words[op_index]
+
+
+def dali_constant(value, dtype):
+    """The data of ``types.Constant(value, dtype=dtype)``, as a numpy array that a
+    dynamic-mode operator takes as an input or an argument. DALI 2.4 made them so:
+    float data sent as float32 and other data as int64, then converted to ``dtype``
+    by DALI's cast, which rounds half away from zero and saturates (``[1.7, 2.5,
+    300]`` as ``UINT8`` gives ``[2, 3, 255]``). A number (a 0-d array) made a
+    ``ScalarConstant``, converted first as Python converts it to ``dtype``'s kind
+    (``int(2.7)`` is 2): it is given as a numpy scalar, which an operator takes as an
+    argument too (saturated, where an argument was given the number as it was)."""
+    import numpy as np
+    from nvidia.dali import types
+    from nvidia.dali.experimental import dynamic as ndd
+
+    array = np.asarray(value)
+    if array.ndim == 0:
+        kind = np.dtype(types.to_numpy_type(dtype)).kind
+        array = np.asarray({"b": bool, "f": float}.get(kind, int)(array.item()))
+    array = array.astype(np.float32 if array.dtype.kind == "f" else np.int64)
+    converted = np.asarray(ndd.cast(array, dtype=dtype))
+    return converted[()] if converted.ndim == 0 else converted
 
 
 def dali_external_source(
