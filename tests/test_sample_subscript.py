@@ -438,3 +438,24 @@ def test_the_outputs_of_a_reader_whose_count_depends_on_its_arguments_are_dataNo
     out, result = migrate_text(text)
     assert not [d for d in result.diagnostics if d.needs_human], [d.message for d in result.diagnostics]
     assert "yield videos.evaluate(), label.slice[0].evaluate()" in out, out
+
+
+def test_a_name_rebound_many_times_is_asked_once_per_question(monkeypatch):
+    """``img = fn.flip(img)`` twelve times, then ``img[0]`` (what helpers inlined in a row leave):
+    each binding's kind asks the name's kind again. Asked once per question, the bindings are
+    visited a number of times that grows with their square; before, with every order of them
+    (hundreds of thousands of visits for eight, minutes for twelve)."""
+    from ndd_migrate.model.values import graph_code
+
+    visits = []
+    binding_kind = graph_code.Graph._binding_kind
+    monkeypatch.setattr(
+        graph_code.Graph, "_binding_kind", lambda self, *args: visits.append(1) or binding_kind(self, *args)
+    )
+    body = "    img = fn.flip(img)\n" * 12
+    out, _ = migrate_text(
+        "from nvidia.dali import fn, pipeline_def\n\n\n@pipeline_def(batch_size=2)\ndef p(root):\n"
+        "    img, lbl = fn.readers.file(file_root=root)\n" + body + "    return img[0], lbl\n"
+    )
+    assert "ndd.flip" in out
+    assert len(visits) < 12**3

@@ -144,6 +144,11 @@ class Graph(GraphFunctions):
         super().__init__(resolver, model)
         self._cache: dict[cst.CSTNode, str | None] = {}
         self._busy: set[cst.CSTNode] = set()
+        # Within one question (until nothing is busy again): a name's kind by (scope, name), which
+        # is the meet over every binding of the name in its scope whatever the reference. Without
+        # it, a name rebound many times (`img, lbl = f(img, lbl)` after helpers are inlined) is
+        # explored once per path through its bindings: exponential.
+        self._asked: dict[tuple[object, str], str | None] = {}
 
     # -- the graph functions ------------------------------------------------------------------
     def unfollowed_methods(self) -> list[tuple[cst.Call, str, set]]:
@@ -169,6 +174,8 @@ class Graph(GraphFunctions):
     def kind(self, expr: cst.BaseExpression) -> str | None:
         """The kind of an original expression (see the module docstring)."""
         found = self._kind(expr)
+        if not self._busy:
+            self._asked.clear()
         return None if found is _OPTIMISTIC and not self._busy else found
 
     def _kind(self, expr: cst.BaseExpression) -> str | None:
@@ -390,6 +397,9 @@ class Graph(GraphFunctions):
     def _name_kind(self, name: cst.Name) -> str | None:
         if name in self._cache:
             return self._cache[name]
+        asked = (self.resolver.get_metadata(ScopeProvider, name, None), name.value)
+        if self._busy and asked in self._asked:
+            return self._asked[asked]
         assignments = self._assignments(name)
         if not assignments:
             return None
@@ -415,6 +425,8 @@ class Graph(GraphFunctions):
         if not self._busy:  # answers computed under an optimistic assumption are not kept
             found = None if found is _OPTIMISTIC else found
             self._cache[name] = found
+        else:
+            self._asked[asked] = found
         return found
 
     def _binding_kind(self, assignment, node: cst.CSTNode, closure: bool) -> str | None:
