@@ -388,7 +388,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         """What a call may do with a pipeline object: an iterator or ``epoch_size``/``reader_meta``
         that needs the reader's metadata (iterators), ``name.build()``/``name.run()`` (NDD007), a
         use that keeps it in pipeline mode (manual_uses)."""
-        by_reader = cstutil.kwarg(node, "reader_name") is not None  # `size=` alone needs no metadata
+        by_reader = cstutil.kwarg(iterators.keyworded(node, None), "reader_name") is not None  # not `size=` alone
         epoch_use = (
             by_reader and iterators.epoch_aware(node, names.dali_name(self, node.func))
         ) or iterators.metadata_receiver(node)

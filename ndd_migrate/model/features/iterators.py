@@ -18,7 +18,7 @@ import libcst as cst
 from ndd_migrate.model import constructs
 from ndd_migrate.model.features import kept_restarts
 from ndd_migrate.model.types import PipelineGroup
-from ndd_migrate.syntax import names
+from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.syntax.cstutil import pipeline_items
 
 # Rewritten (NDD411): the PyTorch iterators, whose batches ``.torch()`` reproduces.
@@ -78,7 +78,8 @@ _LATER = ("fill_last_batch", "dynamic_shape", "last_batch_padded", "last_batch_p
 def keyworded(call: cst.Call, dali: str | None) -> cst.Call:
     """``call`` of a PyTorch iterator with the arguments given by position after the pipelines
     given by name (``DALIClassificationIterator(pipe, pipe.epoch_size("Reader"))`` gives ``size=``),
-    for reading them; the output map stays where it is. The values are the call's own nodes."""
+    for reading them; the output map stays where it is. ``reader_name=None``, DALI's default, is
+    left out: it names no reader. The values are the call's own nodes."""
     names = (*PARAMETERS[dali], *_LATER) if dali in PARAMETERS else ()
     out = list(call.args[:1])
     for index, arg in enumerate(call.args[1:]):
@@ -87,7 +88,10 @@ def keyworded(call: cst.Call, dali: str | None) -> cst.Call:
             arg = arg.with_changes(
                 keyword=cst.Name(name), equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
             )
-        out.append(arg)
+        if not (
+            arg.keyword is not None and arg.keyword.value == "reader_name" and cstutil.literal_value(arg.value) is None
+        ):
+            out.append(arg)
     return call.with_changes(args=out)
 
 
@@ -348,7 +352,7 @@ def _iterators_without_reader(analyzer, calls) -> dict[int, cst.Call]:
     for call, _ in calls:
         dali = names.dali_name(analyzer, call.func)
         expr = epoch_aware(call, dali)
-        if expr is None or any(a.keyword is not None and a.keyword.value == "reader_name" for a in call.args):
+        if expr is None or cstutil.kwarg(keyworded(call, dali), "reader_name") is not None:
             continue
         items = listed(expr)
         if len(items) == 1 and isinstance(items[0], (cst.Name, cst.Attribute)):

@@ -180,6 +180,8 @@ def consumer_reader_names(module: cst.Module) -> frozenset[str] | None:
             given.append(call.args[0].value if call.args else cst.Name("None"))
         for value in given:
             literal = cstutil.literal_value(value)
+            if literal is None and isinstance(value, cst.Name):
+                continue  # `reader_name=None`, DALI's default: no reader named
             if not isinstance(literal, str):
                 return None
             found.add(literal)
