@@ -38,12 +38,54 @@ def is_pure(expr: cst.BaseExpression, dicts: frozenset[str] = frozenset()) -> bo
     if isinstance(expr, cst.Comparison):
         return is_pure(expr.left) and all(is_pure(t.comparator) for t in expr.comparisons)
     if isinstance(expr, cst.Call):
-        return (
+        return _constant_array(expr) or (
             isinstance(expr.func, cst.Name)
             and expr.func.value in _PURE_BUILTINS
             and all(not a.star and a.keyword is None and is_pure(a.value) for a in expr.args)
         )
     return False
+
+
+#: numpy functions that make a new array from their arguments and do nothing else.
+_ARRAY_MAKERS = frozenset({"array", "asarray", "zeros", "ones", "full", "arange"})
+
+
+def _constant_array(call: cst.Call) -> bool:
+    """``dali_constant(<array>, dtype=types.X)``, the support module's array of a graph constant
+    made in ``__init__`` (NDD101), of an array made from pure values (``np.array(patch_size) *
+    1.5``): a subclass whose graph never reads it had the pipeline make a constant node nothing
+    used."""
+    if not (isinstance(call.func, cst.Name) and call.func.value == "dali_constant") or not call.args:
+        return False
+    value, *rest = call.args
+    return (
+        not value.star
+        and value.keyword is None
+        and _array_of_pure(value.value)
+        and all(a.keyword is not None and _dotted(a.value) for a in rest)
+    )
+
+
+def _array_of_pure(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.BinaryOperation):
+        return _array_of_pure(expr.left) and _array_of_pure(expr.right)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and _dotted(expr.func):
+        root = expr.func.value
+        return (
+            isinstance(root, cst.Name)
+            and root.value in ("np", "numpy")
+            and expr.func.attr.value in _ARRAY_MAKERS
+            and all(not a.star and (a.keyword is None or a.keyword.value == "dtype") for a in expr.args)
+            and all(_array_of_pure(a.value) or _dotted(a.value) for a in expr.args)
+        )
+    return is_pure(expr)
+
+
+def _dotted(expr: cst.BaseExpression) -> bool:
+    """``types.FLOAT``, ``np.float32``: a name, or an attribute of one (a module's constant)."""
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return isinstance(expr, cst.Name)
 
 
 def _reads_dict(expr: cst.BaseExpression, dicts: frozenset[str]) -> bool:

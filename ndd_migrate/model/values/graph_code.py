@@ -123,6 +123,12 @@ def unrewritable(rule, pipe_def, sites: dict) -> list[cst.CSTNode]:
     return [node for node, owners in sites.items() if pipe_def in owners and not rule.ctx.applies(rule.code, node)]
 
 
+def _agreeing(parts: list, kind: str):
+    """``kind``, what the parts give when each is what it is known to be; :data:`_OPTIMISTIC` where
+    a part is still being computed further up (it may turn out otherwise: nothing is decided yet)."""
+    return _OPTIMISTIC if any(p is _OPTIMISTIC for p in parts) else kind
+
+
 def meet(kinds) -> str | None:
     """The kind of a value that may come from any of ``kinds`` (those still being computed further
     up, :data:`_OPTIMISTIC`, are assumed to agree)."""
@@ -144,11 +150,13 @@ class Graph(GraphFunctions):
         super().__init__(resolver, model)
         self._cache: dict[cst.CSTNode, str | None] = {}
         self._busy: set[cst.CSTNode] = set()
-        # Within one question (until nothing is busy again): a name's kind by (scope, name), which
-        # is the meet over every binding of the name in its scope whatever the reference. Without
-        # it, a name rebound many times (`img, lbl = f(img, lbl)` after helpers are inlined) is
-        # explored once per path through its bindings: exponential.
-        self._asked: dict[tuple[object, str], str | None] = {}
+        # A name's kind is the meet over every binding of it in its scope, whatever the reference:
+        # (scope, name) → the kind, once computed without assuming anything about another name
+        # being computed further up (a fixed point of its own bindings). ``_asking``: the names
+        # being computed, each with the others it was answered optimistically about.
+        self._exhaustive, self._visits = True, 0
+        self._final: dict[tuple[object, str], str | None] = {}
+        self._asking: dict[tuple[object, str], tuple] = {}  # → (what it is assumed to be, names it rests on)
 
     # -- the graph functions ------------------------------------------------------------------
     def unfollowed_methods(self) -> list[tuple[cst.Call, str, set]]:
@@ -172,11 +180,28 @@ class Graph(GraphFunctions):
 
     # -- kinds ---------------------------------------------------------------------------------
     def kind(self, expr: cst.BaseExpression) -> str | None:
-        """The kind of an original expression (see the module docstring)."""
-        found = self._kind(expr)
-        if not self._busy:
-            self._asked.clear()
-        return None if found is _OPTIMISTIC and not self._busy else found
+        """The kind of an original expression (see the module docstring).
+
+        A question is first answered by following every binding of every name through every
+        other binding it reaches. That is exact, but a name rebound many times in a row (as
+        inlined helpers leave it: ``img, lbl = f(img, lbl)``) is explored once per order of its
+        bindings: past a budget of visits the question is answered again by fixed points
+        (:meth:`_fixed_point`), which visit each binding a few times."""
+        if self._busy or self._asking:
+            return self._kind(expr)
+        self._visits = 0
+        try:
+            found = self._kind(expr)
+        except _OverBudget:  # raised only under this frame: `_visits` counts from 0 here
+            self._busy.clear()
+            self._exhaustive = False
+            try:
+                found = self._kind(expr)
+            finally:
+                self._exhaustive = True
+                self._busy.clear()
+                self._asking.clear()
+        return None if found is _OPTIMISTIC else found
 
     def _kind(self, expr: cst.BaseExpression) -> str | None:
         if isinstance(expr, cst.Name):
@@ -202,16 +227,17 @@ class Graph(GraphFunctions):
                 parts = [self.kind(expr.left), *(self.kind(c.comparator) for c in expr.comparisons)]
             if NODE in parts:
                 return NODE
-            if all(p is PY for p in parts):
-                return PY
-            if isinstance(expr, cst.BinaryOperation) and all(p == NODES for p in parts):
-                return NODES  # tuple concatenation
+            if all(p is PY or p is _OPTIMISTIC for p in parts):
+                return _agreeing(parts, PY)
+            if isinstance(expr, cst.BinaryOperation) and all(p == NODES or p is _OPTIMISTIC for p in parts):
+                return _agreeing(parts, NODES)  # tuple concatenation
             return None
         if isinstance(expr, cst.UnaryOperation):
             inner = self.kind(expr.expression)
-            return inner if inner in (NODE, PY) else None
+            return inner if inner in (NODE, PY) or inner is _OPTIMISTIC else None
         if isinstance(expr, cst.BooleanOperation):
-            return PY if self.kind(expr.left) is PY and self.kind(expr.right) is PY else None
+            parts = [self.kind(expr.left), self.kind(expr.right)]
+            return _agreeing(parts, PY) if all(p is PY or p is _OPTIMISTIC for p in parts) else None
         return meet([self.kind(expr.body), self.kind(expr.orelse)])  # an IfExp
 
     def _container_kind(self, expr: cst.BaseExpression) -> str | None:
@@ -220,12 +246,12 @@ class Graph(GraphFunctions):
             if any(isinstance(el, cst.StarredElement) for el in expr.elements):
                 return None
             parts = [self.kind(el.value) for el in expr.elements]
-            if all(p is PY for p in parts):
-                return PY
-            return NODES if all(p == NODE for p in parts) else BOX
+            if all(p is PY or p is _OPTIMISTIC for p in parts):
+                return _agreeing(parts, PY)
+            return _agreeing(parts, NODES) if all(p == NODE or p is _OPTIMISTIC for p in parts) else BOX
         if isinstance(expr, cst.ListComp):
             element = self.kind(expr.elt)
-            return NODES if element == NODE else PY if element is PY else BOX
+            return NODES if element == NODE else PY if element is PY else element if element is _OPTIMISTIC else BOX
         if isinstance(expr, (cst.Dict, cst.Set, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
             return BOX  # a Python container; what it holds is not followed
         return None
@@ -241,7 +267,7 @@ class Graph(GraphFunctions):
             if outputs is None and self._is_reader(container) and not self._gives_a_dict(container):
                 return NODE  # `videos, labels = fn.readers.video(...)`: each output unpacked a DataNode
         kind = self.kind(container)
-        return {NODES: NODE, PY: PY}.get(kind)
+        return kind if kind is _OPTIMISTIC else {NODES: NODE, PY: PY}.get(kind)
 
     def _call_kind(self, call: cst.Call) -> str | None:
         legacy_op = self._legacy_op(call)
@@ -281,7 +307,8 @@ class Graph(GraphFunctions):
         function of the module (or a method called as ``self.name()``)."""
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in ("gpu", "cpu", "shape"):
-            return NODE if self.kind(func.value) == NODE else None
+            inner = self.kind(func.value)
+            return NODE if inner == NODE else inner if inner is _OPTIMISTIC else None
         builtin = self._builtin(func)
         if builtin in _PY_BUILTINS:
             return PY
@@ -360,7 +387,8 @@ class Graph(GraphFunctions):
                 return PY if attr in legacy.data_attrs else None  # set in __init__, from Python values
         if self._dali_name(expr) is not None:
             return PY  # `types.FLOAT`, a module's constant
-        return PY if self.kind(expr.value) is PY else None
+        inner = self.kind(expr.value)
+        return inner if inner is PY or inner is _OPTIMISTIC else None
 
     def _stored_kind(self, how: str, value: cst.BaseExpression | None) -> str | None:
         if how == "value":
@@ -380,7 +408,7 @@ class Graph(GraphFunctions):
 
     def _subscript_kind(self, expr: cst.Subscript) -> str | None:
         value = self.kind(expr.value)
-        if value in (NODE, PY):
+        if value in (NODE, PY) or value is _OPTIMISTIC:
             return value
         if value == NODES:
             single = len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
@@ -395,11 +423,49 @@ class Graph(GraphFunctions):
         return list(scope[name.value])
 
     def _name_kind(self, name: cst.Name) -> str | None:
+        """The meet of the kinds of the name's bindings in its scope, whatever the reference
+        (past the budget, :meth:`_fixed_point` by scope and name)."""
         if name in self._cache:
             return self._cache[name]
-        asked = (self.resolver.get_metadata(ScopeProvider, name, None), name.value)
-        if self._busy and asked in self._asked:
-            return self._asked[asked]
+        if self._exhaustive:
+            return self._bindings_kind(name)
+        key = (self.resolver.get_metadata(ScopeProvider, name, None), name.value)
+        return self._fixed_point(key, lambda: self._bindings_kind(name))
+
+    def _fixed_point(self, key, compute):
+        """``compute()``, the kind of ``key`` (a name in a scope, a function's return, ...). Asked
+        again while it is computed (``img = fn.flip(img)``, a helper's parameter given its own
+        result), ``key`` is answered with what it is assumed to be: :data:`_OPTIMISTIC` first, then
+        what the last round found, until a round finds what it assumed (unknown after a few
+        rounds). Kept for good when it rests on nothing else being computed. Asked per binding
+        instead, a name rebound many times in a row (as inlined helpers leave it) is explored once
+        per order of its bindings: exponentially."""
+        if key in self._final:
+            return self._final[key]
+        if key in self._asking:
+            for _, depends in self._asking.values():
+                depends.add(key)
+            return self._asking[key][0]
+        assumed, found, depends = _OPTIMISTIC, None, set()
+        for _ in range(_ROUNDS):
+            self._asking[key] = (assumed, set())
+            try:
+                found = compute()
+            finally:
+                _, depends = self._asking.pop(key)
+            if found == assumed or key not in depends:
+                break
+            assumed = found
+        else:
+            found = None  # no fixed point in sight: unknown
+        outside = depends - {key}
+        for _, further_up in self._asking.values():
+            further_up |= outside
+        if not outside and found is not _OPTIMISTIC:
+            self._final[key] = found
+        return found
+
+    def _bindings_kind(self, name: cst.Name) -> str | None:
         assignments = self._assignments(name)
         if not assignments:
             return None
@@ -411,6 +477,9 @@ class Graph(GraphFunctions):
             node = getattr(assignment, "node", None)
             if node in self._busy:
                 continue  # a recursive binding (`x = fn.resize(x)`): optimistic
+            self._visits += 1
+            if self._exhaustive and self._visits > _BUDGET:
+                raise _OverBudget
             self._busy.add(node)
             try:
                 closure = assignment.scope is not self.resolver.get_metadata(ScopeProvider, name, None)
@@ -422,11 +491,9 @@ class Graph(GraphFunctions):
         if not kinds:
             return None
         found = meet(kinds)
-        if not self._busy:  # answers computed under an optimistic assumption are not kept
+        if not self._busy and not self._asking:  # answers computed under an assumption are not kept
             found = None if found is _OPTIMISTIC else found
             self._cache[name] = found
-        else:
-            self._asked[asked] = found
         return found
 
     def _binding_kind(self, assignment, node: cst.CSTNode, closure: bool) -> str | None:
@@ -500,13 +567,17 @@ class Graph(GraphFunctions):
         return meet(k for k in kinds if k is not _OPTIMISTIC)
 
     def _guarded(self, key: cst.CSTNode, compute):
-        if key in self._busy:
+        if self._exhaustive and key in self._busy:
             return _OPTIMISTIC
-        self._busy.add(key)
-        try:
-            return compute()
-        finally:
-            self._busy.discard(key)
+
+        def busy_while_computed():
+            self._busy.add(key)
+            try:
+                return compute()
+            finally:
+                self._busy.discard(key)
+
+        return busy_while_computed() if self._exhaustive else self._fixed_point(key, busy_while_computed)
 
     # -- names of things -------------------------------------------------------------------------
     def _dali_name(self, node: cst.CSTNode) -> str | None:
@@ -592,6 +663,14 @@ class Graph(GraphFunctions):
 
 
 _OPTIMISTIC = object()  # a kind being computed further up: assumed to agree
+_ROUNDS = 4  # of a name's kind assumed while it is computed (Graph._fixed_point)
+_BUDGET = 20_000  # bindings visited for one question before it is answered by fixed points (Graph.kind)
+
+
+class _OverBudget(Exception):
+    """A question of :meth:`Graph.kind` took more visits than :data:`_BUDGET`."""
+
+
 _STAR = object()
 
 
