@@ -112,6 +112,27 @@ def test_an_index_that_cannot_be_read_is_empty(tmp_path):
     assert out(check(tmp_path)) == expected
 
 
+def test_loading_the_index_leaves_the_garbage_collector_as_it_was(tmp_path):
+    """The collector is paused while the index loads (stamps._load), and only then."""
+    import gc
+
+    path = tmp_path / "a.py"
+    write(path, PLAIN)
+    settle()
+    written = stamps.FileIndex(tmp_path / "index")
+    stamp, _ = written.lookup(str(path))
+    written.record(str(path), stamp, ("facts",))
+    written.save()
+    enabled = gc.isenabled()
+    try:
+        for state in (True, False):
+            gc.enable() if state else gc.disable()
+            assert stamps.FileIndex(tmp_path / "index").lookup(str(path)) == (stamp, ("facts",))
+            assert gc.isenabled() is state
+    finally:
+        gc.enable() if enabled else gc.disable()
+
+
 def test_a_warm_run_imports_neither_libcst_nor_the_rules(tmp_path):
     write(tmp_path / "a.py", LEFTOVER)
     write(tmp_path / "b.py", PLAIN)

@@ -180,15 +180,16 @@ class _Facts:
         """``(bytes, facts)`` of a file of the run (its bytes None when the cache knows it, unread);
         raises :class:`files.SourceError` for a file that cannot be read."""
         stamp, found = self._index.lookup(path) if self._index is not None else (None, None)
-        raw = None
-        if found is None:
-            raw = files.read_bytes(path)
-            self._kept.add(path, raw)
-            full = self._index is not None
-            imports = crossfile.import_facts(raw) if full else None
-            lines = importers.import_lines(raw) if full else None
-            found = (files.mentions_dali(raw), files.is_generated(raw), _judges_noqa(raw), imports, lines, None)
         self._stamps[path] = stamp
+        if found is not None:  # recorded already
+            self._facts[path] = found
+            return None, found
+        raw = files.read_bytes(path)
+        self._kept.add(path, raw)
+        full = self._index is not None
+        imports = crossfile.import_facts(raw) if full else None
+        lines = importers.import_lines(raw) if full else None
+        found = (files.mentions_dali(raw), files.is_generated(raw), _judges_noqa(raw), imports, lines, None)
         self._remember(path, stamp, found)
         return raw, found
 
