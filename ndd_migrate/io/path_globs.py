@@ -126,7 +126,8 @@ class Excludes:
             parts = relative_parts(absolute, base)
             if parts is None:  # not below the base, and nothing in it is but the base itself
                 if os.path.dirname(base) == absolute and self._base_matches(anywhere, anchored):
-                    tests.append(lambda name, base=os.path.basename(base): name == base)
+                    own = os.path.basename(base)
+                    tests.append(lambda name, own=own: name == own)
                 continue
             parts = [] if parts == ["."] else parts  # the base itself: its files' parts are their names
             if anywhere is not None and any(anywhere.fullmatch(part) for part in parts):
