@@ -112,23 +112,22 @@ def test_an_index_that_cannot_be_read_is_empty(tmp_path):
     assert out(check(tmp_path)) == expected
 
 
-def test_loading_the_index_leaves_the_garbage_collector_as_it_was(tmp_path):
-    """The collector is paused while the index loads (stamps._load), and only then."""
+def test_a_run_leaves_the_garbage_collector_as_it_was(tmp_path):
+    """The collector is paused while the index loads, and what is alive then frozen, for the run
+    only (runner._frozen): after it, nothing is frozen and the collector is on or off as before."""
     import gc
 
-    path = tmp_path / "a.py"
-    write(path, PLAIN)
-    settle()
-    written = stamps.FileIndex(tmp_path / "index")
-    stamp, _ = written.lookup(str(path))
-    written.record(str(path), stamp, ("facts",))
-    written.save()
+    write(tmp_path / "a.py", LEFTOVER)
+    write(tmp_path / "b.py", PLAIN)
+    paths = [str(tmp_path / "a.py"), str(tmp_path / "b.py")]
+    cache = results_cache.Cache(tmp_path / CACHE)
     enabled = gc.isenabled()
     try:
-        for state in (True, False):
+        for state in (True, False, True):
             gc.enable() if state else gc.disable()
-            assert stamps.FileIndex(tmp_path / "index").lookup(str(path)) == (stamp, ("facts",))
-            assert gc.isenabled() is state
+            summary = runner.run(paths, Policy.check(), jobs=1, cache=cache)
+            assert [r.skipped for r in summary.results] == [False, True]
+            assert gc.isenabled() is state and gc.get_freeze_count() == 0
     finally:
         gc.enable() if enabled else gc.disable()
 

@@ -22,7 +22,6 @@ Standard library only.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import marshal
 import os
@@ -57,20 +56,6 @@ def digest(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def _load(data: bytes):
-    """``marshal.loads(data)`` with the cyclic garbage collector paused: an index of 10,000 files
-    is some 200,000 tuples, lists and strings, and the collections their creation set off (each
-    going over all that was loaded so far) took twice as long as the loading itself. Marshalled
-    data holds no cycles, so there is nothing for the collector to find."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return marshal.loads(data)
-    finally:
-        if enabled:
-            gc.enable()
-
-
 class FileIndex:
     """Stamps and facts by path, read from ``path`` (missing or unreadable: empty)."""
 
@@ -78,7 +63,7 @@ class FileIndex:
         self.path = path
         self._now = time.time_ns()
         try:
-            entries = _load(path.read_bytes())
+            entries = marshal.loads(path.read_bytes())
             if not isinstance(entries, dict):
                 raise ValueError(path)
         except (OSError, ValueError, EOFError, TypeError):
