@@ -11,10 +11,14 @@ import os
 import stat
 from collections.abc import Callable, Iterable
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 from ndd_migrate.io.config import DEFAULT_EXCLUDE
 from ndd_migrate.io.files import SourceError
 from ndd_migrate.io.path_globs import Excludes, PathGlob
+
+if TYPE_CHECKING:
+    from ndd_migrate.io.gitignore import Ignored
 
 DEFAULT_EXTENSIONS = (".py", ".ipynb")
 
@@ -142,7 +146,7 @@ def _walk(
     excluded_in: Callable[[str], Callable[[str], bool]],
     *,
     skip_default: bool,
-    ignored: Callable[[str, bool], bool] | None = None,
+    ignored: Ignored | None = None,
 ) -> list[tuple[tuple[str, ...], str, str | None]]:
     """The regular files with one of ``suffixes`` below the directory ``top``, each as
     ``(pathlib's parts, path as pathlib shows it, real path)`` (the real path None for a symlink:
@@ -155,7 +159,7 @@ def _walk(
     Symlinked directories are not entered (no loops, nothing outside the tree), so below ``top``
     a real path is its directory's plus the name. Exclusion is tested on absolute paths, cheaper
     to match than relative ones (each costs a ``getcwd``): a directory's with ``excluded``, a
-    file's by name with ``excluded_in`` its directory.
+    file's by name with ``excluded_in`` its directory, and with ``ignored.names_in`` it.
 
     Plain strings throughout: a ``pathlib`` object per file cost more than the rest of the walk.
     A path is shown as pathlib shows ``Path(top, *names)``: ``top`` as pathlib normalises it, then
@@ -173,7 +177,7 @@ def _walk(
                 listed = list(entries)
         except OSError as error:
             raise SourceError(error.filename or directory, f"cannot list directory: {error.strerror}") from error
-        file_excluded = None
+        file_excluded = file_ignored = None
         for entry in listed:
             name = entry.name
             kind = _kind(entry, suffixes, real_top)
@@ -187,8 +191,12 @@ def _walk(
                         pending.append((walked, inner, (*parts, name), shown + name + os.sep, real + name + os.sep))
                 continue
             file_excluded = file_excluded or excluded_in(absolute)
-            if file_excluded(name) or (ignored is not None and ignored(os.path.join(absolute, name), False)):
+            if file_excluded(name):
                 continue
+            if ignored is not None:
+                file_ignored = file_ignored or ignored.names_in(absolute)
+                if file_ignored(name):
+                    continue
             found.append(((*parts, name), shown + name, None if kind == "link" else real + name))
     return found
 

@@ -236,7 +236,7 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
     converting: dict[str, list[str]] = {}
     helpers: set[tuple[str, str]] = set()
     for result in results:
-        if result.error:
+        if result.error or not (result.pipelines or result.helpers):  # most files of a run define neither
             continue
         names = [name for name, converted in result.pipelines.items() if converted]
         names += [name for name, converted in result.helpers.items() if converted]
