@@ -181,6 +181,23 @@ def test_discover_returns_a_missing_path_for_its_read_to_fail(tmp_path):
     assert discover([missing, tmp_path / "a.py"]) == [str(tmp_path / "a.py"), str(missing)]
 
 
+def test_real_path_is_realpath_with_each_directory_resolved_once(tmp_path, monkeypatch):
+    """files.real_path (discovery, and the cross-file passes over a whole project) gives what
+    os.path.realpath gives: through a symlinked directory, for a symlinked file, for a path that
+    does not exist, relative or absolute."""
+    make_tree(tmp_path, ["real/a.py", "real/sub/b.py", "other/c.py", "real/sub/other/d.py"])
+    (tmp_path / "linked").symlink_to(tmp_path / "real", target_is_directory=True)
+    (tmp_path / "deep").symlink_to(tmp_path / "real" / "sub", target_is_directory=True)
+    (tmp_path / "real" / "to_c.py").symlink_to(tmp_path / "other" / "c.py")
+    monkeypatch.chdir(tmp_path)
+    paths = ["real/a.py", "linked/a.py", "linked/sub/b.py", "real/to_c.py", "linked/to_c.py", "linked/gone.py"]
+    paths += ["deep/../other/d.py", "deep/../other/c.py", "./real/../other/c.py", "a.py"]
+    paths += [str(tmp_path / p) for p in paths]
+    real_dirs: dict[str, str] = {}
+    for _ in range(2):  # the second time from the directories remembered
+        assert [files.real_path(p, real_dirs) for p in paths] == [os.path.realpath(p) for p in paths]
+
+
 # --------------------------------------------------------------------------------------- prefilter
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
+from ndd_migrate.io import files
 from ndd_migrate.io.config import DEFAULT_EXCLUDE
 from ndd_migrate.io.files import SourceError
 from ndd_migrate.io.path_globs import Excludes, PathGlob
@@ -126,7 +127,7 @@ def discover(
     real_dirs: dict[str, str] = {}
     found.sort(key=lambda item: item[0])  # pathlib's order, without its objects
     for _, path, real in found:
-        real = real or _realpath(path, real_dirs)
+        real = real or files.real_path(path, real_dirs)
         if real not in seen:
             seen.add(real)
             unique.append(path)
@@ -150,7 +151,7 @@ def _walk(
 ) -> list[tuple[tuple[str, ...], str, str | None]]:
     """The regular files with one of ``suffixes`` below the directory ``top``, each as
     ``(pathlib's parts, path as pathlib shows it, real path)`` (the real path None for a symlink:
-    :func:`_realpath` resolves it).
+    resolved by :func:`~ndd_migrate.io.files.real_path`).
 
     Only regular files: a FIFO named ``x.py`` would block the reader forever, a link to
     ``/dev/zero`` would be read until memory runs out, so neither is ever opened. A symlink is
@@ -235,16 +236,3 @@ def _link_to_regular_file_inside(link: str, real_top: str) -> bool:
     except OSError:
         return False  # dangling
     return os.path.commonpath([real_top, target]) == real_top
-
-
-def _realpath(path: str, real_dirs: dict[str, str]) -> str:
-    """``os.path.realpath(path)``, resolving each directory once (``real_dirs`` remembers them):
-    for a file that is not itself a symlink that is the directory's real path plus its name, one
-    ``lstat`` instead of one per path component, which adds up over thousands of files."""
-    if os.path.islink(path):
-        return os.path.realpath(path)
-    directory, name = os.path.split(os.path.abspath(path))
-    real_dir = real_dirs.get(directory)
-    if real_dir is None:
-        real_dir = real_dirs[directory] = os.path.realpath(directory)
-    return os.path.join(real_dir, name)

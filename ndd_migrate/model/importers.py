@@ -29,6 +29,7 @@ import re
 from dataclasses import replace
 
 from ndd_migrate.io.diagnostics import FileResult
+from ndd_migrate.io.files import real_path
 from ndd_migrate.io.policy import Policy
 from ndd_migrate.model.crossfile import (
     MAX_PASSES,
@@ -248,12 +249,13 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
     projects = _by_project(converting)
     if not projects:
         return {}, {}
-    in_run = {os.path.realpath(os.fspath(p)) for p in run_paths}
+    real_dirs: dict[str, str] = {}
+    in_run = {real_path(os.fspath(p), real_dirs) for p in run_paths}
     found: dict[str, str] = {}
     found_helpers: dict[str, str] = {}
     for root, defining in projects.items():
         wanted = {module: path for path in defining for module in module_names(path)}
-        for candidate in _project_files(root):
+        for candidate in _project_files(root, real_dirs):
             if candidate in in_run:
                 continue
             for module, name in _imports(candidate, wanted, converting):
@@ -329,8 +331,9 @@ def _class_importers(results: list[FileResult], run_paths, sources: dict) -> dic
             defining[os.path.realpath(r.path)] = list(r.iterator_class_sources)
     if not defining:
         return {}
-    in_run = [os.path.realpath(os.fspath(p)) for p in run_paths]
-    outside = [f for root in _by_project(defining) for f in _project_files(root)]
+    real_dirs: dict[str, str] = {}
+    in_run = [real_path(os.fspath(p), real_dirs) for p in run_paths]
+    outside = [f for root in _by_project(defining) for f in _project_files(root, real_dirs)]
     wanted = {module: path for path in defining for module in module_names(path)}
     found: dict[str, list[str]] = {}
     for candidate in dict.fromkeys([*in_run, *outside]):
@@ -426,8 +429,9 @@ def project_root(directory: str) -> str | None:
         current = parent
 
 
-def _project_files(root: str):
-    """The ``.py`` files under ``root`` (real paths), at most :data:`MAX_FILES`."""
+def _project_files(root: str, real_dirs: dict[str, str]):
+    """The ``.py`` files under ``root`` (real paths, their directories' resolved once:
+    ``real_dirs``), at most :data:`MAX_FILES`."""
     seen = 0
     for directory, folders, files in os.walk(root):
         folders[:] = [f for f in folders if f not in SKIPPED and not f.startswith(".")]
@@ -436,7 +440,7 @@ def _project_files(root: str):
                 seen += 1
                 if seen > MAX_FILES:
                     return
-                yield os.path.realpath(os.path.join(directory, name))
+                yield real_path(os.path.join(directory, name), real_dirs)
 
 
 def _imports(path: str, wanted: dict[str, str], converting: dict[str, list[str]]):
