@@ -255,7 +255,7 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
     found_helpers: dict[str, str] = {}
     for root, defining in projects.items():
         wanted = {module: path for path in defining for module in module_names(path)}
-        for candidate in _project_files(root, real_dirs):
+        for candidate in _project_files(root):
             if candidate in in_run:
                 continue
             for module, name in _imports(candidate, wanted, converting):
@@ -333,7 +333,7 @@ def _class_importers(results: list[FileResult], run_paths, sources: dict) -> dic
         return {}
     real_dirs: dict[str, str] = {}
     in_run = [real_path(os.fspath(p), real_dirs) for p in run_paths]
-    outside = [f for root in _by_project(defining) for f in _project_files(root, real_dirs)]
+    outside = [f for root in _by_project(defining) for f in _project_files(root)]
     wanted = {module: path for path in defining for module in module_names(path)}
     found: dict[str, list[str]] = {}
     for candidate in dict.fromkeys([*in_run, *outside]):
@@ -429,9 +429,9 @@ def project_root(directory: str) -> str | None:
         current = parent
 
 
-def _project_files(root: str, real_dirs: dict[str, str]):
-    """The ``.py`` files under ``root`` (real paths, their directories' resolved once:
-    ``real_dirs``), at most :data:`MAX_FILES`."""
+def _project_files(root: str):
+    """The ``.py`` files under ``root`` (real paths: ``root`` is one, and links to directories
+    are not followed, so only a link to a file needs resolving), at most :data:`MAX_FILES`."""
     seen = 0
     for directory, folders, files in os.walk(root):
         folders[:] = [f for f in folders if f not in SKIPPED and not f.startswith(".")]
@@ -440,7 +440,8 @@ def _project_files(root: str, real_dirs: dict[str, str]):
                 seen += 1
                 if seen > MAX_FILES:
                     return
-                yield real_path(os.path.join(directory, name), real_dirs)
+                path = os.path.join(directory, name)
+                yield os.path.realpath(path) if os.path.islink(path) else path
 
 
 def _imports(path: str, wanted: dict[str, str], converting: dict[str, list[str]]):
