@@ -191,7 +191,7 @@ def test_real_path_is_realpath_with_each_directory_resolved_once(tmp_path, monke
     (tmp_path / "real" / "to_c.py").symlink_to(tmp_path / "other" / "c.py")
     monkeypatch.chdir(tmp_path)
     paths = ["real/a.py", "linked/a.py", "linked/sub/b.py", "real/to_c.py", "linked/to_c.py", "linked/gone.py"]
-    paths += ["deep/../other/d.py", "deep/../other/c.py", "./real/../other/c.py", "a.py"]
+    paths += ["deep/../other/d.py", "deep/../other/c.py", "./real/../other/c.py", "a.py", "./real//a.py", "real/."]
     paths += [str(tmp_path / p) for p in paths]
     real_dirs: dict[str, str] = {}
     for _ in range(2):  # the second time from the directories remembered
