@@ -116,7 +116,7 @@ def _discover(paths, conf, force_exclude):
         return discovery.discover(
             paths,
             is_excluded=conf.is_excluded,
-            files_excluded=conf.files_excluded,
+            names_excluded=conf.names_excluded,
             force_exclude=force_exclude,
             respect_gitignore=lambda top: conf.for_path(top).respect_gitignore,
         )

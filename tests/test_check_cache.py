@@ -152,6 +152,16 @@ def test_an_edited_module_anywhere_in_the_package_is_another_tool():
     assert cache._tool_fingerprint() == before
 
 
+def test_the_tool_is_another_with_another_libcst_version():
+    """libcst's version is read from its package, not asked of importlib.metadata (app.cache):
+    what is read holds the version the installed distribution has."""
+    from importlib.metadata import version
+
+    from ndd_migrate.app import cache
+
+    assert version("libcst") in cache._libcst_version()
+
+
 def test_without_a_configuration_the_cache_goes_to_the_project_root(tmp_path):
     """Run from a sub-folder of a project with no `[tool.ndd-migrate]` table, the cache landed in
     that sub-folder (one cache per folder a command was started in)."""

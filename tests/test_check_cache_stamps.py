@@ -112,6 +112,26 @@ def test_an_index_that_cannot_be_read_is_empty(tmp_path):
     assert out(check(tmp_path)) == expected
 
 
+def test_a_run_leaves_the_garbage_collector_as_it_was(tmp_path):
+    """The collector is paused while the index loads, and what is alive then frozen, for the run
+    only (runner._frozen): after it, nothing is frozen and the collector is on or off as before."""
+    import gc
+
+    write(tmp_path / "a.py", LEFTOVER)
+    write(tmp_path / "b.py", PLAIN)
+    paths = [str(tmp_path / "a.py"), str(tmp_path / "b.py")]
+    cache = results_cache.Cache(tmp_path / CACHE)
+    enabled = gc.isenabled()
+    try:
+        for state in (True, False, True):
+            gc.enable() if state else gc.disable()
+            summary = runner.run(paths, Policy.check(), jobs=1, cache=cache)
+            assert [r.skipped for r in summary.results] == [False, True]
+            assert gc.isenabled() is state and gc.get_freeze_count() == 0
+    finally:
+        gc.enable() if enabled else gc.disable()
+
+
 def test_a_warm_run_imports_neither_libcst_nor_the_rules(tmp_path):
     write(tmp_path / "a.py", LEFTOVER)
     write(tmp_path / "b.py", PLAIN)

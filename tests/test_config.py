@@ -262,7 +262,7 @@ def test_relative_paths_are_relative_to_the_current_directory(tmp_path, monkeypa
 
 
 def test_relative_parts_is_lexical_like_relpath():
-    from ndd_migrate.io.config import relative_parts
+    from ndd_migrate.io.path_globs import relative_parts
 
     assert relative_parts("/proj/src/a.py", "/proj") == ["src", "a.py"]
     assert relative_parts("/proj", "/proj") == ["."]

@@ -30,8 +30,8 @@ def make_tree(root: Path, names: list[str]) -> None:
         path.write_text("import nvidia.dali.fn as fn\n")
 
 
-def relative(paths: list[Path], root: Path) -> list[str]:
-    return [path.relative_to(root).as_posix() for path in paths]
+def relative(paths: list[str], root: Path) -> list[str]:
+    return [Path(path).relative_to(root).as_posix() for path in paths]
 
 
 def no_temporary_files(directory: Path) -> bool:
@@ -52,6 +52,20 @@ def test_discover_walks_nested_directories_sorted(tmp_path):
         "a/z.py",
         "b.py",
     ]
+
+
+@pytest.mark.parametrize("given", [".", "./", "src", "src/", "./src//", "ABS", "ABS/src"])
+def test_discover_shows_and_orders_paths_as_pathlib_does(tmp_path, monkeypatch, given):
+    """The walk builds plain strings; they are what ``Path(top, *names)`` shows, in the order of
+    its parts (not of the strings: ``a/z.py`` comes before ``a-b.py`` and ``a/b/c.py`` after
+    ``a.py``... as pathlib orders them)."""
+    make_tree(tmp_path, ["src/a.py", "src/a-b.py", "src/a/z.py", "src/a/b/c.py", "src/a.b/d.py", "src/A.py"])
+    monkeypatch.chdir(tmp_path)
+    top = given.replace("ABS", str(tmp_path))
+    expected = sorted(
+        (Path(folder, name) for folder, _, names in os.walk(top) for name in names), key=lambda path: path.parts
+    )
+    assert discover([top]) == [str(path) for path in expected]
 
 
 def test_discover_skips_tool_and_environment_directories(tmp_path):
@@ -101,7 +115,7 @@ def test_discover_excludes_by_name_relative_path_and_glob(tmp_path):
 def test_discover_matches_relative_patterns_against_root(tmp_path, monkeypatch):
     make_tree(tmp_path, ["proj/src/gen/a.py", "proj/src/b.py"])
     monkeypatch.chdir(tmp_path / "proj")
-    assert [p.as_posix() for p in discover(["src"], exclude=["src/gen"])] == ["src/b.py"]
+    assert discover(["src"], exclude=["src/gen"]) == ["src/b.py"]
 
 
 @pytest.mark.parametrize("given", ["./", "src/", "."])
@@ -112,11 +126,11 @@ def test_excludes_hold_below_a_folder_given_with_a_trailing_slash(tmp_path, monk
     (tmp_path / "pyproject.toml").write_text('[tool.ndd-migrate]\nextend-exclude = ["src/gen"]\n')
     monkeypatch.chdir(tmp_path)
     configuration = Configuration()
-    for files_excluded in (None, configuration.files_excluded):
-        found = discover([given], is_excluded=configuration.is_excluded, files_excluded=files_excluded)
-        assert [p.as_posix() for p in found] == ["src/ok/b.py"]
+    for names_excluded in (None, configuration.names_excluded):
+        found = discover([given], is_excluded=configuration.is_excluded, names_excluded=names_excluded)
+        assert found == ["src/ok/b.py"]
     found = discover([given], exclude=["src/gen"])
-    assert [p.as_posix() for p in found] == ["src/ok/b.py"]
+    assert found == ["src/ok/b.py"]
 
 
 def test_discover_uses_the_project_configuration(tmp_path):
@@ -164,7 +178,24 @@ def test_discover_returns_a_missing_path_for_its_read_to_fail(tmp_path):
     """A missing path is that path's error when read, not the end of the run (ruff's E902)."""
     missing = tmp_path / "nope.py"
     (tmp_path / "a.py").write_text("x = 1\n")
-    assert discover([missing, tmp_path / "a.py"]) == [tmp_path / "a.py", missing]
+    assert discover([missing, tmp_path / "a.py"]) == [str(tmp_path / "a.py"), str(missing)]
+
+
+def test_real_path_is_realpath_with_each_directory_resolved_once(tmp_path, monkeypatch):
+    """files.real_path (discovery, and the cross-file passes over a whole project) gives what
+    os.path.realpath gives: through a symlinked directory, for a symlinked file, for a path that
+    does not exist, relative or absolute."""
+    make_tree(tmp_path, ["real/a.py", "real/sub/b.py", "other/c.py", "real/sub/other/d.py"])
+    (tmp_path / "linked").symlink_to(tmp_path / "real", target_is_directory=True)
+    (tmp_path / "deep").symlink_to(tmp_path / "real" / "sub", target_is_directory=True)
+    (tmp_path / "real" / "to_c.py").symlink_to(tmp_path / "other" / "c.py")
+    monkeypatch.chdir(tmp_path)
+    paths = ["real/a.py", "linked/a.py", "linked/sub/b.py", "real/to_c.py", "linked/to_c.py", "linked/gone.py"]
+    paths += ["deep/../other/d.py", "deep/../other/c.py", "./real/../other/c.py", "a.py", "./real//a.py", "real/."]
+    paths += [str(tmp_path / p) for p in paths]
+    real_dirs: dict[str, str] = {}
+    for _ in range(2):  # the second time from the directories remembered
+        assert [files.real_path(p, real_dirs) for p in paths] == [os.path.realpath(p) for p in paths]
 
 
 # --------------------------------------------------------------------------------------- prefilter

@@ -5,6 +5,7 @@ both on by default and both with a flag and a configuration key to turn them off
 from __future__ import annotations
 
 import json
+import os
 
 from ndd_migrate.io import files
 from ndd_migrate.io.gitignore import Ignored, parse
@@ -49,6 +50,30 @@ def test_nested_files_and_info_exclude_outside_a_repository_nothing(tmp_path):
     assert check(str(tmp_path / "pkg" / "x_gen.py"), False) and not check(str(tmp_path / "pkg" / "keep_gen.py"), False)
     assert check(str(tmp_path / "pkg" / "secret"), True) and check(str(tmp_path / "local.py"), False)
     assert not Ignored(str(tmp_path.parent / "elsewhere"))(str(tmp_path.parent / "elsewhere" / "a_gen.py"), False)
+
+
+def test_files_asked_by_name_are_ignored_as_by_path(tmp_path):
+    """Discovery asks about a directory's files by name (Ignored.names_in): the same answers as
+    the whole path gives, with nested files, negations, anchored and directory-only patterns."""
+    (tmp_path / ".git" / "info").mkdir(parents=True)
+    write(tmp_path / ".git" / "info" / "exclude", "local.py\n")
+    write(tmp_path / ".gitignore", "*_gen.py\n/top.py\nsub/deep.py\n**/out/x.py\ndirs/\n..odd.py\n")
+    write(tmp_path / "sub" / ".gitignore", "!keep_gen.py\ninner/*.py\n!inner/kept.py\n")
+    write(tmp_path / "sub" / "inner" / ".gitignore", "*.pyx\nlast.py\n")
+    directories = ["", "sub", "sub/inner", "sub/inner/more", "other/out", "dirs", "..x"]
+    names = ["a.py", "x_gen.py", "keep_gen.py", "top.py", "deep.py", "x.py", "kept.py", "last.py", "local.py"]
+    names += ["dirs", "..odd.py", "inner"]
+    check = Ignored(str(tmp_path / "sub"))
+    seen = set()
+    for directory in directories:
+        absolute = os.path.normpath(os.path.join(tmp_path, directory))
+        by_name = check.names_in(absolute)
+        for name in names:
+            expected = check(os.path.join(absolute, name), False)
+            assert by_name(name) == expected, (directory, name)
+            seen.add(expected)
+    assert seen == {True, False}
+    assert not Ignored(str(tmp_path.parent)).names_in(str(tmp_path.parent))("a_gen.py")
 
 
 def tree(tmp_path):

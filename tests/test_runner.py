@@ -27,7 +27,9 @@ try:
     main()
 except SystemExit:
     pass
-heavy = ("libcst", "rich", "ndd_migrate.engine.transform", "ndd_migrate.engine.context", "ndd_migrate.rules.ndd")
+# importlib.metadata: asked for libcst's version it cost a warm check more than its files (app.cache)
+heavy = ("libcst", "rich", "ndd_migrate.engine.transform", "ndd_migrate.engine.context", "ndd_migrate.rules.ndd",
+         "importlib.metadata")
 print(json.dumps(sorted({m for m in sys.modules for h in heavy if m == h or m.startswith(h)})))
 """
 

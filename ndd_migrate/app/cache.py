@@ -275,6 +275,24 @@ def _tool_fingerprint() -> str:
 
 
 def _libcst_version() -> str:
+    """libcst's version, as its build wrote it into the package (``libcst/_version.py``: the file
+    is part of the key, so any version in it counts), found without importing libcst. Asking
+    ``importlib.metadata`` instead (imported, with ``email``, and every installed distribution
+    searched) cost a warm run more than the check of all its files that the cache answers; it is
+    asked only when that file is not there."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("libcst")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.origin:
+        return "?"  # not installed: the tool's files still count
+    try:
+        with open(os.path.join(os.path.dirname(spec.origin), "_version.py"), "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        pass
     try:
         from importlib.metadata import version
 

@@ -74,7 +74,8 @@ class FileIndex:
     def lookup(self, path: str) -> tuple[tuple | None, tuple | None]:
         """``(stamp, facts)``: the file's stamp now (None when it cannot be ``stat``-ed or is not
         a regular file: reading it will say why), and the facts recorded under that stamp, when
-        it is trusted (else None: read the file)."""
+        it is trusted (else None: read the file). Trusted facts are recorded already: there is
+        nothing to :meth:`record` for them."""
         try:
             status = os.stat(path)
         except (OSError, ValueError):

@@ -57,8 +57,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ndd_migrate.io import globs
 from ndd_migrate.io.config_sources import formatter_line_length
+from ndd_migrate.io.path_globs import Excludes, PathGlob
 from ndd_migrate.io.policy import OPT_IN
 
 TABLE = "ndd-migrate"
@@ -182,57 +182,6 @@ class Selection:
 
     def selectors(self) -> tuple[str, ...]:
         return (*(self.select or ()), *self.extend_select, *self.ignore)
-
-
-# --------------------------------------------------------------------------------------------------
-# Path patterns
-
-
-@dataclass(frozen=True)
-class PathGlob:
-    """A path pattern and the directory it is relative to (see the module docstring)."""
-
-    pattern: str
-    base: str
-    regex: re.Pattern = field(compare=False, repr=False)
-    anywhere: bool = field(compare=False, repr=False)
-
-    @classmethod
-    def compile(cls, pattern: str, base: str | os.PathLike) -> PathGlob:
-        base = os.path.abspath(base)
-        text = pattern
-        if os.path.isabs(pattern):  # matched from the filesystem root
-            anchor = Path(pattern).anchor
-            base, text = anchor, pattern[len(anchor) :]
-        text = text.replace(os.sep, "/") if os.sep != "/" else text
-        while text.startswith("./"):
-            text = text[2:]
-        text = text.rstrip("/") or "."
-        return cls(pattern, base, re.compile(globs.to_regex(text)), "/" not in text)
-
-    def matches(self, path: str | os.PathLike) -> bool:
-        return self.matches_parts(relative_parts(os.path.abspath(path), self.base))
-
-    def matches_parts(self, parts: list[str] | None) -> bool:
-        """Does the pattern match a path given as its parts below :attr:`base` (None: outside)?"""
-        if parts is None:
-            return False
-        if self.anywhere:
-            return any(self.regex.fullmatch(part) for part in parts)
-        return any(self.regex.fullmatch("/".join(parts[:k])) for k in range(1, len(parts) + 1))
-
-
-def relative_parts(absolute: str, base: str) -> list[str] | None:
-    """The parts of an absolute, normalised path below ``base`` (``["."]`` for ``base`` itself),
-    or None when it is not below it. Lexical, like ``os.path.relpath``, and much cheaper: discovery
-    asks this for every file of the tree and every exclude pattern."""
-    path, root = os.path.normcase(absolute), os.path.normcase(base)
-    if path == root:
-        return ["."]
-    prefix = root if root.endswith(os.sep) else root + os.sep
-    if not path.startswith(prefix):
-        return None
-    return absolute[len(prefix) :].split(os.sep)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -425,7 +374,7 @@ class Settings:
     capture: bool = False  # migrate writes captured loops where proven (ndd_migrate.codegen.capture)
     _selected: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
     _file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
-    _excludes: list | None = field(default=None, repr=False, compare=False)
+    _excludes: Excludes | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def build(
@@ -490,32 +439,16 @@ class Settings:
 
     def is_excluded(self, path: str | os.PathLike) -> bool:
         """Whether ``path`` (a file or a directory) is excluded from checking."""
-        absolute = os.path.abspath(path)
-        for base, anywhere, anchored in self._exclude_groups():
-            parts = relative_parts(absolute, base)
-            if parts is None:
-                continue
-            if anywhere is not None and any(anywhere.fullmatch(part) for part in parts):
-                return True
-            if any(glob.matches_parts(parts) for glob in anchored):
-                return True
-        return False
+        return self._exclude_matcher().matches(path)
 
-    def _exclude_groups(self) -> list[tuple[str, re.Pattern | None, list[PathGlob]]]:
-        """The exclude patterns by base directory: those that match a name anywhere joined into one
-        expression (the default list is twenty of them, asked about every file of a tree)."""
+    def names_excluded(self, directory: str) -> Callable[[str], bool]:
+        """:meth:`is_excluded` for the entries directly in ``directory``, asked by name
+        (:meth:`Excludes.names_in`)."""
+        return self._exclude_matcher().names_in(directory)
+
+    def _exclude_matcher(self) -> Excludes:
         if self._excludes is None:
-            groups: dict[str, tuple[list[str], list[PathGlob]]] = {}
-            for glob in self.exclude:
-                anywhere, anchored = groups.setdefault(glob.base, ([], []))
-                if glob.anywhere:
-                    anywhere.append(glob.regex.pattern)
-                else:
-                    anchored.append(glob)
-            self._excludes = [
-                (base, re.compile("|".join(f"(?:{p})" for p in anywhere)) if anywhere else None, anchored)
-                for base, (anywhere, anchored) in groups.items()
-            ]
+            self._excludes = Excludes(self.exclude)
         return self._excludes
 
     def unmatched_selectors(self, known_codes: Iterable[str]) -> list[str]:
@@ -680,7 +613,8 @@ class Configuration:
         absolute = os.path.abspath(path)
         return self.for_path(absolute).is_excluded(absolute)
 
-    def files_excluded(self, directory: str) -> Callable[[str], bool]:
-        """:meth:`is_excluded` for the files directly in ``directory``, whose settings are the
-        directory's: found once for all of them (discovery asks about every file of a tree)."""
-        return self.for_path(directory).is_excluded
+    def names_excluded(self, directory: str) -> Callable[[str], bool]:
+        """:meth:`is_excluded` for the files directly in ``directory``, asked by name; their
+        settings are the directory's, found once for all of them (discovery asks about every file
+        of a tree)."""
+        return self.for_path(directory).names_excluded(directory)

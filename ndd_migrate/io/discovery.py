@@ -10,10 +10,16 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable
-from pathlib import Path
+from pathlib import PurePath
+from typing import TYPE_CHECKING
 
-from ndd_migrate.io.config import DEFAULT_EXCLUDE, PathGlob
+from ndd_migrate.io import files
+from ndd_migrate.io.config import DEFAULT_EXCLUDE
 from ndd_migrate.io.files import SourceError
+from ndd_migrate.io.path_globs import Excludes, PathGlob
+
+if TYPE_CHECKING:
+    from ndd_migrate.io.gitignore import Ignored
 
 DEFAULT_EXTENSIONS = (".py", ".ipynb")
 
@@ -31,24 +37,26 @@ def discover(
     *,
     root: str | os.PathLike[str] | None = None,
     is_excluded: Callable[[str], bool] | None = None,
-    files_excluded: Callable[[str], Callable[[str], bool]] | None = None,
+    names_excluded: Callable[[str], Callable[[str], bool]] | None = None,
     force_exclude: bool = False,
     respect_gitignore: bool | Callable[[str], bool] = False,
-) -> list[Path]:
-    """The files to process under ``paths``, sorted and without duplicates.
+) -> list[str]:
+    """The files to process under ``paths``, sorted and without duplicates, each as pathlib shows
+    it (``./src/`` gives ``src/a.py``; a path given as it is), in pathlib's order.
 
     Directories are walked recursively for files with one of ``extensions``. Left out: directories
     named in :data:`SKIPPED_DIRS`, and paths matching an ``exclude`` pattern, in the
-    configuration's glob syntax (:class:`~ndd_migrate.io.config.PathGlob`: ``legacy`` and
+    configuration's glob syntax (:class:`~ndd_migrate.io.path_globs.PathGlob`: ``legacy`` and
     ``*_pb2.py`` match a name anywhere, ``src/generated`` or ``**/fixtures`` match from ``root``,
     the current directory by default). An excluded directory is not entered.
 
     ``is_excluded`` plugs in the project's configuration (``Configuration.is_excluded``, which
     applies each ``pyproject.toml``'s excludes and defaults); when it is given it replaces
     :data:`SKIPPED_DIRS`, so that a project whose ``exclude`` replaces the default list (ruff's
-    semantics) gets what it asked for. ``files_excluded(directory)``, when given, is
-    ``is_excluded`` for the files directly in ``directory`` (absolute), found once per directory
-    walked (``Configuration.files_excluded``: the settings that govern a file are its directory's).
+    semantics) gets what it asked for. ``names_excluded(directory)``, when given, is
+    ``is_excluded`` for the files directly in ``directory`` (absolute), asked by their names, found
+    once per directory walked (``Configuration.names_excluded``: the settings that govern a file
+    are its directory's).
 
     A file named explicitly is always included, whatever its extension (the user asked for it), and
     also when excluded, unless ``force_exclude`` is set: pre-commit passes every staged file by
@@ -57,7 +65,8 @@ def discover(
     Only regular files are walked (see :func:`_walk`); a symlink is followed only to a regular file
     inside the walked directory, and symlinked directories are not entered (no loops, no rewriting
     code outside the tree). A file named explicitly is taken as it is, and read by
-    :func:`~ndd_migrate.io.files.read_bytes`, which refuses one that is not a regular file. Files reached twice (``a.py`` and a symlink to it, or a file named alone and within its directory)
+    :func:`~ndd_migrate.io.files.read_bytes`, which refuses one that is not a regular file. Files
+    reached twice (``a.py`` and a symlink to it, or a file named alone and within its directory)
     are returned once.
 
     ``respect_gitignore`` (a bool, or a function of the directory walked): leave out what the
@@ -68,30 +77,34 @@ def discover(
     silently skipping it would leave code unmigrated without a word.
     """
     base = os.path.abspath(root if root is not None else os.getcwd())
-    globs = [PathGlob.compile(pattern, base) for pattern in exclude]
+    patterns = Excludes(PathGlob.compile(pattern, base) for pattern in exclude)
     suffixes = tuple(extensions)
 
     def excluded(path: str) -> bool:
         """Excluded by a pattern or by the caller, itself or through an excluded ancestor."""
-        return any(glob.matches(path) for glob in globs) or (is_excluded is not None and is_excluded(path))
+        return patterns.matches(path) or (is_excluded is not None and is_excluded(path))
 
     def excluded_in(directory: str) -> Callable[[str], bool]:
-        """:func:`excluded` for the files directly in ``directory``."""
-        if files_excluded is None:
-            return excluded
-        own = files_excluded(directory)
-        return lambda path: any(glob.matches(path) for glob in globs) or own(path)
+        """:func:`excluded` for the files directly in ``directory``, by name."""
+        ours = patterns.names_in(directory)
+        if names_excluded is not None:
+            own = names_excluded(directory)
+        elif is_excluded is not None:
+            own = lambda name: is_excluded(os.path.join(directory, name))  # noqa: E731
+        else:
+            return ours
+        return lambda name: ours(name) or own(name)
 
     def skipped_by_default(path: str) -> bool:
         """``path`` lies in a :data:`SKIPPED_DIRS` directory below ``base`` (for explicit paths)."""
         parts = os.path.relpath(os.path.abspath(path), base).split(os.sep)
         return is_excluded is None and parts[0] != ".." and not SKIPPED_DIRS.isdisjoint(parts)
 
-    found: list[tuple[Path, str | None]] = []  # with its real path when known
+    found: list[tuple[tuple[str, ...], str, str | None]] = []  # (pathlib's parts, path, real path when known)
     for given in paths:
         top = os.fspath(given)
         if not os.path.lexists(top):
-            found.append((Path(top), None))  # its read fails: that path's error, the others are still run
+            found.append(_as_given(top))  # its read fails: that path's error, the others are still run
             continue
         if force_exclude and (skipped_by_default(top) or excluded(top)):
             continue
@@ -107,17 +120,24 @@ def discover(
         else:
             # A file named explicitly, whatever it is: one that is not a regular file (a FIFO, a
             # device, a socket, a dangling link) becomes that file's error when it is read.
-            found.append((Path(top), None))
+            found.append(_as_given(top))
 
-    unique: list[Path] = []
+    unique: list[str] = []
     seen: set[str] = set()
     real_dirs: dict[str, str] = {}
-    for path, real in sorted(found, key=lambda item: item[0].parts):  # Path's order, without its comparisons
-        real = real or _realpath(os.fspath(path), real_dirs)
+    found.sort(key=lambda item: item[0])  # pathlib's order, without its objects
+    for _, path, real in found:
+        real = real or files.real_path(path, real_dirs)
         if real not in seen:
             seen.add(real)
             unique.append(path)
     return unique
+
+
+def _as_given(path: str) -> tuple[tuple[str, ...], str, None]:
+    """A path named explicitly, as :func:`discover` returns it (its real path found later)."""
+    shown = PurePath(path)
+    return shown.parts, str(shown), None
 
 
 def _walk(
@@ -127,10 +147,11 @@ def _walk(
     excluded_in: Callable[[str], Callable[[str], bool]],
     *,
     skip_default: bool,
-    ignored: Callable[[str, bool], bool] | None = None,
-) -> list[tuple[Path, str | None]]:
-    """The regular files with one of ``suffixes`` below the directory ``top``, each with its real
-    path (None for a symlink: :func:`_realpath` resolves it).
+    ignored: Ignored | None = None,
+) -> list[tuple[tuple[str, ...], str, str | None]]:
+    """The regular files with one of ``suffixes`` below the directory ``top``, each as
+    ``(pathlib's parts, path as pathlib shows it, real path)`` (the real path None for a symlink:
+    resolved by :func:`~ndd_migrate.io.files.real_path`).
 
     Only regular files: a FIFO named ``x.py`` would block the reader forever, a link to
     ``/dev/zero`` would be read until memory runs out, so neither is ever opened. A symlink is
@@ -139,34 +160,54 @@ def _walk(
     Symlinked directories are not entered (no loops, nothing outside the tree), so below ``top``
     a real path is its directory's plus the name. Exclusion is tested on absolute paths, cheaper
     to match than relative ones (each costs a ``getcwd``): a directory's with ``excluded``, a
-    file's with ``excluded_in`` its directory.
+    file's by name with ``excluded_in`` its directory, and with ``ignored.names_in`` it.
+
+    Plain strings throughout: a ``pathlib`` object per file cost more than the rest of the walk.
+    A path is shown as pathlib shows ``Path(top, *names)``: ``top`` as pathlib normalises it, then
+    the names, each after a separator.
     """
     real_top = os.path.realpath(top)
-    found: list[tuple[Path, str | None]] = []
-    pending = [(top, os.path.abspath(top), real_top)]  # (as walked, absolute, real)
+    shown_top = PurePath(top)
+    found: list[tuple[tuple[str, ...], str, str | None]] = []
+    # (as walked, absolute, pathlib's parts, what its names are joined to as shown and as real paths)
+    pending = [(top, os.path.abspath(top), shown_top.parts, _prefix(str(shown_top)), _prefix(real_top))]
     while pending:
-        directory, absolute, real = pending.pop()
+        directory, absolute, parts, shown, real = pending.pop()
         try:
             with os.scandir(directory) as entries:
                 listed = list(entries)
         except OSError as error:
             raise SourceError(error.filename or directory, f"cannot list directory: {error.strerror}") from error
-        file_excluded = None
+        file_excluded = file_ignored = None
         for entry in listed:
             name = entry.name
             kind = _kind(entry, suffixes, real_top)
             if kind is None:
                 continue
-            inner = os.path.join(absolute, name)
             if kind == "dir":
+                inner = os.path.join(absolute, name)
                 if not (skip_default and name in SKIPPED_DIRS) and not excluded(inner):
                     if ignored is None or not ignored(inner, True):
-                        pending.append((os.path.join(directory, name), inner, os.path.join(real, name)))
-            else:
-                file_excluded = file_excluded or excluded_in(absolute)
-                if not file_excluded(inner) and (ignored is None or not ignored(inner, False)):
-                    found.append((Path(directory, name), None if kind == "link" else os.path.join(real, name)))
+                        walked = os.path.join(directory, name)
+                        pending.append((walked, inner, (*parts, name), shown + name + os.sep, real + name + os.sep))
+                continue
+            file_excluded = file_excluded or excluded_in(absolute)
+            if file_excluded(name):
+                continue
+            if ignored is not None:
+                file_ignored = file_ignored or ignored.names_in(absolute)
+                if file_ignored(name):
+                    continue
+            found.append(((*parts, name), shown + name, None if kind == "link" else real + name))
     return found
+
+
+def _prefix(directory: str) -> str:
+    """What a name is joined to below ``directory`` (a path as pathlib shows it, or a real path):
+    nothing below ``.``, else a separator unless it ends with one (``/``)."""
+    if directory == ".":
+        return ""
+    return directory if directory.endswith(os.sep) else directory + os.sep
 
 
 def _kind(entry: os.DirEntry, suffixes: tuple[str, ...], real_top: str) -> str | None:
@@ -195,16 +236,3 @@ def _link_to_regular_file_inside(link: str, real_top: str) -> bool:
     except OSError:
         return False  # dangling
     return os.path.commonpath([real_top, target]) == real_top
-
-
-def _realpath(path: str, real_dirs: dict[str, str]) -> str:
-    """``os.path.realpath(path)``, resolving each directory once (``real_dirs`` remembers them):
-    for a file that is not itself a symlink that is the directory's real path plus its name, one
-    ``lstat`` instead of one per path component, which adds up over thousands of files."""
-    if os.path.islink(path):
-        return os.path.realpath(path)
-    directory, name = os.path.split(os.path.abspath(path))
-    real_dir = real_dirs.get(directory)
-    if real_dir is None:
-        real_dir = real_dirs[directory] = os.path.realpath(directory)
-    return os.path.join(real_dir, name)

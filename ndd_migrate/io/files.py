@@ -208,3 +208,19 @@ def _cookie_line(raw: bytes) -> int | None:
 def line_at(pattern: re.Pattern, data, offset: int) -> int:
     """The 1-based line of ``data[offset]``, counting CRLF, CR and LF as Python does."""
     return len(pattern.findall(data, 0, offset)) + 1
+
+
+def real_path(path: str, real_dirs: dict[str, str]) -> str:
+    """``os.path.realpath(path)``, resolving each directory once (``real_dirs`` remembers them):
+    for a file that is not itself a symlink that is the directory's real path plus its name, one
+    ``lstat`` instead of one per path component, which adds up over thousands of files. The
+    directory is taken as written (``os.path.abspath`` asks the system for the current directory
+    at each call). A path with ``..`` in it is resolved whole (the link before a ``..`` is
+    followed first), and so is one naming no file (``a/.``)."""
+    directory, name = os.path.split(path)
+    if ".." in path or name in ("", ".") or os.path.islink(path):
+        return os.path.realpath(path)
+    real_dir = real_dirs.get(directory)
+    if real_dir is None:
+        real_dir = real_dirs[directory] = os.path.realpath(directory)
+    return os.path.join(real_dir, name)

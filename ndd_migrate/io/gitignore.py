@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ndd_migrate.io import globs
@@ -80,6 +81,10 @@ def repository_root(directory: str) -> str | None:
         current = parent
 
 
+def _never(name: str) -> bool:
+    return False
+
+
 class Ignored:
     """``ignored(path, is_dir)``: is an absolute path below the walked directory ignored by the
     repository's ``.gitignore`` files? Each file is read once (cached by directory)."""
@@ -103,6 +108,42 @@ class Ignored:
                     pass
             self._files[directory] = found
         return found
+
+    def names_in(self, directory: str) -> Callable[[str], bool]:
+        """``ignored(os.path.join(directory, name), False)`` for the files directly in
+        ``directory`` (absolute), asked by name: which ``.gitignore`` files apply, and what is
+        below each of their directories up to the file's name, are found here once; a file costs
+        the matches of its name, where :meth:`__call__` would cost a ``relpath`` and the walk
+        from the root again (a tenth of a second over 10,000 files)."""
+        if self.root is None:
+            return _never
+        relative = os.path.relpath(directory, self.root)
+        if relative.startswith(os.pardir):
+            return _never
+        parts = [] if relative == os.curdir else relative.split(os.sep)
+        layers = []  # (what is between the .gitignore's directory and the name, its file patterns)
+        current = self.root
+        for depth in range(len(parts) + 1):
+            patterns = [p for p in self._patterns(current) if not p.directories_only]
+            if patterns:
+                layers.append(("".join(part + "/" for part in parts[depth:]), patterns))
+            if depth < len(parts):
+                current = os.path.join(current, parts[depth])
+        if not layers:
+            return _never
+
+        def ignored(name: str) -> bool:
+            if not parts and name.startswith(os.pardir):
+                return False  # as __call__ takes it: outside the repository
+            decision = False
+            for between, patterns in layers:
+                below = between + name
+                for pattern in patterns:
+                    if pattern.regex.match(below):
+                        decision = not pattern.negated
+            return decision
+
+        return ignored
 
     def __call__(self, path: str, is_dir: bool) -> bool:
         if self.root is None:

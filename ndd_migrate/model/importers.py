@@ -29,6 +29,7 @@ import re
 from dataclasses import replace
 
 from ndd_migrate.io.diagnostics import FileResult
+from ndd_migrate.io.files import real_path
 from ndd_migrate.io.policy import Policy
 from ndd_migrate.model.crossfile import (
     MAX_PASSES,
@@ -236,7 +237,7 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
     converting: dict[str, list[str]] = {}
     helpers: set[tuple[str, str]] = set()
     for result in results:
-        if result.error:
+        if result.error or not (result.pipelines or result.helpers):  # most files of a run define neither
             continue
         names = [name for name, converted in result.pipelines.items() if converted]
         names += [name for name, converted in result.helpers.items() if converted]
@@ -248,7 +249,8 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
     projects = _by_project(converting)
     if not projects:
         return {}, {}
-    in_run = {os.path.realpath(os.fspath(p)) for p in run_paths}
+    real_dirs: dict[str, str] = {}
+    in_run = {real_path(os.fspath(p), real_dirs) for p in run_paths}
     found: dict[str, str] = {}
     found_helpers: dict[str, str] = {}
     for root, defining in projects.items():
@@ -329,7 +331,8 @@ def _class_importers(results: list[FileResult], run_paths, sources: dict) -> dic
             defining[os.path.realpath(r.path)] = list(r.iterator_class_sources)
     if not defining:
         return {}
-    in_run = [os.path.realpath(os.fspath(p)) for p in run_paths]
+    real_dirs: dict[str, str] = {}
+    in_run = [real_path(os.fspath(p), real_dirs) for p in run_paths]
     outside = [f for root in _by_project(defining) for f in _project_files(root)]
     wanted = {module: path for path in defining for module in module_names(path)}
     found: dict[str, list[str]] = {}
@@ -427,7 +430,8 @@ def project_root(directory: str) -> str | None:
 
 
 def _project_files(root: str):
-    """The ``.py`` files under ``root`` (real paths), at most :data:`MAX_FILES`."""
+    """The ``.py`` files under ``root`` (real paths: ``root`` is one, and links to directories
+    are not followed, so only a link to a file needs resolving), at most :data:`MAX_FILES`."""
     seen = 0
     for directory, folders, files in os.walk(root):
         folders[:] = [f for f in folders if f not in SKIPPED and not f.startswith(".")]
@@ -436,7 +440,8 @@ def _project_files(root: str):
                 seen += 1
                 if seen > MAX_FILES:
                     return
-                yield os.path.realpath(os.path.join(directory, name))
+                path = os.path.join(directory, name)
+                yield os.path.realpath(path) if os.path.islink(path) else path
 
 
 def _imports(path: str, wanted: dict[str, str], converting: dict[str, list[str]]):
