@@ -154,7 +154,6 @@ it = {cls}({given}, ['x'], reader_name='R')
 @pytest.mark.parametrize(
     "plugin, cls, framework",
     [
-        ("jax", "DALIGenericIterator", "JAX"),
         ("mxnet", "DALIClassificationIterator", "MXNet"),
         ("paddle", "DALIGenericIterator", "PaddlePaddle"),
     ],
