@@ -77,7 +77,7 @@ RULE = Rule(
 
 # Removed only when the migration made them unused (used before, not after): `types` loses its
 # last use when NDD421 or NDD104 rewrite `types.Constant` or a `types` argument away; the PyTorch
-# or JAX iterator, its `LastBatchPolicy` and the plugin module (`pytorch.DALIGenericIterator`) theirs when
+# JAX or Paddle iterator, its `LastBatchPolicy` and the plugin module (`pytorch.DALIGenericIterator`) theirs when
 # NDD411 replaces the iterator, numpy its last when
 # NDD510 writes `ndd.float16` for `np.float16`, `DataNode` its last when NDD110 writes `ndd.Batch`.
 _REMOVABLE = (
@@ -91,8 +91,7 @@ _REMOVABLE = (
     names.DATA_NODE,
     *iterators.REWRITTEN,
     *iterators.LAST_BATCH_POLICIES,
-    iterators.TORCH_PLUGIN,
-    iterators.JAX_PLUGIN,
+    *iterators.PLUGINS,
     "numpy",
 )
 

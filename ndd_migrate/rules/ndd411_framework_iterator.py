@@ -137,12 +137,13 @@ RULE = Rule(
         "`DALIGenericIterator` and `DALIClassificationIterator` take the same arguments over the migrated "
         "pipeline (`reader_meta=pipe_meta` added with `reader_name`) and give the same batches, `len()`, "
         "`size` and epochs; an attribute they lack (`checkpoints()`) keeps the pipeline. Other iterators "
-        "with neither `reader_name` nor `size=` and `DALIRaggedIterator` are reported. JAX's "
-        "`DALIGenericIterator` over one pipeline always keeps DALI's interface: its import moves to the "
-        "support module's `DALIJaxGenericIterator` (under the name DALI's had), giving `{name: jax.Array}` "
-        "batches through DLPack, the call as written with `reader_meta=`; `sharding=`, `pmap_compatible=` "
-        "or several pipelines keep the pipeline. A pipeline given to the iterators of PaddlePaddle, MXNet "
-        "or TensorFlow is kept in "
+        "with neither `reader_name` nor `size=` and `DALIRaggedIterator` are reported. The iterators of "
+        "JAX and PaddlePaddle always keep DALI's interface: their import moves to the support module's "
+        "`DALIJaxGenericIterator`, `DALIPaddleGenericIterator` or `DALIPaddleClassificationIterator` "
+        "(under the name DALI's had), giving DALI's `{name: jax.Array}` or `[{name: DenseTensor}]` batches "
+        "through DLPack, the call as written with `reader_meta=`; JAX's `sharding=`, `pmap_compatible=` or "
+        "several pipelines, and a Paddle `output_map` that is not a list of names (LoD levels), keep the "
+        "pipeline. A pipeline given to the iterators of MXNet or TensorFlow is kept in "
         "pipeline mode with one finding (dynamic mode converts batches for PyTorch only): also through "
         "TensorFlow's `DALIIterator` op (`op = dali_tf.DALIIterator(); op(pipeline=pipe, ...)`), and "
         "through an iterator class chosen at run time (a parameter, `def run(Iterator): Iterator(pipes, ...)`, "
@@ -308,7 +309,7 @@ class Impl(RuleImpl):
         short = sub.node.name.value if sub is not None else dali.rsplit(".", 1)[-1]
         why = iterator_arguments.given_unfollowed(
             self.ctx.model, use, view, dali, short
-        ) or iterator_arguments.several_refused(use, dali, short)
+        ) or iterator_arguments.drop_in_refused(use, view, dali, short)
         if why:
             return why
         why = self._unsupported(view, dali, iterators.all_restart(use.pipeline), self._drop_in(call))
@@ -316,7 +317,7 @@ class Impl(RuleImpl):
             why = iterator_arguments.no_size_beside_source(use)
         if not why and sub is not None:  # the support module's iterator becomes its base
             why = self._subclass_blocker(call, sub)
-        elif not why and (dali in iterators.JAX_ITERATORS or self._loader_uses(call)):
+        elif not why and (dali in iterators.DROP_IN_ONLY or self._loader_uses(call)):
             why = self._drop_in_blocker(call)  # the drop-in keeps the iterator's interface
         if why:
             return f"`{short}(...)`: {why}"
@@ -445,7 +446,7 @@ class Impl(RuleImpl):
         if call not in self._drop_ins:
             self._drop_ins[call] = (
                 call in self.ctx.model.iterator_subclasses
-                or self.dali_name(call.func) in iterators.JAX_ITERATORS
+                or self.dali_name(call.func) in iterators.DROP_IN_ONLY
                 or self._given_in_call(call)
                 or self._loader_uses(call) is not None
             )
@@ -687,8 +688,8 @@ class Impl(RuleImpl):
 
 def _rewrites(dali: str | None, subclassed: bool) -> bool:
     """Does NDD411 rewrite the DALI iterator ``dali``, called directly or (``subclassed``) as the
-    base of a class? PyTorch's both ways, JAX's when called."""
-    return dali in iterators.TORCH_ITERATORS or (dali in iterators.JAX_ITERATORS and not subclassed)
+    base of a class? PyTorch's both ways, JAX's and PaddlePaddle's when called."""
+    return dali in iterators.TORCH_ITERATORS or (dali in iterators.DROP_IN_ONLY and not subclassed)
 
 
 def _next(name: cst.Name) -> cst.Call:

@@ -32,8 +32,14 @@ EPOCHS_MANY = "dali_iterator_epochs_many"
 SIZED_EPOCHS = "dali_iterator_sized_epochs"
 SOURCE_EPOCHS = "dali_iterator_source_epochs"
 PREFETCHING = "prefetching"
-#: DALI's PyTorch and JAX iterators over migrated pipelines (ndd_migrate.model.features.iterators.SUPPORT_CLASSES).
-ITERATORS = ("DALIGenericIterator", "DALIClassificationIterator", "DALIJaxGenericIterator")
+#: DALI's framework iterators over migrated pipelines (ndd_migrate.model.features.iterators.SUPPORT_CLASSES).
+ITERATORS = (
+    "DALIGenericIterator",
+    "DALIClassificationIterator",
+    "DALIJaxGenericIterator",
+    "DALIPaddleGenericIterator",
+    "DALIPaddleClassificationIterator",
+)
 TEMPLATE = Path(__file__).parent / "template" / FILE_NAME  # the module as written, less its header
 _DIGEST = "# ndd-migrate-sha256: "
 _HEADER = (

@@ -35,12 +35,20 @@ def unhandled(call: cst.Call, dali: str, given: set[str]) -> str | None:
     return None
 
 
-def several_refused(use, dali: str, short: str) -> str | None:
-    """Why JAX's iterator (named ``short``) cannot take the pipelines of ``use``, or None: the
-    support module's takes one (DALI's makes one array of several, over their devices)."""
+def drop_in_refused(use, call: cst.Call, dali: str, short: str) -> str | None:
+    """Why the support module's iterator for JAX or PaddlePaddle cannot stand in for ``call`` of
+    ``dali`` (named ``short``) over the pipelines of ``use``, or None: JAX's takes one pipeline
+    (DALI's makes one array of several, over their devices); PaddlePaddle's takes output names
+    without LoD levels (``(name, level)``), so the output map must be a list of strings."""
     several = use.kind == Kind.PIPELINES and not isinstance(use.node, cst.List)  # `pipes`
     if dali in iterators.JAX_ITERATORS and (several or len(iterators.listed(use.node)) > 1):
         return f"`{short}` over several pipelines: the support module's JAX iterator takes one"
+    names = output_map(call, dali) if dali in iterators.PADDLE_ITERATORS else None
+    if names is not None and not (
+        isinstance(names, (cst.List, cst.Tuple))
+        and all(isinstance(e, cst.Element) and isinstance(e.value, cst.SimpleString) for e in names.elements)
+    ):
+        return f"`{short}`'s `output_map` is not a list of names: a LoD level (`(name, level)`) is not ported"
     return None
 
 

@@ -26,22 +26,28 @@ TORCH_ITERATORS = {
     "nvidia.dali.plugin.pytorch.DALIGenericIterator": None,  # output_map given by the caller
     "nvidia.dali.plugin.pytorch.DALIClassificationIterator": ("data", "label"),
 }
-# Rewritten (NDD411) into the support module's class of the same interface only: JAX's iterator,
-# whose batches that class converts through DLPack (the generators of epochs give PyTorch tensors).
+# Rewritten (NDD411) into the support module's class of the same interface only: the iterators of
+# JAX and PaddlePaddle, whose batches those classes convert through DLPack (the generators of epochs
+# give PyTorch tensors).
 JAX_ITERATORS = {
     "nvidia.dali.plugin.jax.DALIGenericIterator": None,
     "nvidia.dali.plugin.jax.iterator.DALIGenericIterator": None,
 }
+PADDLE_ITERATORS = {
+    "nvidia.dali.plugin.paddle.DALIGenericIterator": None,
+    "nvidia.dali.plugin.paddle.DALIClassificationIterator": ("data", "label"),
+}
+DROP_IN_ONLY = {**JAX_ITERATORS, **PADDLE_ITERATORS}
 # Every iterator NDD411 rewrites → its fixed output map (None: given by the caller).
-REWRITTEN = {**TORCH_ITERATORS, **JAX_ITERATORS}
+REWRITTEN = {**TORCH_ITERATORS, **DROP_IN_ONLY}
 # The support module's class (ndd_support.py) standing in for each.
 SUPPORT_CLASSES = {
     **{dali: dali.rsplit(".", 1)[-1] for dali in TORCH_ITERATORS},
     **dict.fromkeys(JAX_ITERATORS, "DALIJaxGenericIterator"),
+    **{dali: "DALIPaddle" + dali.rsplit(".DALI", 1)[-1] for dali in PADDLE_ITERATORS},
 }
 # The modules they are in, imported as such (`from nvidia.dali.plugin import pytorch`).
-TORCH_PLUGIN = "nvidia.dali.plugin.pytorch"
-JAX_PLUGIN = "nvidia.dali.plugin.jax"
+PLUGINS = ("nvidia.dali.plugin.pytorch", "nvidia.dali.plugin.jax", "nvidia.dali.plugin.paddle")
 # The enum their `last_batch_policy` takes, under the names it is imported by.
 LAST_BATCH_POLICIES = ("nvidia.dali.plugin.pytorch.LastBatchPolicy", "nvidia.dali.plugin.base_iterator.LastBatchPolicy")
 # Reported (NDD411): iterators of other frameworks, which hand out their own tensor types (those of
@@ -88,6 +94,8 @@ _JAX = ("output_map", "size", "reader_name", "auto_reset", "last_batch_padded", 
 PARAMETERS = {
     "nvidia.dali.plugin.pytorch.DALIGenericIterator": ("output_map", "size", "reader_name", "auto_reset", *_LATER),
     "nvidia.dali.plugin.pytorch.DALIClassificationIterator": ("size", "reader_name", "auto_reset", *_LATER),
+    "nvidia.dali.plugin.paddle.DALIGenericIterator": ("output_map", "size", "reader_name", "auto_reset", *_LATER),
+    "nvidia.dali.plugin.paddle.DALIClassificationIterator": ("size", "reader_name", "auto_reset", *_LATER),
     **dict.fromkeys(JAX_ITERATORS, (*_JAX, "prepare_first_batch", "sharding", "pmap_compatible")),
 }
 
@@ -507,8 +515,8 @@ def iterator_base(node: cst.ClassDef, dali_name, local: dict[str, str]) -> str |
 
 
 def framework_uses(resolver, returns, calls) -> list[tuple]:
-    """The pipelines given to an iterator of another framework (MXNet, PaddlePaddle, TensorFlow;
-    JAX's is NDD411's, REWRITTEN), as uses that keep them in pipeline mode (``(call, code, expression, (message,
+    """The pipelines given to an iterator of another framework (MXNet, TensorFlow; those of JAX and
+    PaddlePaddle are NDD411's, REWRITTEN), as uses that keep them in pipeline mode (``(call, code, expression, (message,
     hint))``, see :mod:`ndd_migrate.model.features.manual_uses`): dynamic mode converts its batches for PyTorch
     only (``.torch()``), and has no iterator for these frameworks. Also found:
 

@@ -13,13 +13,14 @@ that ndd-migrate migrated import them from here, so each is written once, in one
 * ``DALIGenericIterator`` and ``DALIClassificationIterator``: DALI's PyTorch iterators
   over migrated pipelines, for code that keeps an iterator, wraps it or derives from it
   (``len()``, ``size``, ``reset()``, ``auto_reset`` mean what they meant);
-  ``DALIJaxGenericIterator``, JAX's ``DALIGenericIterator``.
+  ``DALIJaxGenericIterator``, JAX's ``DALIGenericIterator``;
+  ``DALIPaddleGenericIterator`` and ``DALIPaddleClassificationIterator``, Paddle's.
 * ``prefetching``: a migrated pipeline computes its next batch while the program uses
   the last one, as pipeline mode's ``prefetch_queue_depth`` did.
 
 Only the standard library is imported (a batch's ``.torch()`` needs PyTorch, as the
-DALI iterator did; a JAX batch, JAX; a source's ``SampleInfo``, DALI): the program
-runs without ndd-migrate installed.
+DALI iterator did; a JAX or Paddle batch, JAX or Paddle; a source's ``SampleInfo``,
+DALI): the program runs without ndd-migrate installed.
 """
 
 import atexit
@@ -41,6 +42,8 @@ __all__ = [
     "DALIGenericIterator",
     "DALIClassificationIterator",
     "DALIJaxGenericIterator",
+    "DALIPaddleGenericIterator",
+    "DALIPaddleClassificationIterator",
     "prefetching",
 ]
 
@@ -637,7 +640,10 @@ class _FrameworkIterator:
                 ]
                 if any(keep < self.batch_size for keep in left):
                     data = [
-                        {name: tensor[0:keep] for name, tensor in batch.items()}
+                        {
+                            name: self._cut(tensor, keep)
+                            for name, tensor in batch.items()
+                        }
                         for batch, keep in zip(data, left)
                     ]
         elif (
@@ -648,12 +654,16 @@ class _FrameworkIterator:
             diff = self._num_gpus * self.batch_size - (self._counter - self._size)
             data = data[0 : math.ceil(diff / self.batch_size)]
             keep = diff % self.batch_size or self.batch_size
-            data[-1] = {name: tensor[0:keep] for name, tensor in data[-1].items()}
+            data[-1] = {name: self._cut(t, keep) for name, t in data[-1].items()}
         return self._given(data)
 
     def _given(self, data):
         """What ``next()`` gives: one dict of tensors per pipeline."""
         return data
+
+    def _cut(self, tensor, keep):
+        """The first ``keep`` samples of a converted output (PARTIAL)."""
+        return tensor[0:keep]
 
     def next(self):
         self._ever_consumed = True
@@ -801,6 +811,51 @@ class DALIJaxGenericIterator(_FrameworkIterator):
 
     def _given(self, data):
         return data[0]
+
+
+class DALIPaddleGenericIterator(_FrameworkIterator):
+    """DALI's PaddlePaddle ``DALIGenericIterator`` (``nvidia.dali.plugin.paddle``)
+    over migrated pipelines: the same arguments, batches (``[{name: DenseTensor}]``,
+    one dict per pipeline, through DLPack as DALI made them), epochs, ``len()``,
+    ``size``, ``reset()`` and ``auto_reset``. An ``output_map`` item giving a LoD
+    level (``(name, level)``) is not ported: refused."""
+
+    def __init__(self, pipelines, output_map, *args, **kwargs):
+        if not all(isinstance(name, str) for name in output_map):
+            raise NotImplementedError(
+                "the migrated Paddle iterator takes output names without LoD levels"
+            )
+        super().__init__(pipelines, output_map, *args, **kwargs)
+
+    def _tensor(self, out):
+        import nvidia.dali.experimental.dynamic as ndd
+        import paddle  # the program has Paddle, as it had for DALI's iterator
+
+        tensor = ndd.as_tensor(out)
+        device = tensor.device
+        stream = None
+        if device.device_type == "gpu":  # Paddle's stream, as DALI gave it
+            stream = paddle.device.cuda.current_stream(device.device_id).cuda_stream
+        converted = paddle.framework.core.from_dlpack(tensor.__dlpack__(stream=stream))
+        converted.set_recursive_sequence_lengths([])
+        return converted
+
+    def _cut(self, tensor, keep):
+        """DALI's ``lod_tensor_clip``: a copy in host memory."""
+        import numpy as np
+        import paddle
+
+        clipped = paddle.framework.core.LoDTensor()
+        clipped.set(np.array(tensor)[0:keep], paddle.CPUPlace())
+        return clipped
+
+
+class DALIPaddleClassificationIterator(DALIPaddleGenericIterator):
+    """DALI's PaddlePaddle ``DALIClassificationIterator``: outputs ``data`` and
+    ``label``."""
+
+    def __init__(self, pipelines, *args, **kwargs):
+        super().__init__(pipelines, ["data", "label"], *args, **kwargs)
 
 
 def _auto_reset(value):
