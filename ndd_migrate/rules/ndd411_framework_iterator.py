@@ -167,7 +167,8 @@ RULE = Rule(
     fix_safety=FixSafety.UNSAFE,
     fix=(
         "Same batches per epoch as the DALI iterator, tensors from `.torch()` without a `.cpu()` round "
-        "trip (checked against DALI for FILL, PARTIAL and DROP, with and without sharding). The loop "
+        "trip (checked against DALI for FILL, PARTIAL and DROP, with and without sharding); JAX's and "
+        "PaddlePaddle's arrays through DLPack (checked against their DALI iterators on the CPU). The loop "
         "must run each epoch to its end before taking the next one."
     ),
     examples=(
