@@ -154,9 +154,7 @@ it = {cls}({given}, ['x'], reader_name='R')
 @pytest.mark.parametrize(
     "plugin, cls, framework",
     [
-        ("jax", "DALIGenericIterator", "JAX"),
         ("mxnet", "DALIClassificationIterator", "MXNet"),
-        ("paddle", "DALIGenericIterator", "PaddlePaddle"),
     ],
 )
 @pytest.mark.parametrize(
@@ -176,7 +174,7 @@ def test_other_framework_iterators_keep_their_pipeline(plugin, cls, framework, p
 
 
 def test_a_pipeline_class_with_len_given_to_paddle_is_kept_with_one_finding():
-    """`__len__` alone would block the class (NDD401); the Paddle iterator is why it stays."""
+    """The Paddle iterator converts (tests/test_paddle_iterator.py): `__len__` is why it stays (NDD401)."""
     text = (
         "from nvidia.dali import ops\n"
         "from nvidia.dali.pipeline import Pipeline\n"
@@ -196,7 +194,7 @@ def test_a_pipeline_class_with_len_given_to_paddle_is_kept_with_one_finding():
     )
     out, result = migrate_text(text)
     found = [d for d in result.diagnostics if d.needs_human]
-    assert [d.code for d in found] == ["NDD411"] and "PaddlePaddle's `DALIClassificationIterator`" in found[0].message
+    assert [d.code for d in found] == ["NDD401"] and "`__len__`" in found[0].message
     assert "class Train(Pipeline)" in out and out.count("TODO(ndd-migrate)") == 1
 
 

@@ -263,13 +263,13 @@ def test_flattened_lines_point_at_the_original_classes():
     assert original[flat.original_line(new.index("class A(Pipeline):") + 1) - 1] == "class A(Base):"
 
 
-def test_a_pipeline_class_chosen_by_a_variable_for_paddle_is_kept():
-    """``pipe_class = Train`` or ``= Check``, ``pipe = pipe_class(...)`` given to PaddlePaddle's
+def test_a_pipeline_class_chosen_by_a_variable_for_mxnet_is_kept():
+    """``pipe_class = Train`` or ``= Check``, ``pipe = pipe_class(...)`` given to MXNet's
     iterator: each class it may be stays in pipeline mode, said by NDD411 (not "used other than by
     calling it")."""
     source = (
         "from nvidia.dali import ops\nfrom nvidia.dali.pipeline import Pipeline\n"
-        "from nvidia.dali.plugin.paddle import DALIGenericIterator\n\n\n"
+        "from nvidia.dali.plugin.mxnet import DALIGenericIterator\n\n\n"
         "class Train(Pipeline):\n    def __init__(self, root):\n        super().__init__(2, 1, None)\n"
         "        self.files = ops.readers.File(file_root=root)\n\n    def define_graph(self):\n"
         "        jpegs, labels = self.files(name='Reader')\n        return jpegs, labels\n\n\n"
@@ -278,7 +278,7 @@ def test_a_pipeline_class_chosen_by_a_variable_for_paddle_is_kept():
     )
     out, diagnostics = migrate(source)
     human = [d for d in diagnostics if d.needs_human]
-    assert [d.code for d in human] == ["NDD411"] and "PaddlePaddle" in human[0].message, human
+    assert [d.code for d in human] == ["NDD411"] and "MXNet" in human[0].message, human
     assert "kept in pipeline mode" in human[0].message
 
 

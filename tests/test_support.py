@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ndd_migrate import support
+from ndd_migrate.model.features import iterators
 from tests.conftest import HAS_DALI
 
 LOADER = """\
@@ -63,6 +64,7 @@ def test_every_function_the_rules_call_is_in_the_module():
         support.CONSTANT,
     }
     assert called | set(support.ITERATORS) == set(support.names())
+    assert set(iterators.SUPPORT_CLASSES.values()) == set(support.ITERATORS)  # NDD411's drop-ins
 
 
 def test_location_is_the_top_level_package_else_beside_the_module(tmp_path):

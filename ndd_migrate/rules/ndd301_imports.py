@@ -77,7 +77,7 @@ RULE = Rule(
 
 # Removed only when the migration made them unused (used before, not after): `types` loses its
 # last use when NDD421 or NDD104 rewrite `types.Constant` or a `types` argument away; the PyTorch
-# iterator, its `LastBatchPolicy` and the plugin module (`pytorch.DALIGenericIterator`) theirs when
+# JAX or Paddle iterator, its `LastBatchPolicy` and the plugin module (`pytorch.DALIGenericIterator`) theirs when
 # NDD411 replaces the iterator, numpy its last when
 # NDD510 writes `ndd.float16` for `np.float16`, `DataNode` its last when NDD110 writes `ndd.Batch`.
 _REMOVABLE = (
@@ -89,9 +89,9 @@ _REMOVABLE = (
     names.DALI,
     names.TYPES,
     names.DATA_NODE,
-    *iterators.TORCH_ITERATORS,
+    *iterators.REWRITTEN,
     *iterators.LAST_BATCH_POLICIES,
-    iterators.TORCH_PLUGIN,
+    *iterators.PLUGINS,
     "numpy",
 )
 
@@ -236,7 +236,7 @@ class Impl(RuleImpl):
             alias
             for alias, target, name in targets
             if not (_removable(imp, alias, target) and name in before and name not in after)
-            and not (target in iterators.TORCH_ITERATORS and name in moved)
+            and not (target in iterators.REWRITTEN and name in moved)
         ]
         if len(keep) == len(targets):
             return stmt, is_dali
@@ -394,7 +394,7 @@ def _without_moved(moved: dict[str, str]):
         targets = _import_targets(imp) if isinstance(imp, cst.ImportFrom) else None
         if not targets:
             return stmt
-        keep = [a for a, target, name in targets if not (target in iterators.TORCH_ITERATORS and name in moved)]
+        keep = [a for a, target, name in targets if not (target in iterators.REWRITTEN and name in moved)]
         if len(keep) == len(targets):
             return stmt
         if not keep:

@@ -137,8 +137,13 @@ RULE = Rule(
         "`DALIGenericIterator` and `DALIClassificationIterator` take the same arguments over the migrated "
         "pipeline (`reader_meta=pipe_meta` added with `reader_name`) and give the same batches, `len()`, "
         "`size` and epochs; an attribute they lack (`checkpoints()`) keeps the pipeline. Other iterators "
-        "with neither `reader_name` nor `size=` and `DALIRaggedIterator` are reported; "
-        "a pipeline given to the iterators of JAX, PaddlePaddle, MXNet or TensorFlow is kept in "
+        "with neither `reader_name` nor `size=` and `DALIRaggedIterator` are reported. The iterators of "
+        "JAX and PaddlePaddle always keep DALI's interface: their import moves to the support module's "
+        "`DALIJaxGenericIterator`, `DALIPaddleGenericIterator` or `DALIPaddleClassificationIterator` "
+        "(under the name DALI's had), giving DALI's `{name: jax.Array}` or `[{name: DenseTensor}]` batches "
+        "through DLPack, the call as written with `reader_meta=`; JAX's `sharding=`, `pmap_compatible=` or "
+        "several pipelines, and a Paddle `output_map` that is not a list of names (LoD levels), keep the "
+        "pipeline. A pipeline given to the iterators of MXNet or TensorFlow is kept in "
         "pipeline mode with one finding (dynamic mode converts batches for PyTorch only): also through "
         "TensorFlow's `DALIIterator` op (`op = dali_tf.DALIIterator(); op(pipeline=pipe, ...)`), and "
         "through an iterator class chosen at run time (a parameter, `def run(Iterator): Iterator(pipes, ...)`, "
@@ -162,7 +167,8 @@ RULE = Rule(
     fix_safety=FixSafety.UNSAFE,
     fix=(
         "Same batches per epoch as the DALI iterator, tensors from `.torch()` without a `.cpu()` round "
-        "trip (checked against DALI for FILL, PARTIAL and DROP, with and without sharding). The loop "
+        "trip (checked against DALI for FILL, PARTIAL and DROP, with and without sharding); JAX's and "
+        "PaddlePaddle's arrays through DLPack (checked against their DALI iterators on the CPU). The loop "
         "must run each epoch to its end before taking the next one."
     ),
     examples=(
@@ -297,12 +303,14 @@ class Impl(RuleImpl):
         sub = self.ctx.model.iterator_subclasses.get(call)
         if sub is not None and view is None:
             return f"`{sub.node.name.value}(...)`: its arguments cannot be bound to the parameters of its `__init__`"
-        if dali in iterators.OTHER_ITERATORS:
-            return f"`{dali.rsplit('.', 1)[-1]}` of `{dali.rsplit('.', 2)[-2]}` has no dynamic-mode form"
-        if dali not in iterators.TORCH_ITERATORS:
+        if not _rewrites(dali, sub is not None):
+            if dali in iterators.OTHER_ITERATORS:
+                return f"`{dali.rsplit('.', 1)[-1]}` of `{dali.rsplit('.', 2)[-2]}` has no dynamic-mode form"
             return None
         short = sub.node.name.value if sub is not None else dali.rsplit(".", 1)[-1]
-        why = iterator_arguments.given_unfollowed(self.ctx.model, use, view, dali, short)
+        why = iterator_arguments.given_unfollowed(
+            self.ctx.model, use, view, dali, short
+        ) or iterator_arguments.drop_in_refused(use, view, dali, short)
         if why:
             return why
         why = self._unsupported(view, dali, iterators.all_restart(use.pipeline), self._drop_in(call))
@@ -310,8 +318,8 @@ class Impl(RuleImpl):
             why = iterator_arguments.no_size_beside_source(use)
         if not why and sub is not None:  # the support module's iterator becomes its base
             why = self._subclass_blocker(call, sub)
-        elif not why and self._loader_uses(call):  # the drop-in keeps the iterator's interface
-            why = self._drop_in_blocker(call)
+        elif not why and (dali in iterators.DROP_IN_ONLY or self._loader_uses(call)):
+            why = self._drop_in_blocker(call)  # the drop-in keeps the iterator's interface
         if why:
             return f"`{short}(...)`: {why}"
         return self.ctx.applies(self.code, call) or None
@@ -354,7 +362,7 @@ class Impl(RuleImpl):
                         return f"the iterator `{name}`: {why}"
                     continue
                 if isinstance(parent, cst.Attribute) and parent.value is access.node:
-                    if parent.attr.value == "reset" and _is_statement_call(parents, parent):
+                    if parent.attr.value == "reset" and cstutil.is_statement_call(parents, parent):
                         continue
                     return f"the iterator `{name}`: `.{parent.attr.value}` has no counterpart on the epoch generator"
                 return f"the iterator `{name}` is used in a `{type(parent).__name__}`"
@@ -439,6 +447,7 @@ class Impl(RuleImpl):
         if call not in self._drop_ins:
             self._drop_ins[call] = (
                 call in self.ctx.model.iterator_subclasses
+                or self.dali_name(call.func) in iterators.DROP_IN_ONLY
                 or self._given_in_call(call)
                 or self._loader_uses(call) is not None
             )
@@ -490,7 +499,7 @@ class Impl(RuleImpl):
     def _with_drop_in(self, original: cst.Call, updated: cst.Call, dali: str, pipe) -> cst.Call:
         """``DALIClassificationIterator(pipe, reader_name=..., ...)`` of the support module, each
         argument as written, with ``reader_meta=`` the migrated readers' metadata."""
-        cls = dali.rsplit(".", 1)[-1]
+        cls = iterators.SUPPORT_CLASSES[dali]
         if original in self.ctx.model.iterator_subclasses:
             return self._subclass_call(original, updated, dali, pipe)
         self.ctx.report(
@@ -565,15 +574,15 @@ class Impl(RuleImpl):
             return items[0], iterators.meta_of(items[0]), False
         if isinstance(pipe, cst.Name):
             return pipe, cst.Name(iterators.meta_name(pipe.value)), True
-        streams = cst.List(_commas([cst.Element(i) for i in items]))
-        return streams, cst.List(_commas([cst.Element(iterators.meta_of(i)) for i in items])), True
+        streams = cst.List(cstutil.commas([cst.Element(i) for i in items]))
+        return streams, cst.List(cstutil.commas([cst.Element(iterators.meta_of(i)) for i in items])), True
 
     def _rewritten(self, original: cst.Call):
         """``(dali name, pipeline expression, pipeline)`` of a DALI iterator call this rule rewrites,
         else None. The plan converted the pipeline only if this rule claimed the iterator
         (``claims``); an iterator over a pipeline that stays in pipeline mode keeps working as it is."""
         dali, call = self._iterator_of(original)
-        if dali not in iterators.TORCH_ITERATORS:
+        if not _rewrites(dali, original in self.ctx.model.iterator_subclasses):
             return None
         pipe = iterators.epoch_aware(call, dali)
         pipeline = self.ctx.converted_kind(pipe, Kind.PIPELINE, Kind.PIPELINES) if pipe is not None else None
@@ -621,7 +630,7 @@ class Impl(RuleImpl):
             or iterator_arguments.unhandled(call, dali, given)
             or (
                 "no `output_map`"
-                if iterators.TORCH_ITERATORS[dali] is None and iterator_arguments.output_map(call, dali) is None
+                if iterators.REWRITTEN[dali] is None and iterator_arguments.output_map(call, dali) is None
                 else None
             )
             or iterator_arguments.padding_unsupported(call, given)
@@ -678,21 +687,10 @@ class Impl(RuleImpl):
         return updated
 
 
-def _is_statement_call(parents: dict, attribute: cst.Attribute) -> bool:
-    """Is ``attribute`` called with no arguments as a statement of its own (``loader.reset()``)?"""
-    call = parents.get(attribute)
-    return (
-        isinstance(call, cst.Call)
-        and call.func is attribute
-        and not call.args
-        and isinstance(parents.get(call), cst.Expr)
-    )
-
-
-def _commas(nodes: list) -> list:
-    """``nodes`` (list elements) separated by ``, ``."""
-    sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    return [n.with_changes(comma=sep) for n in nodes[:-1]] + nodes[-1:]
+def _rewrites(dali: str | None, subclassed: bool) -> bool:
+    """Does NDD411 rewrite the DALI iterator ``dali``, called directly or (``subclassed``) as the
+    base of a class? PyTorch's both ways, JAX's and PaddlePaddle's when called."""
+    return dali in iterators.TORCH_ITERATORS or (dali in iterators.DROP_IN_ONLY and not subclassed)
 
 
 def _next(name: cst.Name) -> cst.Call:

@@ -33,8 +33,14 @@ SIZED_EPOCHS = "dali_iterator_sized_epochs"
 SOURCE_EPOCHS = "dali_iterator_source_epochs"
 PREFETCHING = "prefetching"
 CONSTANT = "dali_constant"
-#: DALI's PyTorch iterators over migrated pipelines, by the name of the DALI class each replaces.
-ITERATORS = ("DALIGenericIterator", "DALIClassificationIterator")
+#: DALI's framework iterators over migrated pipelines (ndd_migrate.model.features.iterators.SUPPORT_CLASSES).
+ITERATORS = (
+    "DALIGenericIterator",
+    "DALIClassificationIterator",
+    "DALIJaxGenericIterator",
+    "DALIPaddleGenericIterator",
+    "DALIPaddleClassificationIterator",
+)
 TEMPLATE = Path(__file__).parent / "template" / FILE_NAME  # the module as written, less its header
 _DIGEST = "# ndd-migrate-sha256: "
 _HEADER = (

@@ -280,6 +280,23 @@ def rename_kwarg(call: cst.Call, old: str, new: str) -> cst.Call:
     )
 
 
+def commas(nodes: list) -> list:
+    """``nodes`` (list elements, arguments) separated by ``, ``."""
+    sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return [n.with_changes(comma=sep) for n in nodes[:-1]] + nodes[-1:]
+
+
+def is_statement_call(parents: dict, attribute: cst.Attribute) -> bool:
+    """Is ``attribute`` called with no arguments as a statement of its own (``loader.reset()``)?"""
+    call = parents.get(attribute)
+    return (
+        isinstance(call, cst.Call)
+        and call.func is attribute
+        and not call.args
+        and isinstance(parents.get(call), cst.Expr)
+    )
+
+
 def string_value(expr: cst.BaseExpression) -> str | None:
     if isinstance(expr, cst.SimpleString):
         value = expr.evaluated_value

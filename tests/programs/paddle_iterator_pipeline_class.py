@@ -1,7 +1,8 @@
-# expect: blocked NDD411
+# expect: blocked NDD401
 # data: jpeg
 """A `Pipeline` subclass that also defines `__len__`, given to PaddlePaddle's iterator with
-`size=len(pipe)`: dynamic mode has no Paddle iterator, so the class is kept in pipeline mode."""
+`size=len(pipe)`: the iterator would convert (the support module's Paddle iterator), but `__len__`
+has no counterpart in a generator function, so the class is kept in pipeline mode."""
 
 import sys
 

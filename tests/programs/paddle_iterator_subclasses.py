@@ -1,8 +1,9 @@
-# expect: blocked NDD411
+# expect: blocked NDD008
 # data: jpeg
 """A `Pipeline` base class and two subclasses, one chosen by a flag (`pipe_class = Train` or
-`= Check`), whose pipeline feeds PaddlePaddle's iterator: dynamic mode has no Paddle iterator, so
-the family stays in pipeline mode, with one NDD411 at the base naming the subclass."""
+`= Check`), whose pipeline feeds PaddlePaddle's iterator: the iterator would convert (the support
+module's Paddle iterator), but a class held in a variable is not followed, so the family stays in
+pipeline mode, with one NDD008 at the base naming the subclass."""
 
 import sys
 

@@ -1,9 +1,11 @@
-"""Where the support module's ``DALIGenericIterator`` and ``DALIClassificationIterator`` can stand in
-for DALI's: the iterator's reads in the module, and DALI's class read only by calls.
+"""Where the support module's ``DALIGenericIterator``, ``DALIClassificationIterator`` and
+``DALIJaxGenericIterator`` can stand in for DALI's: the iterator's reads in the module, and DALI's
+class read only by calls.
 
-A DALI iterator whose uses a generator of epochs cannot take (returned, kept by a wrapper,
-``len()``, ``.size``) keeps DALI's interface through the support module's class of the same name
-(ndd_migrate/support/template/ndd_support.py); an attribute that class lacks keeps the pipeline."""
+A DALI PyTorch iterator whose uses a generator of epochs cannot take (returned, kept by a wrapper,
+``len()``, ``.size``), and JAX's iterator always, keep DALI's interface through the support
+module's class (ndd_migrate/support/template/ndd_support.py); an attribute that class lacks keeps
+the pipeline."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ndd_migrate.model.features.iterators import TORCH_ITERATORS
+from ndd_migrate.model.features.iterators import REWRITTEN, SUPPORT_CLASSES
 
 #: What the support module's iterators offer of DALI's, beyond iterating them.
 ATTRIBUTES = frozenset(
@@ -45,7 +47,7 @@ def _class_as_value(model, dali_name: Callable) -> str | None:
     a read that is not a call, a base, an annotation or the import itself."""
     parents = model.parents
     for node, parent in parents.items():
-        if not isinstance(node, (cst.Name, cst.Attribute)) or dali_name(node) not in TORCH_ITERATORS:
+        if not isinstance(node, (cst.Name, cst.Attribute)) or dali_name(node) not in REWRITTEN:
             continue
         if isinstance(parent, cst.Attribute) and parent.value is node:
             continue  # `DALIGenericIterator.__init__`: an attribute of the class
@@ -109,7 +111,7 @@ def moved_imports(model, scope_of: Callable, dali_name: Callable, converts_as: C
     reads: dict[str, cst.Name] = {}  # a name of DALI's iterator class → one read of it
     for call in model.parents:
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and class_reads(scope_of, call.func):
-            if dali_name(call.func) in TORCH_ITERATORS:
+            if dali_name(call.func) in REWRITTEN:
                 by_name.setdefault(call.func.value, []).append(call)
                 reads[call.func.value] = call.func
     for sub in rebased:
@@ -120,7 +122,7 @@ def moved_imports(model, scope_of: Callable, dali_name: Callable, converts_as: C
         found = [converts_as(c) for c in by_name.get(name, [])]
         used = "drop-in" in found or any(sub.base_name == name for sub in rebased)
         if None not in found and used and _read_only_by(model.parents, scope_of, read, bases):
-            moved[name] = dali_name(read).rsplit(".", 1)[-1]
+            moved[name] = SUPPORT_CLASSES[dali_name(read)]
     return moved
 
 

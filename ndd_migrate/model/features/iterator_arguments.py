@@ -1,4 +1,4 @@
-"""Which arguments of a DALI PyTorch iterator call NDD411 carries over to the migrated loader, and
+"""Which arguments of a DALI iterator call NDD411 carries over to the migrated loader, and
 why the others cannot be (DALI refuses them, or they are not read from the code)."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.model.features import iterators
+from ndd_migrate.model.types import Kind
 from ndd_migrate.syntax import cstutil
 
 # Iterator arguments that change nothing in the batches of one pipeline with `reader_name`
@@ -29,8 +30,25 @@ def unhandled(call: cst.Call, dali: str, given: set[str]) -> str | None:
     pipelines and, where the iterator has no fixed output map, the output map."""
     positional = sum(a.keyword is None for a in call.args)
     extra = given - IGNORED
-    if extra or positional > (1 if iterators.TORCH_ITERATORS[dali] else 2):
+    if extra or positional > (1 if iterators.REWRITTEN[dali] else 2):
         return f"arguments {sorted(extra) or 'given by position'} are not handled"
+    return None
+
+
+def drop_in_refused(use, call: cst.Call, dali: str, short: str) -> str | None:
+    """Why the support module's iterator for JAX or PaddlePaddle cannot stand in for ``call`` of
+    ``dali`` (named ``short``) over the pipelines of ``use``, or None: JAX's takes one pipeline
+    (DALI's makes one array of several, over their devices); PaddlePaddle's takes output names
+    without LoD levels (``(name, level)``), so the output map must be a list of strings."""
+    several = use.kind == Kind.PIPELINES and not isinstance(use.node, cst.List)  # `pipes`
+    if dali in iterators.JAX_ITERATORS and (several or len(iterators.listed(use.node)) > 1):
+        return f"`{short}` over several pipelines: the support module's JAX iterator takes one"
+    names = output_map(call, dali) if dali in iterators.PADDLE_ITERATORS else None
+    if names is not None and not (
+        isinstance(names, (cst.List, cst.Tuple))
+        and all(isinstance(e, cst.Element) and isinstance(e.value, cst.SimpleString) for e in names.elements)
+    ):
+        return f"`{short}`'s `output_map` is not a list of names: a LoD level (`(name, level)`) is not ported"
     return None
 
 
@@ -98,7 +116,7 @@ def no_size_beside_source(use) -> str:
 
 def output_map(call: cst.Call, dali: str) -> cst.BaseExpression | None:
     """The output map of the iterator ``call``: the classification iterator's, or the one given."""
-    fixed = iterators.TORCH_ITERATORS[dali]
+    fixed = iterators.REWRITTEN[dali]
     if fixed is not None:
         return cst.List(
             [

@@ -464,18 +464,13 @@ def with_metadata(pipe, streams, metas, several: bool) -> cst.BaseExpression:
     ``several``: the pipelines and their metadata as NDD411 reads them."""
     if isinstance(pipe, cst.Name) and several:  # a list bound to a name
         return cst.Call(
-            cst.Name("list"), [cst.Arg(cst.Call(cst.Name("zip"), _commas([cst.Arg(metas), cst.Arg(streams)])))]
+            cst.Name("list"), [cst.Arg(cst.Call(cst.Name("zip"), cstutil.commas([cst.Arg(metas), cst.Arg(streams)])))]
         )
     if several or isinstance(pipe, cst.List):
         pairs = [_pair(iterators.meta_of(item), item) for item in iterators.listed(pipe)]
-        return cst.List(_commas([cst.Element(p) for p in pairs]))
+        return cst.List(cstutil.commas([cst.Element(p) for p in pairs]))
     return _pair(metas, streams)
 
 
 def _pair(meta: cst.BaseExpression, pipe: cst.BaseExpression) -> cst.Tuple:
-    return cst.Tuple(_commas([cst.Element(meta), cst.Element(pipe)]))
-
-
-def _commas(nodes: list) -> list:
-    sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    return [n.with_changes(comma=sep) for n in nodes[:-1]] + nodes[-1:]
+    return cst.Tuple(cstutil.commas([cst.Element(meta), cst.Element(pipe)]))

@@ -26,11 +26,32 @@ TORCH_ITERATORS = {
     "nvidia.dali.plugin.pytorch.DALIGenericIterator": None,  # output_map given by the caller
     "nvidia.dali.plugin.pytorch.DALIClassificationIterator": ("data", "label"),
 }
-# The module they are in, imported as such (`from nvidia.dali.plugin import pytorch`).
-TORCH_PLUGIN = "nvidia.dali.plugin.pytorch"
+# Rewritten (NDD411) into the support module's class of the same interface only: the iterators of
+# JAX and PaddlePaddle, whose batches those classes convert through DLPack (the generators of epochs
+# give PyTorch tensors).
+JAX_ITERATORS = {
+    "nvidia.dali.plugin.jax.DALIGenericIterator": None,
+    "nvidia.dali.plugin.jax.iterator.DALIGenericIterator": None,
+}
+PADDLE_ITERATORS = {
+    "nvidia.dali.plugin.paddle.DALIGenericIterator": None,
+    "nvidia.dali.plugin.paddle.DALIClassificationIterator": ("data", "label"),
+}
+DROP_IN_ONLY = {**JAX_ITERATORS, **PADDLE_ITERATORS}
+# Every iterator NDD411 rewrites → its fixed output map (None: given by the caller).
+REWRITTEN = {**TORCH_ITERATORS, **DROP_IN_ONLY}
+# The support module's class (ndd_support.py) standing in for each.
+SUPPORT_CLASSES = {
+    **{dali: dali.rsplit(".", 1)[-1] for dali in TORCH_ITERATORS},
+    **dict.fromkeys(JAX_ITERATORS, "DALIJaxGenericIterator"),
+    **{dali: "DALIPaddle" + dali.rsplit(".DALI", 1)[-1] for dali in PADDLE_ITERATORS},
+}
+# The modules they are in, imported as such (`from nvidia.dali.plugin import pytorch`).
+PLUGINS = ("nvidia.dali.plugin.pytorch", "nvidia.dali.plugin.jax", "nvidia.dali.plugin.paddle")
 # The enum their `last_batch_policy` takes, under the names it is imported by.
 LAST_BATCH_POLICIES = ("nvidia.dali.plugin.pytorch.LastBatchPolicy", "nvidia.dali.plugin.base_iterator.LastBatchPolicy")
-# Reported (NDD411): iterators of other frameworks, which hand out their own tensor types.
+# Reported (NDD411): iterators of other frameworks, which hand out their own tensor types (those of
+# REWRITTEN too, as bases of a class and as classes chosen at run time).
 OTHER_ITERATORS = {
     f"nvidia.dali.plugin.{fw}.{cls}"
     for fw, classes in {
@@ -67,20 +88,24 @@ def followed_attribute(model, expr: cst.BaseExpression):
     return found if found is not None and found.meta_free else None
 
 
-#: The parameters after ``pipelines`` of the PyTorch iterators, in order (DALI 2.4's signatures).
-PARAMETERS = {
-    "nvidia.dali.plugin.pytorch.DALIGenericIterator": ("output_map", "size", "reader_name", "auto_reset"),
-    "nvidia.dali.plugin.pytorch.DALIClassificationIterator": ("size", "reader_name", "auto_reset"),
-}
 _LATER = ("fill_last_batch", "dynamic_shape", "last_batch_padded", "last_batch_policy", "prepare_first_batch")
+_JAX = ("output_map", "size", "reader_name", "auto_reset", "last_batch_padded", "last_batch_policy")
+#: The parameters after ``pipelines`` of the iterators NDD411 rewrites, in order (DALI 2.4's signatures).
+PARAMETERS = {
+    "nvidia.dali.plugin.pytorch.DALIGenericIterator": ("output_map", "size", "reader_name", "auto_reset", *_LATER),
+    "nvidia.dali.plugin.pytorch.DALIClassificationIterator": ("size", "reader_name", "auto_reset", *_LATER),
+    "nvidia.dali.plugin.paddle.DALIGenericIterator": ("output_map", "size", "reader_name", "auto_reset", *_LATER),
+    "nvidia.dali.plugin.paddle.DALIClassificationIterator": ("size", "reader_name", "auto_reset", *_LATER),
+    **dict.fromkeys(JAX_ITERATORS, (*_JAX, "prepare_first_batch", "sharding", "pmap_compatible")),
+}
 
 
 def keyworded(call: cst.Call, dali: str | None) -> cst.Call:
-    """``call`` of a PyTorch iterator with the arguments given by position after the pipelines
-    given by name (``DALIClassificationIterator(pipe, pipe.epoch_size("Reader"))`` gives ``size=``),
-    for reading them; the output map stays where it is. ``reader_name=None``, DALI's default, is
-    left out: it names no reader. The values are the call's own nodes."""
-    names = (*PARAMETERS[dali], *_LATER) if dali in PARAMETERS else ()
+    """``call`` of an iterator NDD411 rewrites with the arguments given by position after the
+    pipelines given by name (``DALIClassificationIterator(pipe, pipe.epoch_size("Reader"))`` gives
+    ``size=``), for reading them; the output map stays where it is. ``reader_name=None``, DALI's
+    default, is left out: it names no reader. The values are the call's own nodes."""
+    names = PARAMETERS.get(dali, ())
     out = list(call.args[:1])
     for index, arg in enumerate(call.args[1:]):
         name = names[index] if index < len(names) else None
@@ -98,7 +123,7 @@ def keyworded(call: cst.Call, dali: str | None) -> cst.Call:
 def epoch_aware(call: cst.Call, dali: str | None) -> cst.BaseExpression | None:
     """The pipeline expression of an iterator call that may get the epoch-aware shape: its first
     argument, or ``pipelines=`` (a pipeline, or a list of them)."""
-    if dali not in TORCH_ITERATORS or not call.args:
+    if dali not in REWRITTEN or not call.args:
         return None
     if call.args[0].keyword is None and not call.args[0].star:
         return call.args[0].value
@@ -486,7 +511,7 @@ def iterator_base(node: cst.ClassDef, dali_name, local: dict[str, str]) -> str |
     ``dali_name(expr)`` resolves an expression to its DALI name (any import alias)."""
     for base in node.bases:
         found = dali_name(base.value)
-        if found in TORCH_ITERATORS or found in OTHER_ITERATORS:
+        if found in REWRITTEN or found in OTHER_ITERATORS:
             return found
         if isinstance(base.value, cst.Name) and base.value.value in local:
             return local[base.value.value]
@@ -494,8 +519,8 @@ def iterator_base(node: cst.ClassDef, dali_name, local: dict[str, str]) -> str |
 
 
 def framework_uses(resolver, returns, calls) -> list[tuple]:
-    """The pipelines given to an iterator of another framework (MXNet, PaddlePaddle, JAX,
-    TensorFlow), as uses that keep them in pipeline mode (``(call, code, expression, (message,
+    """The pipelines given to an iterator of another framework (MXNet, TensorFlow; those of JAX and
+    PaddlePaddle are NDD411's, REWRITTEN), as uses that keep them in pipeline mode (``(call, code, expression, (message,
     hint))``, see :mod:`ndd_migrate.model.features.manual_uses`): dynamic mode converts its batches for PyTorch
     only (``.torch()``), and has no iterator for these frameworks. Also found:
 
@@ -536,7 +561,7 @@ def _fed_framework(resolver, call: cst.Call, ops: set, chosen: set[str]) -> tupl
     of another framework (see :func:`framework_uses`: the iterator, TensorFlow's op, or a class
     chosen at run time among ``chosen``), else None."""
     dali = names.dali_name(resolver, call.func)
-    framework = FRAMEWORKS.get(dali.split(".")[3]) if dali in OTHER_ITERATORS else None
+    framework = FRAMEWORKS.get(dali.split(".")[3]) if dali in OTHER_ITERATORS and dali not in REWRITTEN else None
     if framework is not None and call.args:
         short = dali.rsplit(".", 1)[-1]
         given = call.args[0].value if call.args[0].keyword is None and not call.args[0].star else None
@@ -639,5 +664,5 @@ def _handed_out(resolver, returns) -> set[str]:
     are the module's ``return`` statements, as the analysis met them), when one of them is another
     framework's (a module that picks its iterator class at run time)."""
     found = {names.dali_name(resolver, node.value) for node in returns if node.value is not None}
-    found = {dali for dali in found if dali in OTHER_ITERATORS or dali in TORCH_ITERATORS}
+    found = {dali for dali in found if dali in OTHER_ITERATORS or dali in REWRITTEN}
     return found if found & OTHER_ITERATORS else set()

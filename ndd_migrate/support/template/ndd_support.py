@@ -12,15 +12,17 @@ that ndd-migrate migrated import them from here, so each is written once, in one
   batches per epoch under every ``last_batch_policy``, shard and padding setting.
 * ``DALIGenericIterator`` and ``DALIClassificationIterator``: DALI's PyTorch iterators
   over migrated pipelines, for code that keeps an iterator, wraps it or derives from it
-  (``len()``, ``size``, ``reset()``, ``auto_reset`` mean what they meant).
+  (``len()``, ``size``, ``reset()``, ``auto_reset`` mean what they meant);
+  ``DALIJaxGenericIterator``, JAX's ``DALIGenericIterator``;
+  ``DALIPaddleGenericIterator`` and ``DALIPaddleClassificationIterator``, Paddle's.
 * ``prefetching``: a migrated pipeline computes its next batch while the program uses
   the last one, as pipeline mode's ``prefetch_queue_depth`` did.
 * ``dali_constant``: the data of a graph constant (``types.Constant(value,
   dtype=...)``) that a ``Pipeline`` subclass made in ``__init__``, as a numpy array.
 
 Only the standard library is imported (a batch's ``.torch()`` needs PyTorch, as the
-DALI iterator did; a source's ``SampleInfo``, DALI): the program runs without
-ndd-migrate installed.
+DALI iterator did; a JAX or Paddle batch, JAX or Paddle; a source's ``SampleInfo``,
+DALI): the program runs without ndd-migrate installed.
 """
 
 import atexit
@@ -41,6 +43,9 @@ __all__ = [
     "dali_iterator_source_epochs",
     "DALIGenericIterator",
     "DALIClassificationIterator",
+    "DALIJaxGenericIterator",
+    "DALIPaddleGenericIterator",
+    "DALIPaddleClassificationIterator",
     "prefetching",
     "dali_constant",
 ]
@@ -486,11 +491,11 @@ class _EpochFeed:
             yield batch
 
 
-class DALIGenericIterator:
-    """DALI's PyTorch ``DALIGenericIterator`` over migrated pipelines: the same
-    arguments, batches (``[{name: torch tensor}]``, one dict per pipeline), epochs,
-    ``len()``, ``size``, ``reset()`` and ``auto_reset``. Ported from DALI 2.4's
-    ``plugin/base_iterator.py`` and ``plugin/pytorch``, without checkpoints.
+class _FrameworkIterator:
+    """What DALI's framework iterators share (``plugin/base_iterator.py``) over migrated
+    pipelines: the arguments, epochs, ``len()``, ``size``, ``reset()`` and
+    ``auto_reset``. Each framework's class converts an output (``_tensor``) and shapes
+    what ``next()`` gives (``_given``), as its DALI plugin did.
 
     A pipeline is what a migrated pipeline function gives: an iterator of batches
     (one tuple of ``ndd.Batch`` per ``next()``), a function giving one epoch's
@@ -544,7 +549,7 @@ class DALIGenericIterator:
         if prepare_first_batch:
             try:
                 # The base's own, as DALI takes it: a subclass sees it later.
-                self._first_batch = DALIGenericIterator.__next__(self)
+                self._first_batch = _FrameworkIterator.__next__(self)
             except StopIteration:
                 raise RuntimeError(
                     "It seems that there is no data in the pipeline."
@@ -647,7 +652,7 @@ class DALIGenericIterator:
             return batch
         outputs = self._get_outputs()
         data = [
-            {name: out.torch() for name, out in zip(self.output_map, batch)}
+            {name: self._tensor(out) for name, out in zip(self.output_map, batch)}
             for batch in outputs
         ]
         self._advance_and_check_drop_last()
@@ -659,8 +664,11 @@ class DALIGenericIterator:
                     for shard in self._shards_id
                 ]
                 if any(keep < self.batch_size for keep in left):
-                    return [
-                        {name: tensor[0:keep] for name, tensor in batch.items()}
+                    data = [
+                        {
+                            name: self._cut(tensor, keep)
+                            for name, tensor in batch.items()
+                        }
                         for batch, keep in zip(data, left)
                     ]
         elif (
@@ -671,8 +679,16 @@ class DALIGenericIterator:
             diff = self._num_gpus * self.batch_size - (self._counter - self._size)
             data = data[0 : math.ceil(diff / self.batch_size)]
             keep = diff % self.batch_size or self.batch_size
-            data[-1] = {name: tensor[0:keep] for name, tensor in data[-1].items()}
+            data[-1] = {name: self._cut(t, keep) for name, t in data[-1].items()}
+        return self._given(data)
+
+    def _given(self, data):
+        """What ``next()`` gives: one dict of tensors per pipeline."""
         return data
+
+    def _cut(self, tensor, keep):
+        """The first ``keep`` samples of a converted output (PARTIAL)."""
+        return tensor[0:keep]
 
     def next(self):
         self._ever_consumed = True
@@ -746,9 +762,122 @@ class DALIGenericIterator:
         return self.size // step
 
 
+class DALIGenericIterator(_FrameworkIterator):
+    """DALI's PyTorch ``DALIGenericIterator`` over migrated pipelines: the same
+    arguments, batches (``[{name: torch tensor}]``, one dict per pipeline), epochs,
+    ``len()``, ``size``, ``reset()`` and ``auto_reset``. Ported from DALI 2.4's
+    ``plugin/base_iterator.py`` and ``plugin/pytorch``, without checkpoints."""
+
+    def _tensor(self, out):
+        return out.torch()
+
+
 class DALIClassificationIterator(DALIGenericIterator):
     """DALI's ``DALIClassificationIterator``: a ``DALIGenericIterator`` whose outputs
     are ``data`` and ``label`` (its other arguments in the same order)."""
+
+    def __init__(self, pipelines, *args, **kwargs):
+        super().__init__(pipelines, ["data", "label"], *args, **kwargs)
+
+
+class DALIJaxGenericIterator(_FrameworkIterator):
+    """DALI's JAX ``DALIGenericIterator`` (``nvidia.dali.plugin.jax``) over one
+    migrated pipeline: the same arguments, ``{name: jax.Array}`` per batch (through
+    DLPack, on the device of the pipeline's outputs), epochs, ``len()``, ``size``,
+    ``reset()`` and ``auto_reset``. PARTIAL is refused, as DALI does. ``sharding``,
+    ``pmap_compatible`` and several pipelines (one array over several devices) are
+    not ported: refused."""
+
+    def __init__(
+        self,
+        pipelines,
+        output_map,
+        size=-1,
+        reader_name=None,
+        auto_reset=False,
+        last_batch_padded=False,
+        last_batch_policy="FILL",
+        prepare_first_batch=True,
+        sharding=None,
+        pmap_compatible=None,
+        *,
+        reader_meta=None,
+    ):
+        if len(set(output_map)) != len(output_map):  # DALI checks it first
+            raise AssertionError("output_map names should be distinct")
+        several = isinstance(pipelines, (list, tuple)) and not _Stream.is_pair(
+            pipelines
+        )
+        if sharding is not None or pmap_compatible or (several and len(pipelines) > 1):
+            raise NotImplementedError(
+                "the migrated JAX iterator takes one pipeline, without `sharding` "
+                "or `pmap_compatible`"
+            )
+        assert _policy_name(last_batch_policy) != "PARTIAL", (
+            "JAX iterator does not support partial last batch policy."
+        )
+        super().__init__(
+            pipelines,
+            output_map,
+            size,
+            reader_name,
+            auto_reset,
+            last_batch_padded=last_batch_padded,
+            last_batch_policy=last_batch_policy,
+            prepare_first_batch=prepare_first_batch,
+            reader_meta=reader_meta,
+        )
+
+    def _tensor(self, out):
+        import jax.dlpack  # the program has JAX, as it had for DALI's iterator
+        import nvidia.dali.experimental.dynamic as ndd
+
+        return jax.dlpack.from_dlpack(ndd.as_tensor(out))
+
+    def _given(self, data):
+        return data[0]
+
+
+class DALIPaddleGenericIterator(_FrameworkIterator):
+    """DALI's PaddlePaddle ``DALIGenericIterator`` (``nvidia.dali.plugin.paddle``)
+    over migrated pipelines: the same arguments, batches (``[{name: DenseTensor}]``,
+    one dict per pipeline, through DLPack as DALI made them), epochs, ``len()``,
+    ``size``, ``reset()`` and ``auto_reset``. An ``output_map`` item giving a LoD
+    level (``(name, level)``) is not ported: refused."""
+
+    def __init__(self, pipelines, output_map, *args, **kwargs):
+        if not all(isinstance(name, str) for name in output_map):
+            raise NotImplementedError(
+                "the migrated Paddle iterator takes output names without LoD levels"
+            )
+        super().__init__(pipelines, output_map, *args, **kwargs)
+
+    def _tensor(self, out):
+        import nvidia.dali.experimental.dynamic as ndd
+        import paddle  # the program has Paddle, as it had for DALI's iterator
+
+        tensor = ndd.as_tensor(out)
+        device = tensor.device
+        stream = None
+        if device.device_type == "gpu":  # Paddle's stream, as DALI gave it
+            stream = paddle.device.cuda.current_stream(device.device_id).cuda_stream
+        converted = paddle.framework.core.from_dlpack(tensor.__dlpack__(stream=stream))
+        converted.set_recursive_sequence_lengths([])
+        return converted
+
+    def _cut(self, tensor, keep):
+        """DALI's ``lod_tensor_clip``: a copy in host memory."""
+        import numpy as np
+        import paddle
+
+        clipped = paddle.framework.core.LoDTensor()
+        clipped.set(np.array(tensor)[0:keep], paddle.CPUPlace())
+        return clipped
+
+
+class DALIPaddleClassificationIterator(DALIPaddleGenericIterator):
+    """DALI's PaddlePaddle ``DALIClassificationIterator``: outputs ``data`` and
+    ``label``."""
 
     def __init__(self, pipelines, *args, **kwargs):
         super().__init__(pipelines, ["data", "label"], *args, **kwargs)
