@@ -209,7 +209,7 @@ def own_work(tree: Path, dali_files: list[Path]) -> dict:
 
     start = time.perf_counter()
     found = discovery.discover([tree])
-    read = {str(p): p.read_bytes() for p in found}  # the run keeps the bytes for the cross-file pass
+    read = {str(p): Path(p).read_bytes() for p in found}  # the run keeps the bytes for the cross-file pass
     kept = [p for p in found if files.mentions_dali(read[str(p)])]
     prefilter = time.perf_counter() - start
     # The runner's look at every file's imports of the project's own modules (crossfile.py).

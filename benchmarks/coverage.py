@@ -48,7 +48,7 @@ def measure(root: Path, count: str = "concrete") -> dict:
     with tempfile.TemporaryDirectory() as scratch:
         copy = Path(scratch) / root.name
         shutil.copytree(root, copy)
-        paths = [str(p) for p in discover([str(copy)]) if p.suffix == ".py"]
+        paths = [str(p) for p in discover([str(copy)]) if str(p).endswith(".py")]
         sources = {path: Path(path).read_text(encoding="utf-8", errors="replace") for path in paths}
         summary = runner.run(paths, Policy.migrate())
     failed = 0

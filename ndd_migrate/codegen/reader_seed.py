@@ -234,15 +234,18 @@ def _first_input(expr: cst.BaseExpression, bound: dict, info_of):
     if operands is not None:  # an arithmetic operator: its inputs are its operands but numbers
         inputs = [operand for operand in operands if not _number(operand)]
         return _first_input(inputs[0], bound, info_of) if inputs else None
-    if not isinstance(expr, cst.Call):
-        return None
-    func = expr.func
-    if isinstance(func, cst.Attribute) and func.attr.value in ("gpu", "cpu") and not expr.args:
+    return _call_first_input(expr, bound, info_of) if isinstance(expr, cst.Call) else None
+
+
+def _call_first_input(call: cst.Call, bound: dict, info_of):
+    """:func:`_first_input` of a call: ``x.gpu()`` is no operator; an operator's first input."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("gpu", "cpu") and not call.args:
         return _first_input(func.value, bound, info_of)
-    info = info_of(expr)
+    info = info_of(call)
     if info is None or info.reader:
         return None
-    positional = [a for a in expr.args if a.keyword is None]
+    positional = [a for a in call.args if a.keyword is None]
     if not positional:
         return _OTHER  # an operator without inputs is added before anything it feeds
     if positional[0].star:

@@ -234,16 +234,7 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
     project file outside the run imports by name (:attr:`Policy.kept_pipelines`), and for each
     graph helper it converts that one imports (:attr:`Policy.kept_helpers`: the importer's
     pipelines, which the run does not migrate, run it in their graphs)."""
-    converting: dict[str, list[str]] = {}
-    helpers: set[tuple[str, str]] = set()
-    for result in results:
-        if result.error or not (result.pipelines or result.helpers):  # most files of a run define neither
-            continue
-        names = [name for name, converted in result.pipelines.items() if converted]
-        names += [name for name, converted in result.helpers.items() if converted]
-        helpers |= {(os.path.realpath(result.path), name) for name, converted in result.helpers.items() if converted}
-        if names:
-            converting[os.path.realpath(result.path)] = names
+    converting, helpers = _converting(results)
     if not converting:
         return {}, {}
     projects = _by_project(converting)
@@ -265,6 +256,22 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
                     f"{_shown(candidate)} imports it, and this run does not migrate that file (give both to one run)",
                 )
     return found, found_helpers
+
+
+def _converting(results: list[FileResult]) -> tuple[dict[str, list[str]], set[tuple[str, str]]]:
+    """The top-level pipelines and graph helpers the results convert, by the real path of their
+    file; and the helpers among them as ``(real path, name)``."""
+    converting: dict[str, list[str]] = {}
+    helpers: set[tuple[str, str]] = set()
+    for result in results:
+        if result.error or not (result.pipelines or result.helpers):  # most files of a run define neither
+            continue
+        names = [name for name, converted in result.pipelines.items() if converted]
+        names += [name for name, converted in result.helpers.items() if converted]
+        helpers |= {(os.path.realpath(result.path), name) for name, converted in result.helpers.items() if converted}
+        if names:
+            converting[os.path.realpath(result.path)] = names
+    return converting, helpers
 
 
 def settle_iterator_classes(results: list[FileResult], policy: Policy, process, read, run_paths, lines=None) -> Policy:

@@ -40,6 +40,6 @@ loader = DALIGenericIterator(pipe, ["spec", "label"], reader_name="Reader", last
 for epoch in range(3):
     for step, batch in enumerate(loader):
         spec = batch[0]["spec"]
-        print(epoch, step, tuple(spec.shape), int((spec == 0).sum()), round(float(spec.sum()), 2),
+        print(epoch, step, tuple(spec.shape), int((spec == 0).sum()), round(float(spec.double().sum()), 2),
               batch[0]["label"].flatten().tolist())
     loader.reset()
