@@ -1648,3 +1648,20 @@ def test_a_graph_constant_made_in_init_is_left_for_a_human():
     )
     found = todos(out)
     assert len(found) == 1 and "`types.Constant(...)` made in `__init__` (a graph constant" in found[0], found
+
+
+def test_a_random_op_seeded_from_self_draws_from_an_rng_seeded_from_the_local():
+    """``fn.random.coin_flip(seed=self.kwargs["seed"])`` in ``define_graph``: the generator's RNG
+    for that op is created in its prologue, where ``self`` is gone and the attribute is a local."""
+    source = legacy(
+        "super().__init__(batch_size, num_threads, device_id)\nself.kwargs = kwargs\n"
+        "self.input = ops.readers.File(file_root='d')",
+        "jpegs, labels = self.input()\n"
+        "flip = fn.random.coin_flip(probability=0.5, seed=self.kwargs['seed'])\n"
+        "return jpegs, labels, flip",
+        signature="batch_size, num_threads, device_id, **kwargs",
+    )
+    out, _ = migrate(source)
+    assert "coin_flip_rng = ndd.random.RNG(seed=kwargs['seed'])" in out
+    assert "self" not in out.split("def P(", 1)[1]
+    compile(out, "migrated.py", "exec")

@@ -411,7 +411,8 @@ class Impl(RuleImpl):
             )
         for call, name in self.ctx.model.plan.op_rngs.items():
             if call in pipeline.random_calls:
-                out.append(shape.assign(name, self._rng(cstutil.kwarg(call, "seed").value)))
+                seed = legacy.localize(cstutil.kwarg(call, "seed").value, pipeline)  # `self.seed` → `seed`
+                out.append(shape.assign(name, self._rng(seed)))
         return out, created
 
     def _settings(self, pipeline: legacy.LegacyPipeline) -> list:
