@@ -25,7 +25,7 @@ import libcst as cst
 from ndd_migrate.model import constructs
 from ndd_migrate.model.types import Problem
 from ndd_migrate.model.values import build_time
-from ndd_migrate.syntax import cstutil, pyparse
+from ndd_migrate.syntax import cstutil, pyparse, tree
 
 THIRD = "more than two reader calls: decide how their epochs line up"
 
@@ -174,7 +174,7 @@ def consumer_reader_names(module: cst.Module) -> frozenset[str] | None:
     argument of ``.epoch_size("X")`` and ``.reader_meta("X")``; None when one of them is not a
     string literal (or ``epoch_size()``/``reader_meta()`` asks for every reader)."""
     found: set[str] = set()
-    for call in _Calls.of(module):
+    for call in (node for node in tree.walk(module) if isinstance(node, cst.Call)):
         given = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "reader_name"]
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("epoch_size", "reader_meta"):
             given.append(call.args[0].value if call.args else cst.Name("None"))
@@ -186,22 +186,6 @@ def consumer_reader_names(module: cst.Module) -> frozenset[str] | None:
                 return None
             found.add(literal)
     return frozenset(found)
-
-
-class _Calls(cst.CSTVisitor):
-    """Every call of a tree."""
-
-    def __init__(self) -> None:
-        self.calls: list[cst.Call] = []
-
-    @classmethod
-    def of(cls, tree: cst.CSTNode) -> list[cst.Call]:
-        visitor = cls()
-        tree.visit(visitor)
-        return visitor.calls
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
 
 
 def _fixed_seed(call: cst.Call) -> bool:
