@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.dali import pipeline_args
 from ndd_migrate.dali.tables import op_info
 from ndd_migrate.syntax import cstutil, names
 
@@ -299,13 +298,6 @@ def seed_value(first: bool, op_seed: cst.Name) -> cst.BaseExpression:
     if first:
         return seeded(cst.Name("seed"), op_seed)
     return cst.Name("seed")
-
-
-def legacy_seed(pipeline) -> cst.BaseExpression | None:
-    """The ``seed=`` a ``Pipeline`` subclass gives ``super().__init__``, unless it is pipeline mode's
-    "not set" (``None``, ``-1``)."""
-    seed = pipeline.settings.get("seed")
-    return None if seed is None or pipeline_args.unset(seed) else seed
 
 
 def seeded(seed: cst.BaseExpression, op_seed: cst.Name) -> cst.Call:

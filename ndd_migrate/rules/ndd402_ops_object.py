@@ -335,7 +335,7 @@ class Impl(RuleImpl):
         pipeline's seed, and the changed order is reported at the reader
         (ndd_migrate.codegen.reader_seed). A ``seed=`` that is not a literal is kept, and what it
         keeps only where it holds an int >= 0 is said at the reader."""
-        seed = reader_seed.legacy_seed(pipeline)
+        seed = pipeline.seed()
         seed = legacy.localize(seed, pipeline) if seed is not None else None
         if reader_seed.shuffles_with_open_seed(call):  # said where the user reads
             self.ctx.report(self.code, original, reader_seed.OPEN_SEED_ORDER, fixed=True)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ndd_migrate.dali import pipeline_args
 from ndd_migrate.dali.tables import OpInfo
 from ndd_migrate.model.types import PipelineFunction
 from ndd_migrate.syntax.cstutil import SkipsTrivia
@@ -157,6 +158,12 @@ class LegacyPipeline(PipelineFunction):
 
     def given(self, name: str) -> bool:
         return name in self.settings
+
+    def seed(self) -> cst.BaseExpression | None:
+        """The ``seed=`` given to ``super().__init__``, unless it is pipeline mode's "not set"
+        (``None``, ``-1``)."""
+        seed = self.settings.get("seed")
+        return None if seed is None or pipeline_args.unset(seed) else seed
 
     def local_of(self, attr: str) -> str:
         """The local name ``self.<attr>`` (one of ``data_attrs``) becomes."""

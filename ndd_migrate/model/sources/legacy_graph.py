@@ -9,7 +9,6 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
-from ndd_migrate.dali import pipeline_args
 from ndd_migrate.dali.tables import has_expression_form, op_info
 from ndd_migrate.model import constructs
 from ndd_migrate.model.features import python_operators, twin_readers
@@ -356,7 +355,11 @@ class GraphReader(MethodReader):
                 why = f"one name holds all {count} outputs of a reader, a list in pipeline mode: unpack them"
             elif why is None:
                 why = twin_readers.stream_mismatch(
-                    _with_ctor(first, calls[0]), _with_ctor(op, call), list(call.args), bound, _seeded(pipeline)
+                    _with_ctor(first, calls[0]),
+                    _with_ctor(op, call),
+                    list(call.args),
+                    bound,
+                    pipeline.seed() is not None,
                 )
             if why is not None:
                 self.problem(call, why)
@@ -541,12 +544,6 @@ def _reader_name(op: OpObject, call: cst.Call) -> str | None:
     arg = cstutil.kwarg(call, "name") or cstutil.kwarg(op.ctor, "name")
     value = cstutil.literal_value(arg.value) if arg is not None else None
     return value if isinstance(value, str) else None
-
-
-def _seeded(pipeline: LegacyPipeline) -> bool:
-    """Is the pipeline given a seed (not pipeline mode's "not set", ``None`` or ``-1``)?"""
-    seed = pipeline.settings.get("seed")
-    return seed is not None and not pipeline_args.unset(seed)
 
 
 def _with_ctor(op: OpObject, call: cst.Call) -> cst.Call:
