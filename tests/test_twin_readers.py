@@ -371,3 +371,26 @@ def test_legacy_pre_1_0_reader_name():
     out, _ = migrate(reader_object("file_root='d'").replace("ops.readers.File(", "ops.FileReader("))
     assert todos(out) == []
     assert "    reader = ndd.readers.File(file_root='d')\n    reader_2 = ndd.readers.File(file_root='d')\n" in out
+
+
+@pytest.mark.parametrize(
+    "code, named",
+    [
+        ("it = DALIGenericIterator(pipe, ['x'], reader_name='R')", {"R"}),
+        ("it = DALIGenericIterator(pipe, ['x'], -1, 'Y')", {"Y"}),  # by position
+        ("it = DALIGenericIterator(pipe, ['x'], reader_name=None, size=8)", set()),  # DALI's default
+        ("n = pipe.epoch_size('Y')", {"Y"}),
+        ("n = pipe.epoch_size()", None),  # every reader
+        ("it = DALIGenericIterator(pipe, ['x'], reader_name=name)", None),
+        ("it = DALIGenericIterator(pipe, ['x'], -1, name)", None),
+    ],
+)
+def test_the_reader_names_a_module_hands_to_its_consumers(code, named):
+    """The names the epoch-aware shape of readers of their own is checked against: the first
+    reader must be the only one named."""
+    import libcst as cst
+
+    from ndd_migrate.model.features import twin_readers
+
+    found = twin_readers.consumer_reader_names(cst.parse_module(code + "\n"))
+    assert found == (None if named is None else frozenset(named))

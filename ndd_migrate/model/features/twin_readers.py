@@ -170,22 +170,36 @@ def _epochs_follow_first(pipeline, named: frozenset[str] | None) -> bool:
 
 
 def consumer_reader_names(module: cst.Module) -> frozenset[str] | None:
-    """Every reader name the module hands to a consumer: ``reader_name="X"`` of any call, the
-    argument of ``.epoch_size("X")`` and ``.reader_meta("X")``; None when one of them is not a
-    string literal (or ``epoch_size()``/``reader_meta()`` asks for every reader)."""
+    """Every reader name the module may hand to a consumer: ``reader_name="X"`` of any call, the
+    argument of ``.epoch_size("X")`` and ``.reader_meta("X")``, and, since an iterator takes
+    ``reader_name`` by position too, every string literal given by position to any call. None when
+    one of them is not known: ``reader_name=`` not a string literal (``None``, DALI's default,
+    names no reader), ``epoch_size()``/``reader_meta()`` asking for every reader, or an argument
+    past the output map of a call of an ``...Iterator`` that is not a literal."""
     found: set[str] = set()
     for call in (node for node in tree.walk(module) if isinstance(node, cst.Call)):
-        given = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "reader_name"]
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("epoch_size", "reader_meta"):
-            given.append(call.args[0].value if call.args else cst.Name("None"))
-        for value in given:
-            literal = cstutil.literal_value(value)
-            if literal is None and isinstance(value, cst.Name):
-                continue  # `reader_name=None`, DALI's default: no reader named
-            if not isinstance(literal, str):
+            if not call.args:
                 return None
-            found.add(literal)
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        if _iterator_call(call) and any(cstutil.literal_value(v) is cstutil.NOT_LITERAL for v in positional[2:]):
+            return None
+        named = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "reader_name"]
+        for value in named:
+            literal = cstutil.literal_value(value)
+            if literal is not None and not isinstance(literal, str):
+                return None
+        for value in [*named, *positional]:
+            literal = cstutil.literal_value(value)
+            if isinstance(literal, str):
+                found.add(literal)
     return frozenset(found)
+
+
+def _iterator_call(call: cst.Call) -> bool:
+    """A call of something named ``...Iterator`` (DALI's framework iterators, a class deriving from one)."""
+    func = call.func.attr if isinstance(call.func, cst.Attribute) else call.func
+    return isinstance(func, cst.Name) and func.value.endswith("Iterator")
 
 
 def _fixed_seed(call: cst.Call) -> bool:
