@@ -81,3 +81,9 @@ def test_a_line_the_original_holds_both_aligned_and_not_is_left_as_it_is():
 
 def test_code_that_does_not_tokenize_is_returned_as_it_is():
     assert realign("x = (\n", "x = fn.op(a,\n          b)\n") == "x = (\n"
+
+
+def test_windows_newlines_are_kept_and_lines_aligned():
+    original = "x = fn.op(a,\r\n          b)\r\n"
+    rewritten = "x = ndd.op(a,\r\n          b)\r\n"
+    assert realign(rewritten, original) == "x = ndd.op(a,\r\n           b)\r\n"
