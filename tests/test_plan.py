@@ -191,6 +191,17 @@ def test_an_attribute_set_once_in_init_and_used_in_methods_is_followed():
     assert "(x,) = next(self.pipe)" in out and "next(self.pipe)[0].tensors[0]" in out
 
 
+def test_an_attribute_set_once_in_another_method_is_followed():
+    """Lightning's `setup()` stores the pipeline; `__init__` does not: one store is one value."""
+    source = PIPE + LOADER.format(more="", outside="loader.setup('/e')\nprint(loader.first())\n").replace(
+        "    def __init__(self, root):\n        self.pipe = p(root)\n        self.pipe.build()\n",
+        "    def setup(self, root):\n        self.pipe = p(root)\n        self.pipe.build()\n",
+    ).replace("loader = Loader('/d')", "loader = Loader()")
+    out, result = migrate_text(source)
+    assert [d for d in result.diagnostics if d.needs_human] == [], [d.message for d in result.diagnostics]
+    assert "def setup(self, root):\n        self.pipe = p(root)\n" in out and "(x,) = next(self.pipe)" in out
+
+
 @pytest.mark.parametrize(
     "more, outside",
     [
@@ -209,7 +220,7 @@ def test_an_attribute_not_surely_one_value_blocks(more, outside):
     out, result = migrate_text(source)
     human = [d for d in result.diagnostics if d.needs_human]
     assert [d.code for d in human] == ["NDD008"], [d.message for d in human]
-    assert "stored in an attribute" in human[0].message and "set `self.pipe` once in `__init__`" in human[0].hint
+    assert "stored in an attribute" in human[0].message and "set `self.pipe` once, by one method," in human[0].hint
     assert TODO.sub("", out) == source
 
 

@@ -34,6 +34,7 @@ from ndd_migrate.plan.uses import (
     ITERATED,
     LEN,
     METHOD,
+    NONE_TEST,
     OTHER,
     OWN_CONTEXTS,
     PASSED,
@@ -250,6 +251,7 @@ class _Walk:
             or self._looped_over(node, kind, pipeline, parent, use)
             or self._contained(node, parent, use)
             or self._chosen(node, parent, use)
+            or self._none_test(node, parent, use)
             or self._left(parent, use)
         )
 
@@ -348,6 +350,17 @@ class _Walk:
             derived = chosen_kind(self.model, parent, self.analyzer.scope_of, self.analyzer.qualnames)
             if derived is not None:
                 return use(CHOSEN, gives=derived), (parent, derived)
+        return None
+
+    @staticmethod
+    def _none_test(node, parent, use) -> tuple | None:
+        """``value is None`` or ``value is not None``."""
+        if not (isinstance(parent, cst.Comparison) and parent.left is node and len(parent.comparisons) == 1):
+            return None
+        target = parent.comparisons[0]
+        none = isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
+        if isinstance(target.operator, (cst.Is, cst.IsNot)) and none:
+            return use(NONE_TEST), None
         return None
 
     @staticmethod

@@ -50,6 +50,7 @@ CALLED = "called"  # name(...) of a name holding a pipeline function: detail = w
 READ_BACK = "read back"  # a display of pipeline functions iterated, each one bound to a followed name; a key of it looking its value up
 SHARED_HELPER = "shared helper"  # the pipeline's graph calls a helper another pipeline's graph keeps: detail = its name
 KEPT_HELPER = "kept helper"  # ... a helper another module keeps in pipeline mode (library_helpers): detail = its name
+NONE_TEST = "none test"  # value is None, value is not None
 OTHER = "other"  # anything else: detail = the enclosing node's type
 
 #: The ``detail`` of an item of a list of pipelines that each create an ``EvalContext`` (a
@@ -122,7 +123,10 @@ SHOWN = frozenset({"print", "repr"})
 def neutral(use: Use) -> bool:
     """Does ``use`` keep its meaning without a rewrite? (A tuple of outputs indexed by a number
     gives an output: the index keeps its meaning, and the output is followed on; likewise a list
-    of pipelines.) ``print(x)``, ``repr(x)`` and ``del x`` do for any value."""
+    of pipelines.) ``print(x)``, ``repr(x)``, ``del x`` and ``x is None`` do for any value: the
+    migrated value is never None where the original was not."""
+    if use.context == NONE_TEST:
+        return True
     if use.kind is None or use.kind is Kind.FUNCTIONS or use.kind is Kind.FUNCTION:
         return _neutral_for_functions(use)
     if (use.context == ARGUMENT and use.detail in SHOWN) or (use.context == OTHER and use.detail == "Del"):

@@ -86,7 +86,7 @@ RULE = Rule(
                 "    def __init__(self):\n"
                 "        # TODO(ndd-migrate): NDD008 `p` stays in pipeline mode: the `p` pipeline is stored in "
                 "an attribute or an item, not in a plain name; bind it to a local name where it is built and "
-                "run (`pipe = p(...)`), or set `self.pipe` once in `__init__` and use it only in the class's "
+                "run (`pipe = p(...)`), or set `self.pipe` once, by one method (`__init__`, `setup`) and use it only in the class's "
                 "own methods, or migrate this use by hand; then run ndd-migrate again\n"
                 "        self.pipe = p()\n"
                 "        self.pipe.build()\n\n\n"
@@ -492,7 +492,7 @@ def _held(use: uses.Use, subject: str, because: str) -> tuple[str, str]:
         return (
             f"{subject} is stored in an attribute or an item, not in a plain name",
             "bind it to a local name where it is built and run (`pipe = p(...)`), "
-            + (f"or set `{target}` once in `__init__` and use it only in the class's own methods, " if target else "")
+            + (f"or set `{target}` once, by one method, and use it only in the class's own methods, " if target else "")
             + "or migrate this use by hand",
         )
     if context == uses.ELEMENT and detail == uses.OWN_CONTEXTS:

@@ -129,7 +129,7 @@ RULE = Rule(
         "`StopIteration` at each epoch end (every object of it used only by such iterators and `build()`), "
         "the function returns a generator function over one `iter(source)` and the iterator becomes "
         "`dali_iterator_source_epochs(pipe, output_map)`, one generator per epoch, as DALI drew each epoch "
-        "from the same source iterator. An iterator kept in a `self` attribute set once in `__init__` "
+        "from the same source iterator. An iterator kept in a `self` attribute set once by one method "
         "(over a pipeline in a name or in such an attribute) is followed too: loops over it, `.reset()`, "
         "and `__iter__()`/`iter()` looped over or returned by `__iter__` (each one epoch). An iterator "
         "used otherwise (returned, kept by a wrapper, `len(loader)`, `.size`, `next(loader)`, `reset()` in "
@@ -343,10 +343,10 @@ class Impl(RuleImpl):
         assign = parents.get(call)
         target = assign.targets[0].target if isinstance(assign, cst.Assign) and len(assign.targets) == 1 else None
         found = self.ctx.model.attributes.stores.get(target)
-        if found is not None:  # `self.loader = DALIGenericIterator(...)`, set once in `__init__`
+        if found is not None:  # `self.loader = DALIGenericIterator(...)`, set once by one method
             return iterators.attribute_loader_uses(found, parents)
         if not isinstance(target, cst.Name):
-            return "the iterator is not bound to a plain name or to an attribute set once in `__init__`"
+            return "the iterator is not bound to a plain name or to an attribute set once by one method"
         name = assign.targets[0].target.value
         scope = self.ctx.resolver.get_metadata(ScopeProvider, assign, None)
         if scope is None or len(scope.assignments[name]) != 1:

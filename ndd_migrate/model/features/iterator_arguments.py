@@ -146,7 +146,7 @@ def given_unfollowed(model, use, call: cst.Call, dali: str, short: str) -> str |
     if not given and not all(isinstance(item, cst.Name) or item in model.attributes.reads for item in items):
         return (
             f"`{short}` needs each pipeline of its list bound to a name (`pipe = p(...)`), kept in an "
-            "attribute set once in `__init__`, or made in its call"
+            "attribute set once by one method, or made in its call"
         )
     reader_name = cstutil.kwarg(iterators.keyworded(call, dali), "reader_name")
     if not iterators.all_epochs(use.pipeline) and reader_name is not None:

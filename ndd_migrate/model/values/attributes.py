@@ -1,5 +1,6 @@
 """Attributes of ``self`` that can be followed like plain names: a loader class that keeps its
-pipeline in ``self.pipe``, set once in ``__init__`` and used only by the class's own methods.
+pipeline in ``self.pipe``, set once (in ``__init__``, or in one other method such as a Lightning
+``setup()``) and used only by the class's own methods.
 
 A wrapper class around a DALI pipeline (a ``Dataset``, a ``Loader``) is the most common real-world
 home of a pipeline object::
@@ -15,15 +16,18 @@ home of a pipeline object::
         def batch(self):
             return self.pipe.run()
 
-Such an attribute holds one value for the life of the object, so it can be followed as a name
-bound once: every ``self.pipe`` read is a use of the pipeline, rewritten by the rules that rewrite
+Such an attribute holds only what its one store made, so it can be followed as a name bound
+once: every ``self.pipe`` read is a use of the pipeline, rewritten by the rules that rewrite
 a name's uses (``next(self.pipe)``). This module finds the attributes for which that is sure, from
 the syntax alone (facts, no kinds: ``Analyzer`` gives them one):
 
 * the class is a plain class of the module: no base class of the module, no subclass in it (whose
   methods could read or set the attribute too);
 * the attribute is stored exactly once in the whole module, by ``self.X = value`` as a statement of
-  its own directly in the body of the class's ``__init__`` (not under an ``if`` or in a loop);
+  its own directly in the body of one method of the class (not under an ``if`` or in a loop):
+  ``__init__``, or another method such as Lightning's ``setup()``. Stored in one place, the
+  attribute holds what that store made whenever it holds a pipeline at all: a read before the
+  method ran reads a class-level default (unchanged) or fails in both versions alike;
 * every other mention of ``.X`` in the module is a read ``self.X`` directly in a method of the
   class (``self`` its first parameter, not rebound, not in a nested function or lambda), or
   ``self.X`` in a method of another class of the module (that class's own attribute: ``cls`` has no
@@ -53,7 +57,7 @@ class SelfAttribute:
     name: str
     target: cst.Attribute  # `self.name` in `self.name = value`
     value: cst.BaseExpression
-    init: cst.FunctionDef
+    method: cst.FunctionDef  # the method whose body stores it (`__init__`, `setup`, ...)
     reads: list[cst.Attribute] = field(default_factory=list)
     # `self.<name>_meta` is free (not mentioned in the module): the epoch-aware shape may store the
     # reader's metadata there (ndd_migrate.model.features.iterators.meta_of).
@@ -119,25 +123,25 @@ def _plain_classes(classes: list[cst.ClassDef], skip: set) -> list[cst.ClassDef]
 
 
 def _followed(cls: cst.ClassDef, own: dict, strings: set, mentions: dict, parents: dict) -> list[SelfAttribute]:
-    """The attributes of ``cls`` stored once by its ``__init__`` and only read, by its methods,
+    """The attributes of ``cls`` stored once by one of its methods and only read, by its methods,
     everywhere else (``own``: the mentions by owner, :func:`_by_owner`)."""
     methods = {m: _self_name(m) for m in _methods(cls)}
-    init = next((m for m in methods if m.name.value == "__init__" and methods[m]), None)
-    if init is None:
-        return []
     found = []
-    for stmt in init.body.body if isinstance(init.body, cst.IndentedBlock) else ():
-        store = _store(stmt, methods[init])
-        if store is None or store[0].attr.value in strings:
+    for method, self_name in methods.items():
+        if self_name is None or not isinstance(method.body, cst.IndentedBlock):
             continue
-        target, value = store
-        name = target.attr.value
-        if own.get((name, None)):
-            continue  # read outside the methods of any class: another object's, or `self` escaped
-        reads = _reads(own.get((name, cls), ()), target, parents, methods)
-        if reads is not None:
-            free = f"{name}_meta" not in mentions and f"{name}_meta" not in strings
-            found.append(SelfAttribute(cls, name, target, value, init, reads, free))
+        for stmt in method.body.body:
+            store = _store(stmt, self_name)
+            if store is None or store[0].attr.value in strings:
+                continue
+            target, value = store
+            name = target.attr.value
+            if own.get((name, None)):
+                continue  # read outside the methods of any class: another object's, or `self` escaped
+            reads = _reads(own.get((name, cls), ()), target, parents, methods)
+            if reads is not None:
+                free = f"{name}_meta" not in mentions and f"{name}_meta" not in strings
+                found.append(SelfAttribute(cls, name, target, value, method, reads, free))
     return found
 
 
