@@ -18,7 +18,7 @@ import pytest
 
 from ndd_migrate.app import runner
 from ndd_migrate.io.policy import Policy
-from ndd_migrate.model import crossfile
+from ndd_migrate.model import crossfile, migrated_shape
 from tests.conftest import ROOT
 
 PIPES = (
@@ -309,19 +309,19 @@ def test_migrated_pipelines_knows_the_emitted_shape_and_nothing_else():
         "    def batches():\n        while True:\n            yield ndd.zeros(shape=[1]),\n"
         "    return {}, batches()\n"
     )
-    assert crossfile.migrated_pipelines(migrated.encode()) == {"train_pipe", "make"}
+    assert migrated_shape.migrated_pipelines(migrated.encode()) == {"train_pipe", "make"}
     assert (
-        crossfile.migrated_pipelines(
+        migrated_shape.migrated_pipelines(
             migrated.replace("import nvidia.dali.experimental.dynamic as ndd", "import ndd").encode()
         )
         == set()
     )
-    assert crossfile.migrated_pipelines(b"def broken(:\n  dynamic while yield dali\n") == set()
+    assert migrated_shape.migrated_pipelines(b"def broken(:\n  dynamic while yield dali\n") == set()
 
 
 def test_fixture_migrations_are_recognised():
     raw = (ROOT / "fixtures" / "train_val" / "migrated.py").read_bytes()
-    assert crossfile.migrated_pipelines(raw) == {"train_pipe", "val_pipe", "make_train_pipe"}
+    assert migrated_shape.migrated_pipelines(raw) == {"train_pipe", "val_pipe", "make_train_pipe"}
 
 
 # -- more shapes of a project --------------------------------------------------------------------------
@@ -469,7 +469,7 @@ def test_a_module_migrated_before_with_a_reader_is_known_to_check_and_migrate(pr
     migrated in an earlier run (pre-commit runs on the staged files only)."""
     project({"pkg/pipes.py": READER_PIPES})
     migrate_pipes_on_disk(cli)
-    assert crossfile.migrated_pipelines(open("pkg/pipes.py", "rb").read()) == {"train_pipe"}
+    assert migrated_shape.migrated_pipelines(open("pkg/pipes.py", "rb").read()) == {"train_pipe"}
     (result,) = runner.run(["main.py"], Policy.check()).results
     assert codes(result) == ["NDD002", "NDD003"]
     out = cli("migrate", "main.py")

@@ -209,17 +209,17 @@ def test_only_files_importing_a_module_that_migrated_a_pipeline_are_run_again():
     assert not crossfile.import_test(set())(b"import train\n")
 
 
-def test_an_epoch_aware_pipeline_is_not_exported(tmp_path):
-    """Its migrated function returns (metadata, batches): importers are reported, not rewritten."""
+def test_an_epoch_aware_pipeline_is_exported_with_its_shape(tmp_path):
+    """Its migrated function returns (metadata, batches): importers unpack each call."""
     reader = "    data, _ = fn.readers.file(file_root='d', name='R')\n    return data"
     train = PIPE.replace("    return fn.random.uniform()", reader) + (
         "\n\npipe = train_pipe()\nn = pipe.epoch_size('R')\n"
     )
     main = "import nvidia.dali  # noqa: F401\nfrom train import train_pipe\n\npipe = train_pipe()\n" + USE
     paths = write_tree(tmp_path, {"train.py": train, "main.py": main})
-    summary = runner.run(paths, Policy.check())
-    assert summary.results[0].pipelines == {}
-    assert [d.code for d in summary.results[1].diagnostics] == ["NDD007", "NDD007"]
+    defined, used = runner.run(paths, Policy.migrate()).results
+    assert defined.pipelines == {"train_pipe": True} and defined.epochs == ("train_pipe",)
+    assert used.new_source == main.replace("pipe = train_pipe()\n" + USE, "pipe_meta, pipe = train_pipe()\n" + USED)
 
 
 # -- a module that uses the pipeline in a way the migration does not follow --------------------

@@ -49,7 +49,7 @@ from ndd_migrate.io.policy import Policy
 #: that configures ndd-migrate, else the current directory).
 DEFAULT_DIR = ".ndd_migrate_cache"
 #: Bumped when the entry format changes.
-FORMAT = 4
+FORMAT = 5
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is a cache of ndd-migrate check results.\n"
 
 
@@ -84,6 +84,8 @@ class Cache:
                 sorted(policy.migrated_on_disk.items()),
                 sorted(policy.kept_pipelines.items()),
                 sorted(policy.imported_call_args.items()),
+                sorted(policy.epoch_requests.items()),
+                sorted(policy.imported_epochs),
                 sorted(policy.kept_helpers.items()),
                 sorted(policy.imported_helpers.items()),
                 sorted(policy.kept_iterator_classes.items()),
@@ -222,6 +224,8 @@ def _data(result: FileResult) -> dict:
         # what the passes over other modules read (ndd_migrate.model.importers)
         "kept_imports": result.kept_imports,
         "imported_call_args": {name: list(args) for name, args in result.imported_call_args.items()},
+        "epoch_requests": result.epoch_requests,
+        "epochs": list(result.epochs),
         "helpers": result.helpers,
         "helper_calls": result.helper_calls,
         "iterator_classes": result.iterator_classes,
@@ -245,6 +249,8 @@ def _result(path: str, data: dict) -> FileResult:
         pipelines={str(k): bool(v) for k, v in data["pipelines"].items()},
         kept_imports={str(k): str(v) for k, v in data["kept_imports"].items()},
         imported_call_args={str(k): tuple(v) for k, v in data["imported_call_args"].items()},
+        epoch_requests={str(k): str(v) for k, v in data.get("epoch_requests", {}).items()},
+        epochs=tuple(str(name) for name in data.get("epochs", ())),
         helpers={str(k): bool(v) for k, v in data["helpers"].items()},
         helper_calls={str(k): bool(v) for k, v in data["helper_calls"].items()},
         iterator_classes={str(k): bool(v) for k, v in data.get("iterator_classes", {}).items()},

@@ -171,6 +171,8 @@ class Dispatcher(cst.CSTTransformer):
         modules = crossfile.module_names(self.ctx.path)
         for qual, pipeline in self.ctx.model.pipelines.items():
             where = next((kept[f"{m}.{qual}"] for m in modules if f"{m}.{qual}" in kept), None)
+            if where is not None and qual in self.ctx.model.crossfile.requested and pipeline.epochs_refused:
+                where += f", and the epoch-aware shape that gives it is not open here: {pipeline.epochs_refused}"
             if where is not None and "." not in qual:
                 found[qual] = Problem(
                     "NDD008",

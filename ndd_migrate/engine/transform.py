@@ -256,7 +256,7 @@ def _pass(
         return result
     try:
         flat, built, wrapper, positions = _parts(source, refused, shared)
-        model = _model(wrapper, policy, module_names, flat, shared)
+        model = _model(wrapper, policy, module_names, flat, shared, path)
         suppressed = noqa.suppressor(module_source or source)
         ctx = Context(
             path=path,
@@ -310,9 +310,10 @@ def _pass(
         seen["families"] = bool(flat.families)
         seen["asked"] = ctx.asked
         seen["unless"] = {i: ctx.unless[id(d)] for i, d in enumerate(result.diagnostics) if id(d) in ctx.unless}
-    result.pipelines = crossfile.exports(ctx.model)
+    result.pipelines, result.epochs = crossfile.exports(ctx.model), crossfile.epoch_exports(ctx.model)
     result.support = tuple(sorted(ctx.imports.support | set(ctx.imports.moved_to_support.values())))
     result.kept_imports = _kept_imports(ctx)
+    result.epoch_requests = {qual: _at(ctx, nodes[0]) for qual, nodes in sorted(ctx.model.epoch_requests.items())}
     result.imported_call_args = {name: tuple(sorted(args)) for name, args in sorted(ctx.imports.call_args.items())}
     result.helpers, result.helper_calls = _library_helpers(ctx)
     result.iterator_classes, result.iterator_class_sources, result.iterator_class_calls = _iterator_classes(ctx)
@@ -363,17 +364,36 @@ def _library_helpers(ctx: Context) -> tuple[dict[str, bool], dict[str, bool]]:
 def _kept_imports(ctx: Context) -> dict[str, str]:
     """The pipelines another module of the run converts that this one uses in a way the migration
     does not follow (``module.name`` as imported -> the first such use): the run keeps them in
-    pipeline mode (ndd_migrate.model.importers)."""
+    pipeline mode (ndd_migrate.model.importers). A use that asks for the reader's metadata is not
+    one while that module has not been asked for it (``FileResult.epoch_requests``)."""
+    model = ctx.model
+    asked = {
+        id(node): qual in ctx.policy.epoch_requests for qual, nodes in model.epoch_requests.items() for node in nodes
+    }
     found: dict[str, str] = {}
-    for use, _ in sorted(ctx.model.plan.unfollowed, key=lambda item: ctx.line_of(item[0].node)[:2]):
+    for use, _ in sorted(model.plan.unfollowed, key=lambda item: ctx.line_of(item[0].node)[:2]):
+        if asked.get(id(use.node)) is False:
+            continue  # the defining module is asked for the epoch-aware shape first
+        how = (
+            "asks for its reader's metadata (a framework iterator given `reader_name=`, `epoch_size()`)"
+            if id(use.node) in asked
+            else "uses it as a pipeline in a way the migration does not follow (another module of the run)"
+        )
         for member in use.members:
             if isinstance(member, ImportedPipeline) and member.convert and member.migrated_in is None:
-                found.setdefault(
-                    member.qualname,
-                    f"{ctx.path}:{ctx.line_of(use.node)[0]} (`{snippet(use.node)}`) uses it as a pipeline in a way "
-                    "the migration does not follow (another module of the run)",
-                )
+                found.setdefault(member.qualname, f"{_at(ctx, use.node)} {how}")
+    for qual, call in sorted(model.unplain_imported.items()):
+        found.setdefault(
+            qual,
+            f"{_at(ctx, call)} makes it other than by a plain `pipe = {snippet(call.func)}(...)`, and the "
+            "epoch-aware shape gives the reader's metadata with the batches there",
+        )
     return found
+
+
+def _at(ctx: Context, node: cst.CSTNode) -> str:
+    """``path:line (`code`)`` of ``node``, for a finding another module reports."""
+    return f"{ctx.path}:{ctx.line_of(node)[0]} (`{snippet(node)}`)"
 
 
 def _parsed(source: str, tree: ast.Module | None, shared: dict) -> None:
@@ -405,7 +425,7 @@ def _prepared(module: cst.Module, source: str, refused: dict | None):
     return flat, built, wrapper
 
 
-def _model(wrapper: MetadataWrapper, policy: Policy, module_names: set[str], flat, shared: dict):
+def _model(wrapper: MetadataWrapper, policy: Policy, module_names: set[str], flat, shared: dict, path: str):
     """The model the Analyzer fills from the prepared module (with the plan). A pass changes it
     (what converts, the problems found), so each pass has its own; what depends on the tree alone
     (the methods a class calls on itself) is found once, in ``shared``."""
@@ -416,6 +436,9 @@ def _model(wrapper: MetadataWrapper, policy: Policy, module_names: set[str], fla
         policy.migrated_on_disk,
         self_calls=shared.get("self_calls"),
         iterator_classes=policy.imported_iterator_classes,
+        epochs=policy.imported_epochs,
+        requested=crossfile.own_names(policy.epoch_requests, path),
+        requested_args=crossfile.own_names(policy.imported_call_args, path),
     )
     analyzer.model.refused_families = flat.refused
     wrapper.visit(analyzer)

@@ -98,6 +98,11 @@ class FileResult:
     # Pipeline settings given by keyword to imported pipelines another file converts: ``module.name``
     # as imported -> names (that file's signature must take them; ndd_migrate.model.importers).
     imported_call_args: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The epoch-aware shape across modules: the imported pipelines whose reader metadata this module
+    # asks for, ``module.name`` as imported -> the first such use (``path:line``); and this module's
+    # top-level pipelines converted in that shape (ndd_migrate.model.importers).
+    epoch_requests: dict[str, str] = field(default_factory=dict)
+    epochs: tuple[str, ...] = ()
     # Graph helpers across modules (ndd_migrate.model.features.library_helpers): this module's
     # top-level functions holding `fn.*` calls → converted?, and the imported names its pipelines'
     # graphs call (as imported) → does every pipeline calling it convert?

@@ -63,6 +63,12 @@ class Policy:
     # The pipeline settings (`seed`, `device_id`, ...) other modules of the run pass by keyword to
     # a pipeline function defined here, as ``module.name`` -> names: its signature takes them too.
     imported_call_args: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The epoch-aware shape across modules (ndd_migrate.model.importers): the pipeline functions of
+    # this module whose reader metadata another module of the run asks for (a framework iterator
+    # given `reader_name=`, `epoch_size()`), as ``module.name`` -> that use; and the imported ones
+    # converted in that shape (a call gives ``(metadata, batches)``), as ``module.name``.
+    epoch_requests: dict[str, str] = field(default_factory=dict)
+    imported_epochs: frozenset[str] = frozenset()
     # Graph helpers across modules (ndd_migrate.model.features.library_helpers), as ``module.name``
     # -> why: those of this module another module runs in a graph that stays (kept here in
     # pipeline mode), and those of other modules that stay pipeline-mode code (a pipeline here

@@ -8,14 +8,16 @@ file is analysed once. Nodes in the model are *original* nodes (libcst metadata 
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import QualifiedNameProvider, QualifiedNameSource, ScopeProvider
+from libcst.metadata import QualifiedNameProvider, ScopeProvider
 
 from ndd_migrate.dali import pipeline_args
 from ndd_migrate.dali.tables import has_expression_form, op_info
-from ndd_migrate.model import constructs, crossfile
+from ndd_migrate.model import constructs
 from ndd_migrate.model.features import (
     checkpoints,
     expected_errors,
+    foreign,
+    framework_consumers,
     iterator_subclasses,
     iterators,
     keeps,
@@ -23,7 +25,7 @@ from ndd_migrate.model.features import (
     manual_uses,
     twin_readers,
 )
-from ndd_migrate.model.kinds import expr_kind
+from ndd_migrate.model.kinds import expr_kind, imported
 from ndd_migrate.model.types import (
     READER_BLOCKS,
     CrossFile,
@@ -67,6 +69,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         on_disk: dict[str, str] | None = None,
         self_calls: dict | None = None,
         iterator_classes: dict | None = None,
+        epochs: frozenset[str] = frozenset(),
+        requested: dict[str, str] | None = None,
+        requested_args: dict[str, tuple[str, ...]] | None = None,
     ) -> None:
         """``self_calls``: the module's followable ``self.name()`` calls, when an earlier analysis of
         the same tree found them (they depend on the tree alone: :mod:`self_methods`)."""
@@ -78,6 +83,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 outside=outside or {},
                 on_disk=on_disk or {},
                 iterator_classes=iterator_classes or {},
+                epochs=epochs,
+                requested=requested or {},
+                requested_args=requested_args or {},
             ),
             names=ModuleNames(module_level=module_names or set()),
         )
@@ -465,6 +473,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         for call, qual in self._calls:
             pipeline = self.model.pipelines.get(qual)
             if pipeline is None:
+                other = imported(self.model, qual) if self.model.crossfile.imported else None
+                if other is not None and other.convert:
+                    self.model.imported_sites[call] = other
                 continue
             self.model.call_sites[call] = pipeline
             self._read_call_site_args(pipeline, call)
@@ -480,11 +491,12 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._find_calls_through_names()
         self._consumed.extend(iterator_subclasses.subclass_uses(self, original_node, self._calls))  # NDD411
         self._epoch_uses.extend(iterator_subclasses.epoch_uses(self.model))
-        self._consumed.extend(iterators.framework_uses(self, self._every_return, self._calls))  # NDD411
+        self._consumed.extend(framework_consumers.framework_uses(self, self._every_return, self._calls))  # NDD411
         self._consumed.extend(expected_errors.uses(original_node, self.parents))  # NDD905
         keeps.record(self, self._consumed, self._returns)
-        self._find_foreign_pipelines()
+        foreign.find(self, self._pipeline_methods)
         iterators.mark(self, self._epoch_uses)
+        iterators.mark_requested(self, self.model.crossfile.requested_args)
         iterators.mark_restarts(self, self._calls)
         twin_readers.check_late(self.model, original_node)
         for pipeline, node, why, hint in checkpoints.blocked(self, original_node):
@@ -610,36 +622,6 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             return False
         pipeline.lifted = count
         return True
-
-    def _find_foreign_pipelines(self) -> None:
-        """A name bound once from ``imported_function(...)`` on which both ``build()`` and ``run()``
-        are called is, in a file that mentions DALI, almost surely a pipeline made in a module this
-        run does not see; NDD007 says what to change if that module is migrated. A function that a
-        project module outside the run is known to define as a pipeline (``Policy.outside_pipelines``)
-        needs only one of the two: the object is a pipeline for sure."""
-        methods: dict[tuple[object, str], set[str]] = {}
-        for name, attr in self._pipeline_methods:
-            methods.setdefault((self.scope_of(name), name.value), set()).add(attr)
-        for scope, target, value in self.assigns:
-            if not (isinstance(target, cst.Name) and isinstance(value, cst.Call)):
-                continue
-            key = (scope, target.value)
-            if not methods.get(key) or key in self.model.kinds:
-                continue
-            if scope is None or len(scope.assignments[target.value]) != 1:
-                continue
-            qual = next(
-                (
-                    q.name
-                    for q in self.get_metadata(QualifiedNameProvider, value.func, None) or ()
-                    if q.source is QualifiedNameSource.IMPORT and not q.name.startswith(names.DALI + ".")
-                ),
-                None,
-            )
-            if qual is None or crossfile.lookup(self.model.crossfile.imported, qual) is not None:
-                continue
-            if methods[key] == {"build", "run"} or crossfile.lookup(self.model.crossfile.outside, qual) is not None:
-                self.model.crossfile.foreign[key] = qual
 
     def scope_of(self, node: cst.CSTNode):
         """The scope ``node`` is in (None for a node the scope analysis did not see)."""

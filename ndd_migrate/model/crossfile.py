@@ -15,7 +15,12 @@ So a run does this, cheaply:
    engine again, with these names in the :class:`~ndd_migrate.io.policy.Policy`; there, a call of an
    imported name that resolves to one of them is a pipeline (``Kind.PIPELINE``), so ``build()``/``run()`` are rewritten
    as in the defining module. A factory there that returns it is exported in turn: passes repeat
-   until nothing new is found (a chain of imports is rarely longer than two).
+   until nothing new is found (a chain of imports is rarely longer than two);
+4. an importer whose use needs a pipeline's reader metadata (a framework iterator given
+   ``reader_name=``, ``epoch_size()``) asks its module for the epoch-aware shape
+   (``FileResult.epoch_requests``); that module runs again and takes it where it can
+   (``FileResult.epochs``, :func:`epoch_exports`), and the importers unpack each call
+   (``Policy.imported_epochs``; ndd_migrate.model.importers).
 
 A name claimed by two files with different answers (two ``train.py`` in different packages, one
 migrated and one not) counts as not migrated: nothing is rewritten on a guess.
@@ -23,7 +28,7 @@ migrated and one not) counts as not migrated: nothing is rewritten on a guess.
 Modules the run was not given (pre-commit passes only the staged files) are read from disk when a
 file of the run imports them (:class:`ProjectImports`): a pipeline still in pipeline mode there
 makes NDD007 report its call sites, naming the file; a function already migrated (in the shape
-ndd-migrate emits, :func:`migrated_pipelines`) makes them rewritten, like one the run migrates.
+ndd-migrate emits, :func:`~ndd_migrate.model.migrated_shape.migrated_pipelines`) makes them rewritten, like one the run migrates.
 Standard library only; the engine is imported by the caller.
 """
 
@@ -35,7 +40,7 @@ from dataclasses import dataclass, field
 
 from ndd_migrate.io import files
 from ndd_migrate.io.diagnostics import FileResult
-from ndd_migrate.syntax import pyparse
+from ndd_migrate.model.migrated_shape import migrated_pipelines
 
 #: Passes over importing files after the first; each follows one more link of factory chains.
 MAX_PASSES = 3
@@ -44,14 +49,28 @@ MAX_PASSES = 3
 def exports(model) -> dict[str, bool]:
     """Top-level pipeline functions and pipeline factories of an analysed module → migrated?
 
-    A pipeline migrated to the epoch-aware shape returns ``(metadata, batches)``, not a generator:
-    it is left out, so that importing modules get NDD007's report rather than a wrong rewrite."""
+    A factory of a pipeline migrated to the epoch-aware shape (which returns ``(metadata,
+    batches)``, not a generator) is left out, so that importing modules get NDD007's report rather
+    than a wrong rewrite; the pipeline function itself is exported, with :func:`epoch_exports`."""
     found: dict[str, bool] = {}
-    for qual, pipeline in [*model.factories.items(), *model.pipelines.items()]:
+    for qual, pipeline in model.factories.items():
         members = getattr(pipeline, "members", (pipeline,))
         if "." not in qual and not any(getattr(m, "epochs", False) for m in members):
             found[qual] = pipeline.convert
+    for qual, pipeline in model.pipelines.items():
+        if "." not in qual:
+            found[qual] = pipeline.convert
     return found
+
+
+def epoch_exports(model) -> tuple[str, ...]:
+    """The top-level pipeline functions of an analysed module migrated in the epoch-aware shape:
+    a module importing one unpacks each call (``pipe_meta, pipe = p(...)``)."""
+    return tuple(
+        sorted(
+            qual for qual, p in model.pipelines.items() if "." not in qual and p.convert and getattr(p, "epochs", False)
+        )
+    )
 
 
 def module_names(path: str) -> list[str]:
@@ -67,6 +86,20 @@ def _identifiers(parts: list[str]) -> bool:
     return all(p.isidentifier() for p in parts)
 
 
+def own_names(by_module: dict[str, str], path: str) -> dict[str, str]:
+    """Of ``module.name`` -> value, the entries naming a top-level name of the file ``path`` (under
+    any module name it may be imported as), as ``name`` -> value."""
+    if not by_module:
+        return {}
+    found = {}
+    for module in module_names(path):
+        for key, value in by_module.items():
+            name = key[len(module) + 1 :] if key.startswith(f"{module}.") else ""
+            if name.isidentifier():
+                found.setdefault(name, value)
+    return found
+
+
 def imported_pipelines(results: list[FileResult]) -> dict[str, bool]:
     """``module.name`` → migrated, for every exported name under every module name of its file."""
     out: dict[str, bool] = {}
@@ -78,6 +111,17 @@ def imported_pipelines(results: list[FileResult]) -> dict[str, bool]:
                 key = f"{module}.{name}"
                 out[key] = out.get(key, converted) and converted
     return out
+
+
+def imported_epochs(results: list[FileResult]) -> frozenset[str]:
+    """``module.name`` of every exported pipeline migrated in the epoch-aware shape (:func:`epoch_exports`)."""
+    return frozenset(
+        f"{module}.{name}"
+        for result in results
+        if not result.error
+        for module in module_names(result.path)
+        for name in result.epochs
+    )
 
 
 def lookup(imported: dict[str, bool], qualname: str) -> bool | None:
@@ -188,113 +232,6 @@ def _imports(raw: bytes, top):
         yield (level, head, module[level:].decode("ascii", "replace"), imported)
 
 
-def migrated_pipelines(raw: bytes) -> set[str]:
-    """Top-level functions of an already migrated module that give pipeline batches: generators in
-    the shape ndd-migrate emits for a ``@pipeline_def`` (docs/target-shape.md), and factories that
-    return one.
-
-    The marker is that shape, not a guess at what the code means: the module imports the dynamic
-    mode (``import nvidia.dali.experimental.dynamic as ndd``), and the function is a generator with
-    a ``while True:`` statement in its body that yields and spells the ``ndd`` name. A factory's
-    every ``return`` gives a call of such a function, directly or through a name bound once from
-    one (``pipe = train_pipe(...); return pipe``). The epoch-aware shape returns
-    ``(metadata, batches)`` and is left out (:func:`exports` leaves it out too). Parsed with
-    :mod:`ast`, only for modules whose bytes could hold the shape."""
-    if b"dynamic" not in raw or b"yield" not in raw or b"while" not in raw:
-        return set()
-    import ast
-
-    try:
-        tree = pyparse.ast_parse(raw)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # nested too deeply: not this shape
-        return set()
-    aliases = _dynamic_mode_names(tree)
-    if not aliases:
-        return set()
-    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    found = {name for name, pipeline in functions.items() if _is_migrated_generator(pipeline, aliases)}
-    return _with_factories(functions, found)
-
-
-def _dynamic_mode_names(tree) -> set[str]:
-    """The names a module's top-level imports give the dynamic mode (``import
-    nvidia.dali.experimental.dynamic as ndd``, ``from nvidia.dali.experimental import dynamic``)."""
-    import ast
-
-    aliases = set()
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            aliases |= {a.asname for a in node.names if a.name == "nvidia.dali.experimental.dynamic" and a.asname}
-        elif isinstance(node, ast.ImportFrom) and node.module == "nvidia.dali.experimental" and not node.level:
-            aliases |= {a.asname or a.name for a in node.names if a.name == "dynamic"}
-    return aliases
-
-
-def _with_factories(functions: dict, found: set[str]) -> set[str]:
-    """``found`` (the migrated generators among ``functions``) and the factories of any of them,
-    a factory of a factory included."""
-    while True:
-        more = {name for name, pipeline in functions.items() if name not in found and _is_factory_of(pipeline, found)}
-        if not more:
-            return found
-        found |= more
-
-
-def _own_nodes(node):
-    """The nodes of a function's body, not those of functions, lambdas and classes nested in it."""
-    import ast
-
-    todo = list(ast.iter_child_nodes(node))
-    while todo:
-        child = todo.pop()
-        yield child
-        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            todo.extend(ast.iter_child_nodes(child))
-
-
-def _is_migrated_generator(pipeline, aliases: set[str]) -> bool:
-    """A ``while True:`` of the body that yields, in a function that spells the ``ndd`` name: in
-    the loop (no reader) or above it, where the reader is created once
-    (``reader = ndd.readers.File(...)``, then ``for ... in reader.next_epoch(...)`` in the loop)."""
-    import ast
-
-    if not any(isinstance(n, ast.Name) and n.id in aliases for n in _own_nodes(pipeline)):
-        return False
-    return any(
-        isinstance(statement, ast.While)
-        and isinstance(statement.test, ast.Constant)
-        and statement.test.value is True
-        and any(isinstance(n, ast.Yield) for n in _own_nodes(statement))
-        for statement in pipeline.body
-    )
-
-
-def _is_factory_of(pipeline, pipelines: set[str]) -> bool:
-    import ast
-
-    nodes = list(_own_nodes(pipeline))
-    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes) or not pipeline.body:
-        return False
-    if not isinstance(pipeline.body[-1], ast.Return):
-        return False  # may fall off the end, giving None
-    bound: dict[str, list] = {}
-    for node in nodes:
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            value = node.value
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    bound.setdefault(target.id, []).append(value if isinstance(node, ast.Assign) else None)
-
-    def gives_pipeline(value) -> bool:
-        if isinstance(value, ast.Name) and len(bound.get(value.id, ())) == 1:
-            value = bound[value.id][0]
-        return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in pipelines
-
-    returns = [n for n in nodes if isinstance(n, ast.Return)]
-    return all(gives_pipeline(r.value) for r in returns)
-
-
 class ProjectImports:
     """What the project modules that the run's files import define, read from disk.
 
@@ -304,7 +241,7 @@ class ProjectImports:
     imports define (and which of them were migrated before the run):
 
     * ``imported`` (for :attr:`Policy.imported_pipelines`): ``module.name`` → True for a function
-      already migrated on disk (:func:`migrated_pipelines`), whose call sites must now change —
+      already migrated on disk (:func:`~ndd_migrate.model.migrated_shape.migrated_pipelines`), whose call sites must now change —
       whether or not its module is in the run; → False for a pipeline that stays in pipeline mode
       even when migrated (its call sites are right as they are);
     * ``outside`` (for :attr:`Policy.outside_pipelines`): ``module.name`` → the defining file, for a

@@ -35,6 +35,7 @@ from ndd_migrate.model.crossfile import (
     MAX_PASSES,
     PROJECT_MARKERS,
     import_test,
+    imported_epochs,
     imported_modules,
     imported_pipelines,
     module_names,
@@ -77,26 +78,28 @@ def follow_imports(results: list[FileResult], policy: Policy, process, read=None
     first pass."""
     read = read or read_bytes
     lines = lines or read
-    known: dict[str, bool] = {}
+    known: tuple[dict[str, bool], frozenset[str]] = ({}, frozenset())
     kept: dict[str, str] = {}
     args: dict[str, tuple[str, ...]] = dict(policy.imported_call_args)
+    requests: dict[str, str] = dict(policy.epoch_requests)
     first = dict(policy.kept_pipelines)
     first_helpers = dict(policy.kept_helpers)
     policy = replace(policy, kept_helpers={})
     for _ in range(MAX_PASSES + 2):
-        again_defined = _run_definers(results, policy, process, read, kept, args, first)
+        again_defined = _run_definers(results, policy, process, read, (kept, args, requests), first)
         first = {}
-        policy = replace(policy, kept_pipelines=kept, imported_call_args=args)
+        policy = replace(policy, kept_pipelines=kept, imported_call_args=args, epoch_requests=dict(requests))
         policy, again_helpers = _settle_helpers(results, policy, process, read, first_helpers)
         first_helpers = {}
         again_defined |= again_helpers
-        found = imported_pipelines(results)
+        found = (imported_pipelines(results), imported_epochs(results))
         if found == known and not again_defined:
             return
         known = found
-        if not _run_importers(results, replace(policy, imported_pipelines=known), process, read, lines, again_defined):
+        importing = replace(policy, imported_pipelines=known[0], imported_epochs=known[1])
+        if not _run_importers(results, importing, process, read, lines, again_defined):
             return
-    _run_definers(results, policy, process, read, kept, args, {})
+    _run_definers(results, policy, process, read, (kept, args, requests), {})
 
 
 def _run_importers(results: list[FileResult], policy: Policy, process, read, lines, again_defined: set[str]) -> bool:
@@ -122,32 +125,47 @@ def _run_importers(results: list[FileResult], policy: Policy, process, read, lin
     return True
 
 
-def _run_definers(
-    results: list[FileResult], policy: Policy, process, read, kept: dict, args: dict, first: dict
-) -> set[str]:
-    """The files defining a pipeline an importer cannot follow (``FileResult.kept_imports``), or
-    gives settings its signature does not take yet (``FileResult.imported_call_args``), run again
-    with it kept, or taking them (``kept`` and ``args``, updated in place): the paths that ran again."""
-    found = {name.lstrip("."): why for r in results for name, why in r.kept_imports.items()}
-    wanted = {name: why for name, why in {**first, **found}.items() if name not in kept}
+def _run_definers(results: list[FileResult], policy: Policy, process, read, known: tuple, first: dict) -> set[str]:
+    """The files defining a pipeline an importer cannot follow (``FileResult.kept_imports``), gives
+    settings its signature does not take yet (``FileResult.imported_call_args``) or asks for the
+    reader metadata of (``FileResult.epoch_requests``), run again with it kept, taking them, or
+    in the epoch-aware shape where it can take it (``known``: the run's ``kept``, ``args`` and
+    ``requests``, updated in place): the paths that ran again."""
+    kept, args, requests = known
+    wanted = {name: why for name, why in {**first, **_asked(results, "kept_imports")}.items() if name not in kept}
     more = _new_settings(results, args)
-    if not (wanted or more):
+    asked = {name: why for name, why in _asked(results, "epoch_requests").items() if name not in requests}
+    if not (wanted or more or asked):
         return set()
     kept.update(wanted)
     args.update(more)
-    todo = []
-    for index, result in enumerate(results):
-        names = {f"{module}.{name}" for module in module_names(result.path) for name in result.pipelines}
-        if not result.error and any(result.pipelines.values()) and names & (wanted.keys() | more.keys()):
-            raw = read(result.path)
-            if raw is not None:
-                todo.append((index, result.path, raw))
+    requests.update(asked)
+    todo = _defining(results, wanted.keys() | more.keys() | asked.keys(), read)
     if not todo:
         return set()
-    definers = replace(policy, kept_pipelines=dict(kept), imported_call_args=dict(args))
+    definers = replace(policy, kept_pipelines=dict(kept), imported_call_args=dict(args), epoch_requests=dict(requests))
     for (index, _, _), result in zip(todo, process([(path, raw) for _, path, raw in todo], definers)):
         results[index] = result
     return {path for _, path, _ in todo}
+
+
+def _asked(results: list[FileResult], field: str) -> dict[str, str]:
+    """What importers ask of the modules defining their pipelines (``FileResult.kept_imports`` or
+    ``epoch_requests``), by ``module.name``."""
+    return {name.lstrip("."): why for r in results for name, why in getattr(r, field).items()}
+
+
+def _defining(results: list[FileResult], names: set[str], read) -> list[tuple[int, str, bytes]]:
+    """``(index, path, bytes)`` of each file of the run that converts a pipeline and defines one of
+    ``names`` (``module.name``)."""
+    todo = []
+    for index, result in enumerate(results):
+        defined = {f"{module}.{name}" for module in module_names(result.path) for name in result.pipelines}
+        if not result.error and any(result.pipelines.values()) and defined & names:
+            raw = read(result.path)
+            if raw is not None:
+                todo.append((index, result.path, raw))
+    return todo
 
 
 def _settle_helpers(

@@ -74,7 +74,7 @@ def _call_kind(model: ModuleModel, expr: cst.Call, scope_of, qualnames) -> tuple
     holds a pipeline function), or a method of a known value that gives one again."""
     method = model.self_calls.get(expr)  # `self.make()`: the class's own method (self_methods)
     for qual in (*qualnames(expr.func), *((method,) if method else ())):
-        pipeline = model.pipelines.get(qual) or model.factories.get(qual) or _imported(model, qual)
+        pipeline = model.pipelines.get(qual) or model.factories.get(qual) or imported(model, qual)
         if pipeline is not None:
             return (Kind.PIPELINE, pipeline)
     func = expr.func
@@ -218,8 +218,11 @@ def converts_to_array(expr: cst.BaseExpression, name: str, qualnames) -> bool:
     return False
 
 
-def _imported(model: ModuleModel, qualname: str) -> ImportedPipeline | None:
+def imported(model: ModuleModel, qualname: str) -> ImportedPipeline | None:
+    """The pipeline another file of the run defines under ``qualname`` (as imported here), or None."""
     converted = crossfile.lookup(model.crossfile.imported, qualname) if model.crossfile.imported else None
     if converted is None:
         return None
-    return ImportedPipeline(qualname.lstrip("."), converted, crossfile.lookup(model.crossfile.on_disk, qualname))
+    qualname = qualname.lstrip(".")
+    on_disk = crossfile.lookup(model.crossfile.on_disk, qualname)
+    return ImportedPipeline(qualname, converted, on_disk, converted and qualname in model.crossfile.epochs)

@@ -147,7 +147,9 @@ class ImportedPipeline:
     # The file, when it was migrated before this run (Policy.migrated_on_disk): code here may use
     # the generator already (`next(pipe)`, passing it on), and only pipeline methods are wrong.
     migrated_in: str | None = None
-    epochs = False  # the epoch-aware and checkpoint rewrites need the function's own model
+    # Converted there in the epoch-aware shape (Policy.imported_epochs): a call gives
+    # `(metadata, batches)`, unpacked where it is bound (`pipe_meta, pipe = p(...)`).
+    epochs: bool = False
     restarts = False
     checkpointing = False
 
@@ -192,10 +194,14 @@ class CrossFile:
     outside: dict[str, str] = field(default_factory=dict)  # Policy.outside_pipelines
     on_disk: dict[str, str] = field(default_factory=dict)  # Policy.migrated_on_disk
     # Names bound from a call of an imported function the run does not define, with `.build()` and
-    # `.run()` called on them: (scope, name) → the function's qualified name (NDD007).
-    foreign: dict[tuple[object, str], str] = field(default_factory=dict)
+    # `.run()` called on them: (scope, name) → the functions' qualified names (NDD007).
+    foreign: dict[tuple[object, str], tuple[str, ...]] = field(default_factory=dict)
     # Policy.imported_iterator_classes: classes of other modules deriving from DALI's iterator.
     iterator_classes: dict[str, tuple[str, str]] = field(default_factory=dict)
+    epochs: frozenset[str] = frozenset()  # Policy.imported_epochs
+    # Policy.epoch_requests, as this module's own top-level names -> the use that asks.
+    requested: dict[str, str] = field(default_factory=dict)
+    requested_args: dict[str, tuple[str, ...]] = field(default_factory=dict)  # Policy.imported_call_args, so
 
 
 @dataclass
@@ -301,6 +307,12 @@ class ModuleModel:
     # name that its creation rewrites (`pipes_meta, pipes = zip(*[cls(...) for ...])`).
     metadata_reads: dict = field(default_factory=dict)
     paired_calls: set = field(default_factory=set)
+    # Calls of pipelines another module of the run converts in the epoch-aware shape → that
+    # pipeline (ImportedPipeline); and, for the imported ones converted otherwise, the uses here
+    # that would need that shape, by qualified name, in source order (ndd_migrate.model.importers).
+    imported_sites: dict = field(default_factory=dict)
+    epoch_requests: dict = field(default_factory=dict)
+    unplain_imported: dict = field(default_factory=dict)  # qualified name → a call not bound plainly
     # The calls of a class deriving from a DALI PyTorch iterator that may take the support module's
     # iterator as its base → that class (ndd_migrate.model.features.iterator_subclasses): NDD411 reads
     # each as the call of the base it makes.

@@ -82,11 +82,12 @@ class Impl(RuleImpl):
             return updated
         name = func.value.value
         scope = self.ctx.resolver.get_metadata(ScopeProvider, func.value, None)
-        qual = self.ctx.model.crossfile.foreign.get((scope, name))
-        if qual is None:
+        quals = self.ctx.model.crossfile.foreign.get((scope, name))
+        if quals is None:
             return updated
-        module, _, function = qual.rpartition(".")
-        defined_in = crossfile.lookup(self.ctx.model.crossfile.outside, qual)
+        module = quals[0].rpartition(".")[0]
+        function = "` or `".join(qual.rpartition(".")[2] for qual in quals)
+        defined_in = crossfile.lookup(self.ctx.model.crossfile.outside, quals[0])
         if defined_in is not None:
             # Known to be a pipeline-mode pipeline of a file not in the run: nothing to edit here,
             # only a run over both files, so no TODO (it would stay behind after that run).

@@ -1,6 +1,6 @@
 """NDD516 pipeline-api-on-generator: pipeline-mode API on what a migrated pipeline function gives.
 
-A module's own generator functions in the shape `migrate` writes (``crossfile.migrated_pipelines``:
+A module's own generator functions in the shape `migrate` writes (``migrated_shape.migrated_pipelines``:
 a ``while True:`` that yields, in a function that spells the ``ndd`` name) are recognised; names
 bound once from a call of one are followed to their reads in that scope. Functions imported from a
 module migrated before are NDD002/NDD003/NDD008's (``ndd_migrate.model.crossfile``).
@@ -14,7 +14,7 @@ from libcst.metadata import ScopeProvider
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.model import crossfile
+from ndd_migrate.model import migrated_shape
 
 #: What a pipeline has and a generator has not, with what to write instead.
 INSTEAD = {
@@ -102,7 +102,7 @@ class Impl(RuleImpl):
         self._reads: dict[cst.Name, str] = {}
         if self.ctx.model.names.ndd is None or not any(_loops_forever(s) for s in node.body):
             return  # the text is made (and parsed again) only for a module that may have the shape
-        generators = crossfile.migrated_pipelines(node.code.encode("utf-8", "surrogatepass"))
+        generators = migrated_shape.migrated_pipelines(node.code.encode("utf-8", "surrogatepass"))
         if not generators:
             return
         for found in self.ctx.model.parents:

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.model import constructs
 from ndd_migrate.model.features import kept_restarts
-from ndd_migrate.model.types import PipelineGroup
+from ndd_migrate.model.types import ImportedPipeline, PipelineGroup
 from ndd_migrate.syntax import cstutil, names
 from ndd_migrate.syntax.cstutil import pipeline_items
 
@@ -202,14 +201,7 @@ def plain_call_sites(model, assigns, lists: bool = False, given: frozenset = fro
     ``lists`` the calls through a name that holds the function (``pipe_name(...)`` in ``for
     pipe_name in classes``, ``ModuleModel.made_through``) are call sites too. ``given``: the ids of
     calls given directly to a PyTorch iterator (``DALIGenericIterator([f(...)], ...)``), plain too."""
-    plain = set(given)
-    for _, target, value in assigns:
-        if followed_attribute(model, target) is not None and value in model.call_sites:
-            plain.add(id(value))  # `self.pipe = p(...)`: `self.pipe_meta, self.pipe = p(...)`
-            continue
-        if isinstance(target, cst.Name) and isinstance(value, cst.BaseExpression):
-            items = pipeline_items(value) if lists and isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) else None
-            plain.update(map(id, [value, *(items or ())]))
+    plain = _plain_ids(model, assigns, lists, given)
     out = set()
     for pipeline in model.pipelines.values():
         sites = model.sites_of(pipeline) if lists else [call for call, f in model.call_sites.items() if f is pipeline]
@@ -218,17 +210,43 @@ def plain_call_sites(model, assigns, lists: bool = False, given: frozenset = fro
     return out
 
 
+def _plain_ids(model, assigns, lists: bool, given: frozenset) -> set[int]:
+    """The ids of the calls :func:`plain_call_sites` counts as plain."""
+    plain = set(given)
+    for _, target, value in assigns:
+        if followed_attribute(model, target) is not None and (
+            value in model.call_sites or value in model.imported_sites
+        ):
+            plain.add(id(value))  # `self.pipe = p(...)`: `self.pipe_meta, self.pipe = p(...)`
+            continue
+        if isinstance(target, cst.Name) and isinstance(value, cst.BaseExpression):
+            items = pipeline_items(value) if lists and isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) else None
+            plain.update(map(id, [value, *(items or ())]))
+    return plain
+
+
 def given_directly(model, expr: cst.BaseExpression):
     """The pipeline function of a call made where an iterator is given it (``[p(...)]`` in DALI's
     docs: ``DALIGenericIterator([get_dali_pipeline(...)], ...)``), or None: the support module's
     iterator takes what the migrated function returns, the reader's metadata with the batches."""
-    return model.call_sites.get(expr) if isinstance(expr, cst.Call) else None
+    return _site(model, expr) if isinstance(expr, cst.Call) else None
 
 
 def made_by(model, call: cst.BaseExpression):
     """The pipeline function a call makes a pipeline of: by its name, or through a name that holds
     one or several (their ``HeldFunctions``); else None."""
-    return model.call_sites.get(call) or model.made_through.get(call)
+    return _site(model, call) or model.made_through.get(call)
+
+
+def _site(model, call: cst.BaseExpression, imported: bool = False):
+    """The pipeline function ``call`` calls: one of the module, or one another module of the run
+    converts in the epoch-aware shape (with ``imported``: converts in any shape)."""
+    found = model.call_sites.get(call)
+    if found is None:
+        found = model.imported_sites.get(call)
+        if found is not None and not (imported or found.epochs):
+            return None
+    return found
 
 
 def listed_sites(model, value: cst.BaseExpression) -> list | None:
@@ -272,14 +290,72 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
         if found is None:
             continue
         held, how = found
-        model.metadata_reads[expr] = how
         pipelines = getattr(held, "members", (held,))
+        if any(isinstance(pipeline, ImportedPipeline) for pipeline in pipelines):
+            _imported_use(model, pipelines, how, expr)
+            continue
+        model.metadata_reads[expr] = how
         refusals = [_metadata_refusal(pipeline, plain, factories) for pipeline in pipelines]
         if not any(refusals):
             for pipeline in pipelines:
                 pipeline.epochs = True
         for pipeline, why in zip(pipelines, refusals):
             pipeline.epochs_refused = why
+    _unplain_imported(model, analyzer.assigns, given)
+
+
+def _imported_use(model, pipelines: tuple, how, expr: cst.BaseExpression) -> None:
+    """A use asking for the reader metadata of pipelines other modules of the run convert (one, or
+    those a name rebound to each holds): read from their metadata where those modules give it (the
+    epoch-aware shape); else, for pipelines bound to a name or an attribute, asked of those modules
+    (``model.epoch_requests``, importers)."""
+    if not all(isinstance(pipeline, ImportedPipeline) and pipeline.convert for pipeline in pipelines):
+        return  # a name bound to pipelines of this module and of another: not followed
+    if all(pipeline.epochs for pipeline in pipelines):
+        model.metadata_reads[expr] = how
+    elif how in ("name", "attribute"):
+        for pipeline in pipelines:
+            if not pipeline.epochs:
+                model.epoch_requests.setdefault(pipeline.qualname, []).append(expr)
+
+
+def mark_requested(analyzer, call_args: dict[str, tuple[str, ...]]) -> None:
+    """Set ``pipeline.epochs`` for the top-level pipeline functions whose reader metadata another
+    module of the run asks for (``CrossFile.requested``), when the shape is open to them as to one
+    asked for here (:func:`_metadata_refusal`; ``call_args``: the settings that module's calls
+    give, ``batch_size`` among them) and they have one reader: the consumers that name a reader
+    are in the other module, where a second reader's name cannot be checked."""
+    model = analyzer.model
+    if not model.crossfile.requested:
+        return
+    plain = _plain_ids(model, analyzer.assigns, True, frozenset())
+    factories = set(map(id, model.factories.values()))
+    for name in model.crossfile.requested:
+        pipeline = model.pipelines.get(name)
+        if pipeline is None or pipeline.epochs:
+            continue
+        if pipeline.twin_index is not None or pipeline.streams:
+            pipeline.epochs_refused = "it has more than one reader, and the module naming one is another"
+            continue
+        sites_plain = all(id(call) in plain for call in model.sites_of(pipeline))
+        if "batch_size" in call_args.get(name, ()):
+            pipeline.call_site_args.add("batch_size")
+        why = _metadata_refusal(pipeline, {pipeline} if sites_plain else set(), factories)
+        pipeline.epochs, pipeline.epochs_refused = why is None, why
+
+
+def _unplain_imported(model, assigns, given: frozenset) -> None:
+    """The calls here of pipelines another module converts in the epoch-aware shape that are not
+    bound where the rewrite unpacks them (``pipe_meta, pipe = p(...)``, or given to an iterator:
+    ``given``): a factory's ``return p(...)``, an argument. Each such call would get ``(metadata,
+    batches)``: the pipeline is kept in pipeline mode (``model.unplain_imported``, importers)."""
+    epochs = [call for call, pipeline in model.imported_sites.items() if pipeline.epochs]
+    if not epochs:
+        return
+    plain = _plain_ids(model, assigns, True, given)
+    for call in epochs:
+        if id(call) not in plain:
+            model.unplain_imported.setdefault(model.imported_sites[call].qualname, call)
 
 
 def _bound_call_sites(analyzer) -> tuple[dict, set]:
@@ -291,7 +367,7 @@ def _bound_call_sites(analyzer) -> tuple[dict, set]:
     several: dict = {}  # (scope, name) → the pipelines its plain call sites make, when it has several
     for scope, target, value in analyzer.assigns:
         if isinstance(target, cst.Name) and isinstance(value, cst.BaseExpression):
-            single = made_by(model, value)
+            single = _site(model, value, imported=True) or model.made_through.get(value)
             sites = [single] if single is not None else listed_sites(model, value)
             if sites and len(set(sites)) == 1:
                 key = (scope, target.value)
@@ -516,153 +592,3 @@ def iterator_base(node: cst.ClassDef, dali_name, local: dict[str, str]) -> str |
         if isinstance(base.value, cst.Name) and base.value.value in local:
             return local[base.value.value]
     return None
-
-
-def framework_uses(resolver, returns, calls) -> list[tuple]:
-    """The pipelines given to an iterator of another framework (MXNet, TensorFlow; those of JAX and
-    PaddlePaddle are NDD411's, REWRITTEN), as uses that keep them in pipeline mode (``(call, code, expression, (message,
-    hint))``, see :mod:`ndd_migrate.model.features.manual_uses`): dynamic mode converts its batches for PyTorch
-    only (``.torch()``), and has no iterator for these frameworks. Also found:
-
-    * TensorFlow's ``DALIIterator`` is an op factory: ``daliop = dali_tf.DALIIterator()`` and then
-      ``daliop(pipeline=pipe, ...)`` (or ``DALIIterator()(pipeline=pipe)``) runs the pipeline;
-    * an iterator class chosen at run time (a parameter: ``def test(IteratorClass): IteratorClass(pipes)``,
-      or its op, ``daliop = IteratorClass(); daliop(pipeline=pipe)``) in a module whose functions
-      hand out DALI iterator classes of another framework (``return MXNetIterator``): the
-      pipeline goes to one of those.
-
-    ``calls`` are the analysis' ``(call, qualified name)``s, ``returns`` the module's ``return``
-    statements; ``resolver`` is the analysis (it resolves DALI names and scopes, and knows the
-    module's assignments)."""
-    uses = []
-    ops = _bound_to(
-        resolver, lambda value: isinstance(value, cst.Call) and names.dali_name(resolver, value.func) == TF_ITERATOR
-    )
-    chosen = _handed_out(resolver, returns)
-    for call in {id(call): call for call, _ in calls}.values():
-        fed = _fed_framework(resolver, call, ops, chosen)
-        if fed is None:
-            continue
-        framework, given, why = fed
-        if given is None:
-            continue
-        advice = (
-            why,
-            f"keep it in pipeline mode for {framework}: dynamic mode hands out batches for PyTorch only "
-            f"(`.torch()`); or iterate the migrated generator yourself and convert each batch for {framework} "
-            "(e.g. through DLPack), ending each epoch at `reader.get_metadata()['epoch_size']`",
-        )
-        uses.extend((call, constructs.FRAMEWORK_ITERATOR, item, advice) for item in listed(given))
-    return uses
-
-
-def _fed_framework(resolver, call: cst.Call, ops: set, chosen: set[str]) -> tuple | None:
-    """``(framework, the pipeline expression given or None, why)`` when ``call`` feeds an iterator
-    of another framework (see :func:`framework_uses`: the iterator, TensorFlow's op, or a class
-    chosen at run time among ``chosen``), else None."""
-    dali = names.dali_name(resolver, call.func)
-    framework = FRAMEWORKS.get(dali.split(".")[3]) if dali in OTHER_ITERATORS and dali not in REWRITTEN else None
-    if framework is not None and call.args:
-        short = dali.rsplit(".", 1)[-1]
-        given = call.args[0].value if call.args[0].keyword is None and not call.args[0].star else None
-        given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipelines"), given)
-        return framework, given, f"its pipeline feeds {framework}'s `{short}`, which has no dynamic-mode form"
-    if _is_op(resolver, ops, call.func):
-        op = call.func.value if isinstance(call.func, cst.Name) else "DALIIterator()"
-        why = f"its pipeline feeds `{op}(pipeline=...)`, TensorFlow's `DALIIterator` op, which has no dynamic-mode form"
-        return "TensorFlow", _pipeline_kwarg(call), why
-    if chosen and (param := _runtime_class(resolver, call.func)) is not None:
-        return _fed_chosen_class(call, chosen, param)
-    return None
-
-
-def _fed_chosen_class(call: cst.Call, chosen: set[str], param: str) -> tuple:
-    """:func:`_fed_framework` for a call of the iterator class the parameter ``param`` holds, or of
-    its op (``daliop = IteratorClass(); daliop(pipeline=pipe)``)."""
-    others = sorted({FRAMEWORKS[d.split(".")[3]] for d in chosen if d in OTHER_ITERATORS})
-    framework = " and ".join([", ".join(others[:-1]), others[-1]] if len(others) > 1 else others)
-    given = _pipeline_kwarg(call) if not isinstance(call.func, cst.Name) or call.func.value != param else None
-    if given is None and call.args and call.args[0].keyword is None and not call.args[0].star:
-        given = call.args[0].value
-    classes = ", ".join(_framework_class(d) for d in sorted(chosen))
-    if isinstance(call.func, cst.Name) and call.func.value == param:
-        how = f"`{param}(...)`,"
-    else:
-        op = call.func.value if isinstance(call.func, cst.Name) else f"{param}()"
-        how = f"`{op}(pipeline=...)`, the op of `{param}`,"
-    why = (
-        f"its pipeline feeds {how} an iterator class chosen at run time among those this module hands "
-        f"out ({classes}): those of {framework} have no dynamic-mode form"
-    )
-    return framework, given, why
-
-
-TF_ITERATOR = "nvidia.dali.plugin.tf.DALIIterator"
-
-
-def _framework_class(dali: str) -> str:
-    fw = dali.split(".")[3]
-    return f"{FRAMEWORKS.get(fw, 'PyTorch')}'s `{dali.rsplit('.', 1)[-1]}`"
-
-
-def _pipeline_kwarg(call: cst.Call) -> cst.BaseExpression | None:
-    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "pipeline"), None)
-
-
-def _binding(resolver, name: cst.Name):
-    """The scope ``name`` is bound in, as seen from where it is read, and its assignments there."""
-    scope = resolver.scope_of(name)
-    while scope is not None and not scope.assignments[name.value]:
-        scope = None if scope.parent is scope else scope.parent
-    return scope, (scope.assignments[name.value] if scope is not None else ())
-
-
-def _bound_to(resolver, test) -> set:
-    """``(scope, name)`` of the names every assignment of which (in its scope) passes ``test``."""
-    seen: dict = {}
-    for scope, target, value in resolver.assigns:
-        if isinstance(target, cst.Name):
-            key = (scope, target.value)
-            seen[key] = seen.get(key, True) and bool(test(value))
-    return {key for key, ok in seen.items() if ok}
-
-
-def _is_op(resolver, ops: set, func: cst.BaseExpression) -> bool:
-    """Is ``func`` TensorFlow's DALI op: ``DALIIterator()``, or a name bound to one?"""
-    if isinstance(func, cst.Call):
-        return names.dali_name(resolver, func.func) == TF_ITERATOR
-    if isinstance(func, cst.Name):
-        scope, _ = _binding(resolver, func)
-        return (scope, func.value) in ops
-    return False
-
-
-def _runtime_class(resolver, func: cst.BaseExpression) -> str | None:
-    """The parameter ``func`` is, or whose call made it (``daliop = IteratorClass()``), or None."""
-    if isinstance(func, cst.Call):
-        func = func.func
-    if not isinstance(func, cst.Name):
-        return None
-    _, assignments = _binding(resolver, func)
-    assignments = list(assignments)
-    if assignments and all(isinstance(getattr(a, "node", None), cst.Param) for a in assignments):
-        return func.value
-    values = [
-        v
-        for sc, t, v in resolver.assigns
-        if isinstance(t, cst.Name) and t.value == func.value and sc is _binding(resolver, func)[0]
-    ]
-    if values and len(values) == len(assignments) and all(isinstance(v, cst.Call) for v in values):
-        made = {_runtime_class(resolver, v.func) if isinstance(v.func, cst.Name) else None for v in values}
-        if len(made) == 1 and None not in made:
-            return made.pop()
-    return None
-
-
-def _handed_out(resolver, returns) -> set[str]:
-    """The DALI iterator classes the module's functions return (``return MXNetIterator``; ``returns``
-    are the module's ``return`` statements, as the analysis met them), when one of them is another
-    framework's (a module that picks its iterator class at run time)."""
-    found = {names.dali_name(resolver, node.value) for node in returns if node.value is not None}
-    found = {dali for dali in found if dali in OTHER_ITERATORS or dali in REWRITTEN}
-    return found if found & OTHER_ITERATORS else set()

@@ -178,22 +178,27 @@ def consumer_reader_names(module: cst.Module) -> frozenset[str] | None:
     past the output map of a call of an ``...Iterator`` that is not a literal."""
     found: set[str] = set()
     for call in (node for node in tree.walk(module) if isinstance(node, cst.Call)):
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("epoch_size", "reader_meta"):
-            if not call.args:
-                return None
-        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-        if _iterator_call(call) and any(cstutil.literal_value(v) is cstutil.NOT_LITERAL for v in positional[2:]):
+        names = _names_given(call)
+        if names is None:
             return None
-        named = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "reader_name"]
-        for value in named:
-            literal = cstutil.literal_value(value)
-            if literal is not None and not isinstance(literal, str):
-                return None
-        for value in [*named, *positional]:
-            literal = cstutil.literal_value(value)
-            if isinstance(literal, str):
-                found.add(literal)
+        found |= names
     return frozenset(found)
+
+
+def _names_given(call: cst.Call) -> set[str] | None:
+    """The reader names ``call`` may hand to a consumer (:func:`consumer_reader_names`), or None
+    when one of them is not known."""
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("epoch_size", "reader_meta"):
+        if not call.args:
+            return None
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    if _iterator_call(call) and any(cstutil.literal_value(v) is cstutil.NOT_LITERAL for v in positional[2:]):
+        return None
+    named = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "reader_name"]
+    literals = [cstutil.literal_value(value) for value in named]
+    if any(literal is not None and not isinstance(literal, str) for literal in literals):
+        return None
+    return {literal for literal in map(cstutil.literal_value, [*named, *positional]) if isinstance(literal, str)}
 
 
 def _iterator_call(call: cst.Call) -> bool:
