@@ -126,6 +126,47 @@ if __name__ == "__main__":
 """
 
 
+# A Lightning-style data module: the pipeline kept in an attribute that `setup()` stores, given to
+# a subclass of DALI's iterator (the shape of DALI's Lightning tutorial).
+DATAMODULE = """\
+import sys
+
+from nvidia.dali.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
+
+from pipes import train_pipe
+
+
+class LightningWrapper(DALIClassificationIterator):
+    def __init__(self, *kargs, **kvargs):
+        super().__init__(*kargs, **kvargs)
+
+    def __next__(self):
+        out = super().__next__()[0]
+        return [out[k] for k in self.output_map]
+
+
+class DataModule:
+    def __init__(self, root):
+        self.root = root
+
+    def setup(self, stage=None):
+        self.pipe = train_pipe(self.root, batch_size=5, num_threads=1, device_id=None)
+        self.loader = LightningWrapper(
+            self.pipe, reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True
+        )
+
+    def train_dataloader(self):
+        return self.loader
+
+
+module = DataModule(sys.argv[1])
+module.setup()
+for epoch in range(2):
+    for step, (images, labels) in enumerate(module.train_dataloader()):
+        print(epoch, step, tuple(images.shape), labels.flatten().tolist())
+"""
+
+
 def write(folder, files: dict[str, str]) -> list:
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
@@ -167,6 +208,13 @@ def test_rebound_pipeline_classes_of_another_module_take_the_shape(tmp_path):
     assert dali_pipe.epochs == ("HybridTrainPipe", "HybridValPipe")
     assert main.new_source.count("pipe_meta, pipe = Hybrid") == 2
     assert main.new_source.count('int(pipe_meta["epoch_size_padded"])') == 2
+
+
+def test_a_pipeline_kept_in_an_attribute_by_setup_takes_the_shape(tmp_path):
+    pipes, module = migrated(tmp_path, {"pipes.py": PIPES, "module.py": DATAMODULE})
+    assert human([pipes, module]) == []
+    assert "        self.pipe_meta, self.pipe = train_pipe(self.root, batch_size=5," in module.new_source
+    assert "            (self.pipe_meta, self.pipe), reader_name=" in module.new_source
 
 
 def test_a_pipeline_the_shape_is_not_open_to_stays_in_both_modules(tmp_path):
@@ -216,8 +264,9 @@ def test_check_reports_rebound_pipeline_classes_of_a_module_outside_the_run(tmp_
     [
         ({"pipes.py": PIPES, "train.py": TRAIN, "steps.py": STEPS}, ["train.py", "steps.py"]),
         ({"dali_pipe.py": CLASSES, "main.py": MAIN}, ["main.py"]),
+        ({"pipes.py": PIPES, "module.py": DATAMODULE}, ["module.py"]),
     ],
-    ids=["function", "classes"],
+    ids=["function", "classes", "data module"],
 )
 def test_the_migrated_programs_print_the_same(programs, tmp_path, files, scripts):
     from fixtures import datasets

@@ -376,7 +376,7 @@ class Impl(RuleImpl):
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign):
         target = original.targets[0].target if len(original.targets) == 1 else None
         if iterators.followed_attribute(self.ctx.model, target) is not None:  # `self.pipe = p(...)`
-            pipeline = self.ctx.model.call_sites.get(original.value)
+            pipeline = iterators.site(self.ctx.model, original.value)
             if pipeline is not None and pipeline.epochs and pipeline.convert:
                 meta = cst.Element(
                     iterators.meta_of(target), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))

@@ -229,16 +229,16 @@ def given_directly(model, expr: cst.BaseExpression):
     """The pipeline function of a call made where an iterator is given it (``[p(...)]`` in DALI's
     docs: ``DALIGenericIterator([get_dali_pipeline(...)], ...)``), or None: the support module's
     iterator takes what the migrated function returns, the reader's metadata with the batches."""
-    return _site(model, expr) if isinstance(expr, cst.Call) else None
+    return site(model, expr) if isinstance(expr, cst.Call) else None
 
 
 def made_by(model, call: cst.BaseExpression):
     """The pipeline function a call makes a pipeline of: by its name, or through a name that holds
     one or several (their ``HeldFunctions``); else None."""
-    return _site(model, call) or model.made_through.get(call)
+    return site(model, call) or model.made_through.get(call)
 
 
-def _site(model, call: cst.BaseExpression, imported: bool = False):
+def site(model, call: cst.BaseExpression, imported: bool = False):
     """The pipeline function ``call`` calls: one of the module, or one another module of the run
     converts in the epoch-aware shape (with ``imported``: converts in any shape)."""
     found = model.call_sites.get(call)
@@ -367,7 +367,7 @@ def _bound_call_sites(analyzer) -> tuple[dict, set]:
     several: dict = {}  # (scope, name) → the pipelines its plain call sites make, when it has several
     for scope, target, value in analyzer.assigns:
         if isinstance(target, cst.Name) and isinstance(value, cst.BaseExpression):
-            single = _site(model, value, imported=True) or model.made_through.get(value)
+            single = site(model, value, imported=True) or model.made_through.get(value)
             sites = [single] if single is not None else listed_sites(model, value)
             if sites and len(set(sites)) == 1:
                 key = (scope, target.value)
@@ -526,7 +526,7 @@ def _bound_pipeline(analyzer, direct, lists, expr) -> tuple | None:
     pipes)``, when ``pipe_meta`` is no name of that comprehension yet)."""
     found = followed_attribute(analyzer.model, expr) if isinstance(expr, cst.Attribute) else None
     if found is not None:
-        held = analyzer.model.call_sites.get(found.value)
+        held = site(analyzer.model, found.value, imported=True)
         return (held, "attribute") if held is not None else None
     if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1:
         if not isinstance(expr.slice[0].slice, cst.Index):
