@@ -247,6 +247,22 @@ def test_an_importer_that_cannot_unpack_the_call_keeps_it(tmp_path):
     assert "makes it other than by a plain `pipe = train_pipe(...)`" in found.message
 
 
+def test_an_importer_whose_meta_name_is_taken_keeps_it(tmp_path):
+    """`pipe_meta` is the importer's own name: the metadata would overwrite it."""
+    train = TRAIN.replace(
+        'print("steps", len(loader))', 'pipe_meta = {"run": 1}\nprint("steps", len(loader), pipe_meta)'
+    )
+    plain = "import sys\n\nfrom pipes import train_pipe\n\npipe = train_pipe(sys.argv[1], batch_size=2)\nprint(pipe.run())\n"
+    pipes, train_result, _ = migrated(tmp_path, {"pipes.py": PIPES, "train.py": train, "plain.py": plain})
+    assert not train_result.changed and pipes.epochs == ()
+    (found,) = [d for d in pipes.diagnostics if d.needs_human]
+    assert "train.py:7 (`train_pipe(sys.argv[1], batch_size=4" in found.message
+    assert found.message.endswith(
+        "cannot take the epoch-aware shape: `pipe_meta`, where it would keep the reader's metadata, is a name "
+        "of this module already (rename it)"
+    )
+
+
 def test_check_reports_rebound_pipeline_classes_of_a_module_outside_the_run(tmp_path, monkeypatch):
     """pre-commit stages `main.py` only: its calls of the classes are reported (NDD007), each use."""
     write(tmp_path, {"dali_pipe.py": CLASSES, "main.py": MAIN, "pyproject.toml": ""})

@@ -382,12 +382,8 @@ def _kept_imports(ctx: Context) -> dict[str, str]:
         for member in use.members:
             if isinstance(member, ImportedPipeline) and member.convert and member.migrated_in is None:
                 found.setdefault(member.qualname, f"{_at(ctx, use.node)} {how}")
-    for qual, call in sorted(model.unplain_imported.items()):
-        found.setdefault(
-            qual,
-            f"{_at(ctx, call)} makes it other than by a plain `pipe = {snippet(call.func)}(...)`, and the "
-            "epoch-aware shape gives the reader's metadata with the batches there",
-        )
+    for qual, (call, why) in sorted(model.unplain_imported.items()):
+        found.setdefault(qual, f"{_at(ctx, call)} {why}")
     return found
 
 

@@ -312,7 +312,7 @@ class ModuleModel:
     # that would need that shape, by qualified name, in source order (ndd_migrate.model.importers).
     imported_sites: dict = field(default_factory=dict)
     epoch_requests: dict = field(default_factory=dict)
-    unplain_imported: dict = field(default_factory=dict)  # qualified name → a call not bound plainly
+    unplain_imported: dict = field(default_factory=dict)  # qualified name → (a call it cannot take, why)
     # The calls of a class deriving from a DALI PyTorch iterator that may take the support module's
     # iterator as its base → that class (ndd_migrate.model.features.iterator_subclasses): NDD411 reads
     # each as the call of the base it makes.

@@ -150,6 +150,9 @@ def given_unfollowed(model, use, call: cst.Call, dali: str, short: str) -> str |
         )
     reader_name = cstutil.kwarg(iterators.keyworded(call, dali), "reader_name")
     if not iterators.all_epochs(use.pipeline) and reader_name is not None:
+        refused = next((m.epochs_refused for m in use.members if getattr(m, "epochs_refused", None)), None)
+        if refused is not None:
+            return f"`{short}` needs the epoch-aware shape, which is not open here: {refused}"
         return (
             f"`{short}` needs the epoch-aware shape: one plain `pipe = p(...)` per call site, one reader "
             "and the batch size in the module"

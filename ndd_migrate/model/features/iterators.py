@@ -295,7 +295,10 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
             _imported_use(model, pipelines, how, expr)
             continue
         model.metadata_reads[expr] = how
-        refusals = [_metadata_refusal(pipeline, plain, factories) for pipeline in pipelines]
+        refusals = [
+            _metadata_refusal(pipeline, plain, factories) or _meta_taken(model, model.sites_of(pipeline))
+            for pipeline in pipelines
+        ]
         if not any(refusals):
             for pipeline in pipelines:
                 pipeline.epochs = True
@@ -340,7 +343,9 @@ def mark_requested(analyzer, call_args: dict[str, tuple[str, ...]]) -> None:
         sites_plain = all(id(call) in plain for call in model.sites_of(pipeline))
         if "batch_size" in call_args.get(name, ()):
             pipeline.call_site_args.add("batch_size")
-        why = _metadata_refusal(pipeline, {pipeline} if sites_plain else set(), factories)
+        why = _metadata_refusal(pipeline, {pipeline} if sites_plain else set(), factories) or _meta_taken(
+            model, model.sites_of(pipeline)
+        )
         pipeline.epochs, pipeline.epochs_refused = why is None, why
 
 
@@ -354,8 +359,37 @@ def _unplain_imported(model, assigns, given: frozenset) -> None:
         return
     plain = _plain_ids(model, assigns, True, given)
     for call in epochs:
+        qual = model.imported_sites[call].qualname
         if id(call) not in plain:
-            model.unplain_imported.setdefault(model.imported_sites[call].qualname, call)
+            why = (
+                f"makes it other than by a plain `pipe = {cstutil.snippet(call.func)}(...)`, and the epoch-aware "
+                "shape gives the reader's metadata with the batches there"
+            )
+            model.unplain_imported.setdefault(qual, (call, why))
+        elif (why := _meta_taken(model, [call])) is not None:
+            model.unplain_imported.setdefault(qual, (call, f"cannot take the epoch-aware shape: {why}"))
+
+
+def _meta_taken(model, sites: list[cst.Call]) -> str | None:
+    """Why the names the epoch-aware shape binds at the call sites ``sites`` (``pipe_meta`` for
+    ``pipe = p(...)``, ``pipes_meta`` for ``pipes = [p(...) ...]``) cannot be bound: one is a name
+    of the module already (which the metadata would overwrite), or None."""
+    spelled = None
+    for call in sites:
+        current = model.parents.get(call)
+        while current is not None and not isinstance(current, (cst.Assign, cst.BaseSmallStatement, cst.BaseSuite)):
+            current = model.parents.get(current)
+        if not (isinstance(current, cst.Assign) and len(current.targets) == 1):
+            continue
+        target = current.targets[0].target
+        if not isinstance(target, cst.Name):
+            continue  # `self.pipe`: ndd_migrate.model.values.attributes checks `self.pipe_meta` (meta_free)
+        if spelled is None:
+            spelled = {node.value for node in model.parents if isinstance(node, cst.Name)}
+        meta = meta_name(target.value)
+        if meta in spelled:
+            return f"`{meta}`, where it would keep the reader's metadata, is a name of this module already (rename it)"
+    return None
 
 
 def _bound_call_sites(analyzer) -> tuple[dict, set]:
