@@ -18,7 +18,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import GlobalScope
 
-from ndd_migrate.model.features.iterators import plain_call_sites
+from ndd_migrate.model.features.iterators import plain_call_sites, taken_name
 from ndd_migrate.syntax import cstutil
 
 ENABLE, RESTORE = "enable_checkpointing", "checkpoint"
@@ -95,6 +95,9 @@ def _creation_blocker(analyzer, pipeline, plain: set) -> tuple[str, str] | None:
             f"checkpointing with a call site that is not `name = f(...)`: `{cstutil.code(site)}`",
             f"bind each call to a name of its own (`pipe = {pipeline.node.name.value}(...)`) and use that name",
         )
+    taken = taken_name(analyzer.model, sites, name, "its checkpoint")
+    if taken is not None:
+        return taken, "rename the program's name, which the migration needs for the checkpoint"
     if pipeline.external_sources:
         return (
             "checkpointing a pipeline with an external source: dynamic mode does not save its position",

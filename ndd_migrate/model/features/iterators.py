@@ -296,7 +296,7 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
             continue
         model.metadata_reads[expr] = how
         refusals = [
-            _metadata_refusal(pipeline, plain, factories) or _meta_taken(model, model.sites_of(pipeline))
+            _metadata_refusal(pipeline, plain, factories) or taken_name(model, model.sites_of(pipeline))
             for pipeline in pipelines
         ]
         if not any(refusals):
@@ -343,7 +343,7 @@ def mark_requested(analyzer, call_args: dict[str, tuple[str, ...]]) -> None:
         sites_plain = all(id(call) in plain for call in model.sites_of(pipeline))
         if "batch_size" in call_args.get(name, ()):
             pipeline.call_site_args.add("batch_size")
-        why = _metadata_refusal(pipeline, {pipeline} if sites_plain else set(), factories) or _meta_taken(
+        why = _metadata_refusal(pipeline, {pipeline} if sites_plain else set(), factories) or taken_name(
             model, model.sites_of(pipeline)
         )
         pipeline.epochs, pipeline.epochs_refused = why is None, why
@@ -366,14 +366,15 @@ def _unplain_imported(model, assigns, given: frozenset) -> None:
                 "shape gives the reader's metadata with the batches there"
             )
             model.unplain_imported.setdefault(qual, (call, why))
-        elif (why := _meta_taken(model, [call])) is not None:
+        elif (why := taken_name(model, [call])) is not None:
             model.unplain_imported.setdefault(qual, (call, f"cannot take the epoch-aware shape: {why}"))
 
 
-def _meta_taken(model, sites: list[cst.Call]) -> str | None:
-    """Why the names the epoch-aware shape binds at the call sites ``sites`` (``pipe_meta`` for
-    ``pipe = p(...)``, ``pipes_meta`` for ``pipes = [p(...) ...]``) cannot be bound: one is a name
-    of the module already (which the metadata would overwrite), or None."""
+def taken_name(model, sites: list[cst.Call], name_of=meta_name, what: str = "the reader's metadata") -> str | None:
+    """Why the names a rewrite binds beside the pipelines made at the call sites ``sites``
+    (``name_of(pipe)``: ``pipe_meta`` for ``pipe = p(...)``, ``pipes_meta`` for ``pipes = [p(...)
+    ...]``) cannot be bound, or None: one is a name of the module already, whose value it would
+    overwrite. ``what`` says what the name would hold."""
     spelled = None
     for call in sites:
         current = model.parents.get(call)
@@ -386,9 +387,9 @@ def _meta_taken(model, sites: list[cst.Call]) -> str | None:
             continue  # `self.pipe`: ndd_migrate.model.values.attributes checks `self.pipe_meta` (meta_free)
         if spelled is None:
             spelled = {node.value for node in model.parents if isinstance(node, cst.Name)}
-        meta = meta_name(target.value)
-        if meta in spelled:
-            return f"`{meta}`, where it would keep the reader's metadata, is a name of this module already (rename it)"
+        bound = name_of(target.value)
+        if bound in spelled:
+            return f"`{bound}`, where it would keep {what}, is a name of this module already (rename it)"
     return None
 
 
