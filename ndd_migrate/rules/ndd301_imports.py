@@ -434,7 +434,10 @@ def _with_first_party_import(body: list, stmt: cst.SimpleStatementLine) -> list:
     else:
         index = _after_header(body)
         if index < len(body):  # the first statement after the header: it takes that one's lines
-            stmt = stmt.with_changes(leading_lines=body[index].leading_lines)
+            lines = list(body[index].leading_lines)
+            while index == 0 and lines and lines[0].comment is None:
+                lines.pop(0)  # the file's first line: no blank line above it (a removed import left one)
+            stmt = stmt.with_changes(leading_lines=lines)
             body = [*body[:index], body[index].with_changes(leading_lines=[cst.EmptyLine()]), *body[index + 1 :]]
     return [*body[:index], stmt, *body[index:]]
 
