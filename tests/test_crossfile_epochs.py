@@ -12,6 +12,7 @@ import pytest
 
 from ndd_migrate.app import runner
 from ndd_migrate.io.policy import Policy
+from ndd_migrate.model import migrated_shape
 from tests.conftest import HAS_DALI
 
 PIPES = """\
@@ -299,3 +300,61 @@ def test_the_migrated_programs_print_the_same(programs, tmp_path, files, scripts
         after = programs.run(tmp_path / "migrated" / script, [data])
         assert before.returncode == 0 and after.returncode == 0, after.stderr[-3000:]
         assert before.stdout.strip() and after.stdout == before.stdout
+
+
+# -- a defining module migrated before the run (pre-commit stages the importer only) ---------------
+
+
+def test_the_epoch_aware_shape_is_recognised_on_disk(tmp_path):
+    pipes, _ = migrated(tmp_path, {"pipes.py": PIPES, "train.py": TRAIN})
+    assert migrated_shape.migrated_shapes(pipes.new_source.encode()) == (set(), {"train_pipe"})
+
+
+def test_an_importer_staged_alone_unpacks_a_pipeline_migrated_in_the_epoch_aware_shape(tmp_path, monkeypatch):
+    """`pipes.py` and `train.py` were migrated together; `steps.py`, written later in pipeline
+    mode, is the only file of this run: its call site unpacks the metadata, its `epoch_size()`
+    reads it."""
+    migrated(tmp_path, {"pipes.py": PIPES, "train.py": TRAIN})
+    write(tmp_path, {"steps.py": STEPS, "pyproject.toml": ""})
+    monkeypatch.chdir(tmp_path)
+    (checked,) = runner.run(["steps.py"], Policy.check()).results
+    assert {d.code for d in checked.diagnostics} >= {"NDD002", "NDD003", "NDD005"}
+    (result,) = runner.run(["steps.py"], Policy.migrate()).results
+    assert human([result]) == []
+    assert "pipe_meta, pipe = train_pipe(sys.argv[1], batch_size=4, num_threads=1, device_id=None)" in result.new_source
+    assert 'size = pipe_meta["epoch_size_padded"]' in result.new_source
+
+
+def test_check_reports_pipeline_api_on_a_generator_unpacked_from_the_epoch_aware_shape(tmp_path, monkeypatch):
+    migrated(tmp_path, {"pipes.py": PIPES, "train.py": TRAIN})
+    later = (
+        "import sys\n\nfrom pipes import train_pipe\n\n"
+        "pipe_meta, pipe = train_pipe(sys.argv[1], batch_size=4, num_threads=1, device_id=None)\n"
+        "pipe.build()\nprint(next(pipe)[1], pipe_meta)\n"
+    )
+    write(tmp_path, {"later.py": later, "pyproject.toml": ""})
+    monkeypatch.chdir(tmp_path)
+    (result,) = runner.run(["later.py"], Policy.check()).results
+    assert [(d.code, d.line) for d in result.diagnostics] == [("NDD002", 6)]
+
+
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+def test_an_importer_migrated_alone_later_prints_the_same(programs, tmp_path, monkeypatch):
+    from fixtures import datasets
+    from ndd_migrate import support
+
+    data = programs.dataset(datasets.make_all)["jpeg"]
+    original = tmp_path / "original"
+    write(original, {"pipes.py": PIPES, "steps.py": STEPS})
+    expected = programs.run(original / "steps.py", [data])
+    folder = tmp_path / "migrated"
+    migrated(folder, {"pipes.py": PIPES, "train.py": TRAIN})
+    write(folder, {"steps.py": STEPS, "pyproject.toml": ""})
+    (folder / support.FILE_NAME).write_text(support.text(), encoding="utf-8")
+    monkeypatch.chdir(folder)
+    (result,) = runner.run(["steps.py"], Policy.migrate()).results
+    (folder / "steps.py").write_text(result.new_source, encoding="utf-8")
+    after = programs.run(folder / "steps.py", [data])
+    assert expected.returncode == 0 and after.returncode == 0, after.stderr[-3000:]
+    assert expected.stdout.strip() and after.stdout == expected.stdout

@@ -290,7 +290,7 @@ def _using_pipelines(project: crossfile.ProjectImports, results: list) -> list[t
 def _uses_pipelines(project: crossfile.ProjectImports, path: str) -> bool:
     """Does a file without DALI import a pipeline that the engine must look at its uses of? Not
     when every one it imports stays in pipeline mode anyway (those uses are right as they are)."""
-    imported, outside, _, helpers = project.policy_for(path)
+    imported, outside, _, helpers, _ = project.policy_for(path)
     return bool(outside) or bool(helpers) or any(imported.values())
 
 
@@ -309,10 +309,10 @@ def _process(
     and the engine (libcst) is imported only for the others."""
     groups: dict[tuple, list[int]] = {}
     for position, (path, _) in enumerate(sources):
-        key = tuple(tuple(sorted(found.items())) for found in project.policy_for(path)) if project else ((), (), (), ())
+        key = tuple(tuple(sorted(found.items())) for found in project.policy_for(path)) if project else ((),) * 5
         groups.setdefault(key, []).append(position)
     out: list[FileResult | None] = [None] * len(sources)
-    for (imported, outside, on_disk, helpers), positions in groups.items():
+    for (imported, outside, on_disk, helpers, epochs), positions in groups.items():
         known = policy
         if imported or outside or helpers:
             known = replace(
@@ -321,6 +321,7 @@ def _process(
                 outside_pipelines={**dict(outside), **policy.outside_pipelines},
                 migrated_on_disk={**dict(on_disk), **policy.migrated_on_disk},
                 imported_helpers={**dict(helpers), **policy.imported_helpers},
+                imported_epochs=policy.imported_epochs | {key for key, _ in epochs},
             )
         if cache is not None:
             found = [(p, _cached(cache, facts, *sources[p], known)) for p in positions]

@@ -28,7 +28,8 @@ migrated and one not) counts as not migrated: nothing is rewritten on a guess.
 Modules the run was not given (pre-commit passes only the staged files) are read from disk when a
 file of the run imports them (:class:`ProjectImports`): a pipeline still in pipeline mode there
 makes NDD007 report its call sites, naming the file; a function already migrated (in the shape
-ndd-migrate emits, :func:`~ndd_migrate.model.migrated_shape.migrated_pipelines`) makes them rewritten, like one the run migrates.
+ndd-migrate emits, :func:`~ndd_migrate.model.migrated_shape.migrated_shapes`, the epoch-aware one
+included) makes them rewritten, like one the run migrates.
 Standard library only; the engine is imported by the caller.
 """
 
@@ -40,7 +41,7 @@ from dataclasses import dataclass, field
 
 from ndd_migrate.io import files
 from ndd_migrate.io.diagnostics import FileResult
-from ndd_migrate.model.migrated_shape import migrated_pipelines
+from ndd_migrate.model.migrated_shape import migrated_shapes
 
 #: Passes over importing files after the first; each follows one more link of factory chains.
 MAX_PASSES = 3
@@ -428,7 +429,7 @@ class ProjectImports:
         if raw is not None:
             info = _Module(path=real, raw=raw)
             if b"dali" in raw:  # files.mentions_dali, without importing files
-                info.migrated = migrated_pipelines(raw)
+                info.migrated, info.migrated_epochs = migrated_shapes(raw)
                 # a pipeline, or a graph helper (`fn.` calls: ndd_migrate.model.features.library_helpers)
                 info.pipeline_mode = real not in self._in_run and (
                     b"pipeline_def" in raw or b"Pipeline" in raw or b"fn." in raw
@@ -454,7 +455,7 @@ class ProjectImports:
         info = self._module(real)
         if info is None:
             return False
-        if (info.migrated or info.pipeline_mode) and (key is None or info.defines(key)):
+        if (info.migrated or info.migrated_epochs or info.pipeline_mode) and (key is None or info.defines(key)):
             return True
         if depth >= MAX_PASSES:
             return False
@@ -515,13 +516,15 @@ class ProjectImports:
                 info.helpers = () if result.error else tuple(result.helpers)
         self._policies.clear()
 
-    def policy_for(self, path: str) -> tuple[dict[str, bool], dict[str, str], dict[str, str], dict[str, str]]:
-        """``(imported, outside, on_disk, helpers)`` for a file of the run (as :meth:`scan` was
+    def policy_for(self, path: str) -> tuple[dict[str, bool], dict[str, str], dict[str, str], dict[str, str], dict]:
+        """``(imported, outside, on_disk, helpers, epochs)`` for a file of the run (as :meth:`scan` was
         given its path): the first two as the class docstring says; ``on_disk`` (for
         :attr:`Policy.migrated_on_disk`) is ``module.name`` → file for the names of ``imported``
         migrated before this run, whose call sites may use the generator already; ``helpers`` (for
         :attr:`Policy.imported_helpers`) is ``module.name`` → why, for the graph helpers of
-        pipeline-mode modules outside the run, which stay pipeline-mode code.
+        pipeline-mode modules outside the run, which stay pipeline-mode code; ``epochs`` (for
+        :attr:`Policy.imported_epochs`) is ``module.name`` → True for the names of ``imported``
+        migrated in the epoch-aware shape, whose calls give ``(metadata, batches)``.
 
         Names are keyed under every module name of their file, as in :func:`imported_pipelines`,
         so two imported modules may claim one (``a/pipes.py`` and ``b/pipes.py`` both give
@@ -529,7 +532,7 @@ class ProjectImports:
         defines in pipeline mode is reported, one that both define otherwise counts as not migrated."""
         found = self._files.get(path)
         if not found:
-            return {}, {}, {}, {}
+            return {}, {}, {}, {}, {}
         if path in self._policies:
             return self._policies[path]
         states: dict[str, dict[object, str]] = {}  # key → {True (migrated) / False (kept) / "outside": file}
@@ -556,8 +559,16 @@ class ProjectImports:
                     helpers[f"{module}.{name}"] = (
                         f"it is graph code of {_shown(real)}, which this run does not migrate (give both files to one run)"
                     )
-        self._policies[path] = imported, outside, on_disk, helpers
-        return imported, outside, on_disk, helpers
+        epochs = {
+            key: True
+            for real in found
+            for name in self._modules[real].migrated_epochs
+            if self._modules.get(real) is not None
+            for module in module_names(real)
+            if imported.get(key := f"{module}.{name}")
+        }
+        self._policies[path] = imported, outside, on_disk, helpers, epochs
+        return imported, outside, on_disk, helpers, epochs
 
     def _gives(self, real: str, seen: set[str]) -> list[tuple[str, object, str]]:
         """``(name, state, defining file as shown)`` for each pipeline the module at ``real``
@@ -569,7 +580,7 @@ class ProjectImports:
         seen = seen | {real}  # the modules on the way here: an import cycle ends
         shown = _shown(real)
         named = [(n, "outside" if converted else False, shown) for n, converted in (info.exports or {}).items()]
-        named += [(n, True, shown) for n in info.migrated]
+        named += [(n, True, shown) for n in info.migrated | info.migrated_epochs]
         for name, source in info.reexports.items():
             named += [found for found in self._gives(source, seen) if found[0] == name]
         return named
@@ -582,6 +593,7 @@ class _Module:
     path: str  # absolute path
     raw: bytes
     migrated: set[str] = field(default_factory=set)  # functions in the migrated shape
+    migrated_epochs: set[str] = field(default_factory=set)  # ... in the epoch-aware one
     pipeline_mode: bool = False  # outside the run, and may define pipeline-mode pipelines
     exports: dict[str, bool] | None = None  # the engine's :func:`exports`, once learnt
     helpers: tuple[str, ...] = ()  # its graph helpers (``FileResult.helpers``), once learnt

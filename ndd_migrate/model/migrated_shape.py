@@ -12,30 +12,62 @@ from ndd_migrate.syntax import pyparse
 def migrated_pipelines(raw: bytes) -> set[str]:
     """Top-level functions of an already migrated module that give pipeline batches: generators in
     the shape ndd-migrate emits for a ``@pipeline_def`` (docs/target-shape.md), and factories that
-    return one.
+    return one (:func:`migrated_shapes`)."""
+    return migrated_shapes(raw)[0]
 
-    The marker is that shape, not a guess at what the code means: the module imports the dynamic
+
+def migrated_shapes(raw: bytes) -> tuple[set[str], set[str]]:
+    """``(generators, epoch_aware)``: the top-level functions of an already migrated module that
+    give pipeline batches (:func:`migrated_pipelines`), and those in the epoch-aware shape, which
+    return ``(metadata, batches)`` (a call site unpacks them: ``pipe_meta, pipe = p(...)``).
+
+    The marker is the shape, not a guess at what the code means: the module imports the dynamic
     mode (``import nvidia.dali.experimental.dynamic as ndd``), and the function is a generator with
     a ``while True:`` statement in its body that yields and spells the ``ndd`` name. A factory's
     every ``return`` gives a call of such a function, directly or through a name bound once from
-    one (``pipe = train_pipe(...); return pipe``). The epoch-aware shape returns
-    ``(metadata, batches)`` and is left out (a run exports it as such, :func:`epoch_exports`; read
-    from disk, its importers would not know to unpack the calls). Parsed with
-    :mod:`ast`, only for modules whose bytes could hold the shape."""
+    one (``pipe = train_pipe(...); return pipe``). An epoch-aware function spells the ``ndd`` name
+    (its reader) and ends in ``return <reader>.get_metadata(), <inner>()``, ``<inner>`` such a
+    generator defined in its body. Parsed with :mod:`ast`, only for modules whose bytes could hold
+    the shape."""
     if b"dynamic" not in raw or b"yield" not in raw or b"while" not in raw:
-        return set()
+        return set(), set()
     import ast
 
     try:
         tree = pyparse.ast_parse(raw)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # nested too deeply: not this shape
-        return set()
+        return set(), set()
     aliases = _dynamic_mode_names(tree)
     if not aliases:
-        return set()
+        return set(), set()
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     found = {name for name, pipeline in functions.items() if _is_migrated_generator(pipeline, aliases)}
-    return _with_factories(functions, found)
+    epochs = {name for name, pipeline in functions.items() if _is_epoch_aware(pipeline, aliases)}
+    return _with_factories(functions, found), epochs
+
+
+def _is_epoch_aware(pipeline, aliases: set[str]) -> bool:
+    """``def p(...): reader = ndd.readers.X(...); def batches(): while True: ... yield ...; return
+    reader.get_metadata(), batches()`` (docs/target-shape.md, "Framework iterators")."""
+    import ast
+
+    last = pipeline.body[-1] if pipeline.body else None
+    value = last.value if isinstance(last, ast.Return) else None
+    if not (isinstance(value, ast.Tuple) and len(value.elts) == 2):
+        return False
+    meta, batches = value.elts
+    if not (
+        isinstance(meta, ast.Call)
+        and isinstance(meta.func, ast.Attribute)
+        and meta.func.attr == "get_metadata"
+        and isinstance(batches, ast.Call)
+        and isinstance(batches.func, ast.Name)
+        and not batches.args
+    ):
+        return False
+    inner = next((n for n in pipeline.body if isinstance(n, ast.FunctionDef) and n.name == batches.func.id), None)
+    spells = any(isinstance(n, ast.Name) and n.id in aliases for n in _own_nodes(pipeline))
+    return spells and inner is not None and _loops_forever(inner)
 
 
 def _dynamic_mode_names(tree) -> set[str]:
@@ -82,12 +114,19 @@ def _is_migrated_generator(pipeline, aliases: set[str]) -> bool:
 
     if not any(isinstance(n, ast.Name) and n.id in aliases for n in _own_nodes(pipeline)):
         return False
+    return _loops_forever(pipeline)
+
+
+def _loops_forever(function) -> bool:
+    """Has ``function`` a ``while True:`` statement in its body that yields?"""
+    import ast
+
     return any(
         isinstance(statement, ast.While)
         and isinstance(statement.test, ast.Constant)
         and statement.test.value is True
         and any(isinstance(n, ast.Yield) for n in _own_nodes(statement))
-        for statement in pipeline.body
+        for statement in function.body
     )
 
 

@@ -67,9 +67,23 @@ def _value_kinds(analyzer, scope, target, value) -> list[tuple[str, tuple | None
     if isinstance(target, cst.Name):
         return [(target.value, kind)]
     if isinstance(target, (cst.Tuple, cst.List)):
+        if _unpacked_epochs(kind, target):  # `pipe_meta, pipe = p(...)`, migrated before: `pipe` is the generator
+            return [(target.elements[0].value.value, None), (target.elements[1].value.value, kind)]
         element = (Kind.BATCH, kind[1]) if kind and kind[0] is Kind.BATCHES else None
         return [(el.value.value, element) for el in target.elements if isinstance(el.value, cst.Name)]
     return []
+
+
+def _unpacked_epochs(kind: tuple | None, target: cst.Tuple | cst.List) -> bool:
+    """Is ``target`` two names unpacking a call of a pipeline migrated on disk in the epoch-aware
+    shape, which gives ``(metadata, batches)``?"""
+    pipeline = kind[1] if kind and kind[0] is Kind.PIPELINE else None
+    return (
+        getattr(pipeline, "epochs", False)
+        and getattr(pipeline, "migrated_in", None) is not None
+        and len(target.elements) == 2
+        and all(isinstance(el.value, cst.Name) for el in target.elements)
+    )
 
 
 def _split_at_conversion(analyzer, scope, name: str, bound: list) -> None:
