@@ -203,6 +203,20 @@ def test_an_importer_asking_for_epochs_gets_the_epoch_aware_shape(tmp_path):
     assert [r.path for r in again if r.changed] == [], "a second run changed the migrated files"
 
 
+def test_a_pipeline_given_in_a_list_through_a_package_import_takes_the_shape(tmp_path):
+    """`from . import pipes as P`, and the iterator given `[pipe]`, as DALI's examples write it."""
+    train = (
+        "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\nfrom . import pipes as P\n\n\n"
+        "def loader(root):\n    pipe = P.train_pipe(root, batch_size=4, num_threads=1, device_id=None)\n"
+        '    return DALIGenericIterator([pipe], ["x", "y"], reader_name="Reader", auto_reset=True)\n'
+    )
+    results = migrated(tmp_path / "pkg", {"__init__.py": "", "pipes.py": PIPES, "train.py": train})
+    assert human(results) == []
+    assert results[2].new_source.startswith("from . import pipes as P\n")  # no blank line above it
+    assert "    pipe_meta, pipe = P.train_pipe(root, batch_size=4" in results[2].new_source
+    assert "reader_meta=[pipe_meta]" in results[2].new_source
+
+
 def test_rebound_pipeline_classes_of_another_module_take_the_shape(tmp_path):
     dali_pipe, main = migrated(tmp_path, {"dali_pipe.py": CLASSES, "main.py": MAIN})
     assert human([dali_pipe, main]) == []

@@ -133,7 +133,7 @@ class Impl(RuleImpl):
             body[at] = guard.with_changes(body=block.with_changes(body=inner, footer=[*inner_carried, *block.footer]))
         if support:
             body = _with_first_party_import(body, cst.parse_statement(support))
-        updated = updated.with_changes(body=body, footer=[*carried, *updated.footer])
+        updated = updated.with_changes(body=_opened_as_before(updated.body, body), footer=[*carried, *updated.footer])
         moved = self.ctx.imports.moved_to_support
         if moved:  # also under an `if` or in a function, where they would shadow the support module's
             updated = _changed_by(updated, _ImportsPruned(_without_moved(moved), depth=0, into_definitions=True))
@@ -422,6 +422,29 @@ class _InFunctions(cst.CSTTransformer):
         return updated.with_changes(body=block.with_changes(body=inner, footer=[*carried, *block.footer]))
 
 
+def _opened_as_before(before: list, after: list) -> list:
+    """``after`` with its first statement taking no more blank lines above it than ``before``'s
+    first did: the blank line below a removed first import does not open the file."""
+    if not before or not after:
+        return after
+    allowed = _blank_lines_above(before[0])
+    extra = _blank_lines_above(after[0]) - allowed
+    if extra <= 0:
+        return after
+    lines = list(after[0].leading_lines)
+    return [after[0].with_changes(leading_lines=lines[:allowed] + lines[allowed + extra :]), *after[1:]]
+
+
+def _blank_lines_above(stmt) -> int:
+    """How many of ``stmt``'s leading lines, from the first, are blank (no comment)."""
+    count = 0
+    for line in stmt.leading_lines:
+        if line.comment is not None:
+            break
+        count += 1
+    return count
+
+
 def _with_first_party_import(body: list, stmt: cst.SimpleStatementLine) -> list:
     """``body`` with ``stmt``, an import of the project's own, where isort puts the first-party
     section: after the last module-level import above the first function or class (a ``try:`` of
@@ -434,10 +457,7 @@ def _with_first_party_import(body: list, stmt: cst.SimpleStatementLine) -> list:
     else:
         index = _after_header(body)
         if index < len(body):  # the first statement after the header: it takes that one's lines
-            lines = list(body[index].leading_lines)
-            while index == 0 and lines and lines[0].comment is None:
-                lines.pop(0)  # the file's first line: no blank line above it (a removed import left one)
-            stmt = stmt.with_changes(leading_lines=lines)
+            stmt = stmt.with_changes(leading_lines=body[index].leading_lines)
             body = [*body[:index], body[index].with_changes(leading_lines=[cst.EmptyLine()]), *body[index + 1 :]]
     return [*body[:index], stmt, *body[index:]]
 

@@ -281,6 +281,7 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
     model = analyzer.model
     direct, lists = _bound_call_sites(analyzer)
     items = [item for use in uses for item in listed(use)]
+    whole = {id(item): use for use in uses for item in listed(use)}  # `[pipe]` for its `pipe`
     given = frozenset(id(item) for item in items if given_directly(model, item) is not None)
     plain = plain_call_sites(model, analyzer.assigns, lists=True, given=given)
     factories = set(map(id, model.factories.values()))
@@ -292,7 +293,7 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
         held, how = found
         pipelines = getattr(held, "members", (held,))
         if any(isinstance(pipeline, ImportedPipeline) for pipeline in pipelines):
-            _imported_use(model, pipelines, how, expr)
+            _imported_use(model, pipelines, how, [expr, *([whole[id(expr)]] if whole[id(expr)] is not expr else [])])
             continue
         model.metadata_reads[expr] = how
         refusals = [
@@ -307,19 +308,20 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
     _unplain_imported(model, analyzer.assigns, given)
 
 
-def _imported_use(model, pipelines: tuple, how, expr: cst.BaseExpression) -> None:
+def _imported_use(model, pipelines: tuple, how, exprs: list[cst.BaseExpression]) -> None:
     """A use asking for the reader metadata of pipelines other modules of the run convert (one, or
     those a name rebound to each holds): read from their metadata where those modules give it (the
     epoch-aware shape); else, for pipelines bound to a name or an attribute, asked of those modules
-    (``model.epoch_requests``, importers)."""
+    (``model.epoch_requests``, importers). ``exprs``: the use, and the list it is an item of
+    (``DALIGenericIterator([pipe], ...)``), whose use waits for the answer too."""
     if not all(isinstance(pipeline, ImportedPipeline) and pipeline.convert for pipeline in pipelines):
         return  # a name bound to pipelines of this module and of another: not followed
     if all(pipeline.epochs for pipeline in pipelines):
-        model.metadata_reads[expr] = how
+        model.metadata_reads[exprs[0]] = how
     elif how in ("name", "attribute"):
         for pipeline in pipelines:
             if not pipeline.epochs:
-                model.epoch_requests.setdefault(pipeline.qualname, []).append(expr)
+                model.epoch_requests.setdefault(pipeline.qualname, []).extend(exprs)
 
 
 def mark_requested(analyzer, call_args: dict[str, tuple[str, ...]]) -> None:
