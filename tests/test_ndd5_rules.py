@@ -497,6 +497,31 @@ def test_pipeline_api_on_a_generator_of_the_module_is_reported(use, found):
     assert [d.code for d in result.diagnostics] == found, [d.message for d in result.diagnostics]
 
 
+EPOCH_AWARE = (
+    "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+    "def train_pipe(*, batch_size=2):\n"
+    '    reader = ndd.readers.File(file_root="/data", name="Reader", max_batch_size=batch_size)\n\n'
+    "    def batches():\n"
+    "        while True:\n"
+    "            for jpegs, labels in reader.next_epoch(batch_size=batch_size):\n"
+    "                yield labels.evaluate(),\n\n"
+    "    return reader.get_metadata(), batches()\n\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    "use, found",
+    [
+        ("pipe_meta, pipe = train_pipe()\npipe.build()\nn = pipe.epoch_size('Reader')\n", ["NDD516", "NDD516"]),
+        ("pipe_meta, pipe = train_pipe()\n(x,) = next(pipe)\nn = pipe_meta['epoch_size']\n", []),
+    ],
+)
+def test_pipeline_api_on_a_generator_of_the_epoch_aware_shape_is_reported(use, found):
+    """The generator an epoch-aware function gives beside the reader's metadata is one too."""
+    result = transform(EPOCH_AWARE + use, "m.py", Policy.check())
+    assert [d.code for d in result.diagnostics] == found, [d.message for d in result.diagnostics]
+
+
 KEPT_WITH_HELPER = (
     "from nvidia.dali import fn, pipeline_def\n"
     "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n\n"

@@ -1,8 +1,10 @@
 """NDD516 pipeline-api-on-generator: pipeline-mode API on what a migrated pipeline function gives.
 
 A module's own generator functions in the shape `migrate` writes (``migrated_shape.migrated_pipelines``:
-a ``while True:`` that yields, in a function that spells the ``ndd`` name) are recognised; names
-bound once from a call of one are followed to their reads in that scope. Functions imported from a
+a ``while True:`` that yields, in a function that spells the ``ndd`` name, or the epoch-aware shape
+that returns its reader's metadata and such a generator) are recognised; names bound once from a
+call of one (the second of two names unpacked, for the epoch-aware shape) are followed to their
+reads in that scope. Functions imported from a
 module migrated before are NDD002/NDD003/NDD008's (``ndd_migrate.model.crossfile``).
 """
 
@@ -41,7 +43,8 @@ RULE = Rule(
         "In a module with generator functions in the migrated shape (a `while True:` loop that yields, in a "
         "function that uses `ndd`), finds `x.build()`, `x.run()`, `x.schedule_run()`, `x.share_outputs()`, "
         "`x.epoch_size()`, `x.reset()`, `x.max_batch_size`, `len(x)` and the like where `x` is bound once from "
-        "a call of one of them."
+        "a call of one of them, or unpacked beside the reader's metadata from a call of one in the epoch-aware "
+        "shape (`x_meta, x = p(...)`)."
     ),
     why=(
         "Calling the migrated function gives a generator: each of these is an `AttributeError` or a "
@@ -102,20 +105,13 @@ class Impl(RuleImpl):
         self._reads: dict[cst.Name, str] = {}
         if self.ctx.model.names.ndd is None or not any(_loops_forever(s) for s in node.body):
             return  # the text is made (and parsed again) only for a module that may have the shape
-        generators = migrated_shape.migrated_pipelines(node.code.encode("utf-8", "surrogatepass"))
-        if not generators:
+        generators, epochs = migrated_shape.migrated_shapes(node.code.encode("utf-8", "surrogatepass"))
+        if not (generators or epochs):
             return
         for found in self.ctx.model.parents:
-            if not (
-                isinstance(found, cst.Assign)
-                and len(found.targets) == 1
-                and isinstance(found.targets[0].target, cst.Name)
-                and isinstance(found.value, cst.Call)
-                and isinstance(found.value.func, cst.Name)
-                and found.value.func.value in generators
-            ):
+            target = _generator_bound(found, generators, epochs)
+            if target is None:
                 continue
-            target = found.targets[0].target
             scope = self.ctx.resolver.get_metadata(ScopeProvider, found, None)
             if scope is None or len(scope.assignments[target.value]) != 1:
                 continue
@@ -143,6 +139,33 @@ class Impl(RuleImpl):
         )
 
 
+def _generator_bound(node: cst.CSTNode, generators: set[str], epochs: set[str]) -> cst.Name | None:
+    """The name ``node`` binds a generator to: ``pipe = p(...)`` of a generator function ``p``, or
+    ``pipe_meta, pipe = p(...)`` of one in the epoch-aware shape; else None."""
+    if not (
+        isinstance(node, cst.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.value, cst.Call)
+        and isinstance(node.value.func, cst.Name)
+    ):
+        return None
+    target, called = node.targets[0].target, node.value.func.value
+    if isinstance(target, cst.Name) and called in generators:
+        return target
+    if (
+        isinstance(target, (cst.Tuple, cst.List))
+        and called in epochs
+        and len(target.elements) == 2
+        and isinstance(target.elements[1].value, cst.Name)
+    ):
+        return target.elements[1].value
+    return None
+
+
 def _loops_forever(statement: cst.CSTNode) -> bool:
-    """A top-level function with a ``while`` statement in its body (the migrated shape's loop)."""
-    return isinstance(statement, cst.FunctionDef) and any(isinstance(s, cst.While) for s in statement.body.body)
+    """A top-level function with a ``while`` statement in its body, or in the body of a function
+    defined in it (the migrated shapes' loop; the epoch-aware shape's is in its nested generator)."""
+    if not isinstance(statement, cst.FunctionDef) or not isinstance(statement.body, cst.IndentedBlock):
+        return False
+    body = statement.body.body
+    return any(isinstance(s, cst.While) for s in body) or any(_loops_forever(s) for s in body)
