@@ -370,6 +370,15 @@ def with_support_module(folder: Path, text: str) -> None:
         (folder / support.FILE_NAME).write_text(support.text(), encoding="utf-8")
 
 
+def seen_script(text: str) -> str:
+    """``text`` as a script for :meth:`Programs.seen_by_both`."""
+    return (
+        "import os as _os, pickle as _pickle, sys as _sys\nROOT, SEEN = _sys.argv[1], []\n"
+        + text
+        + "\nwith open(_os.path.join(_os.path.dirname(__file__), 'seen.pkl'), 'wb') as _f:\n    _pickle.dump(SEEN, _f)\n"
+    )
+
+
 class Programs:
     """What a test that runs programs is given (the ``programs`` fixture of tests/conftest.py):
     :meth:`both` runs an original program and its migration, each in a fresh process, the original's
@@ -393,6 +402,17 @@ class Programs:
             assert ran.returncode == 0, f"the {side} {name} failed (exit {ran.returncode}):\n{ran.stderr[-3000:]}"
             runs.append(ran)
         return runs[0], runs[1]
+
+    def seen_by_both(self, original: str, migrated: str, root) -> tuple[list, list]:
+        """What an original program and its migration appended to ``SEEN``, each run in a process of
+        its own (a DALI pipeline and dynamic-mode worker threads sharing one test process were seen
+        to deadlock inside DALI, ``SetupAndRun`` never returning, under load). Each text is made a
+        script: ``ROOT`` is its first argument (``root``), and ``SEEN`` is pickled into ``seen.pkl``
+        beside it. They run in the repository's folder (a relative ``root`` is read from there)."""
+        runs = self.both(
+            seen_script(original), seen_script(migrated), [root], name="case.py", cwd=ROOT, outputs=["seen.pkl"]
+        )
+        return tuple(pickle.loads(ran.outputs["seen.pkl"]) for ran in runs)
 
     def run(self, script: Path, args=(), **options) -> Ran:
         """``python script *args`` in a fresh process: :func:`run`."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import HAS_DALI, migrate_text
-from tests.test_iterators import _seen_by_both
 
 # the batch after which each of the six epochs stops (None: the epoch runs to its end)
 STOPS = [0, None, 1, 2, 3, None]
@@ -64,7 +63,7 @@ def test_an_epoch_left_early_goes_on_as_in_dali(how, reader, programs):
     original = READER.format(stops=STOPS, reader=reader, how=how)
     migrated, _ = migrate_text(original)
     assert "TODO" not in migrated and "dali_iterator_" in migrated, migrated
-    expected, got = _seen_by_both(programs, original, migrated, root)
+    expected, got = programs.seen_by_both(original, migrated, root)
     assert got == expected
 
 
@@ -137,5 +136,5 @@ def test_an_epoch_left_early_over_a_source_that_ends_goes_on_as_in_dali(settings
     assert "TODO" not in migrated and "return batches\n" in migrated, migrated
     if not interface:
         assert f"dali_iterator_{'sized' if sized else 'source'}_epochs" in migrated, migrated
-    expected, got = _seen_by_both(programs, original, migrated, ".")
+    expected, got = programs.seen_by_both(original, migrated, ".")
     assert got == expected

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import HAS_DALI, migrate_text
-from tests.test_iterators import CASES, MANY, SCALED, SHAPES, SUBCLASSED, _plain, _seen_by_both, source
+from tests.test_iterators import CASES, MANY, SCALED, SHAPES, SUBCLASSED, _plain, source
 
 IT = "from nvidia.dali.plugin.pytorch import DALIGenericIterator as It"
 
@@ -238,7 +238,7 @@ def test_a_subclass_sees_what_it_saw_over_dalis_iterator(name, programs):
     migrated, result = migrate_text(original)
     assert _human(result) == [] and "ndd_support import" in migrated, migrated
     assert "reader_meta" not in migrated and "_meta, p" in migrated, migrated
-    expected, got = _seen_by_both(programs, original, migrated, root)
+    expected, got = programs.seen_by_both(original, migrated, root)
     assert len(expected) >= 6 and _plain(got) == _plain(expected)
 
 

@@ -3,12 +3,11 @@ the batches the DALI iterator gave, epoch by epoch, for every last-batch policy 
 
 from __future__ import annotations
 
-import pickle
 import re
 
 import pytest
 
-from tests.conftest import HAS_DALI, ROOT, migrate_text
+from tests.conftest import HAS_DALI, migrate_text
 
 SOURCE = """\
 from nvidia.dali import fn, pipeline_def
@@ -227,29 +226,11 @@ def test_same_batches_per_epoch_as_dali_iterator(policy, reader, programs):
     original = source(policy, reader, auto=policy != "DROP")
     migrated, _ = migrate_text(original)
     assert "dali_iterator_epochs" in migrated and "TODO" not in migrated, migrated
-    expected, got = _seen_by_both(programs, original, migrated, root)
+    expected, got = programs.seen_by_both(original, migrated, root)
     assert [(e, len(lab)) for e, _, lab in got] == [(e, len(lab)) for e, _, lab in expected]
     for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):
         assert images_a.shape == images_b.shape and (images_a == images_b).all()
         assert (labels_a == labels_b).all()
-
-
-def _program(text: str) -> str:
-    """A test program as a script: ``ROOT`` is its first argument, and what it appends to ``SEEN`` is
-    pickled into ``seen.pkl`` beside it."""
-    return (
-        "import os as _os, pickle as _pickle, sys as _sys\nROOT, SEEN = _sys.argv[1], []\n"
-        + text
-        + "\nwith open(_os.path.join(_os.path.dirname(__file__), 'seen.pkl'), 'wb') as _f:\n    _pickle.dump(SEEN, _f)\n"
-    )
-
-
-def _seen_by_both(programs, original: str, migrated: str, root: str) -> tuple[list, list]:
-    """What the original program and its migration recorded in ``SEEN``, each run in a fresh
-    process (tests/harness.py): a DALI pipeline and dynamic-mode worker threads sharing one test
-    process were seen to deadlock inside DALI (``SetupAndRun`` never returning) under load."""
-    runs = programs.both(_program(original), _program(migrated), [root], name="case.py", cwd=ROOT, outputs=["seen.pkl"])
-    return tuple(pickle.loads(ran.outputs["seen.pkl"]) for ran in runs)
 
 
 SUBCLASSED = """\
@@ -434,7 +415,7 @@ def test_same_batches_per_epoch_over_several_pipelines(shape, policy, reader, pr
     original = MANY.format(reader=reader, pipes=pipes, build=build, given=given, policy=policy)
     migrated, _ = migrate_text(original)
     assert "dali_iterator_epochs_many" in migrated and "TODO" not in migrated, migrated
-    expected, got = _seen_by_both(programs, original, migrated, root)
+    expected, got = programs.seen_by_both(original, migrated, root)
     assert [(e, [len(x) for x in labels]) for e, _, labels in got] == [
         (e, [len(x) for x in labels]) for e, _, labels in expected
     ]
@@ -500,7 +481,7 @@ def test_same_batches_per_epoch_with_size(given, size, arguments, programs):
     original = sized_source(given, size, arguments, reader=", random_shuffle=True, seed=3")
     migrated, _ = migrate_text(original)
     assert "dali_iterator_sized_epochs" in migrated and "TODO" not in migrated, migrated
-    expected, got = _seen_by_both(programs, original, migrated, root)
+    expected, got = programs.seen_by_both(original, migrated, root)
     assert [(e, [len(x) for x in labels]) for e, _, labels in got] == [
         (e, [len(x) for x in labels]) for e, _, labels in expected
     ]
@@ -741,7 +722,7 @@ def test_an_iterator_in_an_attribute_gives_the_batches_dali_gave(name, programs)
     root = str(programs.dataset(make_jpeg))
     original = attribute_case(name)
     migrated, _ = migrate_text(original)
-    expected, got = _seen_by_both(programs, original, migrated, root)
+    expected, got = programs.seen_by_both(original, migrated, root)
     assert len(expected) > 6 and [(e, len(lab)) for e, _, lab in got] == [(e, len(lab)) for e, _, lab in expected]
     for (_, images_a, labels_a), (_, images_b, labels_b) in zip(expected, got):
         assert (images_a == images_b).all() and (labels_a == labels_b).all()
@@ -802,7 +783,7 @@ def test_the_support_modules_iterator_in_an_attribute_gives_what_dali_gave(polic
     original = IN_ATTRIBUTE.format(iterator=iterator, methods=OTHER_USES, loop=LOOP_WITH_LEN)
     migrated, _ = migrate_text(original)
     assert "DALIGenericIterator(self.pipe" in migrated and "TODO" not in migrated, migrated
-    expected, got = _seen_by_both(programs, original, migrated, root)
+    expected, got = programs.seen_by_both(original, migrated, root)
     assert len(expected) > 6 and got == expected
 
 
@@ -936,7 +917,7 @@ def test_an_iterator_over_a_source_that_stops_gives_the_epochs_dali_gave(name, p
     pytest.importorskip("torch")
     original = source_case(name)
     migrated, _ = migrate_text(original)
-    expected, got = _seen_by_both(programs, original, migrated, ".")
+    expected, got = programs.seen_by_both(original, migrated, ".")
     assert len(expected) >= 3 and [e for e, _, _ in got] == [e for e, _, _ in expected]
     for (_, x_a, noisy_a), (_, x_b, noisy_b) in zip(expected, got):
         assert x_a.shape == x_b.shape and (x_a == x_b).all() and noisy_a.shape == noisy_b.shape
@@ -1116,7 +1097,7 @@ def test_the_support_modules_iterator_gives_what_dalis_gave(name, programs):
     migrated, _ = migrate_text(original)
     assert "reader_meta" in migrated or "size=" in migrated, migrated
     assert "TODO" not in migrated and "dali_iterator" not in migrated, migrated
-    expected, got = _seen_by_both(programs, original, migrated, root)
+    expected, got = programs.seen_by_both(original, migrated, root)
     assert len(expected) >= 6 and _plain(got) == _plain(expected)
 
 

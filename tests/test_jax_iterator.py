@@ -6,13 +6,12 @@ and `size` as DALI's, under each last-batch policy it takes, shards and padding,
 
 from __future__ import annotations
 
-import pickle
 import re
 
 import pytest
 
 from tests.conftest import HAS_DALI, ROOT, migrate_text
-from tests.harness import with_support_module
+from tests.harness import seen_script, with_support_module
 from tests.test_iterators import FRAMEWORK
 
 SOURCE = """\
@@ -167,7 +166,7 @@ def test_same_batches_per_epoch_as_dalis_jax_iterator(arguments, reader, reset, 
     original = source(arguments, reader, reset)
     migrated, result = migrate_text(original)
     assert "DALIJaxGenericIterator" in migrated and "TODO" not in migrated, migrated
-    expected, got = _seen_by_both(programs, original, migrated, root)
+    expected, got = programs.seen_by_both(original, migrated, root)
     assert len(expected) > 3 and [e[:2] for e in got] == [e[:2] for e in expected]
     assert all(e[1] == ["jaxlib"] for e in expected if len(e) == 4)
     for a, b in zip(expected, got):
@@ -187,7 +186,7 @@ def test_partial_is_refused_as_dali_refuses_it(programs, tmp_path):
     for side, text in (("original", original), ("migrated", migrated)):
         script = tmp_path / side / "case.py"
         script.parent.mkdir()
-        script.write_text(_program(text), encoding="utf-8")
+        script.write_text(seen_script(text), encoding="utf-8")
         with_support_module(script.parent, text)
         ran = programs.run(script, [root], cwd=ROOT)
         assert ran.returncode != 0 and "JAX iterator does not support partial last batch policy" in ran.stderr
@@ -195,22 +194,3 @@ def test_partial_is_refused_as_dali_refuses_it(programs, tmp_path):
 
 def _equal(a, b) -> bool:
     return a == b if not hasattr(a, "shape") else a.shape == b.shape and a.dtype == b.dtype and (a == b).all()
-
-
-def _program(text: str) -> str:
-    """A test program as a script: ``ROOT`` is its first argument, and what it appends to ``SEEN`` is
-    pickled into ``seen.pkl`` beside it."""
-    return (
-        "import os as _os, pickle as _pickle, sys as _sys\nROOT, SEEN = _sys.argv[1], []\n"
-        + text
-        + "\nwith open(_os.path.join(_os.path.dirname(__file__), 'seen.pkl'), 'wb') as _f:\n    _pickle.dump(SEEN, _f)\n"
-    )
-
-
-def _seen_by_both(programs, original: str, migrated: str, root: str) -> tuple[list, list]:
-    """What the original program and its migration recorded in ``SEEN``, each run in a process of
-    its own (tests/harness.py)."""
-    runs = programs.both(_program(original), _program(migrated), [root], name="case.py", cwd=ROOT, outputs=["seen.pkl"])
-    for ran in runs:
-        assert ran.returncode == 0, ran.stderr[-2000:]
-    return tuple(pickle.loads(ran.outputs["seen.pkl"]) for ran in runs)

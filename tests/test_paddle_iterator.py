@@ -16,7 +16,7 @@ import re
 import pytest
 
 from tests.conftest import HAS_DALI, migrate_text
-from tests.test_jax_iterator import _equal, _seen_by_both
+from tests.test_jax_iterator import _equal
 
 CPU_ONLY = """\
 import paddle
@@ -163,7 +163,7 @@ def test_same_batches_over_several_pipelines(policy, programs):
 def _check(programs, original: str, root: str) -> None:
     migrated, result = migrate_text(original)
     assert "DALIPaddle" in migrated and "TODO" not in migrated, migrated
-    expected, got = _seen_by_both(programs, CPU_ONLY + original, migrated, root)
+    expected, got = programs.seen_by_both(CPU_ONLY + original, migrated, root)
     assert len(expected) > 3 and [e[:2] for e in got] == [e[:2] for e in expected]
     assert any(e[1] == ["DenseTensor"] for e in expected if len(e) == 4)
     for a, b in zip(expected, got):
