@@ -304,3 +304,46 @@ def test_the_support_import_replacing_a_files_only_import_has_no_blank_line_abov
     assert result.new_source == base.replace(
         "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n", "from ndd_support import DALIGenericIterator\n"
     )
+
+
+@pytest.mark.parametrize(
+    "gap",
+    [
+        "\n\n\n",  # two blank lines, as formatters write them above a class
+        "\n\n\n# The loader the training script uses.\n",  # and a comment that describes the class
+        "\n# Header of the module's code.\n\n\n# The loader the training script uses.\n",
+    ],
+)
+def test_the_support_import_replacing_a_files_only_import_keeps_the_lines_below_it(tmp_path, gap):
+    """The support import takes the place of the removed one: the class below keeps the blank lines
+    that set it apart and the comment that describes it; a comment set apart above them stays above
+    the import, where it was."""
+    from ndd_migrate.app import runner
+    from ndd_migrate.io.policy import Policy
+
+    base = (
+        f"from nvidia.dali.plugin.pytorch import DALIGenericIterator\n{gap}"
+        "class Loader(DALIGenericIterator):\n"
+        "    def __init__(self, pipeline, size):\n"
+        "        super().__init__(pipelines=pipeline, size=size, output_map=['data'])\n"
+    )
+    main = (
+        "from nvidia.dali import fn, pipeline_def\n\nfrom base import Loader\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\ndef p(root):\n"
+        "    data = fn.readers.numpy(file_root=root, name='Reader')\n    return data\n\n\n"
+        "for batch in Loader(p('d'), 4):\n    print(batch)\n"
+    )
+    (tmp_path / "base.py").write_text(base)
+    (tmp_path / "main.py").write_text(main)
+    result = runner.run([tmp_path / "base.py", tmp_path / "main.py"], Policy.migrate()).results[0]
+    if gap.startswith("\n# Header"):
+        expected = base.replace(
+            "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n# Header of the module's code.\n",
+            "# Header of the module's code.\nfrom ndd_support import DALIGenericIterator\n",
+        )
+    else:
+        expected = base.replace(
+            "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n",
+            "from ndd_support import DALIGenericIterator\n",
+        )
+    assert result.new_source == expected

@@ -435,6 +435,23 @@ def _opened_as_before(before: list, after: list) -> list:
     return [after[0].with_changes(leading_lines=lines[:allowed] + lines[allowed + extra :]), *after[1:]]
 
 
+def _split_above(lines) -> tuple[list, list]:
+    """The leading lines of a statement that an import is put above, split into the import's and the
+    statement's: the statement keeps the blank lines that set it apart (at least one) and the
+    comments right below them, which describe it; the comments above (a file's header, those of a
+    removed import) go above the import."""
+    lines = list(lines)
+    start = len(lines)
+    while start > 0 and lines[start - 1].comment is not None:
+        start -= 1
+    if start == 0 or start == len(lines):  # no comment run set apart by a blank line
+        start = len(lines)
+    blanks = start
+    while blanks > 0 and lines[blanks - 1].comment is None:
+        blanks -= 1
+    return lines[:blanks], (lines[blanks:start] or [cst.EmptyLine()]) + lines[start:]
+
+
 def _blank_lines_above(stmt) -> int:
     """How many of ``stmt``'s leading lines, from the first, are blank (no comment)."""
     count = 0
@@ -456,9 +473,10 @@ def _with_first_party_import(body: list, stmt: cst.SimpleStatementLine) -> list:
         stmt = stmt.with_changes(leading_lines=[cst.EmptyLine()])
     else:
         index = _after_header(body)
-        if index < len(body):  # the first statement after the header: it takes that one's lines
-            stmt = stmt.with_changes(leading_lines=body[index].leading_lines)
-            body = [*body[:index], body[index].with_changes(leading_lines=[cst.EmptyLine()]), *body[index + 1 :]]
+        if index < len(body):  # the first statement after the header: the import takes the comments above it
+            above, below = _split_above(body[index].leading_lines)
+            stmt = stmt.with_changes(leading_lines=above)
+            body = [*body[:index], body[index].with_changes(leading_lines=below), *body[index + 1 :]]
     return [*body[:index], stmt, *body[index:]]
 
 
