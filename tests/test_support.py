@@ -84,6 +84,69 @@ def test_location_is_the_top_level_package_else_beside_the_module(tmp_path):
     assert support.location(str(tmp_path / "scripts" / "train.py"), configured) == (configured, "pkg.sub.dali_extras")
 
 
+def test_a_script_takes_the_module_of_the_package_beside_it_that_it_imports_migrated_code_from(tmp_path):
+    """`train.py` beside `pkg/`, importing `pkg.pipes.train_pipe`: the support module is the
+    package's, which the package's own modules import, not a second copy beside the script. A
+    package it imports nothing migrated from, or a module that is no package, does not count."""
+    write(tmp_path / "pkg" / "__init__.py", "")
+    write(tmp_path / "other" / "__init__.py", "")
+    write(tmp_path / "helpers.py", "")
+    train = str(tmp_path / "train.py")
+    assert support.location(train, None, ("helpers.make", "pkg.pipes.train_pipe")) == (
+        str(tmp_path / "pkg" / "ndd_support.py"),
+        "pkg.ndd_support",
+    )
+    assert support.location(train, None, ("helpers.make", "absent.pipes.p")) == (
+        str(tmp_path / "ndd_support.py"),
+        "ndd_support",
+    )
+    assert support.location(str(tmp_path / "other" / "run.py"), None, ("pkg.pipes.train_pipe",)) == (
+        str(tmp_path / "other" / "ndd_support.py"),
+        "other.ndd_support",
+    )
+
+
+ITERATING = """\
+import sys
+
+from nvidia.dali.plugin.pytorch import DALIGenericIterator
+
+from pkg.data import train_pipe
+
+pipe = train_pipe(sys.argv[1])
+pipe.build()
+loader = DALIGenericIterator(pipe, ["data", "label"], reader_name="Reader")
+for epoch in range(2):
+    for batch in loader:
+        print(epoch, batch[0]["label"].flatten().tolist())
+    loader.reset()
+"""
+
+
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+def test_a_script_and_the_package_it_imports_a_pipeline_from_share_one_module(tmp_path, cli, programs):
+    """Both need the support module (the package's pipeline prefetches; the script's iterator
+    counts epochs): one file is written, in the package, and the script imports it from there; it
+    prints what it printed before."""
+    pytest.importorskip("torch")
+    from fixtures.datasets import make_jpeg
+
+    root = str(programs.dataset(make_jpeg))
+    _project(tmp_path)
+    write(tmp_path / "train.py", ITERATING)
+    before = programs.run(tmp_path / "train.py", [root], cwd=tmp_path)
+    assert before.returncode == 0, before.stderr
+    result = cli("migrate", tmp_path)
+    assert result.exit_code == 0, result.stderr
+    assert not (tmp_path / "ndd_support.py").exists()
+    assert "from pkg.ndd_support import dali_iterator_epochs\n" in (tmp_path / "train.py").read_text(encoding="utf-8")
+    assert result.stderr.count("support module") == 1 and "imported by 2 migrated modules" in result.stderr
+    after = programs.run(tmp_path / "train.py", [root], cwd=tmp_path)
+    assert after.returncode == 0, after.stderr
+    assert after.stdout == before.stdout and before.stdout.count("\n") == 7
+
+
 def test_the_written_module_says_who_wrote_it_and_is_recognised_as_written():
     text = support.text()
     assert text.startswith(f"# Written by ndd-migrate {support.__version__} ")

@@ -131,7 +131,7 @@ def support_files(results: list[FileResult], policy: Policy) -> list[SupportFile
     needs: dict[tuple[str, str], list[FileResult]] = {}
     for result in results:
         if result.changed and not result.error and result.support:
-            where = location(result.path, policy.support_module(result.path))
+            where = result.support_at or location(result.path, policy.support_module(result.path))
             needs.setdefault(where, []).append(result)
     found = []
     for (path, module), users in needs.items():

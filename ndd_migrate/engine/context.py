@@ -18,6 +18,7 @@ from ndd_migrate.io.diagnostics import Diagnostic, FixSafety
 from ndd_migrate.io.policy import Policy, every_rule  # noqa: F401  (re-exported: rules and tests use them from here)
 from ndd_migrate.model.kinds import expr_kind
 from ndd_migrate.model.types import Kind, ModuleModel, PipelineFunction
+from ndd_migrate.support import location as support_location
 from ndd_migrate.syntax import names
 
 TODO_PREFIX = "# TODO(ndd-migrate): "
@@ -125,6 +126,13 @@ class Context:
         imported by NDD301 unless the module binds it already (a module migrated before)."""
         self.imports.support.add(name)
         return cst.Name(name)
+
+    def support_location(self) -> tuple[str, str]:
+        """``(file, import name)`` of the support module this module imports from
+        (:func:`ndd_migrate.support.location`): the one NDD301 writes the import of and the run
+        writes (``FileResult.support_at``)."""
+        via = tuple(dict.fromkeys(p.qualname.lstrip(".") for p in self.model.imported_sites.values() if p.convert))
+        return support_location(self.path, self.policy.support_module(self.path), via)
 
     def types_name(self) -> str:
         """An expression name for ``nvidia.dali.types``: the module's own, else one NDD421 imports."""

@@ -312,6 +312,7 @@ def _pass(
         seen["unless"] = {i: ctx.unless[id(d)] for i, d in enumerate(result.diagnostics) if id(d) in ctx.unless}
     result.pipelines, result.epochs = crossfile.exports(ctx.model), crossfile.epoch_exports(ctx.model)
     result.support = tuple(sorted(ctx.imports.support | set(ctx.imports.moved_to_support.values())))
+    result.support_at = ctx.support_location() if result.support else None
     result.kept_imports = _kept_imports(ctx)
     result.epoch_requests = {qual: _at(ctx, nodes[0]) for qual, nodes in sorted(ctx.model.epoch_requests.items())}
     result.imported_call_args = {name: tuple(sorted(args)) for name, args in sorted(ctx.imports.call_args.items())}

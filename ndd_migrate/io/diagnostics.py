@@ -92,6 +92,7 @@ class FileResult:
     skipped: bool = False  # the byte prefilter found nothing DALI-related
     pipelines: dict[str, bool] = field(default_factory=dict)  # top-level pipeline functions → migrated?
     support: tuple[str, ...] = ()  # what the new text imports from the project's support module
+    support_at: tuple[str, str] | None = None  # that module's (file, import name): ndd_migrate.support.location
     # Imported pipelines another file of the run converts, used here in a way the migration does
     # not follow: ``module.name`` as imported -> the first such use (``path:line``).
     kept_imports: dict[str, str] = field(default_factory=dict)

@@ -11,7 +11,6 @@ from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.features import iterators
 from ndd_migrate.model.sources import hand_built
-from ndd_migrate.support import location
 from ndd_migrate.syntax import names
 from ndd_migrate.syntax.cstutil import ReadsValues, SkipsTrivia
 
@@ -163,7 +162,7 @@ class Impl(RuleImpl):
         wanted = self._support_names()
         if not wanted:
             return None
-        _, module = location(self.ctx.path, self.ctx.policy.support_module(self.ctx.path))
+        _, module = self.ctx.support_location()
         return f"from {module} import {', '.join(wanted)}\n"
 
     def _rebuild(self, statements, before: set[str], after: set[str], new_imports) -> tuple[list, list]:

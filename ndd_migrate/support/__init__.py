@@ -4,7 +4,8 @@ What a migrated program needs beyond DALI (``ndd_support.py`` beside this file: 
 gave its reader, the epochs of a DALI iterator) is written once per project and imported by the
 migrated modules, instead of pasted into each. Where: the configured ``support-module`` file, else
 ``ndd_support.py`` in the migrated module's top-level package (``pkg/ndd_support.py``, imported as
-``pkg.ndd_support``), else beside the module (a script's folder is first on ``sys.path``).
+``pkg.ndd_support``), for a script the package beside it that it imports migrated pipelines from,
+else beside the module (a script's folder is first on ``sys.path``).
 
 The written file starts with a header naming the version that wrote it and a digest of the rest: a
 later run rewrites a file that is as written (a newer version may differ) and leaves an edited one
@@ -49,14 +50,23 @@ _HEADER = (
 )
 
 
-def location(module_path: str, configured: str | None = None) -> tuple[str, str]:
+def location(module_path: str, configured: str | None = None, via: tuple[str, ...] = ()) -> tuple[str, str]:
     """``(file, import name)`` of the support module for the migrated module at ``module_path``:
     ``configured`` (an absolute path) when given, else ``ndd_support.py`` in the module's top-level
-    package, else beside the module."""
+    package; for a module in no package (a script), in the first package beside it that it imports
+    migrated code from (``via``: dotted names, ``pkg.pipes.train_pipe``), whose modules import
+    theirs from there: one support module for the script and the package, not a copy beside
+    each; else beside the module."""
     if configured:
         path = os.path.abspath(configured)
         return path, _import_name(path)
     directory = os.path.dirname(os.path.abspath(module_path))
+    if not os.path.isfile(os.path.join(directory, "__init__.py")):
+        for name in via:
+            top = name.split(".")[0]
+            if top and os.path.isfile(os.path.join(directory, top, "__init__.py")):
+                path = os.path.join(directory, top, FILE_NAME)
+                return path, _import_name(path)
     top = directory
     while os.path.isfile(os.path.join(top, "__init__.py")):
         parent = os.path.dirname(top)
