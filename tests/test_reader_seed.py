@@ -205,3 +205,35 @@ def test_unseeded_legacy_reader_is_said_to_change_order():
     out, result = migrate_text(text)
     assert "ndd.readers.File(file_root=root, random_shuffle=True" in out
     assert [d.code for d in result.diagnostics if "not seeded" in d.message] == ["NDD402"]
+
+
+TFRECORD = """\
+import nvidia.dali.tfrecord as tfrec
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, seed=12)
+def p(path, index):
+    inputs = fn.readers.tfrecord(
+        path=path,
+        index_path=index,
+        features={"image/encoded": tfrec.FixedLenFeature((), tfrec.string, ""),
+                  "label": tfrec.FixedLenFeature([1], tfrec.int64, -1)},
+        random_shuffle=True,
+    )
+    images = fn.decoders.image({first})
+    return images, inputs["label"]
+"""
+
+
+@pytest.mark.parametrize(
+    "first, comes_first",
+    [
+        ('inputs["image/encoded"]', True),  # a feature of the reader's dict: no operator
+        ("inputs[0]", False),  # a number indexes a DataNode: a slicing operator
+    ],
+)
+def test_a_tfrecord_readers_feature_picked_by_name_leads_to_the_reader(first, comes_first):
+    out, _ = migrate_text(TFRECORD.replace("{first}", first))
+    assert ("seed=dali_op_seed(seed, 0)" in out) is comes_first
+    assert ("seed=seed" in out) is not comes_first

@@ -69,7 +69,8 @@ def reader_comes_first(pipeline, dali_name) -> bool:
     value), and each value on the way from
     the first output to the reader a name, a ``fn.*`` operator called with that value as its first
     positional input, ``.gpu()``/``.cpu()`` of it (no operator in pipeline mode), arithmetic whose
-    first operand that is not a number is that value, one of the reader's outputs picked by index,
+    first operand that is not a number is that value, one of the reader's outputs picked by index
+    (or by feature name from a TFRecord reader's dict),
     or ``a if test else b`` where both alternatives lead there. Anything else (an operand that is a
     list or an unknown name, which may be an operator of its own, helpers, loops, a ``return`` in a
     branch, conditionals) is not known: ``False``."""
@@ -229,11 +230,22 @@ def _first_input(expr: cst.BaseExpression, bound: dict, info_of):
         and bound.get(_key(expr.value)) == _READER_OUTPUTS
     ):
         return _READER  # `out[0]` of the reader's outputs: a Python list in pipeline mode
+    if isinstance(expr, cst.Subscript) and _key(expr.value) is not None and _string_key(expr):
+        if bound.get(_key(expr.value)) in (_READER, _READER_OUTPUTS):
+            return _READER  # `inputs["image/encoded"]`: a TFRecord reader's dict of features, no operator
     operands = _arithmetic_operands(expr)
     if operands is not None:  # an arithmetic operator: its inputs are its operands but numbers
         inputs = [operand for operand in operands if not _number(operand)]
         return _first_input(inputs[0], bound, info_of) if inputs else None
     return _call_first_input(expr, bound, info_of) if isinstance(expr, cst.Call) else None
+
+
+def _string_key(expr: cst.Subscript) -> bool:
+    """``x["name"]``: one string literal as the key. A DataNode is indexed by numbers and slices (an
+    operator); a string picks a feature from the dict a TFRecord reader gives."""
+    if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+        return False
+    return isinstance(cstutil.literal_value(expr.slice[0].slice.value), str)
 
 
 def _call_first_input(call: cst.Call, bound: dict, info_of):
