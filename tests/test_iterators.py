@@ -1164,3 +1164,32 @@ def test_the_support_modules_iterator_under_every_spelling_of_dalis(spelled, cal
     ) in out and "nvidia.dali.plugin" not in out, out
     assert f'    it = {written}(pipe, ["label"], reader_name="Reader", reader_meta=pipe_meta)\n' in out
     assert migrate_text(out)[0] == out
+
+
+@pytest.mark.parametrize("style", ["function", "hand-built"])
+def test_metadata_of_a_pipeline_a_factory_returns_names_the_factory(style):
+    """`epoch_size()` on what a factory returns keeps the pipeline; the reason names the factory, not
+    the plain `pipe = p(...)` the user's call already is."""
+    body = (
+        "    return p(root, batch_size=4)\n"
+        if style == "function"
+        else "    pipe = Pipeline(batch_size=4, num_threads=1, device_id=None)\n"
+        "    with pipe:\n"
+        "        jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n"
+        "        pipe.set_outputs(jpegs, labels)\n"
+        "    return pipe\n"
+    )
+    text = (
+        "from nvidia.dali import Pipeline, fn, pipeline_def\n\n\n"
+        "@pipeline_def(num_threads=1, device_id=None)\n"
+        "def p(root):\n"
+        "    jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n"
+        "    return jpegs, labels\n\n\n"
+        f"def build(root):\n{body}\n\n"
+        "pipe = build('/data')\n"
+        "pipe.build()\n"
+        "print(pipe.epoch_size('Reader'))\n"
+    )
+    _, result = migrate_text(text)
+    found = [d for d in result.diagnostics if d.needs_human and d.code == "NDD008"]
+    assert found and "it is made by `build()`, a function that returns it (a factory)" in found[0].message

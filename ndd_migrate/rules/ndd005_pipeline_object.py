@@ -173,6 +173,9 @@ class Impl(RuleImpl):
         if not (iterators.all_epochs(pipeline) and self._named(use.node)):
             members = getattr(pipeline, "members", (pipeline,))
             why = next((m.epochs_refused for m in members if getattr(m, "epochs_refused", None)), None)
+            factory = next((q for q, made in self.ctx.model.factories.items() if made in members), None)
+            if why is None and factory is not None:
+                why = f"it is made by `{factory}()`, a function that returns it (a factory)"
             return (
                 "the reader's metadata is given only by the epoch-aware shape (one plain `pipe = p(...)` per call site)"
                 + (f": {why}" if why else "")
