@@ -131,3 +131,39 @@ def test_a_local_holding_mixed_in_a_graph_helper_is_mapped_too():
     text, result = migrate_text(HELPER)
     assert 'device="gpu" if decoder_device == "mixed" else decoder_device' in text
     assert [d for d in result.diagnostics if d.needs_human] == []
+
+
+LEGACY_DEVICE = """\
+import nvidia.dali.ops as ops
+import nvidia.dali.types as types
+from nvidia.dali.pipeline import Pipeline
+
+
+class DecoderPipeline(Pipeline):
+    def __init__(self, data_path, batch_size, num_threads, device_id, device):
+        super().__init__(batch_size, num_threads, device_id)
+        self.input = ops.readers.File(file_root=data_path)
+        self.decode = ops.decoders.Image(device=device, output_type=types.RGB)
+        self.resize = ops.Resize(device=device, resize_x=8, resize_y=8)
+
+    def define_graph(self):
+        jpegs, labels = self.input(name="Reader")
+        return self.resize(self.decode(jpegs)), labels
+
+
+for device in ("cpu", "mixed"):
+    pipe = DecoderPipeline("/data", 2, 1, 0, device)
+    pipe.build()
+    print(pipe.run())
+"""
+
+
+def test_a_legacy_init_parameter_given_as_a_decoder_device_is_mapped_at_the_decoder():
+    """`ops.decoders.Image(device=device)` with `device` a parameter of `__init__`: a caller may give
+    "mixed" (this one does, through a loop), which dynamic mode rejects; the decoder gets it mapped.
+    `ops.Resize` has no mixed backend: a "mixed" there failed in pipeline mode too, and stays as written."""
+    out, result = migrate_text(LEGACY_DEVICE)
+    assert 'ndd.decoders.image(jpegs, device="gpu" if device == "mixed" else device,' in out
+    assert out.count('"gpu" if device == "mixed"') == 1  # not at `ndd.resize`
+    assert not [d for d in result.diagnostics if d.needs_human]
+    compile(out, "migrated.py", "exec")

@@ -284,7 +284,7 @@ class Impl(RuleImpl):
         """``ops.X(...)`` created in an ``if`` of ``__init__``: the ``dict(...)`` of its arguments."""
         op = pipeline.conditional_ops.ctors[original]
         info = op.infos[original]
-        args = _arguments(updated, info, pipeline.mixed_names)
+        args = _arguments(updated, info, _mapped_names(pipeline, info))
         rng = self.ctx.model.plan.pipeline_rng.get(pipeline.qualname)
         if op.several and info.random and rng:  # the call cannot tell which operator it is
             args = cstutil.add_kwarg(args, "rng", cst.Name(rng))
@@ -365,7 +365,7 @@ class Impl(RuleImpl):
         kwargs += [a for a in updated.args if a.keyword is not None]
         dropped = set(op.info.dropped_args) | ({"seed"} if op.info.random else set())
         return [
-            _arg(a, op.info, pipeline.mixed_names)
+            _arg(a, op.info, _mapped_names(pipeline, op.info))
             for a in [*inputs, *kwargs]
             if a.keyword is None or a.keyword.value not in dropped
         ]
@@ -512,6 +512,15 @@ class Impl(RuleImpl):
             fixed=True,
         )
         return updated.with_changes(targets=[cst.AssignTarget(cst.Name(op.args_name))])
+
+
+def _mapped_names(pipeline, info) -> set[str]:
+    """The device names an operator gets as ``"gpu" if name == "mixed" else name``: those that may
+    hold "mixed" (``pipeline.mixed_names``), and for an operator with a mixed backend the parameters
+    of ``__init__`` given as ``device=``, which a caller may give "mixed"."""
+    if "mixed" in getattr(info, "backends", ()):
+        return pipeline.mixed_names | pipeline.mixed_params
+    return pipeline.mixed_names
 
 
 def _arguments(ctor: cst.Call, info, mixed_names: set[str]) -> cst.Call:

@@ -128,6 +128,9 @@ class LegacyPipeline(PipelineFunction):
     mixed_literals: set[cst.SimpleString] = field(default_factory=set)
     # Device names that may hold "mixed" and are read for more than `device=`: mapped where given.
     mixed_names: set[str] = field(default_factory=set)
+    # Parameters of `__init__` given as `device=` (legacy_init.read_device_names): a caller may pass
+    # "mixed", so an operator with a mixed backend gets `"gpu" if name == "mixed" else name`.
+    mixed_params: set[str] = field(default_factory=set)
     data_attrs: set[str] = field(default_factory=set)  # self.<attr> that become the local <attr>
     # `self.<attr> = types.Constant(value, dtype=...)` in `__init__`, given only to operators: attr →
     # the call, which becomes the array `dali_constant(value, dtype)` (graph_constants); and the

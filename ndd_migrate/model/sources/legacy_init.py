@@ -405,12 +405,15 @@ class InitReader(MethodReader):
     def read_device_names(self) -> None:
         """``if cpu: dev = "cpu" else: dev = "mixed"`` then ``ops.X(device=dev)``: dynamic mode rejects
         ``"mixed"``, so such literals become ``"gpu"`` when the name does nothing else; a name read
-        for more (or a parameter) is given to the ops as ``"gpu" if dev == "mixed" else dev``."""
+        for more (or a parameter) is given to the ops as ``"gpu" if dev == "mixed" else dev``. A
+        parameter given as ``device=`` (``pipeline.mixed_params``) may be "mixed" whoever calls: the
+        operators with a mixed backend (the decoders) get it mapped so too."""
         pipeline = self.pipeline
         counter = _DeviceNames()
         pipeline.init.body.visit(counter)
         pipeline.graph.body.visit(counter)
         params = {p.name.value for p in cstutil.all_params(pipeline.init.params)}
+        pipeline.mixed_params = {name for name in counter.device_args if name in params and not counter.bound[name]}
         for name in sorted(counter.device_args):
             literals = counter.literals.get(name, [])
             mixed = [
