@@ -283,6 +283,7 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
     items = [item for use in uses for item in listed(use)]
     whole = {id(item): use for use in uses for item in listed(use)}  # `[pipe]` for its `pipe`
     given = frozenset(id(item) for item in items if given_directly(model, item) is not None)
+    plain_ids = _plain_ids(model, analyzer.assigns, True, given)
     plain = plain_call_sites(model, analyzer.assigns, lists=True, given=given)
     factories = set(map(id, model.factories.values()))
     for expr in items:
@@ -297,7 +298,8 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
             continue
         model.metadata_reads[expr] = how
         refusals = [
-            _metadata_refusal(pipeline, plain, factories) or taken_name(model, model.sites_of(pipeline))
+            _metadata_refusal(pipeline, plain, factories, _unplain_site(model, pipeline, plain_ids))
+            or taken_name(model, model.sites_of(pipeline))
             for pipeline in pipelines
         ]
         if not any(refusals):
@@ -345,7 +347,8 @@ def mark_requested(analyzer, call_args: dict[str, tuple[str, ...]]) -> None:
         sites_plain = all(id(call) in plain for call in model.sites_of(pipeline))
         if "batch_size" in call_args.get(name, ()):
             pipeline.call_site_args.add("batch_size")
-        why = _metadata_refusal(pipeline, {pipeline} if sites_plain else set(), factories) or taken_name(
+        unplain = _unplain_site(model, pipeline, plain)
+        why = _metadata_refusal(pipeline, {pipeline} if sites_plain else set(), factories, unplain) or taken_name(
             model, model.sites_of(pipeline)
         )
         pipeline.epochs, pipeline.epochs_refused = why is None, why
@@ -423,18 +426,35 @@ def _bound_call_sites(analyzer) -> tuple[dict, set]:
     return direct, lists
 
 
-def _metadata_refusal(pipeline, plain: set, factories: set) -> str | None:
+def _metadata_refusal(pipeline, plain: set, factories: set, unplain: str | None = None) -> str | None:
     """Why ``pipeline`` cannot take the epoch-aware shape, or None: it needs a reader of its own, a
-    ``batch_size``, plain call sites only (``plain``), and not to be returned by a factory
-    (``factories``: their ids)."""
+    ``batch_size``, plain call sites only (``plain``; ``unplain`` quotes the statement of the first
+    that is not), and not to be returned by a factory (``factories``: their ids)."""
     if pipeline.reader_index is None:
         return "its function has no reader of its own (a reader made outside it cannot be asked from inside)"
     if not pipeline.given("batch_size"):
         return "neither its decorator nor its calls give `batch_size`"
     if pipeline not in plain:
-        return "it is not made by plain `pipe = p(...)` statements only"
+        return "it is not made by plain `pipe = p(...)` statements only" + (
+            f" (`{unplain}` makes one otherwise)" if unplain else ""
+        )
     if id(pipeline) in factories:
         return "it is made by a function that returns it (a factory)"
+    return None
+
+
+def _unplain_site(model, pipeline, plain_ids: set[int]) -> str | None:
+    """The statement, quoted, of the first call site of ``pipeline`` that is not plain (not in
+    ``plain_ids``), or None: where a finding that needs plain call sites sends the reader."""
+    for call in model.sites_of(pipeline):
+        if id(call) in plain_ids:
+            continue
+        statement = call
+        while model.parents.get(statement) is not None and not isinstance(
+            statement, (cst.BaseSmallStatement, cst.BaseCompoundStatement)
+        ):
+            statement = model.parents[statement]
+        return cstutil.snippet(statement)
     return None
 
 
