@@ -224,3 +224,13 @@ def test_what_a_run_did_not_look_at_is_said(tmp_path, cli, command):
     assert generated.read_text(encoding="utf-8").endswith(PIPELINE)
     walked = cli(command, tmp_path)  # found by walking a folder: skipped as the configuration says
     assert "marked @generated" not in walked.stderr
+
+
+def test_a_finding_at_line_100_is_printed_as_written_not_as_an_emoji(tmp_path, cli):
+    """`file.py:100:` holds rich's emoji code `:100:`; the summary prints the location as it is."""
+    head = "from nvidia.dali import fn, pipeline_def\n" + "\n" * 96
+    source = head + "@pipeline_def(batch_size=2)\ndef p():\n    return fn.external_source(name='x')\n"
+    path = tmp_path / "x.py"
+    path.write_text(source)
+    result = cli("migrate", "--diff", path)
+    assert "x.py:100:" in result.stderr and "\U0001f4af" not in result.stderr, result.stderr

@@ -17,8 +17,8 @@ def console(*, stderr: bool = False, highlight: bool = False):
 
     stream = sys.stderr if stderr else sys.stdout
     if isatty(stream):
-        return Console(stderr=stderr, highlight=highlight)
-    return Console(stderr=stderr, highlight=highlight, soft_wrap=True, width=10_000)
+        return Console(stderr=stderr, highlight=highlight, emoji=False)
+    return Console(stderr=stderr, highlight=highlight, soft_wrap=True, width=10_000, emoji=False)
 
 
 def isatty(stream) -> bool:

@@ -78,8 +78,8 @@ def output_console(*, stderr: bool = False, width: int = 10_000) -> Any:
     except (AttributeError, ValueError):
         tty = False
     if tty:
-        return Console(stderr=stderr)
-    return Console(stderr=stderr, width=width, soft_wrap=True)
+        return Console(stderr=stderr, emoji=False)
+    return Console(stderr=stderr, width=width, soft_wrap=True, emoji=False)
 
 
 def verify_command(

@@ -165,7 +165,7 @@ class VerifyReport:
         it as plain text (:meth:`to_text`), so that ``assert report.ok, report.render()`` shows it."""
         from rich.console import Console
 
-        console = console or Console()
+        console = console or Console(emoji=False)
         render(self, console)
         return self.to_text()
 
@@ -174,7 +174,7 @@ class VerifyReport:
         from rich.console import Console
 
         buf = io.StringIO()
-        console = Console(file=buf, width=width, color_system=None, force_terminal=False)
+        console = Console(file=buf, width=width, color_system=None, force_terminal=False, emoji=False)
         render(self, console)
         return buf.getvalue().rstrip() + "\n"
 
