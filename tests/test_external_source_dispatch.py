@@ -52,6 +52,21 @@ class Countdown:
         return [np.full(2, self.i, np.int32) for _ in range(BATCH)]
 
 
+class Passes(Countdown):
+    """An iterator object whose ``__iter__`` starts a pass (DALI's documented ``ExternalInputIterator``
+    shuffles there): its batches say which pass they belong to, so calling it twice shows."""
+
+    passes = 0
+
+    def __iter__(self):
+        self.passes += 1
+        self.i = 0
+        return self
+
+    def __next__(self):
+        return [row + 10 * self.passes for row in super().__next__()]
+
+
 def generator():
     np = _np()
     for i in range(3):
@@ -104,6 +119,8 @@ KINDS = {
     "iterable, cycle quiet": (lambda: Numbers(2), {"cycle": "quiet"}),
     "iterator object": (lambda: Countdown(2), {}),
     "iterator object, cycle True": (lambda: Countdown(2), {"cycle": True}),
+    "iterator starting a pass in __iter__": (lambda: Passes(2), {}),
+    "iterator starting a pass in __iter__, cycle": (lambda: Passes(2), {"cycle": "quiet"}),
     "generator function, two outputs": (lambda: generator, {"num_outputs": 2}),
     "generator function, cycle": (lambda: generator, {"num_outputs": 2, "cycle": True}),
     "generator object": (lambda: generator(), {"num_outputs": 2}),

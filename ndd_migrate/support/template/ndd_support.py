@@ -187,11 +187,14 @@ def _source_callback(source, cycle):
                 "Cannot cycle through a generator - if the generator is a result of "
                 "calling a generator function, pass that function instead as `source`."
             )
+        # `start()` gives a new iterator (at the end of the data again, with `cycle`):
+        # `iter()` once on the source, as DALI does: an iterable's `__iter__` may
+        # shuffle or count, and must run once per pass.
         if _is_generator_function(source):
-            start = source  # called again at the end of its data with `cycle`
+            start = lambda: iter(source())  # noqa: E731
         else:
             start = functools.partial(iter, source)
-        iterator = iter(start())
+        iterator = start()
     except TypeError as error:
         if "not iterable" not in str(error):
             raise
@@ -214,11 +217,11 @@ def _source_callback(source, cycle):
 
 def _next_cycled(iterator, start):
     """DALI's ``_CycleIter``/``_CycleGenFunc`` (quiet): at the end of the data, the
-    next item of a new ``iter(start())`` (``iterator``: a list holding the current)."""
+    next item of a new ``start()`` (``iterator``: a list holding the current)."""
     try:
         return next(iterator[0])
     except StopIteration:
-        iterator[0] = iter(start())
+        iterator[0] = start()
         return next(iterator[0])
 
 
