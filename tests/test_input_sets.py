@@ -314,3 +314,15 @@ def test_each_graph_function_is_searched_for_calls_once(monkeypatch):
     )
     assert text.count("def pipe_") == 10 and "ndd.cast(" in text
     assert len(searched) == len({id(node) for (node,) in searched}) == 11
+
+
+def test_an_input_set_loses_the_arguments_dynamic_mode_rejects():
+    """The calls an input set becomes take what NDD106 leaves of the call: no `name=`, no `seed=` on an
+    operator that draws nothing, deprecated names renamed."""
+    out, _ = migrate_text(
+        HEAD + "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\ndef p(root):\n"
+        "    a, b = fn.readers.file(file_root=root)\n"
+        "    x, y = fn.cast([a, b], dtype=types.FLOAT, seed=3, name='c')\n"
+        "    return x, y\n"
+    )
+    assert "[ndd.cast(x, dtype=types.FLOAT) for x in [a, b]]" in out

@@ -188,3 +188,11 @@ def test_table_matches_installed_dali():
     assert generate_ops.render(generate_ops.build_table()) == committed, (
         "ops.json is stale: run `python -m ndd_migrate.dali.tables.generate_ops`"
     )
+
+
+def test_seed_is_dropped_where_nothing_draws():
+    """Every pipeline-mode operator takes `seed`; in ndd a reader does, a random operator draws from
+    `rng=` instead (NDD105), and the others reject it: dropped."""
+    assert "seed" in op_info("reshape").dropped_args and "seed" in op_info("crop_mirror_normalize").dropped_args
+    assert "seed" not in op_info("readers.file").dropped_args
+    assert "seed" in op_info("random.coin_flip").dropped_args and op_info("random.coin_flip").random

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate import support
-from ndd_migrate.codegen import input_sets, sample_shapes
+from ndd_migrate.codegen import arguments, input_sets, sample_shapes
 from ndd_migrate.dali.tables import has_expression_form, op_info
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
@@ -454,7 +454,8 @@ class Impl(RuleImpl):
             f"`fn.{path}([...])` on an input set → one `ndd.{info.ndd}(...)` call per input",
             fixed=True,
         )
-        return input_sets.per_element(updated)
+        # NDD106 does not see the calls made here (the call is a list by then): its changes go in now
+        return input_sets.per_element(arguments.applied(updated, info, *arguments.changes(original, info)))
 
     def _shape_method(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         """``node.shape(dtype=D)`` of a ``DataNode`` (the method that replaces ``fn.shapes``) →

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ndd_migrate.codegen import arguments
 from ndd_migrate.dali.tables import op_info
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
@@ -16,7 +17,8 @@ RULE = Rule(
     summary="this operator argument is not accepted in dynamic mode",
     what=(
         "On migrated operator calls, removes the arguments the dynamic-mode callable rejects "
-        "(`bytes_per_sample_hint`, `preserve`, `name` on non-readers; `seed` on random ops is NDD105's), "
+        "(`bytes_per_sample_hint`, `preserve`, `name` on non-readers, `seed` on operators that are neither "
+        "readers nor random, where it changed nothing; `seed` on random ops is NDD105's), "
         "and renames deprecated argument names to their current names, from the table generated from "
         "DALI's schemas."
     ),
@@ -56,10 +58,7 @@ class Impl(RuleImpl):
             or not self.ctx.may_rewrite_dali_calls()
         ):
             return updated
-        dropped = {a.keyword.value for a in original.args if a.keyword is not None} & set(info.dropped_args)
-        if info.random:
-            dropped.discard("seed")
-        renamed = {a.keyword.value for a in original.args if a.keyword is not None} & set(info.renamed_args)
+        dropped, renamed = arguments.changes(original, info)
         if not (dropped or renamed):
             return updated
         fixed = self.ctx.applies(self.code, original)
@@ -81,7 +80,4 @@ class Impl(RuleImpl):
             )
         if not fixed:
             return updated
-        updated = cstutil.remove_kwargs(updated, dropped)
-        for name in renamed:
-            updated = cstutil.rename_kwarg(updated, name, info.renamed_args[name])
-        return updated
+        return arguments.applied(updated, info, dropped, renamed)

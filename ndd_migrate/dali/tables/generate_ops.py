@@ -171,6 +171,10 @@ def _op_entry(fn_path: str, fn_obj: Any, ndd_index: dict, legacy: dict[str, type
     # The fn signature lists `device`, `name` and (for external_source, written in Python) the
     # arguments no schema has; the schema adds the deprecated arguments the signature leaves out.
     pipeline_args = set(schema.GetArgumentNames()) | _keyword_params(fn_obj)
+    # Every operator of a pipeline takes `seed` (an argument of each op's spec, filled from the
+    # pipeline's seed when not given), random or not; in ndd only readers and random ops do (these
+    # draw from an `rng=` instead): elsewhere it is dropped, as it changed nothing.
+    pipeline_args.add("seed")
     num_outputs = _num_outputs(impl, pipeline_args)
 
     # A deprecated operator is rewritten to its replacement only when the replacement takes the
