@@ -347,3 +347,48 @@ def test_the_support_import_replacing_a_files_only_import_keeps_the_lines_below_
             "from ndd_support import DALIGenericIterator\n",
         )
     assert result.new_source == expected
+
+
+GUARDED_BY_AN_IF = """\
+import torch
+
+dali_enable = True
+try:
+    if torch.cuda.is_available():
+        import nvidia.dali.fn as fn
+        import nvidia.dali.types as types
+        from nvidia.dali import pipeline_def
+    else:
+        dali_enable = False
+except ImportError:
+    dali_enable = False
+
+if dali_enable:
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def p(root):
+        jpegs, labels = fn.readers.file(file_root=root)
+        return fn.decoders.image(jpegs, output_type=types.RGB), labels
+"""
+
+
+def test_dali_imported_under_an_if_in_a_try_stays_optional(tmp_path):
+    """`try: if cuda: <DALI imports> ... except ImportError`: the module imports without DALI; the
+    ndd import goes into that `try`, not above it."""
+    import subprocess
+    import sys
+
+    new, _ = migrate_text(GUARDED_BY_AN_IF)
+    assert "try:\n    import nvidia.dali.experimental.dynamic as ndd\n    if torch.cuda.is_available():\n" in new
+    assert new.count("import nvidia.dali.experimental.dynamic as ndd") == 1
+    (tmp_path / "torch.py").write_text("class cuda:\n    is_available = staticmethod(lambda: True)\n")
+    (tmp_path / "nvidia.py").write_text("raise ImportError('no DALI here')\n")  # a machine without DALI
+    (tmp_path / "ndd_support.py").write_text("def prefetching(f):\n    return f\n")
+    (tmp_path / "loader.py").write_text(new)
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", "import loader; print(loader.dali_enable)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.stdout.strip() == "False", done.stderr

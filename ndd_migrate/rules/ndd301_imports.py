@@ -513,7 +513,8 @@ def _is_stdlib_import(stmt) -> bool:
 
 
 def _guarding_try(body) -> cst.Try | cst.TryStar | None:
-    """The first top-level ``try:`` that imports DALI, when no top-level statement does: DALI is
+    """The first top-level ``try:`` that imports DALI (in its block, or in an ``if`` of it: ``try: if
+    torch.cuda.is_available(): from nvidia.dali ...``), when no top-level statement does: DALI is
     an optional dependency there (``except ImportError``), so the ndd import goes into that block,
     where a missing DALI is handled, instead of making DALI mandatory."""
     if any(_is_dali_import(stmt) for stmt in body):
@@ -522,10 +523,20 @@ def _guarding_try(body) -> cst.Try | cst.TryStar | None:
         (
             stmt
             for stmt in body
-            if isinstance(stmt, (cst.Try, cst.TryStar)) and any(_is_dali_import(s) for s in stmt.body.body)
+            if isinstance(stmt, (cst.Try, cst.TryStar))
+            and any(_is_dali_import(s) or _branch_imports_dali(s) for s in stmt.body.body)
         ),
         None,
     )
+
+
+def _branch_imports_dali(stmt) -> bool:
+    """An ``if`` (or one of its ``elif``/``else`` blocks) that imports DALI directly in its block."""
+    while isinstance(stmt, (cst.If, cst.Else)):
+        if any(_is_dali_import(s) for s in stmt.body.body):
+            return True
+        stmt = stmt.orelse if isinstance(stmt, cst.If) else None
+    return False
 
 
 def _import_key(stmt) -> tuple[int, str] | None:
