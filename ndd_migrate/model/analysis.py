@@ -7,6 +7,8 @@ file is analysed once. Nodes in the model are *original* nodes (libcst metadata 
 
 from __future__ import annotations
 
+from collections import Counter
+
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, ScopeProvider
 
@@ -102,6 +104,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._pipeline_methods: list[tuple[cst.Name, str]] = []  # `name.build()` / `name.run()`
         self._epoch_uses: list[cst.BaseExpression] = []  # see ndd_migrate.model.features.iterators
         self._in_import = False
+        self._defined: Counter = Counter()  # qualified name → how many `def`/`class` statements bind it
         self._not_read: set[cst.Name] = set()  # attribute names and keywords: not reads of a name
         # Parameters of the module's functions that hold a pipeline's value at every call (found by
         # ndd_migrate.plan.uses): (scope, name) → (Kind, pipeline), kept when the kinds are resolved again.
@@ -186,6 +189,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         from ndd_migrate.model.sources import legacy_read  # imported here: it builds on this module's classes
 
         qual = next(iter(self.qualnames(node.name)), node.name.value)
+        self._defined[qual] += 1
         found = legacy_read.read_class(self, node, qual, self.model)
         if found is not None:
             self.model.pipelines[qual] = found  # its instances are Kind.PIPELINE, like a @pipeline_def's
@@ -194,6 +198,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     # -- pipeline functions -------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._defined[next(iter(self.qualnames(node.name)), node.name.value)] += 1
         decorator = next((d for d in node.decorators if self._decorator_name(d) == names.PIPELINE_DEF), None)
         if decorator is not None:
             qual = next(iter(self.qualnames(node.name)), node.name.value)
@@ -470,6 +475,15 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         """Once the whole module is read: the call sites and what the pipelines read from outside,
         the kinds of names (with the factories found on the way), the uses that keep a pipeline in
         pipeline mode, the epoch-aware shape, checkpointing."""
+        for qual, pipeline in self.model.pipelines.items():  # a call makes whichever is bound then
+            if self._defined[qual] > 1:
+                about = (
+                    constructs.PIPELINE_FUNCTION
+                    if isinstance(pipeline, PipelineFunction)
+                    else constructs.PIPELINE_SUBCLASS
+                )
+                why = f"`{qual}` is defined more than once in this module, and each call makes the one bound then: rename one"
+                pipeline.problems.append(Problem(about, pipeline.node, why))
         for call, qual in self._calls:
             pipeline = self.model.pipelines.get(qual)
             if pipeline is None:
