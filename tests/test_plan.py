@@ -490,3 +490,41 @@ def test_another_use_of_the_epoch_sizes_by_reader_name_is_marked(item):
     _, result = migrate_text(PIPE + f"name = 'Reader'\npipe = p('/d')\nn = pipe.epoch_size(){item}\n")
     human = [d for d in result.diagnostics if d.needs_human]
     assert human and "without one reader name gives a dict by reader name" in human[0].message
+
+
+WRAPS_DALI = (
+    "from nvidia.dali.plugin.pytorch import DALIClassificationIterator\n\n\n"
+    "class DaliIterator:\n"
+    "    def __init__(self, pipelines, size):\n"
+    "        self._it = DALIClassificationIterator(pipelines=pipelines, size=size)\n\n"
+    "    def __iter__(self):\n"
+    "        return (batch[0]['data'] for batch in self._it)\n"
+)
+DERIVES_FROM_DALI = (
+    "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n\n"
+    "class DALIDataloader(DALIGenericIterator):\n"
+    "    def __init__(self, pipeline):\n"
+    "        self.n = pipeline.iterator.size  # an attribute of the user's Pipeline subclass\n"
+    "        super().__init__(pipelines=pipeline, size=self.n, output_map=['data'])\n"
+)
+
+
+@pytest.mark.parametrize(
+    "consumer, said",
+    [
+        (WRAPS_DALI, "`DaliIterator` runs DALI's `DALIClassificationIterator` on a pipeline it is given"),
+        (
+            DERIVES_FROM_DALI,
+            "`DALIDataloader` runs, as its base, DALI's `DALIGenericIterator` on a pipeline it is given",
+        ),
+    ],
+)
+def test_a_pipeline_made_elsewhere_stays_beside_code_that_runs_dalis_iterator_on_what_it_is_given(consumer, said):
+    """A module of pipelines only other modules make, and a class that hands what it is given to
+    DALI's own iterator (a wrapper, or a subclass that keeps DALI's base): they may be these
+    pipelines, which DALI's iterator needs as `Pipeline`s."""
+    text = MADE_ELSEWHERE.format(consumer=consumer)
+    out, result = migrate_text(text)
+    found = [d for d in result.diagnostics if d.needs_human and d.code == "NDD008"]
+    assert found and said in found[0].message
+    assert "@pipeline_def" in out and migrate_text(out)[0] == out

@@ -11,7 +11,7 @@ from libcst.metadata import ScopeProvider
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.model.features import instances
+from ndd_migrate.model.features import instances, iterators
 from ndd_migrate.model.types import Kind
 from ndd_migrate.model.values import called_parameters
 from ndd_migrate.plan import uses
@@ -214,6 +214,8 @@ _AGAIN = "then run ndd-migrate again"
 #: Pipeline-mode API that only a pipeline has: code calling it on a value it was given consumes
 #: pipelines (a hand-written DALI iterator: DLE SSD's `DALICOCOIterator`).
 _CONSUMER = "on a pipeline it is given"
+#: DALI's own framework iterators, which run a `Pipeline`.
+_DALI_ITERATORS = frozenset({*iterators.SUPPORT_CLASSES, *iterators.OTHER_ITERATORS})
 
 
 class Impl(RuleImpl):
@@ -232,7 +234,7 @@ class Impl(RuleImpl):
             return []
         consumers = [(node, attr) for node, attr in self._consumers if not self._not_of(node.value, pipeline)]
         if not consumers:
-            return []
+            return self._handed_to_dali(pipeline)
         node, attr = consumers[0]
         owner = self._definition_of(node)
         where = f"`{owner}` calls" if owner else "the module calls"
@@ -246,6 +248,44 @@ class Impl(RuleImpl):
                 f"`.{attr}`: {PIPELINE_HINTS.get(attr, 'see docs/target-shape.md')}), or keep both in pipeline mode",
             )
         ]
+
+    def _handed_to_dali(self, pipeline) -> list[tuple[cst.CSTNode, str, str]]:
+        """For a pipeline made only outside the module: the first code of the module that runs one of
+        DALI's own iterators on a pipeline it is given (:attr:`_dali_iterator_runs`), where this
+        pipeline may end up, as a blocker; else none."""
+        if not self._dali_iterator_runs:
+            return []
+        node, where, cls = self._dali_iterator_runs[0]
+        return [
+            (
+                node,
+                f"{where} DALI's `{cls}` {_CONSUMER}, and `{pipeline.display}` is made only outside this module, "
+                "where it may be given to it",
+                f"migrate {where.split(' ')[0]} with the code that makes the pipeline (DALI's `{cls}` needs a "
+                "`Pipeline`), or keep both in pipeline mode",
+            )
+        ]
+
+    @functools.cached_property
+    def _dali_iterator_runs(self) -> list[tuple[cst.CSTNode, str, str]]:
+        """``(node, who, iterator class)`` for the code of the module that runs DALI's own iterators on
+        values the analysis does not know: a class deriving from one that keeps it as its base
+        (NDD411's blocker: its ``super().__init__`` call), and a call of one given such a value
+        (``DALIClassificationIterator(pipelines=pipelines)`` in a wrapper class)."""
+        found = []
+        for sub in self.ctx.model.iterator_classes.values():
+            if sub.blocker and not sub.imported:
+                short = sub.base.rsplit(".", 1)[-1]
+                found.append((sub.super_call or sub.node, f"`{sub.node.name.value}` runs, as its base,", short))
+        for node in self.ctx.model.parents:
+            if not isinstance(node, cst.Call) or self.ctx.dali_name(node.func) not in _DALI_ITERATORS:
+                continue
+            given = cstutil.kwarg(node, "pipelines") or next((a for a in node.args if a.keyword is None), None)
+            if given is not None and self.ctx.kind(given.value) is None and not self._marked(node):
+                owner = self._definition_of(node)
+                who = f"`{owner}` runs" if owner else "the module runs"
+                found.append((node, who, self.ctx.dali_name(node.func).rsplit(".", 1)[-1]))
+        return sorted(found, key=lambda item: self.ctx.line_of(item[0])[:2])
 
     def _through_instance(self, pipeline) -> tuple[cst.CSTNode, str, str] | None:
         """The first ``obj.method`` naming the pipeline method ``pipeline`` (a ``@pipeline_def``
