@@ -242,7 +242,8 @@ def test_a_pipeline_the_shape_is_not_open_to_stays_in_both_modules(tmp_path):
     assert found.message.endswith(
         "train.py:9 (`pipe`) asks for its reader's metadata (a framework iterator given `reader_name=`, "
         "`epoch_size()`), and the epoch-aware shape that gives it is not open here: it is not made by plain "
-        "`pipe = p(...)` statements only"
+        "`pipe = p(...)` statements only (`return train_pipe(root, batch_size=2, num_threads=1, devi...` makes "
+        "one otherwise)"
     )
     assert "@pipeline_def\ndef train_pipe(" in pipes.new_source
 

@@ -9,6 +9,8 @@ import builtins
 
 import libcst as cst
 
+from ndd_migrate.syntax import cstutil
+
 #: The builtins that take one pass over what they are given (``enumerate(loader)``): over one epoch's
 #: generator as over the DALI iterator. Another builtin reads the object itself (``type(loader)``,
 #: ``isinstance(loader, ...)``, ``print(loader)``), which a generator is not.
@@ -41,7 +43,10 @@ def passed_on_misuse(parents: dict, call: cst.Call, arg: cst.Arg) -> str | None:
     class of this module is read: its parameter may only be looped over or passed on, as one pass
     over one epoch; a ``.reset()`` or any other attribute fails on a generator, and an iterator kept
     in ``self`` is iterated again in a later epoch, where one epoch's generator is empty. A callee
-    from elsewhere is taken to iterate what it is given once, as it iterated the DALI iterator."""
+    from elsewhere (an imported function, a method, ``tqdm``) is not read: it may ask the length, reset,
+    or keep the iterator for later epochs, so it is not handed one epoch either (the support module's
+    iterator, which keeps that interface, is handed to it instead: NDD411). Only the builtins that
+    take one pass (``enumerate``, ``zip``, ...) are."""
     func = call.func
     if isinstance(func, cst.Name) and func.value in ("len", "next", "iter"):
         return f"`{func.value}()` of the iterator has no counterpart on the epoch generator"
@@ -49,6 +54,8 @@ def passed_on_misuse(parents: dict, call: cst.Call, arg: cst.Arg) -> str | None:
     if callee is None:
         if _reads_itself(func):
             return f"`{func.value}()` reads the iterator itself, not one pass over it"
+        if not (isinstance(func, cst.Name) and func.value in _ONE_PASS_BUILTINS):
+            return f"it is handed to `{cstutil.snippet(func)}`, which the migration does not read"
         return None
     param = _parameter_of(callee, call, arg)
     if param is None:
