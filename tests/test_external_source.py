@@ -822,3 +822,34 @@ def test_a_source_without_source_says_where_it_is_fed():
         said = [d.message for d in result.diagnostics if d.code == "NDD421" and d.needs_human]
         assert said == [f"`fed` not migrated: {reason}"], (consumer, said)
         assert "@pipeline_def" in text
+
+
+LAYOUTS = """\
+import numpy as np
+from nvidia.dali import fn, pipeline_def
+
+
+def gen():
+    yield [np.zeros((2, 2), np.float32)] * 2, [np.ones(3, np.int32)] * 2, [np.ones(1, np.int32)] * 2
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def p(layouts):
+    a, b, c = fn.external_source(source=gen, num_outputs=3, layout={layout})
+    return a, b, c
+"""
+
+
+def test_a_layout_list_shorter_than_the_outputs_leaves_the_rest_without_one():
+    """DALI gives `layout[i]` to output i and none to the outputs past the list's end."""
+    out, result = migrate_text(LAYOUTS.format(layout='["HW", "C"]'))
+    assert 'a = ndd.as_batch(a, layout="HW")' in out and 'b = ndd.as_batch(b, layout="C")' in out
+    assert "c = ndd.as_batch(c)" in out and not [d for d in result.diagnostics if d.needs_human]
+
+
+def test_a_layout_of_several_outputs_that_is_not_a_literal_keeps_the_pipeline():
+    """`layout=layouts`: a list (one per output) or a string (every output); only the run tells."""
+    out, result = migrate_text(LAYOUTS.format(layout="layouts"))
+    (found,) = [d for d in result.diagnostics if d.needs_human]
+    assert found.code == "NDD421" and "`layout=` of several outputs is not a literal" in found.message
+    assert "@pipeline_def" in out

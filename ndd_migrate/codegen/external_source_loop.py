@@ -294,6 +294,8 @@ def _as_batch(ctx, call: cst.Call, name: str, index: int, outputs: int, value: s
             continue
         val = arg.value
         if outputs > 1 and isinstance(val, (cst.List, cst.Tuple)):
+            if index >= len(val.elements):
+                continue  # DALI gives the outputs past the list's end no layout (dtype, device) of their own
             val = val.elements[index].value
         if cstutil.string_value(val) in ("", "cpu") and key in ("layout", "device"):
             continue

@@ -419,6 +419,13 @@ def _targets(stmt: cst.CSTNode, call: cst.Call) -> list[str] | str:
             "`num_outputs=` outputs must be unpacked into as many names (`a, b = fn.external_source(...)`), "
             "or, when `num_outputs=` is not a literal, bound to one name"
         )
+    layout = cstutil.kwarg(call, "layout")
+    if count > 1 and layout is not None and not isinstance(layout.value, (cst.List, cst.Tuple)):
+        if cstutil.string_value(layout.value) is None:  # `layout=self.layouts`: one for all, or one per output?
+            return (
+                "`layout=` of several outputs is not a literal: DALI gives a list's items one per output and a "
+                "string to every output, which only the run tells apart; write it as a string or a list"
+            )
     return [e.value.value for e in elements]
 
 
