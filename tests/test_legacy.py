@@ -1665,3 +1665,21 @@ def test_a_random_op_seeded_from_self_draws_from_an_rng_seeded_from_the_local():
     assert "coin_flip_rng = ndd.random.RNG(seed=kwargs['seed'])" in out
     assert "self" not in out.split("def P(", 1)[1]
     compile(out, "migrated.py", "exec")
+
+
+def test_an_external_source_in_define_graph_says_what_is_migrated_instead():
+    """`fn.external_source` does have a dynamic form where the migration writes one (a function's, or
+    `ops.ExternalSource` fed in `iter_setup`): the reason says so, not "no dynamic-mode form"."""
+    text = (
+        "import nvidia.dali.fn as fn\nfrom nvidia.dali.pipeline import Pipeline\n\n\n"
+        "class P(Pipeline):\n"
+        "    def __init__(self, data):\n"
+        "        super().__init__(batch_size=2, num_threads=1, device_id=None)\n"
+        "        self.data = data\n\n"
+        "    def define_graph(self):\n"
+        "        return fn.external_source(source=self.data)\n"
+    )
+    _, result = migrate_text(text)
+    (found,) = [d for d in result.diagnostics if d.needs_human]
+    assert "an `fn.external_source` call inside `define_graph` is not migrated" in found.message
+    assert "no dynamic-mode form" not in found.message

@@ -185,7 +185,13 @@ class GraphReader(MethodReader):
         info = op_info(names.fn_path(dali) or "")
         if info is None or has_expression_form(info.fn_path):
             return  # an expression form: written, or blocked, by NDD101
-        if info.ndd is None:
+        if info.fn_path == "external_source":  # converted in a `@pipeline_def` function, not here
+            self.problem(
+                call,
+                "an `fn.external_source` call inside `define_graph` is not migrated (a `@pipeline_def` function's "
+                "is, and so is an `ops.ExternalSource` fed in `iter_setup`): write the pipeline as a function",
+            )
+        elif info.ndd is None:
             self.problem(call, f"`fn.{info.fn_path}` has no dynamic-mode form", about=constructs.NO_DYNAMIC_FORM)
         elif info.reader:
             self.problem(call, "an `fn.readers.*` call inside `define_graph`: create it once by hand")
