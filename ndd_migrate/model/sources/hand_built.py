@@ -482,10 +482,12 @@ class _Names(ReadsValues, SkipsTrivia, cst.CSTVisitor):
         self.scoped = self.scoped or "nonlocal"
 
     def visit_Return(self, node) -> None:
-        self.scoped = self.scoped or "return"
+        if not self._depth:  # a function defined in the block returns from itself
+            self.scoped = self.scoped or "return"
 
     def visit_Yield(self, node) -> None:
-        self.scoped = self.scoped or "yield"
+        if not self._depth:
+            self.scoped = self.scoped or "yield"
 
     def visit_Name(self, node: cst.Name) -> None:
         if id(node) not in self._store:
