@@ -279,36 +279,10 @@ def test_dali_imports_under_a_guard_and_an_if_that_the_migration_leaves_unused_g
     ), out
 
 
-def test_the_support_import_replacing_a_files_only_import_has_no_blank_line_above(tmp_path):
-    """`base.py` imports DALI's iterator only, to derive from it; once `main.py` gives it migrated
-    pipelines, the class derives from the support module's: that import opens the file, as the
-    removed one did (it began with an empty line)."""
-    from ndd_migrate.app import runner
-    from ndd_migrate.io.policy import Policy
-
-    base = (
-        "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n"
-        "class Loader(DALIGenericIterator):\n"
-        "    def __init__(self, pipeline, size):\n"
-        "        super().__init__(pipelines=pipeline, size=size, output_map=['data'])\n"
-    )
-    main = (
-        "from nvidia.dali import fn, pipeline_def\n\nfrom base import Loader\n\n\n"
-        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\ndef p(root):\n"
-        "    data = fn.readers.numpy(file_root=root, name='Reader')\n    return data\n\n\n"
-        "for batch in Loader(p('d'), 4):\n    print(batch)\n"
-    )
-    (tmp_path / "base.py").write_text(base)
-    (tmp_path / "main.py").write_text(main)
-    result = runner.run([tmp_path / "base.py", tmp_path / "main.py"], Policy.migrate()).results[0]
-    assert result.new_source == base.replace(
-        "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n", "from ndd_support import DALIGenericIterator\n"
-    )
-
-
 @pytest.mark.parametrize(
     "gap",
     [
+        "\n\n",  # one blank line: the import opens the file, as the removed one did
         "\n\n\n",  # two blank lines, as formatters write them above a class
         "\n\n\n# The loader the training script uses.\n",  # and a comment that describes the class
         "\n# Header of the module's code.\n\n\n# The loader the training script uses.\n",

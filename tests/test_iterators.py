@@ -1179,36 +1179,31 @@ def test_metadata_of_a_pipeline_a_factory_returns_names_the_factory(style):
         "        pipe.set_outputs(jpegs, labels)\n"
         "    return pipe\n"
     )
-    text = (
-        "from nvidia.dali import Pipeline, fn, pipeline_def\n\n\n"
-        "@pipeline_def(num_threads=1, device_id=None)\n"
-        "def p(root):\n"
-        "    jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n"
-        "    return jpegs, labels\n\n\n"
-        f"def build(root):\n{body}\n\n"
-        "pipe = build('/data')\n"
-        "pipe.build()\n"
-        "print(pipe.epoch_size('Reader'))\n"
-    )
-    _, result = migrate_text(text)
-    found = [d for d in result.diagnostics if d.needs_human and d.code == "NDD008"]
-    assert found and "it is made by `build()`, a function that returns it (a factory)" in found[0].message
+    text = _READER_PIPE.format(settings="") + f"def build(root):\n{body}\n\npipe = build('/data')\n" + _SIZE_ASKED
+    assert "it is made by `build()`, a function that returns it (a factory)" in _first_refusal(text)
 
 
 def test_metadata_refused_for_a_call_site_that_is_not_plain_quotes_that_call_site():
     """`epoch_size()` on `pipe = p(...)` needs every call of `p` plain; the one that is not (a pipeline
     made inside another call) is quoted, where the user has to look."""
-    text = (
-        "from nvidia.dali import fn, pipeline_def\n\n\n"
-        "@pipeline_def(batch_size=4, num_threads=1, device_id=None)\n"
-        "def p(root):\n"
-        "    jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n"
-        "    return jpegs, labels\n\n\n"
-        "pipe = p('/data')\n"
-        "pipe.build()\n"
-        "print(pipe.epoch_size('Reader'))\n"
-        "compare(p('/data'), p('/other'))\n"
-    )
+    text = _READER_PIPE.format(settings="batch_size=4, ") + "pipe = p('/data')\n" + _SIZE_ASKED
+    text += "compare(p('/data'), p('/other'))\n"
+    assert "(`compare(p('/data'), p('/other'))` makes one otherwise)" in _first_refusal(text)
+
+
+_READER_PIPE = (
+    "from nvidia.dali import Pipeline, fn, pipeline_def\n\n\n"
+    "@pipeline_def({settings}num_threads=1, device_id=None)\n"
+    "def p(root):\n"
+    "    jpegs, labels = fn.readers.file(file_root=root, name='Reader')\n"
+    "    return jpegs, labels\n\n\n"
+)
+_SIZE_ASKED = "pipe.build()\nprint(pipe.epoch_size('Reader'))\n"
+
+
+def _first_refusal(text: str) -> str:
+    """The message of the first NDD008 that needs a human in ``text``'s migration."""
     _, result = migrate_text(text)
     found = [d for d in result.diagnostics if d.needs_human and d.code == "NDD008"]
-    assert found and "(`compare(p('/data'), p('/other'))` makes one otherwise)" in found[0].message
+    assert found
+    return found[0].message
