@@ -304,7 +304,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         is_op_call = self._is_op_call
         anchor = pipeline.reader_index
         once = frozenset(i for i in range(anchor or 0) if not build_time.calls_op(body[i], is_op_call))
-        placed = build_time.place(body, is_op_call, once, build_time.unshadowed(self.scope_of))
+        placed = build_time.place(body, is_op_call, once, build_time.unshadowed(self.scope_of), self._is_draw)
         pipeline.hoisted, pipeline.dropped = placed.hoisted - once, placed.dropped
         pipeline.problems.extend(Problem(constructs.PIPELINE_FUNCTION, node, why) for node, why in placed.problems)
         if self._depth:  # built in a function (a factory, a method): checked once its source is known
@@ -314,6 +314,11 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         """Does ``call`` build the graph (``fn.*``, ``dali.math.*``)?"""
         dali = names.dali_name(self, call.func)
         return bool(dali and (names.fn_path(dali) or names.math_function(dali)))
+
+    def _is_draw(self, call: cst.Call) -> bool:
+        """Is ``call`` a draw of Python's or numpy's random generators (``random.choice``)?"""
+        found = {q.name for q in self.get_metadata(QualifiedNameProvider, call.func, None) or ()}
+        return any(name.startswith(("random.", "numpy.random.")) for name in found)
 
     def _is_reader(self, call: cst.Call) -> bool:
         info = op_info(names.fn_path(names.dali_name(self, call.func)) or "")

@@ -53,12 +53,14 @@ def place(
     is_op_call: Callable[[cst.Call], bool],
     once: frozenset[int] = frozenset(),
     builtin: Callable[[cst.Name], bool] | None = None,
+    is_draw: Callable[[cst.Call], bool] | None = None,
 ) -> Placement:
     """Where each top-level statement of ``body`` that acts outside the function runs; ``is_op_call``
     tells the calls that build the graph (``fn.*``, a legacy operator object) from other calls;
     ``once`` holds the indices of statements the conversion already runs once, before the loop;
     ``builtin`` tells a name that is the builtin of that name (nothing shadows it): without it no
-    ``print`` of graph nodes is dropped."""
+    ``print`` of graph nodes is dropped; ``is_draw`` tells a draw of Python's or numpy's random
+    generators (``random.choice(...)``), which a value may make (:func:`_value`)."""
     found = Placement()
     declared = {
         n.name.value
@@ -69,7 +71,7 @@ def place(
     }
     fresh = _fresh_locals(body)
     single = _bound_once(body)
-    kinds = [_value(stmt, single) or _kind(stmt, declared, is_op_call, fresh) for stmt in body]
+    kinds = [_value(stmt, single, is_draw) or _kind(stmt, declared, is_op_call, fresh) for stmt in body]
     per_batch = _loop_names(body, kinds, is_op_call, once)
     for index, (stmt, kind) in enumerate(zip(body, kinds)):
         if kind is None:
@@ -249,19 +251,23 @@ def _why(stmt: cst.BaseStatement, rebound: set[str] = frozenset(), limit: int = 
     )
 
 
-def _value(stmt, single: frozenset[str]) -> str | None:
+def _value(stmt, single: frozenset[str], is_draw=None) -> str | None:
     """ "value" for ``name = <expression>`` whose names are bound nowhere else in the body and whose
     expression calls nothing and makes no mutable object (numbers, strings, names, attributes,
     items, arithmetic, comparisons, ``a if c else b``, tuples of these): what it computes from
     values known when the graph is built is the same before the loop as in it, once (as pipeline
-    mode ran it), and a reader of the generator finds it with the other settings. None otherwise."""
+    mode ran it), and a reader of the generator finds it with the other settings. None otherwise.
+
+    A draw of Python's or numpy's random generators (``interp = random.choice(CHOICES)``,
+    ``is_draw``) is such a value too: pipeline mode drew it once, when the graph was built, and
+    every batch used that draw; in the loop it would be drawn again for every batch."""
     smalls = _smalls(stmt)
     if len(smalls) != 1 or not isinstance(smalls[0], cst.Assign):
         return None
     assign = smalls[0]
     names = [name for target in assign.targets for name in _bound_keys(target.target, self_attrs=True)]
     plain = all(isinstance(t.target, (cst.Name, cst.Tuple)) for t in assign.targets)
-    if not plain or not names or not set(names) <= single or not _Pure.check(assign.value):
+    if not plain or not names or not set(names) <= single or not _Pure.check(assign.value, is_draw):
         return None
     return "value"
 
@@ -292,17 +298,29 @@ class _Pure(SkipsTrivia, cst.CSTVisitor):
         cst.Tuple,
     )
 
-    def __init__(self) -> None:
+    #: What the arguments of a draw may hold besides: the choices it draws from, written out.
+    _DRAW_ARGUMENTS = (cst.List, cst.Set, cst.Dict)
+
+    def __init__(self, is_draw=None, displays: bool = False) -> None:
         self.pure = True
+        self._is_draw = is_draw
+        self._displays = displays
 
     @classmethod
-    def check(cls, expr: cst.BaseExpression) -> bool:
-        visitor = cls()
+    def check(cls, expr: cst.BaseExpression, is_draw=None) -> bool:
+        visitor = cls(is_draw)
         expr.visit(visitor)
         return visitor.pure
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, cst.BaseExpression) and not isinstance(node, self._ALLOWED):
+        if isinstance(node, cst.Call) and self._is_draw is not None and self._is_draw(node):
+            arguments = _Pure(self._is_draw, displays=True)
+            for arg in node.args:
+                arg.value.visit(arguments)
+            self.pure = self.pure and arguments.pure
+            return False
+        allowed = self._ALLOWED + (self._DRAW_ARGUMENTS if self._displays else ())
+        if isinstance(node, cst.BaseExpression) and not isinstance(node, allowed):
             self.pure = False  # a call, a display, a lambda, a comprehension, `:=`, `yield`, ...
         return self.pure
 
