@@ -217,7 +217,16 @@ class InitReader(MethodReader):
         elif target in self.pipeline.ops:
             self.problem(stmt, f"`self.{target}` is assigned more than one operator", about=constructs.OPS_OBJECT)
         else:
-            self.pipeline.ops[target] = OpObject(target, ops_path, info, value)
+            op = self.pipeline.ops[target] = OpObject(target, ops_path, info, value)
+            if _calls_in_arguments(value) and not info.reader and cstutil.kwarg(value, "seed") is None:
+                # `anchors=boxes.as_ltrb_list()`: evaluated once, here, as `__init__` did, not at every
+                # batch's call: `<attr>_args = dict(...)`, as for an operator made under an `if`
+                op.conditional = True
+                op.ctors.append(value)
+                op.infos[value], op.paths[value] = info, ops_path
+                self.pipeline.conditional_ops.ctors[value] = op
+                self.pipeline.conditional_ops.assigns[value] = op
+                self.pipeline.init_dropped.discard(index)
 
     def read_python_function(self, index: int, stmt, target: str, value: cst.Call, info: OpInfo) -> None:
         """``self.f = ops.PythonFunction(function=..., ...)``: its calls become plain Python over the
@@ -430,6 +439,13 @@ class InitReader(MethodReader):
                 pipeline.mixed_literals.update(mixed)
             else:  # `padding = ... if decoder_device == "mixed" else 0` reads it too: keep its value
                 pipeline.mixed_names.add(name)
+
+
+def _calls_in_arguments(ctor: cst.Call) -> bool:
+    """Does an argument of the operator's constructor call something (``boxes.as_ltrb_list()``,
+    ``random.choice(...)``)? Made once in ``__init__``; inlined into the call in the loop, it would
+    run at every batch."""
+    return any(isinstance(node, cst.Call) for arg in ctor.args for node in tree.walk(arg.value))
 
 
 def fixed_names(init: cst.FunctionDef) -> frozenset[str]:
