@@ -29,7 +29,7 @@ from ndd_migrate.io import files
 from ndd_migrate.io.diagnostics import FileError, FileResult
 from ndd_migrate.io.policy import Policy
 from ndd_migrate.model import crossfile, importers
-from ndd_migrate.support import SupportFile, location, plan
+from ndd_migrate.support import SupportFile, plan
 
 
 @dataclass
@@ -131,8 +131,7 @@ def support_files(results: list[FileResult], policy: Policy) -> list[SupportFile
     needs: dict[tuple[str, str], list[FileResult]] = {}
     for result in results:
         if result.changed and not result.error and result.support:
-            where = result.support_at or location(result.path, policy.support_module(result.path))
-            needs.setdefault(where, []).append(result)
+            needs.setdefault(result.support_at, []).append(result)
     found = []
     for (path, module), users in needs.items():
         support = plan(path, module, {n for r in users for n in r.support}, [r.path for r in users])

@@ -198,10 +198,10 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     # -- pipeline functions -------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._defined[next(iter(self.qualnames(node.name)), node.name.value)] += 1
+        qual = next(iter(self.qualnames(node.name)), node.name.value)
+        self._defined[qual] += 1
         decorator = next((d for d in node.decorators if self._decorator_name(d) == names.PIPELINE_DEF), None)
         if decorator is not None:
-            qual = next(iter(self.qualnames(node.name)), node.name.value)
             pipeline = PipelineFunction(qualname=qual, node=node, decorator=decorator)
             self._read_decorator(pipeline)
             self._read_body(pipeline)
@@ -214,7 +214,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
             self.model.by_node[node] = pipeline
             self._stack.append(pipeline)
         else:
-            self.model.functions[next(iter(self.qualnames(node.name)), node.name.value)] = node
+            self.model.functions[qual] = node
         self._depth.append(node)
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:

@@ -562,8 +562,8 @@ class ProjectImports:
         epochs = {
             key: True
             for real in found
-            for name in self._modules[real].migrated_epochs
-            if self._modules.get(real) is not None
+            if (info := self._modules.get(real)) is not None
+            for name in info.migrated_epochs
             for module in module_names(real)
             if imported.get(key := f"{module}.{name}")
         }

@@ -201,7 +201,11 @@ def plain_call_sites(model, assigns, lists: bool = False, given: frozenset = fro
     ``lists`` the calls through a name that holds the function (``pipe_name(...)`` in ``for
     pipe_name in classes``, ``ModuleModel.made_through``) are call sites too. ``given``: the ids of
     calls given directly to a PyTorch iterator (``DALIGenericIterator([f(...)], ...)``), plain too."""
-    plain = _plain_ids(model, assigns, lists, given)
+    return _all_plain(model, _plain_ids(model, assigns, lists, given), lists)
+
+
+def _all_plain(model, plain: set[int], lists: bool) -> set:
+    """:func:`plain_call_sites`, from the ids of the plain calls (:func:`_plain_ids`)."""
     out = set()
     for pipeline in model.pipelines.values():
         sites = model.sites_of(pipeline) if lists else [call for call, f in model.call_sites.items() if f is pipeline]
@@ -284,7 +288,7 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
     whole = {id(item): use for use in uses for item in listed(use)}  # `[pipe]` for its `pipe`
     given = frozenset(id(item) for item in items if given_directly(model, item) is not None)
     plain_ids = _plain_ids(model, analyzer.assigns, True, given)
-    plain = plain_call_sites(model, analyzer.assigns, lists=True, given=given)
+    plain = _all_plain(model, plain_ids, True)
     factories = set(map(id, model.factories.values()))
     for expr in items:
         found = (given_directly(model, expr), "given") if id(expr) in given else None

@@ -222,10 +222,7 @@ class InitReader(MethodReader):
                 # `anchors=boxes.as_ltrb_list()`: evaluated once, here, as `__init__` did, not at every
                 # batch's call: `<attr>_args = dict(...)`, as for an operator made under an `if`
                 op.conditional = True
-                op.ctors.append(value)
-                op.infos[value], op.paths[value] = info, ops_path
-                self.pipeline.conditional_ops.ctors[value] = op
-                self.pipeline.conditional_ops.assigns[value] = op
+                self._hold_arguments(op, value, value, info, ops_path)
                 self.pipeline.init_dropped.discard(index)
 
     def read_python_function(self, index: int, stmt, target: str, value: cst.Call, info: OpInfo) -> None:
@@ -282,11 +279,15 @@ class InitReader(MethodReader):
         else:
             self.pipeline.other_ops.discard(target)
             op = self.pipeline.ops[target] = OpObject(target, ops_path, info, ctor, conditional=True, optional=True)
-            op.ctors.append(ctor)
-            op.infos[ctor] = info
-            op.paths[ctor] = ops_path
-            self.pipeline.conditional_ops.ctors[ctor] = op
-            self.pipeline.conditional_ops.assigns[value] = op
+            self._hold_arguments(op, ctor, value, info, ops_path)
+
+    def _hold_arguments(self, op: OpObject, ctor: cst.Call, value: cst.BaseExpression, info, ops_path: str) -> None:
+        """``ctor`` (assigned as ``value``) writes ``<attr>_args = dict(...)`` where it is, and ``op``'s
+        calls take ``**<attr>_args`` (:class:`~ndd_migrate.model.sources.legacy.ConditionalOps`)."""
+        op.ctors.append(ctor)
+        op.infos[ctor], op.paths[ctor] = info, ops_path
+        self.pipeline.conditional_ops.ctors[ctor] = op
+        self.pipeline.conditional_ops.assigns[value] = op
 
     def read_if(self, stmt: cst.If) -> None:
         """An ``if`` of ``__init__`` (a condition fixed when the pipeline is built): it stays where it
