@@ -238,3 +238,29 @@ def test_a_method_call_on_an_object_from_outside_still_blocks(binding, signature
     assert any("`if both: ...` runs once in pipeline mode" in d.message for d in result.diagnostics), [
         d.message for d in result.diagnostics
     ]
+
+
+@pytest.mark.parametrize(
+    "imports, draw",
+    [
+        ("import random\n", "random.choice([4, 6])"),
+        ("import random as rnd\n", "rnd.choice([4, 6])"),
+        ("import numpy as np\n", "np.random.randint(4, 7)"),
+        ("from numpy import random as npr\n", "npr.choice([4, 6])"),
+    ],
+)
+def test_a_random_draw_of_python_or_numpy_runs_once_under_any_import_alias(imports, draw):
+    """Drawn once when pipeline mode built the graph: before the loop, whatever the import calls it;
+    the same call of another module (`my_random.choice`) stays in the loop."""
+    source = (
+        imports + "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def p(root):\n"
+        "    jpegs, labels = fn.readers.file(file_root=root)\n"
+        f"    side = {draw}\n"
+        "    return fn.resize(fn.decoders.image(jpegs), resize_x=side, resize_y=side), labels\n"
+    )
+    out, _ = migrate_text(source)
+    assert out.index(f"side = {draw}") < out.index("while True:"), out
+    other, _ = migrate_text(source.replace(imports, "import my_random\n").replace(draw.split(".")[0] + ".", "my_random.", 1))
+    assert other.index("side = my_random.") > other.index("while True:"), other
