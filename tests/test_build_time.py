@@ -262,5 +262,7 @@ def test_a_random_draw_of_python_or_numpy_runs_once_under_any_import_alias(impor
     )
     out, _ = migrate_text(source)
     assert out.index(f"side = {draw}") < out.index("while True:"), out
-    other, _ = migrate_text(source.replace(imports, "import my_random\n").replace(draw.split(".")[0] + ".", "my_random.", 1))
+    other, _ = migrate_text(
+        source.replace(imports, "import my_random\n").replace(draw.split(".")[0] + ".", "my_random.", 1)
+    )
     assert other.index("side = my_random.") > other.index("while True:"), other
