@@ -60,8 +60,8 @@ def test_arithmetic_gpu_and_op_results_are_datanodes():
     )
     text, _ = _migrate(body)
     assert (
-        "(a + b).slice[0].evaluate(), ndd.flip(data).slice[1:2].evaluate(), a.slice[::2].evaluate(), (-data.slice[0]).evaluate()"
-        in text
+        "(a + b.gpu()).slice[0].evaluate(), ndd.flip(data).slice[1:2].evaluate(), a.slice[::2].evaluate(), "
+        "(-data.slice[0]).evaluate()" in text  # `b` moved to `a`'s GPU (NDD111)
     )
 
 

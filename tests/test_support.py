@@ -62,6 +62,7 @@ def test_every_function_the_rules_call_is_in_the_module():
         support.SOURCE_EPOCHS,
         support.PREFETCHING,
         support.CONSTANT,
+        support.TO_GPU_WITH,
     }
     assert called | set(support.ITERATORS) == set(support.names())
     assert set(iterators.SUPPORT_CLASSES.values()) == set(support.ITERATORS)  # NDD411's drop-ins

@@ -34,6 +34,7 @@ SIZED_EPOCHS = "dali_iterator_sized_epochs"
 SOURCE_EPOCHS = "dali_iterator_source_epochs"
 PREFETCHING = "prefetching"
 CONSTANT = "dali_constant"
+TO_GPU_WITH = "to_gpu_with"
 #: DALI's framework iterators over migrated pipelines (ndd_migrate.model.features.iterators.SUPPORT_CLASSES).
 ITERATORS = (
     "DALIGenericIterator",

@@ -58,7 +58,7 @@ _DICT_READERS = frozenset({"readers.tfrecord"})
 
 @dataclass
 class GraphFacts:
-    """What :func:`analyse` found; read by the NDD108/NDD109/NDD110 implementations (original nodes)."""
+    """What :func:`analyse` found; read by the NDD108/NDD109/NDD110/NDD111 implementations (original nodes)."""
 
     slices: set[cst.Subscript] = field(default_factory=set)  # `x[...]` on a DataNode → `x.slice[...]`
     slice_owners: dict[cst.Subscript, set] = field(
@@ -73,6 +73,10 @@ class GraphFacts:
     analysed_by: set[str] = field(default_factory=set)  # the rules that have recorded their facts
     # Helpers that take the generator's `batch_size` and `rng` (graph_helpers.threaded_helpers).
     helpers: dict[cst.FunctionDef, HelperCalls] | None = None
+    # Arithmetic operands moved to their partner's device (NDD111): operand → devices.Move, and
+    # the pipelines whose graph runs each.
+    moves: dict[cst.CSTNode, object] = field(default_factory=dict)
+    move_owners: dict[cst.CSTNode, set] = field(default_factory=dict)
 
 
 @dataclass

@@ -19,6 +19,8 @@ that ndd-migrate migrated import them from here, so each is written once, in one
   the last one, as pipeline mode's ``prefetch_queue_depth`` did.
 * ``dali_constant``: the data of a graph constant (``types.Constant(value,
   dtype=...)``) that a ``Pipeline`` subclass made in ``__init__``, as a numpy array.
+* ``to_gpu_with``: an operand of arithmetic moved to the GPU when its partner is
+  there, as pipeline mode moved it (dynamic mode refuses to mix devices).
 
 Only the standard library is imported (a batch's ``.torch()`` needs PyTorch, as the
 DALI iterator did; a JAX or Paddle batch, JAX or Paddle; a source's ``SampleInfo``,
@@ -48,6 +50,7 @@ __all__ = [
     "DALIPaddleClassificationIterator",
     "prefetching",
     "dali_constant",
+    "to_gpu_with",
 ]
 
 
@@ -104,6 +107,30 @@ def dali_constant(value, dtype):
     array = array.astype(np.float32 if array.dtype.kind == "f" else np.int64)
     converted = np.asarray(ndd.cast(array, dtype=dtype))
     return converted[()] if converted.ndim == 0 else converted
+
+
+def to_gpu_with(value, *partners):
+    """``value`` moved to the GPU when one of ``partners`` is a DALI batch or tensor
+    there; otherwise ``value`` itself. Pipeline mode ran arithmetic on the GPU when
+    one of its operands was there and copied the others to it; dynamic mode raises
+    "Cannot mix GPU and CPU inputs" instead. Where only the run tells an operand's
+    device (a helper called with CPU and GPU data), the migration writes
+    ``to_gpu_with(operand, partner) * partner``. Python numbers and lists stay as
+    they are: dynamic mode places them itself; other data (a numpy array) becomes
+    a GPU tensor."""
+    if not any(_on_gpu(partner) for partner in partners):
+        return value
+    if hasattr(value, "gpu"):
+        return value.gpu()
+    if isinstance(value, (int, float, bool, list, tuple)):
+        return value
+    from nvidia.dali.experimental import dynamic as ndd
+
+    return ndd.as_tensor(value, device="gpu")
+
+
+def _on_gpu(value):
+    return getattr(getattr(value, "device", None), "device_type", None) == "gpu"
 
 
 def dali_external_source(
