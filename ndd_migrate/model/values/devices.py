@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ndd_migrate.model.values.graph_code import LITERALS
 from ndd_migrate.model.values.graph_functions import Function, self_attr
 from ndd_migrate.syntax import cstutil, names
 
@@ -37,14 +38,6 @@ CPU, GPU, PY = "cpu", "gpu", "py"  # a DALI value on the CPU, on the GPU; a Pyth
 CONST = "const"
 UNKNOWN = None  # a DALI value whose device only the run decides, or anything not followed
 
-_LITERALS = (
-    cst.Integer,
-    cst.Float,
-    cst.Imaginary,
-    cst.SimpleString,
-    cst.ConcatenatedString,
-    cst.FormattedString,
-)
 #: ``types`` functions that make a graph node: on the CPU unless given a ``device=``.
 _CONSTANTS = frozenset({"Constant", "ScalarConstant"})
 _COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
@@ -310,7 +303,7 @@ class Devices:
             if expr.value in env:
                 return env[expr.value]
             return PY if self.graph.kind(expr) == "py" else UNKNOWN
-        if isinstance(expr, _LITERALS):
+        if isinstance(expr, LITERALS):
             return PY
         for kinds, read in self._readers:
             if isinstance(expr, kinds):

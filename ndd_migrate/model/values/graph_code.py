@@ -42,7 +42,8 @@ _PY_BUILTINS = frozenset(
     {"len", "int", "float", "str", "bool", "range", "abs", "round", "repr", "isinstance", "hash", "ord", "chr"}
 )
 _SEQ_BUILTINS = frozenset({"list", "tuple"})
-_LITERALS = (
+#: Literal expressions: Python values (read by model.values.devices too).
+LITERALS = (
     cst.Integer,
     cst.Float,
     cst.Imaginary,
@@ -210,7 +211,7 @@ class Graph(GraphFunctions):
     def _kind(self, expr: cst.BaseExpression) -> str | None:
         if isinstance(expr, cst.Name):
             return self._name_kind(expr)
-        if isinstance(expr, _LITERALS):
+        if isinstance(expr, LITERALS):
             return PY
         if isinstance(expr, cst.Call):
             return self._call_kind(expr)
