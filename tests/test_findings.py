@@ -82,3 +82,32 @@ def test_passes_of_the_same_findings_are_merged():
     merged = first.merged(second)
     assert [p.answers for p in merged.passes if p.level == "safe"] == [{"NDD103": False}]
     assert len([p for p in merged.passes if p.level == "all"]) == 1
+
+
+HAND_WRITTEN_SAFE_ONLY = (
+    "import nvidia.dali.experimental.dynamic as ndd\n\n\n"
+    "def train(files):\n"
+    "    reader = ndd.readers.File(files=files)\n"
+    "    for jpegs, labels in reader.next_epoch(batch_size=8):\n"
+    "        n = len(jpegs)\n"
+    "        print(n, len(labels))\n"
+)
+
+
+def test_a_file_whose_fixes_are_all_safe_is_checked_in_one_pass(monkeypatch):
+    """The pass at "safe" is read off the reporting pass when that applied no unsafe fix: the same
+    report as a pass of its own gives, for one pass less."""
+    from ndd_migrate.engine import transform
+    from ndd_migrate.io.policy import Policy
+
+    runs = []
+    real_run = transform._run
+    monkeypatch.setattr(transform, "_run", lambda *a, **k: runs.append(a[3]) or real_run(*a, **k))
+    one = transform.transform(HAND_WRITTEN_SAFE_ONLY, "train.py", Policy.check())
+    assert runs == ["report"]
+    assert {d.code for d in one.diagnostics} == {"NDD502"} and all(d.fix is FixSafety.SAFE for d in one.diagnostics)
+    runs.clear()
+    monkeypatch.setattr(transform, "_safe_pass_of_report", lambda findings: None)
+    two = transform.transform(HAND_WRITTEN_SAFE_ONLY, "train.py", Policy.check())
+    assert runs == ["report", "safe"]
+    assert [d.to_dict() for d in one.diagnostics] == [d.to_dict() for d in two.diagnostics]

@@ -28,7 +28,7 @@ from ndd_migrate.engine.context import Context
 from ndd_migrate.engine.dispatch import Dispatcher
 from ndd_migrate.engine.stack import TOO_DEEP, on_deep_stack
 from ndd_migrate.io import noqa
-from ndd_migrate.io.diagnostics import FileError, FileResult
+from ndd_migrate.io.diagnostics import FileError, FileResult, FixSafety
 from ndd_migrate.io.findings import Findings, Missing, Pass
 from ndd_migrate.io.policy import Policy
 from ndd_migrate.model import crossfile
@@ -143,6 +143,9 @@ def _findings(text: str, path: str, policy: Policy, module_names: set[str], **wh
     findings = Findings.of(found.diagnostics, seen.get("unless", {}))
     if every:  # the reporting pass is the pass at "all" when every rule is selected
         findings.passes.append(Pass("all", seen["asked"], findings.fixed_ids(found.diagnostics)))
+        safe = _safe_pass_of_report(findings)
+        if safe is not None:
+            findings.passes.append(safe)
     enabled = lambda code: policy.is_enabled(code, path)  # noqa: E731
     # NDD801 is opt-in and judges the run after the rules (unused_noqa.settle): not one of them
     codes = [code for code in rule_codes() if code != unused_noqa.CODE]
@@ -164,6 +167,18 @@ def _findings(text: str, path: str, policy: Policy, module_names: set[str], **wh
     found.diagnostics = selected
     found.findings = findings if every else None
     return found
+
+
+def _safe_pass_of_report(findings: Findings) -> Pass | None:
+    """The pass at "safe" read off the reporting pass, which applied every rule, when every fix it
+    applied is safe: then no unsafe rewrite (a pipeline's conversion above all) made or unmade
+    another, and a pass applying only safe fixes applies the same ones, under any selection that
+    selects each rule that fixed something (the pass's answers). A file whose findings are all
+    safe fixes (hand-written dynamic-mode code) is then checked in one pass, not two."""
+    fixed = [d for d in findings.diagnostics if d.fixed]
+    if any(d.fix is not FixSafety.SAFE for d in fixed):
+        return None
+    return Pass("safe", dict.fromkeys((d.code for d in fixed), True), findings.fixed_ids(fixed))
 
 
 def _asked(is_enabled, answers: dict[str, bool], code: str, path: str | None = None) -> bool:
