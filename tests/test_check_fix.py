@@ -138,3 +138,22 @@ def test_show_fixes_enumerates_what_fix_fixed(tmp_path):
         "Fixed 2 errors:\n- a.py:\n    1 × NDD103 (mixed-device)\n    1 × NDD504 (lowercase-reader)\n"
     ), out(done)
     assert done.returncode == 0 and "Found 2 errors (2 fixed, 0 remaining)." in out(done)
+
+
+HELPER_WITH_MIXED_DECODER = (
+    'import nvidia.dali.fn as fn\n\n\ndef decode(jpegs):\n    return fn.decoders.image(jpegs, device="mixed")\n'
+)
+
+
+def test_a_decoder_that_stays_an_fn_call_keeps_mixed(tmp_path):
+    """`device="mixed"` → `"gpu"` (NDD103, safe) rides on NDD101's rewrite of the `fn.*` call: an
+    `fn.decoders.image(..., device="gpu")` fails in pipeline mode (the decoder has no "gpu" backend)."""
+    path = write(tmp_path / "helpers.py", HELPER_WITH_MIXED_DECODER)
+    (mixed,) = [f for f in findings(path, cwd=tmp_path) if f["code"] == "NDD103"]
+    assert mixed["fix"]["applicability"] == "unsafe", mixed
+    ndd("check", "--fix", path, cwd=tmp_path)
+    assert path.read_text() == HELPER_WITH_MIXED_DECODER
+    ndd("check", "--fix", "--unsafe-fixes", "--select", "NDD103", path, cwd=tmp_path)
+    assert path.read_text() == HELPER_WITH_MIXED_DECODER
+    ndd("check", "--fix", "--unsafe-fixes", path, cwd=tmp_path)
+    assert 'ndd.decoders.image(jpegs, device="gpu")' in path.read_text()

@@ -10,6 +10,9 @@ from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.syntax import cstutil, names
 
+#: NDD101 fn-call: the rewrite of the `fn.*` call this rule's fix rides on.
+FN_CALL = "NDD101"
+
 RULE = Rule(
     code="NDD103",
     name="mixed-device",
@@ -56,8 +59,8 @@ class Impl(RuleImpl):
         arg = cstutil.kwarg(original, "device")
         if arg is None or not devices.has_mixed(arg.value):
             return updated
-        if names.fn_path(dali) and not self.ctx.may_rewrite_dali_calls():
-            return updated
+        if names.fn_path(dali) and not (self.ctx.may_rewrite_dali_calls() and self.ctx.applies(FN_CALL, original)):
+            return updated  # an `fn.*` call that stays one needs "mixed": only with NDD101's rewrite
         fixed = self.ctx.applies(self.code, arg)
         self.ctx.report(self.code, arg, 'device="mixed" → device="gpu"', fixed=fixed, hint='use device="gpu"')
         if not fixed:
