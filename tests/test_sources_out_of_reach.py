@@ -72,3 +72,40 @@ def test_values_unpacked_from_an_imported_call_and_handed_to_a_graph_helper():
     _, human = _needs_human(text)
     assert [d.code for d in human] == ["NDD101"], [d.message for d in human]
     assert "`images` comes from `frames_and_ids(...)`" in human[0].message
+
+
+GRAPH_PART_OF_A_PIPELINE_ELSEWHERE = """\
+import nvidia.dali.fn as fn
+from nvidia.dali import types
+from mylib.core import InputPipelineCore
+
+
+def decode(jpegs):
+    return fn.decoders.image(jpegs, device="mixed", output_type=types.RGB)
+
+
+class ImagePipeline(InputPipelineCore):
+    def get_inputs(self, pipeline):
+        jpegs, labels = fn.readers.file(file_root=self.root, random_shuffle=True)
+        images = fn.resize(decode(jpegs), resize_x=64, resize_y=64)
+        return images, labels
+"""
+
+
+def test_a_reader_in_a_function_no_pipeline_here_runs_keeps_that_function():
+    """A method that another module's graph calls (`InputPipelineCore` builds it by hand) makes its
+    reader: rewritten, it became `jpegs, labels = ndd.readers.File(...)`, a reader object, not its
+    outputs. The function stays as it is, with the reason at the reader, and so does the helper it
+    calls (`decode`: rewritten, it would give the pipeline-mode graph a dynamic-mode batch)."""
+    migrated, human = _needs_human(GRAPH_PART_OF_A_PIPELINE_ELSEWHERE, "images.py")
+    assert [d.code for d in human] == ["NDD101"] and "`get_inputs` stays in pipeline mode" in human[0].message
+    assert "jpegs, labels = fn.readers.file(file_root=self.root, random_shuffle=True)" in migrated
+    assert "images = fn.resize(decode(jpegs), resize_x=64, resize_y=64)" in migrated
+    assert "ndd.readers" not in migrated
+    assert migrated.replace(_todo(migrated), "") == GRAPH_PART_OF_A_PIPELINE_ELSEWHERE  # only the TODO added
+    assert migrate_text(migrated, "images.py")[0] == migrated
+
+
+def _todo(text: str) -> str:
+    """The TODO lines of ``text``, as one block."""
+    return "".join(line for line in text.splitlines(keepends=True) if line.lstrip().startswith(("# TODO", "#   ")))

@@ -92,6 +92,7 @@ class Context:
     ndd_flow: object = None  # the NDD5xx rules' data flow of the module (ndd_flow.Flow), built once
     _dali_names: dict[cst.CSTNode, str | None] = field(default_factory=dict, repr=False)
     _all_convert: bool | None = field(default=None, repr=False)  # may_rewrite_dali_calls outside pipelines
+    _outside_readers: tuple | None = field(default=None, repr=False)  # outside_readers, once decided
 
     # -- names -----------------------------------------------------------------------------
     def dali_name(self, node: cst.CSTNode) -> str | None:
@@ -185,17 +186,44 @@ class Context:
         """Are ``fn.*`` calls in ``functions`` (a function and those it is nested in, innermost last)
         rewritten? Not in a helper another module keeps in pipeline mode (``model.kept_helpers``);
         in a helper that pipelines' graphs run, when all of those are converted; elsewhere, only when
-        no pipeline of the module stays (helpers they call would otherwise break)."""
+        no pipeline of the module stays (helpers they call would otherwise break) and no function
+        here makes a reader for a pipeline elsewhere (:meth:`outside_readers`)."""
+        owners = self._graph_owners(functions)
+        return self._rewrites_graph_code(functions, owners) and (bool(owners) or not self.outside_readers())
+
+    def kept_for_its_reader(self, functions) -> cst.FunctionDef | None:
+        """The outermost of ``functions``, when its reader alone keeps it in pipeline mode
+        (:meth:`outside_readers`)."""
+        if not functions or functions[0] not in self.outside_readers():
+            return None
+        owners = self._graph_owners(functions)
+        return functions[0] if not owners and self._rewrites_graph_code(functions, owners) else None
+
+    def _rewrites_graph_code(self, functions, owners) -> bool:
         if any(node in self.model.kept_helpers for node in functions):
             return False
         if self.model.by_hand():
             return False  # a graph built by hand (`with pipe:`) stays pipeline-mode code
-        owners = self._graph_owners(functions)
         if owners:  # a helper the graphs of these pipelines run: converted with them
             return all(p.convert for p in owners)
         if self._all_convert is None:  # asked at every DALI call; decided before the traversal
             self._all_convert = all(p.convert for p in self.model.pipelines.values())
         return self._all_convert
+
+    def outside_readers(self) -> tuple[cst.FunctionDef, ...]:
+        """The functions of the module that call a reader (``fn.readers.*``) and are neither a
+        pipeline function nor graph code of one here: parts of a graph whose pipeline is elsewhere
+        (a method another module's hand-built graph calls). Dynamic mode's reader is an object made
+        once and read with ``next_epoch()``, which only that pipeline's migration can write: they
+        stay in pipeline mode, and so does the module's code outside its pipelines, which they may
+        call (NDD101 says so at each reader)."""
+        if self._outside_readers is None:
+            graph = getattr(self.model, "graph", None)
+            reached = graph[0].reached_by if graph is not None else {}
+            self._outside_readers = tuple(
+                f for f in self.model.outside_readers if f not in self.model.by_node and not reached.get(f)
+            )
+        return self._outside_readers
 
     def _graph_owners(self, functions) -> set | None:
         """The pipelines whose graph runs the innermost of ``functions`` that is graph code, if any."""

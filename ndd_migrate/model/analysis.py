@@ -369,6 +369,8 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         pipeline = self._stack[-1] if self._stack else None
         if pipeline is not None:
             self._read_graph_call(pipeline, node, dali)
+        elif self._depth and self._is_reader(node):
+            self.model.outside_readers.setdefault(self._depth[0], []).append(node)
         for qual in self.qualnames(node.func):
             self._calls.append((node, qual))
         self._record_pipeline_use(node)

@@ -263,6 +263,9 @@ class ModuleModel:
     library_helpers: dict[str, cst.FunctionDef] = field(default_factory=dict)
     call_qualnames: dict[cst.Call, set[str]] = field(default_factory=dict)
     kept_helpers: dict[cst.FunctionDef, str] = field(default_factory=dict)
+    # Reader calls (`fn.readers.*`) in a function that is no pipeline function: its outermost
+    # function → the calls (Context.outside_readers).
+    outside_readers: dict[cst.FunctionDef, list[cst.Call]] = field(default_factory=dict)
 
     def kept_by_hand(self) -> list:
         """The hand-built graphs that are not converted (put back as written after the rewrite)."""

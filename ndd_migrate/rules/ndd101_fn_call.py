@@ -377,6 +377,8 @@ class Impl(RuleImpl):
             return self._constant(original, updated)
         if isinstance(updated, cst.Call) and id(original) in self._init_constants():
             return self._init_constant(original, updated)
+        if isinstance(updated, cst.Call):
+            self._report_reader_kept(original)
         if not isinstance(updated, cst.Call) or not self.ctx.may_rewrite_dali_calls():
             return updated
         if _is_shape_method(original.func):
@@ -400,6 +402,26 @@ class Impl(RuleImpl):
             return updated
         self.ctx.report(self.code, original, message, fixed=True)
         return sample_shapes.build(self.ctx.ndd, updated.args)
+
+    def _report_reader_kept(self, call: cst.Call) -> None:
+        """A reader called in a function that no pipeline here runs (Context.outside_readers): the
+        module's code outside its pipelines stays in pipeline mode, said at the reader."""
+        function = self.ctx.kept_for_its_reader(self.ctx.walk.functions)
+        if function is None or call not in self.ctx.model.outside_readers[function]:
+            return
+        name = function.name.value
+        self.ctx.report(
+            self.code,
+            call,
+            (
+                f"`{cstutil.code(call.func)}(...)` is called in `{name}`, which is not a pipeline function here: a "
+                "dynamic-mode reader is an object made once and read with `next_epoch()`, which only the pipeline "
+                f"that runs `{name}` can do; `{name}` stays in pipeline mode, and so does this module's code outside "
+                "its pipelines, which it may call"
+            ),
+            fixed=False,
+            hint=f"call the reader in the pipeline function that runs `{name}` and migrate them together",
+        )
 
     def _input_constant(self, call: cst.Call) -> bool:
         """Is ``call`` a ``types.Constant(np.array(...))`` input of an operator of a converted
