@@ -3,7 +3,7 @@
 `migrate` promises that a converted pipeline had every use followed. This script migrates a copy of a
 tree (default: ../shared/corpus-dev) the way a user would, one run over the whole tree, and then reads
 the result with its own, independent analysis (CPython's ``ast``; nothing of the engine's model) for
-four kinds of silent breakage:
+five kinds of silent breakage:
 
 - ``pipeline-api``: pipeline-mode API on a value the migration changed — ``.build()``, ``.run()``,
   ``.epoch_size()``, ``.reset()``, ``len()``, a DALI framework iterator built on it, or a module class
@@ -13,6 +13,10 @@ four kinds of silent breakage:
   and imports between the tree's modules.
 - ``rewrite-of-other-value``: a ``next(x)`` the migration added where every binding of ``x`` in that
   scope is a call of something it did not convert (a value that merely shares a name).
+- ``reader-as-outputs``: a dynamic-mode reader object (``ndd.readers.X(...)``) used as what a
+  pipeline-mode reader call gave (unpacked, subscripted, handed to an op, returned) instead of being
+  bound to a name read only through its methods (``reader.next_epoch(...)``), with no TODO in the
+  function around it.
 - ``undefined-name``: a name ruff's F821/F822/F823 reports in the output more often than in the input.
 - ``second-run-changes``: migrating the migrated tree again changes a file.
 
@@ -39,6 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TREE = ROOT.parent / "shared" / "corpus-dev"
 TODO = "TODO(ndd-migrate)"
+NDD_MODULE = "nvidia.dali.experimental.dynamic"
 
 #: The loaders of the support module ``migrate`` writes (ndd_support.py): ``next()`` of one is an epoch.
 SUPPORT_LOADERS = {
@@ -599,6 +604,80 @@ def _is_next_of_name(node: ast.AST) -> bool:
 # ------------------------------------------------------------------------------ undefined names
 
 
+def _ndd_aliases(tree: ast.Module) -> set[str]:
+    """The names the module binds ``nvidia.dali.experimental.dynamic`` to."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.asname for a in node.names if a.name == NDD_MODULE and a.asname}
+        elif isinstance(node, ast.ImportFrom) and node.module == "nvidia.dali.experimental":
+            found |= {a.asname or a.name for a in node.names if a.name == "dynamic"}
+    return found
+
+
+def _is_reader_construction(node: ast.AST, aliases: set[str]) -> bool:
+    """``ndd.readers.X(...)``: a dynamic-mode reader object, not its outputs."""
+    func = node.func if isinstance(node, ast.Call) else None
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Attribute)
+        and func.value.attr == "readers"
+        and isinstance(func.value.value, ast.Name)
+        and func.value.value.id in aliases
+    )
+
+
+def _readers_used_as_outputs(module: Module) -> list[Finding]:
+    """A reader object (``ndd.readers.X(...)``) used as what a pipeline-mode reader call gave:
+    unpacked, subscripted, handed to an op or returned, rather than bound to a name read only
+    through its methods (``reader.next_epoch(...)``)."""
+    aliases = _ndd_aliases(module.tree)
+    if not aliases:
+        return []
+    todos = _todo_lines(module)
+    out = []
+    for node in ast.walk(module.tree):
+        if not _is_reader_construction(node, aliases):
+            continue
+        use = module.parents.get(node)
+        while isinstance(use, ast.IfExp):  # `Reader(...) if flag else None`
+            use = module.parents.get(use)
+        if isinstance(use, ast.Assign) and len(use.targets) == 1:
+            target = use.targets[0]
+            if _is_self_attr(target) or (
+                isinstance(target, ast.Name) and _read_through_methods(module, use, target.id)
+            ):
+                continue
+        scope = _enclosing_function(module, node)
+        first = getattr(scope, "lineno", 1)
+        last = getattr(scope, "end_lineno", len(module.lines))
+        if any(first <= line <= last for line in todos):
+            continue
+        out.append(
+            Finding(
+                "reader-as-outputs", module.rel, node.lineno, "a dynamic-mode reader object used as a reader's outputs"
+            )
+        )
+    return out
+
+
+def _read_through_methods(module: Module, assign: ast.Assign, name: str) -> bool:
+    """Is every read of ``name`` in the scope of ``assign`` an attribute of it (``name.next_epoch``)?"""
+    scope = _enclosing_function(module, assign) or module.tree
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            if not isinstance(module.parents.get(node), ast.Attribute):
+                return False
+    return True
+
+
+def _enclosing_function(module: Module, node: ast.AST) -> ast.AST | None:
+    scope = module.parents.get(node)
+    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        scope = module.parents.get(scope)
+    return scope
+
+
 def _undefined(tree: Path) -> dict[str, collections.Counter]:
     run = subprocess.run(
         ["ruff", "check", "--isolated", "--no-cache", "--select", "F821,F822,F823", "--output-format", "json", "."],
@@ -637,6 +716,7 @@ def analyse(original: Path, migrated: Path) -> list[Finding]:
     for module in modules.values():
         findings += _pipeline_api_findings(module, modules)
         findings += _next_of_other_values(module, modules)
+        findings += _readers_used_as_outputs(module)
     before, after = _undefined(original), _undefined(migrated)
     for rel, counts in after.items():
         for (code, message), n in counts.items():

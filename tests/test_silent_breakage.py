@@ -182,3 +182,24 @@ def test_the_support_modules_iterator_over_a_converted_value_is_not_a_sign(tmp_p
             tmp_path / cls, {"m.py": BEFORE.format(user=user.format(cls="DALIGenericIterator"))}, {"m.py": after}
         )
         assert found == [], found
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "def g(root):\n    jpegs, labels = ndd.readers.File(file_root=root)\n    return jpegs\n",
+        "def g(root):\n    data = ndd.readers.TFRecord(path=root)\n    return data['image']\n",
+        "def g(root):\n    return ndd.decoders.image(ndd.readers.File(file_root=root))\n",
+    ],
+    ids=["unpacked", "subscripted", "handed to an op"],
+)
+def test_a_reader_object_used_as_its_outputs(tmp_path, after):
+    before = "def g(root):\n    return None\n"
+    assert _one(tmp_path, before, after) == [("reader-as-outputs", "m.py", 12)]
+
+
+def test_a_reader_read_through_its_methods_is_not_a_sign(tmp_path):
+    """The migration's own shape (the module's `p` reads `reader.next_epoch(...)`), and a reader in
+    a conditional expression bound to a name."""
+    after = "def g(root, on):\n    r = ndd.readers.File(file_root=root) if on else None\n    return r.get_metadata()\n"
+    assert _one(tmp_path, "def g(root, on):\n    return None\n", after) == []
