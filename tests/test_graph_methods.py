@@ -310,3 +310,34 @@ def test_a_lone_class_converts_end_to_end():
     assert "images = decoded\n" in out and "labels = labels" not in out
     again, _ = migrate_text(out)
     assert again == out
+
+
+def test_a_parameter_the_call_binds_again_is_the_callers_name():
+    """`img, lbl = self.crop(img, lbl)`: the body works on the caller's names, no `img_2 = img`."""
+    methods = (
+        "    def crop(self, img, lbl):\n"
+        "        img = self.decode(img)\n"
+        "        lbl = lbl + 1\n"
+        "        return img, lbl\n\n"
+    )
+    body = inlined_graph(
+        pipeline(
+            methods,
+            "        img, lbl = self.files()\n        img, lbl = self.crop(img, lbl)\n        return img, lbl\n",
+        )
+    )
+    assert body == (
+        "        img, lbl = self.files()\n"
+        "        img = self.decode(img)\n"
+        "        lbl = lbl + 1\n"
+        "        return img, lbl\n"
+    )
+
+
+def test_a_parameter_another_argument_reads_keeps_its_own_name():
+    """`x, y = self.f(x, x)` with `f` rebinding `x`: `y` is the caller's `x` as it was."""
+    methods = "    def f(self, x, y):\n        x = self.decode(x)\n        return x, y\n\n"
+    body = inlined_graph(
+        pipeline(methods, "        x, y = self.files()\n        x, y = self.f(x, x)\n        return x, y\n")
+    )
+    assert body is None or "x, y = x, x" not in body, body  # kept as it is, or `y` reads the old `x`

@@ -439,7 +439,9 @@ class _Inliner(cst.CSTTransformer):
         inside = ScopeNames()
         method.visit(inside)
         own = (inside.bound - {"self"}) | inside.scoped
-        substitutions, assigned = _parameters(method, bindings)
+        small = stmt.body[0]
+        targets = _names_in([t.target for t in small.targets]) if isinstance(small, cst.Assign) else set()
+        substitutions, assigned = _parameters(method, bindings, targets)
         kept_params = own - set(substitutions)
         taken = self._taken(stmt, kept_params)
         if self._clashes(inside, own, substitutions, taken):
@@ -484,13 +486,24 @@ class _Inliner(cst.CSTTransformer):
         return renamed
 
 
-def _parameters(method: cst.FunctionDef, bindings: list) -> tuple[dict[str, cst.BaseExpression], list]:
+def _parameters(
+    method: cst.FunctionDef, bindings: list, targets: set[str]
+) -> tuple[dict[str, cst.BaseExpression], list]:
     """Each parameter of the helper: its argument in its place where that is a name or a literal and
-    the body does not bind the parameter again, else assigned first (``param = value``)."""
+    the body does not bind the parameter again, else assigned first (``param = value``). A
+    parameter given the caller's name of the same spelling that the call's statement binds again
+    (``img, lbl = self.crop(img, lbl)``) is that name: what the body does to it, the call's result
+    does to the caller's name anyway (unless another argument reads it: ``self.f(x, x)``)."""
     substitutions: dict[str, cst.BaseExpression] = {}
     assigned: list[cst.BaseStatement] = []
     for param, value in bindings:
-        if (isinstance(value, cst.Name) or literal(value)) and param not in _rebound(method, param):
+        others = ScopeNames()
+        for other, given in bindings:
+            if other != param:
+                given.visit(others)
+        if isinstance(value, cst.Name) and value.value == param and param in targets and param not in others.all:
+            substitutions[param] = value
+        elif (isinstance(value, cst.Name) or literal(value)) and param not in _rebound(method, param):
             substitutions[param] = value
         else:
             assigned.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param))], value)]))
