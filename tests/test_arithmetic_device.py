@@ -164,3 +164,10 @@ def test_to_gpu_with_leaves_cpu_batches_as_they_are():
     assert ndd_support.to_gpu_with(scale, batch) is scale
     out = batch * ndd_support.to_gpu_with(scale, batch)
     assert [np.asarray(t).tolist() for t in out.tensors] == [[2.0, 2.0], [0.0, 0.0]]
+
+
+def test_a_cpu_target_of_an_augmented_assignment_with_a_gpu_value_keeps_the_pipeline():
+    body = READ + "    scale = fn.random.uniform(range=[0.5, 1.5])\n    scale *= images\n    return scale, labels\n"
+    text, found = _migrate(body)
+    assert "@pipeline_def" in text and "# TODO(ndd-migrate): NDD111" in text, text
+    assert [d.fixed for d in found] == [False]

@@ -78,25 +78,36 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
     run = devices.Devices(graph)
     run.run()
     moves, undecided = run.moves()
+    problems = [(operation, operand, _UNDECIDED) for operation, operand in undecided]
     for operation, operand, move in moves:
+        if isinstance(operation.node, cst.AugAssign) and operand is operation.node.target:
+            problems.append((operation, operand, _TARGET))  # moving `x` of `x *= y` is a statement of its own
+            continue
         found.moves[operand] = move
         found.move_owners.setdefault(operand, set()).update(graph.reached_by.get(operation.function, ()))
     told: set[cst.CSTNode] = set()
-    for operation, operand in undecided:
+    for operation, operand, (why, hint) in problems:
         if operation.node in told:
             continue
         told.add(operation.node)
-        text = cstutil.code(operation.node)
-        message = (
-            f"`{text}`: `{cstutil.code(operand)}` may be on the CPU while another operand is on the GPU, which only "
-            "the run decides; pipeline mode moved it to the GPU, dynamic mode refuses to mix devices"
-        )
-        hint = (
-            "bind each operand to a name first (`scale = ...`), so that the migration can move it when its partner "
-            "is on the GPU, or move it yourself with `.gpu()`, then run the migration again"
-        )
+        message = f"`{cstutil.code(operation.node)}`: `{cstutil.code(operand)}` {why}"
         for pipeline in graph.reached_by.get(operation.function, ()):
             pipeline.problems.append(Problem(RULE.code, operation.node, message, hint))
+
+
+#: Why an operand cannot be moved, and what to do: its partner's device only the run knows and no
+#: name tells it; the target of an augmented assignment.
+_UNDECIDED = (
+    "may be on the CPU while another operand is on the GPU, which only the run decides; pipeline mode moved it to "
+    "the GPU, dynamic mode refuses to mix devices",
+    "bind each operand to a name first (`scale = ...`), so that the migration can move it when its partner is on "
+    "the GPU, or move it yourself with `.gpu()`, then run the migration again",
+)
+_TARGET = (
+    "may be on the CPU while the value is on the GPU: pipeline mode moved it, dynamic mode refuses to mix devices, "
+    "and the migration does not move the target of an augmented assignment",
+    "spell the operation out with the target moved (`x = x.gpu() * y`), then run the migration again",
+)
 
 
 class Impl(RuleImpl):
