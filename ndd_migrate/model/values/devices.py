@@ -252,7 +252,8 @@ class Devices:
 
     def _loop(self, stmt, env: dict, frame: _Frame) -> None:
         before = dict(env)
-        for _ in range(2):  # twice: what one pass binds reaches the next
+        for _ in range(2):  # again when a pass changed a device: what it binds reaches the next
+            entered = dict(env)
             if isinstance(stmt, cst.For):
                 self._bind(stmt.target, _element(self.value(stmt.iter, env, frame)), env)
             else:
@@ -261,6 +262,8 @@ class Devices:
             joined = self._joined([before, env], stmt)
             env.clear()
             env.update(joined)
+            if joined == entered:
+                break
         if stmt.orelse is not None:
             self._block(stmt.orelse.body.body, env, frame)
 
