@@ -9,10 +9,12 @@
 #    both sides, random states aligned, two epochs; says per fixture whether the outputs are
 #    bit-exact, else the largest absolute error per output (the tolerance that would be needed),
 #    and whether the captured run equals the eager one;
-# 3. the throughput benchmark with --device gpu at batch 8/32/128 (pipeline, eager, capture=True).
+# 3. the GPU path of our GPU-aware whole programs (benchmarks/gpu_programs.py: tests/programs/*.py
+#    with a `# gpu:` line, migrated and run before and after natively; they must print the same);
+# 4. the throughput benchmark with --device gpu at batch 8/32/128 (pipeline, eager, capture=True).
 #
 # Everything goes to $OUT (if set, else ./gpu-checks-out): env.txt, verify_<fixture>.json,
-# verify_summary.txt, bench_gpu.json, bench.log and benchmarks.md (docs/benchmarks.md with the GPU
+# verify_summary.txt, programs_gpu.txt, bench_gpu.json, bench.log and benchmarks.md (docs/benchmarks.md with the GPU
 # block filled in; bring it back with
 # `python benchmarks/bench_verify_throughput.py --import-block OUT/benchmarks.md`).
 # Designed to finish in under 8 minutes on an H200 machine; --quick (one batch size, 3 runs,
@@ -134,7 +136,14 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "verify_*.json"))):
 EOF
 
 # ------------------------------------------------------------------------------------------------
-# 3. throughput, native GPU
+# 3. whole programs on their GPU path
+
+log "whole programs on the GPU"
+timeout 120 "$PY" benchmarks/gpu_programs.py --out "$OUT_DIR/programs_gpu.txt" 2>&1 | tee -a "$OUT_DIR/gpu_checks.log"
+[ "${PIPESTATUS[0]}" -ne 0 ] && STATUS=1
+
+# ------------------------------------------------------------------------------------------------
+# 4. throughput, native GPU
 
 cp docs/benchmarks.md "$OUT_DIR/benchmarks.md" 2>/dev/null || true
 if [ "$QUICK" = 1 ]; then

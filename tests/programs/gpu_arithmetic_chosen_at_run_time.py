@@ -1,12 +1,15 @@
 # expect: converted
 # data: jpeg
+# gpu: NDD_PROGRAM_ON_GPU
 """Arithmetic of CPU random numbers with images that go to the GPU when the program asks for it
 (`if on_gpu: images = images.gpu()`), through a helper called with GPU images and with a CPU number
 (nnUNet's `random_augmentation` shape). Pipeline mode moved the CPU operands to the GPU; dynamic mode
 refuses to mix devices, so the migration moves them: `.gpu()` where the partner is always on the GPU,
-`to_gpu_with(operand, partner)` where the run decides. Run here on the CPU (`on_gpu=False`), where
-nothing moves; the GPU path is what `benchmarks/gpu_checks.sh` runs."""
+`to_gpu_with(operand, partner)` where the run decides. The tests run it on the CPU, where nothing
+moves; with NDD_PROGRAM_ON_GPU=1 (benchmarks/gpu_programs.py, from gpu_checks.sh) it takes the GPU
+path, where each move is needed."""
 
+import os
 import sys
 
 import numpy as np
@@ -34,8 +37,11 @@ def train_pipe(root, on_gpu):
     return brightened, gpu_images * scale, labels
 
 
-pipe = train_pipe(sys.argv[1], on_gpu=False)
+on_gpu = os.environ.get("NDD_PROGRAM_ON_GPU") == "1"
+pipe = train_pipe(sys.argv[1], on_gpu=on_gpu, device_id=0 if on_gpu else None)
 pipe.build()
 for step in range(3):
     brightened, scaled, labels = pipe.run()
+    if on_gpu:
+        brightened, scaled = brightened.as_cpu(), scaled.as_cpu()
     print(step, np.asarray(brightened.at(0)).shape, np.asarray(scaled.at(1)).shape, labels.as_array().ravel().tolist())
