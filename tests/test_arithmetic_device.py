@@ -171,3 +171,10 @@ def test_a_cpu_target_of_an_augmented_assignment_with_a_gpu_value_keeps_the_pipe
     text, found = _migrate(body)
     assert "@pipeline_def" in text and "# TODO(ndd-migrate): NDD111" in text, text
     assert [d.fixed for d in found] == [False]
+
+
+def test_a_move_the_run_may_not_write_keeps_the_pipeline():
+    """`# noqa: NDD111` on the operation: written as it was, it fails on the GPU, so the pipeline stays."""
+    line = "    return images * fn.random.uniform(range=[0.5, 1.5]), labels  # noqa: NDD111\n"
+    text, _ = _migrate(READ + line)
+    assert "@pipeline_def" in text and "is not moved to the GPU here" in text, text
