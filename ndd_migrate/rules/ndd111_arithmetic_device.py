@@ -6,7 +6,7 @@ import libcst as cst
 
 from ndd_migrate import support
 from ndd_migrate.engine.catalog import Example, Rule
-from ndd_migrate.engine.rule_base import RuleImpl
+from ndd_migrate.engine.operand_rule import OperandRule
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values import devices, graph_code
 from ndd_migrate.syntax import cstutil
@@ -110,7 +110,7 @@ _TARGET = (
 )
 
 
-class Impl(RuleImpl):
+class Impl(OperandRule):
     """Writes the moves :func:`analyse` decided."""
 
     rule = RULE
@@ -131,35 +131,7 @@ class Impl(RuleImpl):
             for operand in graph_code.unrewritable(self, pipe_def, found.move_owners)
         ]
 
-    def leave_BinaryOperation(self, original, updated):
-        if not isinstance(updated, cst.BinaryOperation):
-            return updated
-        return updated.with_changes(
-            left=self._moved(original.left, updated.left), right=self._moved(original.right, updated.right)
-        )
-
-    def leave_Comparison(self, original, updated):
-        if not isinstance(updated, cst.Comparison) or len(updated.comparisons) != len(original.comparisons):
-            return updated
-        return updated.with_changes(
-            left=self._moved(original.left, updated.left),
-            comparisons=[
-                new.with_changes(comparator=self._moved(old.comparator, new.comparator))
-                for old, new in zip(original.comparisons, updated.comparisons)
-            ],
-        )
-
-    def leave_AugAssign(self, original, updated):
-        if not isinstance(updated, cst.AugAssign):
-            return updated
-        return updated.with_changes(value=self._moved(original.value, updated.value))
-
-    def leave_Arg(self, original, updated):
-        if not isinstance(updated, cst.Arg) or updated.keyword is not None:
-            return updated
-        return updated.with_changes(value=self._moved(original.value, updated.value))
-
-    def _moved(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+    def operand(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         move = graph_code.facts(self.ctx.model).moves.get(original)
         if move is None or not self.ctx.may_rewrite_dali_calls():
             return updated
@@ -179,13 +151,4 @@ class Impl(RuleImpl):
             bare = updated.with_changes(lpar=(), rpar=()) if updated.lpar else updated
             args = [cst.Arg(bare), *(cst.Arg(cst.Name(w)) for w in move.witnesses)]
             return cst.Call(self.ctx.support(support.TO_GPU_WITH), args)
-        if _binds_tighter_than_call(updated):
-            return cst.Call(cst.Attribute(updated, cst.Name("gpu")))
-        return cst.Call(
-            cst.Attribute(updated.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), cst.Name("gpu"))
-        )
-
-
-def _binds_tighter_than_call(expr: cst.BaseExpression) -> bool:
-    """Can ``.gpu()`` follow ``expr`` as it is written (a name, a call, a subscript, a parenthesized one)?"""
-    return bool(expr.lpar) or isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+        return cstutil.with_gpu(updated)

@@ -444,3 +444,10 @@ def snippet(node: cst.CSTNode, limit: int = 60) -> str:
     most ``limit`` characters (``...`` at the end when shortened)."""
     text = " ".join(code(node).split())
     return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+
+def with_gpu(expr: cst.BaseExpression) -> cst.Call:
+    """``expr.gpu()``, ``expr`` parenthesized where a call could not follow it as written."""
+    if not expr.lpar and not isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Call(cst.Attribute(expr, cst.Name("gpu")))

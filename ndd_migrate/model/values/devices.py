@@ -42,7 +42,7 @@ UNKNOWN = None  # a DALI value whose device only the run decides, or anything no
 _CONSTANTS = frozenset({"Constant", "ScalarConstant"})
 _COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
 _ELEMENTS = (cst.DictElement, cst.Element, cst.StarredDictElement, cst.StarredElement)
-_NOT_GIVEN = object()
+NOT_GIVEN = object()  # no `device=` among an op's arguments
 #: Helpers followed this deep (a call chain), past which a call's result is unknown.
 _DEPTH = 12
 
@@ -66,7 +66,7 @@ class Move:
 
 
 @dataclass
-class _Frame:
+class Frame:
     function: Function
     returns: list = field(default_factory=list)
 
@@ -159,7 +159,7 @@ class Devices:
             return moves, undecided
         for operation in self.operations.values():
             for index, operand in enumerate(operation.operands):
-                decided = _decide(operation, index)
+                decided = decide(operation, index)
                 if decided is False:
                     undecided.append((operation, operand))
                 elif decided is not None:
@@ -176,7 +176,7 @@ class Devices:
         self._active.append(key)
         try:
             env = {p.name.value: bound.get(p.name.value, PY) for p in function.params}
-            frame = _Frame(function)
+            frame = Frame(function)
             node = function.node
             if isinstance(node, cst.Lambda):
                 frame.returns.append(self.value(node.body, env, frame))
@@ -211,11 +211,11 @@ class Devices:
         return bound
 
     # -- statements ----------------------------------------------------------------------------
-    def _block(self, stmts, env: dict, frame: _Frame) -> None:
+    def _block(self, stmts, env: dict, frame: Frame) -> None:
         for stmt in stmts:
             self._statement(stmt, env, frame)
 
-    def _statement(self, stmt: cst.CSTNode, env: dict, frame: _Frame) -> None:
+    def _statement(self, stmt: cst.CSTNode, env: dict, frame: Frame) -> None:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 self._small(small, env, frame)
@@ -240,7 +240,7 @@ class Devices:
         elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             env[stmt.name.value] = UNKNOWN  # not followed: a callback, a local class
 
-    def _branches(self, site, env: dict, frame: _Frame, bodies: list) -> None:
+    def _branches(self, site, env: dict, frame: Frame, bodies: list) -> None:
         outcomes = []
         for body in bodies:
             branch = dict(env)
@@ -250,7 +250,7 @@ class Devices:
         env.clear()
         env.update(joined)
 
-    def _loop(self, stmt, env: dict, frame: _Frame) -> None:
+    def _loop(self, stmt, env: dict, frame: Frame) -> None:
         before = dict(env)
         for _ in range(2):  # again when a pass changed a device: what it binds reaches the next
             entered = dict(env)
@@ -267,7 +267,7 @@ class Devices:
         if stmt.orelse is not None:
             self._block(stmt.orelse.body.body, env, frame)
 
-    def _small(self, small: cst.CSTNode, env: dict, frame: _Frame) -> None:
+    def _small(self, small: cst.CSTNode, env: dict, frame: Frame) -> None:
         if isinstance(small, cst.Assign):
             value = self.value(small.value, env, frame)
             for target in small.targets:
@@ -300,7 +300,7 @@ class Devices:
                 self._self[attr] = self._join(self._self[attr], value, attr) if attr in self._self else value
 
     # -- expressions ---------------------------------------------------------------------------
-    def value(self, expr: cst.BaseExpression, env: dict, frame: _Frame):
+    def value(self, expr: cst.BaseExpression, env: dict, frame: Frame):
         """The device of ``expr`` where it runs; records the arithmetic in it on the way."""
         if isinstance(expr, cst.Name):
             if expr.value in env:
@@ -310,7 +310,7 @@ class Devices:
             return PY
         for kinds, read in self._readers:
             if isinstance(expr, kinds):
-                return read(self, expr, env, frame)
+                return getattr(self, read)(expr, env, frame)
         for child in expr.children:  # a dict display, an await, ...: the arithmetic inside
             parts = child.children if isinstance(child, _ELEMENTS) else (child,)
             for part in parts:
@@ -318,7 +318,7 @@ class Devices:
                     self.value(part, env, frame)
         return UNKNOWN
 
-    def _operation(self, expr, env: dict, frame: _Frame):
+    def _operation(self, expr, env: dict, frame: Frame):
         if isinstance(expr, cst.BinaryOperation):
             operands = [expr.left, expr.right]
         else:
@@ -327,25 +327,25 @@ class Devices:
         self._record(expr, operands, devices, frame)
         return combined(devices)
 
-    def _unary(self, expr: cst.UnaryOperation, env: dict, frame: _Frame):
+    def _unary(self, expr: cst.UnaryOperation, env: dict, frame: Frame):
         return self.value(expr.expression, env, frame)
 
-    def _if_expression(self, expr: cst.IfExp, env: dict, frame: _Frame):
+    def _if_expression(self, expr: cst.IfExp, env: dict, frame: Frame):
         self.value(expr.test, env, frame)
         return self._join(self.value(expr.body, env, frame), self.value(expr.orelse, env, frame), expr)
 
-    def _display(self, expr, env: dict, frame: _Frame):
+    def _display(self, expr, env: dict, frame: Frame):
         values = tuple(self.value(el.value, env, frame) for el in expr.elements)
         return UNKNOWN if any(isinstance(el, cst.StarredElement) for el in expr.elements) else values
 
-    def _boolean(self, expr: cst.BooleanOperation, env: dict, frame: _Frame):
+    def _boolean(self, expr: cst.BooleanOperation, env: dict, frame: Frame):
         parts = [self.value(expr.left, env, frame), self.value(expr.right, env, frame)]
         return PY if all(p == PY for p in parts) else UNKNOWN
 
-    def _lambda(self, expr: cst.Lambda, env: dict, frame: _Frame):
+    def _lambda(self, expr: cst.Lambda, env: dict, frame: Frame):
         return UNKNOWN  # its body runs where it is called: not followed
 
-    def _subscript(self, expr: cst.Subscript, env: dict, frame: _Frame):
+    def _subscript(self, expr: cst.Subscript, env: dict, frame: Frame):
         value = self.value(expr.value, env, frame)
         index = expr.slice[0].slice if len(expr.slice) == 1 else None
         if isinstance(value, tuple):
@@ -355,7 +355,7 @@ class Devices:
             return _flat(value)
         return value
 
-    def _attribute(self, expr: cst.Attribute, env: dict, frame: _Frame):
+    def _attribute(self, expr: cst.Attribute, env: dict, frame: Frame):
         attr = self_attr(expr)
         if attr is not None and attr in self._self:
             return self._self[attr]
@@ -367,7 +367,7 @@ class Devices:
         self.value(expr.value, env, frame)
         return UNKNOWN if kind == "node" else PY  # `node.name`, `args.scale`: Python values
 
-    def _comprehension(self, expr, env: dict, frame: _Frame):
+    def _comprehension(self, expr, env: dict, frame: Frame):
         inner = dict(env)
         clause = expr.for_in
         while clause is not None:
@@ -382,7 +382,7 @@ class Devices:
         element = self.value(expr.elt, inner, frame)
         return (element,) if isinstance(expr, cst.ListComp) and element != PY else PY if element == PY else UNKNOWN
 
-    def _call(self, call: cst.Call, env: dict, frame: _Frame):
+    def _call(self, call: cst.Call, env: dict, frame: Frame):
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in ("gpu", "cpu") and not call.args:
             self.value(func.value, env, frame)
@@ -402,7 +402,7 @@ class Devices:
             return CPU  # `DataNode.shape()`: a CPU node, wherever its input is
         return PY if self.graph.kind(call) == "py" else UNKNOWN
 
-    def _dali_call(self, dali: str, call: cst.Call, values: list, frame: _Frame):
+    def _dali_call(self, dali: str, call: cst.Call, values: list, frame: Frame):
         """The device of a call of DALI's ``dali``: an op, an ``nvidia.dali.math`` function, a constant."""
         if names.math_function(dali):
             inputs = [arg.value for arg in call.args if arg.keyword is None]
@@ -414,14 +414,14 @@ class Devices:
             if dali.rsplit(".", 1)[-1] not in _CONSTANTS:
                 return PY  # `types.FLOAT`, ...
             given = self._device_argument(call)
-            return CONST if given is _NOT_GIVEN or given == CPU else given
+            return CONST if given is NOT_GIVEN or given == CPU else given
         return UNKNOWN
 
     def _op(self, settings: cst.Call, call: cst.Call, values: list):
         """The device of an op's outputs: its ``device=`` (in ``settings``, the call or a legacy
         operator's constructor), or the GPU when an input is there."""
         given = self._device_argument(settings)
-        if given is not _NOT_GIVEN:
+        if given is not NOT_GIVEN:
             return given
         inputs = [v for arg, v in zip(call.args, values) if arg.keyword is None and not arg.star]
         found = combined(inputs) if inputs else CPU
@@ -435,9 +435,9 @@ class Devices:
                     return CPU
                 self.gpu = True
                 return GPU if device in ("gpu", "mixed") else self._choice(cstutil.code(arg.value))
-        return _NOT_GIVEN
+        return NOT_GIVEN
 
-    def _record(self, node: cst.CSTNode, operands: list, devices: list, frame: _Frame) -> None:
+    def _record(self, node: cst.CSTNode, operands: list, devices: list, frame: Frame) -> None:
         if any(isinstance(d, tuple) for d in devices):
             return  # Python containers: `outputs + (extra,)` concatenates
         flat = tuple(devices)
@@ -448,18 +448,18 @@ class Devices:
             operation = self.operations[node] = Operation(node, list(operands), frame.function.node)
         operation.seen.add(flat)
 
-    #: What :meth:`value` reads each kind of expression with.
+    #: What :meth:`value` reads each kind of expression with (a method's name: subclasses override).
     _readers = (
-        (cst.Call, _call),
-        ((cst.BinaryOperation, cst.Comparison), _operation),
-        (cst.UnaryOperation, _unary),
-        (cst.IfExp, _if_expression),
-        ((cst.Tuple, cst.List), _display),
-        (cst.Subscript, _subscript),
-        (cst.Attribute, _attribute),
-        (_COMPREHENSIONS, _comprehension),
-        (cst.BooleanOperation, _boolean),
-        (cst.Lambda, _lambda),
+        (cst.Call, "_call"),
+        ((cst.BinaryOperation, cst.Comparison), "_operation"),
+        (cst.UnaryOperation, "_unary"),
+        (cst.IfExp, "_if_expression"),
+        ((cst.Tuple, cst.List), "_display"),
+        (cst.Subscript, "_subscript"),
+        (cst.Attribute, "_attribute"),
+        (_COMPREHENSIONS, "_comprehension"),
+        (cst.BooleanOperation, "_boolean"),
+        (cst.Lambda, "_lambda"),
     )
 
 
@@ -471,7 +471,7 @@ def _else_body(orelse) -> list:
     return list(orelse.body.body)
 
 
-def _decide(operation: Operation, index: int):
+def decide(operation: Operation, index: int):
     """How operand ``index`` gets to the GPU with its partners (a :class:`Move`); None when it
     never must; False when it may have to and no name tells when."""
     seen = [(devices[index], [d for i, d in enumerate(devices) if i != index]) for devices in operation.seen]
