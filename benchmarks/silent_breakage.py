@@ -635,47 +635,37 @@ def _readers_used_as_outputs(module: Module) -> list[Finding]:
     if not aliases:
         return []
     todos = _todo_lines(module)
-    out = []
-    for node in ast.walk(module.tree):
-        if not _is_reader_construction(node, aliases):
+    out, seen = [], set()
+    for scope, _cls in _scopes(module.tree):
+        start = getattr(scope, "lineno", 1)
+        end = getattr(scope, "end_lineno", len(module.lines))
+        if scope is not module.tree and any(start <= t <= end for t in todos):
             continue
-        use = module.parents.get(node)
-        while isinstance(use, ast.IfExp):  # `Reader(...) if flag else None`
-            use = module.parents.get(use)
-        if isinstance(use, ast.Assign) and len(use.targets) == 1:
-            target = use.targets[0]
-            if _is_self_attr(target) or (
-                isinstance(target, ast.Name) and _read_through_methods(module, use, target.id)
-            ):
+        for node in _own_nodes(scope):
+            if node in seen or not _is_reader_construction(node, aliases):
                 continue
-        scope = _enclosing_function(module, node)
-        first = getattr(scope, "lineno", 1)
-        last = getattr(scope, "end_lineno", len(module.lines))
-        if any(first <= line <= last for line in todos):
-            continue
-        out.append(
-            Finding(
-                "reader-as-outputs", module.rel, node.lineno, "a dynamic-mode reader object used as a reader's outputs"
-            )
-        )
+            seen.add(node)
+            use = module.parents.get(node)
+            while isinstance(use, ast.IfExp):  # `Reader(...) if flag else None`
+                use = module.parents.get(use)
+            if isinstance(use, ast.Assign) and len(use.targets) == 1:
+                target = use.targets[0]
+                if _is_self_attr(target) or (
+                    isinstance(target, ast.Name) and _read_through_methods(module, scope, target.id)
+                ):
+                    continue
+            why = "a dynamic-mode reader object used as a reader's outputs"
+            out.append(Finding("reader-as-outputs", module.rel, node.lineno, why))
     return out
 
 
-def _read_through_methods(module: Module, assign: ast.Assign, name: str) -> bool:
-    """Is every read of ``name`` in the scope of ``assign`` an attribute of it (``name.next_epoch``)?"""
-    scope = _enclosing_function(module, assign) or module.tree
-    for node in ast.walk(scope):
+def _read_through_methods(module: Module, scope: ast.AST, name: str) -> bool:
+    """Is every read of ``name`` in ``scope`` an attribute of it (``name.next_epoch``)?"""
+    for node in _own_nodes(scope):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
             if not isinstance(module.parents.get(node), ast.Attribute):
                 return False
     return True
-
-
-def _enclosing_function(module: Module, node: ast.AST) -> ast.AST | None:
-    scope = module.parents.get(node)
-    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        scope = module.parents.get(scope)
-    return scope
 
 
 def _undefined(tree: Path) -> dict[str, collections.Counter]:

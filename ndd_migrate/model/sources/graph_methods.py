@@ -497,17 +497,27 @@ def _parameters(
     substitutions: dict[str, cst.BaseExpression] = {}
     assigned: list[cst.BaseStatement] = []
     for param, value in bindings:
-        others = ScopeNames()
-        for other, given in bindings:
-            if other != param:
-                given.visit(others)
-        if isinstance(value, cst.Name) and value.value == param and param in targets and param not in others.all:
+        if (
+            isinstance(value, cst.Name)
+            and value.value == param
+            and param in targets
+            and not _read_by_others(bindings, param)
+        ):
             substitutions[param] = value
         elif (isinstance(value, cst.Name) or literal(value)) and param not in _rebound(method, param):
             substitutions[param] = value
         else:
             assigned.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(param))], value)]))
     return substitutions, assigned
+
+
+def _read_by_others(bindings: list, param: str) -> bool:
+    """Does an argument of another parameter read the name ``param``?"""
+    names = ScopeNames()
+    for other, given in bindings:
+        if other != param:
+            given.visit(names)
+    return param in names.all
 
 
 def _bind(method: cst.FunctionDef, call: cst.Call) -> list[tuple[str, cst.BaseExpression]] | None:

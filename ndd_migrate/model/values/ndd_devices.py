@@ -17,8 +17,7 @@ import libcst as cst
 from ndd_migrate.model.values.devices import CPU, NOT_GIVEN, UNKNOWN, Devices, Frame, Move, decide
 from ndd_migrate.model.values.graph_code import LITERALS
 from ndd_migrate.model.values.graph_functions import Function
-from ndd_migrate.model.values.ndd_flow import reader_info
-from ndd_migrate.syntax import names
+from ndd_migrate.model.values.ndd_flow import ndd_path, reader_info
 
 
 @dataclass(frozen=True)
@@ -54,7 +53,7 @@ class HandWritten(Devices):
 
     def run_module(self, module: cst.Module) -> None:
         """Every function of ``module`` on its own (parameters of unknown device), and its body."""
-        for node in _functions(module):
+        for node in self.graph.ctx.model.functions.values():
             params = [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
             self._invoke(Function(node, params=params), {p.name.value: UNKNOWN for p in params})
         frame = Frame(Function(module))
@@ -81,9 +80,9 @@ class HandWritten(Devices):
         return super()._call(call, env, frame)
 
     def _dali_call(self, dali: str, call: cst.Call, values: list, frame: Frame):
-        if not dali.startswith(names.NDD + "."):
+        path = ndd_path(self.graph.ctx, call.func)
+        if path is None:
             return super()._dali_call(dali, call, values, frame)
-        path = dali[len(names.NDD) + 1 :]
         if path.startswith("math."):
             inputs = [arg.value for arg in call.args if arg.keyword is None]
             self._record(call, inputs, values[: len(inputs)], frame)
@@ -92,14 +91,3 @@ class HandWritten(Devices):
             given = self._device_argument(call)
             return _Reader(CPU if given is NOT_GIVEN else given)
         return self._op(call, call, values)
-
-
-def _functions(module: cst.Module) -> list[cst.FunctionDef]:
-    found: list[cst.FunctionDef] = []
-
-    class _Defs(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            found.append(node)
-
-    module.visit(_Defs())
-    return found
