@@ -178,3 +178,19 @@ def test_a_move_the_run_may_not_write_keeps_the_pipeline():
     line = "    return images * fn.random.uniform(range=[0.5, 1.5]), labels  # noqa: NDD111\n"
     text, _ = _migrate(READ + line)
     assert "@pipeline_def" in text and "is not moved to the GPU here" in text, text
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "import nvidia.dali.fn as fn\nfrom nvidia.dali import pipeline_def\n\n\n",
+        "from nvidia.dali import fn, pipeline_def\n\n\n",
+        "try:\n    from nvidia.dali import fn, pipeline_def\nexcept ImportError:\n    fn = pipeline_def = None\n\n\n",
+    ],
+    ids=["import nvidia.dali.fn as fn", "from nvidia.dali import fn", "guarded import"],
+)
+def test_every_import_spelling_of_fn(head):
+    source = head + DEC + "def p(root):\n" + READ + "    return images * fn.random.uniform(range=[0.5, 1.5]), labels\n"
+    text, result = migrate_text(source)
+    assert "batch_size=batch_size).gpu()" in text, text
+    assert any(d.code == "NDD111" and d.fixed for d in result.diagnostics)

@@ -92,3 +92,20 @@ def test_what_migrate_writes_for_gpu_arithmetic_is_clean():
     assert "to_gpu_with(c, augmented)" in migrated and "images * scale.gpu()" in migrated, migrated
     result = transform(migrated, "loader.py", Policy.check())
     assert [d for d in result.diagnostics if d.code == "NDD517"] == []
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "from nvidia.dali.experimental import dynamic as D\n\n\ndef batches(root, factor):\n",
+        "import nvidia.dali.experimental.dynamic as D\n\n\ndef batches(root, factor):\n",
+    ],
+)
+def test_every_import_spelling_of_ndd(head):
+    body = (
+        "    reader = D.readers.File(file_root=root)\n    for jpegs, labels in reader.next_epoch(batch_size=4):\n"
+        '        images = D.decoders.image(jpegs, device="gpu")\n'
+        "        yield images * D.random.uniform(range=[0.5, 1.5], batch_size=4)\n"
+    )
+    result = transform(head + body, "loader.py", Policy.check())
+    assert [d.code for d in result.diagnostics if d.code == "NDD517"] == ["NDD517"]

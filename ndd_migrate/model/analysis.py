@@ -16,6 +16,7 @@ from ndd_migrate.dali import pipeline_args
 from ndd_migrate.dali.tables import has_expression_form, op_info
 from ndd_migrate.model import constructs
 from ndd_migrate.model.features import (
+    assigned_aliases,
     checkpoints,
     expected_errors,
     foreign,
@@ -464,6 +465,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         record_binding(node, self.model.bindings)
+        assigned_aliases.note(self, node)
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         # Recorded when left, after the comprehensions of its value (`outs = [o.cpu() for o in (a, b)]`):
@@ -491,6 +493,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 )
                 why = f"`{qual}` is defined more than once in this module, and each call makes the one bound then: rename one"
                 pipeline.problems.append(Problem(about, pipeline.node, why))
+        assigned_aliases.block(self.model)
         for call, qual in self._calls:
             pipeline = self.model.pipelines.get(qual)
             if pipeline is None:

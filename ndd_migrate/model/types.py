@@ -266,6 +266,9 @@ class ModuleModel:
     # Reader calls (`fn.readers.*`) in a function that is no pipeline function: its outermost
     # function → the calls (Context.outside_readers).
     outside_readers: dict[cst.FunctionDef, list[cst.Call]] = field(default_factory=dict)
+    # Assignments binding a name to a DALI module or operator (`fn = dali.fn`): they keep every
+    # pipeline of the module (ndd_migrate.model.features.assigned_aliases).
+    dali_aliases: list[cst.Assign] = field(default_factory=list)
 
     def kept_by_hand(self) -> list:
         """The hand-built graphs that are not converted (put back as written after the rewrite)."""
