@@ -111,3 +111,76 @@ def test_a_file_whose_fixes_are_all_safe_is_checked_in_one_pass(monkeypatch):
     two = transform.transform(HAND_WRITTEN_SAFE_ONLY, "train.py", Policy.check())
     assert runs == ["report", "safe"]
     assert [d.to_dict() for d in one.diagnostics] == [d.to_dict() for d in two.diagnostics]
+
+
+PIPELINE_MODE = (
+    "from nvidia.dali import fn, pipeline_def\n\n\n"
+    "@pipeline_def\n"
+    "def train_pipe(files):\n"
+    "    jpegs, labels = fn.readers.file(files=files)\n"
+    '    images = fn.decoders.image(jpegs, device="mixed")\n'
+    "    return images, labels\n\n\n"
+    "pipe = train_pipe(files=['a.jpg'], batch_size=8, num_threads=2, device_id=0)\n"
+    "pipe.build()\n"
+    "images, labels = pipe.run()\n"
+)
+
+# The same module with a function written for dynamic mode by hand, and a safe fix in it.
+MIXED = PIPELINE_MODE + (
+    "\n\nimport nvidia.dali.experimental.dynamic as ndd\n\n\n"
+    "def count(files):\n"
+    "    reader = ndd.readers.File(files=files)\n"
+    "    for jpegs, labels in reader.next_epoch(batch_size=8):\n"
+    "        print(len(jpegs))\n"
+)
+
+
+def _passes_and_report(monkeypatch, source, *, derived=True, is_enabled=None):
+    from ndd_migrate.engine import transform
+    from ndd_migrate.io.policy import Policy
+
+    runs = []
+    real_run = transform._run
+    monkeypatch.setattr(transform, "_run", lambda *a, **k: runs.append(a[3]) or real_run(*a, **k))
+    if not derived:
+        monkeypatch.setattr(transform, "_safe_pass_of_report", lambda findings: None)
+    policy = Policy.check() if is_enabled is None else Policy.check(is_enabled=is_enabled)
+    result = transform.transform(source, "train.py", policy)
+    monkeypatch.undo()
+    return runs, [d.to_dict() for d in result.diagnostics]
+
+
+def test_a_file_whose_only_safe_fixes_are_the_imports_is_checked_in_one_pass(monkeypatch):
+    """Pipeline-mode code: every fix is the conversion (unsafe), and the imports it needs (NDD301,
+    safe) come with it; a pass at "safe" fixes nothing there, under every selection, and is not
+    run. Its report is the one a pass of its own gives."""
+    for is_enabled in (None, lambda code, path=None: code != "NDD101", lambda code, path=None: code == "NDD301"):
+        runs, one = _passes_and_report(monkeypatch, PIPELINE_MODE, is_enabled=is_enabled)
+        assert "safe" not in runs  # a selection of some rules takes the pass at "all" (Findings.select)
+        real_runs, two = _passes_and_report(monkeypatch, PIPELINE_MODE, derived=False, is_enabled=is_enabled)
+        assert "safe" in real_runs
+        assert one == two
+    _, every = _passes_and_report(monkeypatch, PIPELINE_MODE)
+    imports = [d["fix"] for d in every if d["code"] == "NDD301"]
+    assert imports and set(imports) == {"unsafe"}  # they come only with the conversion
+
+
+def test_a_safe_fix_of_its_own_beside_the_conversion_still_takes_the_pass(monkeypatch):
+    runs, one = _passes_and_report(monkeypatch, MIXED)
+    assert runs == ["report", "safe"]
+    fixes = {(d["code"], d["fix"]) for d in one}
+    assert ("NDD502", "safe") in fixes and ("NDD101", "unsafe") in fixes and ("NDD301", "unsafe") in fixes
+
+
+def test_mixed_device_on_an_fn_call_is_as_safe_as_the_call_s_rewrite(monkeypatch):
+    """NDD103 respells ``device="mixed"`` on an ``fn.*`` call only as NDD101 rewrites the call
+    (an ``fn.*`` call with ``device="gpu"`` fails for the decoder): the finding says "unsafe" in
+    the reporting pass itself, not only once a pass at "safe" has not fixed it."""
+    from ndd_migrate.engine import transform
+    from ndd_migrate.io.policy import Policy
+
+    migrated = transform.transform(PIPELINE_MODE, "train.py", Policy.migrate())
+    assert [d.fix for d in migrated.diagnostics if d.code == "NDD103"] == [FixSafety.UNSAFE]
+    hand_written = "import nvidia.dali.experimental.dynamic as ndd\n\nx = ndd.decoders.image(j, device='mixed')\n"
+    found = transform.transform(hand_written, "train.py", Policy.migrate())
+    assert [d.fix for d in found.diagnostics if d.code == "NDD103"] == [FixSafety.SAFE]

@@ -27,6 +27,17 @@ out = pipe.run()
 """
 
 
+# With a safe fix of its own (NDD502, in hand-written dynamic-mode code) beside the conversion,
+# ``check`` takes a second pass to sort the fixes (a pipeline-mode module alone takes one).
+TWO_PASSES = SOURCE + (
+    "\n\nimport nvidia.dali.experimental.dynamic as ndd\n\n\n"
+    "def count(files):\n"
+    "    reader = ndd.readers.File(files=files)\n"
+    "    for jpegs, labels in reader.next_epoch(batch_size=8):\n"
+    "        print(len(jpegs))\n"
+)
+
+
 def test_checks_second_pass_starts_without_the_first_passs_objects(monkeypatch):
     young: list[int] = []  # objects of the youngest generation as each pass starts its analysis
     parsed: list[str] = []
@@ -38,7 +49,7 @@ def test_checks_second_pass_starts_without_the_first_passs_objects(monkeypatch):
 
     monkeypatch.setattr(transform, "_model", counted)
     monkeypatch.setattr(transform.cstparse, "parse_module", lambda *a, **k: parsed.append("") or parse(*a, **k))
-    result = source_file.process_source("m.py", SOURCE.encode(), Policy.check())
+    result = source_file.process_source("m.py", TWO_PASSES.encode(), Policy.check())
     assert result.error is None and result.diagnostics
     assert len(young) == 2, young  # the reporting pass, then the one that sorts the fixes
     assert young[1] < 200, young  # 26,000 when the first pass's trees were still there

@@ -48,3 +48,52 @@ def test_walk_stops_where_told():
         n.value for n in tree.walk(module, lambda n: not isinstance(n, cst.FunctionDef)) if isinstance(n, cst.Name)
     ]
     assert names == ["h"]
+
+
+class _Hooks(cst.CSTVisitor):
+    """Records every hook call, and skips the children of function definitions (``visit_*``
+    returning False): the read-only visit must call the same hooks, on the same nodes, in order."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.calls.append(("visit", id(node)))
+        return not isinstance(node, cst.FunctionDef)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.calls.append(("leave", id(original_node)))
+
+
+@pytest.mark.parametrize("path", FILES[::7], ids=lambda p: str(p.relative_to(ROOT)))
+def test_visit_calls_the_hooks_libcst_calls(path):
+    module = cst.parse_module(path.read_text(encoding="utf-8"))
+    by_libcst, ours = _Hooks(), _Hooks()
+    module.visit(by_libcst)
+    tree.visit(module, ours)
+    assert ours.calls == by_libcst.calls
+
+
+class _FieldHook(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.funcs: list[str] = []
+
+    def visit_Call_func(self, node: cst.Call) -> None:
+        self.funcs.append(cst.Module([]).code_for_node(node.func))
+
+
+def test_a_visitor_with_field_hooks_gets_them():
+    """A per-field hook is libcst's to call: such a visitor goes through libcst's own visit."""
+    found = _FieldHook()
+    tree.visit(cst.parse_module("f(g(1))\n"), found)
+    assert found.funcs == ["f", "g"]
+
+
+def test_which_visitors_are_plain():
+    from ndd_migrate.engine.dispatch import Dispatcher
+    from ndd_migrate.model.analysis import Analyzer
+    from ndd_migrate.syntax.scopes import _ScopeVisitor
+
+    assert tree._plain(Analyzer) and tree._plain(_Hooks)
+    # field hooks of its own, libcst's scope visitor's on a class's bases, a transformer
+    assert not tree._plain(_FieldHook) and not tree._plain(_ScopeVisitor) and not tree._plain(Dispatcher)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ndd_migrate.dali import tables
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, tree
 
 #: Keyword arguments an op call takes outside its graph: the generator's RNG, and the batch size.
 UNCAPTURED_KWARGS = frozenset({"rng", "batch_size"})
@@ -65,7 +65,7 @@ class _ModuleFacts:
                 if isinstance(small, (cst.Import, cst.ImportFrom)):
                     facts._note_import(small)
         usage = _Usage()
-        module.visit(usage)
+        tree.visit(module, usage)
         facts.names = usage.names
         facts.constants = {
             name
@@ -152,11 +152,11 @@ class _Usage(cst.CSTVisitor):
         self.names.add(node.value)
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)  # `x.mean`: `mean` is no name of the module
+        tree.visit(node.value, self)  # `x.mean`: `mean` is no name of the module
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # `f(mean=...)`: nor is a keyword
+        tree.visit(node.value, self)  # `f(mean=...)`: nor is a keyword
         return False
 
     def visit_Global(self, node: cst.Global) -> None:
@@ -431,7 +431,7 @@ def _build_time_locals(body: list, ndd: str) -> dict[str, bool]:
 def _calls(expr: cst.BaseExpression, root: str) -> bool:
     """Does ``expr`` call something of the module named ``root``?"""
     finder = _RootCalls(root)
-    expr.visit(finder)
+    tree.visit(expr, finder)
     return finder.found
 
 
@@ -476,7 +476,7 @@ def _flattened(body, locals_: dict[str, bool]) -> list:
 def _reads(node: cst.CSTNode, name: str) -> int:
     """How many times ``name`` appears in ``node`` besides being assigned."""
     counter = _NameCount(name)
-    node.visit(counter)
+    tree.visit(node, counter)
     return counter.count
 
 

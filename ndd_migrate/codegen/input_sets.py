@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, tree
 from ndd_migrate.syntax.cstutil import fresh
 
 _CONSTANTS = ("Constant", "ScalarConstant")  # `types.Constant(1)` in an input set is a constant input
@@ -179,7 +179,7 @@ def _is_constant(expr: cst.BaseExpression) -> bool:
 def _has_call(expr: cst.CSTNode) -> bool:
     """``expr`` runs code of its own when evaluated (a call, a lambda, a walrus, ...)."""
     finder = _Finds()
-    expr.visit(finder)
+    tree.visit(expr, finder)
     return finder.found
 
 
@@ -215,5 +215,5 @@ def _names(node: cst.CSTNode) -> set[str]:
             self.names.add(name.value)
 
     visitor = _Names()
-    node.visit(visitor)
+    tree.visit(node, visitor)
     return visitor.names | {"zip"}

@@ -39,7 +39,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.model.features.python_operators import Spec
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, tree
 
 
 def sink(spec: Spec, function: str, *, asarray: str, line: cst.SimpleStatementLine) -> cst.BaseStatement:
@@ -174,7 +174,7 @@ def _names(code: str) -> set[str]:
     except cst.ParserSyntaxError:
         return set()
     found = _Names()
-    node.visit(found)
+    tree.visit(node, found)
     return found.names
 
 

@@ -8,7 +8,7 @@ import libcst as cst
 
 from ndd_migrate.model.types import reader_on_gpu
 from ndd_migrate.model.values import returns
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, tree
 
 
 def strip_blank_head(stmts: list) -> list:
@@ -199,7 +199,7 @@ def expr_stmt(value: cst.BaseExpression) -> cst.SimpleStatementLine:
 
 def has_call(expr: cst.CSTNode) -> bool:
     finder = _CallFinder()
-    expr.visit(finder)
+    tree.visit(expr, finder)
     return finder.found
 
 

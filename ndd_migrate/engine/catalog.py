@@ -75,6 +75,9 @@ class Rule:
     valid: tuple[str, ...] = ()
     since: str = "0.1.0"
     extra: dict = field(default_factory=dict)
+    #: Its findings are what other rules' rewrites need (the imports they use): a pass fixes one
+    #: exactly when it makes such a rewrite, whatever this rule's own fix safety.
+    follows_rewrites: bool = False
 
     def __post_init__(self) -> None:
         if not CODE_RE.match(self.code):

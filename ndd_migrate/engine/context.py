@@ -271,16 +271,23 @@ class Context:
         todo: bool = True,
         manual: bool = False,
         unless: tuple[str, ...] = (),
+        with_fix_of: str | None = None,
     ) -> None:
         """Record a finding at ``node``; when not fixed, ``migrate`` also leaves a TODO there, unless
         ``todo`` is False: the finding needs no edit here, only a run over more files (a TODO
         would stay behind, stale, once that run rewrote the code). ``manual``: this finding has no
         fix, whatever the rule's fix safety (it is not counted as fixable). ``unless``: the finding
-        holds only when none of these codes is selected (``report_every`` only)."""
+        holds only when none of these codes is selected (``report_every`` only). ``with_fix_of``:
+        the fix is made only together with that rule's (``device="mixed"`` respelled on an ``fn.*``
+        call only as NDD101 rewrites the call), so it is as safe as the less safe of the two."""
         line, col, end_line, end_col = self.line_of(node)
         if self.suppressed(code, line) or not (self.report_every or self.policy.is_enabled(code, self.path)):
             return
         rule = get_rule(code)
+        fix = rule.fix_safety if rule and not manual else FixSafety.MANUAL
+        if with_fix_of is not None and fix is FixSafety.SAFE:
+            other = get_rule(with_fix_of)
+            fix = other.fix_safety if other is not None and other.fix_safety is not FixSafety.MANUAL else fix
         diag = Diagnostic(
             code=code,
             message=message,
@@ -289,7 +296,7 @@ class Context:
             column=col,
             end_line=end_line,
             end_column=end_col,
-            fix=rule.fix_safety if rule and not manual else FixSafety.MANUAL,
+            fix=fix,
             fixed=fixed,
             hint=hint,
         )

@@ -24,6 +24,7 @@ from libcst.metadata import MetadataWrapper
 
 from ndd_migrate.codegen import capture, long_lines, visual_indent
 from ndd_migrate.engine import unused_noqa
+from ndd_migrate.engine.catalog import get_rule, rule_codes
 from ndd_migrate.engine.context import Context
 from ndd_migrate.engine.dispatch import Dispatcher
 from ndd_migrate.engine.stack import TOO_DEEP, on_deep_stack
@@ -40,6 +41,7 @@ from ndd_migrate.plan.collect import collect
 from ndd_migrate.plan.uses import Plan
 from ndd_migrate.syntax import cstparse, pyparse, region, scopes
 from ndd_migrate.syntax.cstutil import snippet
+from ndd_migrate.syntax.tree import visit_wrapped
 
 
 def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) -> FileResult:
@@ -130,8 +132,6 @@ def _findings(text: str, path: str, policy: Policy, module_names: set[str], **wh
     reads the findings it was given (``subclasses.failures``): there every pass is this
     selection's, and the result holds no findings to select from. The passes share the parsed
     module, its scopes and the rest of :func:`_prepared`; each analyses it for itself."""
-    from ndd_migrate.engine.catalog import rule_codes
-
     seen: dict = {}
     where["prepared"] = {}  # parsed and prepared once for every pass (_prepared)
     found = _run(text, path, policy, "report", module_names, todos=False, rewrite=False, every=True, seen=seen, **where)
@@ -170,15 +170,29 @@ def _findings(text: str, path: str, policy: Policy, module_names: set[str], **wh
 
 
 def _safe_pass_of_report(findings: Findings) -> Pass | None:
-    """The pass at "safe" read off the reporting pass, which applied every rule, when every fix it
-    applied is safe: then no unsafe rewrite (a pipeline's conversion above all) made or unmade
-    another, and a pass applying only safe fixes applies the same ones, under any selection that
-    selects each rule that fixed something (the pass's answers). A file whose findings are all
-    safe fixes (hand-written dynamic-mode code) is then checked in one pass, not two."""
+    """The pass at "safe" read off the reporting pass, which applied every rule, where it can be:
+
+    * when every fix it applied is safe, no unsafe rewrite (a pipeline's conversion above all)
+      made or unmade another, and a pass applying only safe fixes applies the same ones, under any
+      selection that selects each rule that fixed something (the pass's answers). A file whose
+      findings are all safe fixes (hand-written dynamic-mode code) is then checked in one pass;
+    * when no rule of its own fixes (``Rule.follows_rewrites``: the imports) applied was a safe one
+      (pipeline-mode code, whose fixes are the conversion), a pass applying only safe fixes applies
+      none: no safe rewrite, so no import one needs either, under every selection (no answers).
+      Such a file, most files ``check`` converts, was checked twice.
+
+    None otherwise: the pass at "safe" runs."""
     fixed = [d for d in findings.diagnostics if d.fixed]
-    if any(d.fix is not FixSafety.SAFE for d in fixed):
-        return None
-    return Pass("safe", dict.fromkeys((d.code for d in fixed), True), findings.fixed_ids(fixed))
+    if all(d.fix is FixSafety.SAFE for d in fixed):
+        return Pass("safe", dict.fromkeys((d.code for d in fixed), True), findings.fixed_ids(fixed))
+    if not any(d.fix is FixSafety.SAFE and not _follows_rewrites(d.code) for d in fixed):
+        return Pass("safe", {}, frozenset())
+    return None
+
+
+def _follows_rewrites(code: str) -> bool:
+    rule = get_rule(code)
+    return rule is not None and rule.follows_rewrites
 
 
 def _asked(is_enabled, answers: dict[str, bool], code: str, path: str | None = None) -> bool:
@@ -453,7 +467,7 @@ def _model(wrapper: MetadataWrapper, policy: Policy, module_names: set[str], fla
         requested_args=crossfile.own_names(policy.imported_call_args, path),
     )
     analyzer.model.refused_families = flat.refused
-    wrapper.visit(analyzer)
+    visit_wrapped(wrapper, analyzer)
     with analyzer.resolve(wrapper):  # the plan asks the analysis for names and scopes
         analyzer.model.plan = Plan(collect(analyzer))  # every use of every value a conversion changes
     shared["self_calls"] = analyzer.model.self_calls

@@ -119,7 +119,7 @@ def imported_epochs(results: list[FileResult]) -> frozenset[str]:
     return frozenset(
         f"{module}.{name}"
         for result in results
-        if not result.error
+        if result.epochs and not result.error
         for module in module_names(result.path)
         for name in result.epochs
     )

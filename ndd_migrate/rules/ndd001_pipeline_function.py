@@ -15,7 +15,7 @@ from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model import constructs
 from ndd_migrate.model.features import checkpoints
 from ndd_migrate.model.types import PipelineFunction, own_context, reader_on_gpu
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 RULE = Rule(
@@ -562,7 +562,7 @@ class Impl(RuleImpl):
 
     def _has_dali_call(self, stmt: cst.CSTNode) -> bool:
         finder = _DaliCallFinder(self.ctx)
-        stmt.visit(finder)
+        tree.visit(stmt, finder)
         return finder.found
 
 

@@ -62,7 +62,14 @@ class Impl(RuleImpl):
         if names.fn_path(dali) and not (self.ctx.may_rewrite_dali_calls() and self.ctx.applies(FN_CALL, original)):
             return updated  # an `fn.*` call that stays one needs "mixed": only with NDD101's rewrite
         fixed = self.ctx.applies(self.code, arg)
-        self.ctx.report(self.code, arg, 'device="mixed" → device="gpu"', fixed=fixed, hint='use device="gpu"')
+        self.ctx.report(
+            self.code,
+            arg,
+            'device="mixed" → device="gpu"',
+            fixed=fixed,
+            hint='use device="gpu"',
+            with_fix_of=FN_CALL if names.fn_path(dali) else None,
+        )
         if not fixed:
             return updated
         new_arg = cstutil.kwarg(updated, "device")

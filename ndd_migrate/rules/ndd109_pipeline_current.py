@@ -9,7 +9,7 @@ from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values import graph_code
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 
 CURRENT = names.PIPELINE + ".current"
 
@@ -128,7 +128,7 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
             if graph.dali_name(call.func) != CURRENT:
                 continue
             around = _Around(call)
-            pipe_def.node.visit(around)
+            tree.visit(pipe_def.node, around)
             attr = around.found
             if attr is None:
                 spelled = f"{around.bound} = {cstutil.code(call)}" if around.bound else cstutil.code(call)
@@ -268,7 +268,7 @@ def _is_same_setting(assignment, setting: str, pipeline) -> bool:
     if assignment.scope is None or not isinstance(node, cst.Name):
         return False
     finder = _Assigns(node)
-    pipeline.node.body.visit(finder)
+    tree.visit(pipeline.node.body, finder)
     value = finder.value
     return (
         value is not None

@@ -9,7 +9,7 @@ from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values import graph_code
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 RULE = Rule(
@@ -115,7 +115,7 @@ def analyse(graph: graph_code.Graph, found: graph_code.GraphFacts) -> None:
 
     for pipe_def, owners, _root in graph.graph_functions():
         uses = _ClassUses(graph)
-        pipe_def.node.body.visit(uses)
+        tree.visit(pipe_def.node.body, uses)
         for node in uses.tests:
             found.batch_classes.setdefault(node, set()).update(owners)
         for node, statement, spelled in uses.others:
@@ -179,7 +179,7 @@ class _ClassUses(SkipsTrivia, cst.CSTVisitor):
         args = node.args
         if self._graph.builtin(node.func) != "isinstance" or len(args) != 2 or any(a.star or a.keyword for a in args):
             return True
-        args[0].value.visit(self)
+        tree.visit(args[0].value, self)
         self._classes(node, args[1].value)
         return False
 
@@ -190,7 +190,7 @@ class _ClassUses(SkipsTrivia, cst.CSTVisitor):
         elif isinstance(classes, cst.Tuple):
             for element in classes.elements:
                 if isinstance(element, cst.StarredElement):
-                    element.visit(self)
+                    tree.visit(element, self)
                 else:
                     self._classes(call, element.value)
         elif isinstance(classes, cst.Name) and self._graph.builtin(classes) is None:
@@ -198,13 +198,13 @@ class _ClassUses(SkipsTrivia, cst.CSTVisitor):
             if held is not None:
                 self.aliases.append((call, self._statement(call), classes.value, held))
         else:
-            classes.visit(self)
+            tree.visit(classes, self)
 
     def _held_class(self, name: cst.Name) -> str | None:
         """The graph-node class as spelled in a value bound to ``name`` (``NODES = (DataNode, list)``)."""
         for value in self._graph.bound_values(name):
             finder = _Spelled(self._is_class)
-            value.visit(finder)
+            tree.visit(value, finder)
             if finder.spelled is not None:
                 return finder.spelled
         return None

@@ -11,7 +11,7 @@ from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.features import iterators
 from ndd_migrate.model.sources import hand_built
-from ndd_migrate.syntax import names
+from ndd_migrate.syntax import names, tree
 from ndd_migrate.syntax.cstutil import ReadsValues, SkipsTrivia
 
 RULE = Rule(
@@ -36,6 +36,7 @@ RULE = Rule(
     why="A migrated module must import what it uses and should not keep pipeline-mode imports alive.",
     fix_safety=FixSafety.SAFE,
     fix="Only imports whose every use the migration removed are dropped; comments on them move to the next line.",
+    follows_rewrites=True,
     examples=(
         Example(
             before=(
@@ -335,7 +336,7 @@ def _imports_lazily(module: cst.Module) -> bool:
             if isinstance(node.body, cst.IndentedBlock) and any(_is_dali_import(s) for s in node.body.body):
                 found.append(node)
 
-    module.visit(Finder())
+    tree.visit(module, Finder())
     return bool(found)
 
 
@@ -619,5 +620,5 @@ class _UsedNames(ReadsValues, SkipsTrivia, cst.CSTVisitor):
 
 def _used_names(module: cst.Module) -> set[str]:
     visitor = _UsedNames()
-    module.visit(visitor)
+    tree.visit(module, visitor)
     return visitor.names

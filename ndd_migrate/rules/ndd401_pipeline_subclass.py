@@ -16,7 +16,7 @@ from ndd_migrate.model import constructs
 from ndd_migrate.model.sources import legacy
 from ndd_migrate.model.types import own_context
 from ndd_migrate.model.values.output_arity import canonical_path
-from ndd_migrate.syntax import cstutil, dead_locals
+from ndd_migrate.syntax import cstutil, dead_locals, tree
 
 _LEGACY_BEFORE = (
     "import nvidia.dali.ops as ops\n"
@@ -504,7 +504,7 @@ def _locals_of_the_class(init: cst.FunctionDef) -> set[int]:
         elif isinstance(target, cst.Name):
             names = cstutil.ScopeNames()
             for other in body[:index] + body[index + 1 :]:
-                other.visit(names)
+                tree.visit(other, names)
             if target.value in names.all:
                 out.add(index)
     return out

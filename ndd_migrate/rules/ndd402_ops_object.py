@@ -13,7 +13,7 @@ from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model import constructs
 from ndd_migrate.model.features import python_operators
 from ndd_migrate.model.sources import legacy
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 
 RULE = Rule(
     code="NDD402",
@@ -241,7 +241,7 @@ class Impl(RuleImpl):
         if not isinstance(graph, cst.FunctionDef):
             return []
         calls: list[cst.Call] = []
-        graph.body.visit(_CallCollector(calls))
+        tree.visit(graph.body, _CallCollector(calls))
         found = []
         for call in calls:
             name = self.dali_name(call.func) or ""

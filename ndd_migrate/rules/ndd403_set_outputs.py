@@ -8,6 +8,7 @@ import libcst as cst
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.syntax import tree
 
 HINT = (
     "move the statements of `with pipe:` into a `@pipeline_def` function that returns what `set_outputs` "
@@ -158,7 +159,7 @@ class Impl(RuleImpl):
         while scope in parents and not isinstance(scope, (cst.FunctionDef, cst.Module)):
             scope = parents[scope]
         finder = _MethodCalls(assign.targets[0].target.value, "deserialize_and_build")
-        scope.visit(finder)
+        tree.visit(scope, finder)
         return finder.found
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

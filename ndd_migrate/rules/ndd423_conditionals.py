@@ -114,7 +114,7 @@ def explain(resolver, fn_node: cst.FunctionDef) -> tuple[list[tuple[cst.CSTNode,
     """``(node, why)`` for every data-dependent conditional the migration cannot rewrite, and the
     simple ``if`` statements it rewrites (see :func:`_not_simple`)."""
     finder = _Conditionals(resolver, fn_node)
-    fn_node.body.visit(finder)
+    tree.visit(fn_node.body, finder)
     return finder.found, finder.simple
 
 
@@ -315,7 +315,7 @@ def selection(ctx, node: cst.If, data: set[str], used: set[str]) -> list[cst.Bas
 
 def _names(expr: cst.CSTNode) -> set[str]:
     finder = _Rename({})
-    expr.visit(finder)
+    tree.visit(expr, finder)
     return finder.seen
 
 

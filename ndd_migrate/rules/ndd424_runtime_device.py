@@ -117,7 +117,7 @@ class Impl(RuleImpl):
             if not pipeline.convert or not isinstance(pipeline.node, cst.FunctionDef):
                 continue
             finder = _DeviceNames(self.ctx)
-            pipeline.node.body.visit(finder)
+            tree.visit(pipeline.node.body, finder)
             for arg in finder.args:
                 self._device_args.setdefault(arg.value.value, []).append(arg)
             params = self._device_params(pipeline, finder.found)
@@ -134,7 +134,7 @@ class Impl(RuleImpl):
         if node in self.ctx.model.by_node or not self.ctx.may_rewrite_dali_calls():
             return
         finder = _DeviceNames(self.ctx)
-        node.body.visit(finder)
+        tree.visit(node.body, finder)
         for arg in finder.args:
             self._device_args.setdefault(arg.value.value, []).append(arg)
         self._plan_locals(node, finder.found)

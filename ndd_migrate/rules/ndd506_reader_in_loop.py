@@ -9,6 +9,7 @@ from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.flow_rule import FlowRule
 from ndd_migrate.io.diagnostics import FixSafety
 from ndd_migrate.model.values.ndd_flow import Data
+from ndd_migrate.syntax import tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 RULE = Rule(
@@ -137,5 +138,5 @@ def _next_epoch_receivers(body: cst.CSTNode) -> list[cst.BaseExpression]:
             if isinstance(call.func, cst.Attribute) and call.func.attr.value == "next_epoch":
                 found.append(call.func.value)
 
-    body.visit(Visitor())
+    tree.visit(body, Visitor())
     return found

@@ -95,11 +95,11 @@ class ReadsValues:
     dot and the argument's value are entered."""
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        tree.visit(node.value, self)
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        tree.visit(node.value, self)
         return False
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, tree
 
 #: Builtins whose call computes a value from its arguments and nothing else (``list(x)`` would
 #: drain an iterator, so it is not one of them).
@@ -148,7 +148,7 @@ def _droppable(stmt: cst.CSTNode, dicts: frozenset[str]) -> bool:
 def _mentioned(stmts: list) -> set[str]:
     names = cstutil.ScopeNames()
     for stmt in stmts:
-        stmt.visit(names)
+        tree.visit(stmt, names)
     return names.all | names.scoped
 
 

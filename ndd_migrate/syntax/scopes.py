@@ -33,6 +33,7 @@ from libcst.metadata import (
 from libcst.metadata.expression_context_provider import ExpressionContext, ExpressionContextVisitor
 from libcst.metadata.scope_provider import ScopeVisitor
 
+from ndd_migrate.syntax import tree
 from ndd_migrate.syntax.cstutil import TRIVIA
 
 
@@ -79,7 +80,7 @@ class _ContextProvider(BaseMetadataProvider[ExpressionContext]):
     and inspect the provider's methods first.)"""
 
     def _gen_impl(self, module: cst.Module) -> None:
-        module.visit(_ContextVisitor(self, ExpressionContext.LOAD))
+        tree.visit(module, _ContextVisitor(self, ExpressionContext.LOAD))
 
 
 class _ScopeProvider(BaseMetadataProvider[object]):

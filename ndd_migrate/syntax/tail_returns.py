@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from ndd_migrate.syntax import tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 
@@ -168,7 +169,7 @@ def returns_in(stmts: list[cst.BaseStatement]) -> int:
 def _returns(node: cst.CSTNode) -> int:
     """The ``return`` statements in ``node``, outside the functions and classes it defines."""
     counter = _Returns()
-    node.visit(counter)
+    tree.visit(node, counter)
     return counter.count
 
 

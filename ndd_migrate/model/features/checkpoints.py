@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import GlobalScope
 
 from ndd_migrate.model.features.iterators import plain_call_sites, taken_name
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, tree
 
 ENABLE, RESTORE = "enable_checkpointing", "checkpoint"
 
@@ -196,7 +196,7 @@ class _Uses(cst.CSTVisitor):
 
 def _checkpoint_calls(module: cst.Module) -> list[tuple[cst.Call, str]]:
     uses = _Uses()
-    module.visit(uses)
+    tree.visit(module, uses)
     return uses.found
 
 

@@ -32,7 +32,7 @@ import libcst as cst
 
 from ndd_migrate.model import constructs
 from ndd_migrate.model.features.manual_uses import RAISE_CHECKERS
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 PYTHON_OPERATORS = frozenset({"nvidia.dali.fn.python_function", "nvidia.dali.ops.PythonFunction"})
@@ -120,7 +120,7 @@ def _roles(scope: cst.CSTNode) -> dict[str, set[str]]:
             if id(node) not in self.seen:
                 roles.setdefault(node.value, set()).add("other")
 
-    scope.visit(Uses())
+    tree.visit(scope, Uses())
     return roles
 
 
@@ -177,7 +177,7 @@ def _candidates(found: _Expectation, region: cst.CSTNode, direct: cst.Attribute 
         what = f"creating the pipeline (`{cstutil.code(call)}`)"
         out.append((call, constructs.BUILD_RAISES, call, _advice(BUILD_RAISES, what=what, **fields)))
 
-    region.visit(Region())
+    tree.visit(region, Region())
     return out
 
 
@@ -253,7 +253,7 @@ def uses(module: cst.Module, nodes=None) -> list[tuple]:
                 fields = {"test": _who(test), "code": found.code, "expected": expected[0]}
                 out.append((node, constructs.BUILD_RAISES, given, _advice(BUILD_RAISES, what=what, **fields)))
 
-    module.visit(Scan())
+    tree.visit(module, Scan())
     return out
 
 
@@ -269,7 +269,7 @@ def run_differs(resolver: cst.MetadataDependent, pipeline: cst.CSTNode, construc
                 arg = cstutil.kwarg(node, "num_outputs")
                 outputs.append(1 if arg is None else cstutil.literal_value(arg.value))
 
-    pipeline.visit(Operators())
+    tree.visit(pipeline, Operators())
     if construct == constructs.PYTHON_RUN_RAISES:
         return bool(outputs)
     return any(n != 1 for n in outputs)

@@ -9,7 +9,7 @@ import builtins
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, tree
 
 #: The builtins that take one pass over what they are given (``enumerate(loader)``): over one epoch's
 #: generator as over the DALI iterator. Another builtin reads the object itself (``type(loader)``,
@@ -116,7 +116,7 @@ def _parameter_of(callee, call: cst.Call, arg: cst.Arg) -> tuple[cst.FunctionDef
 def _parameter_misuse(function: cst.FunctionDef, name: str) -> str | None:
     """What ``function`` does to its parameter ``name`` that an epoch's generator cannot take."""
     finder = _ReadsOf(name)
-    function.body.visit(finder)
+    tree.visit(function.body, finder)
     for node, parent, grand in finder.reads:
         if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node:
             continue

@@ -25,7 +25,7 @@ from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.model import constructs, crossfile
 from ndd_migrate.model.features import iterators
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 from ndd_migrate.syntax.cstutil import ReadsValues
 
 #: What DALI 2.4's PyTorch iterators (plugin/base_iterator.py, plugin/pytorch) and the support
@@ -115,7 +115,7 @@ def _body_blocker(node: cst.ClassDef) -> str | None:
         params = method.params.params
         own = params[0].name.value if params else None
         finder = _Touches(own)
-        method.body.visit(finder)
+        tree.visit(method.body, finder)
         if finder.blocker:
             return finder.blocker
     return None
@@ -222,13 +222,13 @@ class _Names(ReadsValues, cst.CSTVisitor):
 
 def _names(node: cst.CSTNode) -> set[str]:
     finder = _Names()
-    node.visit(finder)
+    tree.visit(node, finder)
     return set(finder.found)
 
 
 def _reads(node: cst.CSTNode, name: str) -> int:
     finder = _Names()
-    node.visit(finder)
+    tree.visit(node, finder)
     return finder.found.count(name)
 
 

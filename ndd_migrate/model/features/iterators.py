@@ -17,7 +17,7 @@ import libcst as cst
 
 from ndd_migrate.model.features import kept_restarts
 from ndd_migrate.model.types import ImportedPipeline, PipelineGroup
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 from ndd_migrate.syntax.cstutil import pipeline_items
 
 # Rewritten (NDD411): the PyTorch iterators, whose batches ``.torch()`` reproduces.
@@ -637,7 +637,7 @@ def _names_in(node: cst.CSTNode, name: str) -> bool:
             self.seen = self.seen or found.value == name
 
     finder = Finder()
-    node.visit(finder)
+    tree.visit(node, finder)
     return finder.seen
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import names
+from ndd_migrate.syntax import names, tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 
@@ -42,7 +42,7 @@ def record(resolver, module: cst.Module, calls: list[tuple[cst.Call, str]]) -> N
 
 def _holds_fn_calls(resolver, function: cst.FunctionDef) -> bool:
     found = _FnCalls(resolver)
-    function.body.visit(found)
+    tree.visit(function.body, found)
     return found.seen
 
 

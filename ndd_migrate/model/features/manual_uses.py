@@ -30,7 +30,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.model import constructs
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 
 SERIALIZE_PIPELINE = "nvidia.dali.plugin.tf.serialize_pipeline"
 AUTOSERIALIZE_DECORATOR = "nvidia.dali.plugin.triton.autoserialize"
@@ -113,7 +113,7 @@ def feeds_input(node: cst.CSTNode) -> bool:
             if isinstance(call.func, cst.Attribute) and call.func.attr.value == "feed_input":
                 found.append(call)
 
-    node.visit(Feeds())
+    tree.visit(node, Feeds())
     return bool(found)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import ScopeProvider
 
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, tree
 
 KNOWN = {
     "function",
@@ -108,7 +108,7 @@ def sink_obstacle(body, call: cst.Call, args: list[cst.Arg], python_calls, what:
     if index is None:
         finder = _ExprStatements()
         for stmt in body:
-            stmt.visit(finder)
+            tree.visit(stmt, finder)
         if call in finder.values:
             return (
                 f"{what} has `num_outputs=0` and is called inside a block (`if`, `for`, `with`): write its calls "
@@ -148,9 +148,9 @@ class _ExprStatements(cst.CSTVisitor):
         self.values.append(node.value)
 
 
-def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+def _contains(within: cst.CSTNode, node: cst.CSTNode) -> bool:
     finder = _Find(node)
-    tree.visit(finder)
+    tree.visit(within, finder)
     return finder.found
 
 
@@ -249,10 +249,10 @@ def may_modify(function: cst.BaseExpression, resolver: cst.MetadataDependent, nu
     tracked = {p.name.value for p in cstutil.all_params(node.params)}
     body = node.body
     parents = _Parents()
-    body.visit(parents)
+    tree.visit(body, parents)
     while True:  # names bound from a tracked value are views of it: followed too
         found = _Uses(tracked)
-        body.visit(found)
+        tree.visit(body, found)
         aliases: set[str] = set()
         for name in found.loads:
             if not _reads_only(name, parents.of, numpy_names, aliases):
@@ -325,11 +325,11 @@ class _Uses(cst.CSTVisitor):
         return False  # a nested function's own parameter: not a use
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        tree.visit(node.value, self)
         return False  # the keyword is not a name
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        tree.visit(node.value, self)
         return False
 
     def visit_Name(self, node: cst.Name) -> None:

@@ -132,7 +132,11 @@ def mismatch(first: cst.Call, second: cst.Call, between: list, per_call: list[cs
 
 def check_late(model, module: cst.Module) -> None:
     """Report the twin or stream readers whose epochs turn out not to line up once the module is
-    read (:func:`late_mismatch`), at the second reader's statement."""
+    read (:func:`late_mismatch`), at the second reader's statement. The module is searched for the
+    reader names its consumers give only when a pipeline follows epochs or checkpoints (the
+    search walks every node)."""
+    if not any(p.epochs or p.checkpointing for p in model.pipelines.values()):
+        return
     named = consumer_reader_names(module)
     for pipeline in model.pipelines.values():
         paths = [path for path, *_ in pipeline.streams]  # each stream reader's statement, or the `if` around it
@@ -235,14 +239,14 @@ def _arguments(call: cst.Call, seeded: bool) -> tuple:
 
 def _has_call(expr: cst.CSTNode) -> bool:
     found = _Finder()
-    expr.visit(found)
+    tree.visit(expr, found)
     return found.call
 
 
 def _names_read(args: list[cst.Arg]) -> set[str]:
     found = _Finder()
     for arg in args:
-        arg.value.visit(found)
+        tree.visit(arg.value, found)
     return found.names
 
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.model.sources.helper_bodies import in_tail_form, inlined_body, literal, single
-from ndd_migrate.syntax import cstutil, dead_locals
+from ndd_migrate.syntax import cstutil, dead_locals, tree
 from ndd_migrate.syntax.cstutil import ScopeNames, SkipsTrivia, Substitute
 
 #: The methods pipeline mode itself calls: never helpers.
@@ -60,7 +60,7 @@ def helper_names(module: cst.Module) -> HelperNames:
     ``__init__`` or a helper reached so: every ``<x>.m`` anywhere must be one of those (a use
     elsewhere keeps ``m``); and of methods it names nowhere."""
     finder = _Reached()
-    module.visit(finder)
+    tree.visit(module, finder)
     reached, todo = set(), ["define_graph", "__init__"]
     while todo:
         for name in finder.calls.get(todo.pop(), ()):
@@ -127,7 +127,7 @@ def _names_of(init: cst.FunctionDef | None) -> frozenset[str]:
     if init is None:
         return frozenset()
     names = ScopeNames()
-    init.visit(names)
+    tree.visit(init, names)
     return frozenset(names.all | names.bound | names.scoped)
 
 
@@ -152,7 +152,7 @@ def _into_each_other(helpers: dict[str, cst.FunctionDef]) -> dict[str, cst.Funct
 def _calls_of(method: cst.FunctionDef) -> set[str]:
     """The names ``m`` of the ``self.m(...)`` calls in ``method``."""
     finder = _SelfCalls()
-    method.visit(finder)
+    tree.visit(method, finder)
     return finder.names
 
 
@@ -186,7 +186,7 @@ class _InitInliner(SkipsTrivia, cst.CSTTransformer):
         self.helpers = helpers
         self.refused = False
         names = ScopeNames()
-        init.visit(names)
+        tree.visit(init, names)
         self.init_bound = names.bound | names.scoped
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -197,7 +197,7 @@ class _InitInliner(SkipsTrivia, cst.CSTTransformer):
         result = single(body[0], cst.Return) if len(body) == 1 else None
         bindings = _bind(method, updated)
         inside = ScopeNames()
-        method.visit(inside)
+        tree.visit(method, inside)
         if (
             result is None
             or result.value is None
@@ -243,7 +243,7 @@ def not_inlinable(method: cst.FunctionDef) -> str | None:
     if any(p.default is not None and not literal(p.default) for p in [*params.params, *params.kwonly_params]):
         return "a helper's defaults must be literals"
     shape = _Shape()
-    method.body.visit(shape)
+    tree.visit(method.body, shape)
     if shape.refused:
         return "a helper with `yield`, `global`, `nonlocal`, a nested function or class, or `super()` is not inlined"
     if in_tail_form(method) is None:
@@ -330,7 +330,7 @@ class _Reached(SkipsTrivia, cst.CSTVisitor):
             if not (
                 isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], (cst.Import, cst.ImportFrom))
             ):
-                stmt.visit(bound)
+                tree.visit(stmt, bound)
         self.modules -= bound.bound | bound.scoped  # a name also bound otherwise may hold anything
         self.pipelines = _pipeline_classes(node)
 
@@ -362,13 +362,13 @@ class _Inliner(cst.CSTTransformer):
         self.refused = False
         self._statement_calls: set[cst.Call] = set()
         names = ScopeNames()
-        graph.visit(names)
+        tree.visit(graph, names)
         self.graph_bound = names.bound | names.scoped
         self.helper_bound: set[str] = set()
         self._names = set(names.all) | reserved  # every name of the graph and its helpers, and those chosen
         for method in helpers.values():
             found = ScopeNames()
-            method.visit(found)
+            tree.visit(method, found)
             self.helper_bound |= found.bound
             self._names |= found.all
         self._inlined_names: set[str] = set()  # the names the bodies inlined so far bind
@@ -416,7 +416,7 @@ class _Inliner(cst.CSTTransformer):
         if not all(_read_only(v) for _, v in bindings):
             return None
         inside = ScopeNames()
-        method.visit(inside)
+        tree.visit(method, inside)
         if (inside.all - inside.bound - inside.scoped - {"self"}) & self.graph_bound:
             return None  # a name it reads from outside that `define_graph` binds
         value = result.value.visit(Substitute(dict(bindings))).deep_clone()
@@ -437,7 +437,7 @@ class _Inliner(cst.CSTTransformer):
         if bindings is None:
             return None
         inside = ScopeNames()
-        method.visit(inside)
+        tree.visit(method, inside)
         own = (inside.bound - {"self"}) | inside.scoped
         small = stmt.body[0]
         targets = _names_in([t.target for t in small.targets]) if isinstance(small, cst.Assign) else set()
@@ -456,7 +456,7 @@ class _Inliner(cst.CSTTransformer):
         small = stmt.body[0]
         targets = _names_in([t.target for t in small.targets]) if isinstance(small, cst.Assign) else set()
         caller = ScopeNames()
-        self.graph.visit(_Without(stmt, caller))
+        tree.visit(self.graph, _Without(stmt, caller))
         return kept_params & (((caller.all | caller.bound) - targets) | self.reserved)
 
     def _clashes(self, inside: ScopeNames, own: set[str], substitutions: dict, taken: set[str]) -> bool:
@@ -516,7 +516,7 @@ def _read_by_others(bindings: list, param: str) -> bool:
     names = ScopeNames()
     for other, given in bindings:
         if other != param:
-            given.visit(names)
+            tree.visit(given, names)
     return param in names.all
 
 
@@ -549,7 +549,7 @@ def _bind(method: cst.FunctionDef, call: cst.Call) -> list[tuple[str, cst.BaseEx
 def _rebound(method: cst.FunctionDef, param: str) -> set[str]:
     """``{param}`` when the helper's body binds ``param`` again, else empty."""
     names = ScopeNames()
-    method.body.visit(names)
+    tree.visit(method.body, names)
     return {param} & (names.bound | names.scoped)
 
 

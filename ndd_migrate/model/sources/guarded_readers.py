@@ -24,7 +24,7 @@ import libcst as cst
 
 from ndd_migrate.model.sources.legacy import LegacyPipeline, OpObject, self_attr
 from ndd_migrate.model.sources.legacy_syntax import flatten_targets
-from ndd_migrate.syntax import cstutil, pyparse
+from ndd_migrate.syntax import cstutil, pyparse, tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 ELSEWHERE = (
@@ -73,7 +73,7 @@ def _not_fixed(pipeline: LegacyPipeline, created: cst.If) -> str | None:
     body before ``created``, and nowhere else in the class."""
     test = cstutil.code(created.test)
     reads = _Reads()
-    created.test.visit(reads)
+    tree.visit(created.test, reads)
     if reads.other:
         return (
             f"several readers, one created under `if {test}:` in `__init__`, a test that reads more than "
@@ -82,11 +82,11 @@ def _not_fixed(pipeline: LegacyPipeline, created: cst.If) -> str | None:
     assigns = _SelfAssigns()
     for method in (pipeline.init, pipeline.graph, pipeline.setup):
         if method is not None:
-            method.visit(assigns)
+            tree.visit(method, assigns)
     before = _SelfAssigns()
     for stmt in pipeline.init.body.body[: pipeline.init.body.body.index(created)]:
         if isinstance(stmt, cst.SimpleStatementLine):
-            stmt.visit(before)
+            tree.visit(stmt, before)
     for attr in sorted(reads.attrs):
         if assigns.count.get(attr, 0) != 1 or before.count.get(attr, 0) != 1:
             return (

@@ -36,7 +36,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
 
 from ndd_migrate.dali import pipeline_args
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 from ndd_migrate.syntax.cstutil import ReadsValues, SkipsTrivia
 
 
@@ -89,7 +89,7 @@ def desugar(module: cst.Module, source: str | None = None) -> tuple[cst.Module, 
         return module, done
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     finder = _Finder()
-    wrapper.visit(finder)
+    tree.visit_wrapped(wrapper, finder)
     if not finder.pipelines:
         return module, done
     used = _all_names(module)
@@ -379,19 +379,19 @@ def _names_refusal(body, index: int, block: cst.With, var: str) -> str | None:
     last = block.body.body[-1]
     inside = _Names()
     for inner in block.body.body[:-1]:
-        inner.visit(inside)
+        tree.visit(inner, inside)
     for arg in last.body[0].value.args:
-        arg.visit(inside)
+        tree.visit(arg, inside)
     if var in inside.read or var in inside.bound:
         return f"`{var}` is used inside its own `with` block other than by `set_outputs`"
     if inside.scoped:
         return f"`{inside.scoped}` in the block has no counterpart in a function"
     before = _Names()
     for other in body[:index]:
-        other.visit(before)
+        tree.visit(other, before)
     after = _Names()
     for other in body[index + 2 :]:
-        other.visit(after)
+        tree.visit(other, after)
     # A name of the block may be used again after it when it is bound again first (`images, labels =
     # pipe.run()` after `images = fn.decoders.image(...)` in the block): the function makes it local.
     first: dict[str, str] = {}
@@ -499,7 +499,7 @@ class _Names(ReadsValues, SkipsTrivia, cst.CSTVisitor):
 
 def _all_names(module: cst.Module) -> set[str]:
     found = _Names()
-    module.visit(found)
+    tree.visit(module, found)
     return found.read | found.bound
 
 

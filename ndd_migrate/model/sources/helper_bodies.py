@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ndd_migrate.syntax import cstutil, tail_returns
+from ndd_migrate.syntax import cstutil, tail_returns, tree
 from ndd_migrate.syntax.cstutil import ScopeNames, Substitute
 
 
@@ -106,7 +106,7 @@ def _one_per_name(small: cst.Assign, value: cst.BaseExpression) -> list[cst.Simp
     for position, name in enumerate(names):
         later = ScopeNames()
         for element in value.elements[position + 1 :]:
-            element.visit(later)
+            tree.visit(element, later)
         if name.value in later.all:
             return None
     return [

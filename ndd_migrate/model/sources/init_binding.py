@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ndd_migrate.syntax import tree
 from ndd_migrate.syntax.cstutil import ScopeNames, SkipsTrivia
 
 READ_METHODS = frozenset({"get", "keys", "items", "values", "copy", "__getitem__", "__contains__"})
@@ -184,12 +185,12 @@ def _unchanged_after(init: cst.FunctionDef, param: str, passed: str, call: Call)
     for names, where in (({param}, [init.body]), ({passed}, [call.child.body])):
         found = _DictUse(names, set())
         for node in where:
-            node.visit(found)
+            tree.visit(node, found)
         aliases |= found.aliases
     for names, where in (({param}, [init.body]), ({passed}, call.after), (set(), call.methods)):
         use = _DictUse(names, aliases)
         for node in where:
-            node.visit(use)
+            tree.visit(node, use)
         if use.changed:
             return False
     return True
@@ -198,7 +199,7 @@ def _unchanged_after(init: cst.FunctionDef, param: str, passed: str, call: Call)
 def _reads(stmts: list, name: str) -> bool:
     names = ScopeNames()
     for stmt in stmts:
-        stmt.visit(names)
+        tree.visit(stmt, names)
     return name in names.all
 
 

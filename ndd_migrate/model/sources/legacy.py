@@ -23,6 +23,7 @@ import libcst as cst
 from ndd_migrate.dali import pipeline_args
 from ndd_migrate.dali.tables import OpInfo
 from ndd_migrate.model.types import PipelineFunction
+from ndd_migrate.syntax import tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 
@@ -196,7 +197,7 @@ def owner(model, function_stack: list[cst.FunctionDef]) -> LegacyPipeline | None
 def names_once(pipeline: LegacyPipeline, name: str) -> bool:
     """``name`` appears once in the class (the ``def`` of the method of that name)."""
     finder = _NameCount(name)
-    pipeline.node.visit(finder)
+    tree.visit(pipeline.node, finder)
     return finder.count == 1
 
 

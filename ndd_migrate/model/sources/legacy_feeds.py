@@ -11,6 +11,7 @@ from ndd_migrate.model import constructs
 from ndd_migrate.model.sources.legacy import Feed, LegacyPipeline, keywords, self_attr
 from ndd_migrate.model.sources.legacy_syntax import MethodReader, SelfUses, assigned_value, bound_names, flatten_targets
 from ndd_migrate.model.values import external_source
+from ndd_migrate.syntax import tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 # `ops.ExternalSource` fed by `feed_input` in `iter_setup` (docs/target-shape.md, "Legacy `Pipeline`
@@ -71,12 +72,12 @@ class FeedReader(MethodReader):
         if setup is None or not self.check_params(setup):
             return
         found = _SetupUses()
-        setup.body.visit(found)
+        tree.visit(setup.body, found)
         for node, why in found.problems:
             self.problem(node, why, about=constructs.EXTERNAL_SOURCE)
         self.read_feeds(setup, found)
         graph = SelfUses()
-        self.pipeline.graph.visit(graph)
+        tree.visit(self.pipeline.graph, graph)
         self.read_values_read(found, init_attrs, graph)
         self.read_values_stored(found, init_attrs)
         self.check_one_scope(setup, found, graph)

@@ -21,7 +21,7 @@ from ndd_migrate.model.types import Problem, constant_problem
 from ndd_migrate.model.values import build_time, graph_constants, output_arity, outputs
 from ndd_migrate.model.values.returns import Returns, contains_return
 from ndd_migrate.model.values.returns import read as read_returns
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 
@@ -37,7 +37,7 @@ class GraphReader(MethodReader):
         body = graph.body.body
         found = self.read_ends(graph)
         uses = SelfUses()
-        graph.visit(uses)
+        tree.visit(graph, uses)
         readers = self.read_op_calls(body, uses)
         if readers:
             self.read_reader_calls(body, readers)
@@ -343,7 +343,7 @@ class GraphReader(MethodReader):
         first = pipeline.op_calls[calls[0]]
         found = cstutil.ScopeNames()
         for stmt in body:
-            stmt.visit(found)
+            tree.visit(stmt, found)
         bound = found.bound | {name for stmt in body for name in build_time.bound_names(stmt)}
         streams = []
         for call in calls[1:]:
@@ -447,7 +447,7 @@ def _target_of(body: list, call: cst.Call) -> cst.BaseAssignTargetExpression | N
                 found.append(node.body[0].targets[0].target)
 
     for stmt in body:
-        stmt.visit(Finder())
+        tree.visit(stmt, Finder())
     return found[0] if found else None
 
 
@@ -477,14 +477,14 @@ def _names_in_tests(stmt: cst.If) -> set[str]:
     finder = cstutil.ScopeNames()
     node = stmt
     while isinstance(node, cst.If):
-        node.test.visit(finder)
+        tree.visit(node.test, finder)
         node = node.orelse
     return set(finder.all)
 
 
 def _contains(node: cst.CSTNode, target: cst.CSTNode) -> bool:
     finder = _Finds(target)
-    node.visit(finder)
+    tree.visit(node, finder)
     return finder.found
 
 
@@ -540,7 +540,7 @@ def _calls_in_tests(stmt: cst.If) -> bool:
     finder = _HasCall()
     node = stmt
     while isinstance(node, cst.If):
-        node.test.visit(finder)
+        tree.visit(node.test, finder)
         node = node.orelse
     return finder.found
 

@@ -115,7 +115,7 @@ class InitReader(MethodReader):
         self.dali_device)``, the ResNet-50 example's lineage)? Those become reads of the locals the
         values are kept in, as in the rest of the function."""
         found = SelfUses()
-        stmt.visit(found)
+        tree.visit(stmt, found)
         if found.bare_self or found.calls or found.assigned:
             return False
         return all(attr in self.pipeline.data_attrs for _, attr in found.attributes)
@@ -163,7 +163,7 @@ class InitReader(MethodReader):
         ``seed=kwargs.get("seed")`` (``RNG(seed=None)`` draws a random seed, as the pipeline did
         without one). False when the dict is used otherwise or holds other keys."""
         uses = _DictUses(name)
-        self.pipeline.init.body.visit(uses)
+        tree.visit(self.pipeline.init.body, uses)
         if uses.created != 1 or uses.other or not uses.keys <= {"seed"}:
             return False
         if uses.keys:
@@ -249,7 +249,7 @@ class InitReader(MethodReader):
         if not isinstance(function, cst.Name):
             return False
         counter = _DeviceNames()
-        self.pipeline.init.body.visit(counter)
+        tree.visit(self.pipeline.init.body, counter)
         params = {p.name.value for p in cstutil.all_params(self.pipeline.init.params)}
         bound = counter.bound[function.value]
         return bound == 0 or (bound == 1 and function.value not in params)
@@ -293,7 +293,7 @@ class InitReader(MethodReader):
         """An ``if`` of ``__init__`` (a condition fixed when the pipeline is built): it stays where it
         is, its ``self.x = value`` become locals and its operator objects ``<x>_args = dict(...)``."""
         test = SelfUses()
-        stmt.test.visit(test)
+        tree.visit(stmt.test, test)
         if test.bare_self or test.calls or test.assigned:
             self.problem(stmt.test, "this use of `self` in `__init__` has no counterpart in a generator function")
         for node, attr in test.attributes:
@@ -420,8 +420,8 @@ class InitReader(MethodReader):
         operators with a mixed backend (the decoders) get it mapped so too."""
         pipeline = self.pipeline
         counter = _DeviceNames()
-        pipeline.init.body.visit(counter)
-        pipeline.graph.body.visit(counter)
+        tree.visit(pipeline.init.body, counter)
+        tree.visit(pipeline.graph.body, counter)
         params = {p.name.value for p in cstutil.all_params(pipeline.init.params)}
         pipeline.mixed_params = {name for name in counter.device_args if name in params and not counter.bound[name]}
         for name in sorted(counter.device_args):
@@ -453,7 +453,7 @@ def fixed_names(init: cst.FunctionDef) -> frozenset[str]:
     """The parameters of ``__init__`` that it does not bind again: the generator has them, with the
     value the operators were created with (``batch_processing=batch_processing``)."""
     counter = _DeviceNames()
-    init.body.visit(counter)
+    tree.visit(init.body, counter)
     params = {p.name.value for p in cstutil.all_params(init.params)[1:]}
     return frozenset(name for name in params if counter.bound[name] == 0)
 
@@ -519,11 +519,11 @@ class _DeviceNames(SkipsTrivia, cst.CSTVisitor):
     def visit_Arg(self, node: cst.Arg) -> bool:
         if node.keyword is not None and node.keyword.value == "device" and isinstance(node.value, cst.Name):
             self.device_args[node.value.value] += 1
-        node.value.visit(self)
+        tree.visit(node.value, self)
         return False  # the keyword is not a read
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        tree.visit(node.value, self)
         return False
 
     def visit_Name(self, node: cst.Name) -> None:

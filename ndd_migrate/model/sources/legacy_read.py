@@ -17,7 +17,7 @@ from ndd_migrate.model.sources.legacy_graph import GraphReader
 from ndd_migrate.model.sources.legacy_init import InitReader
 from ndd_migrate.model.sources.legacy_syntax import MethodReader, bound_names, self_assignment
 from ndd_migrate.model.types import Problem
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 _INCOMPLETE = "a `Pipeline` subclass without both `__init__` and `define_graph`"
@@ -193,7 +193,7 @@ class _Names(SkipsTrivia, cst.CSTVisitor):
 
 def _names_in(node: cst.CSTNode) -> set[str]:
     finder = _Names()
-    node.visit(finder)
+    tree.visit(node, finder)
     return finder.names
 
 

@@ -10,6 +10,7 @@ import libcst as cst
 from ndd_migrate.model import constructs
 from ndd_migrate.model.sources.legacy import LegacyPipeline, self_attr
 from ndd_migrate.model.types import Problem
+from ndd_migrate.syntax import tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 
@@ -118,7 +119,7 @@ def assigned_value(stmt) -> cst.BaseExpression | None:
 
 def uses_self(node: cst.CSTNode) -> bool:
     finder = SelfUses()
-    node.visit(finder)
+    tree.visit(node, finder)
     return bool(finder.bare_self or finder.attributes or finder.calls or finder.assigned)
 
 
@@ -139,5 +140,5 @@ class _Bound(SkipsTrivia, cst.CSTVisitor):
 
 def bound_names(method: cst.FunctionDef) -> set[str]:
     finder = _Bound()
-    method.body.visit(finder)
+    tree.visit(method.body, finder)
     return finder.names

@@ -40,7 +40,7 @@ import libcst as cst
 
 from ndd_migrate.model.sources import graph_methods
 from ndd_migrate.model.sources.init_binding import Call, Refused, bind, bound_parameters
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, tree
 from ndd_migrate.syntax.cstutil import ScopeNames, SkipsTrivia, Substitute
 
 
@@ -104,7 +104,7 @@ def flatten(module: cst.Module, refused: dict[str, Refusal] | None = None) -> Fl
             continue  # a name defined twice: which one is meant is not a question for a rewrite
         if references is None:
             references = _References({name for name in classes if name in children or name in parent})
-            module.visit(references)
+            tree.visit(module, references)
         try:
             done = _flatten_family(
                 classes,
@@ -468,7 +468,7 @@ def _effective_init(chain: list[cst.ClassDef], index: int, others: list[cst.Func
     after = list(init.body.body[at + 1 :])
     child_names, rebound = _names_of_both(init, above, (owner, upper_owner), bindings, after)
     mentioned = ScopeNames()
-    above.body.visit(mentioned)
+    tree.visit(above.body, mentioned)
     stmts, substitutions = bound_parameters(
         bindings, rebinds, child_names, (owner, upper_owner), rebound, mentioned.all
     )
@@ -506,9 +506,9 @@ def _names_of_both(
     after the call (``after``)."""
     owner, upper_owner = owners
     child_names = ScopeNames()
-    init.visit(child_names)
+    tree.visit(init, child_names)
     upper_names = ScopeNames()
-    above.body.visit(upper_names)
+    tree.visit(above.body, upper_names)
     upper_params = {p.name.value for p in cstutil.all_params(above.params)}
     if upper_names.scoped & upper_params:
         raise Refused(f"`{upper_owner}.__init__` rebinds one of its parameters in a nested scope")
@@ -516,7 +516,7 @@ def _names_of_both(
     handed = {p for p, v in bindings if p in rebound and isinstance(v, cst.Name) and v.value == p}
     later = ScopeNames()
     for stmt in after:
-        stmt.visit(later)
+        tree.visit(stmt, later)
     if handed & later.all:
         raise Refused(
             f"`{upper_owner}.__init__` assigns its parameter `{sorted(handed & later.all)[0]}` again, "
@@ -563,7 +563,7 @@ def _expr_call(stmt) -> cst.Call | None:
 
 def _mentions(node: cst.CSTNode, name: str) -> bool:
     finder = _Finder(name)
-    node.visit(finder)
+    tree.visit(node, finder)
     return finder.found
 
 

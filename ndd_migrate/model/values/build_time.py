@@ -276,7 +276,7 @@ def _bound_once(body) -> frozenset[str]:
     """The names the body binds exactly once."""
     bindings = _BindingCount()
     for stmt in body:
-        stmt.visit(bindings)
+        tree.visit(stmt, bindings)
     return frozenset(name for name, count in bindings.counts.items() if count == 1)
 
 
@@ -309,14 +309,14 @@ class _Pure(SkipsTrivia, cst.CSTVisitor):
     @classmethod
     def check(cls, expr: cst.BaseExpression, is_draw=None) -> bool:
         visitor = cls(is_draw)
-        expr.visit(visitor)
+        tree.visit(expr, visitor)
         return visitor.pure
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.Call) and self._is_draw is not None and self._is_draw(node):
             arguments = _Pure(self._is_draw, displays=True)
             for arg in node.args:
-                arg.value.visit(arguments)
+                tree.visit(arg.value, arguments)
             self.pure = self.pure and arguments.pure
             return False
         allowed = self._ALLOWED + (self._DRAW_ARGUMENTS if self._displays else ())
@@ -367,7 +367,7 @@ def _fresh_locals(body) -> frozenset[str]:
     made: collections.Counter = collections.Counter()
     bindings = _BindingCount()
     for stmt in body:
-        stmt.visit(bindings)
+        tree.visit(stmt, bindings)
         for line in _Lines.of(stmt):
             for small in line.body:
                 if (
@@ -439,7 +439,7 @@ class _Lines(SkipsTrivia, cst.CSTVisitor):
     @classmethod
     def of(cls, node: cst.CSTNode) -> list[cst.SimpleStatementLine]:
         lines = cls()
-        node.visit(lines)
+        tree.visit(node, lines)
         return lines.lines
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
@@ -470,7 +470,7 @@ class _Names(VisitsBindings, SkipsTrivia, cst.CSTVisitor):
     @classmethod
     def of(cls, node: cst.CSTNode, is_op_call=None) -> _Names:
         names = cls(is_op_call)
-        node.visit(names)
+        tree.visit(node, names)
         return names
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -485,11 +485,11 @@ class _Names(VisitsBindings, SkipsTrivia, cst.CSTVisitor):
         if key is not None:
             self.read.add(key)
             return False
-        node.value.visit(self)  # not the attribute's own name
+        tree.visit(node.value, self)  # not the attribute's own name
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # not the keyword
+        tree.visit(node.value, self)  # not the keyword
         return False
 
     def visit_Name(self, node: cst.Name) -> None:

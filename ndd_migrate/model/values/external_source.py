@@ -149,7 +149,7 @@ def build_time_condition(test: cst.BaseExpression, fn_node: cst.FunctionDef) -> 
             if node.value not in params:
                 return False
             finder = _BindingFinder(node.value)
-            fn_node.body.visit(finder)
+            tree.visit(fn_node.body, finder)
             return finder.count == 0
         if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
             return True
@@ -519,7 +519,7 @@ def _definition(name: str, fn_node: cst.FunctionDef, module: cst.Module, index: 
 def assigned_in(fn_node: cst.FunctionDef, name: str) -> bool:
     """Is ``name`` bound anywhere in the body of ``fn_node``?"""
     finder = _BindingFinder(name)
-    fn_node.body.visit(finder)
+    tree.visit(fn_node.body, finder)
     return bool(finder.count)
 
 
@@ -533,7 +533,7 @@ def _bindings(stmt: cst.CSTNode, name: str) -> list:
         if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
             return [assign.value] if assign.targets[0].target.value == name else []
     finder = _BindingFinder(name)
-    stmt.visit(finder)
+    tree.visit(stmt, finder)
     return [None] * finder.count
 
 

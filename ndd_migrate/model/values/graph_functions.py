@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import ScopeProvider
 
+from ndd_migrate.syntax import tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 
@@ -57,10 +58,10 @@ class _Walk(SkipsTrivia, cst.CSTVisitor):
         for param in function.params:
             self.param_owner[param] = function
         for decorator in getattr(node, "decorators", ()):
-            decorator.visit(self)
-        params.visit(self)
+            tree.visit(decorator, self)
+        tree.visit(params, self)
         self._stack.append(function)
-        body.visit(self)
+        tree.visit(body, self)
         self._stack.pop()
         return False
 
@@ -72,7 +73,7 @@ class _Walk(SkipsTrivia, cst.CSTVisitor):
 
     def visit_Param(self, node: cst.Param) -> bool:
         if node.default is not None:
-            node.default.visit(self)
+            tree.visit(node.default, self)
         return False  # annotations are not run
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -202,7 +203,7 @@ class GraphFunctions:
                 continue
             seen.add(node)
             if node not in self.functions:
-                node.visit(self._walk)
+                tree.visit(node, self._walk)
             for call in self.functions[node].calls:
                 callee = self._resolve_function(call.func, call)
                 if callee is not None and callee not in self.roots:
@@ -238,7 +239,7 @@ class GraphFunctions:
         if method is not None:
             node = self.model.functions.get(method)
             if isinstance(node, cst.FunctionDef) and node not in self.functions:
-                node.visit(self._walk)
+                tree.visit(node, self._walk)
             return node if isinstance(node, cst.FunctionDef) else None
         if not isinstance(func, cst.Name):
             return None
@@ -255,6 +256,6 @@ class GraphFunctions:
         elif not isinstance(node, cst.FunctionDef) or node.decorators:
             return None
         if node not in self.functions:
-            node.visit(self._walk)
+            tree.visit(node, self._walk)
         self._references[node] = assignments[0].references
         return node

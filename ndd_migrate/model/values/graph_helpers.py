@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ndd_migrate.model.values.graph_code import HelperCalls, prepared
-from ndd_migrate.syntax import names
+from ndd_migrate.syntax import names, tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 
@@ -48,7 +48,7 @@ def _candidates(graph) -> dict[cst.FunctionDef, HelperCalls]:
         if not owners or not all(owner.convert for owner in owners):
             continue
         ops = _OpCalls()
-        node.body.visit(ops)
+        tree.visit(node.body, ops)
         if ops.names & {"batch_size", "rng"} or {p.name.value for p in function.params} & {"batch_size", "rng"}:
             continue
         candidates[node] = _needs(graph, ops.calls)

@@ -17,6 +17,7 @@ import libcst as cst
 
 from ndd_migrate.model.kinds import converts_to_array, expr_kind, loop_parts
 from ndd_migrate.model.types import ITEM_KIND, Kind, one_of
+from ndd_migrate.syntax import tree
 from ndd_migrate.syntax.scopes import references
 
 
@@ -195,5 +196,5 @@ def _jumps(stmt: cst.CSTNode) -> bool:
                 found.append(node)
             return super().on_visit(node)
 
-    stmt.visit(_Finder())
+    tree.visit(stmt, _Finder())
     return bool(found)

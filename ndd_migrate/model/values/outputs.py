@@ -28,7 +28,7 @@ from ndd_migrate.model.values import external_source
 from ndd_migrate.model.values.output_arity import canonical_path, op_outputs
 from ndd_migrate.model.values.returns import contains_return
 from ndd_migrate.model.values.returns import read as read_returns
-from ndd_migrate.syntax import cstutil, names
+from ndd_migrate.syntax import cstutil, names, tree
 
 
 @dataclass(frozen=True)
@@ -293,7 +293,7 @@ class Reader:
         if call in self._active:
             return f"`{name}` calls itself"
         finder = _Returns()
-        helper.body.visit(finder)
+        tree.visit(helper.body, finder)
         if finder.yields:
             return f"`{name}` is a generator"
         if not finder.returns or any(r.value is None for r in finder.returns) or not read_returns(helper).ends:
@@ -381,7 +381,7 @@ class Reader:
             for extra in (function.params.star_arg, function.params.star_kwarg):
                 if isinstance(extra, cst.Param):
                     collector.add(extra.name.value, "a parameter")
-            function.body.visit(collector)
+            tree.visit(function.body, collector)
             self._bindings[function] = collector.found
             self._mutations[function] = collector.receivers
         return self._bindings[function]
@@ -535,7 +535,7 @@ def reader_name_used(
     if not isinstance(target, cst.Name) or path_of(assign.value) == "readers.tfrecord":
         return None  # a dict of outputs by feature name in both modes
     finder = _Uses(target.value)
-    function.body.visit(finder)
+    tree.visit(function.body, finder)
     returned = sum(isinstance(ret.value, cst.Name) and ret.value.value == target.value for ret in rets)
     if finder.count > 1 + returned:
         return (

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from ndd_migrate.syntax import tree
 from ndd_migrate.syntax.cstutil import ReadsValues, SkipsTrivia
 
 _TARGET_PARTS = (cst.Element, cst.StarredElement, cst.Tuple, cst.List)
@@ -24,7 +25,7 @@ def made_outside(
     output, with that operator call; None when there is none."""
     own = scope_of(function.body)
     reads = _Reads()
-    function.body.visit(reads)
+    tree.visit(function.body, reads)
     for name in reads.names:
         found = [
             _op_output(_assigned_value(a.node, parents), scope_of, parents, is_op_call, depth=3)

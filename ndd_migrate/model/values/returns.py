@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ndd_migrate.syntax import tree
 from ndd_migrate.syntax.cstutil import SkipsTrivia
 
 
@@ -64,7 +65,7 @@ def _block(found: Returns, stmts: list, tail: bool, top: bool = False) -> bool:
                 return ends
         else:
             finder = _ReturnsIn()
-            stmt.visit(finder)
+            tree.visit(stmt, finder)
             kind = _KINDS.get(type(stmt), "a compound statement")
             found.problems.extend((ret, f"a `return` inside {kind}") for ret in finder.found)
     return False
@@ -119,5 +120,5 @@ class _ReturnsIn(SkipsTrivia, cst.CSTVisitor):
 
 def contains_return(node: cst.CSTNode) -> bool:
     finder = _ReturnsIn()
-    node.visit(finder)
+    tree.visit(node, finder)
     return bool(finder.found)

@@ -24,7 +24,7 @@ def calls(module: cst.Module, qualnames) -> dict[cst.Call, str]:
     """Each followable ``self.name()`` call of ``module`` → the qualified name of the method it runs
     (``qualnames(node)`` gives a node's qualified names)."""
     finder = _Finder()
-    module.visit(finder)
+    tree.visit(module, finder)
     derived = finder.base_names
     found: dict[cst.Call, str] = {}
     for cls, methods in finder.methods.items():
