@@ -212,6 +212,22 @@ def test_the_users_syntax_warnings_do_not_leak_into_the_output(tmp_path):
 
 
 @pytest.mark.parametrize("command", ["check", "migrate"])
+def test_a_named_file_without_dali_that_does_not_parse_is_an_error(tmp_path, cli, command):
+    """``check bad.py`` said "All checks passed!" for a file that does not mention DALI and does not
+    parse (pre-commit names every staged file). Named, it is the file's error, as a DALI file's
+    would be; found under a folder it is not parsed (every linter's syntax check reports it)."""
+    (tmp_path / "pkg").mkdir()
+    bad = write(tmp_path / "pkg" / "bad.py", "def f(:\n    return 1\n")
+    write(tmp_path / "pkg" / "fine.py", "x = 1\n")
+    named = cli(command, bad)
+    assert named.exit_code == 2, named.stderr
+    assert "bad.py:1: error: cannot parse" in named.stdout + named.stderr
+    assert cli(command, tmp_path / "pkg" / "fine.py").exit_code == 0
+    assert cli(command, tmp_path / "pkg").exit_code == 0
+    assert bad.read_text() == "def f(:\n    return 1\n"  # nothing written
+
+
+@pytest.mark.parametrize("command", ["check", "migrate"])
 def test_what_a_run_did_not_look_at_is_said(tmp_path, cli, command):
     """An empty folder and a file named explicitly but marked @generated passed in silence ("All
     checks passed!")."""

@@ -30,6 +30,7 @@ from ndd_migrate.io.diagnostics import FileError, FileResult
 from ndd_migrate.io.policy import Policy
 from ndd_migrate.model import crossfile, importers
 from ndd_migrate.support import SupportFile, plan
+from ndd_migrate.syntax import pyparse
 
 
 @dataclass
@@ -99,7 +100,8 @@ def _frozen(make: Callable[[], _Facts]) -> _Facts:
 def _run(paths, policy, jobs, roots, progress, cache, include_generated, kept, facts) -> RunSummary:
     """:func:`run`, with the bytes ``kept`` and the ``facts`` of its files."""
     project = crossfile.ProjectImports(paths, roots, read=kept.read)
-    results, pending, readable = _prefiltered(paths, facts, include_generated, policy)
+    named = frozenset(os.path.normpath(os.fspath(r)) for r in roots)
+    results, pending, readable = _prefiltered(paths, facts, include_generated, policy, named)
     if progress is not None:
         progress(len(paths) - len(pending))  # unreadable or without DALI: done
     _learn_imports(project, readable, facts, policy, jobs, cache)
@@ -143,13 +145,14 @@ def support_files(results: list[FileResult], policy: Policy) -> list[SupportFile
     return found
 
 
-def _prefiltered(paths: list[str], facts: _Facts, include_generated: bool, policy: Policy):
+def _prefiltered(paths: list[str], facts: _Facts, include_generated: bool, policy: Policy, named: frozenset[str]):
     """Each file read once, or not at all when the results cache knows it unchanged (``facts``):
     ``(results, pending, readable)``. ``results`` holds, per path, an error for an unreadable file,
     a skipped result for a generated one (unless ``include_generated``) or one that does not
     mention DALI (nor, with NDD801 selected, has a ``# noqa`` naming our codes: :func:`_judges_noqa`),
-    and None for the others, which are ``pending`` as ``(position in results, path, bytes or None
-    when not read)``; ``readable``: the paths read or known."""
+    unless it is ``named`` and does not parse (:func:`_refused`), and None for the others, which
+    are ``pending`` as ``(position in results, path, bytes or None when not read)``; ``readable``:
+    the paths read or known."""
     results: list[FileResult | None] = []
     pending: list[tuple[int, str, bytes | None]] = []
     readable: list[str] = []
@@ -167,8 +170,28 @@ def _prefiltered(paths: list[str], facts: _Facts, include_generated: bool, polic
             pending.append((len(results), path, raw))
             results.append(None)
         else:
-            results.append(FileResult(path=path, skipped=True))
+            error = _refused(path, raw) if os.path.normpath(path) in named else None
+            results.append(FileResult(path=path, error=error) if error else FileResult(path=path, skipped=True))
     return results, pending, readable
+
+
+def _refused(path: str, raw: bytes | None) -> FileError | None:
+    """Why a file named on the command line (or by pre-commit) that does not mention DALI cannot
+    be read as Python (CPython's verdict, as for a DALI file), or None. Such a file passed as
+    "All checks passed!" though it does not parse; parsing it costs milliseconds. Files found
+    under a folder are not parsed: a syntax error there is every linter's to report (ruff's E9),
+    and parsing every file would cost a cold run more than its DALI files do. Notebooks are left to
+    the notebook reader."""
+    if not path.endswith(".py"):
+        return None
+    try:
+        source = files.decode_source(raw if raw is not None else files.read_bytes(path), path)
+        pyparse.parse(source.text)
+    except files.SourceError as exc:
+        return exc.to_file_error()
+    except pyparse.Refused as refused:
+        return FileError(path, refused.message, refused.line)
+    return None
 
 
 _NOQA = re.compile(rb"(?i)noqa")
