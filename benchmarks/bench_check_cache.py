@@ -6,7 +6,7 @@ using DALI, each a varied fixture). Each round starts with no cache, runs ``chec
 checks that both print the same report; the medians count. Also timed: ``check --no-cache``, and
 ``check`` on a directory with one file (the interpreter and CLI start-up, which no cache saves).
 The result goes into the section ``## Check results cache (first vs second run)`` of
-``docs/benchmarks.md``.
+``docs/benchmarks.md``, before its ``###`` subsections, which are kept (``docs_section.py``).
 
 Usage::
 
@@ -33,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_check_speed import INTRO, ROOT, build_tree  # noqa: E402
+from docs_section import write_section  # noqa: E402
 
 SECTION = "## Check results cache (first vs second run)"
 CLI = [sys.executable, "-c", "from ndd_migrate.cli import main; main()"]
@@ -43,19 +44,6 @@ def timed(args: list[str], cwd: Path) -> tuple[float, bytes]:
     start = time.perf_counter()
     done = subprocess.run([*CLI, *args], cwd=cwd, capture_output=True, env=env)
     return time.perf_counter() - start, done.stdout
-
-
-def write_section(docs: Path, text: str) -> None:
-    """Replace (or add) this benchmark's section of ``docs``; the others stay as they are."""
-    current = docs.read_text(encoding="utf-8") if docs.exists() else INTRO
-    start = current.find(SECTION)
-    if start < 0:
-        updated = current.rstrip("\n") + "\n\n" + text
-    else:
-        following = current.find("\n## ", start + len(SECTION))
-        rest = current[following + 1 :] if following >= 0 else ""
-        updated = current[:start] + text + ("\n" + rest if rest else "")
-    docs.write_text(updated, encoding="utf-8")
 
 
 def main() -> None:
@@ -118,7 +106,7 @@ def main() -> None:
         )
         print(text)
         if not args.no_docs:
-            write_section(args.docs, text)
+            write_section(args.docs, text, SECTION, INTRO)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -3,8 +3,9 @@
 A pre-commit hook must feel instant. This builds a repository of 10,000 Python files (by default)
 in a temporary directory and times both linters on the same tree, several rounds alternating
 between them (the median counts), then writes the result into the section
-``## Lint speed (ndd-migrate check vs ruff)`` of ``docs/benchmarks.md`` (other sections of that
-file belong to other benchmarks and are left as they are).
+``## Lint speed (ndd-migrate check vs ruff)`` of ``docs/benchmarks.md``, before its ``###``
+subsections (earlier measurements, kept; other sections belong to other benchmarks and are left as
+they are: ``docs_section.py``).
 
 The tree: module sizes are mixed like a real code base's (60 % small, 20-120 lines; 32 % medium,
 120-500; 8 % large, 500-2,000), made of functions, classes, loops, comprehensions, ``try`` and
@@ -47,6 +48,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from docs_section import write_section  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## Lint speed (ndd-migrate check vs ruff)"
@@ -256,19 +261,6 @@ def own_work(tree: Path, dali_files: list[Path]) -> dict:
 # ------------------------------------------------------------------------------------------ docs
 
 
-def write_section(docs: Path, text: str) -> None:
-    """Replace (or add) this benchmark's section of ``docs``; everything else stays as it is."""
-    current = docs.read_text(encoding="utf-8") if docs.exists() else INTRO
-    start = current.find(SECTION)
-    if start < 0:
-        updated = current.rstrip("\n") + "\n\n" + text
-    else:
-        following = current.find("\n## ", start + len(SECTION))
-        rest = current[following + 1 :] if following >= 0 else ""
-        updated = current[:start] + text + ("\n" + rest if rest else "")
-    docs.write_text(updated, encoding="utf-8")
-
-
 def report(args, tree_stats: dict, ours: list, ruff: list, startup: list, work: dict, warm: dict) -> str:
     def ms(seconds):
         return f"{seconds * 1000:,.0f} ms"
@@ -391,7 +383,7 @@ def main() -> None:
         text = report(args, tree_stats, ours, ruff, startup, work, warm)
         print(text)
         if not args.no_docs:
-            write_section(args.docs, text)
+            write_section(args.docs, text, SECTION, INTRO)
             print(f"wrote {args.docs}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -42,6 +42,10 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from docs_section import write_section  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 SECTION = "## Cost per file size (check and migrate --diff)"
 COMMANDS = {"check": ["check", "-j", "1"], "migrate --diff": ["migrate", "--diff", "-j", "1", "-q"]}
@@ -359,25 +363,6 @@ def growth(results: dict, files: dict[int, Path], trees: dict[str, Path], timeou
     return "\n".join(lines)
 
 
-def write_section(docs: Path, text: str) -> None:
-    """Replace (or add) this benchmark's section of ``docs`` up to its first ``###`` subsection:
-    the subsections (earlier measurements and what they showed) and the other sections stay."""
-    current = docs.read_text(encoding="utf-8")
-    start = current.find(SECTION)
-    if start < 0:
-        updated = current.rstrip("\n") + "\n\n" + text
-    else:
-        ends = [
-            i
-            for i in (current.find("\n## ", start + len(SECTION)), current.find("\n### ", start + len(SECTION)))
-            if i >= 0
-        ]
-        following = min(ends) if ends else -1
-        rest = current[following + 1 :] if following >= 0 else ""
-        updated = current[:start] + text + ("\n" + rest if rest else "")
-    docs.write_text(updated, encoding="utf-8")
-
-
 def report(args, results: dict, files: dict[int, Path], trees: dict[str, Path]) -> str:
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -433,7 +418,7 @@ def main() -> None:
         text = report(args, results, files, trees)
         print(text)
         if not args.no_docs:
-            write_section(args.docs, text)
+            write_section(args.docs, text, SECTION)
             print(f"wrote {args.docs}")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -51,10 +51,10 @@ def test_the_docs_keep_the_sections_subsections(tmp_path):
         f"# B\n\n## Other\n\nkept\n\n{bench.SECTION}\n\nold run\n\n### Earlier\n\nhistory\n\n## Next\n\nkept too\n",
         encoding="utf-8",
     )
-    bench.write_section(docs, f"{bench.SECTION}\n\nnew run\n")
+    bench.write_section(docs, f"{bench.SECTION}\n\nnew run\n", bench.SECTION)
     assert docs.read_text(encoding="utf-8") == (
         f"# B\n\n## Other\n\nkept\n\n{bench.SECTION}\n\nnew run\n\n### Earlier\n\nhistory\n\n## Next\n\nkept too\n"
     )
     docs.write_text(f"# B\n\n{bench.SECTION}\n\nold run\n\n## Next\n\nkept\n", encoding="utf-8")
-    bench.write_section(docs, f"{bench.SECTION}\n\nnew run\n")
+    bench.write_section(docs, f"{bench.SECTION}\n\nnew run\n", bench.SECTION)
     assert docs.read_text(encoding="utf-8") == f"# B\n\n{bench.SECTION}\n\nnew run\n\n## Next\n\nkept\n"
