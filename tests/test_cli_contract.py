@@ -255,6 +255,22 @@ def test_progress_bar_on_a_terminal_only_and_not_with_quiet(tmp_path):
     assert "━" not in err(ndd("check", "-j", "1", ".", cwd=tmp_path))  # not a terminal
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_a_few_files_that_take_a_while_get_the_bar_too(tmp_path):
+    """One large DALI file (seconds of work) showed nothing until the report: the bar waited for 50
+    files. It now shows once a run has taken a second; a quick run over a few files shows none."""
+    pipelines = "".join(
+        f"\n\n@pipeline_def(batch_size=2)\ndef p{i}(root):\n    return fn.cast(fn.readers.numpy(file_root=root), dtype=1)\n"
+        for i in range(400)
+    )
+    write(tmp_path / "slow" / "big.py", "from nvidia.dali import pipeline_def, fn\n" + pipelines)
+    shown = _stderr_on_a_terminal(["check", "-j", "1", "--no-cache", "slow"], tmp_path)
+    assert "━" in shown and "/1" in shown
+    for i in range(3):
+        write(tmp_path / "quick" / f"m{i}.py", "import os\n")
+    assert "━" not in _stderr_on_a_terminal(["check", "-j", "1", "quick"], tmp_path)
+
+
 @pytest.mark.parametrize("args", [["--tolerance", "[/]"], ["--report", "no[/]dir/r.json"]])
 def test_verify_errors_with_markup_are_shown_as_given(tmp_path, args):
     for name in ("a.py", "b.py"):

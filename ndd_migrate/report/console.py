@@ -29,18 +29,23 @@ def isatty(stream) -> bool:
 
 
 class progress:
-    """A progress bar on stderr for runs over many files: only on a terminal, never with
-    ``--quiet``; gone when the run ends. Used as ``with progress(n, quiet) as advance``, where
-    ``advance(k)`` counts ``k`` more files done (``None`` when there is no bar)."""
+    """A progress bar on stderr for runs over many files, or over few that take a while: only on a
+    terminal, never with ``--quiet``; gone when the run ends. Used as ``with progress(n, quiet) as
+    advance``, where ``advance(k)`` counts ``k`` more files done (``None`` when there is no bar)."""
 
+    #: From this many files the bar shows from the start.
     MIN_FILES = 50
+    #: A run over fewer files shows it once it has run this long (seconds): a DALI file can take a
+    #: second, and 38 of them ran half a minute on a blank screen.
+    DELAY = 1.0
 
     def __init__(self, total: int, quiet: bool) -> None:
         import sys
 
         self.total = total
         self.bar = None
-        if not quiet and total >= self.MIN_FILES and isatty(sys.stderr):
+        self._timer = None
+        if not quiet and total > 0 and isatty(sys.stderr):
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             self.bar = Progress(
@@ -55,8 +60,15 @@ class progress:
     def __enter__(self):
         if self.bar is None:
             return None
-        self.bar.start()
         task = self.bar.add_task("files", total=self.total)
+        if self.total >= self.MIN_FILES:
+            self.bar.start()
+        else:  # the bar draws what was done meanwhile when it starts
+            import threading
+
+            self._timer = threading.Timer(self.DELAY, self.bar.start)
+            self._timer.daemon = True
+            self._timer.start()
         done = [0]
 
         def advance(k: int = 1) -> None:  # a file can be looked at twice (cross-file pass)
@@ -67,5 +79,8 @@ class progress:
         return advance
 
     def __exit__(self, *exc) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer.join()  # a start already under way finishes before the stop
         if self.bar is not None:
             self.bar.stop()
