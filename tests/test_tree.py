@@ -97,3 +97,20 @@ def test_which_visitors_are_plain():
     assert tree._plain(Analyzer) and tree._plain(_Hooks)
     # field hooks of its own, libcst's scope visitor's on a class's bases, a transformer
     assert not tree._plain(_FieldHook) and not tree._plain(_ScopeVisitor) and not tree._plain(Dispatcher)
+
+
+def test_a_visitor_whose_hooks_cannot_be_read_goes_through_libcst():
+    """A visitor class made where its source is not on disk (``exec``): ``_plain`` cannot tell that
+    its per-field hook does nothing, so the visit is libcst's, and it still works."""
+    namespace: dict = {"cst": cst}
+    exec(
+        "class Made(cst.CSTVisitor):\n"
+        "    def __init__(self):\n        self.names = []\n"
+        "    def on_visit_attribute(self, node, attribute):\n        pass\n"
+        "    def visit_Name(self, node):\n        self.names.append(node.value)\n",
+        namespace,
+    )
+    made = namespace["Made"]()
+    assert not tree._plain(type(made))
+    tree.visit(cst.parse_module("a = b\n"), made)
+    assert made.names == ["a", "b"]

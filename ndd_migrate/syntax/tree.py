@@ -1,11 +1,12 @@
-"""A node's children and a pre-order walk over them, without libcst's cost.
+"""A node's children, a pre-order walk over them, and a read-only visit, without libcst's cost.
 
 ``CSTNode.children`` collects them by running ``_visit_and_replace_children`` with a visitor,
 which rebuilds every node it passes (libcst's own comment calls it slow); the analysis asks for
 children tens of thousands of times per file. :func:`children` reads the node's fields instead,
 in the order that method visits them — read once per node class from its source — so the result
 is what ``children`` gives, in the same lexical order (``tests/test_tree.py`` compares the two on
-every node of real files)."""
+every node of real files). :func:`visit` runs a read-only visitor over them: libcst's ``visit``
+rebuilds every node it passes, for a visitor too."""
 
 from __future__ import annotations
 
@@ -131,8 +132,11 @@ def _is_field_hook(name: str) -> bool:
 
 def _does_nothing(function) -> bool:
     """Is ``function``'s body only a docstring and ``pass`` (the per-field hooks
-    ``cstutil.SkipsTrivia`` turns off)?"""
-    body = ast.parse(textwrap.dedent(inspect.getsource(function))).body[0].body
+    ``cstutil.SkipsTrivia`` turns off)? Not when its source cannot be read (then libcst visits)."""
+    try:
+        body = ast.parse(textwrap.dedent(inspect.getsource(function))).body[0].body
+    except (OSError, TypeError, SyntaxError, IndexError, AttributeError):
+        return False
     return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) for s in body)
 
 
