@@ -4,7 +4,6 @@ reader and RNGs registered by name."""
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
@@ -13,7 +12,7 @@ from ndd_migrate.model import constructs
 from ndd_migrate.model.features import checkpoints
 from ndd_migrate.model.types import ImportedPipeline, Kind
 from ndd_migrate.plan import uses
-from ndd_migrate.syntax import cstutil
+from ndd_migrate.syntax import cstutil, tree
 
 RULE = Rule(
     code="NDD415",
@@ -248,7 +247,7 @@ class Impl(RuleImpl):
         """Names a fresh name must not take here: the module's and the enclosing function's."""
         used = set(self.ctx.model.names.module_level)
         if self.ctx.walk.functions:
-            used |= {n.value for n in m.findall(self.ctx.walk.functions[-1], m.Name())}
+            used |= {n.value for n in tree.walk(self.ctx.walk.functions[-1]) if isinstance(n, cst.Name)}
         return used
 
     def _creation(self, original: cst.SimpleStatementLine, updated):
