@@ -228,6 +228,28 @@ def test_a_named_file_without_dali_that_does_not_parse_is_an_error(tmp_path, cli
 
 
 @pytest.mark.parametrize("command", ["check", "migrate"])
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        (b"x = 1\r\ny = 2\r\n", None),  # CRLF
+        (b"# -*- coding: latin-1 -*-\ns = 'caf\xe9'\n", None),  # declared encoding
+        (b"s = 'caf\xe9'\n", "cannot decode byte 0xe9"),  # Python refuses it too
+        (b"def f(:\r\n    pass\r\n", "cannot parse"),
+        (b"\xef\xbb\xbfimport numpy as np\n", None),  # BOM, an import alias
+    ],
+)
+def test_a_named_file_without_dali_is_read_as_python_reads_it(tmp_path, cli, command, data, error):
+    """The named file's bytes decide, as CPython's would: only a file Python refuses is an error,
+    and none is touched."""
+    path = tmp_path / "m.py"
+    path.write_bytes(data)
+    done = cli(command, path)
+    assert done.exit_code == (2 if error else 0), done.stdout + done.stderr
+    assert error is None or error in done.stdout + done.stderr
+    assert path.read_bytes() == data
+
+
+@pytest.mark.parametrize("command", ["check", "migrate"])
 def test_what_a_run_did_not_look_at_is_said(tmp_path, cli, command):
     """An empty folder and a file named explicitly but marked @generated passed in silence ("All
     checks passed!")."""
