@@ -39,9 +39,8 @@ from ndd_migrate.model.types import ImportedPipeline
 from ndd_migrate.model.values import graph_helpers
 from ndd_migrate.plan.collect import collect
 from ndd_migrate.plan.uses import Plan
-from ndd_migrate.syntax import cstparse, pyparse, region, scopes
+from ndd_migrate.syntax import cstparse, pyparse, region, scopes, tree
 from ndd_migrate.syntax.cstutil import snippet
-from ndd_migrate.syntax.tree import visit_wrapped
 
 
 def transform(source: str, path: str, policy: Policy, *, narrow: bool = True) -> FileResult:
@@ -73,15 +72,15 @@ def _transform(source: str, path: str, policy: Policy, narrow: bool) -> FileResu
 
 def _transformed(source: str, path: str, policy: Policy, narrow: bool) -> FileResult:
     try:
-        tree = pyparse.parse(source, notebook=path.endswith(".ipynb"))
+        parsed = pyparse.parse(source, notebook=path.endswith(".ipynb"))
     except pyparse.Refused as refused:  # CPython would not run it: its error, and libcst never sees it
         return FileResult(path=path, old_source=source, error=FileError(path, refused.message, refused.line))
-    module_names = region.module_level_names(tree)
+    module_names = region.module_level_names(parsed)
     if policy.mode == "migrate":
-        return _run(source, path, policy, "all", module_names, todos=True, tree=tree)
-    part = region.dali_region(source, tree) if narrow and not policy.imported_pipelines else None
+        return _run(source, path, policy, "all", module_names, todos=True, stdlib_tree=parsed)
+    part = region.dali_region(source, parsed) if narrow and not policy.imported_pipelines else None
     if not policy.fix:
-        return _checked(source, path, policy, module_names, tree, part)
+        return _checked(source, path, policy, module_names, parsed, part)
     if part is not None:  # only a --fix with something to fix goes on to the whole module
         found = _run(
             part.text,
@@ -107,17 +106,17 @@ MAX_FIX_PASSES = 10
 
 
 def _checked(
-    source: str, path: str, policy: Policy, module_names: set[str], tree: ast.Module | None, part=None
+    source: str, path: str, policy: Policy, module_names: set[str], stdlib_tree: ast.Module | None, part=None
 ) -> FileResult:
     """The findings of ``check`` in ``source`` (:func:`_findings`): of its DALI region ``part``
-    when there is one and it goes through, else of the whole module (whose stdlib tree ``tree``
+    when there is one and it goes through, else of the whole module (whose stdlib tree ``stdlib_tree``
     is when the caller has it)."""
     if part is not None:
         found = _findings(part.text, path, policy, module_names, lines=part, module_source=source)
         if not found.error:
             found.old_source = source
             return found
-    return _findings(source, path, policy, module_names, tree=tree)
+    return _findings(source, path, policy, module_names, stdlib_tree=stdlib_tree)
 
 
 def _findings(text: str, path: str, policy: Policy, module_names: set[str], **where) -> FileResult:
@@ -257,14 +256,14 @@ def _pass(
     lines: region.Region | None = None,
     module_source: str | None = None,
     refused: dict | None = None,
-    tree: ast.Module | None = None,
+    stdlib_tree: ast.Module | None = None,
     every: bool = False,
     seen: dict | None = None,
     prepared: dict | None = None,
 ) -> FileResult:
     """One pass of the rules over ``source``: the whole module, or its region (then ``lines`` maps
     the region's lines back to the module's, whose ``# noqa`` comments are in ``module_source``).
-    ``tree``, when given, is CPython's tree of ``source``: it tells :mod:`ndd_migrate.syntax.cstparse`
+    ``stdlib_tree``, when given, is CPython's tree of ``source``: it tells :mod:`ndd_migrate.syntax.cstparse`
     where a large module's top-level statements are.
 
     A ``Pipeline`` base class with subclasses is flattened first (:mod:`ndd_migrate.model.sources.subclasses`); when
@@ -279,7 +278,7 @@ def _pass(
     result = FileResult(path=path, old_source=source)
     shared = prepared if prepared is not None and not refused else {}
     try:
-        _parsed(source, tree, shared)
+        _parsed(source, stdlib_tree, shared)
     except cst.ParserSyntaxError as exc:
         result.error = _syntax_error(source, path, exc)
         return result
@@ -318,7 +317,7 @@ def _pass(
                 lines=lines,
                 module_source=module_source,
                 refused={**flat.refused, **failed},
-                tree=tree,
+                stdlib_tree=stdlib_tree,
                 every=every,
                 seen=seen,
             )
@@ -422,10 +421,10 @@ def _at(ctx: Context, node: cst.CSTNode) -> str:
     return f"{ctx.path}:{ctx.line_of(node)[0]} (`{snippet(node)}`)"
 
 
-def _parsed(source: str, tree: ast.Module | None, shared: dict) -> None:
+def _parsed(source: str, stdlib_tree: ast.Module | None, shared: dict) -> None:
     """libcst's tree of ``source`` in ``shared``, unless another pass put it there."""
     if "module" not in shared:
-        shared["module"] = cstparse.parse_module(source, tree)
+        shared["module"] = cstparse.parse_module(source, stdlib_tree)
 
 
 def _parts(source: str, refused: dict | None, shared: dict) -> tuple:
@@ -467,7 +466,7 @@ def _model(wrapper: MetadataWrapper, policy: Policy, module_names: set[str], fla
         requested_args=crossfile.own_names(policy.imported_call_args, path),
     )
     analyzer.model.refused_families = flat.refused
-    visit_wrapped(wrapper, analyzer)
+    tree.visit_wrapped(wrapper, analyzer)
     with analyzer.resolve(wrapper):  # the plan asks the analysis for names and scopes
         analyzer.model.plan = Plan(collect(analyzer))  # every use of every value a conversion changes
     shared["self_calls"] = analyzer.model.self_calls
