@@ -251,6 +251,8 @@ def test_a_long_list_comprehension_gets_its_element_and_its_for_on_lines_of_thei
         ("f(a, b)", "f(a, b, n=1)"),
         ("f(\n    a, b\n)", "f(\n    a, b, n=1\n)"),  # the break before `)` stays there
         ("f(\n    a,\n    b,\n)", "f(\n    a,\n    b,\n    n=1,\n)"),
+        # one per line, `)` on its own line: the new last argument gets the formatter's trailing comma
+        ("f(\n    a,\n    b\n)", "f(\n    a,\n    b,\n    n=1,\n)"),
         ("f()", "f(n=1)"),
         # a call the user spread over lines grows by a line, lined up with the arguments above
         ("f(a,\n  b, c)", "f(a,\n  b, c,\n  n=1)"),

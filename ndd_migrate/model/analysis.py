@@ -104,6 +104,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._generators: set[cst.FunctionDef] = set()
         self._pipeline_methods: list[tuple[cst.Name, str]] = []  # `name.build()` / `name.run()`
         self._epoch_uses: list[cst.BaseExpression] = []  # see ndd_migrate.model.features.iterators
+        self._length_uses: list[cst.BaseExpression] = []  # `pipe` of `len(pipe)`: the same
         self._in_import = False
         self._defined: Counter = Counter()  # qualified name → how many `def`/`class` statements bind it
         self._not_read: set[cst.Name] = set()  # attribute names and keywords: not reads of a name
@@ -415,6 +416,9 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         ) or iterators.metadata_receiver(node)
         if epoch_use is not None:
             self._epoch_uses.append(epoch_use)
+        length = iterators.length_receiver(node)
+        if length is not None and "builtins.len" in self.qualnames(node.func):
+            self._length_uses.append(length)  # `len(pipe)`: a metadata use where `__len__` asks it
         func = node.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in ("build", "run"):
             self._pipeline_methods.append((func.value, func.attr.value))  # NDD007
@@ -519,7 +523,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         self._consumed.extend(expected_errors.uses(original_node, self.parents))  # NDD905
         keeps.record(self, self._consumed, self._returns)
         foreign.find(self, self._pipeline_methods)
-        iterators.mark(self, self._epoch_uses)
+        iterators.mark(self, self._epoch_uses, self._length_uses)
         iterators.mark_requested(self, self.model.crossfile.requested_args)
         iterators.mark_restarts(self, self._calls)
         twin_readers.check_late(self.model, original_node)

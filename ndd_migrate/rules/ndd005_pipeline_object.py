@@ -21,7 +21,9 @@ RULE = Rule(
         'For a pipeline migrated in the epoch-aware shape (docs/target-shape.md, "Framework iterators"), '
         '`pipe.epoch_size(name)` becomes `pipe_meta["epoch_size"]` (`"epoch_size_padded"`, which DALI\'s '
         "`epoch_size()` returns, when the reader may pad its shards: `pad_last_batch`) and `pipe.reader_meta(name)` becomes "
-        "`pipe_meta`, the reader's `get_metadata()`. For pipelines made in a list (`pipes = [p(shard_id=n) for n in ...]`, "
+        "`pipe_meta`, the reader's `get_metadata()`; so does `len(pipe)` of a `Pipeline` subclass whose `__len__` "
+        'returns `self.epoch_size("Reader")` for its reader (DALI 2.4 cannot build such a class: it takes the '
+        "pipeline's truth value while building, which calls `__len__`). For pipelines made in a list (`pipes = [p(shard_id=n) for n in ...]`, "
         "also through a name holding pipeline functions or classes) the creation gives the metadata beside them, "
         '`pipes_meta, pipes = zip(*[...])`: `pipes[i].epoch_size(name)` becomes `pipes_meta[i]["epoch_size"]` and, '
         "in a comprehension `... for pipe in pipes`, `pipe.epoch_size(name)` reads the paired metadata "
@@ -148,6 +150,7 @@ class Impl(RuleImpl):
         self._resets: dict[cst.SimpleStatementLine, tuple[str, cst.Name, cst.Call | None]] = {}
         self._made: dict[cst.Call, cst.Call] = {}  # the creation call a reset repeats → rewritten
         self._paired_loops: set[cst.CompFor] = set()  # `for pipe in pipes` whose metadata is read
+        self._lengths: set[cst.Call] = set()  # `len(pipe)` of a class whose `__len__` asks `epoch_size`
 
     def claims(self, use):
         """``pipe.reset()`` (see :meth:`_reset`); ``pipe.epoch_size(name)`` / ``pipe.reader_meta(name)`` of an epoch-aware pipeline; and
@@ -162,6 +165,9 @@ class Impl(RuleImpl):
                 return found
             self._resets[use.statement] = found
             return self.ctx.applies(self.code, use.holder) or None
+        if use.kind is Kind.PIPELINE and use.context == uses.LEN and _length_readers(use.pipeline):
+            self._lengths.add(use.holder)  # `len(pipe)`, its class's `__len__` asking `epoch_size`
+            return self._length_claim(use)
         if use.kind is not Kind.PIPELINE or use.context != uses.METHOD or use.detail not in iterators.METADATA_METHODS:
             return None
         return self._metadata_claim(use)
@@ -181,12 +187,25 @@ class Impl(RuleImpl):
                 + (f": {why}" if why else "")
             )
         if (
-            isinstance(use.holder, cst.Call)
+            use.context == uses.METHOD
+            and isinstance(use.holder, cst.Call)
             and not _one_reader_name(use.holder)
             and not self._reader_item(use.holder, pipeline)
         ):
             return f"`.{use.detail}()` without one reader name gives a dict by reader name"
         return self.ctx.applies(self.code, use.holder) or None
+
+    def _length_claim(self, use):
+        """``len(pipe)``, whose class's ``__len__`` returns ``self.epoch_size(name)``: claimed as that
+        call is (:meth:`_metadata_claim`) where ``name`` is the pipeline's one reader's."""
+        for pipeline in getattr(use.pipeline, "members", (use.pipeline,)):
+            name = reader_name(pipeline)
+            if name != pipeline.length_reader:
+                return (
+                    f"`__len__` of `{pipeline.qualname}` asks the epoch size of `{pipeline.length_reader}`, "
+                    "not of its reader" + (f" (`{name}`)" if name else " (named by a literal)")
+                )
+        return self._metadata_claim(use)
 
     def _reset(self, use) -> str | tuple[str, cst.Name, cst.Call | None]:
         """What ``pipe.reset()`` becomes, or why it cannot be rewritten.
@@ -337,6 +356,10 @@ class Impl(RuleImpl):
         """``pipe.epoch_size(name)`` / ``pipe.reader_meta(name)`` of an epoch-aware pipeline."""
         if any(found[2] is original for found in self._resets.values()):
             self._made[original] = updated
+        length = iterators.length_receiver(original)
+        if length is not None and original in self._lengths:
+            pipeline = self._epoch_aware(length)
+            return self._metadata(original, updated, pipeline, '"') if pipeline is not None else updated
         pipe = iterators.metadata_receiver(original)
         pipeline = self._epoch_aware(pipe)
         if pipeline is None:
@@ -382,7 +405,7 @@ class Impl(RuleImpl):
         """What the call ``original`` (``updated`` after the other rules) of ``pipeline`` asking its one
         reader's metadata becomes: ``pipe_meta`` (``reader_meta``), or its ``"epoch_size"`` item; None
         where the rule does not apply there."""
-        pipe = iterators.metadata_receiver(original)
+        pipe = iterators.metadata_receiver(original) or iterators.length_receiver(original)
         if not self.ctx.applies(self.code, original):
             return None
         how = self.ctx.model.metadata_reads.get(pipe)
@@ -393,8 +416,17 @@ class Impl(RuleImpl):
             meta = iterators.meta_of(pipe)
         if isinstance(how, cst.CompFor):
             self._paired_loops.add(how)
-        method = original.func.attr.value
-        self.ctx.report(self.code, original, f"`.{method}(...)` → the reader's `get_metadata()`", fixed=True)
+        if isinstance(original.func, cst.Attribute):
+            method = original.func.attr.value
+            self.ctx.report(self.code, original, f"`.{method}(...)` → the reader's `get_metadata()`", fixed=True)
+        else:  # `len(pipe)`: what its class's `__len__` returned, `self.epoch_size(name)`
+            method = "epoch_size"
+            self.ctx.report(
+                self.code,
+                original,
+                "`len()` (`__len__`: `.epoch_size(...)`) → the reader's `get_metadata()`",
+                fixed=True,
+            )
         if method == "reader_meta":
             return meta
         # `Pipeline.epoch_size(name)` is the reader's `epoch_size_padded` (DALI 2.4 `pipeline.py`):
@@ -490,6 +522,11 @@ def _kept_across_reset(pipeline) -> str | None:
             "(call the migrated function again)"
         )
     return None
+
+
+def _length_readers(pipeline) -> bool:
+    """Does each pipeline ``pipeline`` stands for define ``__len__`` as its reader's epoch size?"""
+    return all(getattr(member, "length_reader", None) for member in getattr(pipeline, "members", (pipeline,)))
 
 
 def _quote(node: cst.BaseExpression) -> str:

@@ -223,11 +223,21 @@ def add_kwarg(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
     if isinstance(last.comma, cst.Comma):  # trailing comma: keep it at the end
         args[-1] = last.with_changes(comma=between)
         args.append(new.with_changes(comma=last.comma))
+    elif _breaks(between) and _breaks(last.whitespace_after_arg):
+        # `f(\n    a,\n    b\n)`: one argument per line, `)` on a line of its own; the new last
+        # argument gets the trailing comma a formatter writes there (black's "magic trailing comma")
+        args[-1] = last.with_changes(comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))
+        args.append(new.with_changes(comma=cst.Comma(whitespace_after=last.whitespace_after_arg)))
     else:
         # `f(\n    a, b\n)`: the line break before `)` stays before it, after the new argument
         args[-1] = last.with_changes(comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))
         args.append(new.with_changes(whitespace_after_arg=last.whitespace_after_arg))
     return call.with_changes(args=args)
+
+
+def _breaks(whitespace) -> bool:
+    """Does ``whitespace`` (a comma's, or what follows an argument) end its line?"""
+    return isinstance(getattr(whitespace, "whitespace_after", whitespace), cst.ParenthesizedWhitespace)
 
 
 #: In ``f(\n    a, b)``, the columns past the arguments' indentation that the line of ``a, b`` with

@@ -195,6 +195,15 @@ def metadata_receiver(node: cst.Call) -> cst.BaseExpression | None:
     return None
 
 
+def length_receiver(node: cst.Call) -> cst.BaseExpression | None:
+    """``pipe`` of ``len(pipe)`` (the caller makes sure ``len`` is the builtin): the epoch size of
+    the reader a ``Pipeline`` subclass's ``__len__`` names (``LegacyPipeline.length_reader``)."""
+    func, args = node.func, node.args
+    if isinstance(func, cst.Name) and func.value == "len" and len(args) == 1 and not args[0].keyword:
+        return None if args[0].star else args[0].value
+    return None
+
+
 def plain_call_sites(model, assigns, lists: bool = False, given: frozenset = frozenset()) -> set:
     """Pipeline functions all of whose call sites are ``name = f(...)`` statements, or with
     ``lists``, items of a list bound to a name (``pipes = [f(shard_id=i) for i in ...]``); with
@@ -274,9 +283,10 @@ def all_epochs(pipeline) -> bool:
     return all(getattr(m, "epochs", False) for m in getattr(pipeline, "members", (pipeline,)))
 
 
-def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
+def mark(analyzer, uses: list[cst.BaseExpression], lengths: list[cst.BaseExpression] = ()) -> None:
     """Set ``pipeline.epochs`` for the pipeline functions that ``uses`` (iterator arguments, receivers of
-    ``epoch_size``/``reader_meta``) show to need the reader's metadata, when every use is a name
+    ``epoch_size``/``reader_meta``) show to need the reader's metadata, and ``lengths`` (``pipe`` of
+    ``len(pipe)``) where each pipeline it holds has a ``__len__`` asking it; when every use is a name
     bound directly by a call site (or by a list of them: an item of it, ``pipes[0]``, or the
     target of a comprehension over it, ``... for pipe in pipes``), and the function has a reader
     and plain call sites only. Each use found so is kept in ``model.metadata_reads`` (the use →
@@ -284,9 +294,7 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
     the epoch-aware creation rewrites (NDD411) in ``model.paired_calls``."""
     model = analyzer.model
     direct, lists = _bound_call_sites(analyzer)
-    items = [item for use in uses for item in listed(use)]
-    whole = {id(item): use for use in uses for item in listed(use)}  # `[pipe]` for its `pipe`
-    given = frozenset(id(item) for item in items if given_directly(model, item) is not None)
+    items, whole, given, by_length = _metadata_uses(model, uses, lengths)
     plain_ids = _plain_ids(model, analyzer.assigns, True, given)
     plain = _all_plain(model, plain_ids, True)
     factories = set(map(id, model.factories.values()))
@@ -297,6 +305,8 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
             continue
         held, how = found
         pipelines = getattr(held, "members", (held,))
+        if id(expr) in by_length and not _sized_by_reader(pipelines):
+            continue  # `len()` of a pipeline without such a `__len__`: not a metadata use
         if any(isinstance(pipeline, ImportedPipeline) for pipeline in pipelines):
             _imported_use(model, pipelines, how, [expr, *([whole[id(expr)]] if whole[id(expr)] is not expr else [])])
             continue
@@ -312,6 +322,25 @@ def mark(analyzer, uses: list[cst.BaseExpression]) -> None:
         for pipeline, why in zip(pipelines, refusals):
             pipeline.epochs_refused = why
     _unplain_imported(model, analyzer.assigns, given)
+
+
+def _metadata_uses(model, uses: list, lengths) -> tuple[list, dict, frozenset, set]:
+    """``(items, whole, given, by_length)`` for :func:`mark`: each pipeline expression ``uses`` and
+    ``lengths`` hold (an iterator's list display gives its items), the use each comes from (``[pipe]``
+    for its ``pipe``), the ids of those made where given (``DALIGenericIterator([p(...)])``), and the
+    ids of the ``len()`` arguments among them."""
+    items = [item for use in uses for item in listed(use)]
+    whole = {id(item): use for use in uses for item in listed(use)}
+    given = frozenset(id(item) for item in items if given_directly(model, item) is not None)
+    lengths = [item for item in lengths if id(item) not in whole]
+    items += lengths
+    whole.update((id(item), item) for item in lengths)
+    return items, whole, given, {id(item) for item in lengths}
+
+
+def _sized_by_reader(pipelines) -> bool:
+    """Does each of ``pipelines`` define ``__len__`` as its reader's epoch size (``length_reader``)?"""
+    return all(getattr(pipeline, "length_reader", None) for pipeline in pipelines)
 
 
 def _imported_use(model, pipelines: tuple, how, exprs: list[cst.BaseExpression]) -> None:

@@ -159,6 +159,10 @@ class LegacyPipeline(PipelineFunction):
     setup_nonlocal: list[str] = field(default_factory=list)  # attrs `iter_setup` assigns
     batch_size_reads: set[cst.Attribute] = field(default_factory=set)  # `self.batch_size` in `iter_setup`
     generator: Generator = field(default_factory=Generator)
+    # `def __len__(self): return self.epoch_size("Reader")`: that reader name. `len(pipe)` then asks
+    # the reader's epoch size as `pipe.epoch_size("Reader")` does (NDD005), and `__len__` goes with
+    # the class (DALI's Paddle ResNet-50 example and its copies).
+    length_reader: str | None = None
 
     def given(self, name: str) -> bool:
         return name in self.settings

@@ -137,6 +137,8 @@ class _ClassReader(MethodReader):
                 pipeline.graph = stmt
             elif isinstance(stmt, cst.FunctionDef) and stmt.name.value == "iter_setup" and not stmt.decorators:
                 pipeline.setup = stmt
+            elif isinstance(stmt, cst.FunctionDef) and _epoch_size_length(stmt) is not None:
+                pipeline.length_reader = _epoch_size_length(stmt)
             elif not (index == 0 and cstutil.is_docstring(stmt)):
                 name = stmt.name.value if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else None
                 self.problem(
@@ -195,6 +197,40 @@ def _names_in(node: cst.CSTNode) -> set[str]:
     finder = _Names()
     tree.visit(node, finder)
     return finder.names
+
+
+def _epoch_size_length(method: cst.FunctionDef) -> str | None:
+    """The reader name of ``def __len__(self): return self.epoch_size("Reader")`` (a docstring
+    before the ``return`` allowed), or None for any other method. DALI 2.4's
+    ``Pipeline.epoch_size(name)`` is that reader's padded epoch size, which the reader's metadata
+    gives after the conversion: ``len(pipe)`` keeps its value (NDD005)."""
+    params = cstutil.all_params(method.params)
+    if method.name.value != "__len__" or method.decorators or len(params) != 1 or not method.params.params:
+        return None
+    call = _returned(method)
+    if not (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "epoch_size"
+        and _is_name(call.func.value, params[0].name.value)
+        and len(call.args) == 1
+        and (call.args[0].keyword is None or call.args[0].keyword.value == "name")
+    ):
+        return None
+    arg = call.args[0]
+    name = arg.value.evaluated_value if isinstance(arg.value, cst.SimpleString) and not arg.star else None
+    return name if isinstance(name, str) else None
+
+
+def _returned(method: cst.FunctionDef) -> cst.BaseExpression | None:
+    """What a method whose body is one ``return`` (after a docstring) returns, else None."""
+    if not isinstance(method.body, cst.IndentedBlock):
+        return None
+    body = [stmt for i, stmt in enumerate(method.body.body) if not (i == 0 and cstutil.is_docstring(stmt))]
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1:
+        return None
+    returned = body[0].body[0]
+    return returned.value if isinstance(returned, cst.Return) else None
 
 
 def _why_kept(stmt, body) -> str:
