@@ -306,7 +306,9 @@ def settle_iterator_classes(results: list[FileResult], policy: Policy, process, 
         importing = _class_importers(results, run_paths, sources)
         if not importing:
             return policy
-        wanted = replace(policy, imported_iterator_classes=sources)
+        # The classes some file of the run imports: a wrapper's own module reads from this that
+        # its calls are elsewhere (NDD008's `_takes_migrated`).
+        wanted = replace(policy, imported_iterator_classes={key: sources[key] for key in importing})
         if wanted != policy:  # the importers learn the classes first
             policy = wanted
         else:

@@ -307,12 +307,13 @@ class _Walk:
         """``Use.callee_kind`` of an argument of ``call``."""
         if names.dali_name(self.analyzer, call.func) is not None:
             return "dali"
-        return (
-            "subclass"
-            if call in self.analyzer.model.iterator_subclasses
-            or any(call in sub.calls for sub in self.analyzer.model.iterator_classes.values())
-            else ""
+        model = self.analyzer.model
+        sub = model.iterator_subclasses.get(call) or next(
+            (sub for sub in model.iterator_classes.values() if call in sub.calls), None
         )
+        if sub is None:
+            return ""
+        return "wrapper" if sub.wrapper else "subclass"
 
     def _stored(self, node, parent, use) -> tuple | None:
         """An assignment's value or target, or a statement of its own."""

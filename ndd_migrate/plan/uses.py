@@ -79,7 +79,8 @@ class Use:
     # may run, or why they are not known (ndd_migrate.model.values.called_parameters).
     callees: Callees | None = None
     # An argument of a call of a DALI class or function (``DALIGenericIterator(pipe)``): "dali"; of
-    # a class of the module deriving from DALI's iterator (``DALIDataloader(pipe)``): "subclass".
+    # a class of the module deriving from DALI's iterator (``DALIDataloader(pipe)``): "subclass"; of
+    # one that makes DALI's iterator in its ``__init__`` (``self.it = DALIGenericIterator(...)``): "wrapper".
     callee_kind: str = ""
 
     @property

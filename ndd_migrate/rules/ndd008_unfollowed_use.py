@@ -11,7 +11,7 @@ from libcst.metadata import ScopeProvider
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.model.features import instances, iterators
+from ndd_migrate.model.features import instances, iterator_subclasses, iterators
 from ndd_migrate.model.types import Kind
 from ndd_migrate.model.values import called_parameters
 from ndd_migrate.plan import uses
@@ -276,16 +276,36 @@ class Impl(RuleImpl):
         for sub in self.ctx.model.iterator_classes.values():
             if sub.blocker and not sub.imported:
                 short = sub.base.rsplit(".", 1)[-1]
-                found.append((sub.super_call or sub.node, f"`{sub.node.name.value}` runs, as its base,", short))
+                who = f"`{sub.node.name.value}` runs" + ("" if sub.wrapper else ", as its base,")
+                found.append((sub.super_call or sub.node, who, short))
+        wrapped = {id(sub.super_call) for sub in self.ctx.model.iterator_classes.values() if self._takes_migrated(sub)}
         for node in self.ctx.model.parents:
             if not isinstance(node, cst.Call) or self.ctx.dali_name(node.func) not in _DALI_ITERATORS:
                 continue
+            if id(node) in wrapped:
+                continue  # a wrapper class's, given migrated pipelines only: its calls are read as the iterator's
             given = cstutil.kwarg(node, "pipelines") or next((a for a in node.args if a.keyword is None), None)
             if given is not None and self.ctx.kind(given.value) is None and not self._marked(node):
                 owner = self._definition_of(node)
                 who = f"`{owner}` runs" if owner else "the module runs"
                 found.append((node, who, self.ctx.dali_name(node.func).rsplit(".", 1)[-1]))
         return sorted(found, key=lambda item: self.ctx.line_of(item[0])[:2])
+
+    def _takes_migrated(self, sub) -> bool:
+        """Is ``sub`` a wrapper class of DALI's iterator (iterator_subclasses.wrapping) whose calls
+        the migration follows: in this module, or in the other modules of the run that import it
+        (``Policy.imported_iterator_classes``), unless one of them keeps it DALI's
+        (``kept_iterator_classes``)? A wrapper no module of the run calls may be given a pipeline
+        of this module where it is made, outside the run: that pipeline stays."""
+        if not sub.wrapper or sub.blocker is not None:
+            return False
+        policy = self.ctx.policy
+        names = iterator_subclasses.names_of(sub, self.ctx.model, self.ctx.path)
+        if any(name in policy.kept_iterator_classes for name in names):
+            return False
+        return bool(sub.calls) or any(
+            name in policy.rebased_iterator_classes or name in policy.imported_iterator_classes for name in names
+        )
 
     def _through_instance(self, pipeline) -> tuple[cst.CSTNode, str, str] | None:
         """The first ``obj.method`` naming the pipeline method ``pipeline`` (a ``@pipeline_def``
@@ -668,6 +688,12 @@ def _argument_hint(use: uses.Use, callee: str) -> str:
         return (
             f"`{callee}` derives from DALI's iterator, which runs a pipeline: see the TODO at the class for "
             "what keeps its base DALI's, or keep this pipeline in pipeline mode"
+        )
+    if use.kind in (Kind.PIPELINE, Kind.PIPELINES) and use.callee_kind == "wrapper":
+        return (
+            f"`{callee}` makes DALI's iterator over it, which runs a pipeline: use that iterator only as DALI's "
+            "and the support module's both allow (its reset, size, length, next batch), or keep this pipeline in "
+            "pipeline mode"
         )
     if use.kind in (Kind.PIPELINE, Kind.PIPELINES) and use.callee_kind == "dali":
         return (

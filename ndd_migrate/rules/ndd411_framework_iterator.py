@@ -402,6 +402,8 @@ class Impl(RuleImpl):
 
     # -- the iterator ------------------------------------------------------------------------
     def leave_Call(self, original: cst.Call, updated: cst.Call):
+        if original in self._wrapped:
+            return self._wrapped_call(original, updated)
         epoch = iterators.epoch_of(original, self.loader_reads)
         if epoch is not None:  # `self.loader.__iter__()`, `iter(self.loader)`: one epoch
             self.ctx.report(
@@ -471,7 +473,14 @@ class Impl(RuleImpl):
         from it takes the support module's), its import moves to the support module (the calls
         stay as written); otherwise each drop-in call, and each such class, names the support
         module's class under a name of its own."""
-        rebased = [s for s in self.ctx.model.iterator_classes.values() if not s.imported and self._subclass_converts(s)]
+        converting = [
+            s for s in self.ctx.model.iterator_classes.values() if not s.imported and self._subclass_converts(s)
+        ]
+        # The iterator call of each converting wrapper class: the support module's class is called there.
+        self._wrapped: dict[cst.Call, object] = {s.super_call: s for s in converting if s.wrapper}
+        rebased = [s for s in converting if not s.wrapper]
+        for sub in self._wrapped.values():
+            sub.rebased = True  # its iterator is the support module's: other modules read it so
         moved = drop_in.moved_imports(self.ctx.model, self._scope_of, self.dali_name, self._converts_as, rebased)
         self.ctx.imports.moved_to_support.update(moved)
         self._swapped: set[str] = set(moved)
@@ -485,6 +494,8 @@ class Impl(RuleImpl):
 
     def _converts_as(self, call: cst.Call) -> str | None:
         """How the iterator ``call`` converts: ``"drop-in"``, ``"epochs"``, or None (it stays)."""
+        if call in self._wrapped:
+            return "drop-in"
         if self._rewritten(call) is None:
             return None
         return "drop-in" if self._drop_in(call) else "epochs"
@@ -518,6 +529,22 @@ class Impl(RuleImpl):
             metas = cst.List([cst.Element(metas)])
         return cstutil.add_kwarg(updated.with_changes(func=func), "reader_meta", metas)
 
+    def _wrapped_call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """The iterator a wrapper class makes in its ``__init__``, given what its calls give it
+        (migrated pipelines): the support module's class of the same name, arguments as written."""
+        sub = self._wrapped[original]
+        cls = iterators.SUPPORT_CLASSES[sub.base]
+        self.ctx.report(
+            self.code,
+            original,
+            f"`{sub.node.name.value}` is given migrated pipelines: the iterator it makes is the support module's "
+            f"`{cls}`",
+            fixed=True,
+        )
+        if isinstance(original.func, cst.Name) and original.func.value in self._swapped:
+            return updated
+        return updated.with_changes(func=cst.Name(self._support_name(cls)))
+
     def _iterator_of(self, call: cst.Call) -> tuple[str | None, cst.Call | None]:
         """``(DALI name, call)`` of the iterator ``call`` makes: DALI's own, or through a class
         deriving from it (``model.iterator_subclasses``), the call of the base its ``__init__``
@@ -536,6 +563,8 @@ class Impl(RuleImpl):
             return kept
         reads = sorted(drop_in.iterator_reads(self.ctx.model, self._scope_of, call), key=self._where)
         why = iterator_subclasses.instance_blocker(self.ctx.model.parents, reads)
+        if why is None and sub.wrapper:
+            why = iterator_subclasses.wrapped_blocker(self.ctx.model.parents, reads, sub.wrapper)
         if why:
             return why
         for other in sub.calls:
@@ -548,11 +577,13 @@ class Impl(RuleImpl):
         """A call of a class whose base becomes the support module's iterator: as written, with each
         pipeline given with its reader's metadata (``(pipe_meta, pipe)``) where the base call names
         a reader and the pipelines are not made in the call."""
+        sub = self.ctx.model.iterator_subclasses[original]
+        how = "the iterator it makes" if sub.wrapper else "its base"
         self.ctx.report(
             self.code,
             original,
             f"`{original.func.value if isinstance(original.func, cst.Name) else 'the class'}(...)` takes the "
-            "migrated pipeline: its base is the support module's iterator",
+            f"migrated pipeline: {how} is the support module's iterator",
             fixed=True,
         )
         _, view = self._iterator_of(original)

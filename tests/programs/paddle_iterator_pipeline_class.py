@@ -1,8 +1,9 @@
 # expect: blocked NDD401
 # data: jpeg
-"""A `Pipeline` subclass that also defines `__len__`, given to PaddlePaddle's iterator with
-`size=len(pipe)`: the iterator would convert (the support module's Paddle iterator), but `__len__`
-has no counterpart in a generator function, so the class is kept in pipeline mode."""
+"""A `Pipeline` subclass that also defines `__len__` (a number of its own, not its reader's epoch
+size), given to PaddlePaddle's iterator with `size=len(pipe)`: the iterator would convert (the
+support module's Paddle iterator), but such a `__len__` has no counterpart in a generator
+function, so the class is kept in pipeline mode."""
 
 import sys
 
@@ -21,7 +22,7 @@ class Train(Pipeline):
         return jpegs, labels
 
     def __len__(self):
-        return self.epoch_size("Reader")
+        return 4
 
 
 pipe = Train(sys.argv[1])

@@ -73,6 +73,10 @@ class IteratorSubclass:
     calls: list = field(default_factory=list)  # the calls of the class in the module
     rebased: bool = False  # its base is the support module's (decided by NDD411)
     imported: str = ""  # a class of another module of the run: its name as imported here
+    # A class that does not derive from the iterator but wraps one: the `self` attribute its
+    # `__init__` stores DALI's iterator in (`self.it = DALIGenericIterator(pipelines, ...)`), made by
+    # `super_call`; the support module's class is called there instead (NDD411).
+    wrapper: str | None = None
 
 
 def examine(node: cst.ClassDef, base: str, base_expr: cst.BaseExpression) -> IteratorSubclass:
@@ -166,7 +170,15 @@ def _forwarding(node: cst.ClassDef, init: cst.FunctionDef) -> tuple[cst.Call | N
     ]
     if len(calls) != 1:
         return None, "its `__init__` does not call `super().__init__(...)` once, as a statement of its own"
-    call = calls[0]
+    why = _forwarded(calls[0], init, "the base")
+    return (None, why) if why else (calls[0], None)
+
+
+def _forwarded(call: cst.Call, init: cst.FunctionDef, who: str) -> str | None:
+    """Why ``call`` (of the iterator, in ``init``) is not given its arguments straight from
+    ``init``'s parameters, or None: arguments that are parameters (``*args``/``**kwargs``
+    included) or constants, and the pipelines parameter read nowhere else. ``who``: the iterator,
+    as the message names it."""
     params = _params(init)
     for arg in call.args:
         value = arg.value
@@ -174,13 +186,151 @@ def _forwarding(node: cst.ClassDef, init: cst.FunctionDef) -> tuple[cst.Call | N
             continue
         if _free_of(value, params):
             continue
-        return None, "its `__init__` gives the base an expression of its parameters"
+        return f"its `__init__` gives {who} an expression of its parameters"
     pipes = _pipelines_arg(call, init)
     if pipes is None:
-        return None, "its `__init__` does not give the base its pipelines as a parameter"
+        return f"its `__init__` does not give {who} its pipelines as a parameter"
     if _reads(init.body, pipes) != 1:
-        return None, f"its `__init__` reads `{pipes}` beside giving it to the base"
-    return call, None
+        return f"its `__init__` reads `{pipes}` beside giving it to {who}"
+    return None
+
+
+def wrapping(resolver, node: cst.ClassDef) -> IteratorSubclass | None:
+    """The class ``node`` as a wrapper of DALI's PyTorch iterator, or None: its ``__init__`` stores
+    the one call of such an iterator in the class, ``self.<attr> = DALIGenericIterator(pipelines,
+    ...)`` (a statement of its own), given a parameter as its pipelines. Its ``blocker`` says why
+    the support module's iterator cannot be the one it stores: arguments not handed straight from
+    ``__init__``'s parameters, or ``self.<attr>`` used other than as DALI's iterator is
+    (:func:`_wrapper_blocker`)."""
+    calls = [
+        call
+        for call in tree.walk(node)
+        if isinstance(call, cst.Call)
+        and _spelled(call.func).endswith("Iterator")  # cheap, before the qualified name
+        and names.dali_name(resolver, call.func) in iterators.REWRITTEN
+    ]
+    init = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    if len(calls) != 1 or init is None:
+        return None
+    call, base = calls[0], names.dali_name(resolver, calls[0].func)
+    attr = next((_self_store(stmt, init, call) for stmt in init.body.body if _self_store(stmt, init, call)), None)
+    if attr is None or base not in iterators.TORCH_ITERATORS:
+        return None
+    short = f"`{base.rsplit('.', 1)[-1]}`"
+    found = IteratorSubclass(node, base, call.func.value if isinstance(call.func, cst.Name) else None, wrapper=attr)
+    found.init, found.super_call = init, call
+    found.blocker = _forwarded(call, init, short) or _wrapper_blocker(node, attr) or _read_otherwise(resolver, node)
+    return found
+
+
+def _spelled(func: cst.BaseExpression) -> str:
+    """The last name of a callee as written (``DALIGenericIterator`` of ``pytorch.DALIGenericIterator``)."""
+    if isinstance(func, cst.Name):
+        return func.value
+    return func.attr.value if isinstance(func, cst.Attribute) else ""
+
+
+def _wrapper_of_source(node: cst.ClassDef, base: str) -> IteratorSubclass:
+    """A wrapper class of another module (:func:`wrapping` found it there, without a blocker), read
+    from its source alone: the iterator call is the one its ``__init__`` stores whose callee ends
+    with the name of DALI's class ``base``."""
+    short = base.rsplit(".", 1)[-1]
+    init = next(s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__")
+    for stmt in init.body.body:
+        value = getattr(stmt.body[0], "value", None) if isinstance(stmt, cst.SimpleStatementLine) else None
+        func = value.func if isinstance(value, cst.Call) else None
+        attr = _self_store(stmt, init, value) if func is not None and _spelled(func) == short else None
+        if attr is not None:
+            found = IteratorSubclass(node, base, func.value if isinstance(func, cst.Name) else None, wrapper=attr)
+            found.init, found.super_call = init, value
+            return found
+    return IteratorSubclass(node, base, None, f"its `__init__` does not store DALI's `{short}`")
+
+
+def _self_store(stmt: cst.CSTNode, init: cst.FunctionDef, call: cst.Call) -> str | None:
+    """``attr`` when ``stmt`` is ``self.attr = call`` (``self``: ``init``'s first parameter)."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)):
+        return None
+    assign = stmt.body[0]
+    target = assign.targets[0].target if len(assign.targets) == 1 else None
+    own = init.params.params[0].name.value if init.params.params else None
+    if assign.value is call and isinstance(target, cst.Attribute) and _is_name(target.value, own):
+        return target.attr.value
+    return None
+
+
+def _is_name(node: cst.CSTNode, name: str | None) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+#: Where a wrapper may read the iterator it keeps, beside the attributes DALI's iterator and the
+#: support module's share (:data:`MODELLED`): given to these builtins, or iterated.
+_ITERATOR_BUILTINS = frozenset({"next", "iter", "len"})
+
+
+def _as_iterator(node: cst.CSTNode, parent, grand) -> bool:
+    """Is ``node`` (the iterator a wrapper keeps; ``parent`` and ``grand`` above it) used as both
+    DALI's and the support module's iterators allow: an attribute of :data:`MODELLED`, given to
+    ``next``/``iter``/``len``, or iterated?"""
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        return parent.attr.value in MODELLED
+    if isinstance(parent, cst.Arg) and isinstance(grand, cst.Call) and isinstance(grand.func, cst.Name):
+        return grand.func.value in _ITERATOR_BUILTINS and len(grand.args) == 1 and not parent.keyword
+    return isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node
+
+
+def _wrapper_blocker(node: cst.ClassDef, attr: str) -> str | None:
+    """Why ``self.<attr>`` of the class ``node`` may not hold the support module's iterator, or
+    None: set again, read for state the support module does not keep as DALI's does, or handed
+    on (where it goes, anything may be asked of it); ``return self.<attr>`` in ``__iter__`` is the
+    iterator protocol's."""
+    for method in (s for s in node.body.body if isinstance(s, cst.FunctionDef)):
+        params = method.params.params
+        own = params[0].name.value if params else None
+        finder = _WrapperReads(own, attr, method.name.value == "__iter__")
+        tree.visit(method.body, finder)
+        if finder.stores > (1 if method.name.value == "__init__" else 0):
+            return f"`self.{attr}` is set again"
+        if finder.blocker:
+            return finder.blocker
+    return None
+
+
+class _WrapperReads(cst.CSTVisitor):
+    """The uses of ``self.<attr>`` in a method: stores counted, the first read a DALI iterator's
+    uses do not cover kept as ``blocker``."""
+
+    def __init__(self, own: str | None, attr: str, in_iter: bool) -> None:
+        self.own, self.attr, self.in_iter = own, attr, in_iter
+        self.stores, self.blocker = 0, None
+        self._parents: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Name) and node.value in ("vars", "getattr", "setattr", "__dict__"):
+            self.blocker = self.blocker or f"it uses `{node.value}`, which may reach `self.{self.attr}`"
+        if isinstance(node, cst.Attribute) and _is_name(node.value, self.own) and node.attr.value == self.attr:
+            self._use(node, self._parents[-1] if self._parents else None)
+        self._parents.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self._parents.pop()
+
+    def _use(self, node: cst.Attribute, parent) -> None:
+        grand = self._parents[-2] if len(self._parents) > 1 else None
+        if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)) or (
+            isinstance(parent, (cst.Tuple, cst.List, cst.Element)) and isinstance(grand, cst.AssignTarget)
+        ):
+            self.stores += 1
+            return
+        if _as_iterator(node, parent, grand) or (isinstance(parent, cst.Return) and self.in_iter):
+            return
+        what = (
+            f"its `.{parent.attr.value}` has no counterpart on the support module's iterator"
+            if isinstance(parent, cst.Attribute)
+            else "it is handed on, and what is asked of it there is not followed"
+        )
+        self.blocker = self.blocker or f"`self.{self.attr}`, DALI's iterator: {what}"
 
 
 def _is_base_init(call: cst.BaseExpression) -> bool:
@@ -335,6 +485,10 @@ def find(resolver, module: cst.Module, calls) -> dict[str, IteratorSubclass]:
     for node in _classes(module.body):
         base = iterators.iterator_base(node, lambda expr: names.dali_name(resolver, expr), local)
         if base is None:
+            wrapper = wrapping(resolver, node)
+            if wrapper is not None:
+                for q in resolver.get_metadata(QualifiedNameProvider, node.name, None) or ():
+                    classes[q.name] = wrapper
             continue
         local[node.name.value] = base
         base_expr = node.bases[0].value
@@ -358,7 +512,7 @@ def _imported(resolver, call: cst.Call, qual: str) -> IteratorSubclass:
     makes, read from its source; called by the name its import binds, read only by calls."""
     base, source = resolver.model.crossfile.iterator_classes[qual.lstrip(".")]
     node = next(s for s in cst.parse_module(source).body if isinstance(s, cst.ClassDef))
-    found = examine(node, base, node.bases[0].value)
+    found = examine(node, base, node.bases[0].value) if node.bases else _wrapper_of_source(node, base)
     found.imported = qual.lstrip(".")
     if not isinstance(call.func, cst.Name):
         found.blocker = found.blocker or f"`{qual}` is called other than by the name its import binds"
@@ -405,6 +559,13 @@ def subclass_uses(resolver, module: cst.Module, calls) -> list[tuple]:
             f"its pipeline is given to `{name}`, a subclass of `{short}`, which needs a real `Pipeline`",
             f"replace `{name}` first (see the TODO at the class), then migrate this pipeline",
         )
+        if found.wrapper:
+            advice = (
+                f"its pipeline is given to `{name}`, which runs DALI's `{short}` on it, and the support "
+                f"module's cannot stand in: {found.blocker}",
+                f"make `{name}` use its iterator as DALI's and the support module's both allow, or migrate "
+                "this use by hand",
+            )
         for call in found.calls:
             for arg in call.args:
                 values = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else (arg,)
@@ -454,6 +615,21 @@ def instance_blocker(parents: dict, reads) -> str | None:
         attr = parent.attr.value if isinstance(parent, cst.Attribute) and parent.value is read else None
         if attr in DALI_STATE and attr not in MODELLED:
             return f"`.{attr}` of the iterator has no counterpart on the support module's iterator"
+    return None
+
+
+def wrapped_blocker(parents: dict, reads, attr: str) -> str | None:
+    """Why a wrapper class whose instance is read at ``reads`` may not keep the support module's
+    iterator in ``attr``, or None: a read reaching it (``loader.<attr>``) for what DALI's and the
+    support module's iterators do not share, or handing it on."""
+    for read in reads:
+        parent = parents.get(read)
+        if not (isinstance(parent, cst.Attribute) and parent.value is read and parent.attr.value == attr):
+            continue
+        use = parents.get(parent)
+        if _as_iterator(parent, use, parents.get(use)):
+            continue
+        return f"`.{attr}`, DALI's iterator, is used where the support module's iterator may differ"
     return None
 
 

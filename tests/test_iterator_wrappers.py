@@ -1,0 +1,150 @@
+"""A user class that wraps DALI's PyTorch iterator: its ``__init__`` makes ``DALIGenericIterator``
+(or ``DALIClassificationIterator``) over the pipelines its caller gives it and keeps it in a
+``self`` attribute. Where the class uses that iterator only as DALI's and the support module's
+both allow, the iterator it makes becomes the support module's and the pipelines given to the class
+migrate (NDD411); the class and its callers keep their code. Whole programs:
+``tests/programs/iterator_wrapper_*.py``."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import HAS_DALI, migrate_text
+
+PIPELINE = """\
+import math
+import sys
+
+from nvidia.dali import fn, pipeline_def
+from nvidia.dali.plugin.pytorch import DALIClassificationIterator
+
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=5)
+def train(root):
+    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
+    return fn.resize(fn.decoders.image(jpegs), resize_x=6, resize_y=4), labels
+
+
+"""
+
+WRAPPER = """\
+class Loader:
+    def __init__(self, pipelines, size, **kwargs):
+        self._it = DALIClassificationIterator(pipelines=pipelines, size=size)
+
+    def __len__(self):
+        return math.ceil(self._it._size / self._it.batch_size)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._it)[0]["label"]
+
+
+"""
+
+USE = """\
+pipe = train(sys.argv[1])
+pipe.build()
+loader = Loader(pipelines=pipe, size=pipe.epoch_size("Reader"))
+print(len(loader), [labels.tolist() for labels in loader])
+loader._it.reset()
+"""
+
+
+def _human(result) -> list[str]:
+    return [f"{d.code} {d.message}" for d in result.diagnostics if d.needs_human]
+
+
+def test_the_iterator_a_wrapper_makes_is_the_support_modules_and_its_callers_keep_their_code():
+    """Before, the pipeline stayed: "passed to `Loader()`, which the migration does not follow"."""
+    migrated, result = migrate_text(PIPELINE + WRAPPER + USE)
+    assert _human(result) == []
+    assert "from ndd_support import DALIClassificationIterator" in migrated
+    assert "nvidia.dali.plugin" not in migrated  # DALI's class is read nowhere else: its import moved
+    assert "        self._it = DALIClassificationIterator(pipelines=pipelines, size=size)\n" in migrated
+    assert 'loader = Loader(pipelines=pipe, size=pipe_meta["epoch_size"])\n' in migrated
+    assert "loader._it.reset()\n" in migrated
+
+
+@pytest.mark.parametrize(
+    "before, after, why",
+    [
+        # the class reads state the support module's iterator does not keep as DALI's does
+        (
+            "return next(self._it)[0]",
+            "return self._it._pipes[0].run()[0]",
+            "`self._it`, DALI's iterator: its `._pipes`",
+        ),
+        # it hands the iterator on: what is asked of it there is not followed
+        ("return self\n", "return self._it.__iter__() or consume(self._it)\n", "it is handed on"),
+        # it keeps another iterator there later
+        ("return self\n", "self._it = iter([])\n        return self\n", "`self._it` is set again"),
+        # the caller reaches the iterator for state the support module does not keep
+        ("loader._it.reset()", "print(loader._it._pipes)", "`._it`, DALI's iterator, is used where"),
+        # the class is derived from: what the subclass does with the iterator is not read
+        ("print(len(loader)", "class Sub(Loader):\n    pass\n\n\nprint(len(loader)", "`Loader` is used other than"),
+        # an argument the iterator is given is computed from the parameters
+        ("size=size)", "size=size // 2)", "gives `DALIClassificationIterator` an expression of its parameters"),
+    ],
+)
+def test_a_wrapper_that_uses_its_iterator_otherwise_keeps_the_pipeline(before, after, why):
+    source = PIPELINE + WRAPPER + USE
+    assert before in source
+    migrated, result = migrate_text(source.replace(before, after, 1))
+    human = _human(result)
+    assert human and any(why in message for message in human), human
+    assert "@pipeline_def" in migrated and "ndd_support" not in migrated
+
+
+LOADER_MODULE = PIPELINE.replace("import sys\n", "") + WRAPPER
+TRAIN_MODULE = "import sys\n\nfrom loaders import Loader, train\n\n\n" + USE
+
+
+def _two_modules(folder) -> None:
+    folder.mkdir()
+    (folder / "loaders.py").write_text(LOADER_MODULE, encoding="utf-8")
+    (folder / "train.py").write_text(TRAIN_MODULE, encoding="utf-8")
+
+
+def test_a_wrapper_of_another_module_of_the_run_takes_the_migrated_pipeline(tmp_path, monkeypatch, cli):
+    """The wrapper and the pipeline in a module of loaders, the pipeline made and given to the
+    wrapper in the training script (the layout of the repositories that have this shape). Before,
+    the loaders module kept both: "`Loader` runs DALI's `DALIClassificationIterator` on a pipeline
+    it is given, and `train` is made only outside this module"."""
+    monkeypatch.chdir(tmp_path)
+    _two_modules(tmp_path / "project")
+    result = cli("migrate", "project")
+    assert result.exit_code == 0, result.stderr
+    loaders = (tmp_path / "project" / "loaders.py").read_text()
+    train = (tmp_path / "project" / "train.py").read_text()
+    assert "from ndd_support import DALIClassificationIterator" in loaders and "TODO" not in loaders + train
+    assert "pipe_meta, pipe = train(sys.argv[1])" in train and "loader._it.reset()" in train
+    assert cli("migrate", "project").exit_code == 0 and (tmp_path / "project" / "train.py").read_text() == train
+    # the loaders module alone: the training script, outside the run, gives the wrapper a pipeline
+    # of it where it makes it, and both stay
+    _two_modules(tmp_path / "alone")
+    result = cli("migrate", "alone/loaders.py")
+    alone = (tmp_path / "alone" / "loaders.py").read_text()
+    assert "@pipeline_def" in alone and "ndd_support" not in alone and "TODO(ndd-migrate): NDD008" in alone
+    assert result.exit_code == 1 and "is made only outside this module" in result.stderr
+
+
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+def test_a_wrapper_of_another_module_gives_what_it_gave(tmp_path, monkeypatch, cli, programs):
+    """Both modules migrated: the program prints the same labels, in the same order, and length."""
+    pytest.importorskip("torch")
+    from fixtures.datasets import make_jpeg
+    from tests import harness
+
+    root = programs.dataset(make_jpeg)
+    monkeypatch.chdir(tmp_path)
+    _two_modules(tmp_path / "original")
+    _two_modules(tmp_path / "migrated")
+    assert cli("migrate", "migrated").exit_code == 0
+    expected = harness.run(tmp_path / "original" / "train.py", [root])
+    got = harness.run(tmp_path / "migrated" / "train.py", [root])
+    assert expected.returncode == 0 and got.returncode == 0, got.stderr[-2000:]
+    assert expected.stdout.startswith("4 [[") and got.stdout == expected.stdout
