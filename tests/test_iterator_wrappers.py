@@ -98,6 +98,22 @@ def test_a_wrapper_that_uses_its_iterator_otherwise_keeps_the_pipeline(before, a
     assert "@pipeline_def" in migrated and "ndd_support" not in migrated
 
 
+def test_a_wrapper_beside_a_pipeline_made_only_elsewhere_keeps_dalis_iterator():
+    """A pipeline of the module that no code of it makes is made in another module, which may give
+    it to the wrapper as DALI's `Pipeline` (it stays: NDD008): the wrapper keeps DALI's iterator,
+    and the pipeline given to it here stays too. Before, the wrapper took the support module's
+    iterator for the pipeline made here, and the other module's `Pipeline` would have reached it."""
+    other = PIPELINE.replace(
+        "def train(root):",
+        "def val(root):\n    return fn.readers.file(file_root=root)[1]\n\n\n"
+        "@pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=5)\ndef train(root):",
+    )
+    migrated, result = migrate_text(other + WRAPPER + USE)
+    human = _human(result)
+    assert any("`val` of this module is made only outside it, where it may be given to `Loader`" in m for m in human)
+    assert "ndd_support" not in migrated and migrated.count("@pipeline_def") == 2
+
+
 LOADER_MODULE = PIPELINE.replace("import sys\n", "") + WRAPPER
 TRAIN_MODULE = "import sys\n\nfrom loaders import Loader, train\n\n\n" + USE
 

@@ -292,18 +292,20 @@ class Impl(RuleImpl):
         return sorted(found, key=lambda item: self.ctx.line_of(item[0])[:2])
 
     def _takes_migrated(self, sub) -> bool:
-        """Is ``sub`` a wrapper class of DALI's iterator (iterator_subclasses.wrapping) whose calls
-        the migration follows: in this module, or in the other modules of the run that import it
-        (``Policy.imported_iterator_classes``), unless one of them keeps it DALI's
-        (``kept_iterator_classes``)? A wrapper no module of the run calls may be given a pipeline
-        of this module where it is made, outside the run: that pipeline stays."""
+        """Is ``sub`` a wrapper class of DALI's iterator (iterator_subclasses.wrapping) that other
+        modules of the run import (``Policy.imported_iterator_classes``), where their calls are
+        followed, and none of them keeps it DALI's (``kept_iterator_classes``)? Then a pipeline of
+        this module made in those modules may be given to it. Calls in this module alone say nothing
+        of the code that makes this module's pipelines elsewhere: a module outside the run, or one
+        whose import of this module does not resolve, may give DALI's iterator such a pipeline,
+        which stays."""
         if not sub.wrapper or sub.blocker is not None:
             return False
         policy = self.ctx.policy
         names = iterator_subclasses.names_of(sub, self.ctx.model, self.ctx.path)
         if any(name in policy.kept_iterator_classes for name in names):
             return False
-        return bool(sub.calls) or any(
+        return any(
             name in policy.rebased_iterator_classes or name in policy.imported_iterator_classes for name in names
         )
 

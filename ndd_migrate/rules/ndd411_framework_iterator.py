@@ -565,12 +565,43 @@ class Impl(RuleImpl):
         why = iterator_subclasses.instance_blocker(self.ctx.model.parents, reads)
         if why is None and sub.wrapper:
             why = iterator_subclasses.wrapped_blocker(self.ctx.model.parents, reads, sub.wrapper)
+        if why is None and sub.wrapper and not sub.imported and not self._imported_by_run(sub):
+            why = self._made_elsewhere(sub)
         if why:
             return why
         for other in sub.calls:
             if other is not call and self._rewritten(other) is None:
                 line = self._where(other)[0]
                 return f"`{sub.node.name.value}` is also given, at line {line}, pipelines that stay in pipeline mode"
+        return None
+
+    def _imported_by_run(self, sub) -> bool:
+        """Do other modules of the run import the class ``sub`` (``Policy.imported_iterator_classes``)?"""
+        names = iterator_subclasses.names_of(sub, self.ctx.model, self.ctx.path)
+        return any(name in self.ctx.policy.imported_iterator_classes for name in names)
+
+    def _made_elsewhere(self, sub) -> str | None:
+        """Why the wrapper class ``sub`` may also be given a pipeline that stays DALI's, or None: a
+        pipeline of this module that no code of it makes (nor derives from) is made in another
+        module, which may give it to the wrapper, and stays (NDD008); the wrapper's iterator would
+        be the support module's."""
+        model = self.ctx.model
+        bases = {
+            base.value.value
+            for node in model.parents
+            if isinstance(node, cst.ClassDef)
+            for base in node.bases
+            if isinstance(base.value, cst.Name)
+        }
+        for pipeline in model.pipelines.values():
+            if model.sites_of(pipeline) or (
+                isinstance(pipeline.node, cst.ClassDef) and pipeline.node.name.value in bases
+            ):
+                continue
+            return (
+                f"`{pipeline.display}` of this module is made only outside it, where it may be given to "
+                f"`{sub.node.name.value}` as DALI's `Pipeline`"
+            )
         return None
 
     def _subclass_call(self, original: cst.Call, updated: cst.Call, dali: str, pipe) -> cst.Call:
