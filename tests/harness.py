@@ -418,6 +418,20 @@ class Programs:
         """``python script *args`` in a fresh process: :func:`run`."""
         return run(script, args, **options)
 
+    def project_both(self, make, cli, script: str, args=()) -> tuple[Ran, Ran]:
+        """``(original's run, migrated's run)`` of a project of several modules: ``make(folder)``
+        writes it twice (``original/``, ``migrated/`` under the test's ``tmp_path``, the current
+        folder), ``cli`` migrates the second (exit 0), and ``script`` of each runs with ``args``;
+        each must exit with 0, else the test fails with its stderr."""
+        for side in ("original", "migrated"):
+            make(self._tmp_path / side)
+        migrated = cli("migrate", "migrated")
+        assert migrated.exit_code == 0, migrated.stderr
+        runs = [run(self._tmp_path / side / script, args) for side in ("original", "migrated")]
+        for side, ran in zip(("original", "migrated"), runs):
+            assert ran.returncode == 0, f"the {side} {script} failed (exit {ran.returncode}):\n{ran.stderr[-2000:]}"
+        return runs[0], runs[1]
+
     def dataset(self, make, *args):
         """``make``'s data, made once: :func:`dataset`."""
         return dataset(self._data_folder, make, *args)

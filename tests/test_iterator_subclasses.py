@@ -405,14 +405,8 @@ def test_a_class_of_another_module_gives_what_it_gave(tmp_path, monkeypatch, cli
     program prints the same batches, labels and step counts."""
     pytest.importorskip("torch")
     from fixtures.datasets import make_jpeg
-    from tests import harness
 
     root = programs.dataset(make_jpeg)
     monkeypatch.chdir(tmp_path)
-    _two_modules(tmp_path / "original")
-    _two_modules(tmp_path / "migrated")
-    assert cli("migrate", "migrated").exit_code == 0
-    expected = harness.run(tmp_path / "original" / "train.py", [root])
-    got = harness.run(tmp_path / "migrated" / "train.py", [root])
-    assert expected.returncode == 0 and got.returncode == 0, got.stderr[-2000:]
+    expected, got = programs.project_both(_two_modules, cli, "train.py", [root])
     assert expected.stdout.count("\n") > 8 and got.stdout == expected.stdout
