@@ -72,9 +72,10 @@ def test_len_of_another_reader_or_of_a_class_without_such_len_stays():
     no `__len__`, is no epoch size: the pipeline stays, with the use named."""
     other = PROGRAM.replace('return self.epoch_size("Reader")', 'return self.epoch_size("Other")')
     plain = INTENDED.replace('size=pipe.epoch_size("Reader")', "size=len(pipe)")
-    for source in (other, plain):
+    why = "(`__len__` of `TrainPipe` asks the epoch size of `Other`, not of its reader (`Reader`))"
+    for source, said in ((other, why), (plain, "`len()` of `pipe`")):
         migrated, result = migrate_text(source, "train.py")
-        assert any(d.code == "NDD008" and "`len()`" in d.message for d in result.diagnostics if d.needs_human)
+        assert any(d.code == "NDD008" and said in d.message for d in result.diagnostics if d.needs_human)
         assert "class TrainPipe(Pipeline):" in migrated
 
 

@@ -516,7 +516,7 @@ def _read(use: uses.Use, subject: str, because: str) -> tuple[str, str]:
         )
     if context == uses.SUBSCRIPT:
         return (f"{subject} is indexed{because}", "rewrite this use by hand")
-    return (f"`len()` of {subject} is taken", "rewrite this use by hand")
+    return (f"`len()` of {subject} is taken{because}", "rewrite this use by hand")
 
 
 def _handed_on(use: uses.Use, subject: str, because: str) -> tuple[str, str]:
