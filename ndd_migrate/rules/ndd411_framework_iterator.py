@@ -158,7 +158,13 @@ RULE = Rule(
         "the pipelines only to give them to the base, is read only by calls, and every call of it converts: "
         "in its module, and in the other modules importing it, which must all be in the run. "
         "Any other class deriving from a DALI iterator is reported at the class with the reason, and the "
-        "pipelines given to it are not migrated: its base class runs a `Pipeline`."
+        "pipelines given to it are not migrated: its base class runs a `Pipeline`. A class that wraps the "
+        "iterator instead (`self.it = DALIClassificationIterator(pipelines=pipelines, size=size)` in its "
+        "`__init__`, given a parameter) is read the same way at its calls: the iterator it makes becomes the "
+        "support module's, when the class uses it only as both allow (`reset()`, `size`, `_size`, "
+        "`batch_size`, `len()`, `next()`, iterating it, returning it from `__iter__`), in the class and "
+        "through its instances, and no pipeline of its module is made only elsewhere (where it could be "
+        "given to the class as a `Pipeline`) unless the modules importing the class are in the run."
     ),
     why=(
         "Dynamic mode has no iterator class: a reader gives full batches per epoch that wrap into the "
