@@ -77,6 +77,25 @@ def test_a_subclass_whose_init_names_its_parameters_is_read_as_the_call_of_its_b
     assert _human(result) == [] and "loader = Loader((pipe_meta, pipe), 4)\n" in out, out
 
 
+def test_a_subclass_giving_its_base_an_expression_of_its_parameters_is_read_with_the_call_s_arguments():
+    """`super().__init__(pipelines=pipeline, size=size * 2, last_batch_policy=DROP if drop else
+    PARTIAL)`: before, "its `__init__` gives the base an expression of its parameters" kept the
+    pipeline; the expressions are bound from the call site as the parameters are."""
+    classes = (
+        "from nvidia.dali.plugin.base_iterator import LastBatchPolicy\n\n\n"
+        "class Loader(It):\n"
+        "    def __init__(self, pipeline, size, drop=False):\n"
+        "        policy = LastBatchPolicy.DROP if drop else LastBatchPolicy.PARTIAL\n"
+        "        super().__init__(pipelines=pipeline, output_map=['data'], size=size * 2, last_batch_policy=policy)"
+    )
+    out, result = migrate_text(subclassed("Loader(pipe, 5, drop=True)", classes))
+    assert _human(result) == [], [d.message for d in _human(result)]
+    assert "loader = Loader(pipe, 5, drop=True)\n" in out and "class Loader(It):" in out
+    # a value of the object itself is not the call's to give
+    out, result = migrate_text(subclassed("Loader(pipe, 5)", classes.replace("size=size * 2", "size=self.n")))
+    assert any("a value of `self`" in d.message for d in _human(result))
+
+
 @pytest.mark.parametrize(
     "classes, call, after, why",
     [

@@ -85,8 +85,8 @@ def test_the_iterator_a_wrapper_makes_is_the_support_modules_and_its_callers_kee
         ("loader._it.reset()", "print(loader._it._pipes)", "`._it`, DALI's iterator, is used where"),
         # the class is derived from: what the subclass does with the iterator is not read
         ("print(len(loader)", "class Sub(Loader):\n    pass\n\n\nprint(len(loader)", "`Loader` is used other than"),
-        # an argument the iterator is given is computed from the parameters
-        ("size=size)", "size=size // 2)", "gives `DALIClassificationIterator` an expression of its parameters"),
+        # an argument the iterator is given is read from the object itself
+        ("size=size)", "size=self.size)", "gives `DALIClassificationIterator` a value of `self`"),
     ],
 )
 def test_a_wrapper_that_uses_its_iterator_otherwise_keeps_the_pipeline(before, after, why):

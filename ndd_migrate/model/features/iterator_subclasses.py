@@ -179,14 +179,9 @@ def _forwarded(call: cst.Call, init: cst.FunctionDef, who: str) -> str | None:
     ``init``'s parameters, or None: arguments that are parameters (``*args``/``**kwargs``
     included) or constants, and the pipelines parameter read nowhere else. ``who``: the iterator,
     as the message names it."""
-    params = _params(init)
     for arg in call.args:
-        value = arg.value
-        if isinstance(value, cst.Name) and value.value in params:
-            continue
-        if _free_of(value, params):
-            continue
-        return f"its `__init__` gives {who} an expression of its parameters"
+        if "self" in _names(arg.value):
+            return f"its `__init__` gives {who} a value of `self`"
     pipes = _pipelines_arg(call, init)
     if pipes is None:
         return f"its `__init__` does not give {who} its pipelines as a parameter"
@@ -342,44 +337,48 @@ def _is_base_init(call: cst.BaseExpression) -> bool:
     )
 
 
-def _params(init: cst.FunctionDef) -> dict[str, str]:
-    """The parameters of ``__init__`` after ``self``: name → ``""``, ``"*"`` or ``"**"``."""
-    p = init.params
-    out = {param.name.value: "" for param in [*p.posonly_params, *p.params][1:]}
-    out.update({param.name.value: "" for param in p.kwonly_params})
-    if isinstance(p.star_arg, cst.Param):
-        out[p.star_arg.name.value] = "*"
-    if p.star_kwarg is not None:
-        out[p.star_kwarg.name.value] = "**"
-    return out
-
-
-def _free_of(value: cst.BaseExpression, params: dict) -> bool:
-    """Is ``value`` a constant display that names no parameter (``["data", "label"]``)?"""
-    names = _names(value)
-    return not names & set(params) and "self" not in names
-
-
 class _Names(ReadsValues, cst.CSTVisitor):
     """The names read in a node, each time (not an attribute's or a keyword's name)."""
 
     def __init__(self) -> None:
-        self.found: list[str] = []
+        self.found: list[cst.Name] = []
 
     def visit_Name(self, found: cst.Name) -> None:
-        self.found.append(found.value)
+        self.found.append(found)
+
+
+def _read_names(node: cst.CSTNode) -> list[cst.Name]:
+    finder = _Names()
+    tree.visit(node, finder)
+    return finder.found
 
 
 def _names(node: cst.CSTNode) -> set[str]:
-    finder = _Names()
-    tree.visit(node, finder)
-    return set(finder.found)
+    return {name.value for name in _read_names(node)}
 
 
 def _reads(node: cst.CSTNode, name: str) -> int:
-    finder = _Names()
-    tree.visit(node, finder)
-    return finder.found.count(name)
+    return [found.value for found in _read_names(node)].count(name)
+
+
+class _Bound(cst.CSTTransformer):
+    """An expression with the parameters it reads (``reads``: their nodes) replaced by what a call
+    binds them to (``values``)."""
+
+    def __init__(self, reads: set[int], values: dict) -> None:
+        self.reads, self.values = reads, values
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        return self.values[original_node.value] if id(original_node) in self.reads else updated_node
+
+
+def _bound_expression(expr: cst.BaseExpression, values: dict) -> cst.BaseExpression | None:
+    """``expr`` (an argument ``__init__`` gives the iterator: ``DROP if train else PARTIAL``) as
+    the call site binds the parameters it reads; None where one of them is not bound."""
+    reads = [name for name in _read_names(expr) if name.value in values]
+    if any(values[name.value] is None for name in reads):
+        return None
+    return expr.visit(_Bound({id(name) for name in reads}, values)) if reads else expr
 
 
 def _pipelines_arg(call: cst.Call, init: cst.FunctionDef) -> str | None:
@@ -419,7 +418,10 @@ def base_call(found: IteratorSubclass, call: cst.Call) -> cst.Call | None:
                 return None
             args.append(cst.Arg(values[name], keyword=arg.keyword, equal=arg.equal))
         else:
-            args.append(arg)
+            bound = _bound_expression(arg.value, values)
+            if bound is None:
+                return None
+            args.append(arg.with_changes(value=bound))
     return call.with_changes(args=args)
 
 
