@@ -50,3 +50,20 @@ def test_each_mention_is_looked_at_once_not_once_per_class(monkeypatch):
     looked = calls_of(monkeypatch, attributes, "_in_import")
     found = attributes.find(_parents(_classes(20)), set())
     assert len(found) == 20 and len(looked) == 40
+
+
+def test_a_del_in_a_method_of_the_class_ends_the_attribute_a_del_elsewhere_does_not():
+    """`del self.size` in a method (a release) is no use of the value: the attribute is followed, its
+    reads only counted. Deleted in a nested function or on another object, it is not followed."""
+    released = (
+        "class Log:\n    def __init__(self, size):\n        self.size = size\n\n"
+        "    def release(self):\n        del self.size, self.other\n"
+    )
+    found = attributes.find(_parents(cst.parse_module(released)), set())
+    assert [(f.name, len(f.reads)) for f in found] == [("size", 0)]
+    nested = released.replace(
+        "        del self.size, self.other\n", "        def go():\n            del self.size\n\n        go()\n"
+    )
+    assert attributes.find(_parents(cst.parse_module(nested)), set()) == []
+    outside = released + "\n\nlog = Log(3)\ndel log.size\n"
+    assert attributes.find(_parents(cst.parse_module(outside)), set()) == []

@@ -407,6 +407,39 @@ class Impl(RuleImpl):
             return updated.with_changes(targets=[updated.targets[0].with_changes(target=pair)], value=value)
         return updated
 
+    def leave_Del(self, original: cst.Del, updated: cst.Del):
+        """``del self.pipe`` of a followed attribute that now holds its reader's metadata beside it
+        (``self.pipe_meta, self.pipe = p(...)``): both are deleted, as the one attribute was."""
+        several = isinstance(original.target, (cst.Tuple, cst.List))
+        targets = [e.value for e in original.target.elements] if several else [original.target]
+        metas = [self._deleted_meta(target) for target in targets]
+        if not any(metas):
+            return updated
+        written = [e.value for e in updated.target.elements] if several else [updated.target]
+        sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        elements = [
+            element
+            for meta, target in zip(metas, written)
+            for element in ([cst.Element(meta)] if meta is not None else []) + [cst.Element(target)]
+        ]
+        elements = [e.with_changes(comma=sep) for e in elements[:-1]] + elements[-1:]
+        return updated.with_changes(target=cst.Tuple(elements, lpar=[], rpar=[]))
+
+    def _deleted_meta(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``self.pipe_meta`` for ``self.pipe`` deleted in a method of the class whose followed
+        attribute it is, where the store gives it the reader's metadata; else None."""
+        if not isinstance(node, cst.Attribute):
+            return None
+        cls = self.ctx.model.parents.get(node)
+        while cls is not None and not isinstance(cls, cst.ClassDef):
+            cls = self.ctx.model.parents.get(cls)
+        for found in self.ctx.model.attributes.stores.values():
+            if found.cls is cls and found.name == node.attr.value:
+                pipeline = iterators.site(self.ctx.model, found.value)
+                if pipeline is not None and pipeline.epochs and pipeline.convert:
+                    return iterators.meta_of(found.target)
+        return None
+
     # -- the iterator ------------------------------------------------------------------------
     def leave_Call(self, original: cst.Call, updated: cst.Call):
         if original in self._wrapped:

@@ -34,9 +34,11 @@ the syntax alone (facts, no kinds: ``Analyzer`` gives them one):
   subclass in the module);
 * the module never spells ``"X"`` as a string (``getattr(self, "X")``, ``setattr``).
 
-A read on another object (``loader.pipe.run()`` outside the class), a second store, a ``del``, or a
-read in a nested function makes the attribute not followed: its uses are then ``STORED`` uses
-(NDD008), as before. As for a module-level name, reads from modules that import the class are not
+A ``del self.X`` in a method of the class ends the attribute in both versions alike (a later read
+fails in both): it is no use of the value, and the statement stays as written. A read on another
+object (``loader.pipe.run()`` outside the class), a second store, a ``del`` elsewhere, or a read in a
+nested function makes the attribute not followed: its uses are then ``STORED`` uses (NDD008), as
+before. As for a module-level name, reads from modules that import the class are not
 seen here.
 """
 
@@ -150,12 +152,20 @@ def _reads(mentions, target: cst.Attribute, parents: dict, methods: dict) -> lis
     one of its ``methods``; None when one is not."""
     reads = []
     for node in mentions:
-        if node is target:
+        if node is target or (_deleted(node, parents) and _in_method(node, parents, methods)):
             continue
         if not _read_in_method(node, parents, methods):
             return None
         reads.append(node)
     return reads
+
+
+def _deleted(node: cst.Attribute, parents: dict) -> bool:
+    """Is ``node`` deleted, ``del self.X`` or ``del self.Y, self.X``?"""
+    parent = parents.get(node)
+    if isinstance(parent, cst.Element):
+        parent = parents.get(parents.get(parent))  # the tuple (or list), then what holds it
+    return isinstance(parent, cst.Del)
 
 
 def _string(node: cst.SimpleString) -> str | None:
@@ -229,12 +239,19 @@ def _read_in_method(node: cst.Attribute, parents: dict, methods: dict) -> bool:
         return False
     if isinstance(parent, cst.Element) and _in_target(parent, parents):
         return False
-    current = parent
+    return _in_method(node, parents, methods)
+
+
+def _in_method(node: cst.Attribute, parents: dict, methods: dict) -> bool:
+    """Is ``node``, ``self.X``, directly in one of ``methods`` (no nested function between), on
+    that method's ``self``?"""
+    current = parents.get(node)
     while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
         current = parents.get(current)
     return (
         isinstance(current, cst.FunctionDef)
         and methods.get(current) is not None
+        and isinstance(node.value, cst.Name)
         and node.value.value == methods[current]
     )
 
