@@ -212,7 +212,9 @@ def test_an_attribute_set_once_in_another_method_is_followed():
         ("\n    @staticmethod\n    def other(self):\n        return self.pipe.run()\n", ""),  # not an instance method
         ("\n    def rebind(self, other):\n        self = other\n        return self.pipe.run()\n", ""),
         ("", "\n\nclass Child(Loader):\n    pass\n"),  # a subclass could use it too
-        ("\n    def drop(self):\n        del self.pipe\n", ""),
+        # deleted in a nested function (a `del` directly in a method ends it in both versions alike)
+        ("\n    def drop(self):\n        def go():\n            del self.pipe\n\n        go()\n", ""),
+        ("", "\n\nloader = Loader()\ndel loader.pipe\n"),  # deleted on another object
     ],
 )
 def test_an_attribute_not_surely_one_value_blocks(more, outside):
