@@ -165,7 +165,11 @@ class Impl(RuleImpl):
                 return found
             self._resets[use.statement] = found
             return self.ctx.applies(self.code, use.holder) or None
-        if use.kind is Kind.PIPELINE and use.context == uses.LEN and _length_readers(use.pipeline):
+        if (
+            use.kind is Kind.PIPELINE
+            and use.context == uses.LEN
+            and iterators.sized_by_reader(getattr(use.pipeline, "members", (use.pipeline,)))
+        ):
             self._lengths.add(use.holder)  # `len(pipe)`, its class's `__len__` asking `epoch_size`
             return self._length_claim(use)
         if use.kind is not Kind.PIPELINE or use.context != uses.METHOD or use.detail not in iterators.METADATA_METHODS:
@@ -522,11 +526,6 @@ def _kept_across_reset(pipeline) -> str | None:
             "(call the migrated function again)"
         )
     return None
-
-
-def _length_readers(pipeline) -> bool:
-    """Does each pipeline ``pipeline`` stands for define ``__len__`` as its reader's epoch size?"""
-    return all(getattr(member, "length_reader", None) for member in getattr(pipeline, "members", (pipeline,)))
 
 
 def _quote(node: cst.BaseExpression) -> str:

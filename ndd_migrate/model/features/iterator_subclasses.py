@@ -208,7 +208,7 @@ def wrapping(resolver, node: cst.ClassDef) -> IteratorSubclass | None:
     if len(calls) != 1 or init is None:
         return None
     call, base = calls[0], names.dali_name(resolver, calls[0].func)
-    attr = next((_self_store(stmt, init, call) for stmt in init.body.body if _self_store(stmt, init, call)), None)
+    attr = next((attr for attr in (_self_store(stmt, init, call) for stmt in init.body.body) if attr), None)
     if attr is None or base not in iterators.TORCH_ITERATORS:
         return None
     short = f"`{base.rsplit('.', 1)[-1]}`"

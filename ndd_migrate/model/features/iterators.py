@@ -305,7 +305,7 @@ def mark(analyzer, uses: list[cst.BaseExpression], lengths: list[cst.BaseExpress
             continue
         held, how = found
         pipelines = getattr(held, "members", (held,))
-        if id(expr) in by_length and not _sized_by_reader(pipelines):
+        if id(expr) in by_length and not sized_by_reader(pipelines):
             continue  # `len()` of a pipeline without such a `__len__`: not a metadata use
         if any(isinstance(pipeline, ImportedPipeline) for pipeline in pipelines):
             _imported_use(model, pipelines, how, [expr, *([whole[id(expr)]] if whole[id(expr)] is not expr else [])])
@@ -338,7 +338,7 @@ def _metadata_uses(model, uses: list, lengths) -> tuple[list, dict, frozenset, s
     return items, whole, given, {id(item) for item in lengths}
 
 
-def _sized_by_reader(pipelines) -> bool:
+def sized_by_reader(pipelines) -> bool:
     """Does each of ``pipelines`` define ``__len__`` as its reader's epoch size (``length_reader``)?"""
     return all(getattr(pipeline, "length_reader", None) for pipeline in pipelines)
 
