@@ -5,7 +5,10 @@ written::
 
     python benchmarks/coverage.py ../shared/corpus-dev fixtures
 
-and paste the printed Markdown into docs/coverage.md. A pipeline is a ``@pipeline_def`` function, a
+and paste the printed Markdown into docs/coverage.md. A tree with a ``SOURCES.tsv`` (the dev corpus)
+is measured as its repositories were laid out (``--layout repositories``, the default; see
+``corpus_layout.py``): one run per repository, so a file's imports of its siblings resolve as they do
+for a user. ``--layout flat`` takes the tree as it is. A pipeline is a ``@pipeline_def`` function, a
 ``Pipeline`` subclass or a hand-built ``pipe = Pipeline(...)`` graph; it is counted from the
 findings ``migrate`` gives: converted (NDD001 / NDD401 / NDD403 fixed), kept in pipeline mode on
 purpose (NDD411, NDD902-NDD905), or not migrated, by the code of its first blocking finding. Pipelines are
@@ -33,6 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.corpus_layout import rebuild, repository_paths  # noqa: E402
 from ndd_migrate.app import runner  # noqa: E402
 from ndd_migrate.io.discovery import discover  # noqa: E402
 from ndd_migrate.io.policy import Policy  # noqa: E402
@@ -43,23 +47,29 @@ CONVERTED = re.compile(
 BLOCKED = re.compile(r"^`([^`]+)` (not migrated|kept in pipeline mode): (.*)$")
 
 
-def measure(root: Path, count: str = "concrete") -> dict:
-    """Counts for the ``.py`` files under ``root`` (migrated in a temporary copy)."""
+def measure(root: Path, count: str = "concrete", layout: str = "repositories") -> dict:
+    """Counts for the ``.py`` files under ``root`` (migrated in a temporary copy: by default with
+    each file at its path in its repository when the tree has a ``SOURCES.tsv``, else as it is)."""
     with tempfile.TemporaryDirectory() as scratch:
         copy = Path(scratch) / root.name
-        shutil.copytree(root, copy)
-        paths = [str(p) for p in discover([str(copy)]) if str(p).endswith(".py")]
-        sources = {path: Path(path).read_text(encoding="utf-8", errors="replace") for path in paths}
-        summary = runner.run(paths, Policy.migrate())
+        if layout == "repositories" and repository_paths(root):
+            projects, original = rebuild(root, copy)
+            runs = [(paths, [str(project)]) for project, paths in projects.items()]
+        else:
+            shutil.copytree(root, copy)
+            paths = [str(p) for p in discover([str(copy)]) if str(p).endswith(".py")]
+            runs, original = [(paths, [])], {path: str(Path(path).relative_to(copy)) for path in paths}
+        sources = {path: Path(path).read_text(encoding="utf-8", errors="replace") for path in original}
+        results = [r for paths, roots in runs for r in runner.run(paths, Policy.migrate(), roots=roots).results]
     failed = 0
     records: list[Record] = []  # one per pipeline
-    for result in summary.results:
+    for result in results:
         if result.error:
             failed += 1
             continue
         # (line, name) of each pipeline the file defines; a subclass → its base (for its finding)
         defined, base_of = pipelines(sources[result.path], count)
-        rel = str(Path(result.path).relative_to(copy))
+        rel = original[result.path]
         done = {d.line for d in result.diagnostics if d.fixed and CONVERTED.search(d.message)}
         where_copy = str(copy.parent) + "/"  # findings name the copy's places, not the tree's
         blocking = [
@@ -81,13 +91,13 @@ def measure(root: Path, count: str = "concrete") -> dict:
                 for d in result.diagnostics
                 if d.line == line and (m := BLOCKED.match(d.message)) and m.group(1) == name
             )
-            where = f"{Path(result.path).relative_to(copy.parent)}:{line} {name}"
+            where = f"{root.name}/{rel}:{line} {name}"
             if keeps:
                 records.append(Record(rel, "kept", code, f"kept       {where}: {code}"))
             else:
                 records.append(Record(rel, "todo", f"{code}: {_short(why)}", f"TODO       {where}: {code} {why[:160]}"))
         for line, name in defined:
-            where = f"{Path(result.path).relative_to(copy.parent)}:{line} {name}"
+            where = f"{root.name}/{rel}:{line} {name}"
             # The first finding that keeps it. A name defined twice (local classes of several test
             # functions) owns the findings from its definition up to the next one of that name.
             after = min((other for other, n in defined if n == name and other > line), default=None)
@@ -110,10 +120,8 @@ def measure(root: Path, count: str = "concrete") -> dict:
                 records.append(Record(rel, "todo", f"{code}: {_short(why)}", f"TODO       {where}: {code} {why[:160]}"))
         for d in result.diagnostics:
             if d.fixed and "→ generator function" in d.message:  # a hand-built graph, converted
-                records.append(
-                    Record(rel, "converted", "", f"converted  {Path(result.path).relative_to(copy.parent)}:{d.line}")
-                )
-    return summarize(records, _repositories(root), files=len(summary.results), failed=failed)
+                records.append(Record(rel, "converted", "", f"converted  {root.name}/{rel}:{d.line}"))
+    return summarize(records, _repositories(root), files=len(results), failed=failed)
 
 
 @dataclass(frozen=True)
@@ -152,11 +160,7 @@ def summarize(records: list[Record], repositories: dict[str, str], files: int, f
 
 def _repositories(root: Path) -> dict[str, str]:
     """File (relative to ``root``) → repository, from the tree's ``SOURCES.tsv`` when it has one."""
-    sources = root / "SOURCES.tsv"
-    if not sources.is_file():
-        return {}
-    rows = [line.split("\t") for line in sources.read_text(encoding="utf-8").splitlines()[1:]]
-    return {row[0]: row[1] for row in rows if len(row) > 1}
+    return {file: repository for file, (repository, _) in repository_paths(root).items()}
 
 
 #: The parts of a tree reported apart, by the folder a file is in: user code first; DALI's own
@@ -281,9 +285,17 @@ def main(argv: list[str] | None = None) -> int:
         help="concrete: each subclass of a `Pipeline` base is a pipeline, a base used only as one is not "
         "(default); direct: only the classes naming `Pipeline` as their base",
     )
+    parser.add_argument(
+        "--layout",
+        choices=("flat", "repositories"),
+        default="repositories",
+        help="repositories (default): each file put back at its path in its repository (from the "
+        "tree's SOURCES.tsv; see corpus_layout.py), one run per repository, as a user runs migrate; "
+        "flat: the tree as it is (its files' imports of one another do not resolve)",
+    )
     args = parser.parse_args(argv)
     for root in args.roots:
-        found = measure(root, args.count)
+        found = measure(root, args.count, args.layout)
         for title, part in grouped(found, root):
             print(markdown(title, part))
         if args.list:

@@ -5,6 +5,8 @@ one that no longer holds (:func:`without_stale_todos`).
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ndd_migrate.engine.context import TODO_PREFIX
@@ -18,11 +20,11 @@ def add_todo_comments(stmt: cst.CSTNode, todos: list[str], width: int | None = N
     when the one there was wrapped). ``width``: the columns the comment may take (the line
     length less the statement's indentation); a longer TODO is wrapped at spaces, continued on
     lines starting :data:`TODO_CONTINUATION` (a word longer than that stays whole)."""
-    present = {_one_line(text) for text in _todos(stmt.leading_lines)}
+    present = {_compared(text) for text in _todos(stmt.leading_lines)}
     new = [
         cst.EmptyLine(comment=cst.Comment(line))
         for text in dict.fromkeys(_one_line(text) for text in todos)
-        if text not in present
+        if _compared(text) not in present
         for line in _wrapped(text, width)
     ]
     if not new:
@@ -36,6 +38,15 @@ def _one_line(text: str) -> str:
     spaces (code quoted over several lines) would otherwise never equal itself read back, and a
     second run would write it again."""
     return " ".join(text.split())
+
+
+def _compared(text: str) -> str:
+    """A TODO's text as :func:`add_todo_comments` compares it with one already there: its numbers
+    and the folders of the paths it names left out. A TODO may name a place in another module
+    (``data/train.py:160 (`pipe`) uses it ...``): this run's TODOs in that module move the line
+    down, and a run started in another folder names the file by another path; the next run's same
+    TODO must not be written a second time beside the first."""
+    return re.sub(r"\d+", "#", re.sub(r"[^\s`(]*/", "", _one_line(text)))
 
 
 def _wrapped(text: str, width: int | None) -> list[str]:

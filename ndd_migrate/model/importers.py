@@ -34,6 +34,7 @@ from ndd_migrate.io.policy import Policy
 from ndd_migrate.model.crossfile import (
     MAX_PASSES,
     PROJECT_MARKERS,
+    import_facts,
     import_test,
     imported_epochs,
     imported_modules,
@@ -86,7 +87,8 @@ def follow_imports(results: list[FileResult], policy: Policy, process, read=None
     first_helpers = dict(policy.kept_helpers)
     policy = replace(policy, kept_helpers={})
     for _ in range(MAX_PASSES + 2):
-        again_defined = _run_definers(results, policy, process, read, (kept, args, requests), first)
+        clashes = {key: why for key, why in name_clashes(results, lines).items() if key not in kept}
+        again_defined = _run_definers(results, policy, process, read, (kept, args, requests), {**first, **clashes})
         first = {}
         policy = replace(policy, kept_pipelines=kept, imported_call_args=args, epoch_requests=dict(requests))
         policy, again_helpers = _settle_helpers(results, policy, process, read, first_helpers)
@@ -100,6 +102,50 @@ def follow_imports(results: list[FileResult], policy: Policy, process, read=None
         if not _run_importers(results, importing, process, read, lines, again_defined):
             return
     _run_definers(results, policy, process, read, (kept, args, requests), {})
+
+
+def name_clashes(results: list[FileResult], lines) -> dict[str, str]:
+    """``module.name`` → why it stays, for each pipeline that two files of the run export under one
+    module name with different outcomes (two ``dali.py`` defining ``HybridTrainPipe``, one converted
+    and one kept, or converted in different shapes), when a file of the run imports that module.
+    What a run knows of another file's pipelines goes by module name (a file may be imported under
+    any suffix of its path), so that importer could be rewritten for the other file's pipeline:
+    the files converting it keep it too, with this reason. ``lines(path)``: the bytes searched for
+    a file's imports (:func:`import_lines`)."""
+    outcomes: dict[str, dict[str, tuple[bool, bool]]] = {}
+    for result in results:
+        if result.error or not result.pipelines:
+            continue
+        for module in module_names(result.path):
+            for name, converted in result.pipelines.items():
+                shape = (converted, converted and name in result.epochs)
+                outcomes.setdefault(f"{module}.{name}", {})[result.path] = shape
+    clashing = {key: paths for key, paths in outcomes.items() if len(set(paths.values())) > 1}
+    if not clashing:
+        return {}
+    importers: dict[str, str] = {}  # module → a file of the run importing it
+    for result in results:
+        found = lines(result.path) if not result.error else None
+        for _, _, module, names in import_facts(found) if found else ():
+            for imported in (module, *(f"{module}.{name}" for name in names)):
+                importers.setdefault(imported, result.path)
+    why = {}
+    for key, paths in clashing.items():
+        module, name = key.rsplit(".", 1)
+        if module not in importers:
+            continue
+        kept_at = [path for path in sorted(paths) if not paths[path][0]]
+        other = (
+            f"{_shown(kept_at[0])} keeps a pipeline of that name in pipeline mode"
+            if kept_at
+            else f"{' and '.join(_shown(p) for p in sorted(paths))} convert pipelines of that name in different shapes"
+        )
+        why[key] = (
+            f"two files of this run are module `{module}` and {other}; {_shown(importers[module])} imports "
+            f"`{module}`, and the run tells those files apart by module name only, so `{name}` stays "
+            "(migrate each project in a run of its own)"
+        )
+    return why
 
 
 def _run_importers(results: list[FileResult], policy: Policy, process, read, lines, again_defined: set[str]) -> bool:
