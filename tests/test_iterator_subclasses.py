@@ -341,6 +341,30 @@ def test_a_class_no_other_module_imports_takes_the_support_modules_base(tmp_path
     assert "from ndd_support import DALIGenericIterator, prefetching\n" in text and "TODO" not in text, text
 
 
+def test_a_call_of_an_imported_subclass_its_init_cannot_bind_keeps_its_pipeline(tmp_path, monkeypatch, cli):
+    """`Loader(pipeline=...)`, a keyword `__init__` does not take: the call cannot be read as its
+    base's. Before, deciding the class's base over such a call stopped the file with an internal
+    error; now the pipeline stays, and the finding says why."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loaders.py").write_text(
+        "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n\n"
+        "class Loader(DALIGenericIterator):\n"
+        "    def __init__(self, pipelines, size):\n"
+        '        super().__init__(pipelines, ["data"], size=size)\n'
+    )
+    (tmp_path / "main.py").write_text(
+        "from nvidia.dali import fn, pipeline_def\n\nfrom loaders import Loader\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def noise():\n    return fn.random.uniform(range=[0, 1], seed=1)\n\n\n"
+        "loader = Loader(pipeline=noise(), size=4)\n"
+    )
+    result = cli("migrate", ".")
+    assert "internal error" not in result.stderr and result.exit_code == 1, result.stderr
+    said = " ".join(result.stderr.split())
+    assert "`Loader(...)`: its arguments cannot be bound to the parameters of its `__init__`" in said, said
+    assert "@pipeline_def" in (tmp_path / "main.py").read_text()
+
+
 # -- a class of another module of the run, given migrated pipelines --------------------------------
 
 LOADER_BASE = '''\

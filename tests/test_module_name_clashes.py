@@ -112,3 +112,72 @@ def test_the_program_of_the_converting_project_still_runs(tmp_path, cli, monkeyp
     assert runs[0].stdout == runs[1].stdout == "shape (2, 3)\n"
     assert os.path.exists(tmp_path / "migrated" / "converted" / "dali.py")
     assert textwrap.dedent(DEFINER).splitlines()[-1] in (tmp_path / "migrated" / "converted" / "dali.py").read_text()
+
+
+#: Two projects' `loaders.Loader`, each deriving from DALI's iterator, with `__init__`s of their own.
+LOADERS = {
+    "one": (
+        "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n\n"
+        "class Loader(DALIGenericIterator):\n"
+        "    def __init__(self, pipelines, size):\n"
+        '        super().__init__(pipelines, ["data"], size=size, auto_reset=True)\n'
+    ),
+    "two": (
+        "from nvidia.dali.plugin.pytorch import DALIGenericIterator\n\n\n"
+        "class Loader(DALIGenericIterator):\n"
+        "    def __init__(self, pipeline, epochs_of=4):\n"
+        '        super().__init__(pipeline, ["data"], size=epochs_of, auto_reset=True)\n'
+    ),
+}
+
+CALLERS = {
+    "one": "loader = Loader(noise(), size=4)\n",
+    "two": "loader = Loader(pipeline=noise(), epochs_of=6)\n",
+}
+
+
+def _loader_projects(root) -> None:
+    for project, loader in LOADERS.items():
+        folder = root / project
+        folder.mkdir(parents=True)
+        (folder / "setup.cfg").write_text("")
+        (folder / "loaders.py").write_text(loader)
+        (folder / "main.py").write_text(
+            "from nvidia.dali import fn, pipeline_def\n\nfrom loaders import Loader\n\n\n"
+            "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+            "def noise():\n    return fn.random.uniform(range=[0, 1], shape=[3], seed=1)\n\n\n"
+            + CALLERS[project]
+            + "for epoch in range(2):\n"
+            "    print(epoch, [tuple(batch[0]['data'].shape) for batch in loader])\n"
+        )
+
+
+def test_an_iterator_class_two_modules_of_one_name_define_keeps_dalis_base_in_both(tmp_path, cli, monkeypatch):
+    """Each project's `main.py` calls its own `loaders.Loader`; one run over both cannot tell which
+    class a call is of (before, one project's call was read with the other's `__init__`)."""
+    _loader_projects(tmp_path / "tree")
+    monkeypatch.chdir(tmp_path)
+    ran = cli("migrate", "tree")
+    said = " ".join(ran.stderr.split())
+    assert "internal error" not in said, said
+    assert (
+        "tree/one/loaders.py and tree/two/loaders.py both define it as module `loaders`, which this run "
+        "tells apart by module name only"
+    ) in said, said
+    for project in LOADERS:
+        text = (tmp_path / "tree" / project / "loaders.py").read_text()
+        assert "class Loader(DALIGenericIterator):" in text and "ndd_support" not in text, text
+
+
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+def test_both_programs_with_their_own_iterator_classes_still_run(tmp_path, cli, monkeypatch, programs):
+    _loader_projects(tmp_path / "original")
+    _loader_projects(tmp_path / "migrated")
+    monkeypatch.chdir(tmp_path)
+    cli("migrate", "migrated")
+    for project in LOADERS:
+        runs = [programs.run(tmp_path / side / project / "main.py") for side in ("original", "migrated")]
+        for ran in runs:
+            assert ran.returncode == 0, ran.stderr[-2000:]
+        assert runs[0].stdout == runs[1].stdout, (project, runs[0].stdout, runs[1].stdout)

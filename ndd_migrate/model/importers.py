@@ -348,7 +348,11 @@ def settle_iterator_classes(results: list[FileResult], policy: Policy, process, 
     would give it a pipeline the support module's iterator cannot take. The files concerned run
     again until they agree: the policy."""
     for _ in range(MAX_PASSES + 2):
-        sources = _class_sources(results)
+        sources, clashing = _class_sources(results)
+        clashes = {key: why for key, why in clashing.items() if key not in policy.kept_iterator_classes}
+        if clashes:  # each file defining one keeps DALI's base, and its callers elsewhere see no class
+            policy = replace(policy, kept_iterator_classes={**policy.kept_iterator_classes, **clashes})
+            _rerun(results, _definers(results, clashes), policy, process, read)
         importing = _class_importers(results, run_paths, sources)
         if not importing:
             return policy
@@ -368,15 +372,31 @@ def settle_iterator_classes(results: list[FileResult], policy: Policy, process, 
     return policy
 
 
-def _class_sources(results: list[FileResult]) -> dict[str, tuple[str, str]]:
-    """:attr:`Policy.imported_iterator_classes` from what the results define."""
-    return {
-        f"{m}.{name}": source
-        for r in results
-        if not r.error
-        for name, source in r.iterator_class_sources.items()
-        for m in module_names(r.path)
+def _class_sources(results: list[FileResult]) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+    """:attr:`Policy.imported_iterator_classes` from what the results define, and the names two
+    files of the run define (two projects' ``dali_loader.DALIDataloader``) → why they keep DALI's
+    base: what a run knows of another module's class goes by module name, so a call of one would
+    be read with the other's ``__init__``. Those are left out of the first: a call of such a class
+    is a call of a class the run does not follow, and its pipelines stay."""
+    sources: dict[str, tuple[str, str]] = {}
+    paths: dict[str, list[str]] = {}
+    for r in results:
+        if r.error:
+            continue
+        for name, source in r.iterator_class_sources.items():
+            for m in module_names(r.path):
+                sources[f"{m}.{name}"] = source
+                paths.setdefault(f"{m}.{name}", []).append(r.path)
+    clashing = {
+        key: (
+            f"{' and '.join(_shown(p) for p in sorted(found))} both define it as module "
+            f"`{key.rpartition('.')[0]}`, which this run tells apart by module name only "
+            "(migrate each project in a run of its own)"
+        )
+        for key, found in paths.items()
+        if len(set(found)) > 1
     }
+    return {key: source for key, source in sources.items() if key not in clashing}, clashing
 
 
 def _rerun(results: list[FileResult], paths: set[str], policy: Policy, process, read) -> None:

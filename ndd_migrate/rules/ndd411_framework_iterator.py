@@ -684,8 +684,8 @@ class Impl(RuleImpl):
         else None. The plan converted the pipeline only if this rule claimed the iterator
         (``claims``); an iterator over a pipeline that stays in pipeline mode keeps working as it is."""
         dali, call = self._iterator_of(original)
-        if not _rewrites(dali, original in self.ctx.model.iterator_subclasses):
-            return None
+        if call is None or not _rewrites(dali, original in self.ctx.model.iterator_subclasses):
+            return None  # (a call of a class deriving from DALI's that cannot be bound to its `__init__`)
         pipe = iterators.epoch_aware(call, dali)
         pipeline = self.ctx.converted_kind(pipe, Kind.PIPELINE, Kind.PIPELINES) if pipe is not None else None
         sized = cstutil.kwarg(iterators.keyworded(call, dali), "size")
