@@ -3,6 +3,8 @@ instead, and the pipeline function they need is left in pipeline mode."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import migrate_text
 
 HEAD = (
@@ -167,3 +169,33 @@ def test_a_chosen_pipeline_function_not_always_returned_is_not_traced():
     assert "NDD904" in codes(result) and any(
         "second reader" in d.message for d in result.diagnostics if d.code == "NDD001"
     )
+
+
+@pytest.mark.parametrize(
+    "use, code, why",
+    [
+        (
+            "ds = DALIDataset(pipeline=pipe, batch_size=2, output_dtypes=(tf.float32,))",
+            "NDD904",
+            "its pipeline feeds TensorFlow's `DALIDataset`",
+        ),
+        ("data = pipe.serialize()", "NDD902", "its pipeline is serialized"),
+    ],
+)
+def test_a_use_in_another_module_keeps_the_pipeline_on_purpose_there(tmp_path, monkeypatch, cli, use, code, why):
+    """NVIDIA's TensorFlow examples define the pipeline in one module and hand it to `DALIDataset`
+    in another. The definer says it is kept on purpose, under the rule of that use, as it says for
+    the same use in its own module (before: NDD008, "a way the migration does not follow", with
+    advice to migrate a module that was in the run)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pipes.py").write_text(HEAD)
+    (tmp_path / "data.py").write_text(
+        "import tensorflow as tf\nfrom nvidia.dali.plugin.tf import DALIDataset\n\nfrom pipes import p\n\n"
+        f"pipe = p()\n{use}\n"
+    )
+    result = cli("migrate", ".")
+    said = " ".join(result.stderr.split())
+    assert f"{code} pipes.py:5: `p` kept in pipeline mode: data.py:7" in said, said
+    assert f"keeps it: {why}" in said and "NDD008" not in said, said
+    assert (tmp_path / "pipes.py").read_text().startswith(HEAD.split("\n\n\n")[0])
+    assert "@pipeline_def" in (tmp_path / "pipes.py").read_text()

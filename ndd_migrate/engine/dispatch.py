@@ -171,16 +171,21 @@ class Dispatcher(cst.CSTTransformer):
         modules = crossfile.module_names(self.ctx.path)
         for qual, pipeline in self.ctx.model.pipelines.items():
             where = next((kept[f"{m}.{qual}"] for m in modules if f"{m}.{qual}" in kept), None)
-            if where is not None and qual in self.ctx.model.crossfile.requested and pipeline.epochs_refused:
+            if where is None or "." in qual:
+                continue
+            construct, where, hint = crossfile.kept_reason(where)
+            if construct is not None:  # kept on purpose there (`DALIDataset`, `serialize()`): so here
+                found[qual] = Problem(construct, pipeline.node, where, hint, keeps=True)
+                continue
+            if qual in self.ctx.model.crossfile.requested and pipeline.epochs_refused:
                 where += f", and the epoch-aware shape that gives it is not open here: {pipeline.epochs_refused}"
-            if where is not None and "." not in qual:
-                found[qual] = Problem(
-                    "NDD008",
-                    pipeline.node,
-                    where,
-                    "migrate that module in the same run, or that use by hand (or make it take what the "
-                    "migrated pipeline gives), then run ndd-migrate again",
-                )
+            found[qual] = Problem(
+                "NDD008",
+                pipeline.node,
+                where,
+                "migrate that module in the same run, or that use by hand (or make it take what the "
+                "migrated pipeline gives), then run ndd-migrate again",
+            )
         return found
 
     def _said_why(self, pipeline, reported: int) -> None:

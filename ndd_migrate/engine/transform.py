@@ -400,6 +400,8 @@ def _kept_imports(ctx: Context) -> dict[str, str]:
         id(node): qual in ctx.policy.epoch_requests for qual, nodes in model.epoch_requests.items() for node in nodes
     }
     found: dict[str, str] = {}
+    for qual, (about, call, (why, hint)) in sorted(model.imported_keeps.items()):
+        found[qual] = crossfile.keeping(about, f"{_at(ctx, call)} keeps it: {why}", hint)
     for use, _ in sorted(model.plan.unfollowed, key=lambda item: ctx.line_of(item[0].node)[:2]):
         if asked.get(id(use.node)) is False:
             continue  # the defining module is asked for the epoch-aware shape first

@@ -125,6 +125,23 @@ def imported_epochs(results: list[FileResult]) -> frozenset[str]:
     )
 
 
+#: Between the construct and the texts of a reason that keeps a pipeline on purpose (:func:`keeping`).
+_KEEPS = "\x1f"
+
+
+def keeping(construct: str, why: str, hint: str) -> str:
+    """A value of :attr:`Policy.kept_pipelines` saying that another module's use keeps the pipeline
+    in pipeline mode on purpose (``construct``: one of ``constructs.KEEPING``), as the same use in
+    its own module would: the defining module reports it under that construct's rule."""
+    return f"{construct}{_KEEPS}{why}{_KEEPS}{hint}"
+
+
+def kept_reason(value: str) -> tuple[str | None, str, str]:
+    """``(construct or None, why, what to do or "")`` of a value of :attr:`Policy.kept_pipelines`."""
+    parts = value.split(_KEEPS)
+    return (parts[0], parts[1], parts[2]) if len(parts) == 3 else (None, value, "")
+
+
 def lookup(imported: dict[str, bool], qualname: str) -> bool | None:
     """Whether an imported qualified name (``train.train_pipe``, ``.train.train_pipe`` for a
     relative import) is a migrated pipeline of this run; None when the run does not define it."""

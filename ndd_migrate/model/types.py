@@ -319,6 +319,9 @@ class ModuleModel:
     imported_sites: dict = field(default_factory=dict)
     epoch_requests: dict = field(default_factory=dict)
     unplain_imported: dict = field(default_factory=dict)  # qualified name → (a call it cannot take, why)
+    # Pipelines another module defines that a use here keeps in pipeline mode on purpose (handed to
+    # `DALIDataset`, serialized, ...): qualified name → (construct, the call, (why, what to do)).
+    imported_keeps: dict = field(default_factory=dict)
     # The calls of a class deriving from a DALI PyTorch iterator that may take the support module's
     # iterator as its base → that class (ndd_migrate.model.features.iterator_subclasses): NDD411 reads
     # each as the call of the base it makes.

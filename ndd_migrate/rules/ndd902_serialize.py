@@ -18,7 +18,8 @@ RULE = Rule(
     what=(
         "Reports `pipe.serialize()` and `nvidia.dali.plugin.tf.serialize_pipeline(pipe)` on a pipeline, "
         "`Pipeline.deserialize(...)`, `pipe.deserialize_and_build(...)` and `serialized_pipeline=` arguments. A pipeline function whose "
-        "pipeline is serialized is not migrated."
+        "pipeline is serialized is not migrated, also where another module of the run serializes it (the "
+        "finding is then at the function, naming that module's call)."
     ),
     why=(
         "`serialize()` writes the pipeline's graph as protobuf for Triton's DALI backend, C++ or "

@@ -17,7 +17,9 @@ RULE = Rule(
     summary="TensorFlow's `DALIDataset` has no dynamic-mode form",
     what=(
         "Reports `nvidia.dali.plugin.tf.DALIDataset(...)` and `...tf.experimental.DALIDatasetWithInputs(...)`. "
-        "A pipeline function whose pipeline is passed to one is not migrated."
+        "A pipeline function whose pipeline is passed to one is not migrated, also where the call is in "
+        "another module of the run (NVIDIA's TensorFlow examples define the pipeline in one module and make "
+        "the dataset in another): the finding is then at the function, naming that call."
     ),
     why=(
         "`DALIDataset` serializes the pipeline and runs it inside TensorFlow's graph as a dataset op. "

@@ -20,7 +20,7 @@ import libcst as cst
 from ndd_migrate.model import constructs
 from ndd_migrate.model.features import expected_errors, manual_uses
 from ndd_migrate.model.kinds import expr_kind
-from ndd_migrate.model.types import Kind, PipelineFunction, PipelineGroup, Problem
+from ndd_migrate.model.types import ImportedPipeline, Kind, PipelineFunction, PipelineGroup, Problem
 
 
 def record(analyzer, consumed: list[tuple], helper_returns: dict) -> None:
@@ -43,6 +43,8 @@ def _keep(analyzer, helper_returns: dict, call: cst.Call, about: str, expr: cst.
             continue
         if isinstance(pipeline, PipelineFunction):  # not one another module defines
             pipeline.problems.append(Problem(about, call, *advice, keeps=about in constructs.KEEPING))
+        elif isinstance(pipeline, ImportedPipeline) and about in constructs.KEEPING:
+            analyzer.model.imported_keeps.setdefault(pipeline.qualname, (about, call, advice))  # its module keeps it
 
 
 def _kept(
