@@ -396,3 +396,21 @@ def test_keyword_only_settings_after_parameters_on_a_line_of_their_own():
         "def create(\n    data_dir, crop, dali_cpu=False, is_training=True,\n"
         "    *, batch_size, num_threads, device_id=None, seed=3\n):\n"
     ) in out, out
+
+
+def test_the_support_import_wraps_at_the_line_length_as_black_writes_it():
+    """`from ndd_support import ...` naming more than fits: one name per line in parentheses (was
+    one line of 113 columns in a corpus file: an iterator class `as` DALI's name, and more)."""
+    source = (
+        "from nvidia.dali import fn, pipeline_def\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=7)\n"
+        "def train(root):\n"
+        "    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True)\n"
+        "    return jpegs, labels\n\n\n"
+        "pipe = train('/data')\npipe.build()\nprint(pipe.run())\n"
+    )
+    short, _ = migrate_text(source, line_length=100)
+    assert "from ndd_support import dali_op_seed, prefetching\n" in short, short
+    wrapped, _ = migrate_text(source, line_length=40)
+    assert "from ndd_support import (\n    dali_op_seed,\n    prefetching,\n)\n" in wrapped, wrapped
+    ast.parse(wrapped)

@@ -164,7 +164,11 @@ class Impl(RuleImpl):
         if not wanted:
             return None
         _, module = self.ctx.support_location()
-        return f"from {module} import {', '.join(wanted)}\n"
+        line = f"from {module} import {', '.join(wanted)}\n"
+        if len(line) - 1 <= (self.ctx.policy.line_length(self.ctx.path) or 88):
+            return line
+        names = "".join(f"    {name},\n" for name in wanted)  # one per line, as black and ruff format write it
+        return f"from {module} import (\n{names})\n"
 
     def _rebuild(self, statements, before: set[str], after: set[str], new_imports) -> tuple[list, list]:
         """``statements`` (a module's, or a ``try`` block's) without the imports the migration made
