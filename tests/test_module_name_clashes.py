@@ -7,9 +7,6 @@ told the pipeline was kept (the other project's), stayed as it was and broke."""
 
 from __future__ import annotations
 
-import os
-import textwrap
-
 import pytest
 
 from tests.conftest import HAS_DALI
@@ -102,16 +99,8 @@ def test_a_name_shared_without_an_importer_of_that_module_converts(tmp_path, cli
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 def test_the_program_of_the_converting_project_still_runs(tmp_path, cli, monkeypatch, programs):
     """The whole program: migrated in one run with the other project, it prints what it printed."""
-    _projects(tmp_path / "original")
-    _projects(tmp_path / "migrated")
-    monkeypatch.chdir(tmp_path)
-    cli("migrate", "migrated")
-    runs = [programs.run(tmp_path / side / "converted" / "main.py") for side in ("original", "migrated")]
-    for ran in runs:
-        assert ran.returncode == 0, ran.stderr[-2000:]
-    assert runs[0].stdout == runs[1].stdout == "shape (2, 3)\n"
-    assert os.path.exists(tmp_path / "migrated" / "converted" / "dali.py")
-    assert textwrap.dedent(DEFINER).splitlines()[-1] in (tmp_path / "migrated" / "converted" / "dali.py").read_text()
+    ((before, after),) = _run_both(tmp_path, cli, monkeypatch, programs, _projects, ["converted"])
+    assert before == after == "shape (2, 3)\n"
 
 
 #: Two projects' `loaders.Loader`, each deriving from DALI's iterator, with `__init__`s of their own.
@@ -172,12 +161,23 @@ def test_an_iterator_class_two_modules_of_one_name_define_keeps_dalis_base_in_bo
 @pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 def test_both_programs_with_their_own_iterator_classes_still_run(tmp_path, cli, monkeypatch, programs):
-    _loader_projects(tmp_path / "original")
-    _loader_projects(tmp_path / "migrated")
+    for project, (before, after) in zip(
+        LOADERS, _run_both(tmp_path, cli, monkeypatch, programs, _loader_projects, LOADERS)
+    ):
+        assert before == after, (project, before, after)
+
+
+def _run_both(tmp_path, cli, monkeypatch, programs, make, projects) -> list[tuple[str, str]]:
+    """``make`` the projects twice (``original/``, ``migrated/``), migrate the second in one run, and
+    run ``main.py`` of each of ``projects`` on both sides: ``(original's output, migrated's)`` each."""
+    make(tmp_path / "original")
+    make(tmp_path / "migrated")
     monkeypatch.chdir(tmp_path)
     cli("migrate", "migrated")
-    for project in LOADERS:
+    outputs = []
+    for project in projects:
         runs = [programs.run(tmp_path / side / project / "main.py") for side in ("original", "migrated")]
         for ran in runs:
             assert ran.returncode == 0, ran.stderr[-2000:]
-        assert runs[0].stdout == runs[1].stdout, (project, runs[0].stdout, runs[1].stdout)
+        outputs.append((runs[0].stdout, runs[1].stdout))
+    return outputs
