@@ -71,6 +71,8 @@ def test_a_pipeline_name_two_modules_share_with_different_outcomes_stays_in_both
         "two files of this run are module `dali` and tree/kept/dali.py keeps a pipeline of that name in "
         "pipeline mode; tree/converted/main.py imports `dali`"
     ) in said, ran.stderr
+    assert "migrate each project in a run of its own, then run ndd-migrate again" in said, said
+    assert "migrate that module in the same run" not in said, said  # it is in the run: not that advice
     assert "fn.my_plugin.noise(shape=[3])" in after["kept/dali.py"]
 
 

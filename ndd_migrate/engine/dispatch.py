@@ -183,7 +183,8 @@ class Dispatcher(cst.CSTTransformer):
                 "NDD008",
                 pipeline.node,
                 where,
-                "migrate that module in the same run, or that use by hand (or make it take what the "
+                hint
+                or "migrate that module in the same run, or that use by hand (or make it take what the "
                 "migrated pipeline gives), then run ndd-migrate again",
             )
         return found

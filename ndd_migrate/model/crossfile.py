@@ -129,17 +129,18 @@ def imported_epochs(results: list[FileResult]) -> frozenset[str]:
 _KEEPS = "\x1f"
 
 
-def keeping(construct: str, why: str, hint: str) -> str:
-    """A value of :attr:`Policy.kept_pipelines` saying that another module's use keeps the pipeline
-    in pipeline mode on purpose (``construct``: one of ``constructs.KEEPING``), as the same use in
-    its own module would: the defining module reports it under that construct's rule."""
-    return f"{construct}{_KEEPS}{why}{_KEEPS}{hint}"
+def keeping(construct: str | None, why: str, hint: str) -> str:
+    """A value of :attr:`Policy.kept_pipelines` with its own advice: with ``construct`` (one of
+    ``constructs.KEEPING``), another module's use keeps the pipeline in pipeline mode on purpose,
+    as the same use in its own module would, and the defining module reports it under that
+    construct's rule; without, it is not migrated (NDD008) and ``hint`` says what to do."""
+    return f"{construct or ''}{_KEEPS}{why}{_KEEPS}{hint}"
 
 
 def kept_reason(value: str) -> tuple[str | None, str, str]:
     """``(construct or None, why, what to do or "")`` of a value of :attr:`Policy.kept_pipelines`."""
     parts = value.split(_KEEPS)
-    return (parts[0], parts[1], parts[2]) if len(parts) == 3 else (None, value, "")
+    return (parts[0] or None, parts[1], parts[2]) if len(parts) == 3 else (None, value, "")
 
 
 def lookup(imported: dict[str, bool], qualname: str) -> bool | None:

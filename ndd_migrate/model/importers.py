@@ -39,6 +39,7 @@ from ndd_migrate.model.crossfile import (
     imported_epochs,
     imported_modules,
     imported_pipelines,
+    keeping,
     module_names,
     read_bytes,
 )
@@ -140,10 +141,11 @@ def name_clashes(results: list[FileResult], lines) -> dict[str, str]:
             if kept_at
             else f"{' and '.join(_shown(p) for p in sorted(paths))} convert pipelines of that name in different shapes"
         )
-        why[key] = (
+        why[key] = keeping(
+            None,
             f"two files of this run are module `{module}` and {other}; {_shown(importers[module])} imports "
-            f"`{module}`, and the run tells those files apart by module name only, so `{name}` stays "
-            "(migrate each project in a run of its own)"
+            f"`{module}`, and the run tells those files apart by module name only, so `{name}` stays",
+            "migrate each project in a run of its own, then run ndd-migrate again",
         )
     return why
 
