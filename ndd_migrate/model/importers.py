@@ -113,23 +113,10 @@ def name_clashes(results: list[FileResult], lines) -> dict[str, str]:
     any suffix of its path), so that importer could be rewritten for the other file's pipeline:
     the files converting it keep it too, with this reason. ``lines(path)``: the bytes searched for
     a file's imports (:func:`import_lines`)."""
-    outcomes: dict[str, dict[str, tuple[bool, bool]]] = {}
-    for result in results:
-        if result.error or not result.pipelines:
-            continue
-        for module in module_names(result.path):
-            for name, converted in result.pipelines.items():
-                shape = (converted, converted and name in result.epochs)
-                outcomes.setdefault(f"{module}.{name}", {})[result.path] = shape
-    clashing = {key: paths for key, paths in outcomes.items() if len(set(paths.values())) > 1}
+    clashing = {key: paths for key, paths in _pipeline_outcomes(results).items() if len(set(paths.values())) > 1}
     if not clashing:
         return {}
-    importers: dict[str, str] = {}  # module → a file of the run importing it
-    for result in results:
-        found = lines(result.path) if not result.error else None
-        for _, _, module, names in import_facts(found) if found else ():
-            for imported in (module, *(f"{module}.{name}" for name in names)):
-                importers.setdefault(imported, result.path)
+    importers = _module_importers(results, lines)
     why = {}
     for key, paths in clashing.items():
         module, name = key.rsplit(".", 1)
@@ -148,6 +135,33 @@ def name_clashes(results: list[FileResult], lines) -> dict[str, str]:
             "migrate each project in a run of its own, then run ndd-migrate again",
         )
     return why
+
+
+def _pipeline_outcomes(results: list[FileResult]) -> dict[str, dict[str, tuple[bool, bool]]]:
+    """``module.name`` → file → (converted, in the epoch-aware shape), for every exported pipeline
+    under every module name of its file."""
+    outcomes: dict[str, dict[str, tuple[bool, bool]]] = {}
+    for result in results:
+        if result.error or not result.pipelines:
+            continue
+        for module in module_names(result.path):
+            for name, converted in result.pipelines.items():
+                outcomes.setdefault(f"{module}.{name}", {})[result.path] = (
+                    converted,
+                    converted and name in result.epochs,
+                )
+    return outcomes
+
+
+def _module_importers(results: list[FileResult], lines) -> dict[str, str]:
+    """Each module (or name of one) the run's files import → a file importing it."""
+    importers: dict[str, str] = {}
+    for result in results:
+        found = lines(result.path) if not result.error else None
+        for _, _, module, names in import_facts(found) if found else ():
+            for imported in (module, *(f"{module}.{name}" for name in names)):
+                importers.setdefault(imported, result.path)
+    return importers
 
 
 def _run_importers(results: list[FileResult], policy: Policy, process, read, lines, again_defined: set[str]) -> bool:
