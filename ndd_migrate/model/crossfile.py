@@ -102,16 +102,25 @@ def own_names(by_module: dict[str, str], path: str) -> dict[str, str]:
 
 
 def imported_pipelines(results: list[FileResult]) -> dict[str, bool]:
-    """``module.name`` → migrated, for every exported name under every module name of its file."""
-    out: dict[str, bool] = {}
+    """``module.name`` → migrated, for every exported name under every module name of its file (a
+    name several files export is migrated when all of them migrate it)."""
+    return {
+        key: all(converted for converted, _ in by_file.values()) for key, by_file in pipeline_outcomes(results).items()
+    }
+
+
+def pipeline_outcomes(results: list[FileResult]) -> dict[str, dict[str, tuple[bool, bool]]]:
+    """``module.name`` → file → (migrated, in the epoch-aware shape), for every exported pipeline
+    under every module name of its file."""
+    outcomes: dict[str, dict[str, tuple[bool, bool]]] = {}
     for result in results:
         if result.error or not result.pipelines:
             continue
         for module in module_names(result.path):
             for name, converted in result.pipelines.items():
-                key = f"{module}.{name}"
-                out[key] = out.get(key, converted) and converted
-    return out
+                shape = (converted, converted and name in result.epochs)
+                outcomes.setdefault(f"{module}.{name}", {})[result.path] = shape
+    return outcomes
 
 
 def imported_epochs(results: list[FileResult]) -> frozenset[str]:

@@ -41,6 +41,7 @@ from ndd_migrate.model.crossfile import (
     imported_pipelines,
     keeping,
     module_names,
+    pipeline_outcomes,
     read_bytes,
 )
 
@@ -113,7 +114,7 @@ def name_clashes(results: list[FileResult], lines) -> dict[str, str]:
     any suffix of its path), so that importer could be rewritten for the other file's pipeline:
     the files converting it keep it too, with this reason. ``lines(path)``: the bytes searched for
     a file's imports (:func:`import_lines`)."""
-    clashing = {key: paths for key, paths in _pipeline_outcomes(results).items() if len(set(paths.values())) > 1}
+    clashing = {key: paths for key, paths in pipeline_outcomes(results).items() if len(set(paths.values())) > 1}
     if not clashing:
         return {}
     importers = _module_importers(results, lines)
@@ -135,22 +136,6 @@ def name_clashes(results: list[FileResult], lines) -> dict[str, str]:
             "migrate each project in a run of its own, then run ndd-migrate again",
         )
     return why
-
-
-def _pipeline_outcomes(results: list[FileResult]) -> dict[str, dict[str, tuple[bool, bool]]]:
-    """``module.name`` → file → (converted, in the epoch-aware shape), for every exported pipeline
-    under every module name of its file."""
-    outcomes: dict[str, dict[str, tuple[bool, bool]]] = {}
-    for result in results:
-        if result.error or not result.pipelines:
-            continue
-        for module in module_names(result.path):
-            for name, converted in result.pipelines.items():
-                outcomes.setdefault(f"{module}.{name}", {})[result.path] = (
-                    converted,
-                    converted and name in result.epochs,
-                )
-    return outcomes
 
 
 def _module_importers(results: list[FileResult], lines) -> dict[str, str]:
@@ -395,14 +380,14 @@ def _class_sources(results: list[FileResult]) -> tuple[dict[str, tuple[str, str]
     be read with the other's ``__init__``. Those are left out of the first: a call of such a class
     is a call of a class the run does not follow, and its pipelines stay."""
     sources: dict[str, tuple[str, str]] = {}
-    paths: dict[str, list[str]] = {}
+    paths: dict[str, set[str]] = {}
     for r in results:
         if r.error:
             continue
         for name, source in r.iterator_class_sources.items():
             for m in module_names(r.path):
                 sources[f"{m}.{name}"] = source
-                paths.setdefault(f"{m}.{name}", []).append(r.path)
+                paths.setdefault(f"{m}.{name}", set()).add(r.path)
     clashing = {
         key: (
             f"{' and '.join(_shown(p) for p in sorted(found))} both define it as module "
@@ -410,7 +395,7 @@ def _class_sources(results: list[FileResult]) -> tuple[dict[str, tuple[str, str]
             "(migrate each project in a run of its own)"
         )
         for key, found in paths.items()
-        if len(set(found)) > 1
+        if len(found) > 1
     }
     return {key: source for key, source in sources.items() if key not in clashing}, clashing
 
