@@ -98,20 +98,20 @@ def test_a_wrapper_that_uses_its_iterator_otherwise_keeps_the_pipeline(before, a
     assert "@pipeline_def" in migrated and "ndd_support" not in migrated
 
 
-def test_a_wrapper_beside_a_pipeline_made_only_elsewhere_keeps_dalis_iterator():
+def test_a_wrapper_beside_a_pipeline_made_only_elsewhere_takes_the_support_modules_iterator():
     """A pipeline of the module that no code of it makes is made in another module, which may give
-    it to the wrapper as DALI's `Pipeline` (it stays: NDD008): the wrapper keeps DALI's iterator,
-    and the pipeline given to it here stays too. Before, the wrapper took the support module's
-    iterator for the pipeline made here, and the other module's `Pipeline` would have reached it."""
+    it to the wrapper migrated or, from code the run did not see, as DALI's `Pipeline`: the
+    support module's iterator takes both (tests/programs: `wrapper_given_either_mode`), so the
+    wrapper takes it and both pipelines convert. Before, both stayed: "`val` of this module is made
+    only outside it, where it may be given to `Loader` as DALI's `Pipeline`"."""
     other = PIPELINE.replace(
         "def train(root):",
-        "def val(root):\n    return fn.readers.file(file_root=root)[1]\n\n\n"
+        "def val(root):\n    jpegs, labels = fn.readers.file(file_root=root)\n    return labels\n\n\n"
         "@pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=5)\ndef train(root):",
     )
     migrated, result = migrate_text(other + WRAPPER + USE)
-    human = _human(result)
-    assert any("`val` of this module is made only outside it, where it may be given to `Loader`" in m for m in human)
-    assert "ndd_support" not in migrated and migrated.count("@pipeline_def") == 2
+    assert _human(result) == []
+    assert "from ndd_support import DALIClassificationIterator" in migrated and "@pipeline_def" not in migrated
 
 
 LOADER_MODULE = PIPELINE.replace("import sys\n", "") + WRAPPER
@@ -138,13 +138,14 @@ def test_a_wrapper_of_another_module_of_the_run_takes_the_migrated_pipeline(tmp_
     assert "from ndd_support import DALIClassificationIterator" in loaders and "TODO" not in loaders + train
     assert "pipe_meta, pipe = train(sys.argv[1])" in train and "loader._it.reset()" in train
     assert cli("migrate", "project").exit_code == 0 and (tmp_path / "project" / "train.py").read_text() == train
-    # the loaders module alone: the training script, outside the run, gives the wrapper a pipeline
-    # of it where it makes it, and both stay
+    # the loaders module alone: the training script of the project, outside the run, makes the
+    # pipeline and gives it to the wrapper, and both stay
     _two_modules(tmp_path / "alone")
+    (tmp_path / "alone" / "pyproject.toml").write_text("", encoding="utf-8")
     result = cli("migrate", "alone/loaders.py")
     alone = (tmp_path / "alone" / "loaders.py").read_text()
     assert "@pipeline_def" in alone and "ndd_support" not in alone and "TODO(ndd-migrate): NDD008" in alone
-    assert result.exit_code == 1 and "is made only outside this module" in result.stderr
+    assert result.exit_code == 1 and "train.py imports it, and this run does not migrate that file" in result.stderr
 
 
 @pytest.mark.dali
@@ -158,3 +159,106 @@ def test_a_wrapper_of_another_module_gives_what_it_gave(tmp_path, monkeypatch, c
     monkeypatch.chdir(tmp_path)
     expected, got = programs.project_both(_two_modules, cli, "train.py", [root])
     assert expected.stdout.startswith("4 [[") and got.stdout == expected.stdout
+
+
+ELSEWHERE = """\
+import sys
+
+from nvidia.dali import fn, pipeline_def
+
+from loaders import Loader
+
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=7)
+def small(root):
+    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
+    return fn.resize(fn.decoders.image(jpegs), resize_x=3, resize_y=3), labels
+
+
+pipe = small(sys.argv[1])
+pipe.build()
+loader = Loader(pipelines=pipe, size=pipe.epoch_size("Reader"))
+print(type(loader._it).__module__, len(loader), [labels.tolist() for labels in loader])
+"""
+
+
+def _loaders_only(folder) -> None:
+    """The loaders module as a library: its pipeline made, and its wrapper called, by code elsewhere."""
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("", encoding="utf-8")
+    (folder / "loaders.py").write_text(LOADER_MODULE, encoding="utf-8")
+
+
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+def test_a_migrated_wrapper_runs_what_code_the_run_did_not_see_gives_it(tmp_path, monkeypatch, cli, programs):
+    """The loaders module migrated alone (no code of the project makes its pipeline or calls its
+    wrapper): then code the run did not see gives the wrapper a pipeline-mode pipeline of its own,
+    and a script migrated later gives it the module's migrated pipeline. Each prints what it
+    printed with the original module: DALI's own iterator runs the pipeline-mode pipeline."""
+    pytest.importorskip("torch")
+    from fixtures.datasets import make_jpeg
+
+    root = programs.dataset(make_jpeg)
+    monkeypatch.chdir(tmp_path)
+    for side in ("original", "migrated"):
+        _loaders_only(tmp_path / side)
+    result = cli("migrate", "migrated/loaders.py")
+    assert result.exit_code == 0, result.stderr
+    loaders = (tmp_path / "migrated" / "loaders.py").read_text()
+    assert "from ndd_support import DALIClassificationIterator" in loaders and "@pipeline_def" not in loaders
+    outputs = {}
+    for side in ("original", "migrated"):
+        (tmp_path / side / "elsewhere.py").write_text(ELSEWHERE, encoding="utf-8")
+        ran = programs.run(tmp_path / side / "elsewhere.py", [root])
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        outputs[side] = ran.stdout
+    assert outputs["original"].startswith("nvidia.dali.plugin.pytorch ") and outputs["migrated"] == outputs["original"]
+    # a script migrated later gives the wrapper the module's migrated pipeline (a size of its own:
+    # the migrated pipeline no longer has `epoch_size()`, which a later run cannot follow)
+    later = TRAIN_MODULE.replace('size=pipe.epoch_size("Reader")', "size=int(sys.argv[2])")
+    (tmp_path / "original" / "train.py").write_text(later, encoding="utf-8")
+    expected = programs.run(tmp_path / "original" / "train.py", [root, 12])
+    (tmp_path / "migrated" / "train.py").write_text(later, encoding="utf-8")
+    result = cli("migrate", "migrated/train.py")
+    assert result.exit_code == 0, result.stderr
+    got = programs.run(tmp_path / "migrated" / "train.py", [root, 12])
+    assert expected.returncode == 0 and got.returncode == 0, got.stderr[-2000:]
+    assert expected.stdout.startswith("3 [[") and got.stdout == expected.stdout
+
+
+KEEPS_ITS_OWN = ELSEWHERE.replace("pipe.build()\n", "pipe.build()\nsetattr(pipe, 'note', 'stays')\n")
+
+
+def _loaders_and_a_script_that_keeps(folder) -> None:
+    """The loaders module running its own pipeline through its wrapper, and a script of the project
+    giving the wrapper a pipeline of its own that stays in pipeline mode (an unfollowed use)."""
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("", encoding="utf-8")
+    own = 'if __name__ == "__main__":\n' + "".join(f"    {line}\n" for line in USE.splitlines())
+    (folder / "loaders.py").write_text(PIPELINE + WRAPPER + own, encoding="utf-8")
+    (folder / "keeps.py").write_text(KEEPS_ITS_OWN, encoding="utf-8")
+
+
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+def test_a_wrapper_given_a_pipeline_that_stays_by_another_module_runs_both(tmp_path, monkeypatch, cli, programs):
+    """One run: the loaders module's pipeline converts and its wrapper takes the support module's
+    iterator, though another module of the run gives the wrapper a pipeline that stays; each
+    program prints what it printed. Before, the other module's kept pipeline kept the wrapper DALI's
+    and the loaders module's pipeline with it."""
+    pytest.importorskip("torch")
+    from fixtures.datasets import make_jpeg
+
+    root = programs.dataset(make_jpeg)
+    monkeypatch.chdir(tmp_path)
+    for side in ("original", "migrated"):
+        _loaders_and_a_script_that_keeps(tmp_path / side)
+    result = cli("migrate", "migrated")
+    assert result.exit_code == 1 and "keeps.py" in result.stderr, result.stderr  # its pipeline stays, said
+    loaders = (tmp_path / "migrated" / "loaders.py").read_text()
+    assert "from ndd_support import DALIClassificationIterator" in loaders and "@pipeline_def" not in loaders
+    for script in ("loaders.py", "keeps.py"):
+        expected, got = (programs.run(tmp_path / side / script, [root]) for side in ("original", "migrated"))
+        assert expected.returncode == 0 and got.returncode == 0, got.stderr[-2000:]
+        assert "4 [[" in expected.stdout and got.stdout == expected.stdout

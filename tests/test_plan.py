@@ -511,22 +511,24 @@ DERIVES_FROM_DALI = (
 )
 
 
-@pytest.mark.parametrize(
-    "consumer, said",
-    [
-        (WRAPS_DALI, "`DaliIterator` runs DALI's `DALIClassificationIterator` on a pipeline it is given"),
-        (
-            DERIVES_FROM_DALI,
-            "`DALIDataloader` runs, as its base, DALI's `DALIGenericIterator` on a pipeline it is given",
-        ),
-    ],
-)
-def test_a_pipeline_made_elsewhere_stays_beside_code_that_runs_dalis_iterator_on_what_it_is_given(consumer, said):
-    """A module of pipelines only other modules make, and a class that hands what it is given to
-    DALI's own iterator (a wrapper, or a subclass that keeps DALI's base): they may be these
-    pipelines, which DALI's iterator needs as `Pipeline`s."""
-    text = MADE_ELSEWHERE.format(consumer=consumer)
+def test_a_pipeline_made_elsewhere_stays_beside_code_that_runs_dalis_iterator_on_what_it_is_given():
+    """A module of pipelines only other modules make, and a subclass of DALI's iterator that keeps
+    DALI's base and hands it what it is given: they may be these pipelines, which DALI's iterator
+    needs as `Pipeline`s."""
+    text = MADE_ELSEWHERE.format(consumer=DERIVES_FROM_DALI)
     out, result = migrate_text(text)
     found = [d for d in result.diagnostics if d.needs_human and d.code == "NDD008"]
+    said = "`DALIDataloader` runs, as its base, DALI's `DALIGenericIterator` on a pipeline it is given"
     assert found and said in found[0].message
     assert "@pipeline_def" in out and migrate_text(out)[0] == out
+
+
+def test_a_pipeline_made_elsewhere_converts_beside_a_wrapper_of_dalis_iterator():
+    """The same beside a class wrapping DALI's iterator: the iterator it makes becomes the support
+    module's, which takes these pipelines migrated and hands pipeline-mode ones to DALI's class.
+    Before, the pipeline stayed: "`DaliIterator` runs DALI's `DALIClassificationIterator` on a
+    pipeline it is given"."""
+    out, result = migrate_text(MADE_ELSEWHERE.format(consumer=WRAPS_DALI))
+    assert [d.message for d in result.diagnostics if d.needs_human] == []
+    assert "from ndd_support import DALIClassificationIterator" in out and "@pipeline_def" not in out
+    assert migrate_text(out)[0] == out

@@ -11,7 +11,7 @@ from libcst.metadata import ScopeProvider
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.model.features import instances, iterator_subclasses, iterators
+from ndd_migrate.model.features import instances, iterators
 from ndd_migrate.model.types import Kind
 from ndd_migrate.model.values import called_parameters
 from ndd_migrate.plan import uses
@@ -291,23 +291,13 @@ class Impl(RuleImpl):
                 found.append((node, who, self.ctx.dali_name(node.func).rsplit(".", 1)[-1]))
         return sorted(found, key=lambda item: self.ctx.line_of(item[0])[:2])
 
-    def _takes_migrated(self, sub) -> bool:
-        """Is ``sub`` a wrapper class of DALI's iterator (iterator_subclasses.wrapping) that other
-        modules of the run import (``Policy.imported_iterator_classes``), where their calls are
-        followed, and none of them keeps it DALI's (``kept_iterator_classes``)? Then a pipeline of
-        this module made in those modules may be given to it. Calls in this module alone say nothing
-        of the code that makes this module's pipelines elsewhere: a module outside the run, or one
-        whose import of this module does not resolve, may give DALI's iterator such a pipeline,
-        which stays."""
-        if not sub.wrapper or sub.blocker is not None:
-            return False
-        policy = self.ctx.policy
-        names = iterator_subclasses.names_of(sub, self.ctx.model, self.ctx.path)
-        if any(name in policy.kept_iterator_classes for name in names):
-            return False
-        return any(
-            name in policy.rebased_iterator_classes or name in policy.imported_iterator_classes for name in names
-        )
+    @staticmethod
+    def _takes_migrated(sub) -> bool:
+        """Is ``sub`` a wrapper class of DALI's iterator (iterator_subclasses.wrapping) whose iterator
+        may become the support module's? That iterator takes migrated pipelines and hands
+        pipeline-mode ones to DALI's own class: a pipeline of this module, made here or elsewhere,
+        may be given to the wrapper migrated, whatever its other callers give it."""
+        return sub.wrapper is not None and sub.blocker is None
 
     def _through_instance(self, pipeline) -> tuple[cst.CSTNode, str, str] | None:
         """The first ``obj.method`` naming the pipeline method ``pipeline`` (a ``@pipeline_def``

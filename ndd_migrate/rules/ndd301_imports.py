@@ -9,7 +9,7 @@ import libcst as cst
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
-from ndd_migrate.model.features import iterators
+from ndd_migrate.model.features import iterators, test_utils
 from ndd_migrate.model.sources import hand_built
 from ndd_migrate.syntax import names, tree
 from ndd_migrate.syntax.cstutil import ReadsValues, SkipsTrivia
@@ -240,7 +240,7 @@ class Impl(RuleImpl):
             alias
             for alias, target, name in targets
             if not (_removable(imp, alias, target) and name in before and name not in after)
-            and not (target in iterators.REWRITTEN and name in moved)
+            and not _moved(target, name, moved)
         ]
         if len(keep) == len(targets):
             return stmt, is_dali
@@ -389,6 +389,12 @@ class _ImportsPruned(cst.CSTTransformer):
         return cst.RemovalSentinel.REMOVE if pruned is None else pruned
 
 
+def _moved(target: str, name: str, moved: dict[str, str]) -> bool:
+    """Does the support module bind ``name`` now, in place of what it imported (``target``): one of
+    DALI's iterator classes (NDD411) or a comparison of DALI's ``test_utils`` (NDD412)?"""
+    return name in moved and (target in iterators.REWRITTEN or test_utils.counterpart(target) is not None)
+
+
 def _without_moved(moved: dict[str, str]):
     """``prune`` for :class:`_ImportsPruned`: an import without DALI's iterator classes whose names
     the support module's classes now bind (``moved``: bound name → class)."""
@@ -398,7 +404,7 @@ def _without_moved(moved: dict[str, str]):
         targets = _import_targets(imp) if isinstance(imp, cst.ImportFrom) else None
         if not targets:
             return stmt
-        keep = [a for a, target, name in targets if not (target in iterators.REWRITTEN and name in moved)]
+        keep = [a for a, target, name in targets if not _moved(target, name, moved)]
         if len(keep) == len(targets):
             return stmt
         if not keep:

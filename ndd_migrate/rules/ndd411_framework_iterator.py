@@ -164,8 +164,9 @@ RULE = Rule(
         "`__init__`, given a parameter) is read the same way at its calls: the iterator it makes becomes the "
         "support module's, when the class uses it only as both allow (`reset()`, `size`, `_size`, "
         "`batch_size`, `len()`, `next()`, iterating it, returning it from `__iter__`), in the class and "
-        "through its instances, and no pipeline of its module is made only elsewhere (where it could be "
-        "given to the class as a `Pipeline`) unless the modules importing the class are in the run."
+        "through its instances, and some pipeline of its module converts or the modules importing the class "
+        "give it migrated ones. That iterator hands pipeline-mode pipelines to DALI's own class, so a call "
+        "of the class in code the run did not see, or one given a pipeline that stays, runs as before."
     ),
     why=(
         "Dynamic mode has no iterator class: a reader gives full batches per epoch that wrap into the "
@@ -286,7 +287,11 @@ class Impl(RuleImpl):
     def _subclass_converts(self, sub) -> bool:
         """Does the class ``sub`` take the support module's iterator as its base: every call of it
         given pipelines that migrate?"""
-        if sub.blocker is not None or self._kept_by_importer(sub):
+        if sub.blocker is not None:
+            return False
+        if sub.wrapper and any(p.convert for p in self.ctx.model.pipelines.values()):
+            return True  # its iterator takes the module's migrated pipelines and DALI's alike
+        if self._kept_by_importer(sub):
             return False
         if not sub.calls:  # called by other modules of the run only, each with migrated pipelines
             names = iterator_subclasses.names_of(sub, self.ctx.model, self.ctx.path)
@@ -598,50 +603,19 @@ class Impl(RuleImpl):
         """Why the support module's iterator cannot be the base of ``sub`` (the class ``call`` makes),
         or None: an attribute of its instance that the support module does not keep as DALI did,
         or another call of the class whose pipelines stay in pipeline mode (one base serves both)."""
-        kept = self._kept_by_importer(sub)
+        kept = None if sub.wrapper else self._kept_by_importer(sub)  # a wrapper's takes DALI's pipelines too
         if kept:
             return kept
         reads = sorted(drop_in.iterator_reads(self.ctx.model, self._scope_of, call), key=self._where)
         why = iterator_subclasses.instance_blocker(self.ctx.model.parents, reads)
         if why is None and sub.wrapper:
             why = iterator_subclasses.wrapped_blocker(self.ctx.model.parents, reads, sub.wrapper)
-        if why is None and sub.wrapper and not sub.imported and not self._imported_by_run(sub):
-            why = self._made_elsewhere(sub)
-        if why:
+        if why or sub.wrapper:  # a wrapper's iterator takes pipeline-mode pipelines too
             return why
         for other in sub.calls:
             if other is not call and self._rewritten(other) is None:
                 line = self._where(other)[0]
                 return f"`{sub.node.name.value}` is also given, at line {line}, pipelines that stay in pipeline mode"
-        return None
-
-    def _imported_by_run(self, sub) -> bool:
-        """Do other modules of the run import the class ``sub`` (``Policy.imported_iterator_classes``)?"""
-        names = iterator_subclasses.names_of(sub, self.ctx.model, self.ctx.path)
-        return any(name in self.ctx.policy.imported_iterator_classes for name in names)
-
-    def _made_elsewhere(self, sub) -> str | None:
-        """Why the wrapper class ``sub`` may also be given a pipeline that stays DALI's, or None: a
-        pipeline of this module that no code of it makes (nor derives from) is made in another
-        module, which may give it to the wrapper, and stays (NDD008); the wrapper's iterator would
-        be the support module's."""
-        model = self.ctx.model
-        bases = {
-            base.value.value
-            for node in model.parents
-            if isinstance(node, cst.ClassDef)
-            for base in node.bases
-            if isinstance(base.value, cst.Name)
-        }
-        for pipeline in model.pipelines.values():
-            if model.sites_of(pipeline) or (
-                isinstance(pipeline.node, cst.ClassDef) and pipeline.node.name.value in bases
-            ):
-                continue
-            return (
-                f"`{pipeline.display}` of this module is made only outside it, where it may be given to "
-                f"`{sub.node.name.value}` as DALI's `Pipeline`"
-            )
         return None
 
     def _subclass_call(self, original: cst.Call, updated: cst.Call, dali: str, pipe) -> cst.Call:

@@ -21,6 +21,8 @@ that ndd-migrate migrated import them from here, so each is written once, in one
   dtype=...)``) that a ``Pipeline`` subclass made in ``__init__``, as a numpy array.
 * ``to_gpu_with``: an operand of arithmetic moved to the GPU when its partner is
   there, as pipeline mode moved it (dynamic mode refuses to mix devices).
+* ``compare_pipelines`` and ``check_batch``: the comparisons of DALI's test suite
+  (its ``test_utils`` module), for migrated pipelines and pipeline-mode ones alike.
 
 Only the standard library is imported (a batch's ``.torch()`` needs PyTorch, as the
 DALI iterator did; a JAX or Paddle batch, JAX or Paddle; a source's ``SampleInfo``,
@@ -51,6 +53,8 @@ __all__ = [
     "prefetching",
     "dali_constant",
     "to_gpu_with",
+    "compare_pipelines",
+    "check_batch",
 ]
 
 
@@ -131,6 +135,110 @@ def to_gpu_with(value, *partners):
 
 def _on_gpu(value):
     return getattr(getattr(value, "device", None), "device_type", None) == "gpu"
+
+
+def compare_pipelines(
+    pipe1,
+    pipe2,
+    batch_size,
+    N_iterations,
+    eps=1e-07,
+    max_allowed_error=None,
+    expected_layout=None,
+    compare_layouts=True,
+):
+    """``compare_pipelines`` of DALI's ``test_utils``, for pipelines of either mode: a
+    pipeline-mode ``Pipeline`` is built and run, a migrated pipeline (its batches, or
+    ``(reader metadata, batches)``) advanced; ``N_iterations`` times, each output of
+    one is compared with the same output of the other by :func:`check_batch`.
+    ``expected_layout`` may be one layout per output (a tuple)."""
+    outputs = [_runs(pipe1), _runs(pipe2)]
+    for _ in range(N_iterations):
+        out1, out2 = (next(run) for run in outputs)
+        assert len(out1) == len(out2), f"{len(out1)} outputs != {len(out2)} outputs"
+        for i, (batch1, batch2) in enumerate(zip(out1, out2)):
+            layout = (
+                expected_layout[i]
+                if isinstance(expected_layout, tuple)
+                else expected_layout
+            )
+            check_batch(
+                batch1,
+                batch2,
+                batch_size,
+                eps,
+                max_allowed_error,
+                layout,
+                compare_layouts,
+            )
+    print(f"OK: ({N_iterations} iterations)")
+
+
+def _runs(pipe):
+    """The batch tuples of a pipeline of either mode, one per ``next()``."""
+    if hasattr(pipe, "build") and hasattr(pipe, "run"):  # pipeline mode
+        pipe.build()
+        return iter(pipe.run, None)
+    stream = _Stream(pipe)
+    return iter(stream.next, None)
+
+
+def check_batch(
+    batch1,
+    batch2,
+    batch_size=None,
+    eps=1e-07,
+    max_allowed_error=None,
+    expected_layout=None,
+    compare_layouts=True,
+):
+    """``check_batch`` of DALI's ``test_utils``: two batches (dynamic-mode ``Batch``es,
+    ``TensorList``s, lists of arrays or tensors, or arrays whose first axis is the
+    sample) hold ``batch_size`` samples each (as many as ``batch1``: None) of the same
+    shapes, whose mean absolute difference is at most ``eps`` and, when
+    ``max_allowed_error`` is given, whose largest difference is at most it; the
+    layouts of two batches that have one are equal (``compare_layouts``) and
+    ``expected_layout`` when given. A failed comparison raises ``AssertionError``."""
+    import numpy as np
+
+    (samples1, layout1), (samples2, layout2) = _samples(batch1), _samples(batch2)
+    batch_size = len(samples1) if batch_size is None else batch_size
+    for samples in (samples1, samples2):
+        assert len(samples) == batch_size, f"batch size {len(samples)} != {batch_size}"
+    for layout in (layout1, layout2):
+        if expected_layout is not None and layout is not None:
+            assert layout == expected_layout, (
+                f"layout {layout!r} != expected {expected_layout!r}"
+            )
+    if compare_layouts and layout1 is not None and layout2 is not None:
+        assert layout1 == layout2, f"layout {layout1!r} != {layout2!r}"
+    for i, (left, right) in enumerate(zip(samples1, samples2)):
+        left, right = np.asarray(left), np.asarray(right)
+        assert left.shape == right.shape, (
+            f"sample {i}: shape mismatch {left.shape} != {right.shape}"
+        )
+        if left.size == 0:
+            continue
+        if left.dtype == bool or right.dtype == bool:
+            left, right = left.astype(int), right.astype(int)
+        difference = np.maximum(left, right) - np.minimum(left, right)
+        mean_error, max_error = np.mean(difference), np.max(difference)
+        too_far = max_allowed_error is not None and max_error > max_allowed_error
+        assert mean_error <= eps and not too_far, (
+            f"sample {i}: mean error {mean_error}, max error {max_error} "
+            f"(eps {eps}, max_allowed_error {max_allowed_error})"
+        )
+
+
+def _samples(batch):
+    """``(samples, layout)`` of a batch; the layout is None where the batch has none."""
+    if hasattr(batch, "tensors") and hasattr(batch, "batch_size"):  # dynamic mode
+        batch = batch.cpu()
+        return [sample for sample in batch.tensors], batch.layout or ""
+    if hasattr(batch, "as_cpu") or hasattr(batch, "at"):  # pipeline mode's TensorList
+        batch = batch.as_cpu() if hasattr(batch, "as_cpu") else batch
+        return [batch.at(i) for i in range(len(batch))], batch.layout() or ""
+    return list(batch), None
 
 
 def dali_external_source(
@@ -798,8 +906,26 @@ class DALIGenericIterator(_FrameworkIterator):
     ``len()``, ``size``, ``reset()`` and ``auto_reset``. Ported from DALI 2.4's
     ``plugin/base_iterator.py`` and ``plugin/pytorch``, without checkpoints."""
 
+    def __new__(cls, pipelines, *args, **kwargs):
+        """DALI's own iterator, where it is given pipeline-mode pipelines (a wrapper
+        class whose callers were not migrated): DALI's class runs them, as it did."""
+        if cls in (DALIGenericIterator, DALIClassificationIterator) and _pipeline_mode(
+            pipelines
+        ):
+            from nvidia.dali.plugin import pytorch
+
+            return getattr(pytorch, cls.__name__)(pipelines, *args, **kwargs)
+        return super().__new__(cls)
+
     def _tensor(self, out):
         return out.torch()
+
+
+def _pipeline_mode(pipelines):
+    """Are ``pipelines`` (one, or a list) pipeline-mode ``Pipeline`` objects?"""
+    several = isinstance(pipelines, (list, tuple)) and not _Stream.is_pair(pipelines)
+    given = pipelines if several else [pipelines]
+    return bool(given) and all(hasattr(p, "build") and hasattr(p, "run") for p in given)
 
 
 class DALIClassificationIterator(DALIGenericIterator):
