@@ -78,13 +78,19 @@ def test_the_iterator_a_wrapper_makes_is_the_support_modules_and_its_callers_kee
             "`self._it`, DALI's iterator: its `._pipes`",
         ),
         # it hands the iterator on: what is asked of it there is not followed
-        ("return self\n", "return self._it.__iter__() or consume(self._it)\n", "it is handed on"),
+        ("return self\n", "return self._it.__iter__() or consume(self._it)\n", "it is handed to `consume()`"),
         # it keeps another iterator there later
         ("return self\n", "self._it = iter([])\n        return self\n", "`self._it` is set again"),
         # the caller reaches the iterator for state the support module does not keep
         ("loader._it.reset()", "print(loader._it._pipes)", "`._it`, DALI's iterator, is used where"),
-        # the class is derived from: what the subclass does with the iterator is not read
-        ("print(len(loader)", "class Sub(Loader):\n    pass\n\n\nprint(len(loader)", "`Loader` is used other than"),
+        # a class derived from it reads state the support module's iterator does not keep
+        (
+            "print(len(loader)",
+            "class Sub(Loader):\n    def pipes(self):\n        return self._it._pipes\n\n\nprint(len(loader)",
+            "its subclass `Sub`: `self._it`, DALI's iterator: its `._pipes`",
+        ),
+        # or it is used otherwise
+        ("print(len(loader)", "kinds = [Loader]\nprint(len(loader)", "`Loader` is used other than"),
         # an argument the iterator is given is read from the object itself
         ("size=size)", "size=self.size)", "gives `DALIClassificationIterator` a value of `self`"),
     ],
@@ -262,3 +268,132 @@ def test_a_wrapper_given_a_pipeline_that_stays_by_another_module_runs_both(tmp_p
         expected, got = (programs.run(tmp_path / side / script, [root]) for side in ("original", "migrated"))
         assert expected.returncode == 0 and got.returncode == 0, got.stderr[-2000:]
         assert "4 [[" in expected.stdout and got.stdout == expected.stdout
+
+
+FAMILY = """\
+class LoaderGPU(Loader):
+    def __next__(self):
+        try:
+            return next(self._it)[0]["label"] + 0
+        except StopIteration:
+            self._it.reset()
+            raise
+
+
+def _worker(iterator, out):
+    for batch in iterator:
+        out.put(batch[0]["label"])
+    iterator.reset()
+    out.put(None)
+
+
+class LoaderThreaded(Loader):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.out = queue.Queue()
+        self.thread = threading.Thread(target=_worker, kwargs={"iterator": self._it, "out": self.out})
+        self.thread.start()
+
+    def __next__(self):
+        labels = self.out.get()
+        if labels is None:
+            self.thread.join()
+            raise StopIteration
+        return labels
+
+
+"""
+FAMILY_MODULE = "import queue\nimport threading\n" + PIPELINE.replace("import sys\n", "") + WRAPPER + FAMILY
+
+CALLER = """\
+import sys
+
+from nvidia.dali import fn, pipeline_def
+
+from loaders import LoaderGPU, LoaderThreaded, train
+
+
+@pipeline_def(batch_size=4, num_threads=1, device_id=None, seed=7)
+def small(root):
+    jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
+    return fn.resize(fn.decoders.image(jpegs), resize_x=3, resize_y=3), labels
+
+
+for cls in (LoaderGPU, LoaderThreaded):
+    {make}
+    loader = cls(pipelines=pipe, size=12)
+    print(cls.__name__, len(loader), [labels.tolist() for labels in loader])
+"""
+
+
+def test_a_wrapper_derived_from_in_its_module_takes_the_support_modules_iterator():
+    """DALI's PyTorch demo: `DaliIterator` wraps the iterator and the classes deriving from it use
+    it, one through a worker thread's function. Before, all stayed: "`Loader` is used other than
+    by calling it"."""
+    migrated, result = migrate_text(FAMILY_MODULE)
+    assert _human(result) == []
+    assert "from ndd_support import DALIClassificationIterator" in migrated and "@pipeline_def" not in migrated
+    assert migrated.endswith(WRAPPER + FAMILY)  # the classes keep their code
+
+
+@pytest.mark.parametrize(
+    "before, after, why",
+    [
+        ('return next(self._it)[0]["label"] + 0', "return self._it._pipes", "its subclass `LoaderGPU`: `self._it`"),
+        ("    for batch in iterator:", "    print(iterator._pipes)\n    for batch in iterator:", "`_worker()` uses"),
+        ("target=_worker,", "target=print,", "handed to `print()`, which is not a function of this module"),
+        ('kwargs={"iterator": self._it, ', 'kwargs={"it": self._it, ', "`_worker()`, which has no parameter"),
+        ("        self.out = queue.Queue()\n", "        self._it = iter([])\n", "`self._it` is set again"),
+    ],
+)
+def test_a_subclass_or_a_function_that_uses_the_iterator_otherwise_keeps_the_pipeline(before, after, why):
+    source = "import sys\n" + FAMILY_MODULE + USE
+    assert before in source
+    migrated, result = migrate_text(source.replace(before, after, 1))
+    human = _human(result)
+    assert human and any(why in message for message in human), human
+    assert "@pipeline_def" in migrated and "ndd_support" not in migrated
+
+
+def test_a_thread_given_the_iterator_by_position_is_followed_too():
+    source = FAMILY_MODULE.replace('kwargs={"iterator": self._it, "out": self.out}', "args=(self._it, self.out)")
+    migrated, result = migrate_text(source)
+    assert _human(result) == [] and "@pipeline_def" not in migrated
+
+
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+def test_a_migrated_wrapper_family_runs_pipelines_of_either_mode(tmp_path, monkeypatch, cli, programs):
+    """The module migrated alone; a caller written for each mode (pipeline mode before, the
+    migrated pipeline after) prints what the original module printed for it, through the subclass
+    and the worker thread."""
+    pytest.importorskip("torch")
+    from fixtures.datasets import make_jpeg
+
+    root = programs.dataset(make_jpeg)
+    monkeypatch.chdir(tmp_path)
+    for side in ("original", "migrated"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "pyproject.toml").write_text("", encoding="utf-8")
+        (tmp_path / side / "loaders.py").write_text(FAMILY_MODULE, encoding="utf-8")
+    result = cli("migrate", "migrated/loaders.py")
+    assert result.exit_code == 0, result.stderr
+    callers = {
+        "its own, built": "pipe = small(sys.argv[1])\n    pipe.build()",
+        "the module's, built": "pipe = train(sys.argv[1])\n    pipe.build()",
+        "the module's, migrated": "pipe = train(sys.argv[1])",
+    }
+    runs = {}
+    for side, given in (
+        ("original", "its own, built"),
+        ("original", "the module's, built"),
+        ("migrated", "its own, built"),
+        ("migrated", "the module's, migrated"),
+    ):
+        (tmp_path / side / "caller.py").write_text(CALLER.format(make=callers[given]), encoding="utf-8")
+        ran = programs.run(tmp_path / side / "caller.py", [root])
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        runs[side, given] = ran.stdout
+    assert runs["original", "its own, built"].count(" 3 [[") == 2
+    assert runs["migrated", "its own, built"] == runs["original", "its own, built"]
+    assert runs["migrated", "the module's, migrated"] == runs["original", "the module's, built"]

@@ -163,8 +163,9 @@ RULE = Rule(
         "iterator instead (`self.it = DALIClassificationIterator(pipelines=pipelines, size=size)` in its "
         "`__init__`, given a parameter) is read the same way at its calls: the iterator it makes becomes the "
         "support module's, when the class uses it only as both allow (`reset()`, `size`, `_size`, "
-        "`batch_size`, `len()`, `next()`, iterating it, returning it from `__iter__`), in the class and "
-        "through its instances, and some pipeline of its module converts or the modules importing the class "
+        "`batch_size`, `len()`, `next()`, iterating it, returning it from `__iter__`), in the class, in the "
+        "classes of its module deriving from it, in a function of the module it is handed to (a worker "
+        "thread's `target=`) and through its instances, and some pipeline of its module converts or the modules importing the class "
         "give it migrated ones. That iterator hands pipeline-mode pipelines to DALI's own class, so a call "
         "of the class in code the run did not see, or one given a pipeline that stays, runs as before."
     ),

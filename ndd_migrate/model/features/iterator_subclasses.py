@@ -24,7 +24,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from ndd_migrate.model import constructs, crossfile
-from ndd_migrate.model.features import iterators
+from ndd_migrate.model.features import iterators, wrapper_family
 from ndd_migrate.syntax import cstutil, names, tree
 from ndd_migrate.syntax.cstutil import ReadsValues
 
@@ -214,7 +214,12 @@ def wrapping(resolver, node: cst.ClassDef) -> IteratorSubclass | None:
     short = f"`{base.rsplit('.', 1)[-1]}`"
     found = IteratorSubclass(node, base, call.func.value if isinstance(call.func, cst.Name) else None, wrapper=attr)
     found.init, found.super_call = init, call
-    found.blocker = _forwarded(call, init, short) or _wrapper_blocker(node, attr) or _read_otherwise(resolver, node)
+    module = wrapper_family.module_of(resolver.parents, node)
+    found.blocker = (
+        _forwarded(call, init, short)
+        or _wrapper_blocker(node, attr, module)
+        or _read_otherwise(resolver, node, lambda derived: _wrapper_blocker(derived, attr, module, stores=0))
+    )
     return found
 
 
@@ -274,20 +279,25 @@ def _as_iterator(node: cst.CSTNode, parent, grand) -> bool:
     return isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node
 
 
-def _wrapper_blocker(node: cst.ClassDef, attr: str) -> str | None:
+def _wrapper_blocker(node: cst.ClassDef, attr: str, module: cst.Module | None, stores: int = 1) -> str | None:
     """Why ``self.<attr>`` of the class ``node`` may not hold the support module's iterator, or
-    None: set again, read for state the support module does not keep as DALI's does, or handed
-    on (where it goes, anything may be asked of it); ``return self.<attr>`` in ``__iter__`` is the
-    iterator protocol's."""
+    None: set again (``stores``: how many times ``__init__`` sets it), read for state the support
+    module does not keep as DALI's does, or handed on to code that does (a function of ``module``
+    given it is read too: :func:`wrapper_family.handoff_blocker`; anything else may ask anything of
+    it); ``return self.<attr>`` in ``__iter__`` is the iterator protocol's."""
     for method in (s for s in node.body.body if isinstance(s, cst.FunctionDef)):
         params = method.params.params
         own = params[0].name.value if params else None
         finder = _WrapperReads(own, attr, method.name.value == "__iter__")
         tree.visit(method.body, finder)
-        if finder.stores > (1 if method.name.value == "__init__" else 0):
+        if finder.stores > (stores if method.name.value == "__init__" else 0):
             return f"`self.{attr}` is set again"
         if finder.blocker:
             return finder.blocker
+        for handed in finder.handed:
+            why = wrapper_family.handoff_blocker(module, handed, _as_iterator)
+            if why:
+                return f"`self.{attr}`, DALI's iterator: {why}"
     return None
 
 
@@ -298,6 +308,7 @@ class _WrapperReads(cst.CSTVisitor):
     def __init__(self, own: str | None, attr: str, in_iter: bool) -> None:
         self.own, self.attr, self.in_iter = own, attr, in_iter
         self.stores, self.blocker = 0, None
+        self.handed: list[tuple[str, int | str]] = []  # (function, position or parameter name)
         self._parents: list[cst.CSTNode] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -319,6 +330,10 @@ class _WrapperReads(cst.CSTVisitor):
             self.stores += 1
             return
         if _as_iterator(node, parent, grand) or (isinstance(parent, cst.Return) and self.in_iter):
+            return
+        handed = wrapper_family.handed_to(node, self._parents)
+        if handed is not None:  # followed into the function (wrapper_family.handoff_blocker)
+            self.handed.append(handed)
             return
         what = (
             f"its `.{parent.attr.value}` has no counterpart on the support module's iterator"
@@ -528,17 +543,27 @@ def _imported(resolver, call: cst.Call, qual: str) -> IteratorSubclass:
     return found
 
 
-def _read_otherwise(resolver, node: cst.ClassDef) -> str | None:
+def _read_otherwise(resolver, node: cst.ClassDef, derived_blocker=None) -> str | None:
     """Why the class may be given pipelines the module does not see: its name read other than by
-    calling it (handed on, derived from), or bound again."""
+    calling it (handed on, derived from), or bound again. ``derived_blocker``, for a wrapper: a
+    class of the module deriving from it is allowed where this says nothing against it (what the
+    subclass does with the wrapper's iterator; what its callers give it stays in pipeline mode,
+    and the iterator hands such pipelines to DALI's own class)."""
     scope = resolver.scope_of(node)
     assignments = list(scope.assignments[node.name.value]) if scope is not None else []
     if len(assignments) != 1:
         return f"`{node.name.value}` is bound more than once"
     for access in assignments[0].references:
         parent = resolver.parents.get(access.node)
-        if not (isinstance(parent, cst.Call) and parent.func is access.node):
-            return f"`{node.name.value}` is used other than by calling it"
+        if isinstance(parent, cst.Call) and parent.func is access.node:
+            continue
+        derived = resolver.parents.get(parent) if isinstance(parent, cst.Arg) else None
+        if derived_blocker is not None and isinstance(derived, cst.ClassDef) and parent in derived.bases:
+            why = derived_blocker(derived)
+            if why is None:
+                continue
+            return f"its subclass `{derived.name.value}`: {why}"
+        return f"`{node.name.value}` is used other than by calling it"
     return None
 
 
