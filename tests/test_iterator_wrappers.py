@@ -397,3 +397,93 @@ def test_a_migrated_wrapper_family_runs_pipelines_of_either_mode(tmp_path, monke
     assert runs["original", "its own, built"].count(" 3 [[") == 2
     assert runs["migrated", "its own, built"] == runs["original", "its own, built"]
     assert runs["migrated", "the module's, migrated"] == runs["original", "the module's, built"]
+
+
+SPLIT_LOADERS = """\
+import nvidia.dali.ops as ops
+from nvidia.dali.pipeline import Pipeline
+from nvidia.dali.plugin.pytorch import DALIGenericIterator
+
+
+class Loader:
+    def __init__(self, *args, **kwargs):
+        self.it = DALIGenericIterator(*args, **kwargs)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self.it)[0]["data"]
+
+
+class Base(Pipeline):
+    def __init__(self, batch_size, root):
+        super().__init__(batch_size, 1, None)
+        self.input = ops.readers.Numpy(file_root=root)
+        self.scale = self.factor()
+
+    def define_graph(self):
+        data = self.input(name="Reader")
+        return data * self.scale
+
+
+class Train(Base):
+    def factor(self):
+        return 2
+
+
+class Val(Base):
+    def factor(self):
+        return 3
+"""
+SPLIT_RUN = """\
+import sys
+
+from data_utils.dali import Loader, Train, Val
+
+train_pipe = Train(2, sys.argv[1])
+train_pipe.build()
+loader = Loader(pipelines=[train_pipe], output_map=["data"], size=train_pipe.epoch_size("Reader"))
+print("Train", [batch.tolist() for batch in loader])
+val_pipe = Val(2, sys.argv[1])
+val_pipe.build()
+loader = Loader(pipelines=[val_pipe], output_map=["data"], size=val_pipe.epoch_size("Reader"))
+print("Val", [batch.tolist() for batch in loader])
+"""
+
+
+def _split(folder) -> None:
+    """The wrapper and a family of pipelines in ``data_utils/dali.py``, run from ``run.py``."""
+    (folder / "data_utils").mkdir(parents=True)
+    (folder / "setup.cfg").write_text("", encoding="utf-8")
+    (folder / "data_utils" / "__init__.py").write_text("", encoding="utf-8")
+    (folder / "data_utils" / "dali.py").write_text(SPLIT_LOADERS, encoding="utf-8")
+    (folder / "run.py").write_text(SPLIT_RUN, encoding="utf-8")
+
+
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+def test_a_second_run_reads_a_migrated_wrapper_as_the_first_did(tmp_path, monkeypatch, cli, programs):
+    """A wrapper whose iterator is the support module's already is still a wrapper of DALI's
+    iterator: a second run leaves the project as it is. Before, the second run no longer saw a
+    wrapper in it and wrote NDD008 TODOs at the calls the first run had migrated."""
+    pytest.importorskip("torch")
+    import numpy as np
+
+    data = tmp_path / "data"
+    data.mkdir()
+    for i in range(4):
+        np.save(data / f"{i}.npy", np.arange(3, dtype=np.int32) + 10 * i)
+    monkeypatch.chdir(tmp_path)
+    for side in ("original", "migrated"):
+        _split(tmp_path / side)
+    result = cli("migrate", "migrated")
+    assert result.exit_code == 0, result.stderr
+    first = {p: p.read_text() for p in (tmp_path / "migrated").rglob("*.py")}
+    assert "class Base(Pipeline)" not in first[tmp_path / "migrated" / "data_utils" / "dali.py"]
+    again = cli("migrate", "migrated")
+    assert again.exit_code == 0, again.stderr
+    assert {p: p.read_text() for p in (tmp_path / "migrated").rglob("*.py")} == first
+    expected, got = (programs.run(tmp_path / side / "run.py", [data]) for side in ("original", "migrated"))
+    assert expected.returncode == 0 and got.returncode == 0, got.stderr[-2000:]
+    assert expected.stdout.startswith("Train [[") and got.stdout == expected.stdout

@@ -18,6 +18,7 @@ from dataclasses import replace
 import libcst as cst
 
 from ndd_migrate.dali import pipeline_args
+from ndd_migrate.model import kinds
 from ndd_migrate.model.kinds import chosen_kind, expr_kind, loop_parts
 from ndd_migrate.model.sources.legacy import LegacyPipeline
 from ndd_migrate.model.types import ITEM_KIND, Kind, ModuleModel, own_context, reads_on_gpu
@@ -81,6 +82,7 @@ def collect(analyzer) -> list[Use]:
                 walk.follow(read, kind, pipeline)
         for pipeline in [*model.pipelines.values(), *model.factories.values()]:
             walk.references_of(pipeline)
+        walk.imported_references()
         new = walk.parameters_to_follow()
         if not new:
             return walk.uses
@@ -90,6 +92,9 @@ def collect(analyzer) -> list[Use]:
 
 
 #: Helpers passing a value on to helpers, at most this deep (each level is one more walk).
+
+#: Where a name is not a reference to what it names: an import (its names, `as` target, module).
+_NOT_REFERENCES = (cst.ImportAlias, cst.AsName, cst.ImportFrom, cst.Import)
 _MAX_DEPTH = 5
 
 
@@ -216,6 +221,35 @@ class _Walk:
                     self.follow(display, Kind.FUNCTIONS, held)
                     continue
                 self.uses.append(Use(None, pipeline, ref, REFERENCED, node.name.value, parent, self._statement(ref)))
+
+    def imported_references(self) -> None:
+        """Uses of the name of a pipeline another module of the run converts other than calls
+        (``for make in (train, val)``, a callback, a base class): the calls they lead to are not
+        followed here, so each is a use no rule claims, and keeps the pipeline where it is defined
+        (NDD008 at the use). Before, such a pipeline converted and this module broke."""
+        model = self.model
+        if not model.crossfile.imported:
+            return
+        for node, parent in model.parents.items():
+            if not isinstance(node, (cst.Name, cst.Attribute)) or isinstance(parent, _NOT_REFERENCES):
+                continue  # the import itself (`mod` of `mod.val` names a module, not a pipeline)
+            if isinstance(parent, cst.Call) and parent.func is node:
+                continue  # a call: its result is followed from the call
+            for qualified in self.analyzer.qualnames(node):
+                pipeline = kinds.imported(model, qualified)
+                if pipeline is not None and pipeline.convert:
+                    self.uses.append(
+                        Use(
+                            None,
+                            pipeline,
+                            node,
+                            REFERENCED,
+                            qualified.rpartition(".")[2],
+                            parent,
+                            self._statement(node),
+                        )
+                    )
+                    break
 
     def _held_in(self, ref: cst.Name):
         """The :class:`~ndd_migrate.model.analysis.HeldFunctions` of the display that names ``ref`` in a

@@ -580,6 +580,8 @@ class Impl(RuleImpl):
         (migrated pipelines): the support module's class of the same name, arguments as written."""
         sub = self._wrapped[original]
         cls = iterators.SUPPORT_CLASSES[sub.base]
+        if self.dali_name(original.func) is None:  # the support module's already (migrated before)
+            return updated
         self.ctx.report(
             self.code,
             original,

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
+from ndd_migrate import support
 from ndd_migrate.model import constructs, crossfile
 from ndd_migrate.model.features import iterators, wrapper_family
 from ndd_migrate.syntax import cstutil, names, tree
@@ -202,12 +203,12 @@ def wrapping(resolver, node: cst.ClassDef) -> IteratorSubclass | None:
         for call in tree.walk(node)
         if isinstance(call, cst.Call)
         and _spelled(call.func).endswith("Iterator")  # cheap, before the qualified name
-        and names.dali_name(resolver, call.func) in iterators.REWRITTEN
+        and _iterator_called(resolver, call.func) is not None
     ]
     init = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
     if len(calls) != 1 or init is None:
         return None
-    call, base = calls[0], names.dali_name(resolver, calls[0].func)
+    call, base = calls[0], _iterator_called(resolver, calls[0].func)
     attr = next((attr for attr in (_self_store(stmt, init, call) for stmt in init.body.body) if attr), None)
     if attr is None or base not in iterators.TORCH_ITERATORS:
         return None
@@ -221,6 +222,25 @@ def wrapping(resolver, node: cst.ClassDef) -> IteratorSubclass | None:
         or _read_otherwise(resolver, node, lambda derived: _wrapper_blocker(derived, attr, module, stores=0))
     )
     return found
+
+
+#: DALI's PyTorch iterator that each class of the support module stands for.
+_STOOD_FOR = {cls: dali for dali, cls in iterators.SUPPORT_CLASSES.items() if dali in iterators.TORCH_ITERATORS}
+_SUPPORT_MODULE = support.FILE_NAME.removesuffix(".py")
+
+
+def _iterator_called(resolver, func: cst.BaseExpression) -> str | None:
+    """DALI's iterator class ``func`` names: DALI's own, or the support module's class standing in for
+    it (``from ndd_support import DALIGenericIterator``: a wrapper migrated before, which a later run
+    must read as it read it then)."""
+    dali = names.dali_name(resolver, func)
+    if dali in iterators.REWRITTEN:
+        return dali
+    for qualified in resolver.get_metadata(QualifiedNameProvider, func, None) or ():
+        module, _, name = qualified.name.rpartition(".")
+        if module.rpartition(".")[2] == _SUPPORT_MODULE and name in _STOOD_FOR:
+            return _STOOD_FOR[name]
+    return None
 
 
 def _spelled(func: cst.BaseExpression) -> str:
