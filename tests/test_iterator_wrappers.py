@@ -158,13 +158,22 @@ def test_a_wrapper_of_another_module_of_the_run_takes_the_migrated_pipeline(tmp_
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 def test_a_wrapper_of_another_module_gives_what_it_gave(tmp_path, monkeypatch, cli, programs):
     """Both modules migrated: the program prints the same labels, in the same order, and length."""
+    root = _both_sides(tmp_path, monkeypatch, programs, lambda folder: None)
+    expected, got = programs.project_both(_two_modules, cli, "train.py", [root])
+    assert expected.stdout.startswith("4 [[") and got.stdout == expected.stdout
+
+
+def _both_sides(tmp_path, monkeypatch, programs, make) -> str:
+    """A JPEG dataset's root, with ``make(folder)`` written as ``original/`` and ``migrated/`` under
+    ``tmp_path`` (the current folder)."""
     pytest.importorskip("torch")
     from fixtures.datasets import make_jpeg
 
     root = programs.dataset(make_jpeg)
     monkeypatch.chdir(tmp_path)
-    expected, got = programs.project_both(_two_modules, cli, "train.py", [root])
-    assert expected.stdout.startswith("4 [[") and got.stdout == expected.stdout
+    for side in ("original", "migrated"):
+        make(tmp_path / side)
+    return root
 
 
 ELSEWHERE = """\
@@ -188,11 +197,11 @@ print(type(loader._it).__module__, len(loader), [labels.tolist() for labels in l
 """
 
 
-def _loaders_only(folder) -> None:
+def _loaders_only(folder, text: str = LOADER_MODULE) -> None:
     """The loaders module as a library: its pipeline made, and its wrapper called, by code elsewhere."""
     folder.mkdir()
     (folder / "pyproject.toml").write_text("", encoding="utf-8")
-    (folder / "loaders.py").write_text(LOADER_MODULE, encoding="utf-8")
+    (folder / "loaders.py").write_text(text, encoding="utf-8")
 
 
 @pytest.mark.dali
@@ -202,13 +211,7 @@ def test_a_migrated_wrapper_runs_what_code_the_run_did_not_see_gives_it(tmp_path
     wrapper): then code the run did not see gives the wrapper a pipeline-mode pipeline of its own,
     and a script migrated later gives it the module's migrated pipeline. Each prints what it
     printed with the original module: DALI's own iterator runs the pipeline-mode pipeline."""
-    pytest.importorskip("torch")
-    from fixtures.datasets import make_jpeg
-
-    root = programs.dataset(make_jpeg)
-    monkeypatch.chdir(tmp_path)
-    for side in ("original", "migrated"):
-        _loaders_only(tmp_path / side)
+    root = _both_sides(tmp_path, monkeypatch, programs, _loaders_only)
     result = cli("migrate", "migrated/loaders.py")
     assert result.exit_code == 0, result.stderr
     loaders = (tmp_path / "migrated" / "loaders.py").read_text()
@@ -253,13 +256,7 @@ def test_a_wrapper_given_a_pipeline_that_stays_by_another_module_runs_both(tmp_p
     iterator, though another module of the run gives the wrapper a pipeline that stays; each
     program prints what it printed. Before, the other module's kept pipeline kept the wrapper DALI's
     and the loaders module's pipeline with it."""
-    pytest.importorskip("torch")
-    from fixtures.datasets import make_jpeg
-
-    root = programs.dataset(make_jpeg)
-    monkeypatch.chdir(tmp_path)
-    for side in ("original", "migrated"):
-        _loaders_and_a_script_that_keeps(tmp_path / side)
+    root = _both_sides(tmp_path, monkeypatch, programs, _loaders_and_a_script_that_keeps)
     result = cli("migrate", "migrated")
     assert result.exit_code == 1 and "keeps.py" in result.stderr, result.stderr  # its pipeline stays, said
     loaders = (tmp_path / "migrated" / "loaders.py").read_text()
@@ -367,15 +364,7 @@ def test_a_migrated_wrapper_family_runs_pipelines_of_either_mode(tmp_path, monke
     """The module migrated alone; a caller written for each mode (pipeline mode before, the
     migrated pipeline after) prints what the original module printed for it, through the subclass
     and the worker thread."""
-    pytest.importorskip("torch")
-    from fixtures.datasets import make_jpeg
-
-    root = programs.dataset(make_jpeg)
-    monkeypatch.chdir(tmp_path)
-    for side in ("original", "migrated"):
-        (tmp_path / side).mkdir()
-        (tmp_path / side / "pyproject.toml").write_text("", encoding="utf-8")
-        (tmp_path / side / "loaders.py").write_text(FAMILY_MODULE, encoding="utf-8")
+    root = _both_sides(tmp_path, monkeypatch, programs, lambda folder: _loaders_only(folder, FAMILY_MODULE))
     result = cli("migrate", "migrated/loaders.py")
     assert result.exit_code == 0, result.stderr
     callers = {
