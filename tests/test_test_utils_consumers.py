@@ -210,3 +210,38 @@ def test_the_support_modules_comparisons_fail_as_dalis_do(tmp_path):
         ndd_support.check_batch(a, [a[0], a[0]], 2)
     with pytest.raises(AssertionError, match="batch size 2 != 3"):
         ndd_support.check_batch(a, a, 3)
+
+
+def test_a_second_run_leaves_a_module_whose_comparisons_moved_as_it_is(project, cli):
+    """One comparison converts (its name now the support module's) and another compares
+    pipelines that stay: a second run reads the support module's name as the comparison it
+    stands for. Before, it wrote an NDD008 TODO at the comparison that stayed."""
+    kept = (
+        "\n\n@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def offset(root):\n"
+        "    data = fn.readers.numpy(file_root=root, file_filter='*.npy')\n"
+        "    return data + 1\n\n\n"
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\n"
+        "def plus_one(root):\n"
+        "    data = fn.readers.numpy(file_root=root, file_filter='*.npy')\n"
+        "    return 1 + data\n\n\n"
+        "def test_kept(root):\n"
+        "    pipe = offset(root)\n"
+        "    setattr(pipe, 'note', 'kept')\n"
+        "    compare_pipelines(plus_one(root), pipe, 2, 2)\n"
+    )
+    program = one_module(**BY_NAME).replace(
+        '\n\nif __name__ == "__main__":\n', kept + '\n\nif __name__ == "__main__":\n'
+    )
+    program = program.replace(
+        "    test_differ(sys.argv[1])\n", "    test_differ(sys.argv[1])\n    test_kept(sys.argv[1])\n"
+    )
+    project(check_pipes=program)
+    before = runs("check_pipes")
+    cli("migrate", ".")
+    first = open("check_pipes.py").read()
+    assert "from ndd_support import" in first and "def scaled(root, factor, *" in first
+    assert "def plus_one(root):" in first and "NDD008 `plus_one` stays in pipeline mode" in first
+    cli("migrate", ".")
+    assert open("check_pipes.py").read() == first
+    assert runs("check_pipes") == before

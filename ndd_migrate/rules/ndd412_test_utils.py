@@ -112,8 +112,8 @@ class Impl(RuleImpl):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         name = self._comparison(original)
-        if name is None:
-            return updated
+        if name is None or self._comparison(original, before=True):
+            return updated  # not one; or the support module's already
         comparison = test_utils.COMPARISONS[name]
         if not any(self.ctx.converted_kind(arg, comparison.kind) for arg in self._compared(original, comparison)):
             return updated
@@ -130,11 +130,13 @@ class Impl(RuleImpl):
             return updated
         return updated.with_changes(func=self.ctx.support(name))
 
-    def _comparison(self, call: cst.Call) -> str | None:
-        """The comparison of ``test_utils`` that ``call`` calls (its name there), or None."""
+    def _comparison(self, call: cst.Call, before: bool = False) -> str | None:
+        """The comparison of ``test_utils`` that ``call`` calls (its name there), or None; that of the
+        support module's a module migrated before imports too, or only (``before``)."""
         for qualified in self.ctx.resolver.get_metadata(QualifiedNameProvider, call.func, None) or ():
             if qualified.source is QualifiedNameSource.IMPORT:
-                return test_utils.counterpart(qualified.name)
+                earlier = test_utils.migrated_before(qualified.name)
+                return earlier if before else earlier or test_utils.counterpart(qualified.name)
         return None
 
     @staticmethod

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ndd_migrate import support
 from ndd_migrate.model.types import Kind
 
 
@@ -30,6 +31,7 @@ COMPARISONS = {
     "check_batch": Comparison(Kind.BATCH, ("batch1", "batch2")),
 }
 MODULE = "test_utils"
+SUPPORT_MODULE = support.FILE_NAME.removesuffix(".py")
 
 
 def counterpart(qualified: str) -> str | None:
@@ -37,3 +39,11 @@ def counterpart(qualified: str) -> str | None:
     ``dali.test.python.test_utils.check_batch``, ``.test_utils.check_batch``), or None."""
     module, _, name = qualified.rpartition(".")
     return name if name in COMPARISONS and module.rpartition(".")[2] == MODULE else None
+
+
+def migrated_before(qualified: str) -> str | None:
+    """The comparison that the qualified name of an import names in the support module
+    (``ndd_support.compare_pipelines``: a module migrated before), or None: a later run reads its
+    calls as calls of DALI's, and leaves them as they are."""
+    module, _, name = qualified.rpartition(".")
+    return name if name in COMPARISONS and module.rpartition(".")[2] == SUPPORT_MODULE else None
