@@ -171,6 +171,16 @@ BUILD_CHECKS = {
         "        self.assertRaises(ValueError, pipe.build)\n",
         "self.assertRaises(ValueError, pipe.build)",
     ),
+    "try, assert False": (
+        "def test_it():\n    pipe = {make}\n    try:\n        pipe.build()\n        assert False\n"
+        "    except ValueError:\n        pass\n",
+        "try: pipe.build() ... except ValueError",
+    ),
+    "try, self.fail": (
+        "class TestCrop(unittest.TestCase):\n    def test_it(self):\n        pipe = {make}\n        try:\n"
+        "            pipe.build()\n            self.fail('built')\n        except ValueError:\n            pass\n",
+        "try: pipe.build() ... except ValueError",
+    ),
     "assertRaises block": (
         "class TestCrop(unittest.TestCase):\n    def test_it(self):\n        pipe = {make}\n"
         "        with self.assertRaises(ValueError):\n            pipe.build()\n",
@@ -242,6 +252,8 @@ def test_a_creation_expected_to_raise_keeps_the_pipeline(test, code):
         "@raises(RuntimeError)\ndef test_it():\n    pipe = crop_1d()\n    pipe.build()\n    pipe.run()\n",
         "def test_it():\n    pipe = crop_1d()\n    with pytest.raises(ValueError):\n        pipe.build()\n    pipe.run()\n",
         "@raises(ValueError)\ndef test_other():\n    int('x')\n\n\ndef test_it():\n    pipe = crop_1d()\n    pipe.build()\n",
+        # a build in a `try` that nothing after it fails: no error expected
+        "def test_it():\n    pipe = crop_1d()\n    try:\n        pipe.build()\n    except ValueError:\n        print('no')\n",
     ],
 )
 def test_a_pipeline_the_test_runs_or_expects_nothing_of_is_no_build_keep(test):

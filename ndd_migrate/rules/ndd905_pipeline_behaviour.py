@@ -79,7 +79,8 @@ RULE = Rule(
         "program expects to raise (`assert_raises(E, pipe.run)`, `pytest.raises(E, pipe.run)`, "
         "`self.assertRaises(E, pipe.run)`); a pipeline whose build or creation a test expects to raise "
         "(`@raises(E)` of nose, `with pytest.raises(E):`, `with self.assertRaises(E):`, "
-        "`assert_raises(E, pipe.build)`, `assert_raises(E, MyPipeline)`) when the test never runs it; and a "
+        "`assert_raises(E, pipe.build)`, `assert_raises(E, MyPipeline)`, `try: pipe.build()` then `assert False` "
+        "(`raise`, `self.fail(...)`) before `except E:`) when the test never runs it; and a "
         "pipeline with a Python operator (`fn.python_function`, `ops.PythonFunction`) whose run a test "
         "expects to raise a given type (`@raises(RuntimeError)` around `pipe.build(); pipe.run()`)."
     ),

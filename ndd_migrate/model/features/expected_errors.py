@@ -3,7 +3,8 @@
 A test of pipeline mode says which error it expects in one of these ways: the nose decorator
 ``@raises(E)`` on the test, ``with pytest.raises(E):`` / ``with self.assertRaises(E):`` /
 ``with assert_raises(E):`` around the code, or a checker given the callable,
-``assert_raises(E, pipe.build)`` (also ``pytest.raises``, ``self.assertRaises``, and a ``lambda``).
+``assert_raises(E, pipe.build)`` (also ``pytest.raises``, ``self.assertRaises``, and a ``lambda``),
+or ``try: pipe.build()`` followed by ``assert False`` (``raise``, ``self.fail(...)``) and ``except E:``.
 Two expectations have no dynamic-mode form:
 
 * the pipeline's *build* (or its creation) is expected to raise and the test never runs it: the
@@ -196,7 +197,9 @@ def uses(module: cst.Module, nodes=None) -> list[tuple]:
     ``nodes``, when given, are the module's nodes but its trivia (the analysis' ``parents``): a
     module that names none of the checkers (:data:`RAISE_CHECKERS`, as a name or an attribute) has
     no expectation, and is not walked (the walk cost a tenth of ``check`` on a large module)."""
-    if nodes is not None and not any(type(n) is cst.Name and n.value in RAISE_CHECKERS for n in nodes):
+    if nodes is not None and not any(
+        (type(n) is cst.Name and n.value in RAISE_CHECKERS) or type(n) is cst.Try for n in nodes
+    ):
         return []
     out: list[tuple] = []
 
@@ -233,6 +236,19 @@ def uses(module: cst.Module, nodes=None) -> list[tuple]:
                         _candidates(_Expectation(test, f"with {cstutil.code(item.item)}", expected, scope), node.body)
                     )
 
+        def visit_Try(self, node: cst.Try) -> None:
+            """``try: pipe.build()`` then ``assert False`` (``raise``, ``self.fail(...)``): the
+            test expects the build to raise what its ``except`` clauses catch."""
+            body = node.body.body
+            for i, stmt in enumerate(body):
+                call = _build_statement(stmt)
+                if call is None or not any(_fails(after) for after in body[i + 1 :]):
+                    continue
+                caught = [cstutil.code(h.type) for h in node.handlers if h.type is not None] or ["BaseException"]
+                test, scope = self._test()
+                code = f"try: {cstutil.code(call)} ... except {', '.join(caught)}"
+                out.extend(_candidates(_Expectation(test, code, caught, scope), call, direct=call.func))
+
         def visit_Call(self, node: cst.Call) -> None:
             expected = _expected(node)
             if expected is None or len(node.args) < 2 or node.args[1].keyword is not None:
@@ -255,6 +271,28 @@ def uses(module: cst.Module, nodes=None) -> list[tuple]:
 
     tree.visit(module, Scan())
     return out
+
+
+def _build_statement(stmt: cst.CSTNode) -> cst.Call | None:
+    """The call of ``pipe.build()`` that ``stmt`` is, alone, or None."""
+    expr = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+    call = expr.value if isinstance(expr, cst.Expr) else None
+    if not (isinstance(call, cst.Call) and not call.args and isinstance(call.func, cst.Attribute)):
+        return None
+    return call if call.func.attr.value == "build" and isinstance(call.func.value, cst.Name) else None
+
+
+def _fails(stmt: cst.CSTNode) -> bool:
+    """Does ``stmt`` fail the test where it runs: ``assert False``, ``raise ...``, ``self.fail(...)``?"""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    if isinstance(small, cst.Raise):
+        return True
+    if isinstance(small, cst.Assert):  # `assert(False)` too: libcst keeps the parentheses on the name
+        return isinstance(small.test, cst.Name) and small.test.value == "False"
+    call = small.value if isinstance(small, cst.Expr) else None
+    return isinstance(call, cst.Call) and _last_name(call.func) == "fail"
 
 
 def run_differs(resolver: cst.MetadataDependent, pipeline: cst.CSTNode, construct: str) -> bool:
