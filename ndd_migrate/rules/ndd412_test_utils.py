@@ -92,7 +92,7 @@ class Impl(RuleImpl):
         """A migrated pipeline (batch) given as one of the two values a comparison compares."""
         if use.context != uses.ARGUMENT or not isinstance(use.holder, cst.Call):
             return None
-        name = self._comparison(use.holder)
+        name, _ = self._comparison(use.holder)
         if name is None:
             return None
         compared = self._compared(use.holder, test_utils.COMPARISONS[name])
@@ -111,8 +111,8 @@ class Impl(RuleImpl):
         return self.ctx.applies(self.code, use.holder) or None
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        name = self._comparison(original)
-        if name is None or self._comparison(original, before=True):
+        name, earlier = self._comparison(original)
+        if name is None or earlier:
             return updated  # not one; or the support module's already
         comparison = test_utils.COMPARISONS[name]
         if not any(self.ctx.converted_kind(arg, comparison.kind) for arg in self._compared(original, comparison)):
@@ -130,14 +130,15 @@ class Impl(RuleImpl):
             return updated
         return updated.with_changes(func=self.ctx.support(name))
 
-    def _comparison(self, call: cst.Call, before: bool = False) -> str | None:
-        """The comparison of ``test_utils`` that ``call`` calls (its name there), or None; that of the
-        support module's a module migrated before imports too, or only (``before``)."""
+    def _comparison(self, call: cst.Call) -> tuple[str | None, bool]:
+        """``(name, migrated before)``: the comparison of ``test_utils`` that ``call`` calls (its name
+        there; None: none), and whether the name is the support module's already (a module migrated
+        before imports it)."""
         for qualified in self.ctx.resolver.get_metadata(QualifiedNameProvider, call.func, None) or ():
             if qualified.source is QualifiedNameSource.IMPORT:
                 earlier = test_utils.migrated_before(qualified.name)
-                return earlier if before else earlier or test_utils.counterpart(qualified.name)
-        return None
+                return earlier or test_utils.counterpart(qualified.name), earlier is not None
+        return None, False
 
     @staticmethod
     def _compared(call: cst.Call, comparison: test_utils.Comparison) -> list[cst.BaseExpression]:

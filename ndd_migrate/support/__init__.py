@@ -78,6 +78,13 @@ def location(module_path: str, configured: str | None = None, via: tuple[str, ..
     return path, _import_name(path)
 
 
+def imported_name(qualified: str) -> str | None:
+    """The name of the support module that the qualified name of an import names (``ndd_support.X``,
+    ``pkg.ndd_support.X``, ``.ndd_support.X``: a module migrated before imports it), or None."""
+    module, _, name = qualified.rpartition(".")
+    return name if module.rpartition(".")[2] == FILE_NAME.removesuffix(".py") else None
+
+
 def _import_name(path: str) -> str:
     """The dotted name ``path`` imports as: its packages (folders with ``__init__.py``) up the tree."""
     parts = [os.path.splitext(os.path.basename(path))[0]]

@@ -191,7 +191,7 @@ def _forwarded(call: cst.Call, init: cst.FunctionDef, who: str) -> str | None:
     return None
 
 
-def wrapping(resolver, node: cst.ClassDef) -> IteratorSubclass | None:
+def wrapping(resolver, node: cst.ClassDef, module: cst.Module) -> IteratorSubclass | None:
     """The class ``node`` as a wrapper of DALI's PyTorch iterator, or None: its ``__init__`` stores
     the one call of such an iterator in the class, ``self.<attr> = DALIGenericIterator(pipelines,
     ...)`` (a statement of its own), given a parameter as its pipelines. Its ``blocker`` says why
@@ -215,7 +215,6 @@ def wrapping(resolver, node: cst.ClassDef) -> IteratorSubclass | None:
     short = f"`{base.rsplit('.', 1)[-1]}`"
     found = IteratorSubclass(node, base, call.func.value if isinstance(call.func, cst.Name) else None, wrapper=attr)
     found.init, found.super_call = init, call
-    module = wrapper_family.module_of(resolver.parents, node)
     found.blocker = (
         _forwarded(call, init, short)
         or _wrapper_blocker(node, attr, module)
@@ -226,7 +225,6 @@ def wrapping(resolver, node: cst.ClassDef) -> IteratorSubclass | None:
 
 #: DALI's PyTorch iterator that each class of the support module stands for.
 _STOOD_FOR = {cls: dali for dali, cls in iterators.SUPPORT_CLASSES.items() if dali in iterators.TORCH_ITERATORS}
-_SUPPORT_MODULE = support.FILE_NAME.removesuffix(".py")
 
 
 def _iterator_called(resolver, func: cst.BaseExpression) -> str | None:
@@ -237,8 +235,8 @@ def _iterator_called(resolver, func: cst.BaseExpression) -> str | None:
     if dali in iterators.REWRITTEN:
         return dali
     for qualified in resolver.get_metadata(QualifiedNameProvider, func, None) or ():
-        module, _, name = qualified.name.rpartition(".")
-        if module.rpartition(".")[2] == _SUPPORT_MODULE and name in _STOOD_FOR:
+        name = support.imported_name(qualified.name)
+        if name in _STOOD_FOR:
             return _STOOD_FOR[name]
     return None
 
@@ -299,7 +297,7 @@ def _as_iterator(node: cst.CSTNode, parent, grand) -> bool:
     return isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node
 
 
-def _wrapper_blocker(node: cst.ClassDef, attr: str, module: cst.Module | None, stores: int = 1) -> str | None:
+def _wrapper_blocker(node: cst.ClassDef, attr: str, module: cst.Module, stores: int = 1) -> str | None:
     """Why ``self.<attr>`` of the class ``node`` may not hold the support module's iterator, or
     None: set again (``stores``: how many times ``__init__`` sets it), read for state the support
     module does not keep as DALI's does, or handed on to code that does (a function of ``module``
@@ -522,7 +520,7 @@ def find(resolver, module: cst.Module, calls) -> dict[str, IteratorSubclass]:
     for node in _classes(module.body):
         base = iterators.iterator_base(node, lambda expr: names.dali_name(resolver, expr), local)
         if base is None:
-            wrapper = wrapping(resolver, node)
+            wrapper = wrapping(resolver, node, module)
             if wrapper is not None:
                 for q in resolver.get_metadata(QualifiedNameProvider, node.name, None) or ():
                     classes[q.name] = wrapper

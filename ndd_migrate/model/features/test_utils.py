@@ -31,7 +31,6 @@ COMPARISONS = {
     "check_batch": Comparison(Kind.BATCH, ("batch1", "batch2")),
 }
 MODULE = "test_utils"
-SUPPORT_MODULE = support.FILE_NAME.removesuffix(".py")
 
 
 def counterpart(qualified: str) -> str | None:
@@ -45,5 +44,5 @@ def migrated_before(qualified: str) -> str | None:
     """The comparison that the qualified name of an import names in the support module
     (``ndd_support.compare_pipelines``: a module migrated before), or None: a later run reads its
     calls as calls of DALI's, and leaves them as they are."""
-    module, _, name = qualified.rpartition(".")
-    return name if name in COMPARISONS and module.rpartition(".")[2] == SUPPORT_MODULE else None
+    name = support.imported_name(qualified)
+    return name if name in COMPARISONS else None

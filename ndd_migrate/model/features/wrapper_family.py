@@ -14,14 +14,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ndd_migrate.syntax import tree
-
-
-def module_of(parents: dict, node: cst.CSTNode) -> cst.Module | None:
-    """The module ``node`` is in (``parents``: each node's parent)."""
-    while node is not None and not isinstance(node, cst.Module):
-        node = parents.get(node)
-    return node
+from ndd_migrate.syntax import cstutil, tree
 
 
 def handed_to(node: cst.CSTNode, ancestors: list[cst.CSTNode]) -> tuple[str, int | str] | None:
@@ -57,29 +50,19 @@ def _thread_target(arg, call, keyword: str) -> str | None:
     ``keyword=`` argument."""
     if not (isinstance(arg, cst.Arg) and arg.keyword is not None and arg.keyword.value == keyword):
         return None
-    if not isinstance(call, cst.Call) or _last_name(call.func) != "Thread":
+    if not isinstance(call, cst.Call) or cstutil.callee_name(call) != "Thread":
         return None
     target = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "target"), None)
     return target.value if isinstance(target, cst.Name) else None
 
 
-def _last_name(func: cst.BaseExpression) -> str:
-    if isinstance(func, cst.Name):
-        return func.value
-    return func.attr.value if isinstance(func, cst.Attribute) else ""
-
-
-def handoff_blocker(module: cst.Module | None, handed: tuple[str, int | str], as_iterator: Callable) -> str | None:
+def handoff_blocker(module: cst.Module, handed: tuple[str, int | str], as_iterator: Callable) -> str | None:
     """Why the function of ``module`` that ``handed`` names may not be given the support module's
     iterator, or None: not a plain function of the module, no such parameter, the parameter bound
     again, or read other than ``as_iterator`` allows."""
     name, where = handed
     function = next(
-        (
-            s
-            for s in (module.body if module is not None else ())
-            if isinstance(s, cst.FunctionDef) and s.name.value == name and not s.decorators
-        ),
+        (s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == name and not s.decorators),
         None,
     )
     if function is None:

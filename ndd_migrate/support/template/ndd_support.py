@@ -234,7 +234,7 @@ def _samples(batch):
     """``(samples, layout)`` of a batch; the layout is None where the batch has none."""
     if hasattr(batch, "tensors") and hasattr(batch, "batch_size"):  # dynamic mode
         batch = batch.cpu()
-        return [sample for sample in batch.tensors], batch.layout or ""
+        return list(batch.tensors), batch.layout or ""
     if hasattr(batch, "as_cpu") or hasattr(batch, "at"):  # pipeline mode's TensorList
         batch = batch.as_cpu() if hasattr(batch, "as_cpu") else batch
         return [batch.at(i) for i in range(len(batch))], batch.layout() or ""
