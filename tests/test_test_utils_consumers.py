@@ -109,6 +109,7 @@ if __name__ == "__main__":
 BY_NAME = dict(
     imports="from test_utils import check_batch, compare_pipelines", compare="compare_pipelines", check="check_batch"
 )
+BY_ALIAS = dict(imports="from test_utils import check_batch as cb, compare_pipelines as cp", compare="cp", check="cb")
 BY_MODULE = dict(imports="import test_utils", compare="test_utils.compare_pipelines", check="test_utils.check_batch")
 
 
@@ -138,7 +139,7 @@ def runs(name: str) -> str:
     return done.stdout
 
 
-@pytest.mark.parametrize("spelling", [BY_NAME, BY_MODULE], ids=["by-name", "by-module"])
+@pytest.mark.parametrize("spelling", [BY_NAME, BY_ALIAS, BY_MODULE], ids=["by-name", "by-alias", "by-module"])
 def test_compared_pipelines_convert_and_the_tests_say_the_same(project, cli, spelling):
     project(check_pipes=PROGRAM.format(**spelling))
     before = runs("check_pipes")
@@ -151,6 +152,10 @@ def test_compared_pipelines_convert_and_the_tests_say_the_same(project, cli, spe
     if spelling is BY_NAME:  # the calls stay as written; the names come from the support module
         assert "from ndd_support import check_batch, compare_pipelines" in program, program
         assert "from test_utils" not in program and "compare_pipelines(scaled(root" in program, program
+    elif spelling is BY_ALIAS:  # under the names the module gave them
+        assert "from ndd_support import cb as cb" not in program, program
+        assert "check_batch as cb" in program and "compare_pipelines as cp" in program, program
+        assert "from test_utils" not in program and "    cp(scaled(root" in program, program
     else:  # the module's other names stay theirs
         assert "import test_utils\n" in program and "    compare_pipelines(scaled(" in program, program
         assert "test_utils.check_batch" not in program, program
