@@ -91,6 +91,7 @@ class Cache:
                 sorted(policy.kept_iterator_classes.items()),
                 sorted(policy.imported_iterator_classes.items()),
                 sorted(policy.rebased_iterator_classes.items()),
+                policy.support_imports.get(os.path.abspath(path)),
             ]
         )
         return hashlib.sha256(f"{context}\0{digest}".encode()).hexdigest()

@@ -28,7 +28,7 @@ from ndd_migrate.app.cache import Cache
 from ndd_migrate.io import files
 from ndd_migrate.io.diagnostics import FileError, FileResult
 from ndd_migrate.io.policy import Policy
-from ndd_migrate.model import crossfile, importers
+from ndd_migrate.model import crossfile, importers, namespaces
 from ndd_migrate.support import SupportFile, plan
 from ndd_migrate.syntax import pyparse
 
@@ -108,6 +108,9 @@ def _run(paths, policy, jobs, roots, progress, cache, include_generated, kept, f
     pending += _using_pipelines(project, results)
     if pending:
         pending.sort()
+        if policy.fix:  # the import of the support module a migrated member of a namespace package writes
+            forms = namespaces.support_imports([path for _, path, _ in pending], paths, facts.lines, kept.read)
+            policy = replace(policy, support_imports={**forms, **policy.support_imports}) if forms else policy
         process = lambda sources, known, done=None: _process(sources, known, project, jobs, done, cache, facts)  # noqa: E731
         processed = process([(path, raw) for _, path, raw in pending], policy, progress)
         for (index, _, _), result in zip(pending, processed):
@@ -130,12 +133,13 @@ def _run(paths, policy, jobs, roots, progress, cache, include_generated, kept, f
 def support_files(results: list[FileResult], policy: Policy) -> list[SupportFile]:
     """What to do to each support module the changed files import: write, update or keep it; the
     files that need a function a refused one lacks become errors (left unchanged)."""
-    needs: dict[tuple[str, str], list[FileResult]] = {}
+    needs: dict[str, list[FileResult]] = {}  # by file: a script and a namespace member import one differently
     for result in results:
         if result.changed and not result.error and result.support:
-            needs.setdefault(result.support_at, []).append(result)
+            needs.setdefault(result.support_at[0], []).append(result)
     found = []
-    for (path, module), users in needs.items():
+    for path, users in needs.items():
+        module = users[0].support_at[1]
         support = plan(path, module, {n for r in users for n in r.support}, [r.path for r in users])
         if support.refused:
             for result in users:

@@ -7,6 +7,7 @@ with ``--fix`` (safe ones) or ``--fix --unsafe-fixes``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -133,7 +134,13 @@ class Context:
         (:func:`ndd_migrate.support.location`): the one NDD301 writes the import of and the run
         writes (``FileResult.support_at``)."""
         via = tuple(dict.fromkeys(p.qualname.lstrip(".") for p in self.model.imported_sites.values() if p.convert))
-        return support_location(self.path, self.policy.support_module(self.path), via)
+        return support_location(self.path, self.policy.support_module(self.path), via, self.support_form() is not None)
+
+    def support_form(self) -> str | None:
+        """How this module, a member of a namespace package, imports its support module
+        (:mod:`ndd_migrate.model.namespaces`: relatively, or with the absolute import as fallback),
+        or None: the plain absolute import."""
+        return self.policy.support_imports.get(os.path.abspath(self.path))
 
     def types_name(self) -> str:
         """An expression name for ``nvidia.dali.types``: the module's own, else one NDD421 imports."""

@@ -49,6 +49,9 @@ class Policy:
     line_length: Callable[[str], int | None] = no_line_length  # path -> where TODO comments wrap
     support_module: Callable[[str], str | None] = default_support_module  # path -> configured support file
     capture: Callable[[str], bool] = no_capture  # path -> write captured loops (ndd_migrate.codegen.capture)?
+    # Modules of namespace packages that other files import from their folder, as absolute path ->
+    # how they import their support module ("relative" or "either": ndd_migrate.model.namespaces).
+    support_imports: dict[str, str] = field(default_factory=dict)
     # Pipelines that other files of the run define, as ``module.name`` -> migrated? (crossfile.py)
     imported_pipelines: dict[str, bool] = field(default_factory=dict)
     # Pipelines that project modules outside the run define, still in pipeline mode, as

@@ -311,7 +311,7 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
     found_helpers: dict[str, str] = {}
     for root, defining in projects.items():
         wanted = {module: path for path in defining for module in module_names(path)}
-        for candidate in _project_files(root):
+        for candidate in project_files(root):
             if candidate in in_run:
                 continue
             for module, name in _imports(candidate, wanted, converting):
@@ -427,7 +427,7 @@ def _class_importers(results: list[FileResult], run_paths, sources: dict) -> dic
         return {}
     real_dirs: dict[str, str] = {}
     in_run = [real_path(os.fspath(p), real_dirs) for p in run_paths]
-    outside = [f for root in _by_project(defining) for f in _project_files(root)]
+    outside = [f for root in _by_project(defining) for f in project_files(root)]
     wanted = {module: path for path in defining for module in module_names(path)}
     found: dict[str, list[str]] = {}
     for candidate in dict.fromkeys([*in_run, *outside]):
@@ -483,12 +483,8 @@ def _relative(path: str, wanted: dict[str, str], names: dict[str, list[str]]):
     """``(module, name)`` for each relative import in ``path`` that may name a class of ``names``:
     ``from .m import name``, or ``from . import m`` of a module ``m`` defining one (not resolved:
     any package's ``m`` counts)."""
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_BYTES + 1)
-    except OSError:
-        return
-    if b"from ." not in raw or len(raw) > MAX_BYTES:
+    raw = small_file_bytes(path)
+    if raw is None or b"from ." not in raw:
         return
     for level, module, imported in imported_modules(raw):
         if not level:
@@ -523,7 +519,7 @@ def project_root(directory: str) -> str | None:
         current = parent
 
 
-def _project_files(root: str):
+def project_files(root: str):
     """The ``.py`` files under ``root`` (real paths: ``root`` is one, and links to directories
     are not followed, so only a link to a file needs resolving), at most :data:`MAX_FILES`."""
     seen = 0
@@ -541,12 +537,8 @@ def _project_files(root: str):
 def _imports(path: str, wanted: dict[str, str], converting: dict[str, list[str]]):
     """``(module, name)`` for each converted pipeline ``path`` imports by name (``from m import
     name``), or through its module (``import m`` / ``from pkg import m`` and ``m.name`` in the text)."""
-    try:
-        if os.path.getsize(path) > MAX_BYTES:
-            return
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError:
+    raw = small_file_bytes(path)
+    if raw is None:
         return
     if not any(module.rpartition(".")[2].encode() in raw for module in wanted):
         return
@@ -561,6 +553,17 @@ def _imports(path: str, wanted: dict[str, str], converting: dict[str, list[str]]
                 spelled = re.search(rb"\.\s*" + name.encode() + rb"\b", raw) is not None
                 if (candidate == module and name in names) or (through and spelled):
                     yield candidate, name
+
+
+def small_file_bytes(path: str) -> bytes | None:
+    """The bytes of a project file searched for imports, or None when it cannot be read or is larger
+    than :data:`MAX_BYTES` (generated code, data)."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
+    except OSError:
+        return None
+    return raw if len(raw) <= MAX_BYTES else None
 
 
 def _shown(path: str) -> str:

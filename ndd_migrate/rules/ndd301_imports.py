@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import libcst as cst
 
+from ndd_migrate import support
 from ndd_migrate.engine.catalog import Example, Rule
 from ndd_migrate.engine.rule_base import RuleImpl
 from ndd_migrate.io.diagnostics import FixSafety
+from ndd_migrate.model import namespaces
 from ndd_migrate.model.features import iterators, test_utils
 from ndd_migrate.model.sources import hand_built
 from ndd_migrate.syntax import names, tree
@@ -106,7 +109,7 @@ class Impl(RuleImpl):
         support = self._support_import()
         new_imports = self._new_imports()
         for _, code in new_imports + ([("", support)] if support else []):
-            self.ctx.report(self.code, at, f"needs `{code.strip()}`", fixed=True)
+            self.ctx.report(self.code, at, f"needs `{_first_import(code)}`", fixed=True)
         if not self.ctx.rewrite:  # only the findings are wanted: nothing to rebuild
             return updated
         return self._placed(updated, new_imports, support)
@@ -164,11 +167,8 @@ class Impl(RuleImpl):
         if not wanted:
             return None
         _, module = self.ctx.support_location()
-        line = f"from {module} import {', '.join(wanted)}\n"
-        if len(line) - 1 <= (self.ctx.policy.line_length(self.ctx.path) or 88):
-            return line
-        names = "".join(f"    {name},\n" for name in wanted)  # one per line, as black and ruff format write it
-        return f"from {module} import (\n{names})\n"
+        fallback = support.STEM if self.ctx.support_form() == namespaces.EITHER else None
+        return support.import_statement(module, wanted, self.ctx.policy.line_length(self.ctx.path) or 88, fallback)
 
     def _rebuild(self, statements, before: set[str], after: set[str], new_imports) -> tuple[list, list]:
         """``statements`` (a module's, or a ``try`` block's) without the imports the migration made
@@ -470,6 +470,12 @@ def _blank_lines_above(stmt) -> int:
             break
         count += 1
     return count
+
+
+def _first_import(code: str) -> str:
+    """The import statement ``code`` on one line (of a ``try:`` of two, the first)."""
+    statement = " ".join(code.split("except ImportError")[0].removeprefix("try:").split())
+    return re.sub(r"\(\s*|,?\s*\)", "", statement)
 
 
 def _with_first_party_import(body: list, stmt: cst.SimpleStatementLine) -> list:

@@ -25,6 +25,7 @@ from pathlib import Path
 from ndd_migrate import __version__
 
 FILE_NAME = "ndd_support.py"
+STEM = "ndd_support"
 #: The functions of ``ndd_support.py`` the rules call (the test of this package checks each is there).
 OP_SEED = "dali_op_seed"
 EXTERNAL_SOURCE = "dali_external_source"
@@ -51,17 +52,23 @@ _HEADER = (
 )
 
 
-def location(module_path: str, configured: str | None = None, via: tuple[str, ...] = ()) -> tuple[str, str]:
+def location(
+    module_path: str, configured: str | None = None, via: tuple[str, ...] = (), member: bool = False
+) -> tuple[str, str]:
     """``(file, import name)`` of the support module for the migrated module at ``module_path``:
     ``configured`` (an absolute path) when given, else ``ndd_support.py`` in the module's top-level
     package; for a module in no package (a script), in the first package beside it that it imports
     migrated code from (``via``: dotted names, ``pkg.pipes.train_pipe``), whose modules import
     theirs from there: one support module for the script and the package, not a copy beside
-    each; else beside the module."""
+    each; else beside the module. A ``member`` of a namespace package (a folder without
+    ``__init__.py`` that others import it from: :mod:`ndd_migrate.model.namespaces`) imports the
+    one beside it relatively (``.ndd_support``)."""
     if configured:
         path = os.path.abspath(configured)
         return path, _import_name(path)
     directory = os.path.dirname(os.path.abspath(module_path))
+    if member:
+        return os.path.join(directory, FILE_NAME), "." + STEM
     if not os.path.isfile(os.path.join(directory, "__init__.py")):
         for name in via:
             top = name.split(".")[0]
@@ -82,7 +89,29 @@ def imported_name(qualified: str) -> str | None:
     """The name of the support module that the qualified name of an import names (``ndd_support.X``,
     ``pkg.ndd_support.X``, ``.ndd_support.X``: a module migrated before imports it), or None."""
     module, _, name = qualified.rpartition(".")
-    return name if module.rpartition(".")[2] == FILE_NAME.removesuffix(".py") else None
+    return name if module.rpartition(".")[2] == STEM else None
+
+
+def import_statement(module: str, names: list[str], line_length: int, fallback: str | None = None) -> str:
+    """``from <module> import <names>``, on one line when it fits ``line_length``, else one name per
+    line as black and ruff format write it. With ``fallback`` (an absolute name of the same module),
+    the import is tried first and ``fallback`` imported when it fails: the idiom of a module both
+    imported from its namespace package and run as a script."""
+    if fallback is None:
+        return _from_import(module, names, line_length, "")
+    return (
+        f"try:\n{_from_import(module, names, line_length, '    ')}"
+        "except ImportError:  # run as a script: its folder is on sys.path\n"
+        f"{_from_import(fallback, names, line_length, '    ')}"
+    )
+
+
+def _from_import(module: str, names: list[str], line_length: int, indent: str) -> str:
+    line = f"{indent}from {module} import {', '.join(names)}\n"
+    if len(line) - 1 <= line_length:
+        return line
+    listed = "".join(f"{indent}    {name},\n" for name in names)
+    return f"{indent}from {module} import (\n{listed}{indent})\n"
 
 
 def _import_name(path: str) -> str:
