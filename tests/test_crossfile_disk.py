@@ -80,6 +80,20 @@ def test_migrating_the_module_alone_keeps_a_pipeline_an_unstaged_file_imports(pr
     assert "main.py imports it, and this run does not migrate that file" in result.stderr
 
 
+@pytest.mark.parametrize("size", [100, 3_000_000])  # saved outputs (images) make notebooks large
+def test_an_unstaged_notebook_importing_it_keeps_it_too(project, cli, size):
+    """pre-commit passes notebooks to a hook of `types: [python]` only when asked to: a notebook of
+    the project running the pipeline is an importer outside the run like `main.py`."""
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
+    cell["source"] = MAIN.splitlines(keepends=True)  # as Jupyter saves a cell: a list of lines
+    padding = {"cell_type": "markdown", "metadata": {}, "source": "x" * size}
+    notebook = {"cells": [padding, cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    project({"main.py": "", "demo.ipynb": json.dumps(notebook, indent=1)})
+    result = cli("migrate", "pkg/pipes.py")
+    assert result.exit_code == 1
+    assert "demo.ipynb imports it, and this run does not migrate that file" in result.stderr
+
+
 # -- the defining module still in pipeline mode ------------------------------------------------------
 
 
@@ -292,7 +306,7 @@ def test_imported_modules_reads_every_import_spelling():
         (0, "pkg.pipes", ()),
         (2, "a.b", ("c", "e")),
         (1, "", ("x", "y")),
-        (0, "pkg", ()),
+        (0, "pkg", (crossfile.STAR,)),  # every name `pkg` exports
     ]
 
 

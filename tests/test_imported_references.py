@@ -88,3 +88,157 @@ def test_an_importer_that_only_calls_it_or_renames_it_on_import_does_not(tmp_pat
     result = cli("migrate", ".")
     assert result.exit_code == 0, result.stderr
     assert "def tripled(root, *" in (tmp_path / "pkg" / "pipes.py").read_text()
+
+
+# A pipeline reached through a name the run does not know it by: a star import, or a module that
+# passes it on (a package's `__init__.py` re-exporting it). The run knows a pipeline under the
+# module names of the file defining it, so the importer was left calling `.build()` on a generator.
+
+SINGLE = """\
+import sys
+
+from pkg{module} import {name}
+
+pipe = doubled(sys.argv[1])
+pipe.build()
+(out,) = pipe.run()
+print(out.as_array().tolist())
+"""
+
+
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize(
+    ("init", "module", "name", "why"),
+    [
+        ("", ".pipes", "*", "run.py:3 (`from pkg.pipes import *`) uses it as a pipeline"),
+        ("from .pipes import doubled\n", "", "doubled", "pkg/__init__.py passes it on and migrated/run.py imports it"),
+        ("from .pipes import *\n", "", "doubled", "pkg/__init__.py passes it on and migrated/run.py imports it"),
+    ],
+)
+def test_a_pipeline_imported_by_a_name_the_run_does_not_know_stays(
+    tmp_path, monkeypatch, cli, programs, init, module, name, why
+):
+    data = tmp_path / "data"
+    data.mkdir()
+    for i in range(2):
+        np.save(data / f"{i}.npy", np.arange(3, dtype=np.int32) + 10 * i)
+    monkeypatch.chdir(tmp_path)
+    for side in ("original", "migrated"):
+        _project(tmp_path / side, SINGLE.format(module=module, name=name))
+        (tmp_path / side / "pkg" / "__init__.py").write_text(init, encoding="utf-8")
+    result = cli("migrate", "migrated")
+    assert result.exit_code == 1, result.stderr
+    assert why in result.stderr, result.stderr
+    assert (
+        "@pipeline_def(batch_size=2, num_threads=1, device_id=None)\ndef doubled("
+        in (tmp_path / "migrated" / "pkg" / "pipes.py").read_text()
+    )
+    expected, got = (programs.run(tmp_path / side / "run.py", [data]) for side in ("original", "migrated"))
+    assert expected.returncode == 0 and got.returncode == 0, got.stderr[-2000:]
+    assert expected.stdout == "[[0, 2, 4], [20, 22, 24]]\n" and got.stdout == expected.stdout
+
+
+@pytest.mark.parametrize("init", ["from .pipes import doubled\n", "from .pipes import *\n"])
+def test_staged_alone_the_module_finds_the_importer_through_the_package_on_disk(tmp_path, monkeypatch, cli, init):
+    monkeypatch.chdir(tmp_path)
+    _project(tmp_path, SINGLE.format(module="", name="doubled"))
+    (tmp_path / "pkg" / "__init__.py").write_text(init, encoding="utf-8")
+    result = cli("migrate", "--diff", "pkg/pipes.py")
+    assert "pkg/__init__.py passes it on and run.py imports it from there" in result.stderr, result.stderr
+
+
+def test_a_package_passing_it_on_to_nobody_and_a_sibling_importing_it_directly_do_not_keep_it(
+    tmp_path, monkeypatch, cli
+):
+    monkeypatch.chdir(tmp_path)
+    _project(tmp_path, "import sys\n\nfrom pkg.pipes import doubled, tripled\n\nprint(doubled, tripled)\n")
+    (tmp_path / "pkg" / "__init__.py").write_text("from .pipes import doubled\n", encoding="utf-8")
+    (tmp_path / "pkg" / "other.py").write_text("from .pipes import tripled\n\nmade = tripled('x')\n", encoding="utf-8")
+    result = cli("migrate", "--diff", ".")
+    assert "passes it on" not in result.stderr, result.stderr
+
+
+# A function taking a pipeline (`first_batch(pipe)`), rewritten for the generator because its own
+# module passes it the module's pipeline, and imported by another module that passes it a pipeline
+# of its own: that module broke while `migrate` exited 0.
+
+HELPER = """\
+import sys
+
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def doubled(root):
+    data = fn.readers.numpy(file_root=root)
+    return data * 2
+
+
+def first_batch(pipe):
+    pipe.build()
+    (out,) = pipe.run()
+    return out.as_array().tolist()
+
+
+if __name__ == "__main__":
+    print(first_batch(doubled(sys.argv[1])))
+"""
+
+CALLER = """\
+import sys
+
+import nvidia.dali.fn as fn
+from nvidia.dali import pipeline_def
+
+from helpers import first_batch
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def tripled(root):
+    data = fn.readers.numpy(file_root=root)
+    return data * 3
+
+
+print(first_batch(tripled(sys.argv[1])))
+"""
+
+
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize("given", [["helpers.py"], ["."]])  # staged alone, and both in one run
+def test_a_function_taking_a_pipeline_that_another_module_imports_keeps_what_it_is_passed(
+    tmp_path, monkeypatch, cli, programs, given
+):
+    data = tmp_path / "data"
+    data.mkdir()
+    for i in range(2):
+        np.save(data / f"{i}.npy", np.arange(3, dtype=np.int32) + 10 * i)
+    for side in ("original", "migrated"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "pyproject.toml").write_text("", encoding="utf-8")
+        (tmp_path / side / "helpers.py").write_text(HELPER, encoding="utf-8")
+        (tmp_path / side / "caller.py").write_text(CALLER, encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "migrated")
+    result = cli("migrate", *given)
+    assert result.exit_code == 1, result.stderr
+    assert "`doubled` not migrated" in result.stderr
+    assert "(caller.py imports `first_batch` and may pass it pipelines of its own)" in result.stderr
+    assert "    pipe.build()\n    (out,) = pipe.run()\n" in (tmp_path / "migrated" / "helpers.py").read_text()
+    for script, expected_out in (
+        ("caller.py", "[[0, 3, 6], [30, 33, 36]]\n"),
+        ("helpers.py", "[[0, 2, 4], [20, 22, 24]]\n"),
+    ):
+        expected, got = (programs.run(tmp_path / side / script, [data]) for side in ("original", "migrated"))
+        assert expected.returncode == 0 and got.returncode == 0, got.stderr[-2000:]
+        assert expected.stdout == expected_out and got.stdout == expected.stdout
+
+
+def test_a_function_taking_a_pipeline_that_nobody_else_imports_is_still_followed(tmp_path, monkeypatch, cli):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    (tmp_path / "helpers.py").write_text(HELPER, encoding="utf-8")
+    (tmp_path / "caller.py").write_text("import helpers\n\nprint(helpers.__name__)\n", encoding="utf-8")
+    result = cli("migrate", "helpers.py")
+    assert result.exit_code == 0, result.stderr
+    assert "(out,) = next(pipe)" in (tmp_path / "helpers.py").read_text()

@@ -111,6 +111,10 @@ def test_pre_commit_staging_the_module_alone_finds_its_importer_on_disk(tmp_path
         ({"util/other.py": "from . import loader\n"}, namespaces.RELATIVE),
         # also by its bare name from its own folder (that folder on sys.path): both imports
         ({"train.py": "from util.loader import batches\n", "util/run.py": "import loader\n"}, namespaces.EITHER),
+        (  # a script elsewhere that puts `util` on sys.path
+            {"train.py": "import util.loader\n", "eval.py": "import sys\nsys.path.append('util')\nimport loader\n"},
+            namespaces.EITHER,
+        ),
         ({"util/run.py": "from loader import batches\n"}, None),  # a plain module of a script folder
         ({"train.py": "import loader\n"}, None),  # another folder's `loader`
         ({}, None),  # nobody imports it

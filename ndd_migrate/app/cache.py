@@ -49,7 +49,7 @@ from ndd_migrate.io.policy import Policy
 #: that configures ndd-migrate, else the current directory).
 DEFAULT_DIR = ".ndd_migrate_cache"
 #: Bumped when the entry format changes.
-FORMAT = 5
+FORMAT = 6
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is a cache of ndd-migrate check results.\n"
 
 
@@ -92,6 +92,7 @@ class Cache:
                 sorted(policy.imported_iterator_classes.items()),
                 sorted(policy.rebased_iterator_classes.items()),
                 policy.support_imports.get(os.path.abspath(path)),
+                sorted(policy.shared_functions.items()),
             ]
         )
         return hashlib.sha256(f"{context}\0{digest}".encode()).hexdigest()
@@ -229,6 +230,7 @@ def _data(result: FileResult) -> dict:
         "epochs": list(result.epochs),
         "helpers": result.helpers,
         "helper_calls": result.helper_calls,
+        "followed_functions": list(result.followed_functions),
         "iterator_classes": result.iterator_classes,
         "iterator_class_sources": {k: list(v) for k, v in result.iterator_class_sources.items()},
         "iterator_class_calls": result.iterator_class_calls,
@@ -254,6 +256,7 @@ def _result(path: str, data: dict) -> FileResult:
         epochs=tuple(str(name) for name in data.get("epochs", ())),
         helpers={str(k): bool(v) for k, v in data["helpers"].items()},
         helper_calls={str(k): bool(v) for k, v in data["helper_calls"].items()},
+        followed_functions=tuple(str(name) for name in data.get("followed_functions", ())),
         iterator_classes={str(k): bool(v) for k, v in data.get("iterator_classes", {}).items()},
         iterator_class_sources={
             str(k): (str(v[0]), str(v[1])) for k, v in data.get("iterator_class_sources", {}).items()

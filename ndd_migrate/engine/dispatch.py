@@ -353,6 +353,9 @@ class Dispatcher(cst.CSTTransformer):
             if answer is True:
                 return True
             reason = reason or answer or ""
+        shared = self.ctx.model.crossfile.shared
+        if not reason and use.context == uses.ARGUMENT and use.detail in shared:
+            reason = f"{shared[use.detail]} imports `{use.detail}` and may pass it pipelines of its own"
         return reason
 
     def _owned_todo(self, text: str) -> bool:

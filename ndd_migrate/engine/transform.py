@@ -345,6 +345,7 @@ def _pass(
     result.epoch_requests = {qual: _at(ctx, nodes[0]) for qual, nodes in sorted(ctx.model.epoch_requests.items())}
     result.imported_call_args = {name: tuple(sorted(args)) for name, args in sorted(ctx.imports.call_args.items())}
     result.helpers, result.helper_calls = _library_helpers(ctx)
+    result.followed_functions = tuple(sorted(q for q in ctx.model.followed_functions if "." not in q))
     result.iterator_classes, result.iterator_class_sources, result.iterator_class_calls = _iterator_classes(ctx)
     if not rewrite:
         return result
@@ -466,6 +467,7 @@ def _model(wrapper: MetadataWrapper, policy: Policy, module_names: set[str], fla
         epochs=policy.imported_epochs,
         requested=crossfile.own_names(policy.epoch_requests, path),
         requested_args=crossfile.own_names(policy.imported_call_args, path),
+        shared=crossfile.own_names(policy.shared_functions, path),
     )
     analyzer.model.refused_families = flat.refused
     tree.visit_wrapped(wrapper, analyzer)

@@ -107,6 +107,8 @@ class FileResult:
     # Graph helpers across modules (ndd_migrate.model.features.library_helpers): this module's
     # top-level functions holding `fn.*` calls → converted?, and the imported names its pipelines'
     # graphs call (as imported) → does every pipeline calling it convert?
+    # Top-level functions taking a pipeline as a parameter (ndd_migrate.model.importers.shared_functions).
+    followed_functions: tuple[str, ...] = ()
     helpers: dict[str, bool] = field(default_factory=dict)
     helper_calls: dict[str, bool] = field(default_factory=dict)
     # This module's top-level classes deriving from DALI's PyTorch iterator → does each take the

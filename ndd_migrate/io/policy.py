@@ -78,6 +78,10 @@ class Policy:
     # whose graph runs one stays too).
     kept_helpers: dict[str, str] = field(default_factory=dict)
     imported_helpers: dict[str, str] = field(default_factory=dict)
+    # Functions of this run's modules taking a pipeline that another module imports, as
+    # ``module.name`` -> that importer: their parameters are not followed (that module may pass
+    # them pipelines it keeps), so the pipelines passed to them here stay (importers.shared_functions).
+    shared_functions: dict[str, str] = field(default_factory=dict)
     # Classes of this run deriving from DALI's PyTorch iterator that another module imports, as
     # ``module.name`` -> why (ndd_migrate.model.importers): their base stays DALI's (NDD411).
     kept_iterator_classes: dict[str, str] = field(default_factory=dict)

@@ -75,6 +75,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
         epochs: frozenset[str] = frozenset(),
         requested: dict[str, str] | None = None,
         requested_args: dict[str, tuple[str, ...]] | None = None,
+        shared: dict[str, str] | None = None,
     ) -> None:
         """``self_calls``: the module's followable ``self.name()`` calls, when an earlier analysis of
         the same tree found them (they depend on the tree alone: :mod:`self_methods`)."""
@@ -89,6 +90,7 @@ class Analyzer(SkipsTrivia, cst.CSTVisitor):
                 epochs=epochs,
                 requested=requested or {},
                 requested_args=requested_args or {},
+                shared=shared or {},
             ),
             names=ModuleNames(module_level=module_names or set()),
         )

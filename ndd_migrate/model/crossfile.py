@@ -203,9 +203,14 @@ _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 _DOTTED = re.compile(rb"[A-Za-z_][\w.]*")
 
 
+#: The names of ``from m import *`` in :func:`imported_modules`: every name ``m`` exports.
+STAR = "*"
+
+
 def imported_modules(raw: bytes, top=None) -> list[tuple[int, str, tuple[str, ...]]]:
     """The imports a file's bytes spell, as ``(level, module, names)``: ``from ..a.b import c, d``
-    → ``(2, "a.b", ("c", "d"))``; ``import a.b as x, c`` → ``(0, "a.b", ()), (0, "c", ())``.
+    → ``(2, "a.b", ("c", "d"))``; ``import a.b as x, c`` → ``(0, "a.b", ()), (0, "c", ())``;
+    ``from a import *`` → ``(0, "a", (STAR,))``.
     A byte search, no parse: a match inside a string is harmless (at worst a module is read).
     ``top`` (top-level names, as bytes) keeps only the absolute imports of one of them.
 
@@ -257,6 +262,8 @@ def _imports(raw: bytes, top):
             continue
         items = names.strip(b"()").split(b",")
         imported = tuple(m.group().decode("ascii", "replace") for m in map(_IDENTIFIER.search, items) if m)
+        if not imported and names.strip() == b"*":
+            imported = (STAR,)
         yield (level, head, module[level:].decode("ascii", "replace"), imported)
 
 
@@ -367,6 +374,7 @@ class ProjectImports:
             base = importable.get(parts[0]) if parts else None
             if base is None:
                 return ()
+        names = () if STAR in names else names  # `from m import *`: any name of `m`
         key = (base, module, names)
         found = self._resolved.get(key)
         if found is None:

@@ -34,6 +34,7 @@ from ndd_migrate.io.policy import Policy
 from ndd_migrate.model.crossfile import (
     MAX_PASSES,
     PROJECT_MARKERS,
+    STAR,
     import_facts,
     import_test,
     imported_epochs,
@@ -292,6 +293,7 @@ SKIPPED = frozenset(
 MAX_FILES = 20_000
 #: Larger files are not read (generated code, data).
 MAX_BYTES = 2_000_000
+MAX_NOTEBOOK_BYTES = 50_000_000
 
 
 def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, str], dict[str, str]]:
@@ -492,8 +494,110 @@ def _relative(path: str, wanted: dict[str, str], names: dict[str, list[str]]):
         for candidate, defining in wanted.items():
             stem = candidate.rpartition(".")[2]
             for name in names[defining]:
-                if name in imported or (stem in imported and module == "") or (module.endswith(stem) and not imported):
+                if (
+                    name in imported
+                    or (stem in imported and module == "")
+                    or (module.endswith(stem) and STAR in imported)
+                ):
                     yield candidate, name
+
+
+def shared_functions(results: list[FileResult], run_paths) -> dict[str, str]:
+    """``module.name`` → the file importing it, for each top-level function of a module of the run
+    whose parameter the engine gave a pipeline's kind (``first_batch(pipe)``, called here with the
+    module's own pipeline: ``FileResult.followed_functions``) that another file of the run or its
+    project imports. That file may pass it a pipeline that stays in pipeline mode (its own, one of a
+    module the run does not migrate): rewritten for the generator, the function broke it while
+    ``migrate`` exited 0. Such a function's parameters are not followed
+    (:attr:`Policy.shared_functions`), and the pipelines its module passes it stay."""
+    taking = {os.path.realpath(r.path): list(r.followed_functions) for r in results if r.followed_functions}
+    if not taking:
+        return {}
+    found: dict[str, str] = {}
+    wanted = {module: path for path in taking for module in module_names(path)}
+    for candidate in _pool(run_paths, taking):
+        for module, name in [*_imports(candidate, wanted, taking), *_relative_from(candidate, wanted, taking)]:
+            if os.path.realpath(wanted[module]) != candidate:
+                found.setdefault(f"{module}.{name}", _shown(candidate))
+    return found
+
+
+def rerun_sharing(results: list[FileResult], shared: dict[str, str], policy: Policy, process, read) -> None:
+    """The modules defining a function of ``shared`` (:func:`shared_functions`) through the engine
+    again with ``policy``, which holds them (in place)."""
+    defining = {
+        os.path.realpath(r.path)
+        for r in results
+        if any(f"{m}.{name}" in shared for m in module_names(r.path) for name in r.followed_functions)
+    }
+    _rerun(results, defining, policy, process, read)
+
+
+def _pool(run_paths, defining) -> list[str]:
+    """The files that may import from ``defining`` (real paths): the run's, then the other files of
+    their projects."""
+    real_dirs: dict[str, str] = {}
+    given = (os.fspath(p) for p in run_paths)
+    pool = list(dict.fromkeys(real_path(p, real_dirs) for p in given if p.endswith((".py", ".ipynb"))))
+    seen = set(pool)
+    return pool + [f for root in _by_project(defining) for f in project_files(root) if f not in seen]
+
+
+def reexported(results: list[FileResult], run_paths) -> dict[str, str]:
+    """``module.name`` → why it is kept, for each top-level pipeline a result converts that a module
+    of the run or its project imports by name (``pkg/__init__.py`` doing ``from .pipes import
+    train_pipe``) when another file imports it from there (``from pkg import train_pipe``). A run
+    knows a pipeline under the module names of the file defining it: that importer's
+    ``pipe.build()`` was left as it was, on a generator, while ``migrate`` exited 0."""
+    converting, _ = _converting(results)
+    if not converting:
+        return {}
+    pool = _pool(run_paths, converting)
+    wanted = {module: path for path in converting for module in module_names(path)}
+    passing: dict[str, dict[str, str]] = {}  # re-exporting file -> name -> the pipeline's `module.name`
+    for candidate in pool:
+        for module, name in [*_imports(candidate, wanted, converting), *_relative_from(candidate, wanted, converting)]:
+            if os.path.realpath(wanted[module]) != candidate:
+                passing.setdefault(candidate, {}).setdefault(name, f"{module}.{name}")
+    if not passing:
+        return {}
+    through = {module: path for path in passing for module in module_names(path)}
+    names = {path: list(passed) for path, passed in passing.items()}
+    found: dict[str, str] = {}
+    for candidate in pool:
+        for module, name in [*_imports(candidate, through, names), *_relative_from(candidate, through, names)]:
+            if through[module] != candidate:
+                found.setdefault(
+                    passing[through[module]][name],
+                    f"{_shown(through[module])} passes it on and {_shown(candidate)} imports it from there "
+                    "(import it from the module that defines it)",
+                )
+    return found
+
+
+def _relative_from(path: str, wanted: dict[str, str], names: dict[str, list[str]]):
+    """``(module, name)`` for each relative import in ``path`` of a name of ``names`` from the file
+    it names, resolved as Python does (``from .pipes import x`` in ``pkg/a.py``: ``pkg/pipes.py``
+    or ``pkg/pipes/__init__.py``; ``from . import *`` in ``pkg/a.py``: ``pkg/__init__.py``);
+    ``module`` is a key of ``wanted`` naming that file."""
+    raw = small_file_bytes(path)
+    if raw is None or b"from ." not in raw:
+        return
+    by_file: dict[str, str] = {}
+    for module, defining in wanted.items():
+        by_file.setdefault(os.path.realpath(defining), module)
+    for level, module, imported in imported_modules(raw):
+        if not level:
+            continue
+        base = os.path.dirname(path)
+        for _ in range(level - 1):
+            base = os.path.dirname(base)
+        target = os.path.join(base, *module.split(".")) if module else base
+        for file in (target + ".py", os.path.join(target, "__init__.py")):
+            key = by_file.get(os.path.realpath(file))
+            for name in names.get(wanted[key], ()) if key is not None else ():
+                if name in imported or STAR in imported:
+                    yield key, name
 
 
 def _by_project(converting: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -520,13 +624,15 @@ def project_root(directory: str) -> str | None:
 
 
 def project_files(root: str):
-    """The ``.py`` files under ``root`` (real paths: ``root`` is one, and links to directories
-    are not followed, so only a link to a file needs resolving), at most :data:`MAX_FILES`."""
+    """The ``.py`` files and notebooks under ``root`` (real paths: ``root`` is one, and links to
+    directories are not followed, so only a link to a file needs resolving), at most
+    :data:`MAX_FILES`. A notebook importing a pipeline is an importer like any module; pre-commit
+    passes notebooks to hooks of ``types: [python]`` only when asked to."""
     seen = 0
     for directory, folders, files in os.walk(root):
         folders[:] = [f for f in folders if f not in SKIPPED and not f.startswith(".")]
         for name in files:
-            if name.endswith(".py"):
+            if name.endswith((".py", ".ipynb")):
                 seen += 1
                 if seen > MAX_FILES:
                     return
@@ -551,19 +657,22 @@ def _imports(path: str, wanted: dict[str, str], converting: dict[str, list[str]]
             for name in converting[defining]:
                 # through the module, under whatever alias: the name is read as an attribute
                 spelled = re.search(rb"\.\s*" + name.encode() + rb"\b", raw) is not None
-                if (candidate == module and name in names) or (through and spelled):
+                by_name = candidate == module and (name in names or STAR in names)  # `*`: every name
+                if by_name or (through and spelled):
                     yield candidate, name
 
 
 def small_file_bytes(path: str) -> bytes | None:
     """The bytes of a project file searched for imports, or None when it cannot be read or is larger
-    than :data:`MAX_BYTES` (generated code, data)."""
+    than :data:`MAX_BYTES` (generated code, data; a notebook, whose saved outputs may hold
+    images, than :data:`MAX_NOTEBOOK_BYTES`)."""
+    limit = MAX_NOTEBOOK_BYTES if path.endswith(".ipynb") else MAX_BYTES
     try:
         with open(path, "rb") as handle:
-            raw = handle.read(MAX_BYTES + 1)
+            raw = handle.read(limit + 1)
     except OSError:
         return None
-    return raw if len(raw) <= MAX_BYTES else None
+    return raw if len(raw) <= limit else None
 
 
 def _shown(path: str) -> str:

@@ -10,7 +10,8 @@ case, and a migrated module written so broke ``train.py`` with ``ModuleNotFoundE
 
 * imported as a member of its folder only (``import util.dali``, ``from util import dali``, ``from
   .dali import x`` beside it): :data:`RELATIVE`, ``from .ndd_support import ...``;
-* also run as a script (a ``__main__`` block) or imported by its bare name from its own folder:
+* also run as a script (a ``__main__`` block) or imported by its bare name (from its own folder,
+  or from a file that changes ``sys.path``):
   :data:`EITHER`, the relative import with the absolute one as its fallback (the usual idiom of a
   module used both ways);
 * otherwise (a script, a module imported by its bare name, or one nobody imports): the plain
@@ -50,10 +51,14 @@ def support_imports(
     wanted = {name: path for path, names in members.items() for name in names}
     looks = import_test({_stem(path) for path in members})
     by_name: dict[str, set[str]] = {}  # module path -> how it is imported: "member" / "bare"
+    stems: dict[str, list[str]] = {}
+    for path in members:
+        stems.setdefault(_stem(path), []).append(path)
     for importer, raw in _pool(members, run_paths, lines):
         if not looks(raw):
             continue
-        for path, how in _imports_of(importer, raw, wanted, members):
+        moves_path = b"sys.path" in (read(importer) or b"")
+        for path, how in _imports_of(importer, raw, wanted, stems if moves_path else None, members):
             by_name.setdefault(path, set()).add(how)
     found = {}
     for path, hows in by_name.items():
@@ -102,9 +107,11 @@ def _pool(members: dict[str, list[str]], run_paths: Iterable[str], lines):
                     yield real, raw
 
 
-def _imports_of(importer: str, raw: bytes, wanted: dict[str, str], members: dict[str, list[str]]):
+def _imports_of(importer: str, raw: bytes, wanted: dict[str, str], stems, members: dict[str, list[str]]):
     """``(module path, "member" | "bare")`` for each module of ``members`` that ``importer`` imports:
-    by a dotted name of ``wanted``, relatively from its own folder, or by its bare name from there."""
+    by a dotted name of ``wanted``, relatively from its own folder, or by its bare name from there;
+    ``stems`` (bare name → module paths) when ``importer`` changes ``sys.path``
+    (``sys.path.append("util")``): by its bare name from anywhere."""
     folder = os.path.dirname(importer)
     for level, module, names in imported_modules(raw):
         if level == 1:  # `from .dali import x`, `from . import dali` beside the module
@@ -119,9 +126,10 @@ def _imports_of(importer: str, raw: bytes, wanted: dict[str, str], members: dict
             path = wanted.get(dotted)
             if path is not None and path != importer:
                 yield path, "member"
-        bare = os.path.join(folder, module.partition(".")[0] + ".py")
-        if "." not in module and bare in members and bare != importer:
-            yield bare, "bare"
+        if "." not in module:  # `import loader` beside it, or anywhere after a `sys.path` change
+            for path in stems.get(module, ()) if stems is not None else [os.path.join(folder, module + ".py")]:
+                if path in members and path != importer:
+                    yield path, "bare"
 
 
 def _runs_as_script(raw: bytes | None) -> bool:

@@ -202,6 +202,8 @@ class CrossFile:
     # Policy.epoch_requests, as this module's own top-level names -> the use that asks.
     requested: dict[str, str] = field(default_factory=dict)
     requested_args: dict[str, tuple[str, ...]] = field(default_factory=dict)  # Policy.imported_call_args, so
+    # Policy.shared_functions, as this module's own top-level names -> the module importing one.
+    shared: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -237,6 +239,9 @@ class ModuleModel:
     kinds: dict[tuple[object, str], tuple[Kind, PipelineFunction]] = field(default_factory=dict)
     factories: dict[str, PipelineFunction] = field(default_factory=dict)  # qualname → pipeline it returns
     crossfile: CrossFile = field(default_factory=lambda: CrossFile())
+    # Qualified names of the functions whose parameters were given a pipeline's kind (plan.collect):
+    # a caller in another module could pass them something else (FileResult.followed_functions).
+    followed_functions: set[str] = field(default_factory=set)
     names: ModuleNames = field(default_factory=lambda: ModuleNames())
     # How each stored name is bound (ndd_flow.record_binding): the NDD5xx data flow.
     bindings: dict[cst.Name, tuple] = field(default_factory=dict)

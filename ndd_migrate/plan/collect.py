@@ -143,9 +143,11 @@ class _Walk:
                 or len(scope.assignments[param.value]) != 1
                 or self._referenced_otherwise(function)
                 or (scope, param.value) in self.analyzer.parameter_kinds
+                or qual in self.model.crossfile.shared  # another module calls it too: its values are not seen
             ):
                 continue
             new[(scope, param.value)] = (kinds.pop(), _one_of(use.pipeline for use in uses))
+            self.model.followed_functions.add(qual)
         return new
 
     def _parameters(self, use: Use) -> list[tuple] | None:
@@ -231,6 +233,9 @@ class _Walk:
         if not model.crossfile.imported:
             return
         for node, parent in model.parents.items():
+            if isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar):
+                self._star_imported(node)
+                continue
             if not isinstance(node, (cst.Name, cst.Attribute)) or isinstance(parent, _NOT_REFERENCES):
                 continue  # the import itself (`mod` of `mod.val` names a module, not a pipeline)
             if isinstance(parent, cst.Call) and parent.func is node:
@@ -250,6 +255,20 @@ class _Walk:
                         )
                     )
                     break
+
+    def _star_imported(self, statement: cst.ImportFrom) -> None:
+        """``from pkg.pipes import *``: the names it binds are not seen here (no qualified name
+        leads to them), so each pipeline of that module the run converts is a use no rule claims,
+        and stays where it is defined. Before, it converted and this module, calling ``build()``
+        on what the star gave it, broke with exit 0."""
+        prefix = f"{names.dotted(statement.module)}." if statement.module is not None else ""
+        for qualified in self.model.crossfile.imported:
+            name = qualified[len(prefix) :] if prefix and qualified.startswith(prefix) else ""
+            pipeline = kinds.imported(self.model, qualified) if name.isidentifier() else None
+            if pipeline is not None and pipeline.convert:
+                self.uses.append(
+                    Use(None, pipeline, statement, REFERENCED, name, statement, self._statement(statement))
+                )
 
     def _held_in(self, ref: cst.Name):
         """The :class:`~ndd_migrate.model.analysis.HeldFunctions` of the display that names ``ref`` in a
