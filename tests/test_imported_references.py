@@ -242,3 +242,88 @@ def test_a_function_taking_a_pipeline_that_nobody_else_imports_is_still_followed
     result = cli("migrate", "helpers.py")
     assert result.exit_code == 0, result.stderr
     assert "(out,) = next(pipe)" in (tmp_path / "helpers.py").read_text()
+
+
+# A value the conversion changes that another module imports: a module-level pipeline object, a
+# dict of pipeline functions, a class storing a pipeline in `self.pipe`. The defining module's own
+# uses are rewritten; the importer's `shared.build()` or `loader.pipe.epoch_size()` broke, exit 0.
+
+HOLDERS = """\
+from nvidia.dali import fn, pipeline_def
+
+
+@pipeline_def(batch_size=2, num_threads=1, device_id=None)
+def doubled(root):
+    data = fn.readers.numpy(file_root=root, name="Reader")
+    return data * 2
+
+
+class Loader:
+    def __init__(self, root):
+        self.pipe = doubled(root)
+        self.pipe.build()
+
+    def next_batch(self):
+        (out,) = self.pipe.run()
+        return out.as_array().tolist()
+
+
+PIPES = {"train": doubled}
+
+
+def make_loader(root):
+    return Loader(root)
+"""
+
+READERS = {
+    "attribute": "loader = Loader(sys.argv[1])\nprint(loader.next_batch())\nprint(loader.pipe.epoch_size('Reader'))\n",
+    "dict": "p = PIPES['train'](sys.argv[1])\np.build()\nprint(p.run()[0].as_array().tolist())\n",
+    "methods only": "print(Loader(sys.argv[1]).next_batch())\n",
+    "made elsewhere": "loader = make_loader(sys.argv[1])\nprint(loader.pipe.epoch_size('Reader'))\n",
+}
+
+
+@pytest.mark.dali
+@pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
+@pytest.mark.parametrize(
+    ("shape", "imports", "why"),
+    [
+        ("attribute", "Loader", "run.py reads `.pipe` of a `Loader`"),
+        ("dict", "PIPES", "run.py imports `PIPES`, which holds it"),
+        ("made elsewhere", "make_loader", "run.py reads `.pipe` of a `Loader`"),  # an instance from a factory
+        ("methods only", "Loader", None),  # the class's own methods are rewritten with it: converts
+    ],
+)
+def test_a_value_holding_a_pipeline_that_another_module_reads_keeps_it(
+    tmp_path, monkeypatch, cli, programs, shape, imports, why
+):
+    data = tmp_path / "data"
+    data.mkdir()
+    for i in range(4):
+        np.save(data / f"{i}.npy", np.arange(3, dtype=np.int32) + 10 * i)
+    for side in ("original", "migrated"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "pyproject.toml").write_text("", encoding="utf-8")
+        (tmp_path / side / "holders.py").write_text(HOLDERS, encoding="utf-8")
+        run = f"import sys\n\nfrom holders import {imports}\n\n{READERS[shape]}"
+        (tmp_path / side / "run.py").write_text(run, encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "migrated")
+    result = cli("migrate", ".")
+    assert result.exit_code == (1 if why else 0), result.stderr
+    holders = (tmp_path / "migrated" / "holders.py").read_text()
+    if why:
+        assert f"`doubled` not migrated: {why}" in result.stderr and "@pipeline_def" in holders
+    else:
+        assert "@pipeline_def" not in holders
+    expected, got = (programs.run(tmp_path / side / "run.py", [data]) for side in ("original", "migrated"))
+    assert expected.returncode == 0 and got.returncode == 0, got.stderr[-2000:]
+    assert expected.stdout.strip() and got.stdout == expected.stdout
+
+
+def test_a_module_level_pipeline_object_another_module_imports_keeps_it(tmp_path, monkeypatch, cli):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    (tmp_path / "holders.py").write_text(HOLDERS + "\nshared = doubled('data')\n", encoding="utf-8")
+    (tmp_path / "run.py").write_text("from holders import shared\n\nshared.build()\n", encoding="utf-8")
+    result = cli("migrate", "holders.py")  # staged alone: run.py found on disk
+    assert "`doubled` not migrated: run.py imports `shared`, which holds it" in result.stderr, result.stderr

@@ -56,6 +56,17 @@ def test_a_named_fifo_or_device_is_a_per_file_error(tmp_path):
     assert "ndd" in (tmp_path / "p.py").read_text()  # the others go on
 
 
+def test_a_fifo_among_the_project_files_searched_for_importers_does_not_block(tmp_path):
+    """The run looks through the project for files importing what it converts: a FIFO named
+    `x.py` there, not given, is passed over, not opened."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "p.py").write_text(PIPELINE)
+    os.mkfifo(tmp_path / "fifo.py")
+    result = run_cli("migrate", tmp_path / "p.py")
+    assert result.returncode == 0, result.stderr
+    assert "ndd" in (tmp_path / "p.py").read_text()
+
+
 def test_read_bytes_refuses_non_regular_files_without_blocking(tmp_path):
     os.mkfifo(tmp_path / "fifo.py")
     for path in (tmp_path / "fifo.py", "/dev/zero", tmp_path):

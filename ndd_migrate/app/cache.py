@@ -231,6 +231,7 @@ def _data(result: FileResult) -> dict:
         "helpers": result.helpers,
         "helper_calls": result.helper_calls,
         "followed_functions": list(result.followed_functions),
+        "exported_values": {k: [list(a), list(p)] for k, (a, p) in result.exported_values.items()},
         "iterator_classes": result.iterator_classes,
         "iterator_class_sources": {k: list(v) for k, v in result.iterator_class_sources.items()},
         "iterator_class_calls": result.iterator_class_calls,
@@ -257,6 +258,9 @@ def _result(path: str, data: dict) -> FileResult:
         helpers={str(k): bool(v) for k, v in data["helpers"].items()},
         helper_calls={str(k): bool(v) for k, v in data["helper_calls"].items()},
         followed_functions=tuple(str(name) for name in data.get("followed_functions", ())),
+        exported_values={
+            str(k): (tuple(map(str, a)), tuple(map(str, p))) for k, (a, p) in data.get("exported_values", {}).items()
+        },
         iterator_classes={str(k): bool(v) for k, v in data.get("iterator_classes", {}).items()},
         iterator_class_sources={
             str(k): (str(v[0]), str(v[1])) for k, v in data.get("iterator_class_sources", {}).items()

@@ -34,6 +34,7 @@ from ndd_migrate.io.findings import Findings, Missing, Pass
 from ndd_migrate.io.policy import Policy
 from ndd_migrate.model import crossfile
 from ndd_migrate.model.analysis import Analyzer
+from ndd_migrate.model.exported_values import exported_values
 from ndd_migrate.model.sources import hand_built, subclasses
 from ndd_migrate.model.types import ImportedPipeline
 from ndd_migrate.model.values import graph_helpers
@@ -346,6 +347,7 @@ def _pass(
     result.imported_call_args = {name: tuple(sorted(args)) for name, args in sorted(ctx.imports.call_args.items())}
     result.helpers, result.helper_calls = _library_helpers(ctx)
     result.followed_functions = tuple(sorted(q for q in ctx.model.followed_functions if "." not in q))
+    result.exported_values = exported_values(ctx.model)
     result.iterator_classes, result.iterator_class_sources, result.iterator_class_calls = _iterator_classes(ctx)
     if not rewrite:
         return result

@@ -109,6 +109,9 @@ class FileResult:
     # graphs call (as imported) → does every pipeline calling it convert?
     # Top-level functions taking a pipeline as a parameter (ndd_migrate.model.importers.shared_functions).
     followed_functions: tuple[str, ...] = ()
+    # Values a conversion changes that other modules may import: name -> (attributes holding it,
+    # the pipelines behind it) (ndd_migrate.model.exported_values).
+    exported_values: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
     helpers: dict[str, bool] = field(default_factory=dict)
     helper_calls: dict[str, bool] = field(default_factory=dict)
     # This module's top-level classes deriving from DALI's PyTorch iterator → does each take the

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import replace
 
 from ndd_migrate.io.diagnostics import FileResult
@@ -316,7 +317,7 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
         for candidate in project_files(root):
             if candidate in in_run:
                 continue
-            for module, name in _imports(candidate, wanted, converting):
+            for module, name in _imports(small_file_bytes(candidate), wanted, converting):
                 kept = found_helpers if (os.path.realpath(wanted[module]), name) in helpers else found
                 kept.setdefault(
                     f"{module}.{name}",
@@ -433,7 +434,8 @@ def _class_importers(results: list[FileResult], run_paths, sources: dict) -> dic
     wanted = {module: path for path in defining for module in module_names(path)}
     found: dict[str, list[str]] = {}
     for candidate in dict.fromkeys([*in_run, *outside]):
-        for module, name in [*_imports(candidate, wanted, defining), *_relative(candidate, wanted, defining)]:
+        raw = small_file_bytes(candidate)
+        for module, name in [*_imports(raw, wanted, defining), *_relative(raw, wanted, defining)]:
             if os.path.realpath(wanted[module]) != candidate and f"{module}.{name}" in sources:
                 found.setdefault(f"{module}.{name}", []).append(candidate)
     return found
@@ -481,11 +483,10 @@ def _calls_converting(result: FileResult, key: str) -> bool:
     return calls.get(key) is True
 
 
-def _relative(path: str, wanted: dict[str, str], names: dict[str, list[str]]):
-    """``(module, name)`` for each relative import in ``path`` that may name a class of ``names``:
-    ``from .m import name``, or ``from . import m`` of a module ``m`` defining one (not resolved:
-    any package's ``m`` counts)."""
-    raw = small_file_bytes(path)
+def _relative(raw: bytes | None, wanted: dict[str, str], names: dict[str, list[str]]):
+    """``(module, name)`` for each relative import of a file (its bytes ``raw``) that may name a
+    class of ``names``: ``from .m import name``, or ``from . import m`` of a module ``m`` defining
+    one (not resolved: any package's ``m`` counts)."""
     if raw is None or b"from ." not in raw:
         return
     for level, module, imported in imported_modules(raw):
@@ -502,7 +503,7 @@ def _relative(path: str, wanted: dict[str, str], names: dict[str, list[str]]):
                     yield candidate, name
 
 
-def shared_functions(results: list[FileResult], run_paths) -> dict[str, str]:
+def shared_functions(results: list[FileResult], run_paths, read) -> dict[str, str]:
     """``module.name`` → the file importing it, for each top-level function of a module of the run
     whose parameter the engine gave a pipeline's kind (``first_batch(pipe)``, called here with the
     module's own pipeline: ``FileResult.followed_functions``) that another file of the run or its
@@ -515,10 +516,41 @@ def shared_functions(results: list[FileResult], run_paths) -> dict[str, str]:
         return {}
     found: dict[str, str] = {}
     wanted = {module: path for path in taking for module in module_names(path)}
-    for candidate in _pool(run_paths, taking):
-        for module, name in [*_imports(candidate, wanted, taking), *_relative_from(candidate, wanted, taking)]:
+    for candidate, raw in _pool(run_paths, taking, read):
+        for module, name in [*_imports(raw, wanted, taking), *_relative_from(candidate, raw, wanted, taking)]:
             if os.path.realpath(wanted[module]) != candidate:
                 found.setdefault(f"{module}.{name}", _shown(candidate))
+    return found
+
+
+def exported_values_kept(results: list[FileResult], run_paths, read) -> dict[str, str]:
+    """``module.name`` → why it is kept, for each pipeline a result converts behind a value another
+    file of the run or its project imports (``FileResult.exported_values``): a module-level pipeline
+    object or container of pipeline functions imported by name, or a class whose instances hold one
+    in an attribute that the importing file reads (``loader.pipe``, a byte search)."""
+    exporting = {os.path.realpath(r.path): r for r in results if r.exported_values and not r.error}
+    if not exporting:
+        return {}
+    names = {path: list(r.exported_values) for path, r in exporting.items()}
+    wanted = {module: path for path in exporting for module in module_names(path)}
+    first_name = {os.path.realpath(path): module_names(path)[0] for path in exporting if module_names(path)}
+    found: dict[str, str] = {}
+    for candidate, raw in _pool(run_paths, names, read):
+        held = [(os.path.realpath(wanted[m]), n) for m, n in _imports(raw, wanted, names)]
+        held += [(os.path.realpath(wanted[m]), n) for m, n in _relative_from(candidate, raw, wanted, names)]
+        for defining in _imports_module(candidate, raw, wanted):  # an instance may come from anything of it
+            held += [(defining, name) for name, (attrs, _) in exporting[defining].exported_values.items() if attrs]
+        for defining, name in dict.fromkeys(held):
+            if defining == candidate or defining not in first_name:
+                continue
+            attrs, pipelines = exporting[defining].exported_values[name]
+            reads = [a for a in attrs if re.search(rb"\.\s*" + a.encode() + rb"\b", raw)]
+            if attrs and not reads:
+                continue  # the class's methods alone: they were rewritten with it
+            what = f"reads `.{reads[0]}` of a `{name}`" if reads else f"imports `{name}`, which holds it"
+            for pipeline in pipelines:
+                key = pipeline if "." in pipeline else f"{first_name[defining]}.{pipeline}"
+                found.setdefault(key, f"{_shown(candidate)} {what} (migrate that use by hand)")
     return found
 
 
@@ -533,17 +565,28 @@ def rerun_sharing(results: list[FileResult], shared: dict[str, str], policy: Pol
     _rerun(results, defining, policy, process, read)
 
 
-def _pool(run_paths, defining) -> list[str]:
-    """The files that may import from ``defining`` (real paths): the run's, then the other files of
-    their projects."""
+def _pool(run_paths, defining, read):
+    """``(real path, bytes)`` of the files that may import from ``defining``: the run's (``read``
+    gives the bytes the run kept), then the other files of their projects, read once per pass."""
     real_dirs: dict[str, str] = {}
-    given = (os.fspath(p) for p in run_paths)
-    pool = list(dict.fromkeys(real_path(p, real_dirs) for p in given if p.endswith((".py", ".ipynb"))))
-    seen = set(pool)
-    return pool + [f for root in _by_project(defining) for f in project_files(root) if f not in seen]
+    seen = set()
+    for given in map(os.fspath, run_paths):
+        real = real_path(given, real_dirs)
+        if real not in seen and given.endswith((".py", ".ipynb")):
+            seen.add(real)
+            raw = read(given)
+            if raw is not None:
+                yield real, raw
+    for root in _by_project(defining):
+        for candidate in project_files(root):
+            if candidate not in seen:
+                seen.add(candidate)
+                raw = small_file_bytes(candidate)
+                if raw is not None:
+                    yield candidate, raw
 
 
-def reexported(results: list[FileResult], run_paths) -> dict[str, str]:
+def reexported(results: list[FileResult], run_paths, read) -> dict[str, str]:
     """``module.name`` → why it is kept, for each top-level pipeline a result converts that a module
     of the run or its project imports by name (``pkg/__init__.py`` doing ``from .pipes import
     train_pipe``) when another file imports it from there (``from pkg import train_pipe``). A run
@@ -552,11 +595,10 @@ def reexported(results: list[FileResult], run_paths) -> dict[str, str]:
     converting, _ = _converting(results)
     if not converting:
         return {}
-    pool = _pool(run_paths, converting)
     wanted = {module: path for path in converting for module in module_names(path)}
     passing: dict[str, dict[str, str]] = {}  # re-exporting file -> name -> the pipeline's `module.name`
-    for candidate in pool:
-        for module, name in [*_imports(candidate, wanted, converting), *_relative_from(candidate, wanted, converting)]:
+    for candidate, raw in _pool(run_paths, converting, read):
+        for module, name in [*_imports(raw, wanted, converting), *_relative_from(candidate, raw, wanted, converting)]:
             if os.path.realpath(wanted[module]) != candidate:
                 passing.setdefault(candidate, {}).setdefault(name, f"{module}.{name}")
     if not passing:
@@ -564,8 +606,8 @@ def reexported(results: list[FileResult], run_paths) -> dict[str, str]:
     through = {module: path for path in passing for module in module_names(path)}
     names = {path: list(passed) for path, passed in passing.items()}
     found: dict[str, str] = {}
-    for candidate in pool:
-        for module, name in [*_imports(candidate, through, names), *_relative_from(candidate, through, names)]:
+    for candidate, raw in _pool(run_paths, converting, read):
+        for module, name in [*_imports(raw, through, names), *_relative_from(candidate, raw, through, names)]:
             if through[module] != candidate:
                 found.setdefault(
                     passing[through[module]][name],
@@ -575,17 +617,27 @@ def reexported(results: list[FileResult], run_paths) -> dict[str, str]:
     return found
 
 
-def _relative_from(path: str, wanted: dict[str, str], names: dict[str, list[str]]):
+def _relative_from(path: str, raw: bytes, wanted: dict[str, str], names: dict[str, list[str]]):
     """``(module, name)`` for each relative import in ``path`` of a name of ``names`` from the file
     it names, resolved as Python does (``from .pipes import x`` in ``pkg/a.py``: ``pkg/pipes.py``
     or ``pkg/pipes/__init__.py``; ``from . import *`` in ``pkg/a.py``: ``pkg/__init__.py``);
     ``module`` is a key of ``wanted`` naming that file."""
-    raw = small_file_bytes(path)
-    if raw is None or b"from ." not in raw:
-        return
     by_file: dict[str, str] = {}
     for module, defining in wanted.items():
         by_file.setdefault(os.path.realpath(defining), module)
+    for file, imported in _relative_targets(path, raw):
+        key = by_file.get(file)
+        for name in names.get(wanted[key], ()) if key is not None else ():
+            if name in imported or STAR in imported:
+                yield key, name
+
+
+def _relative_targets(path: str, raw: bytes):
+    """``(real path of the file, names)`` each relative import of the file at ``path`` (its bytes
+    ``raw``) may import from (a module and a package's ``__init__.py`` of that name: Python takes
+    the one that exists)."""
+    if b"from ." not in raw:
+        return
     for level, module, imported in imported_modules(raw):
         if not level:
             continue
@@ -594,10 +646,23 @@ def _relative_from(path: str, wanted: dict[str, str], names: dict[str, list[str]
             base = os.path.dirname(base)
         target = os.path.join(base, *module.split(".")) if module else base
         for file in (target + ".py", os.path.join(target, "__init__.py")):
-            key = by_file.get(os.path.realpath(file))
-            for name in names.get(wanted[key], ()) if key is not None else ():
-                if name in imported or STAR in imported:
-                    yield key, name
+            yield os.path.realpath(file), imported
+
+
+def _imports_module(path: str, raw: bytes, wanted: dict[str, str]) -> set[str]:
+    """The real paths of the modules of ``wanted`` (module name → file) that ``path`` imports
+    anything from, or imports: absolutely (``import m``, ``from m import x``, ``from pkg import m``)
+    or relatively."""
+    if not any(module.rpartition(".")[2].encode() in raw for module in wanted):
+        return set()
+    found = set()
+    for level, module, names in imported_modules(raw):
+        for dotted in (module, *(f"{module}.{n}" for n in names)) if not level else ():
+            if dotted in wanted:
+                found.add(os.path.realpath(wanted[dotted]))
+    files = {os.path.realpath(p) for p in wanted.values()}
+    found |= {file for file, _ in _relative_targets(path, raw) if file in files}
+    return found
 
 
 def _by_project(converting: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -640,10 +705,10 @@ def project_files(root: str):
                 yield os.path.realpath(path) if os.path.islink(path) else path
 
 
-def _imports(path: str, wanted: dict[str, str], converting: dict[str, list[str]]):
-    """``(module, name)`` for each converted pipeline ``path`` imports by name (``from m import
-    name``), or through its module (``import m`` / ``from pkg import m`` and ``m.name`` in the text)."""
-    raw = small_file_bytes(path)
+def _imports(raw: bytes | None, wanted: dict[str, str], converting: dict[str, list[str]]):
+    """``(module, name)`` for each converted pipeline a file (its bytes ``raw``) imports by name
+    (``from m import name``), or through its module (``import m`` / ``from pkg import m`` and
+    ``m.name`` in the text)."""
     if raw is None:
         return
     if not any(module.rpartition(".")[2].encode() in raw for module in wanted):
@@ -668,6 +733,8 @@ def small_file_bytes(path: str) -> bytes | None:
     images, than :data:`MAX_NOTEBOOK_BYTES`)."""
     limit = MAX_NOTEBOOK_BYTES if path.endswith(".ipynb") else MAX_BYTES
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # never block on a FIFO named `x.py`
+            return None
         with open(path, "rb") as handle:
             raw = handle.read(limit + 1)
     except OSError:
