@@ -118,14 +118,15 @@ def _run(paths, policy, jobs, roots, progress, cache, include_generated, kept, f
                 results[index] = result  # a file without DALI stays skipped unless it uses a pipeline
         # Modules that import a pipeline another file migrated go through again (crossfile.py); a
         # pipeline that a project file outside the run imports stays (importers.py).
-        shared = importers.shared_functions(results, paths, kept.read)
+        found_bytes = importers.RunBytes(facts.lines, kept.read)
+        shared = importers.shared_functions(results, paths, found_bytes)
         if shared:  # a function taking a pipeline that other modules import: what they pass is not seen
             policy = replace(policy, shared_functions={**shared, **policy.shared_functions})
             importers.rerun_sharing(results, shared, policy, process, kept.read)
         outside, outside_helpers = importers.outside_importers(results, paths)
         passed_on = {
-            **importers.exported_values_kept(results, paths, kept.read),
-            **importers.reexported(results, paths, kept.read),
+            **importers.exported_values_kept(results, paths, found_bytes),
+            **importers.reexported(results, paths, found_bytes),
         }
         following = replace(
             policy,

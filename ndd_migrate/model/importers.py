@@ -24,10 +24,12 @@ caches left out), read only when they name the module; standard library only.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from ndd_migrate.io.diagnostics import FileResult
 from ndd_migrate.io.files import real_path
@@ -314,10 +316,11 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
     found_helpers: dict[str, str] = {}
     for root, defining in projects.items():
         wanted = {module: path for path in defining for module in module_names(path)}
+        named = _names_any(wanted)
         for candidate in project_files(root):
             if candidate in in_run:
                 continue
-            for module, name in _imports(small_file_bytes(candidate), wanted, converting):
+            for module, name in _imports(small_file_bytes(candidate), wanted, converting, named):
                 kept = found_helpers if (os.path.realpath(wanted[module]), name) in helpers else found
                 kept.setdefault(
                     f"{module}.{name}",
@@ -433,9 +436,10 @@ def _class_importers(results: list[FileResult], run_paths, sources: dict) -> dic
     outside = [f for root in _by_project(defining) for f in project_files(root)]
     wanted = {module: path for path in defining for module in module_names(path)}
     found: dict[str, list[str]] = {}
+    named = _names_any(wanted)
     for candidate in dict.fromkeys([*in_run, *outside]):
         raw = small_file_bytes(candidate)
-        for module, name in [*_imports(raw, wanted, defining), *_relative(raw, wanted, defining)]:
+        for module, name in [*_imports(raw, wanted, defining, named), *_relative(raw, wanted, defining)]:
             if os.path.realpath(wanted[module]) != candidate and f"{module}.{name}" in sources:
                 found.setdefault(f"{module}.{name}", []).append(candidate)
     return found
@@ -503,7 +507,17 @@ def _relative(raw: bytes | None, wanted: dict[str, str], names: dict[str, list[s
                     yield candidate, name
 
 
-def shared_functions(results: list[FileResult], run_paths, read) -> dict[str, str]:
+@dataclass(frozen=True)
+class RunBytes:
+    """Where the scans of the project find the run's own files: ``lines(path)``, the import lines
+    (the results cache keeps them: a warm run reads no file for them), and ``read(path)``, the
+    bytes (kept from the run's first reading)."""
+
+    lines: Callable[[str], bytes | None]
+    read: Callable[[str], bytes | None]
+
+
+def shared_functions(results: list[FileResult], run_paths, found_bytes: RunBytes) -> dict[str, str]:
     """``module.name`` → the file importing it, for each top-level function of a module of the run
     whose parameter the engine gave a pipeline's kind (``first_batch(pipe)``, called here with the
     module's own pipeline: ``FileResult.followed_functions``) that another file of the run or its
@@ -516,14 +530,15 @@ def shared_functions(results: list[FileResult], run_paths, read) -> dict[str, st
         return {}
     found: dict[str, str] = {}
     wanted = {module: path for path in taking for module in module_names(path)}
-    for candidate, raw in _pool(run_paths, taking, read):
-        for module, name in [*_imports(raw, wanted, taking), *_relative_from(candidate, raw, wanted, taking)]:
+    named = _names_any(wanted)
+    for candidate, raw in _pool(run_paths, taking, found_bytes, named):
+        for module, name in [*_imports(raw, wanted, taking, named), *_relative_from(candidate, raw, wanted, taking)]:
             if os.path.realpath(wanted[module]) != candidate:
                 found.setdefault(f"{module}.{name}", _shown(candidate))
     return found
 
 
-def exported_values_kept(results: list[FileResult], run_paths, read) -> dict[str, str]:
+def exported_values_kept(results: list[FileResult], run_paths, found_bytes: RunBytes) -> dict[str, str]:
     """``module.name`` → why it is kept, for each pipeline a result converts behind a value another
     file of the run or its project imports (``FileResult.exported_values``): a module-level pipeline
     object or container of pipeline functions imported by name, or a class whose instances hold one
@@ -535,10 +550,11 @@ def exported_values_kept(results: list[FileResult], run_paths, read) -> dict[str
     wanted = {module: path for path in exporting for module in module_names(path)}
     first_name = {os.path.realpath(path): module_names(path)[0] for path in exporting if module_names(path)}
     found: dict[str, str] = {}
-    for candidate, raw in _pool(run_paths, names, read):
-        held = [(os.path.realpath(wanted[m]), n) for m, n in _imports(raw, wanted, names)]
+    named = _names_any(wanted)
+    for candidate, raw in _pool(run_paths, names, found_bytes, named):
+        held = [(os.path.realpath(wanted[m]), n) for m, n in _imports(raw, wanted, names, named)]
         held += [(os.path.realpath(wanted[m]), n) for m, n in _relative_from(candidate, raw, wanted, names)]
-        for defining in _imports_module(candidate, raw, wanted):  # an instance may come from anything of it
+        for defining in _imports_module(candidate, raw, wanted, named):  # an instance may come from anything
             held += [(defining, name) for name, (attrs, _) in exporting[defining].exported_values.items() if attrs]
         for defining, name in dict.fromkeys(held):
             if defining == candidate or defining not in first_name:
@@ -565,28 +581,33 @@ def rerun_sharing(results: list[FileResult], shared: dict[str, str], policy: Pol
     _rerun(results, defining, policy, process, read)
 
 
-def _pool(run_paths, defining, read):
-    """``(real path, bytes)`` of the files that may import from ``defining``: the run's (``read``
-    gives the bytes the run kept), then the other files of their projects, read once per pass."""
+def _pool(run_paths, defining, found, named):
+    """``(real path, bytes)`` of the files that may import from ``defining``, those whose import
+    lines pass ``named`` (:func:`_names_any`): the run's (``found``: :class:`RunBytes`), then the
+    other files of their projects, read once per pass."""
     real_dirs: dict[str, str] = {}
     seen = set()
     for given in map(os.fspath, run_paths):
-        real = real_path(given, real_dirs)
-        if real not in seen and given.endswith((".py", ".ipynb")):
-            seen.add(real)
-            raw = read(given)
-            if raw is not None:
+        lines = found.lines(given) if given.endswith((".py", ".ipynb")) else None
+        raw = found.read(given) if lines is not None and named(lines) else None
+        if raw is not None:
+            real = real_path(given, real_dirs)
+            if real not in seen:
+                seen.add(real)
                 yield real, raw
-    for root in _by_project(defining):
-        for candidate in project_files(root):
-            if candidate not in seen:
-                seen.add(candidate)
-                raw = small_file_bytes(candidate)
-                if raw is not None:
-                    yield candidate, raw
+    projects = _by_project(defining)
+    if projects:
+        in_run = {real_path(os.fspath(given), real_dirs) for given in run_paths}
+        for root in projects:
+            for candidate in project_files(root):
+                if candidate not in in_run and candidate not in seen:
+                    seen.add(candidate)
+                    raw = small_file_bytes(candidate)
+                    if raw is not None and named(raw):
+                        yield candidate, raw
 
 
-def reexported(results: list[FileResult], run_paths, read) -> dict[str, str]:
+def reexported(results: list[FileResult], run_paths, found_bytes: RunBytes) -> dict[str, str]:
     """``module.name`` → why it is kept, for each top-level pipeline a result converts that a module
     of the run or its project imports by name (``pkg/__init__.py`` doing ``from .pipes import
     train_pipe``) when another file imports it from there (``from pkg import train_pipe``). A run
@@ -597,8 +618,12 @@ def reexported(results: list[FileResult], run_paths, read) -> dict[str, str]:
         return {}
     wanted = {module: path for path in converting for module in module_names(path)}
     passing: dict[str, dict[str, str]] = {}  # re-exporting file -> name -> the pipeline's `module.name`
-    for candidate, raw in _pool(run_paths, converting, read):
-        for module, name in [*_imports(raw, wanted, converting), *_relative_from(candidate, raw, wanted, converting)]:
+    named = _names_any(wanted)
+    for candidate, raw in _pool(run_paths, converting, found_bytes, named):
+        for module, name in [
+            *_imports(raw, wanted, converting, named),
+            *_relative_from(candidate, raw, wanted, converting),
+        ]:
             if os.path.realpath(wanted[module]) != candidate:
                 passing.setdefault(candidate, {}).setdefault(name, f"{module}.{name}")
     if not passing:
@@ -606,8 +631,9 @@ def reexported(results: list[FileResult], run_paths, read) -> dict[str, str]:
     through = {module: path for path in passing for module in module_names(path)}
     names = {path: list(passed) for path, passed in passing.items()}
     found: dict[str, str] = {}
-    for candidate, raw in _pool(run_paths, converting, read):
-        for module, name in [*_imports(raw, through, names), *_relative_from(candidate, raw, through, names)]:
+    named = _names_any(through)
+    for candidate, raw in _pool(run_paths, converting, found_bytes, named):
+        for module, name in [*_imports(raw, through, names, named), *_relative_from(candidate, raw, through, names)]:
             if through[module] != candidate:
                 found.setdefault(
                     passing[through[module]][name],
@@ -621,10 +647,12 @@ def _relative_from(path: str, raw: bytes, wanted: dict[str, str], names: dict[st
     """``(module, name)`` for each relative import in ``path`` of a name of ``names`` from the file
     it names, resolved as Python does (``from .pipes import x`` in ``pkg/a.py``: ``pkg/pipes.py``
     or ``pkg/pipes/__init__.py``; ``from . import *`` in ``pkg/a.py``: ``pkg/__init__.py``);
-    ``module`` is a key of ``wanted`` naming that file."""
+    ``module`` is a key of ``wanted`` (module name → real path) naming that file."""
+    if b"from ." not in raw:
+        return
     by_file: dict[str, str] = {}
     for module, defining in wanted.items():
-        by_file.setdefault(os.path.realpath(defining), module)
+        by_file.setdefault(defining, module)
     for file, imported in _relative_targets(path, raw):
         key = by_file.get(file)
         for name in names.get(wanted[key], ()) if key is not None else ():
@@ -649,19 +677,20 @@ def _relative_targets(path: str, raw: bytes):
             yield os.path.realpath(file), imported
 
 
-def _imports_module(path: str, raw: bytes, wanted: dict[str, str]) -> set[str]:
+def _imports_module(path: str, raw: bytes, wanted: dict[str, str], named) -> set[str]:
     """The real paths of the modules of ``wanted`` (module name → file) that ``path`` imports
     anything from, or imports: absolutely (``import m``, ``from m import x``, ``from pkg import m``)
     or relatively."""
-    if not any(module.rpartition(".")[2].encode() in raw for module in wanted):
+    if not named(raw):
         return set()
     found = set()
     for level, module, names in imported_modules(raw):
         for dotted in (module, *(f"{module}.{n}" for n in names)) if not level else ():
             if dotted in wanted:
                 found.add(os.path.realpath(wanted[dotted]))
-    files = {os.path.realpath(p) for p in wanted.values()}
-    found |= {file for file, _ in _relative_targets(path, raw) if file in files}
+    if b"from ." in raw:
+        files = set(wanted.values())  # real paths
+        found |= {file for file, _ in _relative_targets(path, raw) if file in files}
     return found
 
 
@@ -705,13 +734,12 @@ def project_files(root: str):
                 yield os.path.realpath(path) if os.path.islink(path) else path
 
 
-def _imports(raw: bytes | None, wanted: dict[str, str], converting: dict[str, list[str]]):
+def _imports(raw: bytes | None, wanted: dict[str, str], converting: dict[str, list[str]], named=None):
     """``(module, name)`` for each converted pipeline a file (its bytes ``raw``) imports by name
     (``from m import name``), or through its module (``import m`` / ``from pkg import m`` and
-    ``m.name`` in the text)."""
-    if raw is None:
-        return
-    if not any(module.rpartition(".")[2].encode() in raw for module in wanted):
+    ``m.name`` in the text). ``named``: :func:`_names_any` of ``wanted``, made once by a caller
+    asking it of many files."""
+    if raw is None or not (named or _names_any(wanted))(raw):
         return
     for level, module, names in imported_modules(raw):
         if level:
@@ -725,6 +753,19 @@ def _imports(raw: bytes | None, wanted: dict[str, str], converting: dict[str, li
                 by_name = candidate == module and (name in names or STAR in names)  # `*`: every name
                 if by_name or (through and spelled):
                     yield candidate, name
+
+
+def _names_any(wanted: dict[str, str]):
+    """``test(raw)``: does a file's bytes name the last part of one of ``wanted``'s module names?
+    One search for them all (each scan asks it of every file of the run and its project)."""
+    stems = tuple(sorted({module.rpartition(".")[2] for module in wanted}))
+    return _stems_test(stems)
+
+
+@functools.lru_cache(maxsize=64)
+def _stems_test(stems: tuple[str, ...]):
+    search = re.compile(b"|".join(re.escape(stem.encode()) for stem in stems)).search if stems else None
+    return (lambda raw: search(raw) is not None) if search else (lambda raw: False)
 
 
 def small_file_bytes(path: str) -> bytes | None:
