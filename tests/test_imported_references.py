@@ -327,3 +327,14 @@ def test_a_module_level_pipeline_object_another_module_imports_keeps_it(tmp_path
     (tmp_path / "run.py").write_text("from holders import shared\n\nshared.build()\n", encoding="utf-8")
     result = cli("migrate", "holders.py")  # staged alone: run.py found on disk
     assert "`doubled` not migrated: run.py imports `shared`, which holds it" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("given", [["."], ["pkg/pipes.py"]])
+def test_a_star_import_of_names_the_importer_never_spells_keeps_nothing(tmp_path, monkeypatch, cli, given):
+    """`from pkg.data import *` for the loaders a module defines beside its pipelines (DALI's SSD
+    example): the pipelines it also binds are never used there."""
+    monkeypatch.chdir(tmp_path)
+    _project(tmp_path, "import sys\n\nfrom pkg.pipes import *\n\nprint(len(sys.argv))\n")
+    result = cli("migrate", *given)
+    assert result.exit_code == 0, result.stderr
+    assert "@pipeline_def" not in (tmp_path / "pkg" / "pipes.py").read_text()

@@ -554,7 +554,7 @@ def exported_values_kept(results: list[FileResult], run_paths, found_bytes: RunB
     for candidate, raw in _pool(run_paths, names, found_bytes, named):
         held = [(os.path.realpath(wanted[m]), n) for m, n in _imports(raw, wanted, names, named)]
         held += [(os.path.realpath(wanted[m]), n) for m, n in _relative_from(candidate, raw, wanted, names)]
-        for defining in _imports_module(candidate, raw, wanted, named):  # an instance may come from anything
+        for defining in _imports_module(candidate, raw, wanted):  # an instance may come from anything of it
             held += [(defining, name) for name, (attrs, _) in exporting[defining].exported_values.items() if attrs]
         for defining, name in dict.fromkeys(held):
             if defining == candidate or defining not in first_name:
@@ -621,8 +621,8 @@ def reexported(results: list[FileResult], run_paths, found_bytes: RunBytes) -> d
     named = _names_any(wanted)
     for candidate, raw in _pool(run_paths, converting, found_bytes, named):
         for module, name in [
-            *_imports(raw, wanted, converting, named),
-            *_relative_from(candidate, raw, wanted, converting),
+            *_imports(raw, wanted, converting, named, passing=True),
+            *_relative_from(candidate, raw, wanted, converting, passing=True),
         ]:
             if os.path.realpath(wanted[module]) != candidate:
                 passing.setdefault(candidate, {}).setdefault(name, f"{module}.{name}")
@@ -643,11 +643,12 @@ def reexported(results: list[FileResult], run_paths, found_bytes: RunBytes) -> d
     return found
 
 
-def _relative_from(path: str, raw: bytes, wanted: dict[str, str], names: dict[str, list[str]]):
+def _relative_from(path: str, raw: bytes, wanted: dict[str, str], names: dict[str, list[str]], passing=False):
     """``(module, name)`` for each relative import in ``path`` of a name of ``names`` from the file
     it names, resolved as Python does (``from .pipes import x`` in ``pkg/a.py``: ``pkg/pipes.py``
     or ``pkg/pipes/__init__.py``; ``from . import *`` in ``pkg/a.py``: ``pkg/__init__.py``);
-    ``module`` is a key of ``wanted`` (module name → real path) naming that file."""
+    ``module`` is a key of ``wanted`` (module name → real path) naming that file; ``passing``: as
+    for :func:`_imports`."""
     if b"from ." not in raw:
         return
     by_file: dict[str, str] = {}
@@ -656,7 +657,7 @@ def _relative_from(path: str, raw: bytes, wanted: dict[str, str], names: dict[st
     for file, imported in _relative_targets(path, raw):
         key = by_file.get(file)
         for name in names.get(wanted[key], ()) if key is not None else ():
-            if name in imported or STAR in imported:
+            if name in imported or (STAR in imported and (passing or _spells(raw, name))):
                 yield key, name
 
 
@@ -677,12 +678,10 @@ def _relative_targets(path: str, raw: bytes):
             yield os.path.realpath(file), imported
 
 
-def _imports_module(path: str, raw: bytes, wanted: dict[str, str], named) -> set[str]:
+def _imports_module(path: str, raw: bytes, wanted: dict[str, str]) -> set[str]:
     """The real paths of the modules of ``wanted`` (module name → file) that ``path`` imports
     anything from, or imports: absolutely (``import m``, ``from m import x``, ``from pkg import m``)
     or relatively."""
-    if not named(raw):
-        return set()
     found = set()
     for level, module, names in imported_modules(raw):
         for dotted in (module, *(f"{module}.{n}" for n in names)) if not level else ():
@@ -734,11 +733,12 @@ def project_files(root: str):
                 yield os.path.realpath(path) if os.path.islink(path) else path
 
 
-def _imports(raw: bytes | None, wanted: dict[str, str], converting: dict[str, list[str]], named=None):
+def _imports(raw: bytes | None, wanted: dict[str, str], converting: dict[str, list[str]], named=None, passing=False):
     """``(module, name)`` for each converted pipeline a file (its bytes ``raw``) imports by name
     (``from m import name``), or through its module (``import m`` / ``from pkg import m`` and
     ``m.name`` in the text). ``named``: :func:`_names_any` of ``wanted``, made once by a caller
-    asking it of many files."""
+    asking it of many files. ``from m import *`` imports the names the file spells elsewhere, or,
+    ``passing`` them on to its importers, every name."""
     if raw is None or not (named or _names_any(wanted))(raw):
         return
     for level, module, names in imported_modules(raw):
@@ -750,9 +750,15 @@ def _imports(raw: bytes | None, wanted: dict[str, str], converting: dict[str, li
             for name in converting[defining]:
                 # through the module, under whatever alias: the name is read as an attribute
                 spelled = re.search(rb"\.\s*" + name.encode() + rb"\b", raw) is not None
-                by_name = candidate == module and (name in names or STAR in names)  # `*`: every name
+                starred = STAR in names and (passing or _spells(raw, name))
+                by_name = candidate == module and (name in names or starred)
                 if by_name or (through and spelled):
                     yield candidate, name
+
+
+def _spells(raw: bytes, name: str) -> bool:
+    """Does a file's text name ``name`` (a byte search for the word)?"""
+    return re.search(rb"\b" + name.encode() + rb"\b", raw) is not None
 
 
 def _names_any(wanted: dict[str, str]):
