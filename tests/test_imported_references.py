@@ -39,6 +39,14 @@ for make in (doubled, tripled):
 """
 
 
+def _numbers(folder, count: int):
+    """``count`` numpy files of three int32 numbers each (``10 * i`` on), for the reader."""
+    folder.mkdir()
+    for i in range(count):
+        np.save(folder / f"{i}.npy", np.arange(3, dtype=np.int32) + 10 * i)
+    return folder
+
+
 def _project(folder, run: str = RUN) -> None:
     (folder / "pkg").mkdir(parents=True)
     (folder / "pyproject.toml").write_text("", encoding="utf-8")
@@ -50,10 +58,7 @@ def _project(folder, run: str = RUN) -> None:
 @pytest.mark.dali
 @pytest.mark.skipif(not HAS_DALI, reason="needs DALI")
 def test_pipelines_an_importer_names_in_a_tuple_stay_and_the_program_runs(tmp_path, monkeypatch, cli, programs):
-    data = tmp_path / "data"
-    data.mkdir()
-    for i in range(2):
-        np.save(data / f"{i}.npy", np.arange(3, dtype=np.int32) + 10 * i)
+    data = _numbers(tmp_path / "data", 2)
     monkeypatch.chdir(tmp_path)
     for side in ("original", "migrated"):
         _project(tmp_path / side)
@@ -119,10 +124,7 @@ print(out.as_array().tolist())
 def test_a_pipeline_imported_by_a_name_the_run_does_not_know_stays(
     tmp_path, monkeypatch, cli, programs, init, module, name, why
 ):
-    data = tmp_path / "data"
-    data.mkdir()
-    for i in range(2):
-        np.save(data / f"{i}.npy", np.arange(3, dtype=np.int32) + 10 * i)
+    data = _numbers(tmp_path / "data", 2)
     monkeypatch.chdir(tmp_path)
     for side in ("original", "migrated"):
         _project(tmp_path / side, SINGLE.format(module=module, name=name))
@@ -210,10 +212,7 @@ print(first_batch(tripled(sys.argv[1])))
 def test_a_function_taking_a_pipeline_that_another_module_imports_keeps_what_it_is_passed(
     tmp_path, monkeypatch, cli, programs, given
 ):
-    data = tmp_path / "data"
-    data.mkdir()
-    for i in range(2):
-        np.save(data / f"{i}.npy", np.arange(3, dtype=np.int32) + 10 * i)
+    data = _numbers(tmp_path / "data", 2)
     for side in ("original", "migrated"):
         (tmp_path / side).mkdir()
         (tmp_path / side / "pyproject.toml").write_text("", encoding="utf-8")
@@ -297,10 +296,7 @@ READERS = {
 def test_a_value_holding_a_pipeline_that_another_module_reads_keeps_it(
     tmp_path, monkeypatch, cli, programs, shape, imports, why
 ):
-    data = tmp_path / "data"
-    data.mkdir()
-    for i in range(4):
-        np.save(data / f"{i}.npy", np.arange(3, dtype=np.int32) + 10 * i)
+    data = _numbers(tmp_path / "data", 4)
     for side in ("original", "migrated"):
         (tmp_path / side).mkdir()
         (tmp_path / side / "pyproject.toml").write_text("", encoding="utf-8")

@@ -339,16 +339,9 @@ def _pass(
         seen["families"] = bool(flat.families)
         seen["asked"] = ctx.asked
         seen["unless"] = {i: ctx.unless[id(d)] for i, d in enumerate(result.diagnostics) if id(d) in ctx.unless}
-    result.pipelines, result.epochs = crossfile.exports(ctx.model), crossfile.epoch_exports(ctx.model)
     result.support = tuple(sorted(ctx.imports.support | set(ctx.imports.moved_to_support.values())))
     result.support_at = ctx.support_location() if result.support else None
-    result.kept_imports = _kept_imports(ctx)
-    result.epoch_requests = {qual: _at(ctx, nodes[0]) for qual, nodes in sorted(ctx.model.epoch_requests.items())}
-    result.imported_call_args = {name: tuple(sorted(args)) for name, args in sorted(ctx.imports.call_args.items())}
-    result.helpers, result.helper_calls = _library_helpers(ctx)
-    result.followed_functions = tuple(sorted(q for q in ctx.model.followed_functions if "." not in q))
-    result.exported_values = exported_values(ctx.model)
-    result.iterator_classes, result.iterator_class_sources, result.iterator_class_calls = _iterator_classes(ctx)
+    _for_other_modules(result, ctx)
     if not rewrite:
         return result
     return _with_new_source(result, new_module, source, path, policy)
@@ -381,6 +374,19 @@ def _iterator_classes(ctx: Context) -> tuple[dict, dict, dict]:
     }
     imported = {sub.imported: sub.rebased for sub in ctx.model.iterator_subclasses.values() if sub.imported}
     return rebased, sources, imported
+
+
+def _for_other_modules(result: FileResult, ctx: Context) -> None:
+    """What the passes over the run's other modules read of this one (ndd_migrate.model.importers):
+    what it exports and converts, what it asks of the modules it imports from."""
+    result.pipelines, result.epochs = crossfile.exports(ctx.model), crossfile.epoch_exports(ctx.model)
+    result.kept_imports = _kept_imports(ctx)
+    result.epoch_requests = {qual: _at(ctx, nodes[0]) for qual, nodes in sorted(ctx.model.epoch_requests.items())}
+    result.imported_call_args = {name: tuple(sorted(args)) for name, args in sorted(ctx.imports.call_args.items())}
+    result.helpers, result.helper_calls = _library_helpers(ctx)
+    result.followed_functions = tuple(sorted(q for q in ctx.model.followed_functions if "." not in q))
+    result.exported_values = exported_values(ctx.model)
+    result.iterator_classes, result.iterator_class_sources, result.iterator_class_calls = _iterator_classes(ctx)
 
 
 def _library_helpers(ctx: Context) -> tuple[dict[str, bool], dict[str, bool]]:

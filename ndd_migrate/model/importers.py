@@ -552,22 +552,35 @@ def exported_values_kept(results: list[FileResult], run_paths, found_bytes: RunB
     found: dict[str, str] = {}
     named = _names_any(wanted)
     for candidate, raw in _pool(run_paths, names, found_bytes, named):
-        held = [(os.path.realpath(wanted[m]), n) for m, n in _imports(raw, wanted, names, named)]
-        held += [(os.path.realpath(wanted[m]), n) for m, n in _relative_from(candidate, raw, wanted, names)]
-        for defining in _imports_module(candidate, raw, wanted):  # an instance may come from anything of it
-            held += [(defining, name) for name, (attrs, _) in exporting[defining].exported_values.items() if attrs]
-        for defining, name in dict.fromkeys(held):
+        for defining, name in _values_reached(candidate, raw, wanted, names, named, exporting):
             if defining == candidate or defining not in first_name:
                 continue
             attrs, pipelines = exporting[defining].exported_values[name]
-            reads = [a for a in attrs if re.search(rb"\.\s*" + a.encode() + rb"\b", raw)]
-            if attrs and not reads:
-                continue  # the class's methods alone: they were rewritten with it
-            what = f"reads `.{reads[0]}` of a `{name}`" if reads else f"imports `{name}`, which holds it"
-            for pipeline in pipelines:
+            what = _how_reached(raw, name, attrs)
+            for pipeline in pipelines if what else ():
                 key = pipeline if "." in pipeline else f"{first_name[defining]}.{pipeline}"
                 found.setdefault(key, f"{_shown(candidate)} {what} (migrate that use by hand)")
     return found
+
+
+def _how_reached(raw: bytes, name: str, attrs: tuple[str, ...]) -> str | None:
+    """How a file reaches the value ``name`` that it imports, or may hold an instance of: the value
+    itself, or (a class) the first of ``attrs`` it reads; None when it reads none of them (the
+    class's methods alone, which were rewritten with it)."""
+    if not attrs:
+        return f"imports `{name}`, which holds it"
+    reads = [a for a in attrs if re.search(rb"\.\s*" + a.encode() + rb"\b", raw)]
+    return f"reads `.{reads[0]}` of a `{name}`" if reads else None
+
+
+def _values_reached(candidate: str, raw: bytes, wanted, names, named, exporting) -> list[tuple[str, str]]:
+    """``(defining file, name)`` of the exported values a file may reach: imported by name, and the
+    classes of every module it imports anything from (an instance may come from a factory)."""
+    held = [(os.path.realpath(wanted[m]), n) for m, n in _imports(raw, wanted, names, named)]
+    held += [(os.path.realpath(wanted[m]), n) for m, n in _relative_from(candidate, raw, wanted, names)]
+    for defining in _imports_module(candidate, raw, wanted):
+        held += [(defining, name) for name, (attrs, _) in exporting[defining].exported_values.items() if attrs]
+    return list(dict.fromkeys(held))
 
 
 def rerun_sharing(results: list[FileResult], shared: dict[str, str], policy: Policy, process, read) -> None:
