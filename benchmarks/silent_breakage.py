@@ -365,10 +365,11 @@ def _is_dali_iterator(func: ast.expr, support: frozenset = frozenset()) -> bool:
 
 
 def _support_names(tree: ast.Module) -> frozenset:
-    """The names a module imports from the support module ``migrate`` writes (``ndd_support``)."""
+    """The names a module imports from the support module ``migrate`` writes (``ndd_support``; in a
+    ``try:`` too, as a namespace package's module imports it: relatively, else absolutely)."""
     return frozenset(
         alias.asname or alias.name
-        for node in tree.body
+        for node in ast.walk(tree)
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "ndd_support"
         for alias in node.names
     )
