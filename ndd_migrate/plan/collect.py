@@ -259,8 +259,8 @@ class _Walk:
     def _star_imported(self, statement: cst.ImportFrom) -> None:
         """``from pkg.pipes import *``: the names it binds are not seen here (no qualified name
         leads to them), so each pipeline of that module the run converts that this module reads
-        by name is a use no rule claims, and stays where it is defined. Before, it converted and this module, calling ``build()``
-        on what the star gave it, broke with exit 0."""
+        by name is a use no rule claims, and stays where it is defined. Before, it converted and
+        this module, calling ``build()`` on what the star gave it, broke with exit 0."""
         prefix = f"{names.dotted(statement.module)}." if statement.module is not None else ""
         for qualified in self.model.crossfile.imported:
             name = qualified[len(prefix) :] if prefix and qualified.startswith(prefix) else ""
