@@ -18,7 +18,7 @@ import pytest
 
 from ndd_migrate.app import runner
 from ndd_migrate.io.policy import Policy
-from ndd_migrate.model import crossfile, migrated_shape
+from ndd_migrate.model import crossfile, importers, migrated_shape
 from tests.conftest import ROOT
 
 PIPES = (
@@ -78,6 +78,21 @@ def test_migrating_the_module_alone_keeps_a_pipeline_an_unstaged_file_imports(pr
     assert result.exit_code == 1
     assert "@pipeline_def(batch_size=2)" in open("pkg/pipes.py").read()
     assert "main.py imports it, and this run does not migrate that file" in result.stderr
+
+
+def test_outside_any_project_the_scripts_beside_the_module_are_importers(tmp_path, monkeypatch, cli):
+    """No `pyproject.toml`, `setup.py`, `setup.cfg` or `.git` up the tree: the folder of the module
+    given is still searched (not the folders below it), so `main.py` beside it keeps its pipeline."""
+    monkeypatch.chdir(tmp_path)
+    assert crossfile.PROJECT_MARKERS and importers.project_root(str(tmp_path)) is None
+    (tmp_path / "pipes.py").write_text(PIPES, encoding="utf-8")
+    (tmp_path / "main.py").write_text(MAIN.replace("pkg.pipes", "pipes"), encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "other.py").write_text("from pipes import train_pipe\n\ntrain_pipe().build()\n")
+    result = cli("migrate", "pipes.py")
+    assert result.exit_code == 1
+    assert "main.py imports it, and this run does not migrate that file" in result.stderr
+    assert "other.py" not in result.stderr  # below the folder: not searched
 
 
 @pytest.mark.parametrize("size", [100, 3_000_000])  # saved outputs (images) make notebooks large

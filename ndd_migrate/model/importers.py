@@ -314,10 +314,10 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
     in_run = {real_path(os.fspath(p), real_dirs) for p in run_paths}
     found: dict[str, str] = {}
     found_helpers: dict[str, str] = {}
-    for root, defining in projects.items():
+    for place, defining in projects.items():
         wanted = {module: path for path in defining for module in module_names(path)}
         named = _names_any(wanted)
-        for candidate in project_files(root):
+        for candidate in _searched(place):
             if candidate in in_run:
                 continue
             for module, name in _imports(small_file_bytes(candidate), wanted, converting, named):
@@ -433,7 +433,7 @@ def _class_importers(results: list[FileResult], run_paths, sources: dict) -> dic
         return {}
     real_dirs: dict[str, str] = {}
     in_run = [real_path(os.fspath(p), real_dirs) for p in run_paths]
-    outside = [f for root in _by_project(defining) for f in project_files(root)]
+    outside = [f for place in _by_project(defining) for f in _searched(place)]
     wanted = {module: path for path in defining for module in module_names(path)}
     found: dict[str, list[str]] = {}
     named = _names_any(wanted)
@@ -611,8 +611,8 @@ def _pool(run_paths, defining, found, named):
     projects = _by_project(defining)
     if projects:
         in_run = {real_path(os.fspath(given), real_dirs) for given in run_paths}
-        for root in projects:
-            for candidate in project_files(root):
+        for place in projects:
+            for candidate in _searched(place):
                 if candidate not in in_run and candidate not in seen:
                     seen.add(candidate)
                     raw = small_file_bytes(candidate)
@@ -706,15 +706,33 @@ def _imports_module(path: str, raw: bytes, wanted: dict[str, str]) -> set[str]:
     return found
 
 
-def _by_project(converting: dict[str, list[str]]) -> dict[str, list[str]]:
-    """The defining files grouped by their project's root (files outside any project are left out:
-    nothing bounds the search)."""
-    out: dict[str, list[str]] = {}
+def _by_project(converting: dict[str, list[str]]) -> dict[tuple[str, bool], list[str]]:
+    """The defining files grouped by where their importers are looked for (:func:`_searched`):
+    ``(their project's root, True)``, the whole project; for a file outside any project, ``(its
+    folder, False)``: the scripts beside it, not the folders below (nothing bounds a search there)."""
+    out: dict[tuple[str, bool], list[str]] = {}
     for path in converting:
-        root = project_root(os.path.dirname(path))
-        if root is not None:
-            out.setdefault(root, []).append(path)
+        folder = os.path.dirname(path)
+        root = project_root(folder)
+        out.setdefault((root, True) if root is not None else (folder, False), []).append(path)
     return out
+
+
+def _searched(place: tuple[str, bool]):
+    """The files of a place :func:`_by_project` gives: a project's (:func:`project_files`), or a
+    folder's own ``.py`` files and notebooks."""
+    directory, whole = place
+    if whole:
+        yield from project_files(directory)
+        return
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(directory, name)
+        if name.endswith((".py", ".ipynb")) and os.path.isfile(path):
+            yield os.path.realpath(path) if os.path.islink(path) else path
 
 
 def project_root(directory: str) -> str | None:
