@@ -310,16 +310,13 @@ def outside_importers(results: list[FileResult], run_paths) -> tuple[dict[str, s
     projects = _by_project(converting)
     if not projects:
         return {}, {}
-    real_dirs: dict[str, str] = {}
-    in_run = {real_path(os.fspath(p), real_dirs) for p in run_paths}
+    in_run = _real_paths(tuple(os.path.abspath(p) for p in run_paths))
     found: dict[str, str] = {}
     found_helpers: dict[str, str] = {}
     for place, defining in projects.items():
         wanted = {module: path for path in defining for module in module_names(path)}
         named = _names_any(wanted)
-        for candidate in _searched(place):
-            if candidate in in_run:
-                continue
+        for candidate in _searched(place, in_run):
             for module, name in _imports(small_file_bytes(candidate), wanted, converting, named):
                 kept = found_helpers if (os.path.realpath(wanted[module]), name) in helpers else found
                 kept.setdefault(
@@ -610,10 +607,10 @@ def _pool(run_paths, defining, found, named):
                 yield real, raw
     projects = _by_project(defining)
     if projects:
-        in_run = {real_path(os.fspath(given), real_dirs) for given in run_paths}
+        in_run = _real_paths(tuple(os.path.abspath(p) for p in run_paths))
         for place in projects:
-            for candidate in _searched(place):
-                if candidate not in in_run and candidate not in seen:
+            for candidate in _searched(place, in_run):
+                if candidate not in seen:
                     seen.add(candidate)
                     raw = small_file_bytes(candidate)
                     if raw is not None and named(raw):
@@ -718,20 +715,29 @@ def _by_project(converting: dict[str, list[str]]) -> dict[tuple[str, bool], list
     return out
 
 
-def _searched(place: tuple[str, bool]):
+@functools.lru_cache(maxsize=2)
+def _real_paths(run_paths: tuple[str, ...]) -> frozenset[str]:
+    """The real paths of the run's files (given as absolute paths: a key that does not depend on
+    the current folder), resolved once for the scans of one run (each asks)."""
+    real_dirs: dict[str, str] = {}
+    return frozenset(real_path(path, real_dirs) for path in run_paths)
+
+
+def _searched(place: tuple[str, bool], skip=frozenset()):
     """The files of a place :func:`_by_project` gives: a project's (:func:`project_files`), or a
-    folder's own ``.py`` files and notebooks."""
+    folder's own ``.py`` files and notebooks, less those of ``skip`` (real paths: the run's, known
+    already, are not even looked at)."""
     directory, whole = place
     if whole:
-        yield from project_files(directory)
+        yield from (path for path in project_files(directory) if path not in skip)
         return
     try:
         names = sorted(os.listdir(directory))
     except OSError:
         return
     for name in names:
-        path = os.path.join(directory, name)
-        if name.endswith((".py", ".ipynb")) and os.path.isfile(path):
+        path = os.path.join(directory, name)  # `directory` is a real path: so is `path`, unless a link
+        if name.endswith((".py", ".ipynb")) and path not in skip and os.path.isfile(path):
             yield os.path.realpath(path) if os.path.islink(path) else path
 
 
