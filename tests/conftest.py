@@ -116,6 +116,16 @@ def calls_of(monkeypatch, owner, name: str) -> list[tuple]:
     return seen
 
 
+def write_tree(root, files: dict[str, str]) -> list:
+    """``files`` (relative name → text) written under ``root``, folders made as needed: a project
+    for the tests that run ``migrate`` over several modules. The paths written, in order."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return [root / name for name in files]
+
+
 def migrate_text(
     source: str, path: str = "example.py", *, expect_error: bool = False, line_length: int | None = None, policy=None
 ):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.conftest import HAS_DALI
+from tests.conftest import HAS_DALI, write_tree
 
 PIPES = """\
 from nvidia.dali import fn, pipeline_def
@@ -48,11 +48,7 @@ def _numbers(folder, count: int):
 
 
 def _project(folder, run: str = RUN) -> None:
-    (folder / "pkg").mkdir(parents=True)
-    (folder / "pyproject.toml").write_text("", encoding="utf-8")
-    (folder / "pkg" / "__init__.py").write_text("", encoding="utf-8")
-    (folder / "pkg" / "pipes.py").write_text(PIPES, encoding="utf-8")
-    (folder / "run.py").write_text(run, encoding="utf-8")
+    write_tree(folder, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/pipes.py": PIPES, "run.py": run})
 
 
 @pytest.mark.dali
@@ -214,10 +210,7 @@ def test_a_function_taking_a_pipeline_that_another_module_imports_keeps_what_it_
 ):
     data = _numbers(tmp_path / "data", 2)
     for side in ("original", "migrated"):
-        (tmp_path / side).mkdir()
-        (tmp_path / side / "pyproject.toml").write_text("", encoding="utf-8")
-        (tmp_path / side / "helpers.py").write_text(HELPER, encoding="utf-8")
-        (tmp_path / side / "caller.py").write_text(CALLER, encoding="utf-8")
+        write_tree(tmp_path / side, {"pyproject.toml": "", "helpers.py": HELPER, "caller.py": CALLER})
     monkeypatch.chdir(tmp_path / "migrated")
     result = cli("migrate", *given)
     assert result.exit_code == 1, result.stderr
@@ -235,9 +228,10 @@ def test_a_function_taking_a_pipeline_that_another_module_imports_keeps_what_it_
 
 def test_a_function_taking_a_pipeline_that_nobody_else_imports_is_still_followed(tmp_path, monkeypatch, cli):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
-    (tmp_path / "helpers.py").write_text(HELPER, encoding="utf-8")
-    (tmp_path / "caller.py").write_text("import helpers\n\nprint(helpers.__name__)\n", encoding="utf-8")
+    write_tree(
+        tmp_path,
+        {"pyproject.toml": "", "helpers.py": HELPER, "caller.py": "import helpers\n\nprint(helpers.__name__)\n"},
+    )
     result = cli("migrate", "helpers.py")
     assert result.exit_code == 0, result.stderr
     assert "(out,) = next(pipe)" in (tmp_path / "helpers.py").read_text()
@@ -297,12 +291,9 @@ def test_a_value_holding_a_pipeline_that_another_module_reads_keeps_it(
     tmp_path, monkeypatch, cli, programs, shape, imports, why
 ):
     data = _numbers(tmp_path / "data", 4)
+    run = f"import sys\n\nfrom holders import {imports}\n\n{READERS[shape]}"
     for side in ("original", "migrated"):
-        (tmp_path / side).mkdir()
-        (tmp_path / side / "pyproject.toml").write_text("", encoding="utf-8")
-        (tmp_path / side / "holders.py").write_text(HOLDERS, encoding="utf-8")
-        run = f"import sys\n\nfrom holders import {imports}\n\n{READERS[shape]}"
-        (tmp_path / side / "run.py").write_text(run, encoding="utf-8")
+        write_tree(tmp_path / side, {"pyproject.toml": "", "holders.py": HOLDERS, "run.py": run})
     monkeypatch.chdir(tmp_path / "migrated")
     result = cli("migrate", ".")
     assert result.exit_code == (1 if why else 0), result.stderr

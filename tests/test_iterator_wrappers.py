@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import HAS_DALI, migrate_text
+from tests.conftest import HAS_DALI, migrate_text, write_tree
 
 PIPELINE = """\
 import math
@@ -443,11 +443,8 @@ print("Val", [batch.tolist() for batch in loader])
 
 def _split(folder) -> None:
     """The wrapper and a family of pipelines in ``data_utils/dali.py``, run from ``run.py``."""
-    (folder / "data_utils").mkdir(parents=True)
-    (folder / "setup.cfg").write_text("", encoding="utf-8")
-    (folder / "data_utils" / "__init__.py").write_text("", encoding="utf-8")
-    (folder / "data_utils" / "dali.py").write_text(SPLIT_LOADERS, encoding="utf-8")
-    (folder / "run.py").write_text(SPLIT_RUN, encoding="utf-8")
+    files = {"setup.cfg": "", "data_utils/__init__.py": "", "data_utils/dali.py": SPLIT_LOADERS, "run.py": SPLIT_RUN}
+    write_tree(folder, files)
 
 
 @pytest.mark.dali

@@ -10,7 +10,7 @@ import pytest
 from ndd_migrate.app import runner
 from ndd_migrate.io.policy import Policy
 from ndd_migrate.model import crossfile
-from tests.conftest import migrate_text
+from tests.conftest import migrate_text, write_tree
 
 PIPE = (
     "from nvidia.dali import fn, pipeline_def\n\n\n"
@@ -117,14 +117,6 @@ def test_batches_of_two_pipelines_under_one_name_are_rewritten_when_both_are_mig
 
 
 # -- across modules ---------------------------------------------------------------------------
-
-
-def write_tree(root, files):
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return [root / name for name in files]
 
 
 FACTORY = (

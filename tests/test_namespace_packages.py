@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from ndd_migrate.model import namespaces
-from tests.conftest import HAS_DALI
+from tests.conftest import HAS_DALI, write_tree
 
 LOADER = """\
 import sys
@@ -51,10 +51,7 @@ for batch in batches(sys.argv[1], 3):
 
 
 def _project(folder, loader: str = LOADER, train: str = TRAIN) -> None:
-    (folder / "util").mkdir(parents=True)
-    (folder / "pyproject.toml").write_text("", encoding="utf-8")
-    (folder / "util" / "loader.py").write_text(loader, encoding="utf-8")
-    (folder / "train.py").write_text(train, encoding="utf-8")
+    write_tree(folder, {"pyproject.toml": "", "util/loader.py": loader, "train.py": train})
 
 
 def _numbers(folder) -> None:

@@ -528,7 +528,7 @@ def shared_functions(results: list[FileResult], run_paths, found_bytes: RunBytes
     found: dict[str, str] = {}
     wanted = {module: path for path in taking for module in module_names(path)}
     named = _names_any(wanted)
-    for candidate, raw in _pool(run_paths, taking, found_bytes, named):
+    for candidate, raw in candidates(run_paths, taking, found_bytes, named):
         for module, name in [*_imports(raw, wanted, taking, named), *_relative_from(candidate, raw, wanted, taking)]:
             if os.path.realpath(wanted[module]) != candidate:
                 found.setdefault(f"{module}.{name}", _shown(candidate))
@@ -548,7 +548,7 @@ def exported_values_kept(results: list[FileResult], run_paths, found_bytes: RunB
     first_name = {os.path.realpath(path): module_names(path)[0] for path in exporting if module_names(path)}
     found: dict[str, str] = {}
     named = _names_any(wanted)
-    for candidate, raw in _pool(run_paths, names, found_bytes, named):
+    for candidate, raw in candidates(run_paths, names, found_bytes, named):
         for defining, name in _values_reached(candidate, raw, wanted, names, named, exporting):
             if defining == candidate or defining not in first_name:
                 continue
@@ -591,7 +591,7 @@ def rerun_sharing(results: list[FileResult], shared: dict[str, str], policy: Pol
     _rerun(results, defining, policy, process, read)
 
 
-def _pool(run_paths, defining, found, named):
+def candidates(run_paths, defining, found: RunBytes, named):
     """``(real path, bytes)`` of the files that may import from ``defining``, those whose import
     lines pass ``named`` (:func:`_names_any`): the run's (``found``: :class:`RunBytes`), then the
     other files of their projects, read once per pass."""
@@ -629,7 +629,7 @@ def reexported(results: list[FileResult], run_paths, found_bytes: RunBytes) -> d
     wanted = {module: path for path in converting for module in module_names(path)}
     passing: dict[str, dict[str, str]] = {}  # re-exporting file -> name -> the pipeline's `module.name`
     named = _names_any(wanted)
-    for candidate, raw in _pool(run_paths, converting, found_bytes, named):
+    for candidate, raw in candidates(run_paths, converting, found_bytes, named):
         for module, name in [
             *_imports(raw, wanted, converting, named, passing=True),
             *_relative_from(candidate, raw, wanted, converting, passing=True),
@@ -642,7 +642,7 @@ def reexported(results: list[FileResult], run_paths, found_bytes: RunBytes) -> d
     names = {path: list(passed) for path, passed in passing.items()}
     found: dict[str, str] = {}
     named = _names_any(through)
-    for candidate, raw in _pool(run_paths, converting, found_bytes, named):
+    for candidate, raw in candidates(run_paths, converting, found_bytes, named):
         for module, name in [*_imports(raw, through, names, named), *_relative_from(candidate, raw, through, names)]:
             if through[module] != candidate:
                 found.setdefault(

@@ -17,8 +17,9 @@ case, and a migrated module written so broke ``train.py`` with ``ModuleNotFoundE
 * otherwise (a script, a module imported by its bare name, or one nobody imports): the plain
   ``from ndd_support import ...``.
 
-A byte search over import lines, as :mod:`ndd_migrate.model.importers` does: the run's files, and
-the other files of the project the module belongs to (pre-commit passes only the staged ones).
+A byte search over import lines, over the files :func:`ndd_migrate.model.importers.candidates`
+gives every scan for importers: the run's, and the other files of the module's project (its own
+folder outside any project; pre-commit passes only the staged files).
 Standard library only.
 """
 
@@ -44,7 +45,8 @@ def support_imports(
     files that may be migrated) that live in a folder without ``__init__.py`` and that a file of the
     run (its import lines from ``lines``) or of their project imports as a member of that folder;
     ``read`` gives a module's bytes (is it run as a script?)."""
-    members = {os.path.abspath(p): _member_names(p) for p in paths if _in_plain_folder(p)}
+    given = {os.path.realpath(p): os.path.abspath(p) for p in paths if _in_plain_folder(p)}
+    members = {path: _member_names(path) for path in given}
     members = {path: names for path, names in members.items() if names}
     if not members:
         return {}
@@ -54,12 +56,10 @@ def support_imports(
     stems: dict[str, list[str]] = {}
     for path in members:
         stems.setdefault(_stem(path), []).append(path)
-    for importer, raw in _pool(members, run_paths, lines):
-        if not looks(raw):
-            continue
-        moves_path = b"sys.path" in (read(importer) or b"")
+    for importer, raw in importers.candidates(run_paths, members, importers.RunBytes(lines, read), looks):
+        moves_path = b"sys.path" in raw
         for path, how in _imports_of(importer, raw, wanted, stems if moves_path else None, members):
-            by_name.setdefault(path, set()).add(how)
+            by_name.setdefault(given[path], set()).add(how)
     found = {}
     for path, hows in by_name.items():
         if "member" in hows:
@@ -82,29 +82,6 @@ def _member_names(path: str) -> list[str]:
     """The dotted names ``path`` is imported as when its folder is a namespace package (``util.dali``,
     ``repo.util.dali``, ...): :func:`module_names` of two parts or more."""
     return [name for name in module_names(path) if "." in name]
-
-
-def _pool(members: dict[str, list[str]], run_paths: Iterable[str], lines):
-    """``(path, bytes)`` of the files that may import the modules: the run's, then the other ``.py``
-    files of each module's project (:func:`importers.project_root`; none outside a project)."""
-    seen = set()
-    for path in run_paths:
-        real = os.path.abspath(path)
-        if real in seen or not real.endswith(".py"):
-            continue
-        seen.add(real)
-        raw = lines(path)
-        if raw is not None:
-            yield real, raw
-    roots = {importers.project_root(os.path.dirname(path)) for path in members} - {None}
-    for root in sorted(roots):
-        for candidate in importers.project_files(root):
-            real = os.path.abspath(candidate)
-            if real not in seen:
-                seen.add(real)
-                raw = importers.small_file_bytes(real)
-                if raw is not None:
-                    yield real, raw
 
 
 def _imports_of(importer: str, raw: bytes, wanted: dict[str, str], stems, members: dict[str, list[str]]):
